@@ -1,0 +1,89 @@
+/**
+ * The conversation model shared by every part of Tally's core.
+ *
+ * A session has two views of its history:
+ *  - the transcript: every message ever recorded, append-only, kept for audit (F12, F13);
+ *  - the working context: what the agent currently sees. Compaction rewrites the working
+ *    context (archiving, summarizing, dropping) but never the transcript.
+ */
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+/** What a message is, beyond its role (F8). */
+export type MessageKind =
+  | 'user' // a user's own message
+  | 'assistant' // model output, possibly with tool calls
+  | 'tool_result' // a tool's output as the model sees it (maybe truncated / offloaded)
+  | 'tool_result_archived' // an old tool result replaced by a pointer (masking strategy)
+  | 'tool_summary' // a summary standing in for older tool calls and results
+  | 'summary' // a checkpoint summary standing in for older messages
+  | 'episode' // an episodic summary of completed goal batches
+  | 'instructions' // instructions re-injected after compaction (AGENTS.md etc.)
+  | 'note' // a system note (context status, cut marker)
+  | 'aborted'; // synthetic output for a tool call that never got one (F7)
+
+export interface ToolCall {
+  /** The provider's call id (Anthropic tool_use id, OpenAI tool_call id). */
+  id: string;
+  name: string;
+  /** The JSON arguments as raw text, exactly as the model produced them (may be invalid JSON). */
+  arguments: string;
+}
+
+/** How a tool result was shortened when it was recorded (F5, F6). */
+export interface TruncationInfo {
+  originalBytes: number;
+  originalLines: number;
+  keptBytes: number;
+  omittedLines: number;
+  omittedBytes: number;
+}
+
+export interface MessageMeta {
+  truncated?: TruncationInfo;
+  /** Offloaded full output: the ref id in tool_result_blobs (F6). */
+  offloadRef?: string;
+  /** For archived / summarized items: ids of the transcript messages they stand in for. */
+  replaces?: string[];
+  /** The compaction event that produced this message. */
+  compactionId?: string;
+  /** A message Tally created itself (aborted output, notes, summaries). */
+  synthetic?: boolean;
+  /** Number of images attached (counted with a fixed estimate, F1). */
+  images?: number;
+  /** Tool result reported an error. */
+  isError?: boolean;
+  /** Free-form provenance for imported transcripts. */
+  source?: string;
+}
+
+export interface Message {
+  /** Stable unique id (also the transcript key). */
+  id: string;
+  role: Role;
+  kind: MessageKind;
+  content: string;
+  /** Assistant messages: the tool calls it made, in order. */
+  toolCalls?: ToolCall[];
+  /** Tool messages: the call this answers. */
+  toolCallId?: string;
+  /** Tool messages: the tool's name (for display and pointers). */
+  toolName?: string;
+  /** Sent to the model? Hidden messages are neither sent nor counted (F8). */
+  agentVisible: boolean;
+  /** Shown in the chat UI? */
+  userVisible: boolean;
+  /** Pinned items are never archived, summarized or dropped by compaction (F22). */
+  pinned?: boolean;
+  /** Memoized token count and the encoding it was counted with (F1). */
+  tokens?: number;
+  tokenEncoding?: string;
+  createdAt: number;
+  meta?: MessageMeta;
+}
+
+/** A call group: an assistant message with tool calls and the tool messages answering them. */
+export interface CallGroup {
+  start: number; // index of the assistant message
+  end: number; // index one past the last tool message of the group
+}

@@ -1,0 +1,164 @@
+import type { Message } from '../model/message';
+
+/** The records Tally keeps per session (F24). All methods are safe to call before the first flush. */
+
+export interface SessionInfo {
+  id: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  model?: string;
+  /** Free-form origin: 'chat', 'replay:<file>', 'import:<file>'. */
+  origin?: string;
+}
+
+export interface BlobInfo {
+  /** The ref id given to the model (`read_result(ref_id)`). */
+  id: string;
+  sessionId: string;
+  toolName: string;
+  toolCallId?: string;
+  byteSize: number;
+  lineCount: number;
+  sha256: string;
+  createdAt: number;
+}
+
+export interface SessionSnapshot {
+  sessionId: string;
+  /** The working context right after a compaction (F12). */
+  messages: Message[];
+  tokenCount: number;
+  /** The compaction event that produced it. */
+  compactionId: string;
+  /** Transcript messages created after this time are appended on resume. */
+  createdAt: number;
+}
+
+export type CompactionTrigger = 'auto' | 'blocked' | 'manual' | 'overflow' | 'tool';
+
+export type RemovalReason = 'archived' | 'tool_summarized' | 'summarized' | 'episodic' | 'dropped';
+
+/** One item that left the working context, and where it can still be found (F13). */
+export interface RemovedItem {
+  messageId: string;
+  reason: RemovalReason;
+  strategy: string;
+  kind: string;
+  role: string;
+  tokens: number;
+  toolName?: string;
+  /** Offloaded full output, when there is one. */
+  offloadRef?: string;
+  /** First characters, for the inspector. */
+  preview: string;
+}
+
+export interface CompactionEventRecord {
+  id: string;
+  sessionId: string;
+  trigger: CompactionTrigger;
+  focus?: string;
+  status: 'complete' | 'error' | 'skipped';
+  error?: string;
+  strategies: string[];
+  tokensBefore: number;
+  tokensAfter: number;
+  messagesBefore: number;
+  messagesAfter: number;
+  startedAt: number;
+  durationMs: number;
+  /** The summary text produced, when a summarizing strategy ran. */
+  summary?: string;
+  removed: RemovedItem[];
+}
+
+export interface RequestItem {
+  messageId: string;
+  role: string;
+  kind: string;
+  tokens: number;
+  badges: Array<'truncated' | 'offloaded' | 'archived' | 'summarized' | 'pinned' | 'synthetic'>;
+  toolName?: string;
+  preview: string;
+}
+
+export interface ComponentTokens {
+  system: number;
+  skills: number;
+  tools: number;
+  messages: number;
+  toolResults: number;
+  summaries: number;
+}
+
+/** One request sent to the model: what it carried and what the provider said (F4). */
+export interface TurnUsageRecord {
+  id: string;
+  sessionId: string;
+  requestIndex: number;
+  createdAt: number;
+  model: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  components: ComponentTokens;
+  estimatedInputTokens: number;
+  reportedInputTokens?: number;
+  reportedOutputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** The compaction that ran right before this request, if any. */
+  compactionId?: string;
+  items: RequestItem[];
+}
+
+export interface StoreProblem {
+  at: number;
+  file: string;
+  kind: 'corrupt' | 'newer-schema' | 'write-failed' | 'read-failed';
+  message: string;
+  /** Where a corrupt file was moved. */
+  movedTo?: string;
+}
+
+export interface BlobSlice {
+  /** Exactly the bytes [offset, offset+length) of the stored output. */
+  bytes: Uint8Array;
+  offset: number;
+  totalBytes: number;
+}
+
+export interface SessionStore {
+  readonly problems: readonly StoreProblem[];
+  onProblem(listener: (problem: StoreProblem) => void): () => void;
+
+  createSession(init: Partial<SessionInfo> & { title: string }): Promise<SessionInfo>;
+  updateSession(id: string, patch: Partial<Omit<SessionInfo, 'id'>>): Promise<void>;
+  getSession(id: string): Promise<SessionInfo | undefined>;
+  listSessions(): Promise<SessionInfo[]>;
+  deleteSession(id: string): Promise<void>;
+
+  /** Insert or replace transcript messages by id (used for new messages and memoized token counts). */
+  putMessages(sessionId: string, messages: Message[]): Promise<void>;
+  /** The whole transcript, oldest first. */
+  loadTranscript(sessionId: string): Promise<Message[]>;
+
+  putBlob(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array }): Promise<BlobInfo>;
+  getBlobInfo(refId: string): Promise<BlobInfo | undefined>;
+  readBlob(refId: string, offset: number, limit: number): Promise<BlobSlice>;
+  listBlobs(sessionId: string): Promise<BlobInfo[]>;
+
+  saveSnapshot(snapshot: SessionSnapshot): Promise<void>;
+  loadSnapshot(sessionId: string): Promise<SessionSnapshot | undefined>;
+
+  addCompactionEvent(event: CompactionEventRecord): Promise<void>;
+  listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]>;
+
+  addTurnUsage(record: TurnUsageRecord): Promise<void>;
+  listTurnUsage(sessionId: string): Promise<TurnUsageRecord[]>;
+
+  /** Write everything pending to disk now (atomic). */
+  flush(): Promise<void>;
+  /** Flush and release resources. */
+  close(): Promise<void>;
+}

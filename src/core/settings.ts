@@ -1,0 +1,68 @@
+/**
+ * Every threshold of the context manager, with the defaults MISSION.md and the seeds set.
+ * The VS Code layer maps `tally.*` settings onto this shape; the CLI maps flags onto it.
+ */
+export interface ContextSettings {
+  /** Model context window in tokens; undefined means "unknown" and falls back to 128K with a warning (F3). */
+  contextWindow?: number;
+  /** Tokens reserved for the model's reply (F3). */
+  maxOutputTokens?: number;
+  /** Compact when used ≥ this share of the effective window (F10). */
+  compactTrigger: number;
+  /** Block (compaction must run first) at this share (F10). */
+  hardBlock: number;
+  /** Tell the model it may call compact_context at this share (F10). */
+  compactNoteAt: number;
+  /** Tool-output truncation (F5). */
+  truncation: { maxLines: number; maxBytes: number };
+  /** Offload results larger than this many bytes to the blob store (F6); 0 disables. */
+  offloadThresholdBytes: number;
+  /** Bytes of head+tail preview kept in context for an offloaded result. */
+  offloadPreviewBytes: number;
+  /** Masking (F9.1): keep the last N tool results; archive older ones in batches of at least this many tokens. */
+  masking: { keepLast: number; minBatchTokens: number };
+  /** Tool-call summarization (F9.2): summarize calls older than N turns. */
+  toolSummaryAfterTurns: number;
+  /** Threshold summarization (F9.3). */
+  summary: {
+    /** Recent messages kept verbatim by token budget, as a share of the effective window (≤ 0.5). */
+    keepRecentShare: number;
+    /** User messages kept verbatim up to this many tokens. */
+    keepUserTokens: number;
+    /** Target after compaction, as a share of the effective window. */
+    targetShare: number;
+  };
+  /** Tool deferral (F17): defer when tool definitions exceed this share of the effective window. */
+  toolDeferralShare: number;
+  /** Tokenizer encoding. */
+  encoding: 'o200k_base' | 'cl100k_base';
+}
+
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+export const DEFAULT_MAX_OUTPUT = 8_192;
+
+export const DEFAULT_SETTINGS: ContextSettings = {
+  contextWindow: undefined,
+  maxOutputTokens: undefined,
+  compactTrigger: 0.95,
+  hardBlock: 0.98,
+  compactNoteAt: 0.8,
+  truncation: { maxLines: 400, maxBytes: 32 * 1024 },
+  offloadThresholdBytes: 4096,
+  offloadPreviewBytes: 1536,
+  masking: { keepLast: 8, minBatchTokens: 2_000 },
+  toolSummaryAfterTurns: 12,
+  summary: { keepRecentShare: 0.3, keepUserTokens: 20_000, targetShare: 0.5 },
+  toolDeferralShare: 0.1,
+  encoding: 'o200k_base',
+};
+
+export function withSettings(overrides: Partial<ContextSettings> = {}): ContextSettings {
+  return {
+    ...DEFAULT_SETTINGS,
+    ...overrides,
+    truncation: { ...DEFAULT_SETTINGS.truncation, ...overrides.truncation },
+    masking: { ...DEFAULT_SETTINGS.masking, ...overrides.masking },
+    summary: { ...DEFAULT_SETTINGS.summary, ...overrides.summary },
+  };
+}
