@@ -1,0 +1,25 @@
+// Bundles the extension host code, the CLI and the webviews with esbuild.
+import { build } from 'esbuild';
+import { copyFileSync, existsSync, mkdirSync } from 'fs';
+import { createRequire } from 'module';
+
+const require = createRequire(import.meta.url);
+
+const production = process.argv.includes('--production');
+const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning' };
+
+const targets = [
+  { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+  { entryPoints: ['webview/inspector/main.ts'], outfile: 'dist/webview/inspector.js', platform: 'browser', format: 'iife', target: 'es2022' },
+  { entryPoints: ['webview/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022' },
+];
+
+for (const target of targets) {
+  if (!existsSync(target.entryPoints[0])) continue;
+  await build({ ...common, ...target });
+}
+// sql.js loads its WebAssembly from beside the bundle.
+mkdirSync('dist', { recursive: true });
+copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
+console.log('build: done');

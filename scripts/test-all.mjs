@@ -1,0 +1,49 @@
+// Runs every test suite the project has and ends with one line: `tests: N passed, M failed`.
+// A step that is not a test suite (type check, build, install) counts as one failure if it fails.
+import { spawnSync } from 'child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+
+const only = process.argv.slice(2); // e.g. `node scripts/test-all.mjs unit`
+const countsDir = mkdtempSync(join(tmpdir(), 'tally-counts-'));
+const steps = [
+  { name: 'typecheck', command: 'npx', args: ['tsc', '-p', '.'] },
+  { name: 'build', command: 'node', args: ['scripts/build.mjs'] },
+  { name: 'unit', command: 'npx', args: ['mocha', '--reporter', './test/reporters/countingSpec.cjs'], counted: true },
+  { name: 'vscode-setup', command: 'bash', args: ['scripts/vscode/install-code-server.sh'], when: 'scripts/vscode/install-code-server.sh' },
+  { name: 'vscode', command: 'node', args: ['scripts/vscode/run-tests.mjs'], counted: true, when: 'scripts/vscode/run-tests.mjs' },
+];
+
+let passed = 0;
+let failed = 0;
+const summary = [];
+for (const step of steps) {
+  if (only.length && !only.includes(step.name)) continue;
+  if (step.when && !existsSync(step.when)) continue;
+  const countsFile = join(countsDir, `${step.name}.json`);
+  const started = Date.now();
+  console.log(`\n=== ${step.name}: ${step.command} ${step.args.join(' ')}`);
+  const result = spawnSync(step.command, step.args, {
+    stdio: 'inherit',
+    env: { ...process.env, TALLY_TEST_COUNTS: countsFile },
+  });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (step.counted && existsSync(countsFile)) {
+    const counts = JSON.parse(readFileSync(countsFile, 'utf8'));
+    passed += counts.passed;
+    failed += counts.failed;
+    // A runner that crashed after writing counts still failed.
+    if (result.status !== 0 && counts.failed === 0) failed += 1;
+    summary.push(`${step.name}: ${counts.passed} passed, ${counts.failed} failed (${seconds}s)`);
+  } else if (result.status !== 0) {
+    failed += 1;
+    summary.push(`${step.name}: FAILED with exit ${result.status ?? result.signal} (${seconds}s)`);
+  } else {
+    summary.push(`${step.name}: ok (${seconds}s)`);
+  }
+}
+rmSync(countsDir, { recursive: true, force: true });
+console.log('\n' + summary.join('\n'));
+console.log(`tests: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { basename, join } from 'path';
+import { getTokenCounter } from '../core/accounting/tokenizer';
+import { openStore } from '../core/persistence';
+import { renderHtmlReport } from '../core/report/htmlReport';
+import { policyNamed, REPLAY_POLICIES } from '../core/replay/baselines';
+import { replayRun, type RunReport } from '../core/replay/replay';
+import { importTranscriptFile } from '../core/transcripts/detect';
+import { parseArgs, positiveInt } from './args';
+import { formatTable, percent } from './table';
+
+const USAGE = `tally — replay recorded agent runs through Tally's context manager
+
+Usage:
+  tally replay FILE… [--window N] [--max-output N] [--strategy NAME] [--json OUT]
+  tally inspect FILE [--out report.html] [--window N] [--max-output N] [--strategy NAME]
+
+Formats: OpenAI chat messages (JSON or JSONL), Anthropic messages, SWE-agent .traj,
+mini-swe-agent .traj.json. Strategies: ${REPLAY_POLICIES.map((p) => p.name).join(', ')} (default tally).
+Replay runs offline with the local summarizer. It exits with status 1 if any request
+went over the effective window or broke a tool call/result pair.`;
+
+async function replayFiles(files: string[], options: Map<string, string>): Promise<RunReport[]> {
+  const window = positiveInt(options, 'window', 128_000);
+  const maxOutput = positiveInt(options, 'max-output', Math.min(8_192, Math.floor(window / 8)));
+  const policy = policyNamed(options.get('strategy') ?? 'tally');
+  const folder = mkdtempSync(join(tmpdir(), 'tally-replay-'));
+  const store = await openStore(folder, { debounceMs: 60_000 });
+  const counter = getTokenCounter('o200k_base');
+  const reports: RunReport[] = [];
+  try {
+    for (const file of files) {
+      const transcript = importTranscriptFile(file);
+      for (const warning of transcript.meta.warnings) process.stderr.write(`${basename(file)}: ${warning}\n`);
+      reports.push(
+        await replayRun({ label: basename(file), messages: transcript.messages, policy, store, counter, contextWindow: window, maxOutputTokens: maxOutput }),
+      );
+    }
+  } finally {
+    await store.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+  return reports;
+}
+
+function printRuns(reports: RunReport[]): void {
+  const rows = reports.map((r) => [
+    r.label,
+    r.requests,
+    r.peakRequestTokens,
+    r.cumulativeInputTokens,
+    percent(r.prefixReuse),
+    Math.round(r.effectiveCost),
+    r.compactions,
+    r.violations.overWindow + r.violations.brokenPairs,
+  ]);
+  console.log(formatTable(['run', 'requests', 'peak', 'cumulative input', 'prefix reuse', 'effective cost', 'compactions', 'violations'], rows));
+}
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if (args.command === 'help' || args.options.has('help') || args.command === '--help') {
+    console.log(USAGE);
+    return 0;
+  }
+  if (args.files.length === 0) throw new Error(`${args.command} needs at least one FILE\n\n${USAGE}`);
+  if (args.command === 'replay') {
+    const reports = await replayFiles(args.files, args.options);
+    printRuns(reports);
+    const json = args.options.get('json');
+    if (json) {
+      writeFileSync(json, JSON.stringify({ generatedAt: new Date().toISOString(), runs: reports }, null, 2));
+      console.log(`wrote ${json}`);
+    }
+    const violations = reports.reduce((n, r) => n + r.violations.overWindow + r.violations.brokenPairs, 0);
+    if (violations > 0) console.error(`${violations} invariant violation(s)`);
+    return violations > 0 ? 1 : 0;
+  }
+  if (args.command === 'inspect') {
+    if (args.files.length !== 1) throw new Error('inspect takes exactly one FILE');
+    const [report] = await replayFiles(args.files, args.options);
+    const out = args.options.get('out') ?? `${basename(args.files[0]).replace(/\.(traj\.json|traj|jsonl|json)$/i, '')}.report.html`;
+    writeFileSync(out, renderHtmlReport(report));
+    printRuns([report]);
+    console.log(`wrote ${out}`);
+    return 0;
+  }
+  throw new Error(`unknown command "${args.command}"\n\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`tally: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,296 @@
+import type { ContextManager, FixedComponents } from '../compaction/contextManager';
+import { newId } from '../model/ids';
+import type { Message, ToolCall } from '../model/message';
+import type { ToolDefinition } from '../model/tool';
+import { ProviderError } from '../providers/errors';
+import type { ChatProvider, ProviderRequest, ReportedUsage } from '../providers/types';
+import type { AgentEvent, AgentListener, TurnStopReason } from './events';
+import type { ToolRunner } from './toolRunner';
+
+/** What the prompt side contributes to one request (F14–F17). */
+export interface PreparedPrompt {
+  system: Array<{ text: string; cacheBreakpoint?: boolean }>;
+  tools: ToolDefinition[];
+  fixed: FixedComponents;
+  /** Dynamic notes sent after the conversation so the cached prefix stays byte-stable. */
+  tailNotes: string[];
+}
+
+export interface PromptSource {
+  prepare(args: { effectiveWindow: number; percentUsed: number }): Promise<PreparedPrompt>;
+}
+
+export interface AgentOptions {
+  manager: ContextManager;
+  provider: ChatProvider;
+  model: string;
+  maxOutputTokens: number;
+  prompt: PromptSource;
+  tools: ToolRunner;
+  /** Requests in one turn before the loop stops and asks the user to continue. */
+  maxSteps?: number;
+  /** Re-sends of a request whose stream dropped before it completed. */
+  streamRetries?: number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+interface StreamedResponse {
+  text: string;
+  calls: ToolCall[];
+  usage?: ReportedUsage;
+  stopReason: string;
+}
+
+class CancelledError extends Error {}
+
+const defaultSleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new CancelledError('cancelled'));
+    }, { once: true });
+  });
+
+/**
+ * The agent loop (F18): build the prompt, measure, compact when needed, send and stream, run the
+ * tools the model asked for, record everything, and repeat until the model stops calling tools.
+ * Cancellation at any point leaves a valid history.
+ */
+export class AgentSession {
+  private readonly listeners = new Set<AgentListener>();
+  private running?: AbortController;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly options: AgentOptions) {
+    this.unsubscribe = options.manager.onCompaction((event) => this.emit({ type: 'compaction', event }));
+  }
+
+  get manager(): ContextManager {
+    return this.options.manager;
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  on(listener: AgentListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  dispose(): void {
+    this.cancel();
+    this.unsubscribe();
+    this.listeners.clear();
+  }
+
+  private emit(event: AgentEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // UI failures never break the loop.
+      }
+    }
+  }
+
+  /** Stops the current turn; pending tool calls get "aborted" outputs. */
+  cancel(): void {
+    this.running?.abort();
+  }
+
+  /** Runs one user turn to completion. Only one turn runs at a time. */
+  async send(text: string, external?: AbortSignal): Promise<TurnStopReason> {
+    if (this.running) throw new Error('the agent is already working on a request');
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    external?.addEventListener('abort', onAbort, { once: true });
+    this.running = controller;
+    try {
+      const [user] = await this.manager.append({
+        id: newId('m'),
+        role: 'user',
+        kind: 'user',
+        content: text,
+        agentVisible: true,
+        userVisible: true,
+        createdAt: 0,
+      });
+      this.emit({ type: 'turn_start', userMessageId: user.id });
+      const reason = await this.loop(controller.signal);
+      this.emit({ type: 'turn_end', stopReason: reason });
+      return reason;
+    } finally {
+      external?.removeEventListener('abort', onAbort);
+      this.running = undefined;
+    }
+  }
+
+  private async loop(signal: AbortSignal): Promise<TurnStopReason> {
+    const maxSteps = this.options.maxSteps ?? 200;
+    for (let step = 0; step < maxSteps; step++) {
+      try {
+        const outcome = await this.step(signal);
+        if (outcome !== 'tool_use') return outcome;
+      } catch (error) {
+        if (error instanceof CancelledError || signal.aborted) {
+          await this.manager.abortOpenCalls('cancelled by the user');
+          return 'cancelled';
+        }
+        const kind = error instanceof ProviderError ? error.kind : 'internal';
+        const message = error instanceof Error ? error.message : String(error);
+        await this.manager.abortOpenCalls(`the request failed: ${message}`);
+        this.emit({ type: 'error', message, kind });
+        return 'error';
+      }
+    }
+    this.emit({ type: 'notice', message: `Stopped after ${maxSteps} requests in one turn; send a message to continue.` });
+    return 'max_steps';
+  }
+
+  private async step(signal: AbortSignal): Promise<TurnStopReason | 'tool_use'> {
+    const measured = this.manager.measure();
+    let prompt = await this.options.prompt.prepare({ effectiveWindow: measured.effectiveWindow, percentUsed: measured.percent });
+    const preflight = await this.manager.preflight(prompt.fixed, signal);
+    if (signal.aborted) throw new CancelledError('cancelled');
+    if (preflight.action === 'blocked') {
+      this.emit({
+        type: 'error',
+        kind: 'blocked',
+        message: `The context is still ${Math.round(preflight.budget.percent * 100)}% full after compaction; nothing more can be removed safely. Start a new session or unpin items.`,
+      });
+      return 'blocked';
+    }
+    let compactionId = preflight.compaction?.status === 'complete' ? preflight.compaction.id : undefined;
+    if (compactionId) {
+      const after = this.manager.measure(prompt.fixed);
+      prompt = await this.options.prompt.prepare({ effectiveWindow: after.effectiveWindow, percentUsed: after.percent });
+    }
+
+    let overflowRecovered = false;
+    for (;;) {
+      const plan = this.manager.planRequest(prompt.fixed);
+      const request = this.buildRequest(plan.messages, prompt);
+      this.emit({ type: 'request_start', requestIndex: this.manager.nextRequestIndex, usedTokens: plan.budget.used, effectiveWindow: plan.budget.effectiveWindow, percent: plan.budget.percent });
+      let response: StreamedResponse;
+      try {
+        response = await this.streamWithRetry(request, signal);
+      } catch (error) {
+        if (error instanceof ProviderError && error.kind === 'context_too_long' && !overflowRecovered) {
+          // Reactive recovery (F10): compact and retry once.
+          overflowRecovered = true;
+          const recovery = await this.manager.recoverFromOverflow(prompt.fixed, signal);
+          if (recovery.status === 'complete') compactionId = recovery.id;
+          continue;
+        }
+        throw error;
+      }
+      const record = await this.manager.recordRequest({ plan, model: this.options.model, reported: response.usage, compactionId });
+      this.emit({ type: 'usage', record });
+      return this.finishResponse(response, signal);
+    }
+  }
+
+  private buildRequest(messages: Message[], prompt: PreparedPrompt): ProviderRequest {
+    const tail: Message[] = prompt.tailNotes.length
+      ? [{ id: 'tail-note', role: 'user', kind: 'note', content: prompt.tailNotes.join('\n'), agentVisible: true, userVisible: false, createdAt: 0, meta: { synthetic: true } }]
+      : [];
+    return {
+      model: this.options.model,
+      system: prompt.system,
+      messages: [...messages, ...tail],
+      tools: prompt.tools,
+      maxOutputTokens: this.options.maxOutputTokens,
+    };
+  }
+
+  private async streamWithRetry(request: ProviderRequest, signal: AbortSignal): Promise<StreamedResponse> {
+    const retries = this.options.streamRetries ?? 2;
+    const sleep = this.options.sleep ?? defaultSleep;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.streamOnce(request, signal);
+      } catch (error) {
+        const dropped = error instanceof ProviderError && (error.kind === 'stream_dropped' || error.kind === 'timeout');
+        if (!dropped || attempt >= retries || signal.aborted) throw error;
+        const delayMs = 500 * 2 ** attempt;
+        this.emit({ type: 'retry', attempt: attempt + 1, delayMs, reason: (error as Error).message });
+        await sleep(delayMs, signal);
+      }
+    }
+  }
+
+  private async streamOnce(request: ProviderRequest, signal: AbortSignal): Promise<StreamedResponse> {
+    let text = '';
+    const calls: ToolCall[] = [];
+    let usage: ReportedUsage | undefined;
+    let stopReason = 'end_turn';
+    try {
+      for await (const event of this.options.provider.stream(request, signal)) {
+        switch (event.type) {
+          case 'text':
+            text += event.text;
+            this.emit({ type: 'text_delta', text: event.text });
+            break;
+          case 'tool_call':
+            calls.push(event.call);
+            break;
+          case 'usage':
+            usage = { ...usage, ...event.usage };
+            break;
+          case 'done':
+            stopReason = event.stopReason;
+            break;
+          default:
+            break;
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) {
+        // Keep what the user already saw; calls that were cut are not recorded (no orphans).
+        if (text.trim()) await this.recordAssistant(`${text}\n[cancelled]`, []);
+        throw new CancelledError('cancelled');
+      }
+      throw error;
+    }
+    return { text, calls, usage, stopReason };
+  }
+
+  private async recordAssistant(text: string, calls: ToolCall[]): Promise<Message> {
+    const [message] = await this.manager.append({
+      id: newId('m'),
+      role: 'assistant',
+      kind: 'assistant',
+      content: text,
+      toolCalls: calls.length ? calls : undefined,
+      agentVisible: true,
+      userVisible: true,
+      createdAt: 0,
+    });
+    this.emit({ type: 'assistant_message', message });
+    return message;
+  }
+
+  private async finishResponse(response: StreamedResponse, signal: AbortSignal): Promise<TurnStopReason | 'tool_use'> {
+    await this.recordAssistant(response.text, response.calls);
+    if (response.calls.length === 0) return response.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn';
+    for (const call of response.calls) {
+      if (signal.aborted) throw new CancelledError('cancelled');
+      this.emit({ type: 'tool_call', call });
+      const output = await this.options.tools.run(call, {
+        signal,
+        onApprovalNeeded: (request) => this.emit({ type: 'approval_needed', request }),
+        onApprovalResolved: (decision) => this.emit({ type: 'approval_resolved', callId: call.id, decision }),
+      });
+      if (signal.aborted && output.cancelled) {
+        const message = await this.manager.recordToolResult(call, output.output, true);
+        this.emit({ type: 'tool_result', callId: call.id, message });
+        throw new CancelledError('cancelled');
+      }
+      const message = await this.manager.recordToolResult(call, output.output, output.isError ?? false);
+      this.emit({ type: 'tool_result', callId: call.id, message });
+    }
+    return 'tool_use';
+  }
+}

@@ -1,0 +1,20 @@
+import type { ToolCall } from '../model/message';
+import type { ApprovalDecision, ApprovalRequest } from '../tools/types';
+
+export interface ToolRunOptions {
+  signal: AbortSignal;
+  onApprovalNeeded(request: ApprovalRequest): void;
+  onApprovalResolved(decision: ApprovalDecision): void;
+}
+
+export interface ToolRunResult {
+  output: string | Uint8Array;
+  isError?: boolean;
+  /** The run stopped because the turn was cancelled. */
+  cancelled?: boolean;
+}
+
+/** Executes one tool call; never throws for the model's mistakes (they become error results). */
+export interface ToolRunner {
+  run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult>;
+}

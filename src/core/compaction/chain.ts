@@ -1,0 +1,48 @@
+import type { Message } from '../model/message';
+import type { RemovedItem } from '../persistence/types';
+import { EmergencyDrop } from './strategies/emergencyDrop';
+import { GoalBatchCompaction } from './strategies/goalBatchCompaction';
+import { ThresholdSummarization } from './strategies/thresholdSummarization';
+import { ToolCallSummarization } from './strategies/toolCallSummarization';
+import { ToolResultMasking } from './strategies/toolResultMasking';
+import type { CompactionStrategy, StrategyContext } from './types';
+import { totalTokens } from './units';
+
+/** The five strategies of F9, cheapest first. */
+export function defaultStrategies(): CompactionStrategy[] {
+  return [new ToolResultMasking(), new ToolCallSummarization(), new ThresholdSummarization(), new GoalBatchCompaction(), new EmergencyDrop()];
+}
+
+export const STRATEGY_NAMES = defaultStrategies().map((s) => s.name);
+
+export interface ChainOutcome {
+  messages: Message[];
+  removed: RemovedItem[];
+  strategiesRun: string[];
+  summary?: string;
+}
+
+/** Runs strategies in order until the history fits the target; each one sees the previous one's output. */
+export async function runStrategyChain(
+  messages: readonly Message[],
+  strategies: readonly CompactionStrategy[],
+  ctx: StrategyContext & { onStrategy?: (name: string) => void },
+): Promise<ChainOutcome> {
+  let current: Message[] = [...messages];
+  const removed: RemovedItem[] = [];
+  const strategiesRun: string[] = [];
+  let summary: string | undefined;
+  for (const strategy of strategies) {
+    if (ctx.signal?.aborted) throw new Error('compaction cancelled');
+    if (ctx.fixedTokens + totalTokens(current, ctx.countTokens) <= ctx.targetTokens) break;
+    if (!strategy.shouldRun(current, ctx)) continue;
+    ctx.onStrategy?.(strategy.name);
+    const outcome = await strategy.apply(current, ctx);
+    if (outcome.removed.length === 0) continue;
+    current = outcome.messages;
+    removed.push(...outcome.removed);
+    strategiesRun.push(strategy.name);
+    summary = outcome.summary ?? summary;
+  }
+  return { messages: current, removed, strategiesRun, summary };
+}

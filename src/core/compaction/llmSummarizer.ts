@@ -1,0 +1,65 @@
+import type { Message } from '../model/message';
+import { summarizeLocally } from './localSummarizer';
+import type { Summarizer, SummaryRequest } from './types';
+
+/** Sends one prompt to a model and returns its text (the agent layer adapts a provider to this). */
+export type CompleteText = (prompt: { system: string; user: string; maxTokens: number; signal?: AbortSignal }) => Promise<string>;
+
+const SYSTEM = [
+  'You write checkpoints of a coding agent session so the agent can continue after older messages are removed.',
+  'Be specific and factual: exact file paths, commands, error messages, decisions and their reasons.',
+  'Use these headings: Task, Files touched, Commands run (with outcome), Errors, Decisions, Next step.',
+  'Never invent facts. Do not address the user.',
+].join('\n');
+
+/** Renders messages as plain text for the summarization prompt, bounded in size. */
+export function renderForSummary(messages: readonly Message[], maxChars: number): string {
+  const parts: string[] = [];
+  for (const m of messages) {
+    const calls = (m.toolCalls ?? []).map((c) => `  → ${c.name}(${c.arguments.slice(0, 400)})`).join('\n');
+    const body = m.content.length > 2000 ? `${m.content.slice(0, 1400)}\n[…]\n${m.content.slice(-500)}` : m.content;
+    parts.push(`[${m.role}${m.toolName ? `:${m.toolName}` : ''}${m.kind !== m.role ? ` ${m.kind}` : ''}]\n${body}${calls ? `\n${calls}` : ''}`);
+  }
+  let text = parts.join('\n\n');
+  if (text.length > maxChars) text = `[… earlier part omitted …]\n${text.slice(text.length - maxChars)}`;
+  return text;
+}
+
+/**
+ * Summaries from a model (optionally a cheaper one than the chat model), falling back to the
+ * deterministic local summarizer when the model fails, so compaction never stalls on it.
+ */
+export class LlmSummarizer implements Summarizer {
+  readonly name: string;
+  lastError?: string;
+
+  constructor(private readonly complete: CompleteText, modelName: string, private readonly inputChars = 120_000) {
+    this.name = `llm:${modelName}`;
+  }
+
+  async summarize(request: SummaryRequest): Promise<string> {
+    const instruction =
+      request.style === 'tool_digest'
+        ? 'Summarize these tool calls and results in a compact list: what was run or read, and what it showed.'
+        : request.style === 'episode'
+          ? 'Summarize this completed part of the session: what was asked, what was done, the outcome.'
+          : 'Write a checkpoint of this part of the session.';
+    const user = [
+      instruction,
+      request.focus ? `Pay particular attention to: ${request.focus}` : '',
+      `Stay under ${request.maxTokens} tokens.`,
+      '',
+      renderForSummary(request.messages, this.inputChars),
+    ].filter(Boolean).join('\n');
+    try {
+      const text = (await this.complete({ system: SYSTEM, user, maxTokens: request.maxTokens, signal: request.signal })).trim();
+      if (!text) throw new Error('the model returned an empty summary');
+      this.lastError = undefined;
+      return text;
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      this.lastError = error instanceof Error ? error.message : String(error);
+      return `${summarizeLocally(request.messages, request)}\n(model summary failed: ${this.lastError}; local summary used)`;
+    }
+  }
+}

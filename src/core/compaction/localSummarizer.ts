@@ -1,0 +1,73 @@
+import type { Message } from '../model/message';
+import { extractFacts, type SessionFacts } from './sessionFacts';
+import type { Summarizer, SummaryRequest } from './types';
+
+const CHARS_PER_TOKEN = 4;
+
+/**
+ * A deterministic, offline summarizer: a structured checkpoint built from what the messages
+ * show (task, files, commands and outcomes, errors, decisions, next step). Used when no model
+ * is configured for summaries and as the fallback when the model fails.
+ */
+export class LocalSummarizer implements Summarizer {
+  readonly name = 'local';
+
+  async summarize(request: SummaryRequest): Promise<string> {
+    return summarizeLocally(request.messages, request);
+  }
+}
+
+export function summarizeLocally(messages: readonly Message[], request: Pick<SummaryRequest, 'focus' | 'maxTokens' | 'style'>): string {
+  const facts = extractFacts(messages);
+  const budgetChars = Math.max(200, request.maxTokens * CHARS_PER_TOKEN);
+  // Shrink list lengths until the rendering fits the budget.
+  for (const cap of [12, 8, 5, 3, 2, 1, 0]) {
+    const text = render(facts, messages.length, request, cap);
+    if (text.length <= budgetChars || cap === 0) return text.length <= budgetChars ? text : text.slice(0, budgetChars - 1) + '…';
+  }
+  return '';
+}
+
+function list(items: string[], cap: number): string[] {
+  if (cap <= 0 || items.length === 0) return [];
+  const shown = items.slice(-cap);
+  const more = items.length - shown.length;
+  return [...shown.map((item) => `- ${item}`), ...(more > 0 ? [`- (${more} more earlier)`] : [])];
+}
+
+function render(facts: SessionFacts, count: number, request: Pick<SummaryRequest, 'focus' | 'style'>, cap: number): string {
+  const lines: string[] = [];
+  if (request.style === 'tool_digest') {
+    lines.push(`[Digest of ${facts.toolCallCount} earlier tool call${facts.toolCallCount === 1 ? '' : 's'}; full outputs stay in the transcript]`);
+    lines.push(...list(facts.commands.map((c) => `\`${c.command}\` → ${c.outcome}`), cap * 2));
+    if (facts.filesRead.length) lines.push(`Read: ${facts.filesRead.slice(-cap * 3).join(', ')}`);
+    if (facts.filesChanged.length) lines.push(`Changed: ${facts.filesChanged.slice(-cap * 3).join(', ')}`);
+    lines.push(...list(facts.errors, cap));
+    return lines.join('\n');
+  }
+  const heading = request.style === 'episode' ? 'Episode summary' : 'Checkpoint';
+  lines.push(`## ${heading} (local summary of ${count} message${count === 1 ? '' : 's'})`);
+  if (request.focus) lines.push(`Focus requested: ${request.focus}`);
+  if (facts.earlierSummaries.length && cap > 0) {
+    lines.push('### Earlier checkpoints');
+    for (const summary of facts.earlierSummaries.slice(-2)) {
+      lines.push(summary.split('\n').filter((l) => !l.startsWith('## ')).slice(0, cap * 3).join('\n'));
+    }
+  }
+  if (facts.task) lines.push(`### Task\n${facts.task}`);
+  if (facts.latestRequest && facts.latestRequest !== facts.task?.slice(0, facts.latestRequest.length)) {
+    lines.push(`### Latest request\n${facts.latestRequest}`);
+  }
+  const files: string[] = [];
+  if (facts.filesChanged.length) files.push(`- changed: ${facts.filesChanged.slice(-cap * 3).join(', ')}`);
+  if (facts.filesRead.length) files.push(`- read: ${facts.filesRead.slice(-cap * 3).join(', ')}`);
+  if (files.length && cap > 0) lines.push('### Files touched', ...files);
+  const commands = list(facts.commands.map((c) => `\`${c.command}\` → ${c.outcome}`), cap);
+  if (commands.length) lines.push('### Commands run', ...commands);
+  const errors = list(facts.errors, cap);
+  if (errors.length) lines.push('### Errors seen', ...errors);
+  const decisions = list(facts.decisions, cap);
+  if (decisions.length) lines.push('### Decisions and findings', ...decisions);
+  lines.push(`### Next step\n${facts.nextStep ?? 'continue with the latest request'}`);
+  return lines.join('\n');
+}

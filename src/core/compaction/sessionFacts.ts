@@ -1,0 +1,156 @@
+import type { Message, ToolCall } from '../model/message';
+
+/** Facts a checkpoint needs, extracted deterministically from messages (no model). */
+export interface SessionFacts {
+  task?: string;
+  latestRequest?: string;
+  userRequests: string[];
+  filesRead: string[];
+  filesChanged: string[];
+  commands: Array<{ command: string; outcome: string }>;
+  errors: string[];
+  decisions: string[];
+  nextStep?: string;
+  earlierSummaries: string[];
+  toolCallCount: number;
+}
+
+const PATH_KEYS = ['path', 'file', 'file_path', 'filePath', 'filename', 'target', 'dir', 'directory'];
+const WRITE_TOOLS = /^(write|edit|create|str_replace|apply_patch|insert|replace|delete|rename|move)/i;
+const COMMAND_TOOLS = /^(run_command|bash|shell|execute|terminal|run)/i;
+const FILE_IN_TEXT = /(?:^|[\s'"`(=])((?:\.{0,2}\/)?[\w@-][\w./@-]*\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|json|md|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|toml|ya?ml|txt|cfg|ini|sh|sql|html|css|scss|rst|lock|xml))(?=$|[\s'"`):,;])/g;
+const WRITE_IN_COMMAND = /(?:sed\s+-i|>>?|\btee\b|\bmv\b|\bcp\b|\brm\b|\btouch\b|\bpatch\b|apply|cat\s*<<)/;
+const ERROR_LINE = /(error|exception|traceback|failed|failure|fatal|assert|panic|cannot|not found|denied)/i;
+const DECISION = /\b(I'll|I will|I'm going to|let me|decid|instead|because|the (?:fix|issue|problem|cause|bug) (?:is|was)|root cause|plan|should|need to)\b/i;
+
+export function parseArguments(call: ToolCall): Record<string, unknown> {
+  try {
+    const value = JSON.parse(call.arguments);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? flat.slice(0, max - 1) + '…' : flat;
+}
+
+function pushUnique(list: string[], value: string, cap: number): void {
+  if (!value || list.includes(value)) return;
+  list.push(value);
+  if (list.length > cap) list.shift();
+}
+
+function commandOf(call: ToolCall): string | undefined {
+  const args = parseArguments(call);
+  for (const key of ['command', 'cmd', 'script', 'input']) {
+    const value = args[key];
+    if (typeof value === 'string' && value.trim()) return value.trim();
+  }
+  return COMMAND_TOOLS.test(call.name) ? call.arguments.trim() : undefined;
+}
+
+function outcomeOf(result: Message | undefined): string {
+  if (!result) return 'no result';
+  if (result.kind === 'aborted') return 'aborted';
+  const text = result.content;
+  const rc = /<returncode>\s*(-?\d+)\s*<\/returncode>/.exec(text) ?? /exit(?:ed with)? code[:\s]+(-?\d+)/i.exec(text);
+  const lastLine = lastMeaningfulLine(text);
+  if (rc) {
+    const code = Number(rc[1]);
+    return code === 0 ? 'ok' : `exit ${code}${lastLine ? `: ${clip(lastLine, 140)}` : ''}`;
+  }
+  if (result.meta?.isError) return `error${lastLine ? `: ${clip(lastLine, 140)}` : ''}`;
+  return 'ok';
+}
+
+function lastMeaningfulLine(text: string): string | undefined {
+  const lines = text.replace(/<\/?(output|returncode)>/g, '').split(/\r?\n/);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i].trim();
+    if (line && !/^\[…|^\[Tool result|^Use the "read_result"/.test(line)) return line;
+  }
+  return undefined;
+}
+
+function filesFromCall(call: ToolCall, facts: SessionFacts): void {
+  const args = parseArguments(call);
+  const paths: string[] = [];
+  for (const key of PATH_KEYS) {
+    const value = args[key];
+    if (typeof value === 'string' && value) paths.push(value);
+  }
+  const listed = args.paths;
+  if (Array.isArray(listed)) for (const p of listed) if (typeof p === 'string') paths.push(p);
+  const command = commandOf(call);
+  const writes = WRITE_TOOLS.test(call.name) || (command !== undefined && WRITE_IN_COMMAND.test(command));
+  if (command) for (const match of command.matchAll(FILE_IN_TEXT)) paths.push(match[1]);
+  for (const path of paths) pushUnique(writes ? facts.filesChanged : facts.filesRead, path, 40);
+}
+
+function sentences(text: string): string[] {
+  return text
+    .replace(/```[\s\S]*?```/g, ' ')
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 12);
+}
+
+export function extractFacts(messages: readonly Message[]): SessionFacts {
+  const facts: SessionFacts = {
+    userRequests: [],
+    filesRead: [],
+    filesChanged: [],
+    commands: [],
+    errors: [],
+    decisions: [],
+    earlierSummaries: [],
+    toolCallCount: 0,
+  };
+  const resultByCall = new Map<string, Message>();
+  for (const m of messages) if (m.role === 'tool' && m.toolCallId) resultByCall.set(m.toolCallId, m);
+
+  for (const m of messages) {
+    if (m.kind === 'summary' || m.kind === 'tool_summary' || m.kind === 'episode') {
+      facts.earlierSummaries.push(m.content);
+      continue;
+    }
+    if (m.role === 'user' && m.kind === 'user') {
+      facts.task ??= clip(m.content, 600);
+      facts.latestRequest = clip(m.content, 400);
+      pushUnique(facts.userRequests, clip(m.content, 200), 12);
+    }
+    if (m.role === 'assistant') {
+      for (const s of sentences(m.content)) if (DECISION.test(s)) pushUnique(facts.decisions, clip(s, 220), 10);
+      for (const call of m.toolCalls ?? []) {
+        facts.toolCallCount++;
+        filesFromCall(call, facts);
+        const command = commandOf(call);
+        if (command !== undefined) {
+          facts.commands.push({ command: clip(command.split('\n')[0], 140), outcome: outcomeOf(resultByCall.get(call.id)) });
+        }
+      }
+      if (m.content.trim()) {
+        const last = sentences(m.content).pop();
+        if (last) facts.nextStep = clip(last, 300);
+      }
+    }
+    if (m.role === 'tool') {
+      const failed = m.meta?.isError || /<returncode>\s*[1-9]\d*\s*<\/returncode>/.test(m.content);
+      if (failed) {
+        const lines = m.content.split(/\r?\n/).filter((line) => ERROR_LINE.test(line));
+        const last = lines.pop();
+        if (last) pushUnique(facts.errors, `${m.toolName ?? 'tool'}: ${clip(last, 200)}`, 10);
+      }
+    }
+  }
+  const last = messages[messages.length - 1];
+  if (last?.role === 'assistant' && last.toolCalls?.length) {
+    const call = last.toolCalls[last.toolCalls.length - 1];
+    facts.nextStep = `continue after ${call.name} ${clip(call.arguments, 160)}`;
+  }
+  if (facts.commands.length > 30) facts.commands = facts.commands.slice(-30);
+  return facts;
+}

@@ -1,0 +1,61 @@
+import type { Message } from '../../model/message';
+import { removedItem } from '../removedItems';
+import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
+
+/**
+ * F9.1 — archive tool results older than the last N, leaving a pointer (tool, arguments, how to
+ * retrieve). Runs only when the batch frees enough tokens to be worth a prompt-cache miss.
+ */
+export class ToolResultMasking implements CompactionStrategy {
+  readonly name = 'tool-result-masking';
+
+  private candidates(messages: readonly Message[], ctx: StrategyContext): number[] {
+    const results: number[] = [];
+    messages.forEach((m, i) => {
+      if (m.agentVisible && m.role === 'tool' && m.kind === 'tool_result' && !m.pinned) results.push(i);
+    });
+    return results.slice(0, Math.max(0, results.length - ctx.settings.masking.keepLast));
+  }
+
+  shouldRun(messages: readonly Message[], ctx: StrategyContext): boolean {
+    const saved = this.candidates(messages, ctx).reduce((sum, i) => sum + ctx.countTokens(messages[i]) - POINTER_TOKENS, 0);
+    return saved >= ctx.settings.masking.minBatchTokens;
+  }
+
+  async apply(messages: readonly Message[], ctx: StrategyContext): Promise<StrategyOutcome> {
+    const candidates = new Set(this.candidates(messages, ctx));
+    const callById = new Map<string, { name: string; arguments: string }>();
+    for (const m of messages) for (const c of m.toolCalls ?? []) callById.set(c.id, c);
+    const out: Message[] = [];
+    const removed = [];
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i];
+      if (!candidates.has(i)) {
+        out.push(m);
+        continue;
+      }
+      ctx.progress(`archiving ${m.toolName ?? 'tool'} result`);
+      const ref = m.meta?.offloadRef ?? (await ctx.offload(m.content, m.toolName ?? 'tool', m.toolCallId));
+      const call = m.toolCallId ? callById.get(m.toolCallId) : undefined;
+      const args = call ? call.arguments.replace(/\s+/g, ' ').slice(0, 200) : '';
+      const tokens = ctx.countTokens(m);
+      const pointer =
+        `[Archived tool result: ${m.toolName ?? call?.name ?? 'tool'}${args ? ` ${args}` : ''} — ${tokens.toLocaleString('en-US')} tokens, ` +
+        (ref ? `retrievable with read_result ref_id="${ref}"]` : 'kept in the session transcript]');
+      out.push({
+        ...m,
+        id: ctx.newId(),
+        kind: 'tool_result_archived',
+        content: pointer,
+        tokens: undefined,
+        tokenEncoding: undefined,
+        meta: { ...m.meta, offloadRef: ref, replaces: m.meta?.replaces ?? [m.id], synthetic: true, truncated: undefined },
+      });
+      removed.push(removedItem({ ...m, meta: { ...m.meta, offloadRef: ref } }, 'archived', this.name, tokens));
+    }
+    return { messages: out, removed };
+  }
+}
+
+/** Rough size of a pointer, so tiny results are not "archived" for no gain. */
+const POINTER_TOKENS = 40;

@@ -1,0 +1,57 @@
+import type { Message } from '../model/message';
+import type { ContextSettings } from '../settings';
+import type { CompactionTrigger, RemovedItem } from '../persistence/types';
+
+/** Produces summary text for messages leaving the window (F9). */
+export interface Summarizer {
+  readonly name: string;
+  summarize(input: SummaryRequest): Promise<string>;
+}
+
+export interface SummaryRequest {
+  /** The messages being replaced, oldest first (may include earlier summaries). */
+  messages: readonly Message[];
+  /** What the user asked compaction to keep in mind (`/compact focus`). */
+  focus?: string;
+  /** The summary must fit in about this many tokens. */
+  maxTokens: number;
+  /** Checkpoint (threshold summarization) or a short digest of tool calls. */
+  style: 'checkpoint' | 'tool_digest' | 'episode';
+  signal?: AbortSignal;
+}
+
+/** Everything a strategy may use; strategies never touch storage directly. */
+export interface StrategyContext {
+  settings: ContextSettings;
+  effectiveWindow: number;
+  /** Tokens outside the conversation (system, skills, tools): fixed for this compaction. */
+  fixedTokens: number;
+  /** Stop when the total falls to this many tokens. */
+  targetTokens: number;
+  trigger: CompactionTrigger;
+  focus?: string;
+  /** Instructions to re-inject after a checkpoint (F9.3), when they live in the conversation. */
+  reinjectInstructions?: string;
+  dryRun: boolean;
+  countTokens(message: Message): number;
+  summarizer: Summarizer;
+  /** Keeps a copy of text retrievable with read_result; returns the ref id (a placeholder in dry runs). */
+  offload(content: string, toolName: string, toolCallId?: string): Promise<string | undefined>;
+  newId(): string;
+  now(): number;
+  progress(step: string): void;
+  signal?: AbortSignal;
+}
+
+export interface StrategyOutcome {
+  messages: Message[];
+  removed: RemovedItem[];
+  summary?: string;
+}
+
+export interface CompactionStrategy {
+  readonly name: string;
+  /** Cheap test: is there anything worth doing for this history? */
+  shouldRun(messages: readonly Message[], ctx: StrategyContext): boolean;
+  apply(messages: readonly Message[], ctx: StrategyContext): Promise<StrategyOutcome>;
+}

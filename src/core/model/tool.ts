@@ -1,0 +1,10 @@
+/** Where a tool comes from; decides deferral order (F17): built-ins are never deferred. */
+export type ToolSource = 'builtin' | 'skill' | 'extension' | 'mcp';
+
+/** A tool definition as sent to the model. `inputSchema` is a JSON Schema object. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  source: ToolSource;
+}

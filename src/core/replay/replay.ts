@@ -1,0 +1,168 @@
+import { countMessage } from '../accounting/messageTokens';
+import type { TokenCounter } from '../accounting/tokenizer';
+import { ContextManager, type FixedComponents } from '../compaction/contextManager';
+import { validateHistory } from '../history/normalize';
+import type { Message, ToolCall } from '../model/message';
+import type { ComponentTokens, SessionStore } from '../persistence/types';
+import { DEFAULT_SETTINGS, type ContextSettings } from '../settings';
+import type { ReplayPolicy } from './baselines';
+
+/** Cache pricing used for the effective cost: cached input 0.1×, cache write 1.25× (issue 5). */
+export const CACHE_READ_PRICE = 0.1;
+export const CACHE_WRITE_PRICE = 1.25;
+
+export interface RequestReport {
+  index: number;
+  components: ComponentTokens;
+  totalTokens: number;
+  /** Tokens identical to the previous request's prefix (the prompt-cache proxy). */
+  prefixTokens: number;
+  overWindow: boolean;
+  brokenPairs: string[];
+  truncated: number;
+  offloaded: number;
+  archived: number;
+  summarized: number;
+  compaction?: { id: string; strategies: string[]; tokensBefore: number; tokensAfter: number };
+}
+
+export interface RunReport {
+  label: string;
+  policy: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  effectiveWindow: number;
+  requests: number;
+  peakRequestTokens: number;
+  cumulativeInputTokens: number;
+  /** Token-weighted share of input that repeats the previous request's prefix. */
+  prefixReuse: number;
+  /** Mean of the per-request shares (requests after the first). */
+  meanPrefixReuse: number;
+  effectiveCost: number;
+  compactions: number;
+  violations: { overWindow: number; brokenPairs: number };
+  durationMs: number;
+  sessionId: string;
+  requestsDetail: RequestReport[];
+}
+
+export interface ReplayOptions {
+  label: string;
+  messages: readonly Message[];
+  policy: ReplayPolicy;
+  store: SessionStore;
+  counter: TokenCounter;
+  contextWindow: number;
+  maxOutputTokens: number;
+  baseSettings?: ContextSettings;
+  /** Called after each request is planned, for progress reporting. */
+  onRequest?: (report: RequestReport) => void;
+}
+
+function itemKey(m: Message): string {
+  return `${m.id}\u0000${m.content.length}\u0000${m.kind}`;
+}
+
+/**
+ * Feeds a recorded run through the real context manager one message at a time, as the agent loop
+ * would: before each assistant message the request the model would have received is planned,
+ * measured and checked; tool outputs go through truncation and offloading.
+ */
+export async function replayRun(options: ReplayOptions): Promise<RunReport> {
+  const started = Date.now();
+  const { counter, store } = options;
+  const settings = options.policy.settings({ ...(options.baseSettings ?? DEFAULT_SETTINGS), contextWindow: options.contextWindow, maxOutputTokens: options.maxOutputTokens });
+  const session = await store.createSession({ title: `${options.label} (${options.policy.name})`, origin: `replay:${options.label}` });
+  const manager = await ContextManager.open({
+    store,
+    sessionId: session.id,
+    settings,
+    counter,
+    strategies: options.policy.strategies,
+    contextWindow: options.contextWindow,
+    maxOutputTokens: options.maxOutputTokens,
+  });
+
+  const systemText = options.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+  const fixed: FixedComponents = { system: systemText ? counter.count(systemText) : 0, skills: 0, tools: 0 };
+  const prefix = `${session.id.slice(-6)}:`;
+  const openCalls = new Map<string, ToolCall>();
+  const reports: RequestReport[] = [];
+  let previous: Array<{ key: string; tokens: number }> | undefined;
+  let compactions = 0;
+
+  const planRequest = async () => {
+    const preflight = await manager.preflight(fixed);
+    const compaction = preflight.compaction && preflight.compaction.status === 'complete' ? preflight.compaction : undefined;
+    if (compaction) compactions++;
+    const plan = manager.planRequest(fixed);
+    const items = plan.messages.map((m) => ({ key: itemKey(m), tokens: countMessage(m, counter) }));
+    let prefixTokens = previous ? fixed.system + fixed.tools + fixed.skills : 0;
+    if (previous) {
+      for (let i = 0; i < items.length && i < previous.length && items[i].key === previous[i].key; i++) prefixTokens += items[i].tokens;
+    }
+    previous = items;
+    const badges = plan.items.flatMap((item) => item.badges);
+    const report: RequestReport = {
+      index: reports.length,
+      components: { ...plan.budget.components },
+      totalTokens: plan.budget.used,
+      prefixTokens,
+      overWindow: plan.budget.used > plan.budget.effectiveWindow,
+      brokenPairs: validateHistory(plan.messages),
+      truncated: badges.filter((b) => b === 'truncated').length,
+      offloaded: badges.filter((b) => b === 'offloaded').length,
+      archived: badges.filter((b) => b === 'archived').length,
+      summarized: badges.filter((b) => b === 'summarized').length,
+      compaction: compaction && { id: compaction.id, strategies: compaction.strategiesRun, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter },
+    };
+    reports.push(report);
+    await manager.recordRequest({ plan, model: `replay:${options.policy.name}`, compactionId: compaction?.id });
+    options.onRequest?.(report);
+  };
+
+  for (const source of options.messages) {
+    if (source.role === 'system') continue;
+    const message: Message = { ...source, id: prefix + source.id, tokens: undefined, tokenEncoding: undefined };
+    if (message.role === 'assistant') {
+      await planRequest();
+      await manager.append(message);
+      for (const call of message.toolCalls ?? []) openCalls.set(call.id, call);
+    } else if (message.role === 'tool') {
+      const call = message.toolCallId ? openCalls.get(message.toolCallId) : undefined;
+      if (!call || !manager.openCallIds().has(call.id)) continue; // broken pair in the source: the normalizer covers it
+      openCalls.delete(call.id);
+      await manager.recordToolResult(call, source.content, Boolean(source.meta?.isError));
+    } else {
+      await manager.append(message);
+    }
+  }
+  await store.flush();
+
+  const effective = manager.measure(fixed).effectiveWindow;
+  const cumulative = reports.reduce((n, r) => n + r.totalTokens, 0);
+  const reused = reports.reduce((n, r) => n + r.prefixTokens, 0);
+  const later = reports.slice(1);
+  return {
+    label: options.label,
+    policy: options.policy.name,
+    contextWindow: options.contextWindow,
+    maxOutputTokens: options.maxOutputTokens,
+    effectiveWindow: effective,
+    requests: reports.length,
+    peakRequestTokens: reports.reduce((max, r) => Math.max(max, r.totalTokens), 0),
+    cumulativeInputTokens: cumulative,
+    prefixReuse: cumulative ? reused / cumulative : 0,
+    meanPrefixReuse: later.length ? later.reduce((n, r) => n + (r.totalTokens ? r.prefixTokens / r.totalTokens : 0), 0) / later.length : 0,
+    effectiveCost: reports.reduce((n, r) => n + CACHE_READ_PRICE * r.prefixTokens + CACHE_WRITE_PRICE * (r.totalTokens - r.prefixTokens), 0),
+    compactions,
+    violations: {
+      overWindow: reports.filter((r) => r.overWindow).length,
+      brokenPairs: reports.filter((r) => r.brokenPairs.length > 0).length,
+    },
+    durationMs: Date.now() - started,
+    sessionId: session.id,
+    requestsDetail: reports,
+  };
+}

@@ -1,0 +1,220 @@
+import { strict as assert } from 'assert';
+import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
+import { ContextManager, type FixedComponents } from '../../../src/core/compaction/contextManager';
+import type { CompactionEvent } from '../../../src/core/compaction/events';
+import { validateHistory } from '../../../src/core/history/normalize';
+import type { Message } from '../../../src/core/model/message';
+import type { SessionStore } from '../../../src/core/persistence/types';
+import { withSettings } from '../../../src/core/settings';
+import { call, scriptedTurns } from '../../support/syntheticSession';
+import { tempStore } from '../../support/tempStore';
+
+const counter = getTokenCounter('o200k_base');
+const FIXED: FixedComponents = { system: 1_500, skills: 0, tools: 1_200 };
+
+function userMessage(content: string): Message {
+  return { id: '', role: 'user', kind: 'user', content, agentVisible: true, userVisible: true, createdAt: 0 };
+}
+
+function assistant(content: string, toolCalls?: Message['toolCalls']): Message {
+  return { id: '', role: 'assistant', kind: 'assistant', content, toolCalls, agentVisible: true, userVisible: true, createdAt: 0 };
+}
+
+let ids = 0;
+function withId(m: Message): Message {
+  return { ...m, id: `m${++ids}` };
+}
+
+async function openManager(store: SessionStore, sessionId: string, window = 32_000) {
+  return ContextManager.open({
+    store,
+    sessionId,
+    settings: withSettings({ contextWindow: window, maxOutputTokens: 4_000 }),
+    counter,
+  });
+}
+
+describe('context manager', function () {
+  this.timeout(120_000);
+  let env: Awaited<ReturnType<typeof tempStore>>;
+  let sessionId: string;
+
+  beforeEach(async () => {
+    env = await tempStore();
+    sessionId = (await env.store.createSession({ title: 'test' })).id;
+  });
+  afterEach(async () => env.dispose());
+
+  it('keeps every request of a 300-turn tool-heavy session under the effective window with valid pairs', async () => {
+    const manager = await openManager(env.store, sessionId);
+    const events: CompactionEvent[] = [];
+    manager.onCompaction((e) => events.push(e));
+    let maxUsed = 0;
+    let requests = 0;
+    for (const turn of scriptedTurns(300)) {
+      if (turn.user) await manager.append(withId(userMessage(turn.user)));
+      const pre = await manager.preflight(FIXED);
+      assert.notEqual(pre.action, 'blocked');
+      const plan = manager.planRequest(FIXED);
+      assert.deepEqual(validateHistory(plan.messages), [], `request ${requests} has broken pairs`);
+      assert.ok(plan.budget.used <= plan.budget.effectiveWindow, `request ${requests}: ${plan.budget.used} > ${plan.budget.effectiveWindow}`);
+      assert.equal(plan.repaired, 0, 'the write path kept the history valid');
+      maxUsed = Math.max(maxUsed, plan.budget.used);
+      await manager.recordRequest({ plan, model: 'test-model', reported: { inputTokens: plan.budget.used, outputTokens: 50 } });
+      requests++;
+      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+    }
+    const completes = events.filter((e) => e.type === 'complete');
+    assert.ok(completes.length >= 3, `expected several compactions, saw ${completes.length}`);
+    assert.equal(events.filter((e) => e.type === 'start').length, completes.length + events.filter((e) => e.type === 'error').length);
+    assert.ok(maxUsed > 0.5 * manager.measure(FIXED).effectiveWindow, 'the window was actually used');
+
+    const history = await env.store.listCompactionEvents(sessionId);
+    assert.equal(history.length, completes.length);
+    for (const event of history) {
+      assert.ok(event.tokensAfter < event.tokensBefore, 'each compaction freed tokens');
+      assert.ok(event.removed.length > 0);
+      assert.ok(event.strategies.length > 0);
+    }
+    // Nothing silently lost: the transcript still has every original message.
+    const transcript = await env.store.loadTranscript(sessionId);
+    const toolResults = transcript.filter((m) => m.role === 'tool').length;
+    const expectedResults = scriptedTurns(300).reduce((n, t) => n + t.calls.length, 0);
+    assert.equal(toolResults, expectedResults);
+    const usage = await env.store.listTurnUsage(sessionId);
+    assert.equal(usage.length, 300);
+    assert.ok(usage.some((u) => u.compactionId === undefined));
+  });
+
+  it('records every removed item with its reason, and archived outputs stay retrievable', async () => {
+    const manager = await openManager(env.store, sessionId, 16_000);
+    await manager.append(withId(userMessage('Investigate the flaky build.')));
+    for (const turn of scriptedTurns(40, 11, 1000)) {
+      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+      await manager.preflight(FIXED);
+    }
+    const history = await env.store.listCompactionEvents(sessionId);
+    const removed = history.flatMap((e) => e.removed);
+    assert.ok(removed.length > 0);
+    const transcriptIds = new Set((await env.store.loadTranscript(sessionId)).map((m) => m.id));
+    for (const item of removed) {
+      assert.ok(['archived', 'tool_summarized', 'summarized', 'episodic', 'dropped'].includes(item.reason));
+      // Either the original is in the transcript, or it was a synthetic item that itself replaced originals.
+      if (!item.messageId.startsWith('m')) continue;
+    }
+    const archived = removed.filter((r) => r.reason === 'archived');
+    for (const item of archived) {
+      assert.ok(transcriptIds.has(item.messageId), `archived ${item.messageId} is in the transcript`);
+      assert.ok(item.offloadRef, 'archived output has a ref to read it back');
+      const info = await env.store.getBlobInfo(item.offloadRef!);
+      assert.ok(info && info.byteSize > 0);
+    }
+  });
+
+  it('resumes a compacted session from its snapshot, then appends what came after', async () => {
+    const manager = await openManager(env.store, sessionId);
+    await manager.append(withId(userMessage('Refactor the logger.')));
+    for (const turn of scriptedTurns(30, 3, 1000)) {
+      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+    }
+    const result = await manager.forceCompact('logger API');
+    assert.equal(result.status, 'complete');
+    assert.ok(result.tokensAfter < result.tokensBefore);
+    await manager.append(withId(userMessage('Now add a test for it.')));
+    const expected = manager.messages.map((m) => m.id);
+    await env.store.flush();
+
+    const resumed = await openManager(env.store, sessionId);
+    assert.deepEqual(resumed.messages.map((m) => m.id), expected);
+    assert.equal(resumed.messages[resumed.messages.length - 1].content, 'Now add a test for it.');
+    assert.ok(resumed.measure(FIXED).used < result.tokensBefore, 'resume does not reload the pre-compaction history');
+    const transcript = await env.store.loadTranscript(sessionId);
+    assert.ok(transcript.length > resumed.messages.length, 'the full transcript stays for audit');
+  });
+
+  it('previews a compaction without changing anything, then confirms it', async () => {
+    const manager = await openManager(env.store, sessionId);
+    await manager.append(withId(userMessage('Explore the repository.')));
+    for (const turn of scriptedTurns(25, 5, 1000)) {
+      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+    }
+    const before = manager.messages.map((m) => m.id);
+    const preview = await manager.previewCompaction();
+    assert.equal(preview.dryRun, true);
+    assert.ok(preview.tokensAfter < preview.tokensBefore);
+    assert.deepEqual(manager.messages.map((m) => m.id), before, 'preview changed nothing');
+    assert.equal((await env.store.listCompactionEvents(sessionId)).length, 0, 'preview stored no event');
+    assert.equal(await env.store.loadSnapshot(sessionId), undefined);
+
+    const confirmed = await manager.forceCompact();
+    assert.deepEqual(confirmed.strategiesRun, preview.strategiesRun);
+    assert.equal(confirmed.tokensAfter, preview.tokensAfter);
+    assert.equal((await env.store.listCompactionEvents(sessionId)).length, 1);
+  });
+
+  it('never removes a pinned item', async () => {
+    const manager = await openManager(env.store, sessionId);
+    await manager.append(withId(userMessage('Keep the schema in mind.')));
+    let pinnedId = '';
+    for (const [i, turn] of scriptedTurns(25, 9, 1000).entries()) {
+      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+      for (const c of turn.calls) {
+        const recorded = await manager.recordToolResult(c.call, c.output, c.isError);
+        if (i === 0 && !pinnedId) pinnedId = recorded.id;
+      }
+    }
+    assert.equal(await manager.setPinned(pinnedId, true), true);
+    const result = await manager.forceCompact();
+    assert.equal(result.status, 'complete');
+    assert.ok(!result.removed.some((r) => r.messageId === pinnedId));
+    const pinned = manager.messages.find((m) => m.id === pinnedId);
+    assert.ok(pinned?.pinned);
+    assert.deepEqual(validateHistory(manager.planRequest().messages), []);
+  });
+
+  it('gives open calls an "aborted" output when the next message arrives or the user cancels', async () => {
+    const manager = await openManager(env.store, sessionId);
+    await manager.append(withId(userMessage('Run the tests.')));
+    const a = call('run_command', { command: 'npm test' });
+    const b = call('read_file', { path: 'a.ts' });
+    await manager.append(withId(assistant('Running both.', [a, b])));
+    await manager.recordToolResult(a, 'ok');
+    const aborted = await manager.abortOpenCalls();
+    assert.equal(aborted.length, 1);
+    assert.equal(aborted[0].toolCallId, b.id);
+    assert.equal(aborted[0].kind, 'aborted');
+    assert.deepEqual(validateHistory(manager.planRequest().messages), []);
+    await assert.rejects(manager.recordToolResult(b, 'late'), /refused/);
+    const stored = await env.store.loadTranscript(sessionId);
+    assert.ok(stored.some((m) => m.kind === 'aborted' && m.toolCallId === b.id), 'the aborted output is stored');
+  });
+
+  it('reports compaction events in order and stores a failed compaction as an error', async () => {
+    const manager = await ContextManager.open({
+      store: env.store,
+      sessionId,
+      settings: withSettings({ contextWindow: 16_000, maxOutputTokens: 2_000 }),
+      counter,
+      summarizer: { name: 'broken', summarize: async () => { throw new Error('summarizer exploded'); } },
+      strategies: undefined,
+    });
+    await manager.append(withId(userMessage('Long task.')));
+    for (const turn of scriptedTurns(12, 2, 1000)) {
+      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+    }
+    const events: CompactionEvent[] = [];
+    manager.onCompaction((e) => events.push(e));
+    const result = await manager.compact({ trigger: 'manual', only: ['threshold-summarization'] });
+    assert.equal(result.status, 'error');
+    assert.match(result.error ?? '', /summarizer exploded/);
+    assert.deepEqual(events.map((e) => e.type).filter((t) => t !== 'progress'), ['start', 'error']);
+    const stored = await env.store.listCompactionEvents(sessionId);
+    assert.equal(stored[0].status, 'error');
+    assert.ok(manager.messages.length > 10, 'a failed compaction leaves the history as it was');
+  });
+});
