@@ -1,0 +1,123 @@
+import type { Message } from '../model/message';
+import { argumentsAsObject } from './toolArguments';
+import type { ProviderRequest } from './types';
+
+/** Anthropic accepts at most this many blocks with `cache_control` in one request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+type CacheControl = { type: 'ephemeral' };
+type Block =
+  | { type: 'text'; text: string; cache_control?: CacheControl }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; cache_control?: CacheControl }
+  | { type: 'tool_result'; tool_use_id: string; content?: string; is_error?: boolean; cache_control?: CacheControl };
+
+interface Turn {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+export interface AnthropicRequestOptions {
+  /**
+   * Put a cache breakpoint on the conversation (the last message before any trailing notes), so
+   * each turn reads the previous turn's prefix from the cache. Default true.
+   */
+  cacheConversation?: boolean;
+}
+
+/** Anthropic tool ids must match ^[a-zA-Z0-9_-]+$; ids from other sources are made to fit, consistently. */
+function toolId(id: string): string {
+  return id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'tool';
+}
+
+function blocksOf(message: Message): { role: 'user' | 'assistant'; blocks: Block[] } {
+  if (message.role === 'tool') {
+    const block: Block = { type: 'tool_result', tool_use_id: toolId(message.toolCallId ?? '') };
+    if (message.content) block.content = message.content;
+    if (message.meta?.isError || message.kind === 'aborted') block.is_error = true;
+    return { role: 'user', blocks: [block] };
+  }
+  if (message.role === 'assistant') {
+    const blocks: Block[] = [];
+    if (message.content.trim()) blocks.push({ type: 'text', text: message.content });
+    for (const call of message.toolCalls ?? []) {
+      blocks.push({ type: 'tool_use', id: toolId(call.id), name: call.name, input: argumentsAsObject(call.arguments) });
+    }
+    return { role: 'assistant', blocks };
+  }
+  // user and system-role messages (summaries, notes, instructions) travel as user text.
+  return { role: 'user', blocks: message.content.trim() ? [{ type: 'text', text: message.content }] : [] };
+}
+
+/** Index of the message that carries the conversation breakpoint: the last one before trailing notes. */
+function conversationAnchor(messages: readonly Message[]): number {
+  let i = messages.length - 1;
+  while (i >= 0 && messages[i].kind === 'note') i--;
+  return i;
+}
+
+/**
+ * The Messages API body for a request. Consecutive messages of one role merge into one turn (tool
+ * results of one assistant turn become one user turn, results first as the API requires); empty
+ * messages are left out; system blocks flagged `cacheBreakpoint` get `cache_control`, at most four
+ * breakpoints in all, the latest ones kept when there are more.
+ */
+export function toAnthropicBody(request: ProviderRequest, options: AnthropicRequestOptions = {}): Record<string, unknown> {
+  const turns: Turn[] = [];
+  const lastBlockOf: Array<Block | undefined> = [];
+  request.messages.forEach((message, index) => {
+    const { role, blocks } = blocksOf(message);
+    lastBlockOf[index] = blocks[blocks.length - 1];
+    if (blocks.length === 0) return;
+    const previous = turns[turns.length - 1];
+    if (previous && previous.role === role) previous.content.push(...blocks);
+    else turns.push({ role, content: [...blocks] });
+  });
+  for (const turn of turns) {
+    if (turn.role !== 'user') continue;
+    const results = turn.content.filter((b) => b.type === 'tool_result');
+    if (results.length && results.length < turn.content.length) turn.content = [...results, ...turn.content.filter((b) => b.type !== 'tool_result')];
+  }
+  const last = turns[turns.length - 1];
+  if (last?.role === 'assistant') {
+    // The API rejects a final assistant turn ending in whitespace.
+    const tail = last.content[last.content.length - 1];
+    if (tail?.type === 'text') tail.text = tail.text.trimEnd();
+  }
+
+  let slots = MAX_CACHE_BREAKPOINTS;
+  if (options.cacheConversation ?? true) {
+    for (let i = conversationAnchor(request.messages); i >= 0; i--) {
+      const block = lastBlockOf[i];
+      if (block) {
+        block.cache_control = { type: 'ephemeral' };
+        slots--;
+        break;
+      }
+    }
+  }
+
+  const system = request.system.filter((b) => b.text.length > 0).map((b) => ({ type: 'text' as const, text: b.text, cache_control: undefined as CacheControl | undefined, flagged: !!b.cacheBreakpoint }));
+  for (let i = system.length - 1; i >= 0 && slots > 0; i--) {
+    if (system[i].flagged) {
+      system[i].cache_control = { type: 'ephemeral' };
+      slots--;
+    }
+  }
+
+  const body: Record<string, unknown> = {
+    model: request.model,
+    max_tokens: request.maxOutputTokens,
+    stream: true,
+  };
+  if (system.length) body.system = system.map(({ text, cache_control }) => (cache_control ? { type: 'text', text, cache_control } : { type: 'text', text }));
+  body.messages = turns;
+  if (request.tools.length) {
+    body.tools = request.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: { type: 'object', ...tool.inputSchema },
+    }));
+  }
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  return body;
+}

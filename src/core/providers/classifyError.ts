@@ -1,0 +1,149 @@
+import { ProviderError, redactSecrets, type ProviderErrorKind } from './errors';
+import { retryAfterFromHeaders } from './retryAfter';
+
+/** The parts of an error body Tally looks at, whatever shape the server used. */
+export interface ErrorInfo {
+  message?: string;
+  type?: string;
+  code?: string;
+}
+
+/**
+ * Wording servers use when a prompt does not fit the window:
+ * - Anthropic: "prompt is too long: 210000 tokens > 200000 maximum",
+ *   "input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, …"
+ * - OpenAI and vLLM: "This model's maximum context length is 8192 tokens. However, you requested …"
+ * - llama.cpp server: "the request exceeds the available context size …" (type exceed_context_size_error)
+ * - Ollama: "… exceeds the context length …"; OpenAI Responses: "… exceeds the context window …"
+ * - LM Studio: "The number of tokens to keep from the initial prompt is greater than the context length",
+ *   "Trying to keep the first 111490 tokens when context the overflows", "n_keep (15028) >= n_ctx (7424)"
+ */
+const CONTEXT_PATTERNS: RegExp[] = [
+  /prompt is too long/i,
+  /exceeds? context limit/i,
+  /maximum context length/i,
+  /context[_ ]length[_ ]exceeded/i,
+  /exceeds? the (available |maximum )?context (size|length|window)/i,
+  /greater than the context length/i,
+  /when context the overflows/i,
+  /n_keep\s*\(?\d+\)?\s*>=?\s*n_ctx/i,
+  /input token count .*exceeds the maximum/i,
+  /too many (input )?tokens.*(context|window)/i,
+];
+
+const CONTEXT_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error', 'context_window_exceeded', 'request_too_large']);
+
+export function isContextTooLong(info: ErrorInfo): boolean {
+  if (info.code && CONTEXT_CODES.has(info.code)) return true;
+  if (info.type && CONTEXT_CODES.has(info.type)) return true;
+  const message = info.message ?? '';
+  return CONTEXT_PATTERNS.some((pattern) => pattern.test(message));
+}
+
+function asText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+/**
+ * Reads the error shapes seen in the wild: `{type:'error', error:{type, message}}` (Anthropic),
+ * `{error:{message, type, code}}` (OpenAI, Ollama, llama.cpp), `{object:'error', message, type, code}`
+ * (vLLM), `{error:'text'}` (LM Studio), `{message}` and plain text.
+ */
+export function readErrorBody(text: string): ErrorInfo {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    const plain = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+    return { message: plain ? plain.slice(0, 500) : undefined };
+  }
+  if (!parsed || typeof parsed !== 'object') return { message: asText(parsed) };
+  const root = parsed as Record<string, unknown>;
+  const inner = root.error;
+  if (typeof inner === 'string') return { message: inner, type: asText(root.type), code: asText(root.code) };
+  if (inner && typeof inner === 'object') {
+    const e = inner as Record<string, unknown>;
+    return { message: asText(e.message), type: asText(e.type), code: asText(e.code) ?? asText(e.status) };
+  }
+  return { message: asText(root.message) ?? asText(root.detail), type: asText(root.type), code: asText(root.code) };
+}
+
+/** Anthropic error types (also sent inside a stream's `error` event) and what they mean here. */
+const TYPE_KINDS: Record<string, ProviderErrorKind> = {
+  invalid_request_error: 'bad_request',
+  authentication_error: 'auth',
+  permission_error: 'auth',
+  billing_error: 'auth',
+  not_found_error: 'bad_request',
+  request_too_large: 'context_too_long',
+  rate_limit_error: 'rate_limited',
+  api_error: 'server',
+  overloaded_error: 'overloaded',
+  timeout_error: 'server',
+  server_error: 'server',
+};
+
+function kindForStatus(status: number): ProviderErrorKind {
+  if (status === 401 || status === 403 || status === 402) return 'auth';
+  if (status === 413) return 'context_too_long';
+  if (status === 429) return 'rate_limited';
+  if (status === 503 || status === 529) return 'overloaded';
+  if (status === 408 || status === 409 || status >= 500) return 'server';
+  return 'bad_request';
+}
+
+const KIND_WORDS: Record<ProviderErrorKind, string> = {
+  context_too_long: 'the prompt is too long for the model',
+  rate_limited: 'rate limited',
+  overloaded: 'the service is overloaded',
+  server: 'server error',
+  auth: 'authentication failed (check the API key)',
+  bad_request: 'the request was rejected',
+  network: 'network error',
+  timeout: 'timed out',
+  stream_dropped: 'the connection dropped mid-answer',
+  malformed: 'unexpected response',
+  cancelled: 'cancelled',
+};
+
+export function describeError(provider: string, kind: ProviderErrorKind, detail?: string, status?: number): string {
+  const head = `${provider}: ${KIND_WORDS[kind]}${status ? ` (HTTP ${status})` : ''}`;
+  return detail ? `${head}: ${detail}` : head;
+}
+
+export interface ErrorContext {
+  /** Label used in messages, e.g. "Anthropic". */
+  provider: string;
+  /** Values that must never appear in a message (the API key). */
+  secrets: ReadonlyArray<string | undefined>;
+}
+
+/** The ProviderError for a non-2xx HTTP response. */
+export function errorFromResponse(ctx: ErrorContext, status: number, headers: { get(name: string): string | null }, bodyText: string): ProviderError {
+  const info = readErrorBody(bodyText);
+  let kind = kindForStatus(status);
+  if (isContextTooLong(info)) kind = 'context_too_long';
+  const retryAfterMs = retryAfterFromHeaders(headers);
+  // A 429 for an exhausted quota or billing problem does not clear by waiting.
+  const quota = info.code === 'insufficient_quota' || info.type === 'insufficient_quota';
+  const detail = redactSecrets((info.message ?? '').slice(0, 1000), ctx.secrets) || undefined;
+  let message = describeError(ctx.provider, kind, detail, status);
+  if (kind === 'rate_limited' && retryAfterMs !== undefined) message += ` (retry after ${Math.ceil(retryAfterMs / 1000)}s)`;
+  return new ProviderError(kind, message, {
+    status,
+    retryAfterMs,
+    retryable: quota ? false : undefined,
+    code: info.code ?? info.type,
+  });
+}
+
+/** The ProviderError for an error reported inside a stream (Anthropic `error` event, OpenAI `{error}` chunk). */
+export function errorFromPayload(ctx: ErrorContext, info: ErrorInfo): ProviderError {
+  let kind: ProviderErrorKind = (info.type ? TYPE_KINDS[info.type] : undefined) ?? 'server';
+  if (isContextTooLong(info)) kind = 'context_too_long';
+  else if (info.code === 'rate_limit_exceeded') kind = 'rate_limited';
+  const detail = redactSecrets((info.message ?? info.type ?? '').slice(0, 1000), ctx.secrets) || undefined;
+  return new ProviderError(kind, describeError(ctx.provider, kind, detail), { code: info.code ?? info.type });
+}

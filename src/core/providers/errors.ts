@@ -1,0 +1,61 @@
+export type ProviderErrorKind =
+  | 'context_too_long' // the prompt does not fit the model's window: compact and retry (F10)
+  | 'rate_limited' // 429
+  | 'overloaded' // Anthropic 529 / overloaded_error, 503
+  | 'server' // other 5xx
+  | 'auth' // 401 / 403: missing or wrong API key
+  | 'bad_request' // other 4xx: the request itself is wrong
+  | 'network' // the server could not be reached or closed before answering
+  | 'timeout' // no answer, or a stream that stalled, past the configured time
+  | 'stream_dropped' // the connection broke while the answer was streaming
+  | 'malformed' // the server sent something that is not the wire format
+  | 'cancelled'; // the caller's AbortSignal fired
+
+/** Kinds where sending the same request again may succeed. */
+const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(['rate_limited', 'overloaded', 'server', 'network', 'stream_dropped', 'timeout']);
+
+export interface ProviderErrorInit {
+  status?: number;
+  retryAfterMs?: number;
+  /** Overrides the kind's default (e.g. a 429 for an exhausted quota is not worth retrying). */
+  retryable?: boolean;
+  /** The provider's own error type/code, e.g. 'overloaded_error', 'context_length_exceeded'. */
+  code?: string;
+  cause?: unknown;
+}
+
+/**
+ * A provider failure with a kind the agent loop can act on. The message is meant for the user and
+ * has already been scrubbed of API keys.
+ */
+export class ProviderError extends Error {
+  readonly kind: ProviderErrorKind;
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  readonly retryable: boolean;
+  readonly code?: string;
+
+  constructor(kind: ProviderErrorKind, message: string, init: ProviderErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'ProviderError';
+    this.kind = kind;
+    this.status = init.status;
+    this.retryAfterMs = init.retryAfterMs;
+    this.retryable = init.retryable ?? RETRYABLE.has(kind);
+    this.code = init.code;
+  }
+}
+
+/**
+ * Removes secrets from text shown to the user: the configured keys themselves and anything that
+ * looks like a provider key (servers sometimes echo the key they rejected).
+ */
+export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+  }
+  return out
+    .replace(/\bsk-[A-Za-z0-9_*-]{8,}/g, '[redacted]')
+    .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1[redacted]');
+}

@@ -1,0 +1,98 @@
+import type { Message } from '../core/model/message';
+import type { CompactionEventRecord, SessionInfo } from '../core/persistence/types';
+import type { ChatEntry, ChatState, ChatToolCallView } from '../protocol/chat';
+import type { ActiveSession, LiveTurn } from './sessionController';
+
+const PREVIEW_CHARS = 2_000;
+
+function toolView(call: { id: string; name: string; arguments: string }, result: Message | undefined): ChatToolCallView {
+  const status: ChatToolCallView['status'] = !result
+    ? 'running'
+    : result.kind === 'aborted'
+      ? 'aborted'
+      : /^The user denied/.test(result.content)
+        ? 'denied'
+        : result.meta?.isError
+          ? 'error'
+          : 'done';
+  return {
+    callId: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    status,
+    resultPreview: result ? result.content.slice(0, PREVIEW_CHARS) : undefined,
+    truncated: Boolean(result?.meta?.truncated),
+    offloadRef: result?.meta?.offloadRef,
+  };
+}
+
+/** The conversation as the user saw it: the full transcript (not the compacted context), with compaction notices in place. */
+export function buildChatEntries(transcript: readonly Message[], compactions: readonly CompactionEventRecord[], live?: LiveTurn): ChatEntry[] {
+  const results = new Map<string, Message>();
+  for (const m of transcript) if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, m);
+  const timeline: Array<{ at: number; entry: ChatEntry }> = [];
+  for (const m of transcript) {
+    if (!m.userVisible) continue;
+    if (m.role === 'user' && m.kind === 'user') timeline.push({ at: m.createdAt, entry: { kind: 'user', id: m.id, text: m.content } });
+    else if (m.role === 'assistant') {
+      timeline.push({ at: m.createdAt, entry: { kind: 'assistant', id: m.id, text: m.content, toolCalls: (m.toolCalls ?? []).map((c) => toolView(c, results.get(c.id))) } });
+    }
+  }
+  for (const record of compactions) {
+    if (record.status === 'skipped') continue;
+    timeline.push({ at: record.startedAt, entry: { kind: 'compaction', id: record.id, record } });
+  }
+  timeline.sort((a, b) => a.at - b.at);
+  const entries = timeline.map((t) => t.entry);
+  if (live) {
+    const approvals = new Map<string, ChatToolCallView['approval']>();
+    const resolved = new Set<string>();
+    for (const event of live.events) {
+      if (event.type === 'approval_needed') approvals.set(event.request.callId, { title: event.request.title, detail: event.request.detail, kind: event.request.kind });
+      if (event.type === 'approval_resolved') resolved.add(event.callId);
+      if (event.type === 'error') entries.push({ kind: 'notice', id: `err-${entries.length}`, text: event.message, level: 'error' });
+      if (event.type === 'retry') entries.push({ kind: 'notice', id: `retry-${entries.length}`, text: `Connection problem (${event.reason}); retrying in ${Math.round(event.delayMs / 1000)} s…`, level: 'warning' });
+    }
+    for (const entry of entries) {
+      if (entry.kind !== 'assistant') continue;
+      for (const call of entry.toolCalls) {
+        const approval = approvals.get(call.callId);
+        if (approval && !resolved.has(call.callId) && call.status === 'running') {
+          call.status = 'awaiting_approval';
+          call.approval = approval;
+        }
+      }
+    }
+    if (live.streamingText) entries.push({ kind: 'assistant', id: 'streaming', text: live.streamingText, streaming: true, toolCalls: [] });
+  }
+  return entries;
+}
+
+export function buildChatState(args: {
+  session?: ActiveSession;
+  transcript: readonly Message[];
+  compactions: readonly CompactionEventRecord[];
+  sessions: readonly SessionInfo[];
+  live?: LiveTurn;
+  banner?: string;
+}): ChatState {
+  const { session } = args;
+  const budget = session?.manager.measure(session.fixed);
+  return {
+    sessionId: session?.info.id,
+    sessionTitle: session?.info.title,
+    entries: buildChatEntries(args.transcript, args.compactions, args.live),
+    busy: Boolean(session?.agent?.busy),
+    meter: budget && {
+      percent: budget.percent,
+      used: budget.used,
+      effectiveWindow: budget.effectiveWindow,
+      compactAt: budget.compactAtTokens,
+      warning: budget.windowIsFallback ? budget.warning : undefined,
+    },
+    model: session?.chat ? { id: session.chat.model.id, label: session.chat.label } : undefined,
+    models: session?.chat ? [{ id: session.chat.model.id, label: session.chat.label }] : [],
+    sessions: [...args.sessions].sort((a, b) => b.updatedAt - a.updatedAt).slice(0, 50).map((s) => ({ id: s.id, title: s.title, updatedAt: s.updatedAt })),
+    banner: args.banner ?? session?.unavailable,
+  };
+}

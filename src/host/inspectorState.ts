@@ -1,0 +1,48 @@
+import type { SessionStore } from '../core/persistence/types';
+import type { BudgetView, InspectorState, TurnView } from '../protocol/inspector';
+import type { ActiveSession } from './sessionController';
+
+/** Builds what the inspector shows for a session, from the manager (now) and the store (history). */
+export async function buildInspectorState(session: ActiveSession | undefined, store: SessionStore): Promise<InspectorState> {
+  if (!session) return { turns: [], compactions: [], blobs: [], current: [] };
+  const id = session.info.id;
+  const [usage, compactions, blobs] = await Promise.all([store.listTurnUsage(id), store.listCompactionEvents(id), store.listBlobs(id)]);
+  const plan = session.manager.planRequest(session.fixed);
+  const budget = plan.budget;
+  const budgetView: BudgetView = {
+    contextWindow: budget.contextWindow,
+    maxOutputTokens: budget.maxOutputTokens,
+    effectiveWindow: budget.effectiveWindow,
+    components: { ...budget.components },
+    used: budget.used,
+    percent: budget.percent,
+    compactAtTokens: budget.compactAtTokens,
+    blockAtTokens: budget.blockAtTokens,
+    warning: budget.windowIsFallback ? budget.warning : undefined,
+  };
+  const turns: TurnView[] = usage.map((u) => ({
+    requestIndex: u.requestIndex,
+    createdAt: u.createdAt,
+    components: u.components,
+    estimatedInputTokens: u.estimatedInputTokens,
+    reportedInputTokens: u.reportedInputTokens,
+    reportedOutputTokens: u.reportedOutputTokens,
+    cacheReadTokens: u.cacheReadTokens,
+    cacheWriteTokens: u.cacheWriteTokens,
+    compactionId: u.compactionId,
+    itemCount: u.items.length,
+  }));
+  const growth = turns.length > 1 ? (turns[turns.length - 1].estimatedInputTokens - turns[0].estimatedInputTokens) / (turns.length - 1) : undefined;
+  return {
+    session: { id, title: session.info.title, origin: session.info.origin },
+    replayLabel: session.replayLabel,
+    model: session.chat?.label ?? usage[usage.length - 1]?.model,
+    budget: budgetView,
+    turns,
+    compactions: [...compactions].sort((a, b) => b.startedAt - a.startedAt),
+    blobs,
+    current: plan.items,
+    averageTurnTokens: growth !== undefined ? Math.max(0, Math.round(growth)) : undefined,
+    turnsRemaining: growth && growth > 0 ? Math.floor(Math.max(0, budget.compactAtTokens - budget.used) / growth) : undefined,
+  };
+}

@@ -1,0 +1,79 @@
+import * as vscode from 'vscode';
+import { LlmSummarizer } from '../core/compaction/llmSummarizer';
+import type { Summarizer } from '../core/compaction/types';
+import { createAnthropicProvider } from '../core/providers/anthropic';
+import { resolveModel, type ResolvedModel } from '../core/providers/modelRegistry';
+import { createOpenAIProvider } from '../core/providers/openai';
+import type { ChatProvider } from '../core/providers/types';
+import type { TallyConfiguration } from '../config/readSettings';
+import { VsCodeLmProvider } from '../providers/vscodeLmProvider';
+import type { ApiKeys } from '../secrets/apiKeys';
+
+export interface ChatModel {
+  provider: ChatProvider;
+  model: ResolvedModel;
+  /** Output tokens reserved per request. */
+  maxOutputTokens: number;
+  summarizer?: Summarizer;
+  label: string;
+}
+
+export type ModelResolution = { ok: true; chat: ChatModel } | { ok: false; reason: string };
+
+/** Collects a provider's streamed text into one string (for the summarization model). */
+async function completeText(provider: ChatProvider, model: string, prompt: { system: string; user: string; maxTokens: number; signal?: AbortSignal }): Promise<string> {
+  let text = '';
+  const request = {
+    model,
+    system: [{ text: prompt.system }],
+    messages: [{ id: 'summary-request', role: 'user' as const, kind: 'user' as const, content: prompt.user, agentVisible: true, userVisible: false, createdAt: 0 }],
+    tools: [],
+    maxOutputTokens: prompt.maxTokens,
+  };
+  for await (const event of provider.stream(request, prompt.signal)) if (event.type === 'text') text += event.text;
+  return text;
+}
+
+/** Turns the `tally.provider` / `tally.model` settings and the stored key into a ready chat model (F19). */
+export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys): Promise<ModelResolution> {
+  const overrides = { contextWindow: config.context.contextWindow, maxOutputTokens: config.context.maxOutputTokens, encoding: config.tokenizer === 'auto' ? undefined : config.tokenizer };
+  if (config.provider === 'vscode-lm') {
+    if (!vscode.lm) return { ok: false, reason: 'This VS Code has no Language Model API. Pick another provider in the settings (tally.provider).' };
+    const selector = config.model ? { id: config.model } : {};
+    let models = await vscode.lm.selectChatModels(selector);
+    if (models.length === 0 && config.model) models = await vscode.lm.selectChatModels({ family: config.model });
+    if (models.length === 0) {
+      return { ok: false, reason: 'No language model is available in VS Code (e.g. GitHub Copilot). Install one, or choose Anthropic, OpenAI or a local server with "Tally: Select Model".' };
+    }
+    const lm = models[0];
+    const reserve = Math.min(config.context.maxOutputTokens ?? 4_096, Math.floor(lm.maxInputTokens / 4));
+    const model = resolveModel(lm.id, { ...overrides, contextWindow: config.context.contextWindow ?? lm.maxInputTokens + reserve });
+    const provider = new VsCodeLmProvider(lm);
+    return { ok: true, chat: { provider, model, maxOutputTokens: reserve, label: `${lm.name} (${lm.vendor})`, summarizer: new LlmSummarizer((p) => completeText(provider, lm.id, p), lm.id) } };
+  }
+  if (!config.model) return { ok: false, reason: `Set the model id for ${config.provider} with "Tally: Select Model" (setting tally.model).` };
+  const model = resolveModel(config.model, overrides);
+  const maxOutputTokens = config.context.maxOutputTokens ?? model.defaultOutputReserve;
+  let provider: ChatProvider;
+  if (config.provider === 'anthropic') {
+    const apiKey = await keys.get('anthropic');
+    if (!apiKey) return { ok: false, reason: 'No Anthropic API key: run "Tally: Set API Key".' };
+    provider = createAnthropicProvider({ apiKey, baseUrl: config.baseUrl || undefined });
+  } else {
+    const apiKey = await keys.get(config.provider);
+    if (config.provider === 'openai' && !apiKey) return { ok: false, reason: 'No OpenAI API key: run "Tally: Set API Key".' };
+    if (config.provider === 'openai-compatible' && !config.baseUrl) return { ok: false, reason: 'Set tally.baseUrl to your server, e.g. http://127.0.0.1:11434/v1 for Ollama.' };
+    provider = createOpenAIProvider({ apiKey, baseUrl: config.baseUrl || undefined, id: config.provider });
+  }
+  const summaryModel = config.summaryModel || config.model;
+  return {
+    ok: true,
+    chat: {
+      provider,
+      model,
+      maxOutputTokens,
+      label: `${config.model} (${config.provider})`,
+      summarizer: new LlmSummarizer((p) => completeText(provider, summaryModel, p), summaryModel),
+    },
+  };
+}

@@ -1,0 +1,190 @@
+import * as vscode from 'vscode';
+import { getTokenCounter } from '../core/accounting/tokenizer';
+import type { AgentEvent } from '../core/agent/events';
+import { AgentSession } from '../core/agent/agentSession';
+import { ContextManager, type CompactionResult, type FixedComponents } from '../core/compaction/contextManager';
+import type { SessionInfo, SessionStore } from '../core/persistence/types';
+import { readConfiguration } from '../config/readSettings';
+import type { ApiKeys } from '../secrets/apiKeys';
+import { resolveChatModel, type ChatModel } from './modelService';
+import type { AgentFactory } from './agentFactory';
+
+export interface ActiveSession {
+  info: SessionInfo;
+  manager: ContextManager;
+  /** Absent for replays, or while no model is configured. */
+  agent?: AgentSession;
+  chat?: ChatModel;
+  /** Set for a replay of a recorded run. */
+  replayLabel?: string;
+  /** Why there is no agent, for the chat banner. */
+  unavailable?: string;
+  /** Tokens outside the conversation, from the last prompt built. */
+  fixed: FixedComponents;
+}
+
+/** The live state the chat panel shows while a turn runs (the store holds the rest). */
+export interface LiveTurn {
+  streamingText: string;
+  events: AgentEvent[];
+}
+
+/**
+ * Owns the active session: opens, creates and resumes sessions, wires the agent loop, and tells
+ * the views when anything changed. The views never touch the store or the manager directly.
+ */
+export class SessionController implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly agentEvents = new vscode.EventEmitter<AgentEvent>();
+  readonly onDidChange = this.changed.event;
+  readonly onAgentEvent = this.agentEvents.event;
+  private activeSession?: ActiveSession;
+  private opening?: Promise<ActiveSession>;
+  private subscriptions: Array<() => void> = [];
+  live?: LiveTurn;
+
+  constructor(
+    private readonly storeHost: { get(): Promise<SessionStore> },
+    private readonly keys: ApiKeys,
+    private readonly agents: AgentFactory,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  get active(): ActiveSession | undefined {
+    return this.activeSession;
+  }
+
+  store(): Promise<SessionStore> {
+    return this.storeHost.get();
+  }
+
+  /** The active session, creating one on first use. */
+  current(): Promise<ActiveSession> {
+    if (this.activeSession) return Promise.resolve(this.activeSession);
+    this.opening ??= (async () => {
+      const store = await this.store();
+      const latest = (await store.listSessions()).filter((s) => !s.origin?.startsWith('replay:')).sort((a, b) => b.updatedAt - a.updatedAt)[0];
+      return latest ? this.open(latest.id) : this.create();
+    })().finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  async create(title = 'New session'): Promise<ActiveSession> {
+    const store = await this.store();
+    const info = await store.createSession({ title, origin: 'chat' });
+    return this.open(info.id);
+  }
+
+  async open(sessionId: string, replayLabel?: string): Promise<ActiveSession> {
+    const store = await this.store();
+    const info = await store.getSession(sessionId);
+    if (!info) throw new Error(`Session ${sessionId} was not found.`);
+    this.detach();
+    const config = readConfiguration();
+    const resolution = replayLabel ? undefined : await resolveChatModel(config, this.keys).catch((error: Error) => ({ ok: false as const, reason: error.message }));
+    const chat = resolution?.ok ? resolution.chat : undefined;
+    const usage = await store.listTurnUsage(sessionId);
+    const lastUsage = usage[usage.length - 1];
+    const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
+    const manager = await ContextManager.open({
+      store,
+      sessionId,
+      settings: config.context,
+      counter,
+      summarizer: chat?.summarizer,
+      contextWindow: chat?.model.contextWindow ?? lastUsage?.contextWindow ?? config.context.contextWindow,
+      maxOutputTokens: chat?.maxOutputTokens ?? lastUsage?.maxOutputTokens ?? config.context.maxOutputTokens,
+    });
+    const session: ActiveSession = {
+      info,
+      manager,
+      chat,
+      replayLabel,
+      unavailable: replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : resolution && !resolution.ok ? resolution.reason : undefined,
+      fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : { system: 0, skills: 0, tools: 0 },
+    };
+    if (chat) {
+      session.agent = await this.agents.create({ manager, chat, config, onFixed: (fixed) => (session.fixed = fixed) });
+      this.subscriptions.push(session.agent.on((event) => this.onAgent(event)));
+    }
+    this.subscriptions.push(manager.onCompaction(() => this.changed.fire()));
+    this.activeSession = session;
+    this.changed.fire();
+    return session;
+  }
+
+  private onAgent(event: AgentEvent): void {
+    if (event.type === 'turn_start') this.live = { streamingText: '', events: [] };
+    if (this.live) {
+      if (event.type === 'text_delta') this.live.streamingText += event.text;
+      else if (event.type === 'assistant_message' || event.type === 'retry') this.live.streamingText = '';
+      this.live.events.push(event);
+    }
+    if (event.type === 'turn_end') this.live = undefined;
+    this.agentEvents.fire(event);
+    if (event.type !== 'text_delta') this.changed.fire();
+    if (event.type === 'error') this.log.error(`agent: ${event.kind}: ${event.message}`);
+  }
+
+  private detach(): void {
+    this.activeSession?.agent?.dispose();
+    for (const unsubscribe of this.subscriptions) unsubscribe();
+    this.subscriptions = [];
+    this.live = undefined;
+  }
+
+  /** Sends a chat message; `/compact [focus]` compacts instead. */
+  async send(text: string): Promise<void> {
+    const session = await this.current();
+    const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
+    if (compact) {
+      await this.compact(compact[1]?.trim() || undefined);
+      return;
+    }
+    if (!session.agent) throw new Error(session.unavailable ?? 'No model is configured.');
+    const store = await this.store();
+    if (session.info.title === 'New session') {
+      const title = text.replace(/\s+/g, ' ').trim().slice(0, 60) || 'New session';
+      await store.updateSession(session.info.id, { title, updatedAt: Date.now() });
+      session.info = { ...session.info, title };
+    } else {
+      await store.updateSession(session.info.id, { updatedAt: Date.now() });
+    }
+    await session.agent.send(text);
+  }
+
+  cancel(): void {
+    this.activeSession?.agent?.cancel();
+  }
+
+  async compact(focus?: string): Promise<CompactionResult> {
+    const session = await this.current();
+    if (session.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before compacting.');
+    const result = await session.manager.forceCompact(focus, session.fixed);
+    this.changed.fire();
+    return result;
+  }
+
+  async preview(focus?: string): Promise<CompactionResult> {
+    const session = await this.current();
+    return session.manager.previewCompaction(focus, session.fixed);
+  }
+
+  async setPinned(messageId: string, pinned: boolean): Promise<boolean> {
+    const session = await this.current();
+    const ok = await session.manager.setPinned(messageId, pinned);
+    this.changed.fire();
+    return ok;
+  }
+
+  /** The approval the chat panel answered, forwarded to the waiting tool. */
+  resolveApproval(callId: string, approved: boolean): void {
+    this.agents.resolveApproval(callId, approved);
+  }
+
+  dispose(): void {
+    this.detach();
+    this.changed.dispose();
+    this.agentEvents.dispose();
+  }
+}

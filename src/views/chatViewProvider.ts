@@ -1,0 +1,114 @@
+import * as vscode from 'vscode';
+import { buildChatState } from '../host/chatState';
+import type { SessionController } from '../host/sessionController';
+import type { ChatToHost, HostToChat } from '../protocol/chat';
+import { parseChatMessage } from '../protocol/validate';
+import { webviewHtml, webviewRoots } from './webviewHtml';
+
+/** The chat panel (F21): a webview view in Tally's activity-bar container. */
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  static readonly viewId = 'tally.chat';
+  private view?: vscode.WebviewView;
+  private readonly disposables: vscode.Disposable[] = [];
+  private refreshTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly sessions: SessionController,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.disposables.push(
+      sessions.onDidChange(() => this.scheduleRefresh()),
+      sessions.onAgentEvent((event) => {
+        if (event.type === 'text_delta') this.post({ type: 'delta', entryId: 'streaming', text: event.text });
+      }),
+    );
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
+    view.webview.html = webviewHtml(view.webview, this.extensionUri, 'chat', 'Tally Chat');
+    view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw), undefined, this.disposables);
+    view.onDidChangeVisibility(() => view.visible && this.scheduleRefresh(), undefined, this.disposables);
+  }
+
+  private post(message: HostToChat): void {
+    if (this.view) void this.view.webview.postMessage(message);
+  }
+
+  scheduleRefresh(): void {
+    if (this.refreshTimer || !this.view) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      void this.sendState();
+    }, 100);
+  }
+
+  private async sendState(): Promise<void> {
+    try {
+      const session = await this.sessions.current();
+      const store = await this.sessions.store();
+      const [transcript, compactions, sessions] = await Promise.all([
+        store.loadTranscript(session.info.id),
+        store.listCompactionEvents(session.info.id),
+        store.listSessions(),
+      ]);
+      this.post({ type: 'state', state: buildChatState({ session, transcript, compactions, sessions, live: this.sessions.live }) });
+    } catch (error) {
+      this.log.error(`chat: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = parseChatMessage(raw);
+    if ('error' in parsed) {
+      this.log.warn(`chat: rejected a message from the webview: ${parsed.error}`);
+      return;
+    }
+    try {
+      await this.handle(parsed);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Tally: ${error instanceof Error ? error.message : String(error)}`);
+      this.scheduleRefresh();
+    }
+  }
+
+  private async handle(message: ChatToHost): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        await this.sendState();
+        return;
+      case 'send':
+        this.scheduleRefresh();
+        await this.sessions.send(message.text);
+        return;
+      case 'cancel':
+        this.sessions.cancel();
+        return;
+      case 'approval':
+        this.sessions.resolveApproval(message.callId, message.approved);
+        return;
+      case 'newSession':
+        await this.sessions.create();
+        return;
+      case 'resumeSession':
+        await this.sessions.open(message.sessionId);
+        return;
+      case 'selectModel':
+        await vscode.commands.executeCommand('tally.selectModel');
+        return;
+      case 'openResult':
+        await vscode.commands.executeCommand('tally.openResult', message.refId);
+        return;
+      case 'openInspector':
+        await vscode.commands.executeCommand('tally.openInspector');
+        return;
+    }
+  }
+
+  dispose(): void {
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    for (const d of this.disposables) d.dispose();
+  }
+}
