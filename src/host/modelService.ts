@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { LlmSummarizer } from '../core/compaction/llmSummarizer';
 import type { Summarizer } from '../core/compaction/types';
 import { createAnthropicProvider } from '../core/providers/anthropic';
+import { completeOnce } from '../core/providers/completeOnce';
 import { resolveModel, type ResolvedModel } from '../core/providers/modelRegistry';
 import { createOpenAIProvider } from '../core/providers/openai';
 import type { ChatProvider } from '../core/providers/types';
@@ -20,9 +21,8 @@ export interface ChatModel {
 
 export type ModelResolution = { ok: true; chat: ChatModel } | { ok: false; reason: string };
 
-/** Collects a provider's streamed text into one string (for the summarization model). */
+/** One summarization request to the chat provider, returning its text. */
 async function completeText(provider: ChatProvider, model: string, prompt: { system: string; user: string; maxTokens: number; signal?: AbortSignal }): Promise<string> {
-  let text = '';
   const request = {
     model,
     system: [{ text: prompt.system }],
@@ -30,8 +30,7 @@ async function completeText(provider: ChatProvider, model: string, prompt: { sys
     tools: [],
     maxOutputTokens: prompt.maxTokens,
   };
-  for await (const event of provider.stream(request, prompt.signal)) if (event.type === 'text') text += event.text;
-  return text;
+  return (await completeOnce(provider, request, prompt.signal)).text;
 }
 
 /** Turns the `tally.provider` / `tally.model` settings and the stored key into a ready chat model (F19). */

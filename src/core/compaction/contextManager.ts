@@ -355,7 +355,7 @@ export class ContextManager {
       countTokens: this.count,
       summarizer: this.summarizer,
       offload: async (content, toolName, toolCallId) => {
-        if (dryRun) return 'preview';
+        if (dryRun) return newId('r'); // same shape as a real ref, so the preview counts the same
         try {
           const info = await this.options.store.putBlob(this.sessionId, { toolName, toolCallId, content: new TextEncoder().encode(content) });
           return info.id;

@@ -1,0 +1,48 @@
+import * as vscode from 'vscode';
+import type { Message } from '../core/model/message';
+import type { CompactionEventRecord, SessionInfo, TurnUsageRecord } from '../core/persistence/types';
+import type { SessionController } from '../host/sessionController';
+
+export function sessionToMarkdown(info: SessionInfo, transcript: Message[], compactions: CompactionEventRecord[], usage: TurnUsageRecord[]): string {
+  const lines = [`# ${info.title}`, '', `Session ${info.id} · ${new Date(info.createdAt).toISOString()} · ${usage.length} requests · ${compactions.length} compactions`, ''];
+  const events = [...compactions].sort((a, b) => a.startedAt - b.startedAt);
+  let e = 0;
+  for (const m of transcript) {
+    while (e < events.length && events[e].startedAt <= m.createdAt) {
+      const c = events[e++];
+      lines.push(`> **Compaction** (${c.trigger}, ${c.status}): ${c.tokensBefore} → ${c.tokensAfter} tokens; ${c.strategies.join(', ')}`, '');
+    }
+    if (m.role === 'user' && m.kind === 'user') lines.push('## User', '', m.content, '');
+    else if (m.role === 'assistant') {
+      lines.push('## Assistant', '', m.content, '');
+      for (const c of m.toolCalls ?? []) lines.push(`- tool call \`${c.name}\` \`${c.arguments}\``);
+      if (m.toolCalls?.length) lines.push('');
+    } else if (m.role === 'tool') {
+      lines.push(`### Result of ${m.toolName ?? 'tool'}${m.meta?.offloadRef ? ` (full output: ${m.meta.offloadRef})` : ''}`, '', '```', m.content, '```', '');
+    }
+  }
+  return lines.join('\n');
+}
+
+/** Tally: Export Session — Markdown (readable) or JSON (complete records). */
+export async function exportSessionCommand(sessions: SessionController, args?: { format: 'markdown' | 'json'; target: string }): Promise<string | undefined> {
+  const session = await sessions.current();
+  const store = await sessions.store();
+  const format = args?.format ?? (await vscode.window.showQuickPick(['markdown', 'json'], { title: 'Tally: Export Session — format' }));
+  if (format !== 'markdown' && format !== 'json') return undefined;
+  const target =
+    args?.target ??
+    (await vscode.window.showSaveDialog({ title: 'Tally: Export Session', filters: format === 'json' ? { JSON: ['json'] } : { Markdown: ['md'] } }))?.fsPath;
+  if (!target) return undefined;
+  const [transcript, compactions, usage] = await Promise.all([
+    store.loadTranscript(session.info.id),
+    store.listCompactionEvents(session.info.id),
+    store.listTurnUsage(session.info.id),
+  ]);
+  const text =
+    format === 'json'
+      ? JSON.stringify({ session: session.info, transcript, compactions, usage }, null, 2)
+      : sessionToMarkdown(session.info, transcript, compactions, usage);
+  await vscode.workspace.fs.writeFile(vscode.Uri.file(target), Buffer.from(text, 'utf8'));
+  return target;
+}

@@ -1,0 +1,22 @@
+import * as vscode from 'vscode';
+import type { SessionController } from '../host/sessionController';
+
+export async function resumeSessionCommand(sessions: SessionController, id?: string): Promise<string | undefined> {
+  const store = await sessions.store();
+  if (!id) {
+    const list = (await store.listSessions()).sort((a, b) => b.updatedAt - a.updatedAt);
+    if (list.length === 0) {
+      void vscode.window.showInformationMessage('Tally has no saved sessions yet.');
+      return undefined;
+    }
+    const pick = await vscode.window.showQuickPick(
+      list.map((s) => ({ label: s.title, description: new Date(s.updatedAt).toLocaleString(), detail: s.origin?.startsWith('replay:') ? 'replay of a recorded run' : undefined, id: s.id })),
+      { title: 'Tally: Resume Session', matchOnDescription: true },
+    );
+    id = pick?.id;
+  }
+  if (!id) return undefined;
+  const info = await store.getSession(id);
+  const session = await sessions.open(id, info?.origin?.startsWith('replay:') ? info.origin.slice('replay:'.length) : undefined);
+  return session.info.id;
+}

@@ -1,0 +1,68 @@
+import { TextDecoder } from 'util';
+import * as vscode from 'vscode';
+import { getTokenCounter } from '../core/accounting/tokenizer';
+import { policyNamed } from '../core/replay/baselines';
+import { replayRun } from '../core/replay/replay';
+import { importTranscriptFile } from '../core/transcripts/detect';
+import type { SessionController } from '../host/sessionController';
+
+export const DEMO_RUN = 'media/demo/demo-run.traj.json';
+const DEMO_WINDOW = 32_000;
+
+/** Replays a recorded run through the context manager into a new session and opens it in the inspector (F25). */
+export async function replayIntoSession(sessions: SessionController, file: string, label: string, window: number): Promise<string> {
+  const transcript = importTranscriptFile(file);
+  const store = await sessions.store();
+  const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Tally: replaying ${label}…` }, () =>
+    replayRun({
+      label,
+      messages: transcript.messages,
+      policy: policyNamed('tally'),
+      store,
+      counter: getTokenCounter('o200k_base'),
+      contextWindow: window,
+      maxOutputTokens: Math.min(8_192, Math.floor(window / 8)),
+    }),
+  );
+  await sessions.open(report.sessionId, label);
+  await vscode.commands.executeCommand('tally.openInspector');
+  return report.sessionId;
+}
+
+export async function openTranscriptCommand(sessions: SessionController, file?: string): Promise<string | undefined> {
+  if (!file) {
+    const picked = await vscode.window.showOpenDialog({
+      title: 'Tally: Open Transcript in Inspector',
+      canSelectMany: false,
+      filters: { 'Agent transcripts': ['json', 'jsonl', 'traj'] },
+    });
+    file = picked?.[0]?.fsPath;
+  }
+  if (!file) return undefined;
+  const window = vscode.workspace.getConfiguration('tally').get<number | null>('contextWindow') ?? 128_000;
+  try {
+    return await replayIntoSession(sessions, file, vscode.workspace.asRelativePath(file), window);
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Tally: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+export function openDemoReplayCommand(sessions: SessionController, extensionUri: vscode.Uri): Promise<string> {
+  const file = vscode.Uri.joinPath(extensionUri, DEMO_RUN).fsPath;
+  return replayIntoSession(sessions, file, 'demo: mini-swe-agent run (32K window)', DEMO_WINDOW);
+}
+
+/** Opens an offloaded tool result in an editor, read from the store. */
+export async function openResultCommand(sessions: SessionController, refId: string): Promise<void> {
+  const store = await sessions.store();
+  const info = await store.getBlobInfo(refId);
+  if (!info) {
+    void vscode.window.showErrorMessage(`Tally: no stored result with ref_id "${refId}".`);
+    return;
+  }
+  const slice = await store.readBlob(refId, 0, Math.min(info.byteSize, 64 * 1024 * 1024));
+  const content = new TextDecoder('utf-8', { fatal: false }).decode(slice.bytes);
+  const doc = await vscode.workspace.openTextDocument({ content, language: 'log' });
+  await vscode.window.showTextDocument(doc, { preview: true });
+}

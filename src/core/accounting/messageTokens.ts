@@ -1,0 +1,49 @@
+import type { Message } from '../model/message';
+import type { ToolDefinition } from '../model/tool';
+import type { TokenCounter } from './tokenizer';
+
+/** Per-message framing tokens (role markers, separators) as chat formats add them. */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+/** Per tool call: id, type and argument framing. */
+export const TOOL_CALL_OVERHEAD_TOKENS = 8;
+/** A fixed estimate per attached image (providers bill images by size; this is a middle value). */
+export const IMAGE_TOKEN_ESTIMATE = 1_000;
+
+export function countText(text: string, counter: TokenCounter): number {
+  return counter.count(text);
+}
+
+/**
+ * Tokens a message adds to a request: content, tool-call names and raw JSON arguments, the tool
+ * result's name, framing, and images. Counted once: the result is stored on the message with the
+ * encoding it was counted with (F1).
+ */
+export function countMessage(message: Message, counter: TokenCounter): number {
+  if (message.tokens !== undefined && message.tokenEncoding === counter.encoding) return message.tokens;
+  let total = MESSAGE_OVERHEAD_TOKENS + counter.count(message.content);
+  for (const call of message.toolCalls ?? []) total += TOOL_CALL_OVERHEAD_TOKENS + counter.count(call.name) + counter.count(call.arguments);
+  if (message.role === 'tool') total += counter.count(message.toolName ?? '') + 2;
+  total += (message.meta?.images ?? 0) * IMAGE_TOKEN_ESTIMATE;
+  message.tokens = total;
+  message.tokenEncoding = counter.encoding;
+  return total;
+}
+
+/** Deterministic JSON (sorted keys) so the same tools always serialize, and count, the same. */
+export function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as Record<string, unknown>)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${stableStringify((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Tokens of the tool definitions sent with a request. */
+export function countToolDefinitions(definitions: readonly ToolDefinition[], counter: TokenCounter): number {
+  let total = 0;
+  for (const d of definitions) total += TOOL_CALL_OVERHEAD_TOKENS + counter.count(d.name) + counter.count(d.description) + counter.count(stableStringify(d.inputSchema));
+  return total;
+}

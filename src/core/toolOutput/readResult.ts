@@ -1,0 +1,41 @@
+import { TextDecoder } from 'util';
+import type { ToolDefinition } from '../model/tool';
+import type { SessionStore } from '../persistence/types';
+
+export const READ_RESULT_DEFAULT_LIMIT = 16 * 1024;
+export const READ_RESULT_MAX_LIMIT = 64 * 1024;
+
+export const READ_RESULT_TOOL: ToolDefinition = {
+  name: 'read_result',
+  description: 'Read part of a stored tool result by its ref_id (large outputs are stored in full and referenced in the conversation). Returns the bytes [offset, offset+limit).',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      ref_id: { type: 'string', description: 'The ref_id shown where the result was stored.' },
+      offset: { type: 'integer', minimum: 0, description: 'Byte offset to start at (default 0).' },
+      limit: { type: 'integer', minimum: 1, maximum: READ_RESULT_MAX_LIMIT, description: `Bytes to read (default ${READ_RESULT_DEFAULT_LIMIT}).` },
+    },
+    required: ['ref_id'],
+  },
+  source: 'builtin',
+};
+
+/** Raw bytes of a stored result's slice, exactly as stored. */
+export async function readResultBytes(store: SessionStore, refId: string, offset = 0, limit = READ_RESULT_DEFAULT_LIMIT) {
+  if (!Number.isInteger(offset) || offset < 0) throw new Error(`offset must be a whole number ≥ 0 (got ${offset})`);
+  if (!Number.isInteger(limit) || limit <= 0) throw new Error(`limit must be a whole number > 0 (got ${limit})`);
+  const info = await store.getBlobInfo(refId);
+  if (!info) throw new Error(`no stored result has ref_id "${refId}"`);
+  if (offset > info.byteSize) throw new Error(`offset ${offset} is past the end of the result (${info.byteSize} bytes)`);
+  return store.readBlob(refId, offset, Math.min(limit, READ_RESULT_MAX_LIMIT));
+}
+
+/** The read_result tool's text: a header with the byte range, then the slice. */
+export async function readResult(store: SessionStore, args: { ref_id: string; offset?: number; limit?: number }): Promise<string> {
+  const slice = await readResultBytes(store, args.ref_id, args.offset ?? 0, args.limit ?? READ_RESULT_DEFAULT_LIMIT);
+  const end = slice.offset + slice.bytes.length;
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(slice.bytes);
+  const next = end < slice.totalBytes ? ` Next: offset=${end}.` : ' This is the end.';
+  const partialChar = slice.bytes.length > 0 && ((slice.bytes[0] & 0xc0) === 0x80 || text.endsWith('\uFFFD')) ? ' (the slice cuts a multi-byte character at an edge)' : '';
+  return `[bytes ${slice.offset}–${end} of ${slice.totalBytes}${partialChar}.${next}]\n${text}`;
+}

@@ -1,0 +1,117 @@
+import { TextDecoder } from 'util';
+import type { TruncationInfo } from '../model/message';
+
+export interface TruncationLimits {
+  maxLines: number;
+  maxBytes: number;
+}
+
+export interface Truncated {
+  text: string;
+  info?: TruncationInfo;
+  /** The input bytes were not valid UTF-8 and were decoded with replacement characters. */
+  invalidUtf8?: boolean;
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** Decodes bytes as UTF-8, noting whether anything had to be replaced. */
+export function decodeOutput(output: string | Uint8Array): { text: string; invalidUtf8: boolean } {
+  if (typeof output === 'string') return { text: output, invalidUtf8: false };
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(output), invalidUtf8: false };
+  } catch {
+    return { text: new TextDecoder('utf-8', { fatal: false }).decode(output), invalidUtf8: true };
+  }
+}
+
+function countLines(text: string): number {
+  if (!text) return 0;
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) if (i < text.length - 1) lines++;
+  return lines;
+}
+
+/** The longest prefix of `text` whose UTF-8 encoding fits `maxBytes`, never splitting a character. */
+export function utf8Prefix(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return '';
+  let candidate = text.length > maxBytes ? text.slice(0, maxBytes) : text;
+  if (Buffer.byteLength(candidate) <= maxBytes) return candidate;
+  const bytes = Buffer.from(candidate);
+  let cut = maxBytes;
+  while (cut > 0 && (bytes[cut] & 0xc0) === 0x80) cut--; // back to a character's first byte
+  candidate = bytes.subarray(0, cut).toString('utf8');
+  return candidate.endsWith('\uFFFD') && !text.startsWith(candidate) ? candidate.slice(0, -1) : candidate;
+}
+
+/** The longest suffix of `text` whose UTF-8 encoding fits `maxBytes`, never splitting a character. */
+export function utf8Suffix(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return '';
+  let candidate = text.length > maxBytes ? text.slice(text.length - maxBytes) : text;
+  if (Buffer.byteLength(candidate) <= maxBytes) return candidate;
+  const bytes = Buffer.from(candidate);
+  let start = bytes.length - maxBytes;
+  while (start < bytes.length && (bytes[start] & 0xc0) === 0x80) start++;
+  candidate = bytes.subarray(start).toString('utf8');
+  return candidate.startsWith('\uFFFD') && !text.endsWith(candidate) ? candidate.slice(1) : candidate;
+}
+
+/** Index just past the n-th newline from the start (or the text's end). */
+function afterLines(text: string, n: number): number {
+  let at = 0;
+  for (let k = 0; k < n; k++) {
+    const next = text.indexOf('\n', at);
+    if (next === -1) return text.length;
+    at = next + 1;
+  }
+  return at;
+}
+
+/** Index where the last n lines begin. */
+function beforeLastLines(text: string, n: number): number {
+  let at = text.endsWith('\n') ? text.length - 1 : text.length;
+  for (let k = 0; k < n; k++) {
+    const prev = text.lastIndexOf('\n', at - 1);
+    if (prev === -1) return 0;
+    at = prev;
+  }
+  return at === 0 ? 0 : at + 1;
+}
+
+/**
+ * Head + tail truncation by lines and by bytes (F5): keeps the first and the last lines (where
+ * errors usually are) and says in the middle what was left out. Works on scans from both ends, so
+ * a 10 MB output costs about as much as finding its newlines.
+ */
+export function truncateOutput(output: string | Uint8Array, limits: TruncationLimits): Truncated {
+  const { text, invalidUtf8 } = decodeOutput(output);
+  const totalBytes = typeof output === 'string' ? Buffer.byteLength(text) : output.length;
+  const totalLines = countLines(text);
+  if (totalLines <= limits.maxLines && totalBytes <= limits.maxBytes) return { text, invalidUtf8 };
+
+  const headLines = Math.ceil(limits.maxLines / 2);
+  const tailLines = Math.floor(limits.maxLines / 2);
+  const markerBudget = 120;
+  const halfBytes = Math.max(0, Math.floor((limits.maxBytes - markerBudget) / 2));
+  let head = text.slice(0, afterLines(text, headLines));
+  let tail = text.slice(beforeLastLines(text, tailLines));
+  if (head.length + tail.length >= text.length) {
+    // The lines fit: only bytes are over. Split the byte budget between both ends.
+    head = utf8Prefix(text, halfBytes);
+    tail = utf8Suffix(text.slice(head.length), halfBytes);
+  } else {
+    head = utf8Prefix(head, halfBytes);
+    tail = utf8Suffix(tail, halfBytes);
+  }
+  const keptBytes = Buffer.byteLength(head) + Buffer.byteLength(tail);
+  const keptLines = countLines(head) + countLines(tail);
+  const omittedLines = Math.max(0, totalLines - keptLines);
+  const omittedBytes = Math.max(0, totalBytes - keptBytes);
+  const marker = `[… omitted ${fmt(omittedLines)} of ${fmt(totalLines)} lines (${fmt(omittedBytes)} bytes) …]`;
+  const joined = `${head}${head.endsWith('\n') || !head ? '' : '\n'}${marker}\n${tail}`;
+  return {
+    text: joined,
+    invalidUtf8,
+    info: { originalBytes: totalBytes, originalLines: totalLines, keptBytes, omittedLines, omittedBytes },
+  };
+}

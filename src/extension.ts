@@ -1,0 +1,80 @@
+import * as vscode from 'vscode';
+import { compactContextCommand } from './commands/compactContext';
+import { exportSessionCommand } from './commands/exportSession';
+import { selectModelCommand, setApiKeyCommand } from './commands/modelCommands';
+import { resumeSessionCommand } from './commands/sessionCommands';
+import { openDemoReplayCommand, openResultCommand, openTranscriptCommand } from './commands/transcriptCommands';
+import { AgentFactory } from './host/agentFactory';
+import { SessionController } from './host/sessionController';
+import { SessionStoreHost } from './host/sessionStoreHost';
+import { ApiKeys } from './secrets/apiKeys';
+import { ContextMeter } from './views/contextMeter';
+import { ChatViewProvider } from './views/chatViewProvider';
+import { InspectorPanel } from './views/inspectorPanel';
+import { showLoadedInstructions } from './commands/showInstructions';
+
+/** What the extension-host tests reach through `activate()`'s return value. */
+export interface TallyApi {
+  sessions: SessionController;
+  agents: AgentFactory;
+}
+
+/**
+ * Activation only wires things up: the tokenizer's ranks and the database load on first use,
+ * so starting VS Code costs nothing noticeable.
+ */
+export function activate(context: vscode.ExtensionContext): TallyApi {
+  const log = vscode.window.createOutputChannel('Tally', { log: true });
+  const storeHost = new SessionStoreHost(context, log);
+  const keys = new ApiKeys(context.secrets);
+  const agents = new AgentFactory(context, log);
+  const sessions = new SessionController(storeHost, keys, agents, log);
+  const chat = new ChatViewProvider(context.extensionUri, sessions, log);
+  const meter = new ContextMeter(sessions);
+  const run = <T>(task: () => Promise<T>) => async (): Promise<T | undefined> => {
+    try {
+      return await task();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log.error(message);
+      void vscode.window.showErrorMessage(`Tally: ${message}`);
+      return undefined;
+    }
+  };
+
+  context.subscriptions.push(
+    log,
+    storeHost,
+    sessions,
+    chat,
+    meter,
+    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat),
+    vscode.commands.registerCommand('tally.ping', () => 'pong'),
+    vscode.commands.registerCommand('tally.compactContext', (focus?: string) => run(() => compactContextCommand(sessions, typeof focus === 'string' ? focus : undefined))()),
+    vscode.commands.registerCommand('tally.openInspector', () => run(async () => {
+      InspectorPanel.show(context.extensionUri, sessions, log);
+      return true;
+    })()),
+    vscode.commands.registerCommand('tally.newSession', () => run(async () => (await sessions.create()).info.id)()),
+    vscode.commands.registerCommand('tally.resumeSession', (id?: string) => run(() => resumeSessionCommand(sessions, typeof id === 'string' ? id : undefined))()),
+    vscode.commands.registerCommand('tally.selectModel', () => run(selectModelCommand)()),
+    vscode.commands.registerCommand('tally.setApiKey', (args?: Parameters<typeof setApiKeyCommand>[1]) => run(() => setApiKeyCommand(keys, args))()),
+    vscode.commands.registerCommand('tally.showLoadedInstructions', () => run(() => showLoadedInstructions(agents))()),
+    vscode.commands.registerCommand('tally.exportSession', (args?: Parameters<typeof exportSessionCommand>[1]) => run(() => exportSessionCommand(sessions, args))()),
+    vscode.commands.registerCommand('tally.openTranscript', (file?: string) => run(() => openTranscriptCommand(sessions, typeof file === 'string' ? file : undefined))()),
+    vscode.commands.registerCommand('tally.openDemoReplay', () => run(() => openDemoReplayCommand(sessions, context.extensionUri))()),
+    vscode.commands.registerCommand('tally.openResult', (refId: string) => run(() => openResultCommand(sessions, refId))()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('tally') && sessions.active && !sessions.active.agent?.busy) void sessions.open(sessions.active.info.id, sessions.active.replayLabel);
+    }),
+    keys.onDidChange(() => {
+      if (sessions.active && !sessions.active.agent?.busy && !sessions.active.replayLabel) void sessions.open(sessions.active.info.id);
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => agents.onTrustChanged()),
+  );
+  return { sessions, agents };
+}
+
+export function deactivate(): void {
+  // Disposables (including the store's final flush) run through context.subscriptions.
+}
