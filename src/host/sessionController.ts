@@ -104,8 +104,9 @@ export class SessionController implements vscode.Disposable {
       fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : { system: 0, skills: 0, tools: 0 },
     };
     if (chat) {
-      session.agent = await this.agents.create({ manager, chat, config, onFixed: (fixed) => (session.fixed = fixed) });
-      this.subscriptions.push(session.agent.on((event) => this.onAgent(event)));
+      const agent = await this.agents.create({ manager, chat, config, store, onFixed: (fixed: FixedComponents) => (session.fixed = fixed) });
+      session.agent = agent;
+      this.subscriptions.push(agent.on((event) => this.onAgent(event)));
     }
     this.subscriptions.push(manager.onCompaction(() => this.changed.fire()));
     this.activeSession = session;

@@ -393,8 +393,10 @@ export class ContextManager {
 
     try {
       const outcome = await runStrategyChain(before, strategies, ctx);
-      const after = normalizeHistory(outcome.messages).messages;
-      const violations = validateHistory(after.filter((m) => m.agentVisible));
+      // Calls still running (compact_context itself) stay open; everything else must pair up.
+      const open = this.openCallIds();
+      const after = normalizeHistory(outcome.messages).messages.filter((m) => !(m.kind === 'aborted' && m.meta?.synthetic && open.has(m.toolCallId ?? '')));
+      const violations = validateHistory(after.filter((m) => m.agentVisible)).filter((v) => ![...open].some((id) => v.includes(`"${id}"`)));
       if (violations.length) throw new Error(`compaction produced an invalid history: ${violations[0]}`);
       const tokensAfter = fixedTokens + totalTokens(after, this.count);
       const changed = outcome.removed.length > 0;

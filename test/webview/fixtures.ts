@@ -1,0 +1,136 @@
+/** Realistic host states for the webview tests: a coding session two hours in, one compaction behind it. */
+import type { CompactionEventRecord, RequestItem } from '../../src/core/persistence/types';
+import type { ChatState } from '../../src/protocol/chat';
+import type { CompactionPreviewView, InspectorState } from '../../src/protocol/inspector';
+
+const T0 = Date.UTC(2025, 4, 12, 9, 30);
+
+export const compaction: CompactionEventRecord = {
+  id: 'cmp-1',
+  sessionId: 's-1',
+  trigger: 'auto',
+  status: 'complete',
+  strategies: ['tool-result-masking', 'tool-call-summarization', 'threshold-summarization'],
+  tokensBefore: 176_420,
+  tokensAfter: 71_980,
+  messagesBefore: 212,
+  messagesAfter: 64,
+  startedAt: T0 + 40 * 60_000,
+  durationMs: 3_420,
+  summary: 'Goal: make `npm test` pass after the config loader refactor.\nDone: fixed path resolution in src/config/load.ts; 3 of 5 failing tests pass.\nNext: the two snapshot tests in test/config.test.ts.',
+  removed: [
+    { messageId: 'm-17', reason: 'archived', strategy: 'tool-result-masking', kind: 'tool_result', role: 'tool', tokens: 18_230, toolName: 'run_command', offloadRef: 'res_a1', preview: '> jest --runInBand\nFAIL test/config.test.ts' },
+    { messageId: 'm-22', reason: 'tool_summarized', strategy: 'tool-call-summarization', kind: 'tool_result', role: 'tool', tokens: 9_400, toolName: 'read_file', preview: 'export function loadConfig(' },
+    { messageId: 'm-3', reason: 'summarized', strategy: 'threshold-summarization', kind: 'assistant', role: 'assistant', tokens: 2_100, preview: 'I will start by reading the loader.' },
+  ],
+};
+
+export const olderCompaction: CompactionEventRecord = {
+  ...compaction,
+  id: 'cmp-0',
+  trigger: 'manual',
+  focus: 'keep the stack trace',
+  startedAt: T0 + 10 * 60_000,
+  tokensBefore: 90_000,
+  tokensAfter: 60_000,
+  summary: 'Earlier summary.',
+  removed: [],
+};
+
+const components = { system: 3_200, skills: 1_800, tools: 9_400, messages: 28_500, toolResults: 61_200, summaries: 4_100 };
+export const used = Object.values(components).reduce((a, b) => a + b, 0);
+
+function turn(i: number, scale: number, compactionId?: string) {
+  const c = { system: 3_200, skills: 1_800, tools: 9_400, messages: Math.round(20_000 * scale), toolResults: Math.round(50_000 * scale), summaries: compactionId ? 4_100 : 0 };
+  const total = Object.values(c).reduce((a, b) => a + b, 0);
+  return { requestIndex: i, createdAt: T0 + i * 5 * 60_000, components: c, estimatedInputTokens: total, reportedInputTokens: Math.round(total * 1.03), reportedOutputTokens: 850, cacheReadTokens: Math.round(total * 0.7), compactionId, itemCount: 10 + i * 3 };
+}
+
+export const currentItems: RequestItem[] = [
+  { messageId: 'sys', role: 'system', kind: 'system', tokens: 3_200, badges: ['synthetic'], preview: 'You are Tally, a coding agent…' },
+  { messageId: 'sum-1', role: 'user', kind: 'summary', tokens: 4_100, badges: ['summarized', 'synthetic'], preview: 'Goal: make `npm test` pass…' },
+  { messageId: 'u-40', role: 'user', kind: 'user', tokens: 120, badges: ['pinned'], preview: 'Never touch the generated files in src/gen.' },
+  { messageId: 'a-41', role: 'assistant', kind: 'assistant', tokens: 640, badges: [], preview: 'Running the snapshot tests now.' },
+  { messageId: 't-42', role: 'tool', kind: 'tool_result', tokens: 31_000, toolName: 'run_command', badges: ['truncated', 'offloaded'], preview: '> jest test/config.test.ts\n… 1,204 lines omitted …' },
+  { messageId: 't-43', role: 'tool', kind: 'tool_result', tokens: 8_800, toolName: 'read_file', badges: [], preview: 'import { loadConfig } from "../src/config/load";' },
+  { messageId: 'a-44', role: 'assistant', kind: 'assistant', tokens: 410, badges: [], preview: 'The snapshot differs only in path separators.' },
+];
+
+export const inspectorState: InspectorState = {
+  session: { id: 's-1', title: 'Fix config loader tests', origin: 'chat' },
+  model: 'Claude Sonnet 4.5',
+  budget: {
+    contextWindow: 200_000,
+    maxOutputTokens: 16_000,
+    effectiveWindow: 184_000,
+    components,
+    used,
+    percent: used / 184_000,
+    compactAtTokens: Math.floor(184_000 * 0.95),
+    blockAtTokens: Math.floor(184_000 * 0.98),
+    calibration: { factor: 1.031, error: 0.012, samples: 9 },
+  },
+  turns: [turn(0, 0.2), turn(1, 0.6), turn(2, 1.2), turn(3, 2.1), turn(4, 0.9, 'cmp-1'), turn(5, 1.3)],
+  compactions: [compaction, olderCompaction],
+  blobs: [
+    { id: 'res_a1', sessionId: 's-1', toolName: 'run_command', toolCallId: 'call_17', byteSize: 48_213, lineCount: 1_204, sha256: 'ab12cd34ef56ab12cd34ef56', createdAt: T0 + 30 * 60_000 },
+    { id: 'res_b2', sessionId: 's-1', toolName: 'search', byteSize: 9_950, lineCount: 310, sha256: 'ff00ee11dd22cc33bb44aa55', createdAt: T0 + 50 * 60_000 },
+  ],
+  current: currentItems,
+  averageTurnTokens: 6_400,
+  turnsRemaining: 10,
+};
+
+export const turnItems: RequestItem[] = currentItems.slice(0, 6).map((i) => ({ ...i, messageId: `${i.messageId}-t3` }));
+
+export const preview: CompactionPreviewView = {
+  focus: 'keep the snapshot diff',
+  tokensBefore: used,
+  tokensAfter: 52_300,
+  strategies: ['tool-result-masking', 'threshold-summarization'],
+  removed: [
+    { messageId: 't-42', reason: 'archived', strategy: 'tool-result-masking', kind: 'tool_result', role: 'tool', tokens: 31_000, toolName: 'run_command', offloadRef: 'res_a1', preview: '> jest test/config.test.ts' },
+    { messageId: 'a-41', reason: 'summarized', strategy: 'threshold-summarization', kind: 'assistant', role: 'assistant', tokens: 640, preview: 'Running the snapshot tests now.' },
+  ],
+  status: 'complete',
+};
+
+export const chatState: ChatState = {
+  sessionId: 's-1',
+  sessionTitle: 'Fix config loader tests',
+  busy: true,
+  entries: [
+    { kind: 'user', id: 'u-1', text: 'The config tests fail after my refactor. Can you fix them?' },
+    {
+      kind: 'assistant',
+      id: 'a-1',
+      text: 'Let me run the tests first.\n```sh\nnpm test -- test/config.test.ts\n```',
+      toolCalls: [
+        { callId: 'call_1', name: 'run_command', arguments: '{"command":"npm test -- test/config.test.ts","timeout":120}', status: 'done', resultPreview: 'FAIL test/config.test.ts\n  ● loads relative paths\n[full output stored: read_result("res_a1")]', truncated: true, offloadRef: 'res_a1' },
+      ],
+    },
+    { kind: 'compaction', id: 'cmp-1', record: compaction },
+    {
+      kind: 'assistant',
+      id: 'a-2',
+      text: 'The loader joins paths with "/". I will patch it.',
+      toolCalls: [
+        {
+          callId: 'call_2',
+          name: 'edit_file',
+          arguments: '{"path":"src/config/load.ts","old":"a + \'/\' + b","new":"path.join(a, b)"}',
+          status: 'awaiting_approval',
+          approval: { title: 'Edit src/config/load.ts', detail: "--- a/src/config/load.ts\n+++ b/src/config/load.ts\n-  return a + '/' + b;\n+  return path.join(a, b);", kind: 'edit' },
+        },
+      ],
+    },
+    { kind: 'notice', id: 'n-1', text: 'Connection problem (429); retrying in 4 s…', level: 'warning' },
+  ],
+  meter: { percent: 0.62, used: 114_080, effectiveWindow: 184_000, compactAt: 174_800 },
+  model: { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5' },
+  models: [{ id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5' }],
+  sessions: [
+    { id: 's-1', title: 'Fix config loader tests', updatedAt: T0 + 60 * 60_000 },
+    { id: 's-0', title: 'Add CSV export', updatedAt: T0 - 86_400_000 },
+  ],
+};

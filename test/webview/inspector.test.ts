@@ -1,0 +1,231 @@
+import * as assert from 'assert';
+import { mkdirSync } from 'fs';
+import * as path from 'path';
+import type { Page } from 'playwright-core';
+import { compaction, inspectorState, preview, turnItems, used } from './fixtures';
+import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+
+describe('inspector webview (headless Chromium, host CSP)', function () {
+  this.timeout(60_000);
+  let harness: Harness;
+  let page: Page;
+
+  before(async () => {
+    harness = await startHarness();
+  });
+  after(async () => {
+    await harness?.close();
+  });
+  beforeEach(async () => {
+    page = await harness.open('inspector');
+    await hostSends(page, { type: 'state', state: inspectorState });
+  });
+  afterEach(async () => {
+    assert.deepStrictEqual(await cspViolations(page), [], 'no CSP violations');
+    assert.deepStrictEqual(errorsIn(page), [], 'no uncaught errors');
+    await page.close();
+  });
+
+  it('posts ready on start, and shows session, model, calibration and forecast', async () => {
+    const messages = await posted(page);
+    assert.deepStrictEqual(messages[0], { type: 'ready' });
+    const header = await page.textContent('.inspector-header');
+    assert.match(header ?? '', /Fix config loader tests/);
+    assert.match(header ?? '', /Claude Sonnet 4\.5/);
+    assert.match(header ?? '', /×1\.031 ± 0\.012/);
+    assert.match(header ?? '', /≈ 10/);
+    assert.strictEqual(await page.locator('.replay-label').count(), 0, 'no replay label on a live session');
+  });
+
+  it('draws segments that add up to the window, used ones to budget.used, with both threshold markers', async () => {
+    const segs = await page.$$eval('.stacked-bar .seg', (els) =>
+      els.map((e) => ({ name: e.getAttribute('data-segment'), tokens: Number(e.getAttribute('data-tokens')), width: e.getBoundingClientRect().width, title: e.getAttribute('title') })),
+    );
+    const budget = inspectorState.budget!;
+    assert.deepStrictEqual(segs.map((s) => s.name), ['system', 'skills', 'tools', 'messages', 'toolResults', 'summaries', 'free', 'reserve']);
+    assert.strictEqual(segs.reduce((a, s) => a + s.tokens, 0), budget.contextWindow);
+    const usedNames = ['system', 'skills', 'tools', 'messages', 'toolResults', 'summaries'];
+    assert.strictEqual(segs.filter((s) => usedNames.includes(s.name!)).reduce((a, s) => a + s.tokens, 0), used);
+    assert.strictEqual(segs.find((s) => s.name === 'reserve')!.tokens, budget.maxOutputTokens);
+    // Widths are proportional: tool results (61,200 of 200,000) is ~30.6% of the bar.
+    const barWidth = await page.$eval('.stacked-bar', (e) => e.clientWidth);
+    const total = segs.reduce((a, s) => a + s.width, 0);
+    assert.ok(Math.abs(total - barWidth) < 2, `segments fill the bar (${total} vs ${barWidth})`);
+    const results = segs.find((s) => s.name === 'toolResults')!;
+    assert.ok(Math.abs(results.width / barWidth - 61_200 / 200_000) < 0.01);
+    assert.match(results.title ?? '', /Tool results: 61,200 tokens \(30\.6%/);
+    const compactMarker = page.locator('.marker[data-marker="compact"]');
+    assert.strictEqual(await compactMarker.getAttribute('data-tokens'), String(budget.compactAtTokens));
+    assert.strictEqual(await page.locator('.marker[data-marker="block"]').getAttribute('data-tokens'), String(budget.blockAtTokens));
+    // The legend repeats every number as text.
+    assert.match((await page.textContent('.legend [data-legend="toolResults"]')) ?? '', /61,200\s*30\.6%/);
+  });
+
+  it('shrinks the free space and keeps the sum when the context overflows', async () => {
+    const b = inspectorState.budget!;
+    const over = { ...b, components: { ...b.components, toolResults: 190_000 }, used: b.used - 61_200 + 190_000 };
+    await hostSends(page, { type: 'state', state: { ...inspectorState, budget: over } });
+    const free = await page.getAttribute('.seg[data-segment="free"]', 'data-tokens');
+    assert.strictEqual(free, '0');
+    const widths = await page.$$eval('.stacked-bar .seg', (els) => els.reduce((a, e) => a + e.getBoundingClientRect().width, 0));
+    const barWidth = await page.$eval('.stacked-bar', (e) => e.clientWidth);
+    assert.ok(widths <= barWidth + 2, 'the bar does not spill over');
+  });
+
+  it('labels replays and shows the 128K fallback warning', async () => {
+    await hostSends(page, { type: 'state', state: { ...inspectorState, replayLabel: 'swe-agent trajectory django-11099.traj', budget: { ...inspectorState.budget!, warning: 'Unknown context window for "local-model": assuming 128K.' } } });
+    assert.match((await page.textContent('.replay-label')) ?? '', /Replay of a recorded run: swe-agent trajectory/);
+    assert.match((await page.textContent('[data-warning="window"]')) ?? '', /assuming 128K/);
+  });
+
+  it('selecting a request posts selectTurn and lists the reply item by item, sortable by size', async () => {
+    assert.strictEqual(await page.locator('.turn[data-request-index]').count(), inspectorState.turns.length);
+    assert.strictEqual(await page.getAttribute('.turn[data-request-index="4"]', 'data-compaction'), 'cmp-1', 'the compaction is marked');
+    await clearPosted(page);
+    await page.click('.turn[data-request-index="3"]');
+    assert.deepStrictEqual(await posted(page), [{ type: 'selectTurn', requestIndex: 3 }]);
+    await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems });
+    const rows = page.locator('.turn-slot .item');
+    assert.strictEqual(await rows.count(), turnItems.length);
+    const first = await rows.nth(4).textContent();
+    assert.match(first ?? '', /tool/);
+    assert.match(first ?? '', /tool_result · run_command/);
+    assert.match(first ?? '', /31,000 tok/);
+    assert.match(first ?? '', /truncated/);
+    assert.match(first ?? '', /offloaded/);
+    assert.match(first ?? '', /1,204 lines omitted/);
+    await page.click('.turn-slot vscode-button[data-sort="size"]');
+    const sizes = await page.$$eval('.turn-slot .item', (els) => els.map((e) => Number(e.getAttribute('data-tokens'))));
+    assert.deepStrictEqual(sizes, [...sizes].sort((a, b) => b - a));
+    assert.strictEqual(sizes[0], 31_000);
+    await page.click('.turn-slot vscode-button[data-sort="position"]');
+    const positions = await page.$$eval('.turn-slot .item', (els) => els.map((e) => Number(e.getAttribute('data-position'))));
+    assert.deepStrictEqual(positions, [0, 1, 2, 3, 4, 5]);
+    assert.deepStrictEqual((await posted(page)).filter((m) => m.type !== 'selectTurn'), [], 'sorting is local');
+  });
+
+  it('ignores a late reply for a request that is no longer selected', async () => {
+    await page.click('.turn[data-request-index="1"]');
+    await page.click('.turn[data-request-index="2"]');
+    await hostSends(page, { type: 'turnItems', requestIndex: 1, items: turnItems });
+    assert.strictEqual(await page.locator('.turn-slot .item').count(), 0);
+  });
+
+  it('pins and unpins items of the next request', async () => {
+    await clearPosted(page);
+    await page.click('vscode-button[data-pin="a-41"]');
+    await page.click('vscode-button[data-pin="u-40"]');
+    assert.deepStrictEqual(await posted(page), [
+      { type: 'pin', messageId: 'a-41', pinned: true },
+      { type: 'pin', messageId: 'u-40', pinned: false },
+    ]);
+    assert.strictEqual((await page.textContent('vscode-button[data-pin="u-40"]'))?.trim(), 'Unpin');
+  });
+
+  it('shows the compaction history newest first, expandable to summary and removed items', async () => {
+    const ids = await page.$$eval('.compaction', (els) => els.map((e) => e.getAttribute('data-compaction-id')));
+    assert.deepStrictEqual(ids, ['cmp-1', 'cmp-0']);
+    const entry = page.locator('.compaction[data-compaction-id="cmp-1"]');
+    assert.match((await entry.locator('summary').textContent()) ?? '', /176,420 → 71,980 tokens.*212 → 64 messages/s);
+    assert.match((await entry.locator('summary').textContent()) ?? '', /automatic/);
+    await entry.locator('summary').click();
+    assert.match((await entry.locator('.summary-text').textContent()) ?? '', /snapshot tests/);
+    assert.strictEqual(await entry.locator('.removed-item').count(), compaction.removed.length);
+    assert.match((await entry.locator('.removed-item[data-reason="tool_summarized"]').textContent()) ?? '', /tool call summarized.*9,400 tok/s);
+    // The open state survives a state push.
+    await hostSends(page, { type: 'state', state: inspectorState });
+    assert.strictEqual(await page.locator('.compaction[data-compaction-id="cmp-1"]').evaluate((e) => (e as HTMLDetailsElement).open), true);
+  });
+
+  it('expanding an offloaded result posts loadBlob and pages the content in', async () => {
+    await clearPosted(page);
+    const blob = page.locator('.blob[data-ref-id="res_a1"]');
+    assert.match((await blob.locator('summary').textContent()) ?? '', /run_command.*47\.1 KB.*1,204 lines.*res_a1/s);
+    await blob.locator('summary').click();
+    await page.waitForFunction(() => (window as unknown as { __posted: unknown[] }).__posted.length > 0);
+    assert.deepStrictEqual(await posted(page), [{ type: 'loadBlob', refId: 'res_a1', offset: 0 }]);
+    await hostSends(page, { type: 'blobPage', refId: 'res_a1', offset: 0, text: 'PASS a\nFAIL <b>b</b>\n', totalBytes: 48_213, nextOffset: 16_384 });
+    assert.strictEqual(await blob.locator('pre.blob-text').textContent(), 'PASS a\nFAIL <b>b</b>\n');
+    assert.strictEqual(await blob.locator('pre.blob-text b').count(), 0, 'content is text, never markup');
+    await clearPosted(page);
+    await blob.locator('vscode-button[data-load-more]').click();
+    assert.deepStrictEqual(await posted(page), [{ type: 'loadBlob', refId: 'res_a1', offset: 16_384 }]);
+    await hostSends(page, { type: 'blobPage', refId: 'res_a1', offset: 16_384, text: 'last page', totalBytes: 48_213 });
+    assert.strictEqual(await blob.locator('pre.blob-text').textContent(), 'PASS a\nFAIL <b>b</b>\nlast page');
+    assert.strictEqual(await blob.locator('vscode-button[data-load-more]').count(), 0, 'no more pages');
+    await clearPosted(page);
+    await blob.locator('vscode-button[data-open-blob]').click();
+    assert.deepStrictEqual(await posted(page), [{ type: 'openBlobInEditor', refId: 'res_a1' }]);
+  });
+
+  it('previews a compaction with a focus, then confirms with the same focus', async () => {
+    await clearPosted(page);
+    await page.fill('vscode-text-field.focus-field input', 'keep the snapshot diff');
+    await page.click('vscode-button[data-action="preview"]');
+    assert.deepStrictEqual(await posted(page), [{ type: 'previewCompaction', focus: 'keep the snapshot diff' }]);
+    await hostSends(page, { type: 'busy', busy: true, label: 'Computing compaction preview…' });
+    assert.match((await page.textContent('.status-line')) ?? '', /Computing compaction preview/);
+    assert.strictEqual(await page.locator('.status-line vscode-progress-ring').count(), 1);
+    await hostSends(page, { type: 'busy', busy: false });
+    await hostSends(page, { type: 'preview', preview });
+    const result = page.locator('.preview-result');
+    assert.match((await result.textContent()) ?? '', /108,200 → 52,300 tokens/);
+    assert.match((await result.textContent()) ?? '', /saves 55,900/);
+    assert.strictEqual(await result.locator('.removed-item').count(), 2);
+    assert.match((await result.locator('.removed-item').first().textContent()) ?? '', /archived.*31,000 tok/s);
+    await clearPosted(page);
+    await result.locator('vscode-button[data-action="confirm"]').click();
+    assert.deepStrictEqual(await posted(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff' }]);
+    assert.strictEqual(await page.locator('.preview-result').count(), 0, 'the preview closes');
+  });
+
+  it('cancelling a preview posts nothing', async () => {
+    await page.click('vscode-button[data-action="preview"]');
+    assert.deepStrictEqual((await posted(page)).at(-1), { type: 'previewCompaction' }, 'no focus when the field is empty');
+    await hostSends(page, { type: 'preview', preview: { ...preview, focus: undefined } });
+    await clearPosted(page);
+    await page.click('.preview-result vscode-button[data-action="cancel"]');
+    assert.deepStrictEqual(await posted(page), []);
+    assert.strictEqual(await page.locator('.preview-result').count(), 0);
+  });
+
+  it('shows host errors and renders hostile text as text', async () => {
+    await hostSends(page, { type: 'error', message: 'Compaction failed: the summary model timed out' });
+    assert.match((await page.textContent('.error-line')) ?? '', /summary model timed out/);
+    const hostile = '<img src=x onerror="window.__pwned=1">';
+    await hostSends(page, { type: 'state', state: { ...inspectorState, session: { id: 's-1', title: hostile }, current: [{ ...inspectorState.current[0], preview: hostile }] } });
+    assert.strictEqual(await page.locator('#app img').count(), 0);
+    assert.strictEqual(await page.textContent('h1'), hostile);
+    assert.strictEqual(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+  });
+
+  it('remembers the selected request and open rows across a reload (setState)', async () => {
+    await page.click('.turn[data-request-index="2"]');
+    await page.locator('.blob[data-ref-id="res_b2"] summary').click();
+    const saved = await page.evaluate(() => (window as unknown as { __state: unknown }).__state);
+    assert.deepStrictEqual(saved, { selectedTurn: 2, turnSort: 'position', currentSort: 'position', openCompactions: [], openBlobs: ['res_b2'] });
+  });
+
+  for (const theme of ['dark', 'light'] as const) {
+    it(`renders readably in the ${theme} theme (screenshot)`, async () => {
+      const themed = await harness.open('inspector', { theme, height: 1800 });
+      try {
+        await hostSends(themed, { type: 'state', state: inspectorState });
+        await themed.click('.turn[data-request-index="3"]');
+        await hostSends(themed, { type: 'turnItems', requestIndex: 3, items: turnItems });
+        await themed.locator('.compaction[data-compaction-id="cmp-1"] summary').click();
+        await themed.locator('.blob[data-ref-id="res_a1"] summary').click();
+        await hostSends(themed, { type: 'blobPage', refId: 'res_a1', offset: 0, text: '> jest\nFAIL test/config.test.ts\n  ● loads relative paths\n', totalBytes: 48_213, nextOffset: 16_384 });
+        await hostSends(themed, { type: 'preview', preview });
+        // Theme variables reach the custom parts: the messages segment uses charts-blue.
+        const colour = await themed.$eval('.seg[data-segment="messages"]', (e) => getComputedStyle(e).backgroundColor);
+        assert.strictEqual(colour, theme === 'dark' ? 'rgb(55, 148, 255)' : 'rgb(26, 133, 255)');
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await themed.screenshot({ path: path.join(ARTIFACTS, `inspector-${theme}.png`), fullPage: true });
+        assert.deepStrictEqual(await cspViolations(themed), []);
+      } finally {
+        await themed.close();
+      }
+    });
+  }
+});
