@@ -1,0 +1,40 @@
+import type { CompactionEventRecord } from '../../src/core/persistence/types';
+import { badge } from '../ui/controls';
+import { details, h } from '../ui/dom';
+import { tokens } from '../ui/format';
+
+const TRIGGERS: Record<CompactionEventRecord['trigger'], string> = {
+  auto: 'Automatic',
+  blocked: 'Blocked request',
+  manual: 'Manual',
+  overflow: 'Overflow recovery',
+  tool: 'Model-requested',
+};
+
+/** An inline notice where a compaction happened; expands to what it did. */
+export function renderCompactionNotice(record: CompactionEventRecord, open: boolean, onToggle: (open: boolean) => void): HTMLElement {
+  const failed = record.status === 'error';
+  return details(
+    [
+      h('span', { class: 'notice-icon', attrs: { 'aria-hidden': 'true' }, text: failed ? '⚠' : '⇣' }),
+      h('span', {
+        text: failed
+          ? `Compaction failed (${TRIGGERS[record.trigger] ?? record.trigger}): nothing was changed`
+          : `Context compacted: ${tokens(record.tokensBefore)} → ${tokens(record.tokensAfter)} tokens`,
+      }),
+      badge((TRIGGERS[record.trigger] ?? record.trigger).toLowerCase(), `trigger-${record.trigger}`),
+    ],
+    [
+      h('dl', { class: 'props' }, [
+        h('dt', { text: 'Trigger' }), h('dd', { text: TRIGGERS[record.trigger] ?? record.trigger }),
+        h('dt', { text: 'Tokens' }), h('dd', { text: `${tokens(record.tokensBefore)} → ${tokens(record.tokensAfter)} (saved ${tokens(record.tokensBefore - record.tokensAfter)})` }),
+        h('dt', { text: 'Strategies' }), h('dd', { text: record.strategies.join(' → ') || 'none' }),
+        h('dt', { text: 'Removed' }), h('dd', { attrs: { 'data-removed-count': record.removed.length }, text: `${record.removed.length} items (still in the transcript and the inspector)` }),
+        record.focus ? h('dt', { text: 'Focus' }) : null, record.focus ? h('dd', { text: record.focus }) : null,
+        record.error ? h('dt', { text: 'Error' }) : null, record.error ? h('dd', { class: 'error-text', text: record.error }) : null,
+      ]),
+      record.summary ? h('pre', { class: 'summary-text', text: record.summary }) : null,
+    ],
+    { open, class: `entry compaction-notice${failed ? ' failed' : ''}`, attrs: { 'data-entry-id': record.id, 'data-kind': 'compaction' }, onToggle },
+  );
+}

@@ -1,0 +1,53 @@
+import { button, setDisabled, textArea } from '../ui/controls';
+import { h } from '../ui/dom';
+
+const MAX_BYTES = 100 * 1024;
+
+export interface Composer {
+  element: HTMLElement;
+  setBusy(busy: boolean): void;
+  setEnabled(enabled: boolean): void;
+}
+
+/** The input box: Enter sends, Shift+Enter is a newline; Cancel replaces Send while a turn runs. */
+export function createComposer(onSend: (text: string) => void, onCancel: () => void): Composer {
+  const input = textArea({ placeholder: 'Ask Tally… (Enter to send, Shift+Enter for a new line, /compact [focus])', label: 'Message', rows: 3, class: 'composer-input' });
+  let busy = false;
+  let enabled = true;
+  const note = h('div', { class: 'composer-note', attrs: { 'aria-live': 'polite' } });
+
+  const send = () => {
+    if (busy || !enabled) return;
+    const text = input.value;
+    if (text.trim().length === 0) return;
+    if (new TextEncoder().encode(text).length > MAX_BYTES) {
+      note.textContent = 'This message is longer than 100 KB; attach the content as a file instead.';
+      return;
+    }
+    note.textContent = '';
+    onSend(text);
+    input.value = '';
+  };
+  input.element.addEventListener('keydown', (event: KeyboardEvent) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send();
+    }
+  });
+  const sendButton = button('Send', send, { attrs: { 'data-action': 'send' } });
+  const cancelButton = button('Cancel', onCancel, { appearance: 'secondary', attrs: { 'data-action': 'cancel' } });
+  cancelButton.hidden = true;
+  const element = h('div', { class: 'composer' }, [input.element, h('div', { class: 'composer-actions' }, [note, sendButton, cancelButton])]);
+  return {
+    element,
+    setBusy(value) {
+      busy = value;
+      sendButton.hidden = busy;
+      cancelButton.hidden = !busy;
+    },
+    setEnabled(value) {
+      enabled = value;
+      setDisabled(sendButton, !value);
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/** The chat panel webview (F21): renders the conversation the host sends, posts intents back. */
+import type { ChatEntry, ChatState, ChatToHost, HostToChat } from '../../src/protocol/chat';
+import { registerControls } from '../ui/controls';
+import { h, replace } from '../ui/dom';
+import { channel, onHostMessage } from '../ui/vscodeApi';
+import { createComposer } from './composer';
+import { EntryList } from './entries';
+import { renderMeter } from './meter';
+import { renderToolbar } from './toolbar';
+
+interface UiState {
+  openNotices: string[];
+  openArgs: string[];
+}
+
+registerControls();
+const host = channel<ChatToHost, UiState>();
+const saved = host.loadUiState();
+const openNotices = new Set(Array.isArray(saved.openNotices) ? saved.openNotices.filter((x) => typeof x === 'string') : []);
+const openArgs = new Set(Array.isArray(saved.openArgs) ? saved.openArgs.filter((x) => typeof x === 'string') : []);
+const persist = () => host.saveUiState({ openNotices: [...openNotices], openArgs: [...openArgs] });
+const toggle = (set: Set<string>) => (id: string, open: boolean) => {
+  if (open) set.add(id);
+  else set.delete(id);
+  persist();
+};
+
+let state: ChatState | undefined;
+let toolbarSignature = '';
+
+const app = document.getElementById('app') ?? document.body;
+const toolbarSlot = h('div', { class: 'toolbar-slot' });
+const bannerSlot = h('div', { class: 'banner-slot' });
+const meterSlot = h('div', { class: 'meter-slot' });
+const entries = new EntryList({
+  onApproval: (callId, approved) => host.post({ type: 'approval', callId, approved }),
+  onOpenResult: (refId) => host.post({ type: 'openResult', refId }),
+  openArgs,
+  onToggleArgs: toggle(openArgs),
+  openNotices,
+  onToggleNotice: toggle(openNotices),
+});
+const scroller = h('div', { class: 'scroller' }, [entries.element]);
+const emptyHint = h('p', { class: 'empty-hint', text: 'Ask Tally to read, change or run something in this workspace. Type /compact to compact the context now.' });
+const composer = createComposer(
+  (text) => host.post({ type: 'send', text }),
+  () => host.post({ type: 'cancel' }),
+);
+replace(app, [toolbarSlot, bannerSlot, meterSlot, scroller, composer.element]);
+
+function atBottom(): boolean {
+  return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
+}
+
+function renderEntries(list: ChatEntry[]): void {
+  const stick = atBottom();
+  entries.render(list);
+  if (list.length === 0) scroller.appendChild(emptyHint);
+  else emptyHint.remove();
+  if (stick) scroller.scrollTop = scroller.scrollHeight;
+}
+
+function render(next: ChatState): void {
+  state = next;
+  const signature = JSON.stringify([next.model, next.models, next.sessions, next.sessionId, next.sessionTitle]);
+  if (signature !== toolbarSignature) {
+    toolbarSignature = signature;
+    replace(toolbarSlot, [
+      renderToolbar(next, {
+        onSelectModel: (modelId) => host.post({ type: 'selectModel', modelId }),
+        onResume: (sessionId) => host.post({ type: 'resumeSession', sessionId }),
+        onNewSession: () => host.post({ type: 'newSession' }),
+      }),
+    ]);
+  }
+  replace(bannerSlot, next.banner ? [h('div', { class: 'banner', attrs: { role: 'alert' }, text: next.banner })] : []);
+  replace(meterSlot, [renderMeter(next.meter, () => host.post({ type: 'openInspector' }))]);
+  composer.setBusy(next.busy);
+  renderEntries(next.entries);
+}
+
+/** Appends streamed text to the entry it belongs to, creating the streaming entry when needed. */
+function applyDelta(entryId: string, text: string): void {
+  if (!state) state = { entries: [], busy: true, models: [], sessions: [] };
+  let entry = state.entries.find((e): e is Extract<ChatEntry, { kind: 'assistant' }> => e.kind === 'assistant' && e.id === entryId);
+  if (!entry) {
+    entry = { kind: 'assistant', id: entryId, text: '', streaming: true, toolCalls: [] };
+    state.entries.push(entry);
+  }
+  entry.text += text;
+  renderEntries(state.entries);
+}
+
+onHostMessage<HostToChat>((message) => {
+  if (message.type === 'state') render(message.state);
+  else if (message.type === 'delta' && typeof message.text === 'string' && typeof message.entryId === 'string') applyDelta(message.entryId, message.text);
+});
+
+host.post({ type: 'ready' });

@@ -1,0 +1,43 @@
+import type { CompactionEventRecord } from '../../src/core/persistence/types';
+import { badge } from '../ui/controls';
+import { details, h } from '../ui/dom';
+import { duration, tokens, time } from '../ui/format';
+import { renderRemoved } from './removedItems';
+
+export const TRIGGER_LABELS: Record<CompactionEventRecord['trigger'], string> = {
+  auto: 'automatic',
+  blocked: 'blocked request',
+  manual: 'manual',
+  overflow: 'overflow recovery',
+  tool: 'model tool call',
+};
+
+/** Compactions, newest first, each expandable to its summary and removed items. */
+export function renderCompactionHistory(records: CompactionEventRecord[], open: ReadonlySet<string>, onToggle: (id: string, open: boolean) => void): HTMLElement {
+  if (records.length === 0) return h('p', { class: 'empty', text: 'No compactions yet.' });
+  const newestFirst = [...records].sort((a, b) => b.startedAt - a.startedAt);
+  return h('div', { class: 'compactions' }, newestFirst.map((r) =>
+    details(
+      [
+        h('span', { class: 'when', text: time(r.startedAt) }),
+        badge(TRIGGER_LABELS[r.trigger] ?? r.trigger, `trigger-${r.trigger}`),
+        badge(r.status, `status-${r.status}`),
+        h('span', { class: 'delta', text: `${tokens(r.tokensBefore)} → ${tokens(r.tokensAfter)} tokens` }),
+        h('span', { class: 'delta', text: `${r.messagesBefore} → ${r.messagesAfter} messages` }),
+        h('span', { class: 'muted', text: duration(r.durationMs) }),
+      ],
+      [
+        h('dl', { class: 'props' }, [
+          h('dt', { text: 'Strategies' }), h('dd', { text: r.strategies.length ? r.strategies.join(' → ') : 'none' }),
+          h('dt', { text: 'Saved' }), h('dd', { text: `${tokens(r.tokensBefore - r.tokensAfter)} tokens` }),
+          r.focus ? h('dt', { text: 'Focus' }) : null, r.focus ? h('dd', { text: r.focus }) : null,
+          r.error ? h('dt', { text: 'Error' }) : null, r.error ? h('dd', { class: 'error-text', text: r.error }) : null,
+        ]),
+        r.summary ? h('div', { class: 'summary' }, [h('h4', { text: 'Summary' }), h('pre', { class: 'summary-text', text: r.summary })]) : null,
+        h('h4', { text: `Removed items (${r.removed.length})` }),
+        renderRemoved(r.removed),
+      ],
+      { open: open.has(r.id), class: 'compaction', attrs: { 'data-compaction-id': r.id }, onToggle: (isOpen) => onToggle(r.id, isOpen) },
+    ),
+  ));
+}

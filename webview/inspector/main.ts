@@ -1,0 +1,264 @@
+/** The context inspector webview (F22): renders what the host sends, posts intents back. */
+import type { RequestItem } from '../../src/core/persistence/types';
+import type { CompactionPreviewView, HostToInspector, InspectorState, InspectorToHost } from '../../src/protocol/inspector';
+import { button, progressRing, registerControls, setDisabled, textField } from '../ui/controls';
+import { h, replace } from '../ui/dom';
+import { channel, onHostMessage } from '../ui/vscodeApi';
+import { renderCompactionHistory } from './compactionHistory';
+import { renderHeader } from './header';
+import { renderItemList, type ItemSort } from './itemList';
+import { renderOffloadedResults, type BlobView } from './offloadedResults';
+import { renderPreview } from './preview';
+import { renderLegend, renderStackedBar } from './stackedBar';
+import { renderTimeline } from './timeline';
+
+interface UiState {
+  selectedTurn?: number;
+  turnSort: ItemSort;
+  currentSort: ItemSort;
+  openCompactions: string[];
+  openBlobs: string[];
+}
+
+const FOCUS_MAX = 2048;
+
+registerControls();
+const host = channel<InspectorToHost, UiState>();
+const saved = host.loadUiState();
+const ui: UiState = {
+  selectedTurn: typeof saved.selectedTurn === 'number' ? saved.selectedTurn : undefined,
+  turnSort: saved.turnSort === 'size' ? 'size' : 'position',
+  currentSort: saved.currentSort === 'size' ? 'size' : 'position',
+  openCompactions: Array.isArray(saved.openCompactions) ? saved.openCompactions.filter((x) => typeof x === 'string') : [],
+  openBlobs: Array.isArray(saved.openBlobs) ? saved.openBlobs.filter((x) => typeof x === 'string') : [],
+};
+const openCompactions = new Set(ui.openCompactions);
+const openBlobs = new Set(ui.openBlobs);
+const blobPages = new Map<string, BlobView>();
+let state: InspectorState | undefined;
+let turnItems: { requestIndex: number; items: RequestItem[] } | undefined;
+let preview: CompactionPreviewView | undefined;
+let busy = false;
+
+function persist(): void {
+  ui.openCompactions = [...openCompactions];
+  ui.openBlobs = [...openBlobs];
+  host.saveUiState(ui);
+}
+
+// ---- layout, built once; sections re-render into their containers ----
+const app = document.getElementById('app') ?? document.body;
+const headerSlot = h('div', { class: 'header-slot' });
+const statusLine = h('div', { class: 'status-line', attrs: { 'aria-live': 'polite' } });
+const errorLine = h('div', { class: 'error-line', attrs: { role: 'alert' } });
+const barSlot = h('div', { class: 'bar-slot' });
+const timelineSlot = h('div', { class: 'timeline-slot' });
+const turnSlot = h('div', { class: 'turn-slot' });
+const currentSlot = h('div', { class: 'current-slot' });
+const previewSlot = h('div', { class: 'preview-slot' });
+const historySlot = h('div', { class: 'history-slot' });
+const blobSlot = h('div', { class: 'blob-slot' });
+const focusField = textField({ placeholder: 'Focus (optional): what the summary should keep', maxLength: FOCUS_MAX, class: 'focus-field' });
+const previewButton = button('Preview compaction', () => requestPreview(), { attrs: { 'data-action': 'preview' } });
+const refreshButton = button('Refresh', () => host.post({ type: 'refresh' }), { appearance: 'secondary' });
+
+function section(id: string, title: string, children: HTMLElement[]): HTMLElement {
+  return h('section', { class: 'panel', attrs: { id, 'aria-labelledby': `${id}-title` } }, [h('h2', { attrs: { id: `${id}-title` }, text: title }), ...children]);
+}
+
+replace(app, [
+  h('div', { class: 'topbar' }, [headerSlot, refreshButton]),
+  statusLine,
+  errorLine,
+  section('window', 'Context window', [barSlot]),
+  section('requests', 'Requests', [timelineSlot, turnSlot]),
+  section('next', 'Next request', [currentSlot]),
+  section('preview', 'Compaction preview', [h('div', { class: 'preview-form' }, [focusField.element, previewButton]), previewSlot]),
+  section('history', 'Compaction history', [historySlot]),
+  section('offloaded', 'Offloaded results', [blobSlot]),
+]);
+
+// ---- intents ----
+function focusValue(): string | undefined {
+  const text = focusField.value.trim().slice(0, FOCUS_MAX);
+  return text.length ? text : undefined;
+}
+
+function requestPreview(): void {
+  const focus = focusValue();
+  host.post(focus === undefined ? { type: 'previewCompaction' } : { type: 'previewCompaction', focus });
+}
+
+function selectTurn(requestIndex: number): void {
+  ui.selectedTurn = requestIndex;
+  persist();
+  host.post({ type: 'selectTurn', requestIndex });
+  renderRequests();
+}
+
+function loadBlob(refId: string, offset: number): void {
+  const view = blobPages.get(refId) ?? { text: '', totalBytes: 0, loading: false };
+  view.loading = true;
+  blobPages.set(refId, view);
+  host.post({ type: 'loadBlob', refId, offset });
+}
+
+// ---- renderers ----
+function renderAll(): void {
+  if (!state) return;
+  replace(headerSlot, [renderHeader(state)]);
+  replace(barSlot, state.budget ? [renderStackedBar(state.budget), renderLegend(state.budget)] : [h('p', { class: 'empty', text: 'No budget yet: open a session.' })]);
+  renderRequests();
+  renderCurrent();
+  renderHistory();
+  renderBlobs();
+  renderPreviewSlot();
+}
+
+function renderRequests(): void {
+  if (!state) return;
+  const contextWindow = state.budget?.contextWindow ?? 0;
+  replace(timelineSlot, [renderTimeline(state.turns, contextWindow, ui.selectedTurn, selectTurn)]);
+  if (ui.selectedTurn === undefined) {
+    replace(turnSlot, [h('p', { class: 'hint', text: 'Select a request to see exactly what it carried.' })]);
+  } else if (!turnItems || turnItems.requestIndex !== ui.selectedTurn) {
+    replace(turnSlot, [h('div', { class: 'loading' }, [progressRing('Loading'), `Loading request #${ui.selectedTurn}…`])]);
+  } else {
+    replace(turnSlot, [
+      h('h3', { text: `Request #${turnItems.requestIndex}` }),
+      renderItemList(turnItems.items, {
+        label: 'turn',
+        sort: ui.turnSort,
+        onSort: (sort) => {
+          ui.turnSort = sort;
+          persist();
+          renderRequests();
+        },
+      }),
+    ]);
+  }
+}
+
+function renderCurrent(): void {
+  if (!state) return;
+  replace(currentSlot, [
+    renderItemList(state.current, {
+      label: 'current',
+      sort: ui.currentSort,
+      onSort: (sort) => {
+        ui.currentSort = sort;
+        persist();
+        renderCurrent();
+      },
+      onPin: (messageId, pinned) => host.post({ type: 'pin', messageId, pinned }),
+    }),
+  ]);
+}
+
+function renderHistory(): void {
+  if (!state) return;
+  replace(historySlot, [
+    renderCompactionHistory(state.compactions, openCompactions, (id, open) => {
+      if (open) openCompactions.add(id);
+      else openCompactions.delete(id);
+      persist();
+    }),
+  ]);
+}
+
+function renderBlobs(): void {
+  if (!state) return;
+  replace(blobSlot, [
+    renderOffloadedResults(state.blobs, {
+      open: openBlobs,
+      pages: blobPages,
+      onToggle: (refId, open) => {
+        if (open) {
+          openBlobs.add(refId);
+          const view = blobPages.get(refId);
+          if (!view || (!view.loading && view.text.length === 0 && view.totalBytes === 0)) {
+            loadBlob(refId, 0);
+            renderBlobs();
+          }
+        } else openBlobs.delete(refId);
+        persist();
+      },
+      onLoadMore: (refId, offset) => {
+        loadBlob(refId, offset);
+        renderBlobs();
+      },
+      onOpenInEditor: (refId) => host.post({ type: 'openBlobInEditor', refId }),
+    }),
+  ]);
+}
+
+function renderPreviewSlot(): void {
+  setDisabled(previewButton, busy);
+  if (!preview) {
+    replace(previewSlot, []);
+    return;
+  }
+  const shown = preview;
+  replace(previewSlot, [
+    renderPreview(shown, busy, () => {
+      host.post(shown.focus === undefined ? { type: 'confirmCompaction' } : { type: 'confirmCompaction', focus: shown.focus });
+      preview = undefined;
+      renderPreviewSlot();
+    }, () => {
+      preview = undefined;
+      renderPreviewSlot();
+    }),
+  ]);
+}
+
+function renderBusy(label: string | undefined): void {
+  replace(statusLine, busy ? [progressRing(label), h('span', { text: label ?? 'Working…' })] : []);
+  statusLine.classList.toggle('active', busy);
+  renderPreviewSlot();
+}
+
+// ---- host messages ----
+onHostMessage<HostToInspector>((message) => {
+  switch (message.type) {
+    case 'state': {
+      const sessionChanged = state?.session?.id !== message.state.session?.id;
+      state = message.state;
+      if (sessionChanged && ui.selectedTurn !== undefined && !state.turns.some((t) => t.requestIndex === ui.selectedTurn)) {
+        ui.selectedTurn = undefined;
+        turnItems = undefined;
+      }
+      const known = new Set(state.blobs.map((b) => b.id));
+      for (const id of [...openBlobs]) if (!known.has(id)) openBlobs.delete(id);
+      replace(errorLine, []);
+      renderAll();
+      // A reloaded webview restores which turn was selected; ask for its items again.
+      if (ui.selectedTurn !== undefined && !turnItems) host.post({ type: 'selectTurn', requestIndex: ui.selectedTurn });
+      return;
+    }
+    case 'turnItems':
+      if (message.requestIndex !== ui.selectedTurn) return;
+      turnItems = { requestIndex: message.requestIndex, items: message.items };
+      renderRequests();
+      return;
+    case 'blobPage': {
+      const previous = blobPages.get(message.refId);
+      const text = message.offset === 0 || !previous ? message.text : previous.text + message.text;
+      blobPages.set(message.refId, { text, totalBytes: message.totalBytes, nextOffset: message.nextOffset, loading: false });
+      renderBlobs();
+      return;
+    }
+    case 'preview':
+      preview = message.preview;
+      renderPreviewSlot();
+      return;
+    case 'busy':
+      busy = message.busy;
+      renderBusy(message.label);
+      return;
+    case 'error':
+      replace(errorLine, [h('span', { text: message.message })]);
+      return;
+  }
+});
+
+host.post({ type: 'ready' });

@@ -1,0 +1,49 @@
+import type { TurnView } from '../../src/protocol/inspector';
+import { h } from '../ui/dom';
+import { percent, tokens, time } from '../ui/format';
+import { USED_SEGMENTS } from './segments';
+
+function turnTitle(t: TurnView): string {
+  const lines = [`Request #${t.requestIndex} · ${time(t.createdAt)}`, `Estimated input: ${tokens(t.estimatedInputTokens)} tokens, ${t.itemCount} items`];
+  if (t.reportedInputTokens !== undefined) lines.push(`Reported input: ${tokens(t.reportedInputTokens)}`);
+  if (t.reportedOutputTokens !== undefined) lines.push(`Reported output: ${tokens(t.reportedOutputTokens)}`);
+  if (t.cacheReadTokens !== undefined) lines.push(`Cache read: ${tokens(t.cacheReadTokens)}`);
+  if (t.cacheWriteTokens !== undefined) lines.push(`Cache write: ${tokens(t.cacheWriteTokens)}`);
+  for (const s of USED_SEGMENTS) if (t.components[s.name] > 0) lines.push(`${s.label}: ${tokens(t.components[s.name])}`);
+  if (t.compactionId) lines.push('A compaction ran before this request');
+  return lines.join('\n');
+}
+
+/** One small stacked column per request; height is the share of the context window it carried. */
+export function renderTimeline(turns: TurnView[], contextWindow: number, selected: number | undefined, onSelect: (requestIndex: number) => void): HTMLElement {
+  if (turns.length === 0) return h('p', { class: 'empty', text: 'No requests sent yet.' });
+  const scale = Math.max(contextWindow, ...turns.map((t) => t.estimatedInputTokens), 1);
+  const columns = turns.map((t) => {
+    const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, t.components[s.name]), 0);
+    const stack = h('div', { class: 'turn-stack' });
+    stack.style.height = `${Math.max(2, (Math.max(total, t.estimatedInputTokens) / scale) * 100)}%`;
+    for (const s of USED_SEGMENTS) {
+      const value = Math.max(0, t.components[s.name]);
+      if (value === 0 || total === 0) continue;
+      const part = h('div', { class: `turn-part seg-${s.name}`, attrs: { 'data-segment': s.name, 'data-tokens': value } });
+      part.style.height = `${(value / total) * 100}%`;
+      stack.appendChild(part);
+    }
+    const isSelected = selected === t.requestIndex;
+    return h('button', {
+      class: `turn${isSelected ? ' selected' : ''}${t.compactionId ? ' compacted' : ''}`,
+      title: turnTitle(t),
+      attrs: { 'data-request-index': t.requestIndex, 'aria-pressed': isSelected ? 'true' : 'false', 'data-compaction': t.compactionId, type: 'button' },
+      on: { click: () => onSelect(t.requestIndex) },
+    }, [
+      h('div', { class: 'turn-track' }, [stack]),
+      h('span', { class: 'turn-label', text: `#${t.requestIndex}` }),
+      t.compactionId ? h('span', { class: 'turn-compacted', text: 'C', title: 'Compaction ran before this request' }) : null,
+    ]);
+  });
+  const compactions = turns.filter((t) => t.compactionId).length;
+  return h('div', { class: 'timeline-wrap' }, [
+    h('div', { class: 'timeline', attrs: { role: 'group', 'aria-label': 'Requests' } }, columns),
+    h('p', { class: 'hint', text: `${turns.length} requests · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(contextWindow)}-token window (${percent(turns[turns.length - 1].estimatedInputTokens / contextWindow)} last)` }),
+  ]);
+}

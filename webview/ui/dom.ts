@@ -1,0 +1,62 @@
+/**
+ * A tiny DOM builder. Host-provided text only ever becomes text nodes or attribute values,
+ * never markup (the CSP forbids inline style attributes too, so there is no `style` option).
+ */
+export type Child = Node | string | number | null | undefined | false;
+
+export interface Props {
+  class?: string;
+  text?: string;
+  title?: string;
+  attrs?: Record<string, string | number | boolean | undefined>;
+  on?: { [K in keyof HTMLElementEventMap]?: (event: HTMLElementEventMap[K]) => void };
+}
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, children: Child[] = []): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  applyProps(el, props);
+  append(el, children);
+  return el;
+}
+
+/** Same, for custom elements (the toolkit's `vscode-*` tags). */
+export function custom(tag: string, props: Props = {}, children: Child[] = []): HTMLElement {
+  const el = document.createElement(tag);
+  applyProps(el, props);
+  append(el, children);
+  return el;
+}
+
+function applyProps(el: HTMLElement, props: Props): void {
+  if (props.class) el.className = props.class;
+  if (props.text !== undefined) el.textContent = props.text;
+  if (props.title !== undefined) el.title = props.title;
+  for (const [name, value] of Object.entries(props.attrs ?? {})) {
+    if (value === undefined || value === false) continue;
+    el.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const [name, handler] of Object.entries(props.on ?? {})) {
+    if (handler) el.addEventListener(name, handler as EventListener);
+  }
+}
+
+export function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+  }
+}
+
+/** Replaces all children of `parent`. */
+export function replace(parent: Node, children: Child[]): void {
+  while (parent.firstChild) parent.removeChild(parent.firstChild);
+  append(parent, children);
+}
+
+/** A <details> element that reports its open state (so re-renders can keep it). */
+export function details(summary: Child[], body: Child[], opts: { open: boolean; class?: string; onToggle?: (open: boolean) => void; attrs?: Props['attrs'] }): HTMLDetailsElement {
+  const el = h('details', { class: opts.class, attrs: opts.attrs }, [h('summary', {}, summary), ...body]);
+  el.open = opts.open;
+  el.addEventListener('toggle', () => opts.onToggle?.(el.open));
+  return el;
+}
