@@ -11,6 +11,7 @@ const steps = [
   { name: 'typecheck', command: 'npx', args: ['tsc', '-p', '.'] },
   { name: 'build', command: 'node', args: ['scripts/build.mjs'] },
   { name: 'unit', command: 'npx', args: ['mocha', '--reporter', './test/reporters/countingSpec.cjs'], counted: true },
+  { name: 'browser-setup', command: 'bash', args: ['scripts/ensure-chromium.sh'] },
   { name: 'webview', command: 'npx', args: ['mocha', '--no-package', '-r', './test/register.cjs', '--timeout', '60000', '--reporter', './test/reporters/countingSpec.cjs', 'test/webview/*.test.ts'], counted: true },
   { name: 'vscode-setup', command: 'bash', args: ['scripts/vscode/install-code-server.sh'], when: 'scripts/vscode/install-code-server.sh' },
   { name: 'vscode', command: 'node', args: ['scripts/vscode/run-tests.mjs'], counted: true, when: 'scripts/vscode/run-tests.mjs' },
