@@ -321,8 +321,9 @@ export class ContextManager {
   private targetFor(options: CompactOptions, budget: ContextBudget, conversationTokens: number): number {
     const effective = budget.effectiveWindow;
     const target = Math.floor(effective * this.settings.summary.targetShare);
-    if (options.trigger === 'manual' || options.trigger === 'tool') {
-      // The user asked for room: aim below the usual target and below half of what is used now.
+    if (options.trigger === 'manual' || options.trigger === 'tool' || options.trigger === 'overflow') {
+      // The user asked for room, or the provider said the estimate was wrong: aim below the usual
+      // target and below half of what is used now.
       const fixed = budget.used - conversationTokens;
       return Math.min(target, fixed + Math.floor(conversationTokens / 2));
     }
@@ -422,7 +423,7 @@ export class ContextManager {
           });
         }
         // An automatic check that found nothing to remove is not a compaction; a user's request is recorded either way.
-        if (changed || options.trigger === 'manual' || options.trigger === 'tool') await this.options.store.addCompactionEvent(event);
+        if (changed || options.trigger !== 'auto') await this.options.store.addCompactionEvent(event);
       }
       this.emit({ type: 'complete', id, record: event, dryRun });
       return { ...this.resultOf(event, dryRun), messages: after };
