@@ -1,3 +1,4 @@
+import { TextEncoder } from 'util';
 import type { Tiktoken } from 'js-tiktoken/lite';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -33,6 +34,11 @@ class CachedCounter implements TokenCounter {
   private encoder?: Tiktoken;
   private pattern?: RegExp;
   private readonly cache = new Map<string, number>();
+  private readonly utf8 = new TextEncoder();
+
+  private bytesOf(piece: string): Uint8Array {
+    return this.utf8.encode(piece);
+  }
 
   constructor(readonly encoding: EncodingName) {}
 
@@ -58,7 +64,7 @@ class CachedCounter implements TokenCounter {
   private countPiece(encoder: Tiktoken, piece: string): number {
     const cached = this.cache.get(piece);
     if (cached !== undefined) return cached;
-    const n = encoder.encode(piece, [], []).length;
+    const n = bpeCount(this.bytesOf(piece), (encoder as unknown as { rankMap: Map<string, number> }).rankMap);
     if (piece.length <= MAX_CACHED_PIECE) {
       if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
       this.cache.set(piece, n);
@@ -104,6 +110,40 @@ function safeCut(text: string, start: number, end: number): number {
   for (let cut = end; cut > start; cut--) if (isSafeCut(text, cut)) return cut;
   for (let cut = end + 1; cut < text.length; cut++) if (isSafeCut(text, cut)) return cut;
   return text.length;
+}
+
+/**
+ * Number of tokens byte-pair encoding gives `bytes`: repeatedly merge the adjacent pair with the
+ * lowest rank (the same rule as tiktoken), counting parts instead of building token ids.
+ */
+function bpeCount(bytes: Uint8Array, ranks: Map<string, number>): number {
+  if (bytes.length <= 1) return bytes.length;
+  const whole = bytes.join(',');
+  if (ranks.has(whole)) return 1;
+  const starts: number[] = [];
+  for (let i = 0; i <= bytes.length; i++) starts.push(i);
+  const rankOf = (i: number): number => {
+    if (i + 2 >= starts.length) return Infinity;
+    return ranks.get(bytes.subarray(starts[i], starts[i + 2]).join(',')) ?? Infinity;
+  };
+  const pairRanks: number[] = [];
+  for (let i = 0; i < starts.length - 2; i++) pairRanks.push(rankOf(i));
+  while (starts.length > 2) {
+    let best = Infinity;
+    let at = -1;
+    for (let i = 0; i < pairRanks.length; i++) {
+      if (pairRanks[i] < best) {
+        best = pairRanks[i];
+        at = i;
+      }
+    }
+    if (at < 0) break;
+    starts.splice(at + 1, 1);
+    pairRanks.splice(at, 1);
+    if (at < pairRanks.length) pairRanks[at] = rankOf(at);
+    if (at > 0) pairRanks[at - 1] = rankOf(at - 1);
+  }
+  return starts.length - 1;
 }
 
 const counters = new Map<EncodingName, TokenCounter>();
