@@ -19,6 +19,7 @@ export async function buildInspectorState(session: ActiveSession | undefined, st
     compactAtTokens: budget.compactAtTokens,
     blockAtTokens: budget.blockAtTokens,
     warning: budget.windowIsFallback ? budget.warning : undefined,
+    calibration: session.manager.calibration.view().samples > 0 ? session.manager.calibration.view() : undefined,
   };
   const turns: TurnView[] = usage.map((u) => ({
     requestIndex: u.requestIndex,

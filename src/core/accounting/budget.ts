@@ -20,6 +20,10 @@ export class ContextBudget {
   readonly windowIsFallback: boolean;
   readonly warning?: string;
   components: ComponentTokens = emptyComponents();
+  /** 'reported': the total is the provider's last report plus estimates of what changed since (F2). */
+  basis: 'estimate' | 'reported' = 'estimate';
+  /** What the local tokenizer alone estimates, for comparison with the reported basis. */
+  estimatedTotal = 0;
   private readonly settings: ContextSettings;
 
   constructor(args: { contextWindow?: number; maxOutputTokens?: number; settings: ContextSettings }) {

@@ -1,5 +1,6 @@
 import { TextEncoder } from 'util';
 import { ContextBudget } from '../accounting/budget';
+import { Calibration } from '../accounting/calibration';
 import { countMessage } from '../accounting/messageTokens';
 import type { TokenCounter } from '../accounting/tokenizer';
 import { normalizeHistory, validateHistory } from '../history/normalize';
@@ -104,6 +105,10 @@ export class ContextManager {
   contextWindow?: number;
   maxOutputTokens?: number;
   lastCompactionId?: string;
+  /** reported ÷ estimated for this session's model (F2). */
+  readonly calibration = new Calibration();
+  /** The last request the provider reported usage for: what it carried, by our estimate. */
+  private usageBasis?: { reportedInput: number; fixed: number; items: Map<string, number> };
 
   private constructor(private readonly options: ContextManagerOptions) {
     this.strategies = options.strategies ?? defaultStrategies();
@@ -277,14 +282,38 @@ export class ContextManager {
     return recorded;
   }
 
-  /** The budget for the current working context (F3). */
+  /**
+   * The budget for the current working context (F3). When the provider reported usage for an
+   * earlier request, the total is that report plus the estimate of what changed since (F2); the
+   * conversation components are scaled so they add up to it.
+   */
   measure(fixed: FixedComponents = EMPTY_FIXED): ContextBudget {
     const budget = new ContextBudget({
       contextWindow: this.contextWindow ?? this.settings.contextWindow,
       maxOutputTokens: this.maxOutputTokens ?? this.settings.maxOutputTokens,
       settings: this.settings,
     });
-    budget.setComponents({ ...budget.componentsFor(this.working, this.count), ...fixed });
+    const components = { ...budget.componentsFor(this.working, this.count), ...fixed };
+    budget.setComponents(components);
+    budget.estimatedTotal = budget.used;
+    const basis = this.usageBasis;
+    if (basis) {
+      const fixedNow = fixed.system + fixed.skills + fixed.tools;
+      const current = new Map<string, number>();
+      for (const m of this.working) if (m.agentVisible) current.set(m.id, this.count(m));
+      let delta = fixedNow - basis.fixed;
+      for (const [id, tokens] of current) if (!basis.items.has(id)) delta += tokens;
+      for (const [id, tokens] of basis.items) if (!current.has(id)) delta -= tokens;
+      const conversation = components.messages + components.toolResults + components.summaries;
+      const reportedConversation = Math.max(0, basis.reportedInput + delta - fixedNow);
+      if (conversation > 0) {
+        const scale = reportedConversation / conversation;
+        const messages = Math.round(components.messages * scale);
+        const toolResults = Math.round(components.toolResults * scale);
+        budget.setComponents({ ...components, messages, toolResults, summaries: Math.max(0, reportedConversation - messages - toolResults) });
+        budget.basis = 'reported';
+      }
+    }
     return budget;
   }
 
@@ -482,7 +511,7 @@ export class ContextManager {
       contextWindow: plan.budget.contextWindow,
       maxOutputTokens: plan.budget.maxOutputTokens,
       components: { ...plan.budget.components },
-      estimatedInputTokens: plan.budget.used,
+      estimatedInputTokens: plan.budget.estimatedTotal,
       reportedInputTokens: reported?.inputTokens,
       reportedOutputTokens: reported?.outputTokens,
       cacheReadTokens: reported?.cacheReadTokens,
@@ -491,6 +520,21 @@ export class ContextManager {
       items: plan.items,
     };
     await this.options.store.addTurnUsage(record);
+    if (reported?.inputTokens) {
+      // Compare like with like: the estimate of exactly what was sent.
+      const estimated = plan.items.reduce((n, item) => n + item.tokens, 0) + plan.budget.components.system + plan.budget.components.skills + plan.budget.components.tools;
+      this.calibration.observe(estimated, reported.inputTokens);
+      // A report far from the estimate is more likely a proxy's or a server's bug than a tokenizer
+      // difference; trusting it could stop compaction, so the estimate stays the basis then.
+      const ratio = reported.inputTokens / Math.max(1, estimated);
+      if (ratio < 0.5 || ratio > 2) {
+        this.usageBasis = undefined;
+        return record;
+      }
+      const items = new Map<string, number>();
+      for (const item of plan.items) items.set(item.messageId, item.tokens);
+      this.usageBasis = { reportedInput: reported.inputTokens, fixed: plan.budget.components.system + plan.budget.components.skills + plan.budget.components.tools, items };
+    }
     return record;
   }
 

@@ -196,6 +196,35 @@ describe('context manager', function () {
     assert.ok(stored.some((m) => m.kind === 'aborted' && m.toolCallId === b.id), 'the aborted output is stored');
   });
 
+  it('lets reported usage win: the next estimate is the report plus what was added since, with a calibration factor', async () => {
+    const manager = await openManager(env.store, sessionId);
+    await manager.append(withId(userMessage('Explain the build system in detail, please.')));
+    await manager.append(withId(assistant('It uses esbuild and a small script. '.repeat(40))));
+    const plan = manager.planRequest(FIXED);
+    const estimated = plan.budget.used;
+    const reported = Math.round(estimated * 1.25);
+    await manager.recordRequest({ plan, model: 'claude', reported: { inputTokens: reported, outputTokens: 30 } });
+    assert.equal(manager.measure(FIXED).used, reported, 'the provider\'s figure replaces the estimate');
+    assert.equal(manager.measure(FIXED).basis, 'reported');
+    const [added] = await manager.append(withId(userMessage('And the tests?')));
+    assert.equal(manager.measure(FIXED).used, reported + added.tokens!, 'only what was added since is estimated');
+    const view = manager.calibration.view();
+    assert.ok(Math.abs(view.factor - 1.25) < 0.01, `factor ${view.factor}`);
+    assert.equal(view.samples, 1);
+    const usage = await env.store.listTurnUsage(sessionId);
+    assert.equal(usage[0].estimatedInputTokens, estimated);
+    assert.equal(usage[0].reportedInputTokens, reported);
+  });
+
+  it('does not trust a report wildly off the estimate (it could stop compaction)', async () => {
+    const manager = await openManager(env.store, sessionId);
+    await manager.append(withId(userMessage('Summarize the repository layout for me.')));
+    const plan = manager.planRequest(FIXED);
+    await manager.recordRequest({ plan, model: 'proxy', reported: { inputTokens: 12 } });
+    assert.equal(manager.measure(FIXED).basis, 'estimate');
+    assert.equal(manager.measure(FIXED).used, plan.budget.used);
+  });
+
   it('reports compaction events in order and stores a failed compaction as an error', async () => {
     const manager = await ContextManager.open({
       store: env.store,
