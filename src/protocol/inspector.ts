@@ -3,7 +3,7 @@
  * The host is the source of truth: it sends whole state; the webview renders it and sends intents.
  * This file has no `vscode` import: the webview bundle uses it too.
  */
-import type { BlobInfo, CompactionEventRecord, ComponentTokens, RequestItem } from '../core/persistence/types';
+import type { BlobInfo, CompactionEventRecord, ComponentTokens, RequestItem, TurnUsageRecord } from '../core/persistence/types';
 
 export interface BudgetView {
   contextWindow: number;
@@ -20,18 +20,10 @@ export interface BudgetView {
   calibration?: { factor: number; error: number; samples: number };
 }
 
-export interface TurnView {
-  requestIndex: number;
-  createdAt: number;
-  components: ComponentTokens;
-  estimatedInputTokens: number;
-  reportedInputTokens?: number;
-  reportedOutputTokens?: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  compactionId?: string;
-  itemCount: number;
-}
+export type TurnView = Pick<
+  TurnUsageRecord,
+  'requestIndex' | 'createdAt' | 'components' | 'estimatedInputTokens' | 'reportedInputTokens' | 'reportedOutputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'compactionId'
+> & { itemCount: number };
 
 export interface InspectorState {
   session?: { id: string; title: string; origin?: string };
