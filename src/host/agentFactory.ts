@@ -6,6 +6,9 @@ import { getTokenCounter } from '../core/accounting/tokenizer';
 import { AgentSession } from '../core/agent/agentSession';
 import { BasicPromptSource } from '../core/agent/basicPrompt';
 import { SessionToolRunner } from '../core/agent/sessionTools';
+import { WorkspaceToolRunner } from '../core/agent/workspaceToolRunner';
+import { workspaceTools } from '../core/tools/builtinTools';
+import type { ApprovalDecision } from '../core/tools/types';
 import type { ContextManager, FixedComponents } from '../core/compaction/contextManager';
 import type { SessionStore } from '../core/persistence/types';
 import type { TallyConfiguration } from '../config/readSettings';
@@ -70,9 +73,25 @@ export class AgentFactory {
 
   async create(args: { manager: ContextManager; chat: ChatModel; config: TallyConfiguration; store: SessionStore; onFixed(fixed: FixedComponents): void }): Promise<AgentSession> {
     const counter = getTokenCounter(args.chat.model.encoding);
-    const tools = new SessionToolRunner(args.store, () => args.manager, () => fixedNow);
     let fixedNow: FixedComponents = { system: 0, skills: 0, tools: 0 };
-    const prompt = new BasicPromptSource(counter, args.config.context, () => SessionToolRunner.definitions(), async () => (await this.loadInstructions()).text);
+    const sessionTools = new SessionToolRunner(args.store, () => args.manager, () => fixedNow);
+    const builtins = workspaceTools();
+    const tools = new WorkspaceToolRunner(
+      builtins,
+      () => ({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
+      () => args.config.approval,
+      (request) => new Promise<ApprovalDecision>((resolve) => this.approvals.set(request.callId, (ok) => resolve(ok ? 'approved' : 'denied'))),
+      { commandTimeoutMs: args.config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
+      {
+        readResult: async () => 'use the read_result tool',
+        compact: async () => 'use the compact_context tool',
+        searchTools: async () => 'no tools are deferred',
+        activateSkill: async () => 'skills are not available yet',
+      },
+      sessionTools,
+    );
+    const definitions = () => [...builtins.map((t) => t.definition), ...SessionToolRunner.definitions()];
+    const prompt = new BasicPromptSource(counter, args.config.context, definitions, async () => (await this.loadInstructions()).text);
     const source = {
       prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
         const prepared = await prompt.prepare(p);
