@@ -1,8 +1,8 @@
-import { promises as fsp } from 'fs';
 import { homedir } from 'os';
 import { join } from 'path';
 import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
+import { loadInstructions, type InstructionsReport } from '../core/prompt/agentsMd';
 import { AgentSession } from '../core/agent/agentSession';
 import { BasicPromptSource } from '../core/agent/basicPrompt';
 import { SessionToolRunner } from '../core/agent/sessionTools';
@@ -14,60 +14,22 @@ import type { SessionStore } from '../core/persistence/types';
 import type { TallyConfiguration } from '../config/readSettings';
 import type { ChatModel } from './modelService';
 
-const INSTRUCTIONS_CAP = 32 * 1024;
-
-export interface LoadedInstructions {
-  files: Array<{ path: string; bytes: number; status: 'loaded' | 'cut' | 'skipped'; reason?: string }>;
-  text: string;
-}
 
 /** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
 export class AgentFactory {
-  lastInstructions?: LoadedInstructions;
+  lastInstructions?: InstructionsReport;
   private readonly approvals = new Map<string, (approved: boolean) => void>();
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {}
 
-  /** F15 (partial): the user's ~/.tally/AGENTS.md and each workspace folder's root AGENTS.md, capped; none from an untrusted workspace. */
-  async loadInstructions(): Promise<LoadedInstructions> {
-    const candidates = [join(homedir(), '.tally', 'AGENTS.md')];
-    const trusted = vscode.workspace.isTrusted;
-    for (const folder of vscode.workspace.workspaceFolders ?? []) candidates.push(join(folder.uri.fsPath, 'AGENTS.md'));
-    const files: LoadedInstructions['files'] = [];
-    const parts: string[] = [];
-    let used = 0;
-    for (const [index, path] of candidates.entries()) {
-      const stat = await fsp.stat(path).catch(() => undefined);
-      if (!stat?.isFile()) continue;
-      if (index > 0 && !trusted) {
-        files.push({ path, bytes: stat.size, status: 'skipped', reason: 'the workspace is not trusted' });
-        continue;
-      }
-      const room = INSTRUCTIONS_CAP - used;
-      if (room <= 0) {
-        files.push({ path, bytes: stat.size, status: 'skipped', reason: 'the 32 KiB cap was reached' });
-        continue;
-      }
-      const handle = await fsp.open(path, 'r');
-      try {
-        const buffer = Buffer.alloc(Math.min(room, stat.size));
-        await handle.read(buffer, 0, buffer.length, 0);
-        if (buffer.includes(0)) {
-          files.push({ path, bytes: stat.size, status: 'skipped', reason: 'binary file' });
-          continue;
-        }
-        const text = buffer.toString('utf8');
-        const cut = stat.size > buffer.length;
-        parts.push(`# ${vscode.workspace.asRelativePath(path)}\n${text}${cut ? `\n[… AGENTS.md cut at the 32 KiB cap: ${stat.size - buffer.length} bytes not loaded …]` : ''}`);
-        used += buffer.length;
-        files.push({ path, bytes: stat.size, status: cut ? 'cut' : 'loaded' });
-      } catch (error) {
-        files.push({ path, bytes: stat.size, status: 'skipped', reason: `unreadable: ${(error as Error).message}` });
-      } finally {
-        await handle.close();
-      }
-    }
-    this.lastInstructions = { files, text: parts.join('\n\n') };
+  /** F15: the user's ~/.tally/AGENTS.md, every folder root, nested files down to the active file; none from an untrusted workspace. */
+  async loadInstructions(): Promise<InstructionsReport> {
+    this.lastInstructions = await loadInstructions({
+      userFile: join(homedir(), '.tally', 'AGENTS.md'),
+      workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+      activeFile: vscode.window.activeTextEditor?.document.uri.scheme === 'file' ? vscode.window.activeTextEditor.document.uri.fsPath : undefined,
+      trusted: vscode.workspace.isTrusted,
+    });
     return this.lastInstructions;
   }
 

@@ -1,0 +1,131 @@
+import { promises as fsp } from 'fs';
+import { dirname, join, relative, resolve, sep } from 'path';
+
+export const INSTRUCTIONS_CAP_BYTES = 32 * 1024;
+const FILE_NAME = 'AGENTS.md';
+
+export interface InstructionFile {
+  path: string;
+  bytes: number;
+  status: 'loaded' | 'cut' | 'skipped';
+  reason?: string;
+}
+
+export interface InstructionsReport {
+  files: InstructionFile[];
+  /** The merged text, root → leaf, each part headed by its path; empty when nothing loaded. */
+  text: string;
+}
+
+/** File access the loader needs; tests and the CLI use node's fs, and so does the extension for local folders. */
+export interface InstructionsFs {
+  stat(path: string): Promise<{ isFile: boolean; size: number } | undefined>;
+  readPrefix(path: string, maxBytes: number): Promise<Uint8Array>;
+  realPath(path: string): Promise<string>;
+}
+
+export const nodeInstructionsFs: InstructionsFs = {
+  async stat(path) {
+    const s = await fsp.stat(path).catch(() => undefined);
+    return s && { isFile: s.isFile(), size: s.size };
+  },
+  async readPrefix(path, maxBytes) {
+    const handle = await fsp.open(path, 'r');
+    try {
+      const buffer = Buffer.alloc(maxBytes);
+      const { bytesRead } = await handle.read(buffer, 0, maxBytes, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  },
+  realPath: (path) => fsp.realpath(path),
+};
+
+function within(folder: string, path: string): boolean {
+  const rel = relative(folder, path);
+  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep));
+}
+
+/**
+ * AGENTS.md files in a fixed order (F15): the user's own file, then for each workspace folder
+ * (in folder order) its root file and the nested ones from that root down to the active file's
+ * folder. Merged root → leaf, capped at 32 KiB with a marker. An untrusted workspace contributes
+ * nothing; binary, unreadable and looping files are skipped with the reason.
+ */
+export async function loadInstructions(args: {
+  fs?: InstructionsFs;
+  userFile?: string;
+  workspaceFolders: string[];
+  activeFile?: string;
+  trusted: boolean;
+  capBytes?: number;
+}): Promise<InstructionsReport> {
+  const fs = args.fs ?? nodeInstructionsFs;
+  const cap = args.capBytes ?? INSTRUCTIONS_CAP_BYTES;
+  const candidates: Array<{ path: string; label: string; workspace: boolean }> = [];
+  if (args.userFile) candidates.push({ path: args.userFile, label: '~/' + FILE_NAME, workspace: false });
+  for (const folder of args.workspaceFolders.map((f) => resolve(f))) {
+    candidates.push({ path: join(folder, FILE_NAME), label: `${folder.split(sep).pop()}/${FILE_NAME}`, workspace: true });
+    if (args.activeFile && within(folder, resolve(args.activeFile))) {
+      const parts = relative(folder, dirname(resolve(args.activeFile))).split(sep).filter(Boolean);
+      for (let i = 1; i <= parts.length; i++) {
+        candidates.push({ path: join(folder, ...parts.slice(0, i), FILE_NAME), label: `${folder.split(sep).pop()}/${parts.slice(0, i).join('/')}/${FILE_NAME}`, workspace: true });
+      }
+    }
+  }
+  const files: InstructionFile[] = [];
+  const parts: string[] = [];
+  const seen = new Set<string>();
+  let used = 0;
+  for (const candidate of candidates) {
+    const stat = await fs.stat(candidate.path);
+    if (!stat) continue;
+    const skip = (reason: string) => files.push({ path: candidate.path, bytes: stat.size, status: 'skipped', reason });
+    if (!stat.isFile) {
+      skip('not a regular file');
+      continue;
+    }
+    if (candidate.workspace && !args.trusted) {
+      skip('the workspace is not trusted');
+      continue;
+    }
+    let real: string;
+    try {
+      real = await fs.realPath(candidate.path);
+    } catch (error) {
+      skip(`cannot resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      continue;
+    }
+    if (seen.has(real)) {
+      skip('already loaded (the same file through a link)');
+      continue;
+    }
+    seen.add(real);
+    const room = cap - used;
+    if (room <= 0) {
+      skip('the 32 KiB cap was reached');
+      continue;
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await fs.readPrefix(candidate.path, Math.min(room, stat.size));
+    } catch (error) {
+      skip(`unreadable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      continue;
+    }
+    if (bytes.includes(0)) {
+      skip('binary file');
+      continue;
+    }
+    // Never end inside a UTF-8 character.
+    let end = bytes.length;
+    if (stat.size > bytes.length) while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+    const text = Buffer.from(bytes.subarray(0, end)).toString('utf8');
+    const cut = stat.size > end;
+    parts.push(`## ${candidate.label}\n${text.trimEnd()}${cut ? `\n[… ${candidate.label} cut at the 32 KiB instructions cap: ${stat.size - end} bytes not loaded …]` : ''}`);
+    used += end;
+    files.push({ path: candidate.path, bytes: stat.size, status: cut ? 'cut' : 'loaded' });
+  }
+  return { files, text: parts.join('\n\n') };
+}
