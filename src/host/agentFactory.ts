@@ -3,8 +3,10 @@ import { join } from 'path';
 import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import { loadInstructions, type InstructionsReport } from '../core/prompt/agentsMd';
+import { SessionPrompt } from '../core/prompt/sessionPrompt';
+import { discoverSkills } from '../core/prompt/skills';
+import { LmToolsRunner, lmToolDefinitions } from '../providers/lmToolsRunner';
 import { AgentSession } from '../core/agent/agentSession';
-import { BasicPromptSource } from '../core/agent/basicPrompt';
 import { SessionToolRunner } from '../core/agent/sessionTools';
 import { WorkspaceToolRunner } from '../core/agent/workspaceToolRunner';
 import { workspaceTools } from '../core/tools/builtinTools';
@@ -36,7 +38,7 @@ export class AgentFactory {
   async create(args: { manager: ContextManager; chat: ChatModel; config: TallyConfiguration; store: SessionStore; onFixed(fixed: FixedComponents): void }): Promise<AgentSession> {
     const counter = getTokenCounter(args.chat.model.encoding);
     let fixedNow: FixedComponents = { system: 0, skills: 0, tools: 0 };
-    const sessionTools = new SessionToolRunner(args.store, () => args.manager, () => fixedNow);
+    const sessionTools = new SessionToolRunner(args.store, () => args.manager, () => fixedNow, new LmToolsRunner());
     const builtins = workspaceTools();
     const tools = new WorkspaceToolRunner(
       builtins,
@@ -52,8 +54,22 @@ export class AgentFactory {
       },
       sessionTools,
     );
-    const definitions = () => [...builtins.map((t) => t.definition), ...SessionToolRunner.definitions()];
-    const prompt = new BasicPromptSource(counter, args.config.context, definitions, async () => (await this.loadInstructions()).text);
+    const definitions = () => [...builtins.map((t) => t.definition), ...SessionToolRunner.definitions(), ...lmToolDefinitions()];
+    const prompt = new SessionPrompt(
+      {
+        counter,
+        settings: args.config.context,
+        tools: definitions,
+        instructions: async () => (await this.loadInstructions()).text,
+        skills: () =>
+          discoverSkills({
+            workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+            userSkillsFolder: join(homedir(), '.tally', 'skills'),
+            trusted: vscode.workspace.isTrusted,
+          }),
+      },
+      tools,
+    );
     const source = {
       prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
         const prepared = await prompt.prepare(p);
@@ -62,7 +78,7 @@ export class AgentFactory {
         return prepared;
       },
     };
-    return new AgentSession({ manager: args.manager, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, prompt: source, tools });
+    return new AgentSession({ manager: args.manager, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, prompt: source, tools: prompt });
   }
 
   resolveApproval(callId: string, approved: boolean): void {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import { AgentSession } from '../../../src/core/agent/agentSession';
-import { BasicPromptSource } from '../../../src/core/agent/basicPrompt';
+import { SessionPrompt } from '../../../src/core/prompt/sessionPrompt';
 import type { AgentEvent } from '../../../src/core/agent/events';
 import { SessionToolRunner } from '../../../src/core/agent/sessionTools';
 import type { ToolRunner } from '../../../src/core/agent/toolRunner';
@@ -38,14 +38,15 @@ async function setup(provider: ChatProvider, settings: ContextSettings = withSet
   const counter = getTokenCounter();
   const manager = await ContextManager.open({ store: env.store, sessionId, settings, counter });
   let fixed = { system: 0, skills: 0, tools: 0 };
-  const prompt = new BasicPromptSource(counter, settings, () => [ECHO, ...SessionToolRunner.definitions()], async () => 'Always run the tests.');
+  const tools = new SessionToolRunner(env.store, () => manager, () => fixed, testTools);
+  const prompt = new SessionPrompt({ counter, settings, tools: () => [ECHO, ...SessionToolRunner.definitions()], instructions: async () => 'Always run the tests.', skills: async () => [] }, tools);
   const agent = new AgentSession({
     manager,
     provider,
     model: 'test-model',
     maxOutputTokens: 2_000,
     prompt: { prepare: async (a) => { const p = await prompt.prepare(a); fixed = p.fixed; return p; } },
-    tools: new SessionToolRunner(env.store, () => manager, () => fixed, testTools),
+    tools: prompt,
     sleep: async () => undefined,
   });
   const events: AgentEvent[] = [];

@@ -91,3 +91,58 @@ describe('tool deferral', () => {
     assert.equal(none.note, undefined);
   });
 });
+
+describe('session prompt', () => {
+  const { getTokenCounter } = require('../../../src/core/accounting/tokenizer');
+  const { SessionPrompt } = require('../../../src/core/prompt/sessionPrompt');
+  const { withSettings } = require('../../../src/core/settings');
+  const { parseSkill } = require('../../../src/core/prompt/skills');
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'tally-skills-'));
+    mkdirSync(join(root, 'review'));
+    writeFileSync(join(root, 'review', 'SKILL.md'), '---\nname: code-review\ndescription: Review a diff for bugs\n---\n# Steps\nRead every hunk twice.');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const skill = () => ({ name: 'code-review', description: 'Review a diff for bugs', path: join(root, 'review', 'SKILL.md'), origin: 'user' });
+  const make = (tools: ToolDefinition[] = []) =>
+    new SessionPrompt({ counter: getTokenCounter(), settings: withSettings(), tools: () => tools, instructions: async () => 'Use tabs.', skills: async () => [skill()] });
+
+  it('orders sections static → dynamic with breakpoints, and is byte-identical for the same inputs', async () => {
+    const prompt = make();
+    const a = await prompt.prepare({ effectiveWindow: 100_000, percentUsed: 0.1 });
+    const b = await prompt.prepare({ effectiveWindow: 100_000, percentUsed: 0.85 });
+    assert.equal(JSON.stringify(a.system), JSON.stringify(b.system), 'the context status does not touch the system prompt');
+    assert.match(a.system[0].text, /^You are Tally/);
+    assert.match(a.system[1].text, /^Project instructions \(AGENTS\.md\):\nUse tabs\./);
+    assert.match(a.system[2].text, /- code-review: Review a diff for bugs/);
+    assert.deepEqual(a.system.map((s: { cacheBreakpoint?: boolean }) => Boolean(s.cacheBreakpoint)), [false, true, true]);
+    assert.deepEqual(a.tailNotes, []);
+    assert.match(b.tailNotes[0], /^\[Context: 85% used\. You can call compact_context/);
+    assert.ok(a.fixed.skills > 0 && a.fixed.system > 0);
+  });
+
+  it('activating a skill brings its text in, counted under skills', async () => {
+    const prompt = make();
+    const before = await prompt.prepare({ effectiveWindow: 100_000, percentUsed: 0 });
+    const r = await prompt.run({ id: 'c', name: 'activate_skill', arguments: '{"name":"code-review"}' }, { signal: new AbortController().signal, onApprovalNeeded() {}, onApprovalResolved() {} });
+    assert.match(String(r.output), /is active/);
+    const after = await prompt.prepare({ effectiveWindow: 100_000, percentUsed: 0 });
+    assert.match(after.system[after.system.length - 1].text, /## Skill: code-review\n---[\s\S]*Read every hunk twice\./);
+    assert.ok(after.fixed.skills > before.fixed.skills);
+    assert.deepEqual(parseSkill('First paragraph here.\n\nMore.', 'folder'), { name: 'folder', description: 'First paragraph here.' });
+  });
+
+  it('defers tools past the share and promotes what tool_search finds', async () => {
+    const big = (name: string): ToolDefinition => ({ name, description: `${name} ${'word '.repeat(300)}`, inputSchema: {}, source: 'mcp' });
+    const prompt = make([{ name: 'read_file', description: 'read', inputSchema: {}, source: 'builtin' }, big('jira_search'), big('xcode_build')]);
+    const p1 = await prompt.prepare({ effectiveWindow: 6_000, percentUsed: 0 });
+    assert.ok(p1.tools.some((t: ToolDefinition) => t.name === 'tool_search'));
+    assert.match(p1.tailNotes[0], /tools? deferred to save context/);
+    const found = await prompt.run({ id: 'c', name: 'tool_search', arguments: '{"query":"jira"}' }, { signal: new AbortController().signal, onApprovalNeeded() {}, onApprovalResolved() {} });
+    assert.match(String(found.output), /jira_search/);
+    const p2 = await prompt.prepare({ effectiveWindow: 6_000, percentUsed: 0 });
+    assert.ok(p2.tools.some((t: ToolDefinition) => t.name === 'jira_search'), 'the found tool is active next time');
+  });
+});

@@ -1,0 +1,96 @@
+import { countText, countToolDefinitions } from '../accounting/messageTokens';
+import type { TokenCounter } from '../accounting/tokenizer';
+import type { PreparedPrompt, PromptSource } from '../agent/agentSession';
+import type { ToolCall } from '../model/message';
+import type { ToolDefinition } from '../model/tool';
+import type { ContextSettings } from '../settings';
+import type { ToolRunner, ToolRunOptions, ToolRunResult } from '../agent/toolRunner';
+import { BASE_INSTRUCTIONS } from './baseInstructions';
+import { ACTIVATE_SKILL_TOOL, skillsIndex, skillText, type Skill } from './skills';
+import { searchTools, selectTools, TOOL_SEARCH_TOOL } from './toolDeferral';
+
+export interface SessionPromptOptions {
+  counter: TokenCounter;
+  settings: ContextSettings;
+  /** Every tool the session could offer (built-ins first, then skill, extension and MCP tools). */
+  tools: () => ToolDefinition[];
+  instructions: () => Promise<string | undefined>;
+  skills: () => Promise<Skill[]>;
+}
+
+/**
+ * Builds each request's prompt (F14–F17) in a fixed order, static to dynamic: base instructions,
+ * AGENTS.md, the skills index, active skills — each a system block, with cache breakpoints after
+ * the instructions and after the skills — then the dynamic notes (context status, deferred tools)
+ * sent after the conversation so the cached prefix stays byte-identical between requests.
+ * It also answers activate_skill and tool_search, which change what the next prompt carries.
+ */
+export class SessionPrompt implements PromptSource, ToolRunner {
+  private readonly active = new Map<string, string>();
+  private readonly promoted = new Set<string>();
+  private readonly lastUsed = new Map<string, number>();
+  private deferred: ToolDefinition[] = [];
+  private knownSkills: Skill[] = [];
+  private uses = 0;
+
+  constructor(private readonly options: SessionPromptOptions, private readonly next?: ToolRunner) {}
+
+  async prepare(args: { effectiveWindow: number; percentUsed: number }): Promise<PreparedPrompt> {
+    const { counter, settings } = this.options;
+    const [instructions, skills] = await Promise.all([this.options.instructions(), this.options.skills()]);
+    this.knownSkills = skills;
+    const system: PreparedPrompt['system'] = [{ text: BASE_INSTRUCTIONS }];
+    if (instructions?.trim()) system.push({ text: `Project instructions (AGENTS.md):\n${instructions.trim()}` });
+    system[system.length - 1].cacheBreakpoint = true;
+    const index = skillsIndex(skills);
+    const activeText = [...this.active.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, text]) => `## Skill: ${name}\n${text.trim()}`).join('\n\n');
+    if (index) system.push({ text: index });
+    if (activeText) system.push({ text: activeText });
+    if (index || activeText) system[system.length - 1].cacheBreakpoint = true;
+
+    const all = [...this.options.tools(), ...(skills.length ? [ACTIVATE_SKILL_TOOL] : [])];
+    const selection = selectTools({ tools: all, countTokens: (d) => countToolDefinitions(d, counter), effectiveWindow: args.effectiveWindow, share: settings.toolDeferralShare, lastUsed: this.lastUsed, promoted: this.promoted });
+    this.deferred = selection.deferred;
+    const tailNotes: string[] = [];
+    if (selection.note) tailNotes.push(selection.note);
+    if (args.percentUsed >= settings.compactNoteAt) {
+      tailNotes.push(`[Context: ${Math.round(args.percentUsed * 100)}% used. You can call compact_context to free space before continuing with large operations.]`);
+    }
+    const systemTokens = system.slice(0, instructions?.trim() ? 2 : 1).reduce((n, b) => n + countText(b.text, counter), 0);
+    const skillTokens = (index ? countText(index, counter) : 0) + (activeText ? countText(activeText, counter) : 0);
+    return {
+      system,
+      tools: selection.active,
+      tailNotes,
+      fixed: {
+        system: systemTokens + tailNotes.reduce((n, t) => n + countText(t, counter), 0),
+        skills: skillTokens,
+        tools: countToolDefinitions(selection.active, counter),
+      },
+    };
+  }
+
+  async run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult> {
+    this.lastUsed.set(call.name, ++this.uses);
+    if (call.name !== TOOL_SEARCH_TOOL.name && call.name !== ACTIVATE_SKILL_TOOL.name) {
+      return this.next ? this.next.run(call, options) : { output: `Unknown tool "${call.name}".`, isError: true };
+    }
+    let args: Record<string, unknown>;
+    try {
+      args = JSON.parse(call.arguments || '{}');
+    } catch (error) {
+      return { output: `Invalid arguments for ${call.name}: ${(error as Error).message}`, isError: true };
+    }
+    if (call.name === TOOL_SEARCH_TOOL.name) {
+      const found = searchTools(String(args.query ?? ''), this.deferred);
+      if (found.length === 0) return { output: `No deferred tool matches "${String(args.query ?? '')}". ${this.deferred.length} tools are deferred.` };
+      for (const tool of found) this.promoted.add(tool.name);
+      return { output: `These tools are available from the next request:\n${found.map((t) => `- ${t.name}: ${t.description}\n  input: ${JSON.stringify(t.inputSchema)}`).join('\n')}` };
+    }
+    const skill = this.knownSkills.find((s) => s.name === args.name);
+    if (!skill) return { output: `No skill named "${String(args.name)}". Available: ${this.knownSkills.map((s) => s.name).join(', ') || 'none'}.`, isError: true };
+    const text = await skillText(skill);
+    this.active.set(skill.name, text);
+    return { output: `Skill "${skill.name}" is active; its instructions are in the system prompt from the next request.` };
+  }
+}
