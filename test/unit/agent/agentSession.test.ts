@@ -165,17 +165,18 @@ describe('agent loop', function () {
     await env.dispose();
   });
 
-  it('a long session with large outputs never exceeds the window and resumes compacted', async () => {
+  it('a 300-request session with large outputs never exceeds the window, keeps pairs, and resumes compacted', async () => {
     const settings = withSettings({ contextWindow: 16_000, maxOutputTokens: 1_000 });
     const { env, manager, agent } = await setup(provider(), settings);
-    for (let turn = 0; turn < 8; turn++) {
+    for (let turn = 0; turn < 50; turn++) {
       for (let i = 0; i < 5; i++) openai.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'echo', arguments: JSON.stringify({ text: `turn ${turn} step ${i} output`, big: 150 + i * 40 }) } }] });
       openai.enqueue({ type: 'reply', parts: [{ text: `Turn ${turn} done.` }] });
       assert.equal(await agent.send(`Task ${turn}`), 'end_turn');
     }
     const usage = await env.store.listTurnUsage(manager.sessionId);
-    assert.equal(usage.length, 48);
+    assert.equal(usage.length, 300);
     for (const u of usage) assert.ok(u.estimatedInputTokens <= 15_000, `request ${u.requestIndex}: ${u.estimatedInputTokens}`);
+    assert.deepEqual(validateHistory(manager.planRequest().messages), []);
     assert.ok((await env.store.listCompactionEvents(manager.sessionId)).length > 0);
     await env.store.flush();
     const resumed = await ContextManager.open({ store: env.store, sessionId: manager.sessionId, settings, counter: getTokenCounter() });
