@@ -17,6 +17,7 @@ import { showLoadedInstructions } from './commands/showInstructions';
 export interface TallyApi {
   sessions: SessionController;
   agents: AgentFactory;
+  keys: ApiKeys;
 }
 
 /**
@@ -72,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.onTrustChanged()),
   );
-  return { sessions, agents };
+  return { sessions, agents, keys };
 }
 
 export function deactivate(): void {

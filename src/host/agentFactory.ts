@@ -13,7 +13,9 @@ import { workspaceTools } from '../core/tools/builtinTools';
 import type { ApprovalDecision } from '../core/tools/types';
 import type { ContextManager, FixedComponents } from '../core/compaction/contextManager';
 import type { SessionStore } from '../core/persistence/types';
-import type { TallyConfiguration } from '../config/readSettings';
+import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
+import type { ToolRunner, ToolRunResult } from '../core/agent/toolRunner';
+import type { ToolCall } from '../core/model/message';
 import type { ChatModel } from './modelService';
 
 
@@ -40,20 +42,7 @@ export class AgentFactory {
     let fixedNow: FixedComponents = { system: 0, skills: 0, tools: 0 };
     const sessionTools = new SessionToolRunner(args.store, () => args.manager, () => fixedNow, new LmToolsRunner());
     const builtins = workspaceTools();
-    const tools = new WorkspaceToolRunner(
-      builtins,
-      () => ({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
-      () => args.config.approval,
-      (request) => new Promise<ApprovalDecision>((resolve) => this.approvals.set(request.callId, (ok) => resolve(ok ? 'approved' : 'denied'))),
-      { commandTimeoutMs: args.config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
-      {
-        readResult: async () => 'use the read_result tool',
-        compact: async () => 'use the compact_context tool',
-        searchTools: async () => 'no tools are deferred',
-        activateSkill: async () => 'skills are not available yet',
-      },
-      sessionTools,
-    );
+    const tools = this.workspaceRunner(args.config, sessionTools);
     const definitions = () => [...builtins.map((t) => t.definition), ...SessionToolRunner.definitions(), ...lmToolDefinitions()];
     const prompt = new SessionPrompt(
       {
@@ -79,6 +68,29 @@ export class AgentFactory {
       },
     };
     return new AgentSession({ manager: args.manager, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, prompt: source, tools: prompt });
+  }
+
+  /** Workspace tools with the live workspace folders and trust, approvals through the chat panel. */
+  private workspaceRunner(config: TallyConfiguration, next?: ToolRunner): WorkspaceToolRunner {
+    return new WorkspaceToolRunner(
+      workspaceTools(),
+      () => ({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
+      () => config.approval,
+      (request) => new Promise<ApprovalDecision>((resolve) => this.approvals.set(request.callId, (ok) => resolve(ok ? 'approved' : 'denied'))),
+      { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
+      {
+        readResult: async () => 'use the read_result tool',
+        compact: async () => 'use the compact_context tool',
+        searchTools: async () => 'use the tool_search tool',
+        activateSkill: async () => 'use the activate_skill tool',
+      },
+      next,
+    );
+  }
+
+  /** Runs one workspace tool call outside a chat turn (used by the extension-host tests and diagnostics). */
+  runWorkspaceTool(call: ToolCall): Promise<ToolRunResult> {
+    return this.workspaceRunner(readConfiguration()).run(call, { signal: new AbortController().signal, onApprovalNeeded: () => undefined, onApprovalResolved: () => undefined });
   }
 
   resolveApproval(callId: string, approved: boolean): void {

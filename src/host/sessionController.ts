@@ -44,7 +44,7 @@ export class SessionController implements vscode.Disposable {
   live?: LiveTurn;
 
   constructor(
-    private readonly storeHost: { get(): Promise<SessionStore> },
+    private readonly storeHost: { get(): Promise<SessionStore>; readonly folder: string },
     private readonly keys: ApiKeys,
     private readonly agents: AgentFactory,
     private readonly log: vscode.LogOutputChannel,
@@ -52,6 +52,10 @@ export class SessionController implements vscode.Disposable {
 
   get active(): ActiveSession | undefined {
     return this.activeSession;
+  }
+
+  get storageFolder(): string {
+    return this.storeHost.folder;
   }
 
   store(): Promise<SessionStore> {

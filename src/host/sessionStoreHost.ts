@@ -12,13 +12,18 @@ export class SessionStoreHost implements vscode.Disposable {
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {}
 
+  /** Where the store lives: the extension's global storage. */
+  get folder(): string {
+    return vscode.Uri.joinPath(this.context.globalStorageUri, 'store').fsPath;
+  }
+
   get(): Promise<SessionStore> {
     this.opening ??= this.open();
     return this.opening;
   }
 
   private async open(): Promise<SessionStore> {
-    const folder = vscode.Uri.joinPath(this.context.globalStorageUri, 'store').fsPath;
+    const folder = this.folder;
     await vscode.workspace.fs.createDirectory(vscode.Uri.file(folder));
     const wasmPath = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath;
     const store = await openStore(folder, { wasmPath, log: (line) => this.log.info(line) });

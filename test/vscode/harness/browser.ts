@@ -1,0 +1,35 @@
+import type { Browser, Frame, Page } from 'playwright-core';
+
+export async function launchBrowser(): Promise<Browser> {
+  const { chromium } = require('playwright-core') as typeof import('playwright-core');
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+/** Opens the command palette and runs a command by its title, as a person would. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 20_000 });
+  await input.fill(`>${title}`);
+  await page.waitForTimeout(400);
+  await page.keyboard.press('Enter');
+}
+
+/** Finds the webview frame (nested iframes) holding `selector`. */
+export async function findFrame(page: Page, selector: string, timeoutMs = 60_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      try {
+        if (await frame.$(selector)) return frame;
+      } catch {
+        // detached frame
+      }
+    }
+    await page.waitForTimeout(300);
+  }
+  throw new Error(`no frame contains ${selector}`);
+}

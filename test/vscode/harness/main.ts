@@ -1,0 +1,32 @@
+// Runs the extension-host suites (trusted, and Restricted Mode) and the UI tests in code-server +
+// Chromium; prints `vscode: N passed, M failed` and writes the counts for scripts/test-all.mjs.
+import { writeFileSync } from 'fs';
+import { runSuite } from './runSuite';
+import { runUiTests } from './uiTests';
+
+async function main() {
+  let passed = 0;
+  let failed = 0;
+  for (const [name, trusted] of [['suite', true], ['suite-restricted', false]] as const) {
+    const r = await runSuite(name, trusted).catch((error: Error) => (console.error(`${name}: ${error.message}`), { passed: 0, failed: 1, exitCode: 1 }));
+    console.log(`${name}: ${r.passed} passed, ${r.failed} failed`);
+    passed += r.passed;
+    failed += r.failed;
+  }
+  for (const theme of ['dark', 'light'] as const) {
+    const results = await runUiTests(theme).catch((error: Error) => [{ name: `${theme} UI`, ok: false, detail: error.message }]);
+    for (const r of results) {
+      console.log(`${r.ok ? '✔' : '✘'} ${r.name}${r.detail ? ` — ${r.detail}` : ''}`);
+      if (r.ok) passed++;
+      else failed++;
+    }
+  }
+  console.log(`vscode: ${passed} passed, ${failed} failed`);
+  if (process.env.TALLY_TEST_COUNTS) writeFileSync(process.env.TALLY_TEST_COUNTS, JSON.stringify({ passed, failed, skipped: 0 }));
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
