@@ -4,6 +4,7 @@ import { join, resolve } from 'path';
 import { findFrame, launchBrowser, runCommand } from './browser';
 import { startCodeServer } from './codeServer';
 import { makeWorkspace } from './workspace';
+import { FakeOpenAIServer } from '../../fakes/openaiServer';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 
@@ -26,10 +27,14 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
   };
   const dir = mkdtempSync(join(tmpdir(), 'tally-ui-'));
   const workspace = makeWorkspace(dir);
+  // A scripted model behind the real OpenAI wire format: six commands with large outputs, then a reply.
+  const model = await new FakeOpenAIServer({ apiKey: undefined }).start();
+  for (let i = 0; i < 6; i++) model.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'run_command', arguments: JSON.stringify({ command: `yes step-${i} | head -c 20000` }) } }], usage: null });
+  model.enqueue({ type: 'reply', parts: [{ text: 'Hello from the scripted model: six commands ran.' }], usage: null, chunkChars: 6 });
   const server = await startCodeServer({
     dir,
     workspace,
-    settings: { 'security.workspace.trust.enabled': false, 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern', 'workbench.preferredDarkColorTheme': 'Default Dark Modern', 'workbench.preferredLightColorTheme': 'Default Light Modern', 'window.autoDetectColorScheme': true, 'tally.provider': 'openai-compatible' },
+    settings: { 'tally.baseUrl': model.url, 'tally.model': 'scripted-model', 'tally.approval.commands': 'always', 'security.workspace.trust.enabled': false, 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern', 'workbench.preferredDarkColorTheme': 'Default Dark Modern', 'workbench.preferredLightColorTheme': 'Default Light Modern', 'window.autoDetectColorScheme': true, 'tally.provider': 'openai-compatible' },
   });
   const browser = await launchBrowser();
   try {
@@ -53,10 +58,38 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
       await frame.click('[data-request-index="10"]');
       await frame.waitForSelector('.item', { timeout: 20_000 });
     });
+    await check(`${theme}: expanding an offloaded result shows its content`, async () => {
+      const frame = await findFrame(page, 'details.blob[data-ref-id] summary');
+      await frame.click('details.blob[data-ref-id] summary');
+      const text = await frame.waitForSelector('[data-blob-text]', { timeout: 20_000 });
+      if (!((await text.textContent()) ?? '').trim()) throw new Error('the offloaded content is empty');
+    });
+    await check(`${theme}: the compaction preview then Confirm adds a history row`, async () => {
+      const frame = await findFrame(page, '[data-action="preview"]');
+      const before = await frame.$$eval('details.compaction', (els) => els.length);
+      await frame.click('[data-action="preview"]');
+      await frame.waitForSelector('[data-action="confirm"]:not([disabled])', { timeout: 30_000 });
+      await frame.click('[data-action="confirm"]');
+      await frame.waitForFunction((n) => document.querySelectorAll('details.compaction').length === n + 1, before, { timeout: 30_000 });
+    });
     mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
     await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `inspector-${theme}.png`) });
+    await check(`${theme}: the chat panel streams a reply from the scripted model and shows a compaction notice`, async () => {
+      await runCommand(page, 'Tally: New Session');
+      await page.waitForTimeout(1500);
+      await runCommand(page, 'Tally: Focus on Chat View');
+      const frame = await findFrame(page, '.composer-input', 60_000);
+      await frame.locator('.composer-input textarea').fill('Run the six steps.');
+      await frame.locator('.composer-input textarea').press('Enter');
+      await frame.waitForSelector('[data-kind="assistant"]:has-text("six commands ran")', { timeout: 90_000 });
+      await frame.locator('.composer-input textarea').fill('/compact keep the step outputs');
+      await frame.locator('.composer-input textarea').press('Enter');
+      await frame.waitForSelector('[data-kind="compaction"]', { timeout: 60_000 });
+      await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `chat-${theme}.png`) });
+    });
   } finally {
     await browser.close();
+    await model.close();
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
