@@ -1,4 +1,5 @@
 import { TextDecoder } from 'util';
+import { basename } from 'path';
 import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import { policyNamed } from '../core/replay/baselines';
@@ -41,7 +42,7 @@ export async function openTranscriptCommand(sessions: SessionController, file?: 
   if (!file) return undefined;
   const window = vscode.workspace.getConfiguration('tally').get<number | null>('contextWindow') ?? 128_000;
   try {
-    return await replayIntoSession(sessions, file, vscode.workspace.asRelativePath(file), window);
+    return await replayIntoSession(sessions, file, basename(file), window);
   } catch (error) {
     void vscode.window.showErrorMessage(`Tally: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;

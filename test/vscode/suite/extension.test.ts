@@ -83,6 +83,22 @@ describe('Tally in VS Code', () => {
     assert.equal(sessions.active?.replayLabel?.startsWith('demo'), true);
   });
 
+  it('runs the other commands: inspector, new and resumed sessions, loaded instructions, a transcript', async () => {
+    const { sessions } = await api();
+    assert.equal(await vscode.commands.executeCommand('tally.openInspector'), true);
+    const created = await vscode.commands.executeCommand<string>('tally.newSession');
+    assert.ok(created);
+    assert.equal(await vscode.commands.executeCommand('tally.resumeSession', created), created);
+    assert.equal(sessions.active?.info.id, created);
+    const instructions = await vscode.commands.executeCommand<string>('tally.showLoadedInstructions');
+    assert.match(instructions, /AGENTS\.md`? — \d+ bytes — \*\*loaded\*\*/);
+    const demo = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'media', 'demo', 'demo-run.traj.json');
+    const replayed = await vscode.commands.executeCommand<string>('tally.openTranscript', demo);
+    assert.ok(replayed && replayed !== created);
+    const markdown = await vscode.commands.executeCommand<string>('tally.exportSession', { format: 'markdown', target: join(sessions.storageFolder, 'export.md') });
+    assert.match(readFileSync(markdown!, 'utf8'), /^# demo-run\.traj\.json/);
+  });
+
   it('loads the workspace AGENTS.md', async () => {
     const { agents } = await api();
     const report = await agents.loadInstructions();
