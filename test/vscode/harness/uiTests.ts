@@ -53,6 +53,13 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
       const label = await frame.textContent('body');
       if (!/Replay/i.test(label ?? '')) throw new Error('the replay is not labelled as a replay');
     });
+    await check(`${theme}: the inspector is served with a strict CSP (nonce, no inline script)`, async () => {
+      const frame = await findFrame(page, '.seg[data-segment]');
+      const csp = await frame.$eval('meta[http-equiv="Content-Security-Policy"]', (m) => m.getAttribute('content') ?? '');
+      if (!/script-src 'nonce-[A-Za-z0-9+/=]{16,}'/.test(csp) || /unsafe-inline|unsafe-eval/.test(csp) || !/default-src 'none'/.test(csp)) throw new Error(`weak CSP: ${csp}`);
+      const inline = await frame.$$eval('script', (els) => els.filter((e) => !e.getAttribute('src')).length);
+      if (inline > 0) throw new Error(`${inline} inline script(s)`);
+    });
     await check(`${theme}: selecting a request lists what it carried`, async () => {
       const frame = await findFrame(page, '[data-request-index]');
       await frame.click('[data-request-index="10"]');

@@ -1,13 +1,6 @@
-import Mocha from 'mocha';
+import { runMochaInHost } from '../harness/mochaInHost';
 
+/** Entry point VS Code calls in the extension host (Restricted Mode). */
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 120_000, reporter: 'spec' });
-  mocha.suite.emit('pre-require', globalThis, 'bundle', mocha);
-  require('./restricted.test');
-  return new Promise((resolve, reject) => {
-    mocha.run((failures) => {
-      console.log(`vscode-suite: ${mocha.suite.total() - failures} passed, ${failures} failed`);
-      failures ? reject(new Error(`${failures} tests failed`)) : resolve();
-    });
-  });
+  return runMochaInHost(() => require('./restricted.test'));
 }
