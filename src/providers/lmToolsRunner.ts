@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ToolRunner, ToolRunOptions, ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
 import type { ToolDefinition } from '../core/model/tool';
+import { parseToolArguments } from '../core/tools/args';
 
 /** Tools other extensions and MCP servers registered in VS Code (`vscode.lm.tools`), as Tally tool definitions. */
 export function lmToolDefinitions(): ToolDefinition[] {
@@ -20,7 +21,7 @@ export class LmToolsRunner implements ToolRunner {
     if (!vscode.lm?.tools?.some((t) => t.name === call.name)) return { output: `Unknown tool "${call.name}".`, isError: true };
     let input: object;
     try {
-      input = JSON.parse(call.arguments || '{}');
+      input = parseToolArguments(call.arguments);
     } catch (error) {
       return { output: `Invalid arguments for ${call.name}: ${(error as Error).message}`, isError: true };
     }

@@ -2,6 +2,7 @@ import type { ContextManager } from '../compaction/contextManager';
 import type { ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
 import type { SessionStore } from '../persistence/types';
+import { parseToolArguments } from '../tools/args';
 import { readResult, READ_RESULT_TOOL } from '../toolOutput/readResult';
 import type { ToolRunner, ToolRunOptions, ToolRunResult } from './toolRunner';
 
@@ -11,15 +12,6 @@ export const COMPACT_CONTEXT_TOOL: ToolDefinition = {
   inputSchema: { type: 'object', properties: { focus: { type: 'string', description: 'What the summary should keep in mind.' } } },
   source: 'builtin',
 };
-
-function parseArgs(call: ToolCall): Record<string, unknown> | string {
-  try {
-    const value = JSON.parse(call.arguments || '{}');
-    return value && typeof value === 'object' && !Array.isArray(value) ? value : 'the arguments must be a JSON object';
-  } catch (error) {
-    return `the arguments are not valid JSON (${(error as Error).message})`;
-  }
-}
 
 /**
  * The tools that act on the session itself (read_result, compact_context). Tools that touch the
@@ -42,8 +34,12 @@ export class SessionToolRunner implements ToolRunner {
       if (this.next) return this.next.run(call, options);
       return { output: `Unknown tool "${call.name}".`, isError: true };
     }
-    const args = parseArgs(call);
-    if (typeof args === 'string') return { output: `Invalid arguments for ${call.name}: ${args}`, isError: true };
+    let args: Record<string, unknown>;
+    try {
+      args = parseToolArguments(call.arguments);
+    } catch (error) {
+      return { output: `Invalid arguments for ${call.name}: ${(error as Error).message}`, isError: true };
+    }
     try {
       if (call.name === 'read_result') {
         const ref = args.ref_id;

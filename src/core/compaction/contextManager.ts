@@ -522,7 +522,7 @@ export class ContextManager {
     await this.options.store.addTurnUsage(record);
     if (reported?.inputTokens) {
       // Compare like with like: the estimate of exactly what was sent.
-      const estimated = plan.items.reduce((n, item) => n + item.tokens, 0) + plan.budget.components.system + plan.budget.components.skills + plan.budget.components.tools;
+      const estimated = plan.budget.estimatedTotal;
       this.calibration.observe(estimated, reported.inputTokens);
       // A report far from the estimate is more likely a proxy's or a server's bug than a tokenizer
       // difference; trusting it could stop compaction, so the estimate stays the basis then.

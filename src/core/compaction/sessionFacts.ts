@@ -1,4 +1,5 @@
 import type { Message, ToolCall } from '../model/message';
+import { parseToolArguments } from '../tools/args';
 
 /** Facts a checkpoint needs, extracted deterministically from messages (no model). */
 export interface SessionFacts {
@@ -25,10 +26,9 @@ const DECISION = /\b(I'll|I will|I'm going to|let me|decid|instead|because|the (
 
 export function parseArguments(call: ToolCall): Record<string, unknown> {
   try {
-    const value = JSON.parse(call.arguments);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return parseToolArguments(call.arguments);
   } catch {
-    return {};
+    return {}; // facts are best effort: a call with broken arguments still counts, without its paths
   }
 }
 

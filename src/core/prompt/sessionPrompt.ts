@@ -5,6 +5,7 @@ import type { ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
 import type { ContextSettings } from '../settings';
 import type { ToolRunner, ToolRunOptions, ToolRunResult } from '../agent/toolRunner';
+import { parseToolArguments } from '../tools/args';
 import { BASE_INSTRUCTIONS } from './baseInstructions';
 import { ACTIVATE_SKILL_TOOL, skillsIndex, skillText, type Skill } from './skills';
 import { searchTools, selectTools, TOOL_SEARCH_TOOL } from './toolDeferral';
@@ -77,7 +78,7 @@ export class SessionPrompt implements PromptSource, ToolRunner {
     }
     let args: Record<string, unknown>;
     try {
-      args = JSON.parse(call.arguments || '{}');
+      args = parseToolArguments(call.arguments);
     } catch (error) {
       return { output: `Invalid arguments for ${call.name}: ${(error as Error).message}`, isError: true };
     }

@@ -1,4 +1,3 @@
-import { countMessage } from '../accounting/messageTokens';
 import type { TokenCounter } from '../accounting/tokenizer';
 import { ContextManager, type FixedComponents } from '../compaction/contextManager';
 import { validateHistory } from '../history/normalize';
@@ -97,7 +96,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     const compaction = preflight.compaction && preflight.compaction.status === 'complete' ? preflight.compaction : undefined;
     if (compaction) compactions++;
     const plan = manager.planRequest(fixed);
-    const items = plan.messages.map((m) => ({ key: itemKey(m), tokens: countMessage(m, counter) }));
+    const items = plan.messages.map((m, i) => ({ key: itemKey(m), tokens: plan.items[i].tokens }));
     let prefixTokens = previous ? fixed.system + fixed.tools + fixed.skills : 0;
     if (previous) {
       for (let i = 0; i < items.length && i < previous.length && items[i].key === previous[i].key; i++) prefixTokens += items[i].tokens;
