@@ -29,6 +29,26 @@ export function countMessage(message: Message, counter: TokenCounter): number {
   return total;
 }
 
+/** Texts longer than this are counted with countAsync, so a huge paste never blocks the thread. */
+const ASYNC_COUNT_CHARS = 64 * 1024;
+
+/**
+ * countMessage, but a message with large text is counted in slices first (the memo then makes the
+ * synchronous count free). Use it wherever a message enters the session.
+ */
+export async function countMessageAsync(message: Message, counter: TokenCounter): Promise<number> {
+  if (message.tokens !== undefined && message.tokenEncoding === counter.encoding) return message.tokens;
+  const large = (text: string) => text.length > ASYNC_COUNT_CHARS;
+  if (!large(message.content) && !(message.toolCalls ?? []).some((call) => large(call.arguments))) return countMessage(message, counter);
+  let total = MESSAGE_OVERHEAD_TOKENS + (await counter.countAsync(message.content));
+  for (const call of message.toolCalls ?? []) total += TOOL_CALL_OVERHEAD_TOKENS + counter.count(call.name) + (await counter.countAsync(call.arguments));
+  if (message.role === 'tool') total += counter.count(message.toolName ?? '') + 2;
+  total += (message.meta?.images ?? 0) * IMAGE_TOKEN_ESTIMATE;
+  message.tokens = total;
+  message.tokenEncoding = counter.encoding;
+  return total;
+}
+
 /** Deterministic JSON (sorted keys) so the same tools always serialize, and count, the same. */
 export function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;

@@ -1,7 +1,9 @@
 import { TextEncoder } from 'util';
-import type { Tiktoken } from 'js-tiktoken/lite';
+import { nextTurn } from '../nextTurn';
+import { bpeCount, bpeCountSteps, type RankMap } from './bpeCount';
+import { loadRanksAsync, loadRanksSync, type EncodingName, type LoadedRanks } from './rankLoader';
 
-export type EncodingName = 'o200k_base' | 'cl100k_base';
+export type { EncodingName };
 
 export interface TokenCounter {
   readonly encoding: EncodingName;
@@ -14,25 +16,20 @@ export interface TokenCounter {
   load(): Promise<void>;
 }
 
-interface Ranks {
-  pat_str: string;
-  special_tokens: Record<string, number>;
-  bpe_ranks: string;
-}
-
 const MAX_CACHED_PIECE = 64;
 const MAX_CACHE_ENTRIES = 200_000;
 const SLICE_CHARS = 64 * 1024;
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 /**
  * Counting over js-tiktoken's ranks: the text is split with the encoding's own pre-tokenizer
  * pattern and each piece's BPE count is cached. Pieces repeat heavily in code and logs, so most
- * pieces cost a map lookup. The ranks (≈1 s to load) load on the first count, never at import.
+ * pieces cost a map lookup. The ranks load on the first count, or earlier and without blocking
+ * through load(); never at import.
  */
 class CachedCounter implements TokenCounter {
-  private encoder?: Tiktoken;
+  private ranks?: LoadedRanks;
   private pattern?: RegExp;
+  private loading?: Promise<void>;
   private readonly cache = new Map<string, number>();
   private readonly utf8 = new TextEncoder();
 
@@ -43,28 +40,31 @@ class CachedCounter implements TokenCounter {
   constructor(readonly encoding: EncodingName) {}
 
   isLoaded(): boolean {
-    return this.encoder !== undefined;
+    return this.ranks !== undefined;
   }
 
-  async load(): Promise<void> {
-    this.ensure();
+  load(): Promise<void> {
+    if (this.ranks) return Promise.resolve();
+    this.loading ??= loadRanksAsync(this.encoding).then((ranks) => {
+      if (!this.ranks) this.use(ranks);
+    });
+    return this.loading;
   }
 
-  private ensure(): Tiktoken {
-    if (this.encoder) return this.encoder;
-    // Required here, not at the top, so activation never pays for the ranks.
-    const module = this.encoding === 'cl100k_base' ? require('js-tiktoken/ranks/cl100k_base') : require('js-tiktoken/ranks/o200k_base');
-    const ranks: Ranks = module.default ?? module;
-    const { Tiktoken: Encoder } = require('js-tiktoken/lite') as typeof import('js-tiktoken/lite');
-    this.encoder = new Encoder(ranks);
-    this.pattern = new RegExp(ranks.pat_str, 'gu');
-    return this.encoder;
+  private use(ranks: LoadedRanks): void {
+    this.ranks = ranks;
+    this.pattern = new RegExp(ranks.pattern, 'gu');
   }
 
-  private countPiece(encoder: Tiktoken, piece: string): number {
+  private ensure(): RankMap {
+    if (!this.ranks) this.use(loadRanksSync(this.encoding));
+    return this.ranks!.rankMap;
+  }
+
+  private countPiece(rankMap: RankMap, piece: string): number {
     const cached = this.cache.get(piece);
     if (cached !== undefined) return cached;
-    const n = bpeCount(this.bytesOf(piece), (encoder as unknown as { rankMap: Map<string, number> }).rankMap);
+    const n = bpeCount(this.bytesOf(piece), rankMap);
     if (piece.length <= MAX_CACHED_PIECE) {
       if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
       this.cache.set(piece, n);
@@ -74,76 +74,45 @@ class CachedCounter implements TokenCounter {
 
   count(text: string): number {
     if (!text) return 0;
-    const encoder = this.ensure();
+    const rankMap = this.ensure();
     const pattern = this.pattern!;
     pattern.lastIndex = 0;
     let total = 0;
-    for (const match of text.matchAll(pattern)) total += this.countPiece(encoder, match[0]);
+    for (const match of text.matchAll(pattern)) total += this.countPiece(rankMap, match[0]);
     return total;
   }
 
   async countAsync(text: string): Promise<number> {
     if (text.length <= SLICE_CHARS) return this.count(text);
+    await this.load();
+    const rankMap = this.ensure();
+    // Its own regex object: the shared one may be in use by a synchronous count meanwhile. Walking
+    // the matches with exec gives exactly the pieces matchAll gives, so the total is exact.
+    const pattern = new RegExp(this.pattern!.source, this.pattern!.flags);
     let total = 0;
-    let start = 0;
-    while (start < text.length) {
-      // Cut right after a newline that is followed by a letter or digit: no pre-tokenizer piece
-      // spans such a point, so the slices' counts add up exactly.
-      let end = Math.min(text.length, start + SLICE_CHARS);
-      if (end < text.length) {
-        end = safeCut(text, start, end);
+    let sinceYield = 0;
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      const piece = match[0];
+      if (piece.length <= MAX_CACHED_PIECE) total += this.countPiece(rankMap, piece);
+      else {
+        // A long piece is counted in steps, with a turn for the event loop between them.
+        const steps = bpeCountSteps(this.bytesOf(piece), rankMap);
+        for (let step = steps.next(); ; step = steps.next()) {
+          if (step.done) {
+            total += step.value;
+            break;
+          }
+          await nextTurn();
+        }
       }
-      total += this.count(text.slice(start, end));
-      start = end;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      sinceYield += piece.length;
+      if (sinceYield >= SLICE_CHARS) {
+        sinceYield = 0;
+        await nextTurn();
+      }
     }
     return total;
   }
-}
-
-function isSafeCut(text: string, at: number): boolean {
-  return text.charCodeAt(at - 1) === 10 && LETTER_OR_DIGIT.test(text[at]);
-}
-
-/** A slice end near `end` where no pre-tokenizer piece spans; the rest of the text if none. */
-function safeCut(text: string, start: number, end: number): number {
-  for (let cut = end; cut > start; cut--) if (isSafeCut(text, cut)) return cut;
-  for (let cut = end + 1; cut < text.length; cut++) if (isSafeCut(text, cut)) return cut;
-  return text.length;
-}
-
-/**
- * Number of tokens byte-pair encoding gives `bytes`: repeatedly merge the adjacent pair with the
- * lowest rank (the same rule as tiktoken), counting parts instead of building token ids.
- */
-function bpeCount(bytes: Uint8Array, ranks: Map<string, number>): number {
-  if (bytes.length <= 1) return bytes.length;
-  const whole = bytes.join(',');
-  if (ranks.has(whole)) return 1;
-  const starts: number[] = [];
-  for (let i = 0; i <= bytes.length; i++) starts.push(i);
-  const rankOf = (i: number): number => {
-    if (i + 2 >= starts.length) return Infinity;
-    return ranks.get(bytes.subarray(starts[i], starts[i + 2]).join(',')) ?? Infinity;
-  };
-  const pairRanks: number[] = [];
-  for (let i = 0; i < starts.length - 2; i++) pairRanks.push(rankOf(i));
-  while (starts.length > 2) {
-    let best = Infinity;
-    let at = -1;
-    for (let i = 0; i < pairRanks.length; i++) {
-      if (pairRanks[i] < best) {
-        best = pairRanks[i];
-        at = i;
-      }
-    }
-    if (at < 0) break;
-    starts.splice(at + 1, 1);
-    pairRanks.splice(at, 1);
-    if (at < pairRanks.length) pairRanks[at] = rankOf(at);
-    if (at > 0) pairRanks[at - 1] = rankOf(at - 1);
-  }
-  return starts.length - 1;
 }
 
 const counters = new Map<EncodingName, TokenCounter>();

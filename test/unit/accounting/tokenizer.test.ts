@@ -3,6 +3,7 @@ import { readFileSync } from 'fs';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { ContextBudget } from '../../../src/core/accounting/budget';
 import { countMessage, countToolDefinitions, IMAGE_TOKEN_ESTIMATE } from '../../../src/core/accounting/messageTokens';
+import { loadRanksAsync, loadRanksSync } from '../../../src/core/accounting/rankLoader';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import type { Message } from '../../../src/core/model/message';
 import { withSettings } from '../../../src/core/settings';
@@ -54,6 +55,49 @@ describe('token counting', function () {
     clearInterval(timer);
     assert.equal(total, counter.count(text));
     assert.ok(ticks > 0, 'the event loop ran while counting');
+  });
+
+  it('counts long pre-tokenizer pieces exactly like js-tiktoken (runs of one letter, CJK without punctuation, random lowercase)', () => {
+    const random = (n: number, alphabet: string, seed: number) => {
+      let x = seed;
+      return Array.from({ length: n }, () => alphabet[(x = (x * 1103515245 + 12345) % 2 ** 31) % alphabet.length]).join('');
+    };
+    const long = ['a'.repeat(129), 'a'.repeat(2_000), 'x'.repeat(3_001), '中文字符测试数据'.repeat(150), random(2_500, 'etaoinshrdlu', 7), random(2_000, 'ab', 11), 'ab'.repeat(1_000), '7'.repeat(3_333)];
+    for (const encoding of ['o200k_base', 'cl100k_base'] as const) {
+      const counter = getTokenCounter(encoding);
+      const ref = reference(encoding);
+      for (const text of long) assert.equal(counter.count(text), ref.encode(text, [], []).length, `${encoding}: ${text.slice(0, 12)}… (${text.length} chars)`);
+    }
+  });
+
+  it('counts a 2 MB single-piece line in near-linear time, and the same sliced as whole', async () => {
+    const counter = getTokenCounter('o200k_base');
+    const line = 'q'.repeat(2 * 1024 * 1024);
+    const started = Date.now();
+    const whole = counter.count(line);
+    // A quadratic merge would take hours here; the heap-based one takes about a second.
+    assert.ok(Date.now() - started < 60_000);
+    assert.equal(await counter.countAsync(line), whole);
+    assert.equal(whole, counter.count('q'.repeat(1024 * 1024)) * 2, 'the same run twice as long has exactly twice the tokens');
+  });
+
+  it('gives the same total sliced as whole where slices would cut inside pieces (no newlines, long spaces, mixed scripts)', async () => {
+    const counter = getTokenCounter('o200k_base');
+    const samples = [
+      Array.from({ length: 30_000 }, (_, i) => `word${i}${' '.repeat(i % 5)}`).join(''),
+      ' '.repeat(200_000) + 'end',
+      Array.from({ length: 20_000 }, (_, i) => (i % 3 ? 'Ünïcødé' : '日本語') + (i % 7 ? '' : '\r\n')).join(''),
+    ];
+    for (const text of samples) assert.equal(await counter.countAsync(text), counter.count(text));
+  });
+
+  it('loads the ranks in slices: the same counts as a synchronous load', async () => {
+    const sliced = await loadRanksAsync('cl100k_base');
+    const whole = loadRanksSync('cl100k_base');
+    assert.equal(sliced.rankMap.size, whole.rankMap.size);
+    assert.equal(sliced.rankMap.size, 100_256);
+    assert.equal(sliced.pattern, whole.pattern);
+    for (const key of ['104,101,108,108,111', '32,116,104,101', '33']) assert.equal(sliced.rankMap.get(key), whole.rankMap.get(key));
   });
 
   it('counts tool-call names and arguments, images, and memoizes per message', () => {

@@ -1,0 +1,152 @@
+/**
+ * Number of tokens byte-pair encoding gives a piece: repeatedly merge the adjacent pair with the
+ * lowest rank, leftmost first (tiktoken's rule), counting parts instead of building token ids.
+ *
+ * Short pieces use a plain scan. Long ones (a minified line, a run of one letter, CJK text with no
+ * punctuation: one pre-tokenizer piece can be megabytes) would make that scan quadratic, so they
+ * go through a heap over a linked list of parts, O(n log n), written as a generator that pauses
+ * every few thousand steps so an async caller can give the event loop a turn.
+ */
+export type RankMap = Map<string, number>;
+
+const SHORT_PIECE_BYTES = 128;
+/** Work units (map look-ups or merges) between pauses of the long-piece generator. */
+export const BPE_STEPS_PER_PAUSE = 20_000;
+
+export function bpeCount(bytes: Uint8Array, ranks: RankMap): number {
+  if (bytes.length <= SHORT_PIECE_BYTES) return bpeCountShort(bytes, ranks);
+  const steps = bpeCountLong(bytes, ranks);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** The same count, pausing (yielding undefined) between slices of work. */
+export function* bpeCountSteps(bytes: Uint8Array, ranks: RankMap): Generator<void, number> {
+  if (bytes.length <= SHORT_PIECE_BYTES) return bpeCountShort(bytes, ranks);
+  return yield* bpeCountLong(bytes, ranks);
+}
+
+function keyOf(bytes: Uint8Array, from: number, to: number): string {
+  return bytes.subarray(from, to).join(',');
+}
+
+/** The plain scan: quadratic in the piece's length, fastest for short pieces. Exported for the benchmark. */
+export function bpeCountShort(bytes: Uint8Array, ranks: RankMap): number {
+  if (bytes.length <= 1) return bytes.length;
+  if (ranks.has(keyOf(bytes, 0, bytes.length))) return 1;
+  const starts: number[] = [];
+  for (let i = 0; i <= bytes.length; i++) starts.push(i);
+  const rankOf = (i: number): number => (i + 2 >= starts.length ? Infinity : ranks.get(keyOf(bytes, starts[i], starts[i + 2])) ?? Infinity);
+  const pairRanks: number[] = [];
+  for (let i = 0; i < starts.length - 2; i++) pairRanks.push(rankOf(i));
+  while (starts.length > 2) {
+    let best = Infinity;
+    let at = -1;
+    for (let i = 0; i < pairRanks.length; i++) {
+      if (pairRanks[i] < best) {
+        best = pairRanks[i];
+        at = i;
+      }
+    }
+    if (at < 0) break;
+    starts.splice(at + 1, 1);
+    pairRanks.splice(at, 1);
+    if (at < pairRanks.length) pairRanks[at] = rankOf(at);
+    if (at > 0) pairRanks[at - 1] = rankOf(at - 1);
+  }
+  return starts.length - 1;
+}
+
+/** A binary min-heap of numbers in a growable Float64Array. */
+class NumberHeap {
+  private data: Float64Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.data = new Float64Array(Math.max(16, capacity));
+  }
+  push(value: number): void {
+    if (this.size === this.data.length) {
+      const bigger = new Float64Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    let i = this.size++;
+    const d = this.data;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (d[parent] <= value) break;
+      d[i] = d[parent];
+      i = parent;
+    }
+    d[i] = value;
+  }
+  pop(): number {
+    const d = this.data;
+    const top = d[0];
+    const last = d[--this.size];
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= this.size) break;
+      if (child + 1 < this.size && d[child + 1] < d[child]) child++;
+      if (d[child] >= last) break;
+      d[i] = d[child];
+      i = child;
+    }
+    d[i] = last;
+    return top;
+  }
+}
+
+// A heap entry packs (rank, start) into one float: rank × 2^32 + start. Ranks stay below 2^21
+// and starts below 2^32, so the product is exact, and ordering by it is "lowest rank, leftmost".
+const POSITION_SPAN = 2 ** 32;
+
+function* bpeCountLong(bytes: Uint8Array, ranks: RankMap): Generator<void, number> {
+  yield; // the caller may have done a lot already (matching and encoding a huge piece)
+  const n = bytes.length;
+  // Parts are identified by their first byte's offset; next[s] is where the following part starts.
+  const next = new Int32Array(n);
+  const prev = new Int32Array(n);
+  const pairRank = new Float64Array(n); // rank of (part at s, following part); Infinity if none
+  // At most n initial pairs and two new ones per merge (n − 1 merges at most): never regrows.
+  const heap = new NumberHeap(3 * n);
+  let work = 0;
+  for (let s = 0; s < n; s++) {
+    next[s] = s + 1;
+    prev[s] = s - 1;
+    const rank = s + 2 <= n ? ranks.get(keyOf(bytes, s, s + 2)) ?? Infinity : Infinity;
+    pairRank[s] = rank;
+    if (rank !== Infinity) heap.push(rank * POSITION_SPAN + s);
+    if (++work % BPE_STEPS_PER_PAUSE === 0) yield;
+  }
+  const rankAt = (s: number): number => {
+    const following = next[s];
+    if (following >= n) return Infinity;
+    return ranks.get(keyOf(bytes, s, next[following])) ?? Infinity;
+  };
+  let parts = n;
+  while (heap.size > 0) {
+    if (++work % BPE_STEPS_PER_PAUSE === 0) yield;
+    const entry = heap.pop();
+    const rank = Math.floor(entry / POSITION_SPAN);
+    const s = entry - rank * POSITION_SPAN;
+    if (pairRank[s] !== rank) continue; // stale: the pair changed since this entry was pushed
+    // Merge the part at s with the one after it.
+    const absorbed = next[s];
+    next[s] = next[absorbed];
+    if (next[s] < n) prev[next[s]] = s;
+    pairRank[absorbed] = Infinity;
+    parts--;
+    pairRank[s] = rankAt(s);
+    if (pairRank[s] !== Infinity) heap.push(pairRank[s] * POSITION_SPAN + s);
+    const before = prev[s];
+    if (before >= 0) {
+      pairRank[before] = rankAt(before);
+      if (pairRank[before] !== Infinity) heap.push(pairRank[before] * POSITION_SPAN + before);
+    }
+  }
+  return parts;
+}
