@@ -1,7 +1,7 @@
 import { TextEncoder } from 'util';
 import { ContextBudget } from '../accounting/budget';
 import { Calibration } from '../accounting/calibration';
-import { countMessage } from '../accounting/messageTokens';
+import { countMessage, countMessageAsync } from '../accounting/messageTokens';
 import type { TokenCounter } from '../accounting/tokenizer';
 import { normalizeHistory, validateHistory } from '../history/normalize';
 import { newId } from '../model/ids';
@@ -121,6 +121,8 @@ export class ContextManager {
   /** Opens a session: the latest snapshot plus every transcript message recorded after it (F12). */
   static async open(options: ContextManagerOptions): Promise<ContextManager> {
     const manager = new ContextManager(options);
+    // The encoder's ranks load in slices here, so the first count never blocks the host.
+    await options.counter.load();
     await manager.load();
     return manager;
   }
@@ -204,7 +206,7 @@ export class ContextManager {
           recorded.push(...this.closeOpenCalls('the call was interrupted before it returned a result'));
         }
         const message = this.stamp(incoming);
-        this.count(message);
+        await countMessageAsync(message, this.options.counter);
         this.working.push(message);
         recorded.push(message);
       }
