@@ -15,6 +15,7 @@ import {
   DEFAULT_FAKE_USAGE,
   ScriptedServer,
   fragments,
+  garbageLine,
   jsonBody,
   withFault,
   type FakeReply,
@@ -133,7 +134,12 @@ export class FakeAnthropicServer extends ScriptedServer {
     const size = reply.chunkChars ?? 7;
     const events: string[] = [];
     const tags: Array<string | undefined> = [];
+    let junk = 0;
     const emit = (name: string, data: unknown, tag?: string) => {
+      if (reply.garbage) {
+        events.push(garbageLine(junk++, eol));
+        tags.push(undefined);
+      }
       events.push(`event: ${name}${eol}data: ${JSON.stringify(data)}${eol}${eol}`);
       tags.push(tag);
       if (reply.comments) {
@@ -141,7 +147,8 @@ export class FakeAnthropicServer extends ScriptedServer {
         tags.push(undefined);
       }
     };
-    const usage = reply.usage === undefined ? DEFAULT_FAKE_USAGE : reply.usage;
+    const absent = reply.usage === 'absent';
+    const usage = reply.usage === undefined ? DEFAULT_FAKE_USAGE : reply.usage === 'absent' ? null : reply.usage;
     emit('message_start', {
       type: 'message_start',
       message: {
@@ -152,9 +159,13 @@ export class FakeAnthropicServer extends ScriptedServer {
         model: request.body?.model ?? 'claude-fake',
         stop_reason: null,
         stop_sequence: null,
-        usage: usage
-          ? { input_tokens: usage.input, cache_creation_input_tokens: usage.cacheWrite ?? 0, cache_read_input_tokens: usage.cacheRead ?? 0, output_tokens: 1 }
-          : null,
+        ...(absent
+          ? {}
+          : {
+              usage: usage
+                ? { input_tokens: usage.input, cache_creation_input_tokens: usage.cacheWrite ?? 0, cache_read_input_tokens: usage.cacheRead ?? 0, output_tokens: 1 }
+                : null,
+            }),
       },
     });
     emit('ping', { type: 'ping' });
@@ -174,7 +185,7 @@ export class FakeAnthropicServer extends ScriptedServer {
       emit('content_block_stop', { type: 'content_block_stop', index });
     });
     const stop = reply.stop ?? (reply.parts.some((p) => 'toolCall' in p) ? 'tool_use' : 'end_turn');
-    emit('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: usage ? { output_tokens: usage.output } : null });
+    emit('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, ...(absent ? {} : { usage: usage ? { output_tokens: usage.output } : null }) });
     emit('message_stop', { type: 'message_stop' });
 
     const faulted = withFault(events, tags, reply.fault, {

@@ -14,6 +14,7 @@ import {
   DEFAULT_FAKE_USAGE,
   ScriptedServer,
   fragments,
+  garbageLine,
   jsonBody,
   withFault,
   type FakeReply,
@@ -126,11 +127,17 @@ export class FakeOpenAIServer extends ScriptedServer {
     const eol = reply.lineEnding ?? '\n';
     const size = reply.chunkChars ?? 7;
     const includeUsage = request.body?.stream_options?.include_usage === true;
-    const usage = reply.usage === undefined ? DEFAULT_FAKE_USAGE : reply.usage;
+    const usage = reply.usage === undefined ? DEFAULT_FAKE_USAGE : reply.usage === 'absent' ? null : reply.usage;
+    const usageField = includeUsage && reply.usage !== 'absent' ? { usage: null } : {};
     const events: string[] = [];
     const tags: Array<string | undefined> = [];
+    let junk = 0;
     const base = { id: `chatcmpl-fake-${n}`, object: 'chat.completion.chunk', created: 1_700_000_000 + n, model: request.body?.model ?? 'gpt-fake', system_fingerprint: 'fp_fake' };
     const push = (data: unknown, tag?: string) => {
+      if (reply.garbage) {
+        events.push(garbageLine(junk++, eol));
+        tags.push(undefined);
+      }
       events.push(`data: ${JSON.stringify(data)}${eol}${eol}`);
       tags.push(tag);
       if (reply.comments) {
@@ -139,7 +146,7 @@ export class FakeOpenAIServer extends ScriptedServer {
       }
     };
     const chunk = (delta: unknown, finish: string | null = null, tag?: string) =>
-      push({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) }, tag);
+      push({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...usageField }, tag);
 
     chunk({ role: 'assistant', content: '', refusal: null });
     let toolIndex = 0;

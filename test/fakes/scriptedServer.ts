@@ -56,8 +56,11 @@ export type FakeReply =
   | {
       type: 'reply';
       parts: FakePart[];
-      /** undefined: a small default usage; null: the provider's "no usage" (null fields, no usage chunk). */
-      usage?: FakeUsage | null;
+      /**
+       * undefined: a small default usage; null: the provider's "no usage" (null fields, no usage chunk);
+       * 'absent': no usage field anywhere (servers that never report usage).
+       */
+      usage?: FakeUsage | null | 'absent';
       stop?: 'end_turn' | 'tool_use' | 'max_tokens';
       fault?: FakeFault;
       /** Characters per text/argument fragment (default 7). */
@@ -67,6 +70,8 @@ export type FakeReply =
       lineEnding?: '\n' | '\r\n';
       /** Insert a `: keep-alive` comment (and Anthropic `ping` events) between events. */
       comments?: boolean;
+      /** Put a line that is no SSE field (HTML, bare JSON, a misspelt field) before every event; SSE says to ignore it. */
+      garbage?: boolean;
       /** Wait this long before sending anything (headers included). */
       delayMs?: number;
     }
@@ -229,6 +234,14 @@ export function fragments(text: string, size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
   return out;
+}
+
+/** Lines a broken proxy might mix into a stream; none of them is an SSE field the parser uses. */
+const GARBAGE_LINES = ['<html><body><h1>502 Bad Gateway</h1></body></html>', '{"choices":[{"delta":{"content":"not an SSE line"}}]}', 'datum: {"misspelt":"field"}', 'HTTP/1.1 200 OK'];
+
+/** The n-th garbage line, ending in `eol` (no blank line: it joins the event that follows). */
+export function garbageLine(n: number, eol: string): string {
+  return `${GARBAGE_LINES[n % GARBAGE_LINES.length]}${eol}`;
 }
 
 /** The default usage of a reply without one. */
