@@ -1,4 +1,5 @@
 import { promises as fsp } from 'fs';
+import { readPrefix, statIfPresent } from './promptFiles';
 import { dirname, join, relative, resolve, sep } from 'path';
 
 export const INSTRUCTIONS_CAP_BYTES = 32 * 1024;
@@ -19,26 +20,15 @@ export interface InstructionsReport {
 
 /** File access the loader needs; tests and the CLI use node's fs, and so does the extension for local folders. */
 export interface InstructionsFs {
+  /** undefined when nothing is there; throws for anything else (a link loop: ELOOP, a dangling link: ENOENT). */
   stat(path: string): Promise<{ isFile: boolean; size: number } | undefined>;
   readPrefix(path: string, maxBytes: number): Promise<Uint8Array>;
   realPath(path: string): Promise<string>;
 }
 
 export const nodeInstructionsFs: InstructionsFs = {
-  async stat(path) {
-    const s = await fsp.stat(path).catch(() => undefined);
-    return s && { isFile: s.isFile(), size: s.size };
-  },
-  async readPrefix(path, maxBytes) {
-    const handle = await fsp.open(path, 'r');
-    try {
-      const buffer = Buffer.alloc(maxBytes);
-      const { bytesRead } = await handle.read(buffer, 0, maxBytes, 0);
-      return buffer.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
-  },
+  stat: statIfPresent,
+  readPrefix,
   realPath: (path) => fsp.realpath(path),
 };
 
@@ -79,7 +69,15 @@ export async function loadInstructions(args: {
   const seen = new Set<string>();
   let used = 0;
   for (const candidate of candidates) {
-    const stat = await fs.stat(candidate.path);
+    let stat: { isFile: boolean; size: number } | undefined;
+    try {
+      stat = await fs.stat(candidate.path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      const reason = candidate.workspace && !args.trusted ? 'the workspace is not trusted' : code === 'ELOOP' ? 'symlink loop (ELOOP)' : code === 'ENOENT' || code === 'ENOTDIR' ? `dangling symbolic link (${code})` : `cannot stat (${code})`;
+      files.push({ path: candidate.path, bytes: 0, status: 'skipped', reason });
+      continue;
+    }
     if (!stat) continue;
     const skip = (reason: string) => files.push({ path: candidate.path, bytes: stat.size, status: 'skipped', reason });
     if (!stat.isFile) {

@@ -90,7 +90,12 @@ export class SessionPrompt implements PromptSource, ToolRunner {
     }
     const skill = this.knownSkills.find((s) => s.name === args.name);
     if (!skill) return { output: `No skill named "${String(args.name)}". Available: ${this.knownSkills.map((s) => s.name).join(', ') || 'none'}.`, isError: true };
-    const text = await skillText(skill);
+    let text: string;
+    try {
+      text = await skillText(skill);
+    } catch (error) {
+      return { output: `Skill "${skill.name}" could not be loaded: ${(error as Error).message}`, isError: true };
+    }
     this.active.set(skill.name, text);
     return { output: `Skill "${skill.name}" is active; its instructions are in the system prompt from the next request.` };
   }

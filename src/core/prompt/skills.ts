@@ -1,4 +1,5 @@
 import { promises as fsp } from 'fs';
+import { readPrefix, statIfPresent } from './promptFiles';
 import { join } from 'path';
 import type { ToolDefinition } from '../model/tool';
 
@@ -27,40 +28,96 @@ export function parseSkill(text: string, folderName: string): { name: string; de
   return { name: field('name') || folderName, description: (field('description') || paragraph).replace(/\s+/g, ' ').slice(0, 300) };
 }
 
-/** Skills in `<folder>/*\/SKILL.md`: the workspace's `.tally/skills` (trusted workspaces only) and the user's folder (F16). */
-export async function discoverSkills(args: { workspaceFolders: string[]; userSkillsFolder?: string; trusted: boolean }): Promise<Skill[]> {
+/** A SKILL.md that was found but not loaded, and why (shown like skipped AGENTS.md files). */
+export interface SkippedSkill {
+  path: string;
+  reason: string;
+}
+
+export interface SkillsReport {
+  skills: Skill[];
+  skipped: SkippedSkill[];
+}
+
+/** File access discovery needs; tests inject failures through it. */
+export interface SkillsFs {
+  readdir(path: string): Promise<Array<{ name: string; isDirectory: boolean }>>;
+  /** undefined when nothing is there; throws for any other failure (a dangling link: ENOENT, a link loop: ELOOP). */
+  stat(path: string): Promise<{ isFile: boolean; size: number } | undefined>;
+  readPrefix(path: string, maxBytes: number): Promise<Uint8Array>;
+}
+
+export const nodeSkillsFs: SkillsFs = {
+  async readdir(path) {
+    const entries = await fsp.readdir(path, { withFileTypes: true });
+    return entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory() }));
+  },
+  stat: statIfPresent,
+  readPrefix,
+};
+
+const why = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+
+/**
+ * Skills in `<folder>/*\/SKILL.md`: the workspace's `.tally/skills` (trusted workspaces only) and the
+ * user's folder (F16). A SKILL.md that cannot be loaded (a folder, a dangling link, binary, unreadable)
+ * is skipped with the reason and the others still load.
+ */
+export async function loadSkills(args: { workspaceFolders: string[]; userSkillsFolder?: string; trusted: boolean; fs?: SkillsFs }): Promise<SkillsReport> {
+  const fs = args.fs ?? nodeSkillsFs;
   const roots: Array<{ dir: string; origin: Skill['origin'] }> = [];
   if (args.trusted) for (const f of args.workspaceFolders) roots.push({ dir: join(f, '.tally', 'skills'), origin: 'workspace' });
   if (args.userSkillsFolder) roots.push({ dir: args.userSkillsFolder, origin: 'user' });
   const skills: Skill[] = [];
+  const skipped: SkippedSkill[] = [];
   const names = new Set<string>();
   for (const root of roots) {
-    const entries = await fsp.readdir(root.dir, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (!entry.isDirectory()) continue;
+    const entries = await fs.readdir(root.dir).catch(() => []);
+    for (const entry of [...entries].sort((a, b) => a.name.localeCompare(b.name))) {
       const path = join(root.dir, entry.name, 'SKILL.md');
-      const text = await readSkill(path);
-      if (text === undefined) continue;
+      if (!entry.isDirectory) continue;
+      let text: string;
+      try {
+        const read = await readSkill(fs, path);
+        if (read === undefined) continue; // a folder without SKILL.md is not a skill
+        text = read;
+      } catch (error) {
+        skipped.push({ path, reason: error instanceof SkillSkip ? error.message : `unreadable (${why(error)})` });
+        continue;
+      }
       const { name, description } = parseSkill(text, entry.name);
-      if (names.has(name)) continue; // the workspace's skill wins over the user's of the same name
+      if (names.has(name)) {
+        skipped.push({ path, reason: `a skill named "${name}" was already loaded` }); // the workspace's skill wins over the user's
+        continue;
+      }
       names.add(name);
       skills.push({ name, description, path, origin: root.origin });
     }
   }
-  return skills;
+  return { skills, skipped };
 }
 
-async function readSkill(path: string): Promise<string | undefined> {
-  const stat = await fsp.stat(path).catch(() => undefined);
-  if (!stat?.isFile()) return undefined;
-  const handle = await fsp.open(path, 'r');
+/** The skills {@link loadSkills} finds, without the report. */
+export async function discoverSkills(args: { workspaceFolders: string[]; userSkillsFolder?: string; trusted: boolean; fs?: SkillsFs }): Promise<Skill[]> {
+  return (await loadSkills(args)).skills;
+}
+
+class SkillSkip extends Error {}
+
+/** The text of a SKILL.md; undefined when there is none; throws with the reason when it cannot be used. */
+async function readSkill(fs: SkillsFs, path: string): Promise<string | undefined> {
+  let stat: Awaited<ReturnType<SkillsFs['stat']>>;
   try {
-    const buffer = Buffer.alloc(Math.min(stat.size, MAX_SKILL_BYTES));
-    await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.includes(0) ? undefined : buffer.toString('utf8');
-  } finally {
-    await handle.close();
+    stat = await fs.stat(path);
+  } catch (error) {
+    const code = why(error);
+    throw new SkillSkip(code === 'ELOOP' ? 'symlink loop (ELOOP)' : code === 'ENOENT' || code === 'ENOTDIR' ? `dangling symbolic link (${code})` : `cannot stat (${code})`);
   }
+  if (!stat) return undefined;
+  if (!stat.isFile) throw new SkillSkip('not a regular file');
+  const bytes = await fs.readPrefix(path, Math.min(stat.size, MAX_SKILL_BYTES));
+  if (bytes.includes(0)) throw new SkillSkip('binary file');
+  return Buffer.from(bytes).toString('utf8');
 }
 
 /** The index the prompt carries while no skill is active: names and descriptions only. */
@@ -69,6 +126,11 @@ export function skillsIndex(skills: Skill[]): string {
   return ['Skills (call activate_skill with a name to load its instructions):', ...skills.map((s) => `- ${s.name}: ${s.description}`)].join('\n');
 }
 
-export async function skillText(skill: Skill): Promise<string> {
-  return (await readSkill(skill.path)) ?? '';
+/** A skill's full text when it is activated; throws with the reason when it can no longer be read. */
+export async function skillText(skill: Skill, fs: SkillsFs = nodeSkillsFs): Promise<string> {
+  try {
+    return (await readSkill(fs, skill.path)) ?? '';
+  } catch (error) {
+    throw new Error(`${skill.path}: ${error instanceof SkillSkip ? error.message : `unreadable (${why(error)})`}`);
+  }
 }

@@ -1,10 +1,9 @@
-import { promises as fsp } from 'fs';
 import { looksBinary } from '../toolOutput/binary';
 import { boolArg, stringArg } from './args';
 import { approved, deniedOutput } from './approval';
 import { unifiedDiff } from './diff';
 import { ToolInputError, type Tool } from './types';
-import { resolveInWorkspace } from './workspacePaths';
+import { readResolved, resolveInWorkspace, writeResolved } from './workspacePaths';
 
 function lineOf(text: string, index: number): number {
   let line = 1;
@@ -20,11 +19,12 @@ export const editFileTool: Tool = {
     source: 'builtin',
   },
   async execute(args, ctx) {
-    const path = await resolveInWorkspace(stringArg(args, 'path', true), ctx.workspace, { mustExist: true });
+    const input = stringArg(args, 'path', true);
+    const path = await resolveInWorkspace(input, ctx.workspace, { mustExist: true });
     const oldText = stringArg(args, 'old_text', true);
     const newText = stringArg(args, 'new_text', true);
     if (oldText === '') throw new ToolInputError('old_text must not be empty; use write_file to create a file');
-    const bytes = await fsp.readFile(path.absolute);
+    const bytes = await readResolved(path);
     if (looksBinary(bytes)) throw new ToolInputError(`${path.relative} is a binary file`);
     const original = bytes.toString('utf8');
     // Match with the file's own line endings: the model usually writes \n.
@@ -40,7 +40,7 @@ export const editFileTool: Tool = {
     const updated = boolArg(args, 'replace_all') ? original.split(target).join(replacement) : original.replace(target, () => replacement);
     const { diff, added, removed } = unifiedDiff(path.relative, original.replace(/\r\n/g, '\n'), updated.replace(/\r\n/g, '\n'));
     if (!(await approved(ctx, { toolName: 'edit_file', title: `Edit ${path.relative} (+${added} −${removed})`, detail: diff, kind: 'edit' }))) return deniedOutput(`editing ${path.relative}`);
-    await fsp.writeFile(path.absolute, updated, 'utf8');
+    await writeResolved(input, ctx.workspace, path, updated);
     return { output: `Edited ${path.relative}: ${positions.length > 1 ? `${positions.length} replacements` : `1 replacement at line ${lineOf(original, positions[0])}`} (+${added} −${removed} lines).` };
   },
 };

@@ -1,4 +1,4 @@
-import { promises as fsp } from 'fs';
+import { constants as fsConstants, promises as fsp } from 'fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'path';
 import { ToolInputError, type WorkspaceInfo } from './types';
 
@@ -13,14 +13,33 @@ function inside(folder: string, path: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-/** The real path of `path`, or of its nearest existing parent joined with the rest (for new files). */
+const MAX_LINK_HOPS = 40;
+
+class LinkLoopError extends Error {}
+
+/**
+ * The real path of `path`; when it does not exist, where writing it would land: the real path of
+ * its nearest existing ancestor joined with the rest. A symbolic link on the way that dangles is
+ * followed to its target (resolved against the link's own folder) like the kernel would when
+ * creating the file, so a link to a missing file outside the workspace cannot pass for a new file
+ * inside it.
+ */
 async function realPathOrParent(path: string): Promise<string> {
   const missing: string[] = [];
   let current = path;
+  let hops = 0;
   for (;;) {
     try {
-      return join(await fsp.realpath(current), ...missing.reverse());
-    } catch {
+      return join(await fsp.realpath(current), ...[...missing].reverse());
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new LinkLoopError();
+      const target = await fsp.readlink(current).catch(() => undefined);
+      if (target !== undefined) {
+        // `current` exists as a link, so its folder exists and has a real path.
+        if (++hops > MAX_LINK_HOPS) throw new LinkLoopError();
+        current = resolve(await fsp.realpath(dirname(current)), target);
+        continue;
+      }
       const parent = dirname(current);
       if (parent === current) return path;
       missing.push(basename(current));
@@ -49,7 +68,13 @@ export async function resolveInWorkspace(input: string, workspace: WorkspaceInfo
   }
   const home = folders.find((f) => inside(f.given, candidate));
   if (!home) throw new ToolInputError(`the path "${input}" is outside the workspace folders`);
-  const real = await realPathOrParent(candidate);
+  let real: string;
+  try {
+    real = await realPathOrParent(candidate);
+  } catch (error) {
+    if (error instanceof LinkLoopError) throw new ToolInputError(`the path "${input}" is a symbolic link loop`);
+    throw error;
+  }
   const realHome = folders.find((f) => inside(f.real, real));
   if (!realHome) throw new ToolInputError(`the path "${input}" leads outside the workspace folders through a symbolic link`);
   if (options.mustExist) {
@@ -60,4 +85,52 @@ export async function resolveInWorkspace(input: string, workspace: WorkspaceInfo
     }
   }
   return { absolute: real, folder: realHome.real, relative: relative(home.given, candidate).split(sep).join('/') || '.' };
+}
+
+/**
+ * Writes `data` to a file `resolveInWorkspace(input, …, { mustExist: false })` returned, after the
+ * user approved: checks again that the path still resolves to the same place (links may have
+ * changed while the user was reading the diff), then opens it with O_NOFOLLOW so a symbolic link
+ * swapped in at the last moment makes the write fail instead of being followed.
+ */
+export async function writeResolved(input: string, workspace: WorkspaceInfo, resolved: ResolvedPath, data: string): Promise<void> {
+  const confirm = async () => {
+    let again: ResolvedPath;
+    try {
+      again = await resolveInWorkspace(input, workspace, { mustExist: false });
+    } catch (error) {
+      if (!(error instanceof ToolInputError)) throw error;
+      throw new ToolInputError(`${resolved.relative} changed while waiting for approval (it now ${error.message.replace(/^the path "[^"]*" /, '')}); nothing was written`);
+    }
+    if (again.absolute !== resolved.absolute) throw new ToolInputError(`${resolved.relative} changed while waiting for approval (it now leads to ${again.absolute}); nothing was written`);
+  };
+  await confirm();
+  // Folders it creates could only have been swapped for links in the moment since: check once more.
+  if (await fsp.mkdir(dirname(resolved.absolute), { recursive: true })) await confirm();
+  const noFollow = fsConstants.O_NOFOLLOW ?? 0;
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(resolved.absolute, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | noFollow, 0o666);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new ToolInputError(`${resolved.relative} became a symbolic link while waiting for approval; nothing was written`);
+    throw error;
+  }
+  try {
+    await handle.writeFile(data, 'utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads a file `resolveInWorkspace` returned without following a symbolic link swapped in since (O_NOFOLLOW). */
+export async function readResolved(resolved: ResolvedPath): Promise<Buffer> {
+  const handle = await fsp.open(resolved.absolute, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ELOOP') throw new ToolInputError(`${resolved.relative} became a symbolic link while it was being checked`);
+    throw error;
+  });
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }

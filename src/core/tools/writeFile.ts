@@ -1,10 +1,8 @@
-import { promises as fsp } from 'fs';
-import { dirname } from 'path';
 import { stringArg } from './args';
 import { approved, deniedOutput } from './approval';
 import { unifiedDiff } from './diff';
 import type { Tool } from './types';
-import { resolveInWorkspace } from './workspacePaths';
+import { readResolved, resolveInWorkspace, writeResolved } from './workspacePaths';
 
 export const writeFileTool: Tool = {
   definition: {
@@ -14,14 +12,14 @@ export const writeFileTool: Tool = {
     source: 'builtin',
   },
   async execute(args, ctx) {
-    const path = await resolveInWorkspace(stringArg(args, 'path', true), ctx.workspace, { mustExist: false });
+    const input = stringArg(args, 'path', true);
+    const path = await resolveInWorkspace(input, ctx.workspace, { mustExist: false });
     const content = stringArg(args, 'content', true);
-    const before = await fsp.readFile(path.absolute, 'utf8').catch(() => undefined);
+    const before = await readResolved(path).then((bytes) => bytes.toString('utf8'), () => undefined);
     const { diff, added, removed } = unifiedDiff(path.relative, before ?? '', content);
     const title = `${before === undefined ? 'Create' : 'Overwrite'} ${path.relative} (+${added} −${removed})`;
     if (!(await approved(ctx, { toolName: 'write_file', title, detail: diff, kind: 'edit' }))) return deniedOutput(`writing ${path.relative}`);
-    await fsp.mkdir(dirname(path.absolute), { recursive: true });
-    await fsp.writeFile(path.absolute, content, 'utf8');
+    await writeResolved(input, ctx.workspace, path, content);
     return { output: `${before === undefined ? 'Created' : 'Wrote'} ${path.relative} (${Buffer.byteLength(content)} bytes, +${added} −${removed} lines).` };
   },
 };

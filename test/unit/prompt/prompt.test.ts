@@ -65,6 +65,42 @@ describe('AGENTS.md loading', () => {
     const reasons = report.files.map((f) => f.reason ?? '');
     assert.ok(reasons.includes('binary file'));
     assert.ok(reasons.includes('unreadable (EACCES)'));
+    assert.deepEqual(report.files.find((f) => f.path === join(a, 'pkg', 'AGENTS.md')), { path: join(a, 'pkg', 'AGENTS.md'), bytes: 0, status: 'skipped', reason: 'symlink loop (ELOOP)' });
+  });
+
+  it('terminates on folder symlink loops between the root and the active file, loading each file once and reporting the loop', async () => {
+    const { a, b } = layout();
+    // A folder cycle: a/pkg/loop -> a/pkg, the active file reached through it three times.
+    symlinkSync(join(a, 'pkg'), join(a, 'pkg', 'loop'));
+    const cycle = await loadInstructions({ workspaceFolders: [a], activeFile: join(a, 'pkg', 'loop', 'loop', 'loop', 'file.ts'), trusted: true });
+    assert.equal(cycle.text, '## a/AGENTS.md\nroot rule A\n\n## a/pkg/AGENTS.md\npkg rule');
+    assert.deepEqual(
+      cycle.files.map((f) => [f.path, f.status, f.reason]),
+      [
+        [join(a, 'AGENTS.md'), 'loaded', undefined],
+        [join(a, 'pkg', 'AGENTS.md'), 'loaded', undefined],
+        [join(a, 'pkg', 'loop', 'AGENTS.md'), 'skipped', 'already loaded (the same file through a link)'],
+        [join(a, 'pkg', 'loop', 'loop', 'AGENTS.md'), 'skipped', 'already loaded (the same file through a link)'],
+        [join(a, 'pkg', 'loop', 'loop', 'loop', 'AGENTS.md'), 'skipped', 'already loaded (the same file through a link)'],
+      ],
+    );
+    // A loop that never resolves: a/x -> a/y -> a/x (the active file was open before the links changed),
+    // and in the other folder an AGENTS.md that links to itself.
+    symlinkSync(join(a, 'y'), join(a, 'x'));
+    symlinkSync(join(a, 'x'), join(a, 'y'));
+    rmSync(join(b, 'AGENTS.md'));
+    symlinkSync(join(b, 'AGENTS.md'), join(b, 'AGENTS.md'));
+    const loop = await loadInstructions({ workspaceFolders: [a, b], activeFile: join(a, 'x', 'sub', 'file.ts'), trusted: true });
+    assert.equal(loop.text, '## a/AGENTS.md\nroot rule A');
+    assert.deepEqual(
+      loop.files.map((f) => [f.path, f.status, f.reason]),
+      [
+        [join(a, 'AGENTS.md'), 'loaded', undefined],
+        [join(a, 'x', 'AGENTS.md'), 'skipped', 'symlink loop (ELOOP)'],
+        [join(a, 'x', 'sub', 'AGENTS.md'), 'skipped', 'symlink loop (ELOOP)'],
+        [join(b, 'AGENTS.md'), 'skipped', 'symlink loop (ELOOP)'],
+      ],
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { WorkspaceToolRunner } from '../../../src/core/agent/workspaceToolRunner';
@@ -44,6 +44,18 @@ describe('workspace tools', function () {
       { commandTimeoutMs: 10_000, maxCommandOutputBytes: 64 * 1024, maxReadBytes: 1024 * 1024 },
       { readResult: async () => '', compact: async () => '', searchTools: async () => '', activateSkill: async () => '' },
     );
+  /** Runs a tool whose approval prompt first calls `whileAsking` (the user is slow; the disk changes meanwhile). */
+  const runWithApproval = async (name: string, args: Record<string, unknown>, whileAsking: () => void) => {
+    const r = await new WorkspaceToolRunner(
+      workspaceTools(),
+      () => ({ folders: [ws, other], trusted }),
+      () => ({ commands: 'ask', edits: 'ask' }),
+      async () => (whileAsking(), 'approved'),
+      { commandTimeoutMs: 10_000, maxCommandOutputBytes: 64 * 1024, maxReadBytes: 1024 * 1024 },
+      { readResult: async () => '', compact: async () => '', searchTools: async () => '', activateSkill: async () => '' },
+    ).run({ id: 'c2', name, arguments: JSON.stringify(args) }, { signal: new AbortController().signal, onApprovalNeeded: () => undefined, onApprovalResolved: () => undefined });
+    return { ...r, text: String(r.output) };
+  };
   const run = async (name: string, args: Record<string, unknown>, signal = new AbortController().signal) => {
     const r = await runner().run({ id: 'c1', name, arguments: JSON.stringify(args) }, { signal, onApprovalNeeded: () => undefined, onApprovalResolved: () => undefined });
     return { ...r, text: Buffer.isBuffer(r.output) || r.output instanceof Uint8Array ? Buffer.from(r.output).toString('utf8') : String(r.output) };
@@ -136,6 +148,92 @@ describe('workspace tools', function () {
     assert.match((await run('write_file', { path: 'new/dir/b.ts', content: 'b\n' })).text, /Created new\/dir\/b\.ts/);
     assert.equal(readFileSync(join(ws, 'new', 'dir', 'b.ts'), 'utf8'), 'b\n');
     assert.match((await run('write_file', { path: '../secret/x', content: 'x' })).text, /outside the workspace folders/);
+  });
+
+  it('write_file refuses a dangling symlink that points outside the workspace, and does not create the target', async () => {
+    symlinkSync(join(outside, 'pwned.txt'), join(ws, 'link.txt'));
+    const r = await run('write_file', { path: 'link.txt', content: 'owned' });
+    assert.equal(r.isError, true);
+    assert.equal(r.text, 'write_file: the path "link.txt" leads outside the workspace folders through a symbolic link');
+    assert.equal(existsSync(join(outside, 'pwned.txt')), false, 'nothing was created outside');
+    assert.equal(asked.length, 0, 'the user is not even asked');
+    // A dangling link to a folder outside, used as a parent folder of a new file.
+    symlinkSync(join(outside, 'newdir'), join(ws, 'dirlink'));
+    const nested = await run('write_file', { path: 'dirlink/x.txt', content: 'owned' });
+    assert.equal(nested.text, 'write_file: the path "dirlink/x.txt" leads outside the workspace folders through a symbolic link');
+    assert.equal(existsSync(join(outside, 'newdir')), false);
+    // A chain: link2 -> link3 -> outside (dangling at the end).
+    symlinkSync(join(ws, 'link3'), join(ws, 'link2'));
+    symlinkSync(join(outside, 'chain.txt'), join(ws, 'link3'));
+    assert.match((await run('write_file', { path: 'link2', content: 'x' })).text, /leads outside the workspace folders through a symbolic link/);
+    assert.equal(existsSync(join(outside, 'chain.txt')), false);
+    // A symlink loop is refused with a clear reason, not followed forever.
+    symlinkSync(join(ws, 'loop-b'), join(ws, 'loop-a'));
+    symlinkSync(join(ws, 'loop-a'), join(ws, 'loop-b'));
+    assert.equal((await run('write_file', { path: 'loop-a', content: 'x' })).text, 'write_file: the path "loop-a" is a symbolic link loop');
+  });
+
+  it('write_file and edit_file go through a symlink to a file inside the workspace (the link stays a link)', async () => {
+    symlinkSync(join(ws, 'src', 'a.ts'), join(ws, 'alias.ts'));
+    const edited = await run('edit_file', { path: 'alias.ts', old_text: 'export const b = 2;', new_text: 'export const b = 3;' });
+    assert.match(edited.text, /^Edited alias\.ts: 1 replacement at line 2/);
+    assert.match(readFileSync(join(ws, 'src', 'a.ts'), 'utf8'), /export const b = 3;/);
+    assert.match((await run('write_file', { path: 'alias.ts', content: 'replaced\n' })).text, /^Wrote alias\.ts/);
+    assert.equal(readFileSync(join(ws, 'src', 'a.ts'), 'utf8'), 'replaced\n');
+    assert.equal(lstatSync(join(ws, 'alias.ts')).isSymbolicLink(), true);
+    // A dangling link to a new file inside the workspace creates that file.
+    symlinkSync(join(ws, 'src', 'fresh.ts'), join(ws, 'fresh-link.ts'));
+    assert.match((await run('write_file', { path: 'fresh-link.ts', content: 'new\n' })).text, /^Created fresh-link\.ts/);
+    assert.equal(readFileSync(join(ws, 'src', 'fresh.ts'), 'utf8'), 'new\n');
+  });
+
+  it('edit_file refuses a symlink to a file outside the workspace and leaves that file unchanged', async () => {
+    symlinkSync(join(outside, 'key.txt'), join(ws, 'key-link.txt'));
+    const r = await run('edit_file', { path: 'key-link.txt', old_text: 'TOP SECRET', new_text: 'changed' });
+    assert.equal(r.isError, true);
+    assert.equal(r.text, 'edit_file: the path "key-link.txt" leads outside the workspace folders through a symbolic link');
+    assert.equal(readFileSync(join(outside, 'key.txt'), 'utf8'), 'TOP SECRET\n');
+  });
+
+  it('a file swapped for a symlink to outside while the user is approving is not written through', async () => {
+    writeFileSync(join(ws, 'swap.txt'), 'swap me\n');
+    const swapIn = () => {
+      rmSync(join(ws, 'swap.txt'));
+      symlinkSync(join(outside, 'swapped.txt'), join(ws, 'swap.txt'));
+    };
+    decision = 'approved';
+    const swapped = await runWithApproval('write_file', { path: 'swap.txt', content: 'owned' }, swapIn);
+    assert.equal(swapped.isError, true);
+    assert.equal(swapped.text, 'write_file: swap.txt changed while waiting for approval (it now leads outside the workspace folders through a symbolic link); nothing was written');
+    assert.equal(existsSync(join(outside, 'swapped.txt')), false);
+    // edit_file: the outside file exists this time and must stay unchanged.
+    rmSync(join(ws, 'swap.txt'));
+    writeFileSync(join(ws, 'swap.txt'), 'swap me\n');
+    const swapToKey = () => {
+      rmSync(join(ws, 'swap.txt'));
+      symlinkSync(join(outside, 'key.txt'), join(ws, 'swap.txt'));
+    };
+    const edited = await runWithApproval('edit_file', { path: 'swap.txt', old_text: 'swap me', new_text: 'owned' }, swapToKey);
+    assert.equal(edited.text, 'edit_file: swap.txt changed while waiting for approval (it now leads outside the workspace folders through a symbolic link); nothing was written');
+    assert.equal(readFileSync(join(outside, 'key.txt'), 'utf8'), 'TOP SECRET\n');
+  });
+
+  it('search_text stops a catastrophic-backtracking regex with a clear error, and the host stays responsive', async () => {
+    writeFileSync(join(ws, 'evil.txt'), 'a'.repeat(40) + '!\n');
+    const started = Date.now();
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 100);
+    const r = await run('search_text', { query: '(a+)+$', is_regex: true });
+    clearInterval(timer);
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed < 8_000, `took ${elapsed} ms`);
+    assert.ok(ticks >= Math.floor(elapsed / 100) - 5, `the event loop kept running (${ticks} ticks in ${elapsed} ms)`);
+    assert.equal(r.isError, true);
+    assert.equal(r.text, 'search_text: the pattern took longer than 3 s on evil.txt; simplify it (nested quantifiers such as (a+)+ backtrack exponentially)');
+    // Normal regex and literal searches are unaffected.
+    assert.equal((await run('search_text', { query: 'const a\\d', is_regex: true })).text, 'src/a.ts:3: export const a2 = 1;');
+    assert.equal((await run('search_text', { query: 'CONST B' })).text, 'src/a.ts:2: export const b = 2;');
+    assert.equal((await run('search_text', { query: '^export', is_regex: true, max_results: 2 })).text, 'src/a.ts:1: export const a = 1;\nsrc/a.ts:2: export const b = 2;\n[stopped at 2 results]');
   });
 
   it('invalid JSON arguments become a readable error', async () => {

@@ -1,0 +1,28 @@
+import { promises as fsp } from 'fs';
+
+/**
+ * A file's kind and size; undefined when nothing is there. Anything else throws, including a link
+ * that leads nowhere (ENOENT on a symlink) and a link loop (ELOOP), so loaders can report them.
+ */
+export async function statIfPresent(path: string): Promise<{ isFile: boolean; size: number } | undefined> {
+  try {
+    const s = await fsp.stat(path);
+    return { isFile: s.isFile(), size: s.size };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if ((code === 'ENOENT' || code === 'ENOTDIR') && !(await fsp.lstat(path).catch(() => undefined))?.isSymbolicLink()) return undefined;
+    throw error;
+  }
+}
+
+/** At most the first `maxBytes` bytes of a file. */
+export async function readPrefix(path: string, maxBytes: number): Promise<Uint8Array> {
+  const handle = await fsp.open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(maxBytes);
+    const { bytesRead } = await handle.read(buffer, 0, maxBytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
