@@ -60,6 +60,8 @@ const defaultSleep = (ms: number, signal?: AbortSignal) =>
 export class AgentSession {
   private readonly listeners = new Set<AgentListener>();
   private running?: AbortController;
+  /** Text streamed so far by the response in flight (kept if the response fails for good). */
+  private partialText = '';
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: AgentOptions) {
@@ -140,6 +142,7 @@ export class AgentSession {
         }
         const kind = error instanceof ProviderError ? error.kind : 'internal';
         const message = error instanceof Error ? error.message : String(error);
+        await this.keepPartialText(message);
         await this.manager.abortOpenCalls(`the request failed: ${message}`);
         this.emit({ type: 'error', message, kind });
         return 'error';
@@ -222,6 +225,7 @@ export class AgentSession {
   }
 
   private async streamOnce(request: ProviderRequest, signal: AbortSignal): Promise<StreamedResponse> {
+    this.partialText = '';
     let text = '';
     const calls: ToolCall[] = [];
     let usage: ReportedUsage | undefined;
@@ -231,6 +235,7 @@ export class AgentSession {
         switch (event.type) {
           case 'text':
             text += event.text;
+            this.partialText = text;
             this.emit({ type: 'text_delta', text: event.text });
             break;
           case 'tool_call':
@@ -238,6 +243,9 @@ export class AgentSession {
             break;
           case 'usage':
             usage = { ...usage, ...event.usage };
+            break;
+          case 'retry':
+            this.emit({ type: 'retry', attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
             break;
           case 'done':
             stopReason = event.stopReason;
@@ -254,7 +262,20 @@ export class AgentSession {
       }
       throw error;
     }
+    this.partialText = '';
     return { text, calls, usage, stopReason };
+  }
+
+  /** Text the user already saw from a response that then failed is kept, marked as cut off. */
+  private async keepPartialText(reason: string): Promise<void> {
+    const partial = this.partialText;
+    this.partialText = '';
+    if (!partial.trim()) return;
+    try {
+      await this.recordAssistant(`${partial}\n[The response was cut off: ${reason}]`, []);
+    } catch {
+      // The error itself is reported next; a failed save of the fragment must not hide it.
+    }
   }
 
   private async recordAssistant(text: string, calls: ToolCall[]): Promise<Message> {

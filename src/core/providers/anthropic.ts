@@ -3,7 +3,7 @@ import { toAnthropicBody } from './anthropicRequest';
 import { errorFromPayload, type ErrorContext } from './classifyError';
 import { ProviderError } from './errors';
 import { parseEventJson, postEventStream, type FetchLike } from './httpStream';
-import { retryStream, type RetryOptions } from './retry';
+import { announceRetry, retryStream, type RetryOptions } from './retry';
 import type { SseEvent } from './sse';
 import { droppedBeforeEnd, finalEvents, midStreamError, num, untilComplete } from './streamResult';
 import type { ChatProvider, ProviderEvent, ProviderRequest, ReportedUsage, StopReason } from './types';
@@ -166,7 +166,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
               errors: ctx,
             }),
           ),
-        { ...options.retry, signal },
+        { ...options.retry, signal, announce: announceRetry },
       );
     },
   };

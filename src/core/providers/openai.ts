@@ -2,7 +2,7 @@ import { errorFromPayload, type ErrorContext } from './classifyError';
 import { parseEventJson, postEventStream, type FetchLike } from './httpStream';
 import { toOpenAIBody, type MaxTokensField } from './openaiRequest';
 import { ToolCallAssembler } from './openaiToolCalls';
-import { retryStream, type RetryOptions } from './retry';
+import { announceRetry, retryStream, type RetryOptions } from './retry';
 import type { SseEvent } from './sse';
 import { droppedBeforeEnd, finalEvents, midStreamError, num, untilComplete } from './streamResult';
 import type { ChatProvider, ProviderEvent, ProviderRequest, ReportedUsage, StopReason } from './types';
@@ -111,7 +111,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
               errors: ctx,
             }),
           ),
-        { ...options.retry, signal },
+        { ...options.retry, signal, announce: announceRetry },
       );
     },
   };

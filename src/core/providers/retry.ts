@@ -83,11 +83,17 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, options:
   }
 }
 
+/** The stream event that tells the caller a retry is coming. */
+export const announceRetry = (info: RetryInfo) => ({ type: 'retry' as const, attempt: info.attempt, delayMs: info.delayMs, reason: info.error.message });
+
 /**
  * Streams from `open`, retrying a failed attempt only while it has yielded nothing: once output
  * reached the caller a retry would duplicate it, so later failures surface as they are.
  */
-export async function* retryStream<T>(open: (attempt: number) => AsyncIterable<T>, options: RetryOptions & { signal?: AbortSignal } = {}): AsyncGenerator<T> {
+export async function* retryStream<T>(
+  open: (attempt: number) => AsyncIterable<T>,
+  options: RetryOptions & { signal?: AbortSignal; announce?: (info: RetryInfo) => T } = {},
+): AsyncGenerator<T> {
   const sleep = options.sleep ?? defaultSleep;
   for (let attempt = 1; ; attempt++) {
     if (options.signal?.aborted) throw cancelledError();
@@ -102,7 +108,10 @@ export async function* retryStream<T>(open: (attempt: number) => AsyncIterable<T
       if (options.signal?.aborted) throw cancelledError();
       const delayMs = yielded ? undefined : retryDelay(error, attempt, options);
       if (delayMs === undefined) throw error;
-      options.onRetry?.({ attempt, delayMs, error: error as ProviderError });
+      const info = { attempt, delayMs, error: error as ProviderError };
+      options.onRetry?.(info);
+      // Said before the wait, so a user waiting out a rate limit sees why (not counted as output).
+      if (options.announce) yield options.announce(info);
       await sleep(delayMs, options.signal);
     }
   }

@@ -50,6 +50,8 @@ export type ProviderEvent =
   /** A complete call; `arguments` is the raw text the model produced and may be invalid JSON. */
   | { type: 'tool_call'; call: ToolCall }
   | { type: 'usage'; usage: ReportedUsage }
+  /** The request failed before any output and is sent again after `delayMs` (rate limit, 5xx). */
+  | { type: 'retry'; attempt: number; delayMs: number; reason: string }
   | { type: 'done'; stopReason: StopReason };
 
 /** A chat model behind one wire format. `stream` throws `ProviderError` on failure. */

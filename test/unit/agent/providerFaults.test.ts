@@ -220,6 +220,14 @@ function textShown(events: AgentEvent[]): string {
   return events.map((e) => (e.type === 'text_delta' ? e.text : '')).join('');
 }
 
+/** A kept fragment: a non-empty start of what the model was saying, then the marker with the reason. */
+function assertCutOff(content: string, reply: string, reason: RegExp): void {
+  const match = /^([\s\S]+)\n\[The response was cut off: ([^\]]+)\]$/.exec(content);
+  assert.ok(match, `marked as cut off: ${JSON.stringify(content)}`);
+  assert.ok(reply.startsWith(match[1]), `the kept text is what was streamed: ${JSON.stringify(match[1])}`);
+  assert.match(match[2], reason);
+}
+
 const FIRST_PROMPT = 'Look at src/a.ts and tell me the answer.';
 const RESUME_PROMPT = 'Please continue where you left off.';
 
@@ -296,7 +304,7 @@ for (const wire of WIRES) {
       providerDelays.length = 0;
     });
 
-    it('connection reset after some text, on every attempt: error "connection dropped", nothing half-stored, resumes', async () => {
+    it('connection reset after some text, on every attempt: error "connection dropped", the text already shown kept and marked cut off, resumes', async () => {
       const { agent, events, agentDelays } = await begin();
       for (let i = 0; i < 3; i++) server.enqueue({ type: 'reply', parts: [{ text: 'Let me look at the file first.' }], fault: { afterFirst: 'text', action: 'reset' } });
       assert.equal(await agent.send(FIRST_PROMPT), 'error');
@@ -310,7 +318,8 @@ for (const wire of WIRES) {
       assert.match(errors[0].message, /the connection dropped mid-answer/);
       assert.ok(textShown(events).length > 0, 'text had been streamed before the reset');
       const { store: again, transcript } = await reopenAndCheck();
-      assert.deepEqual(transcript.map((m) => m.role), ['user'], 'no partial assistant message is stored');
+      assert.deepEqual(transcript.map((m) => m.role), ['user', 'assistant'], 'what the user saw is kept');
+      assertCutOff(transcript[1].content, 'Let me look at the file first.', /the connection dropped mid-answer/);
       await resume(again, 0);
     });
 
@@ -348,7 +357,8 @@ for (const wire of WIRES) {
       assert.match(error.message, /timed out: the answer stalled for more than/);
       await waitFor(() => server.requests.every((r) => r.clientClosedEarly));
       const { store: again, transcript } = await reopenAndCheck();
-      assert.deepEqual(transcript.map((m) => m.role), ['user']);
+      assert.deepEqual(transcript.map((m) => m.role), ['user', 'assistant']);
+      assertCutOff(transcript[1].content, 'Thinking very hard about it.', /timed out/);
       await resume(again, 0);
     });
 
@@ -365,7 +375,8 @@ for (const wire of WIRES) {
       assert.match(errors[0].message, wire.label);
       assert.match(errors[0].message, /unexpected response: an event's data is not a JSON object/);
       const { store: again, transcript } = await reopenAndCheck();
-      assert.deepEqual(transcript.map((m) => m.role), ['user']);
+      assert.deepEqual(transcript.map((m) => m.role), ['user', 'assistant']);
+      assertCutOff(transcript[1].content, 'Here is a partial answer', /unexpected response/);
       await resume(again, 0);
     });
 
@@ -394,6 +405,9 @@ for (const wire of WIRES) {
       assert.deepEqual(providerDelays, [500, 1000, 2000], 'exponential backoff (jitter 0), via the injected sleep');
       assert.ok(Date.now() - started < 2_000, 'no real waiting');
       assert.deepEqual(agentDelays, [], 'the loop does not multiply the provider’s retries');
+      const retries = events.filter((e): e is Extract<AgentEvent, { type: 'retry' }> => e.type === 'retry');
+      assert.deepEqual(retries.map((e) => [e.attempt, e.delayMs]), [[1, 500], [2, 1000], [3, 2000]], 'each wait is announced to the UI');
+      assert.match(retries[0].reason, /server error \(HTTP 500\)/);
       const errors = errorsOf(events);
       assert.equal(errors.length, 1);
       assert.equal(errors[0].kind, 'server');
@@ -411,6 +425,9 @@ for (const wire of WIRES) {
       assert.equal(await agent.send(FIRST_PROMPT), 'end_turn');
       assert.ok(Date.now() - started < 3_000, 'the 7 s were not waited in wall time');
       assert.deepEqual(providerDelays, [7_000], 'retry-after: 7 honoured, not the computed backoff');
+      const [retry] = events.filter((e): e is Extract<AgentEvent, { type: 'retry' }> => e.type === 'retry');
+      assert.equal(retry?.delayMs, 7_000, 'the chat is told how long the wait is');
+      assert.match(retry.reason, /rate.?limit|429/i);
       assert.equal(server.requests.length, 2);
       assert.equal(server.requests[1].rawBody, server.requests[0].rawBody, 'the same request is re-sent');
       assert.deepEqual(errorsOf(events), []);
