@@ -1,9 +1,9 @@
 import { strict as assert } from 'assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { validateHistory } from '../../../src/core/history/normalize';
-import { importTranscript, importTranscriptFile } from '../../../src/core/transcripts/detect';
+import { importTranscript, importTranscriptFile, MAX_TRANSCRIPT_BYTES } from '../../../src/core/transcripts/detect';
 import { parsePythonLiteral } from '../../../src/core/transcripts/pythonLiteral';
 import { TranscriptError } from '../../../src/core/transcripts/types';
 
@@ -95,7 +95,12 @@ describe('transcript importers', () => {
       writeFileSync(path, JSON.stringify(big));
       const t = importTranscriptFile(path);
       assert.equal(t.messages.length, 2_500);
+      assert.equal(t.messages[2_499].content, 'z'.repeat(20_000), 'the last message arrives whole');
       assert.throws(() => importTranscriptFile(join(dir, 'missing.json')), /missing\.json: cannot read the file \(ENOENT\)/);
+      const huge = join(dir, 'huge.json');
+      writeFileSync(huge, '');
+      truncateSync(huge, MAX_TRANSCRIPT_BYTES + 1); // sparse: 64 MiB + 1 byte without writing them
+      assert.throws(() => importTranscriptFile(huge), /huge\.json: the file is 64\.0 MiB; the limit is 64 MiB/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
