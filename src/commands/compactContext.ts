@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { SessionController } from '../host/sessionController';
-import { compactionSummary } from '../views/inspectorPanel';
+import { compactionSummary } from '../host/inspectorIntents';
 
 /** Tally: Compact Context — optional focus, progress while it runs, tokens before → after. */
 export async function compactContextCommand(sessions: SessionController, focusArg?: string): Promise<string> {

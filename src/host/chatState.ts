@@ -1,7 +1,8 @@
 import type { Message } from '../core/model/message';
 import type { CompactionEventRecord, SessionInfo } from '../core/persistence/types';
 import type { ChatEntry, ChatState, ChatToolCallView } from '../protocol/chat';
-import type { ActiveSession, LiveTurn } from './sessionController';
+import type { ActiveSession } from './sessionController';
+import { turnNotice, type LiveTurn, type TurnNotice } from './turnTracker';
 
 const PREVIEW_CHARS = 2_000;
 
@@ -26,8 +27,12 @@ function toolView(call: { id: string; name: string; arguments: string }, result:
   };
 }
 
-/** The conversation as the user saw it: the full transcript (not the compacted context), with compaction notices in place. */
-export function buildChatEntries(transcript: readonly Message[], compactions: readonly CompactionEventRecord[], live?: LiveTurn): ChatEntry[] {
+/**
+ * The conversation as the user saw it: the full transcript (not the compacted context), with
+ * compaction notices in place, then the running turn (`live`) or what the last turn left (`ended`:
+ * its error), which stays until the next turn starts.
+ */
+export function buildChatEntries(transcript: readonly Message[], compactions: readonly CompactionEventRecord[], live?: LiveTurn, ended: readonly TurnNotice[] = []): ChatEntry[] {
   const results = new Map<string, Message>();
   for (const m of transcript) if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, m);
   const timeline: Array<{ at: number; entry: ChatEntry }> = [];
@@ -50,8 +55,8 @@ export function buildChatEntries(transcript: readonly Message[], compactions: re
     for (const event of live.events) {
       if (event.type === 'approval_needed') approvals.set(event.request.callId, { title: event.request.title, detail: event.request.detail, kind: event.request.kind });
       if (event.type === 'approval_resolved') resolved.add(event.callId);
-      if (event.type === 'error') entries.push({ kind: 'notice', id: `err-${entries.length}`, text: event.message, level: 'error' });
-      if (event.type === 'retry') entries.push({ kind: 'notice', id: `retry-${entries.length}`, text: `Connection problem (${event.reason}); retrying in ${Math.round(event.delayMs / 1000)} s…`, level: 'warning' });
+      const notice = turnNotice(event);
+      if (notice) entries.push({ kind: 'notice', id: `${event.type === 'error' ? 'err' : event.type}-${entries.length}`, ...notice });
     }
     for (const entry of entries) {
       if (entry.kind !== 'assistant') continue;
@@ -64,6 +69,8 @@ export function buildChatEntries(transcript: readonly Message[], compactions: re
       }
     }
     if (live.streamingText) entries.push({ kind: 'assistant', id: 'streaming', text: live.streamingText, streaming: true, toolCalls: [] });
+  } else {
+    ended.forEach((notice, i) => entries.push({ kind: 'notice', id: `turn-${notice.level}-${i}`, ...notice }));
   }
   return entries;
 }
@@ -74,6 +81,8 @@ export function buildChatState(args: {
   compactions: readonly CompactionEventRecord[];
   sessions: readonly SessionInfo[];
   live?: LiveTurn;
+  /** What the last finished turn left for the user (SessionController.endedTurnNotices). */
+  ended?: readonly TurnNotice[];
   banner?: string;
 }): ChatState {
   const { session } = args;
@@ -81,7 +90,7 @@ export function buildChatState(args: {
   return {
     sessionId: session?.info.id,
     sessionTitle: session?.info.title,
-    entries: buildChatEntries(args.transcript, args.compactions, args.live),
+    entries: buildChatEntries(args.transcript, args.compactions, args.live, args.ended),
     busy: Boolean(session?.agent?.busy),
     meter: budget && {
       percent: budget.percent,

@@ -8,6 +8,7 @@ import { readConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { resolveChatModel, type ChatModel } from './modelService';
 import type { AgentFactory } from './agentFactory';
+import { TurnTracker, type LiveTurn, type TurnNotice } from './turnTracker';
 
 export interface ActiveSession {
   info: SessionInfo;
@@ -23,11 +24,7 @@ export interface ActiveSession {
   fixed: FixedComponents;
 }
 
-/** The live state the chat panel shows while a turn runs (the store holds the rest). */
-export interface LiveTurn {
-  streamingText: string;
-  events: AgentEvent[];
-}
+export type { LiveTurn, TurnNotice } from './turnTracker';
 
 /**
  * Owns the active session: opens, creates and resumes sessions, wires the agent loop, and tells
@@ -41,7 +38,7 @@ export class SessionController implements vscode.Disposable {
   private activeSession?: ActiveSession;
   private opening?: Promise<ActiveSession>;
   private subscriptions: Array<() => void> = [];
-  live?: LiveTurn;
+  private readonly turns = new TurnTracker();
 
   constructor(
     private readonly storeHost: { get(): Promise<SessionStore>; readonly folder: string },
@@ -52,6 +49,16 @@ export class SessionController implements vscode.Disposable {
 
   get active(): ActiveSession | undefined {
     return this.activeSession;
+  }
+
+  /** The turn running now, for the chat panel. */
+  get live(): LiveTurn | undefined {
+    return this.turns.live;
+  }
+
+  /** What the last finished turn left for the user (its error), until the next turn starts. */
+  get endedTurnNotices(): readonly TurnNotice[] {
+    return this.turns.ended;
   }
 
   get storageFolder(): string {
@@ -119,13 +126,7 @@ export class SessionController implements vscode.Disposable {
   }
 
   private onAgent(event: AgentEvent): void {
-    if (event.type === 'turn_start') this.live = { streamingText: '', events: [] };
-    if (this.live) {
-      if (event.type === 'text_delta') this.live.streamingText += event.text;
-      else if (event.type === 'assistant_message' || event.type === 'retry') this.live.streamingText = '';
-      this.live.events.push(event);
-    }
-    if (event.type === 'turn_end') this.live = undefined;
+    this.turns.apply(event);
     this.agentEvents.fire(event);
     if (event.type !== 'text_delta') this.changed.fire();
     if (event.type === 'error') this.log.error(`agent: ${event.kind}: ${event.message}`);
@@ -135,7 +136,7 @@ export class SessionController implements vscode.Disposable {
     this.activeSession?.agent?.dispose();
     for (const unsubscribe of this.subscriptions) unsubscribe();
     this.subscriptions = [];
-    this.live = undefined;
+    this.turns.reset();
   }
 
   /** Sends a chat message; `/compact [focus]` compacts instead. */

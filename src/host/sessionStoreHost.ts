@@ -35,16 +35,29 @@ export class SessionStoreHost implements vscode.Disposable {
 
   private report(problem: StoreProblem): void {
     this.log.warn(`store: ${problem.kind} ${problem.file}: ${problem.message}${problem.movedTo ? ` (moved to ${problem.movedTo})` : ''}`);
-    const text =
-      problem.kind === 'corrupt'
-        ? `Tally found a damaged session file and set it aside${problem.movedTo ? ` (${problem.movedTo})` : ''}. Other sessions are unaffected.`
-        : problem.kind === 'newer-schema'
-          ? 'Tally found session data written by a newer version; it is left untouched and new data is written separately.'
-          : `Tally could not save session data: ${problem.message}. It keeps the session in memory and retries.`;
-    void vscode.window.showWarningMessage(text);
+    void vscode.window.showWarningMessage(problemText(problem));
   }
 
   async dispose(): Promise<void> {
     await this.store?.close();
+  }
+}
+
+/**
+ * The warning shown for a store problem. The store reports a failed save once per streak of
+ * identical failures (not on every retry), so each problem is shown as it comes.
+ */
+export function problemText(problem: StoreProblem): string {
+  switch (problem.kind) {
+    case 'corrupt':
+      return `Tally found a damaged session file and set it aside${problem.movedTo ? ` (${problem.movedTo})` : ''}. Other sessions are unaffected.`;
+    case 'newer-schema':
+      return 'Tally found session data written by a newer version; it is left untouched and new data is written separately.';
+    case 'read-failed':
+      return `Tally could not read a session file (${problem.file}): ${problem.message}. It was left in place; the rest of the session data still loads.`;
+    case 'recovered':
+      return `Tally restored a session whose details could not be read, from its saved messages (${problem.message}). Its title may differ from before.`;
+    case 'write-failed':
+      return `Tally could not save session data: ${problem.message}. It keeps the session in memory and retries.`;
   }
 }

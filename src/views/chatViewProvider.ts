@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
 import { buildChatState } from '../host/chatState';
+import { chatHandlers } from '../host/chatIntents';
 import type { SessionController } from '../host/sessionController';
-import type { ChatToHost, HostToChat } from '../protocol/chat';
+import type { HostToChat } from '../protocol/chat';
+import { receiveWebviewMessage } from '../protocol/receive';
 import { parseChatMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 
@@ -11,12 +13,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private view?: vscode.WebviewView;
   private readonly disposables: vscode.Disposable[] = [];
   private refreshTimer?: NodeJS.Timeout;
+  private readonly handlers: ReturnType<typeof chatHandlers>;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly sessions: SessionController,
     private readonly log: vscode.LogOutputChannel,
   ) {
+    this.handlers = chatHandlers({
+      sessions,
+      executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),
+      sendState: () => this.sendState(),
+      scheduleRefresh: () => this.scheduleRefresh(),
+    });
     this.disposables.push(
       sessions.onDidChange(() => this.scheduleRefresh()),
       sessions.onAgentEvent((event) => {
@@ -54,57 +63,24 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         store.listCompactionEvents(session.info.id),
         store.listSessions(),
       ]);
-      this.post({ type: 'state', state: buildChatState({ session, transcript, compactions, sessions, live: this.sessions.live }) });
+      this.post({ type: 'state', state: buildChatState({ session, transcript, compactions, sessions, live: this.sessions.live, ended: this.sessions.endedTurnNotices }) });
     } catch (error) {
       this.log.error(`chat: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
-  private async receive(raw: unknown): Promise<void> {
-    const parsed = parseChatMessage(raw);
-    if ('error' in parsed) {
-      this.log.warn(`chat: rejected a message from the webview: ${parsed.error}`);
-      return;
-    }
-    try {
-      await this.handle(parsed);
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Tally: ${error instanceof Error ? error.message : String(error)}`);
-      this.scheduleRefresh();
-    }
-  }
-
-  private async handle(message: ChatToHost): Promise<void> {
-    switch (message.type) {
-      case 'ready':
-        await this.sendState();
-        return;
-      case 'send':
+  /** Every message from the webview goes through the validated boundary: invalid ones are logged and dropped. */
+  private receive(raw: unknown): Promise<unknown> {
+    return receiveWebviewMessage(raw, {
+      source: 'chat',
+      parse: parseChatMessage,
+      log: this.log,
+      handlers: this.handlers,
+      onError: (error) => {
+        void vscode.window.showErrorMessage(`Tally: ${error instanceof Error ? error.message : String(error)}`);
         this.scheduleRefresh();
-        await this.sessions.send(message.text);
-        return;
-      case 'cancel':
-        this.sessions.cancel();
-        return;
-      case 'approval':
-        this.sessions.resolveApproval(message.callId, message.approved);
-        return;
-      case 'newSession':
-        await this.sessions.create();
-        return;
-      case 'resumeSession':
-        await this.sessions.open(message.sessionId);
-        return;
-      case 'selectModel':
-        await vscode.commands.executeCommand('tally.selectModel');
-        return;
-      case 'openResult':
-        await vscode.commands.executeCommand('tally.openResult', message.refId);
-        return;
-      case 'openInspector':
-        await vscode.commands.executeCommand('tally.openInspector');
-        return;
-    }
+      },
+    });
   }
 
   dispose(): void {

@@ -1,12 +1,11 @@
-import { TextDecoder } from 'util';
 import * as vscode from 'vscode';
+import { inspectorHandlers } from '../host/inspectorIntents';
 import { buildInspectorState } from '../host/inspectorState';
 import type { SessionController } from '../host/sessionController';
-import type { CompactionPreviewView, HostToInspector, InspectorToHost } from '../protocol/inspector';
+import type { HostToInspector } from '../protocol/inspector';
+import { receiveWebviewMessage } from '../protocol/receive';
 import { parseInspectorMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
-
-const PAGE_BYTES = 16 * 1024;
 
 /** The context inspector (F22): follows the active session live; the host re-sends state on `ready`. */
 export class InspectorPanel implements vscode.Disposable {
@@ -14,6 +13,7 @@ export class InspectorPanel implements vscode.Disposable {
   private static current?: InspectorPanel;
   private readonly disposables: vscode.Disposable[] = [];
   private refreshTimer?: NodeJS.Timeout;
+  private readonly handlers: ReturnType<typeof inspectorHandlers>;
 
   static show(extensionUri: vscode.Uri, sessions: SessionController, log: vscode.LogOutputChannel): InspectorPanel {
     if (InspectorPanel.current) {
@@ -35,6 +35,13 @@ export class InspectorPanel implements vscode.Disposable {
     private readonly sessions: SessionController,
     private readonly log: vscode.LogOutputChannel,
   ) {
+    this.handlers = inspectorHandlers({
+      sessions,
+      post: (message) => this.post(message),
+      sendState: () => this.sendState(),
+      executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),
+      showInformation: (text) => void vscode.window.showInformationMessage(text),
+    });
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'tally.svg');
     panel.webview.html = webviewHtml(panel.webview, extensionUri, 'inspector', 'Tally: Context Inspector');
     this.disposables.push(
@@ -68,78 +75,18 @@ export class InspectorPanel implements vscode.Disposable {
     }
   }
 
-  private async receive(raw: unknown): Promise<void> {
-    const parsed = parseInspectorMessage(raw);
-    if ('error' in parsed) {
-      this.log.warn(`inspector: rejected a message from the webview: ${parsed.error}`);
-      return;
-    }
-    try {
-      await this.handle(parsed);
-    } catch (error) {
-      this.post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
-      this.post({ type: 'busy', busy: false });
-    }
-  }
-
-  private async handle(message: InspectorToHost): Promise<void> {
-    const store = await this.sessions.store();
-    switch (message.type) {
-      case 'ready':
-      case 'refresh':
-        await this.sendState();
-        return;
-      case 'selectTurn': {
-        const session = await this.sessions.current();
-        const usage = await store.listTurnUsage(session.info.id);
-        const turn = usage.find((u) => u.requestIndex === message.requestIndex);
-        this.post({ type: 'turnItems', requestIndex: message.requestIndex, items: turn?.items ?? [] });
-        return;
-      }
-      case 'loadBlob': {
-        const slice = await store.readBlob(message.refId, message.offset, PAGE_BYTES);
-        const next = slice.offset + slice.bytes.length;
-        this.post({
-          type: 'blobPage',
-          refId: message.refId,
-          offset: slice.offset,
-          text: new TextDecoder('utf-8', { fatal: false }).decode(slice.bytes),
-          totalBytes: slice.totalBytes,
-          nextOffset: next < slice.totalBytes ? next : undefined,
-        });
-        return;
-      }
-      case 'openBlobInEditor':
-        await vscode.commands.executeCommand('tally.openResult', message.refId);
-        return;
-      case 'pin':
-        await this.sessions.setPinned(message.messageId, message.pinned);
-        return;
-      case 'previewCompaction': {
-        this.post({ type: 'busy', busy: true, label: 'Computing compaction preview…' });
-        const result = await this.sessions.preview(message.focus);
-        const preview: CompactionPreviewView = {
-          focus: message.focus,
-          tokensBefore: result.tokensBefore,
-          tokensAfter: result.tokensAfter,
-          strategies: result.strategiesRun,
-          removed: result.removed,
-          status: result.status,
-          error: result.error,
-        };
+  /** Every message from the webview goes through the validated boundary: invalid ones are logged and dropped. */
+  private receive(raw: unknown): Promise<unknown> {
+    return receiveWebviewMessage(raw, {
+      source: 'inspector',
+      parse: parseInspectorMessage,
+      log: this.log,
+      handlers: this.handlers,
+      onError: (error) => {
+        this.post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
         this.post({ type: 'busy', busy: false });
-        this.post({ type: 'preview', preview });
-        return;
-      }
-      case 'confirmCompaction': {
-        this.post({ type: 'busy', busy: true, label: 'Compacting…' });
-        const result = await this.sessions.compact(message.focus);
-        this.post({ type: 'busy', busy: false });
-        void vscode.window.showInformationMessage(compactionSummary(result));
-        await this.sendState();
-        return;
-      }
-    }
+      },
+    });
   }
 
   dispose(): void {
@@ -148,11 +95,4 @@ export class InspectorPanel implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
     this.panel.dispose();
   }
-}
-
-export function compactionSummary(result: { status: string; tokensBefore: number; tokensAfter: number; strategiesRun: string[]; error?: string }): string {
-  const n = (v: number) => v.toLocaleString('en-US');
-  if (result.status === 'error') return `Compaction failed: ${result.error ?? 'unknown error'}. Nothing was changed.`;
-  if (result.status === 'skipped') return `Nothing to compact: the context holds ${n(result.tokensBefore)} tokens.`;
-  return `Compacted context: ${n(result.tokensBefore)} → ${n(result.tokensAfter)} tokens (${result.strategiesRun.join(', ')}).`;
 }

@@ -33,7 +33,7 @@ describe('chat webview (headless Chromium, host CSP)', function () {
   it('renders user and assistant messages, code blocks as text, and notices', async () => {
     assert.match((await page.textContent('[data-entry-id="u-1"]')) ?? '', /config tests fail/);
     assert.strictEqual(await page.textContent('[data-entry-id="a-1"] pre.code code'), 'npm test -- test/config.test.ts');
-    assert.match((await page.textContent('[data-entry-id="n-1"]')) ?? '', /Warning: Connection problem \(429\)/);
+    assert.match((await page.textContent('[data-entry-id="n-1"]')) ?? '', /Warning: Anthropic: rate limited \(HTTP 429\) — trying again in 4 s/);
   });
 
   it('appends streaming deltas to the streaming entry, creating it when needed', async () => {

@@ -124,7 +124,7 @@ export const chatState: ChatState = {
         },
       ],
     },
-    { kind: 'notice', id: 'n-1', text: 'Connection problem (429); retrying in 4 s…', level: 'warning' },
+    { kind: 'notice', id: 'n-1', text: 'Anthropic: rate limited (HTTP 429) — trying again in 4 s (attempt 2)…', level: 'warning' },
   ],
   meter: { percent: 0.62, used: 114_080, effectiveWindow: 184_000, compactAt: 174_800 },
   model: { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5' },

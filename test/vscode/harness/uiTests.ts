@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
+import type { Frame } from 'playwright-core';
 import { findFrame, launchBrowser, runCommand } from './browser';
 import { startCodeServer } from './codeServer';
 import { makeWorkspace } from './workspace';
@@ -12,6 +13,23 @@ export interface UiResult {
   name: string;
   ok: boolean;
   detail?: string;
+}
+
+/** Reads the CSP a webview was really served with: default-src 'none', a nonce for scripts, nothing inline, and our bundle carrying that nonce. */
+async function assertStrictCsp(frame: Frame, app: 'inspector' | 'chat'): Promise<void> {
+  if (!(await frame.$(`#app[data-app="${app}"]`))) throw new Error(`the frame is not the ${app} webview`);
+  const policies = await frame.$$eval('meta[http-equiv="Content-Security-Policy"]', (els) => els.map((m) => m.getAttribute('content') ?? ''));
+  if (policies.length !== 1) throw new Error(`expected one CSP meta tag, found ${policies.length}`);
+  const csp = policies[0];
+  if (!/script-src 'nonce-[A-Za-z0-9+/=]{16,}'/.test(csp) || /unsafe-inline|unsafe-eval/.test(csp) || !/default-src 'none'/.test(csp)) throw new Error(`weak CSP: ${csp}`);
+  // VS Code injects its own bootstrap script into every webview; ours is the bundle, loaded with the nonce.
+  const nonce = /'nonce-([^']+)'/.exec(csp)![1];
+  const ours = await frame.$$eval('script[src*="dist/webview/"]', (els) => els.map((e) => ({ src: e.getAttribute('src') ?? '', nonce: (e as HTMLScriptElement).nonce || e.getAttribute('nonce') })));
+  if (ours.length !== 1 || ours[0].nonce !== nonce) throw new Error(`the bundle script does not carry the CSP nonce (${JSON.stringify(ours)})`);
+  if (!ours[0].src.includes(`dist/webview/${app}.js`)) throw new Error(`unexpected bundle ${ours[0].src}`);
+  // VS Code's own API shim (#_vscodeApiScript) is the only inline script a webview document may hold.
+  const inline = await frame.$$eval('script:not([src]):not(#_vscodeApiScript)', (els) => els.length);
+  if (inline !== 0) throw new Error(`${inline} inline script(s) of ours in the ${app} document`);
 }
 
 /** Drives the real VS Code as a person would: palette → demo replay → inspector; screenshots per theme. */
@@ -54,13 +72,7 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
       if (!/Replay/i.test(label ?? '')) throw new Error('the replay is not labelled as a replay');
     });
     await check(`${theme}: the inspector is served with a strict CSP (nonce, no inline script)`, async () => {
-      const frame = await findFrame(page, '.seg[data-segment]');
-      const csp = await frame.$eval('meta[http-equiv="Content-Security-Policy"]', (m) => m.getAttribute('content') ?? '');
-      if (!/script-src 'nonce-[A-Za-z0-9+/=]{16,}'/.test(csp) || /unsafe-inline|unsafe-eval/.test(csp) || !/default-src 'none'/.test(csp)) throw new Error(`weak CSP: ${csp}`);
-      // VS Code injects its own bootstrap script into every webview; ours is the bundle, loaded with the nonce.
-      const nonce = /'nonce-([^']+)'/.exec(csp)![1];
-      const ours = await frame.$$eval('script[src*="dist/webview/"]', (els) => els.map((e) => (e as HTMLScriptElement).nonce || e.getAttribute('nonce')));
-      if (ours.length !== 1 || ours[0] !== nonce) throw new Error(`the bundle script does not carry the CSP nonce (${JSON.stringify(ours)})`);
+      await assertStrictCsp(await findFrame(page, '.seg[data-segment]'), 'inspector');
     });
     await check(`${theme}: selecting a request lists what it carried`, async () => {
       const frame = await findFrame(page, '[data-request-index]');
@@ -95,6 +107,29 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
       await frame.locator('.composer-input textarea').press('Enter');
       await frame.waitForSelector('[data-kind="compaction"]', { timeout: 60_000 });
       await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `chat-${theme}.png`) });
+    });
+    await check(`${theme}: the chat view is served with a strict CSP (nonce, no inline script)`, async () => {
+      await assertStrictCsp(await findFrame(page, '.composer-input'), 'chat');
+    });
+    await check(`${theme}: a provider error (401) stays in the chat as an error entry until the next turn, which then works`, async () => {
+      const frame = await findFrame(page, '.composer-input', 60_000);
+      const errors = '[data-kind="notice"].notice-error';
+      const before = await frame.$$eval(errors, (els) => els.length);
+      if (before !== 0) throw new Error(`${before} error entries before the failing turn`);
+      model.enqueue({ type: 'error', status: 401, body: { error: { message: 'Incorrect API key provided: scripted-401.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } });
+      await frame.locator('.composer-input textarea').fill('This request will fail.');
+      await frame.locator('.composer-input textarea').press('Enter');
+      await frame.waitForSelector(`${errors}:has-text("Incorrect API key provided")`, { timeout: 60_000 });
+      // The turn is over (its live state is gone) and several refreshes later the error is still shown.
+      await page.waitForTimeout(1500);
+      const still = await frame.$$eval(errors, (els) => els.map((e) => e.textContent ?? ''));
+      if (still.length !== 1 || !/HTTP 401.*Incorrect API key provided/.test(still[0])) throw new Error(`the error entry did not stay: ${JSON.stringify(still)}`);
+      if ((await frame.getAttribute(errors, 'role')) !== 'alert') throw new Error('the error entry is not announced as an alert');
+      model.enqueue({ type: 'reply', parts: [{ text: 'Back on track after the error.' }], usage: null });
+      await frame.locator('.composer-input textarea').fill('Try again.');
+      await frame.locator('.composer-input textarea').press('Enter');
+      await frame.waitForSelector('[data-kind="assistant"]:has-text("Back on track after the error")', { timeout: 60_000 });
+      await frame.waitForFunction((selector) => document.querySelectorAll(selector).length === 0, errors, { timeout: 10_000 });
     });
   } finally {
     await browser.close();

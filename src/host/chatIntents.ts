@@ -1,0 +1,41 @@
+import type { ChatToHost } from '../protocol/chat';
+import type { Handlers } from '../protocol/receive';
+import type { SessionController } from './sessionController';
+
+/** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
+export interface ChatIntentDeps {
+  sessions: Pick<SessionController, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open'>;
+  executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
+  /** Pushes the whole chat state to the webview now. */
+  sendState(): Promise<void>;
+  /** Pushes it soon (coalesced). */
+  scheduleRefresh(): void;
+}
+
+/** What each validated message from the chat webview does (F21). */
+export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
+  return {
+    ready: () => d.sendState(),
+    send: async (m) => {
+      d.scheduleRefresh();
+      await d.sessions.send(m.text);
+    },
+    cancel: () => d.sessions.cancel(),
+    approval: (m) => d.sessions.resolveApproval(m.callId, m.approved),
+    newSession: async () => {
+      await d.sessions.create();
+    },
+    resumeSession: async (m) => {
+      await d.sessions.open(m.sessionId);
+    },
+    selectModel: async () => {
+      await d.executeCommand('tally.selectModel');
+    },
+    openResult: async (m) => {
+      await d.executeCommand('tally.openResult', m.refId);
+    },
+    openInspector: async () => {
+      await d.executeCommand('tally.openInspector');
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { TextDecoder } from 'util';
+import type { CompactionPreviewView, HostToInspector, InspectorToHost } from '../protocol/inspector';
+import type { Handlers } from '../protocol/receive';
+import type { SessionController } from './sessionController';
+
+/** Bytes of an offloaded result sent per page. */
+export const PAGE_BYTES = 16 * 1024;
+
+/** What the inspector's intents may touch. No `vscode` import: the panel passes the real things, tests pass fakes. */
+export interface InspectorIntentDeps {
+  sessions: Pick<SessionController, 'current' | 'store' | 'setPinned' | 'preview' | 'compact'>;
+  post(message: HostToInspector): void;
+  /** Pushes the whole inspector state to the webview now. */
+  sendState(): Promise<void>;
+  executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
+  showInformation(text: string): void;
+}
+
+/** What each validated message from the inspector webview does (F22). */
+export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToHost> {
+  return {
+    ready: () => d.sendState(),
+    refresh: () => d.sendState(),
+    selectTurn: async (m) => {
+      const session = await d.sessions.current();
+      const usage = await (await d.sessions.store()).listTurnUsage(session.info.id);
+      const turn = usage.find((u) => u.requestIndex === m.requestIndex);
+      d.post({ type: 'turnItems', requestIndex: m.requestIndex, items: turn?.items ?? [] });
+    },
+    loadBlob: async (m) => {
+      const slice = await (await d.sessions.store()).readBlob(m.refId, m.offset, PAGE_BYTES);
+      const next = slice.offset + slice.bytes.length;
+      d.post({
+        type: 'blobPage',
+        refId: m.refId,
+        offset: slice.offset,
+        text: new TextDecoder('utf-8', { fatal: false }).decode(slice.bytes),
+        totalBytes: slice.totalBytes,
+        nextOffset: next < slice.totalBytes ? next : undefined,
+      });
+    },
+    openBlobInEditor: async (m) => {
+      await d.executeCommand('tally.openResult', m.refId);
+    },
+    pin: async (m) => {
+      await d.sessions.setPinned(m.messageId, m.pinned);
+    },
+    previewCompaction: async (m) => {
+      d.post({ type: 'busy', busy: true, label: 'Computing compaction preview…' });
+      const result = await d.sessions.preview(m.focus);
+      const preview: CompactionPreviewView = {
+        focus: m.focus,
+        tokensBefore: result.tokensBefore,
+        tokensAfter: result.tokensAfter,
+        strategies: result.strategiesRun,
+        removed: result.removed,
+        status: result.status,
+        error: result.error,
+      };
+      d.post({ type: 'busy', busy: false });
+      d.post({ type: 'preview', preview });
+    },
+    confirmCompaction: async (m) => {
+      d.post({ type: 'busy', busy: true, label: 'Compacting…' });
+      const result = await d.sessions.compact(m.focus);
+      d.post({ type: 'busy', busy: false });
+      d.showInformation(compactionSummary(result));
+      await d.sendState();
+    },
+  };
+}
+
+export function compactionSummary(result: { status: string; tokensBefore: number; tokensAfter: number; strategiesRun: string[]; error?: string }): string {
+  const n = (v: number) => v.toLocaleString('en-US');
+  if (result.status === 'error') return `Compaction failed: ${result.error ?? 'unknown error'}. Nothing was changed.`;
+  if (result.status === 'skipped') return `Nothing to compact: the context holds ${n(result.tokensBefore)} tokens.`;
+  return `Compacted context: ${n(result.tokensBefore)} → ${n(result.tokensAfter)} tokens (${result.strategiesRun.join(', ')}).`;
+}
