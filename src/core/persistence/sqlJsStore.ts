@@ -13,11 +13,13 @@
  * whole file on save, so keeping each rewritten file small keeps the cost of saving one turn
  * independent of how much is stored. Each save is atomic (temp file, fsync, rename).
  */
-import { createHash, randomBytes } from 'crypto';
+import { randomBytes } from 'crypto';
 import { promises as fsp } from 'fs';
-import { join } from 'path';
+import { basename, dirname, join } from 'path';
 import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import { newId } from '../model/ids';
+import { nextTurn } from '../nextTurn';
+import { scanOutput } from '../toolOutput/scan';
 import type { Message } from '../model/message';
 import { nodeWriteFs, writeAtomically, type WriteFs } from './atomicFile';
 import { migrationsFrom, SCHEMA_VERSION } from './schema';
@@ -56,6 +58,15 @@ interface ReadFile {
 
 const REF_PATTERN = /^[a-z0-9]{6,64}$/;
 const SESSION_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
+/** How many problems `problems` keeps (the oldest are dropped). */
+export const MAX_PROBLEMS = 200;
+/** A failed save is retried after this long (or the debounce, if longer). */
+const RETRY_MS = 1000;
+const RECOVERED_TITLE_CHARS = 60;
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 function rows(db: Database, sql: string, params: SqlValue[] = []): Array<Record<string, SqlValue>> {
   const statement = db.prepare(sql);
@@ -69,12 +80,8 @@ function rows(db: Database, sql: string, params: SqlValue[] = []): Array<Record<
   }
 }
 
-function lineCount(bytes: Uint8Array): number {
-  if (bytes.length === 0) return 0;
-  let lines = 1;
-  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) if (i < bytes.length - 1) lines++;
-  return lines;
-}
+/** Offloaded results larger than this are stored as parts of this size, one file each. */
+export const BLOB_PART_BYTES = 2 * 1024 * 1024;
 
 export class SqlJsStore implements SessionStore {
   readonly writer = `w${process.pid.toString(36)}${randomBytes(4).toString('hex')}`;
@@ -83,6 +90,12 @@ export class SqlJsStore implements SessionStore {
   private readonly segment = new Map<string, number>();
   private readonly blobIndex = new Map<string, BlobInfo>();
   private readonly reported = new Set<string>();
+  /** Files set aside in this run, and where they went. */
+  private readonly setAsideTo = new Map<string, string>();
+  /** The write failures reported since the last save that wrote everything (reported once each). */
+  private readonly failingWrites = new Set<string>();
+  private suppressedFailures = 0;
+  private readonly recovering = new Map<string, Promise<SessionInfo | undefined>>();
   private readonly problemList: StoreProblem[] = [];
   private readonly listeners = new Set<(p: StoreProblem) => void>();
   private timer?: NodeJS.Timeout;
@@ -113,8 +126,32 @@ export class SqlJsStore implements SessionStore {
   private report(problem: Omit<StoreProblem, 'at'>): void {
     const full = { ...problem, at: this.now() };
     this.problemList.push(full);
+    if (this.problemList.length > MAX_PROBLEMS) this.problemList.splice(0, this.problemList.length - MAX_PROBLEMS);
     this.options.log?.(`store ${problem.kind}: ${problem.file}: ${problem.message}`);
     for (const listener of this.listeners) listener(full);
+  }
+
+  /**
+   * A failed write is reported once per streak: while saves keep failing the same way (a full disk
+   * makes every retry fail), the user hears about it once, not on every retry. A save that writes
+   * everything ends the streak, so a later failure is reported again.
+   */
+  private reportWriteFailure(file: string, error: unknown): void {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    const key = typeof code === 'string' ? code : errorText(error);
+    if (this.failingWrites.has(key)) {
+      this.suppressedFailures++;
+      return;
+    }
+    this.failingWrites.add(key);
+    this.report({ file, kind: 'write-failed', message: errorText(error) });
+  }
+
+  private writesSucceeded(): void {
+    if (this.failingWrites.size === 0) return;
+    this.options.log?.(`store: saving works again (${this.suppressedFailures} repeated failures were not reported again)`);
+    this.failingWrites.clear();
+    this.suppressedFailures = 0;
   }
 
   private stamp(): number {
@@ -168,7 +205,7 @@ export class SqlJsStore implements SessionStore {
     }
     const cached = this.readCache.get(path);
     if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.db;
-    let db: Database;
+    let db: Database | undefined;
     try {
       const bytes = await fsp.readFile(path);
       db = new this.SQL.Database(bytes);
@@ -181,9 +218,13 @@ export class SqlJsStore implements SessionStore {
         }
         return undefined;
       }
+      // Reads every page of the file's b-trees (about 1 ms per 2 MiB): a damaged page is found
+      // now, where the file can be set aside, not later in the middle of a query.
+      const check = String(db.exec('PRAGMA quick_check')[0]?.values[0]?.[0] ?? 'no result');
+      if (check !== 'ok') throw new Error(`integrity check failed: ${check}`);
       for (const m of migrationsFrom(version)) db.run(m.sql);
-      db.exec('SELECT count(*) FROM sqlite_master'); // forces a read of the header and schema
     } catch (error) {
+      db?.close();
       await this.setAside(path, error);
       return undefined;
     }
@@ -196,10 +237,31 @@ export class SqlJsStore implements SessionStore {
     const movedTo = `${path}.corrupt-${new Date(this.now()).toISOString().replace(/[:.]/g, '-')}`;
     try {
       await fsp.rename(path, movedTo);
-      this.report({ file: path, kind: 'corrupt', message: error instanceof Error ? error.message : String(error), movedTo });
+      this.setAsideTo.set(path, movedTo);
+      this.report({ file: path, kind: 'corrupt', message: errorText(error), movedTo });
     } catch {
-      this.report({ file: path, kind: 'read-failed', message: error instanceof Error ? error.message : String(error) });
+      this.report({ file: path, kind: 'read-failed', message: errorText(error) });
     }
+  }
+
+  /** Where `path` was set aside as damaged (in this run or an earlier one), if it was. */
+  private async setAsideCopy(path: string): Promise<string | undefined> {
+    const known = this.setAsideTo.get(path);
+    if (known) return known;
+    const prefix = `${basename(path)}.corrupt-`;
+    const names = await fsp.readdir(dirname(path)).catch(() => [] as string[]);
+    const found = names.filter((n) => n.startsWith(prefix)).sort().pop();
+    return found && join(dirname(path), found);
+  }
+
+  /** Why a stored result's file gave nothing, or undefined when it simply does not exist. */
+  private async unreadableBlob(refId: string, path: string): Promise<Error | undefined> {
+    const movedTo = await this.setAsideCopy(path);
+    if (movedTo) return new Error(`the stored result "${refId}" could not be read: its file was damaged and has been set aside (${movedTo})`);
+    const present = await fsp.stat(path).then(() => true, () => false);
+    if (!present) return undefined;
+    const why = this.reported.has(path) ? 'it was written by a newer version of Tally' : 'its file could not be opened or is incomplete';
+    return new Error(`the stored result "${refId}" could not be read: ${why}`);
   }
 
   private async filesOf(sessionId: string, suffix: RegExp): Promise<string[]> {
@@ -230,7 +292,7 @@ export class SqlJsStore implements SessionStore {
     if (this.timer || this.closed) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.flush().catch(() => this.scheduleFlush(Math.max(1000, this.debounceMs)));
+      this.flush().catch(() => undefined); // reported, and retried by writeDirty
     }, delay);
   }
 
@@ -239,7 +301,9 @@ export class SqlJsStore implements SessionStore {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    while (this.flushing) await this.flushing;
+    // Waits for a save in progress. If that one fails, this call still writes what is dirty now:
+    // its caller asked for its own changes to be saved, not for the earlier save's outcome.
+    while (this.flushing) await this.flushing.catch(() => undefined);
     this.flushing = this.writeDirty().finally(() => (this.flushing = undefined));
     return this.flushing;
   }
@@ -259,8 +323,8 @@ export class SqlJsStore implements SessionStore {
         await writeAtomically(this.fs, path, data, this.writer);
       } catch (error) {
         file.dirty = true; // kept in memory; the next save retries
-        failure = error;
-        this.report({ file: path, kind: 'write-failed', message: error instanceof Error ? error.message : String(error) });
+        failure ??= error;
+        this.reportWriteFailure(path, error);
         continue;
       }
       if (sealing && !file.dirty) {
@@ -268,7 +332,15 @@ export class SqlJsStore implements SessionStore {
         file.db.close();
       }
     }
-    if (failure) throw failure;
+    if (failure) {
+      if (!this.closed) this.scheduleFlush(Math.max(RETRY_MS, this.debounceMs));
+      throw failure;
+    }
+    this.writesSucceeded();
+    if (this.timer && ![...this.own.values()].some((f) => f.dirty)) {
+      clearTimeout(this.timer); // a pending retry has nothing left to do
+      this.timer = undefined;
+    }
   }
 
   async close(): Promise<void> {
@@ -277,6 +349,8 @@ export class SqlJsStore implements SessionStore {
       await this.flush();
     } finally {
       this.closed = true;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
       for (const file of this.own.values()) file.db.close();
       for (const file of this.readCache.values()) file.db.close();
       this.own.clear();
@@ -284,13 +358,22 @@ export class SqlJsStore implements SessionStore {
     }
   }
 
-  /** Removes temp files a crashed writer left behind (older than a minute). */
+  /**
+   * Removes what a crashed writer left behind (older than a minute): temp files, and the parts of
+   * a large result whose main file was never written (the result was never referenced).
+   */
   async cleanTempFiles(): Promise<void> {
     const sessions = join(this.root, 'sessions');
+    const blobs = join(this.root, 'blobs');
     const dirs = await fsp.readdir(sessions).catch(() => [] as string[]);
-    for (const dir of [...dirs.map((d) => join(sessions, d)), join(this.root, 'blobs')]) {
-      for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
-        if (!name.includes('.tmp-')) continue;
+    for (const dir of [...dirs.map((d) => join(sessions, d)), blobs]) {
+      const names = await fsp.readdir(dir).catch(() => [] as string[]);
+      const present = new Set(names);
+      for (const name of names) {
+        const part = /^([a-z0-9]+)\.p\d+\.sqlite$/.exec(name);
+        // Parts whose main file was set aside as damaged are kept with it, for inspection.
+        const orphanPart = dir === blobs && part !== null && !present.has(`${part[1]}.sqlite`) && !names.some((n) => n.startsWith(`${part[1]}.sqlite.corrupt-`));
+        if (!name.includes('.tmp-') && !orphanPart) continue;
         const path = join(dir, name);
         const stat = await fsp.stat(path).catch(() => undefined);
         if (stat && this.now() - stat.mtimeMs > 60_000) await fsp.rm(path, { force: true });
@@ -300,7 +383,7 @@ export class SqlJsStore implements SessionStore {
 
   // ---- sessions ----------------------------------------------------------------------------
 
-  private writeSessionRow(info: SessionInfo, deleted = false): void {
+  private writeSessionRow(info: SessionInfo, deleted = false, writtenAt = this.stamp()): void {
     const file = this.ownFile(join(this.sessionDir(info.id), `${this.writer}.info.sqlite`));
     file.db.run('INSERT OR REPLACE INTO sessions (id, title, created_at, updated_at, model, origin, deleted, written_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
       info.id,
@@ -310,7 +393,7 @@ export class SqlJsStore implements SessionStore {
       info.model ?? null,
       info.origin ?? null,
       deleted ? 1 : 0,
-      this.stamp(),
+      writtenAt,
     ]);
     this.touch(file);
   }
@@ -338,7 +421,43 @@ export class SqlJsStore implements SessionStore {
         }
       }
     }
-    return best && { info: best.info, deleted };
+    if (best) return { info: best.info, deleted };
+    const recovered = await this.recoverSession(sessionId);
+    return recovered && { info: recovered, deleted: false };
+  }
+
+  /**
+   * A session whose rows are all unreadable (its info file was damaged and set aside) would vanish
+   * from the list although its messages are intact in the segment files. Its row is rebuilt from
+   * those messages and saved as this writer's info file; any row written by the session's own
+   * writers still wins (the rebuilt row is stamped 0).
+   */
+  private recoverSession(sessionId: string): Promise<SessionInfo | undefined> {
+    let pending = this.recovering.get(sessionId);
+    if (!pending) {
+      pending = this.rebuildSessionRow(sessionId).finally(() => this.recovering.delete(sessionId));
+      this.recovering.set(sessionId, pending);
+    }
+    return pending;
+  }
+
+  private async rebuildSessionRow(sessionId: string): Promise<SessionInfo | undefined> {
+    if (this.closed) return undefined;
+    const transcript = await this.loadTranscript(sessionId);
+    if (transcript.length === 0 || this.closed) return undefined;
+    const first = transcript.find((m) => m.role === 'user' && m.kind === 'user' && m.content.trim() !== '');
+    const line = first?.content.trim().split(/\r?\n/)[0].trim() ?? '';
+    const title = line === '' ? 'Recovered session' : line.length > RECOVERED_TITLE_CHARS ? `${line.slice(0, RECOVERED_TITLE_CHARS - 1).trimEnd()}…` : line;
+    const times = transcript.map((m) => m.createdAt).filter((t) => Number.isFinite(t));
+    const now = this.now();
+    const info: SessionInfo = { id: sessionId, title, createdAt: times.length ? Math.min(...times) : now, updatedAt: times.length ? Math.max(...times) : now };
+    this.writeSessionRow(info, false, 0);
+    this.report({
+      file: join(this.sessionDir(sessionId), `${this.writer}.info.sqlite`),
+      kind: 'recovered',
+      message: `session ${sessionId} had no readable session row; rebuilt it from its ${transcript.length} messages as "${title}"`,
+    });
+    return info;
   }
 
   async getSession(id: string): Promise<SessionInfo | undefined> {
@@ -405,31 +524,59 @@ export class SqlJsStore implements SessionStore {
     return join(this.root, 'blobs', `${refId}.sqlite`);
   }
 
-  async putBlob(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array }): Promise<BlobInfo> {
+  private blobPartPath(refId: string, part: number): string {
+    if (!REF_PATTERN.test(refId)) throw new Error(`invalid ref_id "${refId}"`);
+    return join(this.root, 'blobs', `${refId}.p${part}.sqlite`);
+  }
+
+  /** Builds a one-row database and writes it atomically; the sql.js work is bounded by the row. */
+  private async writeOnce(path: string, fill: (db: Database) => void): Promise<void> {
+    const db = this.newDatabase();
+    let data: Uint8Array;
+    try {
+      fill(db);
+      data = db.export();
+    } finally {
+      db.close();
+    }
+    await writeAtomically(this.fs, path, data, this.writer);
+  }
+
+  async putBlob(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array; measured?: { sha256: string; lineCount: number } }): Promise<BlobInfo> {
+    const measured = blob.measured ?? (await scanOutput(blob.content));
     const info: BlobInfo = {
       id: newId('r'),
       sessionId,
       toolName: blob.toolName,
       toolCallId: blob.toolCallId,
       byteSize: blob.content.length,
-      lineCount: lineCount(blob.content),
-      sha256: createHash('sha256').update(blob.content).digest('hex'),
+      lineCount: measured.lineCount,
+      sha256: measured.sha256,
       createdAt: this.now(),
     };
-    // The content is written once, now, to its own file; the session segment only indexes it.
-    const db = this.newDatabase();
+    // The content is written once, now, to files of its own; the session segment only indexes it.
+    // A large result goes to part files first and its main file last, so the main file's presence
+    // means the result is complete.
+    const parts = blob.content.length > BLOB_PART_BYTES ? Math.ceil(blob.content.length / BLOB_PART_BYTES) : 0;
+    const written: string[] = [];
     try {
-      db.run('INSERT INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, content, byte_size, line_count, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-        info.id, sessionId, info.toolName, info.toolCallId ?? null, blob.content, info.byteSize, info.lineCount, info.sha256, info.createdAt,
-      ]);
-      const data = db.export();
       await fsp.mkdir(join(this.root, 'blobs'), { recursive: true });
-      await writeAtomically(this.fs, this.blobPath(info.id), data, this.writer);
+      for (let part = 0; part < parts; part++) {
+        const path = this.blobPartPath(info.id, part);
+        const slice = blob.content.subarray(part * BLOB_PART_BYTES, (part + 1) * BLOB_PART_BYTES);
+        await this.writeOnce(path, (db) => db.run('INSERT INTO tool_result_blob_parts (blob_id, part, content) VALUES (?, ?, ?)', [info.id, part, slice]));
+        written.push(path);
+        await nextTurn();
+      }
+      await this.writeOnce(this.blobPath(info.id), (db) =>
+        db.run('INSERT INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, content, byte_size, line_count, sha256, created_at, part_count, part_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+          info.id, sessionId, info.toolName, info.toolCallId ?? null, parts ? null : blob.content, info.byteSize, info.lineCount, info.sha256, info.createdAt, parts, parts ? BLOB_PART_BYTES : 0,
+        ]),
+      );
     } catch (error) {
-      this.report({ file: this.blobPath(info.id), kind: 'write-failed', message: error instanceof Error ? error.message : String(error) });
+      await Promise.all(written.map((path) => fsp.rm(path, { force: true }).catch(() => undefined)));
+      this.reportWriteFailure(this.blobPath(info.id), error);
       throw error;
-    } finally {
-      db.close();
     }
     const file = this.ownFile(this.segmentPath(sessionId));
     file.db.run('INSERT OR REPLACE INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, content, byte_size, line_count, sha256, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)', [
@@ -457,8 +604,13 @@ export class SqlJsStore implements SessionStore {
     if (!REF_PATTERN.test(refId)) return undefined;
     const known = this.blobIndex.get(refId);
     if (known) return known;
-    const db = await this.readFile(this.blobPath(refId));
-    if (!db) return undefined;
+    const path = this.blobPath(refId);
+    const db = await this.readFile(path);
+    if (!db) {
+      const unreadable = await this.unreadableBlob(refId, path);
+      if (unreadable) throw unreadable;
+      return undefined;
+    }
     const [r] = rows(db, 'SELECT id, session_id, tool_name, tool_call_id, byte_size, line_count, sha256, created_at FROM tool_result_blobs WHERE id = ?', [refId]);
     if (!r) return undefined;
     const info = this.blobInfoOf(r);
@@ -466,19 +618,44 @@ export class SqlJsStore implements SessionStore {
     return info;
   }
 
+  /** Reads one file's rows and lets its database go: blob files are not kept in memory. */
+  private async readOnce<T>(path: string, read: (db: Database) => T): Promise<T | undefined> {
+    const db = await this.readFile(path);
+    if (!db) return undefined;
+    try {
+      return read(db);
+    } finally {
+      this.readCache.get(path)?.db.close();
+      this.readCache.delete(path);
+    }
+  }
+
   async readBlob(refId: string, offset: number, limit: number): Promise<BlobSlice> {
     const info = await this.getBlobInfo(refId);
     if (!info) throw new Error(`no stored result has ref_id "${refId}"`);
-    const db = await this.readFile(this.blobPath(refId));
-    if (!db) throw new Error(`the stored result "${refId}" could not be read`);
     const start = Math.max(0, Math.min(Math.floor(offset), info.byteSize));
     const length = Math.max(0, Math.min(Math.floor(limit), info.byteSize - start));
-    const [r] = rows(db, 'SELECT substr(content, ?, ?) AS part FROM tool_result_blobs WHERE id = ?', [start + 1, length, refId]);
-    const part = r?.part;
-    const bytes = part instanceof Uint8Array ? part : new Uint8Array(0);
-    // Keep memory flat: a blob file is read again when needed rather than cached whole.
-    this.readCache.get(this.blobPath(refId))?.db.close();
-    this.readCache.delete(this.blobPath(refId));
+    const unreadable = async (path: string) => (await this.unreadableBlob(refId, path)) ?? new Error(`the stored result "${refId}" could not be read: ${basename(path)} is missing`);
+    const layout = await this.readOnce(this.blobPath(refId), (db) => {
+      const [r] = rows(db, 'SELECT part_count, part_bytes, CASE WHEN part_count = 0 THEN substr(content, ?, ?) END AS part FROM tool_result_blobs WHERE id = ?', [start + 1, length, refId]);
+      return r && { parts: Number(r.part_count), partBytes: Number(r.part_bytes), inline: r.part instanceof Uint8Array ? r.part : new Uint8Array(0) };
+    });
+    if (!layout) throw await unreadable(this.blobPath(refId));
+    if (layout.parts === 0 || length === 0) return { bytes: layout.inline, offset: start, totalBytes: info.byteSize };
+    const bytes = new Uint8Array(length);
+    for (let part = Math.floor(start / layout.partBytes); part * layout.partBytes < start + length; part++) {
+      const partStart = part * layout.partBytes;
+      const from = Math.max(start, partStart);
+      const to = Math.min(start + length, partStart + layout.partBytes);
+      const partPath = this.blobPartPath(refId, part);
+      const chunk = await this.readOnce(partPath, (db) => {
+        const [r] = rows(db, 'SELECT substr(content, ?, ?) AS part FROM tool_result_blob_parts WHERE blob_id = ? AND part = ?', [from - partStart + 1, to - from, refId, part]);
+        return r?.part instanceof Uint8Array ? r.part : undefined;
+      });
+      if (!chunk) throw await unreadable(partPath);
+      if (chunk.length !== to - from) throw new Error(`the stored result "${refId}" could not be read: part ${part} is shorter than recorded`);
+      bytes.set(chunk, from - start);
+    }
     return { bytes, offset: start, totalBytes: info.byteSize };
   }
 

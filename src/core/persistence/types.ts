@@ -115,7 +115,8 @@ export interface TurnUsageRecord {
 export interface StoreProblem {
   at: number;
   file: string;
-  kind: 'corrupt' | 'newer-schema' | 'write-failed' | 'read-failed';
+  /** `recovered`: a session whose row was unreadable was rebuilt from its messages. */
+  kind: 'corrupt' | 'newer-schema' | 'write-failed' | 'read-failed' | 'recovered';
   message: string;
   /** Where a corrupt file was moved. */
   movedTo?: string;
@@ -143,7 +144,9 @@ export interface SessionStore {
   /** The whole transcript, oldest first. */
   loadTranscript(sessionId: string): Promise<Message[]>;
 
-  putBlob(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array }): Promise<BlobInfo>;
+  /** Stores a tool result whole (written once). Pass `measured` when the caller already hashed it. */
+  putBlob(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array; measured?: { sha256: string; lineCount: number } }): Promise<BlobInfo>;
+  /** Undefined for an unknown ref; throws "… could not be read" when its file is damaged. */
   getBlobInfo(refId: string): Promise<BlobInfo | undefined>;
   readBlob(refId: string, offset: number, limit: number): Promise<BlobSlice>;
   listBlobs(sessionId: string): Promise<BlobInfo[]>;

@@ -1,10 +1,9 @@
-import { createHash } from 'crypto';
 import { newId } from '../model/ids';
 import type { Message, ToolCall } from '../model/message';
 import type { SessionStore } from '../persistence/types';
 import type { ContextSettings } from '../settings';
-import { looksBinary } from './binary';
-import { truncateOutput } from './truncate';
+import { scanOutput } from './scan';
+import { truncateMeasured } from './truncate';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
@@ -26,7 +25,8 @@ export interface RecordArgs {
  */
 export async function recordToolResult(args: RecordArgs): Promise<Message> {
   const { settings, call } = args;
-  const bytes = typeof args.output === 'string' ? Buffer.from(args.output, 'utf8') : Buffer.from(args.output);
+  // Hashing, line counting and UTF-8 checks run in slices: a 100 MB output never blocks the host.
+  const scan = await scanOutput(args.output);
   const base: Message = {
     id: newId('m'),
     role: 'tool',
@@ -39,29 +39,24 @@ export async function recordToolResult(args: RecordArgs): Promise<Message> {
     createdAt: (args.now ?? Date.now)(),
     meta: args.isError ? { isError: true } : {},
   };
-  const binary = looksBinary(bytes);
-  const overThreshold = settings.offloadThresholdBytes > 0 && bytes.length > settings.offloadThresholdBytes;
-  if (overThreshold || (binary && settings.offloadThresholdBytes > 0)) {
+  const binaryNote = `[binary output: ${fmt(scan.byteSize)} bytes, sha256 ${scan.sha256}; not shown]`;
+  const encodingNote = scan.invalidUtf8 && !scan.binary ? '\n[The output is not valid UTF-8; invalid bytes are shown as \uFFFD. read_result returns the exact bytes.]' : '';
+  const overThreshold = settings.offloadThresholdBytes > 0 && scan.byteSize > settings.offloadThresholdBytes;
+  if (overThreshold || (scan.binary && settings.offloadThresholdBytes > 0)) {
     try {
-      const info = await args.store.putBlob(args.sessionId, { toolName: call.name, toolCallId: call.id, content: bytes });
+      const info = await args.store.putBlob(args.sessionId, { toolName: call.name, toolCallId: call.id, content: scan.bytes, measured: scan });
       const header = `[Tool result stored — ${fmt(info.byteSize)} bytes, ${fmt(info.lineCount)} lines from "${call.name}"${args.isError ? ' (error)' : ''}; ref_id="${info.id}"]`;
-      if (binary) {
-        return { ...base, content: `${header}\n[binary output: ${fmt(bytes.length)} bytes, sha256 ${info.sha256}; not shown]`, meta: { ...base.meta, offloadRef: info.id } };
-      }
-      const preview = truncateOutput(bytes, { maxLines: Math.min(settings.truncation.maxLines, 60), maxBytes: settings.offloadPreviewBytes });
-      const content = `${header}\n${preview.text}\n[Use read_result with ref_id="${info.id}", offset and limit (bytes) to read the full output.]`;
+      if (scan.binary) return { ...base, content: `${header}\n${binaryNote}`, meta: { ...base.meta, offloadRef: info.id } };
+      const preview = truncateMeasured(scan, { maxLines: Math.min(settings.truncation.maxLines, 60), maxBytes: settings.offloadPreviewBytes });
+      const content = `${header}\n${preview.text}${encodingNote}\n[Use read_result with ref_id="${info.id}", offset and limit (bytes) to read the full output.]`;
       return { ...base, content, meta: { ...base.meta, offloadRef: info.id, truncated: preview.info } };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      const truncated = truncateOutput(binary ? `[binary output: ${fmt(bytes.length)} bytes, sha256 ${sha256(bytes)}]` : bytes, settings.truncation);
-      return { ...base, content: `${truncated.text}\n[The full output could not be stored (${reason}); only this part is kept.]`, meta: { ...base.meta, truncated: truncated.info } };
+      const truncated = scan.binary ? { text: binaryNote, info: undefined } : truncateMeasured(scan, settings.truncation);
+      return { ...base, content: `${truncated.text}${encodingNote}\n[The full output could not be stored (${reason}); only this part is kept.]`, meta: { ...base.meta, truncated: truncated.info } };
     }
   }
-  if (binary) return { ...base, content: `[binary output: ${fmt(bytes.length)} bytes, sha256 ${sha256(bytes)}; not shown]` };
-  const truncated = truncateOutput(bytes, settings.truncation);
-  return { ...base, content: truncated.text, meta: { ...base.meta, truncated: truncated.info } };
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  if (scan.binary) return { ...base, content: binaryNote };
+  const truncated = truncateMeasured(scan, settings.truncation);
+  return { ...base, content: `${truncated.text}${encodingNote}`, meta: { ...base.meta, truncated: truncated.info } };
 }

@@ -78,31 +78,8 @@ function beforeLastLines(text: string, n: number): number {
   return at === 0 ? 0 : at + 1;
 }
 
-/**
- * Head + tail truncation by lines and by bytes (F5): keeps the first and the last lines (where
- * errors usually are) and says in the middle what was left out. Works on scans from both ends, so
- * a 10 MB output costs about as much as finding its newlines.
- */
-export function truncateOutput(output: string | Uint8Array, limits: TruncationLimits): Truncated {
-  const { text, invalidUtf8 } = decodeOutput(output);
-  const totalBytes = typeof output === 'string' ? Buffer.byteLength(text) : output.length;
-  const totalLines = countLines(text);
-  if (totalLines <= limits.maxLines && totalBytes <= limits.maxBytes) return { text, invalidUtf8 };
-
-  const headLines = Math.ceil(limits.maxLines / 2);
-  const tailLines = Math.floor(limits.maxLines / 2);
-  const markerBudget = 120;
-  const halfBytes = Math.max(0, Math.floor((limits.maxBytes - markerBudget) / 2));
-  let head = text.slice(0, afterLines(text, headLines));
-  let tail = text.slice(beforeLastLines(text, tailLines));
-  if (head.length + tail.length >= text.length) {
-    // The lines fit: only bytes are over. Split the byte budget between both ends.
-    head = utf8Prefix(text, halfBytes);
-    tail = utf8Suffix(text.slice(head.length), halfBytes);
-  } else {
-    head = utf8Prefix(head, halfBytes);
-    tail = utf8Suffix(tail, halfBytes);
-  }
+/** The marker that stands where lines and bytes were left out. */
+function marked(head: string, tail: string, totalLines: number, totalBytes: number, invalidUtf8: boolean): Truncated {
   const keptBytes = Buffer.byteLength(head) + Buffer.byteLength(tail);
   const keptLines = countLines(head) + countLines(tail);
   const omittedLines = Math.max(0, totalLines - keptLines);
@@ -114,4 +91,75 @@ export function truncateOutput(output: string | Uint8Array, limits: TruncationLi
     invalidUtf8,
     info: { originalBytes: totalBytes, originalLines: totalLines, keptBytes, omittedLines, omittedBytes },
   };
+}
+
+const MARKER_BUDGET = 120;
+
+function halves(limits: TruncationLimits) {
+  return {
+    headLines: Math.ceil(limits.maxLines / 2),
+    tailLines: Math.floor(limits.maxLines / 2),
+    halfBytes: Math.max(0, Math.floor((limits.maxBytes - MARKER_BUDGET) / 2)),
+  };
+}
+
+/**
+ * Head + tail truncation by lines and by bytes (F5): keeps the first and the last lines (where
+ * errors usually are) and says in the middle what was left out. Works on scans from both ends, so
+ * a 10 MB output costs about as much as finding its newlines.
+ */
+export function truncateOutput(output: string | Uint8Array, limits: TruncationLimits): Truncated {
+  const { text, invalidUtf8 } = decodeOutput(output);
+  const totalBytes = typeof output === 'string' ? Buffer.byteLength(text) : output.length;
+  const totalLines = countLines(text);
+  if (totalLines <= limits.maxLines && totalBytes <= limits.maxBytes) return { text, invalidUtf8 };
+
+  const { headLines, tailLines, halfBytes } = halves(limits);
+  let head = text.slice(0, afterLines(text, headLines));
+  let tail = text.slice(beforeLastLines(text, tailLines));
+  if (head.length + tail.length >= text.length) {
+    // The lines fit: only bytes are over. Split the byte budget between both ends.
+    head = utf8Prefix(text, halfBytes);
+    tail = utf8Suffix(text.slice(head.length), halfBytes);
+  } else {
+    head = utf8Prefix(head, halfBytes);
+    tail = utf8Suffix(tail, halfBytes);
+  }
+  return marked(head, tail, totalLines, totalBytes, invalidUtf8);
+}
+
+/** Outputs above this size are truncated from their two ends only, never decoded whole. */
+export const WHOLE_DECODE_MAX_BYTES = 1024 * 1024;
+
+/** An output already measured by scanOutput: its bytes, size, line count and UTF-8 validity. */
+export interface MeasuredOutput {
+  bytes: Buffer;
+  byteSize: number;
+  lineCount: number;
+  invalidUtf8: boolean;
+}
+
+/**
+ * The same truncation for an output whose lines were already counted: a large one decodes only
+ * the bytes each end can keep, so a 100 MB output costs two small decodes, not one huge one.
+ */
+export function truncateMeasured(output: MeasuredOutput, limits: TruncationLimits): Truncated {
+  const { halfBytes, headLines, tailLines } = halves(limits);
+  const window = halfBytes + 4; // room for the character that straddles the cut
+  if (output.byteSize <= WHOLE_DECODE_MAX_BYTES || output.byteSize <= 2 * window + limits.maxBytes) {
+    return truncateOutput(output.bytes, limits);
+  }
+  const headText = output.bytes.subarray(0, window).toString('utf8');
+  const tailText = output.bytes.subarray(output.byteSize - window).toString('utf8');
+  let head: string;
+  let tail: string;
+  if (output.lineCount <= limits.maxLines) {
+    // Few, long lines: only bytes are over.
+    head = utf8Prefix(headText, halfBytes);
+    tail = utf8Suffix(tailText, halfBytes);
+  } else {
+    head = utf8Prefix(headText.slice(0, afterLines(headText, headLines)), halfBytes);
+    tail = utf8Suffix(tailText.slice(beforeLastLines(tailText, tailLines)), halfBytes);
+  }
+  return marked(head, tail, output.lineCount, output.byteSize, output.invalidUtf8);
 }

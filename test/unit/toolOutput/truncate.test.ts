@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import { TextDecoder } from 'util';
-import { truncateOutput } from '../../../src/core/toolOutput/truncate';
+import { truncateOutput, truncateMeasured, WHOLE_DECODE_MAX_BYTES } from '../../../src/core/toolOutput/truncate';
 
 const valid = (text: string) => new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(text));
 
@@ -59,4 +59,25 @@ describe('tool-output truncation', () => {
     assert.equal(r.text, 'one\ntwo\n');
     assert.equal(r.info, undefined);
   });
+});
+
+describe('truncating a measured large output from its two ends', () => {
+  const lineOf = (i: number) => `${i}: ${'é漢x'.repeat(i % 13)}${i % 97 === 0 ? 'y'.repeat(5_000) : ''}`;
+  const cases: Array<[string, string]> = [
+    ['many short lines', Array.from({ length: 120_000 }, (_, i) => lineOf(i)).join('\n')],
+    ['many lines ending in a newline', Array.from({ length: 90_000 }, (_, i) => lineOf(i)).join('\n') + '\n'],
+    ['few long lines', Array.from({ length: 30 }, (_, i) => `${i}:${'ab€'.repeat(20_000)}`).join('\n')],
+    ['one long line', '漢字'.repeat(400_000)],
+  ];
+  for (const [name, text] of cases) {
+    for (const limits of [{ maxLines: 400, maxBytes: 32_768 }, { maxLines: 60, maxBytes: 1_536 }, { maxLines: 10, maxBytes: 1_024 }]) {
+      it(`gives exactly what whole-text truncation gives: ${name}, ${limits.maxLines} lines / ${limits.maxBytes} bytes`, () => {
+        const bytes = Buffer.from(text);
+        assert.ok(bytes.length > WHOLE_DECODE_MAX_BYTES, 'large enough to take the two-ends path');
+        const lineCount = text.length === 0 ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+        const measured = truncateMeasured({ bytes, byteSize: bytes.length, lineCount, invalidUtf8: false }, limits);
+        assert.deepEqual(measured, truncateOutput(bytes, limits));
+      });
+    }
+  }
 });

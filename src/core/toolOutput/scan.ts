@@ -1,0 +1,82 @@
+import { isUtf8 } from 'buffer';
+import { createHash } from 'crypto';
+import { nextTurn } from '../nextTurn';
+import { looksBinary } from './binary';
+
+/** Bytes handled between turns of the event loop (hashing 4 MiB takes ≈ 10 ms). */
+export const SCAN_SLICE_BYTES = 4 * 1024 * 1024;
+
+/** What the recorder needs to know about a tool's output before deciding how to keep it. */
+export interface OutputScan {
+  /** The output as bytes (a view of the caller's bytes when it gave bytes, never a copy). */
+  bytes: Buffer;
+  byteSize: number;
+  /** Lines as an editor counts them: a final newline does not start another line. */
+  lineCount: number;
+  sha256: string;
+  invalidUtf8: boolean;
+  binary: boolean;
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** Where to end a slice of `text` near `end` without splitting a surrogate pair. */
+function charSafeEnd(text: string, end: number): number {
+  if (end >= text.length) return text.length;
+  const code = text.charCodeAt(end - 1);
+  return code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
+}
+
+/** UTF-8 bytes of a (possibly huge) string, encoded slice by slice between event-loop turns. */
+export async function encodeUtf8(text: string): Promise<Buffer> {
+  if (text.length <= SCAN_SLICE_BYTES) return Buffer.from(text, 'utf8');
+  const cuts: number[] = [0];
+  let size = 0;
+  for (let start = 0; start < text.length; ) {
+    const end = charSafeEnd(text, start + SCAN_SLICE_BYTES);
+    size += Buffer.byteLength(text.slice(start, end), 'utf8');
+    cuts.push(end);
+    start = end;
+    await nextTurn();
+  }
+  const bytes = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 1; i < cuts.length; i++) {
+    at += bytes.write(text.slice(cuts[i - 1], cuts[i]), at, 'utf8');
+    await nextTurn();
+  }
+  return bytes;
+}
+
+/** Index in `bytes` at or before `end` that does not fall inside a UTF-8 sequence. */
+function utf8SafeEnd(bytes: Buffer, start: number, end: number): number {
+  if (end >= bytes.length) return bytes.length;
+  let cut = end;
+  while (cut > start && end - cut < 4 && (bytes[cut] & 0xc0) === 0x80) cut--;
+  return cut > start ? cut : end;
+}
+
+/**
+ * Hashes, counts lines and checks UTF-8 in slices, with a turn for the event loop between them,
+ * so a 100 MB output never holds the extension host's thread for long.
+ */
+export async function scanOutput(output: string | Uint8Array): Promise<OutputScan> {
+  const bytes = typeof output === 'string' ? await encodeUtf8(output) : asBuffer(output);
+  const hash = createHash('sha256');
+  let newlines = 0;
+  let invalidUtf8 = false;
+  for (let start = 0; start < bytes.length; ) {
+    const end = utf8SafeEnd(bytes, start, Math.min(bytes.length, start + SCAN_SLICE_BYTES));
+    const slice = bytes.subarray(start, end);
+    hash.update(slice);
+    for (let i = slice.indexOf(10); i !== -1; i = slice.indexOf(10, i + 1)) newlines++;
+    if (!invalidUtf8 && typeof output !== 'string' && !isUtf8(slice)) invalidUtf8 = true;
+    start = end;
+    if (start < bytes.length) await nextTurn();
+  }
+  const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === 10;
+  const lineCount = bytes.length === 0 ? 0 : newlines + (endsWithNewline ? 0 : 1);
+  return { bytes, byteSize: bytes.length, lineCount, sha256: hash.digest('hex'), invalidUtf8, binary: looksBinary(bytes) };
+}
