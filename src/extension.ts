@@ -18,6 +18,8 @@ export interface TallyApi {
   sessions: SessionController;
   agents: AgentFactory;
   keys: ApiKeys;
+  /** Where VS Code keeps this extension's logs and global state (the key-leak test searches them). */
+  folders: { log: string; globalStorage: string };
 }
 
 /**
@@ -73,7 +75,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.onTrustChanged()),
   );
-  return { sessions, agents, keys };
+  return { sessions, agents, keys, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
 }
 
 export function deactivate(): void {

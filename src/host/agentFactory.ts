@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import { loadInstructions, type InstructionsReport } from '../core/prompt/agentsMd';
 import { SessionPrompt } from '../core/prompt/sessionPrompt';
-import { discoverSkills } from '../core/prompt/skills';
+import { loadSkills, type SkillsReport } from '../core/prompt/skills';
 import { LmToolsRunner, lmToolDefinitions } from '../providers/lmToolsRunner';
 import { AgentSession } from '../core/agent/agentSession';
 import { SessionToolRunner } from '../core/agent/sessionTools';
@@ -23,6 +23,7 @@ import type { ChatModel } from './modelService';
 export class AgentFactory {
   lastInstructions?: InstructionsReport;
   private readonly approvals = new Map<string, (approved: boolean) => void>();
+  private readonly loggedSkips = new Set<string>();
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {}
 
@@ -35,6 +36,22 @@ export class AgentFactory {
       trusted: vscode.workspace.isTrusted,
     });
     return this.lastInstructions;
+  }
+
+  /** Skills from the workspace (trusted only) and ~/.tally/skills; a skill that cannot be read is logged once. */
+  async loadSkills(): Promise<SkillsReport> {
+    const report = await loadSkills({
+      workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+      userSkillsFolder: join(homedir(), '.tally', 'skills'),
+      trusted: vscode.workspace.isTrusted,
+    });
+    for (const skip of report.skipped) {
+      const key = `${skip.path}\n${skip.reason}`;
+      if (this.loggedSkips.has(key)) continue;
+      this.loggedSkips.add(key);
+      this.log.warn(`skill skipped: ${skip.path}: ${skip.reason}`);
+    }
+    return report;
   }
 
   async create(args: { manager: ContextManager; chat: ChatModel; config: TallyConfiguration; store: SessionStore; onFixed(fixed: FixedComponents): void }): Promise<AgentSession> {
@@ -50,12 +67,7 @@ export class AgentFactory {
         settings: args.config.context,
         tools: definitions,
         instructions: async () => (await this.loadInstructions()).text,
-        skills: () =>
-          discoverSkills({
-            workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
-            userSkillsFolder: join(homedir(), '.tally', 'skills'),
-            trusted: vscode.workspace.isTrusted,
-          }),
+        skills: async () => (await this.loadSkills()).skills,
       },
       tools,
     );

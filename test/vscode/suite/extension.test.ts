@@ -1,6 +1,8 @@
 import { strict as assert } from 'assert';
 import { readdirSync, readFileSync, statSync } from 'fs';
-import { join } from 'path';
+import { createServer } from 'http';
+import type { AddressInfo } from 'net';
+import { dirname, join } from 'path';
 import * as vscode from 'vscode';
 import type { TallyApi } from '../../../src/extension';
 
@@ -59,17 +61,45 @@ describe('Tally in VS Code', () => {
     assert.ok((await store.loadSnapshot(session.info.id)) !== undefined);
   });
 
-  it('Set API Key stores the key in SecretStorage only: not in settings, not in the database', async () => {
-    const { sessions, keys } = await api();
+  it('Set API Key keeps the key in SecretStorage only: used for a request, then found in no setting, log, database or export', async () => {
+    const { sessions, keys, folders } = await api();
     const secret = 'sk-ant-TEST-0123456789abcdef';
-    assert.equal(await vscode.commands.executeCommand('tally.setApiKey', { provider: 'anthropic', key: secret }), true);
-    assert.equal(await keys.get('anthropic'), secret);
-    assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('tally')).includes(secret));
-    const store = await sessions.store();
-    await store.flush();
-    const exported = await vscode.commands.executeCommand<string>('tally.exportSession', { format: 'json', target: join(sessions.storageFolder, 'export.json') });
-    for (const file of [...filesUnder(sessions.storageFolder), exported]) {
-      assert.ok(!readFileSync(file).includes(Buffer.from(secret)), `${file} does not contain the key`);
+    // A local stand-in for Anthropic that rejects the key and echoes it back, as some proxies do.
+    const seenKeys: string[] = [];
+    const server = createServer((req, res) => {
+      seenKeys.push(String(req.headers['x-api-key']));
+      req.resume();
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key: ${secret}` } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const config = vscode.workspace.getConfiguration('tally');
+    try {
+      assert.equal(await vscode.commands.executeCommand('tally.setApiKey', { provider: 'anthropic', key: secret }), true);
+      assert.equal(await keys.get('anthropic'), secret);
+      await config.update('provider', 'anthropic', vscode.ConfigurationTarget.Global);
+      await config.update('model', 'claude-sonnet-4-5', vscode.ConfigurationTarget.Global);
+      await config.update('baseUrl', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, vscode.ConfigurationTarget.Global);
+      await sessions.create('key test');
+      await sessions.send('Hello?');
+      assert.deepEqual(seenKeys, [secret], 'the key went to the provider, in its header, once (401 is not retried)');
+      const notice = sessions.endedTurnNotices.map((n) => n.text).join('\n');
+      assert.match(notice, /authentication/i, 'the user is told why');
+      assert.ok(!notice.includes(secret), 'the echoed key is not shown');
+      assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('tally')).includes(secret));
+      const store = await sessions.store();
+      await store.flush();
+      const exported = await vscode.commands.executeCommand<string>('tally.exportSession', { format: 'json', target: join(sessions.storageFolder, 'export.json') });
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // the log channel writes to disk asynchronously
+      const logFiles = filesUnder(dirname(folders.log)).filter((f) => f.endsWith('.log'));
+      assert.ok(logFiles.some((f) => /authentication/i.test(readFileSync(f, 'utf8'))), `the error reached a log file (${logFiles.length} searched)`);
+      const userSettings = join(folders.globalStorage, '..', '..', 'settings.json');
+      assert.match(readFileSync(userSettings, 'utf8'), /"tally\.provider": "anthropic"/, 'the user settings file is the one written');
+      const searched = [...filesUnder(sessions.storageFolder), exported!, ...logFiles, userSettings, ...filesUnder(dirname(folders.globalStorage)).filter((f) => !/state\.vscdb/.test(f))];
+      for (const file of searched) assert.ok(!readFileSync(file).includes(Buffer.from(secret)), `${file} does not contain the key`);
+    } finally {
+      for (const key of ['provider', 'model', 'baseUrl']) await config.update(key, undefined, vscode.ConfigurationTarget.Global);
+      server.close();
     }
   });
 
@@ -99,9 +129,11 @@ describe('Tally in VS Code', () => {
     assert.match(readFileSync(markdown!, 'utf8'), /^# demo-run\.traj\.json/);
   });
 
-  it('loads the workspace AGENTS.md', async () => {
+  it('loads the workspace AGENTS.md and the workspace skills of a trusted workspace', async () => {
     const { agents } = await api();
     const report = await agents.loadInstructions();
     assert.match(report.text, /Run `npm test` before committing/);
+    const skills = await agents.loadSkills();
+    assert.deepEqual(skills.skills.filter((s) => s.origin === 'workspace').map((s) => [s.name, s.description]), [['release-notes', 'Write release notes from the git log.']]);
   });
 });
