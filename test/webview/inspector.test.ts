@@ -202,6 +202,8 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
   it('remembers the selected request and open rows across a reload (setState)', async () => {
     await page.click('.turn[data-request-index="2"]');
     await page.locator('.blob[data-ref-id="res_b2"] summary').click();
+    // <details> fires "toggle" in a later task, not during the click: wait for it to be saved.
+    await page.waitForFunction(() => ((window as unknown as { __state?: { openBlobs?: string[] } }).__state?.openBlobs ?? []).includes('res_b2'), undefined, { timeout: 5_000 });
     const saved = await page.evaluate(() => (window as unknown as { __state: unknown }).__state);
     assert.deepStrictEqual(saved, { selectedTurn: 2, turnSort: 'position', currentSort: 'position', openCompactions: [], openBlobs: ['res_b2'] });
   });
