@@ -19,6 +19,8 @@ import { basename, dirname, join } from 'path';
 import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import { newId } from '../model/ids';
 import { nextTurn } from '../nextTurn';
+import { absorbRows } from './absorbRows';
+import { liveWriters, removeStaleHeartbeats, WriterHeartbeat } from './writerLiveness';
 import { scanOutput } from '../toolOutput/scan';
 import type { Message } from '../model/message';
 import { nodeWriteFs, writeAtomically, type WriteFs } from './atomicFile';
@@ -83,6 +85,11 @@ function rows(db: Database, sql: string, params: SqlValue[] = []): Array<Record<
 /** Offloaded results larger than this are stored as parts of this size, one file each. */
 export const BLOB_PART_BYTES = 2 * 1024 * 1024;
 
+/** A session file of some writer: `<writer>.info.sqlite`, `<writer>.snap.sqlite`, `<writer>.seg<N>.sqlite`. */
+const WRITER_FILE = /^(w[a-z0-9]+)\.(?:info|snap|seg\d+)\.sqlite$/;
+/** Files of closed windows a session must hold before they are merged (three windows' worth). */
+export const ABSORB_MIN_FILES = 9;
+
 export class SqlJsStore implements SessionStore {
   readonly writer = `w${process.pid.toString(36)}${randomBytes(4).toString('hex')}`;
   private readonly own = new Map<string, OwnFile>();
@@ -97,6 +104,9 @@ export class SqlJsStore implements SessionStore {
   private suppressedFailures = 0;
   private readonly recovering = new Map<string, Promise<SessionInfo | undefined>>();
   private readonly problemList: StoreProblem[] = [];
+  private readonly heartbeat: WriterHeartbeat;
+  /** Sessions whose closed windows' files this store has already merged (or checked). */
+  private readonly absorbedSessions = new Set<string>();
   private readonly listeners = new Set<(p: StoreProblem) => void>();
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
@@ -108,6 +118,7 @@ export class SqlJsStore implements SessionStore {
   private readonly segmentMax: number;
 
   constructor(readonly root: string, private readonly SQL: SqlJsStatic, private readonly options: StoreOptions = {}) {
+    this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.fs = options.fs ?? nodeWriteFs;
     this.now = options.now ?? Date.now;
     this.debounceMs = options.debounceMs ?? 250;
@@ -343,12 +354,18 @@ export class SqlJsStore implements SessionStore {
     }
   }
 
+  /** Marks this writer as alive for other windows (see writerLiveness.ts). */
+  startHeartbeat(): Promise<void> {
+    return this.heartbeat.start();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     try {
       await this.flush();
     } finally {
       this.closed = true;
+      await this.heartbeat.stop().catch(() => undefined);
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
       for (const file of this.own.values()) file.db.close();
@@ -379,6 +396,7 @@ export class SqlJsStore implements SessionStore {
         if (stat && this.now() - stat.mtimeMs > 60_000) await fsp.rm(path, { force: true });
       }
     }
+    await removeStaleHeartbeats(this.root, this.now());
   }
 
   // ---- sessions ----------------------------------------------------------------------------
@@ -500,7 +518,58 @@ export class SqlJsStore implements SessionStore {
     this.touch(file);
   }
 
+  /**
+   * Every window start is a new writer with files of its own, so a session opened across many
+   * restarts gathers files. When a session holds at least ABSORB_MIN_FILES files of writers that
+   * are gone (no fresh heartbeat), their rows move into this writer's files and, once those are
+   * saved, the old files are removed. A crash in between leaves duplicates, which reads merge.
+   */
+  private async absorbClosedWriters(sessionId: string): Promise<void> {
+    if (this.absorbedSessions.has(sessionId)) return;
+    this.absorbedSessions.add(sessionId);
+    const dir = this.sessionDir(sessionId);
+    const live = await liveWriters(this.root, this.now());
+    const names = await fsp.readdir(dir).catch(() => [] as string[]);
+    const closed = names.filter((name) => {
+      const writer = WRITER_FILE.exec(name)?.[1];
+      return writer !== undefined && writer !== this.writer && !live.has(writer);
+    });
+    if (closed.length < ABSORB_MIN_FILES) return;
+    const own = (path: string) => () => {
+      const file = this.ownFile(path);
+      this.touch(file);
+      return file.db;
+    };
+    const targets = {
+      info: own(join(dir, `${this.writer}.info.sqlite`)),
+      segment: () => own(this.segmentPath(sessionId))(),
+      snapshot: own(join(dir, `${this.writer}.snap.sqlite`)),
+    };
+    const absorbed: string[] = [];
+    for (const name of closed.sort()) {
+      const path = join(dir, name);
+      const db = await this.readFile(path);
+      if (!db) continue; // damaged (set aside) or from a newer schema (left alone)
+      absorbRows(db, targets);
+      absorbed.push(path);
+      await nextTurn();
+    }
+    if (absorbed.length === 0) return;
+    try {
+      await this.flush();
+    } catch {
+      return; // reported by the flush; the old files stay, so nothing is lost
+    }
+    for (const path of absorbed) {
+      this.readCache.get(path)?.db.close();
+      this.readCache.delete(path);
+      await fsp.rm(path, { force: true });
+    }
+    this.options.log?.(`store: merged ${absorbed.length} files of closed windows into ${this.writer} for session ${sessionId}`);
+  }
+
   async loadTranscript(sessionId: string): Promise<Message[]> {
+    await this.absorbClosedWriters(sessionId);
     const latest = new Map<string, { written: number; message: Message }>();
     for (const db of await this.sessionDbs(sessionId, /\.seg\d+\.sqlite$/)) {
       for (const r of rows(db, 'SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId])) {
@@ -737,5 +806,6 @@ export async function openStore(folder: string, options: StoreOptions = {}): Pro
   await fsp.mkdir(join(folder, 'blobs'), { recursive: true });
   const store = new SqlJsStore(folder, SQL, options);
   await store.cleanTempFiles();
+  await store.startHeartbeat();
   return store;
 }

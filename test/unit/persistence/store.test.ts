@@ -47,9 +47,11 @@ function damageFile(path: string, damage: (b: Buffer) => Buffer): void {
   writeFileSync(path, damage(readFileSync(path)));
 }
 
+/** The data files under `dir` (an open store's heartbeat, `writers/<writer>.alive`, is not data). */
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'writers') continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...filesUnder(path));
     else out.push(path);
