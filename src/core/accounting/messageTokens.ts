@@ -18,7 +18,7 @@ export function countText(text: string, counter: TokenCounter): number {
  * result's name, framing, and images. Counted once: the result is stored on the message with the
  * encoding it was counted with (F1).
  */
-export function countMessage(message: Message, counter: TokenCounter): number {
+export function countMessage(message: Message, counter: Pick<TokenCounter, 'encoding' | 'count'>): number {
   if (message.tokens !== undefined && message.tokenEncoding === counter.encoding) return message.tokens;
   let total = MESSAGE_OVERHEAD_TOKENS + counter.count(message.content);
   for (const call of message.toolCalls ?? []) total += TOOL_CALL_OVERHEAD_TOKENS + counter.count(call.name) + counter.count(call.arguments);
@@ -38,15 +38,12 @@ const ASYNC_COUNT_CHARS = 64 * 1024;
  */
 export async function countMessageAsync(message: Message, counter: TokenCounter): Promise<number> {
   if (message.tokens !== undefined && message.tokenEncoding === counter.encoding) return message.tokens;
-  const large = (text: string) => text.length > ASYNC_COUNT_CHARS;
-  if (!large(message.content) && !(message.toolCalls ?? []).some((call) => large(call.arguments))) return countMessage(message, counter);
-  let total = MESSAGE_OVERHEAD_TOKENS + (await counter.countAsync(message.content));
-  for (const call of message.toolCalls ?? []) total += TOOL_CALL_OVERHEAD_TOKENS + counter.count(call.name) + (await counter.countAsync(call.arguments));
-  if (message.role === 'tool') total += counter.count(message.toolName ?? '') + 2;
-  total += (message.meta?.images ?? 0) * IMAGE_TOKEN_ESTIMATE;
-  message.tokens = total;
-  message.tokenEncoding = counter.encoding;
-  return total;
+  const sliced = new Map<string, number>();
+  for (const text of [message.content, ...(message.toolCalls ?? []).map((call) => call.arguments)]) {
+    if (text.length > ASYNC_COUNT_CHARS && !sliced.has(text)) sliced.set(text, await counter.countAsync(text));
+  }
+  if (sliced.size === 0) return countMessage(message, counter);
+  return countMessage(message, { encoding: counter.encoding, count: (text) => sliced.get(text) ?? counter.count(text) });
 }
 
 /** Deterministic JSON (sorted keys) so the same tools always serialize, and count, the same. */

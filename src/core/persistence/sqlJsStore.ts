@@ -198,6 +198,21 @@ export class SqlJsStore implements SessionStore {
     this.scheduleFlush();
   }
 
+  private infoPath(sessionId: string): string {
+    return join(this.sessionDir(sessionId), `${this.writer}.info.sqlite`);
+  }
+
+  private snapshotPath(sessionId: string): string {
+    return join(this.sessionDir(sessionId), `${this.writer}.snap.sqlite`);
+  }
+
+  /** This writer's database at `path`, marked as changed. */
+  private ownDb(path: string): Database {
+    const file = this.ownFile(path);
+    this.touch(file);
+    return file.db;
+  }
+
   private segmentPath(sessionId: string): string {
     const n = this.segment.get(sessionId) ?? 0;
     this.segment.set(sessionId, n);
@@ -402,7 +417,7 @@ export class SqlJsStore implements SessionStore {
   // ---- sessions ----------------------------------------------------------------------------
 
   private writeSessionRow(info: SessionInfo, deleted = false, writtenAt = this.stamp()): void {
-    const file = this.ownFile(join(this.sessionDir(info.id), `${this.writer}.info.sqlite`));
+    const file = this.ownFile(this.infoPath(info.id));
     file.db.run('INSERT OR REPLACE INTO sessions (id, title, created_at, updated_at, model, origin, deleted, written_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
       info.id,
       info.title,
@@ -471,7 +486,7 @@ export class SqlJsStore implements SessionStore {
     const info: SessionInfo = { id: sessionId, title, createdAt: times.length ? Math.min(...times) : now, updatedAt: times.length ? Math.max(...times) : now };
     this.writeSessionRow(info, false, 0);
     this.report({
-      file: join(this.sessionDir(sessionId), `${this.writer}.info.sqlite`),
+      file: this.infoPath(sessionId),
       kind: 'recovered',
       message: `session ${sessionId} had no readable session row; rebuilt it from its ${transcript.length} messages as "${title}"`,
     });
@@ -535,15 +550,10 @@ export class SqlJsStore implements SessionStore {
       return writer !== undefined && writer !== this.writer && !live.has(writer);
     });
     if (closed.length < ABSORB_MIN_FILES) return;
-    const own = (path: string) => () => {
-      const file = this.ownFile(path);
-      this.touch(file);
-      return file.db;
-    };
     const targets = {
-      info: own(join(dir, `${this.writer}.info.sqlite`)),
-      segment: () => own(this.segmentPath(sessionId))(),
-      snapshot: own(join(dir, `${this.writer}.snap.sqlite`)),
+      info: () => this.ownDb(this.infoPath(sessionId)),
+      segment: () => this.ownDb(this.segmentPath(sessionId)),
+      snapshot: () => this.ownDb(this.snapshotPath(sessionId)),
     };
     const absorbed: string[] = [];
     for (const name of closed.sort()) {
@@ -741,7 +751,7 @@ export class SqlJsStore implements SessionStore {
   // ---- snapshots, events, usage ------------------------------------------------------------
 
   async saveSnapshot(snapshot: SessionSnapshot): Promise<void> {
-    const file = this.ownFile(join(this.sessionDir(snapshot.sessionId), `${this.writer}.snap.sqlite`));
+    const file = this.ownFile(this.snapshotPath(snapshot.sessionId));
     file.db.run('INSERT OR REPLACE INTO session_snapshots (session_id, compaction_id, token_count, created_at, written_at, messages) VALUES (?, ?, ?, ?, ?, ?)', [
       snapshot.sessionId, snapshot.compactionId, snapshot.tokenCount, snapshot.createdAt, this.stamp(), JSON.stringify(snapshot.messages),
     ]);

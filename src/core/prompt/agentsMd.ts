@@ -1,5 +1,5 @@
 import { promises as fsp } from 'fs';
-import { readPrefix, statIfPresent } from './promptFiles';
+import { errorCode, readPrefix, statFailureReason, statIfPresent } from './promptFiles';
 import { dirname, join, relative, resolve, sep } from 'path';
 
 export const INSTRUCTIONS_CAP_BYTES = 32 * 1024;
@@ -73,8 +73,7 @@ export async function loadInstructions(args: {
     try {
       stat = await fs.stat(candidate.path);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      const reason = candidate.workspace && !args.trusted ? 'the workspace is not trusted' : code === 'ELOOP' ? 'symlink loop (ELOOP)' : code === 'ENOENT' || code === 'ENOTDIR' ? `dangling symbolic link (${code})` : `cannot stat (${code})`;
+      const reason = candidate.workspace && !args.trusted ? 'the workspace is not trusted' : statFailureReason(error);
       files.push({ path: candidate.path, bytes: 0, status: 'skipped', reason });
       continue;
     }
@@ -92,7 +91,7 @@ export async function loadInstructions(args: {
     try {
       real = await fs.realPath(candidate.path);
     } catch (error) {
-      skip(`cannot resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      skip(`cannot resolve (${errorCode(error)})`);
       continue;
     }
     if (seen.has(real)) {
@@ -109,7 +108,7 @@ export async function loadInstructions(args: {
     try {
       bytes = await fs.readPrefix(candidate.path, Math.min(room, stat.size));
     } catch (error) {
-      skip(`unreadable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      skip(`unreadable (${errorCode(error)})`);
       continue;
     }
     if (bytes.includes(0)) {

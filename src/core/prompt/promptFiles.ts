@@ -26,3 +26,16 @@ export async function readPrefix(path: string, maxBytes: number): Promise<Uint8A
     await handle.close();
   }
 }
+
+/** The error code of a failed file operation, or its message when it has none. */
+export function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+/** Why a file that is there could not be looked at (statIfPresent threw): shown next to the skipped file. */
+export function statFailureReason(error: unknown): string {
+  const code = errorCode(error);
+  if (code === 'ELOOP') return 'symlink loop (ELOOP)';
+  if (code === 'ENOENT' || code === 'ENOTDIR') return `dangling symbolic link (${code})`;
+  return `cannot stat (${code})`;
+}

@@ -1,5 +1,5 @@
 import { promises as fsp } from 'fs';
-import { readPrefix, statIfPresent } from './promptFiles';
+import { errorCode, readPrefix, statFailureReason, statIfPresent } from './promptFiles';
 import { join } from 'path';
 import type { ToolDefinition } from '../model/tool';
 
@@ -56,7 +56,6 @@ export const nodeSkillsFs: SkillsFs = {
   readPrefix,
 };
 
-const why = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
 /**
  * Skills in `<folder>/*\/SKILL.md`: the workspace's `.tally/skills` (trusted workspaces only) and the
@@ -82,7 +81,7 @@ export async function loadSkills(args: { workspaceFolders: string[]; userSkillsF
         if (read === undefined) continue; // a folder without SKILL.md is not a skill
         text = read;
       } catch (error) {
-        skipped.push({ path, reason: error instanceof SkillSkip ? error.message : `unreadable (${why(error)})` });
+        skipped.push({ path, reason: error instanceof SkillSkip ? error.message : `unreadable (${errorCode(error)})` });
         continue;
       }
       const { name, description } = parseSkill(text, entry.name);
@@ -97,11 +96,6 @@ export async function loadSkills(args: { workspaceFolders: string[]; userSkillsF
   return { skills, skipped };
 }
 
-/** The skills {@link loadSkills} finds, without the report. */
-export async function discoverSkills(args: { workspaceFolders: string[]; userSkillsFolder?: string; trusted: boolean; fs?: SkillsFs }): Promise<Skill[]> {
-  return (await loadSkills(args)).skills;
-}
-
 class SkillSkip extends Error {}
 
 /** The text of a SKILL.md; undefined when there is none; throws with the reason when it cannot be used. */
@@ -110,8 +104,7 @@ async function readSkill(fs: SkillsFs, path: string): Promise<string | undefined
   try {
     stat = await fs.stat(path);
   } catch (error) {
-    const code = why(error);
-    throw new SkillSkip(code === 'ELOOP' ? 'symlink loop (ELOOP)' : code === 'ENOENT' || code === 'ENOTDIR' ? `dangling symbolic link (${code})` : `cannot stat (${code})`);
+    throw new SkillSkip(statFailureReason(error));
   }
   if (!stat) return undefined;
   if (!stat.isFile) throw new SkillSkip('not a regular file');
@@ -131,6 +124,6 @@ export async function skillText(skill: Skill, fs: SkillsFs = nodeSkillsFs): Prom
   try {
     return (await readSkill(fs, skill.path)) ?? '';
   } catch (error) {
-    throw new Error(`${skill.path}: ${error instanceof SkillSkip ? error.message : `unreadable (${why(error)})`}`);
+    throw new Error(`${skill.path}: ${error instanceof SkillSkip ? error.message : `unreadable (${errorCode(error)})`}`);
   }
 }

@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { discoverSkills, loadSkills, nodeSkillsFs } from '../../../src/core/prompt/skills';
+import { loadSkills, nodeSkillsFs } from '../../../src/core/prompt/skills';
 
 describe('skills discovery', () => {
   let root: string;
@@ -50,13 +50,13 @@ describe('skills discovery', () => {
       { path: join(user, 'is-a-folder', 'SKILL.md'), reason: 'not a regular file' },
       { path: join(user, 'loop', 'SKILL.md'), reason: 'symlink loop (ELOOP)' },
     ]);
-    assert.deepEqual((await discoverSkills({ workspaceFolders: [ws], userSkillsFolder: user, trusted: true, fs })).map((s) => s.name), ['ws-deploy', 'user-review', 'user-zeta']);
+    assert.deepEqual((await loadSkills({ workspaceFolders: [ws], userSkillsFolder: user, trusted: true, fs })).skills.map((s) => s.name), ['ws-deploy', 'user-review', 'user-zeta']);
   });
 
   it('an untrusted workspace contributes no skills; the user\'s own skills folder still loads', async () => {
-    const untrusted = await discoverSkills({ workspaceFolders: [ws], userSkillsFolder: user, trusted: false });
+    const untrusted = (await loadSkills({ workspaceFolders: [ws], userSkillsFolder: user, trusted: false })).skills;
     assert.deepEqual(untrusted.map((s) => [s.name, s.origin]), [['user-review', 'user'], ['user-zeta', 'user']]);
-    const trusted = await discoverSkills({ workspaceFolders: [ws], userSkillsFolder: user, trusted: true });
+    const trusted = (await loadSkills({ workspaceFolders: [ws], userSkillsFolder: user, trusted: true })).skills;
     assert.deepEqual(trusted.map((s) => [s.name, s.origin]), [['ws-deploy', 'workspace'], ['user-review', 'user'], ['user-zeta', 'user']]);
   });
 });
