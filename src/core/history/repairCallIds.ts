@@ -25,21 +25,19 @@ export function repairDuplicateCallIds(messages: readonly Message[]): CallIdRepa
   for (const m of messages) for (const c of m.toolCalls ?? []) allIds.add(c.id);
   const seen = new Set<string>();
   const renamed: CallIdRename[] = [];
-  // Old id → new ids of the latest assistant message's renamed calls, in call order.
+  // Old id → the ids the latest assistant message's calls now have, in call order.
   let pending = new Map<string, string[]>();
   const out = messages.map((m) => {
     if (m.role === 'assistant' && m.toolCalls?.length) {
       pending = new Map();
       let changed = false;
       const toolCalls = m.toolCalls.map((call) => {
-        if (call.id && !seen.has(call.id)) {
-          seen.add(call.id);
-          return call;
-        }
-        const to = unusedId(call.id || 'call', allIds);
+        const keep = call.id && !seen.has(call.id);
+        const to = keep ? call.id : unusedId(call.id || 'call', allIds);
         allIds.add(to);
         seen.add(to);
         pending.set(call.id, [...(pending.get(call.id) ?? []), to]);
+        if (keep) return call;
         renamed.push({ messageId: m.id, from: call.id, to });
         changed = true;
         return { ...call, id: to };
@@ -49,7 +47,7 @@ export function repairDuplicateCallIds(messages: readonly Message[]): CallIdRepa
     if (m.role === 'tool') {
       const queue = pending.get(m.toolCallId ?? '');
       const to = queue?.shift();
-      if (to !== undefined) return { ...m, toolCallId: to };
+      if (to !== undefined && to !== m.toolCallId) return { ...m, toolCallId: to };
     }
     return m;
   });
