@@ -36,6 +36,8 @@ export async function runSuite(name: 'suite' | 'suite-restricted', trusted: bool
     });
     const payload = [
       ['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${server.port}${ROOT}`],
+      // A second extension that registers a language model tool with a side effect (see its package.json).
+      ['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${server.port}${join(ROOT, 'test', 'vscode', 'markerTool')}`],
       ['extensionTestsPath', `vscode-remote://127.0.0.1:${server.port}${testsPath}`],
     ];
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
