@@ -27,7 +27,8 @@ function toolSource(tool: vscode.LanguageModelToolInformation): string {
     return Array.isArray(contributed) && contributed.some((t) => t && typeof t === 'object' && (t as { name?: unknown }).name === tool.name);
   });
   if (owner) return `the extension ${owner.id}`;
-  return isMcp(tool) ? 'an MCP server' : 'another extension';
+  if (isMcp(tool)) return 'an MCP server';
+  return /^vscode_/.test(tool.name) ? 'VS Code' : 'another extension';
 }
 
 /**
