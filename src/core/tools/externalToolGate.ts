@@ -72,6 +72,7 @@ export class ExternalToolGate {
       }),
     ]);
     options.onApprovalResolved(answer.approved ? 'approved' : 'denied');
+    if (options.signal.aborted) return `The turn was cancelled before the user answered; ${call.name} did not run.`;
     if (!answer.approved) return `The user denied running the tool ${call.name}.`;
     if (answer.forSession) this.allowedThisSession.add(call.name);
     return undefined;
