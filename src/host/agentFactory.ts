@@ -5,7 +5,10 @@ import { getTokenCounter } from '../core/accounting/tokenizer';
 import { loadInstructions, type InstructionsReport } from '../core/prompt/agentsMd';
 import { SessionPrompt } from '../core/prompt/sessionPrompt';
 import { loadSkills, type SkillsReport } from '../core/prompt/skills';
-import { LmToolsRunner, lmToolDefinitions } from '../providers/lmToolsRunner';
+import { LmToolsRunner, lmToolDefinitions, userAllowedTools } from '../providers/lmToolsRunner';
+import { EXTERNAL_TOOLS_RESTRICTED, ExternalToolGate, type ApprovalAnswer } from '../core/tools/externalToolGate';
+import type { ApprovalRequest } from '../core/tools/types';
+import { onCallIdRepair } from '../core/history/repairCallIds';
 import { AgentSession } from '../core/agent/agentSession';
 import { SessionToolRunner } from '../core/agent/sessionTools';
 import { WorkspaceToolRunner } from '../core/agent/workspaceToolRunner';
@@ -22,10 +25,16 @@ import type { ChatModel } from './modelService';
 /** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
 export class AgentFactory {
   lastInstructions?: InstructionsReport;
-  private readonly approvals = new Map<string, (approved: boolean) => void>();
+  private readonly approvals = new Map<string, (answer: ApprovalAnswer) => void>();
   private readonly loggedSkips = new Set<string>();
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {}
+  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+    context.subscriptions.push({
+      dispose: onCallIdRepair((sessionId, renamed) =>
+        log.warn(`session ${sessionId}: repaired ${renamed.length} repeated tool-call id(s) on load (${renamed.map((r) => `${r.from || '(empty)'} → ${r.to}`).join(', ')})`),
+      ),
+    });
+  }
 
   /** F15: the user's ~/.tally/AGENTS.md, every folder root, nested files down to the active file; none from an untrusted workspace. */
   async loadInstructions(): Promise<InstructionsReport> {
@@ -57,10 +66,11 @@ export class AgentFactory {
   async create(args: { manager: ContextManager; chat: ChatModel; config: TallyConfiguration; store: SessionStore; onFixed(fixed: FixedComponents): void }): Promise<AgentSession> {
     const counter = getTokenCounter(args.chat.model.encoding);
     let fixedNow: FixedComponents = { system: 0, skills: 0, tools: 0 };
-    const sessionTools = new SessionToolRunner(args.store, () => args.manager, () => fixedNow, new LmToolsRunner());
+    const gate = new ExternalToolGate({ trusted: () => vscode.workspace.isTrusted, allowedByUser: userAllowedTools, ask: (request) => this.ask(request) });
+    const sessionTools = new SessionToolRunner(args.store, () => args.manager, () => fixedNow, new LmToolsRunner(gate));
     const builtins = workspaceTools();
     const tools = this.workspaceRunner(args.config, sessionTools);
-    const definitions = () => [...builtins.map((t) => t.definition), ...SessionToolRunner.definitions(), ...lmToolDefinitions()];
+    const definitions = () => [...builtins.map((t) => t.definition), ...SessionToolRunner.definitions(), ...gate.offered(lmToolDefinitions())];
     const prompt = new SessionPrompt(
       {
         counter,
@@ -68,6 +78,7 @@ export class AgentFactory {
         tools: definitions,
         instructions: async () => (await this.loadInstructions()).text,
         skills: async () => (await this.loadSkills()).skills,
+        toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
       },
       tools,
     );
@@ -88,7 +99,7 @@ export class AgentFactory {
       workspaceTools(),
       () => ({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
       () => config.approval,
-      (request) => new Promise<ApprovalDecision>((resolve) => this.approvals.set(request.callId, (ok) => resolve(ok ? 'approved' : 'denied'))),
+      async (request): Promise<ApprovalDecision> => ((await this.ask(request)).approved ? 'approved' : 'denied'),
       { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
       {
         readResult: async () => 'use the read_result tool',
@@ -105,8 +116,13 @@ export class AgentFactory {
     return this.workspaceRunner(readConfiguration()).run(call, { signal: new AbortController().signal, onApprovalNeeded: () => undefined, onApprovalResolved: () => undefined });
   }
 
-  resolveApproval(callId: string, approved: boolean): void {
-    this.approvals.get(callId)?.(approved);
+  /** Waits for the chat panel's answer to an approval card. */
+  private ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    return new Promise((resolve) => this.approvals.set(request.callId, resolve));
+  }
+
+  resolveApproval(callId: string, approved: boolean, forSession = false): void {
+    this.approvals.get(callId)?.({ approved, forSession: approved && forSession });
     this.approvals.delete(callId);
   }
 

@@ -21,7 +21,7 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
       await d.sessions.send(m.text);
     },
     cancel: () => d.sessions.cancel(),
-    approval: (m) => d.sessions.resolveApproval(m.callId, m.approved),
+    approval: (m) => d.sessions.resolveApproval(m.callId, m.approved, m.forSession === true),
     newSession: async () => {
       await d.sessions.create();
     },

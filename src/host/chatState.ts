@@ -2,6 +2,7 @@ import type { Message } from '../core/model/message';
 import type { CompactionEventRecord, SessionInfo } from '../core/persistence/types';
 import type { ChatEntry, ChatState, ChatToolCallView } from '../protocol/chat';
 import type { ActiveSession } from './sessionController';
+import { bindToolResults } from './toolResultBinding';
 import { turnNotice, type LiveTurn, type TurnNotice } from './turnTracker';
 
 const PREVIEW_CHARS = 2_000;
@@ -33,14 +34,13 @@ function toolView(call: { id: string; name: string; arguments: string }, result:
  * its error), which stays until the next turn starts.
  */
 export function buildChatEntries(transcript: readonly Message[], compactions: readonly CompactionEventRecord[], live?: LiveTurn, ended: readonly TurnNotice[] = []): ChatEntry[] {
-  const results = new Map<string, Message>();
-  for (const m of transcript) if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, m);
+  const results = bindToolResults(transcript);
   const timeline: Array<{ at: number; entry: ChatEntry }> = [];
   for (const m of transcript) {
     if (!m.userVisible) continue;
     if (m.role === 'user' && m.kind === 'user') timeline.push({ at: m.createdAt, entry: { kind: 'user', id: m.id, text: m.content } });
     else if (m.role === 'assistant') {
-      timeline.push({ at: m.createdAt, entry: { kind: 'assistant', id: m.id, text: m.content, toolCalls: (m.toolCalls ?? []).map((c) => toolView(c, results.get(c.id))) } });
+      timeline.push({ at: m.createdAt, entry: { kind: 'assistant', id: m.id, text: m.content, toolCalls: (m.toolCalls ?? []).map((c, i) => toolView(c, results.get(m.id)?.[i])) } });
     }
   }
   for (const record of compactions) {
@@ -53,19 +53,18 @@ export function buildChatEntries(transcript: readonly Message[], compactions: re
     const approvals = new Map<string, ChatToolCallView['approval']>();
     const resolved = new Set<string>();
     for (const event of live.events) {
-      if (event.type === 'approval_needed') approvals.set(event.request.callId, { title: event.request.title, detail: event.request.detail, kind: event.request.kind });
+      if (event.type === 'approval_needed') approvals.set(event.request.callId, { title: event.request.title, detail: event.request.detail, kind: event.request.kind, allowForSession: event.request.allowForSession });
       if (event.type === 'approval_resolved') resolved.add(event.callId);
       const notice = turnNotice(event);
       if (notice) entries.push({ kind: 'notice', id: `${event.type === 'error' ? 'err' : event.type}-${entries.length}`, ...notice });
     }
-    for (const entry of entries) {
-      if (entry.kind !== 'assistant') continue;
-      for (const call of entry.toolCalls) {
-        const approval = approvals.get(call.callId);
-        if (approval && !resolved.has(call.callId) && call.status === 'running') {
-          call.status = 'awaiting_approval';
-          call.approval = approval;
-        }
+    // A pending approval belongs to the latest card with its id: the call running now.
+    for (const [callId, approval] of approvals) {
+      if (resolved.has(callId)) continue;
+      const call = entries.flatMap((e) => (e.kind === 'assistant' ? e.toolCalls : [])).filter((c) => c.callId === callId).pop();
+      if (call?.status === 'running') {
+        call.status = 'awaiting_approval';
+        call.approval = approval;
       }
     }
     if (live.streamingText) entries.push({ kind: 'assistant', id: 'streaming', text: live.streamingText, streaming: true, toolCalls: [] });

@@ -184,8 +184,8 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** The approval the chat panel answered, forwarded to the waiting tool. */
-  resolveApproval(callId: string, approved: boolean): void {
-    this.agents.resolveApproval(callId, approved);
+  resolveApproval(callId: string, approved: boolean, forSession = false): void {
+    this.agents.resolveApproval(callId, approved, forSession);
   }
 
   dispose(): void {

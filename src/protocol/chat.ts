@@ -13,7 +13,8 @@ export interface ChatToolCallView {
   resultPreview?: string;
   truncated?: boolean;
   offloadRef?: string;
-  approval?: { title: string; detail?: string; kind: 'command' | 'edit' | 'other' };
+  /** `allowForSession`: the tool's name when the card offers "Allow <tool> for this session". */
+  approval?: { title: string; detail?: string; kind: 'command' | 'edit' | 'other'; allowForSession?: string };
 }
 
 export type ChatEntry =
@@ -51,7 +52,7 @@ export type ChatToHost =
   | { type: 'ready' }
   | { type: 'send'; text: string }
   | { type: 'cancel' }
-  | { type: 'approval'; callId: string; approved: boolean }
+  | { type: 'approval'; callId: string; approved: boolean; forSession?: boolean }
   | { type: 'newSession' }
   | { type: 'resumeSession'; sessionId: string }
   | { type: 'selectModel'; modelId: string }

@@ -95,11 +95,13 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
     },
   },
   approval: {
-    keys: ['callId', 'approved'],
+    keys: ['callId', 'approved', 'forSession'],
     build: (f) => {
       const c = readId(f, 'callId');
       const a = readBoolean(f, 'approved');
-      return all([c, a], () => ({ type: 'approval', callId: value(c), approved: value(a) }));
+      if (f.forSession === undefined) return all([c, a], () => ({ type: 'approval', callId: value(c), approved: value(a) }));
+      const s = readBoolean(f, 'forSession');
+      return all([c, a, s], () => ({ type: 'approval', callId: value(c), approved: value(a), forSession: value(s) }));
     },
   },
   resumeSession: {

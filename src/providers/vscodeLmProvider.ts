@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Message } from '../core/model/message';
+import { freshCallId } from '../core/history/uniqueCallIds';
 import { ProviderError } from '../core/providers/errors';
 import type { ChatProvider, ProviderEvent, ProviderRequest } from '../core/providers/types';
 
@@ -81,7 +82,7 @@ export class VsCodeLmProvider implements ChatProvider {
         for await (const part of response.stream) {
           if (part instanceof vscode.LanguageModelTextPart) yield { type: 'text', text: part.value };
           else if (part instanceof vscode.LanguageModelToolCallPart) {
-            yield { type: 'tool_call', call: { id: part.callId, name: part.name, arguments: JSON.stringify(part.input ?? {}) } };
+            yield { type: 'tool_call', call: { id: part.callId || freshCallId(), name: part.name, arguments: JSON.stringify(part.input ?? {}) } };
             calls++;
           }
         }

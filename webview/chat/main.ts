@@ -33,7 +33,7 @@ const toolbarSlot = h('div', { class: 'toolbar-slot' });
 const bannerSlot = h('div', { class: 'banner-slot' });
 const meterSlot = h('div', { class: 'meter-slot' });
 const entries = new EntryList({
-  onApproval: (callId, approved) => host.post({ type: 'approval', callId, approved }),
+  onApproval: (callId, approved, forSession) => host.post(forSession ? { type: 'approval', callId, approved, forSession } : { type: 'approval', callId, approved }),
   onOpenResult: (refId) => host.post({ type: 'openResult', refId }),
   openArgs,
   onToggleArgs: toggle(openArgs),

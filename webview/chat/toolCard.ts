@@ -12,7 +12,7 @@ const STATUS_LABELS: Record<ChatToolCallView['status'], string> = {
 };
 
 export interface ToolCardActions {
-  onApproval: (callId: string, approved: boolean) => void;
+  onApproval: (callId: string, approved: boolean, forSession?: boolean) => void;
   onOpenResult: (refId: string) => void;
   openArgs: ReadonlySet<string>;
   onToggleArgs: (callId: string, open: boolean) => void;
@@ -63,6 +63,9 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
           approval.detail ? h('pre', { class: 'approval-detail', text: approval.detail }) : null,
           h('div', { class: 'actions' }, [
             button('Approve', () => actions.onApproval(call.callId, true), { attrs: { 'data-approve': call.callId } }),
+            approval.allowForSession
+              ? button(`Allow ${approval.allowForSession} for this session`, () => actions.onApproval(call.callId, true, true), { appearance: 'secondary', attrs: { 'data-approve-session': call.callId } })
+              : null,
             button('Deny', () => actions.onApproval(call.callId, false), { appearance: 'secondary', attrs: { 'data-deny': call.callId } }),
           ]),
         ])

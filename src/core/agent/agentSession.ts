@@ -1,4 +1,5 @@
 import type { ContextManager, FixedComponents } from '../compaction/contextManager';
+import { SessionCallIds } from '../history/uniqueCallIds';
 import { newId } from '../model/ids';
 import type { Message, ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
@@ -62,6 +63,7 @@ export class AgentSession {
   private running?: AbortController;
   /** Text streamed so far by the response in flight (kept if the response fails for good). */
   private partialText = '';
+  private readonly callIds = new SessionCallIds();
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: AgentOptions) {
@@ -239,7 +241,7 @@ export class AgentSession {
             this.emit({ type: 'text_delta', text: event.text });
             break;
           case 'tool_call':
-            calls.push(event.call);
+            calls.push(this.callIds.claim(event.call, this.manager.messages));
             break;
           case 'usage':
             usage = { ...usage, ...event.usage };

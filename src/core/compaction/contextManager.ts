@@ -4,6 +4,7 @@ import { Calibration } from '../accounting/calibration';
 import { countMessage, countMessageAsync } from '../accounting/messageTokens';
 import type { TokenCounter } from '../accounting/tokenizer';
 import { normalizeHistory, validateHistory } from '../history/normalize';
+import { repairCallIdsOnLoad } from '../history/repairCallIds';
 import { newId } from '../model/ids';
 import type { Message, ToolCall } from '../model/message';
 import type {
@@ -179,7 +180,7 @@ export class ContextManager {
     }
     this.lastCreatedAt = transcript.reduce((max, m) => Math.max(max, m.createdAt), snapshot?.createdAt ?? 0);
     // Read path: a history stored by an older version or cut by a crash is repaired, not trusted.
-    this.working = normalizeHistory(messages).messages;
+    this.working = normalizeHistory(repairCallIdsOnLoad(messages, sessionId)).messages;
   }
 
   private stamp(message: Message): Message {

@@ -17,6 +17,8 @@ export interface SessionPromptOptions {
   tools: () => ToolDefinition[];
   instructions: () => Promise<string | undefined>;
   skills: () => Promise<Skill[]>;
+  /** Said with every tool_search answer, e.g. why some tools are not offered at all. */
+  toolSearchNote?: () => string | undefined;
 }
 
 /**
@@ -84,9 +86,11 @@ export class SessionPrompt implements PromptSource, ToolRunner {
     }
     if (call.name === TOOL_SEARCH_TOOL.name) {
       const found = searchTools(String(args.query ?? ''), this.deferred);
-      if (found.length === 0) return { output: `No deferred tool matches "${String(args.query ?? '')}". ${this.deferred.length} tools are deferred.` };
+      const note = this.options.toolSearchNote?.();
+      const withNote = (text: string) => ({ output: note ? `${text}\n${note}` : text });
+      if (found.length === 0) return withNote(`No deferred tool matches "${String(args.query ?? '')}". ${this.deferred.length} tools are deferred.`);
       for (const tool of found) this.promoted.add(tool.name);
-      return { output: `These tools are available from the next request:\n${found.map((t) => `- ${t.name}: ${t.description}\n  input: ${JSON.stringify(t.inputSchema)}`).join('\n')}` };
+      return withNote(`These tools are available from the next request:\n${found.map((t) => `- ${t.name}: ${t.description}\n  input: ${JSON.stringify(t.inputSchema)}`).join('\n')}`);
     }
     const skill = this.knownSkills.find((s) => s.name === args.name);
     if (!skill) return { output: `No skill named "${String(args.name)}". Available: ${this.knownSkills.map((s) => s.name).join(', ') || 'none'}.`, isError: true };

@@ -1,4 +1,5 @@
 import type { ToolCall } from '../model/message';
+import { freshCallId } from '../history/uniqueCallIds';
 import { toAnthropicBody } from './anthropicRequest';
 import { errorFromPayload, type ErrorContext } from './classifyError';
 import { ProviderError } from './errors';
@@ -73,7 +74,7 @@ async function* decodeAnthropic(ctx: ErrorContext, events: AsyncIterable<SseEven
         const block = (data.content_block ?? {}) as Record<string, unknown>;
         const index = num(data.index) ?? -1;
         if (block.type === 'tool_use') {
-          const open: OpenToolUse = { ordinal: toolCount++, id: String(block.id ?? `toolu_${index}`), name: String(block.name ?? ''), json: '', initialInput: block.input };
+          const open: OpenToolUse = { ordinal: toolCount++, id: typeof block.id === 'string' && block.id ? block.id : freshCallId('toolu_tally_'), name: String(block.name ?? ''), json: '', initialInput: block.input };
           blocks.set(index, open);
           outputStarted = true;
           yield { type: 'tool_call_start', index: open.ordinal, id: open.id, name: open.name };

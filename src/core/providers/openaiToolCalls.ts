@@ -1,3 +1,4 @@
+import { freshCallId } from '../history/uniqueCallIds';
 import type { ToolCall } from '../model/message';
 import type { ProviderEvent } from './types';
 
@@ -38,7 +39,7 @@ export class ToolCallAssembler {
       if (ordinal === undefined || ordinal < 0) {
         ordinal = this.calls.length;
         if (typeof fragment.index === 'number') this.byIndex.set(fragment.index, ordinal);
-        const call: PartialCall = { id: id ?? this.generatedId(ordinal), name: name ?? '', args: '' };
+        const call: PartialCall = { id: id ?? this.generatedId(), name: name ?? '', args: '' };
         this.calls.push(call);
         events.push({ type: 'tool_call_start', index: ordinal, id: call.id, name: call.name });
       } else if (name && !this.calls[ordinal].name) {
@@ -52,11 +53,9 @@ export class ToolCallAssembler {
     return events;
   }
 
-  /** An id for a server that sent none, unique within this response. */
-  private generatedId(ordinal: number): string {
-    let id = `call_tally_${ordinal}`;
-    while (this.calls.some((c) => c.id === id)) id += '_';
-    return id;
+  /** An id for a server that sent none: Tally's own, unique beyond this response. */
+  private generatedId(): string {
+    return freshCallId();
   }
 
   /** The calls as streamed; arguments are the model's raw text, `{}` when it sent none. */

@@ -9,6 +9,8 @@ export interface ApprovalRequest {
   /** Optional detail: a unified diff for edits, the full command line, the working folder. */
   detail?: string;
   kind: 'command' | 'edit' | 'other';
+  /** Set for tools the user may allow for the rest of the session from the card: the tool's name. */
+  allowForSession?: string;
 }
 
 export type ApprovalDecision = 'approved' | 'denied';

@@ -37,7 +37,7 @@ function fakeSessions(r: Recorder) {
   return {
     send: async (text: string) => record('send')(text),
     cancel: () => record('cancel')(),
-    resolveApproval: (callId: string, approved: boolean) => record('resolveApproval')(callId, approved),
+    resolveApproval: (callId: string, approved: boolean, forSession?: boolean) => (forSession ? record('resolveApproval')(callId, approved, forSession) : record('resolveApproval')(callId, approved)),
     create: async () => (record('create')(), {}),
     open: async (id: string) => (record('open')(id), {}),
     current: async () => (record('current')(), { info: { id: 's1' } }),
@@ -156,6 +156,7 @@ describe('webview boundary: chat messages through receiveWebviewMessage and the 
     [{ type: 'send', text: 'Fix the failing test' }, ['scheduleRefresh', 'send("Fix the failing test")']],
     [{ type: 'cancel' }, ['cancel()']],
     [{ type: 'approval', callId: 'call_1', approved: true }, ['resolveApproval("call_1", true)']],
+    [{ type: 'approval', callId: 'call_1', approved: true, forSession: true }, ['resolveApproval("call_1", true, true)']],
     [{ type: 'newSession' }, ['create()']],
     [{ type: 'resumeSession', sessionId: 's-1' }, ['open("s-1")']],
     [{ type: 'selectModel', modelId: 'gpt-4.1' }, ['command tally.selectModel []']],

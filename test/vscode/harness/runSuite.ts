@@ -1,5 +1,5 @@
 import { build } from 'esbuild';
-import { mkdtempSync, rmSync } from 'fs';
+import { cpSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 import { launchBrowser } from './browser';
@@ -20,6 +20,9 @@ export async function runSuite(name: 'suite' | 'suite-restricted', trusted: bool
   const testsPath = await bundleSuite(name);
   const dir = mkdtempSync(join(tmpdir(), `tally-vscode-${name}-`));
   const workspace = makeWorkspace(dir);
+  // A second extension, installed beside Tally: it registers a language model tool with a side
+  // effect (see test/vscode/markerTool). The payload takes one extensionDevelopmentPath only.
+  cpSync(join(ROOT, 'test', 'vscode', 'markerTool'), join(dir, 'extensions', 'tally-test.marker-tool-0.0.1'), { recursive: true });
   const server = await startCodeServer({ dir, workspace, settings: { 'security.workspace.trust.enabled': !trusted ? true : false, 'tally.provider': 'openai-compatible' } });
   const browser = await launchBrowser();
   let counts = { passed: 0, failed: 0 };
