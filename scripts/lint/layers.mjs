@@ -16,7 +16,7 @@ export const LAYERS = [
   { name: 'node', path: 'src/node/', imports: ['core', 'node'], packages: ['sql.js', 'js-tiktoken'], node: true, vscode: false },
   { name: 'protocol', path: 'src/protocol/', imports: ['protocol', 'core'], packages: [], node: false, vscode: false },
   { name: 'cli', path: 'src/cli/', imports: ['cli', 'core', 'node'], packages: [], node: true, vscode: false },
-  { name: 'webview', path: 'webview/', imports: ['webview', 'protocol'], packages: ['@vscode/webview-ui-toolkit', 'marked', 'dompurify'], node: false, vscode: false },
+  { name: 'webview', path: 'webview/', imports: ['webview', 'protocol'], packages: ['@vscode/webview-ui-toolkit', 'markdown-it'], node: false, vscode: false },
   { name: 'vscode', path: 'src/', imports: ['vscode', 'core', 'node', 'protocol'], packages: ['*'], node: true, vscode: true },
 ];
 
