@@ -21,6 +21,20 @@ function toolCallsOf(value: unknown, path: string, b: TranscriptBuilder): ToolCa
   });
 }
 
+/** The call a tool message answers: `tool_call_ids` is a list, a Python list in a string, or one quoted id. */
+function toolCallIdOf(value: unknown, path: string, b: TranscriptBuilder): string {
+  let ids: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      ids = parsePythonLiteral(value);
+    } catch (error) {
+      b.fail(`tool_call_ids is not a valid Python list (${(error as Error).message})`, path);
+    }
+  }
+  const first = Array.isArray(ids) ? ids[0] : ids;
+  return typeof first === 'string' && first ? first : b.fail('a tool message needs tool_call_ids', path);
+}
+
 /** SWE-agent `.traj`: `history` with system/user/assistant/tool messages and tool calls (a list, or a string with a Python list). */
 export function importSweAgent(file: string, data: Record<string, unknown>): ImportedTranscript {
   const b = new TranscriptBuilder(file);
@@ -36,8 +50,7 @@ export function importSweAgent(file: string, data: Record<string, unknown>): Imp
       const calls = toolCallsOf(m.tool_calls, `${path}.tool_calls`, b);
       b.add('assistant', text, { toolCalls: calls.length ? calls : undefined });
     } else if (m.role === 'tool') {
-      const ids = Array.isArray(m.tool_call_ids) ? (m.tool_call_ids as unknown[]) : typeof m.tool_call_ids === 'string' ? (parsePythonLiteral(m.tool_call_ids) as unknown[]) : [];
-      const id = typeof ids[0] === 'string' ? (ids[0] as string) : b.fail('a tool message needs tool_call_ids', `${path}.tool_call_ids`);
+      const id = toolCallIdOf(m.tool_call_ids, `${path}.tool_call_ids`, b);
       b.add('tool', text, { toolCallId: id });
     } else b.fail(`unknown role ${JSON.stringify(m.role)}`, `${path}.role`);
   });

@@ -32,7 +32,7 @@ describe('read_file against a racing symlink swapper', function () {
   let root: string;
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('never returns a file outside the workspace, whatever the racer swaps in', async () => {
+  it('never returns a file outside the workspace, whatever the racer swaps in', async function () {
     if (process.platform === 'win32') this.skip();
     root = mkdtempSync(join(tmpdir(), 'tally-read-race-'));
     const ws = join(root, 'ws');
