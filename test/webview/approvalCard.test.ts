@@ -61,7 +61,7 @@ describe('approval cards show exactly what will run (headless Chromium)', functi
     // The dangerous line is laid out inside the card, above the buttons.
     const curl = await detail.evaluate((e) => {
       const range = document.createRange();
-      const node = [...e.childNodes].find((n) => n.textContent?.includes('curl'))!;
+      const node = Array.from(e.childNodes).find((n) => n.textContent?.includes('curl'))!;
       range.selectNodeContents(node);
       const r = range.getBoundingClientRect();
       return { top: r.top, height: r.height };
