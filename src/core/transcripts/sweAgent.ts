@@ -3,16 +3,19 @@ import { TranscriptBuilder, textOf } from './builder';
 import { parsePythonLiteral } from './pythonLiteral';
 import type { ImportedTranscript } from './types';
 
+/** A field SWE-agent may write as a string holding a Python literal; other values as given. */
+function pythonValueOf(value: unknown, field: string, path: string, b: TranscriptBuilder): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return parsePythonLiteral(value);
+  } catch (error) {
+    return b.fail(`${field} is not a valid Python list (${(error as Error).message})`, path);
+  }
+}
+
 function toolCallsOf(value: unknown, path: string, b: TranscriptBuilder): ToolCall[] {
   if (value === undefined || value === null) return [];
-  let list: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      list = parsePythonLiteral(value);
-    } catch (error) {
-      b.fail(`tool_calls is not a valid Python list (${(error as Error).message})`, path);
-    }
-  }
+  const list = pythonValueOf(value, 'tool_calls', path, b);
   if (!Array.isArray(list)) b.fail('tool_calls must be a list', path);
   return (list as Array<Record<string, unknown>>).map((c, k) => {
     const fn = c?.function as Record<string, unknown> | undefined;
@@ -23,14 +26,7 @@ function toolCallsOf(value: unknown, path: string, b: TranscriptBuilder): ToolCa
 
 /** The call a tool message answers: `tool_call_ids` is a list, a Python list in a string, or one quoted id. */
 function toolCallIdOf(value: unknown, path: string, b: TranscriptBuilder): string {
-  let ids: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      ids = parsePythonLiteral(value);
-    } catch (error) {
-      b.fail(`tool_call_ids is not a valid Python list (${(error as Error).message})`, path);
-    }
-  }
+  const ids = pythonValueOf(value, 'tool_call_ids', path, b);
   const first = Array.isArray(ids) ? ids[0] : ids;
   return typeof first === 'string' && first ? first : b.fail('a tool message needs tool_call_ids', path);
 }
