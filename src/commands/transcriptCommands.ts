@@ -1,33 +1,25 @@
 import { TextDecoder } from 'util';
-import { basename } from 'path';
+import { basename, join } from 'path';
 import * as vscode from 'vscode';
-import { getTokenCounter } from '../core/accounting/tokenizer';
-import { policyNamed } from '../core/replay/baselines';
-import { replayRun } from '../core/replay/replay';
-import { importTranscriptFile } from '../core/transcripts/detect';
+import { replayInWorker } from '../core/transcripts/replayInWorker';
 import type { SessionController } from '../host/sessionController';
 
 export const DEMO_RUN = 'media/demo/demo-run.traj.json';
 const DEMO_WINDOW = 32_000;
 
-/** Replays a recorded run through the context manager into a new session and opens it in the inspector (F25). */
+/**
+ * Replays a recorded run through the context manager into a new session and opens it in the
+ * inspector. Import and replay run in a worker thread (dist/replayWorker.js, beside this bundle),
+ * which writes the session into the same store folder, so the extension host stays responsive.
+ */
 export async function replayIntoSession(sessions: SessionController, file: string, label: string, window: number): Promise<string> {
-  const transcript = importTranscriptFile(file);
-  const store = await sessions.store();
-  const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Tally: replaying ${label}…` }, () =>
-    replayRun({
-      label,
-      messages: transcript.messages,
-      policy: policyNamed('tally'),
-      store,
-      counter: getTokenCounter('o200k_base'),
-      contextWindow: window,
-      maxOutputTokens: Math.min(8_192, Math.floor(window / 8)),
-    }),
+  await sessions.store(); // the folder exists and the host's store is open before the worker writes
+  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Tally: replaying ${label}…` }, () =>
+    replayInWorker(join(__dirname, 'replayWorker.js'), { file, label, window, storeFolder: sessions.storageFolder, wasmPath: join(__dirname, 'sql-wasm.wasm') }),
   );
-  await sessions.open(report.sessionId, label);
+  await sessions.open(result.sessionId, label);
   await vscode.commands.executeCommand('tally.openInspector');
-  return report.sessionId;
+  return result.sessionId;
 }
 
 export async function openTranscriptCommand(sessions: SessionController, file?: string): Promise<string | undefined> {

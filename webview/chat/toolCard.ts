@@ -1,6 +1,7 @@
 import type { ChatToolCallView } from '../../src/protocol/chat';
 import { badge, button, progressRing } from '../ui/controls';
 import { details, h } from '../ui/dom';
+import { lineCount, revealHidden, revealPlain } from './revealHidden';
 
 const STATUS_LABELS: Record<ChatToolCallView['status'], string> = {
   running: 'running',
@@ -33,7 +34,10 @@ function gist(args: string): string {
     const parsed = JSON.parse(args) as Record<string, unknown>;
     for (const key of ['command', 'path', 'file', 'pattern', 'query', 'url', 'ref_id']) {
       const v = parsed?.[key];
-      if (typeof v === 'string') return v.length > 80 ? `${v.slice(0, 79)}…` : v;
+      if (typeof v === 'string') {
+        const shown = revealPlain(v).replace(/\n/g, ' ⏎ ');
+        return shown.length > 80 ? `${shown.slice(0, 79)}…` : shown;
+      }
     }
   } catch {
     // not JSON: no gist
@@ -59,8 +63,7 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
     }),
     approval
       ? h('div', { class: `approval approval-${approval.kind}`, attrs: { role: 'group', 'aria-label': 'Approval needed' } }, [
-          h('div', { class: 'approval-title', text: approval.title }),
-          approval.detail ? h('pre', { class: 'approval-detail', text: approval.detail }) : null,
+          ...approvalBody(approval),
           h('div', { class: 'actions' }, [
             button('Approve', () => actions.onApproval(call.callId, true), { attrs: { 'data-approve': call.callId } }),
             approval.allowForSession
@@ -79,4 +82,26 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
         ])
       : null,
   ]);
+}
+
+function revealed(tag: 'div' | 'pre', cls: string, text: string, findings: Set<string>): HTMLElement {
+  const { parts, findings: found } = revealHidden(text);
+  for (const f of found) findings.add(f);
+  return h(tag, { class: cls }, parts.map((p) => ('text' in p ? p.text : h('span', { class: 'hidden-char', text: p.marker, attrs: { title: p.title } }))));
+}
+
+/**
+ * The title and the whole detail of an approval, with invisible and reordering characters shown
+ * as markers and a warning line naming them: what the card shows is what will run. A command's
+ * detail is never in a scroll box (the card grows); a diff keeps its scroll box.
+ */
+function approvalBody(approval: NonNullable<ChatToolCallView['approval']>): HTMLElement[] {
+  const findings = new Set<string>();
+  const title = revealed('div', 'approval-title', approval.title, findings);
+  const detail = approval.detail ? revealed('pre', `approval-detail${approval.kind === 'command' ? ' approval-full' : ''}`, approval.detail, findings) : undefined;
+  const lines = approval.kind === 'command' && approval.detail ? lineCount(approval.detail.trimEnd()) : 1;
+  const warnings = [...findings];
+  if (lines > 1) warnings.unshift(`the command spans ${lines} lines; all of them run`);
+  const warning = warnings.length ? h('div', { class: 'approval-warning', attrs: { role: 'alert' }, text: `⚠ Look closely: ${warnings.join('; ')}.` }) : undefined;
+  return [title, ...(warning ? [warning] : []), ...(detail ? [detail] : [])];
 }

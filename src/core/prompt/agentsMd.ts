@@ -1,5 +1,5 @@
 import { promises as fsp } from 'fs';
-import { errorCode, readPrefix, statFailureReason, statIfPresent } from './promptFiles';
+import { errorCode, outsideWorkspaceReason, readPrefix, statFailureReason, statIfPresent } from './promptFiles';
 import { dirname, join, relative, resolve, sep } from 'path';
 
 export const INSTRUCTIONS_CAP_BYTES = 32 * 1024;
@@ -41,7 +41,8 @@ function within(folder: string, path: string): boolean {
  * AGENTS.md files in a fixed order (F15): the user's own file, then for each workspace folder
  * (in folder order) its root file and the nested ones from that root down to the active file's
  * folder. Merged root → leaf, capped at 32 KiB with a marker. An untrusted workspace contributes
- * nothing; binary, unreadable and looping files are skipped with the reason.
+ * nothing; binary, unreadable and looping files, and workspace files that are links leading out of
+ * their workspace folder, are skipped with the reason.
  */
 export async function loadInstructions(args: {
   fs?: InstructionsFs;
@@ -53,14 +54,14 @@ export async function loadInstructions(args: {
 }): Promise<InstructionsReport> {
   const fs = args.fs ?? nodeInstructionsFs;
   const cap = args.capBytes ?? INSTRUCTIONS_CAP_BYTES;
-  const candidates: Array<{ path: string; label: string; workspace: boolean }> = [];
+  const candidates: Array<{ path: string; label: string; workspace: boolean; folder?: string }> = [];
   if (args.userFile) candidates.push({ path: args.userFile, label: '~/' + FILE_NAME, workspace: false });
   for (const folder of args.workspaceFolders.map((f) => resolve(f))) {
-    candidates.push({ path: join(folder, FILE_NAME), label: `${folder.split(sep).pop()}/${FILE_NAME}`, workspace: true });
+    candidates.push({ path: join(folder, FILE_NAME), label: `${folder.split(sep).pop()}/${FILE_NAME}`, workspace: true, folder });
     if (args.activeFile && within(folder, resolve(args.activeFile))) {
       const parts = relative(folder, dirname(resolve(args.activeFile))).split(sep).filter(Boolean);
       for (let i = 1; i <= parts.length; i++) {
-        candidates.push({ path: join(folder, ...parts.slice(0, i), FILE_NAME), label: `${folder.split(sep).pop()}/${parts.slice(0, i).join('/')}/${FILE_NAME}`, workspace: true });
+        candidates.push({ path: join(folder, ...parts.slice(0, i), FILE_NAME), label: `${folder.split(sep).pop()}/${parts.slice(0, i).join('/')}/${FILE_NAME}`, workspace: true, folder });
       }
     }
   }
@@ -94,6 +95,12 @@ export async function loadInstructions(args: {
       skip(`cannot resolve (${errorCode(error)})`);
       continue;
     }
+    // The user's own file may lead anywhere (their choice); a workspace's may not leave its folder.
+    const outside = candidate.folder ? await outsideWorkspaceReason(fs.realPath, candidate.folder, candidate.path).catch((error) => `cannot resolve (${errorCode(error)})`) : undefined;
+    if (outside) {
+      skip(outside);
+      continue;
+    }
     if (seen.has(real)) {
       skip('already loaded (the same file through a link)');
       continue;
@@ -106,7 +113,7 @@ export async function loadInstructions(args: {
     }
     let bytes: Uint8Array;
     try {
-      bytes = await fs.readPrefix(candidate.path, Math.min(room, stat.size));
+      bytes = await fs.readPrefix(real, Math.min(room, stat.size));
     } catch (error) {
       skip(`unreadable (${errorCode(error)})`);
       continue;

@@ -1,5 +1,5 @@
 import { promises as fsp } from 'fs';
-import { errorCode, readPrefix, statFailureReason, statIfPresent } from './promptFiles';
+import { errorCode, outsideWorkspaceReason, readPrefix, statFailureReason, statIfPresent } from './promptFiles';
 import { join } from 'path';
 import type { ToolDefinition } from '../model/tool';
 
@@ -8,6 +8,8 @@ export interface Skill {
   description: string;
   path: string;
   origin: 'workspace' | 'user';
+  /** For a workspace skill, the folder its SKILL.md must stay inside (links leading out are refused). */
+  workspaceFolder?: string;
 }
 
 export const ACTIVATE_SKILL_TOOL: ToolDefinition = {
@@ -45,6 +47,8 @@ export interface SkillsFs {
   /** undefined when nothing is there; throws for any other failure (a dangling link: ENOENT, a link loop: ELOOP). */
   stat(path: string): Promise<{ isFile: boolean; size: number } | undefined>;
   readPrefix(path: string, maxBytes: number): Promise<Uint8Array>;
+  /** Real path (links resolved); node's when not given. */
+  realPath?(path: string): Promise<string>;
 }
 
 export const nodeSkillsFs: SkillsFs = {
@@ -54,6 +58,7 @@ export const nodeSkillsFs: SkillsFs = {
   },
   stat: statIfPresent,
   readPrefix,
+  realPath: (path) => fsp.realpath(path),
 };
 
 
@@ -64,8 +69,8 @@ export const nodeSkillsFs: SkillsFs = {
  */
 export async function loadSkills(args: { workspaceFolders: string[]; userSkillsFolder?: string; trusted: boolean; fs?: SkillsFs }): Promise<SkillsReport> {
   const fs = args.fs ?? nodeSkillsFs;
-  const roots: Array<{ dir: string; origin: Skill['origin'] }> = [];
-  if (args.trusted) for (const f of args.workspaceFolders) roots.push({ dir: join(f, '.tally', 'skills'), origin: 'workspace' });
+  const roots: Array<{ dir: string; origin: Skill['origin']; folder?: string }> = [];
+  if (args.trusted) for (const f of args.workspaceFolders) roots.push({ dir: join(f, '.tally', 'skills'), origin: 'workspace', folder: f });
   if (args.userSkillsFolder) roots.push({ dir: args.userSkillsFolder, origin: 'user' });
   const skills: Skill[] = [];
   const skipped: SkippedSkill[] = [];
@@ -77,7 +82,7 @@ export async function loadSkills(args: { workspaceFolders: string[]; userSkillsF
       if (!entry.isDirectory) continue;
       let text: string;
       try {
-        const read = await readSkill(fs, path);
+        const read = await readSkill(fs, path, root.folder);
         if (read === undefined) continue; // a folder without SKILL.md is not a skill
         text = read;
       } catch (error) {
@@ -90,7 +95,7 @@ export async function loadSkills(args: { workspaceFolders: string[]; userSkillsF
         continue;
       }
       names.add(name);
-      skills.push({ name, description, path, origin: root.origin });
+      skills.push({ name, description, path, origin: root.origin, ...(root.folder ? { workspaceFolder: root.folder } : {}) });
     }
   }
   return { skills, skipped };
@@ -99,7 +104,7 @@ export async function loadSkills(args: { workspaceFolders: string[]; userSkillsF
 class SkillSkip extends Error {}
 
 /** The text of a SKILL.md; undefined when there is none; throws with the reason when it cannot be used. */
-async function readSkill(fs: SkillsFs, path: string): Promise<string | undefined> {
+async function readSkill(fs: SkillsFs, path: string, workspaceFolder?: string): Promise<string | undefined> {
   let stat: Awaited<ReturnType<SkillsFs['stat']>>;
   try {
     stat = await fs.stat(path);
@@ -108,6 +113,10 @@ async function readSkill(fs: SkillsFs, path: string): Promise<string | undefined
   }
   if (!stat) return undefined;
   if (!stat.isFile) throw new SkillSkip('not a regular file');
+  if (workspaceFolder) {
+    const outside = await outsideWorkspaceReason(fs.realPath ?? ((p) => fsp.realpath(p)), workspaceFolder, path);
+    if (outside) throw new SkillSkip(outside);
+  }
   const bytes = await fs.readPrefix(path, Math.min(stat.size, MAX_SKILL_BYTES));
   if (bytes.includes(0)) throw new SkillSkip('binary file');
   return Buffer.from(bytes).toString('utf8');
@@ -122,7 +131,7 @@ export function skillsIndex(skills: Skill[]): string {
 /** A skill's full text when it is activated; throws with the reason when it can no longer be read. */
 export async function skillText(skill: Skill, fs: SkillsFs = nodeSkillsFs): Promise<string> {
   try {
-    return (await readSkill(fs, skill.path)) ?? '';
+    return (await readSkill(fs, skill.path, skill.workspaceFolder)) ?? '';
   } catch (error) {
     throw new Error(`${skill.path}: ${error instanceof SkillSkip ? error.message : `unreadable (${errorCode(error)})`}`);
   }

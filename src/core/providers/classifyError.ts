@@ -1,4 +1,4 @@
-import { ProviderError, redactSecrets, type ProviderErrorKind } from './errors';
+import { ProviderError, redactAndClip, type ProviderErrorKind } from './errors';
 import { retryAfterFromHeaders } from './retryAfter';
 
 /** The parts of an error body Tally looks at, whatever shape the server used. */
@@ -57,7 +57,7 @@ export function readErrorBody(text: string): ErrorInfo {
     parsed = JSON.parse(text);
   } catch {
     const plain = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
-    return { message: plain ? plain.slice(0, 500) : undefined };
+    return { message: plain || undefined };
   }
   if (!parsed || typeof parsed !== 'object') return { message: asText(parsed) };
   const root = parsed as Record<string, unknown>;
@@ -128,7 +128,7 @@ export function errorFromResponse(ctx: ErrorContext, status: number, headers: { 
   const retryAfterMs = retryAfterFromHeaders(headers);
   // A 429 for an exhausted quota or billing problem does not clear by waiting.
   const quota = info.code === 'insufficient_quota' || info.type === 'insufficient_quota';
-  const detail = redactSecrets((info.message ?? '').slice(0, 1000), ctx.secrets) || undefined;
+  const detail = redactAndClip(info.message ?? '', ctx.secrets, 1000) || undefined;
   let message = describeError(ctx.provider, kind, detail, status);
   if (kind === 'rate_limited' && retryAfterMs !== undefined) message += ` (retry after ${Math.ceil(retryAfterMs / 1000)}s)`;
   return new ProviderError(kind, message, {
@@ -144,6 +144,6 @@ export function errorFromPayload(ctx: ErrorContext, info: ErrorInfo): ProviderEr
   let kind: ProviderErrorKind = (info.type ? TYPE_KINDS[info.type] : undefined) ?? 'server';
   if (isContextTooLong(info)) kind = 'context_too_long';
   else if (info.code === 'rate_limit_exceeded') kind = 'rate_limited';
-  const detail = redactSecrets((info.message ?? info.type ?? '').slice(0, 1000), ctx.secrets) || undefined;
+  const detail = redactAndClip(info.message ?? info.type ?? '', ctx.secrets, 1000) || undefined;
   return new ProviderError(kind, describeError(ctx.provider, kind, detail), { code: info.code ?? info.type });
 }

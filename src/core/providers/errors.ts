@@ -47,15 +47,24 @@ export class ProviderError extends Error {
 }
 
 /**
- * Removes secrets from text shown to the user: the configured keys themselves and anything that
- * looks like a provider key (servers sometimes echo the key they rejected).
+ * Removes secrets from text shown to the user: the configured keys themselves (also URL-encoded)
+ * and anything that looks like a provider key, bearer token or x-api-key value (servers sometimes
+ * echo the key they rejected). Keys glued to a word (`tokensk-...`) are caught too.
  */
 export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+    if (!secret || secret.length < 4) continue;
+    for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('[redacted]');
   }
   return out
-    .replace(/\bsk-[A-Za-z0-9_*-]{8,}/g, '[redacted]')
-    .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1[redacted]');
+    .replace(/sk-[A-Za-z0-9_*-]{8,}/g, '[redacted]')
+    .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1[redacted]')
+    .replace(/((?:x-api-key|api[_-]?key)["']?\s*[:=]\s*["']?)[^\s"',;}&]{4,}/gi, '$1[redacted]');
+}
+
+/** Redacts first, then cuts to `max` characters, so a key cut in half never survives the cut. */
+export function redactAndClip(text: string, secrets: ReadonlyArray<string | undefined>, max: number): string {
+  const clean = redactSecrets(text, secrets);
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }

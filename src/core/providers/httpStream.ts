@@ -1,5 +1,5 @@
 import { describeError, errorFromPayload, errorFromResponse, readErrorBody, type ErrorContext } from './classifyError';
-import { ProviderError, redactSecrets } from './errors';
+import { ProviderError, redactAndClip } from './errors';
 import { cancelledError } from './retry';
 import { SseParser, SseSyntaxError, type SseEvent } from './sse';
 
@@ -157,6 +157,5 @@ export function parseEventJson(ctx: ErrorContext, event: SseEvent): Record<strin
   } catch {
     // fall through
   }
-  const preview = event.data.length > 120 ? `${event.data.slice(0, 120)}…` : event.data;
-  throw new ProviderError('malformed', describeError(ctx.provider, 'malformed', `an event's data is not a JSON object: ${redactSecrets(preview, ctx.secrets)}`));
+  throw new ProviderError('malformed', describeError(ctx.provider, 'malformed', `an event's data is not a JSON object: ${redactAndClip(event.data, ctx.secrets, 120)}`));
 }

@@ -1,8 +1,7 @@
-import { promises as fsp } from 'fs';
 import { looksBinary } from '../toolOutput/binary';
 import { intArg, stringArg } from './args';
 import type { Tool } from './types';
-import { resolveInWorkspace } from './workspacePaths';
+import { openResolvedForRead, resolveInWorkspace } from './workspacePaths';
 
 export const readFileTool: Tool = {
   definition: {
@@ -13,11 +12,10 @@ export const readFileTool: Tool = {
   },
   async execute(args, ctx) {
     const path = await resolveInWorkspace(stringArg(args, 'path', true), ctx.workspace, { mustExist: true });
-    const stat = await fsp.stat(path.absolute);
-    if (stat.isDirectory()) return { output: `${path.relative} is a directory; use list_files.`, isError: true };
-    const handle = await fsp.open(path.absolute, 'r');
+    const { handle, stat } = await openResolvedForRead(path);
     let bytes: Buffer;
     try {
+      if (stat.isDirectory()) return { output: `${path.relative} is a directory; use list_files.`, isError: true };
       bytes = Buffer.alloc(Math.min(stat.size, ctx.limits.maxReadBytes));
       await handle.read(bytes, 0, bytes.length, 0);
     } finally {

@@ -1,4 +1,4 @@
-import { constants as fsConstants, promises as fsp } from 'fs';
+import { constants as fsConstants, promises as fsp, type Stats } from 'fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'path';
 import { ToolInputError, type WorkspaceInfo } from './types';
 
@@ -122,12 +122,34 @@ export async function writeResolved(input: string, workspace: WorkspaceInfo, res
   }
 }
 
-/** Reads a file `resolveInWorkspace` returned without following a symbolic link swapped in since (O_NOFOLLOW). */
-export async function readResolved(resolved: ResolvedPath): Promise<Buffer> {
+/**
+ * Opens a file `resolveInWorkspace` returned for reading, refusing anything swapped in since the
+ * check: O_NOFOLLOW refuses a link in the last place, and the opened handle must be the very file
+ * (same device and inode) the path resolves to now, inside the workspace, so a parent folder
+ * swapped for a link to elsewhere cannot escape either.
+ */
+export async function openResolvedForRead(resolved: ResolvedPath): Promise<{ handle: fsp.FileHandle; stat: Stats }> {
+  const changed = (how: string) => new ToolInputError(`${resolved.relative} ${how} while it was being checked; not read`);
   const handle = await fsp.open(resolved.absolute, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ELOOP') throw new ToolInputError(`${resolved.relative} became a symbolic link while it was being checked`);
+    if (error.code === 'ELOOP') throw changed('became a symbolic link');
     throw error;
   });
+  try {
+    const stat = await handle.stat();
+    const real = await fsp.realpath(resolved.absolute).catch(() => undefined);
+    if (!real || !inside(resolved.folder, real)) throw changed('moved out of the workspace');
+    const now = await fsp.stat(real).catch(() => undefined);
+    if (!now || now.dev !== stat.dev || now.ino !== stat.ino) throw changed('was replaced (a link on its path changed)');
+    return { handle, stat };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Reads a whole file `resolveInWorkspace` returned, refusing one swapped in since (see openResolvedForRead). */
+export async function readResolved(resolved: ResolvedPath): Promise<Buffer> {
+  const { handle } = await openResolvedForRead(resolved);
   try {
     return await handle.readFile();
   } finally {

@@ -1,17 +1,18 @@
-import { readFileSync, statSync } from 'fs';
 import { basename } from 'path';
 import { TextDecoder } from 'util';
 import { importAnthropicMessages } from './anthropicMessages';
 import { importMiniSweAgent } from './miniSweAgent';
 import { importOpenAiChat } from './openaiChat';
+import { checkJsonDepth, MAX_TRANSCRIPT_BYTES, readTranscriptBytes } from './readTranscriptFile';
 import { importSweAgent } from './sweAgent';
 import { TranscriptError, type ImportedTranscript } from './types';
 
-export const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
+export { MAX_TRANSCRIPT_BYTES };
 
 function parseJson(file: string, text: string): unknown {
   const trimmed = text.trim();
   if (!trimmed) throw new TranscriptError(file, 'the file is empty');
+  checkJsonDepth(file, trimmed);
   try {
     return JSON.parse(trimmed);
   } catch (error) {
@@ -37,7 +38,16 @@ function looksAnthropic(messages: unknown[]): boolean {
 /** Imports a recorded run, detecting its format from the content. */
 export function importTranscript(fileName: string, input: Uint8Array | string): ImportedTranscript {
   const file = basename(fileName);
-  const text = typeof input === 'string' ? input : new TextDecoder('utf-8').decode(input);
+  try {
+    return importParsed(fileName, file, typeof input === 'string' ? input : new TextDecoder('utf-8').decode(input));
+  } catch (error) {
+    // A structure too deep for the stack (the depth check covers JSON; this catches the rest).
+    if (error instanceof RangeError) throw new TranscriptError(file, `the transcript is nested too deeply to import (${error.message})`);
+    throw error;
+  }
+}
+
+function importParsed(fileName: string, file: string, text: string): ImportedTranscript {
   const data = parseJson(file, text);
   if (Array.isArray(data)) {
     if (data.length === 0) throw new TranscriptError(file, 'the transcript has no messages');
@@ -58,15 +68,7 @@ export function importTranscript(fileName: string, input: Uint8Array | string): 
   throw new TranscriptError(file, 'not a known transcript format (OpenAI or Anthropic messages, SWE-agent .traj, mini-swe-agent .traj.json)');
 }
 
-/** Reads and imports a file, refusing files over 64 MiB with a clear error. */
+/** Reads and imports a file: regular files only, refusing files over 64 MiB with a clear error. */
 export function importTranscriptFile(path: string): ImportedTranscript {
-  const file = basename(path);
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch (error) {
-    throw new TranscriptError(file, `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-  if (size > MAX_TRANSCRIPT_BYTES) throw new TranscriptError(file, `the file is ${(size / 2 ** 20).toFixed(1)} MiB; the limit is 64 MiB`);
-  return importTranscript(path, readFileSync(path));
+  return importTranscript(path, readTranscriptBytes(path));
 }

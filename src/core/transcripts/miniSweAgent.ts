@@ -1,7 +1,7 @@
+import { findBashBlock } from './bashBlock';
 import { TranscriptBuilder, textOf } from './builder';
 import type { ImportedTranscript } from './types';
 
-const BASH_BLOCK = /```(?:bash|sh)\s*\n([\s\S]*?)\n?```/;
 const OBSERVATION = /^\s*<returncode>\s*(-?\d+)\s*<\/returncode>/;
 
 /**
@@ -19,10 +19,11 @@ export function importMiniSweAgent(file: string, data: Record<string, unknown>):
     const { text } = textOf(m.content, `${path}.content`, b);
     if (m.role === 'system') b.add('system', text);
     else if (m.role === 'assistant') {
-      const block = BASH_BLOCK.exec(text);
+      const block = findBashBlock(text);
       if (block) {
         pending = `bash${i}`;
-        b.add('assistant', text.replace(BASH_BLOCK, '').trim(), { toolCalls: [{ id: pending, name: 'bash', arguments: JSON.stringify({ command: block[1] }) }] });
+        const prose = (text.slice(0, block.start) + text.slice(block.end)).trim();
+        b.add('assistant', prose, { toolCalls: [{ id: pending, name: 'bash', arguments: JSON.stringify({ command: block.command }) }] });
       } else {
         pending = undefined;
         b.add('assistant', text);

@@ -2,8 +2,11 @@
  * Parses a Python literal (lists, dicts, tuples, strings, numbers, True/False/None), as SWE-agent
  * writes `tool_calls` with repr(). Never evaluates anything.
  */
+export const MAX_LITERAL_DEPTH = 200;
+
 export function parsePythonLiteral(source: string): unknown {
   let i = 0;
+  let depth = 0;
   const fail = (what: string): never => {
     throw new Error(`${what} at character ${i} of the Python literal`);
   };
@@ -37,6 +40,15 @@ export function parsePythonLiteral(source: string): unknown {
   const parseValue = (): unknown => {
     skip();
     const c = source[i];
+    if (c === '[' || c === '(' || c === '{') {
+      if (++depth > MAX_LITERAL_DEPTH) fail(`nested more than ${MAX_LITERAL_DEPTH} levels deep`);
+      const value = parseContainer(c);
+      depth--;
+      return value;
+    }
+    return parseScalar(c);
+  };
+  const parseContainer = (c: string): unknown => {
     if (c === '[' || c === '(') {
       const close = c === '[' ? ']' : ')';
       i++;
@@ -51,23 +63,23 @@ export function parsePythonLiteral(source: string): unknown {
       i++;
       return items;
     }
-    if (c === '{') {
-      i++;
-      const obj: Record<string, unknown> = {};
-      for (skip(); source[i] !== '}'; skip()) {
-        const key = parseValue();
-        skip();
-        if (source[i++] !== ':') fail('expected ":"');
-        const value = parseValue();
-        if (key !== '__proto__') obj[String(key)] = value;
-        skip();
-        if (source[i] === ',') i++;
-        else if (source[i] !== '}') fail('expected "," or "}"');
-        skip();
-      }
-      i++;
-      return obj;
+    i++; // '{'
+    const obj: Record<string, unknown> = {};
+    for (skip(); source[i] !== '}'; skip()) {
+      const key = parseValue();
+      skip();
+      if (source[i++] !== ':') fail('expected ":"');
+      const value = parseValue();
+      if (key !== '__proto__') obj[String(key)] = value;
+      skip();
+      if (source[i] === ',') i++;
+      else if (source[i] !== '}') fail('expected "," or "}"');
+      skip();
     }
+    i++;
+    return obj;
+  };
+  const parseScalar = (c: string): unknown => {
     if (c === "'" || c === '"') return parseString();
     for (const [word, value] of [['True', true], ['False', false], ['None', null]] as const) {
       if (source.startsWith(word, i)) {

@@ -3,22 +3,32 @@ import { TranscriptBuilder, textOf } from './builder';
 import { parsePythonLiteral } from './pythonLiteral';
 import type { ImportedTranscript } from './types';
 
+/** A field SWE-agent may write as a string holding a Python literal; other values as given. */
+function pythonValueOf(value: unknown, field: string, path: string, b: TranscriptBuilder): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return parsePythonLiteral(value);
+  } catch (error) {
+    return b.fail(`${field} is not a valid Python list (${(error as Error).message})`, path);
+  }
+}
+
 function toolCallsOf(value: unknown, path: string, b: TranscriptBuilder): ToolCall[] {
   if (value === undefined || value === null) return [];
-  let list: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      list = parsePythonLiteral(value);
-    } catch (error) {
-      b.fail(`tool_calls is not a valid Python list (${(error as Error).message})`, path);
-    }
-  }
+  const list = pythonValueOf(value, 'tool_calls', path, b);
   if (!Array.isArray(list)) b.fail('tool_calls must be a list', path);
   return (list as Array<Record<string, unknown>>).map((c, k) => {
     const fn = c?.function as Record<string, unknown> | undefined;
     if (typeof c?.id !== 'string' || typeof fn?.name !== 'string') b.fail('a tool call needs an id and function.name', `${path}[${k}]`);
     return { id: c.id as string, name: fn!.name as string, arguments: typeof fn!.arguments === 'string' ? (fn!.arguments as string) : JSON.stringify(fn!.arguments ?? {}) };
   });
+}
+
+/** The call a tool message answers: `tool_call_ids` is a list, a Python list in a string, or one quoted id. */
+function toolCallIdOf(value: unknown, path: string, b: TranscriptBuilder): string {
+  const ids = pythonValueOf(value, 'tool_call_ids', path, b);
+  const first = Array.isArray(ids) ? ids[0] : ids;
+  return typeof first === 'string' && first ? first : b.fail('a tool message needs tool_call_ids', path);
 }
 
 /** SWE-agent `.traj`: `history` with system/user/assistant/tool messages and tool calls (a list, or a string with a Python list). */
@@ -36,8 +46,7 @@ export function importSweAgent(file: string, data: Record<string, unknown>): Imp
       const calls = toolCallsOf(m.tool_calls, `${path}.tool_calls`, b);
       b.add('assistant', text, { toolCalls: calls.length ? calls : undefined });
     } else if (m.role === 'tool') {
-      const ids = Array.isArray(m.tool_call_ids) ? (m.tool_call_ids as unknown[]) : typeof m.tool_call_ids === 'string' ? (parsePythonLiteral(m.tool_call_ids) as unknown[]) : [];
-      const id = typeof ids[0] === 'string' ? (ids[0] as string) : b.fail('a tool message needs tool_call_ids', `${path}.tool_call_ids`);
+      const id = toolCallIdOf(m.tool_call_ids, `${path}.tool_call_ids`, b);
       b.add('tool', text, { toolCallId: id });
     } else b.fail(`unknown role ${JSON.stringify(m.role)}`, `${path}.role`);
   });
