@@ -9,6 +9,10 @@ export interface ApprovalRequest {
   /** Optional detail: a unified diff for edits, the full command line, the working folder. */
   detail?: string;
   kind: 'command' | 'edit' | 'other';
+  /** For edits: the resolved absolute path that would be written (links and `..` resolved). */
+  target?: string;
+  /** Why it asks even though the settings might allow it (a path that can run code, Restricted Mode). */
+  reason?: string;
 }
 
 export type ApprovalDecision = 'approved' | 'denied';
