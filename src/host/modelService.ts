@@ -57,7 +57,7 @@ export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys
   let provider: ChatProvider;
   if (config.provider === 'openai-compatible' && !config.baseUrl) return { ok: false, reason: 'Set tally.baseUrl to your server, e.g. http://127.0.0.1:11434/v1 for Ollama.' };
   // A key goes only to the endpoint origin it was entered for.
-  const bound = keyForEndpoint(config.provider, config.baseUrl, await keys.get(config.provider));
+  const bound = keyForEndpoint(config.provider, config.baseUrl, await keys.getBound(config.provider));
   if (!bound.ok) return bound;
   const apiKey = bound.key;
   if (config.provider === 'anthropic') {

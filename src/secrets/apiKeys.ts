@@ -13,8 +13,13 @@ export class ApiKeys {
     return `tally.apiKey.${provider}`;
   }
 
-  async get(provider: KeyedProvider): Promise<StoredKey | undefined> {
+  /** The key with the origin it may be sent to. */
+  async getBound(provider: KeyedProvider): Promise<StoredKey | undefined> {
     return parseStoredKey(provider, await this.secrets.get(this.key(provider)));
+  }
+
+  async get(provider: KeyedProvider): Promise<string | undefined> {
+    return (await this.getBound(provider))?.key;
   }
 
   /** Saves `value` for requests to `origin`; an empty value removes the key. */

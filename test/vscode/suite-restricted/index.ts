@@ -2,5 +2,8 @@ import { runMochaInHost } from '../harness/mochaInHost';
 
 /** Entry point VS Code calls in the extension host (Restricted Mode). */
 export function run(): Promise<void> {
-  return runMochaInHost(() => require('./restricted.test'));
+  return runMochaInHost(() => {
+    require('./restricted.test');
+    require('./restrictedWrites.test');
+  });
 }

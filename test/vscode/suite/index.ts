@@ -2,5 +2,8 @@ import { runMochaInHost } from '../harness/mochaInHost';
 
 /** Entry point VS Code calls in the extension host (trusted workspace). */
 export function run(): Promise<void> {
-  return runMochaInHost(() => require('./extension.test'));
+  return runMochaInHost(() => {
+    require('./extension.test');
+    require('./workspaceSettings.test');
+  });
 }
