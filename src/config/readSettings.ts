@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { withSettings, type ContextSettings } from '../core/settings';
+import { contextSettingsFrom, withSettings, type ContextSettings } from '../core/settings';
 import { settingDefault, type SettingKey } from '../core/settingsSchema';
 import { userValue, warnIgnoredWorkspaceSettings } from './userScope';
 
@@ -36,27 +36,15 @@ export function readConfiguration(): TallyConfiguration {
     return typeof value === 'string' ? value : (settingDefault(key) as string);
   };
   warnIgnoredWorkspaceSettings();
-  const trigger = num('compaction.trigger');
-  const block = Math.max(trigger, num('compaction.block'));
   const window = c.get<number | null>('contextWindow');
   const maxOut = c.get<number | null>('maxOutputTokens');
+  const values = contextSettingsFrom(num);
   const context = withSettings({
+    ...values,
     contextWindow: typeof window === 'number' && window > 0 ? window : undefined,
     maxOutputTokens: typeof maxOut === 'number' && maxOut > 0 ? maxOut : undefined,
-    compactTrigger: trigger,
-    hardBlock: block,
-    compactNoteAt: num('compaction.noteAt'),
-    truncation: { maxLines: num('toolOutput.maxLines'), maxBytes: num('toolOutput.maxBytes') },
-    offloadThresholdBytes: num('toolOutput.offloadThresholdBytes'),
-    offloadPreviewBytes: num('toolOutput.offloadPreviewBytes'),
-    masking: { keepLast: num('compaction.keepToolResults'), minBatchTokens: num('compaction.minBatchTokens') },
-    toolSummaryAfterTurns: num('compaction.toolSummaryAfterTurns'),
-    summary: {
-      keepRecentShare: Math.min(0.5, num('compaction.keepRecentShare')),
-      keepUserTokens: num('compaction.keepUserTokens'),
-      targetShare: Math.min(trigger - 0.05, num('compaction.target')),
-    },
-    toolDeferralShare: num('tools.deferralShare'),
+    hardBlock: Math.max(values.compactTrigger, values.hardBlock),
+    summary: { ...values.summary, keepRecentShare: Math.min(0.5, values.summary.keepRecentShare), targetShare: Math.min(values.compactTrigger - 0.05, values.summary.targetShare) },
   });
   const tokenizer = c.get<string>('tokenizer', settingDefault('tokenizer'));
   const provider = user('provider');
