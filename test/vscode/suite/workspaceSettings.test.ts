@@ -53,10 +53,9 @@ describe('a workspace cannot steer requests, keys or approvals', function () {
     try {
       assert.equal((await keys.getBound('anthropic'))?.origin, 'https://api.anthropic.com', 'the key is bound to the endpoint the user chose');
       await sessions.create('workspace steering');
-      await sessions.send('Tell me a secret plan.');
+      const failure = await sessions.send('Tell me a secret plan.').then(() => undefined, (error: Error) => error);
       assert.deepEqual(server.requests, [], 'the fake server received no request: no key, no prompt');
-      const notice = sessions.endedTurnNotices.map((n) => n.text).join('\n');
-      assert.ok(!notice.includes('claude-sonnet-4-5 (anthropic)'), 'the workspace provider was not used');
+      assert.match(String(failure?.message), /openai-compatible/, "the user's provider (openai-compatible, no model set) is the one resolved");
     } finally {
       await vscode.commands.executeCommand('tally.setApiKey', { provider: 'anthropic', key: '' });
     }
