@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import type { ProviderKind } from '../config/readSettings';
+import { readConfiguration, type ProviderKind } from '../config/readSettings';
+import { endpointOrigin } from '../core/providers/endpointOrigin';
 import type { ApiKeys } from '../secrets/apiKeys';
 
 const PROVIDERS: Array<{ label: string; provider: ProviderKind; detail: string }> = [
@@ -28,12 +29,12 @@ export async function selectModelCommand(): Promise<void> {
     model = pick?.id;
   } else {
     if (provider.provider === 'openai-compatible') {
-      const baseUrl = await vscode.window.showInputBox({ title: 'Base URL of the server', value: config.get<string>('baseUrl') || 'http://127.0.0.1:11434/v1' });
+      const baseUrl = await vscode.window.showInputBox({ title: 'Base URL of the server', value: readConfiguration().baseUrl || 'http://127.0.0.1:11434/v1' });
       if (!baseUrl) return;
       await config.update('baseUrl', baseUrl, vscode.ConfigurationTarget.Global);
     }
     const examples = provider.provider === 'anthropic' ? 'claude-sonnet-4-5' : provider.provider === 'openai' ? 'gpt-4.1' : 'qwen2.5-coder:14b';
-    model = await vscode.window.showInputBox({ title: 'Tally: Select Model — model id', value: config.get<string>('model') || examples, prompt: `e.g. ${examples}` });
+    model = await vscode.window.showInputBox({ title: 'Tally: Select Model — model id', value: readConfiguration().model || examples, prompt: `e.g. ${examples}` });
   }
   if (!model) return;
   await config.update('provider', provider.provider, vscode.ConfigurationTarget.Global);
@@ -43,10 +44,13 @@ export async function selectModelCommand(): Promise<void> {
 /** Tally: Set API Key — stored in SecretStorage only. */
 export async function setApiKeyCommand(keys: ApiKeys, args?: { provider: ProviderKind; key: string }): Promise<boolean> {
   const provider = args?.provider ?? (await vscode.window.showQuickPick(PROVIDERS.filter((p) => p.provider !== 'vscode-lm'), { title: 'Tally: Set API Key — provider' }))?.provider;
-  if (!provider) return false;
+  if (!provider || provider === 'vscode-lm') return false;
+  // The key is bound to the endpoint the user's own settings point this provider at.
+  const config = readConfiguration();
+  const origin = endpointOrigin(provider, config.provider === provider ? config.baseUrl : '');
   const key = args?.key ?? (await vscode.window.showInputBox({ title: `API key for ${provider}`, password: true, ignoreFocusOut: true, prompt: 'Stored in VS Code SecretStorage; leave empty to remove it.' }));
   if (key === undefined) return false;
-  await keys.set(provider, key);
-  void vscode.window.showInformationMessage(key.trim() ? `Tally: API key for ${provider} saved in SecretStorage.` : `Tally: API key for ${provider} removed.`);
+  await keys.set(provider, key, origin);
+  void vscode.window.showInformationMessage(key.trim() ? `Tally: API key for ${provider} saved in SecretStorage for ${origin ?? 'no endpoint yet (set tally.baseUrl, then set the key again)'}.` : `Tally: API key for ${provider} removed.`);
   return true;
 }

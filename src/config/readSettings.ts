@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
-import { withSettings, type ContextSettings } from '../core/settings';
+import { contextSettingsFrom, withSettings, type ContextSettings } from '../core/settings';
+import { settingDefault, type SettingKey } from '../core/settingsSchema';
+import { userValue, warnIgnoredWorkspaceSettings } from './userScope';
 
 export type ProviderKind = 'vscode-lm' | 'anthropic' | 'openai' | 'openai-compatible';
 
@@ -14,47 +16,49 @@ export interface TallyConfiguration {
   context: ContextSettings;
 }
 
+const PROVIDERS: readonly ProviderKind[] = ['vscode-lm', 'anthropic', 'openai', 'openai-compatible'];
+
 function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 }
 
-/** Reads `tally.*` settings into the core's shapes, clamping what would break the engine. */
+/**
+ * Reads `tally.*` settings into the core's shapes, clamping what would break the engine. Where
+ * requests go, which model the key pays for and the approval settings come from the user's own
+ * settings only; a workspace that sets them is ignored and the user is told once.
+ */
 export function readConfiguration(): TallyConfiguration {
   const c = vscode.workspace.getConfiguration('tally');
-  const trigger = numberOr(c.get('compaction.trigger'), 0.95);
-  const block = Math.max(trigger, numberOr(c.get('compaction.block'), 0.98));
+  const num = (key: SettingKey) => numberOr(c.get(key), settingDefault(key) as number);
+  const user = (key: SettingKey) => userValue<unknown>(c, key);
+  const userString = (key: SettingKey) => {
+    const value = user(key);
+    return typeof value === 'string' ? value : (settingDefault(key) as string);
+  };
+  warnIgnoredWorkspaceSettings();
   const window = c.get<number | null>('contextWindow');
   const maxOut = c.get<number | null>('maxOutputTokens');
+  const values = contextSettingsFrom(num);
   const context = withSettings({
+    ...values,
     contextWindow: typeof window === 'number' && window > 0 ? window : undefined,
     maxOutputTokens: typeof maxOut === 'number' && maxOut > 0 ? maxOut : undefined,
-    compactTrigger: trigger,
-    hardBlock: block,
-    compactNoteAt: numberOr(c.get('compaction.noteAt'), 0.8),
-    truncation: { maxLines: numberOr(c.get('toolOutput.maxLines'), 400), maxBytes: numberOr(c.get('toolOutput.maxBytes'), 32_768) },
-    offloadThresholdBytes: numberOr(c.get('toolOutput.offloadThresholdBytes'), 4096),
-    offloadPreviewBytes: numberOr(c.get('toolOutput.offloadPreviewBytes'), 1536),
-    masking: { keepLast: numberOr(c.get('compaction.keepToolResults'), 8), minBatchTokens: numberOr(c.get('compaction.minBatchTokens'), 2000) },
-    toolSummaryAfterTurns: numberOr(c.get('compaction.toolSummaryAfterTurns'), 12),
-    summary: {
-      keepRecentShare: Math.min(0.5, numberOr(c.get('compaction.keepRecentShare'), 0.3)),
-      keepUserTokens: numberOr(c.get('compaction.keepUserTokens'), 20_000),
-      targetShare: Math.min(trigger - 0.05, numberOr(c.get('compaction.target'), 0.5)),
-    },
-    toolDeferralShare: numberOr(c.get('tools.deferralShare'), 0.1),
+    hardBlock: Math.max(values.compactTrigger, values.hardBlock),
+    summary: { ...values.summary, keepRecentShare: Math.min(0.5, values.summary.keepRecentShare), targetShare: Math.min(values.compactTrigger - 0.05, values.summary.targetShare) },
   });
-  const tokenizer = c.get<string>('tokenizer', 'auto');
+  const tokenizer = c.get<string>('tokenizer', settingDefault('tokenizer'));
+  const provider = user('provider');
   return {
-    provider: (c.get<string>('provider') as ProviderKind) ?? 'vscode-lm',
-    model: c.get<string>('model', ''),
-    baseUrl: c.get<string>('baseUrl', ''),
-    summaryModel: c.get<string>('summaryModel', ''),
+    provider: PROVIDERS.includes(provider as ProviderKind) ? (provider as ProviderKind) : settingDefault('provider'),
+    model: userString('model'),
+    baseUrl: userString('baseUrl'),
+    summaryModel: userString('summaryModel'),
     tokenizer: tokenizer === 'o200k_base' || tokenizer === 'cl100k_base' ? tokenizer : 'auto',
     approval: {
-      commands: c.get('approval.commands') === 'always' ? 'always' : 'ask',
-      edits: c.get('approval.edits') === 'always' ? 'always' : 'ask',
+      commands: user('approval.commands') === 'always' ? 'always' : 'ask',
+      edits: user('approval.edits') === 'always' ? 'always' : 'ask',
     },
-    commandTimeoutMs: numberOr(c.get('commandTimeoutSeconds'), 120) * 1000,
+    commandTimeoutMs: num('commandTimeoutSeconds') * 1000,
     context,
   };
 }

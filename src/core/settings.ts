@@ -1,3 +1,5 @@
+import { settingDefault, SETTINGS_SCHEMA, type SettingKey } from './settingsSchema';
+
 /**
  * Every threshold of the context manager, with the defaults MISSION.md and the seeds set.
  * The VS Code layer maps `tally.*` settings onto this shape; the CLI maps flags onto it.
@@ -41,21 +43,28 @@ export interface ContextSettings {
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const DEFAULT_MAX_OUTPUT = 8_192;
 
-export const DEFAULT_SETTINGS: ContextSettings = {
-  contextWindow: undefined,
-  maxOutputTokens: undefined,
-  compactTrigger: 0.95,
-  hardBlock: 0.98,
-  compactNoteAt: 0.8,
-  truncation: { maxLines: 400, maxBytes: 32 * 1024 },
-  offloadThresholdBytes: 4096,
-  offloadPreviewBytes: 1536,
-  masking: { keepLast: 8, minBatchTokens: 2_000 },
-  toolSummaryAfterTurns: 12,
-  summary: { keepRecentShare: 0.3, keepUserTokens: 20_000, targetShare: 0.5 },
-  toolDeferralShare: 0.1,
-  encoding: 'o200k_base',
-};
+type NumericSetting = { [K in SettingKey]: (typeof SETTINGS_SCHEMA)[K]['default'] extends number ? K : never }[SettingKey];
+
+/** The context thresholds from `tally.*` values (`d` reads one setting: the defaults, the user's settings, CLI flags). */
+export function contextSettingsFrom(d: (key: NumericSetting) => number): ContextSettings {
+  return {
+    contextWindow: undefined,
+    maxOutputTokens: undefined,
+    compactTrigger: d('compaction.trigger'),
+    hardBlock: d('compaction.block'),
+    compactNoteAt: d('compaction.noteAt'),
+    truncation: { maxLines: d('toolOutput.maxLines'), maxBytes: d('toolOutput.maxBytes') },
+    offloadThresholdBytes: d('toolOutput.offloadThresholdBytes'),
+    offloadPreviewBytes: d('toolOutput.offloadPreviewBytes'),
+    masking: { keepLast: d('compaction.keepToolResults'), minBatchTokens: d('compaction.minBatchTokens') },
+    toolSummaryAfterTurns: d('compaction.toolSummaryAfterTurns'),
+    summary: { keepRecentShare: d('compaction.keepRecentShare'), keepUserTokens: d('compaction.keepUserTokens'), targetShare: d('compaction.target') },
+    toolDeferralShare: d('tools.deferralShare'),
+    encoding: 'o200k_base',
+  };
+}
+
+export const DEFAULT_SETTINGS: ContextSettings = contextSettingsFrom((key) => settingDefault(key) as number);
 
 export function withSettings(overrides: Partial<ContextSettings> = {}): ContextSettings {
   return {

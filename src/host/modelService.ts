@@ -3,6 +3,7 @@ import { LlmSummarizer } from '../core/compaction/llmSummarizer';
 import type { Summarizer } from '../core/compaction/types';
 import { createAnthropicProvider } from '../core/providers/anthropic';
 import { completeOnce } from '../core/providers/completeOnce';
+import { keyForEndpoint } from '../core/providers/endpointOrigin';
 import { resolveModel, type ResolvedModel } from '../core/providers/modelRegistry';
 import { createOpenAIProvider } from '../core/providers/openai';
 import type { ChatProvider } from '../core/providers/types';
@@ -54,14 +55,16 @@ export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys
   const model = resolveModel(config.model, overrides);
   const maxOutputTokens = config.context.maxOutputTokens ?? model.defaultOutputReserve;
   let provider: ChatProvider;
+  if (config.provider === 'openai-compatible' && !config.baseUrl) return { ok: false, reason: 'Set tally.baseUrl to your server, e.g. http://127.0.0.1:11434/v1 for Ollama.' };
+  // A key goes only to the endpoint origin it was entered for.
+  const bound = keyForEndpoint(config.provider, config.baseUrl, await keys.getBound(config.provider));
+  if (!bound.ok) return bound;
+  const apiKey = bound.key;
   if (config.provider === 'anthropic') {
-    const apiKey = await keys.get('anthropic');
     if (!apiKey) return { ok: false, reason: 'No Anthropic API key: run "Tally: Set API Key".' };
     provider = createAnthropicProvider({ apiKey, baseUrl: config.baseUrl || undefined });
   } else {
-    const apiKey = await keys.get(config.provider);
     if (config.provider === 'openai' && !apiKey) return { ok: false, reason: 'No OpenAI API key: run "Tally: Set API Key".' };
-    if (config.provider === 'openai-compatible' && !config.baseUrl) return { ok: false, reason: 'Set tally.baseUrl to your server, e.g. http://127.0.0.1:11434/v1 for Ollama.' };
     provider = createOpenAIProvider({ apiKey, baseUrl: config.baseUrl || undefined, id: config.provider });
   }
   const summaryModel = config.summaryModel || config.model;

@@ -1,12 +1,11 @@
 import type { ToolCall } from '../model/message';
+import { approvalNeed, type ApprovalPolicy } from '../tools/approval';
 import { parseToolArguments } from '../tools/args';
+import { protectedPathReason } from '../tools/protectedPaths';
 import { ToolInputError, type ApprovalDecision, type ApprovalRequest, type SessionServices, type Tool, type ToolContext, type WorkspaceInfo } from '../tools/types';
 import type { ToolRunner, ToolRunOptions, ToolRunResult } from './toolRunner';
 
-export interface ApprovalPolicy {
-  commands: 'ask' | 'always';
-  edits: 'ask' | 'always';
-}
+export type { ApprovalPolicy };
 
 /**
  * Runs workspace tools: parses arguments, asks for approval per the policy, and turns every
@@ -31,15 +30,18 @@ export class WorkspaceToolRunner implements ToolRunner {
   async run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult> {
     const tool = this.byName.get(call.name);
     if (!tool) return this.next ? this.next.run(call, options) : { output: `Unknown tool "${call.name}".`, isError: true };
+    const workspace = this.workspace();
     const ctx: ToolContext = {
-      workspace: this.workspace(),
+      workspace,
       callId: call.id,
       signal: options.signal,
       limits: this.limits,
       session: this.session,
-      requestApproval: async (request) => {
-        const policy = this.policy();
-        if ((request.kind === 'command' && policy.commands === 'always') || (request.kind === 'edit' && policy.edits === 'always')) return 'approved';
+      requestApproval: async (asked) => {
+        const protectedReason = asked.target ? await protectedPathReason(asked.target, workspace.folders) : undefined;
+        const need = approvalNeed(this.policy(), { kind: asked.kind, trusted: workspace.trusted, protectedReason });
+        if (!need.ask) return 'approved';
+        const request = need.reason ? { ...asked, reason: need.reason, title: `${asked.title} — ${need.reason}` } : asked;
         options.onApprovalNeeded(request);
         const decision = await Promise.race([
           this.ask(request),

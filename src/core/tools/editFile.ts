@@ -39,7 +39,7 @@ export const editFileTool: Tool = {
     }
     const updated = boolArg(args, 'replace_all') ? original.split(target).join(replacement) : original.replace(target, () => replacement);
     const { diff, added, removed } = unifiedDiff(path.relative, original.replace(/\r\n/g, '\n'), updated.replace(/\r\n/g, '\n'));
-    if (!(await approved(ctx, { toolName: 'edit_file', title: `Edit ${path.relative} (+${added} −${removed})`, detail: diff, kind: 'edit' }))) return deniedOutput(`editing ${path.relative}`);
+    if (!(await approved(ctx, { toolName: 'edit_file', title: `Edit ${path.relative} (+${added} −${removed})`, detail: diff, kind: 'edit', target: path.absolute }))) return deniedOutput(`editing ${path.relative}`);
     await writeResolved(input, ctx.workspace, path, updated);
     return { output: `Edited ${path.relative}: ${positions.length > 1 ? `${positions.length} replacements` : `1 replacement at line ${lineOf(original, positions[0])}`} (+${added} −${removed} lines).` };
   },

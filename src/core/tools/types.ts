@@ -11,6 +11,10 @@ export interface ApprovalRequest {
   kind: 'command' | 'edit' | 'other';
   /** Set for tools the user may allow for the rest of the session from the card: the tool's name. */
   allowForSession?: string;
+  /** For edits: the resolved absolute path that would be written (links and `..` resolved). */
+  target?: string;
+  /** Why it asks even though the settings might allow it (a path that can run code, Restricted Mode). */
+  reason?: string;
 }
 
 export type ApprovalDecision = 'approved' | 'denied';

@@ -18,7 +18,7 @@ export const writeFileTool: Tool = {
     const before = await readResolved(path).then((bytes) => bytes.toString('utf8'), () => undefined);
     const { diff, added, removed } = unifiedDiff(path.relative, before ?? '', content);
     const title = `${before === undefined ? 'Create' : 'Overwrite'} ${path.relative} (+${added} −${removed})`;
-    if (!(await approved(ctx, { toolName: 'write_file', title, detail: diff, kind: 'edit' }))) return deniedOutput(`writing ${path.relative}`);
+    if (!(await approved(ctx, { toolName: 'write_file', title, detail: diff, kind: 'edit', target: path.absolute }))) return deniedOutput(`writing ${path.relative}`);
     await writeResolved(input, ctx.workspace, path, content);
     return { output: `${before === undefined ? 'Created' : 'Wrote'} ${path.relative} (${Buffer.byteLength(content)} bytes, +${added} −${removed} lines).` };
   },

@@ -5,5 +5,6 @@ export function run(): Promise<void> {
   return runMochaInHost(() => {
     require('./restricted.test');
     require('./lmToolsRestricted.test');
+    require('./restrictedWrites.test');
   });
 }

@@ -75,11 +75,11 @@ describe('Tally in VS Code', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const config = vscode.workspace.getConfiguration('tally');
     try {
-      assert.equal(await vscode.commands.executeCommand('tally.setApiKey', { provider: 'anthropic', key: secret }), true);
-      assert.equal(await keys.get('anthropic'), secret);
       await config.update('provider', 'anthropic', vscode.ConfigurationTarget.Global);
       await config.update('model', 'claude-sonnet-4-5', vscode.ConfigurationTarget.Global);
       await config.update('baseUrl', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, vscode.ConfigurationTarget.Global);
+      assert.equal(await vscode.commands.executeCommand('tally.setApiKey', { provider: 'anthropic', key: secret }), true);
+      assert.equal(await keys.get('anthropic'), secret);
       await sessions.create('key test');
       await sessions.send('Hello?');
       assert.deepEqual(seenKeys, [secret], 'the key went to the provider, in its header, once (401 is not retried)');

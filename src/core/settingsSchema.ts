@@ -1,0 +1,57 @@
+/**
+ * The one definition of every `tally.*` setting: type, default, range, enum and scope. The VS Code
+ * layer and the core read defaults from here; a unit test checks package.json against it.
+ *
+ * Scope "application" means only the user's own settings may set it, in every window (remote ones
+ * included); a repository's `.vscode/settings.json` or workspace file may not. Settings that choose
+ * where requests and keys go, which model the user's key pays for, or whether tools run unasked are
+ * application-scoped: a repository is untrusted input.
+ */
+export type SettingScope = 'application' | 'window' | 'resource';
+
+export interface SettingSpec {
+  type: 'string' | 'number' | 'array' | ['number', 'null'];
+  items?: { type: 'string' };
+  default: string | number | null | readonly string[];
+  minimum?: number;
+  maximum?: number;
+  enum?: readonly string[];
+  scope: SettingScope;
+}
+
+export const SETTINGS_SCHEMA = {
+  provider: { type: 'string', default: 'vscode-lm', enum: ['vscode-lm', 'anthropic', 'openai', 'openai-compatible'], scope: 'application' },
+  model: { type: 'string', default: '', scope: 'application' },
+  baseUrl: { type: 'string', default: '', scope: 'application' },
+  summaryModel: { type: 'string', default: '', scope: 'application' },
+  contextWindow: { type: ['number', 'null'], default: null, minimum: 1024, scope: 'window' },
+  maxOutputTokens: { type: ['number', 'null'], default: null, minimum: 256, scope: 'window' },
+  'compaction.trigger': { type: 'number', default: 0.95, minimum: 0.3, maximum: 0.99, scope: 'window' },
+  'compaction.block': { type: 'number', default: 0.98, minimum: 0.3, maximum: 1, scope: 'window' },
+  'compaction.noteAt': { type: 'number', default: 0.8, minimum: 0.1, maximum: 1, scope: 'window' },
+  'compaction.target': { type: 'number', default: 0.5, minimum: 0.1, maximum: 0.9, scope: 'window' },
+  'compaction.keepToolResults': { type: 'number', default: 8, minimum: 0, scope: 'window' },
+  'compaction.minBatchTokens': { type: 'number', default: 2000, minimum: 0, scope: 'window' },
+  'compaction.toolSummaryAfterTurns': { type: 'number', default: 12, minimum: 1, scope: 'window' },
+  'compaction.keepRecentShare': { type: 'number', default: 0.3, minimum: 0.05, maximum: 0.5, scope: 'window' },
+  'compaction.keepUserTokens': { type: 'number', default: 20000, minimum: 0, scope: 'window' },
+  'toolOutput.maxLines': { type: 'number', default: 400, minimum: 10, scope: 'window' },
+  'toolOutput.maxBytes': { type: 'number', default: 32768, minimum: 1024, scope: 'window' },
+  'toolOutput.offloadThresholdBytes': { type: 'number', default: 4096, minimum: 0, scope: 'window' },
+  'toolOutput.offloadPreviewBytes': { type: 'number', default: 1536, minimum: 256, scope: 'window' },
+  'tools.deferralShare': { type: 'number', default: 0.1, minimum: 0.01, maximum: 1, scope: 'window' },
+  tokenizer: { type: 'string', default: 'auto', enum: ['auto', 'o200k_base', 'cl100k_base'], scope: 'window' },
+  'approval.commands': { type: 'string', default: 'ask', enum: ['ask', 'always'], scope: 'application' },
+  'approval.edits': { type: 'string', default: 'ask', enum: ['ask', 'always'], scope: 'application' },
+  commandTimeoutSeconds: { type: 'number', default: 120, minimum: 1, scope: 'window' },
+  'tools.allowed': { type: 'array', items: { type: 'string' }, default: [], scope: 'application' },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingKey = keyof typeof SETTINGS_SCHEMA;
+
+/** Keys only the user's own settings may set (never a workspace or folder). */
+export const USER_ONLY_SETTINGS = (Object.keys(SETTINGS_SCHEMA) as SettingKey[]).filter((key) => SETTINGS_SCHEMA[key].scope === 'application');
+
+export function settingDefault<K extends SettingKey>(key: K): (typeof SETTINGS_SCHEMA)[K]['default'] {
+  return SETTINGS_SCHEMA[key].default;
+}
