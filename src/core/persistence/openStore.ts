@@ -47,6 +47,6 @@ export async function openStore(folder: string, options: StoreOptions = {}): Pro
   if (mode !== 'disk') return store;
   await store.cleanTempFiles();
   await store.startHeartbeat().catch((error) => store.reportProblem({ file: join(folder, 'writers'), kind: 'write-failed', message: errorText(error) }));
-  await store.absorbClosedIndexes();
+  store.absorbClosedIndexes();
   return store;
 }

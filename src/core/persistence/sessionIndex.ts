@@ -1,7 +1,7 @@
 import { promises as fsp } from 'fs';
 import { join } from 'path';
 import { INDEX_FILE, SESSION_PATTERN } from './layout';
-import { laterRow, putSessionRow, SESSION_COLUMNS, sessionRowOf, type SessionRow } from './sessionRow';
+import { laterRow, putSessionRows, SESSION_COLUMNS, sessionRowOf, type SessionRow } from './sessionRow';
 import { rows } from './sqlRows';
 import { ownDb, type StoreParts } from './storeParts';
 import type { SessionInfo } from './types';
@@ -30,12 +30,25 @@ export class SessionIndex {
   constructor(private readonly parts: StoreParts) {}
 
   /** Records a row this window wrote (or rebuilt) in its own index file. */
-  async note(row: SessionRow, rebuilt = false): Promise<void> {
-    const kept = laterRow(this.ownRows.get(row.info.id), row);
-    this.ownRows.set(row.info.id, kept);
-    if (this.merged) this.merged.set(row.info.id, laterRow(this.merged.get(row.info.id), kept));
+  note(row: SessionRow, rebuilt = false): Promise<void> {
+    return this.noteAll([row], rebuilt);
+  }
+
+  /** Records rows in one transaction (thousands when merging closed windows' lists). */
+  private async noteAll(list: SessionRow[], rebuilt: boolean): Promise<void> {
     const { layout } = this.parts;
-    putSessionRow(await ownDb(this.parts, rebuilt ? layout.indexBasePath : layout.indexDeltaPath), kept);
+    const db = await ownDb(this.parts, rebuilt ? layout.indexBasePath : layout.indexDeltaPath);
+    const kept = list.map((row) => laterRow(this.ownRows.get(row.info.id), row));
+    for (const row of kept) {
+      this.ownRows.set(row.info.id, row);
+      if (this.merged) this.merged.set(row.info.id, laterRow(this.merged.get(row.info.id), row));
+    }
+    db.run('BEGIN');
+    try {
+      putSessionRows(db, kept);
+    } finally {
+      db.run('COMMIT');
+    }
   }
 
   /** The indexed row of a session, when the index has been read in this window. */
@@ -109,7 +122,7 @@ export class SessionIndex {
       const path = join(layout.indexDir, name);
       const read = await this.readIndexFile(path);
       if (!read) continue;
-      for (const row of read) await this.note(row, true);
+      await this.noteAll(read, true);
       absorbed.push(path);
     }
     if (absorbed.length === 0) return;

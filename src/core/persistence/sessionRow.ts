@@ -1,4 +1,4 @@
-import type { Database } from 'sql.js';
+import type { Database, SqlValue } from 'sql.js';
 import type { Row } from './sqlRows';
 import type { SessionInfo } from './types';
 
@@ -33,9 +33,23 @@ export function laterRow(a: SessionRow | undefined, b: SessionRow): SessionRow {
   return a.deleted || b.deleted ? { ...latest, deleted: true } : latest;
 }
 
-export function putSessionRow(db: Database, row: SessionRow): void {
+const INSERT = `INSERT OR REPLACE INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+
+function values(row: SessionRow): SqlValue[] {
   const { info } = row;
-  db.run(`INSERT OR REPLACE INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
-    info.id, info.title, info.createdAt, info.updatedAt, info.model ?? null, info.origin ?? null, row.deleted ? 1 : 0, row.written,
-  ]);
+  return [info.id, info.title, info.createdAt, info.updatedAt, info.model ?? null, info.origin ?? null, row.deleted ? 1 : 0, row.written];
+}
+
+export function putSessionRow(db: Database, row: SessionRow): void {
+  db.run(INSERT, values(row));
+}
+
+/** Writes many rows through one prepared statement (sql.js prepares anew on every `run`). */
+export function putSessionRows(db: Database, list: Iterable<SessionRow>): void {
+  const statement = db.prepare(INSERT);
+  try {
+    for (const row of list) statement.run(values(row));
+  } finally {
+    statement.free();
+  }
 }

@@ -23,6 +23,7 @@ import { StoreLayout } from './layout';
 import { OpenDatabases } from './openDatabases';
 import { OwnFiles } from './ownFiles';
 import { StoreProblems } from './problems';
+import { errorText } from './storeErrors';
 import { SessionIndex } from './sessionIndex';
 import { SessionRecords } from './sessionRecords';
 import { SessionRows } from './sessionRows';
@@ -64,6 +65,7 @@ export class SqlJsStore implements SessionStore {
   private readonly blobs: BlobStore;
   private readonly closedWriters: ClosedWriterMerge;
   private writeSeq = 0;
+  private indexMerge?: Promise<void>;
 
   constructor(readonly root: string, SQL: SqlJsStatic, options: StoreOptions = {}) {
     const now = options.now ?? Date.now;
@@ -112,9 +114,14 @@ export class SqlJsStore implements SessionStore {
     await cleanLeftovers(this.parts.layout, this.parts.now());
   }
 
-  /** Merges the session-list files of closed windows into this window's (see sessionIndex.ts). */
-  async absorbClosedIndexes(): Promise<void> {
-    await this.index.absorbClosed(await liveWriters(this.root, this.parts.now()));
+  /**
+   * Merges the session-list files of closed windows into this window's (see sessionIndex.ts). It
+   * runs in the background: until it is done, listings read those files as they are.
+   */
+  absorbClosedIndexes(): void {
+    this.indexMerge = liveWriters(this.root, this.parts.now())
+      .then((live) => this.index.absorbClosed(live))
+      .catch((error) => this.problemSink.info(`store: merging closed windows' session lists failed: ${errorText(error)}`));
   }
 
   flush(): Promise<void> {
@@ -123,6 +130,7 @@ export class SqlJsStore implements SessionStore {
 
   async close(): Promise<void> {
     if (this.parts.flusher.isClosed) return;
+    await this.indexMerge;
     try {
       await this.parts.flusher.close();
     } finally {
