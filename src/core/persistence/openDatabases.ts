@@ -63,6 +63,7 @@ export class OpenDatabases {
     this.forget(path);
     const opened = await this.open(path);
     if (!('db' in opened)) return undefined;
+    this.forget(path); // opened meanwhile by a concurrent read: keep one copy
     this.cache.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, db: opened.db });
     return opened.db;
   }

@@ -1,11 +1,11 @@
 import { strict as assert } from 'assert';
 import { createHash } from 'crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import type { Database } from 'sql.js';
 import { nodeWriteFs, type WriteFs } from '../../../src/core/persistence/atomicFile';
-import { openStore as openStoreAt, type SqlJsStore, type StoreOptions } from '../../../src/core/persistence';
+import type { StoreOptions } from '../../../src/core/persistence';
+import { storeFolderPerTest } from './fixtures/storeFolder';
 import { sqlRuntime } from '../../../src/core/persistence/sqlRuntime';
 import { StoreOpener } from '../../../src/core/persistence/storeOpener';
 import type { Message } from '../../../src/core/model/message';
@@ -34,18 +34,10 @@ function hashTree(dir: string): string {
 
 describe('store at scale and in a hostile environment', function () {
   this.timeout(300_000);
+  const stores = storeFolderPerTest('tally-scale-');
+  const openStore = stores.openStore;
   let folder: string;
-  const opened: SqlJsStore[] = [];
-  const openStore = async (at: string, options?: StoreOptions) => {
-    const store = await openStoreAt(at, options);
-    opened.push(store);
-    return store;
-  };
-  beforeEach(() => (folder = mkdtempSync(join(tmpdir(), 'tally-scale-'))));
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((store) => store.close().catch(() => undefined)));
-    rmSync(folder, { recursive: true, force: true });
-  });
+  beforeEach(() => (folder = stores.folder()));
 
   /** `count` sessions created by one window, saved in batches, then that window closed. */
   async function createSessions(count: number, options: StoreOptions = {}): Promise<Map<string, string>> {
