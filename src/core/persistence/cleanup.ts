@@ -11,9 +11,18 @@ const LEFTOVER_AGE_MS = 60_000;
  * a large result whose main file was never written (the result was never referenced).
  */
 export async function cleanLeftovers(layout: StoreLayout, now: number): Promise<void> {
-  const blobs = layout.blobsDir;
+  await cleanFolders([layout.blobsDir, layout.indexDir], layout.blobsDir, now);
+  await removeStaleHeartbeats(layout.root, now).catch(() => undefined);
+}
+
+/** The same in every session folder: one `readdir` each, so it runs in the background. */
+export async function cleanSessionLeftovers(layout: StoreLayout, now: number): Promise<void> {
   const dirs = await fsp.readdir(layout.sessionsDir).catch(() => [] as string[]);
-  for (const dir of [...dirs.map((d) => join(layout.sessionsDir, d)), blobs, layout.indexDir]) {
+  await cleanFolders(dirs.map((d) => join(layout.sessionsDir, d)), layout.blobsDir, now);
+}
+
+async function cleanFolders(folders: string[], blobs: string, now: number): Promise<void> {
+  for (const dir of folders) {
     const names = await fsp.readdir(dir).catch(() => [] as string[]);
     const present = new Set(names);
     for (const name of names) {
@@ -26,5 +35,4 @@ export async function cleanLeftovers(layout: StoreLayout, now: number): Promise<
       if (stat && now - stat.mtimeMs > LEFTOVER_AGE_MS) await fsp.rm(path, { force: true }).catch(() => undefined);
     }
   }
-  await removeStaleHeartbeats(layout.root, now).catch(() => undefined);
 }

@@ -15,7 +15,7 @@ import type { SqlJsStatic } from 'sql.js';
 import type { Message } from '../model/message';
 import { nodeWriteFs, type WriteFs } from './atomicFile';
 import { BlobStore } from './blobStore';
-import { cleanLeftovers } from './cleanup';
+import { cleanLeftovers, cleanSessionLeftovers } from './cleanup';
 import { ClosedWriterMerge } from './closedWriters';
 import { DatabaseBudget } from './databaseBudget';
 import { Flusher, type StoreMode } from './flusher';
@@ -66,6 +66,7 @@ export class SqlJsStore implements SessionStore {
   private readonly closedWriters: ClosedWriterMerge;
   private writeSeq = 0;
   private indexMerge?: Promise<void>;
+  private sessionCleanup?: Promise<void>;
 
   constructor(readonly root: string, SQL: SqlJsStatic, options: StoreOptions = {}) {
     const now = options.now ?? Date.now;
@@ -109,9 +110,10 @@ export class SqlJsStore implements SessionStore {
     return this.heartbeat.start();
   }
 
-  /** Removes what crashed writers left behind, and merges closed windows' session lists. */
+  /** Removes what crashed writers left behind (in session folders, in the background). */
   async cleanTempFiles(): Promise<void> {
     await cleanLeftovers(this.parts.layout, this.parts.now());
+    this.sessionCleanup = cleanSessionLeftovers(this.parts.layout, this.parts.now()).catch(() => undefined);
   }
 
   /**
@@ -130,7 +132,7 @@ export class SqlJsStore implements SessionStore {
 
   async close(): Promise<void> {
     if (this.parts.flusher.isClosed) return;
-    await this.indexMerge;
+    await Promise.all([this.indexMerge, this.sessionCleanup]);
     try {
       await this.parts.flusher.close();
     } finally {
