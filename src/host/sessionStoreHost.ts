@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { openStore } from '../core/persistence';
+import { StoreOpener } from '../core/persistence/storeOpener';
 import type { SessionStore, StoreProblem } from '../core/persistence/types';
 
 /**
@@ -7,8 +8,7 @@ import type { SessionStore, StoreProblem } from '../core/persistence/types';
  * problems (a corrupt file set aside, a failed write) to the user without stopping Tally.
  */
 export class SessionStoreHost implements vscode.Disposable {
-  private opening?: Promise<SessionStore>;
-  private store?: SessionStore;
+  private readonly opener = new StoreOpener(() => this.open());
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {}
 
@@ -17,19 +17,18 @@ export class SessionStoreHost implements vscode.Disposable {
     return vscode.Uri.joinPath(this.context.globalStorageUri, 'store').fsPath;
   }
 
+  /** The store; an open that failed is tried again on the next call. */
   get(): Promise<SessionStore> {
-    this.opening ??= this.open();
-    return this.opening;
+    return this.opener.get();
   }
 
   private async open(): Promise<SessionStore> {
+    // openStore creates the folder, or falls back to a read-only or in-memory store and says why.
     const folder = this.folder;
-    await vscode.workspace.fs.createDirectory(vscode.Uri.file(folder));
     const wasmPath = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath;
     const store = await openStore(folder, { wasmPath, log: (line) => this.log.info(line) });
     for (const problem of store.problems) this.report(problem);
     store.onProblem((problem) => this.report(problem));
-    this.store = store;
     return store;
   }
 
@@ -39,7 +38,7 @@ export class SessionStoreHost implements vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
-    await this.store?.close();
+    await (await this.opener.opened())?.close();
   }
 }
 
@@ -59,5 +58,9 @@ export function problemText(problem: StoreProblem): string {
       return `Tally restored a session whose details could not be read, from its saved messages (${problem.message}). Its title may differ from before.`;
     case 'write-failed':
       return `Tally could not save session data: ${problem.message}. It keeps the session in memory and retries.`;
+    case 'read-only':
+      return `Tally cannot save sessions: ${problem.message}.`;
+    case 'in-memory':
+      return `Tally cannot use its session store: ${problem.message}.`;
   }
 }

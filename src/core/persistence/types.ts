@@ -115,8 +115,12 @@ export interface TurnUsageRecord {
 export interface StoreProblem {
   at: number;
   file: string;
-  /** `recovered`: a session whose row was unreadable was rebuilt from its messages. */
-  kind: 'corrupt' | 'newer-schema' | 'write-failed' | 'read-failed' | 'recovered';
+  /**
+   * `recovered`: a session whose row was unreadable was rebuilt from its messages.
+   * `read-only`: the store folder cannot be written; sessions are read, changes stay in memory.
+   * `in-memory`: the store folder cannot be used at all; sessions live in memory only.
+   */
+  kind: 'corrupt' | 'newer-schema' | 'write-failed' | 'read-failed' | 'recovered' | 'read-only' | 'in-memory';
   message: string;
   /** Where a corrupt file was moved. */
   movedTo?: string;

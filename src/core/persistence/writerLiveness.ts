@@ -20,14 +20,19 @@ export class WriterHeartbeat {
     return join(folderOf(this.root), `${this.writer}.alive`);
   }
 
+  /** Starts the heartbeat; a failed first write (a full disk) is retried with each beat. */
   async start(): Promise<void> {
-    await fsp.mkdir(folderOf(this.root), { recursive: true });
-    await fsp.writeFile(this.path, JSON.stringify({ pid: process.pid }));
     this.timer = setInterval(() => {
       const now = new Date();
-      fsp.utimes(this.path, now, now).catch(() => fsp.writeFile(this.path, JSON.stringify({ pid: process.pid })).catch(() => undefined));
+      fsp.utimes(this.path, now, now).catch(() => this.write().catch(() => undefined));
     }, HEARTBEAT_MS);
     this.timer.unref();
+    await this.write();
+  }
+
+  private async write(): Promise<void> {
+    await fsp.mkdir(folderOf(this.root), { recursive: true });
+    await fsp.writeFile(this.path, JSON.stringify({ pid: process.pid }));
   }
 
   async stop(): Promise<void> {

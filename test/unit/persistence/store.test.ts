@@ -1,11 +1,11 @@
 import { strict as assert } from 'assert';
 import { fork } from 'child_process';
 import { createHash, randomBytes } from 'crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'fs';
-import { tmpdir } from 'os';
+import { readdirSync, readFileSync, writeFileSync, existsSync } from 'fs';
 import { basename, join } from 'path';
 import { nodeWriteFs, type WriteFs } from '../../../src/core/persistence/atomicFile';
-import { openStore as openStoreAt, type SqlJsStore, type StoreOptions, type StoreProblem } from '../../../src/core/persistence';
+import type { SqlJsStore, StoreProblem } from '../../../src/core/persistence';
+import { storeFolderPerTest } from './fixtures/storeFolder';
 import { BLOB_PART_BYTES, MAX_PROBLEMS } from '../../../src/core/persistence/sqlJsStore';
 import { sqlRuntime } from '../../../src/core/persistence/sqlRuntime';
 import type { Message } from '../../../src/core/model/message';
@@ -61,20 +61,10 @@ function filesUnder(dir: string): string[] {
 
 describe('sql.js store', function () {
   this.timeout(120_000);
+  const stores = storeFolderPerTest('tally-store-');
+  const openStore = stores.openStore;
   let folder: string;
-  // Every store a test opens is closed after it, even when the test fails, so that no pending
-  // save timer keeps mocha from exiting.
-  const opened: SqlJsStore[] = [];
-  const openStore = async (at: string, options?: StoreOptions) => {
-    const store = await openStoreAt(at, options);
-    opened.push(store);
-    return store;
-  };
-  beforeEach(() => (folder = mkdtempSync(join(tmpdir(), 'tally-store-'))));
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((store) => store.close().catch(() => undefined)));
-    rmSync(folder, { recursive: true, force: true });
-  });
+  beforeEach(() => (folder = stores.folder()));
 
   it('round-trips every kind of record through close and reopen', async () => {
     let store = await openStore(folder, { debounceMs: 5 });

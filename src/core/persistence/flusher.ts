@@ -1,0 +1,112 @@
+import { promises as fsp } from 'fs';
+import { dirname } from 'path';
+import { writeAtomically, type WriteFs } from './atomicFile';
+import type { OwnFile, OwnFiles } from './ownFiles';
+import type { StoreProblems } from './problems';
+
+/** A failed save is retried after this long (or the debounce, if longer). */
+const RETRY_MS = 1000;
+
+/**
+ * `disk`: saves go to disk. `read-only`: the store folder can be read but not written, and
+ * `in-memory`: it cannot be used at all; in both, changes stay in memory (reported once at open).
+ */
+export type StoreMode = 'disk' | 'read-only' | 'in-memory';
+
+export interface FlusherOptions {
+  fs: WriteFs;
+  writer: string;
+  debounceMs: number;
+  /** A segment is sealed once its file passes this size. */
+  segmentMaxBytes: number;
+  mode: StoreMode;
+  /**
+   * Files under this folder (the session index) are saved after all others, and only when those
+   * were saved: the index never lists a row its session's files do not have yet.
+   */
+  savedLast: string;
+}
+
+/** Saves changed own files after a short debounce, each atomically; a failed save is retried. */
+export class Flusher {
+  private timer?: NodeJS.Timeout;
+  private flushing?: Promise<void>;
+  private closed = false;
+
+  constructor(private readonly files: OwnFiles, private readonly problems: StoreProblems, private readonly options: FlusherOptions) {}
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Marks `file` as changed; it is saved after the debounce. */
+  touch(file: OwnFile): void {
+    if (this.closed) throw new Error('the store is closed');
+    file.dirty = true;
+    this.schedule();
+  }
+
+  private schedule(delay = this.options.debounceMs): void {
+    if (this.timer || this.closed || this.options.mode !== 'disk') return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush().catch(() => undefined); // reported, and retried by writeDirty
+    }, delay);
+  }
+
+  async flush(): Promise<void> {
+    this.stopTimer();
+    if (this.options.mode !== 'disk') return; // reported once when the store opened
+    // Waits for a save in progress. If that one fails, this call still writes what is dirty now:
+    // its caller asked for its own changes to be saved, not for the earlier save's outcome.
+    while (this.flushing) await this.flushing.catch(() => undefined);
+    this.flushing = this.writeDirty().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  private async writeDirty(): Promise<void> {
+    let failure: unknown;
+    const entries = this.files.entries();
+    const last = (path: string) => path.startsWith(this.options.savedLast);
+    for (const [path, file] of [...entries.filter(([path]) => !last(path)), ...entries.filter(([path]) => last(path))]) {
+      if (!file.dirty || (failure !== undefined && last(path))) continue;
+      file.dirty = false;
+      const data = file.db.export();
+      // Seal a full segment now, before awaiting, so appends made meanwhile go to the next one.
+      const sealing = /\.seg\d+\.sqlite$/.test(path) && data.length >= this.options.segmentMaxBytes;
+      if (sealing) this.files.sealSegment(path);
+      try {
+        await fsp.mkdir(dirname(path), { recursive: true });
+        await writeAtomically(this.options.fs, path, data, this.options.writer);
+      } catch (error) {
+        file.dirty = true; // kept in memory; the next save retries
+        failure ??= error;
+        this.problems.writeFailed(path, error);
+        continue;
+      }
+      if (!file.dirty) file.saved = true;
+      if (sealing && !file.dirty) this.files.drop(path);
+    }
+    if (failure) {
+      if (!this.closed) this.schedule(Math.max(RETRY_MS, this.options.debounceMs));
+      throw failure;
+    }
+    this.problems.writesSucceeded();
+    if (this.timer && !this.files.anyDirty()) this.stopTimer(); // a pending retry has nothing left to do
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Saves what is pending, then refuses further changes. */
+  async close(): Promise<void> {
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+      this.stopTimer();
+    }
+  }
+}

@@ -1,0 +1,174 @@
+import { promises as fsp } from 'fs';
+import { basename, dirname, join } from 'path';
+import type { Database, SqlJsStatic } from 'sql.js';
+import type { DatabaseBudget } from './databaseBudget';
+import type { StoreProblems } from './problems';
+import { migrationsFrom, SCHEMA_VERSION } from './schema';
+import { errorText, isDamagedFile } from './storeErrors';
+
+interface Cached {
+  mtimeMs: number;
+  size: number;
+  db: Database;
+}
+
+/** The outcome of opening a file: its database, or why there is none. */
+export type Opened = { db: Database } | { missing: true } | { unusable: true } | { failed: unknown };
+
+/**
+ * Files opened for reading (other windows' files, and this window's saved ones), checked once
+ * when opened and kept while they do not change on disk, least recently used first out. A file
+ * that does not open as SQLite or fails `PRAGMA quick_check` is set aside as corrupt; any other
+ * failure (out of memory, too many handles, no permission) leaves the file alone, is reported
+ * with its message, and is tried again on the next read.
+ */
+export class OpenDatabases {
+  private readonly cache = new Map<string, Cached>();
+  private readonly newerSchema = new Set<string>();
+  /** Messages of read failures already reported, so that a failure on every file is reported once. */
+  private readonly failing = new Set<string>();
+  /** Files set aside in this run, and where they went. */
+  private readonly setAsideTo = new Map<string, string>();
+
+  constructor(
+    private readonly SQL: SqlJsStatic,
+    private readonly budget: DatabaseBudget,
+    private readonly problems: StoreProblems,
+    private readonly now: () => number,
+  ) {
+    budget.addEvictor(() => this.evictOldest());
+  }
+
+  private evictOldest(): boolean {
+    const oldest = this.cache.keys().next();
+    if (oldest.done) return false;
+    this.forget(oldest.value);
+    return true;
+  }
+
+  /** The checked database of `path`, kept open for later reads. */
+  async get(path: string): Promise<Database | undefined> {
+    let stat;
+    try {
+      stat = await fsp.stat(path);
+    } catch {
+      return undefined;
+    }
+    const cached = this.cache.get(path);
+    if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) {
+      this.cache.delete(path); // most recently used goes last
+      this.cache.set(path, cached);
+      return cached.db;
+    }
+    this.forget(path);
+    const opened = await this.open(path);
+    if (!('db' in opened)) return undefined;
+    this.forget(path); // opened meanwhile by a concurrent read: keep one copy
+    this.cache.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, db: opened.db });
+    return opened.db;
+  }
+
+  /** Reads one file's rows and lets its database go (for files read once: stored results). */
+  async once<T>(path: string, read: (db: Database) => T): Promise<T | undefined> {
+    const db = await this.get(path);
+    if (!db) return undefined;
+    try {
+      return read(db);
+    } finally {
+      this.forget(path);
+    }
+  }
+
+  /**
+   * Opens and checks `path` without caching it; the caller owns the database and must close it
+   * and call `budget.release()`.
+   */
+  async open(path: string): Promise<Opened> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await fsp.readFile(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { missing: true };
+      this.readFailed(path, error);
+      return { failed: error };
+    }
+    let db: Database | undefined;
+    this.budget.acquire();
+    try {
+      db = new this.SQL.Database(bytes);
+      const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
+      if (version > SCHEMA_VERSION) {
+        this.close(db);
+        if (!this.newerSchema.has(path)) {
+          this.newerSchema.add(path);
+          this.problems.report({ file: path, kind: 'newer-schema', message: `schema version ${version} is newer than ${SCHEMA_VERSION}; left untouched` });
+        }
+        return { unusable: true };
+      }
+      // Reads every page of the file's b-trees (about 1 ms per 2 MiB): a damaged page is found
+      // now, where the file can be set aside, not later in the middle of a query.
+      const check = String(db.exec('PRAGMA quick_check')[0]?.values[0]?.[0] ?? 'no result');
+      if (check !== 'ok') throw new Error(`integrity check failed: ${check}`);
+      for (const m of migrationsFrom(version)) db.run(m.sql);
+    } catch (error) {
+      if (db) this.close(db);
+      else this.budget.release();
+      if (!isDamagedFile(error)) {
+        this.readFailed(path, error);
+        return { failed: error };
+      }
+      await this.setAside(path, error);
+      return { unusable: true };
+    }
+    this.failing.clear();
+    return { db };
+  }
+
+  close(db: Database): void {
+    db.close();
+    this.budget.release();
+  }
+
+  forget(path: string): void {
+    const cached = this.cache.get(path);
+    if (!cached) return;
+    this.cache.delete(path);
+    this.close(cached.db);
+  }
+
+  closeAll(): void {
+    for (const path of [...this.cache.keys()]) this.forget(path);
+  }
+
+  isNewerSchema(path: string): boolean {
+    return this.newerSchema.has(path);
+  }
+
+  private readFailed(path: string, error: unknown): void {
+    const message = errorText(error);
+    if (this.failing.has(message)) return;
+    this.failing.add(message);
+    this.problems.report({ file: path, kind: 'read-failed', message });
+  }
+
+  private async setAside(path: string, error: unknown): Promise<void> {
+    const movedTo = `${path}.corrupt-${new Date(this.now()).toISOString().replace(/[:.]/g, '-')}`;
+    try {
+      await fsp.rename(path, movedTo);
+      this.setAsideTo.set(path, movedTo);
+      this.problems.report({ file: path, kind: 'corrupt', message: errorText(error), movedTo });
+    } catch (renameError) {
+      this.problems.report({ file: path, kind: 'read-failed', message: `${errorText(error)} (could not be set aside: ${errorText(renameError)})` });
+    }
+  }
+
+  /** Where `path` was set aside as damaged (in this run or an earlier one), if it was. */
+  async setAsideCopy(path: string): Promise<string | undefined> {
+    const known = this.setAsideTo.get(path);
+    if (known) return known;
+    const prefix = `${basename(path)}.corrupt-`;
+    const names = await fsp.readdir(dirname(path)).catch(() => [] as string[]);
+    const found = names.filter((n) => n.startsWith(prefix)).sort().pop();
+    return found && join(dirname(path), found);
+  }
+}

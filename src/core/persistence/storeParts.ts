@@ -1,0 +1,52 @@
+import { promises as fsp } from 'fs';
+import { join } from 'path';
+import type { Database, SqlJsStatic } from 'sql.js';
+import type { Flusher } from './flusher';
+import type { StoreLayout } from './layout';
+import type { OpenDatabases } from './openDatabases';
+import type { OwnFiles } from './ownFiles';
+import type { StoreProblems } from './problems';
+
+/** What the parts of a store share: where files are, how they are opened, saved and reported. */
+export interface StoreParts {
+  readonly SQL: SqlJsStatic;
+  readonly layout: StoreLayout;
+  readonly problems: StoreProblems;
+  readonly reads: OpenDatabases;
+  readonly own: OwnFiles;
+  readonly flusher: Flusher;
+  now(): number;
+  /** A write time, strictly increasing within this writer: the latest write of a row wins. */
+  stamp(): number;
+}
+
+/** This writer's file at `path`, marked as changed (saved after the debounce). */
+export async function ownDb(parts: StoreParts, path: string): Promise<Database> {
+  const file = await parts.own.get(path);
+  parts.flusher.touch(file);
+  return file.db;
+}
+
+/** Every writer's files of a session whose names match `suffix`, sorted. */
+export async function filesOf(parts: StoreParts, sessionId: string, suffix: RegExp): Promise<string[]> {
+  const dir = parts.layout.sessionDir(sessionId);
+  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  const paths = new Set(names.filter((n) => suffix.test(n)).map((n) => join(dir, n)));
+  for (const path of parts.own.pathsUnder(dir)) if (suffix.test(path)) paths.add(path);
+  return [...paths].sort();
+}
+
+/**
+ * Calls `visit` with each readable database of a session's files, one at a time: at most one of
+ * them is opened for this call, so a session with many files cannot exhaust the open bound.
+ */
+export async function eachSessionDb(parts: StoreParts, sessionId: string, suffix: RegExp, visit: (db: Database) => void): Promise<void> {
+  for (const path of await filesOf(parts, sessionId, suffix)) {
+    const own = parts.own.peek(path);
+    if (own) visit(own);
+    else {
+      const db = await parts.reads.get(path);
+      if (db) visit(db);
+    }
+  }
+}
