@@ -13,8 +13,6 @@ export function defaultStrategies(): CompactionStrategy[] {
   return [new ToolResultMasking(), new ToolCallSummarization(), new ThresholdSummarization(), new GoalBatchCompaction(), new EmergencyDrop()];
 }
 
-export const STRATEGY_NAMES = defaultStrategies().map((s) => s.name);
-
 export interface ChainOutcome {
   messages: Message[];
   removed: RemovedItem[];

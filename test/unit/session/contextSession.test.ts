@@ -1,10 +1,12 @@
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
-import { ContextManager, type FixedComponents } from '../../../src/core/compaction/contextManager';
+import { countMessage } from '../../../src/core/accounting/messageTokens';
+import type { FixedComponents } from '../../../src/core/accounting/usageBasis';
 import type { CompactionEvent } from '../../../src/core/compaction/events';
 import { validateHistory } from '../../../src/core/history/normalize';
 import type { Message } from '../../../src/core/model/message';
 import type { SessionStore } from '../../../src/core/persistence/types';
+import { ContextSession } from '../../../src/core/session/contextSession';
 import { withSettings } from '../../../src/core/settings';
 import { call, scriptedTurns } from '../../support/syntheticSession';
 import { tempStore } from '../../support/tempStore';
@@ -26,7 +28,7 @@ function withId(m: Message): Message {
 }
 
 async function openManager(store: SessionStore, sessionId: string, window = 32_000) {
-  return ContextManager.open({
+  return ContextSession.open({
     store,
     sessionId,
     settings: withSettings({ contextWindow: window, maxOutputTokens: 4_000 }),
@@ -34,7 +36,7 @@ async function openManager(store: SessionStore, sessionId: string, window = 32_0
   });
 }
 
-describe('context manager', function () {
+describe('context session', function () {
   this.timeout(120_000);
   let env: Awaited<ReturnType<typeof tempStore>>;
   let sessionId: string;
@@ -53,14 +55,14 @@ describe('context manager', function () {
     let requests = 0;
     for (const turn of scriptedTurns(300)) {
       if (turn.user) await manager.append(withId(userMessage(turn.user)));
-      const pre = await manager.preflight(FIXED);
-      assert.notEqual(pre.action, 'blocked');
-      const plan = manager.planRequest(FIXED);
+      const request = await manager.nextRequest({ fixed: FIXED });
+      assert.equal(request.status, 'ready');
+      const { plan } = request;
       assert.deepEqual(validateHistory(plan.messages), [], `request ${requests} has broken pairs`);
       assert.ok(plan.budget.used <= plan.budget.effectiveWindow, `request ${requests}: ${plan.budget.used} > ${plan.budget.effectiveWindow}`);
       assert.equal(plan.repaired, 0, 'the write path kept the history valid');
       maxUsed = Math.max(maxUsed, plan.budget.used);
-      await manager.recordRequest({ plan, model: 'test-model', reported: { inputTokens: plan.budget.used, outputTokens: 50 } });
+      await manager.recordResponse(request, { model: 'test-model', reported: { inputTokens: plan.budget.used, outputTokens: 50 } });
       requests++;
       await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
       for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
@@ -95,7 +97,7 @@ describe('context manager', function () {
     for (const turn of scriptedTurns(40, 11, 1000)) {
       await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
       for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
-      await manager.preflight(FIXED);
+      await manager.nextRequest({ fixed: FIXED });
     }
     const history = await env.store.listCompactionEvents(sessionId);
     const removed = history.flatMap((e) => e.removed);
@@ -122,7 +124,7 @@ describe('context manager', function () {
       await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
       for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
     }
-    const result = await manager.forceCompact('logger API');
+    const result = await manager.compact({ trigger: 'manual', focus: 'logger API' });
     assert.equal(result.status, 'complete');
     assert.ok(result.tokensAfter < result.tokensBefore);
     await manager.append(withId(userMessage('Now add a test for it.')));
@@ -145,14 +147,14 @@ describe('context manager', function () {
       for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
     }
     const before = manager.messages.map((m) => m.id);
-    const preview = await manager.previewCompaction();
+    const preview = await manager.compact({ trigger: 'manual', dryRun: true });
     assert.equal(preview.dryRun, true);
     assert.ok(preview.tokensAfter < preview.tokensBefore);
     assert.deepEqual(manager.messages.map((m) => m.id), before, 'preview changed nothing');
     assert.equal((await env.store.listCompactionEvents(sessionId)).length, 0, 'preview stored no event');
     assert.equal(await env.store.loadSnapshot(sessionId), undefined);
 
-    const confirmed = await manager.forceCompact();
+    const confirmed = await manager.compact({ trigger: 'manual' });
     assert.deepEqual(confirmed.strategiesRun, preview.strategiesRun);
     assert.ok(Math.abs(confirmed.tokensAfter - preview.tokensAfter) <= preview.tokensAfter * 0.01, 'the preview predicted the result');
     assert.deepEqual(confirmed.removed.map((r) => r.messageId), preview.removed.map((r) => r.messageId));
@@ -171,7 +173,7 @@ describe('context manager', function () {
       }
     }
     assert.equal(await manager.setPinned(pinnedId, true), true);
-    const result = await manager.forceCompact();
+    const result = await manager.compact({ trigger: 'manual' });
     assert.equal(result.status, 'complete');
     assert.ok(!result.removed.some((r) => r.messageId === pinnedId));
     const pinned = manager.messages.find((m) => m.id === pinnedId);
@@ -200,14 +202,14 @@ describe('context manager', function () {
     const manager = await openManager(env.store, sessionId);
     await manager.append(withId(userMessage('Explain the build system in detail, please.')));
     await manager.append(withId(assistant('It uses esbuild and a small script. '.repeat(40))));
-    const plan = manager.planRequest(FIXED);
-    const estimated = plan.budget.used;
+    const request = await manager.nextRequest({ fixed: FIXED });
+    const estimated = request.plan.budget.used;
     const reported = Math.round(estimated * 1.25);
-    await manager.recordRequest({ plan, model: 'claude', reported: { inputTokens: reported, outputTokens: 30 } });
+    await manager.recordResponse(request, { model: 'claude', reported: { inputTokens: reported, outputTokens: 30 } });
     assert.equal(manager.measure(FIXED).used, reported, 'the provider\'s figure replaces the estimate');
     assert.equal(manager.measure(FIXED).basis, 'reported');
     const [added] = await manager.append(withId(userMessage('And the tests?')));
-    assert.equal(manager.measure(FIXED).used, reported + added.tokens!, 'only what was added since is estimated');
+    assert.equal(manager.measure(FIXED).used, reported + countMessage(added, counter), 'only what was added since is estimated');
     const view = manager.calibration.view();
     assert.ok(Math.abs(view.factor - 1.25) < 0.01, `factor ${view.factor}`);
     assert.equal(view.samples, 1);
@@ -219,14 +221,14 @@ describe('context manager', function () {
   it('does not trust a report wildly off the estimate (it could stop compaction)', async () => {
     const manager = await openManager(env.store, sessionId);
     await manager.append(withId(userMessage('Summarize the repository layout for me.')));
-    const plan = manager.planRequest(FIXED);
-    await manager.recordRequest({ plan, model: 'proxy', reported: { inputTokens: 12 } });
+    const request = await manager.nextRequest({ fixed: FIXED });
+    await manager.recordResponse(request, { model: 'proxy', reported: { inputTokens: 12 } });
     assert.equal(manager.measure(FIXED).basis, 'estimate');
-    assert.equal(manager.measure(FIXED).used, plan.budget.used);
+    assert.equal(manager.measure(FIXED).used, request.plan.budget.used);
   });
 
   it('reports compaction events in order and stores a failed compaction as an error', async () => {
-    const manager = await ContextManager.open({
+    const manager = await ContextSession.open({
       store: env.store,
       sessionId,
       settings: withSettings({ contextWindow: 16_000, maxOutputTokens: 2_000 }),
