@@ -59,18 +59,27 @@ export function abortedToolResult(call: Pick<ToolCall, 'id' | 'name'>, reason: s
   };
 }
 
-/** A summary standing in for older messages (`replaces`: the transcript ids it covers). */
-export function summaryMessage(content: string, replaces: string[], made: Made = {}): Message {
+/**
+ * A summary standing in for older messages (`replaces`: the transcript ids it covers): a checkpoint
+ * ('summary'), a digest of tool calls ('tool_summary') or an episode of finished work ('episode').
+ */
+export function summaryMessage(content: string, replaces: string[], made: Made & { kind?: 'summary' | 'tool_summary' | 'episode' } = {}): Message {
+  const kind = made.kind ?? 'summary';
   return {
     id: made.id ?? newId('m'),
-    role: 'user',
-    kind: 'summary',
+    role: kind === 'episode' ? 'assistant' : 'user',
+    kind,
     content,
     agentVisible: true,
     userVisible: true,
     createdAt: made.createdAt ?? 0,
     meta: { synthetic: true, replaces },
   };
+}
+
+/** Instructions re-injected after a checkpoint (AGENTS.md and the like), hidden from the chat. */
+export function instructionsMessage(content: string, made: Made = {}): Message {
+  return { id: made.id ?? newId('m'), role: 'user', kind: 'instructions', content, agentVisible: true, userVisible: false, createdAt: made.createdAt ?? 0, meta: { synthetic: true } };
 }
 
 /** An old tool output replaced by a short pointer; the original stays in the transcript. */

@@ -91,6 +91,51 @@ describe('context session', function () {
     assert.ok(usage.some((u) => u.compactionId === undefined));
   });
 
+  it('plans the next request in one call: builds the prompt, compacts when full, builds it again for the room left', async () => {
+    const manager = await openManager(env.store, sessionId, 16_000);
+    await manager.append(withId(userMessage('Investigate the flaky build.')));
+    for (const turn of scriptedTurns(20, 11, 1000)) {
+      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+    }
+    const rooms: number[] = [];
+    const request = await manager.nextRequest((room) => {
+      rooms.push(room.percentUsed);
+      return { fixed: FIXED, label: `prompt ${rooms.length}` };
+    });
+    assert.equal(request.status, 'ready');
+    assert.equal(request.compaction?.status, 'complete', 'the full context was compacted before planning');
+    assert.equal(request.compactionId, request.compaction?.id);
+    assert.equal(rooms.length, 2, 'the prompt is built again after the compaction');
+    assert.ok(rooms[1] < rooms[0], `the second build sees the room compaction made (${rooms[0]} → ${rooms[1]})`);
+    assert.equal(request.prompt.label, 'prompt 2', 'the request carries the prompt built last');
+    assert.deepEqual(validateHistory(request.plan.messages), []);
+    assert.ok(request.plan.budget.used <= request.plan.budget.effectiveWindow);
+
+    const record = await manager.recordResponse(request, { model: 'test-model', reported: { inputTokens: request.plan.budget.used } });
+    assert.equal(record.requestIndex, request.requestIndex);
+    assert.equal(record.compactionId, request.compactionId, 'the ledger links the request to its compaction');
+    const next = await manager.nextRequest({ fixed: FIXED });
+    assert.equal(next.compaction, undefined, 'no compaction while there is room');
+    assert.equal(next.requestIndex, record.requestIndex + 1);
+  });
+
+  it('re-plans a request the provider refused as too long, once compacted', async () => {
+    const manager = await openManager(env.store, sessionId, 32_000);
+    await manager.append(withId(userMessage('Explore the repository.')));
+    for (const turn of scriptedTurns(12, 5, 1000)) {
+      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+    }
+    const request = await manager.nextRequest({ fixed: FIXED });
+    assert.equal(request.compaction, undefined);
+    const retried = await manager.recoverFromOverflow(request);
+    assert.equal(retried.recovered, true);
+    assert.equal(retried.compaction?.trigger, 'overflow');
+    assert.ok(retried.plan.budget.used < request.plan.budget.used, 'the retried request is smaller');
+    assert.deepEqual(validateHistory(retried.plan.messages), []);
+  });
+
   it('records every removed item with its reason, and archived outputs stay retrievable', async () => {
     const manager = await openManager(env.store, sessionId, 16_000);
     await manager.append(withId(userMessage('Investigate the flaky build.')));
@@ -137,6 +182,20 @@ describe('context session', function () {
     assert.ok(resumed.measure(FIXED).used < result.tokensBefore, 'resume does not reload the pre-compaction history');
     const transcriptIds = new Set((await env.store.loadTranscript(sessionId)).map((m) => m.id));
     for (const item of result.removed) assert.ok(transcriptIds.has(item.messageId), `removed ${item.messageId} stays in the transcript for audit`);
+  });
+
+  it('resumes with the counts stored with the messages instead of counting them again', async () => {
+    const manager = await openManager(env.store, sessionId);
+    await manager.append(withId(userMessage('Refactor the logger. '.repeat(200))));
+    await manager.append(withId(assistant('Done. '.repeat(300))));
+    const used = manager.measure(FIXED).used;
+    await env.store.flush();
+    let counted = 0;
+    const spy: typeof counter = Object.create(counter);
+    spy.count = (text: string) => (counted++, counter.count(text));
+    const resumed = await ContextSession.open({ store: env.store, sessionId, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter: spy });
+    assert.equal(resumed.measure(FIXED).used, used);
+    assert.equal(counted, 0, 'no message was counted again');
   });
 
   it('previews a compaction without changing anything, then confirms it', async () => {
