@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import type { RemovedItem } from '../persistence/types';
+import type { RemovedItem } from '../model/records';
 import { EmergencyDrop } from './strategies/emergencyDrop';
 import { GoalBatchCompaction } from './strategies/goalBatchCompaction';
 import { ThresholdSummarization } from './strategies/thresholdSummarization';
