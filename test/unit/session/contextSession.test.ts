@@ -36,6 +36,15 @@ async function openManager(store: SessionStore, sessionId: string, window = 32_0
   });
 }
 
+/** A user's request, then scripted assistant turns with their tool results. */
+async function fill(manager: ContextSession, request: string, turns: ReturnType<typeof scriptedTurns>) {
+  await manager.append(withId(userMessage(request)));
+  for (const turn of turns) {
+    await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+    for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+  }
+}
+
 describe('context session', function () {
   this.timeout(120_000);
   let env: Awaited<ReturnType<typeof tempStore>>;
@@ -93,11 +102,7 @@ describe('context session', function () {
 
   it('plans the next request in one call: builds the prompt, compacts when full, builds it again for the room left', async () => {
     const manager = await openManager(env.store, sessionId, 16_000);
-    await manager.append(withId(userMessage('Investigate the flaky build.')));
-    for (const turn of scriptedTurns(20, 11, 1000)) {
-      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
-    }
+    await fill(manager, 'Investigate the flaky build.', scriptedTurns(20, 11, 1000));
     const rooms: number[] = [];
     const request = await manager.nextRequest((room) => {
       rooms.push(room.percentUsed);
@@ -122,11 +127,7 @@ describe('context session', function () {
 
   it('re-plans a request the provider refused as too long, once compacted', async () => {
     const manager = await openManager(env.store, sessionId, 32_000);
-    await manager.append(withId(userMessage('Explore the repository.')));
-    for (const turn of scriptedTurns(12, 5, 1000)) {
-      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
-    }
+    await fill(manager, 'Explore the repository.', scriptedTurns(12, 5, 1000));
     const request = await manager.nextRequest({ fixed: FIXED });
     assert.equal(request.compaction, undefined);
     const retried = await manager.recoverFromOverflow(request);
@@ -164,11 +165,7 @@ describe('context session', function () {
 
   it('resumes a compacted session from its snapshot, then appends what came after', async () => {
     const manager = await openManager(env.store, sessionId);
-    await manager.append(withId(userMessage('Refactor the logger.')));
-    for (const turn of scriptedTurns(30, 3, 1000)) {
-      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
-    }
+    await fill(manager, 'Refactor the logger.', scriptedTurns(30, 3, 1000));
     const result = await manager.compact({ trigger: 'manual', focus: 'logger API' });
     assert.equal(result.status, 'complete');
     assert.ok(result.tokensAfter < result.tokensBefore);
@@ -200,11 +197,7 @@ describe('context session', function () {
 
   it('previews a compaction without changing anything, then confirms it', async () => {
     const manager = await openManager(env.store, sessionId);
-    await manager.append(withId(userMessage('Explore the repository.')));
-    for (const turn of scriptedTurns(25, 5, 1000)) {
-      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
-    }
+    await fill(manager, 'Explore the repository.', scriptedTurns(25, 5, 1000));
     const before = manager.messages.map((m) => m.id);
     const preview = await manager.compact({ trigger: 'manual', dryRun: true });
     assert.equal(preview.dryRun, true);
@@ -295,11 +288,7 @@ describe('context session', function () {
       summarizer: { name: 'broken', summarize: async () => { throw new Error('summarizer exploded'); } },
       strategies: undefined,
     });
-    await manager.append(withId(userMessage('Long task.')));
-    for (const turn of scriptedTurns(12, 2, 1000)) {
-      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
-    }
+    await fill(manager, 'Long task.', scriptedTurns(12, 2, 1000));
     const events: CompactionEvent[] = [];
     manager.onCompaction((e) => events.push(e));
     const result = await manager.compact({ trigger: 'manual', only: ['threshold-summarization'] });
