@@ -14,14 +14,28 @@ export function countText(text: string, counter: TokenCounter): number {
 }
 
 /**
- * Counts memoized per message object and encoding. Messages are never changed in place (a changed
- * message is a new object), so an entry can never go stale and nothing has to clear it.
+ * Counts memoized per message object and encoding, in a hidden slot beside the message's data: a
+ * non-enumerable symbol property, which object spreads, JSON and structured clones never copy. So a
+ * changed message (always a new object) is counted afresh, and nothing has to clear a count by
+ * hand. (A plain property lookup: a WeakMap made per-turn accounting several times slower.)
  */
-const memo = new WeakMap<Message, { encoding: string; tokens: number }>();
+const COUNT = Symbol('tally.tokenCount');
+interface CountSlot {
+  encoding: string;
+  tokens: number;
+}
+type WithSlot = Message & { [COUNT]?: CountSlot };
+/** For the rare message that cannot take the slot (frozen). */
+const frozenCounts = new WeakMap<Message, CountSlot>();
 
 function memoized(message: Message, encoding: string): number | undefined {
-  const entry = memo.get(message);
-  return entry && entry.encoding === encoding ? entry.tokens : undefined;
+  const slot = (message as WithSlot)[COUNT] ?? frozenCounts.get(message);
+  return slot !== undefined && slot.encoding === encoding ? slot.tokens : undefined;
+}
+
+function remember(message: Message, slot: CountSlot): void {
+  if (Object.isExtensible(message)) Object.defineProperty(message, COUNT, { value: slot, writable: true, configurable: true, enumerable: false });
+  else frozenCounts.set(message, slot);
 }
 
 /**
@@ -35,7 +49,7 @@ export function countMessage(message: Message, counter: Pick<TokenCounter, 'enco
   for (const call of message.toolCalls ?? []) total += TOOL_CALL_OVERHEAD_TOKENS + counter.count(call.name) + counter.count(call.arguments);
   if (message.role === 'tool') total += counter.count(message.toolName ?? '') + 2;
   total += (message.meta?.images ?? 0) * IMAGE_TOKEN_ESTIMATE;
-  memo.set(message, { encoding: counter.encoding, tokens: total });
+  remember(message, { encoding: counter.encoding, tokens: total });
   return total;
 }
 
@@ -65,7 +79,7 @@ export function withStoredCount(message: Message, counter: Pick<TokenCounter, 'e
 /** Takes the counts stored with loaded messages into the memo (once, on load). */
 export function adoptStoredCounts(messages: readonly Message[]): void {
   for (const m of messages) {
-    if (m.tokens !== undefined && m.tokenEncoding && !memo.has(m)) memo.set(m, { encoding: m.tokenEncoding, tokens: m.tokens });
+    if (m.tokens !== undefined && m.tokenEncoding && memoized(m, m.tokenEncoding) === undefined) remember(m, { encoding: m.tokenEncoding, tokens: m.tokens });
   }
 }
 
