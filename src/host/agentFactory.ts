@@ -14,7 +14,8 @@ import { SessionToolRunner } from '../core/agent/sessionTools';
 import { WorkspaceToolRunner } from '../core/agent/workspaceToolRunner';
 import { workspaceTools } from '../core/tools/builtinTools';
 import type { ApprovalDecision } from '../core/tools/types';
-import type { ContextManager, FixedComponents } from '../core/compaction/contextManager';
+import type { FixedComponents } from '../core/accounting/usageBasis';
+import type { ContextSession } from '../core/session/contextSession';
 import type { SessionStore } from '../core/persistence/types';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
 import type { ToolRunner, ToolRunResult } from '../core/agent/toolRunner';
@@ -63,7 +64,7 @@ export class AgentFactory {
     return report;
   }
 
-  async create(args: { manager: ContextManager; chat: ChatModel; config: TallyConfiguration; store: SessionStore; onFixed(fixed: FixedComponents): void }): Promise<AgentSession> {
+  async create(args: { manager: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; onFixed(fixed: FixedComponents): void }): Promise<AgentSession> {
     const counter = getTokenCounter(args.chat.model.encoding);
     let fixedNow: FixedComponents = { system: 0, skills: 0, tools: 0 };
     const gate = new ExternalToolGate({ trusted: () => vscode.workspace.isTrusted, allowedByUser: userAllowedTools, ask: (request) => this.ask(request) });

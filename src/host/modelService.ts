@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { LlmSummarizer } from '../core/compaction/llmSummarizer';
 import type { Summarizer } from '../core/compaction/types';
+import { hiddenUserMessage } from '../core/model/factories';
 import { createAnthropicProvider } from '../core/providers/anthropic';
 import { completeOnce } from '../core/providers/completeOnce';
 import { keyForEndpoint } from '../core/providers/endpointOrigin';
@@ -27,7 +28,7 @@ async function completeText(provider: ChatProvider, model: string, prompt: { sys
   const request = {
     model,
     system: [{ text: prompt.system }],
-    messages: [{ id: 'summary-request', role: 'user' as const, kind: 'user' as const, content: prompt.user, agentVisible: true, userVisible: false, createdAt: 0 }],
+    messages: [hiddenUserMessage(prompt.user, { id: 'summary-request' })],
     tools: [],
     maxOutputTokens: prompt.maxTokens,
   };

@@ -2,7 +2,9 @@ import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import type { AgentEvent } from '../core/agent/events';
 import { AgentSession } from '../core/agent/agentSession';
-import { ContextManager, type CompactionResult, type FixedComponents } from '../core/compaction/contextManager';
+import type { FixedComponents } from '../core/accounting/usageBasis';
+import type { CompactionResult } from '../core/compaction/compactor';
+import { ContextSession } from '../core/session/contextSession';
 import type { SessionInfo, SessionStore } from '../core/persistence/types';
 import { readConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
@@ -12,7 +14,7 @@ import { TurnTracker, type LiveTurn, type TurnNotice } from './turnTracker';
 
 export interface ActiveSession {
   info: SessionInfo;
-  manager: ContextManager;
+  manager: ContextSession;
   /** Absent for replays, or while no model is configured. */
   agent?: AgentSession;
   chat?: ChatModel;
@@ -97,7 +99,7 @@ export class SessionController implements vscode.Disposable {
     const usage = await store.listTurnUsage(sessionId);
     const lastUsage = usage[usage.length - 1];
     const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
-    const manager = await ContextManager.open({
+    const manager = await ContextSession.open({
       store,
       sessionId,
       settings: config.context,
@@ -166,14 +168,14 @@ export class SessionController implements vscode.Disposable {
   async compact(focus?: string): Promise<CompactionResult> {
     const session = await this.current();
     if (session.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before compacting.');
-    const result = await session.manager.forceCompact(focus, session.fixed);
+    const result = await session.manager.compact({ trigger: 'manual', focus, fixed: session.fixed });
     this.changed.fire();
     return result;
   }
 
   async preview(focus?: string): Promise<CompactionResult> {
     const session = await this.current();
-    return session.manager.previewCompaction(focus, session.fixed);
+    return session.manager.compact({ trigger: 'manual', focus, fixed: session.fixed, dryRun: true });
   }
 
   async setPinned(messageId: string, pinned: boolean): Promise<boolean> {

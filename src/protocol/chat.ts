@@ -2,7 +2,7 @@
  * Messages between the extension host and the chat panel webview (F21).
  * The host owns the conversation; the webview renders what it is sent and sends intents.
  */
-import type { CompactionEventRecord } from '../core/persistence/types';
+import type { CompactionEventRecord } from '../core/model/records';
 
 export interface ChatToolCallView {
   callId: string;

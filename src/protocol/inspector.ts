@@ -3,7 +3,8 @@
  * The host is the source of truth: it sends whole state; the webview renders it and sends intents.
  * This file has no `vscode` import: the webview bundle uses it too.
  */
-import type { BlobInfo, CompactionEventRecord, ComponentTokens, RequestItem, TurnUsageRecord } from '../core/persistence/types';
+import type { CompactionEventRecord, ComponentTokens, RequestItem, TurnUsageRecord } from '../core/model/records';
+import type { BlobInfo } from '../core/persistence/types';
 
 export interface BudgetView {
   contextWindow: number;

@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import type { ComponentTokens } from '../persistence/types';
+import type { ComponentTokens } from '../model/records';
 import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT, type ContextSettings } from '../settings';
 
 const SUMMARY_KINDS = new Set(['summary', 'tool_summary', 'episode']);

@@ -29,14 +29,4 @@ export class Calibration {
     const error = this.ratios.reduce((a, r) => a + Math.abs(r - factor), 0) / n;
     return { factor, error, samples: n };
   }
-
-  toJSON(): number[] {
-    return [...this.ratios];
-  }
-
-  static fromJSON(value: unknown): Calibration {
-    const calibration = new Calibration();
-    if (Array.isArray(value)) for (const r of value) if (typeof r === 'number' && r > 0.2 && r < 5) calibration.ratios.push(r);
-    return calibration;
-  }
 }

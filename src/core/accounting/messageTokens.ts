@@ -14,18 +14,42 @@ export function countText(text: string, counter: TokenCounter): number {
 }
 
 /**
+ * Counts memoized per message object and encoding, in a hidden slot beside the message's data: a
+ * non-enumerable symbol property, which object spreads, JSON and structured clones never copy. So a
+ * changed message (always a new object) is counted afresh, and nothing has to clear a count by
+ * hand. (A plain property lookup: a WeakMap made per-turn accounting several times slower.)
+ */
+const COUNT = Symbol('tally.tokenCount');
+interface CountSlot {
+  encoding: string;
+  tokens: number;
+}
+type WithSlot = Message & { [COUNT]?: CountSlot };
+/** For the rare message that cannot take the slot (frozen). */
+const frozenCounts = new WeakMap<Message, CountSlot>();
+
+function memoized(message: Message, encoding: string): number | undefined {
+  const slot = (message as WithSlot)[COUNT] ?? frozenCounts.get(message);
+  return slot !== undefined && slot.encoding === encoding ? slot.tokens : undefined;
+}
+
+function remember(message: Message, slot: CountSlot): void {
+  if (Object.isExtensible(message)) Object.defineProperty(message, COUNT, { value: slot, writable: true, configurable: true, enumerable: false });
+  else frozenCounts.set(message, slot);
+}
+
+/**
  * Tokens a message adds to a request: content, tool-call names and raw JSON arguments, the tool
- * result's name, framing, and images. Counted once: the result is stored on the message with the
- * encoding it was counted with (F1).
+ * result's name, framing, and images. Counted once per message and encoding.
  */
 export function countMessage(message: Message, counter: Pick<TokenCounter, 'encoding' | 'count'>): number {
-  if (message.tokens !== undefined && message.tokenEncoding === counter.encoding) return message.tokens;
+  const known = memoized(message, counter.encoding);
+  if (known !== undefined) return known;
   let total = MESSAGE_OVERHEAD_TOKENS + counter.count(message.content);
   for (const call of message.toolCalls ?? []) total += TOOL_CALL_OVERHEAD_TOKENS + counter.count(call.name) + counter.count(call.arguments);
   if (message.role === 'tool') total += counter.count(message.toolName ?? '') + 2;
   total += (message.meta?.images ?? 0) * IMAGE_TOKEN_ESTIMATE;
-  message.tokens = total;
-  message.tokenEncoding = counter.encoding;
+  remember(message, { encoding: counter.encoding, tokens: total });
   return total;
 }
 
@@ -37,13 +61,26 @@ const ASYNC_COUNT_CHARS = 64 * 1024;
  * synchronous count free). Use it wherever a message enters the session.
  */
 export async function countMessageAsync(message: Message, counter: TokenCounter): Promise<number> {
-  if (message.tokens !== undefined && message.tokenEncoding === counter.encoding) return message.tokens;
+  const known = memoized(message, counter.encoding);
+  if (known !== undefined) return known;
   const sliced = new Map<string, number>();
   for (const text of [message.content, ...(message.toolCalls ?? []).map((call) => call.arguments)]) {
     if (text.length > ASYNC_COUNT_CHARS && !sliced.has(text)) sliced.set(text, await counter.countAsync(text));
   }
   if (sliced.size === 0) return countMessage(message, counter);
   return countMessage(message, { encoding: counter.encoding, count: (text) => sliced.get(text) ?? counter.count(text) });
+}
+
+/** The message as it is stored: with its count, so a resumed session need not count it again. */
+export function withStoredCount(message: Message, counter: Pick<TokenCounter, 'encoding' | 'count'>): Message {
+  return { ...message, tokens: countMessage(message, counter), tokenEncoding: counter.encoding };
+}
+
+/** Takes the counts stored with loaded messages into the memo (once, on load). */
+export function adoptStoredCounts(messages: readonly Message[]): void {
+  for (const m of messages) {
+    if (m.tokens !== undefined && m.tokenEncoding && memoized(m, m.tokenEncoding) === undefined) remember(m, { encoding: m.tokenEncoding, tokens: m.tokens });
+  }
 }
 
 /** Deterministic JSON (sorted keys) so the same tools always serialize, and count, the same. */

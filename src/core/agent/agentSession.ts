@@ -1,8 +1,9 @@
-import type { ContextManager, FixedComponents } from '../compaction/contextManager';
+import type { FixedComponents } from '../accounting/usageBasis';
+import { noteMessage } from '../model/factories';
 import { SessionCallIds } from '../history/uniqueCallIds';
-import { newId } from '../model/ids';
 import type { Message, ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
+import type { ContextSession } from '../session/contextSession';
 import { ProviderError } from '../providers/errors';
 import type { ChatProvider, ProviderRequest, ReportedUsage } from '../providers/types';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
@@ -22,7 +23,7 @@ export interface PromptSource {
 }
 
 export interface AgentOptions {
-  manager: ContextManager;
+  manager: ContextSession;
   provider: ChatProvider;
   model: string;
   maxOutputTokens: number;
@@ -70,7 +71,7 @@ export class AgentSession {
     this.unsubscribe = options.manager.onCompaction((event) => this.emit({ type: 'compaction', event }));
   }
 
-  get manager(): ContextManager {
+  get manager(): ContextSession {
     return this.options.manager;
   }
 
@@ -112,15 +113,7 @@ export class AgentSession {
     external?.addEventListener('abort', onAbort, { once: true });
     this.running = controller;
     try {
-      const [user] = await this.manager.append({
-        id: newId('m'),
-        role: 'user',
-        kind: 'user',
-        content: text,
-        agentVisible: true,
-        userVisible: true,
-        createdAt: 0,
-      });
+      const user = await this.manager.appendUser(text);
       this.emit({ type: 'turn_start', userMessageId: user.id });
       const reason = await this.loop(controller.signal);
       this.emit({ type: 'turn_end', stopReason: reason });
@@ -155,52 +148,39 @@ export class AgentSession {
   }
 
   private async step(signal: AbortSignal): Promise<TurnStopReason | 'tool_use'> {
-    const measured = this.manager.measure();
-    let prompt = await this.options.prompt.prepare({ effectiveWindow: measured.effectiveWindow, percentUsed: measured.percent });
-    const preflight = await this.manager.preflight(prompt.fixed, signal);
+    const prompts = this.options.prompt;
+    let request = await this.manager.nextRequest((room) => prompts.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percentUsed }), signal);
     if (signal.aborted) throw new CancelledError('cancelled');
-    if (preflight.action === 'blocked') {
+    if (request.status === 'blocked') {
       this.emit({
         type: 'error',
         kind: 'blocked',
-        message: `The context is still ${Math.round(preflight.budget.percent * 100)}% full after compaction; nothing more can be removed safely. Start a new session or unpin items.`,
+        message: `The context is still ${Math.round(request.plan.budget.percent * 100)}% full after compaction; nothing more can be removed safely. Start a new session or unpin items.`,
       });
       return 'blocked';
     }
-    let compactionId = preflight.compaction?.status === 'complete' ? preflight.compaction.id : undefined;
-    if (compactionId) {
-      const after = this.manager.measure(prompt.fixed);
-      prompt = await this.options.prompt.prepare({ effectiveWindow: after.effectiveWindow, percentUsed: after.percent });
-    }
-
-    let overflowRecovered = false;
     for (;;) {
-      const plan = this.manager.planRequest(prompt.fixed);
-      const request = this.buildRequest(plan.messages, prompt);
-      this.emit({ type: 'request_start', requestIndex: this.manager.nextRequestIndex, usedTokens: plan.budget.used, effectiveWindow: plan.budget.effectiveWindow, percent: plan.budget.percent });
+      const { plan } = request;
+      this.emit({ type: 'request_start', requestIndex: request.requestIndex, usedTokens: plan.budget.used, effectiveWindow: plan.budget.effectiveWindow, percent: plan.budget.percent });
       let response: StreamedResponse;
       try {
-        response = await this.streamWithRetry(request, signal);
+        response = await this.streamWithRetry(this.buildRequest(plan.messages, request.prompt), signal);
       } catch (error) {
-        if (error instanceof ProviderError && error.kind === 'context_too_long' && !overflowRecovered) {
-          // Reactive recovery (F10): compact and retry once.
-          overflowRecovered = true;
-          const recovery = await this.manager.recoverFromOverflow(prompt.fixed, signal);
-          if (recovery.status === 'complete') compactionId = recovery.id;
+        if (error instanceof ProviderError && error.kind === 'context_too_long' && !request.recovered) {
+          // The provider counted more than the estimate: compact and retry once.
+          request = await this.manager.recoverFromOverflow(request, signal);
           continue;
         }
         throw error;
       }
-      const record = await this.manager.recordRequest({ plan, model: this.options.model, reported: response.usage, compactionId });
+      const record = await this.manager.recordResponse(request, { model: this.options.model, reported: response.usage });
       this.emit({ type: 'usage', record });
       return this.finishResponse(response, signal);
     }
   }
 
   private buildRequest(messages: Message[], prompt: PreparedPrompt): ProviderRequest {
-    const tail: Message[] = prompt.tailNotes.length
-      ? [{ id: 'tail-note', role: 'user', kind: 'note', content: prompt.tailNotes.join('\n'), agentVisible: true, userVisible: false, createdAt: 0, meta: { synthetic: true } }]
-      : [];
+    const tail: Message[] = prompt.tailNotes.length ? [noteMessage(prompt.tailNotes.join('\n'), { id: 'tail-note' })] : [];
     return {
       model: this.options.model,
       system: prompt.system,
@@ -281,16 +261,7 @@ export class AgentSession {
   }
 
   private async recordAssistant(text: string, calls: ToolCall[]): Promise<Message> {
-    const [message] = await this.manager.append({
-      id: newId('m'),
-      role: 'assistant',
-      kind: 'assistant',
-      content: text,
-      toolCalls: calls.length ? calls : undefined,
-      agentVisible: true,
-      userVisible: true,
-      createdAt: 0,
-    });
+    const message = await this.manager.appendAssistant(text, calls);
     this.emit({ type: 'assistant_message', message });
     return message;
   }

@@ -1,6 +1,6 @@
 import type { CompactionEvent } from '../compaction/events';
 import type { Message, ToolCall } from '../model/message';
-import type { TurnUsageRecord } from '../persistence/types';
+import type { TurnUsageRecord } from '../model/records';
 import type { ApprovalRequest } from '../tools/types';
 
 /** What the agent loop reports while it works; the chat panel and the inspector render these (F18). */

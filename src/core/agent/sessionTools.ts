@@ -1,7 +1,7 @@
-import type { ContextManager } from '../compaction/contextManager';
 import type { ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
 import type { SessionStore } from '../persistence/types';
+import type { ContextSession } from '../session/contextSession';
 import { parseToolArguments } from '../tools/args';
 import { readResult, READ_RESULT_TOOL } from '../toolOutput/readResult';
 import type { ToolRunner, ToolRunOptions, ToolRunResult } from './toolRunner';
@@ -20,7 +20,7 @@ export const COMPACT_CONTEXT_TOOL: ToolDefinition = {
 export class SessionToolRunner implements ToolRunner {
   constructor(
     private readonly store: SessionStore,
-    private readonly manager: () => ContextManager,
+    private readonly manager: () => ContextSession,
     private readonly fixed: () => { system: number; skills: number; tools: number },
     private readonly next?: ToolRunner,
   ) {}

@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import type { RemovedItem } from '../persistence/types';
+import type { RemovedItem } from '../model/records';
 import { EmergencyDrop } from './strategies/emergencyDrop';
 import { GoalBatchCompaction } from './strategies/goalBatchCompaction';
 import { ThresholdSummarization } from './strategies/thresholdSummarization';
@@ -12,8 +12,6 @@ import { totalTokens } from './units';
 export function defaultStrategies(): CompactionStrategy[] {
   return [new ToolResultMasking(), new ToolCallSummarization(), new ThresholdSummarization(), new GoalBatchCompaction(), new EmergencyDrop()];
 }
-
-export const STRATEGY_NAMES = defaultStrategies().map((s) => s.name);
 
 export interface ChainOutcome {
   messages: Message[];

@@ -1,4 +1,4 @@
-import type { CompactionEventRecord, CompactionTrigger } from '../persistence/types';
+import type { CompactionEventRecord, CompactionTrigger } from '../model/records';
 
 /** Compaction lifecycle (F11): every start ends in exactly one complete or error. */
 export type CompactionEvent =

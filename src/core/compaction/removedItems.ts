@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import type { RemovalReason, RemovedItem } from '../persistence/types';
+import type { RemovalReason, RemovedItem } from '../model/records';
 
 const PREVIEW_CHARS = 160;
 

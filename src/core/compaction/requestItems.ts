@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import type { RequestItem } from '../persistence/types';
+import type { RequestItem } from '../model/records';
 import { previewOf } from './removedItems';
 
 /** Describes one message of a request for the ledger and the inspector (F4, F22). */

@@ -75,7 +75,10 @@ export interface Message {
   userVisible: boolean;
   /** Pinned items are never archived, summarized or dropped by compaction (F22). */
   pinned?: boolean;
-  /** Memoized token count and the encoding it was counted with (F1). */
+  /**
+   * The token count stored with the row and the encoding it was counted with. Read once on load
+   * (accounting/messageTokens); the live count is memoized outside the message.
+   */
   tokens?: number;
   tokenEncoding?: string;
   createdAt: number;

@@ -1,4 +1,8 @@
 import type { Message } from '../model/message';
+import type { CompactionEventRecord, TurnUsageRecord } from '../model/records';
+
+// The domain types live in model/; re-exported here so existing imports keep working.
+export type { CompactionEventRecord, CompactionTrigger, ComponentTokens, RemovalReason, RemovedItem, RequestItem, TurnUsageRecord } from '../model/records';
 
 /** The records Tally keeps per session (F24). All methods are safe to call before the first flush. */
 
@@ -33,83 +37,6 @@ export interface SessionSnapshot {
   compactionId: string;
   /** Transcript messages created after this time are appended on resume. */
   createdAt: number;
-}
-
-export type CompactionTrigger = 'auto' | 'blocked' | 'manual' | 'overflow' | 'tool';
-
-export type RemovalReason = 'archived' | 'tool_summarized' | 'summarized' | 'episodic' | 'dropped';
-
-/** One item that left the working context, and where it can still be found (F13). */
-export interface RemovedItem {
-  messageId: string;
-  reason: RemovalReason;
-  strategy: string;
-  kind: string;
-  role: string;
-  tokens: number;
-  toolName?: string;
-  /** Offloaded full output, when there is one. */
-  offloadRef?: string;
-  /** First characters, for the inspector. */
-  preview: string;
-}
-
-export interface CompactionEventRecord {
-  id: string;
-  sessionId: string;
-  trigger: CompactionTrigger;
-  focus?: string;
-  status: 'complete' | 'error' | 'skipped';
-  error?: string;
-  strategies: string[];
-  tokensBefore: number;
-  tokensAfter: number;
-  messagesBefore: number;
-  messagesAfter: number;
-  startedAt: number;
-  durationMs: number;
-  /** The summary text produced, when a summarizing strategy ran. */
-  summary?: string;
-  removed: RemovedItem[];
-}
-
-export interface RequestItem {
-  messageId: string;
-  role: string;
-  kind: string;
-  tokens: number;
-  badges: Array<'truncated' | 'offloaded' | 'archived' | 'summarized' | 'pinned' | 'synthetic'>;
-  toolName?: string;
-  preview: string;
-}
-
-export interface ComponentTokens {
-  system: number;
-  skills: number;
-  tools: number;
-  messages: number;
-  toolResults: number;
-  summaries: number;
-}
-
-/** One request sent to the model: what it carried and what the provider said (F4). */
-export interface TurnUsageRecord {
-  id: string;
-  sessionId: string;
-  requestIndex: number;
-  createdAt: number;
-  model: string;
-  contextWindow: number;
-  maxOutputTokens: number;
-  components: ComponentTokens;
-  estimatedInputTokens: number;
-  reportedInputTokens?: number;
-  reportedOutputTokens?: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  /** The compaction that ran right before this request, if any. */
-  compactionId?: string;
-  items: RequestItem[];
 }
 
 export interface StoreProblem {

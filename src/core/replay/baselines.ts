@@ -3,6 +3,7 @@ import { LocalSummarizer } from '../compaction/localSummarizer';
 import { removedItem, transcriptIdsOf } from '../compaction/removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../compaction/types';
 import { toUnits } from '../compaction/units';
+import { archivedToolResult, summaryMessage } from '../model/factories';
 import type { Message } from '../model/message';
 import { withSettings, type ContextSettings } from '../settings';
 
@@ -62,7 +63,7 @@ class KeepLastObservations implements CompactionStrategy {
         continue;
       }
       removed.push(removedItem(m, 'archived', this.name, ctx.countTokens(m)));
-      out.push({ ...m, id: ctx.newId(), kind: 'tool_result_archived', content: '[Old tool output omitted for brevity]', tokens: undefined, meta: { ...m.meta, replaces: transcriptIdsOf(m), synthetic: true } });
+      out.push(archivedToolResult(m, '[Old tool output omitted for brevity]', transcriptIdsOf(m), { id: ctx.newId() }));
     }
     return { messages: out, removed };
   }
@@ -87,10 +88,7 @@ class SummarizeEverything implements CompactionStrategy {
     }
     const replaced = messages.filter((_, i) => !keepUser.has(i));
     const text = await this.summarizer.summarize({ messages, style: 'checkpoint', maxTokens: Math.min(4_000, ctx.effectiveWindow * 0.08) });
-    const summary: Message = {
-      id: ctx.newId(), role: 'user', kind: 'summary', content: text, agentVisible: true, userVisible: true,
-      createdAt: messages[messages.length - 1].createdAt, meta: { synthetic: true, replaces: replaced.flatMap(transcriptIdsOf) },
-    };
+    const summary = summaryMessage(text, replaced.flatMap(transcriptIdsOf), { id: ctx.newId(), createdAt: messages[messages.length - 1].createdAt });
     const out = [...messages.filter((_, i) => keepUser.has(i)), summary];
     return { messages: out, removed: replaced.map((m) => removedItem(m, 'summarized', this.name, ctx.countTokens(m))), summary: text };
   }

@@ -1,9 +1,11 @@
 import type { TokenCounter } from '../accounting/tokenizer';
-import { ContextManager, type FixedComponents } from '../compaction/contextManager';
+import type { FixedComponents } from '../accounting/usageBasis';
 import { validateHistory } from '../history/normalize';
 import type { Message, ToolCall } from '../model/message';
-import type { ComponentTokens, SessionStore } from '../persistence/types';
+import type { ComponentTokens } from '../model/records';
+import type { SessionStore } from '../persistence/types';
 import { DEFAULT_SETTINGS, type ContextSettings } from '../settings';
+import { ContextSession, type PlannedRequest } from '../session/contextSession';
 import type { ReplayPolicy } from './baselines';
 
 /** Cache pricing used for the effective cost: cached input 0.1×, cache write 1.25× (issue 5). */
@@ -73,7 +75,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const { counter, store } = options;
   const settings = options.policy.settings({ ...(options.baseSettings ?? DEFAULT_SETTINGS), contextWindow: options.contextWindow, maxOutputTokens: options.maxOutputTokens });
   const session = await store.createSession({ title: `${options.label} (${options.policy.name})`, origin: `replay:${options.label}` });
-  const manager = await ContextManager.open({
+  const manager = await ContextSession.open({
     store,
     sessionId: session.id,
     settings,
@@ -91,11 +93,10 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   let previous: Array<{ key: string; tokens: number }> | undefined;
   let compactions = 0;
 
-  const planRequest = async () => {
-    const preflight = await manager.preflight(fixed);
-    const compaction = preflight.compaction && preflight.compaction.status === 'complete' ? preflight.compaction : undefined;
-    if (compaction) compactions++;
-    const plan = manager.planRequest(fixed);
+  /** Describes one planned request: size, prefix reuse with the previous one, pairing, badges. */
+  const reportOf = (request: PlannedRequest): RequestReport => {
+    const { plan } = request;
+    const compaction = request.compactionId ? request.compaction : undefined;
     const items = plan.messages.map((m, i) => ({ key: itemKey(m), tokens: plan.items[i].tokens }));
     let prefixTokens = previous ? fixed.system + fixed.tools + fixed.skills : 0;
     if (previous) {
@@ -116,14 +117,22 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
       summarized: badges.filter((b) => b === 'summarized').length,
       compaction: compaction && { id: compaction.id, strategies: compaction.strategiesRun, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter },
     };
+    return report;
+  };
+
+  const planRequest = async () => {
+    // A blocked request is measured and recorded as if sent: the report counts it over the window.
+    const request = await manager.nextRequest({ fixed });
+    if (request.compactionId) compactions++;
+    const report = reportOf(request);
     reports.push(report);
-    await manager.recordRequest({ plan, model: `replay:${options.policy.name}`, compactionId: compaction?.id });
+    await manager.recordResponse(request, { model: `replay:${options.policy.name}` });
     options.onRequest?.(report);
   };
 
   for (const source of options.messages) {
     if (source.role === 'system') continue;
-    const message: Message = { ...source, id: prefix + source.id, tokens: undefined, tokenEncoding: undefined };
+    const message: Message = { ...source, id: prefix + source.id };
     if (message.role === 'assistant') {
       await planRequest();
       await manager.append(message);

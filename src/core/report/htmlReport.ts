@@ -1,4 +1,4 @@
-import type { ComponentTokens } from '../persistence/types';
+import type { ComponentTokens } from '../model/records';
 import type { RequestReport, RunReport } from '../replay/replay';
 
 /** Segment order and colours shared by the bar and the timeline. */

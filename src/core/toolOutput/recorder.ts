@@ -1,4 +1,4 @@
-import { newId } from '../model/ids';
+import { toolResultMessage } from '../model/factories';
 import type { Message, ToolCall } from '../model/message';
 import type { SessionStore } from '../persistence/types';
 import type { ContextSettings } from '../settings';
@@ -27,18 +27,7 @@ export async function recordToolResult(args: RecordArgs): Promise<Message> {
   const { settings, call } = args;
   // Hashing, line counting and UTF-8 checks run in slices: a 100 MB output never blocks the host.
   const scan = await scanOutput(args.output);
-  const base: Message = {
-    id: newId('m'),
-    role: 'tool',
-    kind: 'tool_result',
-    content: '',
-    toolCallId: call.id,
-    toolName: call.name,
-    agentVisible: true,
-    userVisible: true,
-    createdAt: (args.now ?? Date.now)(),
-    meta: args.isError ? { isError: true } : {},
-  };
+  const base = toolResultMessage(call, '', { isError: args.isError, createdAt: (args.now ?? Date.now)() });
   const binaryNote = `[binary output: ${fmt(scan.byteSize)} bytes, sha256 ${scan.sha256}; not shown]`;
   const encodingNote = scan.invalidUtf8 && !scan.binary ? '\n[The output is not valid UTF-8; invalid bytes are shown as \uFFFD. read_result returns the exact bytes.]' : '';
   const overThreshold = settings.offloadThresholdBytes > 0 && scan.byteSize > settings.offloadThresholdBytes;

@@ -108,12 +108,15 @@ describe('token counting', function () {
     const base = countMessage(plain, counter);
     assert.ok(countMessage(withCall, counter) > base + 10);
     assert.equal(countMessage(withImages, counter), base + 2 * IMAGE_TOKEN_ESTIMATE);
-    assert.equal(plain.tokens, base);
-    assert.equal(plain.tokenEncoding, 'o200k_base');
+    assert.equal(plain.tokens, undefined, 'the count is not a field of the message');
+    assert.equal(JSON.stringify(plain).includes(String(base)), false, 'nor stored with it');
     let calls = 0;
     const spy = { ...counter, encoding: counter.encoding, count: (t: string) => (calls++, counter.count(t)) };
     countMessage(plain, spy);
     assert.equal(calls, 0, 'a counted message is not counted again');
+    const edited: Message = { ...plain, content: 'Reading the whole file now, slowly.' };
+    assert.ok(countMessage(edited, counter) > base, 'a changed message (a new object) is counted afresh');
+    assert.equal(countMessage(Object.freeze({ ...plain }), counter), base, 'a frozen message is counted too');
     assert.ok(countToolDefinitions([{ name: 'read_file', description: 'Read a file', inputSchema: { type: 'object' }, source: 'builtin' }], counter) > 5);
   });
 });

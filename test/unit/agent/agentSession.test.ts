@@ -5,7 +5,7 @@ import { SessionPrompt } from '../../../src/core/prompt/sessionPrompt';
 import type { AgentEvent } from '../../../src/core/agent/events';
 import { SessionToolRunner } from '../../../src/core/agent/sessionTools';
 import type { ToolRunner } from '../../../src/core/agent/toolRunner';
-import { ContextManager } from '../../../src/core/compaction/contextManager';
+import { ContextSession } from '../../../src/core/session/contextSession';
 import { validateHistory } from '../../../src/core/history/normalize';
 import type { ToolDefinition } from '../../../src/core/model/tool';
 import { createAnthropicProvider } from '../../../src/core/providers/anthropic';
@@ -36,7 +36,7 @@ async function setup(provider: ChatProvider, settings: ContextSettings = withSet
   const env = await tempStore();
   const sessionId = (await env.store.createSession({ title: 'agent' })).id;
   const counter = getTokenCounter();
-  const manager = await ContextManager.open({ store: env.store, sessionId, settings, counter });
+  const manager = await ContextSession.open({ store: env.store, sessionId, settings, counter });
   let fixed = { system: 0, skills: 0, tools: 0 };
   const tools = new SessionToolRunner(env.store, () => manager, () => fixed, testTools);
   const prompt = new SessionPrompt({ counter, settings, tools: () => [ECHO, ...SessionToolRunner.definitions()], instructions: async () => 'Always run the tests.', skills: async () => [] }, tools);
@@ -179,7 +179,7 @@ describe('agent loop', function () {
     assert.deepEqual(validateHistory(manager.planRequest().messages), []);
     assert.ok((await env.store.listCompactionEvents(manager.sessionId)).length > 0);
     await env.store.flush();
-    const resumed = await ContextManager.open({ store: env.store, sessionId: manager.sessionId, settings, counter: getTokenCounter() });
+    const resumed = await ContextSession.open({ store: env.store, sessionId: manager.sessionId, settings, counter: getTokenCounter() });
     assert.deepEqual(resumed.messages.map((m) => m.id), manager.messages.map((m) => m.id));
     await env.dispose();
   });

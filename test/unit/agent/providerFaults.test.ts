@@ -1,10 +1,10 @@
 /**
- * Reliability under faults (issue 6): a real AgentSession — real ContextManager on a real sql.js
+ * Reliability under faults (issue 6): a real AgentSession — real ContextSession on a real sql.js
  * store in a temp folder, real workspace tools — against the local fake servers speaking the real
  * OpenAI and Anthropic wire formats. For every fault the suite checks what a user cares about:
  *  (a) how the turn ends, and that the error shown is clear;
  *  (b) the history stored on disk is valid (reopened from disk in a new store instance);
- *  (c) the session resumes: a new ContextManager/AgentSession on the reopened store sends a valid
+ *  (c) the session resumes: a new ContextSession/AgentSession on the reopened store sends a valid
  *      request to a server that answers normally, and the turn completes.
  * Every wait (retry backoff, retry-after) goes through injected sleeps; only the stall tests wait
  * for a real (short) idle timeout.
@@ -18,7 +18,7 @@ import { AgentSession } from '../../../src/core/agent/agentSession';
 import type { AgentEvent, TurnStopReason } from '../../../src/core/agent/events';
 import { SessionToolRunner } from '../../../src/core/agent/sessionTools';
 import { WorkspaceToolRunner } from '../../../src/core/agent/workspaceToolRunner';
-import { ContextManager } from '../../../src/core/compaction/contextManager';
+import { ContextSession } from '../../../src/core/session/contextSession';
 import { validateHistory } from '../../../src/core/history/normalize';
 import type { Message } from '../../../src/core/model/message';
 import { openStore } from '../../../src/core/persistence';
@@ -155,7 +155,7 @@ function assertValidRequest(wire: Wire, body: unknown): WirePairs {
 }
 
 interface Session {
-  manager: ContextManager;
+  manager: ContextSession;
   agent: AgentSession;
   events: AgentEvent[];
   /** What the agent loop's own retry waits asked for. */
@@ -173,7 +173,7 @@ function tempWorkspace(): string {
 /** A real AgentSession on `store`: real prompt, real workspace tools chained to the session tools. */
 async function openSession(store: SessionStore, sessionId: string, provider: ChatProvider, workspace: string): Promise<Session> {
   const counter = getTokenCounter();
-  const manager = await ContextManager.open({ store, sessionId, settings: SETTINGS, counter });
+  const manager = await ContextSession.open({ store, sessionId, settings: SETTINGS, counter });
   let fixed = { system: 0, skills: 0, tools: 0 };
   const sessionTools = new SessionToolRunner(store, () => manager, () => fixed);
   const tools = workspaceTools();
@@ -273,7 +273,7 @@ for (const wire of WIRES) {
       return { store: again, transcript };
     }
 
-    /** (c) A new ContextManager/AgentSession on the reopened store, against a server that answers normally. */
+    /** (c) A new ContextSession/AgentSession on the reopened store, against a server that answers normally. */
     async function resume(again: SessionStore, expectCalls: number): Promise<void> {
       healthy = await wire.start();
       healthy.enqueue({ type: 'reply', parts: [{ text: 'Back on track: the answer is 42.' }] });

@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import { AgentSession } from '../../../src/core/agent/agentSession';
 import type { ToolRunner } from '../../../src/core/agent/toolRunner';
-import { ContextManager } from '../../../src/core/compaction/contextManager';
+import { ContextSession } from '../../../src/core/session/contextSession';
 import { onCallIdRepair, type CallIdRename } from '../../../src/core/history/repairCallIds';
 import type { Message } from '../../../src/core/model/message';
 import type { ToolDefinition } from '../../../src/core/model/tool';
@@ -23,7 +23,7 @@ const noRetry = { maxAttempts: 1, sleep: async () => undefined };
 const echo: ToolRunner = { run: async (call) => ({ output: `echo:${String(JSON.parse(call.arguments).text)}` }) };
 
 async function agentFor(store: SessionStore, sessionId: string, provider: ChatProvider) {
-  const manager = await ContextManager.open({ store, sessionId, settings, counter: getTokenCounter() });
+  const manager = await ContextSession.open({ store, sessionId, settings, counter: getTokenCounter() });
   const agent = new AgentSession({
     manager,
     provider,

@@ -7,7 +7,7 @@ import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import { AgentSession } from '../../../src/core/agent/agentSession';
 import { SessionToolRunner } from '../../../src/core/agent/sessionTools';
 import type { ToolRunner } from '../../../src/core/agent/toolRunner';
-import { ContextManager } from '../../../src/core/compaction/contextManager';
+import { ContextSession } from '../../../src/core/session/contextSession';
 import { validateHistory } from '../../../src/core/history/normalize';
 import type { ToolDefinition } from '../../../src/core/model/tool';
 import { openStore } from '../../../src/core/persistence';
@@ -171,7 +171,7 @@ describe('a 100 MB tool output through the agent loop', function () {
       const sessionId = (await env.store.createSession({ title: 'agent' })).id;
       const settings = withSettings({ contextWindow: 32_000, maxOutputTokens: 2_000 });
       const counter = getTokenCounter();
-      const manager = await ContextManager.open({ store: env.store, sessionId, settings, counter });
+      const manager = await ContextSession.open({ store: env.store, sessionId, settings, counter });
       const log = hundredMegabyteLog();
       const DUMP: ToolDefinition = { name: 'dump_log', description: 'Print the build log', inputSchema: { type: 'object' }, source: 'builtin' };
       const workspaceTools: ToolRunner = { run: async () => ({ output: log }) };

@@ -1,10 +1,12 @@
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
-import { ContextManager, type FixedComponents } from '../../../src/core/compaction/contextManager';
+import { countMessage } from '../../../src/core/accounting/messageTokens';
+import type { FixedComponents } from '../../../src/core/accounting/usageBasis';
 import type { CompactionEvent } from '../../../src/core/compaction/events';
 import { validateHistory } from '../../../src/core/history/normalize';
 import type { Message } from '../../../src/core/model/message';
 import type { SessionStore } from '../../../src/core/persistence/types';
+import { ContextSession } from '../../../src/core/session/contextSession';
 import { withSettings } from '../../../src/core/settings';
 import { call, scriptedTurns } from '../../support/syntheticSession';
 import { tempStore } from '../../support/tempStore';
@@ -26,7 +28,7 @@ function withId(m: Message): Message {
 }
 
 async function openManager(store: SessionStore, sessionId: string, window = 32_000) {
-  return ContextManager.open({
+  return ContextSession.open({
     store,
     sessionId,
     settings: withSettings({ contextWindow: window, maxOutputTokens: 4_000 }),
@@ -34,7 +36,16 @@ async function openManager(store: SessionStore, sessionId: string, window = 32_0
   });
 }
 
-describe('context manager', function () {
+/** A user's request, then scripted assistant turns with their tool results. */
+async function fill(manager: ContextSession, request: string, turns: ReturnType<typeof scriptedTurns>) {
+  await manager.append(withId(userMessage(request)));
+  for (const turn of turns) {
+    await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+    for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+  }
+}
+
+describe('context session', function () {
   this.timeout(120_000);
   let env: Awaited<ReturnType<typeof tempStore>>;
   let sessionId: string;
@@ -53,14 +64,14 @@ describe('context manager', function () {
     let requests = 0;
     for (const turn of scriptedTurns(300)) {
       if (turn.user) await manager.append(withId(userMessage(turn.user)));
-      const pre = await manager.preflight(FIXED);
-      assert.notEqual(pre.action, 'blocked');
-      const plan = manager.planRequest(FIXED);
+      const request = await manager.nextRequest({ fixed: FIXED });
+      assert.equal(request.status, 'ready');
+      const { plan } = request;
       assert.deepEqual(validateHistory(plan.messages), [], `request ${requests} has broken pairs`);
       assert.ok(plan.budget.used <= plan.budget.effectiveWindow, `request ${requests}: ${plan.budget.used} > ${plan.budget.effectiveWindow}`);
       assert.equal(plan.repaired, 0, 'the write path kept the history valid');
       maxUsed = Math.max(maxUsed, plan.budget.used);
-      await manager.recordRequest({ plan, model: 'test-model', reported: { inputTokens: plan.budget.used, outputTokens: 50 } });
+      await manager.recordResponse(request, { model: 'test-model', reported: { inputTokens: plan.budget.used, outputTokens: 50 } });
       requests++;
       await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
       for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
@@ -89,13 +100,50 @@ describe('context manager', function () {
     assert.ok(usage.some((u) => u.compactionId === undefined));
   });
 
+  it('plans the next request in one call: builds the prompt, compacts when full, builds it again for the room left', async () => {
+    const manager = await openManager(env.store, sessionId, 16_000);
+    await fill(manager, 'Investigate the flaky build.', scriptedTurns(20, 11, 1000));
+    const rooms: number[] = [];
+    const request = await manager.nextRequest((room) => {
+      rooms.push(room.percentUsed);
+      return { fixed: FIXED, label: `prompt ${rooms.length}` };
+    });
+    assert.equal(request.status, 'ready');
+    assert.equal(request.compaction?.status, 'complete', 'the full context was compacted before planning');
+    assert.equal(request.compactionId, request.compaction?.id);
+    assert.equal(rooms.length, 2, 'the prompt is built again after the compaction');
+    assert.ok(rooms[1] < rooms[0], `the second build sees the room compaction made (${rooms[0]} → ${rooms[1]})`);
+    assert.equal(request.prompt.label, 'prompt 2', 'the request carries the prompt built last');
+    assert.deepEqual(validateHistory(request.plan.messages), []);
+    assert.ok(request.plan.budget.used <= request.plan.budget.effectiveWindow);
+
+    const record = await manager.recordResponse(request, { model: 'test-model', reported: { inputTokens: request.plan.budget.used } });
+    assert.equal(record.requestIndex, request.requestIndex);
+    assert.equal(record.compactionId, request.compactionId, 'the ledger links the request to its compaction');
+    const next = await manager.nextRequest({ fixed: FIXED });
+    assert.equal(next.compaction, undefined, 'no compaction while there is room');
+    assert.equal(next.requestIndex, record.requestIndex + 1);
+  });
+
+  it('re-plans a request the provider refused as too long, once compacted', async () => {
+    const manager = await openManager(env.store, sessionId, 32_000);
+    await fill(manager, 'Explore the repository.', scriptedTurns(12, 5, 1000));
+    const request = await manager.nextRequest({ fixed: FIXED });
+    assert.equal(request.compaction, undefined);
+    const retried = await manager.recoverFromOverflow(request);
+    assert.equal(retried.recovered, true);
+    assert.equal(retried.compaction?.trigger, 'overflow');
+    assert.ok(retried.plan.budget.used < request.plan.budget.used, 'the retried request is smaller');
+    assert.deepEqual(validateHistory(retried.plan.messages), []);
+  });
+
   it('records every removed item with its reason, and archived outputs stay retrievable', async () => {
     const manager = await openManager(env.store, sessionId, 16_000);
     await manager.append(withId(userMessage('Investigate the flaky build.')));
     for (const turn of scriptedTurns(40, 11, 1000)) {
       await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
       for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
-      await manager.preflight(FIXED);
+      await manager.nextRequest({ fixed: FIXED });
     }
     const history = await env.store.listCompactionEvents(sessionId);
     const removed = history.flatMap((e) => e.removed);
@@ -117,12 +165,8 @@ describe('context manager', function () {
 
   it('resumes a compacted session from its snapshot, then appends what came after', async () => {
     const manager = await openManager(env.store, sessionId);
-    await manager.append(withId(userMessage('Refactor the logger.')));
-    for (const turn of scriptedTurns(30, 3, 1000)) {
-      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
-    }
-    const result = await manager.forceCompact('logger API');
+    await fill(manager, 'Refactor the logger.', scriptedTurns(30, 3, 1000));
+    const result = await manager.compact({ trigger: 'manual', focus: 'logger API' });
     assert.equal(result.status, 'complete');
     assert.ok(result.tokensAfter < result.tokensBefore);
     await manager.append(withId(userMessage('Now add a test for it.')));
@@ -137,22 +181,32 @@ describe('context manager', function () {
     for (const item of result.removed) assert.ok(transcriptIds.has(item.messageId), `removed ${item.messageId} stays in the transcript for audit`);
   });
 
+  it('resumes with the counts stored with the messages instead of counting them again', async () => {
+    const manager = await openManager(env.store, sessionId);
+    await manager.append(withId(userMessage('Refactor the logger. '.repeat(200))));
+    await manager.append(withId(assistant('Done. '.repeat(300))));
+    const used = manager.measure(FIXED).used;
+    await env.store.flush();
+    let counted = 0;
+    const spy: typeof counter = Object.create(counter);
+    spy.count = (text: string) => (counted++, counter.count(text));
+    const resumed = await ContextSession.open({ store: env.store, sessionId, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter: spy });
+    assert.equal(resumed.measure(FIXED).used, used);
+    assert.equal(counted, 0, 'no message was counted again');
+  });
+
   it('previews a compaction without changing anything, then confirms it', async () => {
     const manager = await openManager(env.store, sessionId);
-    await manager.append(withId(userMessage('Explore the repository.')));
-    for (const turn of scriptedTurns(25, 5, 1000)) {
-      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
-    }
+    await fill(manager, 'Explore the repository.', scriptedTurns(25, 5, 1000));
     const before = manager.messages.map((m) => m.id);
-    const preview = await manager.previewCompaction();
+    const preview = await manager.compact({ trigger: 'manual', dryRun: true });
     assert.equal(preview.dryRun, true);
     assert.ok(preview.tokensAfter < preview.tokensBefore);
     assert.deepEqual(manager.messages.map((m) => m.id), before, 'preview changed nothing');
     assert.equal((await env.store.listCompactionEvents(sessionId)).length, 0, 'preview stored no event');
     assert.equal(await env.store.loadSnapshot(sessionId), undefined);
 
-    const confirmed = await manager.forceCompact();
+    const confirmed = await manager.compact({ trigger: 'manual' });
     assert.deepEqual(confirmed.strategiesRun, preview.strategiesRun);
     assert.ok(Math.abs(confirmed.tokensAfter - preview.tokensAfter) <= preview.tokensAfter * 0.01, 'the preview predicted the result');
     assert.deepEqual(confirmed.removed.map((r) => r.messageId), preview.removed.map((r) => r.messageId));
@@ -171,7 +225,7 @@ describe('context manager', function () {
       }
     }
     assert.equal(await manager.setPinned(pinnedId, true), true);
-    const result = await manager.forceCompact();
+    const result = await manager.compact({ trigger: 'manual' });
     assert.equal(result.status, 'complete');
     assert.ok(!result.removed.some((r) => r.messageId === pinnedId));
     const pinned = manager.messages.find((m) => m.id === pinnedId);
@@ -200,14 +254,14 @@ describe('context manager', function () {
     const manager = await openManager(env.store, sessionId);
     await manager.append(withId(userMessage('Explain the build system in detail, please.')));
     await manager.append(withId(assistant('It uses esbuild and a small script. '.repeat(40))));
-    const plan = manager.planRequest(FIXED);
-    const estimated = plan.budget.used;
+    const request = await manager.nextRequest({ fixed: FIXED });
+    const estimated = request.plan.budget.used;
     const reported = Math.round(estimated * 1.25);
-    await manager.recordRequest({ plan, model: 'claude', reported: { inputTokens: reported, outputTokens: 30 } });
+    await manager.recordResponse(request, { model: 'claude', reported: { inputTokens: reported, outputTokens: 30 } });
     assert.equal(manager.measure(FIXED).used, reported, 'the provider\'s figure replaces the estimate');
     assert.equal(manager.measure(FIXED).basis, 'reported');
     const [added] = await manager.append(withId(userMessage('And the tests?')));
-    assert.equal(manager.measure(FIXED).used, reported + added.tokens!, 'only what was added since is estimated');
+    assert.equal(manager.measure(FIXED).used, reported + countMessage(added, counter), 'only what was added since is estimated');
     const view = manager.calibration.view();
     assert.ok(Math.abs(view.factor - 1.25) < 0.01, `factor ${view.factor}`);
     assert.equal(view.samples, 1);
@@ -219,14 +273,14 @@ describe('context manager', function () {
   it('does not trust a report wildly off the estimate (it could stop compaction)', async () => {
     const manager = await openManager(env.store, sessionId);
     await manager.append(withId(userMessage('Summarize the repository layout for me.')));
-    const plan = manager.planRequest(FIXED);
-    await manager.recordRequest({ plan, model: 'proxy', reported: { inputTokens: 12 } });
+    const request = await manager.nextRequest({ fixed: FIXED });
+    await manager.recordResponse(request, { model: 'proxy', reported: { inputTokens: 12 } });
     assert.equal(manager.measure(FIXED).basis, 'estimate');
-    assert.equal(manager.measure(FIXED).used, plan.budget.used);
+    assert.equal(manager.measure(FIXED).used, request.plan.budget.used);
   });
 
   it('reports compaction events in order and stores a failed compaction as an error', async () => {
-    const manager = await ContextManager.open({
+    const manager = await ContextSession.open({
       store: env.store,
       sessionId,
       settings: withSettings({ contextWindow: 16_000, maxOutputTokens: 2_000 }),
@@ -234,11 +288,7 @@ describe('context manager', function () {
       summarizer: { name: 'broken', summarize: async () => { throw new Error('summarizer exploded'); } },
       strategies: undefined,
     });
-    await manager.append(withId(userMessage('Long task.')));
-    for (const turn of scriptedTurns(12, 2, 1000)) {
-      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
-    }
+    await fill(manager, 'Long task.', scriptedTurns(12, 2, 1000));
     const events: CompactionEvent[] = [];
     manager.onCompaction((e) => events.push(e));
     const result = await manager.compact({ trigger: 'manual', only: ['threshold-summarization'] });

@@ -1,0 +1,91 @@
+import type { Message } from '../model/message';
+import type { ComponentTokens, RequestItem } from '../model/records';
+import type { ContextSettings } from '../settings';
+import { ContextBudget } from './budget';
+import { Calibration } from './calibration';
+
+/** Tokens outside the conversation, measured by the prompt builder. */
+export type FixedComponents = Pick<ComponentTokens, 'system' | 'skills' | 'tools'>;
+
+export const EMPTY_FIXED: FixedComponents = { system: 0, skills: 0, tools: 0 };
+
+export function fixedTotal(fixed: FixedComponents): number {
+  return fixed.system + fixed.skills + fixed.tools;
+}
+
+/** What a sent request carried, by our estimate, and what the provider said about it. */
+export interface ObservedRequest {
+  budget: ContextBudget;
+  items: readonly RequestItem[];
+  reportedInputTokens?: number;
+}
+
+/**
+ * The budget's basis. Once the provider reported usage for a request, the total is that report plus
+ * the estimate of what changed since; before that (or after a report too far off to trust) it is
+ * the local estimate. Learns the calibration factor from every report.
+ */
+export class UsageBasis {
+  /** reported ÷ estimated for this session's model. */
+  readonly calibration = new Calibration();
+  private last?: { reportedInput: number; fixed: number; items: Map<string, number> };
+
+  observe(request: ObservedRequest): void {
+    const reported = request.reportedInputTokens;
+    if (!reported) return;
+    // Compare like with like: the estimate of exactly what was sent.
+    const estimated = request.budget.estimatedTotal;
+    this.calibration.observe(estimated, reported);
+    // A report far from the estimate is more likely a proxy's or a server's bug than a tokenizer
+    // difference; trusting it could stop compaction, so the estimate stays the basis then.
+    const ratio = reported / Math.max(1, estimated);
+    if (ratio < 0.5 || ratio > 2) {
+      this.last = undefined;
+      return;
+    }
+    const items = new Map<string, number>();
+    for (const item of request.items) items.set(item.messageId, item.tokens);
+    this.last = { reportedInput: reported, fixed: fixedTotal(request.budget.components), items };
+  }
+
+  /**
+   * The budget for a working context. With a trusted report, the conversation components are
+   * scaled so that they add up to the report plus what changed since.
+   */
+  measure(args: {
+    working: readonly Message[];
+    fixed: FixedComponents;
+    count: (m: Message) => number;
+    settings: ContextSettings;
+    contextWindow?: number;
+    maxOutputTokens?: number;
+  }): ContextBudget {
+    const { working, fixed, count, settings } = args;
+    const budget = new ContextBudget({
+      contextWindow: args.contextWindow ?? settings.contextWindow,
+      maxOutputTokens: args.maxOutputTokens ?? settings.maxOutputTokens,
+      settings,
+    });
+    const components = { ...budget.componentsFor(working, count), ...fixed };
+    budget.setComponents(components);
+    budget.estimatedTotal = budget.used;
+    const basis = this.last;
+    if (!basis) return budget;
+    const fixedNow = fixedTotal(fixed);
+    const current = new Map<string, number>();
+    for (const m of working) if (m.agentVisible) current.set(m.id, count(m));
+    let delta = fixedNow - basis.fixed;
+    for (const [id, tokens] of current) if (!basis.items.has(id)) delta += tokens;
+    for (const [id, tokens] of basis.items) if (!current.has(id)) delta -= tokens;
+    const conversation = components.messages + components.toolResults + components.summaries;
+    const reportedConversation = Math.max(0, basis.reportedInput + delta - fixedNow);
+    if (conversation > 0) {
+      const scale = reportedConversation / conversation;
+      const messages = Math.round(components.messages * scale);
+      const toolResults = Math.round(components.toolResults * scale);
+      budget.setComponents({ ...components, messages, toolResults, summaries: Math.max(0, reportedConversation - messages - toolResults) });
+      budget.basis = 'reported';
+    }
+    return budget;
+  }
+}

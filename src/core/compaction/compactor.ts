@@ -1,0 +1,181 @@
+import type { ContextBudget } from '../accounting/budget';
+import { fixedTotal, type FixedComponents } from '../accounting/usageBasis';
+import { normalizeHistory, validateHistory } from '../history/normalize';
+import type { Message } from '../model/message';
+import type { CompactionEventRecord, CompactionTrigger, RemovedItem } from '../model/records';
+import type { ContextSettings } from '../settings';
+import { runStrategyChain } from './chain';
+import type { CompactionEvent } from './events';
+import type { CompactionStrategy, StrategyContext, Summarizer } from './types';
+import { totalTokens } from './units';
+
+export interface CompactOptions {
+  trigger: CompactionTrigger;
+  focus?: string;
+  /** Preview only: compute what would change, store nothing. */
+  dryRun?: boolean;
+  /** Tokens outside the conversation at this moment. */
+  fixed?: FixedComponents;
+  /** Run only these strategies (by name), in the chain's order. */
+  only?: string[];
+  signal?: AbortSignal;
+}
+
+export interface CompactionResult {
+  id: string;
+  trigger: CompactionTrigger;
+  status: CompactionEventRecord['status'];
+  dryRun: boolean;
+  tokensBefore: number;
+  tokensAfter: number;
+  messagesBefore: number;
+  messagesAfter: number;
+  strategiesRun: string[];
+  removed: RemovedItem[];
+  summary?: string;
+  durationMs: number;
+  error?: string;
+  /** The working context the compaction produced (or would produce, for a dry run). */
+  messages: readonly Message[];
+}
+
+/** Everything one compaction run needs; the run itself reads and writes nothing else. */
+export interface CompactionInput {
+  id: string;
+  sessionId: string;
+  history: readonly Message[];
+  /** Calls still running (compact_context itself): they stay open, everything else must pair up. */
+  openCallIds: ReadonlySet<string>;
+  budget: ContextBudget;
+  options: CompactOptions;
+  settings: ContextSettings;
+  strategies: readonly CompactionStrategy[];
+  summarizer: Summarizer;
+  reinjectInstructions?: string;
+  countTokens(message: Message): number;
+  /** Keeps text retrievable with read_result; undefined when it could not be kept. */
+  offload(content: string, toolName: string, toolCallId?: string): Promise<string | undefined>;
+  newId(): string;
+  now(): number;
+  emit(event: CompactionEvent): void;
+}
+
+export interface CompactionOutcome {
+  /** The event to record (status 'skipped' when nothing was removed). */
+  event: CompactionEventRecord;
+  /** The new history; the input history when the run failed. */
+  messages: readonly Message[];
+  /** True when the history changed (the caller stores it and a snapshot). */
+  changed: boolean;
+}
+
+function targetFor(options: CompactOptions, budget: ContextBudget, settings: ContextSettings, conversationTokens: number): number {
+  const target = Math.floor(budget.effectiveWindow * settings.summary.targetShare);
+  if (options.trigger === 'manual' || options.trigger === 'tool' || options.trigger === 'overflow') {
+    // The user asked for room, or the provider said the estimate was wrong: aim below the usual
+    // target and below half of what is used now.
+    const fixed = budget.used - conversationTokens;
+    return Math.min(target, fixed + Math.floor(conversationTokens / 2));
+  }
+  return target;
+}
+
+/**
+ * One compaction: runs the strategy chain over a history and returns the new history with the
+ * event describing it. Emits start and progress; storing the result (history, snapshot, event)
+ * and then emitting complete or error is the caller's job. Never throws: a failure is an event.
+ */
+export async function runCompaction(input: CompactionInput): Promise<CompactionOutcome> {
+  const { id, options, budget, history, settings, now } = input;
+  const started = now();
+  const dryRun = Boolean(options.dryRun);
+  const fixedTokens = fixedTotal(options.fixed ?? budget.components);
+  const conversationBefore = totalTokens(history, input.countTokens);
+  const tokensBefore = fixedTokens + conversationBefore;
+  const visibleBefore = history.filter((m) => m.agentVisible).length;
+  input.emit({ type: 'start', id, trigger: options.trigger, focus: options.focus, tokensBefore, messagesBefore: visibleBefore, dryRun });
+
+  let currentStrategy: string | undefined;
+  const ctx: StrategyContext & { onStrategy: (name: string) => void } = {
+    settings,
+    effectiveWindow: budget.effectiveWindow,
+    fixedTokens,
+    targetTokens: targetFor(options, budget, settings, conversationBefore),
+    trigger: options.trigger,
+    focus: options.focus,
+    reinjectInstructions: input.reinjectInstructions,
+    dryRun,
+    countTokens: input.countTokens,
+    summarizer: input.summarizer,
+    offload: (content, toolName, toolCallId) => input.offload(content, toolName, toolCallId),
+    newId: input.newId,
+    now,
+    progress: (step) => input.emit({ type: 'progress', id, strategy: currentStrategy, step }),
+    onStrategy: (name) => {
+      currentStrategy = name;
+      input.emit({ type: 'progress', id, strategy: name, step: `running ${name}` });
+    },
+    signal: options.signal,
+  };
+  const strategies = options.only ? input.strategies.filter((s) => options.only!.includes(s.name)) : input.strategies;
+
+  const record = (fields: Partial<CompactionEventRecord>): CompactionEventRecord => ({
+    id,
+    sessionId: input.sessionId,
+    trigger: options.trigger,
+    focus: options.focus,
+    status: 'complete',
+    strategies: [],
+    tokensBefore,
+    tokensAfter: tokensBefore,
+    messagesBefore: visibleBefore,
+    messagesAfter: visibleBefore,
+    startedAt: started,
+    durationMs: now() - started,
+    removed: [],
+    ...fields,
+  });
+
+  try {
+    const outcome = await runStrategyChain(history, strategies, ctx);
+    const open = input.openCallIds;
+    const after = normalizeHistory(outcome.messages).messages.filter((m) => !(m.kind === 'aborted' && m.meta?.synthetic && open.has(m.toolCallId ?? '')));
+    const violations = validateHistory(after.filter((m) => m.agentVisible)).filter((v) => ![...open].some((callId) => v.includes(`"${callId}"`)));
+    if (violations.length) throw new Error(`compaction produced an invalid history: ${violations[0]}`);
+    const changed = outcome.removed.length > 0;
+    const event = record({
+      status: changed ? 'complete' : 'skipped',
+      strategies: outcome.strategiesRun,
+      tokensAfter: fixedTokens + totalTokens(after, input.countTokens),
+      messagesAfter: after.filter((m) => m.agentVisible).length,
+      durationMs: now() - started,
+      summary: outcome.summary,
+      removed: outcome.removed,
+    });
+    return { event, messages: after, changed };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { event: record({ status: 'error', error: message, durationMs: now() - started }), messages: history, changed: false };
+  }
+}
+
+/** The caller's view of a compaction run. */
+export function compactionResult(outcome: CompactionOutcome, dryRun: boolean): CompactionResult {
+  const { event } = outcome;
+  return {
+    id: event.id,
+    trigger: event.trigger,
+    status: event.status,
+    dryRun,
+    tokensBefore: event.tokensBefore,
+    tokensAfter: event.tokensAfter,
+    messagesBefore: event.messagesBefore,
+    messagesAfter: event.messagesAfter,
+    strategiesRun: event.strategies,
+    removed: event.removed,
+    summary: event.summary,
+    durationMs: event.durationMs,
+    error: event.error,
+    messages: outcome.messages,
+  };
+}

@@ -1,0 +1,98 @@
+import { newId } from './ids';
+import type { Message, MessageMeta, ToolCall } from './message';
+
+/**
+ * The one place messages are made. Every factory gives a fresh id (unless one is passed) and
+ * createdAt 0 unless a time is passed: the session stamps the real time when it records them.
+ */
+interface Made {
+  id?: string;
+  createdAt?: number;
+}
+
+export function userMessage(content: string, made: Made = {}): Message {
+  return { id: made.id ?? newId('m'), role: 'user', kind: 'user', content, agentVisible: true, userVisible: true, createdAt: made.createdAt ?? 0 };
+}
+
+export function assistantMessage(content: string, toolCalls: readonly ToolCall[] = [], made: Made = {}): Message {
+  return {
+    id: made.id ?? newId('m'),
+    role: 'assistant',
+    kind: 'assistant',
+    content,
+    toolCalls: toolCalls.length ? [...toolCalls] : undefined,
+    agentVisible: true,
+    userVisible: true,
+    createdAt: made.createdAt ?? 0,
+  };
+}
+
+/** A tool's output as the model sees it; `content` is filled by the recorder (maybe truncated or offloaded). */
+export function toolResultMessage(call: Pick<ToolCall, 'id' | 'name'>, content: string, options: Made & { isError?: boolean; meta?: MessageMeta } = {}): Message {
+  return {
+    id: options.id ?? newId('m'),
+    role: 'tool',
+    kind: 'tool_result',
+    content,
+    toolCallId: call.id,
+    toolName: call.name,
+    agentVisible: true,
+    userVisible: true,
+    createdAt: options.createdAt ?? 0,
+    meta: { ...(options.isError ? { isError: true } : {}), ...options.meta },
+  };
+}
+
+/** The synthetic output of a tool call that never returned one (interrupted, cancelled, cut by a crash). */
+export function abortedToolResult(call: Pick<ToolCall, 'id' | 'name'>, reason: string, made: Made = {}): Message {
+  return {
+    id: made.id ?? newId('m'),
+    role: 'tool',
+    kind: 'aborted',
+    content: `[aborted: ${reason}]`,
+    toolCallId: call.id,
+    toolName: call.name,
+    agentVisible: true,
+    userVisible: true,
+    createdAt: made.createdAt ?? 0,
+    meta: { synthetic: true, isError: true },
+  };
+}
+
+/**
+ * A summary standing in for older messages (`replaces`: the transcript ids it covers): a checkpoint
+ * ('summary'), a digest of tool calls ('tool_summary') or an episode of finished work ('episode').
+ */
+export function summaryMessage(content: string, replaces: string[], made: Made & { kind?: 'summary' | 'tool_summary' | 'episode' } = {}): Message {
+  const kind = made.kind ?? 'summary';
+  return {
+    id: made.id ?? newId('m'),
+    role: kind === 'episode' ? 'assistant' : 'user',
+    kind,
+    content,
+    agentVisible: true,
+    userVisible: true,
+    createdAt: made.createdAt ?? 0,
+    meta: { synthetic: true, replaces },
+  };
+}
+
+/** Instructions re-injected after a checkpoint (AGENTS.md and the like), hidden from the chat. */
+export function instructionsMessage(content: string, made: Made = {}): Message {
+  return { id: made.id ?? newId('m'), role: 'user', kind: 'instructions', content, agentVisible: true, userVisible: false, createdAt: made.createdAt ?? 0, meta: { synthetic: true } };
+}
+
+/** An old tool output replaced by a short pointer; the original stays in the transcript. */
+export function archivedToolResult(original: Message, content: string, replaces: string[], made: Made = {}): Message {
+  return { ...original, id: made.id ?? newId('m'), kind: 'tool_result_archived', content, meta: { ...original.meta, replaces, synthetic: true } };
+}
+
+/** A note the model reads but the user does not see in the chat (context status, tail notes). */
+export function noteMessage(content: string, made: Made = {}): Message {
+  return { id: made.id ?? newId('m'), role: 'user', kind: 'note', content, agentVisible: true, userVisible: false, createdAt: made.createdAt ?? 0, meta: { synthetic: true } };
+}
+
+/** A request the user does not see in the chat (a one-off prompt to a model, e.g. for a summary). */
+export function hiddenUserMessage(content: string, made: Made = {}): Message {
+  return { ...userMessage(content, made), userVisible: false };
+}

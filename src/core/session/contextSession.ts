@@ -1,0 +1,359 @@
+import { TextEncoder } from 'util';
+import type { ContextBudget } from '../accounting/budget';
+import { countMessage, countMessageAsync, withStoredCount } from '../accounting/messageTokens';
+import type { TokenCounter } from '../accounting/tokenizer';
+import { EMPTY_FIXED, UsageBasis, type FixedComponents } from '../accounting/usageBasis';
+import { defaultStrategies } from '../compaction/chain';
+import { compactionResult, runCompaction, type CompactionResult, type CompactOptions } from '../compaction/compactor';
+import type { CompactionEvent, CompactionListener } from '../compaction/events';
+import { LocalSummarizer } from '../compaction/localSummarizer';
+import { Mutex } from '../compaction/mutex';
+import { requestItemOf } from '../compaction/requestItems';
+import type { CompactionStrategy, Summarizer } from '../compaction/types';
+import { totalTokens } from '../compaction/units';
+import { normalizeHistory } from '../history/normalize';
+import { abortedToolResult, assistantMessage, userMessage } from '../model/factories';
+import { newId } from '../model/ids';
+import type { Message, ToolCall } from '../model/message';
+import type { TurnUsageRecord } from '../model/records';
+import type { SessionStore } from '../persistence/types';
+import type { ReportedUsage } from '../providers/types';
+import type { ContextSettings } from '../settings';
+import { recordToolResult } from '../toolOutput/recorder';
+import { openCallIds, openCalls } from './openCalls';
+import { RequestLedger, type RequestPlan } from './requestLedger';
+import { resumeSession } from './resume';
+
+export interface ContextSessionOptions {
+  store: SessionStore;
+  sessionId: string;
+  settings: ContextSettings;
+  counter: TokenCounter;
+  summarizer?: Summarizer;
+  strategies?: CompactionStrategy[];
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  /** Text re-injected after a checkpoint, when instructions live in the conversation. */
+  reinjectInstructions?: () => string | undefined;
+  now?: () => number;
+}
+
+/** What the prompt side contributes to a request; at least the tokens it adds outside the conversation. */
+export interface PromptPart {
+  fixed: FixedComponents;
+}
+
+/** A prompt, or how to build one for the room left (it is built again after a compaction). */
+export type PromptInput<P extends PromptPart> = P | ((room: { effectiveWindow: number; percentUsed: number }) => P | Promise<P>);
+
+/**
+ * The next request: the prompt, the planned messages and what the ledger needs. `blocked`: the
+ * context is still over the hard limit after compaction, and the request must not be sent.
+ */
+export interface PlannedRequest<P extends PromptPart = PromptPart> {
+  status: 'ready' | 'blocked';
+  prompt: P;
+  plan: RequestPlan;
+  requestIndex: number;
+  /** The compaction that ran before this request (whatever its status). */
+  compaction?: CompactionResult;
+  /** The compaction that changed the context for this request, for the ledger. */
+  compactionId?: string;
+  /** True once the request was planned again after the provider said it was too long. */
+  recovered: boolean;
+}
+
+/**
+ * One session's working context: records messages and tool results (every call answered), measures
+ * the budget, plans each request (compacting first when needed), keeps the per-request ledger, and
+ * stores the transcript, compaction history and snapshots.
+ */
+export class ContextSession {
+  private working: Message[] = [];
+  private lastCreatedAt = 0;
+  private ledger!: RequestLedger;
+  private readonly basis = new UsageBasis();
+  private readonly mutex = new Mutex();
+  private readonly listeners = new Set<CompactionListener>();
+  private readonly strategies: CompactionStrategy[];
+  private readonly summarizer: Summarizer;
+  private readonly now: () => number;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  lastCompactionId?: string;
+
+  private constructor(private readonly options: ContextSessionOptions) {
+    this.strategies = options.strategies ?? defaultStrategies();
+    this.summarizer = options.summarizer ?? new LocalSummarizer();
+    this.now = options.now ?? Date.now;
+    this.contextWindow = options.contextWindow;
+    this.maxOutputTokens = options.maxOutputTokens;
+  }
+
+  /** Opens a session where it left off (see resume.ts). */
+  static async open(options: ContextSessionOptions): Promise<ContextSession> {
+    const session = new ContextSession(options);
+    // The encoder's ranks load in slices here, so the first count never blocks the host.
+    await options.counter.load();
+    const resumed = await resumeSession(options.store, options.sessionId);
+    session.working = resumed.working;
+    session.lastCreatedAt = resumed.lastCreatedAt;
+    session.lastCompactionId = resumed.lastCompactionId;
+    session.ledger = new RequestLedger(options.store, options.sessionId, resumed.nextRequestIndex, session.now);
+    return session;
+  }
+
+  get sessionId(): string {
+    return this.options.sessionId;
+  }
+
+  get settings(): ContextSettings {
+    return this.options.settings;
+  }
+
+  /** Index the next recorded request will get. */
+  get nextRequestIndex(): number {
+    return this.ledger.nextRequestIndex;
+  }
+
+  /** reported ÷ estimated for this session's model. */
+  get calibration() {
+    return this.basis.calibration;
+  }
+
+  /** The working context, as the agent sees it (hidden messages included, flagged). */
+  get messages(): readonly Message[] {
+    return this.working;
+  }
+
+  onCompaction(listener: CompactionListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: CompactionEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure must not break the session.
+      }
+    }
+  }
+
+  private readonly count = (message: Message): number => countMessage(message, this.options.counter);
+
+  private stamp(message: Message): Message {
+    const createdAt = Math.max(this.now(), this.lastCreatedAt + 1);
+    this.lastCreatedAt = createdAt;
+    return { ...message, createdAt };
+  }
+
+  private persist(messages: readonly Message[]): Promise<void> {
+    return this.options.store.putMessages(this.sessionId, messages.map((m) => withStoredCount(m, this.options.counter)));
+  }
+
+  private saveSnapshot(compactionId: string, tokenCount: number): Promise<void> {
+    const messages = this.working.map((m) => withStoredCount(m, this.options.counter));
+    return this.options.store.saveSnapshot({ sessionId: this.sessionId, messages, tokenCount, compactionId, createdAt: this.lastCreatedAt });
+  }
+
+  // ---- write path: every call gets exactly one output ----
+
+  /**
+   * Records messages: before a new non-tool message, every open call gets an "aborted" output; a
+   * tool output whose call is not open is refused.
+   */
+  append(...messages: Message[]): Promise<Message[]> {
+    return this.mutex.run(async () => {
+      const recorded: Message[] = [];
+      for (const incoming of messages) {
+        if (incoming.role === 'tool') {
+          if (!incoming.toolCallId || !this.openCallIds().has(incoming.toolCallId)) {
+            throw new Error(`tool output for unknown or already answered call "${incoming.toolCallId ?? ''}" was refused`);
+          }
+        } else {
+          recorded.push(...this.closeOpenCalls('the call was interrupted before it returned a result'));
+        }
+        const message = this.stamp(incoming);
+        await countMessageAsync(message, this.options.counter);
+        this.working.push(message);
+        recorded.push(message);
+      }
+      await this.persist(recorded);
+      return recorded;
+    });
+  }
+
+  /** Records the user's message; returns it (not the aborted outputs recorded before it). */
+  async appendUser(text: string): Promise<Message> {
+    const recorded = await this.append(userMessage(text));
+    return recorded[recorded.length - 1];
+  }
+
+  async appendAssistant(text: string, calls: readonly ToolCall[] = []): Promise<Message> {
+    const recorded = await this.append(assistantMessage(text, calls));
+    return recorded[recorded.length - 1];
+  }
+
+  /** Truncates / offloads a tool's output and records it as the call's result. */
+  async recordToolResult(call: ToolCall, output: string | Uint8Array, isError = false): Promise<Message> {
+    const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, settings: this.settings, now: this.now });
+    const [recorded] = await this.append(message);
+    return recorded;
+  }
+
+  /** Tool calls of the latest assistant message that have no output yet. */
+  openCallIds(): Set<string> {
+    return openCallIds(this.working);
+  }
+
+  /** "Aborted" outputs for every open call, in the working context only (the caller persists). */
+  private closeOpenCalls(reason: string): Message[] {
+    const added = openCalls(this.working).map((call) => this.stamp(abortedToolResult(call, reason)));
+    this.working.push(...added);
+    return added;
+  }
+
+  /** Gives every open call an "aborted" output now (cancellation, failed request). */
+  abortOpenCalls(reason = 'cancelled by the user'): Promise<Message[]> {
+    return this.mutex.run(async () => {
+      const added = this.closeOpenCalls(reason);
+      if (added.length) await this.persist(added);
+      return added;
+    });
+  }
+
+  // ---- requests: measure, compact when needed, plan, record ----
+
+  /**
+   * The budget for the current working context. Once the provider reported usage, the total is that
+   * report plus the estimate of what changed since.
+   */
+  measure(fixed: FixedComponents = EMPTY_FIXED): ContextBudget {
+    return this.basis.measure({ working: this.working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens });
+  }
+
+  /**
+   * What the next request would carry now (visible messages only, normalized so every call has
+   * its output even if something went wrong upstream). Changes nothing; for views and checks.
+   */
+  planRequest(fixed: FixedComponents = EMPTY_FIXED): RequestPlan {
+    const normalized = normalizeHistory(this.working);
+    const messages = normalized.messages.filter((m) => m.agentVisible);
+    const items = messages.map((m) => requestItemOf(m, this.count(m)));
+    return { messages, items, budget: this.measure(fixed), repaired: normalized.inserted.length + normalized.removed.length };
+  }
+
+  /**
+   * The next request, in the only right order: build the prompt for the room left, compact when the
+   * budget says so (blocked when still over the hard limit), rebuild the prompt after a compaction,
+   * then plan the messages. Unless it is blocked, send `plan.messages`, then call recordResponse.
+   */
+  async nextRequest<P extends PromptPart>(prompt: PromptInput<P>, signal?: AbortSignal): Promise<PlannedRequest<P>> {
+    const build = typeof prompt === 'function' ? prompt : undefined;
+    const roomOf = (budget: ContextBudget) => ({ effectiveWindow: budget.effectiveWindow, percentUsed: budget.percent });
+    let prepared = build ? await build(roomOf(this.measure())) : (prompt as P);
+    const budget = this.measure(prepared.fixed);
+    let compaction: CompactionResult | undefined;
+    let blocked = false;
+    if (budget.shouldCompact()) {
+      compaction = await this.compact({ trigger: budget.isBlocked() ? 'blocked' : 'auto', fixed: prepared.fixed, signal });
+      blocked = this.measure(prepared.fixed).isBlocked();
+    }
+    const compactionId = compaction?.status === 'complete' ? compaction.id : undefined;
+    if (compactionId && build && !blocked) prepared = await build(roomOf(this.measure(prepared.fixed)));
+    return { status: blocked ? 'blocked' : 'ready', prompt: prepared, plan: this.planRequest(prepared.fixed), requestIndex: this.nextRequestIndex, compaction, compactionId, recovered: false };
+  }
+
+  /**
+   * The provider said the request was too long although the estimate fit: compact and plan it again
+   * (same prompt). Returns the request to send instead.
+   */
+  async recoverFromOverflow<P extends PromptPart>(request: PlannedRequest<P>, signal?: AbortSignal): Promise<PlannedRequest<P>> {
+    const recovery = await this.compact({ trigger: 'overflow', fixed: request.prompt.fixed, signal });
+    return {
+      ...request,
+      plan: this.planRequest(request.prompt.fixed),
+      requestIndex: this.nextRequestIndex,
+      compaction: recovery,
+      compactionId: recovery.status === 'complete' ? recovery.id : request.compactionId,
+      recovered: true,
+    };
+  }
+
+  /** Records a request that was sent, with the provider's usage when it reported one. */
+  async recordResponse(request: PlannedRequest, response: { model: string; reported?: ReportedUsage }): Promise<TurnUsageRecord> {
+    const record = await this.ledger.record({ plan: request.plan, model: response.model, reported: response.reported, compactionId: request.compactionId });
+    this.basis.observe({ budget: request.plan.budget, items: request.plan.items, reportedInputTokens: response.reported?.inputTokens });
+    return record;
+  }
+
+  // ---- compaction and pinning ----
+
+  /** Runs (or, with dryRun, previews) a compaction and stores its outcome. */
+  compact(options: CompactOptions): Promise<CompactionResult> {
+    return this.mutex.run(async () => {
+      const dryRun = Boolean(options.dryRun);
+      const id = newId('c');
+      const outcome = await runCompaction({
+        id,
+        sessionId: this.sessionId,
+        history: this.working,
+        openCallIds: this.openCallIds(),
+        budget: this.measure(options.fixed ?? EMPTY_FIXED),
+        options: { ...options, fixed: options.fixed ?? EMPTY_FIXED },
+        settings: this.settings,
+        strategies: this.strategies,
+        summarizer: this.summarizer,
+        reinjectInstructions: this.options.reinjectInstructions?.(),
+        countTokens: this.count,
+        offload: (content, toolName, toolCallId) => this.offload(content, toolName, toolCallId, dryRun),
+        newId: () => newId('m'),
+        now: this.now,
+        emit: (event) => this.emit(event),
+      });
+      const { event } = outcome;
+      if (event.status === 'error') {
+        if (!dryRun) await this.options.store.addCompactionEvent(event).catch(() => undefined);
+        this.emit({ type: 'error', id, error: event.error ?? '', record: event });
+        return compactionResult(outcome, dryRun);
+      }
+      if (!dryRun) {
+        if (outcome.changed) {
+          this.working = [...outcome.messages];
+          this.lastCompactionId = id;
+          await this.saveSnapshot(id, event.tokensAfter);
+        }
+        // An automatic check that found nothing to remove is not a compaction; a user's request is recorded either way.
+        if (outcome.changed || options.trigger !== 'auto') await this.options.store.addCompactionEvent(event);
+      }
+      this.emit({ type: 'complete', id, record: event, dryRun });
+      return compactionResult(outcome, dryRun);
+    });
+  }
+
+  private async offload(content: string, toolName: string, toolCallId: string | undefined, dryRun: boolean): Promise<string | undefined> {
+    if (dryRun) return newId('r'); // same shape as a real ref, so the preview counts the same
+    try {
+      const info = await this.options.store.putBlob(this.sessionId, { toolName, toolCallId, content: new TextEncoder().encode(content) });
+      return info.id;
+    } catch {
+      return undefined; // the transcript still holds the original
+    }
+  }
+
+  /** Pins or unpins an item so compaction leaves it alone. */
+  setPinned(messageId: string, pinned: boolean): Promise<boolean> {
+    return this.mutex.run(async () => {
+      const index = this.working.findIndex((m) => m.id === messageId);
+      if (index < 0) return false;
+      const updated = { ...this.working[index], pinned };
+      this.working[index] = updated;
+      // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
+      if (!updated.meta?.replaces && !updated.meta?.synthetic) await this.persist([updated]);
+      if (this.lastCompactionId) await this.saveSnapshot(this.lastCompactionId, totalTokens(this.working, this.count));
+      return true;
+    });
+  }
+}

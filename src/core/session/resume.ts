@@ -1,0 +1,34 @@
+import { adoptStoredCounts } from '../accounting/messageTokens';
+import { normalizeHistory } from '../history/normalize';
+import { repairCallIdsOnLoad } from '../history/repairCallIds';
+import type { Message } from '../model/message';
+import type { SessionStore } from '../persistence/types';
+
+export interface ResumedSession {
+  working: Message[];
+  /** The newest createdAt seen: new messages are stamped after it. */
+  lastCreatedAt: number;
+  nextRequestIndex: number;
+  lastCompactionId?: string;
+}
+
+/**
+ * Resume path: the latest snapshot plus every transcript message recorded after it, with the pins
+ * the transcript holds now. A history stored by an older version or cut by a crash is repaired here,
+ * not trusted.
+ */
+export async function resumeSession(store: SessionStore, sessionId: string): Promise<ResumedSession> {
+  const [snapshot, transcript, usage] = await Promise.all([store.loadSnapshot(sessionId), store.loadTranscript(sessionId), store.listTurnUsage(sessionId)]);
+  const nextRequestIndex = usage.reduce((max, r) => Math.max(max, r.requestIndex + 1), 0);
+  let messages: Message[];
+  if (snapshot) {
+    const pins = new Map(transcript.map((m) => [m.id, Boolean(m.pinned)]));
+    const newer = transcript.filter((m) => m.createdAt > snapshot.createdAt);
+    messages = [...snapshot.messages.map((m) => (pins.has(m.id) ? { ...m, pinned: pins.get(m.id) } : m)), ...newer];
+  } else {
+    messages = transcript;
+  }
+  adoptStoredCounts(messages);
+  const lastCreatedAt = transcript.reduce((max, m) => Math.max(max, m.createdAt), snapshot?.createdAt ?? 0);
+  return { working: normalizeHistory(repairCallIdsOnLoad(messages, sessionId)).messages, lastCreatedAt, nextRequestIndex, lastCompactionId: snapshot?.compactionId };
+}
