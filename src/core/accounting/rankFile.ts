@@ -1,0 +1,76 @@
+import { mkdirSync, writeFileSync } from 'fs';
+import { join } from 'path';
+import type { EncodingName } from './rankTable';
+
+/**
+ * The binary form in which an encoding's ranks ship beside the bundles (dist/ranks/<name>.ranks),
+ * read by the extension and the CLI alike:
+ *   "TKR1", u32 pattern length, the pre-tokenizer pattern (UTF-8), u32 token count, then one record
+ *   per token in rank order: u8 length and the token's bytes. A record of length 0 is followed by a
+ *   u32 that sets the rank of the next token (for gaps in the numbering).
+ * All integers little-endian. Raw bytes instead of base64 text: half the size and no decoding.
+ */
+export const RANK_FILE_MAGIC = 'TKR1';
+
+export const ENCODINGS: readonly EncodingName[] = ['o200k_base', 'cl100k_base'];
+
+/** js-tiktoken's rank module: the pattern and "! <offset> <base64> <base64>…" lines. */
+export interface TiktokenRanksModule {
+  pat_str: string;
+  bpe_ranks: string;
+}
+
+export function rankFileName(encoding: EncodingName): string {
+  return `${encoding}.ranks`;
+}
+
+/** Converts js-tiktoken's rank module to the binary rank file. */
+export function encodeRankFile(source: TiktokenRanksModule): Buffer {
+  const chunks: Buffer[] = [];
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(n);
+    chunks.push(b);
+  };
+  const pattern = Buffer.from(source.pat_str, 'utf8');
+  chunks.push(Buffer.from(RANK_FILE_MAGIC, 'latin1'));
+  u32(pattern.length);
+  chunks.push(pattern);
+  const lines = source.bpe_ranks.split('\n').filter(Boolean);
+  const count = lines.reduce((n, line) => n + line.split(' ').length - 2, 0);
+  u32(count);
+  let nextRank = 0;
+  for (const line of lines) {
+    const fields = line.split(' ');
+    const offset = Number.parseInt(fields[1], 10);
+    if (offset !== nextRank) {
+      chunks.push(Buffer.of(0));
+      u32(offset);
+    }
+    for (let i = 2; i < fields.length; i++) {
+      const token = Buffer.from(fields[i], 'base64');
+      if (token.length < 1 || token.length > 255) throw new Error(`token of ${token.length} bytes cannot be stored in a rank file`);
+      chunks.push(Buffer.of(token.length), token);
+    }
+    nextRank = offset + fields.length - 2;
+  }
+  return Buffer.concat(chunks);
+}
+
+/** js-tiktoken's own rank module; only present when running from source (tests, benchmarks, the build). */
+export function tiktokenRanksModule(encoding: EncodingName): TiktokenRanksModule {
+  // A computed name so bundlers leave js-tiktoken's 2-3 MB string literals out of the bundles.
+  const moduleName = ['js-tiktoken', 'ranks', encoding].join('/');
+  const module = require(moduleName);
+  return module.default ?? module;
+}
+
+/** Writes every encoding's rank file into `dir` (the build does this for dist/ranks). */
+export function writeRankFiles(dir: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  return ENCODINGS.map((encoding) => {
+    const path = join(dir, rankFileName(encoding));
+    writeFileSync(path, encodeRankFile(tiktokenRanksModule(encoding)));
+    return path;
+  });
+}
