@@ -5,10 +5,12 @@ import type { EncodingName } from './rankTable';
 /**
  * The binary form in which an encoding's ranks ship beside the bundles (dist/ranks/<name>.ranks),
  * read by the extension and the CLI alike:
- *   "TKR1", u32 pattern length, the pre-tokenizer pattern (UTF-8), u32 token count, then one record
- *   per token in rank order: u8 length and the token's bytes. A record of length 0 is followed by a
- *   u32 that sets the rank of the next token (for gaps in the numbering).
- * All integers little-endian. Raw bytes instead of base64 text: half the size and no decoding.
+ *   "TKR1", u32 pattern length, the pre-tokenizer pattern (UTF-8), u32 token count, u32 size of the
+ *   lengths section; the lengths section: one u8 length per token in rank order, where a 0 is
+ *   followed by a u32 that sets the rank of the next token (for gaps in the numbering) and then its
+ *   length; then every token's bytes back to back, in the same order.
+ * All integers little-endian. Raw bytes instead of base64 text: half the size and no decoding;
+ * lengths apart from bytes so the package's zip compresses both well.
  */
 export const RANK_FILE_MAGIC = 'TKR1';
 
@@ -39,22 +41,23 @@ export function encodeRankFile(source: TiktokenRanksModule): Buffer {
   const lines = source.bpe_ranks.split('\n').filter(Boolean);
   const count = lines.reduce((n, line) => n + line.split(' ').length - 2, 0);
   u32(count);
+  const lengths: number[] = [];
+  const tokens: Buffer[] = [];
   let nextRank = 0;
   for (const line of lines) {
     const fields = line.split(' ');
     const offset = Number.parseInt(fields[1], 10);
-    if (offset !== nextRank) {
-      chunks.push(Buffer.of(0));
-      u32(offset);
-    }
+    if (offset !== nextRank) lengths.push(0, offset & 0xff, (offset >>> 8) & 0xff, (offset >>> 16) & 0xff, offset >>> 24);
     for (let i = 2; i < fields.length; i++) {
       const token = Buffer.from(fields[i], 'base64');
       if (token.length < 1 || token.length > 255) throw new Error(`token of ${token.length} bytes cannot be stored in a rank file`);
-      chunks.push(Buffer.of(token.length), token);
+      lengths.push(token.length);
+      tokens.push(token);
     }
     nextRank = offset + fields.length - 2;
   }
-  return Buffer.concat(chunks);
+  u32(lengths.length);
+  return Buffer.concat([...chunks, Buffer.from(lengths), Buffer.concat(tokens)]);
 }
 
 /** js-tiktoken's own rank module; only present when running from source (tests, benchmarks, the build). */

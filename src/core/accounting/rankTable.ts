@@ -59,30 +59,33 @@ export function* buildRankTable(file: Uint8Array): Generator<void, LoadedRanks> 
   let at = 8 + patternLength;
   const count = view.getUint32(at, true);
   at += 4;
-  const bytes = file.subarray(at); // token bytes are read in place: starts point into this view
+  const lengthsSize = view.getUint32(at, true);
+  at += 4;
+  const lengths = file.subarray(at, at + lengthsSize);
+  const bytes = file.subarray(at + lengthsSize); // token bytes are read in place
   const starts = new Int32Array(count);
+  const ends = new Int32Array(count);
   const ranks = new Int32Array(count);
   let capacity = 1;
   while (capacity < count * 2) capacity *= 2;
   const slots = new Int32Array(capacity).fill(-1);
   const mask = capacity - 1;
-  const ends = new Int32Array(count);
   let rank = 0;
   let pos = 0;
+  let next = 0;
   let size = 0;
   for (let t = 0; t < count; t++) {
-    let length = bytes[pos++];
+    let length = lengths[next++];
     if (length === 0) {
-      rank = view.getUint32(at + pos, true);
-      pos += 4;
-      length = bytes[pos++];
+      rank = view.getUint32(at + next, true);
+      next += 4;
+      length = lengths[next++];
     }
-    if (pos + length > bytes.length) throw new Error('truncated Tally rank file');
+    if (length === undefined || pos + length > bytes.length) throw new Error('truncated Tally rank file');
     starts[t] = pos;
     ends[t] = pos + length;
     ranks[t] = rank++;
     pos += length;
-    if (t % TOKENS_PER_PAUSE === TOKENS_PER_PAUSE - 1) yield;
   }
   for (let t = 0; t < count; t++) {
     const from = starts[t];
