@@ -28,6 +28,15 @@ export function rankFileName(encoding: EncodingName): string {
 
 /** Converts js-tiktoken's rank module to the binary rank file. */
 export function encodeRankFile(source: TiktokenRanksModule): Buffer {
+  const steps = encodeRankFileSteps(source);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The same conversion, pausing every few thousand lines so an async caller can give the event loop a turn. */
+export function* encodeRankFileSteps(source: TiktokenRanksModule): Generator<void, Buffer> {
   const chunks: Buffer[] = [];
   const u32 = (n: number) => {
     const b = Buffer.alloc(4);
@@ -55,6 +64,7 @@ export function encodeRankFile(source: TiktokenRanksModule): Buffer {
       tokens.push(token);
     }
     nextRank = offset + fields.length - 2;
+    if (tokens.length % 20_000 < fields.length - 2) yield;
   }
   u32(lengths.length);
   return Buffer.concat([...chunks, Buffer.from(lengths), Buffer.concat(tokens)]);

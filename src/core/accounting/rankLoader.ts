@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'fs';
 import { readFile } from 'fs/promises';
 import { join } from 'path';
 import { nextTurn } from '../nextTurn';
-import { encodeRankFile, rankFileName, tiktokenRanksModule } from './rankFile';
+import { encodeRankFileSteps, rankFileName, tiktokenRanksModule } from './rankFile';
 import { buildRankTable, type EncodingName, type LoadedRanks } from './rankTable';
 
 export type { EncodingName, LoadedRanks };
@@ -21,9 +21,9 @@ function rankFilePath(encoding: EncodingName, directory: string): string | undef
   return existsSync(path) ? path : undefined;
 }
 
-function fromTiktoken(encoding: EncodingName, directory: string): Uint8Array {
+function* fromTiktoken(encoding: EncodingName, directory: string): Generator<void, Uint8Array> {
   try {
-    return encodeRankFile(tiktokenRanksModule(encoding));
+    return yield* encodeRankFileSteps(tiktokenRanksModule(encoding));
   } catch (error) {
     throw new Error(`Tally's token ranks for ${encoding} are missing: no ${join(directory, rankFileName(encoding))} and no js-tiktoken to read them from (${(error as Error).message})`);
   }
@@ -38,14 +38,17 @@ function run<T>(steps: Generator<void, T>): T {
 
 export function loadRanksSync(encoding: EncodingName, directory = defaultRankDirectory()): LoadedRanks {
   const path = rankFilePath(encoding, directory);
-  return run(buildRankTable(path ? readFileSync(path) : fromTiktoken(encoding, directory)));
+  return run(buildRankTable(path ? readFileSync(path) : run(fromTiktoken(encoding, directory))));
 }
 
 /** The same table, read without blocking and built in slices with a turn for the event loop between them. */
 export async function loadRanksAsync(encoding: EncodingName, directory = defaultRankDirectory()): Promise<LoadedRanks> {
   const path = rankFilePath(encoding, directory);
-  const file = path ? await readFile(path) : fromTiktoken(encoding, directory);
-  const steps = buildRankTable(file);
+  const file = path ? await readFile(path) : await runSliced(fromTiktoken(encoding, directory));
+  return runSliced(buildRankTable(file));
+}
+
+async function runSliced<T>(steps: Generator<void, T>): Promise<T> {
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;

@@ -86,6 +86,7 @@ export function* buildRankTable(file: Uint8Array): Generator<void, LoadedRanks> 
     ends[t] = pos + length;
     ranks[t] = rank++;
     pos += length;
+    if (t % TOKENS_PER_PAUSE === TOKENS_PER_PAUSE - 1) yield;
   }
   for (let t = 0; t < count; t++) {
     const from = starts[t];
