@@ -98,7 +98,7 @@ async function main() {
   }
   {
     // One 32 KB single-piece line: the heap merge against the plain quadratic scan.
-    const { rankMap } = loadRanksSync('o200k_base');
+    const { table: rankMap } = loadRanksSync('o200k_base');
     const piece = Buffer.from('q'.repeat(32 * 1024));
     let started = Date.now();
     const heap = await measureBlocking(async () => bpeCount(piece, rankMap));

@@ -1,11 +1,13 @@
 /**
- * Tokenizer benchmark (issue "Transcripts, replay and benchmarks", item 1): Tally's counting path
- * next to plain js-tiktoken, gpt-tokenizer and tiktoken (WASM), in one process, on real agent text
- * (the message contents of ../shared/trajectories). Each tokenizer's first load and count are
- * timed in a fresh child process so no one profits from another's warm-up.
- * Writes bench/results/tokenizer.json. Run: node -r ./test/register.cjs bench/tokenizer.bench.ts
+ * Tokenizer benchmark: Tally's counting path next to plain js-tiktoken, gpt-tokenizer and tiktoken
+ * (WASM) on five corpora: real agent text (the message contents of ../shared/trajectories),
+ * minified JavaScript, CJK prose, emoji and base64. Each tokenizer's first load and count are
+ * timed per corpus in a fresh child process so no one profits from another's warm-up.
+ * Writes bench/results/tokenizer.json (or the file named by --out).
+ * Run: node -r ./test/register.cjs bench/tokenizer.bench.ts [trajectories folder] [--out file]
  */
 import { execFileSync } from 'child_process';
+import { createHash } from 'crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'fs';
 import { cpus } from 'os';
 import { join } from 'path';
@@ -26,6 +28,42 @@ function agentText(folder: string): string[] {
   };
   walk(folder);
   return texts;
+}
+
+/** Deterministic pseudo-random numbers (a linear congruential generator), so corpora never change. */
+function randomInts(seed: number): () => number {
+  let x = seed;
+  return () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 8;
+}
+
+function minifiedJs(): string[] {
+  const file = require.resolve('sql.js/dist/sql-wasm.js');
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+}
+
+function cjkText(): string[] {
+  const chars = '的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明社长学习問題解決日本語の文章とテキスト東京大阪漢字';
+  const punct = '，。、！？；：「」（）';
+  const next = randomInts(3);
+  return Array.from({ length: 400 }, () => {
+    let line = '';
+    for (let i = 0; i < 120; i++) line += next() % 9 === 0 ? punct[next() % punct.length] : chars[next() % chars.length];
+    return line;
+  });
+}
+
+function emojiText(): string[] {
+  const emoji = ['😀', '👍🏽', '🎉', '❤️', '👩‍💻', '🚀', '✅', '🔥', '👨‍👩‍👧‍👦', '🇯🇵', '🤖', '📦', '⚠️', '🧪', '💡'];
+  const next = randomInts(5);
+  return Array.from({ length: 400 }, () => Array.from({ length: 60 }, () => emoji[next() % emoji.length] + (next() % 4 === 0 ? ' ' : '')).join(''));
+}
+
+function base64Text(): string[] {
+  return Array.from({ length: 300 }, (_, i) => {
+    let bytes = Buffer.alloc(0);
+    for (let k = 0; bytes.length < 3000; k++) bytes = Buffer.concat([bytes, createHash('sha256').update(`${i}:${k}`).digest()]);
+    return (bytes.toString('base64').match(/.{1,76}/g) ?? []).join('\n');
+  });
 }
 
 /** In a child: load one tokenizer, count `texts` once cold and once more, report timings. */
@@ -67,27 +105,34 @@ function child(name: Name, file: string): void {
 
 function main(): void {
   if (process.argv[2] === '--child') return child(process.argv[3] as Name, process.argv[4]);
-  const folder = process.argv[2] ?? join(__dirname, '..', '..', 'shared', 'trajectories');
-  const texts = agentText(folder);
-  const bytes = texts.reduce((n, s) => n + Buffer.byteLength(s), 0);
+  const args = process.argv.slice(2);
+  const outAt = args.indexOf('--out');
+  const out = outAt >= 0 ? args.splice(outAt, 2)[1] : join(__dirname, 'results', 'tokenizer.json');
+  const folder = args[0] ?? join(__dirname, '..', '..', 'shared', 'trajectories');
+  const corpora: Record<string, string[]> = { 'agent text': agentText(folder), 'minified JS': minifiedJs(), CJK: cjkText(), emoji: emojiText(), base64: base64Text() };
   const file = join(__dirname, 'results', '.tokenizer-input.json');
   mkdirSync(join(__dirname, 'results'), { recursive: true });
-  writeFileSync(file, JSON.stringify(texts));
-  const results = (['tally', 'js-tiktoken', 'gpt-tokenizer', 'tiktoken-wasm'] as Name[]).map((name) => {
-    const out = execFileSync(process.execPath, ['-r', join(__dirname, '..', 'test', 'register.cjs'), __filename, '--child', name, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
-    const r = JSON.parse(out);
-    return { ...r, mbPerSecCold: bytes / 1e6 / (r.coldMs / 1000), mbPerSecWarm: bytes / 1e6 / (r.warmMs / 1000) };
-  });
-  require('fs').rmSync(file);
-  console.log(`${texts.length} messages, ${(bytes / 1e6).toFixed(2)} MB of agent text`);
-  console.log('tokenizer        load+first ms   tokens      cold MB/s  warm MB/s');
-  for (const r of results) {
-    console.log(`${r.name.padEnd(16)} ${r.loadMs.toFixed(0).padStart(13)}  ${String(r.tokens).padStart(9)}  ${r.mbPerSecCold.toFixed(2).padStart(9)}  ${r.mbPerSecWarm.toFixed(2).padStart(9)}`);
+  const report = [];
+  console.log('corpus        tokenizer        load+first ms     tokens  cold MB/s  warm MB/s');
+  for (const [corpus, texts] of Object.entries(corpora)) {
+    const bytes = texts.reduce((n, s) => n + Buffer.byteLength(s), 0);
+    writeFileSync(file, JSON.stringify(texts));
+    const results = (['tally', 'js-tiktoken', 'gpt-tokenizer', 'tiktoken-wasm'] as Name[]).map((name) => {
+      const stdout = execFileSync(process.execPath, ['-r', join(__dirname, '..', 'test', 'register.cjs'), __filename, '--child', name, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const r = JSON.parse(stdout);
+      return { ...r, mbPerSecCold: bytes / 1e6 / (r.coldMs / 1000), mbPerSecWarm: bytes / 1e6 / (r.warmMs / 1000) };
+    });
+    for (const r of results) {
+      console.log(`${corpus.padEnd(13)} ${r.name.padEnd(16)} ${r.loadMs.toFixed(0).padStart(13)}  ${String(r.tokens).padStart(9)}  ${r.mbPerSecCold.toFixed(2).padStart(9)}  ${r.mbPerSecWarm.toFixed(2).padStart(9)}`);
+    }
+    const tally = results.find((r) => r.name === 'tally')!;
+    const gpt = results.find((r) => r.name === 'gpt-tokenizer')!;
+    const vsGptCold = tally.mbPerSecCold / gpt.mbPerSecCold;
+    console.log(`${corpus.padEnd(13)} ${(bytes / 1e6).toFixed(2)} MB; Tally cold / gpt-tokenizer cold: ${vsGptCold.toFixed(2)}×; first count ${tally.loadMs.toFixed(0)} vs ${gpt.loadMs.toFixed(0)} ms`);
+    report.push({ corpus, texts: texts.length, bytes, vsGptCold, results });
   }
-  const fastestPeer = Math.max(...results.filter((r) => r.name !== 'tally' && r.name !== 'js-tiktoken').map((r) => r.mbPerSecCold));
-  const tally = results.find((r) => r.name === 'tally')!;
-  console.log(`Tally cold / fastest peer: ${(tally.mbPerSecCold / fastestPeer).toFixed(2)}×; a session already counted costs 0 (counts are stored with each message).`);
-  writeFileSync(join(__dirname, 'results', 'tokenizer.json'), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version }, messages: texts.length, bytes, results }, null, 2) + '\n');
+  require('fs').rmSync(file);
+  writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version }, corpora: report }, null, 2) + '\n');
 }
 
 main();

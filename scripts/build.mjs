@@ -1,12 +1,12 @@
 // Bundles the extension host code, the CLI and the webviews with esbuild.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync } from 'fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'fs';
 import { createRequire } from 'module';
 
 const require = createRequire(import.meta.url);
 
 const production = process.argv.includes('--production');
-const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning' };
+const common = { bundle: true, sourcemap: !production, minify: production, legalComments: production ? 'none' : 'inline', logLevel: 'warning' };
 
 const targets = [
   { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
@@ -24,4 +24,9 @@ for (const target of targets) {
 // sql.js loads its WebAssembly from beside the bundle.
 mkdirSync('dist', { recursive: true });
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
+// The tokenizer's ranks ship once, as binary files beside the bundles (src/core/accounting/rankFile.ts).
+require('../test/register.cjs');
+require('../src/core/accounting/rankFile.ts').writeRankFiles('dist/ranks');
+// A production build must not leave an earlier development build's source maps behind.
+if (production) for (const file of readdirSync('dist', { recursive: true })) if (String(file).endsWith('.map')) rmSync(`dist/${file}`);
 console.log('build: done');

@@ -7,13 +7,13 @@
  * go through a heap over a linked list of parts, O(n log n), written as a generator that pauses
  * every few thousand steps so an async caller can give the event loop a turn.
  */
-export type RankMap = Map<string, number>;
+import { NO_RANK, type RankTable } from './rankTable';
 
 const SHORT_PIECE_BYTES = 128;
 /** Work units (map look-ups or merges) between pauses of the long-piece generator. */
 export const BPE_STEPS_PER_PAUSE = 20_000;
 
-export function bpeCount(bytes: Uint8Array, ranks: RankMap): number {
+export function bpeCount(bytes: Uint8Array, ranks: RankTable): number {
   if (bytes.length <= SHORT_PIECE_BYTES) return bpeCountShort(bytes, ranks);
   const steps = bpeCountLong(bytes, ranks);
   for (;;) {
@@ -23,40 +23,44 @@ export function bpeCount(bytes: Uint8Array, ranks: RankMap): number {
 }
 
 /** The same count, pausing (yielding undefined) between slices of work. */
-export function* bpeCountSteps(bytes: Uint8Array, ranks: RankMap): Generator<void, number> {
+export function* bpeCountSteps(bytes: Uint8Array, ranks: RankTable): Generator<void, number> {
   if (bytes.length <= SHORT_PIECE_BYTES) return bpeCountShort(bytes, ranks);
   return yield* bpeCountLong(bytes, ranks);
 }
 
-function keyOf(bytes: Uint8Array, from: number, to: number): string {
-  return bytes.subarray(from, to).join(',');
-}
+// Scratch space for the plain scan, reused by every call (the scan never pauses, so never overlaps).
+const shortStarts = new Int32Array(SHORT_PIECE_BYTES + 1);
+const shortPairRanks = new Int32Array(SHORT_PIECE_BYTES);
 
 /** The plain scan: quadratic in the piece's length, fastest for short pieces. Exported for the benchmark. */
-export function bpeCountShort(bytes: Uint8Array, ranks: RankMap): number {
-  if (bytes.length <= 1) return bytes.length;
-  if (ranks.has(keyOf(bytes, 0, bytes.length))) return 1;
-  const starts: number[] = [];
-  for (let i = 0; i <= bytes.length; i++) starts.push(i);
-  const rankOf = (i: number): number => (i + 2 >= starts.length ? Infinity : ranks.get(keyOf(bytes, starts[i], starts[i + 2])) ?? Infinity);
-  const pairRanks: number[] = [];
-  for (let i = 0; i < starts.length - 2; i++) pairRanks.push(rankOf(i));
-  while (starts.length > 2) {
-    let best = Infinity;
+export function bpeCountShort(bytes: Uint8Array, ranks: RankTable): number {
+  const n = bytes.length;
+  if (n <= 1) return n;
+  if (ranks.rankOf(bytes, 0, n) !== NO_RANK) return 1;
+  // parts[i] starts at starts[i]; pairRanks[i] is the rank of parts i and i + 1 merged.
+  const starts = n <= SHORT_PIECE_BYTES ? shortStarts : new Int32Array(n + 1);
+  const pairRanks = n <= SHORT_PIECE_BYTES ? shortPairRanks : new Int32Array(n);
+  for (let i = 0; i <= n; i++) starts[i] = i;
+  for (let i = 0; i < n - 1; i++) pairRanks[i] = ranks.rankOf(bytes, i, i + 2);
+  let parts = n;
+  while (parts > 1) {
+    let best = NO_RANK;
     let at = -1;
-    for (let i = 0; i < pairRanks.length; i++) {
+    for (let i = 0; i < parts - 1; i++) {
       if (pairRanks[i] < best) {
         best = pairRanks[i];
         at = i;
       }
     }
     if (at < 0) break;
-    starts.splice(at + 1, 1);
-    pairRanks.splice(at, 1);
-    if (at < pairRanks.length) pairRanks[at] = rankOf(at);
-    if (at > 0) pairRanks[at - 1] = rankOf(at - 1);
+    // Merge part at+1 into part at: drop starts[at + 1] and pairRanks[at].
+    starts.copyWithin(at + 1, at + 2, parts + 1);
+    pairRanks.copyWithin(at, at + 1, parts - 1);
+    parts--;
+    if (at < parts - 1) pairRanks[at] = ranks.rankOf(bytes, starts[at], starts[at + 2]);
+    if (at > 0) pairRanks[at - 1] = ranks.rankOf(bytes, starts[at - 1], starts[at + 1]);
   }
-  return starts.length - 1;
+  return parts;
 }
 
 /** A binary min-heap of numbers in a growable Float64Array. */
@@ -104,28 +108,28 @@ class NumberHeap {
 // and starts below 2^32, so the product is exact, and ordering by it is "lowest rank, leftmost".
 const POSITION_SPAN = 2 ** 32;
 
-function* bpeCountLong(bytes: Uint8Array, ranks: RankMap): Generator<void, number> {
+function* bpeCountLong(bytes: Uint8Array, ranks: RankTable): Generator<void, number> {
   yield; // the caller may have done a lot already (matching and encoding a huge piece)
   const n = bytes.length;
   // Parts are identified by their first byte's offset; next[s] is where the following part starts.
   const next = new Int32Array(n);
   const prev = new Int32Array(n);
-  const pairRank = new Float64Array(n); // rank of (part at s, following part); Infinity if none
+  const pairRank = new Int32Array(n); // rank of (part at s, following part); NO_RANK if none
   // At most n initial pairs and two new ones per merge (n − 1 merges at most): never regrows.
   const heap = new NumberHeap(3 * n);
   let work = 0;
   for (let s = 0; s < n; s++) {
     next[s] = s + 1;
     prev[s] = s - 1;
-    const rank = s + 2 <= n ? ranks.get(keyOf(bytes, s, s + 2)) ?? Infinity : Infinity;
+    const rank = s + 2 <= n ? ranks.rankOf(bytes, s, s + 2) : NO_RANK;
     pairRank[s] = rank;
-    if (rank !== Infinity) heap.push(rank * POSITION_SPAN + s);
+    if (rank !== NO_RANK) heap.push(rank * POSITION_SPAN + s);
     if (++work % BPE_STEPS_PER_PAUSE === 0) yield;
   }
   const rankAt = (s: number): number => {
     const following = next[s];
-    if (following >= n) return Infinity;
-    return ranks.get(keyOf(bytes, s, next[following])) ?? Infinity;
+    if (following >= n) return NO_RANK;
+    return ranks.rankOf(bytes, s, next[following]);
   };
   let parts = n;
   while (heap.size > 0) {
@@ -138,14 +142,14 @@ function* bpeCountLong(bytes: Uint8Array, ranks: RankMap): Generator<void, numbe
     const absorbed = next[s];
     next[s] = next[absorbed];
     if (next[s] < n) prev[next[s]] = s;
-    pairRank[absorbed] = Infinity;
+    pairRank[absorbed] = NO_RANK;
     parts--;
     pairRank[s] = rankAt(s);
-    if (pairRank[s] !== Infinity) heap.push(pairRank[s] * POSITION_SPAN + s);
+    if (pairRank[s] !== NO_RANK) heap.push(pairRank[s] * POSITION_SPAN + s);
     const before = prev[s];
     if (before >= 0) {
       pairRank[before] = rankAt(before);
-      if (pairRank[before] !== Infinity) heap.push(pairRank[before] * POSITION_SPAN + before);
+      if (pairRank[before] !== NO_RANK) heap.push(pairRank[before] * POSITION_SPAN + before);
     }
   }
   return parts;

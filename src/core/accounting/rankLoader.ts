@@ -1,60 +1,54 @@
+import { existsSync, readFileSync } from 'fs';
+import { readFile } from 'fs/promises';
+import { join } from 'path';
 import { nextTurn } from '../nextTurn';
-import type { RankMap } from './bpeCount';
+import { encodeRankFileSteps, rankFileName, tiktokenRanksModule } from './rankFile';
+import { buildRankTable, type EncodingName, type LoadedRanks } from './rankTable';
 
-export type EncodingName = 'o200k_base' | 'cl100k_base';
-
-export interface LoadedRanks {
-  rankMap: RankMap;
-  /** The encoding's pre-tokenizer pattern (the regex that splits text into pieces). */
-  pattern: string;
-}
-
-interface RanksModule {
-  pat_str: string;
-  bpe_ranks: string;
-}
-
-/** Tokens added to the map between pauses when loading asynchronously (≈ 25 ms of work). */
-const TOKENS_PER_PAUSE = 20_000;
-
-function ranksModule(encoding: EncodingName): RanksModule {
-  // Required here, not at the top, so activation never pays for parsing the ranks module.
-  const module = encoding === 'cl100k_base' ? require('js-tiktoken/ranks/cl100k_base') : require('js-tiktoken/ranks/o200k_base');
-  return module.default ?? module;
-}
+export type { EncodingName, LoadedRanks };
 
 /**
- * Builds the byte-sequence → rank map from js-tiktoken's compressed ranks ("! <offset> <base64>…"
- * runs), keyed the way js-tiktoken keys it (bytes joined by commas). A later duplicate of a token
- * wins, as in js-tiktoken. The generator pauses every few thousand tokens.
+ * Where the rank files are: `ranks/` beside the running bundle (dist/extension.js and dist/cli.js
+ * share dist/ranks). From source (tests, benchmarks) there is no such folder and the ranks come
+ * from js-tiktoken's own rank module, converted in memory: the same bytes the build writes.
  */
-function* buildRanks(encoding: EncodingName): Generator<void, LoadedRanks> {
-  const source = ranksModule(encoding);
-  const rankMap: RankMap = new Map();
-  let added = 0;
-  for (const line of source.bpe_ranks.split('\n')) {
-    if (!line) continue;
-    const fields = line.split(' ');
-    const offset = Number.parseInt(fields[1], 10);
-    for (let i = 2; i < fields.length; i++) {
-      rankMap.set(Buffer.from(fields[i], 'base64').join(','), offset + i - 2);
-      if (++added % TOKENS_PER_PAUSE === 0) yield;
-    }
-  }
-  return { rankMap, pattern: source.pat_str };
+export function defaultRankDirectory(): string {
+  return join(__dirname, 'ranks');
 }
 
-export function loadRanksSync(encoding: EncodingName): LoadedRanks {
-  const steps = buildRanks(encoding);
+function rankFilePath(encoding: EncodingName, directory: string): string | undefined {
+  const path = join(directory, rankFileName(encoding));
+  return existsSync(path) ? path : undefined;
+}
+
+function* fromTiktoken(encoding: EncodingName, directory: string): Generator<void, Uint8Array> {
+  try {
+    return yield* encodeRankFileSteps(tiktokenRanksModule(encoding));
+  } catch (error) {
+    throw new Error(`Tally's token ranks for ${encoding} are missing: no ${join(directory, rankFileName(encoding))} and no js-tiktoken to read them from (${(error as Error).message})`);
+  }
+}
+
+function run<T>(steps: Generator<void, T>): T {
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
   }
 }
 
-/** The same map, built in slices with a turn for the event loop between them. */
-export async function loadRanksAsync(encoding: EncodingName): Promise<LoadedRanks> {
-  const steps = buildRanks(encoding);
+export function loadRanksSync(encoding: EncodingName, directory = defaultRankDirectory()): LoadedRanks {
+  const path = rankFilePath(encoding, directory);
+  return run(buildRankTable(path ? readFileSync(path) : run(fromTiktoken(encoding, directory))));
+}
+
+/** The same table, read without blocking and built in slices with a turn for the event loop between them. */
+export async function loadRanksAsync(encoding: EncodingName, directory = defaultRankDirectory()): Promise<LoadedRanks> {
+  const path = rankFilePath(encoding, directory);
+  const file = path ? await readFile(path) : await runSliced(fromTiktoken(encoding, directory));
+  return runSliced(buildRankTable(file));
+}
+
+async function runSliced<T>(steps: Generator<void, T>): Promise<T> {
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;

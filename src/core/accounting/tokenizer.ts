@@ -1,7 +1,8 @@
-import { TextEncoder } from 'util';
 import { nextTurn } from '../nextTurn';
-import { bpeCount, bpeCountSteps, type RankMap } from './bpeCount';
+import { bpeCount, bpeCountSteps } from './bpeCount';
 import { loadRanksAsync, loadRanksSync, type EncodingName, type LoadedRanks } from './rankLoader';
+import type { RankTable } from './rankTable';
+import { utf8Into } from './utf8';
 
 export type { EncodingName };
 
@@ -21,7 +22,7 @@ const MAX_CACHE_ENTRIES = 200_000;
 const SLICE_CHARS = 64 * 1024;
 
 /**
- * Counting over js-tiktoken's ranks: the text is split with the encoding's own pre-tokenizer
+ * Counting over the encoding's ranks (the same as js-tiktoken's): the text is split with the encoding's own pre-tokenizer
  * pattern and each piece's BPE count is cached. Pieces repeat heavily in code and logs, so most
  * pieces cost a map lookup. The ranks load on the first count, or earlier and without blocking
  * through load(); never at import.
@@ -31,10 +32,12 @@ class CachedCounter implements TokenCounter {
   private pattern?: RegExp;
   private loading?: Promise<void>;
   private readonly cache = new Map<string, number>();
-  private readonly utf8 = new TextEncoder();
+  /** A piece's UTF-8 bytes for a synchronous count; grows to the longest piece seen. */
+  private scratch = new Uint8Array(1024);
 
   private bytesOf(piece: string): Uint8Array {
-    return this.utf8.encode(piece);
+    if (piece.length * 3 > this.scratch.length) this.scratch = new Uint8Array(piece.length * 3);
+    return this.scratch.subarray(0, utf8Into(piece, this.scratch));
   }
 
   constructor(readonly encoding: EncodingName) {}
@@ -56,15 +59,15 @@ class CachedCounter implements TokenCounter {
     this.pattern = new RegExp(ranks.pattern, 'gu');
   }
 
-  private ensure(): RankMap {
+  private ensure(): RankTable {
     if (!this.ranks) this.use(loadRanksSync(this.encoding));
-    return this.ranks!.rankMap;
+    return this.ranks!.table;
   }
 
-  private countPiece(rankMap: RankMap, piece: string): number {
+  private countPiece(table: RankTable, piece: string): number {
     const cached = this.cache.get(piece);
     if (cached !== undefined) return cached;
-    const n = bpeCount(this.bytesOf(piece), rankMap);
+    const n = bpeCount(this.bytesOf(piece), table);
     if (piece.length <= MAX_CACHED_PIECE) {
       if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
       this.cache.set(piece, n);
@@ -74,18 +77,18 @@ class CachedCounter implements TokenCounter {
 
   count(text: string): number {
     if (!text) return 0;
-    const rankMap = this.ensure();
+    const table = this.ensure();
     const pattern = this.pattern!;
     pattern.lastIndex = 0;
     let total = 0;
-    for (const match of text.matchAll(pattern)) total += this.countPiece(rankMap, match[0]);
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) total += this.countPiece(table, match[0]);
     return total;
   }
 
   async countAsync(text: string): Promise<number> {
     if (text.length <= SLICE_CHARS) return this.count(text);
     await this.load();
-    const rankMap = this.ensure();
+    const table = this.ensure();
     // Its own regex object: the shared one may be in use by a synchronous count meanwhile. Walking
     // the matches with exec gives exactly the pieces matchAll gives, so the total is exact.
     const pattern = new RegExp(this.pattern!.source, this.pattern!.flags);
@@ -93,10 +96,11 @@ class CachedCounter implements TokenCounter {
     let sinceYield = 0;
     for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
       const piece = match[0];
-      if (piece.length <= MAX_CACHED_PIECE) total += this.countPiece(rankMap, piece);
+      if (piece.length <= MAX_CACHED_PIECE) total += this.countPiece(table, piece);
       else {
-        // A long piece is counted in steps, with a turn for the event loop between them.
-        const steps = bpeCountSteps(this.bytesOf(piece), rankMap);
+        // A long piece is counted in steps, with a turn for the event loop between them. Its bytes
+        // are its own: a synchronous count may reuse the scratch buffer meanwhile.
+        const steps = bpeCountSteps(Buffer.from(piece, 'utf8'), table);
         for (let step = steps.next(); ; step = steps.next()) {
           if (step.done) {
             total += step.value;

@@ -57,7 +57,8 @@ describe('token counting', function () {
     assert.ok(ticks > 0, 'the event loop ran while counting');
   });
 
-  it('counts long pre-tokenizer pieces exactly like js-tiktoken (runs of one letter, CJK without punctuation, random lowercase)', () => {
+  it('counts long pre-tokenizer pieces exactly like js-tiktoken (runs of one letter, CJK without punctuation, random lowercase)', function () {
+    this.timeout(120_000); // js-tiktoken, the reference, is quadratic on these pieces
     const random = (n: number, alphabet: string, seed: number) => {
       let x = seed;
       return Array.from({ length: n }, () => alphabet[(x = (x * 1103515245 + 12345) % 2 ** 31) % alphabet.length]).join('');
@@ -91,13 +92,16 @@ describe('token counting', function () {
     for (const text of samples) assert.equal(await counter.countAsync(text), counter.count(text));
   });
 
-  it('loads the ranks in slices: the same counts as a synchronous load', async () => {
+  it('loads the ranks in slices: the same table as a synchronous load', async () => {
     const sliced = await loadRanksAsync('cl100k_base');
     const whole = loadRanksSync('cl100k_base');
-    assert.equal(sliced.rankMap.size, whole.rankMap.size);
-    assert.equal(sliced.rankMap.size, 100_256);
+    assert.equal(sliced.table.size, whole.table.size);
+    assert.equal(sliced.table.size, 100_256);
     assert.equal(sliced.pattern, whole.pattern);
-    for (const key of ['104,101,108,108,111', '32,116,104,101', '33']) assert.equal(sliced.rankMap.get(key), whole.rankMap.get(key));
+    for (const word of ['hello', ' the', '!']) {
+      const bytes = Buffer.from(word);
+      assert.equal(sliced.table.rankOf(bytes, 0, bytes.length), whole.table.rankOf(bytes, 0, bytes.length));
+    }
   });
 
   it('counts tool-call names and arguments, images, and memoizes per message', () => {

@@ -1,0 +1,35 @@
+/**
+ * Writes `text` as UTF-8 into `out` (which must hold text.length × 3 bytes) and returns the byte
+ * count. A lone surrogate becomes U+FFFD, as TextEncoder does. Faster than TextEncoder for the
+ * short pieces the tokenizer encodes: no allocation, and ASCII costs one comparison per char.
+ */
+export function utf8Into(text: string, out: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c < 0x80) {
+      out[n++] = c;
+    } else if (c < 0x800) {
+      out[n++] = 0xc0 | (c >> 6);
+      out[n++] = 0x80 | (c & 0x3f);
+    } else {
+      if (c >= 0xd800 && c <= 0xdfff) {
+        const low = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+        if (c <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+          i++;
+          out[n++] = 0xf0 | (c >> 18);
+          out[n++] = 0x80 | ((c >> 12) & 0x3f);
+          out[n++] = 0x80 | ((c >> 6) & 0x3f);
+          out[n++] = 0x80 | (c & 0x3f);
+          continue;
+        }
+        c = 0xfffd;
+      }
+      out[n++] = 0xe0 | (c >> 12);
+      out[n++] = 0x80 | ((c >> 6) & 0x3f);
+      out[n++] = 0x80 | (c & 0x3f);
+    }
+  }
+  return n;
+}
