@@ -5,6 +5,7 @@ import type { Message, ToolCall } from '../model/message';
 import type { ComponentTokens, SessionStore } from '../persistence/types';
 import { DEFAULT_SETTINGS, type ContextSettings } from '../settings';
 import type { ReplayPolicy } from './baselines';
+import { RetentionTracker, type RetentionReport } from './retention';
 
 /** Cache pricing used for the effective cost: cached input 0.1×, cache write 1.25× (issue 5). */
 export const CACHE_READ_PRICE = 0.1;
@@ -43,6 +44,8 @@ export interface RunReport {
   violations: { overWindow: number; brokenPairs: number };
   durationMs: number;
   sessionId: string;
+  /** Which facts stayed in the requests after the first compaction. */
+  retention: RetentionReport;
   requestsDetail: RequestReport[];
 }
 
@@ -55,6 +58,8 @@ export interface ReplayOptions {
   contextWindow: number;
   maxOutputTokens: number;
   baseSettings?: ContextSettings;
+  /** Paths of the run's final change, when the transcript records it (for the retention check). */
+  finalChangePaths?: readonly string[];
   /** Called after each request is planned, for progress reporting. */
   onRequest?: (report: RequestReport) => void;
 }
@@ -86,6 +91,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const systemText = options.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
   const fixed: FixedComponents = { system: systemText ? counter.count(systemText) : 0, skills: 0, tools: 0 };
   const prefix = `${session.id.slice(-6)}:`;
+  const retention = new RetentionTracker({ finalChangePaths: options.finalChangePaths, systemText });
   const openCalls = new Map<string, ToolCall>();
   const reports: RequestReport[] = [];
   let previous: Array<{ key: string; tokens: number }> | undefined;
@@ -117,6 +123,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
       compaction: compaction && { id: compaction.id, strategies: compaction.strategiesRun, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter },
     };
     reports.push(report);
+    retention.request(plan.messages, Boolean(compaction));
     await manager.recordRequest({ plan, model: `replay:${options.policy.name}`, compactionId: compaction?.id });
     options.onRequest?.(report);
   };
@@ -126,15 +133,15 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     const message: Message = { ...source, id: prefix + source.id, tokens: undefined, tokenEncoding: undefined };
     if (message.role === 'assistant') {
       await planRequest();
-      await manager.append(message);
+      for (const m of await manager.append(message)) retention.entered(m);
       for (const call of message.toolCalls ?? []) openCalls.set(call.id, call);
     } else if (message.role === 'tool') {
       const call = message.toolCallId ? openCalls.get(message.toolCallId) : undefined;
       if (!call || !manager.openCallIds().has(call.id)) continue; // broken pair in the source: the normalizer covers it
       openCalls.delete(call.id);
-      await manager.recordToolResult(call, source.content, Boolean(source.meta?.isError));
+      retention.entered(await manager.recordToolResult(call, source.content, Boolean(source.meta?.isError)));
     } else {
-      await manager.append(message);
+      for (const m of await manager.append(message)) retention.entered(m);
     }
   }
   await store.flush();
@@ -162,6 +169,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     },
     durationMs: Date.now() - started,
     sessionId: session.id,
+    retention: await retention.finish(store, session.id),
     requestsDetail: reports,
   };
 }
