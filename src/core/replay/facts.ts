@@ -1,4 +1,5 @@
 import type { Message } from '../model/message';
+export { errorLineOf, isFailingResult } from '../compaction/sessionFacts';
 
 /**
  * What an agent must not forget after a compaction, as kinds of fact the replay checks in every
@@ -25,9 +26,6 @@ export interface Fact {
   text: string;
 }
 
-const ERROR_LINE = /(error|exception|traceback|failed|failure|fatal|assert|panic|cannot|not found|denied)/i;
-const FAILING_RETURN_CODE = /<returncode>\s*-?[1-9]\d*\s*<\/returncode>/;
-
 /** The paths a unified diff changes (`diff --git a/X b/X`, or `+++ b/X` when there is no git header). */
 export function pathsOfPatch(patch: string): string[] {
   const paths: string[] = [];
@@ -37,22 +35,6 @@ export function pathsOfPatch(patch: string): string[] {
   for (const match of patch.matchAll(/^diff --git a\/(\S+) b\/(\S+)$/gm)) add(match[2]);
   if (paths.length === 0) for (const match of patch.matchAll(/^\+\+\+ (?:b\/)?(\S+)/gm)) add(match[1]);
   return paths;
-}
-
-/** A tool result that reports a failure: flagged as an error, or a non-zero return code in the text. */
-export function isFailingResult(m: Message): boolean {
-  return m.role === 'tool' && (Boolean(m.meta?.isError) || FAILING_RETURN_CODE.test(m.content));
-}
-
-/** The line that says what went wrong: the last line that names an error, else the last non-empty line. */
-export function errorLineOf(text: string): string | undefined {
-  const lines = text
-    .replace(/<\/?(output|returncode)>/g, '\n')
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l && !/^\d+$/.test(l));
-  for (let i = lines.length - 1; i >= 0; i--) if (ERROR_LINE.test(lines[i])) return lines[i];
-  return lines[lines.length - 1];
 }
 
 /** Text of a message as the model sees it: its content and its tool calls' arguments. */

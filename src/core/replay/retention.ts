@@ -85,7 +85,7 @@ export class RetentionTracker {
       this.enteredResults.push(m.toolCallId);
       if (isFailingResult(m)) {
         const line = errorLineOf(m.content);
-        if (line) this.latestError = { id: `latestError\u0000${line}`, kind: 'latestError', text: line };
+        if (line) this.latestError = { id: 'latestError', kind: 'latestError', text: line.slice(0, 600) };
       }
     }
     if (this.pendingPaths.length) {
