@@ -18,8 +18,8 @@ interface DropPlan {
  * F9.5 — the last resort: drop the oldest whole units (a call group never splits) until the
  * window fits, leaving a marker where they were (with the refs of stored outputs it dropped).
  * System instructions, pinned items, the latest user message and the final unit are kept.
- * Summaries and the user's words go only when ordinary work is not enough; items matching a
- * manual compaction's focus only when nothing else gets under the hard limit, and the marker says so.
+ * Summaries and the user's words go only when ordinary work cannot get the request under the hard
+ * limit; items matching a manual compaction's focus come last, and the marker says so.
  */
 export class EmergencyDrop implements CompactionStrategy {
   readonly name = 'emergency-drop';
@@ -57,8 +57,8 @@ export class EmergencyDrop implements CompactionStrategy {
       }
     };
     pass('ordinary', ctx.targetTokens);
-    pass('memory', ctx.targetTokens);
-    // Items the user asked to keep go only if nothing else brings the request under the hard limit.
+    // Summaries, the user's words and items the user asked to keep go only as far as the hard limit needs.
+    pass('memory', Math.max(ctx.targetTokens, hardLimit));
     pass('focus', Math.max(ctx.targetTokens, hardLimit));
     return { drop, focusDropped };
   }

@@ -6,6 +6,8 @@ import { toUnits, totalTokens, unitTokens } from '../units';
 import { focusMatcher, unitIsKept } from './focus';
 import { storeReplacedResults } from './storeReplaced';
 
+const RECENT_SHARE_OF_ROOM = 0.5;
+
 function isUserWords(m: Message): boolean {
   return m.role === 'user' && m.kind === 'user';
 }
@@ -31,7 +33,9 @@ export class ThresholdSummarization implements CompactionStrategy {
     const userTokens = Math.min(this.userBudget(ctx), totalTokens(messages.filter(isUserWords), ctx.countTokens));
     const share = Math.min(ctx.settings.summary.keepRecentShare, 0.5);
     const room = ctx.targetTokens - ctx.fixedTokens - this.summaryBudget(ctx) - userTokens;
-    const recentBudget = Math.max(0, Math.min(share * ctx.effectiveWindow, room));
+    // Recent messages get at most half the room left under the target once the summary and the
+    // user's words are in: in a small window that room is small, so fewer tokens are re-sent.
+    const recentBudget = Math.max(0, Math.min(share * ctx.effectiveWindow, RECENT_SHARE_OF_ROOM * room));
     const units = toUnits(messages);
     let kept = 0;
     let cut = messages.length;
@@ -86,8 +90,9 @@ export class ThresholdSummarization implements CompactionStrategy {
     ctx.progress(`summarizing ${replaced.length} earlier messages`);
     const replacedTokens = totalTokens(replaced, ctx.countTokens);
     const stored = await storeReplacedResults(older, ctx, (_, i) => !keep.has(i));
+    // Only what is replaced is summarized: the kept user's words need no second copy.
     const summaryText = await ctx.summarizer.summarize({
-      messages: stored,
+      messages: stored.filter((_, i) => !keep.has(i)),
       style: 'checkpoint',
       focus: ctx.focus,
       maxTokens: this.summaryBudget(ctx),
