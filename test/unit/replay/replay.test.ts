@@ -53,7 +53,7 @@ describe('replay of recorded runs', function () {
       const json = join(dir, 'out.json');
       const ok = spawnSync(process.execPath, [...CLI, 'replay', DEMO, '--window', '32000', '--json', json], { encoding: 'utf8' });
       assert.equal(ok.status, 0, ok.stderr);
-      assert.match(ok.stdout, /demo-run\.traj\.json\s+92\s/);
+      assert.match(ok.stdout, /demo-run\.traj\.json\s+tally\s+92\s/);
       const written = JSON.parse(readFileSync(json, 'utf8'));
       assert.equal(written.runs[0].requests, 92);
       assert.ok(written.runs[0].requestsDetail[0].components.messages > 0);
