@@ -78,6 +78,7 @@ describe('replay of recorded runs', function () {
       assert.match(html, /Tally context report — demo-run\.traj\.json/);
       assert.match(html, /class="seg" data-tokens="\d+"/);
       assert.match(html, /<svg class="timeline"/);
+      assert.match(html, /<section id="retention"><h2>Retention after the first compaction \(request \d+ on/);
       assert.doesNotMatch(html, /<script|src="http|href="http/, 'no external resources, no script');
     } finally {
       rmSync(dir, { recursive: true, force: true });
