@@ -53,7 +53,7 @@ function classify(error: unknown): ProviderError {
   return new ProviderError('server', message);
 }
 
-/** VS Code's Language Model API (Copilot and other installed models) behind Tally's provider interface (F19). */
+/** VS Code's Language Model API (Copilot and other installed models) behind Tally's provider interface. */
 export class VsCodeLmProvider implements ChatProvider {
   readonly id = 'vscode-lm';
 

@@ -9,7 +9,7 @@ import type { ChatProvider, ProviderRequest, ReportedUsage } from '../providers/
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
 import type { ToolRunner } from './toolRunner';
 
-/** What the prompt side contributes to one request (F14–F17). */
+/** What the prompt side contributes to one request: system prompt blocks, AGENTS.md, skills and the (possibly deferred) tools. */
 export interface PreparedPrompt {
   system: Array<{ text: string; cacheBreakpoint?: boolean }>;
   tools: ToolDefinition[];
@@ -55,7 +55,7 @@ const defaultSleep = (ms: number, signal?: AbortSignal) =>
   });
 
 /**
- * The agent loop (F18): build the prompt, measure, compact when needed, send and stream, run the
+ * The agent loop: build the prompt, measure, compact when needed, send and stream, run the
  * tools the model asked for, record everything, and repeat until the model stops calling tools.
  * Cancellation at any point leaves a valid history.
  */

@@ -2,7 +2,7 @@ import type { CallGroup, Message } from '../model/message';
 
 /**
  * Call groups: an assistant message with tool calls plus the tool messages directly after it that
- * answer those calls. A cut must never fall inside one (F7).
+ * answer those calls. A cut must never fall inside one, or a provider would reject the request.
  */
 export function findCallGroups(messages: readonly Message[]): CallGroup[] {
   const groups: CallGroup[] = [];

@@ -26,7 +26,7 @@ function abortedFor(call: { id: string; name: string }, after: Message): Message
 }
 
 /**
- * Makes a history valid for any provider (F7): every visible tool call is answered right after its
+ * Makes a history valid for any provider: every visible tool call is answered right after its
  * assistant message (a synthetic "aborted" output when it never was), every output has its call,
  * outputs out of place are moved next to their call, duplicates dropped. Pure: input untouched.
  * Linear in the number of messages.
