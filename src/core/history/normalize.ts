@@ -1,3 +1,4 @@
+import { abortedToolResult } from '../model/factories';
 import type { Message } from '../model/message';
 
 export interface NormalizeResult {
@@ -8,21 +9,9 @@ export interface NormalizeResult {
   removed: Message[];
 }
 
-export const ABORTED_OUTPUT = '[aborted: this tool call did not return a result]';
-
+/** The synthetic output for a call that never got one; its id follows the call's (call ids are unique per session). */
 function abortedFor(call: { id: string; name: string }, after: Message): Message {
-  return {
-    id: `aborted-${call.id}`,
-    role: 'tool',
-    kind: 'aborted',
-    content: ABORTED_OUTPUT,
-    toolCallId: call.id,
-    toolName: call.name,
-    agentVisible: true,
-    userVisible: true,
-    createdAt: after.createdAt,
-    meta: { synthetic: true, isError: true },
-  };
+  return abortedToolResult(call, 'this tool call did not return a result', { id: `aborted-${call.id}`, createdAt: after.createdAt });
 }
 
 /**
@@ -87,12 +76,4 @@ export function validateHistory(messages: readonly Message[]): string[] {
     }
   }
   return violations;
-}
-
-export function visibleForAgent(messages: readonly Message[]): Message[] {
-  return messages.filter((m) => m.agentVisible);
-}
-
-export function visibleForUser(messages: readonly Message[]): Message[] {
-  return messages.filter((m) => m.userVisible);
 }
