@@ -12,7 +12,7 @@ export interface ChatIntentDeps {
   scheduleRefresh(): void;
 }
 
-/** What each validated message from the chat webview does (F21). */
+/** What each validated message from the chat webview does. */
 export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
   return {
     ready: () => d.sendState(),

@@ -7,7 +7,7 @@ import { receiveWebviewMessage } from '../protocol/receive';
 import { parseChatMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 
-/** The chat panel (F21): a webview view in Tally's activity-bar container. */
+/** The chat panel: a webview view in Tally's activity-bar container. */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'tally.chat';
   private view?: vscode.WebviewView;

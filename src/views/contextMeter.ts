@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { SessionController } from '../host/sessionController';
 
-/** Status-bar context meter (F23): percent of the effective window; warns near the trigger; opens the inspector. */
+/** Status-bar context meter: percent of the effective window; warns near the trigger; opens the inspector. */
 export class ContextMeter implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('tally.contextMeter', vscode.StatusBarAlignment.Right, 100);
   private readonly subscription: vscode.Disposable;
