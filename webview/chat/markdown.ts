@@ -46,6 +46,7 @@ function codeBlock(pre: HTMLPreElement, actions: MarkdownActions): HTMLElement {
   const codeEl = pre.querySelector('code');
   const code = (codeEl?.textContent ?? pre.textContent ?? '').replace(/\n$/, '');
   const lang = /(?:^|\s)language-([^\s]+)/.exec(codeEl?.className ?? '')?.[1] ?? '';
+  if (codeEl) codeEl.textContent = code;
   pre.className = 'code';
   if (lang) pre.setAttribute('data-lang', lang);
   return h('div', { class: 'code-block' }, [
@@ -68,6 +69,8 @@ export function renderMarkdown(text: string, actions: MarkdownActions): HTMLElem
   template.innerHTML = md.render(text);
   const root = h('div', { class: 'markdown' });
   root.appendChild(template.content);
+  // The newlines markdown-it writes between blocks are not content.
+  for (const node of Array.from(root.childNodes)) if (node.nodeType === Node.TEXT_NODE && !node.textContent?.trim()) node.remove();
   for (const pre of Array.from(root.querySelectorAll('pre'))) {
     const placeholder = document.createComment('code');
     pre.replaceWith(placeholder);
