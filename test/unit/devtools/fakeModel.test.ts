@@ -4,6 +4,7 @@ import * as path from 'path';
 import type { Message } from '../../../src/core/model/message';
 import { createOpenAIProvider } from '../../../src/core/providers/openai';
 import type { ProviderEvent, ProviderRequest } from '../../../src/core/providers/types';
+import { READ_FILE } from '../providers/harness';
 
 type FakeModel = { url: string; close(): Promise<void> };
 // The script is an ES module; esbuild would turn a plain import() into require().
@@ -16,9 +17,9 @@ function request(messages: Message[]): ProviderRequest {
     model: 'scripted-model',
     system: [{ text: 'You are Tally, a coding agent. '.repeat(100) }],
     messages,
-    tools: [{ name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }],
+    tools: [READ_FILE],
     maxOutputTokens: 1000,
-  } as ProviderRequest;
+  };
 }
 
 async function collect(stream: AsyncIterable<ProviderEvent>): Promise<ProviderEvent[]> {
