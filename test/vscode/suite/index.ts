@@ -5,5 +5,6 @@ export function run(): Promise<void> {
   return runMochaInHost(() => {
     require('./extension.test');
     require('./lmTools.test');
+    require('./chatPendingRetry.test');
   });
 }
