@@ -3,28 +3,14 @@ import type { Page } from 'playwright-core';
 import type { ChatState } from '../../src/protocol/chat';
 import { parseChatMessage } from '../../src/protocol/validate';
 import { chatState, markdownState } from './fixtures';
-import { clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+import { hostSends, posted, usePage } from './harness';
 
 describe('chat webview: markdown, figures and actions (headless Chromium, host CSP)', function () {
   this.timeout(60_000);
-  let harness: Harness;
+  const pages = usePage('chat', markdownState, { width: 460, height: 900 });
   let page: Page;
-
-  before(async () => {
-    harness = await startHarness();
-  });
-  after(async () => {
-    await harness?.close();
-  });
-  beforeEach(async () => {
-    page = await harness.open('chat', { width: 460, height: 900 });
-    await hostSends(page, { type: 'state', state: markdownState });
-    await clearPosted(page);
-  });
-  afterEach(async () => {
-    assert.deepStrictEqual(await cspViolations(page), [], 'no CSP violations (no inline style, nothing loaded)');
-    assert.deepStrictEqual(errorsIn(page), [], 'no uncaught errors');
-    await page.close();
+  beforeEach(() => {
+    page = pages.page();
   });
 
   /** Every intent the page posted is one the host's validator accepts. */
