@@ -195,8 +195,9 @@ export class SessionController implements vscode.Disposable {
     }
     if (!session.agent) {
       if (session.replayLabel) throw new Error(session.unavailable ?? 'This session is a replay.');
-      // Kept in the chat with a "Choose a model" action; sent when a model is configured.
-      this.pending = text;
+      // Kept in the chat with a "Choose a model" action; sent when a model is configured. A second
+      // message typed meanwhile joins the first rather than replacing it.
+      this.pending = this.pending === undefined ? text : `${this.pending}\n\n${text}`;
       this.changed.fire();
       return;
     }
