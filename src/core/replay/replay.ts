@@ -9,7 +9,7 @@ import { ContextSession, type PlannedRequest } from '../session/contextSession';
 import type { ReplayPolicy } from './baselines';
 import { RetentionTracker, type RetentionReport } from './retention';
 
-/** Cache pricing used for the effective cost: cached input 0.1×, cache write 1.25× (issue 5). */
+/** Cache pricing used for the effective cost: cached input 0.1×, cache write 1.25× (the providers' usual cache pricing). */
 export const CACHE_READ_PRICE = 0.1;
 export const CACHE_WRITE_PRICE = 1.25;
 

@@ -1,5 +1,5 @@
 /**
- * Reliability under faults (issue 6): a real AgentSession — real ContextSession on a real sql.js
+ * Reliability under faults: a real AgentSession — real ContextSession on a real sql.js
  * store in a temp folder, real workspace tools — against the local fake servers speaking the real
  * OpenAI and Anthropic wire formats. For every fault the suite checks what a user cares about:
  *  (a) how the turn ends, and that the error shown is clear;

@@ -15,7 +15,7 @@ interface DropPlan {
 }
 
 /**
- * F9.5 — the last resort: drop the oldest whole units (a call group never splits) until the
+ * Emergency drop, the last resort: drop the oldest whole units (a call group never splits) until the
  * window fits, leaving a marker where they were (with the refs of stored outputs it dropped).
  * System instructions, pinned items, the latest user message and the final unit are kept.
  * Summaries and the user's words go only when ordinary work cannot get the request under the hard

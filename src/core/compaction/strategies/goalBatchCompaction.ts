@@ -15,7 +15,7 @@ interface Turn {
 }
 
 /**
- * F9.4 — a completed turn (a user request and all the work that answered it) becomes one episodic
+ * Episodic summaries: a completed turn (a user request and all the work that answered it) becomes one episodic
  * summary after the user's words, which stay verbatim. The current turn is never touched.
  */
 export class GoalBatchCompaction implements CompactionStrategy {

@@ -18,7 +18,7 @@ function isKeptVerbatim(m: Message): boolean {
 }
 
 /**
- * F9.3 — replace older messages with a structured checkpoint. Recent messages are kept by token
+ * Threshold checkpoint: replace older messages with a structured checkpoint. Recent messages are kept by token
  * budget (at most half the window), the user's own messages verbatim up to a budget, pinned
  * items and instructions in place; the result aims well under the trigger.
  */

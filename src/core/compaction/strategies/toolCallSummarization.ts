@@ -7,7 +7,7 @@ import { focusMatcher, unitIsKept } from './focus';
 import { storedOutputsLine, storeReplacedResults } from './storeReplaced';
 
 /**
- * F9.2 — replace call groups older than N turns (assistant requests) with a digest: what was run
+ * Tool-call digests: replace call groups older than N turns (assistant requests) with a digest: what was run
  * or read and what it showed. Consecutive old groups become one digest.
  */
 export class ToolCallSummarization implements CompactionStrategy {

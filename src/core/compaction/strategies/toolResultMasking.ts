@@ -5,7 +5,7 @@ import { ARCHIVED_ERROR_PREFIX, errorLineOf, isFailingResult } from '../sessionF
 import { focusMatcher } from './focus';
 
 /**
- * F9.1 — archive tool results older than the last N, leaving a pointer (tool, arguments, how to
+ * Tool-result masking: archive tool results older than the last N, leaving a pointer (tool, arguments, how to
  * retrieve). Runs only when the batch frees enough tokens to be worth a prompt-cache miss.
  */
 export class ToolResultMasking implements CompactionStrategy {
