@@ -3,10 +3,17 @@ import type { RemovalReason, RemovedItem } from '../model/records';
 
 const PREVIEW_CHARS = 160;
 
+/** The start of a message on one line: only as much text is read as the preview needs (messages can be megabytes). */
 export function previewOf(message: Message): string {
   const text = message.content || (message.toolCalls ?? []).map((c) => `${c.name}(${c.arguments})`).join(' ');
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > PREVIEW_CHARS ? flat.slice(0, PREVIEW_CHARS - 1) + '…' : flat;
+  let read = PREVIEW_CHARS * 4;
+  let flat = text.slice(0, read).replace(/\s+/g, ' ').trimStart();
+  while (flat.length <= PREVIEW_CHARS && read < text.length) {
+    read *= 4;
+    flat = text.slice(0, read).replace(/\s+/g, ' ').trimStart();
+  }
+  flat = flat.trimEnd();
+  return flat.length > PREVIEW_CHARS || read < text.length ? flat.slice(0, PREVIEW_CHARS - 1) + '…' : flat;
 }
 
 export function removedItem(message: Message, reason: RemovalReason, strategy: string, tokens: number): RemovedItem {

@@ -34,22 +34,29 @@ export interface RetentionOptions {
   systemText?: string;
 }
 
+/** What is kept of one request for the removed-result check, which needs the store. */
 interface RecordedRequest {
   index: number;
-  messages: readonly Message[];
-  due: Fact[];
-  /** Tool results (by call id) that had entered the conversation before this request. */
-  enteredResults: string[];
+  /** How many tool results had entered the conversation before this request. */
+  enteredCount: number;
+  /** Calls whose whole result is in the request. */
+  whole: Set<string>;
+  /** Result references the request's text carries. */
+  refs: string[];
 }
 
 const MAX_LOST = 500;
 const clip = (text: string) => (text.length > 160 ? `${text.slice(0, 159)}…` : text).replace(/\s+/g, ' ');
+/** The shape of a stored result's reference (see the blob store's ids). */
+const REF = /\br[0-9a-z]{9}[0-9a-f]{12}\b/g;
 
 /**
  * Follows a replay request by request and reports which facts that had entered the conversation
  * were still in each request after the run's first compaction. Give it each message as it enters
  * the working context (`entered`) and each request's messages (`request`); `finish` resolves
  * the references of removed tool results against the store with read_result.
+ * Each request is checked when it is planned and only counts and references are kept, so the
+ * work grows with the requests' sizes, not with the square of the run.
  */
 export class RetentionTracker {
   private readonly facts: Fact[] = [];
@@ -60,9 +67,17 @@ export class RetentionTracker {
   private readonly requests: RecordedRequest[] = [];
   private compactedFrom?: number;
   private requestCount = 0;
+  private readonly kinds = Object.fromEntries(FACT_KINDS.map((k) => [k, { due: 0, present: 0, applicable: true }])) as Record<FactKind, KindRetention>;
+  private readonly lost: LostFact[] = [];
+  private readonly lostOnce = new Set<string>();
+  private readonly contains = presenceCache();
+  /** The message (by key) that held each fact last time: usually it still does. */
+  private readonly holder = new Map<string, string>();
+  private readonly refsOf = new Map<string, string[]>();
 
   constructor(private readonly options: RetentionOptions = {}) {
     this.pendingPaths = [...(options.finalChangePaths ?? [])];
+    this.kinds.finalChangePaths.applicable = options.finalChangePaths !== undefined;
     if (options.systemText?.trim()) this.addFact('instructions', options.systemText.trim());
   }
 
@@ -74,6 +89,13 @@ export class RetentionTracker {
       this.facts.push(fact);
     }
     return fact;
+  }
+
+  private lose(request: number, kind: FactKind, fact: string): void {
+    const key = `${kind}\u0000${fact}`;
+    if (this.lostOnce.has(key) || this.lost.length >= MAX_LOST) return;
+    this.lostOnce.add(key);
+    this.lost.push({ request, kind, fact: clip(fact) });
   }
 
   /** A message entered the working context (as recorded: after truncation and offloading). */
@@ -101,72 +123,75 @@ export class RetentionTracker {
     const index = this.requestCount++;
     if (compacted && this.compactedFrom === undefined) this.compactedFrom = index;
     if (this.compactedFrom === undefined) return;
-    const due = this.facts.filter((f) => f.kind !== 'instructions' || f.text !== this.options.systemText?.trim());
+    const system = this.options.systemText?.trim();
+    // The system prompt travels outside the conversation with every request.
+    if (system) {
+      this.kinds.instructions.due++;
+      this.kinds.instructions.present++;
+    }
+    const keys = messages.map(messageKey);
+    const inRequest = new Set(keys);
+    const due = this.facts.filter((f) => f.kind !== 'instructions' || f.text !== system);
     if (this.latestError) due.push(this.latestError);
-    this.requests.push({ index, messages, due, enteredResults: [...this.enteredResults] });
+    for (const fact of due) {
+      this.kinds[fact.kind].due++;
+      const last = this.holder.get(fact.id);
+      let present = last !== undefined && inRequest.has(last);
+      if (!present) {
+        const at = messages.findIndex((m) => this.contains(m, fact.text));
+        present = at >= 0;
+        if (present) this.holder.set(fact.id, keys[at]);
+      }
+      if (present) this.kinds[fact.kind].present++;
+      else this.lose(index, fact.kind, fact.text);
+    }
+    const whole = new Set<string>();
+    const refs = new Set<string>();
+    messages.forEach((m, i) => {
+      if (m.kind === 'tool_result' && m.toolCallId) whole.add(m.toolCallId);
+      let found = this.refsOf.get(keys[i]);
+      if (!found) this.refsOf.set(keys[i], (found = requestTextOf(m).match(REF) ?? []));
+      for (const ref of found) refs.add(ref);
+    });
+    this.requests.push({ index, enteredCount: this.enteredResults.length, whole, refs: [...refs] });
   }
 
   async finish(store: SessionStore, sessionId: string): Promise<RetentionReport> {
-    const kinds = Object.fromEntries(FACT_KINDS.map((k) => [k, { due: 0, present: 0, applicable: true }])) as Record<FactKind, KindRetention>;
-    kinds.finalChangePaths.applicable = this.options.finalChangePaths !== undefined;
-    const lost: LostFact[] = [];
-    const lostOnce = new Set<string>();
-    const lose = (request: number, kind: FactKind, fact: string) => {
-      const key = `${kind}\u0000${fact}`;
-      if (lostOnce.has(key) || lost.length >= MAX_LOST) return;
-      lostOnce.add(key);
-      lost.push({ request, kind, fact: clip(fact) });
-    };
-    const contains = presenceCache();
-    const refsByCall = new Map<string, string[]>();
-    for (const blob of await store.listBlobs(sessionId)) {
-      if (blob.toolCallId) refsByCall.set(blob.toolCallId, [...(refsByCall.get(blob.toolCallId) ?? []), blob.id]);
-    }
-    const resolves = new Map<string, Promise<boolean>>();
-    const resolvable = (ref: string) => {
-      let known = resolves.get(ref);
-      if (!known) {
-        known = readResult(store, { ref_id: ref, limit: 1 }).then(() => true, () => false);
-        resolves.set(ref, known);
-      }
-      return known;
-    };
-
+    const callOf = new Map<string, string>();
+    for (const blob of await store.listBlobs(sessionId)) if (blob.toolCallId) callOf.set(blob.id, blob.toolCallId);
+    const resolves = new Map<string, boolean>();
     for (const request of this.requests) {
-      // The system prompt travels outside the conversation with every request.
-      if (this.options.systemText?.trim()) {
-        kinds.instructions.due++;
-        kinds.instructions.present++;
-      }
-      for (const fact of request.due) {
-        kinds[fact.kind].due++;
-        if (request.messages.some((m) => contains(m, fact.text))) kinds[fact.kind].present++;
-        else lose(request.index, fact.kind, fact.text);
-      }
-      const whole = new Set(request.messages.filter((m) => m.kind === 'tool_result' && m.toolCallId).map((m) => m.toolCallId!));
-      for (const callId of request.enteredResults) {
-        if (whole.has(callId)) continue;
-        kinds.removedResultRefs.due++;
-        let found = false;
-        for (const ref of refsByCall.get(callId) ?? []) {
-          if (request.messages.some((m) => contains(m, ref)) && (await resolvable(ref))) {
-            found = true;
-            break;
-          }
-        }
-        if (found) kinds.removedResultRefs.present++;
-        else lose(request.index, 'removedResultRefs', `result of tool call ${callId}`);
+      for (const ref of request.refs) {
+        if (callOf.has(ref) && !resolves.has(ref)) resolves.set(ref, await readResult(store, { ref_id: ref, limit: 1 }).then(() => true, () => false));
       }
     }
-    return { firstCompactedRequest: this.compactedFrom, requestsChecked: this.requests.length, kinds, lost };
+    const kind = this.kinds.removedResultRefs;
+    for (const request of this.requests) {
+      const reachable = new Set<string>();
+      for (const ref of request.refs) {
+        const call = callOf.get(ref);
+        if (call && !request.whole.has(call) && resolves.get(ref)) reachable.add(call);
+      }
+      const removed = request.enteredCount - request.whole.size;
+      kind.due += removed;
+      kind.present += Math.min(reachable.size, removed);
+      if (reachable.size >= removed || this.lost.length >= MAX_LOST) continue;
+      for (let i = 0; i < request.enteredCount && this.lost.length < MAX_LOST; i++) {
+        const callId = this.enteredResults[i];
+        if (!request.whole.has(callId) && !reachable.has(callId)) this.lose(request.index, 'removedResultRefs', `result of tool call ${callId}`);
+      }
+    }
+    return { firstCompactedRequest: this.compactedFrom, requestsChecked: this.requests.length, kinds: this.kinds, lost: this.lost };
   }
 }
+
+const messageKey = (m: Message) => `${m.id}\u0000${m.kind}\u0000${m.content.length}`;
 
 /** Memoized "does this message carry this text": messages repeat across requests. */
 function presenceCache(): (m: Message, text: string) => boolean {
   const cache = new Map<string, Map<string, boolean>>();
   return (m, text) => {
-    const key = `${m.id}\u0000${m.kind}\u0000${m.content.length}`;
+    const key = messageKey(m);
     let known = cache.get(key);
     if (!known) cache.set(key, (known = new Map()));
     let found = known.get(text);
