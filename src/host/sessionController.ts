@@ -154,6 +154,13 @@ export class SessionController implements vscode.Disposable {
     return session;
   }
 
+  /** Drops the message kept while no model was configured (the user changed their mind). */
+  discardPendingMessage(): void {
+    if (this.pending === undefined) return;
+    this.pending = undefined;
+    this.changed.fire();
+  }
+
   /** The message kept while no model was configured goes out now that there is one. */
   private sendPending(): void {
     const text = this.pending;

@@ -127,7 +127,7 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
       if ((await reply.$$('.code-block vscode-button[data-action="copy-code"], .code-block vscode-button[data-action="insert-code"]')).length !== 2) throw new Error('the code block lacks Copy / Insert at cursor');
       if ((await reply.$$('.markdown a[data-href="https://code.visualstudio.com/api"]')).length !== 1) throw new Error('the link is not rendered');
       await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `chat-${theme}.png`) });
-      await frame.locator('.composer-input textarea').fill('/compact keep the step outputs');
+      await frame.locator('.composer-input textarea').fill('/compact');
       await frame.locator('.composer-input textarea').press('Enter');
       await frame.waitForSelector('[data-kind="compaction"]', { timeout: 60_000 });
     });

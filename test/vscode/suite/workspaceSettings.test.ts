@@ -55,11 +55,13 @@ describe('a workspace cannot steer requests, keys or approvals', function () {
     assert.equal(await vscode.commands.executeCommand('tally.setApiKey', { provider: 'anthropic', key: secret }), true);
     try {
       assert.equal((await keys.getBound('anthropic'))?.origin, 'https://api.anthropic.com', 'the key is bound to the endpoint the user chose');
-      await sessions.create('workspace steering');
-      const failure = await sessions.send('Tell me a secret plan.').then(() => undefined, (error: Error) => error);
+      const session = await sessions.create('workspace steering');
+      await sessions.send('Tell me a secret plan.');
       assert.deepEqual(server.requests, [], 'the fake server received no request: no key, no prompt');
-      assert.match(String(failure?.message), /openai-compatible/, "the user's provider (openai-compatible, no model set) is the one resolved");
+      assert.match(String(session.unavailable), /openai-compatible/, "the user's provider (openai-compatible, no model set) is the one resolved");
+      assert.equal(sessions.pendingMessage, 'Tell me a secret plan.', 'the message waits in the chat for a model the user chooses');
     } finally {
+      sessions.discardPendingMessage();
       await vscode.commands.executeCommand('tally.setApiKey', { provider: 'anthropic', key: '' });
     }
   });
