@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { cpus, tmpdir } from 'os';
 import { join } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
-import { openStore } from '../src/core/persistence';
+import { openStore } from '../src/node/store';
 import { REPLAY_POLICIES } from '../src/core/replay/baselines';
 import { replayRun, type RunReport } from '../src/core/replay/replay';
 import { importTranscriptFile } from '../src/core/transcripts/detect';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { basename, join } from 'path';
 import { getTokenCounter } from '../core/accounting/tokenizer';
-import { openStore } from '../core/persistence';
+import { openStore } from '../node/store';
 import { renderHtmlReport } from '../core/report/htmlReport';
 import { policyNamed, REPLAY_POLICIES } from '../core/replay/baselines';
 import { replayRun, type RunReport } from '../core/replay/replay';

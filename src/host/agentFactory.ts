@@ -16,7 +16,7 @@ import { workspaceTools } from '../core/tools/builtinTools';
 import type { ApprovalDecision } from '../core/tools/types';
 import type { FixedComponents } from '../core/accounting/usageBasis';
 import type { ContextSession } from '../core/session/contextSession';
-import type { SessionStore } from '../core/persistence/types';
+import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
 import type { ToolRunner, ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';

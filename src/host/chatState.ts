@@ -1,6 +1,6 @@
 import type { Message } from '../core/model/message';
 import type { CompactionEventRecord } from '../core/model/records';
-import type { SessionInfo } from '../core/persistence/types';
+import type { SessionInfo } from '../core/ports/sessionStore';
 import type { ChatEntry, ChatState, ChatToolCallView } from '../protocol/chat';
 import type { ActiveSession } from './sessionController';
 import { bindToolResults } from './toolResultBinding';

@@ -1,6 +1,6 @@
 import { TextDecoder } from 'util';
 import type { ToolDefinition } from '../model/tool';
-import type { SessionStore } from '../persistence/types';
+import type { SessionStore } from '../ports/sessionStore';
 
 export const READ_RESULT_DEFAULT_LIMIT = 16 * 1024;
 export const READ_RESULT_MAX_LIMIT = 64 * 1024;

@@ -1,6 +1,6 @@
 import { toolResultMessage } from '../model/factories';
 import type { Message, ToolCall } from '../model/message';
-import type { SessionStore } from '../persistence/types';
+import type { SessionStore } from '../ports/sessionStore';
 import type { ContextSettings } from '../settings';
 import { scanOutput } from './scan';
 import { truncateMeasured } from './truncate';

@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from 'worker_threads';
 import { getTokenCounter } from '../accounting/tokenizer';
-import { openStore } from '../persistence';
+import { openStore } from '../../node/store';
 import { policyNamed } from '../replay/baselines';
 import { replayRun } from '../replay/replay';
 import { importTranscriptFile } from './detect';

@@ -21,8 +21,8 @@ import { WorkspaceToolRunner } from '../../../src/core/agent/workspaceToolRunner
 import { ContextSession } from '../../../src/core/session/contextSession';
 import { validateHistory } from '../../../src/core/history/normalize';
 import type { Message } from '../../../src/core/model/message';
-import { openStore } from '../../../src/core/persistence';
-import type { SessionStore } from '../../../src/core/persistence/types';
+import { openStore } from '../../../src/node/store';
+import type { SessionStore } from '../../../src/core/ports/sessionStore';
 import { SessionPrompt } from '../../../src/core/prompt/sessionPrompt';
 import { createAnthropicProvider } from '../../../src/core/providers/anthropic';
 import { createOpenAIProvider } from '../../../src/core/providers/openai';

@@ -3,7 +3,7 @@ import { buildSync } from 'esbuild';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { openStore } from '../../../src/core/persistence';
+import { openStore } from '../../../src/node/store';
 import { replayInWorker } from '../../../src/core/transcripts/replayInWorker';
 import { measureBlocking } from '../../support/eventLoopBlocks';
 

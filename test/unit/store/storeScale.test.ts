@@ -3,11 +3,11 @@ import { createHash } from 'crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import type { Database } from 'sql.js';
-import { nodeWriteFs, type WriteFs } from '../../../src/core/persistence/atomicFile';
-import type { StoreOptions } from '../../../src/core/persistence';
+import { nodeWriteFs, type WriteFs } from '../../../src/node/store/atomicFile';
+import type { StoreOptions } from '../../../src/node/store';
 import { storeFolderPerTest } from './fixtures/storeFolder';
-import { sqlRuntime } from '../../../src/core/persistence/sqlRuntime';
-import { StoreOpener } from '../../../src/core/persistence/storeOpener';
+import { sqlRuntime } from '../../../src/node/store/sqlRuntime';
+import { StoreOpener } from '../../../src/node/store/storeOpener';
 import type { Message } from '../../../src/core/model/message';
 
 function message(id: string, createdAt: number): Message {

@@ -1,6 +1,6 @@
 import type { Database, SqlValue } from 'sql.js';
 import type { Row } from './sqlRows';
-import type { SessionInfo } from './types';
+import type { SessionInfo } from '../../core/ports/sessionStore';
 
 /** A session's row as stored: its latest write wins, and a deletion by any writer sticks. */
 export interface SessionRow {

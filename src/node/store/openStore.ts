@@ -4,7 +4,7 @@ import type { StoreMode } from './flusher';
 import { SqlJsStore, type StoreOptions } from './sqlJsStore';
 import { sqlRuntime } from './sqlRuntime';
 import { errorCode, errorText, NOT_WRITABLE } from './storeErrors';
-import type { StoreProblem } from './types';
+import type { StoreProblem } from '../../core/ports/sessionStore';
 
 /**
  * Whether the store folder can be written, read only, or not used at all. A full disk is not a

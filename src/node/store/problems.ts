@@ -1,5 +1,5 @@
 import { errorCode, errorText } from './storeErrors';
-import type { StoreProblem } from './types';
+import type { StoreProblem } from '../../core/ports/sessionStore';
 
 /** How many problems a store keeps (the oldest are dropped). */
 export const MAX_PROBLEMS = 200;

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'crypto';
 import type { SqlJsStatic } from 'sql.js';
-import type { Message } from '../model/message';
+import type { Message } from '../../core/model/message';
 import { nodeWriteFs, type WriteFs } from './atomicFile';
 import { BlobStore } from './blobStore';
 import { cleanLeftovers, cleanSessionLeftovers } from './cleanup';
@@ -28,7 +28,7 @@ import { SessionIndex } from './sessionIndex';
 import { SessionRecords } from './sessionRecords';
 import { SessionRows } from './sessionRows';
 import type { StoreParts } from './storeParts';
-import type { BlobInfo, BlobSlice, CompactionEventRecord, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, TurnUsageRecord } from './types';
+import type { BlobInfo, BlobSlice, CompactionEventRecord, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, TurnUsageRecord } from '../../core/ports/sessionStore';
 import { liveWriters, WriterHeartbeat } from './writerLiveness';
 
 export { BLOB_PART_BYTES } from './blobStore';

@@ -1,11 +1,11 @@
-import { newId } from '../model/ids';
-import type { Message } from '../model/message';
+import { newId } from '../../core/model/ids';
+import type { Message } from '../../core/model/message';
 import { INFO_FILE, SESSION_PATTERN } from './layout';
 import { laterRow, putSessionRow, SESSION_COLUMNS, sessionRowOf, type SessionRow } from './sessionRow';
 import type { SessionIndex } from './sessionIndex';
 import { rows } from './sqlRows';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
-import type { SessionInfo } from './types';
+import type { SessionInfo } from '../../core/ports/sessionStore';
 
 const RECOVERED_TITLE_CHARS = 60;
 

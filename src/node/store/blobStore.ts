@@ -1,14 +1,14 @@
 import { promises as fsp } from 'fs';
 import { basename } from 'path';
 import type { Database } from 'sql.js';
-import { newId } from '../model/ids';
-import { nextTurn } from '../nextTurn';
+import { newId } from '../../core/model/ids';
+import { nextTurn } from '../../core/nextTurn';
 import { writeAtomically, type WriteFs } from './atomicFile';
 import { REF_PATTERN, SEGMENT_FILE } from './layout';
 import { measureContent } from './measureContent';
 import { newDatabase, rows, type Row } from './sqlRows';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
-import type { BlobInfo, BlobSlice } from './types';
+import type { BlobInfo, BlobSlice } from '../../core/ports/sessionStore';
 
 /** Offloaded results larger than this are stored as parts of this size, one file each. */
 export const BLOB_PART_BYTES = 2 * 1024 * 1024;

@@ -4,7 +4,7 @@ import { INDEX_FILE, SESSION_PATTERN } from './layout';
 import { laterRow, putSessionRows, SESSION_COLUMNS, sessionRowOf, type SessionRow } from './sessionRow';
 import { rows } from './sqlRows';
 import { ownDb, type StoreParts } from './storeParts';
-import type { SessionInfo } from './types';
+import type { SessionInfo } from '../../core/ports/sessionStore';
 
 interface IndexFile {
   mtimeMs: number;

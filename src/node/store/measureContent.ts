@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { nextTurn } from '../nextTurn';
+import { nextTurn } from '../../core/nextTurn';
 
 /** Bytes hashed between turns of the event loop. */
 const SLICE_BYTES = 4 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import { promises as fsp } from 'fs';
 import { basename, join } from 'path';
 import type { Database } from 'sql.js';
-import { nextTurn } from '../nextTurn';
+import { nextTurn } from '../../core/nextTurn';
 import { absorbRows } from './absorbRows';
 import { WRITER_FILE } from './layout';
 import type { OwnFile } from './ownFiles';

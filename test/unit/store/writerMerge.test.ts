@@ -4,11 +4,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSy
 import { tmpdir } from 'os';
 import { join } from 'path';
 import type { Message } from '../../../src/core/model/message';
-import { openStore } from '../../../src/core/persistence';
-import { nodeWriteFs, type WriteFs } from '../../../src/core/persistence/atomicFile';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/core/persistence/schema';
-import { ABSORB_MIN_FILES, type SqlJsStore } from '../../../src/core/persistence/sqlJsStore';
-import { sqlRuntime } from '../../../src/core/persistence/sqlRuntime';
+import { openStore } from '../../../src/node/store';
+import { nodeWriteFs, type WriteFs } from '../../../src/node/store/atomicFile';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/node/store/schema';
+import { ABSORB_MIN_FILES, type SqlJsStore } from '../../../src/node/store/sqlJsStore';
+import { sqlRuntime } from '../../../src/node/store/sqlRuntime';
 
 const SESSION = 'smerge';
 const message = (id: string, createdAt: number): Message => ({ id, role: 'user', kind: 'user', content: `message ${id}`, agentVisible: true, userVisible: true, createdAt });

@@ -3,11 +3,11 @@ import { createHash, randomBytes } from 'crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { nodeWriteFs, type WriteFs } from '../../../src/core/persistence/atomicFile';
-import { openStore } from '../../../src/core/persistence';
-import { BLOB_PART_BYTES } from '../../../src/core/persistence/sqlJsStore';
-import { MIGRATIONS } from '../../../src/core/persistence/schema';
-import { sqlRuntime } from '../../../src/core/persistence/sqlRuntime';
+import { nodeWriteFs, type WriteFs } from '../../../src/node/store/atomicFile';
+import { openStore } from '../../../src/node/store';
+import { BLOB_PART_BYTES } from '../../../src/node/store/sqlJsStore';
+import { MIGRATIONS } from '../../../src/node/store/schema';
+import { sqlRuntime } from '../../../src/node/store/sqlRuntime';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 

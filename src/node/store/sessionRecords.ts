@@ -1,8 +1,8 @@
-import type { Message } from '../model/message';
+import type { Message } from '../../core/model/message';
 import { SEGMENT_FILE, SNAPSHOT_FILE } from './layout';
 import { rows } from './sqlRows';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
-import type { CompactionEventRecord, SessionSnapshot, TurnUsageRecord } from './types';
+import type { CompactionEventRecord, SessionSnapshot, TurnUsageRecord } from '../../core/ports/sessionStore';
 
 /**
  * What a session records besides its row: transcript messages, compaction events and turn usage

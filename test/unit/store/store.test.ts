@@ -3,11 +3,11 @@ import { fork } from 'child_process';
 import { createHash, randomBytes } from 'crypto';
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'fs';
 import { basename, join } from 'path';
-import { nodeWriteFs, type WriteFs } from '../../../src/core/persistence/atomicFile';
-import type { SqlJsStore, StoreProblem } from '../../../src/core/persistence';
+import { nodeWriteFs, type WriteFs } from '../../../src/node/store/atomicFile';
+import type { SqlJsStore, StoreProblem } from '../../../src/node/store';
 import { storeFolderPerTest } from './fixtures/storeFolder';
-import { BLOB_PART_BYTES, MAX_PROBLEMS } from '../../../src/core/persistence/sqlJsStore';
-import { sqlRuntime } from '../../../src/core/persistence/sqlRuntime';
+import { BLOB_PART_BYTES, MAX_PROBLEMS } from '../../../src/node/store/sqlJsStore';
+import { sqlRuntime } from '../../../src/node/store/sqlRuntime';
 import type { Message } from '../../../src/core/model/message';
 import { BLOB_BYTES, type Ack } from './fixtures/appender';
 
