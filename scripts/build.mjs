@@ -11,7 +11,7 @@ const common = { bundle: true, sourcemap: !production, minify: production, legal
 const targets = [
   { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   // Transcript import + replay run in a worker thread so the extension host stays responsive.
-  { entryPoints: ['src/core/transcripts/replayWorker.ts'], outfile: 'dist/replayWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  { entryPoints: ['src/node/transcripts/replayWorker.ts'], outfile: 'dist/replayWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
   { entryPoints: ['webview/inspector/main.ts'], outfile: 'dist/webview/inspector.js', platform: 'browser', format: 'iife', target: 'es2022' },
   { entryPoints: ['webview/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022' },

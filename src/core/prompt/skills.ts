@@ -1,5 +1,5 @@
 import { promises as fsp } from 'fs';
-import { errorCode, outsideWorkspaceReason, readPrefix, statFailureReason, statIfPresent } from './promptFiles';
+import { errorCode, outsideWorkspaceReason, readPrefix, statFailureReason, statIfPresent } from '../../node/prompt/promptFiles';
 import { join } from 'path';
 import type { ToolDefinition } from '../model/tool';
 

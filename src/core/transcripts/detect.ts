@@ -3,7 +3,7 @@ import { TextDecoder } from 'util';
 import { importAnthropicMessages } from './anthropicMessages';
 import { importMiniSweAgent } from './miniSweAgent';
 import { importOpenAiChat } from './openaiChat';
-import { checkJsonDepth, MAX_TRANSCRIPT_BYTES, readTranscriptBytes } from './readTranscriptFile';
+import { checkJsonDepth, MAX_TRANSCRIPT_BYTES, readTranscriptBytes } from '../../node/transcripts/readTranscriptFile';
 import { importSweAgent } from './sweAgent';
 import { TranscriptError, type ImportedTranscript } from './types';
 

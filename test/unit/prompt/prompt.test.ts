@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import type { ToolDefinition } from '../../../src/core/model/tool';
-import { loadInstructions, nodeInstructionsFs } from '../../../src/core/prompt/agentsMd';
+import { loadInstructions, nodeInstructionsFs } from '../../../src/node/prompt/agentsMd';
 import { searchTools, selectTools } from '../../../src/core/prompt/toolDeferral';
 
 describe('AGENTS.md loading', () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { openStore } from '../../../src/node/store';
-import { replayInWorker } from '../../../src/core/transcripts/replayInWorker';
+import { replayInWorker } from '../../../src/node/transcripts/replayInWorker';
 import { measureBlocking } from '../../support/eventLoopBlocks';
 
 const ROOT = join(__dirname, '..', '..', '..');

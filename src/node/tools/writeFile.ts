@@ -1,7 +1,7 @@
-import { stringArg } from './args';
-import { approved, deniedOutput } from './approval';
-import { unifiedDiff } from './diff';
-import type { Tool } from './types';
+import { stringArg } from '../../core/tools/args';
+import { approved, deniedOutput } from '../../core/tools/approval';
+import { unifiedDiff } from '../../core/tools/diff';
+import type { Tool } from '../../core/tools/types';
 import { readResolved, resolveInWorkspace, writeResolved } from './workspacePaths';
 
 export const writeFileTool: Tool = {

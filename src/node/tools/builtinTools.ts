@@ -3,7 +3,7 @@ import { listFilesTool } from './listFiles';
 import { readFileTool } from './readFile';
 import { runCommandTool } from './runCommand';
 import { searchTextTool } from './searchText';
-import type { Tool } from './types';
+import type { Tool } from '../../core/tools/types';
 import { writeFileTool } from './writeFile';
 
 /** The workspace tools every session has (F20), in a fixed order. */

@@ -1,7 +1,7 @@
 import { spawn } from 'child_process';
-import { intArg, stringArg } from './args';
-import { approved, deniedOutput } from './approval';
-import type { Tool } from './types';
+import { intArg, stringArg } from '../../core/tools/args';
+import { approved, deniedOutput } from '../../core/tools/approval';
+import type { Tool } from '../../core/tools/types';
 import { resolveInWorkspace } from './workspacePaths';
 
 /** Keeps the head and the tail of a stream past a byte cap, counting what was dropped. */

@@ -3,11 +3,11 @@
  * extension host's thread. Bundled on its own by scripts/build.mjs (dist/replayWorker.js).
  */
 import { parentPort, workerData } from 'worker_threads';
-import { getTokenCounter } from '../accounting/tokenizer';
-import { openStore } from '../../node/store';
-import { policyNamed } from '../replay/baselines';
-import { replayRun } from '../replay/replay';
-import { importTranscriptFile } from './detect';
+import { getTokenCounter } from '../../core/accounting/tokenizer';
+import { openStore } from '../store';
+import { policyNamed } from '../../core/replay/baselines';
+import { replayRun } from '../../core/replay/replay';
+import { importTranscriptFile } from '../../core/transcripts/detect';
 import type { ReplayJob, ReplayOutcome } from './replayInWorker';
 
 async function run(job: ReplayJob): Promise<ReplayOutcome> {

@@ -1,10 +1,10 @@
 import { promises as fsp } from 'fs';
 import { join, relative } from 'path';
 import { Worker } from 'worker_threads';
-import { looksBinary } from '../toolOutput/binary';
-import { boolArg, intArg, stringArg } from './args';
+import { looksBinary } from '../../core/toolOutput/binary';
+import { boolArg, intArg, stringArg } from '../../core/tools/args';
 import { IGNORED_DIRECTORIES } from './listFiles';
-import { ToolInputError, type Tool } from './types';
+import { ToolInputError, type Tool } from '../../core/tools/types';
 import { resolveInWorkspace } from './workspacePaths';
 
 const MAX_FILE_BYTES = 1024 * 1024;

@@ -1,7 +1,7 @@
 import { promises as fsp } from 'fs';
 import { join } from 'path';
-import { intArg, stringArg } from './args';
-import type { Tool } from './types';
+import { intArg, stringArg } from '../../core/tools/args';
+import type { Tool } from '../../core/tools/types';
 import { resolveInWorkspace } from './workspacePaths';
 
 export const IGNORED_DIRECTORIES = new Set(['.git', 'node_modules', '.hg', '.svn', 'dist', 'out', '.vscode-test', '__pycache__', '.venv']);

@@ -1,6 +1,6 @@
-import { looksBinary } from '../toolOutput/binary';
-import { intArg, stringArg } from './args';
-import type { Tool } from './types';
+import { looksBinary } from '../../core/toolOutput/binary';
+import { intArg, stringArg } from '../../core/tools/args';
+import type { Tool } from '../../core/tools/types';
 import { openResolvedForRead, resolveInWorkspace } from './workspacePaths';
 
 export const readFileTool: Tool = {

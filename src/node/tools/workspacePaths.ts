@@ -1,6 +1,6 @@
 import { constants as fsConstants, promises as fsp, type Stats } from 'fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'path';
-import { ToolInputError, type WorkspaceInfo } from './types';
+import { ToolInputError, type WorkspaceInfo } from '../../core/tools/types';
 
 export interface ResolvedPath {
   absolute: string;

@@ -1,8 +1,8 @@
-import { looksBinary } from '../toolOutput/binary';
-import { boolArg, stringArg } from './args';
-import { approved, deniedOutput } from './approval';
-import { unifiedDiff } from './diff';
-import { ToolInputError, type Tool } from './types';
+import { looksBinary } from '../../core/toolOutput/binary';
+import { boolArg, stringArg } from '../../core/tools/args';
+import { approved, deniedOutput } from '../../core/tools/approval';
+import { unifiedDiff } from '../../core/tools/diff';
+import { ToolInputError, type Tool } from '../../core/tools/types';
 import { readResolved, resolveInWorkspace, writeResolved } from './workspacePaths';
 
 function lineOf(text: string, index: number): number {

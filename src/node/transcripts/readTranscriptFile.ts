@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'fs';
 import { basename } from 'path';
-import { TranscriptError } from './types';
+import { TranscriptError } from '../../core/transcripts/types';
 
 export const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
 

@@ -1,9 +1,9 @@
-import type { ToolCall } from '../model/message';
-import { approvalNeed, type ApprovalPolicy } from '../tools/approval';
-import { parseToolArguments } from '../tools/args';
-import { protectedPathReason } from '../tools/protectedPaths';
-import { ToolInputError, type ApprovalDecision, type ApprovalRequest, type SessionServices, type Tool, type ToolContext, type WorkspaceInfo } from '../tools/types';
-import type { ToolRunner, ToolRunOptions, ToolRunResult } from './toolRunner';
+import type { ToolCall } from '../../core/model/message';
+import { approvalNeed, type ApprovalPolicy } from '../../core/tools/approval';
+import { parseToolArguments } from '../../core/tools/args';
+import { protectedPathReason } from './protectedPaths';
+import { ToolInputError, type ApprovalDecision, type ApprovalRequest, type SessionServices, type Tool, type ToolContext, type WorkspaceInfo } from '../../core/tools/types';
+import type { ToolRunner, ToolRunOptions, ToolRunResult } from '../../core/agent/toolRunner';
 
 export type { ApprovalPolicy };
 
