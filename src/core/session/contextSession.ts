@@ -1,4 +1,3 @@
-import { TextEncoder } from 'util';
 import type { ContextBudget } from '../accounting/budget';
 import { countMessage, countMessageAsync, withStoredCount } from '../accounting/messageTokens';
 import type { TokenCounter } from '../accounting/tokenizer';

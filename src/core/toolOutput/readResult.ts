@@ -1,4 +1,3 @@
-import { TextDecoder } from 'util';
 import type { ToolDefinition } from '../model/tool';
 import type { SessionStore } from '../ports/sessionStore';
 

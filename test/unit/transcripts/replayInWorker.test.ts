@@ -27,7 +27,7 @@ describe('transcript replay in a worker thread', function () {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'tally-replay-worker-'));
     workerPath = join(dir, 'replayWorker.js');
-    buildSync({ entryPoints: [join(ROOT, 'src', 'core', 'transcripts', 'replayWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+    buildSync({ entryPoints: [join(ROOT, 'src', 'node', 'transcripts', 'replayWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
