@@ -11,7 +11,7 @@ import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import { openStore } from '../src/node/store';
 import { REPLAY_POLICIES } from '../src/core/replay/baselines';
 import { replayRun, type RunReport } from '../src/core/replay/replay';
-import { importTranscriptFile } from '../src/core/transcripts/detect';
+import { importTranscriptFile } from '../src/node/transcripts/readTranscriptFile';
 import type { ImportedTranscript } from '../src/core/transcripts/types';
 
 const WINDOWS = [16_000, 32_000, 128_000];

@@ -6,7 +6,7 @@ import { openStore } from '../node/store';
 import { renderHtmlReport } from '../core/report/htmlReport';
 import { policyNamed, REPLAY_POLICIES } from '../core/replay/baselines';
 import { replayRun, type RunReport } from '../core/replay/replay';
-import { importTranscriptFile } from '../core/transcripts/detect';
+import { importTranscriptFile } from '../node/transcripts/readTranscriptFile';
 import { parseArgs, positiveInt } from './args';
 import { formatTable, percent } from './table';
 

@@ -7,7 +7,7 @@ import { getTokenCounter } from '../../core/accounting/tokenizer';
 import { openStore } from '../store';
 import { policyNamed } from '../../core/replay/baselines';
 import { replayRun } from '../../core/replay/replay';
-import { importTranscriptFile } from '../../core/transcripts/detect';
+import { importTranscriptFile } from './readTranscriptFile';
 import type { ReplayJob, ReplayOutcome } from './replayInWorker';
 
 async function run(job: ReplayJob): Promise<ReplayOutcome> {
