@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import { loadInstructions, type InstructionsReport } from '../node/prompt/agentsMd';
 import { SessionPrompt } from '../core/prompt/sessionPrompt';
-import { loadSkills, type SkillsReport } from '../core/prompt/skills';
+import { loadSkills, skillText, type SkillsReport } from '../node/prompt/skillFiles';
 import { LmToolsRunner, lmToolDefinitions, userAllowedTools } from '../providers/lmToolsRunner';
 import { EXTERNAL_TOOLS_RESTRICTED, ExternalToolGate, type ApprovalAnswer } from '../core/tools/externalToolGate';
 import type { ApprovalRequest } from '../core/tools/types';
@@ -79,6 +79,7 @@ export class AgentFactory {
         tools: definitions,
         instructions: async () => (await this.loadInstructions()).text,
         skills: async () => (await this.loadSkills()).skills,
+        skillText: (skill) => skillText(skill),
         toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
       },
       tools,

@@ -1,3 +1,10 @@
+// The one Node import left in core: hashing 100 MB between event-loop turns needs an incremental
+// SHA-256, and Web Crypto's one-shot digest copies the whole output on the calling thread (≈100 ms).
+// Moving it behind a hashing port means threading it through ContextSession's callers.
+// eslint-disable-next-line layers/imports
+import { isUtf8 } from 'buffer';
+// eslint-disable-next-line layers/imports
+import { createHash } from 'crypto';
 import { nextTurn } from '../nextTurn';
 import { looksBinary } from './binary';
 
@@ -56,32 +63,19 @@ function utf8SafeEnd(bytes: Buffer, start: number, end: number): number {
   return cut > start ? cut : end;
 }
 
-/** Whether `bytes` is valid UTF-8 (a slice that ends on a character boundary). */
-function isUtf8(bytes: Uint8Array): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function hex(digest: ArrayBuffer): string {
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 /**
- * Hashes (Web Crypto, off the thread), counts lines and checks UTF-8 in slices with a turn for the
- * event loop between them, so a 100 MB output never holds the extension host's thread for long.
+ * Hashes, counts lines and checks UTF-8 in slices, with a turn for the event loop between them,
+ * so a 100 MB output never holds the extension host's thread for long.
  */
 export async function scanOutput(output: string | Uint8Array): Promise<OutputScan> {
   const bytes = typeof output === 'string' ? await encodeUtf8(output) : asBuffer(output);
-  const sha256 = globalThis.crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
+  const hash = createHash('sha256');
   let newlines = 0;
   let invalidUtf8 = false;
   for (let start = 0; start < bytes.length; ) {
     const end = utf8SafeEnd(bytes, start, Math.min(bytes.length, start + SCAN_SLICE_BYTES));
     const slice = bytes.subarray(start, end);
+    hash.update(slice);
     for (let i = slice.indexOf(10); i !== -1; i = slice.indexOf(10, i + 1)) newlines++;
     if (!invalidUtf8 && typeof output !== 'string' && !isUtf8(slice)) invalidUtf8 = true;
     start = end;
@@ -89,5 +83,5 @@ export async function scanOutput(output: string | Uint8Array): Promise<OutputSca
   }
   const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === 10;
   const lineCount = bytes.length === 0 ? 0 : newlines + (endsWithNewline ? 0 : 1);
-  return { bytes, byteSize: bytes.length, lineCount, sha256: hex(await sha256), invalidUtf8, binary: looksBinary(bytes) };
+  return { bytes, byteSize: bytes.length, lineCount, sha256: hash.digest('hex'), invalidUtf8, binary: looksBinary(bytes) };
 }

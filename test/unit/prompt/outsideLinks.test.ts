@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { loadInstructions } from '../../../src/node/prompt/agentsMd';
-import { loadSkills, skillText } from '../../../src/core/prompt/skills';
+import { loadSkills, skillText } from '../../../src/node/prompt/skillFiles';
 
 const SECRET = '[default]\naws_secret_access_key = OUTSIDE-SECRET-1234';
 
