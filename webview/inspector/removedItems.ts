@@ -1,4 +1,4 @@
-import type { RemovedItem } from '../../src/core/ports/sessionStore';
+import type { RemovedItem } from '../../src/protocol/records';
 import { badge } from '../ui/controls';
 import { h } from '../ui/dom';
 import { tokens } from '../ui/format';
