@@ -24,9 +24,9 @@ for (const target of targets) {
 // sql.js loads its WebAssembly from beside the bundle.
 mkdirSync('dist', { recursive: true });
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
-// The tokenizer's ranks ship once, as binary files beside the bundles (src/core/accounting/rankFile.ts).
+// The tokenizer's ranks ship once, as binary files beside the bundles (src/node/accounting/rankFile.ts).
 require('../test/register.cjs');
-require('../src/core/accounting/rankFile.ts').writeRankFiles('dist/ranks');
+require('../src/node/accounting/rankFile.ts').writeRankFiles('dist/ranks');
 // A production build must not leave an earlier development build's source maps behind.
 if (production) for (const file of readdirSync('dist', { recursive: true })) if (String(file).endsWith('.map')) rmSync(`dist/${file}`);
 console.log('build: done');

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'fs';
 import { readFile } from 'fs/promises';
 import { join } from 'path';
 import { nextTurn } from '../nextTurn';
-import { encodeRankFileSteps, rankFileName, tiktokenRanksModule } from './rankFile';
+import { encodeRankFileSteps, rankFileName, tiktokenRanksModule } from '../../node/accounting/rankFile';
 import { buildRankTable, type EncodingName, type LoadedRanks } from './rankTable';
 
 export type { EncodingName, LoadedRanks };

@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { encodeRankFile, ENCODINGS, rankFileName, tiktokenRanksModule, writeRankFiles } from '../../../src/core/accounting/rankFile';
+import { encodeRankFile, ENCODINGS, rankFileName, tiktokenRanksModule, writeRankFiles } from '../../../src/node/accounting/rankFile';
 import { loadRanksAsync, loadRanksSync } from '../../../src/core/accounting/rankLoader';
 import { buildRankTable, NO_RANK, type LoadedRanks } from '../../../src/core/accounting/rankTable';
 

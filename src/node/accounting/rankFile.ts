@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
-import type { EncodingName } from './rankTable';
+import type { EncodingName } from '../../core/accounting/rankTable';
 
 /**
  * The binary form in which an encoding's ranks ship beside the bundles (dist/ranks/<name>.ranks),
