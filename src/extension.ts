@@ -1,3 +1,4 @@
+import './node/accounting/useNodeRanks';
 import * as vscode from 'vscode';
 import { compactContextCommand } from './commands/compactContext';
 import { exportSessionCommand } from './commands/exportSession';
