@@ -14,4 +14,4 @@ require.extensions['.ts'] = function compileTypeScript(module, filename) {
 };
 
 // Token counters in tests and benchmarks read their ranks the way the extension does.
-require('../src/node/accounting/useNodeRanks.ts');
+require('../src/node/usePlatform.ts');

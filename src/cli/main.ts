@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { basename, join } from 'path';
-import '../node/accounting/useNodeRanks';
+import '../node/usePlatform';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import { openStore } from '../node/store';
 import { renderHtmlReport } from '../core/report/htmlReport';

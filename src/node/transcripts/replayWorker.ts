@@ -3,7 +3,7 @@
  * extension host's thread. Bundled on its own by scripts/build.mjs (dist/replayWorker.js).
  */
 import { parentPort, workerData } from 'worker_threads';
-import '../accounting/useNodeRanks';
+import '../usePlatform';
 import { getTokenCounter } from '../../core/accounting/tokenizer';
 import { openStore } from '../store';
 import { policyNamed } from '../../core/replay/baselines';
