@@ -16,7 +16,8 @@ function currentSource(): RankSource {
   return installed;
 }
 
-function run<T>(steps: Generator<void, T>): T {
+/** Runs a stepped computation to the end without pausing. */
+export function runSteps<T>(steps: Generator<void, T>): T {
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -24,7 +25,7 @@ function run<T>(steps: Generator<void, T>): T {
 }
 
 export function loadRanksSync(encoding: EncodingName, source: RankSource = currentSource()): LoadedRanks {
-  return run(buildRankTable(source.readSync(encoding)));
+  return runSteps(buildRankTable(source.readSync(encoding)));
 }
 
 /** The same table, read without blocking and built in slices with a turn for the event loop between them. */
@@ -32,6 +33,7 @@ export async function loadRanksAsync(encoding: EncodingName, source: RankSource 
   return runSliced(buildRankTable(await source.read(encoding)));
 }
 
+/** Runs a stepped computation with a turn for the event loop between steps. */
 export async function runSliced<T>(steps: Generator<void, T>): Promise<T> {
   for (;;) {
     const step = steps.next();

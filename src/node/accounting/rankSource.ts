@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'fs';
 import { readFile } from 'fs/promises';
 import { join } from 'path';
-import { runSliced } from '../../core/accounting/rankLoader';
+import { runSliced, runSteps } from '../../core/accounting/rankLoader';
 import type { EncodingName } from '../../core/accounting/rankTable';
 import type { RankSource } from '../../core/ports/rankSource';
 import { encodeRankFileSteps, rankFileName, tiktokenRanksModule } from './rankFile';
@@ -28,19 +28,12 @@ function* fromTiktoken(encoding: EncodingName, directory: string): Generator<voi
   }
 }
 
-function run<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
 /** Rank files from `directory`, or converted from js-tiktoken's module when the folder has none. */
 export function nodeRankSource(directory = defaultRankDirectory()): RankSource {
   return {
     readSync(encoding) {
       const path = rankFilePath(encoding, directory);
-      return path ? readFileSync(path) : run(fromTiktoken(encoding, directory));
+      return path ? readFileSync(path) : runSteps(fromTiktoken(encoding, directory));
     },
     async read(encoding) {
       const path = rankFilePath(encoding, directory);
