@@ -1,5 +1,8 @@
 import type { Message } from '../model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../model/records';
+import type { BlobStore } from './blobStore';
+
+export type { BlobInfo, BlobSlice, BlobStore } from './blobStore';
 
 // The domain types live in model/; re-exported here so existing imports keep working.
 export type { CompactionEventRecord, CompactionTrigger, ComponentTokens, RemovalReason, RemovedItem, RequestItem, TurnUsageRecord } from '../model/records';
@@ -14,18 +17,6 @@ export interface SessionInfo {
   model?: string;
   /** Free-form origin: 'chat', 'replay:<file>', 'import:<file>'. */
   origin?: string;
-}
-
-export interface BlobInfo {
-  /** The ref id given to the model (`read_result(ref_id)`). */
-  id: string;
-  sessionId: string;
-  toolName: string;
-  toolCallId?: string;
-  byteSize: number;
-  lineCount: number;
-  sha256: string;
-  createdAt: number;
 }
 
 export interface SessionSnapshot {
@@ -53,14 +44,7 @@ export interface StoreProblem {
   movedTo?: string;
 }
 
-export interface BlobSlice {
-  /** Exactly the bytes [offset, offset+length) of the stored output. */
-  bytes: Uint8Array;
-  offset: number;
-  totalBytes: number;
-}
-
-export interface SessionStore {
+export interface SessionStore extends BlobStore {
   readonly problems: readonly StoreProblem[];
   onProblem(listener: (problem: StoreProblem) => void): () => void;
 
@@ -74,13 +58,6 @@ export interface SessionStore {
   putMessages(sessionId: string, messages: Message[]): Promise<void>;
   /** The whole transcript, oldest first. */
   loadTranscript(sessionId: string): Promise<Message[]>;
-
-  /** Stores a tool result whole (written once). Pass `measured` when the caller already hashed it. */
-  putBlob(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array; measured?: { sha256: string; lineCount: number } }): Promise<BlobInfo>;
-  /** Undefined for an unknown ref; throws "… could not be read" when its file is damaged. */
-  getBlobInfo(refId: string): Promise<BlobInfo | undefined>;
-  readBlob(refId: string, offset: number, limit: number): Promise<BlobSlice>;
-  listBlobs(sessionId: string): Promise<BlobInfo[]>;
 
   saveSnapshot(snapshot: SessionSnapshot): Promise<void>;
   loadSnapshot(sessionId: string): Promise<SessionSnapshot | undefined>;

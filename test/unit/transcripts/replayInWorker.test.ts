@@ -3,6 +3,7 @@ import { buildSync } from 'esbuild';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { writeRankFiles } from '../../../src/node/accounting/rankFile';
 import { openStore } from '../../../src/node/store';
 import { replayInWorker } from '../../../src/node/transcripts/replayInWorker';
 import { measureBlocking } from '../../support/eventLoopBlocks';
@@ -28,6 +29,7 @@ describe('transcript replay in a worker thread', function () {
     dir = mkdtempSync(join(tmpdir(), 'tally-replay-worker-'));
     workerPath = join(dir, 'replayWorker.js');
     buildSync({ entryPoints: [join(ROOT, 'src', 'node', 'transcripts', 'replayWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+    writeRankFiles(join(dir, 'ranks')); // beside the bundle, as the build ships them
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
