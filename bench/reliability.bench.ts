@@ -1,5 +1,5 @@
 /**
- * Event-loop blocking while Tally handles hostile input (issue 6: "the extension host never blocks
+ * Event-loop blocking while Tally handles hostile input ("the extension host never blocks
  * for more than 100 ms at a time"). For each input, the longest stretch without a timer turn is
  * measured for Tally's sliced pipeline and, as the peer in the same run, for the same work done
  * at once (the previous design: encode, hash, decode and truncate whole, one sql.js file per

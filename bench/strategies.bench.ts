@@ -10,7 +10,10 @@ import { join } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import { openStore } from '../src/node/store';
 import { REPLAY_POLICIES } from '../src/core/replay/baselines';
+import { FACT_KINDS, FACT_LABELS, finalChangePathsOf } from '../src/core/replay/facts';
 import { replayRun, type RunReport } from '../src/core/replay/replay';
+import { addRetention, emptyRetention, retentionShare, type KindRetention } from '../src/core/replay/retention';
+import type { FactKind } from '../src/core/replay/facts';
 import { importTranscriptFile } from '../src/node/transcripts/readTranscriptFile';
 import type { ImportedTranscript } from '../src/core/transcripts/types';
 
@@ -38,7 +41,17 @@ interface Aggregate {
   meanPrefixReuse: number;
   effectiveCost: number;
   compactions: number;
+  /** Facts due and present in the requests after each run's first compaction, by kind. */
+  retention: Record<FactKind, KindRetention>;
+  /** Share of all due facts present (every kind together). */
+  retentionOverall: number;
   seconds: number;
+}
+
+function overall(retention: Record<FactKind, KindRetention>): number {
+  const due = FACT_KINDS.reduce((n, k) => n + retention[k].due, 0);
+  const present = FACT_KINDS.reduce((n, k) => n + retention[k].present, 0);
+  return due ? present / due : 1;
 }
 
 async function main() {
@@ -55,11 +68,13 @@ async function main() {
       const started = Date.now();
       const reports: RunReport[] = [];
       for (const t of transcripts) {
-        reports.push(await replayRun({ label: t.meta.source, messages: t.messages, policy, store, counter, contextWindow: window, maxOutputTokens: Math.min(8_192, Math.floor(window / 8)) }));
+        reports.push(await replayRun({ label: t.meta.source, messages: t.messages, policy, store, counter, contextWindow: window, maxOutputTokens: Math.min(8_192, Math.floor(window / 8)), finalChangePaths: finalChangePathsOf(t.meta) }));
       }
       const seconds = (Date.now() - started) / 1000;
       if (policy.name === 'tally' && window === 128_000) tallySecondsAt128k = seconds;
       const cumulative = reports.reduce((n, r) => n + r.cumulativeInputTokens, 0);
+      const retention = emptyRetention();
+      for (const r of reports) addRetention(retention, r.retention.kinds);
       aggregates.push({
         policy: policy.name,
         window,
@@ -72,9 +87,11 @@ async function main() {
         meanPrefixReuse: reports.reduce((n, r) => n + r.meanPrefixReuse, 0) / reports.length,
         effectiveCost: reports.reduce((n, r) => n + r.effectiveCost, 0),
         compactions: reports.reduce((n, r) => n + r.compactions, 0),
+        retention,
+        retentionOverall: overall(retention),
         seconds,
       });
-      for (const { requestsDetail: _detail, ...rest } of reports) perRun.push(rest);
+      for (const { requestsDetail: _detail, retention: runRetention, ...rest } of reports) perRun.push({ ...rest, retention: { ...runRetention, lost: runRetention.lost.slice(0, 20) } });
     }
   }
   await store.close();
@@ -89,6 +106,10 @@ async function main() {
       console.log(
         `${r.policy.padEnd(20)} ${String(r.violations).padStart(10)}  ${r.peakTokens.toLocaleString('en-US').padStart(8)}  ${r.cumulativeInputTokens.toLocaleString('en-US').padStart(16)}  ${`${(((r.cumulativeInputTokens - none.cumulativeInputTokens) / none.cumulativeInputTokens) * 100).toFixed(1)}%`.padStart(7)}  ${`${(r.prefixReuse * 100).toFixed(1)}%`.padStart(12)}  ${Math.round(r.effectiveCost).toLocaleString('en-US').padStart(14)}  ${String(r.compactions).padStart(11)}  ${r.seconds.toFixed(1).padStart(7)}`,
       );
+    }
+    console.log(`retention after the first compaction — ${FACT_KINDS.map((k) => FACT_LABELS[k]).join(' | ')} | all`);
+    for (const r of rows) {
+      console.log(`${r.policy.padEnd(20)} ${FACT_KINDS.map((k) => retentionShare(r.retention[k]).padStart(8)).join('  ')}  ${`${(r.retentionOverall * 100).toFixed(1)}%`.padStart(7)}`);
     }
   }
   console.log(`\nreplaying all ${transcripts.length} runs with Tally's chain at 128K took ${tallySecondsAt128k.toFixed(1)} s`);

@@ -16,7 +16,9 @@ URL="http://127.0.0.1:$PORT/?folder=$(node -e "console.log(encodeURIComponent('$
 echo
 echo "Tally is running in VS Code at:"
 echo "  $URL"
-echo "Open it in a browser; then run \"Tally: Open Demo Replay\" (F1) to explore a recorded run. Ctrl-C stops it."
+echo "Open it in a browser; then run \"Tally: Open Demo Replay\" (press F1 for the command palette) to explore a recorded run. Ctrl-C stops it."
+echo "No API key? In another terminal run \"npm run fake-model\": a scripted local model (no network) that"
+echo "streams markdown and calls list_files/read_file/run_command; it prints the three settings to use."
 echo
 exec node .vscode-test/code-server/node_modules/code-server/out/node/entry.js --auth none --bind-addr "127.0.0.1:$PORT" \
   --user-data-dir "$STATE/user-data" --extensions-dir "$STATE/extensions" --disable-telemetry --disable-update-check "$WS_ABS"

@@ -6,10 +6,11 @@ import { getTokenCounter } from '../core/accounting/tokenizer';
 import { openStore } from '../node/store';
 import { renderHtmlReport } from '../core/report/htmlReport';
 import { policyNamed, REPLAY_POLICIES } from '../core/replay/baselines';
+import { finalChangePathsOf } from '../core/replay/facts';
 import { replayRun, type RunReport } from '../core/replay/replay';
 import { importTranscriptFile } from '../node/transcripts/readTranscriptFile';
 import { parseArgs, positiveInt } from './args';
-import { formatTable, percent } from './table';
+import { formatRuns, totalsByPolicy } from './retentionTable';
 
 const USAGE = `tally — replay recorded agent runs through Tally's context manager
 
@@ -18,14 +19,18 @@ Usage:
   tally inspect FILE [--out report.html] [--window N] [--max-output N] [--strategy NAME]
 
 Formats: OpenAI chat messages (JSON or JSONL), Anthropic messages, SWE-agent .traj,
-mini-swe-agent .traj.json. Strategies: ${REPLAY_POLICIES.map((p) => p.name).join(', ')} (default tally).
+mini-swe-agent .traj.json. Strategies: ${REPLAY_POLICIES.map((p) => p.name).join(', ')} (default tally),
+or all of them with --strategy all. Besides cost, it reports retention: the share of facts
+(the user's words, the final change's paths, the latest error, the instructions, the refs of
+removed tool results) still present in each request after the run's first compaction.
 Replay runs offline with the local summarizer. It exits with status 1 if any request
 went over the effective window or broke a tool call/result pair.`;
 
 async function replayFiles(files: string[], options: Map<string, string>): Promise<RunReport[]> {
   const window = positiveInt(options, 'window', 128_000);
   const maxOutput = positiveInt(options, 'max-output', Math.min(8_192, Math.floor(window / 8)));
-  const policy = policyNamed(options.get('strategy') ?? 'tally');
+  const strategy = options.get('strategy') ?? 'tally';
+  const policies = strategy === 'all' ? REPLAY_POLICIES : [policyNamed(strategy)];
   const folder = mkdtempSync(join(tmpdir(), 'tally-replay-'));
   const store = await openStore(folder, { debounceMs: 60_000 });
   const counter = getTokenCounter('o200k_base');
@@ -34,9 +39,10 @@ async function replayFiles(files: string[], options: Map<string, string>): Promi
     for (const file of files) {
       const transcript = importTranscriptFile(file);
       for (const warning of transcript.meta.warnings) process.stderr.write(`${basename(file)}: ${warning}\n`);
-      reports.push(
-        await replayRun({ label: basename(file), messages: transcript.messages, policy, store, counter, contextWindow: window, maxOutputTokens: maxOutput }),
-      );
+      const finalChangePaths = finalChangePathsOf(transcript.meta);
+      for (const policy of policies) {
+        reports.push(await replayRun({ label: basename(file), messages: transcript.messages, policy, store, counter, contextWindow: window, maxOutputTokens: maxOutput, finalChangePaths }));
+      }
     }
   } finally {
     await store.close();
@@ -46,17 +52,7 @@ async function replayFiles(files: string[], options: Map<string, string>): Promi
 }
 
 function printRuns(reports: RunReport[]): void {
-  const rows = reports.map((r) => [
-    r.label,
-    r.requests,
-    r.peakRequestTokens,
-    r.cumulativeInputTokens,
-    percent(r.prefixReuse),
-    Math.round(r.effectiveCost),
-    r.compactions,
-    r.violations.overWindow + r.violations.brokenPairs,
-  ]);
-  console.log(formatTable(['run', 'requests', 'peak', 'cumulative input', 'prefix reuse', 'effective cost', 'compactions', 'violations'], rows));
+  console.log(formatRuns(reports));
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -71,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
     printRuns(reports);
     const json = args.options.get('json');
     if (json) {
-      writeFileSync(json, JSON.stringify({ generatedAt: new Date().toISOString(), runs: reports }, null, 2));
+      writeFileSync(json, JSON.stringify({ generatedAt: new Date().toISOString(), runs: reports, totals: totalsByPolicy(reports) }, null, 2));
       console.log(`wrote ${json}`);
     }
     const violations = reports.reduce((n, r) => n + r.violations.overWindow + r.violations.brokenPairs, 0);
@@ -80,6 +76,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.command === 'inspect') {
     if (args.files.length !== 1) throw new Error('inspect takes exactly one FILE');
+    if (args.options.get('strategy') === 'all') throw new Error('inspect shows one strategy: name it with --strategy');
     const [report] = await replayFiles(args.files, args.options);
     const out = args.options.get('out') ?? `${basename(args.files[0]).replace(/\.(traj\.json|traj|jsonl|json)$/i, '')}.report.html`;
     writeFileSync(out, renderHtmlReport(report));

@@ -1,31 +1,31 @@
 import { settingDefault, SETTINGS_SCHEMA, type SettingKey } from './settingsSchema';
 
 /**
- * Every threshold of the context manager, with the defaults MISSION.md and the seeds set.
+ * Every threshold of the context manager, with its default.
  * The VS Code layer maps `tally.*` settings onto this shape; the CLI maps flags onto it.
  */
 export interface ContextSettings {
-  /** Model context window in tokens; undefined means "unknown" and falls back to 128K with a warning (F3). */
+  /** Model context window in tokens; undefined means "unknown" and falls back to 128K with a warning. */
   contextWindow?: number;
-  /** Tokens reserved for the model's reply (F3). */
+  /** Tokens reserved for the model's reply; subtracted from the window to get the effective window. */
   maxOutputTokens?: number;
-  /** Compact when used ≥ this share of the effective window (F10). */
+  /** Compact when used ≥ this share of the effective window. */
   compactTrigger: number;
-  /** Block (compaction must run first) at this share (F10). */
+  /** Block (compaction must run first) at this share. */
   hardBlock: number;
-  /** Tell the model it may call compact_context at this share (F10). */
+  /** Tell the model it may call compact_context at this share. */
   compactNoteAt: number;
-  /** Tool-output truncation (F5). */
+  /** Tool-output truncation: head and tail are kept within these limits. */
   truncation: { maxLines: number; maxBytes: number };
-  /** Offload results larger than this many bytes to the blob store (F6); 0 disables. */
+  /** Offload results larger than this many bytes to the blob store; 0 disables. */
   offloadThresholdBytes: number;
   /** Bytes of head+tail preview kept in context for an offloaded result. */
   offloadPreviewBytes: number;
-  /** Masking (F9.1): keep the last N tool results; archive older ones in batches of at least this many tokens. */
+  /** Tool-result masking: keep the last N tool results; archive older ones in batches of at least this many tokens. */
   masking: { keepLast: number; minBatchTokens: number };
-  /** Tool-call summarization (F9.2): summarize calls older than N turns. */
+  /** Tool-call summarization: summarize calls older than N turns. */
   toolSummaryAfterTurns: number;
-  /** Threshold summarization (F9.3). */
+  /** Threshold summarization: summarize the older part of the conversation into a checkpoint. */
   summary: {
     /** Recent messages kept verbatim by token budget, as a share of the effective window (≤ 0.5). */
     keepRecentShare: number;
@@ -34,7 +34,7 @@ export interface ContextSettings {
     /** Target after compaction, as a share of the effective window. */
     targetShare: number;
   };
-  /** Tool deferral (F17): defer when tool definitions exceed this share of the effective window. */
+  /** Tool deferral: defer when tool definitions exceed this share of the effective window. */
   toolDeferralShare: number;
   /** Tokenizer encoding. */
   encoding: 'o200k_base' | 'cl100k_base';

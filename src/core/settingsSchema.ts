@@ -10,14 +10,27 @@
 export type SettingScope = 'application' | 'window' | 'resource';
 
 export interface SettingSpec {
-  type: 'string' | 'number' | 'array' | ['number', 'null'];
+  type: 'string' | 'number' | 'array' | 'object' | ['number', 'null'];
   items?: { type: 'string' };
-  default: string | number | null | readonly string[];
+  additionalProperties?: typeof PRICE_SHAPE;
+  default: string | number | null | readonly string[] | Record<string, never>;
   minimum?: number;
   maximum?: number;
   enum?: readonly string[];
   scope: SettingScope;
 }
+
+/** A model's prices in US dollars per million tokens (cache prices default to the input price). */
+const PRICE_SHAPE = {
+  type: 'object',
+  required: ['input', 'output'],
+  properties: {
+    input: { type: 'number', minimum: 0 },
+    output: { type: 'number', minimum: 0 },
+    cacheRead: { type: 'number', minimum: 0 },
+    cacheWrite: { type: 'number', minimum: 0 },
+  },
+} as const;
 
 export const SETTINGS_SCHEMA = {
   provider: { type: 'string', default: 'vscode-lm', enum: ['vscode-lm', 'anthropic', 'openai', 'openai-compatible'], scope: 'application' },
@@ -45,6 +58,7 @@ export const SETTINGS_SCHEMA = {
   'approval.edits': { type: 'string', default: 'ask', enum: ['ask', 'always'], scope: 'application' },
   commandTimeoutSeconds: { type: 'number', default: 120, minimum: 1, scope: 'window' },
   'tools.allowed': { type: 'array', items: { type: 'string' }, default: [], scope: 'application' },
+  modelPrices: { type: 'object', default: {}, scope: 'application', additionalProperties: PRICE_SHAPE },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS_SCHEMA;

@@ -37,7 +37,7 @@ export class AgentFactory {
     });
   }
 
-  /** F15: the user's ~/.tally/AGENTS.md, every folder root, nested files down to the active file; none from an untrusted workspace. */
+  /** AGENTS.md files: the user's ~/.tally/AGENTS.md, every folder root, nested files down to the active file; none from an untrusted workspace. */
   async loadInstructions(): Promise<InstructionsReport> {
     this.lastInstructions = await loadInstructions({
       userFile: join(homedir(), '.tally', 'AGENTS.md'),

@@ -4,7 +4,9 @@ import type { SessionController } from './sessionController';
 
 /** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
 export interface ChatIntentDeps {
-  sessions: Pick<SessionController, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open'>;
+  sessions: Pick<SessionController, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open' | 'retry'>;
+  /** What code blocks and links in replies reach (the view passes VS Code's editor, clipboard and opener). */
+  workbench?: ChatWorkbench;
   executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
   /** Pushes the whole chat state to the webview now. */
   sendState(): Promise<void>;
@@ -12,7 +14,20 @@ export interface ChatIntentDeps {
   scheduleRefresh(): void;
 }
 
-/** What each validated message from the chat webview does (F21). */
+export interface ChatWorkbench {
+  /** Inserts at the active editor's cursors, replacing selections; fails when no editor is open. */
+  insertAtCursor(text: string): PromiseLike<void>;
+  copyToClipboard(text: string): PromiseLike<void>;
+  /** Only called with http, https or mailto URLs (the validator refuses anything else). */
+  openExternal(url: string): PromiseLike<void>;
+}
+
+function workbench(d: ChatIntentDeps): ChatWorkbench {
+  if (!d.workbench) throw new Error('Code and links cannot be used here.');
+  return d.workbench;
+}
+
+/** What each validated message from the chat webview does. */
 export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
   return {
     ready: () => d.sendState(),
@@ -36,6 +51,19 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     },
     openInspector: async () => {
       await d.executeCommand('tally.openInspector');
+    },
+    retry: async () => {
+      d.scheduleRefresh();
+      await d.sessions.retry();
+    },
+    copyCode: async (m) => {
+      await workbench(d).copyToClipboard(m.code);
+    },
+    insertCode: async (m) => {
+      await workbench(d).insertAtCursor(m.code);
+    },
+    openLink: async (m) => {
+      await workbench(d).openExternal(m.url);
     },
   };
 }

@@ -16,7 +16,7 @@ export interface InspectorIntentDeps {
   showInformation(text: string): void;
 }
 
-/** What each validated message from the inspector webview does (F22). */
+/** What each validated message from the inspector webview does. */
 export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToHost> {
   return {
     ready: () => d.sendState(),

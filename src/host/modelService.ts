@@ -35,7 +35,7 @@ async function completeText(provider: ChatProvider, model: string, prompt: { sys
   return (await completeOnce(provider, request, prompt.signal)).text;
 }
 
-/** Turns the `tally.provider` / `tally.model` settings and the stored key into a ready chat model (F19). */
+/** Turns the `tally.provider` / `tally.model` settings and the stored key into a ready chat model. */
 export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys): Promise<ModelResolution> {
   const overrides = { contextWindow: config.context.contextWindow, maxOutputTokens: config.context.maxOutputTokens, encoding: config.tokenizer === 'auto' ? undefined : config.tokenizer };
   if (config.provider === 'vscode-lm') {

@@ -11,6 +11,7 @@ import type { ApiKeys } from '../secrets/apiKeys';
 import { resolveChatModel, type ChatModel } from './modelService';
 import type { AgentFactory } from './agentFactory';
 import { TurnTracker, type LiveTurn, type TurnNotice } from './turnTracker';
+import { nextCompactionActivity, type CompactionActivity } from './compactionActivity';
 
 export interface ActiveSession {
   info: SessionInfo;
@@ -41,6 +42,11 @@ export class SessionController implements vscode.Disposable {
   private opening?: Promise<ActiveSession>;
   private subscriptions: Array<() => void> = [];
   private readonly turns = new TurnTracker();
+  private pending?: string;
+  private compactionActivity?: CompactionActivity;
+  /** The user message of the last turn, when that turn ended in an error. */
+  private failedTurnUserId?: string;
+  private lastTurnUserId?: string;
 
   constructor(
     private readonly storeHost: { get(): Promise<SessionStore>; readonly folder: string },
@@ -61,6 +67,21 @@ export class SessionController implements vscode.Disposable {
   /** What the last finished turn left for the user (its error), until the next turn starts. */
   get endedTurnNotices(): readonly TurnNotice[] {
     return this.turns.ended;
+  }
+
+  /** A message typed while no model was configured; sent once a model is chosen. */
+  get pendingMessage(): string | undefined {
+    return this.pending;
+  }
+
+  /** The compaction running now, for the chat's live notice. */
+  get compacting(): CompactionActivity | undefined {
+    return this.compactionActivity;
+  }
+
+  /** True when the last turn failed and Retry can send its message again. */
+  get canRetry(): boolean {
+    return this.failedTurnUserId !== undefined && Boolean(this.activeSession?.agent) && !this.activeSession?.agent?.busy;
   }
 
   get storageFolder(): string {
@@ -121,14 +142,37 @@ export class SessionController implements vscode.Disposable {
       session.agent = agent;
       this.subscriptions.push(agent.on((event) => this.onAgent(event)));
     }
-    this.subscriptions.push(manager.onCompaction(() => this.changed.fire()));
+    this.subscriptions.push(
+      manager.onCompaction((event) => {
+        this.compactionActivity = nextCompactionActivity(this.compactionActivity, event);
+        this.changed.fire();
+      }),
+    );
     this.activeSession = session;
     this.changed.fire();
+    if (session.agent && this.pending !== undefined) this.sendPending();
     return session;
+  }
+
+  /** The message kept while no model was configured goes out now that there is one. */
+  private sendPending(): void {
+    const text = this.pending;
+    this.pending = undefined;
+    if (text === undefined) return;
+    this.send(text).catch((error: Error) => {
+      this.pending ??= text;
+      this.log.error(`chat: the waiting message could not be sent: ${error.message}`);
+      this.changed.fire();
+    });
   }
 
   private onAgent(event: AgentEvent): void {
     this.turns.apply(event);
+    if (event.type === 'turn_start') {
+      this.lastTurnUserId = event.userMessageId;
+      this.failedTurnUserId = undefined;
+    }
+    if (event.type === 'turn_end' && event.stopReason === 'error') this.failedTurnUserId = this.lastTurnUserId;
     this.agentEvents.fire(event);
     if (event.type !== 'text_delta') this.changed.fire();
     if (event.type === 'error') this.log.error(`agent: ${event.kind}: ${event.message}`);
@@ -139,6 +183,8 @@ export class SessionController implements vscode.Disposable {
     for (const unsubscribe of this.subscriptions) unsubscribe();
     this.subscriptions = [];
     this.turns.reset();
+    this.compactionActivity = undefined;
+    this.failedTurnUserId = undefined;
   }
 
   /** Sends a chat message; `/compact [focus]` compacts instead. */
@@ -149,7 +195,14 @@ export class SessionController implements vscode.Disposable {
       await this.compact(compact[1]?.trim() || undefined);
       return;
     }
-    if (!session.agent) throw new Error(session.unavailable ?? 'No model is configured.');
+    if (!session.agent) {
+      if (session.replayLabel) throw new Error(session.unavailable ?? 'This session is a replay.');
+      // Kept in the chat with a "Choose a model" action; sent when a model is configured. A second
+      // message typed meanwhile joins the first rather than replacing it.
+      this.pending = this.pending === undefined ? text : `${this.pending}\n\n${text}`;
+      this.changed.fire();
+      return;
+    }
     const store = await this.store();
     if (session.info.title === 'New session') {
       const title = text.replace(/\s+/g, ' ').trim().slice(0, 60) || 'New session';
@@ -159,6 +212,26 @@ export class SessionController implements vscode.Disposable {
       await store.updateSession(session.info.id, { updatedAt: Date.now() });
     }
     await session.agent.send(text);
+  }
+
+  /**
+   * Sends the failed turn's user message again. The failed attempt (its user message and whatever
+   * the turn recorded after it) is hidden from the model and the chat but stays in the transcript,
+   * so the message is in the history once.
+   */
+  async retry(): Promise<void> {
+    const session = await this.current();
+    const userId = this.failedTurnUserId;
+    if (!userId || !session.agent || session.agent.busy) throw new Error('There is no failed request to retry.');
+    const store = await this.store();
+    const transcript = await store.loadTranscript(session.info.id);
+    const at = transcript.findIndex((m) => m.id === userId);
+    if (at < 0) throw new Error('The failed message is no longer in this session.');
+    const text = transcript[at].content;
+    await store.putMessages(session.info.id, transcript.slice(at).map((m) => ({ ...m, agentVisible: false, userVisible: false })));
+    this.failedTurnUserId = undefined;
+    await this.open(session.info.id);
+    await this.send(text);
   }
 
   cancel(): void {

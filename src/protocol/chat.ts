@@ -1,5 +1,5 @@
 /**
- * Messages between the extension host and the chat panel webview (F21).
+ * Messages between the extension host and the chat panel webview.
  * The host owns the conversation; the webview renders what it is sent and sends intents.
  */
 import type { CompactionEventRecord } from '../core/model/records';
@@ -17,11 +17,28 @@ export interface ChatToolCallView {
   approval?: { title: string; detail?: string; kind: 'command' | 'edit' | 'other'; allowForSession?: string };
 }
 
+/** What one turn cost, from the host's usage records (the inspector shows the same numbers). */
+export interface ChatTurnUsage {
+  requests: number;
+  /** Input tokens of the turn's last request: how big the context was. */
+  lastRequestTokens: number;
+  /** Input and output tokens over all the turn's requests. */
+  inputTokens: number;
+  outputTokens: number;
+  /** Input tokens the provider reported as read from its cache, when it reported any. */
+  cachedTokens?: number;
+  /** In US dollars, when the model's price is known. */
+  cost?: number;
+}
+
 export type ChatEntry =
-  | { kind: 'user'; id: string; text: string }
-  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[] }
+  /** `pending`: kept while no model is configured; it is sent once one is chosen. `tokens`: the host's count. */
+  | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean }
+  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number }
   | { kind: 'compaction'; id: string; record: CompactionEventRecord }
-  | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error' };
+  /** `busy`: work still running (a compaction); `action`: the button the notice offers. */
+  | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' }
+  | { kind: 'usage'; id: string; usage: ChatTurnUsage };
 
 export interface ChatMeter {
   percent: number;
@@ -57,4 +74,10 @@ export type ChatToHost =
   | { type: 'resumeSession'; sessionId: string }
   | { type: 'selectModel'; modelId: string }
   | { type: 'openResult'; refId: string }
-  | { type: 'openInspector' };
+  | { type: 'openInspector' }
+  /** Re-sends the user message of the turn that failed. */
+  | { type: 'retry' }
+  | { type: 'copyCode'; code: string }
+  | { type: 'insertCode'; code: string }
+  /** http, https or mailto only; the host opens it outside the webview. */
+  | { type: 'openLink'; url: string };

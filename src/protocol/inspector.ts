@@ -1,5 +1,5 @@
 /**
- * Messages between the extension host and the context inspector webview (F22).
+ * Messages between the extension host and the context inspector webview.
  * The host is the source of truth: it sends whole state; the webview renders it and sends intents.
  * This file has no `vscode` import: the webview bundle uses it too.
  */

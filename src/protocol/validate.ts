@@ -11,6 +11,7 @@ import {
   readId,
   readIndex,
   readObject,
+  readOpenableUrl,
   readOptionalFocus,
   readString,
   readType,
@@ -86,6 +87,28 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   cancel: { keys: [], build: () => ({ ok: true, value: { type: 'cancel' } }) },
   newSession: { keys: [], build: () => ({ ok: true, value: { type: 'newSession' } }) },
   openInspector: { keys: [], build: () => ({ ok: true, value: { type: 'openInspector' } }) },
+  retry: { keys: [], build: () => ({ ok: true, value: { type: 'retry' } }) },
+  copyCode: {
+    keys: ['code'],
+    build: (f) => {
+      const c = readString(f, 'code', LIMITS.codeBytes, { allowEmpty: true });
+      return all([c], () => ({ type: 'copyCode', code: value(c) }));
+    },
+  },
+  insertCode: {
+    keys: ['code'],
+    build: (f) => {
+      const c = readString(f, 'code', LIMITS.codeBytes);
+      return all([c], () => ({ type: 'insertCode', code: value(c) }));
+    },
+  },
+  openLink: {
+    keys: ['url'],
+    build: (f) => {
+      const u = readOpenableUrl(f, 'url');
+      return all([u], () => ({ type: 'openLink', url: value(u) }));
+    },
+  },
   send: {
     keys: ['text'],
     build: (f) => {

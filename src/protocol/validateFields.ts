@@ -12,6 +12,10 @@ export const LIMITS = {
   focusBytes: 2 * 1024,
   /** Model ids can be long (`publisher/model:tag`), but not unbounded. */
   modelIdChars: 200,
+  /** A code block the user copies or inserts. */
+  codeBytes: 1024 * 1024,
+  /** A link the user opens. */
+  urlChars: 2048,
 } as const;
 
 export type Fields = Record<string, unknown>;
@@ -89,4 +93,19 @@ export function readType(value: unknown): Check<string> {
   }
   if (typeof type !== 'string') return { ok: false, error: 'message has no string "type"' };
   return { ok: true, value: type };
+}
+
+/** An absolute http, https or mailto URL (what a chat link may open). */
+export function readOpenableUrl(fields: Fields, key: string): Check<string> {
+  const v = readString(fields, key, LIMITS.urlChars);
+  if (!v.ok) return v;
+  if (v.value.length > LIMITS.urlChars) return { ok: false, error: `"${key}" is longer than ${LIMITS.urlChars} characters` };
+  let url: URL;
+  try {
+    url = new URL(v.value);
+  } catch {
+    return { ok: false, error: `"${key}" is not a URL` };
+  }
+  if (!['http:', 'https:', 'mailto:'].includes(url.protocol)) return { ok: false, error: `"${key}" must be an http, https or mailto link` };
+  return { ok: true, value: v.value };
 }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Message } from '../core/model/message';
 import { freshCallId } from '../core/history/uniqueCallIds';
 import { ProviderError } from '../core/providers/errors';
+import { classifyLanguageModelError } from '../core/providers/languageModelErrors';
 import type { ChatProvider, ProviderEvent, ProviderRequest } from '../core/providers/types';
 
 function parseInput(raw: string): object {
@@ -44,16 +45,10 @@ export function toLanguageModelMessages(request: ProviderRequest): vscode.Langua
 
 function classify(error: unknown): ProviderError {
   const message = error instanceof Error ? error.message : String(error);
-  if (/context|too long|token limit|maximum.*tokens|prompt is too/i.test(message)) return new ProviderError('context_too_long', message);
-  if (error instanceof vscode.LanguageModelError) {
-    if (error.code === vscode.LanguageModelError.NoPermissions().code) return new ProviderError('auth', `No permission to use this model: ${message}`);
-    if (error.code === vscode.LanguageModelError.Blocked().code) return new ProviderError('rate_limited', `The model is blocked or over quota: ${message}`, { retryable: false });
-    if (error.code === vscode.LanguageModelError.NotFound().code) return new ProviderError('bad_request', `The model is not available: ${message}`);
-  }
-  return new ProviderError('server', message);
+  return classifyLanguageModelError({ message, code: error instanceof vscode.LanguageModelError ? error.code : undefined });
 }
 
-/** VS Code's Language Model API (Copilot and other installed models) behind Tally's provider interface (F19). */
+/** VS Code's Language Model API (Copilot and other installed models) behind Tally's provider interface. */
 export class VsCodeLmProvider implements ChatProvider {
   readonly id = 'vscode-lm';
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { parsePriceOverrides } from '../core/providers/modelRegistry';
 import { buildChatState } from '../host/chatState';
 import { chatHandlers } from '../host/chatIntents';
 import type { SessionController } from '../host/sessionController';
@@ -7,7 +8,7 @@ import { receiveWebviewMessage } from '../protocol/receive';
 import { parseChatMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 
-/** The chat panel (F21): a webview view in Tally's activity-bar container. */
+/** The chat panel: a webview view in Tally's activity-bar container. */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'tally.chat';
   private view?: vscode.WebviewView;
@@ -25,6 +26,18 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),
       sendState: () => this.sendState(),
       scheduleRefresh: () => this.scheduleRefresh(),
+      workbench: {
+        insertAtCursor: async (text) => {
+          const editor = vscode.window.activeTextEditor;
+          if (!editor) throw new Error('Open a file and place the cursor where the code should go, then choose Insert at cursor again.');
+          const ok = await editor.edit((edit) => editor.selections.forEach((selection) => edit.replace(selection, text)));
+          if (!ok) throw new Error('The editor did not accept the insertion.');
+        },
+        copyToClipboard: (text) => vscode.env.clipboard.writeText(text),
+        openExternal: async (url) => {
+          await vscode.env.openExternal(vscode.Uri.parse(url, true));
+        },
+      },
     });
     this.disposables.push(
       sessions.onDidChange(() => this.scheduleRefresh()),
@@ -58,12 +71,30 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     try {
       const session = await this.sessions.current();
       const store = await this.sessions.store();
-      const [transcript, compactions, sessions] = await Promise.all([
+      const [transcript, compactions, sessions, usage] = await Promise.all([
         store.loadTranscript(session.info.id),
         store.listCompactionEvents(session.info.id),
         store.listSessions(),
+        store.listTurnUsage(session.info.id),
       ]);
-      this.post({ type: 'state', state: buildChatState({ session, transcript, compactions, sessions, live: this.sessions.live, ended: this.sessions.endedTurnNotices }) });
+      // Prices are read from user settings only: a workspace must not change what a turn is said to cost.
+      const priceOverrides = parsePriceOverrides(vscode.workspace.getConfiguration('tally').inspect('modelPrices')?.globalValue);
+      this.post({
+        type: 'state',
+        state: buildChatState({
+          session,
+          transcript,
+          compactions,
+          sessions,
+          usage,
+          priceOverrides,
+          live: this.sessions.live,
+          ended: this.sessions.endedTurnNotices,
+          pending: this.sessions.pendingMessage,
+          compacting: this.sessions.compacting,
+          canRetry: this.sessions.canRetry,
+        }),
+      });
     } catch (error) {
       this.log.error(`chat: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { SessionController } from '../host/sessionController';
 
-/** Status-bar context meter (F23): percent of the effective window; warns near the trigger; opens the inspector. */
+/** Status-bar context meter: percent of the effective window; warns near the trigger; opens the inspector. */
 export class ContextMeter implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('tally.contextMeter', vscode.StatusBarAlignment.Right, 100);
   private readonly subscription: vscode.Disposable;
@@ -24,7 +24,7 @@ export class ContextMeter implements vscode.Disposable {
     this.item.text = `$(graph) ${percent}%`;
     this.item.tooltip = new vscode.MarkdownString(
       `**Tally context**: ${budget.used.toLocaleString('en-US')} of ${budget.effectiveWindow.toLocaleString('en-US')} tokens (${percent}%)\n\n` +
-        `Compaction at ${Math.round(trigger * 100)}%.${budget.windowIsFallback ? `\n\n⚠ ${budget.warning}` : ''}\n\nClick to open the inspector.`,
+        `Compaction at ${Math.round(trigger * 100)}%.${budget.windowIsFallback && session.chat ? `\n\n⚠ ${budget.warning}` : ''}\n\nClick to open the inspector.`,
     );
     this.item.backgroundColor =
       budget.percent >= trigger ? new vscode.ThemeColor('statusBarItem.errorBackground') : budget.percent >= trigger - 0.15 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;

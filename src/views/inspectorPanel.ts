@@ -7,7 +7,7 @@ import { receiveWebviewMessage } from '../protocol/receive';
 import { parseInspectorMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 
-/** The context inspector (F22): follows the active session live; the host re-sends state on `ready`. */
+/** The context inspector: follows the active session live; the host re-sends state on `ready`. */
 export class InspectorPanel implements vscode.Disposable {
   static readonly viewType = 'tally.inspector';
   private static current?: InspectorPanel;

@@ -4,28 +4,14 @@ import * as path from 'path';
 import type { Page } from 'playwright-core';
 import type { ChatState } from '../../src/protocol/chat';
 import { chatState, compaction } from './fixtures';
-import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+import { ARTIFACTS, cspViolations, hostSends, posted, usePage } from './harness';
 
 describe('chat webview (headless Chromium, host CSP)', function () {
   this.timeout(60_000);
-  let harness: Harness;
+  const pages = usePage('chat', chatState, { width: 460, height: 900 });
   let page: Page;
-
-  before(async () => {
-    harness = await startHarness();
-  });
-  after(async () => {
-    await harness?.close();
-  });
-  beforeEach(async () => {
-    page = await harness.open('chat', { width: 460, height: 900 });
-    await hostSends(page, { type: 'state', state: chatState });
-    await clearPosted(page);
-  });
-  afterEach(async () => {
-    assert.deepStrictEqual(await cspViolations(page), [], 'no CSP violations');
-    assert.deepStrictEqual(errorsIn(page), [], 'no uncaught errors');
-    await page.close();
+  beforeEach(() => {
+    page = pages.page();
   });
 
   const idle: ChatState = { ...chatState, busy: false };
@@ -156,7 +142,7 @@ describe('chat webview (headless Chromium, host CSP)', function () {
 
   for (const theme of ['dark', 'light'] as const) {
     it(`renders readably in the ${theme} theme (screenshot)`, async () => {
-      const themed = await harness.open('chat', { theme, width: 460, height: 1100 });
+      const themed = await pages.harness().open('chat', { theme, width: 460, height: 1100 });
       try {
         await hostSends(themed, { type: 'state', state: chatState });
         await themed.locator('.compaction-notice summary').click();

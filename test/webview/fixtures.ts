@@ -134,3 +134,33 @@ export const chatState: ChatState = {
     { id: 's-0', title: 'Add CSV export', updatedAt: T0 - 86_400_000 },
   ],
 };
+
+/** A reply that uses everything a chat's markdown must render, and text a model could use to inject markup. */
+export const markdownReply = [
+  'The fix is **one line** in the loader:',
+  '',
+  '- use `path.join`',
+  '- keep the tests',
+  '',
+  '| File | Change |',
+  '| :--- | ---: |',
+  '| load.ts | 1 line |',
+  '',
+  'See [the docs](https://nodejs.org/api/path.html) or [this](javascript:alert(1)).',
+  '',
+  '```ts',
+  "return path.join(a, b);",
+  '```',
+  '',
+  'Raw <script>window.__pwned = 1</script> and <img src=x onerror="window.__pwned = 2"> stay text.',
+].join('\n');
+
+export const markdownState: ChatState = {
+  ...chatState,
+  busy: false,
+  entries: [
+    { kind: 'user', id: 'u-1', text: 'Fix the loader.', tokens: 12 },
+    { kind: 'assistant', id: 'a-md', text: markdownReply, toolCalls: [], tokens: 118 },
+    { kind: 'usage', id: 'usage-u-1', usage: { requests: 2, lastRequestTokens: 14_200, inputTokens: 27_900, outputTokens: 512, cachedTokens: 13_500, cost: 0.0271 } },
+  ],
+};

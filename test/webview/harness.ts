@@ -144,3 +144,31 @@ export async function clearPosted(p: Page): Promise<void> {
 export async function cspViolations(p: Page): Promise<unknown[]> {
   return p.evaluate(() => (window as unknown as { __csp: unknown[] }).__csp);
 }
+
+/**
+ * Mocha hooks for a suite of page tests: one harness for the suite, a fresh page per test that has
+ * received `state` (and whose posts are cleared), and after each test no CSP violation and no error.
+ */
+export function usePage(app: 'inspector' | 'chat', state: unknown, opts: { width?: number; height?: number } = {}): { harness(): Harness; page(): Page } {
+  let harness: Harness;
+  let page: Page;
+  before(async () => {
+    harness = await startHarness();
+  });
+  after(async () => {
+    await harness?.close();
+  });
+  beforeEach(async () => {
+    page = await harness.open(app, opts);
+    await hostSends(page, { type: 'state', state });
+    await clearPosted(page);
+  });
+  afterEach(async () => {
+    const violations = await cspViolations(page);
+    const errors = errorsIn(page);
+    await page.close();
+    if (violations.length) throw new Error(`CSP violations: ${JSON.stringify(violations)}`);
+    if (errors.length) throw new Error(`uncaught errors in the page: ${errors.join('; ')}`);
+  });
+  return { harness: () => harness, page: () => page };
+}

@@ -1,34 +1,53 @@
 import type { ChatEntry } from '../../src/protocol/chat';
+import { button, progressRing } from '../ui/controls';
 import { h } from '../ui/dom';
+import { tokens } from '../ui/format';
 import { renderCompactionNotice } from './compactionNotice';
-import { renderText } from './text';
+import { renderMarkdown, type MarkdownActions } from './markdown';
 import { renderToolCard, type ToolCardActions } from './toolCard';
+import { renderTurnUsage } from './turnUsage';
 
-export interface EntryActions extends ToolCardActions {
+export interface EntryActions extends ToolCardActions, MarkdownActions {
   openNotices: ReadonlySet<string>;
   onToggleNotice: (id: string, open: boolean) => void;
+  onRetry: () => void;
+  onSelectModel: () => void;
+}
+
+function tokenBadge(count: number | undefined): HTMLElement | null {
+  return count === undefined ? null : h('span', { class: 'entry-tokens', title: 'Tokens this message takes in the context', attrs: { 'data-tokens': count }, text: `${tokens(count)} tokens` });
+}
+
+function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: EntryActions): HTMLElement | null {
+  if (entry.action === 'retry') return button('Retry', () => actions.onRetry(), { appearance: 'secondary', attrs: { 'data-action': 'retry' } });
+  if (entry.action === 'selectModel') return button('Choose a model', () => actions.onSelectModel(), { attrs: { 'data-action': 'choose-model' } });
+  return null;
 }
 
 export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElement {
   switch (entry.kind) {
     case 'user':
-      return h('div', { class: 'entry user', attrs: { 'data-entry-id': entry.id, 'data-kind': 'user' } }, [
-        h('div', { class: 'entry-role', text: 'You' }),
+      return h('div', { class: `entry user${entry.pending ? ' pending' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'user', 'data-pending': entry.pending } }, [
+        h('div', { class: 'entry-head' }, [h('span', { class: 'entry-role', text: 'You' }), entry.pending ? h('span', { class: 'entry-state', text: 'not sent yet' }) : null, tokenBadge(entry.tokens)]),
         h('div', { class: 'text', text: entry.text }),
       ]);
     case 'assistant':
       return h('div', { class: `entry assistant${entry.streaming ? ' streaming' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'assistant' } }, [
-        h('div', { class: 'entry-role', text: 'Tally' }),
-        h('div', { class: 'entry-body' }, renderText(entry.text)),
+        h('div', { class: 'entry-head' }, [h('span', { class: 'entry-role', text: 'Tally' }), tokenBadge(entry.tokens)]),
+        entry.text ? h('div', { class: 'entry-body' }, [renderMarkdown(entry.text, actions)]) : null,
         ...entry.toolCalls.map((call) => renderToolCard(call, actions)),
       ]);
     case 'compaction':
       return renderCompactionNotice(entry.record, actions.openNotices.has(entry.id), (open) => actions.onToggleNotice(entry.id, open));
     case 'notice':
-      return h('div', { class: `entry notice notice-${entry.level}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'notice', role: entry.level === 'error' ? 'alert' : 'status' } }, [
+      return h('div', { class: `entry notice notice-${entry.level}${entry.busy ? ' busy' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'notice', 'data-busy': entry.busy, role: entry.level === 'error' ? 'alert' : 'status' } }, [
+        entry.busy ? progressRing('Working') : null,
         h('span', { class: 'notice-level', text: entry.level === 'error' ? 'Error: ' : entry.level === 'warning' ? 'Warning: ' : '' }),
-        h('span', { text: entry.text }),
+        h('span', { class: 'notice-text', text: entry.text }),
+        noticeAction(entry, actions),
       ]);
+    case 'usage':
+      return renderTurnUsage(entry.id, entry.usage);
   }
 }
 

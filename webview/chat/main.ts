@@ -1,4 +1,4 @@
-/** The chat panel webview (F21): renders the conversation the host sends, posts intents back. */
+/** The chat panel webview: renders the conversation the host sends, posts intents back. */
 import type { ChatEntry, ChatState, ChatToHost, HostToChat } from '../../src/protocol/chat';
 import { registerControls } from '../ui/controls';
 import { h, replace } from '../ui/dom';
@@ -39,6 +39,11 @@ const entries = new EntryList({
   onToggleArgs: toggle(openArgs),
   openNotices,
   onToggleNotice: toggle(openNotices),
+  onCopy: (code) => host.post({ type: 'copyCode', code }),
+  onInsert: (code) => host.post({ type: 'insertCode', code }),
+  onOpenLink: (url) => host.post({ type: 'openLink', url }),
+  onRetry: () => host.post({ type: 'retry' }),
+  onSelectModel: () => host.post({ type: 'selectModel', modelId: '' }),
 });
 const scroller = h('div', { class: 'scroller' }, [entries.element]);
 const emptyHint = h('p', { class: 'empty-hint', text: 'Ask Tally to read, change or run something in this workspace. Type /compact to compact the context now.' });
@@ -79,7 +84,12 @@ function render(next: ChatState): void {
   renderEntries(next.entries);
 }
 
-/** Appends streamed text to the entry it belongs to, creating the streaming entry when needed. */
+let deltaFrame: number | undefined;
+
+/**
+ * Appends streamed text to the entry it belongs to, creating the streaming entry when needed. The
+ * message's markdown is rendered again at most once per frame, however many deltas arrive.
+ */
 function applyDelta(entryId: string, text: string): void {
   if (!state) state = { entries: [], busy: true, models: [], sessions: [] };
   let entry = state.entries.find((e): e is Extract<ChatEntry, { kind: 'assistant' }> => e.kind === 'assistant' && e.id === entryId);
@@ -88,7 +98,10 @@ function applyDelta(entryId: string, text: string): void {
     state.entries.push(entry);
   }
   entry.text += text;
-  renderEntries(state.entries);
+  deltaFrame ??= requestAnimationFrame(() => {
+    deltaFrame = undefined;
+    if (state) renderEntries(state.entries);
+  });
 }
 
 onHostMessage<HostToChat>((message) => {

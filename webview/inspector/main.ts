@@ -1,4 +1,4 @@
-/** The context inspector webview (F22): renders what the host sends, posts intents back. */
+/** The context inspector webview: renders what the host sends, posts intents back. */
 import type { RequestItem } from '../../src/protocol/records';
 import type { CompactionPreviewView, HostToInspector, InspectorState, InspectorToHost } from '../../src/protocol/inspector';
 import { button, progressRing, registerControls, setDisabled, textField } from '../ui/controls';

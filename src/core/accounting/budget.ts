@@ -10,7 +10,7 @@ export function emptyComponents(): ComponentTokens {
 }
 
 /**
- * The context budget by component (F3, seed 002 §1 and §3): effective window = context window −
+ * The context budget by component: effective window = context window −
  * output reserve; compaction triggers and the hard block are shares of the effective window.
  */
 export class ContextBudget {
@@ -20,7 +20,7 @@ export class ContextBudget {
   readonly windowIsFallback: boolean;
   readonly warning?: string;
   components: ComponentTokens = emptyComponents();
-  /** 'reported': the total is the provider's last report plus estimates of what changed since (F2). */
+  /** 'reported': the total is the provider's last report plus estimates of what changed since. */
   basis: 'estimate' | 'reported' = 'estimate';
   /** What the local tokenizer alone estimates, for comparison with the reported basis. */
   estimatedTotal = 0;
@@ -42,7 +42,7 @@ export class ContextBudget {
     return this;
   }
 
-  /** Buckets visible messages by what they are; hidden messages are not sent, so not counted (F8). */
+  /** Buckets visible messages by what they are; hidden messages are not sent, so not counted. */
   componentsFor(messages: readonly Message[], count: (m: Message) => number): ComponentTokens {
     const c = emptyComponents();
     for (const m of messages) {

@@ -1,5 +1,5 @@
 /**
- * Learns how far the local estimate is from what the provider reports (F2): tiktoken under-counts
+ * Learns how far the local estimate is from what the provider reports: tiktoken under-counts
  * Claude by 15–30% on code, for instance. The factor is the mean of reported ÷ estimated over the
  * most recent requests; its error is the mean absolute deviation of those ratios from it.
  */

@@ -5,11 +5,12 @@ import type { Message, ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
 import type { ContextSession } from '../session/contextSession';
 import { ProviderError } from '../providers/errors';
+import { defaultSleep, resendDelay, withRetry, type RetryOptions } from '../providers/retry';
 import type { ChatProvider, ProviderRequest, ReportedUsage } from '../providers/types';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
 import type { ToolRunner } from './toolRunner';
 
-/** What the prompt side contributes to one request (F14–F17). */
+/** What the prompt side contributes to one request: system prompt blocks, AGENTS.md, skills and the (possibly deferred) tools. */
 export interface PreparedPrompt {
   system: Array<{ text: string; cacheBreakpoint?: boolean }>;
   tools: ToolDefinition[];
@@ -31,9 +32,11 @@ export interface AgentOptions {
   tools: ToolRunner;
   /** Requests in one turn before the loop stops and asks the user to continue. */
   maxSteps?: number;
-  /** Re-sends of a request whose stream dropped before it completed. */
+  /** Re-sends of a request whose stream dropped before it completed (default 2). */
   streamRetries?: number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Backoff between re-sends; the same policy the providers use before any output. */
+  retry?: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>;
 }
 
 interface StreamedResponse {
@@ -45,17 +48,8 @@ interface StreamedResponse {
 
 class CancelledError extends Error {}
 
-const defaultSleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(new CancelledError('cancelled'));
-    }, { once: true });
-  });
-
 /**
- * The agent loop (F18): build the prompt, measure, compact when needed, send and stream, run the
+ * The agent loop: build the prompt, measure, compact when needed, send and stream, run the
  * tools the model asked for, record everything, and repeat until the model stops calling tools.
  * Cancellation at any point leaves a valid history.
  */
@@ -191,19 +185,14 @@ export class AgentSession {
   }
 
   private async streamWithRetry(request: ProviderRequest, signal: AbortSignal): Promise<StreamedResponse> {
-    const retries = this.options.streamRetries ?? 2;
-    const sleep = this.options.sleep ?? defaultSleep;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.streamOnce(request, signal);
-      } catch (error) {
-        const dropped = error instanceof ProviderError && (error.kind === 'stream_dropped' || error.kind === 'timeout');
-        if (!dropped || attempt >= retries || signal.aborted) throw error;
-        const delayMs = 500 * 2 ** attempt;
-        this.emit({ type: 'retry', attempt: attempt + 1, delayMs, reason: (error as Error).message });
-        await sleep(delayMs, signal);
-      }
-    }
+    return withRetry(() => this.streamOnce(request, signal), {
+      ...this.options.retry,
+      maxAttempts: (this.options.streamRetries ?? 2) + 1,
+      delay: resendDelay,
+      sleep: this.options.sleep ?? defaultSleep,
+      signal,
+      onRetry: ({ attempt, delayMs, error }) => this.emit({ type: 'retry', attempt, delayMs, reason: error.message }),
+    });
   }
 
   private async streamOnce(request: ProviderRequest, signal: AbortSignal): Promise<StreamedResponse> {

@@ -3,7 +3,7 @@ import type { Message, ToolCall } from '../model/message';
 import type { TurnUsageRecord } from '../model/records';
 import type { ApprovalRequest } from '../tools/types';
 
-/** What the agent loop reports while it works; the chat panel and the inspector render these (F18). */
+/** What the agent loop reports while it works; the chat panel and the inspector render these. */
 export type AgentEvent =
   | { type: 'turn_start'; userMessageId: string }
   | { type: 'request_start'; requestIndex: number; usedTokens: number; effectiveWindow: number; percent: number }

@@ -8,7 +8,7 @@ import { ToolResultMasking } from './strategies/toolResultMasking';
 import type { CompactionStrategy, StrategyContext } from './types';
 import { totalTokens } from './units';
 
-/** The five strategies of F9, cheapest first. */
+/** The five compaction strategies, cheapest first. */
 export function defaultStrategies(): CompactionStrategy[] {
   return [new ToolResultMasking(), new ToolCallSummarization(), new ThresholdSummarization(), new GoalBatchCompaction(), new EmergencyDrop()];
 }

@@ -1,6 +1,6 @@
 import type { ContextBudget } from '../accounting/budget';
 import { fixedTotal, type FixedComponents } from '../accounting/usageBasis';
-import { normalizeHistory, validateHistory } from '../history/normalize';
+import { normalizeHistory, pairingViolations } from '../history/normalize';
 import type { Message } from '../model/message';
 import type { CompactionEventRecord, CompactionTrigger, RemovedItem } from '../model/records';
 import type { ContextSettings } from '../settings';
@@ -140,8 +140,8 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
     const outcome = await runStrategyChain(history, strategies, ctx);
     const open = input.openCallIds;
     const after = normalizeHistory(outcome.messages).messages.filter((m) => !(m.kind === 'aborted' && m.meta?.synthetic && open.has(m.toolCallId ?? '')));
-    const violations = validateHistory(after.filter((m) => m.agentVisible)).filter((v) => ![...open].some((callId) => v.includes(`"${callId}"`)));
-    if (violations.length) throw new Error(`compaction produced an invalid history: ${violations[0]}`);
+    const violations = pairingViolations(after).filter((v) => !open.has(v.callId));
+    if (violations.length) throw new Error(`compaction produced an invalid history: ${violations[0].text}`);
     const changed = outcome.removed.length > 0;
     const event = record({
       status: changed ? 'complete' : 'skipped',

@@ -1,6 +1,6 @@
 import type { CompactionEventRecord, CompactionTrigger } from '../model/records';
 
-/** Compaction lifecycle (F11): every start ends in exactly one complete or error. */
+/** Compaction lifecycle: every start ends in exactly one complete or error. */
 export type CompactionEvent =
   | { type: 'start'; id: string; trigger: CompactionTrigger; focus?: string; tokensBefore: number; messagesBefore: number; dryRun: boolean }
   | { type: 'progress'; id: string; strategy?: string; step: string }

@@ -1,5 +1,6 @@
 import type { Message } from '../model/message';
 import { extractFacts, type SessionFacts } from './sessionFacts';
+import { storedOutputsLine } from './strategies/storeReplaced';
 import type { Summarizer, SummaryRequest } from './types';
 
 const CHARS_PER_TOKEN = 4;
@@ -35,39 +36,47 @@ function list(items: string[], cap: number): string[] {
   return [...shown.map((item) => `- ${item}`), ...(more > 0 ? [`- (${more} more earlier)`] : [])];
 }
 
+/**
+ * The summary has a fixed shape: what must never be lost comes first (task, files changed, the
+ * latest error, the refs of stored outputs), then what helps (commands, errors, decisions), so a
+ * tight budget cuts the helpful part, not the essential one.
+ */
 function render(facts: SessionFacts, count: number, request: Pick<SummaryRequest, 'focus' | 'style'>, cap: number): string {
   const lines: string[] = [];
+  const changed = facts.filesChanged.length ? `Changed: ${facts.filesChanged.join(', ')}` : '';
+  const read = facts.filesRead.length && cap > 0 ? `Read: ${facts.filesRead.slice(-cap * 3).join(', ')}` : '';
+  const latestError = facts.latestError ? `### Latest error\n${facts.latestError}` : '';
+  const refs = storedOutputsLine(facts.storedRefs);
   if (request.style === 'tool_digest') {
     lines.push(`[Digest of ${facts.toolCallCount} earlier tool call${facts.toolCallCount === 1 ? '' : 's'}; full outputs stay in the transcript]`);
+    if (request.focus) lines.push(`Focus requested: ${request.focus}`);
+    lines.push(...[changed, read, latestError].filter(Boolean));
     lines.push(...list(facts.commands.map((c) => `\`${c.command}\` → ${c.outcome}`), cap * 2));
-    if (facts.filesRead.length) lines.push(`Read: ${facts.filesRead.slice(-cap * 3).join(', ')}`);
-    if (facts.filesChanged.length) lines.push(`Changed: ${facts.filesChanged.slice(-cap * 3).join(', ')}`);
     lines.push(...list(facts.errors, cap));
     return lines.join('\n');
   }
   const heading = request.style === 'episode' ? 'Episode summary' : 'Checkpoint';
   lines.push(`## ${heading} (local summary of ${count} message${count === 1 ? '' : 's'})`);
   if (request.focus) lines.push(`Focus requested: ${request.focus}`);
-  if (facts.earlierSummaries.length && cap > 0) {
-    lines.push('### Earlier checkpoints');
-    for (const summary of facts.earlierSummaries.slice(-2)) {
-      lines.push(summary.split('\n').filter((l) => !l.startsWith('## ')).slice(0, cap * 3).join('\n'));
-    }
-  }
   if (facts.task) lines.push(`### Task\n${facts.task}`);
   if (facts.latestRequest && facts.latestRequest !== facts.task?.slice(0, facts.latestRequest.length)) {
     lines.push(`### Latest request\n${facts.latestRequest}`);
   }
-  const files: string[] = [];
-  if (facts.filesChanged.length) files.push(`- changed: ${facts.filesChanged.slice(-cap * 3).join(', ')}`);
-  if (facts.filesRead.length) files.push(`- read: ${facts.filesRead.slice(-cap * 3).join(', ')}`);
-  if (files.length && cap > 0) lines.push('### Files touched', ...files);
+  if (changed || read) lines.push('### Files touched', ...[changed, read].filter(Boolean).map((l) => `- ${l.charAt(0).toLowerCase()}${l.slice(1)}`));
+  if (latestError) lines.push(latestError);
+  if (refs) lines.push(refs);
+  lines.push(`### Next step\n${facts.nextStep ?? 'continue with the latest request'}`);
+  if (facts.earlierSummaries.length && cap > 0) {
+    lines.push('### Earlier checkpoints');
+    for (const summary of facts.earlierSummaries.slice(-2)) {
+      lines.push(summary.split('\n').filter((l) => !l.startsWith('## ') && !l.startsWith('Stored outputs')).slice(0, cap * 3).join('\n'));
+    }
+  }
   const commands = list(facts.commands.map((c) => `\`${c.command}\` → ${c.outcome}`), cap);
   if (commands.length) lines.push('### Commands run', ...commands);
   const errors = list(facts.errors, cap);
   if (errors.length) lines.push('### Errors seen', ...errors);
   const decisions = list(facts.decisions, cap);
   if (decisions.length) lines.push('### Decisions and findings', ...decisions);
-  lines.push(`### Next step\n${facts.nextStep ?? 'continue with the latest request'}`);
   return lines.join('\n');
 }

@@ -2,7 +2,7 @@ import type { Message } from '../model/message';
 import type { RequestItem } from '../model/records';
 import { previewOf } from './removedItems';
 
-/** Describes one message of a request for the ledger and the inspector (F4, F22). */
+/** Describes one message of a request for the ledger and the inspector. */
 export function requestItemOf(message: Message, tokens: number): RequestItem {
   const badges: RequestItem['badges'] = [];
   if (message.meta?.truncated) badges.push('truncated');

@@ -14,6 +14,10 @@ export interface SessionFacts {
   nextStep?: string;
   earlierSummaries: string[];
   toolCallCount: number;
+  /** The error line of the most recent failing command, verbatim. */
+  latestError?: string;
+  /** read_result refs of stored tool outputs among these messages (and earlier summaries). */
+  storedRefs: string[];
 }
 
 const PATH_KEYS = ['path', 'file', 'file_path', 'filePath', 'filename', 'target', 'dir', 'directory'];
@@ -66,6 +70,43 @@ function outcomeOf(result: Message | undefined): string {
   return 'ok';
 }
 
+/** The line that says what went wrong: the last line that names an error, else the last non-empty line. */
+export function errorLineOf(text: string): string | undefined {
+  const lines = text
+    .replace(/<\/?(output|returncode)>/g, '\n')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !/^-?\d+$/.test(l) && !/^\[…|^\[Tool result|^Use the "read_result"/.test(l));
+  for (let i = lines.length - 1; i >= 0; i--) if (ERROR_LINE.test(lines[i])) return lines[i];
+  return lines[lines.length - 1];
+}
+
+/** A tool result that reports a failure: flagged as an error, or a non-zero return code in the text. */
+export function isFailingResult(m: Message): boolean {
+  return m.role === 'tool' && (Boolean(m.meta?.isError) || /<returncode>\s*-?[1-9]\d*\s*<\/returncode>/.test(m.content));
+}
+
+/** Files git reports as changed in a tool's output (`git diff`, `git status`). */
+function changedFilesInGitOutput(text: string, facts: SessionFacts): void {
+  for (const match of text.matchAll(/^diff --git a\/\S+ b\/(\S+)$/gm)) pushUnique(facts.filesChanged, match[1], MAX_FILES);
+  for (const match of text.matchAll(/^\s*(?:modified|new file|deleted):\s+(\S+)$/gm)) pushUnique(facts.filesChanged, match[1], MAX_FILES);
+}
+
+/** Carries the file lists, latest error and stored refs of an earlier summary into this one. */
+function carryForward(summary: string, facts: SessionFacts): void {
+  const listed = (label: string) => new RegExp(`^(?:- )?${label}: (.+)$`, 'gm');
+  for (const match of summary.matchAll(listed('[Cc]hanged'))) for (const p of match[1].split(', ')) pushUnique(facts.filesChanged, p, MAX_FILES);
+  for (const match of summary.matchAll(listed('[Rr]ead'))) for (const p of match[1].split(', ')) pushUnique(facts.filesRead, p, MAX_FILES);
+  const error = /^### Latest error\n(.+)$/m.exec(summary);
+  if (error) facts.latestError = error[1];
+  for (const match of summary.matchAll(/^Stored outputs \(read_result ref_id\): (.+)$/gm)) for (const ref of match[1].split(', ')) pushUnique(facts.storedRefs, ref, MAX_REFS);
+}
+
+const MAX_FILES = 60;
+/** How an archived pointer of a failing result names its error line. */
+export const ARCHIVED_ERROR_PREFIX = 'Error line: ';
+const MAX_REFS = 400;
+
 function lastMeaningfulLine(text: string): string | undefined {
   const lines = text.replace(/<\/?(output|returncode)>/g, '').split(/\r?\n/);
   for (let i = lines.length - 1; i >= 0; i--) {
@@ -87,7 +128,7 @@ function filesFromCall(call: ToolCall, facts: SessionFacts): void {
   const command = commandOf(call);
   const writes = WRITE_TOOLS.test(call.name) || (command !== undefined && WRITE_IN_COMMAND.test(command));
   if (command) for (const match of command.matchAll(FILE_IN_TEXT)) paths.push(match[1]);
-  for (const path of paths) pushUnique(writes ? facts.filesChanged : facts.filesRead, path, 40);
+  for (const path of paths) pushUnique(writes ? facts.filesChanged : facts.filesRead, path, MAX_FILES);
 }
 
 function sentences(text: string): string[] {
@@ -108,6 +149,7 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
     decisions: [],
     earlierSummaries: [],
     toolCallCount: 0,
+    storedRefs: [],
   };
   const resultByCall = new Map<string, Message>();
   for (const m of messages) if (m.role === 'tool' && m.toolCallId) resultByCall.set(m.toolCallId, m);
@@ -115,6 +157,7 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
   for (const m of messages) {
     if (m.kind === 'summary' || m.kind === 'tool_summary' || m.kind === 'episode') {
       facts.earlierSummaries.push(m.content);
+      carryForward(m.content, facts);
       continue;
     }
     if (m.role === 'user' && m.kind === 'user') {
@@ -137,12 +180,17 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
         if (last) facts.nextStep = clip(last, 300);
       }
     }
+    if (m.meta?.offloadRef) pushUnique(facts.storedRefs, m.meta.offloadRef, MAX_REFS);
     if (m.role === 'tool') {
-      const failed = m.meta?.isError || /<returncode>\s*[1-9]\d*\s*<\/returncode>/.test(m.content);
-      if (failed) {
-        const lines = m.content.split(/\r?\n/).filter((line) => ERROR_LINE.test(line));
-        const last = lines.pop();
-        if (last) pushUnique(facts.errors, `${m.toolName ?? 'tool'}: ${clip(last, 200)}`, 10);
+      if (m.kind === 'tool_result') changedFilesInGitOutput(m.content, facts);
+      const archivedError = m.kind === 'tool_result_archived' ? m.content.split('\n').find((l) => l.startsWith(ARCHIVED_ERROR_PREFIX)) : undefined;
+      if (archivedError) facts.latestError = archivedError.slice(ARCHIVED_ERROR_PREFIX.length);
+      if (m.kind === 'tool_result' && isFailingResult(m)) {
+        const line = errorLineOf(m.content);
+        if (line) {
+          pushUnique(facts.errors, `${m.toolName ?? 'tool'}: ${clip(line, 200)}`, 10);
+          facts.latestError = line.length > 600 ? line.slice(0, 600) : line;
+        }
       }
     }
   }

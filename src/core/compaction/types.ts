@@ -2,7 +2,7 @@ import type { Message } from '../model/message';
 import type { ContextSettings } from '../settings';
 import type { CompactionTrigger, RemovedItem } from '../model/records';
 
-/** Produces summary text for messages leaving the window (F9). */
+/** Produces summary text for messages leaving the window. */
 export interface Summarizer {
   readonly name: string;
   summarize(input: SummaryRequest): Promise<string>;
@@ -30,7 +30,7 @@ export interface StrategyContext {
   targetTokens: number;
   trigger: CompactionTrigger;
   focus?: string;
-  /** Instructions to re-inject after a checkpoint (F9.3), when they live in the conversation. */
+  /** Instructions to re-inject after a threshold-summarization checkpoint, when they live in the conversation. */
   reinjectInstructions?: string;
   dryRun: boolean;
   countTokens(message: Message): number;

@@ -2,7 +2,7 @@ import type { CallGroup, Message } from '../model/message';
 
 /**
  * Call groups: an assistant message with tool calls plus the tool messages directly after it that
- * answer those calls. A cut must never fall inside one (F7).
+ * answer those calls. A cut must never fall inside one, or a provider would reject the request.
  */
 export function findCallGroups(messages: readonly Message[]): CallGroup[] {
   const groups: CallGroup[] = [];
@@ -18,19 +18,8 @@ export function findCallGroups(messages: readonly Message[]): CallGroup[] {
   return groups;
 }
 
-/** True when a cut before `index` would split a call group. */
-export function isInsideCallGroup(messages: readonly Message[], index: number): boolean {
-  return findCallGroups(messages).some((g) => index > g.start && index < g.end);
-}
-
 /** The nearest cut at or before `index` that keeps every call group whole. */
 export function safeCutBefore(messages: readonly Message[], index: number): number {
   const group = findCallGroups(messages).find((g) => index > g.start && index < g.end);
   return group ? group.start : index;
-}
-
-/** The nearest cut at or after `index` that keeps every call group whole. */
-export function safeCutAfter(messages: readonly Message[], index: number): number {
-  const group = findCallGroups(messages).find((g) => index > g.start && index < g.end);
-  return group ? group.end : index;
 }

@@ -1,3 +1,4 @@
+import { abortedToolResult } from '../model/factories';
 import type { Message } from '../model/message';
 
 export interface NormalizeResult {
@@ -8,25 +9,13 @@ export interface NormalizeResult {
   removed: Message[];
 }
 
-export const ABORTED_OUTPUT = '[aborted: this tool call did not return a result]';
-
+/** The synthetic output for a call that never got one; its id follows the call's (call ids are unique per session). */
 function abortedFor(call: { id: string; name: string }, after: Message): Message {
-  return {
-    id: `aborted-${call.id}`,
-    role: 'tool',
-    kind: 'aborted',
-    content: ABORTED_OUTPUT,
-    toolCallId: call.id,
-    toolName: call.name,
-    agentVisible: true,
-    userVisible: true,
-    createdAt: after.createdAt,
-    meta: { synthetic: true, isError: true },
-  };
+  return abortedToolResult(call, 'this tool call did not return a result', { id: `aborted-${call.id}`, createdAt: after.createdAt });
 }
 
 /**
- * Makes a history valid for any provider (F7): every visible tool call is answered right after its
+ * Makes a history valid for any provider: every visible tool call is answered right after its
  * assistant message (a synthetic "aborted" output when it never was), every output has its call,
  * outputs out of place are moved next to their call, duplicates dropped. Pure: input untouched.
  * Linear in the number of messages.
@@ -65,9 +54,19 @@ export function normalizeHistory(messages: readonly Message[]): NormalizeResult 
   return { messages: out, inserted, removed };
 }
 
-/** Human-readable violations of the pairing invariant in what would be sent (empty when valid). */
-export function validateHistory(messages: readonly Message[]): string[] {
-  const violations: string[] = [];
+/** One break of the pairing invariant, with the tool call it concerns. */
+export interface PairingViolation {
+  callId: string;
+  /** 'unanswered': a call without an output; 'unexpected': an output its call did not ask for; 'orphan': an output with no call before it. */
+  kind: 'unanswered' | 'unexpected' | 'orphan';
+  /** Index in the visible messages. */
+  index: number;
+  text: string;
+}
+
+/** Breaks of the pairing invariant in what would be sent (empty when valid). */
+export function pairingViolations(messages: readonly Message[]): PairingViolation[] {
+  const violations: PairingViolation[] = [];
   const visible = messages.filter((m) => m.agentVisible);
   for (let i = 0; i < visible.length; i++) {
     const m = visible[i];
@@ -76,23 +75,21 @@ export function validateHistory(messages: readonly Message[]): string[] {
       let j = i + 1;
       while (j < visible.length && visible[j].role === 'tool') {
         const id = visible[j].toolCallId ?? '';
-        if (!expected.has(id)) violations.push(`message ${j} answers call "${id}", which message ${i} did not make or already got`);
+        if (!expected.has(id)) violations.push({ callId: id, kind: 'unexpected', index: j, text: `message ${j} answers call "${id}", which message ${i} did not make or already got` });
         expected.delete(id);
         j++;
       }
-      for (const id of expected) violations.push(`call "${id}" of message ${i} has no output`);
+      for (const id of expected) violations.push({ callId: id, kind: 'unanswered', index: i, text: `call "${id}" of message ${i} has no output` });
       i = j - 1;
     } else if (m.role === 'tool') {
-      violations.push(`message ${i} is a tool output ("${m.toolCallId ?? ''}") without a call before it`);
+      const id = m.toolCallId ?? '';
+      violations.push({ callId: id, kind: 'orphan', index: i, text: `message ${i} is a tool output ("${id}") without a call before it` });
     }
   }
   return violations;
 }
 
-export function visibleForAgent(messages: readonly Message[]): Message[] {
-  return messages.filter((m) => m.agentVisible);
-}
-
-export function visibleForUser(messages: readonly Message[]): Message[] {
-  return messages.filter((m) => m.userVisible);
+/** Human-readable violations of the pairing invariant in what would be sent (empty when valid). */
+export function validateHistory(messages: readonly Message[]): string[] {
+  return pairingViolations(messages).map((v) => v.text);
 }

@@ -2,14 +2,14 @@
  * The conversation model shared by every part of Tally's core.
  *
  * A session has two views of its history:
- *  - the transcript: every message ever recorded, append-only, kept for audit (F12, F13);
+ *  - the transcript: every message ever recorded, append-only, kept for audit and export, so nothing compaction removes is lost;
  *  - the working context: what the agent currently sees. Compaction rewrites the working
  *    context (archiving, summarizing, dropping) but never the transcript.
  */
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
-/** What a message is, beyond its role (F8). */
+/** What a message is, beyond its role; decides visibility and how it is counted. */
 export type MessageKind =
   | 'user' // a user's own message
   | 'assistant' // model output, possibly with tool calls
@@ -20,7 +20,7 @@ export type MessageKind =
   | 'episode' // an episodic summary of completed goal batches
   | 'instructions' // instructions re-injected after compaction (AGENTS.md etc.)
   | 'note' // a system note (context status, cut marker)
-  | 'aborted'; // synthetic output for a tool call that never got one (F7)
+  | 'aborted'; // synthetic output for a tool call that never got one (interrupted or cancelled)
 
 export interface ToolCall {
   /** The provider's call id (Anthropic tool_use id, OpenAI tool_call id). */
@@ -30,7 +30,7 @@ export interface ToolCall {
   arguments: string;
 }
 
-/** How a tool result was shortened when it was recorded (F5, F6). */
+/** How a tool result was shortened when it was recorded: head+tail truncation, or offloaded to the blob store. */
 export interface TruncationInfo {
   originalBytes: number;
   originalLines: number;
@@ -41,7 +41,7 @@ export interface TruncationInfo {
 
 export interface MessageMeta {
   truncated?: TruncationInfo;
-  /** Offloaded full output: the ref id in tool_result_blobs (F6). */
+  /** Offloaded full output: the ref id in tool_result_blobs, readable again with read_result. */
   offloadRef?: string;
   /** For archived / summarized items: ids of the transcript messages they stand in for. */
   replaces?: string[];
@@ -49,7 +49,7 @@ export interface MessageMeta {
   compactionId?: string;
   /** A message Tally created itself (aborted output, notes, summaries). */
   synthetic?: boolean;
-  /** Number of images attached (counted with a fixed estimate, F1). */
+  /** Number of images attached (counted with a fixed per-image estimate). */
   images?: number;
   /** Tool result reported an error. */
   isError?: boolean;
@@ -69,11 +69,11 @@ export interface Message {
   toolCallId?: string;
   /** Tool messages: the tool's name (for display and pointers). */
   toolName?: string;
-  /** Sent to the model? Hidden messages are neither sent nor counted (F8). */
+  /** Sent to the model? Hidden messages are neither sent nor counted. */
   agentVisible: boolean;
   /** Shown in the chat UI? */
   userVisible: boolean;
-  /** Pinned items are never archived, summarized or dropped by compaction (F22). */
+  /** Pinned items are never archived, summarized or dropped by compaction (the user pins them in the inspector). */
   pinned?: boolean;
   /**
    * The token count stored with the row and the encoding it was counted with. Read once on load

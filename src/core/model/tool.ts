@@ -1,4 +1,4 @@
-/** Where a tool comes from; decides deferral order (F17): built-ins are never deferred. */
+/** Where a tool comes from; decides deferral order: built-ins are never deferred. */
 export type ToolSource = 'builtin' | 'skill' | 'extension' | 'mcp';
 
 /** A tool definition as sent to the model. `inputSchema` is a JSON Schema object. */

@@ -7,7 +7,7 @@ export type { BlobInfo, BlobSlice, BlobStore } from './blobStore';
 // The domain types live in model/; re-exported here so existing imports keep working.
 export type { CompactionEventRecord, CompactionTrigger, ComponentTokens, RemovalReason, RemovedItem, RequestItem, TurnUsageRecord } from '../model/records';
 
-/** The records Tally keeps per session (F24). All methods are safe to call before the first flush. */
+/** The records Tally keeps per session. All methods are safe to call before the first flush. */
 
 export interface SessionInfo {
   id: string;
@@ -21,7 +21,7 @@ export interface SessionInfo {
 
 export interface SessionSnapshot {
   sessionId: string;
-  /** The working context right after a compaction (F12). */
+  /** The working context right after a compaction; resume starts from it. */
   messages: Message[];
   tokenCount: number;
   /** The compaction event that produced it. */

@@ -24,7 +24,7 @@ export interface SessionPromptOptions {
 }
 
 /**
- * Builds each request's prompt (F14–F17) in a fixed order, static to dynamic: base instructions,
+ * Builds each request's prompt in a fixed order, static to dynamic: base instructions,
  * AGENTS.md, the skills index, active skills — each a system block, with cache breakpoints after
  * the instructions and after the skills — then the dynamic notes (context status, deferred tools)
  * sent after the conversation so the cached prefix stays byte-identical between requests.

@@ -1,6 +1,6 @@
 import type { ToolDefinition, ToolSource } from '../model/tool';
 
-/** Deferred first: other extensions' and MCP tools, then skill tools; built-ins never (F17). */
+/** Deferred first: other extensions' and MCP tools, then skill tools; built-ins never. */
 const DEFER_ORDER: ToolSource[] = ['mcp', 'extension', 'skill'];
 
 export const TOOL_SEARCH_TOOL: ToolDefinition = {

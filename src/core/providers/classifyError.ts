@@ -17,6 +17,8 @@ export interface ErrorInfo {
  * - Ollama: "… exceeds the context length …"; OpenAI Responses: "… exceeds the context window …"
  * - LM Studio: "The number of tokens to keep from the initial prompt is greater than the context length",
  *   "Trying to keep the first 111490 tokens when context the overflows", "n_keep (15028) >= n_ctx (7424)"
+ * - GitHub Copilot (through VS Code's Language Model API): "prompt token count of 132354 exceeds the
+ *   limit of 128000" (code model_max_prompt_tokens_exceeded), "Message exceeds token limit."
  */
 const CONTEXT_PATTERNS: RegExp[] = [
   /prompt is too long/i,
@@ -29,9 +31,12 @@ const CONTEXT_PATTERNS: RegExp[] = [
   /n_keep\s*\(?\d+\)?\s*>=?\s*n_ctx/i,
   /input token count .*exceeds the maximum/i,
   /too many (input )?tokens.*(context|window)/i,
+  /prompt token count of \d+ exceeds the limit/i,
+  /exceeds (the )?token limit/i,
+  /model_max_prompt_tokens_exceeded/i,
 ];
 
-const CONTEXT_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error', 'context_window_exceeded', 'request_too_large']);
+const CONTEXT_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error', 'context_window_exceeded', 'request_too_large', 'model_max_prompt_tokens_exceeded']);
 
 export function isContextTooLong(info: ErrorInfo): boolean {
   if (info.code && CONTEXT_CODES.has(info.code)) return true;

@@ -1,5 +1,5 @@
 export type ProviderErrorKind =
-  | 'context_too_long' // the prompt does not fit the model's window: compact and retry (F10)
+  | 'context_too_long' // the prompt does not fit the model's window: compact and retry
   | 'rate_limited' // 429
   | 'overloaded' // Anthropic 529 / overloaded_error, 503
   | 'server' // other 5xx

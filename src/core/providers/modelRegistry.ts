@@ -14,7 +14,7 @@ export interface ModelInfo {
    * window, too much to hold back on every turn. Settings may raise it up to maxOutputTokens.
    */
   defaultOutputReserve: number;
-  /** Tokenizer for estimates; Claude has no public tokenizer, o200k_base plus calibration (F2) stands in. */
+  /** Tokenizer for estimates; Claude has no public tokenizer, o200k_base plus the learned calibration (reported ÷ estimated) stands in. */
   encoding: Encoding;
   supportsPromptCaching: boolean;
   caching: CachingMode;
@@ -23,7 +23,7 @@ export interface ModelInfo {
 export interface ResolvedModel extends ModelInfo {
   /** The id as given. */
   id: string;
-  /** False when nothing matched: the window is the 128K fallback and the UI should warn (F3). */
+  /** False when nothing matched: the window is the 128K fallback and the UI should warn. */
   known: boolean;
   /** Which registry entry matched, for display ("claude-sonnet-4", "local:qwen2.5-coder"). */
   family?: string;
@@ -158,4 +158,66 @@ export function resolveModel(id: string, overrides: ModelOverrides = {}): Resolv
     defaultOutputReserve: Math.min(maxOutput ?? base.defaultOutputReserve, Math.floor(contextWindow / 2)),
     encoding: overrides.encoding ?? base.encoding,
   };
+}
+
+/** US dollars per million tokens. Cache prices default to the input price when a provider has none. */
+export interface ModelPrices {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+const price = (pattern: RegExp, input: number, output: number, cacheRead?: number, cacheWrite?: number) => ({ pattern, prices: { input, output, cacheRead, cacheWrite } });
+
+/** List prices of the well-known hosted models (first match wins); local models have none. */
+const PRICES: Array<{ pattern: RegExp; prices: ModelPrices }> = [
+  price(/^claude-opus-4-(5|6)/, 5, 25, 0.5, 6.25),
+  price(/^claude-opus-4/, 15, 75, 1.5, 18.75),
+  price(/^claude-sonnet-4/, 3, 15, 0.3, 3.75),
+  price(/^claude-haiku-4/, 1, 5, 0.1, 1.25),
+  price(/^claude-3-7-sonnet/, 3, 15, 0.3, 3.75),
+  price(/^claude-3-5-sonnet/, 3, 15, 0.3, 3.75),
+  price(/^claude-3-5-haiku/, 0.8, 4, 0.08, 1),
+  price(/^claude-3-opus/, 15, 75, 1.5, 18.75),
+  price(/^claude-3-haiku/, 0.25, 1.25, 0.03, 0.3),
+  price(/^gpt-5(\.\d+)?-nano/, 0.05, 0.4, 0.005),
+  price(/^gpt-5(\.\d+)?-mini/, 0.25, 2, 0.025),
+  price(/^gpt-5/, 1.25, 10, 0.125),
+  price(/^gpt-4\.1-nano/, 0.1, 0.4, 0.025),
+  price(/^gpt-4\.1-mini/, 0.4, 1.6, 0.1),
+  price(/^gpt-4\.1/, 2, 8, 0.5),
+  price(/^gpt-4o-mini/, 0.15, 0.6, 0.075),
+  price(/^(gpt-4o|chatgpt-4o)/, 2.5, 10, 1.25),
+  price(/^o4-mini/, 1.1, 4.4, 0.275),
+  price(/^o3-mini/, 1.1, 4.4, 0.55),
+  price(/^o3/, 2, 8, 0.5),
+  price(/^o1-mini/, 1.1, 4.4, 0.55),
+  price(/^o1/, 15, 60, 7.5),
+];
+
+function nonNegative(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** The `tally.modelPrices` setting checked: entries without numeric input and output prices are left out. */
+export function parsePriceOverrides(raw: unknown): Record<string, ModelPrices> {
+  const out: Record<string, ModelPrices> = {};
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return out;
+  for (const [id, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (!value || typeof value !== 'object') continue;
+    const v = value as Record<string, unknown>;
+    const input = nonNegative(v.input);
+    const output = nonNegative(v.output);
+    if (input === undefined || output === undefined) continue;
+    out[normalizeModelId(id)] = { input, output, cacheRead: nonNegative(v.cacheRead), cacheWrite: nonNegative(v.cacheWrite) };
+  }
+  return out;
+}
+
+/** The model's price: the user's override for its id, else the list price, else undefined (no cost shown). */
+export function modelPrices(id: string, overrides: Record<string, ModelPrices> = {}): ModelPrices | undefined {
+  const normalized = normalizeModelId(id);
+  if (Object.prototype.hasOwnProperty.call(overrides, normalized)) return overrides[normalized];
+  return PRICES.find((p) => p.pattern.test(normalized))?.prices;
 }

@@ -12,6 +12,8 @@ export interface RetryInfo {
 export interface RetryOptions {
   /** Attempts in all, the first one included (default 4). */
   maxAttempts?: number;
+  /** When to try again and after how long (default retryDelay: a failure before any output). */
+  delay?: (error: unknown, attempt: number, options: RetryOptions) => number | undefined;
   /** First backoff delay (default 1 s); doubles per retry. */
   baseDelayMs?: number;
   /** Cap of the computed backoff (default 30 s). A server's retry-after is honoured as given, up to maxRetryAfterMs. */
@@ -25,6 +27,9 @@ export interface RetryOptions {
 }
 
 export const DEFAULT_RETRY = { maxAttempts: 4, baseDelayMs: 1000, maxDelayMs: 30_000, maxRetryAfterMs: 120_000 };
+
+/** Re-sends of a whole request after its answer broke off: the first attempt and two more. */
+export const DEFAULT_RESENDS = 3;
 
 export function cancelledError(): ProviderError {
   return new ProviderError('cancelled', 'The request was cancelled.');
@@ -48,8 +53,22 @@ export const defaultSleep: Sleep = (ms, signal) =>
   });
 
 /**
- * How long to wait before retry number `attempt` (1-based), or undefined when `error` must not be
- * retried. Timeouts are left to the caller: the user already waited the whole timeout once.
+ * The one backoff: the wait before retry number `attempt` (1-based) doubles from baseDelayMs up to
+ * maxDelayMs, with "equal jitter" (at least half the backoff, so a storm still spreads out but
+ * never hammers).
+ */
+export function backoffDelay(attempt: number, options: RetryOptions = {}): number {
+  const base = options.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs;
+  const cap = options.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs;
+  const full = Math.min(cap, base * 2 ** (attempt - 1));
+  const random = options.random ?? Math.random;
+  return Math.round(full / 2 + random() * (full / 2));
+}
+
+/**
+ * How long to wait before retry number `attempt` (1-based) of a request that failed before any
+ * output, or undefined when `error` must not be retried. Timeouts are left to the caller: the user
+ * already waited the whole timeout once.
  */
 export function retryDelay(error: unknown, attempt: number, options: RetryOptions = {}): number | undefined {
   if (!(error instanceof ProviderError) || !error.retryable || error.kind === 'timeout') return undefined;
@@ -58,12 +77,18 @@ export function retryDelay(error: unknown, attempt: number, options: RetryOption
   if (error.retryAfterMs !== undefined) {
     return error.retryAfterMs <= (options.maxRetryAfterMs ?? DEFAULT_RETRY.maxRetryAfterMs) ? error.retryAfterMs : undefined;
   }
-  const base = options.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs;
-  const cap = options.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs;
-  const full = Math.min(cap, base * 2 ** (attempt - 1));
-  const random = options.random ?? Math.random;
-  // "Equal jitter": at least half the backoff, so a storm still spreads out but never hammers.
-  return Math.round(full / 2 + random() * (full / 2));
+  return backoffDelay(attempt, options);
+}
+
+/**
+ * How long to wait before re-sending a whole request whose answer broke off mid-stream or stalled
+ * (the agent loop drops the partial answer and asks again), or undefined when it must not be
+ * re-sent. Same backoff as retryDelay; by default three attempts in all.
+ */
+export function resendDelay(error: unknown, attempt: number, options: RetryOptions = {}): number | undefined {
+  if (!(error instanceof ProviderError) || (error.kind !== 'stream_dropped' && error.kind !== 'timeout')) return undefined;
+  if (attempt >= (options.maxAttempts ?? DEFAULT_RESENDS)) return undefined;
+  return backoffDelay(attempt, options);
 }
 
 /** Runs `fn` until it succeeds, retrying retryable ProviderErrors with backoff. */
@@ -75,7 +100,7 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, options:
       return await fn(attempt);
     } catch (error) {
       if (options.signal?.aborted) throw cancelledError();
-      const delayMs = retryDelay(error, attempt, options);
+      const delayMs = (options.delay ?? retryDelay)(error, attempt, options);
       if (delayMs === undefined) throw error;
       options.onRetry?.({ attempt, delayMs, error: error as ProviderError });
       await sleep(delayMs, options.signal);
@@ -106,7 +131,7 @@ export async function* retryStream<T>(
       return;
     } catch (error) {
       if (options.signal?.aborted) throw cancelledError();
-      const delayMs = yielded ? undefined : retryDelay(error, attempt, options);
+      const delayMs = yielded ? undefined : (options.delay ?? retryDelay)(error, attempt, options);
       if (delayMs === undefined) throw error;
       const info = { attempt, delayMs, error: error as ProviderError };
       options.onRetry?.(info);

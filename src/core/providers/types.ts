@@ -1,7 +1,7 @@
 import type { Message, ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
 
-/** One block of the system prompt; `cacheBreakpoint` marks the end of a cacheable prefix (F14). */
+/** One block of the system prompt; `cacheBreakpoint` marks the end of a cacheable prefix. */
 export interface SystemBlock {
   text: string;
   cacheBreakpoint?: boolean;
@@ -18,7 +18,7 @@ export interface ProviderRequest {
 }
 
 /**
- * Token usage as the provider reported it (F2). Every field is optional: a server that reports
+ * Token usage as the provider reported it. Every field is optional: a server that reports
  * nothing yields no usage event, one that reports part of it yields only that part.
  *
  * `inputTokens` is every prompt token the request carried, cached or not, so it compares with

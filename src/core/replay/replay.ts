@@ -7,8 +7,9 @@ import type { SessionStore } from '../ports/sessionStore';
 import { DEFAULT_SETTINGS, type ContextSettings } from '../settings';
 import { ContextSession, type PlannedRequest } from '../session/contextSession';
 import type { ReplayPolicy } from './baselines';
+import { RetentionTracker, type RetentionReport } from './retention';
 
-/** Cache pricing used for the effective cost: cached input 0.1×, cache write 1.25× (issue 5). */
+/** Cache pricing used for the effective cost: cached input 0.1×, cache write 1.25× (the providers' usual cache pricing). */
 export const CACHE_READ_PRICE = 0.1;
 export const CACHE_WRITE_PRICE = 1.25;
 
@@ -45,6 +46,8 @@ export interface RunReport {
   violations: { overWindow: number; brokenPairs: number };
   durationMs: number;
   sessionId: string;
+  /** Which facts stayed in the requests after the first compaction. */
+  retention: RetentionReport;
   requestsDetail: RequestReport[];
 }
 
@@ -57,6 +60,8 @@ export interface ReplayOptions {
   contextWindow: number;
   maxOutputTokens: number;
   baseSettings?: ContextSettings;
+  /** Paths of the run's final change, when the transcript records it (for the retention check). */
+  finalChangePaths?: readonly string[];
   /** Called after each request is planned, for progress reporting. */
   onRequest?: (report: RequestReport) => void;
 }
@@ -88,6 +93,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const systemText = options.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
   const fixed: FixedComponents = { system: systemText ? counter.count(systemText) : 0, skills: 0, tools: 0 };
   const prefix = `${session.id.slice(-6)}:`;
+  const retention = new RetentionTracker({ finalChangePaths: options.finalChangePaths, systemText });
   const openCalls = new Map<string, ToolCall>();
   const reports: RequestReport[] = [];
   let previous: Array<{ key: string; tokens: number }> | undefined;
@@ -126,6 +132,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     if (request.compactionId) compactions++;
     const report = reportOf(request);
     reports.push(report);
+    retention.request(request.plan.messages, Boolean(request.compactionId));
     await manager.recordResponse(request, { model: `replay:${options.policy.name}` });
     options.onRequest?.(report);
   };
@@ -135,15 +142,15 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     const message: Message = { ...source, id: prefix + source.id };
     if (message.role === 'assistant') {
       await planRequest();
-      await manager.append(message);
+      for (const m of await manager.append(message)) retention.entered(m);
       for (const call of message.toolCalls ?? []) openCalls.set(call.id, call);
     } else if (message.role === 'tool') {
       const call = message.toolCallId ? openCalls.get(message.toolCallId) : undefined;
       if (!call || !manager.openCallIds().has(call.id)) continue; // broken pair in the source: the normalizer covers it
       openCalls.delete(call.id);
-      await manager.recordToolResult(call, source.content, Boolean(source.meta?.isError));
+      retention.entered(await manager.recordToolResult(call, source.content, Boolean(source.meta?.isError)));
     } else {
-      await manager.append(message);
+      for (const m of await manager.append(message)) retention.entered(m);
     }
   }
   await store.flush();
@@ -171,6 +178,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     },
     durationMs: Date.now() - started,
     sessionId: session.id,
+    retention: await retention.finish(store, session.id),
     requestsDetail: reports,
   };
 }

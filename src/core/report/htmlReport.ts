@@ -1,5 +1,7 @@
 import type { ComponentTokens } from '../model/records';
 import type { RequestReport, RunReport } from '../replay/replay';
+import { escapeHtml } from './escape';
+import { retentionSection } from './retentionSection';
 
 /** Segment order and colours shared by the bar and the timeline. */
 const SEGMENTS: Array<{ key: keyof ComponentTokens; label: string; color: string }> = [
@@ -11,9 +13,7 @@ const SEGMENTS: Array<{ key: keyof ComponentTokens; label: string; color: string
   { key: 'summaries', label: 'Summaries', color: '#eab308' },
 ];
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+export { escapeHtml };
 
 const n = (value: number) => Math.round(value).toLocaleString('en-US');
 const pct = (value: number, of: number) => (of ? `${((value / of) * 100).toFixed(1)}%` : '0%');
@@ -105,6 +105,7 @@ tr.bad{background:#fee2e2}.timeline{width:100%;height:180px;border:1px solid #e5
 ${section('Peak request', peak)}
 ${peak !== last ? section('Last request', last) : ''}
 <section><h2>Per-request timeline</h2>${timeline(run)}<p>Bars are stacked by component; a dark tick on top marks a request preceded by a compaction; the dashed line is the effective window.</p></section>
+${retentionSection(run)}
 <section><h2>Compactions (${compactions.length})</h2><table><tr><th>Before request</th><th>Strategies</th><th>Tokens before</th><th>Tokens after</th></tr>
 ${compactions.map((r) => `<tr><td>${r.index + 1}</td><td>${escapeHtml(r.compaction!.strategies.join(', '))}</td><td>${n(r.compaction!.tokensBefore)}</td><td>${n(r.compaction!.tokensAfter)}</td></tr>`).join('')}</table></section>
 <section><h2>Requests</h2><details><summary>Every request, component by component</summary>

@@ -18,7 +18,7 @@ export interface RecordArgs {
 }
 
 /**
- * Turns a tool's raw output into the message the model sees (F5, F6): small outputs stay as they
+ * Turns a tool's raw output into the message the model sees: small outputs stay as they
  * are; large ones are stored whole in the blob store and replaced by a reference with a head+tail
  * preview; binary output is described, never pasted. If the store fails, the output is truncated
  * inline with a note, so nothing is ever dropped silently.

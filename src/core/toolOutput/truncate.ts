@@ -103,7 +103,7 @@ function halves(limits: TruncationLimits) {
 }
 
 /**
- * Head + tail truncation by lines and by bytes (F5): keeps the first and the last lines (where
+ * Head + tail truncation by lines and by bytes: keeps the first and the last lines (where
  * errors usually are) and says in the middle what was left out. Works on scans from both ends, so
  * a 10 MB output costs about as much as finding its newlines.
  */

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '../model/tool';
 
-/** What the user is asked before a tool runs (commands, edits): shown in the chat panel (F21). */
+/** What the user is asked before a tool runs (commands, edits): shown in the chat panel. */
 export interface ApprovalRequest {
   toolName: string;
   callId: string;

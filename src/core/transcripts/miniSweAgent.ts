@@ -43,6 +43,6 @@ export function importMiniSweAgent(file: string, data: Record<string, unknown>):
   return {
     format: 'mini-swe-agent',
     messages: b.messages,
-    meta: { source: file, title: String(data.instance_id ?? file), instanceId: typeof data.instance_id === 'string' ? data.instance_id : undefined, model: typeof model === 'string' ? model : undefined, warnings: b.warnings },
+    meta: { source: file, title: String(data.instance_id ?? file), instanceId: typeof data.instance_id === 'string' ? data.instance_id : undefined, model: typeof model === 'string' ? model : undefined, warnings: b.warnings, finalChange: typeof info.submission === 'string' ? info.submission : undefined },
   };
 }

@@ -52,5 +52,5 @@ export function importSweAgent(file: string, data: Record<string, unknown>): Imp
   });
   b.finish();
   const info = (data.info ?? {}) as Record<string, unknown>;
-  return { format: 'swe-agent', messages: b.messages, meta: { source: file, title: file, instanceId: typeof info.instance_id === 'string' ? info.instance_id : undefined, warnings: b.warnings } };
+  return { format: 'swe-agent', messages: b.messages, meta: { source: file, title: file, instanceId: typeof info.instance_id === 'string' ? info.instance_id : undefined, warnings: b.warnings, finalChange: typeof info.submission === 'string' ? info.submission : undefined } };
 }

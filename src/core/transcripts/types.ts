@@ -5,7 +5,15 @@ export type TranscriptFormat = 'openai' | 'anthropic' | 'swe-agent' | 'mini-swe-
 export interface ImportedTranscript {
   format: TranscriptFormat;
   messages: Message[];
-  meta: { source: string; title: string; instanceId?: string; model?: string; warnings: string[] };
+  meta: {
+    source: string;
+    title: string;
+    instanceId?: string;
+    model?: string;
+    warnings: string[];
+    /** The run's final change as a unified diff, when the format records it (the submission). */
+    finalChange?: string;
+  };
 }
 
 /** A transcript that cannot be imported: names the file and the first problem found. */

@@ -38,7 +38,7 @@ function within(folder: string, path: string): boolean {
 }
 
 /**
- * AGENTS.md files in a fixed order (F15): the user's own file, then for each workspace folder
+ * AGENTS.md files in a fixed order: the user's own file, then for each workspace folder
  * (in folder order) its root file and the nested ones from that root down to the active file's
  * folder. Merged root → leaf, capped at 32 KiB with a marker. An untrusted workspace contributes
  * nothing; binary, unreadable and looping files, and workspace files that are links leading out of

@@ -39,7 +39,7 @@ export const nodeSkillsFs: SkillsFs = {
 
 /**
  * Skills in `<folder>/*\/SKILL.md`: the workspace's `.tally/skills` (trusted workspaces only) and the
- * user's folder (F16). A SKILL.md that cannot be loaded (a folder, a dangling link, binary, unreadable)
+ * user's folder. A SKILL.md that cannot be loaded (a folder, a dangling link, binary, unreadable)
  * is skipped with the reason and the others still load.
  */
 export async function loadSkills(args: { workspaceFolders: string[]; userSkillsFolder?: string; trusted: boolean; fs?: SkillsFs }): Promise<SkillsReport> {

@@ -1,4 +1,6 @@
 import type { Message } from '../../core/model/message';
+import type { RequestItem } from '../../core/model/records';
+import { applyItemsDelta, encodeRequestItems, type StoredRequestItems } from '../../core/model/requestItemsDelta';
 import { SEGMENT_FILE, SNAPSHOT_FILE } from './layout';
 import { rows } from './sqlRows';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
@@ -9,6 +11,9 @@ import type { CompactionEventRecord, SessionSnapshot, TurnUsageRecord } from '..
  * (in append segments), and its latest snapshot. Every writer's files are merged on read.
  */
 export class SessionRecords {
+  /** The last item list written per session: the next usage record is stored as a change of it. */
+  private readonly lastItems = new Map<string, { id: string; items: readonly RequestItem[]; changedSinceFull: number }>();
+
   constructor(private readonly parts: StoreParts) {}
 
   private segment(sessionId: string) {
@@ -74,11 +79,21 @@ export class SessionRecords {
 
   async addTurnUsage(record: TurnUsageRecord): Promise<void> {
     const db = await this.segment(record.sessionId);
-    db.run('INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, ?)', [record.id, record.sessionId, record.requestIndex, record.createdAt, JSON.stringify(record)]);
+    const last = this.lastItems.get(record.sessionId);
+    // A full list is written once the changes since the last one add up to a list's size, so full
+    // lists cost no more than the changes do and a list never rests on a long chain of changes.
+    const stored = encodeRequestItems(record.items, last && last.changedSinceFull < record.items.length ? last : undefined);
+    const { items: _items, ...rest } = record;
+    db.run('INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, ?)', [record.id, record.sessionId, record.requestIndex, record.createdAt, JSON.stringify({ ...rest, storedItems: stored })]);
+    this.lastItems.delete(record.sessionId);
+    if (this.lastItems.size >= REMEMBERED_SESSIONS) this.lastItems.delete(this.lastItems.keys().next().value!);
+    const changed = 'full' in stored ? 0 : (last?.changedSinceFull ?? 0) + stored.added.length + stored.removed.length;
+    this.lastItems.set(record.sessionId, { id: record.id, items: record.items, changedSinceFull: changed });
   }
 
-  listTurnUsage(sessionId: string): Promise<TurnUsageRecord[]> {
-    return this.collect<TurnUsageRecord>(sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', (a, b) => a.requestIndex - b.requestIndex || a.createdAt - b.createdAt);
+  async listTurnUsage(sessionId: string): Promise<TurnUsageRecord[]> {
+    const stored = await this.collect<StoredTurnUsage>(sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', (a, b) => a.requestIndex - b.requestIndex || a.createdAt - b.createdAt);
+    return rebuildItemLists(stored);
   }
 
   private async collect<T>(sessionId: string, sql: string, order: (a: T, b: T) => number): Promise<T[]> {
@@ -94,4 +109,52 @@ export class SessionRecords {
     });
     return [...byId.values()].sort(order);
   }
+}
+
+/** A usage row as stored: its item list in full or as a change (older rows carry `items`). */
+type StoredTurnUsage = Omit<TurnUsageRecord, 'items'> & { items?: RequestItem[]; storedItems?: StoredRequestItems };
+
+const REMEMBERED_SESSIONS = 16;
+
+/** Turns stored rows back into records with their whole item lists. A row whose base is lost gets an empty list. */
+export function rebuildItemLists(stored: readonly StoredTurnUsage[]): TurnUsageRecord[] {
+  const byId = new Map(stored.map((row) => [row.id, row]));
+  const rebuilt = new Map<string, RequestItem[]>();
+  const unrecoverable = new Set<string>();
+  const itemsOf = (row: StoredTurnUsage): RequestItem[] => {
+    // Walk back to the nearest row whose list is known, then forward again (no recursion: chains can be long).
+    const chain: StoredTurnUsage[] = [];
+    let at: StoredTurnUsage | undefined = row;
+    let items: RequestItem[] = [];
+    let lost = false;
+    while (at) {
+      const known = rebuilt.get(at.id);
+      if (known) {
+        items = known;
+        lost = unrecoverable.has(at.id);
+        break;
+      }
+      const ownList = at.items ?? (at.storedItems && 'full' in at.storedItems ? at.storedItems.full : undefined);
+      if (ownList) {
+        items = ownList;
+        rebuilt.set(at.id, items);
+        break;
+      }
+      chain.push(at);
+      const baseId: string | undefined = at.storedItems && !('full' in at.storedItems) ? at.storedItems.base : undefined;
+      at = baseId !== undefined && chain.length <= stored.length ? byId.get(baseId) : undefined;
+      lost = !at; // the base is gone (a damaged file set aside): these lists cannot be rebuilt
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const change = chain[i].storedItems;
+      if (!lost && change && !('full' in change)) items = applyItemsDelta(items, change.removed, change.added);
+      rebuilt.set(chain[i].id, lost ? [] : items);
+      if (lost) unrecoverable.add(chain[i].id);
+    }
+    return lost ? [] : items;
+  };
+  return stored.map((row) => {
+    const { storedItems: _stored, items: _items, ...rest } = row;
+    return { ...rest, items: itemsOf(row) };
+  });
 }

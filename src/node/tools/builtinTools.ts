@@ -6,7 +6,7 @@ import { searchTextTool } from './searchText';
 import type { Tool } from '../../core/tools/types';
 import { writeFileTool } from './writeFile';
 
-/** The workspace tools every session has (F20), in a fixed order. */
+/** The workspace tools every session has, in a fixed order. */
 export function workspaceTools(): Tool[] {
   return [readFileTool, listFilesTool, searchTextTool, runCommandTool, writeFileTool, editFileTool];
 }

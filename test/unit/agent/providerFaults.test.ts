@@ -1,5 +1,5 @@
 /**
- * Reliability under faults (issue 6): a real AgentSession — real ContextSession on a real sql.js
+ * Reliability under faults: a real AgentSession — real ContextSession on a real sql.js
  * store in a temp folder, real workspace tools — against the local fake servers speaking the real
  * OpenAI and Anthropic wire formats. For every fault the suite checks what a user cares about:
  *  (a) how the turn ends, and that the error shown is clear;
@@ -206,6 +206,7 @@ async function openSession(store: SessionStore, sessionId: string, provider: Cha
     },
     tools: prompt,
     sleep,
+    retry: { random: () => 0 },
   });
   const events: AgentEvent[] = [];
   agent.on((e) => events.push(e));
@@ -309,7 +310,7 @@ for (const wire of WIRES) {
       for (let i = 0; i < 3; i++) server.enqueue({ type: 'reply', parts: [{ text: 'Let me look at the file first.' }], fault: { afterFirst: 'text', action: 'reset' } });
       assert.equal(await agent.send(FIRST_PROMPT), 'error');
       assert.equal(server.requests.length, 3, 'the first attempt and two re-sends');
-      assert.deepEqual(agentDelays, [500, 1000], 'the loop backs off between re-sends (injected sleep)');
+      assert.deepEqual(agentDelays, [500, 1000], 'the loop backs off between re-sends with the providers\' backoff (jitter 0, injected sleep)');
       assert.equal(events.filter((e) => e.type === 'retry').length, 2);
       const errors = errorsOf(events);
       assert.equal(errors.length, 1);

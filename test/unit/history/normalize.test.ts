@@ -1,6 +1,7 @@
 import { strict as assert } from 'assert';
 import { findCallGroups, safeCutBefore } from '../../../src/core/history/callGroups';
 import { normalizeHistory, validateHistory } from '../../../src/core/history/normalize';
+import { SessionCallIds } from '../../../src/core/history/uniqueCallIds';
 import type { Message } from '../../../src/core/model/message';
 
 let n = 0;
@@ -17,6 +18,22 @@ describe('history normalization', () => {
     assert.equal(result.messages[2].toolCallId, 'c1');
     assert.deepEqual(validateHistory(result.messages), []);
     assert.notDeepEqual(validateHistory(history), [], 'the input was invalid');
+  });
+
+  it('gives every synthetic "aborted" output its own id when the provider repeats call ids every turn', () => {
+    const ids = new SessionCallIds();
+    const history: Message[] = [user('go')];
+    for (let turn = 0; turn < 40; turn++) {
+      // a local server sends call_0 and call_1 every turn; none of these calls ever gets an output
+      const calls = ['call_0', 'call_1'].map((id) => ids.claim({ id, name: 'run_command', arguments: '{}' }, history));
+      history.push({ ...asst(), toolCalls: calls });
+    }
+    const result = normalizeHistory(history);
+    assert.equal(result.inserted.length, 80);
+    const messageIds = result.messages.map((m) => m.id);
+    assert.equal(new Set(messageIds).size, messageIds.length, 'no two messages share an id');
+    assert.deepEqual(validateHistory(result.messages), []);
+    assert.equal(result.inserted[0].content, '[aborted: this tool call did not return a result]');
   });
 
   it('removes an orphan output whose call does not exist', () => {

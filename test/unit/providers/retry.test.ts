@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import { ProviderError } from '../../../src/core/providers/errors';
-import { retryDelay, retryStream, withRetry, defaultSleep } from '../../../src/core/providers/retry';
+import { backoffDelay, resendDelay, retryDelay, retryStream, withRetry, defaultSleep } from '../../../src/core/providers/retry';
 import { parseResetDuration, parseRetryAfterValue, retryAfterFromHeaders } from '../../../src/core/providers/retryAfter';
 
 const headers = (values: Record<string, string>) => new Headers(values);
@@ -59,6 +59,35 @@ describe('retry policy', () => {
     assert.equal(retryDelay(new Error('not a provider error'), 1), undefined);
     assert.equal(retryDelay(server, 4, { maxAttempts: 4 }), undefined);
     assert.ok(retryDelay(server, 3, { maxAttempts: 4 })! > 0);
+  });
+
+  it('re-sends a request whose answer broke off or stalled with the same backoff, at most three attempts in all', () => {
+    const dropped = new ProviderError('stream_dropped', 'the connection dropped mid-answer');
+    const stalled = new ProviderError('timeout', 'no data for 60 s');
+    const opts = { random: () => 0.5 };
+    assert.equal(resendDelay(dropped, 1, opts), backoffDelay(1, opts));
+    assert.equal(resendDelay(stalled, 2, opts), backoffDelay(2, opts));
+    assert.equal(resendDelay(dropped, 3, opts), undefined, 'the first attempt and two re-sends');
+    assert.equal(resendDelay(new ProviderError('server', 'HTTP 500'), 1, opts), undefined, 'the provider already retried that');
+    assert.equal(resendDelay(new ProviderError('auth', 'bad key'), 1, opts), undefined);
+    assert.equal(retryDelay(new ProviderError('server', 'HTTP 500'), 2, opts), backoffDelay(2, opts), 'one backoff for both');
+  });
+
+  it('withRetry takes the re-send policy and announces each wait', async () => {
+    const waits: number[] = [];
+    const announced: Array<[number, number]> = [];
+    let calls = 0;
+    const result = await withRetry(
+      async () => {
+        calls++;
+        if (calls < 3) throw new ProviderError('stream_dropped', 'dropped');
+        return 'answer';
+      },
+      { delay: resendDelay, random: () => 0, sleep: async (ms) => void waits.push(ms), onRetry: (i) => announced.push([i.attempt, i.delayMs]) },
+    );
+    assert.equal(result, 'answer');
+    assert.deepEqual(waits, [500, 1000]);
+    assert.deepEqual(announced, [[1, 500], [2, 1000]]);
   });
 
   it('withRetry retries until success and reports each retry', async () => {

@@ -53,7 +53,7 @@ describe('replay of recorded runs', function () {
       const json = join(dir, 'out.json');
       const ok = spawnSync(process.execPath, [...CLI, 'replay', DEMO, '--window', '32000', '--json', json], { encoding: 'utf8' });
       assert.equal(ok.status, 0, ok.stderr);
-      assert.match(ok.stdout, /demo-run\.traj\.json\s+92\s/);
+      assert.match(ok.stdout, /demo-run\.traj\.json\s+tally\s+92\s/);
       const written = JSON.parse(readFileSync(json, 'utf8'));
       assert.equal(written.runs[0].requests, 92);
       assert.ok(written.runs[0].requestsDetail[0].components.messages > 0);
@@ -78,6 +78,7 @@ describe('replay of recorded runs', function () {
       assert.match(html, /Tally context report — demo-run\.traj\.json/);
       assert.match(html, /class="seg" data-tokens="\d+"/);
       assert.match(html, /<svg class="timeline"/);
+      assert.match(html, /<section id="retention"><h2>Retention after the first compaction \(request \d+ on/);
       assert.doesNotMatch(html, /<script|src="http|href="http/, 'no external resources, no script');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,9 +1,8 @@
 import { strict as assert } from 'assert';
 import { buildSync } from 'esbuild';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { writeRankFiles } from '../../../src/node/accounting/rankFile';
 import { openStore } from '../../../src/node/store';
 import { replayInWorker } from '../../../src/node/transcripts/replayInWorker';
 import { measureBlocking } from '../../support/eventLoopBlocks';
@@ -27,11 +26,15 @@ describe('transcript replay in a worker thread', function () {
   let workerPath: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'tally-replay-worker-'));
-    workerPath = join(dir, 'replayWorker.js');
+    // Bundled inside the repository (out/ is ignored), so the worker finds js-tiktoken's ranks as the extension finds its own.
+    mkdirSync(join(ROOT, 'out'), { recursive: true });
+    workerPath = join(mkdtempSync(join(ROOT, 'out', 'replay-worker-')), 'replayWorker.js');
     buildSync({ entryPoints: [join(ROOT, 'src', 'node', 'transcripts', 'replayWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
-    writeRankFiles(join(dir, 'ranks')); // beside the bundle, as the build ships them
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(join(workerPath, '..'), { recursive: true, force: true });
+  });
 
   it('replays a 5 MB transcript off this thread (its event loop keeps turning), into a store this thread has open', async () => {
     const storeFolder = join(dir, 'store');

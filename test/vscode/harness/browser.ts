@@ -8,14 +8,29 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Opens the command palette and runs a command by its title, as a person would. */
+/**
+ * Opens the command palette and runs a command by its title, as a person would. Waits until the
+ * palette's highlighted entry is that command: right after start-up the extension's commands may
+ * not be registered yet, and Enter would run whatever else matched.
+ */
 export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 20_000 });
-  await input.fill(`>${title}`);
-  await page.waitForTimeout(400);
-  await page.keyboard.press('Enter');
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 20_000 });
+    await input.fill(`>${title}`);
+    const offered = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title });
+    try {
+      await offered.first().waitFor({ state: 'visible', timeout: 3_000 });
+      await page.keyboard.press('Enter');
+      return;
+    } catch {
+      await page.keyboard.press('Escape');
+      if (Date.now() > deadline) throw new Error(`the command palette never offered "${title}"`);
+      await page.waitForTimeout(1_000);
+    }
+  }
 }
 
 /** Finds the webview frame (nested iframes) holding `selector`. */

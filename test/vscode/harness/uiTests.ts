@@ -48,7 +48,24 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
   // A scripted model behind the real OpenAI wire format: six commands with large outputs, then a reply.
   const model = await new FakeOpenAIServer({ apiKey: undefined }).start();
   for (let i = 0; i < 6; i++) model.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'run_command', arguments: JSON.stringify({ command: `yes step-${i} | head -c 20000` }) } }], usage: null });
-  model.enqueue({ type: 'reply', parts: [{ text: 'Hello from the scripted model: six commands ran.' }], usage: null, chunkChars: 6 });
+  const markdownReply = [
+    '[scripted model] Hello: **six commands ran**, each printing its step name.',
+    '',
+    '| Step | Output |',
+    '| :-- | --: |',
+    '| `step-0` | 20,000 bytes |',
+    '| `step-5` | 20,000 bytes |',
+    '',
+    'To run one again:',
+    '',
+    '```bash',
+    'yes step-0 | head -c 20000',
+    '```',
+    '',
+    '- the outputs were truncated in the context',
+    '- the full outputs are offloaded, see [the docs](https://code.visualstudio.com/api)',
+  ].join('\n');
+  model.enqueue({ type: 'reply', parts: [{ text: markdownReply }], usage: { input: 9_000, output: 180, cacheRead: 4_096 }, chunkChars: 6 });
   const server = await startCodeServer({
     dir,
     workspace,
@@ -95,18 +112,24 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
     });
     mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
     await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `inspector-${theme}.png`) });
-    await check(`${theme}: the chat panel streams a reply from the scripted model and shows a compaction notice`, async () => {
+    await check(`${theme}: the chat panel streams a markdown reply (bold, table, link, code block with Copy and Insert at cursor, turn figures) and shows a compaction notice`, async () => {
       await runCommand(page, 'Tally: New Session');
       await page.waitForTimeout(1500);
       await runCommand(page, 'Tally: Focus on Chat View');
       const frame = await findFrame(page, '.composer-input', 60_000);
       await frame.locator('.composer-input textarea').fill('Run the six steps.');
       await frame.locator('.composer-input textarea').press('Enter');
-      await frame.waitForSelector('[data-kind="assistant"]:has-text("six commands ran")', { timeout: 90_000 });
+      const reply = await frame.waitForSelector('[data-kind="assistant"]:has-text("six commands ran")', { timeout: 90_000 });
+      await frame.waitForSelector('[data-kind="usage"] [data-field="cached"]', { timeout: 30_000 });
+      if ((await reply.$$eval('.markdown strong', (els) => els.map((e) => e.textContent))).join() !== 'six commands ran') throw new Error('bold text is not rendered');
+      if ((await reply.$$('.markdown table td')).length !== 4) throw new Error('the table is not rendered');
+      if ((await reply.$eval('.code-block .code-lang', (e) => e.textContent)) !== 'bash') throw new Error('the code block has no language label');
+      if ((await reply.$$('.code-block vscode-button[data-action="copy-code"], .code-block vscode-button[data-action="insert-code"]')).length !== 2) throw new Error('the code block lacks Copy / Insert at cursor');
+      if ((await reply.$$('.markdown a[data-href="https://code.visualstudio.com/api"]')).length !== 1) throw new Error('the link is not rendered');
+      await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `chat-${theme}.png`) });
       await frame.locator('.composer-input textarea').fill('/compact keep the step outputs');
       await frame.locator('.composer-input textarea').press('Enter');
       await frame.waitForSelector('[data-kind="compaction"]', { timeout: 60_000 });
-      await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `chat-${theme}.png`) });
     });
     await check(`${theme}: the chat view is served with a strict CSP (nonce, no inline script)`, async () => {
       await assertStrictCsp(await findFrame(page, '.composer-input'), 'chat');

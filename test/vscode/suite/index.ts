@@ -6,5 +6,6 @@ export function run(): Promise<void> {
     require('./extension.test');
     require('./lmTools.test');
     require('./workspaceSettings.test');
+    require('./chatPendingRetry.test');
   });
 }

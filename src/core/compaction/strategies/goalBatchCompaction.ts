@@ -2,7 +2,9 @@ import type { Message } from '../../model/message';
 import type { RemovedItem } from '../../model/records';
 import { removedItem, transcriptIdsOf } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
-import { toUnits, totalTokens, unitIsPinned } from '../units';
+import { totalTokens } from '../units';
+import { focusMatcher } from './focus';
+import { storeReplacedResults } from './storeReplaced';
 
 /** Completed turns kept as they are, before older ones become episodes. */
 const KEEP_COMPLETED_TURNS = 1;
@@ -13,7 +15,7 @@ interface Turn {
 }
 
 /**
- * F9.4 — a completed turn (a user request and all the work that answered it) becomes one episodic
+ * Episodic summaries: a completed turn (a user request and all the work that answered it) becomes one episodic
  * summary after the user's words, which stay verbatim. The current turn is never touched.
  */
 export class GoalBatchCompaction implements CompactionStrategy {
@@ -26,9 +28,11 @@ export class GoalBatchCompaction implements CompactionStrategy {
     });
     const turns: Turn[] = starts.map((start, k) => ({ userIndex: start, end: k + 1 < starts.length ? starts[k + 1] : messages.length }));
     const completed = turns.slice(0, Math.max(0, turns.length - 1 - KEEP_COMPLETED_TURNS));
+    const focus = focusMatcher(ctx.focus, messages);
     return completed.filter((turn) => {
       const work = messages.slice(turn.userIndex + 1, turn.end);
-      if (work.length < 2 || work.some((m) => m.kind === 'episode' || m.pinned)) return false;
+      // A turn holding a pinned item or one the focus names stays whole (its pairs included).
+      if (work.length < 2 || work.some((m) => m.kind === 'episode' || m.pinned || focus.matches(m))) return false;
       return totalTokens(work, ctx.countTokens) >= ctx.settings.masking.minBatchTokens / 2;
     });
   }
@@ -48,13 +52,7 @@ export class GoalBatchCompaction implements CompactionStrategy {
         out.push(messages[i++]);
         continue;
       }
-      const work = messages.slice(i, turn.end);
-      // Pinned call groups inside a turn were filtered out above; units keep pairs whole anyway.
-      if (toUnits(work).some((unit) => unitIsPinned(work, unit))) {
-        out.push(...work);
-        i = turn.end;
-        continue;
-      }
+      const work = await storeReplacedResults(messages.slice(i, turn.end), ctx);
       ctx.progress(`condensing a completed turn of ${work.length} messages`);
       const tokens = totalTokens(work, ctx.countTokens);
       const text = await ctx.summarizer.summarize({

@@ -2,7 +2,15 @@ import type { Message } from '../../model/message';
 import type { RemovedItem } from '../../model/records';
 import { removedItem, transcriptIdsOf } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
-import { toUnits, totalTokens, unitIsPinned, unitTokens } from '../units';
+import { toUnits, totalTokens, unitTokens } from '../units';
+import { focusMatcher, unitIsKept } from './focus';
+import { storeReplacedResults } from './storeReplaced';
+
+const RECENT_SHARE_OF_ROOM = 0.5;
+
+function isUserWords(m: Message): boolean {
+  return m.role === 'user' && m.kind === 'user';
+}
 
 /** A message that a checkpoint never replaces: pinned items and system instructions. */
 function isKeptVerbatim(m: Message): boolean {
@@ -10,7 +18,7 @@ function isKeptVerbatim(m: Message): boolean {
 }
 
 /**
- * F9.3 — replace older messages with a structured checkpoint. Recent messages are kept by token
+ * Threshold checkpoint: replace older messages with a structured checkpoint. Recent messages are kept by token
  * budget (at most half the window), the user's own messages verbatim up to a budget, pinned
  * items and instructions in place; the result aims well under the trigger.
  */
@@ -22,10 +30,12 @@ export class ThresholdSummarization implements CompactionStrategy {
   }
 
   private cutIndex(messages: readonly Message[], ctx: StrategyContext): number {
-    const userBudget = this.userBudget(ctx);
+    const userTokens = Math.min(this.userBudget(ctx), totalTokens(messages.filter(isUserWords), ctx.countTokens));
     const share = Math.min(ctx.settings.summary.keepRecentShare, 0.5);
-    const room = ctx.targetTokens - ctx.fixedTokens - this.summaryBudget(ctx) - userBudget;
-    const recentBudget = Math.max(0, Math.min(share * ctx.effectiveWindow, room));
+    const room = ctx.targetTokens - ctx.fixedTokens - this.summaryBudget(ctx) - userTokens;
+    // Recent messages get at most half the room left under the target once the summary and the
+    // user's words are in: in a small window that room is small, so fewer tokens are re-sent.
+    const recentBudget = Math.max(0, Math.min(share * ctx.effectiveWindow, RECENT_SHARE_OF_ROOM * room));
     const units = toUnits(messages);
     let kept = 0;
     let cut = messages.length;
@@ -39,8 +49,9 @@ export class ThresholdSummarization implements CompactionStrategy {
     return cut;
   }
 
+  /** The user's words stay verbatim up to this budget (newest first beyond it). */
   private userBudget(ctx: StrategyContext): number {
-    return Math.min(ctx.settings.summary.keepUserTokens, Math.floor(ctx.effectiveWindow * 0.15));
+    return Math.min(ctx.settings.summary.keepUserTokens, Math.floor(ctx.effectiveWindow * 0.4));
   }
 
   shouldRun(messages: readonly Message[], ctx: StrategyContext): boolean {
@@ -57,8 +68,9 @@ export class ThresholdSummarization implements CompactionStrategy {
 
     // Whole units that must stay verbatim (pinned groups keep their pairs).
     const keep = new Set<number>();
+    const focus = focusMatcher(ctx.focus, messages);
     for (const unit of toUnits(older)) {
-      const pinned = unitIsPinned(older, unit);
+      const pinned = unitIsKept(older, unit, focus);
       for (let i = unit.start; i < unit.end; i++) if (pinned || isKeptVerbatim(older[i]) || !older[i].agentVisible) keep.add(i);
     }
     // The user's own messages, newest first, up to the budget.
@@ -66,7 +78,7 @@ export class ThresholdSummarization implements CompactionStrategy {
     const userBudget = this.userBudget(ctx);
     for (let i = older.length - 1; i >= 0; i--) {
       const m = older[i];
-      if (m.role !== 'user' || m.kind !== 'user' || keep.has(i)) continue;
+      if (!isUserWords(m) || keep.has(i)) continue;
       const tokens = ctx.countTokens(m);
       if (userTokens + tokens > userBudget) continue;
       userTokens += tokens;
@@ -77,8 +89,10 @@ export class ThresholdSummarization implements CompactionStrategy {
     if (replaced.length === 0) return { messages: [...messages], removed: [] };
     ctx.progress(`summarizing ${replaced.length} earlier messages`);
     const replacedTokens = totalTokens(replaced, ctx.countTokens);
+    const stored = await storeReplacedResults(older, ctx, (_, i) => !keep.has(i));
+    // Only what is replaced is summarized: the kept user's words need no second copy.
     const summaryText = await ctx.summarizer.summarize({
-      messages: older,
+      messages: stored.filter((_, i) => !keep.has(i)),
       style: 'checkpoint',
       focus: ctx.focus,
       maxTokens: this.summaryBudget(ctx),
@@ -113,7 +127,7 @@ export class ThresholdSummarization implements CompactionStrategy {
       });
     }
     out.push(...recent);
-    const removed: RemovedItem[] = replaced.map((m) => removedItem(m, 'summarized', this.name, ctx.countTokens(m)));
+    const removed: RemovedItem[] = stored.filter((_, i) => !keep.has(i)).map((m) => removedItem(m, 'summarized', this.name, ctx.countTokens(m)));
     return { messages: out, removed, summary: summaryText };
   }
 }

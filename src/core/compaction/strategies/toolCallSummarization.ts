@@ -2,10 +2,12 @@ import type { Message } from '../../model/message';
 import type { RemovedItem } from '../../model/records';
 import { removedItem, transcriptIdsOf } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
-import { toUnits, unitIsPinned, unitTokens, type HistoryUnit } from '../units';
+import { toUnits, unitTokens, type HistoryUnit } from '../units';
+import { focusMatcher, unitIsKept } from './focus';
+import { storedOutputsLine, storeReplacedResults } from './storeReplaced';
 
 /**
- * F9.2 — replace call groups older than N turns (assistant requests) with a digest: what was run
+ * Tool-call digests: replace call groups older than N turns (assistant requests) with a digest: what was run
  * or read and what it showed. Consecutive old groups become one digest.
  */
 export class ToolCallSummarization implements CompactionStrategy {
@@ -21,10 +23,11 @@ export class ToolCallSummarization implements CompactionStrategy {
       }
     }
     const runs: HistoryUnit[][] = [];
+    const focus = focusMatcher(ctx.focus, messages);
     let current: HistoryUnit[] = [];
     for (const unit of toUnits(messages)) {
       if (unit.start >= boundary) break;
-      if (unit.isCallGroup && !unitIsPinned(messages, unit)) {
+      if (unit.isCallGroup && !unitIsKept(messages, unit, focus)) {
         current.push(unit);
       } else if (current.length) {
         runs.push(current);
@@ -50,7 +53,7 @@ export class ToolCallSummarization implements CompactionStrategy {
     for (const run of runs) {
       const start = run[0].start;
       const end = run[run.length - 1].end;
-      const slice = messages.slice(start, end);
+      const slice = await storeReplacedResults(messages.slice(start, end), ctx);
       ctx.progress(`summarizing ${slice.length} tool messages`);
       const tokens = this.runTokens(messages, run, ctx);
       const digest = await ctx.summarizer.summarize({
@@ -61,7 +64,7 @@ export class ToolCallSummarization implements CompactionStrategy {
         signal: ctx.signal,
       });
       const refs = slice.map((m) => m.meta?.offloadRef).filter((r): r is string => Boolean(r));
-      const content = refs.length ? `${digest}\nStored outputs (read_result ref_id): ${refs.join(', ')}` : digest;
+      const content = refs.length ? `${digest}\n${storedOutputsLine(refs)}` : digest;
       replacement.set(start, {
         end,
         message: {

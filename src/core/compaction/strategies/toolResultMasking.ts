@@ -1,9 +1,11 @@
 import type { Message } from '../../model/message';
 import { removedItem } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
+import { ARCHIVED_ERROR_PREFIX, errorLineOf, isFailingResult } from '../sessionFacts';
+import { focusMatcher } from './focus';
 
 /**
- * F9.1 — archive tool results older than the last N, leaving a pointer (tool, arguments, how to
+ * Tool-result masking: archive tool results older than the last N, leaving a pointer (tool, arguments, how to
  * retrieve). Runs only when the batch frees enough tokens to be worth a prompt-cache miss.
  */
 export class ToolResultMasking implements CompactionStrategy {
@@ -14,7 +16,10 @@ export class ToolResultMasking implements CompactionStrategy {
     messages.forEach((m, i) => {
       if (m.agentVisible && m.role === 'tool' && m.kind === 'tool_result' && !m.pinned) results.push(i);
     });
-    return results.slice(0, Math.max(0, results.length - ctx.settings.masking.keepLast));
+    const focus = focusMatcher(ctx.focus, messages);
+    // The newest failing output stays whole: it is what the agent is working against.
+    const newestFailure = results.filter((i) => isFailingResult(messages[i]) && errorLineOf(messages[i].content)).pop();
+    return results.slice(0, Math.max(0, results.length - ctx.settings.masking.keepLast)).filter((i) => i !== newestFailure && !focus.matches(messages[i]));
   }
 
   shouldRun(messages: readonly Message[], ctx: StrategyContext): boolean {
@@ -41,7 +46,8 @@ export class ToolResultMasking implements CompactionStrategy {
       const tokens = ctx.countTokens(m);
       const pointer =
         `[Archived tool result: ${m.toolName ?? call?.name ?? 'tool'}${args ? ` ${args}` : ''} — ${tokens.toLocaleString('en-US')} tokens, ` +
-        (ref ? `retrievable with read_result ref_id="${ref}"]` : 'kept in the session transcript]');
+        (ref ? `retrievable with read_result ref_id="${ref}"]` : 'kept in the session transcript]') +
+        archivedErrorLine(m);
       out.push({
         ...m,
         id: ctx.newId(),
@@ -55,6 +61,12 @@ export class ToolResultMasking implements CompactionStrategy {
     }
     return { messages: out, removed };
   }
+}
+
+/** A failing result's pointer keeps its error line, so the agent still knows what went wrong. */
+function archivedErrorLine(m: Message): string {
+  const line = isFailingResult(m) ? errorLineOf(m.content) : undefined;
+  return line ? `\n${ARCHIVED_ERROR_PREFIX}${line.slice(0, 600)}` : '';
 }
 
 /** Rough size of a pointer, so tiny results are not "archived" for no gain. */

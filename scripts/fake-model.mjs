@@ -1,0 +1,162 @@
+// `npm run fake-model`: a scripted local model for trying Tally with no key and no network.
+// It speaks the OpenAI Chat Completions wire format (streaming, tool calls, usage with cached
+// tokens) on 127.0.0.1 and follows a small script: asked to list, read or run something, it calls
+// Tally's list_files / read_file / run_command tools on your workspace, then describes the result
+// in markdown. Every reply starts with "[scripted model]" so nobody mistakes it for a real model.
+//
+//   npm run fake-model                    # http://127.0.0.1:11435/v1
+//   FAKE_MODEL_PORT=9000 npm run fake-model
+import { createServer } from 'http';
+import { pathToFileURL } from 'url';
+
+export const MODEL_ID = 'scripted-model';
+const LABEL = '[scripted model]';
+
+/** ~4 characters a token: close enough for a demo, and the same rule for every request. */
+const tokensOf = (text) => Math.ceil(text.length / 4);
+
+function lastUserText(messages) {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role === 'user') return typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join('');
+  }
+  return '';
+}
+
+const HELP = [
+  `${LABEL} Hello! I am a **scripted** stand-in for a model, so you can try Tally with no key and no network. I only know a few moves:`,
+  '',
+  '- **"list files"**: I call `list_files` on your workspace',
+  '- **"read README.md"**: I call `read_file` on that path',
+  '- **"run ls -la"**: I call `run_command` (Tally asks for your approval first)',
+  '',
+  '| You type | Tool I call |',
+  '| :-- | :-- |',
+  '| list files | `list_files` |',
+  '| read <path> | `read_file` |',
+  '| run <command> | `run_command` |',
+  '',
+  'A code block, to try **Copy** and **Insert at cursor**:',
+  '',
+  '```ts',
+  'export function greet(name: string): string {',
+  '  return `Hello, ${name}!`;',
+  '}',
+  '```',
+  '',
+  'Open the inspector (click the context meter) to see what each request carried. More about Tally: [the VS Code API docs](https://code.visualstudio.com/api).',
+].join('\n');
+
+/** What the script does next: a tool call for a fresh request, a summary once the tool answered. */
+export function scriptedReply(messages) {
+  const last = messages[messages.length - 1];
+  if (last?.role === 'tool') {
+    const output = typeof last.content === 'string' ? last.content : JSON.stringify(last.content);
+    const lines = output.split('\n');
+    const head = lines.slice(0, 12).join('\n').replace(/```/g, "'''");
+    return {
+      text: `${LABEL} The tool answered with **${lines.length} lines** (${output.length.toLocaleString('en-US')} characters). The first ones:\n\n\`\`\`text\n${head}\n\`\`\`\n\nAsk me to *read* a file or *run* a command next.`,
+    };
+  }
+  const text = lastUserText(messages).trim();
+  let match;
+  if ((match = /^(?:please\s+)?run\s+(.+)$/is.exec(text))) return { text: `${LABEL} Running \`${match[1].trim()}\`.`, call: { name: 'run_command', arguments: { command: match[1].trim() } } };
+  if ((match = /^(?:please\s+)?(?:read|open|show)\s+(\S+)/i.exec(text))) return { text: `${LABEL} Reading \`${match[1]}\`.`, call: { name: 'read_file', arguments: { path: match[1] } } };
+  if (/\b(list|files|ls)\b/i.test(text)) return { text: `${LABEL} Listing the workspace.`, call: { name: 'list_files', arguments: { path: '.', depth: 2 } } };
+  return { text: HELP };
+}
+
+function* pieces(text, size) {
+  for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
+}
+
+export async function startFakeModel({ port = 11435, host = '127.0.0.1', delayMs = 15 } = {}) {
+  let served = 0;
+  let previousPrompt = '';
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', `http://${host}`);
+    const json = (status, body) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method === 'GET' && url.pathname === '/v1/models') {
+      return json(200, { object: 'list', data: [{ id: MODEL_ID, object: 'model', created: 1_700_000_000, owned_by: 'tally' }] });
+    }
+    if (req.method !== 'POST' || url.pathname !== '/v1/chat/completions') {
+      return json(404, { error: { message: `Invalid URL (${req.method} ${url.pathname})`, type: 'invalid_request_error', param: null, code: null } });
+    }
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      let body;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return json(400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } });
+      }
+      if (!Array.isArray(body.messages) || body.messages.length === 0) {
+        return json(400, { error: { message: "Invalid type for 'messages': expected an array with at least one element.", type: 'invalid_request_error', param: 'messages', code: null } });
+      }
+      const n = ++served;
+      const reply = scriptedReply(body.messages);
+      // Usage as a provider with automatic prompt caching reports it: the prefix shared with the last request was cached.
+      const prompt = JSON.stringify([body.tools ?? [], body.messages]);
+      let shared = 0;
+      while (shared < prompt.length && shared < previousPrompt.length && prompt[shared] === previousPrompt[shared]) shared++;
+      previousPrompt = prompt;
+      const callArgs = reply.call ? JSON.stringify(reply.call.arguments) : '';
+      const usage = {
+        prompt_tokens: tokensOf(prompt),
+        completion_tokens: tokensOf(reply.text + callArgs),
+        prompt_tokens_details: { cached_tokens: Math.floor(tokensOf(prompt.slice(0, shared)) / 64) * 64 },
+      };
+      usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+      const callId = `call_scripted_${n}_${Math.random().toString(36).slice(2, 8)}`;
+      const base = { id: `chatcmpl-scripted-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model ?? MODEL_ID };
+      if (!body.stream) {
+        const message = { role: 'assistant', content: reply.text, ...(reply.call ? { tool_calls: [{ id: callId, type: 'function', function: { name: reply.call.name, arguments: callArgs } }] } : {}) };
+        return json(200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: reply.call ? 'tool_calls' : 'stop' }], usage });
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      const includeUsage = body.stream_options?.include_usage === true;
+      const send = (data) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+      const chunk = (delta, finish = null) => send({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) });
+      const pause = () => new Promise((r) => setTimeout(r, delayMs));
+      chunk({ role: 'assistant', content: '' });
+      for (const content of pieces(reply.text, 12)) {
+        chunk({ content });
+        await pause();
+      }
+      if (reply.call) {
+        chunk({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: reply.call.name, arguments: '' } }] });
+        for (const args of pieces(callArgs, 16)) chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] });
+      }
+      chunk({}, reply.call ? 'tool_calls' : 'stop');
+      if (includeUsage) send({ ...base, choices: [], usage });
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  const address = server.address();
+  return {
+    url: `http://${host}:${address.port}/v1`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const port = Number(process.env.FAKE_MODEL_PORT ?? 11435);
+  const { url } = await startFakeModel({ port }).catch((error) => {
+    console.error(`fake-model: could not listen on 127.0.0.1:${port}: ${error.message} (set FAKE_MODEL_PORT to another port)`);
+    process.exit(1);
+  });
+  console.log(`Scripted model listening at ${url} (model "${MODEL_ID}"). Ctrl-C stops it.`);
+  console.log('In VS Code, set these user settings (or run "Tally: Select Model"):');
+  console.log(`  "tally.provider": "openai-compatible",`);
+  console.log(`  "tally.baseUrl": "${url}",`);
+  console.log(`  "tally.model": "${MODEL_ID}"`);
+  console.log('Then type "list files", "read README.md", "run ls" or anything else in the chat.');
+}

@@ -1,0 +1,69 @@
+import type { RequestItem } from './records';
+
+/**
+ * How a request's item list is stored: in full, or as what changed since an earlier request's
+ * list (its record id), so a long session's usage records grow with what changed, not with the
+ * size of the context.
+ */
+export type StoredRequestItems =
+  | { full: RequestItem[] }
+  | {
+      /** The record whose item list this one is a change of. */
+      base: string;
+      /** Message ids of the base's items that are gone or changed. */
+      removed: string[];
+      /** New or changed items with their position in this request, in ascending order. */
+      added: Array<[number, RequestItem]>;
+    };
+
+function sameItem(a: RequestItem, b: RequestItem): boolean {
+  return (
+    a.messageId === b.messageId &&
+    a.tokens === b.tokens &&
+    a.kind === b.kind &&
+    a.role === b.role &&
+    a.toolName === b.toolName &&
+    a.preview === b.preview &&
+    a.badges.length === b.badges.length &&
+    a.badges.every((badge, i) => badge === b.badges[i])
+  );
+}
+
+/** Rebuilds an item list from its base's list and the stored change. */
+export function applyItemsDelta(base: readonly RequestItem[], removed: readonly string[], added: ReadonlyArray<readonly [number, RequestItem]>): RequestItem[] {
+  const gone = new Set(removed);
+  const kept = base.filter((item) => !gone.has(item.messageId));
+  const out: RequestItem[] = [];
+  let next = 0;
+  for (const [at, item] of added) {
+    while (out.length < at && next < kept.length) out.push(kept[next++]);
+    out.push(item);
+  }
+  while (next < kept.length) out.push(kept[next++]);
+  return out;
+}
+
+/**
+ * The change from `base` (the list of record `baseId`) to `items`, or the full list when a change
+ * would not be smaller or could not rebuild the list exactly (items that moved, repeated ids).
+ */
+export function encodeRequestItems(items: readonly RequestItem[], base?: { id: string; items: readonly RequestItem[] }): StoredRequestItems {
+  if (!base) return { full: [...items] };
+  const before = new Map<string, RequestItem>();
+  for (const item of base.items) {
+    if (before.has(item.messageId)) return { full: [...items] };
+    before.set(item.messageId, item);
+  }
+  const unchanged = new Set<string>();
+  const added: Array<[number, RequestItem]> = [];
+  items.forEach((item, at) => {
+    const old = before.get(item.messageId);
+    if (old && !unchanged.has(item.messageId) && sameItem(old, item)) unchanged.add(item.messageId);
+    else added.push([at, item]);
+  });
+  if (added.length >= items.length) return { full: [...items] };
+  const removed = base.items.filter((item) => !unchanged.has(item.messageId)).map((item) => item.messageId);
+  const rebuilt = applyItemsDelta(base.items, removed, added);
+  if (rebuilt.length !== items.length || rebuilt.some((item, i) => item !== items[i] && !sameItem(item, items[i]))) return { full: [...items] };
+  return { base: base.id, removed, added };
+}

@@ -1,0 +1,101 @@
+import MarkdownIt from 'markdown-it';
+import type Token from 'markdown-it/lib/token.mjs';
+import { button } from '../ui/controls';
+import { h } from '../ui/dom';
+
+/** Links the chat will ask the host to open; anything else stays plain text. */
+export function isOpenableUrl(url: string): boolean {
+  return /^(https?:\/\/|mailto:)/i.test(url.trim());
+}
+
+const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+md.validateLink = isOpenableUrl;
+
+// Table alignment comes out as a style attribute, which the webview's CSP refuses: use a class.
+md.core.ruler.push('align_as_class', (state) => {
+  const walk = (tokens: Token[]) => {
+    for (const token of tokens) {
+      const style = token.attrGet('style');
+      if (style) {
+        const align = /text-align:\s*(left|right|center)/.exec(style)?.[1];
+        token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
+        if (align) token.attrJoin('class', `align-${align}`);
+      }
+      if (token.children) walk(token.children);
+    }
+  };
+  walk(state.tokens);
+});
+
+// An image would be a request the CSP blocks: show it as a link to the picture instead.
+md.renderer.rules.image = (tokens, idx) => {
+  const token = tokens[idx];
+  const src = token.attrGet('src') ?? '';
+  const alt = md.utils.escapeHtml(token.content || 'image');
+  return isOpenableUrl(src) ? `<a href="${md.utils.escapeHtml(src)}">🖼 ${alt}</a>` : alt;
+};
+
+export interface MarkdownActions {
+  onCopy: (code: string) => void;
+  onInsert: (code: string) => void;
+  /** Links open through the host; the webview itself never navigates. */
+  onOpenLink: (url: string) => void;
+}
+
+function codeBlock(pre: HTMLPreElement, actions: MarkdownActions): HTMLElement {
+  const codeEl = pre.querySelector('code');
+  const code = (codeEl?.textContent ?? pre.textContent ?? '').replace(/\n$/, '');
+  const lang = /(?:^|\s)language-([^\s]+)/.exec(codeEl?.className ?? '')?.[1] ?? '';
+  if (codeEl) codeEl.textContent = code;
+  pre.className = 'code';
+  if (lang) pre.setAttribute('data-lang', lang);
+  return h('div', { class: 'code-block' }, [
+    h('div', { class: 'code-head' }, [
+      h('span', { class: 'code-lang', text: lang || 'text' }),
+      button('Copy', () => actions.onCopy(code), { appearance: 'secondary', title: 'Copy the code', attrs: { 'data-action': 'copy-code' } }),
+      button('Insert at cursor', () => actions.onInsert(code), { appearance: 'secondary', title: 'Insert the code at the cursor in the active editor', attrs: { 'data-action': 'insert-code' } }),
+    ]),
+    pre,
+  ]);
+}
+
+/**
+ * Assistant text as markdown. Raw HTML is off (the model's `<script>` is text), links are limited to
+ * http, https and mailto, and the HTML is parsed into an inert template before it is adopted, so
+ * nothing runs or loads while it is built. Unclosed fences (a reply still streaming) render as code.
+ */
+export function renderMarkdown(text: string, actions: MarkdownActions): HTMLElement {
+  const template = document.createElement('template');
+  template.innerHTML = md.render(text);
+  const root = h('div', { class: 'markdown' });
+  root.appendChild(template.content);
+  // The newlines markdown-it writes between blocks are not content.
+  for (const node of Array.from(root.childNodes)) if (node.nodeType === Node.TEXT_NODE && !node.textContent?.trim()) node.remove();
+  for (const pre of Array.from(root.querySelectorAll('pre'))) {
+    const placeholder = document.createComment('code');
+    pre.replaceWith(placeholder);
+    placeholder.replaceWith(codeBlock(pre, actions));
+  }
+  for (const a of Array.from(root.querySelectorAll('a'))) {
+    const href = a.getAttribute('href') ?? '';
+    if (!isOpenableUrl(href)) {
+      a.replaceWith(document.createTextNode(a.textContent ?? ''));
+      continue;
+    }
+    a.setAttribute('data-href', href);
+    a.title = href;
+  }
+  for (const table of Array.from(root.querySelectorAll('table'))) {
+    const wrap = h('div', { class: 'table-wrap' });
+    table.replaceWith(wrap);
+    wrap.appendChild(table);
+  }
+  root.addEventListener('click', (event) => {
+    const link = (event.target as Element | null)?.closest?.('a');
+    if (!link) return;
+    event.preventDefault();
+    const href = link.getAttribute('data-href');
+    if (href) actions.onOpenLink(href);
+  });
+  return root;
+}

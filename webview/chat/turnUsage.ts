@@ -1,0 +1,26 @@
+import type { ChatTurnUsage } from '../../src/protocol/chat';
+import { h } from '../ui/dom';
+import { percent, tokens } from '../ui/format';
+
+/** Dollars with enough digits to tell small turns apart: $0.0042, $0.13, $2.40. */
+export function dollars(amount: number): string {
+  if (amount > 0 && amount < 0.01) return `$${amount.toFixed(4)}`;
+  return `$${amount.toFixed(2)}`;
+}
+
+/** The line under a turn: how big its request was, what the cache saved, what it cost. */
+export function renderTurnUsage(id: string, usage: ChatTurnUsage): HTMLElement {
+  const parts: Array<[string, string, string]> = [
+    ['request', `Request ${tokens(usage.lastRequestTokens)} tokens`, 'Input tokens of the last request of this turn: how much context it carried'],
+  ];
+  if (usage.requests > 1) parts.push(['requests', `${usage.requests} requests, ${tokens(usage.inputTokens)} in`, 'Input tokens over all requests of this turn']);
+  if (usage.cachedTokens !== undefined) {
+    const share = usage.inputTokens > 0 ? usage.cachedTokens / usage.inputTokens : 0;
+    parts.push(['cached', `${tokens(usage.cachedTokens)} cached (${percent(share, 0)})`, 'Input tokens the provider read from its prompt cache']);
+  }
+  parts.push(['output', `${tokens(usage.outputTokens)} out`, 'Output tokens over all requests of this turn']);
+  if (usage.cost !== undefined) parts.push(['cost', dollars(usage.cost), 'Estimated from the model price per million tokens (tally.modelPrices overrides it)']);
+  return h('div', { class: 'entry turn-usage', attrs: { 'data-entry-id': id, 'data-kind': 'usage' } },
+    parts.map(([field, text, title]) => h('span', { class: 'usage-part', title, attrs: { 'data-field': field }, text })),
+  );
+}
