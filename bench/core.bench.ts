@@ -12,7 +12,7 @@ import { countMessage } from '../src/core/accounting/messageTokens';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import { normalizeHistory } from '../src/core/history/normalize';
 import type { Message } from '../src/core/model/message';
-import { openStore } from '../src/core/persistence';
+import { openStore } from '../src/node/store';
 import { withSettings } from '../src/core/settings';
 import { scanOutput } from '../src/core/toolOutput/scan';
 import { truncateMeasured, truncateOutput } from '../src/core/toolOutput/truncate';

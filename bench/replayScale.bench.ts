@@ -10,7 +10,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import type { Message } from '../src/core/model/message';
-import { openStore } from '../src/core/persistence';
+import { openStore } from '../src/node/store';
 import { policyNamed } from '../src/core/replay/baselines';
 import { replayRun } from '../src/core/replay/replay';
 import { call, logOutput, msg, prng } from '../test/support/syntheticSession';

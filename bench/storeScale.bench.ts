@@ -10,9 +10,9 @@ import { execFileSync, fork } from 'child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { cpus, tmpdir, totalmem } from 'os';
 import { join, resolve } from 'path';
-import { nodeWriteFs, type WriteFs } from '../src/core/persistence/atomicFile';
-import type { SessionStore } from '../src/core/persistence/types';
-import { openStore } from '../src/core/persistence';
+import { nodeWriteFs, type WriteFs } from '../src/node/store/atomicFile';
+import type { SessionStore } from '../src/core/ports/sessionStore';
+import { openStore } from '../src/node/store';
 
 const ROOT = resolve(__dirname, '..');
 const OLD_DIR = join(ROOT, 'bench', 'tmp', 'old-store');
@@ -25,7 +25,7 @@ const quickFs: WriteFs = { ...nodeWriteFs, writeFileSynced: async (path, data) =
 function buildOldStore(): string {
   rmSync(OLD_DIR, { recursive: true, force: true });
   mkdirSync(OLD_DIR, { recursive: true });
-  const files = execFileSync('git', ['ls-tree', '--name-only', 'main', 'src/core/persistence/'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.ts'));
+  const files = execFileSync('git', ['ls-tree', '--name-only', 'main', 'src/node/store/'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.ts'));
   for (const file of files) {
     const source = execFileSync('git', ['show', `main:${file}`], { cwd: ROOT, encoding: 'utf8' });
     const rewired = source.replace(/from '\.\.\/([^']+)'/g, (_, path: string) => `from '${join(ROOT, 'src', 'core', path)}'`);

@@ -8,13 +8,13 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { cpus, tmpdir } from 'os';
 import { join } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
-import { openStore } from '../src/core/persistence';
+import { openStore } from '../src/node/store';
 import { REPLAY_POLICIES } from '../src/core/replay/baselines';
 import { FACT_KINDS, FACT_LABELS, finalChangePathsOf } from '../src/core/replay/facts';
 import { replayRun, type RunReport } from '../src/core/replay/replay';
 import { addRetention, emptyRetention, retentionShare, type KindRetention } from '../src/core/replay/retention';
 import type { FactKind } from '../src/core/replay/facts';
-import { importTranscriptFile } from '../src/core/transcripts/detect';
+import { importTranscriptFile } from '../src/node/transcripts/readTranscriptFile';
 import type { ImportedTranscript } from '../src/core/transcripts/types';
 
 const WINDOWS = [16_000, 32_000, 128_000];

@@ -11,7 +11,7 @@ const common = { bundle: true, sourcemap: !production, minify: production, legal
 const targets = [
   { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   // Transcript import + replay run in a worker thread so the extension host stays responsive.
-  { entryPoints: ['src/core/transcripts/replayWorker.ts'], outfile: 'dist/replayWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  { entryPoints: ['src/node/transcripts/replayWorker.ts'], outfile: 'dist/replayWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
   { entryPoints: ['webview/inspector/main.ts'], outfile: 'dist/webview/inspector.js', platform: 'browser', format: 'iife', target: 'es2022' },
   { entryPoints: ['webview/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022' },
@@ -24,9 +24,9 @@ for (const target of targets) {
 // sql.js loads its WebAssembly from beside the bundle.
 mkdirSync('dist', { recursive: true });
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
-// The tokenizer's ranks ship once, as binary files beside the bundles (src/core/accounting/rankFile.ts).
+// The tokenizer's ranks ship once, as binary files beside the bundles (src/node/accounting/rankFile.ts).
 require('../test/register.cjs');
-require('../src/core/accounting/rankFile.ts').writeRankFiles('dist/ranks');
+require('../src/node/accounting/rankFile.ts').writeRankFiles('dist/ranks');
 // A production build must not leave an earlier development build's source maps behind.
 if (production) for (const file of readdirSync('dist', { recursive: true })) if (String(file).endsWith('.map')) rmSync(`dist/${file}`);
 console.log('build: done');

@@ -9,6 +9,7 @@ const only = process.argv.slice(2); // e.g. `node scripts/test-all.mjs unit`
 const countsDir = mkdtempSync(join(tmpdir(), 'tally-counts-'));
 const steps = [
   { name: 'typecheck', command: 'npx', args: ['tsc', '-p', '.'] },
+  { name: 'layers', command: 'npx', args: ['eslint', 'src', 'webview'] },
   { name: 'build', command: 'node', args: ['scripts/build.mjs'] },
   { name: 'unit', command: 'npx', args: ['mocha', '--reporter', './test/reporters/countingSpec.cjs'], counted: true },
   { name: 'browser-setup', command: 'bash', args: ['scripts/ensure-chromium.sh'] },

@@ -1,3 +1,4 @@
+import './node/usePlatform';
 import * as vscode from 'vscode';
 import { compactContextCommand } from './commands/compactContext';
 import { exportSessionCommand } from './commands/exportSession';

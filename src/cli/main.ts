@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { basename, join } from 'path';
+import '../node/usePlatform';
 import { getTokenCounter } from '../core/accounting/tokenizer';
-import { openStore } from '../core/persistence';
+import { openStore } from '../node/store';
 import { renderHtmlReport } from '../core/report/htmlReport';
 import { policyNamed, REPLAY_POLICIES } from '../core/replay/baselines';
 import { finalChangePathsOf } from '../core/replay/facts';
 import { replayRun, type RunReport } from '../core/replay/replay';
-import { importTranscriptFile } from '../core/transcripts/detect';
+import { importTranscriptFile } from '../node/transcripts/readTranscriptFile';
 import { parseArgs, positiveInt } from './args';
 import { formatRuns, totalsByPolicy } from './retentionTable';
 

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Message } from '../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
-import type { SessionInfo } from '../core/persistence/types';
+import type { SessionInfo } from '../core/ports/sessionStore';
 import type { SessionController } from '../host/sessionController';
 
 export function sessionToMarkdown(info: SessionInfo, transcript: Message[], compactions: CompactionEventRecord[], usage: TurnUsageRecord[]): string {

@@ -1,7 +1,7 @@
 import { TextDecoder } from 'util';
 import { basename, join } from 'path';
 import * as vscode from 'vscode';
-import { replayInWorker } from '../core/transcripts/replayInWorker';
+import { replayInWorker } from '../node/transcripts/replayInWorker';
 import type { SessionController } from '../host/sessionController';
 
 export const DEMO_RUN = 'media/demo/demo-run.traj.json';

@@ -2,21 +2,21 @@ import { homedir } from 'os';
 import { join } from 'path';
 import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
-import { loadInstructions, type InstructionsReport } from '../core/prompt/agentsMd';
+import { loadInstructions, type InstructionsReport } from '../node/prompt/agentsMd';
 import { SessionPrompt } from '../core/prompt/sessionPrompt';
-import { loadSkills, type SkillsReport } from '../core/prompt/skills';
+import { loadSkills, skillText, type SkillsReport } from '../node/prompt/skillFiles';
 import { LmToolsRunner, lmToolDefinitions, userAllowedTools } from '../providers/lmToolsRunner';
 import { EXTERNAL_TOOLS_RESTRICTED, ExternalToolGate, type ApprovalAnswer } from '../core/tools/externalToolGate';
 import type { ApprovalRequest } from '../core/tools/types';
 import { onCallIdRepair } from '../core/history/repairCallIds';
 import { AgentSession } from '../core/agent/agentSession';
 import { SessionToolRunner } from '../core/agent/sessionTools';
-import { WorkspaceToolRunner } from '../core/agent/workspaceToolRunner';
-import { workspaceTools } from '../core/tools/builtinTools';
+import { WorkspaceToolRunner } from '../node/tools/workspaceToolRunner';
+import { workspaceTools } from '../node/tools/builtinTools';
 import type { ApprovalDecision } from '../core/tools/types';
 import type { FixedComponents } from '../core/accounting/usageBasis';
 import type { ContextSession } from '../core/session/contextSession';
-import type { SessionStore } from '../core/persistence/types';
+import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
 import type { ToolRunner, ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
@@ -79,6 +79,7 @@ export class AgentFactory {
         tools: definitions,
         instructions: async () => (await this.loadInstructions()).text,
         skills: async () => (await this.loadSkills()).skills,
+        skillText: (skill) => skillText(skill),
         toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
       },
       tools,

@@ -1,6 +1,6 @@
 import type { Message } from '../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
-import type { SessionInfo } from '../core/persistence/types';
+import type { SessionInfo } from '../core/ports/sessionStore';
 import type { ModelPrices } from '../core/providers/modelRegistry';
 import type { ChatEntry, ChatState, ChatToolCallView } from '../protocol/chat';
 import { compactionActivity, type CompactionActivity } from './compactionActivity';

@@ -1,4 +1,4 @@
-import type { SessionStore } from '../core/persistence/types';
+import type { SessionStore } from '../core/ports/sessionStore';
 import type { BudgetView, InspectorState, TurnView } from '../protocol/inspector';
 import type { ActiveSession } from './sessionController';
 

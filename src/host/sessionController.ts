@@ -5,7 +5,7 @@ import { AgentSession } from '../core/agent/agentSession';
 import type { FixedComponents } from '../core/accounting/usageBasis';
 import type { CompactionResult } from '../core/compaction/compactor';
 import { ContextSession } from '../core/session/contextSession';
-import type { SessionInfo, SessionStore } from '../core/persistence/types';
+import type { SessionInfo, SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { resolveChatModel, type ChatModel } from './modelService';

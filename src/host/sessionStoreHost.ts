@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { openStore } from '../core/persistence';
-import { StoreOpener } from '../core/persistence/storeOpener';
-import type { SessionStore, StoreProblem } from '../core/persistence/types';
+import { openStore } from '../node/store';
+import { StoreOpener } from '../node/store/storeOpener';
+import type { SessionStore, StoreProblem } from '../core/ports/sessionStore';
 
 /**
  * Opens the sql.js store in global storage on first use (never during activation) and reports

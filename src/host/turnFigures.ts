@@ -3,7 +3,7 @@
  * shows too), so a number is the same wherever it appears. No `vscode` import.
  */
 import type { Message } from '../core/model/message';
-import type { TurnUsageRecord } from '../core/persistence/types';
+import type { TurnUsageRecord } from '../core/ports/sessionStore';
 import { modelPrices, type ModelPrices } from '../core/providers/modelRegistry';
 import type { ChatTurnUsage } from '../protocol/chat';
 

@@ -4,7 +4,7 @@
  * This file has no `vscode` import: the webview bundle uses it too.
  */
 import type { CompactionEventRecord, ComponentTokens, RequestItem, TurnUsageRecord } from '../core/model/records';
-import type { BlobInfo } from '../core/persistence/types';
+import type { BlobInfo } from '../core/ports/sessionStore';
 
 export interface BudgetView {
   contextWindow: number;

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { openStore } from '../../src/core/persistence';
-import type { SessionStore } from '../../src/core/persistence/types';
+import { openStore } from '../../src/node/store';
+import type { SessionStore } from '../../src/core/ports/sessionStore';
 
 /** A real sql.js store in a fresh temp folder; `dispose` closes it and removes the folder. */
 export async function tempStore(prefix = 'tally-test-'): Promise<{ store: SessionStore; folder: string; dispose(): Promise<void> }> {

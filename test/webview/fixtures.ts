@@ -1,5 +1,5 @@
 /** Realistic host states for the webview tests: a coding session two hours in, one compaction behind it. */
-import type { CompactionEventRecord, RequestItem } from '../../src/core/persistence/types';
+import type { CompactionEventRecord, RequestItem } from '../../src/protocol/records';
 import type { ChatState } from '../../src/protocol/chat';
 import type { CompactionPreviewView, InspectorState } from '../../src/protocol/inspector';
 

@@ -1,4 +1,4 @@
-import type { CompactionEventRecord } from '../../src/core/persistence/types';
+import type { CompactionEventRecord } from '../../src/protocol/records';
 import { badge } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { tokens } from '../ui/format';

@@ -1,4 +1,4 @@
-import type { RequestItem } from '../../src/core/persistence/types';
+import type { RequestItem } from '../../src/protocol/records';
 import { badge, button } from '../ui/controls';
 import { h } from '../ui/dom';
 import { tokens } from '../ui/format';

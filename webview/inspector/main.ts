@@ -1,5 +1,5 @@
 /** The context inspector webview: renders what the host sends, posts intents back. */
-import type { RequestItem } from '../../src/core/persistence/types';
+import type { RequestItem } from '../../src/protocol/records';
 import type { CompactionPreviewView, HostToInspector, InspectorState, InspectorToHost } from '../../src/protocol/inspector';
 import { button, progressRing, registerControls, setDisabled, textField } from '../ui/controls';
 import { h, replace } from '../ui/dom';

@@ -1,4 +1,4 @@
-import type { BlobInfo } from '../../src/core/persistence/types';
+import type { BlobInfo } from '../../src/protocol/records';
 import { button, progressRing } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { bytes, tokens, time } from '../ui/format';

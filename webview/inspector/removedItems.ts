@@ -1,4 +1,4 @@
-import type { RemovedItem } from '../../src/core/persistence/types';
+import type { RemovedItem } from '../../src/protocol/records';
 import { badge } from '../ui/controls';
 import { h } from '../ui/dom';
 import { tokens } from '../ui/format';

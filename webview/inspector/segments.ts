@@ -1,4 +1,4 @@
-import type { ComponentTokens } from '../../src/core/persistence/types';
+import type { ComponentTokens } from '../../src/protocol/records';
 import type { BudgetView } from '../../src/protocol/inspector';
 
 export type UsedSegment = keyof ComponentTokens;

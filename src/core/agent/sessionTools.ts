@@ -1,6 +1,6 @@
 import type { ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
-import type { SessionStore } from '../persistence/types';
+import type { SessionStore } from '../ports/sessionStore';
 import type { ContextSession } from '../session/contextSession';
 import { parseToolArguments } from '../tools/args';
 import { readResult, READ_RESULT_TOOL } from '../toolOutput/readResult';

@@ -1,6 +1,6 @@
 import type { Message } from '../model/message';
 import type { ContextSettings } from '../settings';
-import type { CompactionTrigger, RemovedItem } from '../persistence/types';
+import type { CompactionTrigger, RemovedItem } from '../model/records';
 
 /** Produces summary text for messages leaving the window. */
 export interface Summarizer {

@@ -7,7 +7,7 @@ import type { ContextSettings } from '../settings';
 import type { ToolRunner, ToolRunOptions, ToolRunResult } from '../agent/toolRunner';
 import { parseToolArguments } from '../tools/args';
 import { BASE_INSTRUCTIONS } from './baseInstructions';
-import { ACTIVATE_SKILL_TOOL, skillsIndex, skillText, type Skill } from './skills';
+import { ACTIVATE_SKILL_TOOL, skillsIndex, type Skill } from './skills';
 import { searchTools, selectTools, TOOL_SEARCH_TOOL } from './toolDeferral';
 
 export interface SessionPromptOptions {
@@ -17,6 +17,8 @@ export interface SessionPromptOptions {
   tools: () => ToolDefinition[];
   instructions: () => Promise<string | undefined>;
   skills: () => Promise<Skill[]>;
+  /** A skill's full text when it is activated (read from its SKILL.md); throws with the reason when it cannot be read. */
+  skillText?: (skill: Skill) => Promise<string>;
   /** Said with every tool_search answer, e.g. why some tools are not offered at all. */
   toolSearchNote?: () => string | undefined;
 }
@@ -96,7 +98,8 @@ export class SessionPrompt implements PromptSource, ToolRunner {
     if (!skill) return { output: `No skill named "${String(args.name)}". Available: ${this.knownSkills.map((s) => s.name).join(', ') || 'none'}.`, isError: true };
     let text: string;
     try {
-      text = await skillText(skill);
+      if (!this.options.skillText) throw new Error('skills cannot be read in this session');
+      text = await this.options.skillText(skill);
     } catch (error) {
       return { output: `Skill "${skill.name}" could not be loaded: ${(error as Error).message}`, isError: true };
     }

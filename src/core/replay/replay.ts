@@ -3,7 +3,7 @@ import type { FixedComponents } from '../accounting/usageBasis';
 import { validateHistory } from '../history/normalize';
 import type { Message, ToolCall } from '../model/message';
 import type { ComponentTokens } from '../model/records';
-import type { SessionStore } from '../persistence/types';
+import type { SessionStore } from '../ports/sessionStore';
 import { DEFAULT_SETTINGS, type ContextSettings } from '../settings';
 import { ContextSession, type PlannedRequest } from '../session/contextSession';
 import type { ReplayPolicy } from './baselines';

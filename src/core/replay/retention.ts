@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import type { SessionStore } from '../persistence/types';
+import type { SessionStore } from '../ports/sessionStore';
 import { readResult } from '../toolOutput/readResult';
 import { errorLineOf, FACT_KINDS, isFailingResult, requestTextOf, type Fact, type FactKind } from './facts';
 

@@ -1,4 +1,3 @@
-import { TextEncoder } from 'util';
 import type { ContextBudget } from '../accounting/budget';
 import { countMessage, countMessageAsync, withStoredCount } from '../accounting/messageTokens';
 import type { TokenCounter } from '../accounting/tokenizer';
@@ -16,7 +15,7 @@ import { abortedToolResult, assistantMessage, userMessage } from '../model/facto
 import { newId } from '../model/ids';
 import type { Message, ToolCall } from '../model/message';
 import type { TurnUsageRecord } from '../model/records';
-import type { SessionStore } from '../persistence/types';
+import type { SessionStore } from '../ports/sessionStore';
 import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
 import { recordToolResult } from '../toolOutput/recorder';

@@ -2,7 +2,7 @@ import type { ContextBudget } from '../accounting/budget';
 import { newId } from '../model/ids';
 import type { Message } from '../model/message';
 import type { RequestItem, TurnUsageRecord } from '../model/records';
-import type { SessionStore } from '../persistence/types';
+import type { SessionStore } from '../ports/sessionStore';
 import type { ReportedUsage } from '../providers/types';
 
 /** The messages of one request, what each costs, and the budget they make with the prompt. */

@@ -2,7 +2,7 @@ import { adoptStoredCounts } from '../accounting/messageTokens';
 import { normalizeHistory } from '../history/normalize';
 import { repairCallIdsOnLoad } from '../history/repairCallIds';
 import type { Message } from '../model/message';
-import type { SessionStore } from '../persistence/types';
+import type { SessionStore } from '../ports/sessionStore';
 
 export interface ResumedSession {
   working: Message[];

@@ -1,6 +1,5 @@
-import { TextDecoder } from 'util';
 import type { ToolDefinition } from '../model/tool';
-import type { SessionStore } from '../persistence/types';
+import type { BlobStore } from '../ports/blobStore';
 
 export const READ_RESULT_DEFAULT_LIMIT = 16 * 1024;
 export const READ_RESULT_MAX_LIMIT = 64 * 1024;
@@ -21,7 +20,7 @@ export const READ_RESULT_TOOL: ToolDefinition = {
 };
 
 /** Raw bytes of a stored result's slice, exactly as stored. */
-export async function readResultBytes(store: SessionStore, refId: string, offset = 0, limit = READ_RESULT_DEFAULT_LIMIT) {
+export async function readResultBytes(store: BlobStore, refId: string, offset = 0, limit = READ_RESULT_DEFAULT_LIMIT) {
   if (!Number.isInteger(offset) || offset < 0) throw new Error(`offset must be a whole number ≥ 0 (got ${offset})`);
   if (!Number.isInteger(limit) || limit <= 0) throw new Error(`limit must be a whole number > 0 (got ${limit})`);
   const info = await store.getBlobInfo(refId);
@@ -31,7 +30,7 @@ export async function readResultBytes(store: SessionStore, refId: string, offset
 }
 
 /** The read_result tool's text: a header with the byte range, then the slice. */
-export async function readResult(store: SessionStore, args: { ref_id: string; offset?: number; limit?: number }): Promise<string> {
+export async function readResult(store: BlobStore, args: { ref_id: string; offset?: number; limit?: number }): Promise<string> {
   const slice = await readResultBytes(store, args.ref_id, args.offset ?? 0, args.limit ?? READ_RESULT_DEFAULT_LIMIT);
   const end = slice.offset + slice.bytes.length;
   const text = new TextDecoder('utf-8', { fatal: false }).decode(slice.bytes);

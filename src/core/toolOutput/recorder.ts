@@ -1,6 +1,6 @@
 import { toolResultMessage } from '../model/factories';
 import type { Message, ToolCall } from '../model/message';
-import type { SessionStore } from '../persistence/types';
+import type { BlobStore } from '../ports/blobStore';
 import type { ContextSettings } from '../settings';
 import { scanOutput } from './scan';
 import { truncateMeasured } from './truncate';
@@ -8,7 +8,7 @@ import { truncateMeasured } from './truncate';
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 export interface RecordArgs {
-  store: SessionStore;
+  store: BlobStore;
   sessionId: string;
   call: ToolCall;
   output: string | Uint8Array;

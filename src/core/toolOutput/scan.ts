@@ -1,7 +1,23 @@
-import { isUtf8 } from 'buffer';
-import { createHash } from 'crypto';
 import { nextTurn } from '../nextTurn';
+import type { Sha256 } from '../ports/sha256';
 import { looksBinary } from './binary';
+
+let newSha256: (() => Sha256) | undefined;
+
+/** Sets the SHA-256 every scan uses; each entry point installs one (Node's, see node/usePlatform). */
+export function useSha256(create: () => Sha256): void {
+  newSha256 = create;
+}
+
+/** Whether `bytes` is valid UTF-8 (a slice that ends on a character boundary). */
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Bytes handled between turns of the event loop (hashing 4 MiB takes ≈ 10 ms). */
 export const SCAN_SLICE_BYTES = 4 * 1024 * 1024;
@@ -64,7 +80,8 @@ function utf8SafeEnd(bytes: Buffer, start: number, end: number): number {
  */
 export async function scanOutput(output: string | Uint8Array): Promise<OutputScan> {
   const bytes = typeof output === 'string' ? await encodeUtf8(output) : asBuffer(output);
-  const hash = createHash('sha256');
+  if (!newSha256) throw new Error('tool output cannot be hashed: no SHA-256 is installed (useSha256)');
+  const hash = newSha256();
   let newlines = 0;
   let invalidUtf8 = false;
   for (let start = 0; start < bytes.length; ) {
@@ -78,5 +95,5 @@ export async function scanOutput(output: string | Uint8Array): Promise<OutputSca
   }
   const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === 10;
   const lineCount = bytes.length === 0 ? 0 : newlines + (endsWithNewline ? 0 : 1);
-  return { bytes, byteSize: bytes.length, lineCount, sha256: hash.digest('hex'), invalidUtf8, binary: looksBinary(bytes) };
+  return { bytes, byteSize: bytes.length, lineCount, sha256: hash.hex(), invalidUtf8, binary: looksBinary(bytes) };
 }

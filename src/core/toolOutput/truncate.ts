@@ -1,4 +1,3 @@
-import { TextDecoder } from 'util';
 import type { TruncationInfo } from '../model/message';
 
 export interface TruncationLimits {

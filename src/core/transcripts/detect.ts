@@ -1,13 +1,15 @@
-import { basename } from 'path';
-import { TextDecoder } from 'util';
 import { importAnthropicMessages } from './anthropicMessages';
 import { importMiniSweAgent } from './miniSweAgent';
 import { importOpenAiChat } from './openaiChat';
-import { checkJsonDepth, MAX_TRANSCRIPT_BYTES, readTranscriptBytes } from './readTranscriptFile';
+import { checkJsonDepth } from './jsonDepth';
 import { importSweAgent } from './sweAgent';
 import { TranscriptError, type ImportedTranscript } from './types';
 
-export { MAX_TRANSCRIPT_BYTES };
+/** The last part of a path, `/` or `\\` separated (the name shown in import errors). */
+function basename(path: string): string {
+  const parts = path.split(/[\\/]+/).filter(Boolean);
+  return parts[parts.length - 1] ?? path;
+}
 
 function parseJson(file: string, text: string): unknown {
   const trimmed = text.trim();
@@ -66,9 +68,4 @@ function importParsed(fileName: string, file: string, text: string): ImportedTra
     return importOpenAiChat(file, obj.messages);
   }
   throw new TranscriptError(file, 'not a known transcript format (OpenAI or Anthropic messages, SWE-agent .traj, mini-swe-agent .traj.json)');
-}
-
-/** Reads and imports a file: regular files only, refusing files over 64 MiB with a clear error. */
-export function importTranscriptFile(path: string): ImportedTranscript {
-  return importTranscript(path, readTranscriptBytes(path));
 }

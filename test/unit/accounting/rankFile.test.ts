@@ -2,8 +2,9 @@ import { strict as assert } from 'assert';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { encodeRankFile, ENCODINGS, rankFileName, tiktokenRanksModule, writeRankFiles } from '../../../src/core/accounting/rankFile';
+import { encodeRankFile, ENCODINGS, rankFileName, tiktokenRanksModule, writeRankFiles } from '../../../src/node/accounting/rankFile';
 import { loadRanksAsync, loadRanksSync } from '../../../src/core/accounting/rankLoader';
+import { nodeRankSource } from '../../../src/node/accounting/rankSource';
 import { buildRankTable, NO_RANK, type LoadedRanks } from '../../../src/core/accounting/rankTable';
 
 function run<T>(steps: Generator<void, T>): T {
@@ -55,8 +56,8 @@ describe('rank files', function () {
       const source = tiktokenRanksModule(encoding);
       const size = statSync(join(dir, rankFileName(encoding))).size;
       assert.ok(size < source.bpe_ranks.length * 0.8, `${encoding}: ${size} bytes vs ${source.bpe_ranks.length} of text`);
-      const fromFile: LoadedRanks = await loadRanksAsync(encoding, dir);
-      const fromSource = loadRanksSync(encoding, join(dir, 'absent'));
+      const fromFile: LoadedRanks = await loadRanksAsync(encoding, nodeRankSource(dir));
+      const fromSource = loadRanksSync(encoding, nodeRankSource(join(dir, 'absent')));
       assert.equal(fromFile.pattern, source.pat_str);
       assert.equal(fromFile.table.size, fromSource.table.size);
       const hello = Buffer.from(' hello');

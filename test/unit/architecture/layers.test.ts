@@ -49,4 +49,12 @@ describe('layers, as the build enforces them', () => {
     assert.deepEqual(await lintAs('src/node/planted.ts', "import { readFileSync } from 'fs';\nexport const x = readFileSync;\n"), []);
     assert.deepEqual(await lintAs('src/host/planted.ts', "import * as vscode from 'vscode';\nexport const x = vscode;\n"), []);
   });
+
+  it('finds no violation in the source tree: core, node, protocol, cli and webview stay in their lanes', async function () {
+    this.timeout(120_000);
+    const { ESLint } = (await import('eslint')) as typeof import('eslint');
+    const results = await new ESLint({ cwd: ROOT }).lintFiles(['src', 'webview']);
+    const violations = results.flatMap((r) => r.messages.filter((m) => m.ruleId === 'layers/imports').map((m) => `${r.filePath.slice(ROOT.length + 1)}:${m.line} ${m.message}`));
+    assert.deepEqual(violations, []);
+  });
 });

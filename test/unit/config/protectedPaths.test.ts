@@ -2,10 +2,10 @@ import { strict as assert } from 'assert';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { WorkspaceToolRunner, type ApprovalPolicy } from '../../../src/core/agent/workspaceToolRunner';
+import { WorkspaceToolRunner, type ApprovalPolicy } from '../../../src/node/tools/workspaceToolRunner';
 import { approvalNeed } from '../../../src/core/tools/approval';
-import { workspaceTools } from '../../../src/core/tools/builtinTools';
-import { protectedReason } from '../../../src/core/tools/protectedPaths';
+import { workspaceTools } from '../../../src/node/tools/builtinTools';
+import { protectedReason } from '../../../src/node/tools/protectedPaths';
 import type { ApprovalRequest } from '../../../src/core/tools/types';
 
 describe('protected paths and the effective approval policy', function () {

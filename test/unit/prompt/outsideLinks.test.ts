@@ -2,8 +2,8 @@ import { strict as assert } from 'assert';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { loadInstructions } from '../../../src/core/prompt/agentsMd';
-import { loadSkills, skillText } from '../../../src/core/prompt/skills';
+import { loadInstructions } from '../../../src/node/prompt/agentsMd';
+import { loadSkills, skillText } from '../../../src/node/prompt/skillFiles';
 
 const SECRET = '[default]\naws_secret_access_key = OUTSIDE-SECRET-1234';
 

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import type { ToolDefinition } from '../../../src/core/model/tool';
-import { loadInstructions, nodeInstructionsFs } from '../../../src/core/prompt/agentsMd';
+import { loadInstructions, nodeInstructionsFs } from '../../../src/node/prompt/agentsMd';
+import { skillText } from '../../../src/node/prompt/skillFiles';
 import { searchTools, selectTools } from '../../../src/core/prompt/toolDeferral';
 
 describe('AGENTS.md loading', () => {
@@ -143,7 +144,7 @@ describe('session prompt', () => {
 
   const skill = () => ({ name: 'code-review', description: 'Review a diff for bugs', path: join(root, 'review', 'SKILL.md'), origin: 'user' });
   const make = (tools: ToolDefinition[] = []) =>
-    new SessionPrompt({ counter: getTokenCounter(), settings: withSettings(), tools: () => tools, instructions: async () => 'Use tabs.', skills: async () => [skill()] });
+    new SessionPrompt({ counter: getTokenCounter(), settings: withSettings(), tools: () => tools, instructions: async () => 'Use tabs.', skills: async () => [skill()], skillText });
 
   it('orders sections static → dynamic with breakpoints, and is byte-identical for the same inputs', async () => {
     const prompt = make();

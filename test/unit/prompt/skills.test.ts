@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { loadSkills, nodeSkillsFs } from '../../../src/core/prompt/skills';
+import { loadSkills, nodeSkillsFs } from '../../../src/node/prompt/skillFiles';
 
 describe('skills discovery', () => {
   let root: string;

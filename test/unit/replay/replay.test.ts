@@ -6,7 +6,7 @@ import { join } from 'path';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import { policyNamed } from '../../../src/core/replay/baselines';
 import { replayRun } from '../../../src/core/replay/replay';
-import { importTranscriptFile } from '../../../src/core/transcripts/detect';
+import { importTranscriptFile } from '../../../src/node/transcripts/readTranscriptFile';
 import { tempStore } from '../../support/tempStore';
 
 const ROOT = join(__dirname, '..', '..', '..');

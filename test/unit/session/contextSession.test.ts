@@ -5,7 +5,7 @@ import type { FixedComponents } from '../../../src/core/accounting/usageBasis';
 import type { CompactionEvent } from '../../../src/core/compaction/events';
 import { validateHistory } from '../../../src/core/history/normalize';
 import type { Message } from '../../../src/core/model/message';
-import type { SessionStore } from '../../../src/core/persistence/types';
+import type { SessionStore } from '../../../src/core/ports/sessionStore';
 import { ContextSession } from '../../../src/core/session/contextSession';
 import { withSettings } from '../../../src/core/settings';
 import { call, scriptedTurns } from '../../support/syntheticSession';

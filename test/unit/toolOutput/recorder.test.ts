@@ -2,8 +2,8 @@ import { strict as assert } from 'assert';
 import { randomBytes } from 'crypto';
 import { readResult, readResultBytes } from '../../../src/core/toolOutput/readResult';
 import { recordToolResult } from '../../../src/core/toolOutput/recorder';
-import { openStore } from '../../../src/core/persistence';
-import type { SessionStore } from '../../../src/core/persistence/types';
+import { openStore } from '../../../src/node/store';
+import type { SessionStore } from '../../../src/core/ports/sessionStore';
 import { withSettings } from '../../../src/core/settings';
 import { tempStore } from '../../support/tempStore';
 

@@ -3,7 +3,7 @@ import { spawn } from 'child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { readFileTool } from '../../../src/core/tools/readFile';
+import { readFileTool } from '../../../src/node/tools/readFile';
 import type { ToolContext } from '../../../src/core/tools/types';
 
 /**

@@ -2,10 +2,10 @@ import { strict as assert } from 'assert';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { WorkspaceToolRunner } from '../../../src/core/agent/workspaceToolRunner';
-import { workspaceTools } from '../../../src/core/tools/builtinTools';
+import { WorkspaceToolRunner } from '../../../src/node/tools/workspaceToolRunner';
+import { workspaceTools } from '../../../src/node/tools/builtinTools';
 import type { ApprovalDecision, ApprovalRequest } from '../../../src/core/tools/types';
-import { resolveInWorkspace } from '../../../src/core/tools/workspacePaths';
+import { resolveInWorkspace } from '../../../src/node/tools/workspacePaths';
 
 describe('workspace tools', function () {
   this.timeout(30_000);

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { validateHistory } from '../../../src/core/history/normalize';
-import { importTranscript, importTranscriptFile, MAX_TRANSCRIPT_BYTES } from '../../../src/core/transcripts/detect';
+import { importTranscript } from '../../../src/core/transcripts/detect';
+import { importTranscriptFile, MAX_TRANSCRIPT_BYTES } from '../../../src/node/transcripts/readTranscriptFile';
 import { parsePythonLiteral } from '../../../src/core/transcripts/pythonLiteral';
 import { TranscriptError } from '../../../src/core/transcripts/types';
 

@@ -10,7 +10,7 @@ const ROOT = join(__dirname, '..', '..', '..');
 
 /** Imports in a child process (a hang or a runaway read must not take the test run down with it). */
 function importInChild(path: string): { message: string; ms: number } {
-  const script = `try { require('./src/core/transcripts/detect').importTranscriptFile(process.argv[1]); console.log('imported'); } catch (e) { console.log(e.message); }`;
+  const script = `try { require('./src/node/transcripts/readTranscriptFile').importTranscriptFile(process.argv[1]); console.log('imported'); } catch (e) { console.log(e.message); }`;
   const started = Date.now();
   const child = spawnSync(process.execPath, ['-r', './test/register.cjs', '-e', script, path], { cwd: ROOT, timeout: 15_000, encoding: 'utf8' });
   return { message: child.error ? `did not finish: ${child.error.message}` : child.stdout.trim(), ms: Date.now() - started };

@@ -3,8 +3,8 @@ import { buildSync } from 'esbuild';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { openStore } from '../../../src/core/persistence';
-import { replayInWorker } from '../../../src/core/transcripts/replayInWorker';
+import { openStore } from '../../../src/node/store';
+import { replayInWorker } from '../../../src/node/transcripts/replayInWorker';
 import { measureBlocking } from '../../support/eventLoopBlocks';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -29,7 +29,7 @@ describe('transcript replay in a worker thread', function () {
     // Bundled inside the repository (out/ is ignored), so the worker finds js-tiktoken's ranks as the extension finds its own.
     mkdirSync(join(ROOT, 'out'), { recursive: true });
     workerPath = join(mkdtempSync(join(ROOT, 'out', 'replay-worker-')), 'replayWorker.js');
-    buildSync({ entryPoints: [join(ROOT, 'src', 'core', 'transcripts', 'replayWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+    buildSync({ entryPoints: [join(ROOT, 'src', 'node', 'transcripts', 'replayWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
   });
   after(() => {
     rmSync(dir, { recursive: true, force: true });

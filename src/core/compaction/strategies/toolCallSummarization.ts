@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message';
-import type { RemovedItem } from '../../persistence/types';
+import type { RemovedItem } from '../../model/records';
 import { removedItem, transcriptIdsOf } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
 import { toUnits, unitTokens, type HistoryUnit } from '../units';

@@ -1,2 +1,0 @@
-export { openStore, SqlJsStore, type StoreOptions } from './sqlJsStore';
-export type * from './types';

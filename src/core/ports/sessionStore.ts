@@ -1,0 +1,75 @@
+import type { Message } from '../model/message';
+import type { CompactionEventRecord, TurnUsageRecord } from '../model/records';
+import type { BlobStore } from './blobStore';
+
+export type { BlobInfo, BlobSlice, BlobStore } from './blobStore';
+
+// The domain types live in model/; re-exported here so existing imports keep working.
+export type { CompactionEventRecord, CompactionTrigger, ComponentTokens, RemovalReason, RemovedItem, RequestItem, TurnUsageRecord } from '../model/records';
+
+/** The records Tally keeps per session. All methods are safe to call before the first flush. */
+
+export interface SessionInfo {
+  id: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  model?: string;
+  /** Free-form origin: 'chat', 'replay:<file>', 'import:<file>'. */
+  origin?: string;
+}
+
+export interface SessionSnapshot {
+  sessionId: string;
+  /** The working context right after a compaction; resume starts from it. */
+  messages: Message[];
+  tokenCount: number;
+  /** The compaction event that produced it. */
+  compactionId: string;
+  /** Transcript messages created after this time are appended on resume. */
+  createdAt: number;
+}
+
+export interface StoreProblem {
+  at: number;
+  file: string;
+  /**
+   * `recovered`: a session whose row was unreadable was rebuilt from its messages.
+   * `read-only`: the store folder cannot be written; sessions are read, changes stay in memory.
+   * `in-memory`: the store folder cannot be used at all; sessions live in memory only.
+   */
+  kind: 'corrupt' | 'newer-schema' | 'write-failed' | 'read-failed' | 'recovered' | 'read-only' | 'in-memory';
+  message: string;
+  /** Where a corrupt file was moved. */
+  movedTo?: string;
+}
+
+export interface SessionStore extends BlobStore {
+  readonly problems: readonly StoreProblem[];
+  onProblem(listener: (problem: StoreProblem) => void): () => void;
+
+  createSession(init: Partial<SessionInfo> & { title: string }): Promise<SessionInfo>;
+  updateSession(id: string, patch: Partial<Omit<SessionInfo, 'id'>>): Promise<void>;
+  getSession(id: string): Promise<SessionInfo | undefined>;
+  listSessions(): Promise<SessionInfo[]>;
+  deleteSession(id: string): Promise<void>;
+
+  /** Insert or replace transcript messages by id (used for new messages and memoized token counts). */
+  putMessages(sessionId: string, messages: Message[]): Promise<void>;
+  /** The whole transcript, oldest first. */
+  loadTranscript(sessionId: string): Promise<Message[]>;
+
+  saveSnapshot(snapshot: SessionSnapshot): Promise<void>;
+  loadSnapshot(sessionId: string): Promise<SessionSnapshot | undefined>;
+
+  addCompactionEvent(event: CompactionEventRecord): Promise<void>;
+  listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]>;
+
+  addTurnUsage(record: TurnUsageRecord): Promise<void>;
+  listTurnUsage(sessionId: string): Promise<TurnUsageRecord[]>;
+
+  /** Write everything pending to disk now (atomic). */
+  flush(): Promise<void>;
+  /** Flush and release resources. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,43 @@
+import { existsSync, readFileSync } from 'fs';
+import { readFile } from 'fs/promises';
+import { join } from 'path';
+import { runSliced, runSteps } from '../../core/accounting/rankLoader';
+import type { EncodingName } from '../../core/accounting/rankTable';
+import type { RankSource } from '../../core/ports/rankSource';
+import { encodeRankFileSteps, rankFileName, tiktokenRanksModule } from './rankFile';
+
+/**
+ * Where the rank files are: `ranks/` beside the running bundle (dist/extension.js and dist/cli.js
+ * share dist/ranks). From source (tests, benchmarks) there is no such folder and the ranks come
+ * from js-tiktoken's own rank module, converted in memory: the same bytes the build writes.
+ */
+export function defaultRankDirectory(): string {
+  return join(__dirname, 'ranks');
+}
+
+function rankFilePath(encoding: EncodingName, directory: string): string | undefined {
+  const path = join(directory, rankFileName(encoding));
+  return existsSync(path) ? path : undefined;
+}
+
+function* fromTiktoken(encoding: EncodingName, directory: string): Generator<void, Uint8Array> {
+  try {
+    return yield* encodeRankFileSteps(tiktokenRanksModule(encoding));
+  } catch (error) {
+    throw new Error(`Tally's token ranks for ${encoding} are missing: no ${join(directory, rankFileName(encoding))} and no js-tiktoken to read them from (${(error as Error).message})`);
+  }
+}
+
+/** Rank files from `directory`, or converted from js-tiktoken's module when the folder has none. */
+export function nodeRankSource(directory = defaultRankDirectory()): RankSource {
+  return {
+    readSync(encoding) {
+      const path = rankFilePath(encoding, directory);
+      return path ? readFileSync(path) : runSteps(fromTiktoken(encoding, directory));
+    },
+    async read(encoding) {
+      const path = rankFilePath(encoding, directory);
+      return path ? readFile(path) : runSliced(fromTiktoken(encoding, directory));
+    },
+  };
+}

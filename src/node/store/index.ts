@@ -1,0 +1,2 @@
+export { openStore, SqlJsStore, type StoreOptions } from './sqlJsStore';
+export type * from '../../core/ports/sessionStore';

@@ -1,0 +1,160 @@
+import type { Message } from '../../core/model/message';
+import type { RequestItem } from '../../core/model/records';
+import { applyItemsDelta, encodeRequestItems, type StoredRequestItems } from '../../core/model/requestItemsDelta';
+import { SEGMENT_FILE, SNAPSHOT_FILE } from './layout';
+import { rows } from './sqlRows';
+import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
+import type { CompactionEventRecord, SessionSnapshot, TurnUsageRecord } from '../../core/ports/sessionStore';
+
+/**
+ * What a session records besides its row: transcript messages, compaction events and turn usage
+ * (in append segments), and its latest snapshot. Every writer's files are merged on read.
+ */
+export class SessionRecords {
+  /** The last item list written per session: the next usage record is stored as a change of it. */
+  private readonly lastItems = new Map<string, { id: string; items: readonly RequestItem[]; changedSinceFull: number }>();
+
+  constructor(private readonly parts: StoreParts) {}
+
+  private segment(sessionId: string) {
+    return ownDb(this.parts, this.parts.own.segmentPath(sessionId));
+  }
+
+  async putMessages(sessionId: string, messages: Message[]): Promise<void> {
+    if (messages.length === 0) return;
+    const db = await this.segment(sessionId);
+    for (const m of messages) {
+      db.run('INSERT OR REPLACE INTO messages (id, session_id, created_at, written_at, body) VALUES (?, ?, ?, ?, ?)', [m.id, sessionId, m.createdAt, this.parts.stamp(), JSON.stringify(m)]);
+    }
+  }
+
+  async loadTranscript(sessionId: string): Promise<Message[]> {
+    const latest = new Map<string, { written: number; message: Message }>();
+    await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
+      for (const r of rows(db, 'SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId])) {
+        const written = Number(r.written_at);
+        const previous = latest.get(String(r.id));
+        if (previous && previous.written >= written) continue;
+        try {
+          latest.set(String(r.id), { written, message: JSON.parse(String(r.body)) as Message });
+        } catch {
+          // A row that does not parse is skipped; the rest of the transcript still loads.
+        }
+      }
+    });
+    return [...latest.values()].map((v) => v.message).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async saveSnapshot(snapshot: SessionSnapshot): Promise<void> {
+    const db = await ownDb(this.parts, this.parts.layout.snapshotPath(snapshot.sessionId));
+    db.run('INSERT OR REPLACE INTO session_snapshots (session_id, compaction_id, token_count, created_at, written_at, messages) VALUES (?, ?, ?, ?, ?, ?)', [
+      snapshot.sessionId, snapshot.compactionId, snapshot.tokenCount, snapshot.createdAt, this.parts.stamp(), JSON.stringify(snapshot.messages),
+    ]);
+  }
+
+  async loadSnapshot(sessionId: string): Promise<SessionSnapshot | undefined> {
+    let best: { written: number; snapshot: SessionSnapshot } | undefined;
+    await eachSessionDb(this.parts, sessionId, SNAPSHOT_FILE, (db) => {
+      for (const r of rows(db, 'SELECT * FROM session_snapshots WHERE session_id = ?', [sessionId])) {
+        const written = Number(r.written_at);
+        if (best && best.written >= written) continue;
+        try {
+          best = { written, snapshot: { sessionId, compactionId: String(r.compaction_id), tokenCount: Number(r.token_count), createdAt: Number(r.created_at), messages: JSON.parse(String(r.messages)) } };
+        } catch {
+          // An unreadable snapshot is ignored: resume falls back to the transcript.
+        }
+      }
+    });
+    return best?.snapshot;
+  }
+
+  async addCompactionEvent(event: CompactionEventRecord): Promise<void> {
+    const db = await this.segment(event.sessionId);
+    db.run('INSERT OR REPLACE INTO compaction_events (id, session_id, started_at, body) VALUES (?, ?, ?, ?)', [event.id, event.sessionId, event.startedAt, JSON.stringify(event)]);
+  }
+
+  listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
+    return this.collect<CompactionEventRecord>(sessionId, 'SELECT id, body FROM compaction_events WHERE session_id = ?', (a, b) => a.startedAt - b.startedAt);
+  }
+
+  async addTurnUsage(record: TurnUsageRecord): Promise<void> {
+    const db = await this.segment(record.sessionId);
+    const last = this.lastItems.get(record.sessionId);
+    // A full list is written once the changes since the last one add up to a list's size, so full
+    // lists cost no more than the changes do and a list never rests on a long chain of changes.
+    const stored = encodeRequestItems(record.items, last && last.changedSinceFull < record.items.length ? last : undefined);
+    const { items: _items, ...rest } = record;
+    db.run('INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, ?)', [record.id, record.sessionId, record.requestIndex, record.createdAt, JSON.stringify({ ...rest, storedItems: stored })]);
+    this.lastItems.delete(record.sessionId);
+    if (this.lastItems.size >= REMEMBERED_SESSIONS) this.lastItems.delete(this.lastItems.keys().next().value!);
+    const changed = 'full' in stored ? 0 : (last?.changedSinceFull ?? 0) + stored.added.length + stored.removed.length;
+    this.lastItems.set(record.sessionId, { id: record.id, items: record.items, changedSinceFull: changed });
+  }
+
+  async listTurnUsage(sessionId: string): Promise<TurnUsageRecord[]> {
+    const stored = await this.collect<StoredTurnUsage>(sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', (a, b) => a.requestIndex - b.requestIndex || a.createdAt - b.createdAt);
+    return rebuildItemLists(stored);
+  }
+
+  private async collect<T>(sessionId: string, sql: string, order: (a: T, b: T) => number): Promise<T[]> {
+    const byId = new Map<string, T>();
+    await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
+      for (const r of rows(db, sql, [sessionId])) {
+        try {
+          byId.set(String(r.id), JSON.parse(String(r.body)) as T);
+        } catch {
+          // skip an unreadable row
+        }
+      }
+    });
+    return [...byId.values()].sort(order);
+  }
+}
+
+/** A usage row as stored: its item list in full or as a change (older rows carry `items`). */
+type StoredTurnUsage = Omit<TurnUsageRecord, 'items'> & { items?: RequestItem[]; storedItems?: StoredRequestItems };
+
+const REMEMBERED_SESSIONS = 16;
+
+/** Turns stored rows back into records with their whole item lists. A row whose base is lost gets an empty list. */
+export function rebuildItemLists(stored: readonly StoredTurnUsage[]): TurnUsageRecord[] {
+  const byId = new Map(stored.map((row) => [row.id, row]));
+  const rebuilt = new Map<string, RequestItem[]>();
+  const unrecoverable = new Set<string>();
+  const itemsOf = (row: StoredTurnUsage): RequestItem[] => {
+    // Walk back to the nearest row whose list is known, then forward again (no recursion: chains can be long).
+    const chain: StoredTurnUsage[] = [];
+    let at: StoredTurnUsage | undefined = row;
+    let items: RequestItem[] = [];
+    let lost = false;
+    while (at) {
+      const known = rebuilt.get(at.id);
+      if (known) {
+        items = known;
+        lost = unrecoverable.has(at.id);
+        break;
+      }
+      const ownList = at.items ?? (at.storedItems && 'full' in at.storedItems ? at.storedItems.full : undefined);
+      if (ownList) {
+        items = ownList;
+        rebuilt.set(at.id, items);
+        break;
+      }
+      chain.push(at);
+      const baseId: string | undefined = at.storedItems && !('full' in at.storedItems) ? at.storedItems.base : undefined;
+      at = baseId !== undefined && chain.length <= stored.length ? byId.get(baseId) : undefined;
+      lost = !at; // the base is gone (a damaged file set aside): these lists cannot be rebuilt
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const change = chain[i].storedItems;
+      if (!lost && change && !('full' in change)) items = applyItemsDelta(items, change.removed, change.added);
+      rebuilt.set(chain[i].id, lost ? [] : items);
+      if (lost) unrecoverable.add(chain[i].id);
+    }
+    return lost ? [] : items;
+  };
+  return stored.map((row) => {
+    const { storedItems: _stored, items: _items, ...rest } = row;
+    return { ...rest, items: itemsOf(row) };
+  });
+}

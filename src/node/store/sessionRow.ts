@@ -1,0 +1,55 @@
+import type { Database, SqlValue } from 'sql.js';
+import type { Row } from './sqlRows';
+import type { SessionInfo } from '../../core/ports/sessionStore';
+
+/** A session's row as stored: its latest write wins, and a deletion by any writer sticks. */
+export interface SessionRow {
+  info: SessionInfo;
+  deleted: boolean;
+  written: number;
+}
+
+export const SESSION_COLUMNS = 'id, title, created_at, updated_at, model, origin, deleted, written_at';
+
+export function sessionRowOf(r: Row): SessionRow {
+  return {
+    written: Number(r.written_at),
+    deleted: Boolean(r.deleted),
+    info: {
+      id: String(r.id),
+      title: String(r.title),
+      createdAt: Number(r.created_at),
+      updatedAt: Number(r.updated_at),
+      model: r.model === null ? undefined : String(r.model),
+      origin: r.origin === null ? undefined : String(r.origin),
+    },
+  };
+}
+
+/** The row to keep when two writers wrote the same session. */
+export function laterRow(a: SessionRow | undefined, b: SessionRow): SessionRow {
+  if (!a) return b;
+  const latest = b.written > a.written ? b : a;
+  return a.deleted || b.deleted ? { ...latest, deleted: true } : latest;
+}
+
+const INSERT = `INSERT OR REPLACE INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+
+function values(row: SessionRow): SqlValue[] {
+  const { info } = row;
+  return [info.id, info.title, info.createdAt, info.updatedAt, info.model ?? null, info.origin ?? null, row.deleted ? 1 : 0, row.written];
+}
+
+export function putSessionRow(db: Database, row: SessionRow): void {
+  db.run(INSERT, values(row));
+}
+
+/** Writes many rows through one prepared statement (sql.js prepares anew on every `run`). */
+export function putSessionRows(db: Database, list: Iterable<SessionRow>): void {
+  const statement = db.prepare(INSERT);
+  try {
+    for (const row of list) statement.run(values(row));
+  } finally {
+    statement.free();
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * Tally's store on sql.js: a facade over its parts (see docs/ARCHITECTURE.md, "Storage layout").
+ *   layout.ts          where each file lives
+ *   openDatabases.ts   files opened for reading: checked once, bounded, damaged ones set aside
+ *   ownFiles.ts        this window's own files in memory; flusher.ts saves them, with retries
+ *   sessionRows.ts     session rows and their recovery; sessionIndex.ts the session list
+ *   sessionRecords.ts  transcript, snapshots, compaction events, turn usage
+ *   blobStore.ts       offloaded results and their parts
+ *   closedWriters.ts   merging the files of closed windows; cleanup.ts leftovers of crashed ones
+ * Every store instance ("writer", one per VS Code window) writes only files named with its own id,
+ * so two windows never overwrite each other; reads merge every writer's files.
+ */
+import { randomBytes } from 'crypto';
+import type { SqlJsStatic } from 'sql.js';
+import type { Message } from '../../core/model/message';
+import { nodeWriteFs, type WriteFs } from './atomicFile';
+import { BlobStore } from './blobStore';
+import { cleanLeftovers, cleanSessionLeftovers } from './cleanup';
+import { ClosedWriterMerge } from './closedWriters';
+import { DatabaseBudget } from './databaseBudget';
+import { Flusher, type StoreMode } from './flusher';
+import { StoreLayout } from './layout';
+import { OpenDatabases } from './openDatabases';
+import { OwnFiles } from './ownFiles';
+import { StoreProblems } from './problems';
+import { errorText } from './storeErrors';
+import { SessionIndex } from './sessionIndex';
+import { SessionRecords } from './sessionRecords';
+import { SessionRows } from './sessionRows';
+import type { StoreParts } from './storeParts';
+import type { BlobInfo, BlobSlice, CompactionEventRecord, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, TurnUsageRecord } from '../../core/ports/sessionStore';
+import { liveWriters, WriterHeartbeat } from './writerLiveness';
+
+export { BLOB_PART_BYTES } from './blobStore';
+export { ABSORB_MIN_FILES } from './closedWriters';
+export { MAX_PROBLEMS } from './problems';
+export { openStore } from './openStore';
+
+export interface StoreOptions {
+  wasmPath?: string;
+  debounceMs?: number;
+  now?: () => number;
+  log?: (line: string) => void;
+  /** A segment is sealed once its file passes this size (default 2 MiB). */
+  segmentMaxBytes?: number;
+  fs?: WriteFs;
+  /** Most databases open at once (default 128); the least recently used is closed first. */
+  maxOpenDatabases?: number;
+  /** How `openStore` checks that the folder can be written (tests simulate a read-only folder). */
+  probeWrite?: (path: string) => Promise<void>;
+  /** Set by `openStore` when the folder cannot be written (default `disk`). */
+  mode?: StoreMode;
+}
+
+export class SqlJsStore implements SessionStore {
+  readonly writer = `w${process.pid.toString(36)}${randomBytes(4).toString('hex')}`;
+  readonly mode: StoreMode;
+  private readonly budget: DatabaseBudget;
+  private readonly parts: StoreParts;
+  private readonly problemSink: StoreProblems;
+  private readonly heartbeat: WriterHeartbeat;
+  private readonly index: SessionIndex;
+  private readonly sessions: SessionRows;
+  private readonly records: SessionRecords;
+  private readonly blobs: BlobStore;
+  private readonly closedWriters: ClosedWriterMerge;
+  private writeSeq = 0;
+  private indexMerge?: Promise<void>;
+  private sessionCleanup?: Promise<void>;
+
+  constructor(readonly root: string, SQL: SqlJsStatic, options: StoreOptions = {}) {
+    const now = options.now ?? Date.now;
+    const fs = options.fs ?? nodeWriteFs;
+    this.mode = options.mode ?? 'disk';
+    const layout = new StoreLayout(root, this.writer);
+    this.budget = new DatabaseBudget(options.maxOpenDatabases);
+    this.problemSink = new StoreProblems(now, options.log);
+    const reads = new OpenDatabases(SQL, this.budget, this.problemSink, now);
+    const own = new OwnFiles(SQL, this.budget, reads, layout);
+    const flusher = new Flusher(own, this.problemSink, { fs, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir });
+    this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
+    this.heartbeat = new WriterHeartbeat(root, this.writer);
+    this.index = new SessionIndex(this.parts);
+    this.records = new SessionRecords(this.parts);
+    this.closedWriters = new ClosedWriterMerge(this.parts);
+    this.sessions = new SessionRows(this.parts, this.index, (id) => this.loadTranscript(id));
+    this.blobs = new BlobStore(this.parts, fs);
+  }
+
+  get problems(): readonly StoreProblem[] {
+    return this.problemSink.list;
+  }
+
+  onProblem(listener: (problem: StoreProblem) => void): () => void {
+    return this.problemSink.onProblem(listener);
+  }
+
+  /** Reports a problem found while opening the store (a folder that cannot be written). */
+  reportProblem(problem: Omit<StoreProblem, 'at'>): void {
+    this.problemSink.report(problem);
+  }
+
+  /** Databases open now, the most ever open at once, and the bound they are kept under. */
+  get openDatabases(): { open: number; peak: number; max: number } {
+    return { open: this.budget.open, peak: this.budget.peak, max: this.budget.max };
+  }
+
+  /** Marks this writer as alive for other windows (see writerLiveness.ts). */
+  startHeartbeat(): Promise<void> {
+    return this.heartbeat.start();
+  }
+
+  /** Removes what crashed writers left behind (in session folders, in the background). */
+  async cleanTempFiles(): Promise<void> {
+    await cleanLeftovers(this.parts.layout, this.parts.now());
+    this.sessionCleanup = cleanSessionLeftovers(this.parts.layout, this.parts.now()).catch(() => undefined);
+  }
+
+  /**
+   * Merges the session-list files of closed windows into this window's (see sessionIndex.ts). It
+   * runs in the background: until it is done, listings read those files as they are.
+   */
+  absorbClosedIndexes(): void {
+    this.indexMerge = liveWriters(this.root, this.parts.now())
+      .then((live) => this.index.absorbClosed(live))
+      .catch((error) => this.problemSink.info(`store: merging closed windows' session lists failed: ${errorText(error)}`));
+  }
+
+  flush(): Promise<void> {
+    return this.parts.flusher.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.parts.flusher.isClosed) return;
+    await Promise.all([this.indexMerge, this.sessionCleanup]);
+    try {
+      await this.parts.flusher.close();
+    } finally {
+      if (this.mode === 'disk') await this.heartbeat.stop().catch(() => undefined);
+      this.parts.own.closeAll();
+      this.parts.reads.closeAll();
+    }
+  }
+
+  createSession(init: Partial<SessionInfo> & { title: string }): Promise<SessionInfo> {
+    return this.sessions.create(init);
+  }
+
+  getSession(id: string): Promise<SessionInfo | undefined> {
+    return this.sessions.get(id);
+  }
+
+  updateSession(id: string, patch: Partial<Omit<SessionInfo, 'id'>>): Promise<void> {
+    return this.sessions.update(id, patch);
+  }
+
+  listSessions(): Promise<SessionInfo[]> {
+    return this.sessions.list();
+  }
+
+  deleteSession(id: string): Promise<void> {
+    return this.sessions.delete(id);
+  }
+
+  putMessages(sessionId: string, messages: Message[]): Promise<void> {
+    return this.records.putMessages(sessionId, messages);
+  }
+
+  async loadTranscript(sessionId: string): Promise<Message[]> {
+    await this.closedWriters.absorb(sessionId);
+    return this.records.loadTranscript(sessionId);
+  }
+
+  putBlob(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array; measured?: { sha256: string; lineCount: number } }): Promise<BlobInfo> {
+    return this.blobs.put(sessionId, blob);
+  }
+
+  getBlobInfo(refId: string): Promise<BlobInfo | undefined> {
+    return this.blobs.info(refId);
+  }
+
+  readBlob(refId: string, offset: number, limit: number): Promise<BlobSlice> {
+    return this.blobs.read(refId, offset, limit);
+  }
+
+  listBlobs(sessionId: string): Promise<BlobInfo[]> {
+    return this.blobs.list(sessionId);
+  }
+
+  saveSnapshot(snapshot: SessionSnapshot): Promise<void> {
+    return this.records.saveSnapshot(snapshot);
+  }
+
+  loadSnapshot(sessionId: string): Promise<SessionSnapshot | undefined> {
+    return this.records.loadSnapshot(sessionId);
+  }
+
+  addCompactionEvent(event: CompactionEventRecord): Promise<void> {
+    return this.records.addCompactionEvent(event);
+  }
+
+  listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
+    return this.records.listCompactionEvents(sessionId);
+  }
+
+  addTurnUsage(record: TurnUsageRecord): Promise<void> {
+    return this.records.addTurnUsage(record);
+  }
+
+  listTurnUsage(sessionId: string): Promise<TurnUsageRecord[]> {
+    return this.records.listTurnUsage(sessionId);
+  }
+}

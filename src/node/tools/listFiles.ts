@@ -1,0 +1,45 @@
+import { promises as fsp } from 'fs';
+import { join } from 'path';
+import { intArg, stringArg } from '../../core/tools/args';
+import type { Tool } from '../../core/tools/types';
+import { resolveInWorkspace } from './workspacePaths';
+
+export const IGNORED_DIRECTORIES = new Set(['.git', 'node_modules', '.hg', '.svn', 'dist', 'out', '.vscode-test', '__pycache__', '.venv']);
+const MAX_ENTRIES = 500;
+
+export const listFilesTool: Tool = {
+  definition: {
+    name: 'list_files',
+    description: 'List files and folders under a workspace path (default: the workspace root), to a depth (default 2). Folders end with "/", symbolic links (not followed) with "@". .git, node_modules and build output are skipped.',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' }, depth: { type: 'integer', minimum: 1, maximum: 5 } } },
+    source: 'builtin',
+  },
+  async execute(args, ctx) {
+    const root = await resolveInWorkspace(stringArg(args, 'path') ?? '.', ctx.workspace, { mustExist: true });
+    const depth = intArg(args, 'depth', { min: 1, max: 5 }) ?? 2;
+    const lines: string[] = [];
+    let more = 0;
+    const skipped = new Set<string>();
+    const walk = async (dir: string, prefix: string, level: number): Promise<void> => {
+      const entries = (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).sort((a, b) => a.name.localeCompare(b.name));
+      for (const entry of entries) {
+        if (ctx.signal.aborted) return;
+        const isDir = entry.isDirectory();
+        if (isDir && IGNORED_DIRECTORIES.has(entry.name)) {
+          skipped.add(entry.name);
+          continue;
+        }
+        if (lines.length >= MAX_ENTRIES) {
+          more++;
+          continue;
+        }
+        lines.push(`${prefix}${entry.name}${isDir ? '/' : entry.isSymbolicLink() ? '@' : ''}`);
+        if (isDir && level < depth) await walk(join(dir, entry.name), `${prefix}${entry.name}/`, level + 1);
+      }
+    };
+    await walk(root.absolute, root.relative === '.' ? '' : `${root.relative}/`, 1);
+    if (more) lines.push(`… ${more} more entries`);
+    if (skipped.size) lines.push(`(skipped: ${[...skipped].sort().join(', ')})`);
+    return { output: lines.length ? lines.join('\n') : '(empty)' };
+  },
+};

@@ -1,0 +1,9 @@
+// Imported for its effect by every Node entry point (extension, CLI, replay worker, tests): the
+// core's process-wide ports get their Node implementations before anything counts or hashes.
+import { useRankSource } from '../core/accounting/rankLoader';
+import { useSha256 } from '../core/toolOutput/scan';
+import { nodeRankSource } from './accounting/rankSource';
+import { nodeSha256 } from './sha256';
+
+useRankSource(nodeRankSource());
+useSha256(nodeSha256);

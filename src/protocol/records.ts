@@ -1,0 +1,6 @@
+/**
+ * The stored records the webviews render, as they cross the wire. The webviews import them from
+ * here, never from the core: the protocol is their only dependency on the host side.
+ */
+export type { CompactionEventRecord, CompactionTrigger, ComponentTokens, RemovalReason, RemovedItem, RequestItem, TurnUsageRecord } from '../core/model/records';
+export type { BlobInfo, SessionInfo } from '../core/ports/sessionStore';
