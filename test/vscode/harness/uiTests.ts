@@ -112,7 +112,10 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
     });
     mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
     // The picture shows the stacked bar and the request timeline: the top of the inspector.
-    await (await findFrame(page, '.seg[data-segment]').catch(() => undefined))?.evaluate(() => window.scrollTo(0, 0)).catch(() => undefined);
+    await (await findFrame(page, '.seg[data-segment]').catch(() => undefined))?.evaluate(() => {
+      window.scrollTo(0, 0);
+      for (const el of Array.from(document.querySelectorAll('*'))) if (el.scrollTop) el.scrollTop = 0;
+    }).catch(() => undefined);
     await page.waitForTimeout(300);
     await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `inspector-${theme}.png`) });
     await check(`${theme}: the chat panel streams a markdown reply (bold, table, link, code block with Copy and Insert at cursor, turn figures) and shows a compaction notice`, async () => {
