@@ -43,6 +43,7 @@ export class SessionController implements vscode.Disposable {
   private subscriptions: Array<() => void> = [];
   private readonly turns = new TurnTracker();
   private pending?: string;
+  private openQueue: Promise<void> = Promise.resolve();
   private compactionActivity?: CompactionActivity;
   /** The user message of the last turn, when that turn ended in an error. */
   private failedTurnUserId?: string;
@@ -109,7 +110,17 @@ export class SessionController implements vscode.Disposable {
     return this.open(info.id);
   }
 
-  async open(sessionId: string, replayLabel?: string): Promise<ActiveSession> {
+  /**
+   * Opens a session. Opens run one after another: settings changes fire several in a row, and an
+   * older one finishing last must not replace (or detach) the session a newer one set up.
+   */
+  open(sessionId: string, replayLabel?: string): Promise<ActiveSession> {
+    const next = this.openQueue.then(() => this.openNow(sessionId, replayLabel));
+    this.openQueue = next.then(() => undefined, () => undefined);
+    return next;
+  }
+
+  private async openNow(sessionId: string, replayLabel?: string): Promise<ActiveSession> {
     const store = await this.store();
     const info = await store.getSession(sessionId);
     if (!info) throw new Error(`Session ${sessionId} was not found.`);
