@@ -5,7 +5,7 @@
  * grow linearly with the run. Writes bench/results/replayScale.json.
  * Run: node -r ./test/register.cjs bench/replayScale.bench.ts [sizes…]   (default: 1000 10000 50000)
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
@@ -14,6 +14,7 @@ import { openStore } from '../src/node/store';
 import { policyNamed } from '../src/core/replay/baselines';
 import { replayRun } from '../src/core/replay/replay';
 import { call, logOutput, msg, prng } from '../test/support/syntheticSession';
+import { bytesUnder } from '../test/support/folderBytes';
 
 /** A run of about `count` messages: a task, then steps of assistant + tool call + output, some large. */
 function syntheticRun(count: number, seed: number): Message[] {
@@ -30,13 +31,6 @@ function syntheticRun(count: number, seed: number): Message[] {
   return messages;
 }
 
-function bytesUnder(folder: string): number {
-  let total = 0;
-  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += statSync(join(entry.parentPath ?? folder, entry.name)).size;
-  }
-  return total;
-}
 
 async function main() {
   const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);

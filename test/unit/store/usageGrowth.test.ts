@@ -1,10 +1,10 @@
 import { strict as assert } from 'assert';
-import { readdirSync, statSync } from 'fs';
 import { join } from 'path';
 import { openStore } from '../../../src/node/store';
 import { rebuildItemLists } from '../../../src/node/store/sessionRecords';
 import type { RequestItem, TurnUsageRecord } from '../../../src/core/model/records';
 import { tempStore } from '../../support/tempStore';
+import { bytesUnder } from '../../support/folderBytes';
 
 const item = (id: string, tokens: number, badges: RequestItem['badges'] = []): RequestItem => ({ messageId: id, role: 'tool', kind: 'tool_result', tokens, badges, preview: `output of ${id} `.repeat(6) });
 
@@ -30,13 +30,6 @@ async function writeGrowingSession(store: Awaited<ReturnType<typeof tempStore>>[
   return written;
 }
 
-function bytesUnder(folder: string): number {
-  let total = 0;
-  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += statSync(join(entry.parentPath ?? folder, entry.name)).size;
-  }
-  return total;
-}
 
 describe('usage records grow with what changed, not with the context', () => {
   it('doubling the requests roughly doubles the stored bytes, and every item list reads back exactly after reopening', async function () {
