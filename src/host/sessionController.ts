@@ -128,7 +128,7 @@ export class SessionController implements vscode.Disposable {
     const config = readConfiguration();
     const resolution = replayLabel ? undefined : await resolveChatModel(config, this.keys).catch((error: Error) => ({ ok: false as const, reason: error.message }));
     const chat = resolution?.ok ? resolution.chat : undefined;
-    const usage = await store.listTurnUsage(sessionId);
+    const usage = await store.listTurnUsage(sessionId, { items: false });
     const lastUsage = usage[usage.length - 1];
     const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
     const manager = await ContextSession.open({

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { userValue } from '../config/userScope';
 import type { ToolRunner, ToolRunOptions, ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
 import type { ToolDefinition } from '../core/model/tool';
@@ -65,6 +66,6 @@ export class LmToolsRunner implements ToolRunner {
 
 /** Tool names the user allowed for good: `tally.tools.allowed` from the user's own settings only, never a workspace's. */
 export function userAllowedTools(): string[] {
-  const value = vscode.workspace.getConfiguration('tally.tools').inspect<unknown>('allowed')?.globalValue;
+  const value = userValue<unknown>(vscode.workspace.getConfiguration('tally'), 'tools.allowed');
   return Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string') : [];
 }

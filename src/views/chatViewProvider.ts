@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { userValue } from '../config/userScope';
 import { parsePriceOverrides } from '../core/providers/modelRegistry';
 import { buildChatState } from '../host/chatState';
 import { chatHandlers } from '../host/chatIntents';
@@ -78,7 +79,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         store.listTurnUsage(session.info.id),
       ]);
       // Prices are read from user settings only: a workspace must not change what a turn is said to cost.
-      const priceOverrides = parsePriceOverrides(vscode.workspace.getConfiguration('tally').inspect('modelPrices')?.globalValue);
+      const priceOverrides = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
       this.post({
         type: 'state',
         state: buildChatState({

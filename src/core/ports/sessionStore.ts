@@ -66,7 +66,8 @@ export interface SessionStore extends BlobStore {
   listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]>;
 
   addTurnUsage(record: TurnUsageRecord): Promise<void>;
-  listTurnUsage(sessionId: string): Promise<TurnUsageRecord[]>;
+  /** Usage records in request order; `{ items: false }` skips rebuilding each request's item list (left empty). */
+  listTurnUsage(sessionId: string, options?: { items?: boolean }): Promise<TurnUsageRecord[]>;
 
   /** Write everything pending to disk now (atomic). */
   flush(): Promise<void>;

@@ -18,7 +18,7 @@ export interface ResumedSession {
  * not trusted.
  */
 export async function resumeSession(store: SessionStore, sessionId: string): Promise<ResumedSession> {
-  const [snapshot, transcript, usage] = await Promise.all([store.loadSnapshot(sessionId), store.loadTranscript(sessionId), store.listTurnUsage(sessionId)]);
+  const [snapshot, transcript, usage] = await Promise.all([store.loadSnapshot(sessionId), store.loadTranscript(sessionId), store.listTurnUsage(sessionId, { items: false })]);
   const nextRequestIndex = usage.reduce((max, r) => Math.max(max, r.requestIndex + 1), 0);
   let messages: Message[];
   if (snapshot) {

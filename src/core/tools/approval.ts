@@ -5,6 +5,12 @@ export async function approved(ctx: ToolContext, request: Omit<ApprovalRequest, 
   return (await ctx.requestApproval({ ...request, callId: ctx.callId })) === 'approved';
 }
 
+/** The user's answer, or `cancelled` as soon as the turn is cancelled (also when it already was). */
+export function answerUnlessCancelled<T>(answer: Promise<T>, signal: AbortSignal, cancelled: T): Promise<T> {
+  if (signal.aborted) return Promise.resolve(cancelled);
+  return Promise.race([answer, new Promise<T>((resolve) => signal.addEventListener('abort', () => resolve(cancelled), { once: true }))]);
+}
+
 export function deniedOutput(what: string) {
   return { output: `The user denied ${what}.`, isError: true };
 }

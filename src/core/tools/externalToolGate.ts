@@ -1,5 +1,6 @@
 import type { ToolRunOptions } from '../agent/toolRunner';
 import type { ApprovalRequest } from './types';
+import { answerUnlessCancelled } from './approval';
 
 /** The user's answer to an approval that offers "Allow <tool> for this session". */
 export interface ApprovalAnswer {
@@ -64,13 +65,7 @@ export class ExternalToolGate {
       allowForSession: call.name,
     };
     options.onApprovalNeeded(request);
-    const answer = await Promise.race([
-      this.policy.ask(request),
-      new Promise<ApprovalAnswer>((resolve) => {
-        if (options.signal.aborted) resolve({ approved: false });
-        options.signal.addEventListener('abort', () => resolve({ approved: false }), { once: true });
-      }),
-    ]);
+    const answer = await answerUnlessCancelled<ApprovalAnswer>(this.policy.ask(request), options.signal, { approved: false });
     options.onApprovalResolved(answer.approved ? 'approved' : 'denied');
     if (options.signal.aborted) return `The turn was cancelled before the user answered; ${call.name} did not run.`;
     if (!answer.approved) return `The user denied running the tool ${call.name}.`;

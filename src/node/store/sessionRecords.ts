@@ -91,8 +91,9 @@ export class SessionRecords {
     this.lastItems.set(record.sessionId, { id: record.id, items: record.items, changedSinceFull: changed });
   }
 
-  async listTurnUsage(sessionId: string): Promise<TurnUsageRecord[]> {
+  async listTurnUsage(sessionId: string, options: { items?: boolean } = {}): Promise<TurnUsageRecord[]> {
     const stored = await this.collect<StoredTurnUsage>(sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', (a, b) => a.requestIndex - b.requestIndex || a.createdAt - b.createdAt);
+    if (options.items === false) return stored.map(({ storedItems: _stored, items: _items, ...rest }) => ({ ...rest, items: [] }));
     return rebuildItemLists(stored);
   }
 

@@ -207,7 +207,7 @@ export class SqlJsStore implements SessionStore {
     return this.records.addTurnUsage(record);
   }
 
-  listTurnUsage(sessionId: string): Promise<TurnUsageRecord[]> {
-    return this.records.listTurnUsage(sessionId);
+  listTurnUsage(sessionId: string, options?: { items?: boolean }): Promise<TurnUsageRecord[]> {
+    return this.records.listTurnUsage(sessionId, options);
   }
 }

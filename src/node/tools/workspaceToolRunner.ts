@@ -1,5 +1,5 @@
 import type { ToolCall } from '../../core/model/message';
-import { approvalNeed, type ApprovalPolicy } from '../../core/tools/approval';
+import { answerUnlessCancelled, approvalNeed, type ApprovalPolicy } from '../../core/tools/approval';
 import { parseToolArguments } from '../../core/tools/args';
 import { protectedPathReason } from './protectedPaths';
 import { ToolInputError, type ApprovalDecision, type ApprovalRequest, type SessionServices, type Tool, type ToolContext, type WorkspaceInfo } from '../../core/tools/types';
@@ -43,10 +43,7 @@ export class WorkspaceToolRunner implements ToolRunner {
         if (!need.ask) return 'approved';
         const request = need.reason ? { ...asked, reason: need.reason, title: `${asked.title} — ${need.reason}` } : asked;
         options.onApprovalNeeded(request);
-        const decision = await Promise.race([
-          this.ask(request),
-          new Promise<ApprovalDecision>((resolve) => options.signal.addEventListener('abort', () => resolve('denied'), { once: true })),
-        ]);
+        const decision = await answerUnlessCancelled<ApprovalDecision>(this.ask(request), options.signal, 'denied');
         options.onApprovalResolved(decision);
         return decision;
       },

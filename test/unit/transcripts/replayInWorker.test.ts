@@ -41,14 +41,13 @@ describe('transcript replay in a worker thread', function () {
     const store = await openStore(storeFolder, { wasmPath: WASM });
     try {
       const file = fiveMegabyteRun(dir);
-      const { result, longestBlockMs, turns } = await measureBlocking(() => replayInWorker(workerPath, { file, label: 'big', window: 32_000, storeFolder, wasmPath: WASM }));
+      const { result, turns } = await measureBlocking(() => replayInWorker(workerPath, { file, label: 'big', window: 32_000, storeFolder, wasmPath: WASM }));
       assert.ok(result.requests > 100, `${result.requests} requests replayed`);
       assert.ok(turns > 10, 'the event loop kept turning');
       const session = await store.getSession(result.sessionId);
       assert.ok(session, 'the open store sees the replayed session');
       assert.ok((await store.loadTranscript(result.sessionId)).length > 100);
       // How long this thread was held is measured by bench/, not asserted here: shared machines are noisy.
-      void longestBlockMs;
     } finally {
       await store.close();
     }
