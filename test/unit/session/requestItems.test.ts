@@ -8,6 +8,8 @@ import type { InstructionPart } from '../../../src/core/prompt/promptSections';
 import { SessionPrompt } from '../../../src/core/prompt/sessionPrompt';
 import { createOpenAIProvider } from '../../../src/core/providers/openai';
 import { ContextSession } from '../../../src/core/session/contextSession';
+import { requestItemText } from '../../../src/core/session/itemText';
+import { parseInspectorMessage } from '../../../src/protocol/validate';
 import { withSettings } from '../../../src/core/settings';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { tempStore } from '../../support/tempStore';
@@ -79,9 +81,31 @@ describe('request items: every token of a request is an item', function () {
       assert.match(texts.get(base.textHash!)!, /^You are Tally/);
       assert.equal(Object.keys(usage[1].texts ?? {}).length, 0, 'the second request of the turn repeats no text');
       assert.ok(Object.values(usage[2].texts ?? {}).some((t) => t.includes('Rules for lib')), 'the new nested AGENTS.md is stored with the request that first carried it');
+
+      // Each item of a stored request opens to the exact text that was sent.
+      const open = (requestIndex: number | undefined, itemId: string) => requestItemText({ store: env.store, sessionId, requestIndex, itemId, working: agent.manager.messages });
+      assert.match((await open(2, 'system:base')).text, /^You are Tally/);
+      assert.match((await open(2, 'agents:/ws/lib/AGENTS.md')).text, /^Instructions from ws\/lib\/AGENTS\.md[\s\S]*Rules for lib/);
+      assert.match((await open(0, 'agents:/ws/src/AGENTS.md')).text, /Rules for src/, 'an earlier request keeps the text it carried');
+      assert.match((await open(0, 'tool:echo')).text, /"name": "echo"/);
+      assert.match((await open(0, 'framing:messages')).text, /4 tokens per message × 2 messages/);
+      const toolCall = usage[1].items.find((i) => i.kind === 'assistant')!;
+      assert.match((await open(1, toolCall.messageId)).text, /\[tool call echo \(c1\)\]\n\{"text":"hi"\}/);
+      const user = agent.manager.messages.find((m) => m.kind === 'user')!;
+      assert.equal((await open(undefined, user.id)).text, 'echo hi');
+      await assert.rejects(open(0, 'tool:nope'), /request #0 has no item "tool:nope"/);
+      await assert.rejects(open(9, 'system:base'), /request #9 is not stored/);
     } finally {
       await env.dispose().catch(() => undefined);
     }
+  });
+
+  it('the inspector asks for an item text with a checked message', () => {
+    assert.deepEqual(parseInspectorMessage({ type: 'requestItemText', requestIndex: 2, itemId: 'agents:/ws/AGENTS.md' }), { type: 'requestItemText', requestIndex: 2, itemId: 'agents:/ws/AGENTS.md' });
+    assert.deepEqual(parseInspectorMessage({ type: 'requestItemText', itemId: 'u-1' }), { type: 'requestItemText', itemId: 'u-1' });
+    assert.match((parseInspectorMessage({ type: 'requestItemText', requestIndex: -1, itemId: 'x' }) as { error: string }).error, /requestIndex/);
+    assert.match((parseInspectorMessage({ type: 'requestItemText', itemId: '' }) as { error: string }).error, /itemId/);
+    assert.match((parseInspectorMessage({ type: 'requestItemText', itemId: 'x', text: 'extra' }) as { error: string }).error, /text/);
   });
 
   it('the dynamic part goes right before the user message: the model gets the user\'s words last', async () => {
