@@ -30,7 +30,8 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     },
     requestItemText: async (m) => {
       const session = await d.sessions.current();
-      const found = await requestItemText({ store: await d.sessions.store(), sessionId: session.info.id, requestIndex: m.requestIndex, itemId: m.itemId, working: session.manager.messages });
+      const current = m.requestIndex === undefined ? session.manager.planRequest(session.fixed).items : undefined;
+      const found = await requestItemText({ store: await d.sessions.store(), sessionId: session.info.id, requestIndex: m.requestIndex, itemId: m.itemId, working: session.manager.messages, current });
       d.post({ type: 'requestItemText', ...(m.requestIndex === undefined ? {} : { requestIndex: m.requestIndex }), itemId: m.itemId, text: found.text, totalChars: found.totalChars });
     },
     loadBlob: async (m) => {

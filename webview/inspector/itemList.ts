@@ -55,7 +55,9 @@ export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTM
     const open = expanded.has(at);
     const text = texts.get(at);
     const where = item.section ? SECTION_TITLES[item.section] : '';
-    const toggle = opts.onRequestText
+    // Prompt parts have a stored text only when they carry its hash (numbers-only parts do not).
+    const hasText = item.textHash !== undefined || item.kind === 'framing' || !item.section || item.section === 'conversation';
+    const toggle = opts.onRequestText && hasText
       ? button(open ? 'Hide text' : 'Show text', () => {
           if (open) expanded.delete(at);
           else {

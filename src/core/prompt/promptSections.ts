@@ -35,6 +35,8 @@ export interface ToolSection {
   id: string;
   name: string;
   source: string;
+  /** The tool's description, flattened and cut, for a preview. */
+  description: string;
   /** The definition as the wire formats send it (name, description, input schema). */
   text: string;
   /** Name, description and schema tokens; 0 when deferred. The per-tool framing is its own item. */
@@ -80,6 +82,7 @@ export function toolSections(active: readonly ToolDefinition[], deferred: readon
     id: `tool:${tool.name}`,
     name: tool.name,
     source: toolSourceLabel(tool),
+    description: tool.description.replace(/\s+/g, ' ').trim().slice(0, 160),
     text: toolDefinitionText(tool),
     tokens: isDeferred ? 0 : toolContentTokens(tool, counter),
     deferred: isDeferred,

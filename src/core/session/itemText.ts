@@ -26,7 +26,15 @@ function storedText(usage: readonly TurnUsageRecord[], hash: string): string | u
  * part's text by hash, a message from the working context or the transcript — and without one, a
  * message of the working context now. Throws with a clear message when the item is not known.
  */
-export async function requestItemText(args: { store: SessionStore; sessionId: string; requestIndex?: number; itemId: string; working: readonly Message[] }): Promise<{ text: string; totalChars: number }> {
+export async function requestItemText(args: {
+  store: SessionStore;
+  sessionId: string;
+  requestIndex?: number;
+  itemId: string;
+  working: readonly Message[];
+  /** The items of the next request, for an item of the working context that is not a message (framing). */
+  current?: readonly RequestItem[];
+}): Promise<{ text: string; totalChars: number }> {
   const { store, sessionId, itemId } = args;
   let item: RequestItem | undefined;
   let usage: TurnUsageRecord[] = [];
@@ -36,13 +44,16 @@ export async function requestItemText(args: { store: SessionStore; sessionId: st
     if (!record) throw new Error(`request #${args.requestIndex} is not stored in this session`);
     item = record.items.find((i) => i.messageId === itemId);
     if (!item) throw new Error(`request #${args.requestIndex} has no item "${itemId}"`);
+  } else {
+    item = args.current?.find((i) => i.messageId === itemId);
   }
   let text: string | undefined;
   if (item?.kind === 'framing') text = framingText(item);
-  else if (item?.textHash) {
+  else if (item?.textHash && args.requestIndex !== undefined) {
     text = storedText(usage, item.textHash);
     if (text === undefined) throw new Error(`the text of "${item.label ?? itemId}" was not stored (a request recorded before texts were kept)`);
   } else {
+    if (item && item.section && item.section !== 'conversation') throw new Error(`"${item.label ?? itemId}" has no stored text: open it in a request`);
     const message = args.working.find((m) => m.id === itemId) ?? (await store.loadTranscript(sessionId)).find((m) => m.id === itemId);
     if (!message) throw new Error(`message "${itemId}" is no longer stored`);
     text = messageText(message);

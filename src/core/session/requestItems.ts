@@ -66,7 +66,7 @@ export function requestContent(args: { messages: readonly Message[]; sections?: 
         tokens: t.tokens,
         badges: t.deferred ? ['deferred'] : [],
         toolName: t.name,
-        preview: t.deferred ? 'deferred: not sent; tool_search finds it' : `${t.name}: ${t.text.length.toLocaleString('en-US')} characters`,
+        preview: t.deferred ? `deferred, not sent (tool_search finds it): ${t.description}` : t.description,
         section: 'tools',
         label: t.name,
         source: t.source,

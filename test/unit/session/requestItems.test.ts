@@ -93,6 +93,8 @@ describe('request items: every token of a request is an item', function () {
       assert.match((await open(1, toolCall.messageId)).text, /\[tool call echo \(c1\)\]\n\{"text":"hi"\}/);
       const user = agent.manager.messages.find((m) => m.kind === 'user')!;
       assert.equal((await open(undefined, user.id)).text, 'echo hi');
+      const current = agent.manager.planRequest().items;
+      assert.match((await requestItemText({ store: env.store, sessionId, itemId: 'framing:messages', working: agent.manager.messages, current })).text, /4 tokens per message × 6 messages/);
       await assert.rejects(open(0, 'tool:nope'), /request #0 has no item "tool:nope"/);
       await assert.rejects(open(9, 'system:base'), /request #9 is not stored/);
     } finally {
