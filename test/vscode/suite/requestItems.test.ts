@@ -2,24 +2,11 @@ import { strict as assert } from 'assert';
 import { rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import * as vscode from 'vscode';
-import type { TallyApi } from '../../../src/extension';
 import { requestItemText } from '../../../src/core/session/itemText';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
-
-async function api(): Promise<TallyApi> {
-  return vscode.extensions.getExtension<TallyApi>('tally-dev.tally')!.activate();
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { api, forgetScriptedModel, until, useScriptedModel } from './liveSession';
 
 describe('Request items in a live session: every token is an item, and the prefix stays put', () => {
-  const config = () => vscode.workspace.getConfiguration('tally');
   const ws = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
   let server: FakeOpenAIServer;
   beforeEach(async () => {
@@ -27,7 +14,7 @@ describe('Request items in a live session: every token is an item, and the prefi
     writeFileSync(join(ws(), 'src', 'AGENTS.md'), '# Rules for src\nKeep functions pure.\n');
   });
   afterEach(async () => {
-    for (const key of ['provider', 'model', 'baseUrl']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    await forgetScriptedModel();
     rmSync(join(ws(), 'src', 'AGENTS.md'), { force: true });
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await server.close();
@@ -35,10 +22,7 @@ describe('Request items in a live session: every token is an item, and the prefi
 
   it('a turn against the fake server: every stored request adds up, lists the base instructions, each AGENTS.md with its path and the tool schemas; a tab switch changes only the dynamic part', async () => {
     const { sessions } = await api();
-    await config().update('provider', 'openai-compatible', vscode.ConfigurationTarget.Global);
-    await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
-    await config().update('model', 'scripted-model', vscode.ConfigurationTarget.Global);
-    await until('the model is ready', async () => Boolean((await sessions.current()).agent));
+    await useScriptedModel(server.url);
     const session = await sessions.create('request items');
     await vscode.window.showTextDocument(vscode.Uri.file(join(ws(), 'src', 'math.ts')));
 
