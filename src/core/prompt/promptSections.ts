@@ -59,7 +59,7 @@ export function promptSection(counter: TokenCounter, section: Omit<PromptSection
   return { ...section, tokens: countText(section.text, counter) };
 }
 
-/** Where a tool comes from, in words: built-in, session, skill, or the extension / MCP server. */
+/** Where a tool comes from, in words: built-in, session (Tally's own tools that act on the session), skill, or the extension / MCP server. */
 export function toolSourceLabel(tool: ToolDefinition): string {
   if (tool.origin) return tool.origin;
   if (tool.source === 'builtin') return 'built-in';
