@@ -1,3 +1,4 @@
+import { MESSAGE_OVERHEAD_TOKENS } from '../core/accounting/messageTokens';
 import type { Message } from '../core/model/message';
 import type { ChatEntry } from '../protocol/chat';
 import { toolView } from './chatToolView';
@@ -52,7 +53,8 @@ export class ChatTimeline {
   }
 
   private take(m: Message, tokens: ReadonlyMap<string, number>): void {
-    const count = tokens.get(m.id) ?? m.tokens;
+    // The inspector lists a message's framing apart from the message: the chat shows the same figure.
+    const count = tokens.get(m.id) ?? (m.tokens === undefined ? undefined : m.tokens - MESSAGE_OVERHEAD_TOKENS);
     if (m.role === 'assistant') {
       const calls = m.toolCalls ?? [];
       this.open = { message: m, results: calls.map(() => undefined), at: m.userVisible ? this.entries.length : -1 };

@@ -2,7 +2,6 @@
  * The token figures the chat shows, computed from the host's own records (the usage the inspector
  * shows too), so a number is the same wherever it appears. No `vscode` import.
  */
-import type { Message } from '../core/model/message';
 import type { TurnUsageRecord } from '../core/ports/sessionStore';
 import { modelPrices, type ModelPrices } from '../core/providers/modelRegistry';
 import type { ChatTurnUsage } from '../protocol/chat';
@@ -45,17 +44,6 @@ export function turnUsage(records: readonly TurnUsageRecord[], priceOverrides: R
 /** Each message's tokens as the last request that listed it counted them (records read with their items). */
 export function itemTokens(usage: readonly TurnUsageRecord[]): Map<string, number> {
   const out = new Map<string, number>();
-  for (const record of usage) for (const item of record.items) out.set(item.messageId, item.tokens);
-  return out;
-}
-
-/**
- * Each message's tokens as the last request that carried it counted them; messages no request
- * carried yet keep the count memoized on the message.
- */
-export function messageTokens(transcript: readonly Message[], usage: readonly TurnUsageRecord[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const m of transcript) if (typeof m.tokens === 'number') out.set(m.id, m.tokens);
   for (const record of usage) for (const item of record.items) out.set(item.messageId, item.tokens);
   return out;
 }
