@@ -58,7 +58,7 @@ export class FakeLocalModelServer extends FakeOpenAIServer {
     return this.local.models.find((m) => full(m.id) === full(wanted));
   }
 
-  protected validate(request: RecordedRequest): FakeReply | undefined {
+  protected override validate(request: RecordedRequest): FakeReply | undefined {
     const path = request.path.split('?')[0];
     if (request.method === 'GET' && path === '/v1/models') {
       if (this.local.apiKey !== undefined && request.headers.authorization !== `Bearer ${this.local.apiKey}`) return { type: 'error', status: 401, body: { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } } };
@@ -138,7 +138,7 @@ export class FakeAnthropicCatalogServer extends FakeAnthropicServer {
     super(catalog);
   }
 
-  protected validate(request: RecordedRequest): FakeReply | undefined {
+  protected override validate(request: RecordedRequest): FakeReply | undefined {
     const [path, query = ''] = request.path.split('?');
     if (request.method !== 'GET' || path !== '/v1/models') return super.validate(request);
     if (this.catalog.apiKey !== undefined && request.headers['x-api-key'] !== this.catalog.apiKey) return { type: 'error', status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } };
