@@ -52,6 +52,11 @@ export class FakeLocalModelServer extends FakeOpenAIServer {
     super(local);
   }
 
+  /** Every request counts here: the tests look at the listing and loading requests too. */
+  protected override isScripted(): boolean {
+    return true;
+  }
+
   private model(name: unknown): FakeLocalModel | undefined {
     const wanted = String(name ?? '');
     const full = (n: string) => (n.includes(':') || this.local.flavour !== 'ollama' ? n : `${n}:latest`);
