@@ -1,6 +1,7 @@
 // A scripted chat model behind VS Code's language model API (the `chatProvider` proposal in
 // VS Code 1.100). First answer: a read_file tool call. Once the request carries a tool result:
-// text quoting it. Every request is kept, so a test can check what the model was sent.
+// text quoting it. Every request is kept, so a test can check what the model was sent. All parts
+// go to index 0: in 1.100 each index is a separate response, and only the first one is read.
 const vscode = require('vscode');
 
 const requests = [];
@@ -26,7 +27,7 @@ const provider = {
     requests.push({ extensionId, messages: messages.length, tools: (options.tools || []).map((t) => t.name), toolResult: result });
     if (result === undefined) {
       progress.report({ index: 0, part: new vscode.LanguageModelTextPart('Reading the file. ') });
-      progress.report({ index: 1, part: new vscode.LanguageModelToolCallPart('lm-call-1', 'read_file', { path: 'src/math.ts' }) });
+      progress.report({ index: 0, part: new vscode.LanguageModelToolCallPart('lm-call-1', 'read_file', { path: 'src/math.ts' }) });
       return;
     }
     const firstLine = result.split('\n').find((line) => line.includes('function')) || result.slice(0, 60);

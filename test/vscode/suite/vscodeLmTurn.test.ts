@@ -36,9 +36,20 @@ describe('The default provider (vscode-lm) with a model another extension regist
     assert.equal(session.chat?.window.source, 'server', 'the window is what VS Code reports');
 
     const before = scripted.requests.length;
+    const errors: string[] = [];
+    const events = api.sessions.onAgentEvent((e) => {
+      if (e.type === 'error') errors.push(`${e.kind}: ${e.message}`);
+    });
     await api.sessions.send('What does src/math.ts define?');
     const store = await api.sessions.store();
-    await until('the answer is stored', async () => (await store.loadTranscript(session.info.id)).some((m) => m.role === 'assistant' && m.content.includes('[scripted vscode-lm model]')));
+    try {
+      await until('the answer is stored', async () => (await store.loadTranscript(session.info.id)).some((m) => m.role === 'assistant' && m.content.includes('[scripted vscode-lm model]')));
+    } catch (error) {
+      const seen = (await store.loadTranscript(session.info.id)).map((m) => `${m.role}: ${m.content.slice(0, 80)}`);
+      throw new Error(`${(error as Error).message}; errors: ${errors.join(' | ')}; history: ${seen.join(' | ')}; model saw: ${JSON.stringify(scripted.requests.slice(before))}`);
+    } finally {
+      events.dispose();
+    }
 
     const transcript = await store.loadTranscript(session.info.id);
     const call = transcript.find((m) => m.role === 'assistant' && (m.toolCalls ?? []).some((c) => c.name === 'read_file'));
