@@ -11,7 +11,8 @@ import type { ApiKeys } from '../secrets/apiKeys';
 export interface PickerUi {
   pick<T extends vscode.QuickPickItem>(items: T[] | Promise<T[]>, options: { title: string; placeholder?: (items: T[]) => string | undefined }): Promise<T | undefined>;
   input(options: { title: string; prompt: string; value?: string; password?: boolean; validate?: (value: string) => string | undefined }): Promise<string | undefined>;
-  progress<T>(title: string, task: () => Promise<T>): Promise<T>;
+  /** A short wait shows in the status bar; a long one (loading a model) as a notification. */
+  progress<T>(title: string, task: () => Promise<T>, long?: boolean): Promise<T>;
   info(message: string): void;
   warn(message: string): void;
 }
@@ -42,8 +43,8 @@ export const vscodePickerUi: PickerUi = {
   async input(options) {
     return vscode.window.showInputBox({ title: options.title, prompt: options.prompt, value: options.value, password: options.password, ignoreFocusOut: true, validateInput: options.validate });
   },
-  progress(title, task) {
-    return Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, task));
+  progress(title, task, long) {
+    return Promise.resolve(vscode.window.withProgress({ location: long ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window, title }, task));
   },
   info(message) {
     void vscode.window.showInformationMessage(message);
@@ -179,7 +180,7 @@ export async function runModelPicker(keys: ApiKeys, ui: PickerUi = vscodePickerU
   await config.update('baseUrl', baseUrl || undefined, vscode.ConfigurationTarget.Global);
   await config.update('provider', provider, vscode.ConfigurationTarget.Global);
   await config.update('model', model, vscode.ConfigurationTarget.Global);
-  const planned = await ui.progress(`Tally: asking ${origin} for the context window of ${model}`, () => planWindow({ ...readConfiguration(), provider, model, baseUrl }, apiKey));
+  const planned = await ui.progress(`Tally: asking ${origin} for the context window of ${model}`, () => planWindow({ ...readConfiguration(), provider, model, baseUrl }, apiKey), true);
   const window = planned.tokens ?? resolveModel(model).contextWindow;
   ui.info(`Tally will use ${model} on ${PROVIDER_NAMES[provider]} (${origin}), window ${formatWindow(window)} (${SOURCE_WORDS[planned.window.source]}).`);
   return true;
