@@ -1,19 +1,12 @@
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
 import type { TallyApi } from '../../../src/extension';
+import { until } from '../harness/until';
 
 const PROVIDER_EXTENSION = 'tally-test.lm-provider';
 
 interface ScriptedModelApi {
   requests: Array<{ extensionId: string; messages: number; tools: string[]; toolResult?: string }>;
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('The default provider (vscode-lm) with a model another extension registers', () => {
@@ -25,13 +18,13 @@ describe('The default provider (vscode-lm) with a model another extension regist
   it('runs a full turn with a tool call: the model calls read_file, gets its result, answers; the chat and the inspector records have it', async () => {
     const api = await vscode.extensions.getExtension<TallyApi>('tally-dev.tally')!.activate();
     const scripted = (await vscode.extensions.getExtension<ScriptedModelApi>(PROVIDER_EXTENSION)!.activate()) as ScriptedModelApi;
-    await until('VS Code lists the scripted model', async () => (await vscode.lm.selectChatModels({ vendor: 'tally-test' })).length > 0);
+    await until('VS Code lists the scripted model', async () => (await vscode.lm.selectChatModels({ vendor: 'tally-test' })).length > 0, 30_000);
     const [model] = await vscode.lm.selectChatModels({ vendor: 'tally-test' });
     assert.equal(model.maxInputTokens, 60_000);
 
     await config().update('provider', 'vscode-lm', vscode.ConfigurationTarget.Global);
     await config().update('model', model.id, vscode.ConfigurationTarget.Global);
-    await until('the chat has the vscode-lm model', async () => (await api.sessions.current()).chat?.provider.id === 'vscode-lm');
+    await until('the chat has the vscode-lm model', async () => (await api.sessions.current()).chat?.provider.id === 'vscode-lm', 30_000);
     const session = await api.sessions.create('vscode-lm turn');
     assert.equal(session.chat?.window.source, 'server', 'the window is what VS Code reports');
 
@@ -43,7 +36,7 @@ describe('The default provider (vscode-lm) with a model another extension regist
     await api.sessions.send('What does src/math.ts define?');
     const store = await api.sessions.store();
     try {
-      await until('the answer is stored', async () => (await store.loadTranscript(session.info.id)).some((m) => m.role === 'assistant' && m.content.includes('[scripted vscode-lm model]')));
+      await until('the answer is stored', async () => (await store.loadTranscript(session.info.id)).some((m) => m.role === 'assistant' && m.content.includes('[scripted vscode-lm model]')), 30_000);
     } catch (error) {
       const seen = (await store.loadTranscript(session.info.id)).map((m) => `${m.role}: ${m.content.slice(0, 80)}`);
       throw new Error(`${(error as Error).message}; errors: ${errors.join(' | ')}; history: ${seen.join(' | ')}; model saw: ${JSON.stringify(scripted.requests.slice(before))}`);
