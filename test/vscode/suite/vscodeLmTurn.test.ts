@@ -1,6 +1,8 @@
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
 import type { TallyApi } from '../../../src/extension';
+import { runModelPicker } from '../../../src/commands/modelPicker';
+import { scriptedUi } from '../harness/scriptedPickerUi';
 import { until } from '../harness/until';
 
 const PROVIDER_EXTENSION = 'tally-test.lm-provider';
@@ -61,5 +63,17 @@ describe('The default provider (vscode-lm) with a model another extension regist
     const records = await store.listTurnUsage(session.info.id, { items: false });
     assert.ok(records.length >= 2, `the inspector has a record of each request (${records.length})`);
     assert.equal(records.at(-1)!.contextWindow, session.chat!.model.contextWindow);
+  });
+
+  it('Select Model lists the models VS Code has, with vendor and input window, and confirms the choice', async () => {
+    const api = await vscode.extensions.getExtension<TallyApi>('tally-dev.tally')!.activate();
+    await until('VS Code lists the scripted model', async () => (await vscode.lm.selectChatModels({ vendor: 'tally-test' })).length > 0, 30_000);
+    const { ui, shown } = scriptedUi({ provider: 'VS Code Language Models', model: 'Scripted test model' });
+    assert.equal(await runModelPicker(api.keys, ui), true);
+    const offered = shown.lists[1].find((i) => i.label === 'Scripted test model');
+    assert.equal(offered?.description, 'tally-test · 60,000 tokens input');
+    assert.equal(config().inspect('provider')?.globalValue, 'vscode-lm');
+    assert.equal(config().inspect('model')?.globalValue, 'scripted');
+    assert.deepEqual(shown.info, ['Tally will use Scripted test model (tally-test) through VS Code, window 60,000 tokens of input (reported by VS Code).']);
   });
 });
