@@ -39,17 +39,29 @@ const provider = {
   },
 };
 
+// The model is registered only while a test asks for it: vscode-lm is Tally's default provider,
+// and a model that is always there would change what other tests see.
 exports.activate = function activate(context) {
-  const registration = vscode.lm.registerChatModelProvider('scripted', provider, {
-    vendor: 'tally-test',
-    name: 'Scripted test model',
-    family: 'scripted',
-    version: '1',
-    maxInputTokens: 60000,
-    maxOutputTokens: 4000,
-    isUserSelectable: true,
-    capabilities: { toolCalling: true },
-  });
-  context.subscriptions.push(registration);
-  return { requests };
+  let registration;
+  const unregister = () => {
+    registration?.dispose();
+    registration = undefined;
+  };
+  context.subscriptions.push({ dispose: unregister });
+  return {
+    requests,
+    register() {
+      registration ??= vscode.lm.registerChatModelProvider('scripted', provider, {
+        vendor: 'tally-test',
+        name: 'Scripted test model',
+        family: 'scripted',
+        version: '1',
+        maxInputTokens: 60000,
+        maxOutputTokens: 4000,
+        isUserSelectable: true,
+        capabilities: { toolCalling: true },
+      });
+    },
+    unregister,
+  };
 };

@@ -9,18 +9,27 @@ const PROVIDER_EXTENSION = 'tally-test.lm-provider';
 
 interface ScriptedModelApi {
   requests: Array<{ extensionId: string; messages: number; tools: string[]; toolResult?: string }>;
+  register(): void;
+  unregister(): void;
+}
+
+async function scriptedModel(): Promise<ScriptedModelApi> {
+  const scripted = (await vscode.extensions.getExtension<ScriptedModelApi>(PROVIDER_EXTENSION)!.activate()) as ScriptedModelApi;
+  scripted.register();
+  await until('VS Code lists the scripted model', async () => (await vscode.lm.selectChatModels({ vendor: 'tally-test' })).length > 0, 30_000);
+  return scripted;
 }
 
 describe('The default provider (vscode-lm) with a model another extension registers', () => {
   const config = () => vscode.workspace.getConfiguration('tally');
   afterEach(async () => {
     for (const key of ['provider', 'model']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    ((await vscode.extensions.getExtension<ScriptedModelApi>(PROVIDER_EXTENSION)!.activate()) as ScriptedModelApi).unregister();
   });
 
   it('runs a full turn with a tool call: the model calls read_file, gets its result, answers; the chat and the inspector records have it', async () => {
     const api = await vscode.extensions.getExtension<TallyApi>('tally-dev.tally')!.activate();
-    const scripted = (await vscode.extensions.getExtension<ScriptedModelApi>(PROVIDER_EXTENSION)!.activate()) as ScriptedModelApi;
-    await until('VS Code lists the scripted model', async () => (await vscode.lm.selectChatModels({ vendor: 'tally-test' })).length > 0, 30_000);
+    const scripted = await scriptedModel();
     const [model] = await vscode.lm.selectChatModels({ vendor: 'tally-test' });
     assert.equal(model.maxInputTokens, 60_000);
 
@@ -67,7 +76,7 @@ describe('The default provider (vscode-lm) with a model another extension regist
 
   it('Select Model lists the models VS Code has, with vendor and input window, and confirms the choice', async () => {
     const api = await vscode.extensions.getExtension<TallyApi>('tally-dev.tally')!.activate();
-    await until('VS Code lists the scripted model', async () => (await vscode.lm.selectChatModels({ vendor: 'tally-test' })).length > 0, 30_000);
+    await scriptedModel();
     const { ui, shown } = scriptedUi({ provider: 'VS Code Language Models', model: 'Scripted test model' });
     assert.equal(await runModelPicker(api.keys, ui), true);
     const offered = shown.lists[1].find((i) => i.label === 'Scripted test model');
