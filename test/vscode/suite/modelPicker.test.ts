@@ -4,7 +4,7 @@ import { OTHER_MODEL_LABEL, runModelPicker } from '../../../src/commands/modelPi
 import type { TallyApi } from '../../../src/extension';
 import { FakeAnthropicCatalogServer, FakeLocalModelServer } from '../../fakes/modelListServers';
 import { scriptedUi } from '../harness/scriptedPickerUi';
-import { until } from '../harness/until';
+import { until } from './liveSession';
 
 describe('Select Model: the server lists its models, the key is asked in the same flow, the window is confirmed', () => {
   const config = () => vscode.workspace.getConfiguration('tally');

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { TallyApi } from '../../../src/extension';
 import { runModelPicker } from '../../../src/commands/modelPicker';
 import { scriptedUi } from '../harness/scriptedPickerUi';
-import { until } from '../harness/until';
+import { until } from './liveSession';
 
 const PROVIDER_EXTENSION = 'tally-test.lm-provider';
 
