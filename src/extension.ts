@@ -61,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     })()),
     vscode.commands.registerCommand('tally.newSession', () => run(async () => (await sessions.create()).info.id)()),
     vscode.commands.registerCommand('tally.resumeSession', (id?: string) => run(() => resumeSessionCommand(sessions, typeof id === 'string' ? id : undefined))()),
-    vscode.commands.registerCommand('tally.selectModel', () => run(selectModelCommand)()),
+    vscode.commands.registerCommand('tally.selectModel', () => run(() => selectModelCommand(keys))()),
     vscode.commands.registerCommand('tally.setApiKey', (args?: Parameters<typeof setApiKeyCommand>[1]) => run(() => setApiKeyCommand(keys, args))()),
     vscode.commands.registerCommand('tally.showLoadedInstructions', () => run(() => showLoadedInstructions(agents))()),
     vscode.commands.registerCommand('tally.exportSession', (args?: Parameters<typeof exportSessionCommand>[1]) => run(() => exportSessionCommand(sessions, args))()),

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { readConfiguration, type ProviderKind } from '../config/readSettings';
 import { endpointOrigin } from '../core/providers/endpointOrigin';
 import type { ApiKeys } from '../secrets/apiKeys';
+import { runModelPicker } from './modelPicker';
 
 const PROVIDERS: Array<{ label: string; provider: ProviderKind; detail: string }> = [
   { label: 'VS Code Language Models', provider: 'vscode-lm', detail: 'Models installed in VS Code, e.g. GitHub Copilot' },
@@ -10,35 +11,9 @@ const PROVIDERS: Array<{ label: string; provider: ProviderKind; detail: string }
   { label: 'OpenAI-compatible server', provider: 'openai-compatible', detail: 'Ollama, LM Studio, vLLM… (set the base URL)' },
 ];
 
-/** Tally: Select Model — provider, then model; written to the user's settings. */
-export async function selectModelCommand(): Promise<void> {
-  const provider = await vscode.window.showQuickPick(PROVIDERS, { title: 'Tally: Select Model — provider' });
-  if (!provider) return;
-  const config = vscode.workspace.getConfiguration('tally');
-  let model: string | undefined;
-  if (provider.provider === 'vscode-lm') {
-    const models = vscode.lm ? await vscode.lm.selectChatModels({}) : [];
-    if (models.length === 0) {
-      void vscode.window.showWarningMessage('No language model is available in VS Code. Install one (e.g. GitHub Copilot) or pick another provider.');
-      return;
-    }
-    const pick = await vscode.window.showQuickPick(
-      models.map((m) => ({ label: m.name, description: `${m.vendor} · ${m.family} · ${m.maxInputTokens.toLocaleString('en-US')} input tokens`, id: m.id })),
-      { title: 'Tally: Select Model' },
-    );
-    model = pick?.id;
-  } else {
-    if (provider.provider === 'openai-compatible') {
-      const baseUrl = await vscode.window.showInputBox({ title: 'Base URL of the server', value: readConfiguration().baseUrl || 'http://127.0.0.1:11434/v1' });
-      if (!baseUrl) return;
-      await config.update('baseUrl', baseUrl, vscode.ConfigurationTarget.Global);
-    }
-    const examples = provider.provider === 'anthropic' ? 'claude-sonnet-4-5' : provider.provider === 'openai' ? 'gpt-4.1' : 'qwen2.5-coder:14b';
-    model = await vscode.window.showInputBox({ title: 'Tally: Select Model — model id', value: readConfiguration().model || examples, prompt: `e.g. ${examples}` });
-  }
-  if (!model) return;
-  await config.update('provider', provider.provider, vscode.ConfigurationTarget.Global);
-  await config.update('model', model, vscode.ConfigurationTarget.Global);
+/** Tally: Select Model — see modelPicker.ts for the flow. */
+export async function selectModelCommand(keys: ApiKeys): Promise<boolean> {
+  return runModelPicker(keys);
 }
 
 /** Tally: Set API Key — stored in SecretStorage only. */

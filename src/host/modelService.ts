@@ -7,14 +7,19 @@ import { completeOnce } from '../core/providers/completeOnce';
 import { keyForEndpoint } from '../core/providers/endpointOrigin';
 import { resolveModel, type ResolvedModel } from '../core/providers/modelRegistry';
 import { createOpenAIProvider } from '../core/providers/openai';
+import { servedWindow } from '../core/providers/servedWindow';
 import type { ChatProvider } from '../core/providers/types';
 import type { TallyConfiguration } from '../config/readSettings';
 import { VsCodeLmProvider } from '../providers/vscodeLmProvider';
 import type { ApiKeys } from '../secrets/apiKeys';
 
+/** Where the planned context window comes from, for the confirmation and the meter. */
+export type WindowSource = 'setting' | 'server' | 'registry' | 'assumed';
+
 export interface ChatModel {
   provider: ChatProvider;
   model: ResolvedModel;
+  window: { source: WindowSource; note?: string };
   /** Output tokens reserved per request. */
   maxOutputTokens: number;
   summarizer?: Summarizer;
@@ -50,17 +55,19 @@ export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys
     const reserve = Math.min(config.context.maxOutputTokens ?? 4_096, Math.floor(lm.maxInputTokens / 4));
     const model = resolveModel(lm.id, { ...overrides, contextWindow: config.context.contextWindow ?? lm.maxInputTokens + reserve });
     const provider = new VsCodeLmProvider(lm);
-    return { ok: true, chat: { provider, model, maxOutputTokens: reserve, label: `${lm.name} (${lm.vendor})`, summarizer: new LlmSummarizer((p) => completeText(provider, lm.id, p), lm.id) } };
+    const window = config.context.contextWindow ? { source: 'setting' as const } : { source: 'server' as const, note: `maxInputTokens ${lm.maxInputTokens.toLocaleString('en-US')} reported by VS Code, plus the output reserve` };
+    return { ok: true, chat: { provider, model, window, maxOutputTokens: reserve, label: `${lm.name} (${lm.vendor})`, summarizer: new LlmSummarizer((p) => completeText(provider, lm.id, p), lm.id) } };
   }
   if (!config.model) return { ok: false, reason: `Set the model id for ${config.provider} with "Tally: Select Model" (setting tally.model).` };
-  const model = resolveModel(config.model, overrides);
-  const maxOutputTokens = config.context.maxOutputTokens ?? model.defaultOutputReserve;
   let provider: ChatProvider;
   if (config.provider === 'openai-compatible' && !config.baseUrl) return { ok: false, reason: 'Set tally.baseUrl to your server, e.g. http://127.0.0.1:11434/v1 for Ollama.' };
   // A key goes only to the endpoint origin it was entered for.
   const bound = keyForEndpoint(config.provider, config.baseUrl, await keys.getBound(config.provider));
   if (!bound.ok) return bound;
   const apiKey = bound.key;
+  const planned = await planWindow(config, apiKey);
+  const model = resolveModel(config.model, { ...overrides, contextWindow: planned.tokens });
+  const maxOutputTokens = config.context.maxOutputTokens ?? model.defaultOutputReserve;
   if (config.provider === 'anthropic') {
     if (!apiKey) return { ok: false, reason: 'No Anthropic API key: run "Tally: Set API Key".' };
     provider = createAnthropicProvider({ apiKey, baseUrl: config.baseUrl || undefined });
@@ -74,9 +81,23 @@ export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys
     chat: {
       provider,
       model,
+      window: planned.window,
       maxOutputTokens,
       label: `${config.model} (${config.provider})`,
       summarizer: new LlmSummarizer((p) => completeText(provider, summaryModel, p), summaryModel),
     },
   };
+}
+
+/**
+ * The window to plan for: the user's tally.contextWindow, else what the server says it serves
+ * (an OpenAI-compatible server: Ollama, vLLM, LM Studio), else the model registry, else assumed.
+ */
+export async function planWindow(config: TallyConfiguration, apiKey: string | undefined): Promise<{ tokens?: number; window: ChatModel['window'] }> {
+  if (config.context.contextWindow) return { tokens: config.context.contextWindow, window: { source: 'setting', note: 'tally.contextWindow' } };
+  const served = config.provider === 'openai-compatible' ? await servedWindow({ baseUrl: config.baseUrl, model: config.model, apiKey }) : undefined;
+  if (served?.tokens) return { tokens: served.tokens, window: { source: 'server', note: served.note } };
+  const registry = resolveModel(config.model);
+  if (registry.known) return { window: { source: 'registry', note: served?.note ?? registry.family } };
+  return { window: { source: 'assumed', note: served?.note } };
 }

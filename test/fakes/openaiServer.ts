@@ -71,6 +71,10 @@ export class FakeOpenAIServer extends ScriptedServer {
     return `${this.origin}/v1`;
   }
 
+  protected override isScripted(request: RecordedRequest): boolean {
+    return request.method === 'POST' && request.path === '/v1/chat/completions';
+  }
+
   protected validate(request: RecordedRequest): FakeReply | undefined {
     if (request.method !== 'POST' || request.path !== '/v1/chat/completions') {
       return { type: 'error', status: 404, body: errorBody(`Invalid URL (${request.method} ${request.path})`, 'invalid_request_error', null) };

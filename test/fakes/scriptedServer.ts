@@ -113,8 +113,10 @@ export interface ScriptedServerOptions {
 }
 
 export abstract class ScriptedServer {
-  /** Every request received, in order. */
+  /** Every request to the server's chat endpoint, in order. */
   readonly requests: RecordedRequest[] = [];
+  /** Requests to other paths (a client asking for the model list, say), in order. */
+  readonly otherRequests: RecordedRequest[] = [];
   private readonly queue: ScriptItem[] = [];
   private server?: Server;
   private port = 0;
@@ -131,6 +133,11 @@ export abstract class ScriptedServer {
 
   /** Turns a reply into bytes for this server's wire format. */
   protected abstract render(reply: FakeReply, request: RecordedRequest): WireResponse;
+
+  /** Whether a request goes to the endpoint this server scripts (kept in `requests`); others go to `otherRequests`. */
+  protected isScripted(_request: RecordedRequest): boolean {
+    return true;
+  }
 
   /** A real server's own checks (auth, request shape); returns an error reply or undefined. */
   protected abstract validate(request: RecordedRequest): FakeReply | undefined;
@@ -177,7 +184,7 @@ export abstract class ScriptedServer {
       body = undefined;
     }
     const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, rawBody, clientClosedEarly: false };
-    this.requests.push(recorded);
+    (this.isScripted(recorded) ? this.requests : this.otherRequests).push(recorded);
     this.open.add(res);
     res.on('close', () => {
       this.open.delete(res);

@@ -23,6 +23,9 @@ export async function runSuite(name: 'suite' | 'suite-restricted', trusted: bool
   // A second extension, installed beside Tally: it registers a language model tool with a side
   // effect (see test/vscode/markerTool). The payload takes one extensionDevelopmentPath only.
   cpSync(join(ROOT, 'test', 'vscode', 'markerTool'), join(dir, 'extensions', 'tally-test.marker-tool-0.0.1'), { recursive: true });
+  // A third: a scripted chat model registered through the `chatProvider` API proposal (see
+  // test/vscode/lmProviderExtension); the payload's enableProposedApi lets installed extensions use it.
+  cpSync(join(ROOT, 'test', 'vscode', 'lmProviderExtension'), join(dir, 'extensions', 'tally-test.lm-provider-0.0.1'), { recursive: true });
   const server = await startCodeServer({ dir, workspace, settings: { 'security.workspace.trust.enabled': !trusted ? true : false, 'tally.provider': 'openai-compatible' } });
   const browser = await launchBrowser();
   let counts = { passed: 0, failed: 0 };
@@ -40,6 +43,7 @@ export async function runSuite(name: 'suite' | 'suite-restricted', trusted: bool
     const payload = [
       ['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${server.port}${ROOT}`],
       ['extensionTestsPath', `vscode-remote://127.0.0.1:${server.port}${testsPath}`],
+      ['enableProposedApi', ''],
     ];
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
     const exitCode = await Promise.race([exit, new Promise<number>((r) => setTimeout(() => r(124), 240_000))]);

@@ -4,6 +4,7 @@ import { join, resolve } from 'path';
 import type { Frame } from 'playwright-core';
 import { findFrame, launchBrowser, runCommand } from './browser';
 import { startCodeServer } from './codeServer';
+import { checkModelPicker } from './modelPickerUi';
 import { makeWorkspace } from './workspace';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 
@@ -160,6 +161,7 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
       await frame.waitForSelector('[data-kind="assistant"]:has-text("Back on track after the error")', { timeout: 60_000 });
       await frame.waitForFunction((selector) => document.querySelectorAll(selector).length === 0, errors, { timeout: 10_000 });
     });
+    await checkModelPicker(page, theme, ROOT, check);
   } finally {
     await browser.close();
     await model.close();
