@@ -137,7 +137,8 @@ export class SessionController implements vscode.Disposable {
       settings: config.context,
       counter,
       summarizer: chat?.summarizer,
-      contextWindow: chat?.model.contextWindow ?? lastUsage?.contextWindow ?? config.context.contextWindow,
+      // A window nobody reported (an unknown model) is left to the budget's fallback, which says it assumed one.
+      contextWindow: chat ? (chat.window.source === 'assumed' ? undefined : chat.model.contextWindow) ?? config.context.contextWindow : lastUsage?.contextWindow ?? config.context.contextWindow,
       maxOutputTokens: chat?.maxOutputTokens ?? lastUsage?.maxOutputTokens ?? config.context.maxOutputTokens,
     });
     const session: ActiveSession = {
