@@ -18,7 +18,9 @@ function turnTitle(t: TurnView): string {
 export function renderTimeline(turns: TurnView[], contextWindow: number, selected: number | undefined, onSelect: (requestIndex: number) => void): HTMLElement {
   if (turns.length === 0) return h('p', { class: 'empty', text: 'No requests sent yet.' });
   const scale = Math.max(contextWindow, ...turns.map((t) => t.estimatedInputTokens), 1);
-  const columns = turns.map((t) => {
+  // The latest request comes first: it is the one a user looks for, and older ones scroll into view.
+  const newestFirst = [...turns].sort((a, b) => b.requestIndex - a.requestIndex);
+  const columns = newestFirst.map((t) => {
     const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, t.components[s.name]), 0);
     const stack = h('div', { class: 'turn-stack' });
     stack.style.height = `${Math.max(2, (Math.max(total, t.estimatedInputTokens) / scale) * 100)}%`;
@@ -43,7 +45,7 @@ export function renderTimeline(turns: TurnView[], contextWindow: number, selecte
   });
   const compactions = turns.filter((t) => t.compactionId).length;
   return h('div', { class: 'timeline-wrap' }, [
-    h('div', { class: 'timeline', attrs: { role: 'group', 'aria-label': 'Requests' } }, columns),
-    h('p', { class: 'hint', text: `${turns.length} requests · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(contextWindow)}-token window (${percent(turns[turns.length - 1].estimatedInputTokens / contextWindow)} last)` }),
+    h('div', { class: 'timeline', attrs: { role: 'group', 'aria-label': 'Requests, latest first' } }, columns),
+    h('p', { class: 'hint', text: `${turns.length} requests, latest first · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(contextWindow)}-token window (${percent(newestFirst[0].estimatedInputTokens / contextWindow)} last)` }),
   ]);
 }
