@@ -7,5 +7,7 @@ export function run(): Promise<void> {
     require('./lmTools.test');
     require('./workspaceSettings.test');
     require('./chatPendingRetry.test');
+    require('./windowFigures.test');
+    require('./readOnlyDocuments.test');
   });
 }
