@@ -4,7 +4,7 @@ import { compactContextCommand } from './commands/compactContext';
 import { exportSessionCommand } from './commands/exportSession';
 import { selectModelCommand, setApiKeyCommand } from './commands/modelCommands';
 import { resumeSessionCommand } from './commands/sessionCommands';
-import { openRequestItemCommand, openResultCommand } from './commands/openDocuments';
+import { openRequestItemCommand, openResultCommand, openSummaryCommand } from './commands/openDocuments';
 import { openDemoReplayCommand, openTranscriptCommand } from './commands/transcriptCommands';
 import { AgentFactory } from './host/agentFactory';
 import { SessionController } from './host/sessionController';
@@ -72,6 +72,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     vscode.commands.registerCommand('tally.openTranscript', (file?: string) => run(() => openTranscriptCommand(sessions, typeof file === 'string' ? file : undefined))()),
     vscode.commands.registerCommand('tally.openDemoReplay', () => run(() => openDemoReplayCommand(sessions, context.extensionUri))()),
     vscode.commands.registerCommand('tally.openResult', (refId: string) => run(() => openResultCommand(sessions, docs, refId))()),
+    vscode.commands.registerCommand('tally.openSummary', (compactionId: string) => run(() => openSummaryCommand(sessions, docs, compactionId))()),
     vscode.commands.registerCommand('tally.openRequestItem', (requestIndex: number | undefined, position: number) => run(() => openRequestItemCommand(sessions, docs, requestIndex, position))()),
     vscode.commands.registerCommand('tally.statusBarShown', () => meter.shown),
     vscode.workspace.onDidChangeConfiguration((e) => {

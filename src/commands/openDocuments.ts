@@ -68,3 +68,18 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
   const message = messages.find((m) => m.id === item.messageId);
   return docs.open(itemTitle(item, message, callArguments(transcript), requestIndex), itemText(item, message), 'txt');
 }
+
+/** Opens the summary a compaction wrote, named by when it ran and the request it preceded. */
+export async function openSummaryCommand(sessions: SessionController, docs: ReadOnlyDocuments, compactionId: string): Promise<vscode.TextDocument | undefined> {
+  const session = await sessions.current();
+  const store = await sessions.store();
+  const [events, usage] = await Promise.all([store.listCompactionEvents(session.info.id), store.listTurnUsage(session.info.id, { items: false })]);
+  const event = events.find((e) => e.id === compactionId);
+  if (!event?.summary) {
+    void vscode.window.showErrorMessage('Tally: this compaction wrote no summary.');
+    return undefined;
+  }
+  const next = usage.find((u) => u.compactionId === compactionId)?.requestIndex;
+  const when = new Date(event.startedAt).toLocaleString();
+  return docs.open(`Summary of the ${event.trigger} compaction at ${when}${next === undefined ? '' : ` · before request #${next}`}`, event.summary, 'md');
+}

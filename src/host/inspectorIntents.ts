@@ -46,6 +46,9 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     openRequestItem: async (m) => {
       await d.executeCommand('tally.openRequestItem', m.requestIndex, m.position);
     },
+    openSummary: async (m) => {
+      await d.executeCommand('tally.openSummary', m.compactionId);
+    },
     pin: async (m) => {
       await d.sessions.setPinned(m.messageId, m.pinned);
     },

@@ -73,6 +73,8 @@ export type InspectorToHost =
   | { type: 'openBlobInEditor'; refId: string }
   /** Opens one item of a request (position in wire order) as a read-only document; no requestIndex: the next request. */
   | { type: 'openRequestItem'; requestIndex?: number; position: number }
+  /** Opens a compaction's summary as a read-only document. */
+  | { type: 'openSummary'; compactionId: string }
   | { type: 'pin'; messageId: string; pinned: boolean }
   | { type: 'previewCompaction'; focus?: string }
   | { type: 'confirmCompaction'; focus?: string }

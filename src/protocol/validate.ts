@@ -58,6 +58,13 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
       return all([r], () => ({ type: 'openBlobInEditor', refId: value(r) }));
     },
   },
+  openSummary: {
+    keys: ['compactionId'],
+    build: (f) => {
+      const c = readId(f, 'compactionId');
+      return all([c], () => ({ type: 'openSummary', compactionId: value(c) }));
+    },
+  },
   openRequestItem: {
     keys: ['requestIndex', 'position'],
     build: (f) => {

@@ -237,8 +237,11 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.strictEqual(await page.$eval('.timeline', (e) => getComputedStyle(e).overflowX), 'auto');
   });
 
-  it('lists removed items with their role once, never "user user"', async () => {
+  it('lists removed items with their role once, never "user user"; a summary opens in an editor', async () => {
     await page.locator('.compaction[data-compaction-id="cmp-1"] summary').click();
+    await clearPosted(page);
+    await page.click('vscode-button[data-open-summary="cmp-1"]');
+    assert.deepStrictEqual(await posted(page), [{ type: 'openSummary', compactionId: 'cmp-1' }]);
     const labels = await page.$$eval('.compaction[data-compaction-id="cmp-1"] .removed-item .item-kind', (els) => els.map((e) => e.textContent));
     assert.deepStrictEqual(labels, ['tool result · run_command', 'tool result · read_file', 'assistant']);
     await page.locator('.compaction[data-compaction-id="cmp-1"] summary').click();

@@ -166,7 +166,7 @@ function renderHistory(): void {
       if (open) openCompactions.add(id);
       else openCompactions.delete(id);
       persist();
-    }),
+    }, (compactionId) => host.post({ type: 'openSummary', compactionId })),
   ]);
 }
 

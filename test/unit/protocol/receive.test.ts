@@ -235,6 +235,7 @@ describe('webview boundary: inspector messages through receiveWebviewMessage and
     [{ type: 'loadBlob', refId: 'res_1', offset: 0 }, ['store()', 'store.readBlob("res_1", 0, 16384)', 'post blobPage']],
     [{ type: 'previewCompaction', focus: 'tests' }, ['post busy', 'preview("tests")', 'post busy', 'post preview']],
     [{ type: 'openRequestItem', requestIndex: 3, position: 2 }, ['command tally.openRequestItem [3,2]']],
+    [{ type: 'openSummary', compactionId: 'c1' }, ['command tally.openSummary ["c1"]']],
     [
       { type: 'confirmCompaction' },
       [
