@@ -121,8 +121,7 @@ function renderAll(): void {
 
 function renderRequests(): void {
   if (!state) return;
-  const contextWindow = state.budget?.contextWindow ?? 0;
-  replace(timelineSlot, [renderTimeline(state.turns, contextWindow, ui.selectedTurn, selectTurn)]);
+  replace(timelineSlot, [renderTimeline(state.turns, state.figures?.effectiveWindow ?? 0, ui.selectedTurn, selectTurn)]);
   if (ui.selectedTurn === undefined) {
     replace(turnSlot, [h('p', { class: 'hint', text: 'Select a request to see exactly what it carried.' })]);
   } else if (!turnItems || turnItems.requestIndex !== ui.selectedTurn) {

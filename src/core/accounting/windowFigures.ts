@@ -60,9 +60,10 @@ export function formatTokens(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
-/** A share as a percentage with one decimal, a trailing ".0" dropped: 95%, 2.5%. */
+/** A share as a percentage with one decimal, a trailing ".0" dropped: 95%, 2.5%; "<0.1%" for a small share that is not none. */
 export function formatShare(share: number): string {
   if (!Number.isFinite(share)) return '—';
+  if (share > 0 && share < 0.0005) return '<0.1%';
   return `${(share * 100).toFixed(1).replace(/\.0$/, '')}%`;
 }
 

@@ -34,5 +34,7 @@ describe('window figures', () => {
     assert.equal(formatShare(0.95), '95%');
     assert.equal(formatShare(0.025), '2.5%');
     assert.equal(formatShare(0.831), '83.1%');
+    assert.equal(formatShare(26 / 119_808), '<0.1%', 'a few tokens are not "0%"');
+    assert.equal(formatShare(0), '0%');
   });
 });

@@ -142,6 +142,7 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
     });
     mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
     // The picture shows the stacked bar and the request timeline: the top of the inspector.
+    await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
     await scrollToTop(await findFrame(page, '.seg[data-segment]').catch(() => undefined));
     await page.waitForTimeout(300);
     await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `inspector-${theme}.png`) });
@@ -173,6 +174,7 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       if (!/^[\d,]+$/.test(shown.chat) || shown.chat !== shown.inspector) throw new Error(`chat meter says ${shown.chat}, inspector header says ${shown.inspector}`);
       const offloaded = await inspector.$$eval('.blob-tool', (els) => els.map((e) => e.textContent ?? ''));
       if (!offloaded.length || !offloaded.every((t) => /^run_command yes step-\d/.test(t))) throw new Error(`offloaded results are not named by tool and command: ${JSON.stringify(offloaded)}`);
+      await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
       await scrollToTop(inspector);
       await page.waitForTimeout(500);
       await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `inspector-live-${theme}.png`) });
