@@ -1,19 +1,7 @@
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
-import type { TallyApi } from '../../../src/extension';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
-
-async function api(): Promise<TallyApi> {
-  return vscode.extensions.getExtension<TallyApi>('tally-dev.tally')!.activate();
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { tallyApi as api, until } from './hostHelpers';
 
 /** Checks what a user would notice: a named tab, not "Untitled-1 ●", that closes without asking to save. */
 async function assertReadOnly(doc: vscode.TextDocument | undefined, name: RegExp): Promise<void> {

@@ -1,21 +1,9 @@
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
-import type { TallyApi } from '../../../src/extension';
 import { buildChatState } from '../../../src/host/chatState';
 import { buildInspectorState } from '../../../src/host/inspectorState';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
-
-async function api(): Promise<TallyApi> {
-  return vscode.extensions.getExtension<TallyApi>('tally-dev.tally')!.activate();
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { tallyApi as api, until } from './hostHelpers';
 
 const SETTINGS: Record<string, unknown> = {
   provider: 'openai-compatible',
@@ -39,7 +27,7 @@ describe('Every surface shows the same window figures, after a turn and after a 
   });
 
   /** What each surface shows now: the status bar item, the chat meter and the inspector, as the host built them. */
-  async function surfaces(t: TallyApi) {
+  async function surfaces(t: Awaited<ReturnType<typeof api>>) {
     const session = await t.sessions.current();
     const store = await t.sessions.store();
     const [transcript, compactions, usage] = await Promise.all([store.loadTranscript(session.info.id), store.listCompactionEvents(session.info.id), store.listTurnUsage(session.info.id)]);
