@@ -4,12 +4,14 @@ import { compactContextCommand } from './commands/compactContext';
 import { exportSessionCommand } from './commands/exportSession';
 import { selectModelCommand, setApiKeyCommand } from './commands/modelCommands';
 import { resumeSessionCommand } from './commands/sessionCommands';
-import { openDemoReplayCommand, openResultCommand, openTranscriptCommand } from './commands/transcriptCommands';
+import { openRequestItemCommand, openResultCommand, openSummaryCommand } from './commands/openDocuments';
+import { openDemoReplayCommand, openTranscriptCommand } from './commands/transcriptCommands';
 import { AgentFactory } from './host/agentFactory';
 import { SessionController } from './host/sessionController';
 import { SessionStoreHost } from './host/sessionStoreHost';
 import { ApiKeys } from './secrets/apiKeys';
 import { ContextMeter } from './views/contextMeter';
+import { ReadOnlyDocuments } from './views/readOnlyDocuments';
 import { ChatViewProvider } from './views/chatViewProvider';
 import { InspectorPanel } from './views/inspectorPanel';
 import { showLoadedInstructions } from './commands/showInstructions';
@@ -35,6 +37,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   const sessions = new SessionController(storeHost, keys, agents, log);
   const chat = new ChatViewProvider(context.extensionUri, sessions, log);
   const meter = new ContextMeter(sessions);
+  const docs = new ReadOnlyDocuments();
   const run = <T>(task: () => Promise<T>) => async (): Promise<T | undefined> => {
     try {
       return await task();
@@ -52,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     sessions,
     chat,
     meter,
+    docs,
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat),
     vscode.commands.registerCommand('tally.ping', () => 'pong'),
     vscode.commands.registerCommand('tally.compactContext', (focus?: string) => run(() => compactContextCommand(sessions, typeof focus === 'string' ? focus : undefined))()),
@@ -63,11 +67,14 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     vscode.commands.registerCommand('tally.resumeSession', (id?: string) => run(() => resumeSessionCommand(sessions, typeof id === 'string' ? id : undefined))()),
     vscode.commands.registerCommand('tally.selectModel', () => run(() => selectModelCommand(keys))()),
     vscode.commands.registerCommand('tally.setApiKey', (args?: Parameters<typeof setApiKeyCommand>[1]) => run(() => setApiKeyCommand(keys, args))()),
-    vscode.commands.registerCommand('tally.showLoadedInstructions', () => run(() => showLoadedInstructions(agents))()),
-    vscode.commands.registerCommand('tally.exportSession', (args?: Parameters<typeof exportSessionCommand>[1]) => run(() => exportSessionCommand(sessions, args))()),
+    vscode.commands.registerCommand('tally.showLoadedInstructions', () => run(() => showLoadedInstructions(agents, docs))()),
+    vscode.commands.registerCommand('tally.exportSession', (args?: Parameters<typeof exportSessionCommand>[2]) => run(() => exportSessionCommand(sessions, docs, args))()),
     vscode.commands.registerCommand('tally.openTranscript', (file?: string) => run(() => openTranscriptCommand(sessions, typeof file === 'string' ? file : undefined))()),
     vscode.commands.registerCommand('tally.openDemoReplay', () => run(() => openDemoReplayCommand(sessions, context.extensionUri))()),
-    vscode.commands.registerCommand('tally.openResult', (refId: string) => run(() => openResultCommand(sessions, refId))()),
+    vscode.commands.registerCommand('tally.openResult', (refId: string) => run(() => openResultCommand(sessions, docs, refId))()),
+    vscode.commands.registerCommand('tally.openSummary', (compactionId: string) => run(() => openSummaryCommand(sessions, docs, compactionId))()),
+    vscode.commands.registerCommand('tally.openRequestItem', (requestIndex: number | undefined, position: number) => run(() => openRequestItemCommand(sessions, docs, requestIndex, position))()),
+    vscode.commands.registerCommand('tally.statusBarShown', () => meter.shown),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('tally') && sessions.active && !sessions.active.agent?.busy) void sessions.open(sessions.active.info.id, sessions.active.replayLabel);
     }),

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
+import { compactionMessage, currentFigures } from '../host/compactionMessage';
 import type { SessionController } from '../host/sessionController';
-import { compactionSummary } from '../host/inspectorIntents';
 
 /** Tally: Compact Context — optional focus, progress while it runs, tokens before → after. */
 export async function compactContextCommand(sessions: SessionController, focusArg?: string): Promise<string> {
@@ -12,11 +12,13 @@ export async function compactContextCommand(sessions: SessionController, focusAr
       placeHolder: 'e.g. the failing parser test and the API decisions',
     }));
   if (focus === undefined) return 'cancelled';
+  const session = await sessions.current();
+  const before = await currentFigures(sessions, session);
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Tally: compacting context…', cancellable: false },
     () => sessions.compact(focus?.trim() || undefined),
   );
-  const text = compactionSummary(result);
+  const text = compactionMessage(result, before, await currentFigures(sessions, session));
   if (result.status === 'error') void vscode.window.showErrorMessage(text);
   else void vscode.window.showInformationMessage(text);
   return text;

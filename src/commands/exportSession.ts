@@ -3,6 +3,7 @@ import type { Message } from '../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
 import type { SessionInfo } from '../core/ports/sessionStore';
 import type { SessionController } from '../host/sessionController';
+import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 
 export function sessionToMarkdown(info: SessionInfo, transcript: Message[], compactions: CompactionEventRecord[], usage: TurnUsageRecord[]): string {
   const lines = [`# ${info.title}`, '', `Session ${info.id} · ${new Date(info.createdAt).toISOString()} · ${usage.length} requests · ${compactions.length} compactions`, ''];
@@ -25,16 +26,23 @@ export function sessionToMarkdown(info: SessionInfo, transcript: Message[], comp
   return lines.join('\n');
 }
 
-/** Tally: Export Session — Markdown (readable) or JSON (complete records). */
-export async function exportSessionCommand(sessions: SessionController, args?: { format: 'markdown' | 'json'; target: string }): Promise<string | undefined> {
+export interface ExportArgs {
+  format: 'markdown' | 'json';
+  /** Write here without asking. */
+  target?: string;
+  /** Only open the export as a read-only document; write nothing. */
+  preview?: boolean;
+}
+
+/**
+ * Tally: Export Session — Markdown (readable) or JSON (complete records). Interactively, the export
+ * opens first as a read-only document (nothing to save by accident), then a dialog asks where to write it.
+ */
+export async function exportSessionCommand(sessions: SessionController, docs: ReadOnlyDocuments, args?: ExportArgs): Promise<string | undefined> {
   const session = await sessions.current();
   const store = await sessions.store();
   const format = args?.format ?? (await vscode.window.showQuickPick(['markdown', 'json'], { title: 'Tally: Export Session — format' }));
   if (format !== 'markdown' && format !== 'json') return undefined;
-  const target =
-    args?.target ??
-    (await vscode.window.showSaveDialog({ title: 'Tally: Export Session', filters: format === 'json' ? { JSON: ['json'] } : { Markdown: ['md'] } }))?.fsPath;
-  if (!target) return undefined;
   const [transcript, compactions, usage] = await Promise.all([
     store.loadTranscript(session.info.id),
     store.listCompactionEvents(session.info.id),
@@ -44,6 +52,13 @@ export async function exportSessionCommand(sessions: SessionController, args?: {
     format === 'json'
       ? JSON.stringify({ session: session.info, transcript, compactions, usage }, null, 2)
       : sessionToMarkdown(session.info, transcript, compactions, usage);
+  let target = args?.target;
+  if (!target) {
+    const doc = await docs.open(`Export of ${session.info.title} (not saved yet)`, text, format === 'json' ? 'json' : 'md');
+    if (args?.preview) return doc.uri.toString();
+    target = (await vscode.window.showSaveDialog({ title: 'Tally: Export Session — save as', filters: format === 'json' ? { JSON: ['json'] } : { Markdown: ['md'] } }))?.fsPath;
+    if (!target) return undefined;
+  }
   await vscode.workspace.fs.writeFile(vscode.Uri.file(target), Buffer.from(text, 'utf8'));
   return target;
 }

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import type { AgentFactory } from '../host/agentFactory';
+import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 
 /** Tally: Show Loaded Instructions — which AGENTS.md files and skills were loaded, cut or skipped, and why. */
-export async function showLoadedInstructions(agents: AgentFactory): Promise<string> {
+export async function showLoadedInstructions(agents: AgentFactory, docs: ReadOnlyDocuments): Promise<string> {
   const loaded = await agents.loadInstructions();
   const lines = ['# Instructions Tally loads', '', vscode.workspace.isTrusted ? 'Workspace: trusted.' : 'Workspace: **not trusted** — workspace AGENTS.md files are not loaded.', ''];
   if (loaded.files.length === 0) lines.push('No AGENTS.md was found (user file: ~/.tally/AGENTS.md; each workspace folder root).');
@@ -14,7 +15,6 @@ export async function showLoadedInstructions(agents: AgentFactory): Promise<stri
   for (const skill of skills.skills) lines.push(`- **${skill.name}** (${skill.origin}) — ${skill.description} — \`${skill.path}\``);
   for (const skip of skills.skipped) lines.push(`- \`${skip.path}\` — **skipped** (${skip.reason})`);
   if (loaded.text) lines.push('', '---', '', loaded.text);
-  const doc = await vscode.workspace.openTextDocument({ content: lines.join('\n'), language: 'markdown' });
-  await vscode.window.showTextDocument(doc, { preview: true });
+  await docs.open('Tally loaded instructions', lines.join('\n'), 'md');
   return lines.join('\n');
 }

@@ -1,4 +1,3 @@
-import { TextDecoder } from 'util';
 import { basename, join } from 'path';
 import * as vscode from 'vscode';
 import { replayInWorker } from '../node/transcripts/replayInWorker';
@@ -44,18 +43,4 @@ export async function openTranscriptCommand(sessions: SessionController, file?: 
 export function openDemoReplayCommand(sessions: SessionController, extensionUri: vscode.Uri): Promise<string> {
   const file = vscode.Uri.joinPath(extensionUri, DEMO_RUN).fsPath;
   return replayIntoSession(sessions, file, 'demo: mini-swe-agent run (32K window)', DEMO_WINDOW);
-}
-
-/** Opens an offloaded tool result in an editor, read from the store. */
-export async function openResultCommand(sessions: SessionController, refId: string): Promise<void> {
-  const store = await sessions.store();
-  const info = await store.getBlobInfo(refId);
-  if (!info) {
-    void vscode.window.showErrorMessage(`Tally: no stored result with ref_id "${refId}".`);
-    return;
-  }
-  const slice = await store.readBlob(refId, 0, Math.min(info.byteSize, 64 * 1024 * 1024));
-  const content = new TextDecoder('utf-8', { fatal: false }).decode(slice.bytes);
-  const doc = await vscode.workspace.openTextDocument({ content, language: 'log' });
-  await vscode.window.showTextDocument(doc, { preview: true });
 }

@@ -5,7 +5,7 @@ import type { ModelPrices } from '../core/providers/modelRegistry';
 import type { ChatEntry, ChatState, ChatToolCallView, ChatTurnUsage } from '../protocol/chat';
 import { compactionActivity, type CompactionActivity } from './compactionActivity';
 import { ChatTimeline } from './chatTimeline';
-import { itemTokens, turnUsage, usageByTurn } from './turnFigures';
+import { chatMeter, itemTokens, turnUsage, usageByTurn } from './turnFigures';
 import type { ActiveSession } from './sessionController';
 import { turnNotice, type LiveTurn, type TurnNotice } from './turnTracker';
 
@@ -142,20 +142,12 @@ export function buildChatState(args: {
   memo?: ChatEntryMemo;
 } & ChatExtras): ChatState {
   const { session } = args;
-  const budget = session?.manager.measure(session.fixed);
   return {
     sessionId: session?.info.id,
     sessionTitle: session?.info.title,
     entries: buildChatEntries(args.transcript, args.compactions, args, args.memo),
     busy: Boolean(session?.agent?.busy),
-    meter: budget && {
-      percent: budget.percent,
-      used: budget.used,
-      effectiveWindow: budget.effectiveWindow,
-      compactAt: budget.compactAtTokens,
-      // With no model there is no window to warn about: the banner asks for a model instead.
-      warning: budget.windowIsFallback && session?.chat ? budget.warning : undefined,
-    },
+    meter: session && chatMeter(session, args.usage),
     model: session?.chat ? { id: session.chat.model.id, label: session.chat.label } : undefined,
     models: session?.chat ? [{ id: session.chat.model.id, label: session.chat.label }] : [],
     sessions: [...args.sessions].sort((a, b) => b.updatedAt - a.updatedAt).slice(0, 50).map((s) => ({ id: s.id, title: s.title, updatedAt: s.updatedAt })),

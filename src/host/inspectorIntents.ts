@@ -2,6 +2,7 @@ import { TextDecoder } from 'util';
 import type { CompactionPreviewView, HostToInspector, InspectorToHost } from '../protocol/inspector';
 import type { Handlers } from '../protocol/receive';
 import { requestItemText } from '../core/session/itemText';
+import { compactionMessage, currentFigures } from './compactionMessage';
 import type { SessionController } from './sessionController';
 
 /** Bytes of an offloaded result sent per page. */
@@ -49,6 +50,12 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     openBlobInEditor: async (m) => {
       await d.executeCommand('tally.openResult', m.refId);
     },
+    openRequestItem: async (m) => {
+      await d.executeCommand('tally.openRequestItem', m.requestIndex, m.position);
+    },
+    openSummary: async (m) => {
+      await d.executeCommand('tally.openSummary', m.compactionId);
+    },
     pin: async (m) => {
       await d.sessions.setPinned(m.messageId, m.pinned);
     },
@@ -69,17 +76,12 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     },
     confirmCompaction: async (m) => {
       d.post({ type: 'busy', busy: true, label: 'Compacting…' });
+      const session = await d.sessions.current();
+      const before = await currentFigures(d.sessions, session);
       const result = await d.sessions.compact(m.focus);
       d.post({ type: 'busy', busy: false });
-      d.showInformation(compactionSummary(result));
+      d.showInformation(compactionMessage(result, before, await currentFigures(d.sessions, session)));
       await d.sendState();
     },
   };
-}
-
-export function compactionSummary(result: { status: string; tokensBefore: number; tokensAfter: number; strategiesRun: string[]; error?: string }): string {
-  const n = (v: number) => v.toLocaleString('en-US');
-  if (result.status === 'error') return `Compaction failed: ${result.error ?? 'unknown error'}. Nothing was changed.`;
-  if (result.status === 'skipped') return `Nothing to compact: the context holds ${n(result.tokensBefore)} tokens.`;
-  return `Compacted context: ${n(result.tokensBefore)} → ${n(result.tokensAfter)} tokens (${result.strategiesRun.join(', ')}).`;
 }

@@ -1,6 +1,25 @@
-import type { SessionStore } from '../core/ports/sessionStore';
+import type { Message } from '../core/model/message';
+import type { BlobInfo, SessionStore, TurnUsageRecord } from '../core/ports/sessionStore';
+import { callArguments, toolCallLabel, withRequest } from './documentTitles';
 import type { BudgetView, InspectorState, TurnView } from '../protocol/inspector';
 import type { ActiveSession } from './sessionController';
+import { sessionWindowFigures } from './turnFigures';
+
+/** Names each offloaded result by its tool, what the call acted on, and the first request that carried it. */
+function titlesOf(blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[], transcript: readonly Message[]): Record<string, string> {
+  const calls = callArguments(transcript);
+  const resultIds = new Map<string, string>();
+  for (const m of transcript) if (m.role === 'tool' && m.toolCallId) resultIds.set(m.toolCallId, m.id);
+  const firstRequest = new Map<string, number>();
+  for (const u of usage) for (const item of u.items) if (!firstRequest.has(item.messageId)) firstRequest.set(item.messageId, u.requestIndex);
+  const out: Record<string, string> = {};
+  for (const b of blobs) {
+    const call = b.toolCallId ? calls.get(b.toolCallId) : undefined;
+    const resultId = b.toolCallId ? resultIds.get(b.toolCallId) : undefined;
+    out[b.id] = withRequest(toolCallLabel(b.toolName, call?.arguments), resultId ? firstRequest.get(resultId) : undefined);
+  }
+  return out;
+}
 
 /** Builds what the inspector shows for a session, from the manager (now) and the store (history). */
 export async function buildInspectorState(session: ActiveSession | undefined, store: SessionStore): Promise<InspectorState> {
@@ -33,15 +52,18 @@ export async function buildInspectorState(session: ActiveSession | undefined, st
     compactionId: u.compactionId,
     itemCount: u.items.length,
   }));
+  const blobTitles = blobs.length ? await titlesOf(blobs, usage, await store.loadTranscript(id)) : undefined;
   const growth = turns.length > 1 ? (turns[turns.length - 1].estimatedInputTokens - turns[0].estimatedInputTokens) / (turns.length - 1) : undefined;
   return {
     session: { id, title: session.info.title, origin: session.info.origin },
     replayLabel: session.replayLabel,
     model: session.chat?.label ?? usage[usage.length - 1]?.model,
     budget: budgetView,
+    figures: sessionWindowFigures(session, usage[usage.length - 1]),
     turns,
     compactions: [...compactions].sort((a, b) => b.startedAt - a.startedAt),
     blobs,
+    blobTitles,
     current: plan.items,
     averageTurnTokens: growth !== undefined ? Math.max(0, Math.round(growth)) : undefined,
     turnsRemaining: growth && growth > 0 ? Math.floor(Math.max(0, budget.compactAtTokens - budget.used) / growth) : undefined,

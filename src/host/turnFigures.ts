@@ -2,6 +2,9 @@
  * The token figures the chat shows, computed from the host's own records (the usage the inspector
  * shows too), so a number is the same wherever it appears. No `vscode` import.
  */
+import type { ContextBudget } from '../core/accounting/budget';
+import type { FixedComponents } from '../core/accounting/usageBasis';
+import { windowFigures, type WindowFigures } from '../core/accounting/windowFigures';
 import type { TurnUsageRecord } from '../core/ports/sessionStore';
 import { modelPrices, type ModelPrices } from '../core/providers/modelRegistry';
 import type { ChatTurnUsage } from '../protocol/chat';
@@ -9,6 +12,20 @@ import type { ChatTurnUsage } from '../protocol/chat';
 /** What a request carried: the provider's count when it reported one, Tally's estimate otherwise. */
 export function requestInputTokens(record: TurnUsageRecord): number {
   return record.reportedInputTokens ?? record.estimatedInputTokens;
+}
+
+/**
+ * The window figures every surface shows (status bar, chat meter, inspector, command messages),
+ * from the working context now and the last request sent.
+ */
+export function sessionWindowFigures(session: { manager: { measure(fixed: FixedComponents): ContextBudget }; fixed: FixedComponents }, last?: TurnUsageRecord): WindowFigures {
+  return windowFigures(session.manager.measure(session.fixed), last && { requestIndex: last.requestIndex, tokens: requestInputTokens(last) });
+}
+
+/** The chat's meter: the shared figures; with no model there is no window to warn about (the banner asks for a model). */
+export function chatMeter(session: Parameters<typeof sessionWindowFigures>[0] & { chat?: unknown }, usage: readonly TurnUsageRecord[] = []): WindowFigures {
+  const figures = sessionWindowFigures(session, usage[usage.length - 1]);
+  return session.chat ? figures : { ...figures, warning: undefined };
 }
 
 /** Dollars for one request. Input counts include cached tokens, which are billed at the cache prices. */

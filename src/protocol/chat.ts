@@ -2,6 +2,7 @@
  * Messages between the extension host and the chat panel webview.
  * The host owns the conversation; the webview renders what it is sent and sends intents.
  */
+import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CompactionEventRecord } from '../core/model/records';
 
 export interface ChatToolCallView {
@@ -40,13 +41,8 @@ export type ChatEntry =
   | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' }
   | { kind: 'usage'; id: string; usage: ChatTurnUsage };
 
-export interface ChatMeter {
-  percent: number;
-  used: number;
-  effectiveWindow: number;
-  compactAt: number;
-  warning?: string;
-}
+/** The context meter shows the window figures every surface shares (see core/accounting/windowFigures). */
+export type ChatMeter = WindowFigures;
 
 export interface ChatState {
   sessionId?: string;

@@ -5,6 +5,9 @@
  */
 import type { CompactionEventRecord, ComponentTokens, RequestItem, TurnUsageRecord } from '../core/model/records';
 import type { BlobInfo } from '../core/ports/sessionStore';
+import type { WindowFigures } from '../core/accounting/windowFigures';
+
+export { formatShare, type WindowFigures } from '../core/accounting/windowFigures';
 
 export interface BudgetView {
   contextWindow: number;
@@ -32,9 +35,13 @@ export interface InspectorState {
   replayLabel?: string;
   model?: string;
   budget?: BudgetView;
+  /** Used, effective window and thresholds: the numbers every surface shows, computed once by the host. */
+  figures?: WindowFigures;
   turns: TurnView[];
   compactions: CompactionEventRecord[];
   blobs: BlobInfo[];
+  /** Each offloaded result named by its tool, what it acted on and its request ("run_command npm test · request #12"), by ref id. */
+  blobTitles?: Record<string, string>;
   /** The working context now, item by item (what the next request would carry). */
   current: RequestItem[];
   averageTurnTokens?: number;
@@ -68,6 +75,10 @@ export type InspectorToHost =
   | { type: 'requestItemText'; requestIndex?: number; itemId: string }
   | { type: 'loadBlob'; refId: string; offset: number }
   | { type: 'openBlobInEditor'; refId: string }
+  /** Opens one item of a request (position in wire order) as a read-only document; no requestIndex: the next request. */
+  | { type: 'openRequestItem'; requestIndex?: number; position: number }
+  /** Opens a compaction's summary as a read-only document. */
+  | { type: 'openSummary'; compactionId: string }
   | { type: 'pin'; messageId: string; pinned: boolean }
   | { type: 'previewCompaction'; focus?: string }
   | { type: 'confirmCompaction'; focus?: string }

@@ -67,6 +67,22 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
       return all([r], () => ({ type: 'openBlobInEditor', refId: value(r) }));
     },
   },
+  openSummary: {
+    keys: ['compactionId'],
+    build: (f) => {
+      const c = readId(f, 'compactionId');
+      return all([c], () => ({ type: 'openSummary', compactionId: value(c) }));
+    },
+  },
+  openRequestItem: {
+    keys: ['requestIndex', 'position'],
+    build: (f) => {
+      const p = readIndex(f, 'position');
+      if (f.requestIndex === undefined) return all([p], () => ({ type: 'openRequestItem', position: value(p) }));
+      const r = readIndex(f, 'requestIndex');
+      return all([r, p], () => ({ type: 'openRequestItem', requestIndex: value(r), position: value(p) }));
+    },
+  },
   pin: {
     keys: ['messageId', 'pinned'],
     build: (f) => {

@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
+import { formatShare } from '../core/accounting/windowFigures';
 import type { SessionController } from '../host/sessionController';
+import { sessionWindowFigures } from '../host/turnFigures';
 
-/** Status-bar context meter: percent of the effective window; warns near the trigger; opens the inspector. */
+/** Status-bar context meter: share of the effective window; warns near the compaction threshold; opens the inspector. */
 export class ContextMeter implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('tally.contextMeter', vscode.StatusBarAlignment.Right, 100);
   private readonly subscription: vscode.Disposable;
@@ -15,19 +17,25 @@ export class ContextMeter implements vscode.Disposable {
     this.subscription = sessions.onDidChange(() => this.update());
   }
 
+  /** What the item shows now (tests read it). */
+  get shown(): { text: string; tooltip: string } {
+    const tooltip = this.item.tooltip;
+    return { text: this.item.text, tooltip: typeof tooltip === 'string' ? tooltip : (tooltip?.value ?? '') };
+  }
+
   update(): void {
     const session = this.sessions.active;
     if (!session) return;
-    const budget = session.manager.measure(session.fixed);
-    const percent = Math.round(budget.percent * 100);
-    const trigger = budget.compactAtTokens / budget.effectiveWindow;
-    this.item.text = `$(graph) ${percent}%`;
+    const f = sessionWindowFigures(session);
+    this.item.text = `$(graph) ${formatShare(f.usedShare)}`;
     this.item.tooltip = new vscode.MarkdownString(
-      `**Tally context**: ${budget.used.toLocaleString('en-US')} of ${budget.effectiveWindow.toLocaleString('en-US')} tokens (${percent}%)\n\n` +
-        `Compaction at ${Math.round(trigger * 100)}%.${budget.windowIsFallback && session.chat ? `\n\n⚠ ${budget.warning}` : ''}\n\nClick to open the inspector.`,
+      `**Tally context**: ${f.text.used}\n\n` +
+        `Effective window: ${f.text.effectiveWindow}\n\n` +
+        `Compaction threshold: ${f.text.compactAt}\n\n` +
+        `Block threshold: ${f.text.blockAt}${f.warning && session.chat ? `\n\n⚠ ${f.warning}` : ''}\n\nClick to open the inspector.`,
     );
     this.item.backgroundColor =
-      budget.percent >= trigger ? new vscode.ThemeColor('statusBarItem.errorBackground') : budget.percent >= trigger - 0.15 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+      f.used >= f.compactAt ? new vscode.ThemeColor('statusBarItem.errorBackground') : f.usedShare >= f.compactShare - 0.15 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 
   dispose(): void {

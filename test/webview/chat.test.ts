@@ -3,7 +3,7 @@ import { mkdirSync } from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import type { ChatState } from '../../src/protocol/chat';
-import { chatState, compaction } from './fixtures';
+import { chatState, compaction, figuresOf } from './fixtures';
 import { ARTIFACTS, cspViolations, hostSends, posted, usePage } from './harness';
 
 describe('chat webview (headless Chromium, host CSP)', function () {
@@ -111,8 +111,10 @@ describe('chat webview (headless Chromium, host CSP)', function () {
     assert.match((await meter.textContent()) ?? '', /62%/);
     const markLeft = await page.$eval('.meter-mark', (e) => (e as HTMLElement).style.left);
     assert.strictEqual(markLeft, '95%');
+    // The last request's size and the context now are different quantities, and say so.
+    assert.strictEqual(await page.textContent('[data-meter="last-and-now"]'), 'last request 131,300 · context now 114,080');
     const okColour = await page.$eval('.meter-fill', (e) => getComputedStyle(e).backgroundColor);
-    await hostSends(page, { type: 'state', state: { ...chatState, meter: { percent: 0.9, used: 165_600, effectiveWindow: 184_000, compactAt: 174_800, warning: 'Unknown context window: assuming 128K.' } } });
+    await hostSends(page, { type: 'state', state: { ...chatState, meter: figuresOf({ contextWindow: 200_000, maxOutputTokens: 16_000, components: { system: 0, skills: 0, tools: 0, messages: 165_600, toolResults: 0, summaries: 0 }, warning: 'Unknown context window: assuming 128K.' }) } });
     assert.strictEqual(await page.getAttribute('button.meter', 'data-level'), 'near');
     const nearColour = await page.$eval('.meter-fill', (e) => getComputedStyle(e).backgroundColor);
     assert.notStrictEqual(nearColour, okColour);

@@ -74,7 +74,7 @@ describe('chat webview: markdown, figures and actions (headless Chromium, host C
     assert.strictEqual(await page.getAttribute('[data-entry-id="u-1"] .entry-tokens', 'data-tokens'), '12');
     assert.strictEqual(await page.textContent('[data-entry-id="a-md"] .entry-tokens'), '118 tokens');
     const usage = page.locator('[data-kind="usage"]');
-    assert.strictEqual(await usage.locator('[data-field="request"]').textContent(), 'Request 14,200 tokens');
+    assert.strictEqual(await usage.locator('[data-field="request"]').textContent(), 'Last request 14,200 tokens');
     assert.strictEqual(await usage.locator('[data-field="requests"]').textContent(), '2 requests, 27,900 in');
     assert.strictEqual(await usage.locator('[data-field="cached"]').textContent(), '13,500 cached (48%)');
     assert.strictEqual(await usage.locator('[data-field="output"]').textContent(), '512 out');

@@ -1,7 +1,16 @@
 /** Realistic host states for the webview tests: a coding session two hours in, one compaction behind it. */
 import type { CompactionEventRecord, RequestItem } from '../../src/protocol/records';
 import type { ChatState } from '../../src/protocol/chat';
-import type { CompactionPreviewView, InspectorState } from '../../src/protocol/inspector';
+import type { BudgetView, CompactionPreviewView, InspectorState, WindowFigures } from '../../src/protocol/inspector';
+import { ContextBudget } from '../../src/core/accounting/budget';
+import { windowFigures } from '../../src/core/accounting/windowFigures';
+import { DEFAULT_SETTINGS } from '../../src/core/settings';
+
+/** The window figures the host would send for a budget (the same function the host uses). */
+export function figuresOf(b: Pick<BudgetView, 'contextWindow' | 'maxOutputTokens' | 'components' | 'warning'>, lastRequest?: WindowFigures['lastRequest']): WindowFigures {
+  const budget = new ContextBudget({ contextWindow: b.contextWindow, maxOutputTokens: b.maxOutputTokens, settings: DEFAULT_SETTINGS }).setComponents(b.components);
+  return { ...windowFigures(budget, lastRequest), warning: b.warning };
+}
 
 const T0 = Date.UTC(2025, 4, 12, 9, 30);
 
@@ -80,6 +89,8 @@ export const inspectorState: InspectorState = {
   averageTurnTokens: 6_400,
   turnsRemaining: 10,
 };
+inspectorState.blobTitles = { res_a1: 'run_command npm test · request #3', res_b2: 'search loadConfig · request #4' };
+inspectorState.figures = figuresOf(inspectorState.budget!, { requestIndex: 5, tokens: used + 1_300 });
 
 export const turnItems: RequestItem[] = currentItems.slice(0, 6).map((i) => ({ ...i, messageId: `${i.messageId}-t3` }));
 
@@ -126,7 +137,7 @@ export const chatState: ChatState = {
     },
     { kind: 'notice', id: 'n-1', text: 'Anthropic: rate limited (HTTP 429) — trying again in 4 s (attempt 2)…', level: 'warning' },
   ],
-  meter: { percent: 0.62, used: 114_080, effectiveWindow: 184_000, compactAt: 174_800 },
+  meter: figuresOf({ contextWindow: 200_000, maxOutputTokens: 16_000, components: { system: 2_080, skills: 0, tools: 0, messages: 112_000, toolResults: 0, summaries: 0 } }, { requestIndex: 7, tokens: 131_300 }),
   model: { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5' },
   models: [{ id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5' }],
   sessions: [

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import { mkdirSync } from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { compaction, inspectorState, preview, turnItems, used } from './fixtures';
+import { compaction, figuresOf, inspectorState, preview, turnItems, used } from './fixtures';
 import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
 
 describe('inspector webview (headless Chromium, host CSP)', function () {
@@ -53,18 +53,20 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.ok(Math.abs(total - barWidth) < 2, `segments fill the bar (${total} vs ${barWidth})`);
     const results = segs.find((s) => s.name === 'toolResults')!;
     assert.ok(Math.abs(results.width / barWidth - 61_200 / 200_000) < 0.01);
-    assert.match(results.title ?? '', /Tool results: 61,200 tokens \(30\.6%/);
+    // Every share is a share of the effective window (184,000), the denominator the status bar and the chat use.
+    assert.match(results.title ?? '', /Tool results: 61,200 tokens \(33\.3% of the 184,000-token effective window/);
     const compactMarker = page.locator('.marker[data-marker="compact"]');
     assert.strictEqual(await compactMarker.getAttribute('data-tokens'), String(budget.compactAtTokens));
     assert.strictEqual(await page.locator('.marker[data-marker="block"]').getAttribute('data-tokens'), String(budget.blockAtTokens));
     // The legend repeats every number as text.
-    assert.match((await page.textContent('.legend [data-legend="toolResults"]')) ?? '', /61,200\s*30\.6%/);
+    assert.match((await page.textContent('.legend [data-legend="toolResults"]')) ?? '', /61,200\s*33\.3%/);
+    assert.match((await page.textContent('.legend [data-legend="compact-at"]')) ?? '', /174,800\s*95%/);
   });
 
   it('shrinks the free space and keeps the sum when the context overflows', async () => {
     const b = inspectorState.budget!;
     const over = { ...b, components: { ...b.components, toolResults: 190_000 }, used: b.used - 61_200 + 190_000 };
-    await hostSends(page, { type: 'state', state: { ...inspectorState, budget: over } });
+    await hostSends(page, { type: 'state', state: { ...inspectorState, budget: over, figures: figuresOf(over) } });
     const free = await page.getAttribute('.seg[data-segment="free"]', 'data-tokens');
     assert.strictEqual(free, '0');
     const widths = await page.$$eval('.stacked-bar .seg', (els) => els.reduce((a, e) => a + e.getBoundingClientRect().width, 0));
@@ -73,7 +75,7 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
   });
 
   it('labels replays and shows the 128K fallback warning', async () => {
-    await hostSends(page, { type: 'state', state: { ...inspectorState, replayLabel: 'swe-agent trajectory django-11099.traj', budget: { ...inspectorState.budget!, warning: 'Unknown context window for "local-model": assuming 128K.' } } });
+    await hostSends(page, { type: 'state', state: { ...inspectorState, replayLabel: 'swe-agent trajectory django-11099.traj', figures: { ...inspectorState.figures!, warning: 'Unknown context window for "local-model": assuming 128K.' } } });
     assert.match((await page.textContent('.replay-label')) ?? '', /Replay of a recorded run: swe-agent trajectory/);
     assert.match((await page.textContent('[data-warning="window"]')) ?? '', /assuming 128K/);
   });
@@ -140,7 +142,10 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
   it('expanding an offloaded result posts loadBlob and pages the content in', async () => {
     await clearPosted(page);
     const blob = page.locator('.blob[data-ref-id="res_a1"]');
-    assert.match((await blob.locator('summary').textContent()) ?? '', /run_command.*47\.1 KB.*1,204 lines.*res_a1/s);
+    // Named by the tool, what it ran and the request; the opaque ref id is only in the details.
+    const summary = (await blob.locator('summary').textContent()) ?? '';
+    assert.match(summary, /run_command npm test · request #3.*47\.1 KB.*1,204 lines/s);
+    assert.doesNotMatch(summary, /res_a1/);
     await blob.locator('summary').click();
     await page.waitForFunction(() => (window as unknown as { __posted: unknown[] }).__posted.length > 0);
     assert.deepStrictEqual(await posted(page), [{ type: 'loadBlob', refId: 'res_a1', offset: 0 }]);
@@ -197,6 +202,68 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.strictEqual(await page.locator('#app img').count(), 0);
     assert.strictEqual(await page.textContent('h1'), hostile);
     assert.strictEqual(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+  });
+
+  it('says every window figure the way the host computed it: the header, the bar markers and the legend agree', async () => {
+    await hostSends(page, { type: 'state', state: inspectorState });
+    const f = inspectorState.figures!;
+    assert.strictEqual(await page.textContent('[data-fact="used"] .fact-value'), f.text.used);
+    assert.strictEqual(await page.textContent('[data-fact="compact-at"] .fact-value'), '174,800 tokens = 95% of the effective window (184,000)');
+    assert.strictEqual(await page.textContent('[data-fact="block-at"] .fact-value'), f.text.blockAt);
+    assert.match((await page.textContent('[data-fact="last-request"]')) ?? '', /Last request \(#5\).*\d/);
+    assert.strictEqual(await page.getAttribute('.marker[data-marker="compact"]', 'title'), `Compaction threshold: ${f.text.compactAt}`);
+    assert.match((await page.textContent('.legend [data-legend="compact-at"]')) ?? '', /174,800\s*95%/);
+  });
+
+  it('never clips a bar label: a narrow segment shows none (the legend and tooltip name it), a wide one its whole label', async () => {
+    await hostSends(page, { type: 'state', state: inspectorState });
+    await page.waitForFunction(() => document.querySelectorAll('.seg.seg-narrow').length > 0);
+    const labels = await page.$$eval('.stacked-bar .seg', (els) => els.map((e) => ({ name: e.getAttribute('data-segment'), text: e.querySelector('.seg-label')?.textContent ?? '', full: e.querySelector('.seg-label')?.getAttribute('data-full'), title: e.getAttribute('title') ?? '' })));
+    for (const l of labels) {
+      assert.ok(l.text === '' || l.text === l.full, `${l.name}: "${l.text}" is its whole label or nothing`);
+      assert.ok(!l.text.includes('…'));
+      assert.ok(l.title.length > 0, 'every segment has a tooltip');
+    }
+    assert.strictEqual(labels.find((l) => l.name === 'skills')!.text, '', 'the 1,800-token skills segment is too narrow for a label');
+    assert.match(labels.find((l) => l.name === 'toolResults')!.text, /^Tool results 61\.?2?K$/);
+    const clipped = await page.$$eval('.seg-label', (els) => els.filter((e) => e.textContent && e.scrollWidth > e.clientWidth + 1).length);
+    assert.strictEqual(clipped, 0, 'no label overflows its chip');
+  });
+
+  it('shows the latest request first in the timeline, which scrolls', async () => {
+    await hostSends(page, { type: 'state', state: inspectorState });
+    const order = await page.$$eval('.timeline .turn', (els) => els.map((e) => Number(e.getAttribute('data-request-index'))));
+    assert.deepStrictEqual(order, [5, 4, 3, 2, 1, 0]);
+    assert.strictEqual(await page.$eval('.timeline', (e) => getComputedStyle(e).overflowX), 'auto');
+  });
+
+  it('lists removed items with their role once, never "user user"; a summary opens in an editor', async () => {
+    await page.locator('.compaction[data-compaction-id="cmp-1"] summary').click();
+    await clearPosted(page);
+    await page.click('vscode-button[data-open-summary="cmp-1"]');
+    assert.deepStrictEqual(await posted(page), [{ type: 'openSummary', compactionId: 'cmp-1' }]);
+    const labels = await page.$$eval('.compaction[data-compaction-id="cmp-1"] .removed-item .item-kind', (els) => els.map((e) => e.textContent));
+    assert.deepStrictEqual(labels, ['tool result · run_command', 'tool result · read_file', 'assistant']);
+    await page.locator('.compaction[data-compaction-id="cmp-1"] summary').click();
+  });
+
+  it('counts tokens by tool source and tool: schemas when the request lists them, results always', async () => {
+    await hostSends(page, { type: 'state', state: inspectorState });
+    assert.match((await page.textContent('.tool-slot')) ?? '', /does not list them tool by tool/);
+    assert.match((await page.textContent('.tool-slot [data-tool="run_command"]')) ?? '', /run_command/);
+    const schema = (tool: string, source: string, tokens: number) => ({ messageId: `schema-${tool}`, role: 'system', kind: 'tool-schema', tokens, toolName: tool, source, badges: [], preview: '' });
+    const current = [
+      ...inspectorState.current,
+      schema('run_command', 'built-in', 300),
+      schema('github_search', 'MCP: github', 2_400),
+      schema('github_issue', 'MCP: github', 1_900),
+    ] as typeof inspectorState.current;
+    await hostSends(page, { type: 'state', state: { ...inspectorState, current } });
+    const sources = await page.$$eval('.tool-slot [data-tool-source]', (els) => els.map((e) => e.getAttribute('data-tool-source')));
+    assert.strictEqual(sources.filter((s) => s === 'MCP: github').length, 1);
+    assert.match((await page.textContent('.tool-slot [data-tool-source="MCP: github"]')) ?? '', /4,300/);
+    assert.doesNotMatch((await page.textContent('.tool-slot')) ?? '', /does not list them/);
+    await hostSends(page, { type: 'state', state: inspectorState });
   });
 
   it('remembers the selected request and open rows across a reload (setState)', async () => {

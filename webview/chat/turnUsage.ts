@@ -11,7 +11,7 @@ export function dollars(amount: number): string {
 /** The line under a turn: how big its request was, what the cache saved, what it cost. */
 export function renderTurnUsage(id: string, usage: ChatTurnUsage): HTMLElement {
   const parts: Array<[string, string, string]> = [
-    ['request', `Request ${tokens(usage.lastRequestTokens)} tokens`, 'Input tokens of the last request of this turn: how much context it carried'],
+    ['request', `Last request ${tokens(usage.lastRequestTokens)} tokens`, 'Input tokens of the last request of this turn: how much context it carried then (the meter above shows the context now)'],
   ];
   if (usage.requests > 1) parts.push(['requests', `${usage.requests} requests, ${tokens(usage.inputTokens)} in`, 'Input tokens over all requests of this turn']);
   if (usage.cachedTokens !== undefined) {

@@ -1,5 +1,5 @@
 import type { CompactionEventRecord } from '../../src/protocol/records';
-import { badge } from '../ui/controls';
+import { badge, button } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { duration, tokens, time } from '../ui/format';
 import { renderRemoved } from './removedItems';
@@ -13,7 +13,7 @@ export const TRIGGER_LABELS: Record<CompactionEventRecord['trigger'], string> = 
 };
 
 /** Compactions, newest first, each expandable to its summary and removed items. */
-export function renderCompactionHistory(records: CompactionEventRecord[], open: ReadonlySet<string>, onToggle: (id: string, open: boolean) => void): HTMLElement {
+export function renderCompactionHistory(records: CompactionEventRecord[], open: ReadonlySet<string>, onToggle: (id: string, open: boolean) => void, onOpenSummary: (id: string) => void): HTMLElement {
   if (records.length === 0) return h('p', { class: 'empty', text: 'No compactions yet.' });
   const newestFirst = [...records].sort((a, b) => b.startedAt - a.startedAt);
   return h('div', { class: 'compactions' }, newestFirst.map((r) =>
@@ -33,7 +33,15 @@ export function renderCompactionHistory(records: CompactionEventRecord[], open: 
           r.focus ? h('dt', { text: 'Focus' }) : null, r.focus ? h('dd', { text: r.focus }) : null,
           r.error ? h('dt', { text: 'Error' }) : null, r.error ? h('dd', { class: 'error-text', text: r.error }) : null,
         ]),
-        r.summary ? h('div', { class: 'summary' }, [h('h4', { text: 'Summary' }), h('pre', { class: 'summary-text', text: r.summary })]) : null,
+        r.summary
+          ? h('div', { class: 'summary' }, [
+              h('div', { class: 'summary-head' }, [
+                h('h4', { text: 'Summary' }),
+                button('Open in editor', () => onOpenSummary(r.id), { appearance: 'secondary', attrs: { 'data-open-summary': r.id } }),
+              ]),
+              h('pre', { class: 'summary-text', text: r.summary }),
+            ])
+          : null,
         h('h4', { text: `Removed items (${r.removed.length})` }),
         renderRemoved(r.removed),
       ],

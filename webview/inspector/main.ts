@@ -11,6 +11,7 @@ import { renderOffloadedResults, type BlobView } from './offloadedResults';
 import { renderPreview } from './preview';
 import { renderLegend, renderStackedBar } from './stackedBar';
 import { renderTimeline } from './timeline';
+import { renderToolTokens } from './toolTokens';
 
 interface UiState {
   selectedTurn?: number;
@@ -55,6 +56,7 @@ const barSlot = h('div', { class: 'bar-slot' });
 const timelineSlot = h('div', { class: 'timeline-slot' });
 const turnSlot = h('div', { class: 'turn-slot' });
 const currentSlot = h('div', { class: 'current-slot' });
+const toolSlot = h('div', { class: 'tool-slot' });
 const previewSlot = h('div', { class: 'preview-slot' });
 const historySlot = h('div', { class: 'history-slot' });
 const blobSlot = h('div', { class: 'blob-slot' });
@@ -72,6 +74,7 @@ replace(app, [
   errorLine,
   section('window', 'Context window', [barSlot]),
   section('requests', 'Requests', [timelineSlot, turnSlot]),
+  section('tools', 'Tokens by tool (next request)', [toolSlot]),
   section('next', 'Next request', [currentSlot]),
   section('preview', 'Compaction preview', [h('div', { class: 'preview-form' }, [focusField.element, previewButton]), previewSlot]),
   section('history', 'Compaction history', [historySlot]),
@@ -107,9 +110,10 @@ function loadBlob(refId: string, offset: number): void {
 function renderAll(): void {
   if (!state) return;
   replace(headerSlot, [renderHeader(state)]);
-  replace(barSlot, state.budget ? [renderStackedBar(state.budget), renderLegend(state.budget)] : [h('p', { class: 'empty', text: 'No budget yet: open a session.' })]);
+  replace(barSlot, state.figures ? [renderStackedBar(state.figures), renderLegend(state.figures)] : [h('p', { class: 'empty', text: 'No budget yet: open a session.' })]);
   renderRequests();
   renderCurrent();
+  replace(toolSlot, [renderToolTokens(state.current, state.figures?.components.tools ?? 0)]);
   renderHistory();
   renderBlobs();
   renderPreviewSlot();
@@ -117,8 +121,7 @@ function renderAll(): void {
 
 function renderRequests(): void {
   if (!state) return;
-  const contextWindow = state.budget?.contextWindow ?? 0;
-  replace(timelineSlot, [renderTimeline(state.turns, contextWindow, ui.selectedTurn, selectTurn)]);
+  replace(timelineSlot, [renderTimeline(state.turns, state.figures?.effectiveWindow ?? 0, ui.selectedTurn, selectTurn)]);
   if (ui.selectedTurn === undefined) {
     replace(turnSlot, [h('p', { class: 'hint', text: 'Select a request to see exactly what it carried.' })]);
   } else if (!turnItems || turnItems.requestIndex !== ui.selectedTurn) {
@@ -165,14 +168,14 @@ function renderHistory(): void {
       if (open) openCompactions.add(id);
       else openCompactions.delete(id);
       persist();
-    }),
+    }, (compactionId) => host.post({ type: 'openSummary', compactionId })),
   ]);
 }
 
 function renderBlobs(): void {
   if (!state) return;
   replace(blobSlot, [
-    renderOffloadedResults(state.blobs, {
+    renderOffloadedResults(state.blobs, state.blobTitles ?? {}, {
       open: openBlobs,
       pages: blobPages,
       onToggle: (refId, open) => {

@@ -24,7 +24,7 @@ function blobBody(blob: BlobInfo, opts: OffloadedOptions): HTMLElement[] {
   const out: HTMLElement[] = [
     h('div', { class: 'blob-actions' }, [
       button('Open in editor', () => opts.onOpenInEditor(blob.id), { appearance: 'secondary', attrs: { 'data-open-blob': blob.id } }),
-      h('span', { class: 'muted', text: `sha256 ${blob.sha256.slice(0, 12)} · ${time(blob.createdAt)}${blob.toolCallId ? ` · call ${blob.toolCallId}` : ''}` }),
+      h('span', { class: 'muted', text: `ref_id ${blob.id} · sha256 ${blob.sha256.slice(0, 12)} · ${time(blob.createdAt)}` }),
     ]),
   ];
   if (view && view.text.length > 0) out.push(h('pre', { class: 'blob-text', attrs: { 'data-blob-text': blob.id }, text: view.text }));
@@ -42,15 +42,14 @@ function blobBody(blob: BlobInfo, opts: OffloadedOptions): HTMLElement[] {
 }
 
 /** Tool outputs stored in full outside the context; expanding one pages its content in. */
-export function renderOffloadedResults(blobs: BlobInfo[], opts: OffloadedOptions): HTMLElement {
+export function renderOffloadedResults(blobs: BlobInfo[], titles: Readonly<Record<string, string>>, opts: OffloadedOptions): HTMLElement {
   if (blobs.length === 0) return h('p', { class: 'empty', text: 'No offloaded results.' });
   return h('div', { class: 'blobs' }, blobs.map((b) =>
     details(
       [
-        h('span', { class: 'blob-tool', text: b.toolName }),
+        h('span', { class: 'blob-tool', title: `ref_id ${b.id}`, text: titles[b.id] ?? b.toolName }),
         h('span', { class: 'blob-size', text: bytes(b.byteSize) }),
         h('span', { class: 'blob-lines', text: `${tokens(b.lineCount)} lines` }),
-        h('code', { class: 'blob-ref', text: b.id }),
       ],
       blobBody(b, opts),
       { open: opts.open.has(b.id), class: 'blob', attrs: { 'data-ref-id': b.id }, onToggle: (isOpen) => opts.onToggle(b.id, isOpen) },

@@ -11,6 +11,13 @@ const REASONS: Record<RemovedItem['reason'], string> = {
   dropped: 'dropped',
 };
 
+/** "user", "tool result · run_command", "system note": the role once, the kind only when it adds something. */
+export function itemLabel(item: { role: string; kind: string; toolName?: string }): string {
+  const kind = item.kind.replace(/_/g, ' ');
+  const base = item.kind === item.role || kind.startsWith(item.role) ? kind : `${item.role} ${kind}`;
+  return item.toolName ? `${base} · ${item.toolName}` : base;
+}
+
 /** What left the working context, and why. */
 export function renderRemoved(removed: RemovedItem[]): HTMLElement {
   if (removed.length === 0) return h('p', { class: 'empty', text: 'No items removed.' });
@@ -18,8 +25,7 @@ export function renderRemoved(removed: RemovedItem[]): HTMLElement {
     h('li', { class: 'removed-item', attrs: { 'data-message-id': r.messageId, 'data-reason': r.reason } }, [
       h('div', { class: 'item-head' }, [
         badge(REASONS[r.reason] ?? r.reason, r.reason),
-        h('span', { class: 'item-role', text: r.role }),
-        h('span', { class: 'item-kind', text: r.toolName ? `${r.kind} · ${r.toolName}` : r.kind }),
+        h('span', { class: 'item-kind', text: itemLabel(r) }),
         h('span', { class: 'item-tokens', text: `${tokens(r.tokens)} tok` }),
         h('span', { class: 'item-strategy', text: `by ${r.strategy}` }),
         r.offloadRef ? h('span', { class: 'item-ref', text: `full output: ${r.offloadRef}` }) : null,

@@ -39,7 +39,7 @@ export interface Segment {
  * and the output reserve. When used exceeds the effective window, free space is 0 and the
  * scale grows so the widths still add up to 100%.
  */
-export function segmentsFor(budget: BudgetView): { segments: Segment[]; scale: number } {
+export function segmentsFor(budget: Pick<BudgetView, 'contextWindow' | 'effectiveWindow' | 'components'>): { segments: Segment[]; scale: number } {
   const reserve = Math.max(0, budget.contextWindow - budget.effectiveWindow);
   const used = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, budget.components[s.name]), 0);
   const free = Math.max(0, budget.contextWindow - reserve - used);

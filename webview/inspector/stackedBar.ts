@@ -1,10 +1,15 @@
-import type { BudgetView } from '../../src/protocol/inspector';
+import { formatShare, type WindowFigures } from '../../src/protocol/inspector';
 import { h } from '../ui/dom';
-import { percent, shortTokens, tokens } from '../ui/format';
+import { shortTokens, tokens } from '../ui/format';
 import { segmentsFor, type Segment } from './segments';
 
-function segmentTitle(s: Segment, contextWindow: number): string {
-  return `${s.label}: ${tokens(s.tokens)} tokens (${percent(s.tokens / contextWindow)} of the ${tokens(contextWindow)}-token window)`;
+/** Every share the bar and the legend show is a share of the effective window. */
+function shareText(s: Segment, f: WindowFigures): string {
+  return s.name === 'reserve' ? `reserved for the reply, outside the ${tokens(f.effectiveWindow)}-token effective window` : `${formatShare(s.tokens / f.effectiveWindow)} of the ${tokens(f.effectiveWindow)}-token effective window`;
+}
+
+function segmentTitle(s: Segment, f: WindowFigures): string {
+  return `${s.label}: ${tokens(s.tokens)} tokens (${shareText(s, f)})`;
 }
 
 function marker(kind: 'compact' | 'block', at: number, scale: number, label: string): HTMLElement {
@@ -15,56 +20,82 @@ function marker(kind: 'compact' | 'block', at: number, scale: number, label: str
   return el;
 }
 
+/**
+ * Shows a segment's label only where it fits whole ("Tool results 12K"); elsewhere none: the legend
+ * and the tooltip say it. Never a clipped label like "Summari…".
+ */
+export function fitSegmentLabels(bar: HTMLElement): void {
+  for (const seg of Array.from(bar.querySelectorAll<HTMLElement>('.seg'))) {
+    const label = seg.querySelector<HTMLElement>('.seg-label');
+    if (!label) continue;
+    const room = seg.clientWidth - 8;
+    seg.classList.remove('seg-narrow');
+    let fitted = false;
+    for (const text of [label.dataset.full ?? '']) {
+      label.textContent = text;
+      if (text && room > 0 && label.scrollWidth <= room) {
+        fitted = true;
+        break;
+      }
+    }
+    if (!fitted) {
+      label.textContent = '';
+      seg.classList.add('seg-narrow');
+    }
+  }
+}
+
 /** The context window as one bar: who owns every token, plus the thresholds as markers. */
-export function renderStackedBar(budget: BudgetView): HTMLElement {
-  const { segments, scale } = segmentsFor(budget);
-  const bar = h('div', { class: 'stacked-bar', attrs: { role: 'img', 'aria-label': `Context window: ${tokens(budget.used)} of ${tokens(budget.contextWindow)} tokens used` } });
+export function renderStackedBar(f: WindowFigures): HTMLElement {
+  const { segments, scale } = segmentsFor(f);
+  const bar = h('div', { class: 'stacked-bar', attrs: { role: 'img', 'aria-label': `Context window: ${f.text.used}` } });
   for (const s of segments) {
     const seg = h('div', {
       class: `seg seg-${s.name}${s.used ? ' seg-used' : ''}`,
-      title: segmentTitle(s, budget.contextWindow),
+      title: segmentTitle(s, f),
       attrs: { 'data-segment': s.name, 'data-tokens': s.tokens, 'data-used': s.used },
-    }, [h('span', { class: 'seg-label', text: `${s.label} ${shortTokens(s.tokens)}` })]);
+    }, [h('span', { class: 'seg-label', attrs: { 'data-full': `${s.label} ${shortTokens(s.tokens)}` }, text: `${s.label} ${shortTokens(s.tokens)}` })]);
     seg.style.width = `${s.share * 100}%`;
-    if (s.share < 0.07) seg.classList.add('seg-narrow');
     bar.appendChild(seg);
   }
-  const compactLabel = `Compaction threshold: ${tokens(budget.compactAtTokens)} tokens (${percent(budget.compactAtTokens / budget.effectiveWindow, 0)} of the effective window)`;
-  const blockLabel = `Block threshold: ${tokens(budget.blockAtTokens)} tokens — no request is sent above this`;
-  bar.appendChild(marker('compact', budget.compactAtTokens, scale, compactLabel));
-  bar.appendChild(marker('block', budget.blockAtTokens, scale, blockLabel));
+  bar.appendChild(marker('compact', f.compactAt, scale, `Compaction threshold: ${f.text.compactAt}`));
+  bar.appendChild(marker('block', f.blockAt, scale, `Block threshold: ${f.text.blockAt}. No request is sent above this.`));
+  // Labels are fitted once the bar is laid out, and again when the panel is resized.
+  requestAnimationFrame(() => fitSegmentLabels(bar));
+  if (typeof ResizeObserver !== 'undefined') new ResizeObserver(() => fitSegmentLabels(bar)).observe(bar);
   return h('div', { class: 'bar-wrap' }, [bar]);
 }
 
 /** The same numbers as a table, so nothing depends on colour or hovering. */
-export function renderLegend(budget: BudgetView): HTMLElement {
-  const { segments } = segmentsFor(budget);
+export function renderLegend(f: WindowFigures): HTMLElement {
+  const { segments } = segmentsFor(f);
+  const share = (n: number) => formatShare(n / f.effectiveWindow);
   const rows = segments.map((s) =>
     h('tr', { attrs: { 'data-legend': s.name } }, [
       h('td', {}, [h('span', { class: `swatch seg-${s.name}`, attrs: { 'aria-hidden': 'true' } }), s.label]),
       h('td', { class: 'num', text: tokens(s.tokens) }),
-      h('td', { class: 'num', text: percent(s.tokens / budget.contextWindow) }),
+      h('td', { class: 'num', text: s.name === 'reserve' ? 'outside' : share(s.tokens) }),
     ]),
   );
   rows.push(
-    h('tr', { class: 'legend-total' }, [
-      h('td', { text: 'Used' }),
-      h('td', { class: 'num', text: tokens(budget.used) }),
-      h('td', { class: 'num', text: `${percent(budget.percent)} of effective` }),
+    h('tr', { class: 'legend-total', attrs: { 'data-legend': 'used' } }, [
+      h('td', { text: 'Context now' }),
+      h('td', { class: 'num', text: tokens(f.used) }),
+      h('td', { class: 'num', text: share(f.used) }),
     ]),
-    h('tr', { class: 'legend-marker' }, [
+    h('tr', { class: 'legend-marker', attrs: { 'data-legend': 'compact-at' } }, [
       h('td', {}, [h('span', { class: 'swatch swatch-marker-compact', attrs: { 'aria-hidden': 'true' } }), 'Compaction threshold']),
-      h('td', { class: 'num', text: tokens(budget.compactAtTokens) }),
-      h('td', { class: 'num', text: percent(budget.compactAtTokens / budget.contextWindow) }),
+      h('td', { class: 'num', text: tokens(f.compactAt) }),
+      h('td', { class: 'num', text: share(f.compactAt) }),
     ]),
-    h('tr', { class: 'legend-marker' }, [
+    h('tr', { class: 'legend-marker', attrs: { 'data-legend': 'block-at' } }, [
       h('td', {}, [h('span', { class: 'swatch swatch-marker-block', attrs: { 'aria-hidden': 'true' } }), 'Block threshold']),
-      h('td', { class: 'num', text: tokens(budget.blockAtTokens) }),
-      h('td', { class: 'num', text: percent(budget.blockAtTokens / budget.contextWindow) }),
+      h('td', { class: 'num', text: tokens(f.blockAt) }),
+      h('td', { class: 'num', text: share(f.blockAt) }),
     ]),
   );
   return h('table', { class: 'legend' }, [
-    h('thead', {}, [h('tr', {}, [h('th', { text: 'Owner' }), h('th', { class: 'num', text: 'Tokens' }), h('th', { class: 'num', text: 'Share of window' })])]),
+    h('thead', {}, [h('tr', {}, [h('th', { text: 'Owner' }), h('th', { class: 'num', text: 'Tokens' }), h('th', { class: 'num', text: `Share of the effective window (${tokens(f.effectiveWindow)})` })])]),
     h('tbody', {}, rows),
   ]);
 }

@@ -1,6 +1,6 @@
-import type { TurnView } from '../../src/protocol/inspector';
+import { formatShare, type TurnView } from '../../src/protocol/inspector';
 import { h } from '../ui/dom';
-import { percent, tokens, time } from '../ui/format';
+import { tokens, time } from '../ui/format';
 import { USED_SEGMENTS } from './segments';
 
 function turnTitle(t: TurnView): string {
@@ -14,14 +14,21 @@ function turnTitle(t: TurnView): string {
   return lines.join('\n');
 }
 
-/** One small stacked column per request; height is the share of the context window it carried. */
-export function renderTimeline(turns: TurnView[], contextWindow: number, selected: number | undefined, onSelect: (requestIndex: number) => void): HTMLElement {
+/** What a request carried, as every surface counts it: the provider's count when it reported one, the estimate otherwise. */
+function requestSize(t: TurnView): number {
+  return t.reportedInputTokens ?? t.estimatedInputTokens;
+}
+
+/** One small stacked column per request; its height is the share of the effective window it carried. */
+export function renderTimeline(turns: TurnView[], effectiveWindow: number, selected: number | undefined, onSelect: (requestIndex: number) => void): HTMLElement {
   if (turns.length === 0) return h('p', { class: 'empty', text: 'No requests sent yet.' });
-  const scale = Math.max(contextWindow, ...turns.map((t) => t.estimatedInputTokens), 1);
-  const columns = turns.map((t) => {
+  const scale = Math.max(effectiveWindow, ...turns.map(requestSize), 1);
+  // The latest request comes first: it is the one a user looks for, and older ones scroll into view.
+  const newestFirst = [...turns].sort((a, b) => b.requestIndex - a.requestIndex);
+  const columns = newestFirst.map((t) => {
     const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, t.components[s.name]), 0);
     const stack = h('div', { class: 'turn-stack' });
-    stack.style.height = `${Math.max(2, (Math.max(total, t.estimatedInputTokens) / scale) * 100)}%`;
+    stack.style.height = `${Math.max(2, (requestSize(t) / scale) * 100)}%`;
     for (const s of USED_SEGMENTS) {
       const value = Math.max(0, t.components[s.name]);
       if (value === 0 || total === 0) continue;
@@ -43,7 +50,7 @@ export function renderTimeline(turns: TurnView[], contextWindow: number, selecte
   });
   const compactions = turns.filter((t) => t.compactionId).length;
   return h('div', { class: 'timeline-wrap' }, [
-    h('div', { class: 'timeline', attrs: { role: 'group', 'aria-label': 'Requests' } }, columns),
-    h('p', { class: 'hint', text: `${turns.length} requests · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(contextWindow)}-token window (${percent(turns[turns.length - 1].estimatedInputTokens / contextWindow)} last)` }),
+    h('div', { class: 'timeline', attrs: { role: 'group', 'aria-label': 'Requests, latest first' } }, columns),
+    h('p', { class: 'hint', text: `${turns.length} requests, latest first · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${tokens(requestSize(newestFirst[0]))} tokens, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})` }),
   ]);
 }

@@ -1,4 +1,6 @@
 import * as assert from 'assert';
+import { ContextBudget } from '../../../src/core/accounting/budget';
+import { DEFAULT_SETTINGS } from '../../../src/core/settings';
 import { chatHandlers } from '../../../src/host/chatIntents';
 import { inspectorHandlers } from '../../../src/host/inspectorIntents';
 import type { ChatToHost } from '../../../src/protocol/chat';
@@ -34,17 +36,20 @@ function fakeSessions(r: Recorder) {
     readBlob: async (refId: string, offset: number, length: number) => (record('store.readBlob')(refId, offset, length), { offset, bytes: new TextEncoder().encode('hello'), totalBytes: 5 }),
   };
   const result = { status: 'done', tokensBefore: 100, tokensAfter: 40, strategiesRun: ['masking'], removed: [] };
+  // The window figures the messages report: 100 tokens in a 900-token effective window, 40 after a compaction.
+  let usedNow = 100;
+  const manager = { measure: () => new ContextBudget({ contextWindow: 1_000, maxOutputTokens: 100, settings: DEFAULT_SETTINGS }).setComponents({ system: 0, skills: 0, tools: 0, messages: usedNow, toolResults: 0, summaries: 0 }) };
   return {
     send: async (text: string) => record('send')(text),
     cancel: () => record('cancel')(),
     resolveApproval: (callId: string, approved: boolean, forSession?: boolean) => (forSession ? record('resolveApproval')(callId, approved, forSession) : record('resolveApproval')(callId, approved)),
     create: async () => (record('create')(), {}),
     open: async (id: string) => (record('open')(id), {}),
-    current: async () => (record('current')(), { info: { id: 's1' } }),
+    current: async () => (record('current')(), { info: { id: 's1' }, manager, fixed: { system: 0, skills: 0, tools: 0 } }),
     store: async () => (record('store')(), store),
     setPinned: async (id: string, pinned: boolean) => (record('setPinned')(id, pinned), true),
     preview: async (focus?: string) => (record('preview')(focus), result),
-    compact: async (focus?: string) => (record('compact')(focus), result),
+    compact: async (focus?: string) => (record('compact')(focus), (usedNow = 40), result),
   } as any;
 }
 
@@ -229,7 +234,23 @@ describe('webview boundary: inspector messages through receiveWebviewMessage and
     [{ type: 'selectTurn', requestIndex: 3 }, ['current()', 'store()', 'store.listTurnUsage("s1")', 'post turnItems']],
     [{ type: 'loadBlob', refId: 'res_1', offset: 0 }, ['store()', 'store.readBlob("res_1", 0, 16384)', 'post blobPage']],
     [{ type: 'previewCompaction', focus: 'tests' }, ['post busy', 'preview("tests")', 'post busy', 'post preview']],
-    [{ type: 'confirmCompaction' }, ['post busy', 'compact()', 'post busy', 'info Compacted context: 100 → 40 tokens (masking).', 'sendState']],
+    [{ type: 'openRequestItem', requestIndex: 3, position: 2 }, ['command tally.openRequestItem [3,2]']],
+    [{ type: 'openSummary', compactionId: 'c1' }, ['command tally.openSummary ["c1"]']],
+    [
+      { type: 'confirmCompaction' },
+      [
+        'post busy',
+        'current()',
+        'store()',
+        'store.listTurnUsage("s1")',
+        'compact()',
+        'post busy',
+        'store()',
+        'store.listTurnUsage("s1")',
+        'info Compacted context: 100 → 40 tokens (masking). The context holds 40 of 900 tokens (4.4% of the effective window).',
+        'sendState',
+      ],
+    ],
   ];
   for (const [message, calls] of valid) {
     it(`passes a valid ${message.type} to its handler, silently`, async () => {

@@ -13,7 +13,7 @@ async function main() {
     passed += r.passed;
     failed += r.failed;
   }
-  for (const theme of ['dark', 'light'] as const) {
+  for (const theme of ['dark', 'light', 'high-contrast'] as const) {
     const results = await runUiTests(theme).catch((error: Error) => [{ name: `${theme} UI`, ok: false, detail: error.message }]);
     for (const r of results) {
       console.log(`${r.ok ? '✔' : '✘'} ${r.name}${r.detail ? ` — ${r.detail}` : ''}`);

@@ -9,7 +9,7 @@ import { FakeLocalModelServer } from '../../fakes/modelListServers';
  * confirmation names the window the server loaded the model with. Screenshot of the model list.
  * It changes the user's model settings, so it runs last.
  */
-export async function checkModelPicker(page: Page, theme: 'dark' | 'light', root: string, check: (name: string, body: () => Promise<void>) => Promise<void>): Promise<void> {
+export async function checkModelPicker(page: Page, theme: string, root: string, check: (name: string, body: () => Promise<void>) => Promise<void>): Promise<void> {
   const ollama = await new FakeLocalModelServer({
     flavour: 'ollama',
     defaultWindow: 4_096,

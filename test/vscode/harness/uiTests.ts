@@ -33,8 +33,38 @@ async function assertStrictCsp(frame: Frame, app: 'inspector' | 'chat'): Promise
   if (inline !== 0) throw new Error(`${inline} inline script(s) of ours in the ${app} document`);
 }
 
+export type UiTheme = 'dark' | 'light' | 'high-contrast';
+
+/** The VS Code settings that select a theme (high contrast is chosen explicitly, never auto-detected away). */
+function themeSettings(theme: UiTheme): Record<string, unknown> {
+  if (theme === 'high-contrast') return { 'workbench.colorTheme': 'Default High Contrast', 'window.autoDetectColorScheme': false, 'window.autoDetectHighContrast': false };
+  return {
+    'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern',
+    'workbench.preferredDarkColorTheme': 'Default Dark Modern',
+    'workbench.preferredLightColorTheme': 'Default Light Modern',
+    'window.autoDetectColorScheme': true,
+  };
+}
+
+/** Scrolls every scrolled element of a webview to the top, so a screenshot shows its start. */
+async function scrollToTop(frame: Frame | undefined): Promise<void> {
+  await frame
+    ?.evaluate(() => {
+      window.scrollTo(0, 0);
+      for (const el of Array.from(document.querySelectorAll('*'))) if (el.scrollTop) el.scrollTop = 0;
+    })
+    .catch(() => undefined);
+}
+
+/** "context now 3,612" in the chat meter and "3,612 of 119,808 tokens …" in the inspector header: the same number. */
+async function contextNowShown(chat: Frame, inspector: Frame): Promise<{ chat: string; inspector: string }> {
+  const chatText = (await chat.textContent('[data-meter="last-and-now"]')) ?? '';
+  const inspectorText = (await inspector.textContent('[data-fact="used"] .fact-value')) ?? '';
+  return { chat: /context now ([\d,]+)/.exec(chatText)?.[1] ?? chatText, inspector: /^([\d,]+) of/.exec(inspectorText)?.[1] ?? inspectorText };
+}
+
 /** Drives the real VS Code as a person would: palette → demo replay → inspector; screenshots per theme. */
-export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
+export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
   const results: UiResult[] = [];
   const check = async (name: string, body: () => Promise<void>) => {
     try {
@@ -70,11 +100,11 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
   const server = await startCodeServer({
     dir,
     workspace,
-    settings: { 'tally.baseUrl': model.url, 'tally.model': 'scripted-model', 'tally.approval.commands': 'always', 'security.workspace.trust.enabled': false, 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern', 'workbench.preferredDarkColorTheme': 'Default Dark Modern', 'workbench.preferredLightColorTheme': 'Default Light Modern', 'window.autoDetectColorScheme': true, 'tally.provider': 'openai-compatible' },
+    settings: { 'tally.baseUrl': model.url, 'tally.model': 'scripted-model', 'tally.approval.commands': 'always', 'security.workspace.trust.enabled': false, ...themeSettings(theme), 'tally.provider': 'openai-compatible' },
   });
   const browser = await launchBrowser();
   try {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, colorScheme: theme });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, colorScheme: theme === 'light' ? 'light' : 'dark' });
     const payload = [['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${server.port}${ROOT}`]];
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
@@ -113,13 +143,11 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
     });
     mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
     // The picture shows the stacked bar and the request timeline: the top of the inspector.
-    await (await findFrame(page, '.seg[data-segment]').catch(() => undefined))?.evaluate(() => {
-      window.scrollTo(0, 0);
-      for (const el of Array.from(document.querySelectorAll('*'))) if (el.scrollTop) el.scrollTop = 0;
-    }).catch(() => undefined);
+    await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+    await scrollToTop(await findFrame(page, '.seg[data-segment]').catch(() => undefined));
     await page.waitForTimeout(300);
     await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `inspector-${theme}.png`) });
-    await check(`${theme}: the chat panel streams a markdown reply (bold, table, link, code block with Copy and Insert at cursor, turn figures) and shows a compaction notice`, async () => {
+    await check(`${theme}: the chat panel streams a markdown reply (bold, table, link, code block with Copy and Insert at cursor, turn figures)`, async () => {
       await runCommand(page, 'Tally: New Session');
       await page.waitForTimeout(1500);
       await runCommand(page, 'Tally: Focus on Chat View');
@@ -134,9 +162,36 @@ export async function runUiTests(theme: 'dark' | 'light'): Promise<UiResult[]> {
       if ((await reply.$$('.code-block vscode-button[data-action="copy-code"], .code-block vscode-button[data-action="insert-code"]')).length !== 2) throw new Error('the code block lacks Copy / Insert at cursor');
       if ((await reply.$$('.markdown a[data-href="https://code.visualstudio.com/api"]')).length !== 1) throw new Error('the link is not rendered');
       await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `chat-${theme}.png`) });
+    });
+    await check(`${theme}: after a live turn the chat meter and the inspector header show the same context figure, and the inspector shows the live session`, async () => {
+      const chat = await findFrame(page, '[data-meter="last-and-now"]', 30_000);
+      await runCommand(page, 'Tally: Open Context Inspector');
+      const inspector = await findFrame(page, '[data-fact="used"]', 60_000);
+      let shown = await contextNowShown(chat, inspector);
+      for (let i = 0; i < 40 && shown.chat !== shown.inspector; i++) {
+        await page.waitForTimeout(250);
+        shown = await contextNowShown(chat, inspector);
+      }
+      if (!/^[\d,]+$/.test(shown.chat) || shown.chat !== shown.inspector) throw new Error(`chat meter says ${shown.chat}, inspector header says ${shown.inspector}`);
+      const offloaded = await inspector.$$eval('.blob-tool', (els) => els.map((e) => e.textContent ?? ''));
+      if (!offloaded.length || !offloaded.every((t) => /^run_command yes step-\d/.test(t))) throw new Error(`offloaded results are not named by tool and command: ${JSON.stringify(offloaded)}`);
+      await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+      await scrollToTop(inspector);
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `inspector-live-${theme}.png`) });
+    });
+    await check(`${theme}: /compact in the chat shows a compaction notice, then the chat meter and the inspector header still agree`, async () => {
+      const frame = await findFrame(page, '.composer-input', 60_000);
       await frame.locator('.composer-input textarea').fill('/compact');
       await frame.locator('.composer-input textarea').press('Enter');
       await frame.waitForSelector('[data-kind="compaction"]', { timeout: 60_000 });
+      const inspector = await findFrame(page, '[data-fact="used"]', 30_000);
+      let shown = await contextNowShown(frame, inspector);
+      for (let i = 0; i < 40 && shown.chat !== shown.inspector; i++) {
+        await page.waitForTimeout(250);
+        shown = await contextNowShown(frame, inspector);
+      }
+      if (shown.chat !== shown.inspector) throw new Error(`after /compact the chat meter says ${shown.chat}, the inspector header ${shown.inspector}`);
     });
     await check(`${theme}: the chat view is served with a strict CSP (nonce, no inline script)`, async () => {
       await assertStrictCsp(await findFrame(page, '.composer-input'), 'chat');

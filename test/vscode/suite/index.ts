@@ -10,5 +10,7 @@ export function run(): Promise<void> {
     require('./requestItems.test');
     require('./modelPicker.test');
     require('./vscodeLmTurn.test');
+    require('./windowFigures.test');
+    require('./readOnlyDocuments.test');
   });
 }

@@ -1,0 +1,85 @@
+import { TextDecoder } from 'util';
+import * as vscode from 'vscode';
+import type { Message } from '../core/model/message';
+import type { RequestItem, TurnUsageRecord } from '../core/model/records';
+import { callArguments, toolCallLabel, withRequest } from '../host/documentTitles';
+import type { SessionController } from '../host/sessionController';
+import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
+
+const MAX_RESULT_BYTES = 64 * 1024 * 1024;
+
+/** The first request that carried the message with this id. */
+function firstRequestWith(usage: readonly TurnUsageRecord[], messageId: string | undefined): number | undefined {
+  if (!messageId) return undefined;
+  return usage.find((u) => u.items.some((i) => i.messageId === messageId))?.requestIndex;
+}
+
+/** Opens an offloaded tool result, read from the store, named by its tool, what it acted on, and the request. */
+export async function openResultCommand(sessions: SessionController, docs: ReadOnlyDocuments, refId: string): Promise<vscode.TextDocument | undefined> {
+  const store = await sessions.store();
+  const info = await store.getBlobInfo(refId);
+  if (!info) {
+    void vscode.window.showErrorMessage(`Tally: no stored result with ref_id "${refId}".`);
+    return undefined;
+  }
+  const slice = await store.readBlob(refId, 0, Math.min(info.byteSize, MAX_RESULT_BYTES));
+  const content = new TextDecoder('utf-8', { fatal: false }).decode(slice.bytes);
+  const [transcript, usage] = await Promise.all([store.loadTranscript(info.sessionId), store.listTurnUsage(info.sessionId)]);
+  const call = info.toolCallId ? callArguments(transcript).get(info.toolCallId) : undefined;
+  const resultMessage = transcript.find((m) => m.role === 'tool' && m.toolCallId === info.toolCallId);
+  const title = withRequest(toolCallLabel(info.toolName, call?.arguments), firstRequestWith(usage, resultMessage?.id));
+  return docs.open(`${title} (full result)`, content, 'txt');
+}
+
+/** The exact text an item stands for: the text the request recorded, else its message as stored. */
+function itemText(item: RequestItem & { text?: string }, message: Message | undefined): string {
+  if (typeof item.text === 'string') return item.text;
+  if (!message) return item.preview;
+  const calls = (message.toolCalls ?? []).map((c) => `\n[tool call ${c.name} ${c.arguments}]`).join('');
+  return `${message.content}${calls}`;
+}
+
+function itemTitle(item: RequestItem, message: Message | undefined, calls: Map<string, { name: string; arguments: string }>, requestIndex: number | undefined): string {
+  const call = message?.toolCallId ? calls.get(message.toolCallId) : undefined;
+  const what = item.toolName ? toolCallLabel(item.toolName, call?.arguments) : item.kind === item.role ? item.kind : `${item.role} ${item.kind}`;
+  return requestIndex === undefined ? `${what} · next request` : withRequest(what, requestIndex);
+}
+
+/** Opens one item of a request (by its position in wire order; no request: the next one) as a read-only document. */
+export async function openRequestItemCommand(sessions: SessionController, docs: ReadOnlyDocuments, requestIndex: number | undefined, position: number): Promise<vscode.TextDocument | undefined> {
+  const session = await sessions.current();
+  const store = await sessions.store();
+  const transcript = await store.loadTranscript(session.info.id);
+  let items: RequestItem[];
+  let messages: readonly Message[] = transcript;
+  if (requestIndex === undefined) {
+    const plan = session.manager.planRequest(session.fixed);
+    items = plan.items;
+    messages = [...plan.messages, ...transcript];
+  } else {
+    const usage = await store.listTurnUsage(session.info.id);
+    items = usage.find((u) => u.requestIndex === requestIndex)?.items ?? [];
+  }
+  const item = items[position];
+  if (!item) {
+    void vscode.window.showErrorMessage(`Tally: request ${requestIndex === undefined ? '(next)' : `#${requestIndex}`} has no item ${position + 1}.`);
+    return undefined;
+  }
+  const message = messages.find((m) => m.id === item.messageId);
+  return docs.open(itemTitle(item, message, callArguments(transcript), requestIndex), itemText(item, message), 'txt');
+}
+
+/** Opens the summary a compaction wrote, named by when it ran and the request it preceded. */
+export async function openSummaryCommand(sessions: SessionController, docs: ReadOnlyDocuments, compactionId: string): Promise<vscode.TextDocument | undefined> {
+  const session = await sessions.current();
+  const store = await sessions.store();
+  const [events, usage] = await Promise.all([store.listCompactionEvents(session.info.id), store.listTurnUsage(session.info.id, { items: false })]);
+  const event = events.find((e) => e.id === compactionId);
+  if (!event?.summary) {
+    void vscode.window.showErrorMessage('Tally: this compaction wrote no summary.');
+    return undefined;
+  }
+  const next = usage.find((u) => u.compactionId === compactionId)?.requestIndex;
+  const when = new Date(event.startedAt).toLocaleString();
+  return docs.open(`Summary of the ${event.trigger} compaction at ${when}${next === undefined ? '' : ` · before request #${next}`}`, event.summary, 'md');
+}

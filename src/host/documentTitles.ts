@@ -1,0 +1,48 @@
+/**
+ * Names for what Tally opens or lists: a tool call by its tool and what it acted on (the command,
+ * the path, the pattern), never by an opaque id. No `vscode` import.
+ */
+import type { Message } from '../core/model/message';
+
+/** Argument names that say what a call acted on, most telling first. */
+const SUBJECT_KEYS = ['command', 'cmd', 'pattern', 'query', 'path', 'file', 'filePath', 'file_path', 'url', 'name', 'ref_id'];
+const SUBJECT_CHARS = 60;
+
+function clip(text: string, max = SUBJECT_CHARS): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+/** "npm test" for run_command {"command":"npm test"}; "" when the arguments say nothing useful. */
+export function toolCallSubject(argumentsJson: string | undefined): string {
+  if (!argumentsJson) return '';
+  let args: unknown;
+  try {
+    args = JSON.parse(argumentsJson);
+  } catch {
+    return clip(argumentsJson);
+  }
+  if (!args || typeof args !== 'object') return '';
+  const record = args as Record<string, unknown>;
+  for (const key of SUBJECT_KEYS) if (typeof record[key] === 'string' && record[key]) return clip(record[key] as string);
+  const firstString = Object.values(record).find((v): v is string => typeof v === 'string' && v.length > 0);
+  return firstString ? clip(firstString) : '';
+}
+
+/** "run_command npm test" */
+export function toolCallLabel(toolName: string, argumentsJson?: string): string {
+  const subject = toolCallSubject(argumentsJson);
+  return subject ? `${toolName} ${subject}` : toolName;
+}
+
+/** The arguments of each tool call in a transcript, by call id. */
+export function callArguments(transcript: readonly Message[]): Map<string, { name: string; arguments: string }> {
+  const out = new Map<string, { name: string; arguments: string }>();
+  for (const m of transcript) for (const c of m.toolCalls ?? []) out.set(c.id, { name: c.name, arguments: c.arguments });
+  return out;
+}
+
+/** "run_command npm test · request #12" */
+export function withRequest(label: string, requestIndex: number | undefined): string {
+  return requestIndex === undefined ? label : `${label} · request #${requestIndex}`;
+}

@@ -1,0 +1,70 @@
+import { strict as assert } from 'assert';
+import * as vscode from 'vscode';
+import { FakeOpenAIServer } from '../../fakes/openaiServer';
+import { tallyApi as api, until } from './hostHelpers';
+
+/** Checks what a user would notice: a named tab, not "Untitled-1 ●", that closes without asking to save. */
+async function assertReadOnly(doc: vscode.TextDocument | undefined, name: RegExp): Promise<void> {
+  assert.ok(doc, 'a document was opened');
+  assert.equal(doc.uri.scheme, 'tally-view');
+  assert.equal(doc.isUntitled, false);
+  assert.equal(doc.isDirty, false);
+  assert.match(decodeURIComponent(doc.uri.path.split('/').pop() ?? ''), name);
+  assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), doc.uri.toString(), 'it is shown');
+  // Typing does nothing: the editor of a content-provider document is read-only.
+  const before = doc.getText();
+  await vscode.commands.executeCommand('type', { text: 'typed by the user' });
+  assert.equal(doc.getText(), before, 'typing does not change the document');
+  assert.equal(doc.isDirty, false);
+  await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  assert.ok(!vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === doc.uri.toString()), 'closed without a save prompt');
+}
+
+describe('Everything Tally opens is a read-only document with a useful title', () => {
+  const config = () => vscode.workspace.getConfiguration('tally');
+  let server: FakeOpenAIServer;
+  before(async () => {
+    server = await new FakeOpenAIServer({ apiKey: undefined }).start();
+    await config().update('provider', 'openai-compatible', vscode.ConfigurationTarget.Global);
+    await config().update('model', 'scripted-model', vscode.ConfigurationTarget.Global);
+    await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
+    await config().update('approval.commands', 'always', vscode.ConfigurationTarget.Global);
+  });
+  after(async () => {
+    for (const key of ['provider', 'model', 'baseUrl', 'approval.commands']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    await server.close();
+  });
+
+  it('opens results, request items, instructions and export previews under tally-view:, named by tool, command and request', async function () {
+    this.timeout(120_000);
+    const t = await api();
+    await until('the model is ready', async () => Boolean((await t.sessions.current()).agent));
+    const session = await t.sessions.create('read-only documents');
+    server.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'run_command', arguments: JSON.stringify({ command: 'yes tally | head -c 20000' }) } }], usage: null });
+    server.enqueue({ type: 'reply', parts: [{ text: 'Done.' }], usage: null });
+    await t.sessions.send('Print a lot.');
+    await until('the turn ended', async () => !(await t.sessions.current()).agent?.busy);
+    const store = await t.sessions.store();
+    const blobs = await store.listBlobs(session.info.id);
+    assert.equal(blobs.length, 1, 'the large output was offloaded');
+
+    await assertReadOnly(await vscode.commands.executeCommand<vscode.TextDocument>('tally.openResult', blobs[0].id), /^run_command yes tally ∣?.*· request #\d+ \(full result\)\.txt$/);
+    const usage = await store.listTurnUsage(session.info.id);
+    const lastRequest = usage[usage.length - 1];
+    const toolPosition = lastRequest.items.findIndex((i) => i.role === 'tool');
+    const itemDoc = await vscode.commands.executeCommand<vscode.TextDocument>('tally.openRequestItem', lastRequest.requestIndex, toolPosition);
+    assert.ok(itemDoc?.getText().length, 'the item has its text');
+    await assertReadOnly(itemDoc, new RegExp(`^tool result · run_command yes tally.* · request #${lastRequest.requestIndex}\\.txt$|^run_command yes tally.* · request #${lastRequest.requestIndex}\\.txt$`));
+    const userDoc = await vscode.commands.executeCommand<vscode.TextDocument>('tally.openRequestItem', undefined, lastRequest.items.findIndex((i) => i.role === 'user'));
+    assert.equal(userDoc?.getText(), 'Print a lot.');
+    await assertReadOnly(userDoc, /^user · next request\.txt$/);
+
+    await vscode.commands.executeCommand('tally.showLoadedInstructions');
+    await assertReadOnly(vscode.window.activeTextEditor?.document, /^Tally loaded instructions\.md$/);
+
+    const exported = await vscode.commands.executeCommand<string>('tally.exportSession', { format: 'markdown', preview: true });
+    const exportDoc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === exported);
+    assert.match(exportDoc?.getText() ?? '', /^# read-only documents/);
+    await assertReadOnly(exportDoc, /^Export of read-only documents \(not saved yet\)\.md$/);
+  });
+});

@@ -1,0 +1,90 @@
+import type { RequestItem } from '../../src/protocol/records';
+import { h } from '../ui/dom';
+import { tokens } from '../ui/format';
+
+/** An item as this view reads it: tool schemas (kind 'tool-schema') may say which source offered the tool. */
+export type ToolItem = Pick<RequestItem, 'kind' | 'role' | 'tokens' | 'toolName'> & { source?: string };
+
+export interface ToolRow {
+  tool: string;
+  source: string;
+  schemaTokens: number;
+  resultTokens: number;
+  results: number;
+}
+
+export interface SourceGroup {
+  source: string;
+  tokens: number;
+  rows: ToolRow[];
+}
+
+const NO_SOURCE = 'source not recorded';
+
+/**
+ * Tokens by tool, grouped by where the tool comes from (built-in, an extension, an MCP server):
+ * its schema (items of kind 'tool-schema') and its results in the context. A result takes the
+ * source of its tool's schema when the request lists one. Largest source first, largest tool first.
+ */
+export function toolTokenGroups(items: readonly ToolItem[]): SourceGroup[] {
+  const rows = new Map<string, ToolRow>();
+  const row = (tool: string) => {
+    let r = rows.get(tool);
+    if (!r) rows.set(tool, (r = { tool, source: NO_SOURCE, schemaTokens: 0, resultTokens: 0, results: 0 }));
+    return r;
+  };
+  for (const item of items) {
+    if (!item.toolName) continue;
+    if (item.kind === 'tool-schema') {
+      const r = row(item.toolName);
+      r.schemaTokens += item.tokens;
+      if (item.source) r.source = item.source;
+    } else if (item.role === 'tool') {
+      const r = row(item.toolName);
+      r.resultTokens += item.tokens;
+      r.results += 1;
+    }
+  }
+  const groups = new Map<string, SourceGroup>();
+  for (const r of rows.values()) {
+    const g = groups.get(r.source) ?? { source: r.source, tokens: 0, rows: [] };
+    g.tokens += r.schemaTokens + r.resultTokens;
+    g.rows.push(r);
+    groups.set(r.source, g);
+  }
+  const sorted = [...groups.values()].sort((a, b) => b.tokens - a.tokens || a.source.localeCompare(b.source));
+  for (const g of sorted) g.rows.sort((a, b) => b.schemaTokens + b.resultTokens - (a.schemaTokens + a.resultTokens) || a.tool.localeCompare(b.tool));
+  return sorted;
+}
+
+/** The table of tokens by tool source and tool, for the next request. */
+export function renderToolTokens(items: readonly ToolItem[], schemaTotal: number): HTMLElement {
+  const groups = toolTokenGroups(items);
+  const itemized = items.some((i) => i.kind === 'tool-schema');
+  const note = itemized
+    ? null
+    : h('p', { class: 'hint', text: `Tool schemas: ${tokens(schemaTotal)} tokens in all; this record does not list them tool by tool, so the table shows tool results only.` });
+  if (groups.length === 0) return h('div', { class: 'tool-tokens' }, [note ?? h('p', { class: 'empty', text: 'No tools in this request.' })]);
+  const body: HTMLElement[] = [];
+  for (const g of groups) {
+    body.push(h('tr', { class: 'tool-source', attrs: { 'data-tool-source': g.source } }, [
+      h('th', { attrs: { scope: 'rowgroup', colspan: '3' }, text: g.source }),
+      h('td', { class: 'num', text: tokens(g.tokens) }),
+    ]));
+    for (const r of g.rows) {
+      body.push(h('tr', { attrs: { 'data-tool': r.tool } }, [
+        h('td', { class: 'tool-name', text: r.tool }),
+        h('td', { class: 'num', text: itemized ? tokens(r.schemaTokens) : '—' }),
+        h('td', { class: 'num', text: r.results ? `${tokens(r.resultTokens)} (${r.results})` : '0' }),
+        h('td', { class: 'num', text: tokens(r.schemaTokens + r.resultTokens) }),
+      ]));
+    }
+  }
+  return h('div', { class: 'tool-tokens' }, [
+    h('table', { class: 'tool-table' }, [
+      h('thead', {}, [h('tr', {}, [h('th', { text: 'Source / tool' }), h('th', { class: 'num', text: 'Schema' }), h('th', { class: 'num', text: 'Results (count)' }), h('th', { class: 'num', text: 'Total' })])]),
+      h('tbody', {}, body),
+    ]),
+    note,
+  ]);
+}
