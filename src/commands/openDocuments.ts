@@ -2,6 +2,7 @@ import { TextDecoder } from 'util';
 import * as vscode from 'vscode';
 import type { Message } from '../core/model/message';
 import type { RequestItem, TurnUsageRecord } from '../core/model/records';
+import { requestItemFullText } from '../core/session/itemText';
 import { callArguments, toolCallLabel, withRequest } from '../host/documentTitles';
 import type { SessionController } from '../host/sessionController';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
@@ -31,17 +32,9 @@ export async function openResultCommand(sessions: SessionController, docs: ReadO
   return docs.open(`${title} (full result)`, content, 'txt');
 }
 
-/** The exact text an item stands for: the text the request recorded, else its message as stored. */
-function itemText(item: RequestItem & { text?: string }, message: Message | undefined): string {
-  if (typeof item.text === 'string') return item.text;
-  if (!message) return item.preview;
-  const calls = (message.toolCalls ?? []).map((c) => `\n[tool call ${c.name} ${c.arguments}]`).join('');
-  return `${message.content}${calls}`;
-}
-
 function itemTitle(item: RequestItem, message: Message | undefined, calls: Map<string, { name: string; arguments: string }>, requestIndex: number | undefined): string {
   const call = message?.toolCallId ? calls.get(message.toolCallId) : undefined;
-  const what = item.toolName ? toolCallLabel(item.toolName, call?.arguments) : item.kind === item.role ? item.kind : `${item.role} ${item.kind}`;
+  const what = item.toolName ? toolCallLabel(item.toolName, call?.arguments) : item.label ?? (item.kind === item.role ? item.kind : `${item.role} ${item.kind}`);
   return requestIndex === undefined ? `${what} · next request` : withRequest(what, requestIndex);
 }
 
@@ -66,7 +59,9 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
     return undefined;
   }
   const message = messages.find((m) => m.id === item.messageId);
-  return docs.open(itemTitle(item, message, callArguments(transcript), requestIndex), itemText(item, message), 'txt');
+  // The same text the inspector shows when the item is expanded, whole.
+  const { text } = await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined });
+  return docs.open(itemTitle(item, message, callArguments(transcript), requestIndex), text, 'txt');
 }
 
 /** Opens the summary a compaction wrote, named by when it ran and the request it preceded. */

@@ -59,6 +59,16 @@ describe('inspector webview: every item expands to its exact text, fetched on de
     assert.strictEqual(await shown.count(), 1);
   });
 
+  it('Open asks the host to open the item, by its position in the request, in a read-only editor', async () => {
+    await clearPosted(page);
+    await page.click('.turn-slot vscode-button[data-open-item="1"]');
+    await page.click('.current-slot vscode-button[data-open-item="0"]');
+    assert.deepStrictEqual(await posted(page), [
+      { type: 'openRequestItem', requestIndex: 3, position: 1 },
+      { type: 'openRequestItem', position: 0 },
+    ]);
+  });
+
   it('an item of the next request asks without a request index', async () => {
     await clearPosted(page);
     await page.click('.current-slot vscode-button[data-expand="u-40"]');

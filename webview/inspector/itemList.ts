@@ -15,6 +15,8 @@ export interface ItemListOptions {
   requestIndex?: number;
   /** Asks the host for one item's exact text (the answer goes to `itemTextArrived`, then the list renders again). */
   onRequestText?: (itemId: string) => void;
+  /** Opens the item (by its position in wire order) as a read-only document in an editor. */
+  onOpenInEditor?: (position: number) => void;
 }
 
 /** Texts the host sent, by list and item; which rows are expanded. Kept across renders. */
@@ -75,6 +77,9 @@ export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTM
         h('span', { class: 'item-tokens', text: `${tokens(item.tokens)} tok` }),
         h('span', { class: 'item-badges' }, item.badges.map((b) => badge(b))),
         toggle,
+        opts.onOpenInEditor && hasText
+          ? button('Open', () => opts.onOpenInEditor?.(position), { appearance: 'secondary', class: 'open-item', title: 'Open the exact text in a read-only editor', attrs: { 'data-open-item': String(position) } })
+          : null,
         opts.onPin && (!item.section || item.section === 'conversation') && item.kind !== 'framing'
           ? button(pinned ? 'Unpin' : 'Pin', () => opts.onPin?.(item.messageId, !pinned), {
               appearance: 'secondary',

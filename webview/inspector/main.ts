@@ -133,6 +133,7 @@ function renderRequests(): void {
         label: 'turn',
         requestIndex: turnItems.requestIndex,
         onRequestText: (itemId) => host.post({ type: 'requestItemText', requestIndex: turnItems!.requestIndex, itemId }),
+        onOpenInEditor: (position) => host.post({ type: 'openRequestItem', requestIndex: turnItems!.requestIndex, position }),
         sort: ui.turnSort,
         onSort: (sort) => {
           ui.turnSort = sort;
@@ -157,6 +158,7 @@ function renderCurrent(): void {
       },
       onPin: (messageId, pinned) => host.post({ type: 'pin', messageId, pinned }),
       onRequestText: (itemId) => host.post({ type: 'requestItemText', itemId }),
+      onOpenInEditor: (position) => host.post({ type: 'openRequestItem', position }),
     }),
   ]);
 }

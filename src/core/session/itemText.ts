@@ -26,7 +26,7 @@ function storedText(usage: readonly TurnUsageRecord[], hash: string): string | u
  * part's text by hash, a message from the working context or the transcript — and without one, a
  * message of the working context now. Throws with a clear message when the item is not known.
  */
-export async function requestItemText(args: {
+export interface RequestItemQuery {
   store: SessionStore;
   sessionId: string;
   requestIndex?: number;
@@ -34,7 +34,17 @@ export async function requestItemText(args: {
   working: readonly Message[];
   /** The items of the next request, for an item of the working context that is not a message (framing). */
   current?: readonly RequestItem[];
-}): Promise<{ text: string; totalChars: number }> {
+}
+
+/** One item's text for the inspector: cut at ITEM_TEXT_MAX_CHARS, with the full length. */
+export async function requestItemText(args: RequestItemQuery): Promise<{ text: string; totalChars: number }> {
+  const { text } = await requestItemFullText(args);
+  const totalChars = text.length;
+  return { text: totalChars > ITEM_TEXT_MAX_CHARS ? `${text.slice(0, ITEM_TEXT_MAX_CHARS)}\n[… ${(totalChars - ITEM_TEXT_MAX_CHARS).toLocaleString('en-US')} more characters …]` : text, totalChars };
+}
+
+/** One item's whole text (for an editor), and the item when it is known. */
+export async function requestItemFullText(args: RequestItemQuery): Promise<{ text: string; item?: RequestItem }> {
   const { store, sessionId, itemId } = args;
   let item: RequestItem | undefined;
   let usage: TurnUsageRecord[] = [];
@@ -58,6 +68,5 @@ export async function requestItemText(args: {
     if (!message) throw new Error(`message "${itemId}" is no longer stored`);
     text = messageText(message);
   }
-  const totalChars = text.length;
-  return { text: totalChars > ITEM_TEXT_MAX_CHARS ? `${text.slice(0, ITEM_TEXT_MAX_CHARS)}\n[… ${(totalChars - ITEM_TEXT_MAX_CHARS).toLocaleString('en-US')} more characters …]` : text, totalChars };
+  return { text, item };
 }
