@@ -10,22 +10,39 @@ function titlesOf(blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[],
   const calls = callArguments(transcript);
   const resultIds = new Map<string, string>();
   for (const m of transcript) if (m.role === 'tool' && m.toolCallId) resultIds.set(m.toolCallId, m.id);
-  const firstRequest = new Map<string, number>();
-  for (const u of usage) for (const item of u.items) if (!firstRequest.has(item.messageId)) firstRequest.set(item.messageId, u.requestIndex);
+  const created = new Map<string, number>();
+  for (const m of transcript) if (m.role === 'tool') created.set(m.id, m.createdAt);
+  const byTime = [...usage].sort((a, b) => a.createdAt - b.createdAt || a.requestIndex - b.requestIndex);
   const out: Record<string, string> = {};
   for (const b of blobs) {
     const call = b.toolCallId ? calls.get(b.toolCallId) : undefined;
     const resultId = b.toolCallId ? resultIds.get(b.toolCallId) : undefined;
-    out[b.id] = withRequest(toolCallLabel(b.toolName, call?.arguments), resultId ? firstRequest.get(resultId) : undefined);
+    out[b.id] = withRequest(toolCallLabel(b.toolName, call?.arguments), resultId ? firstRequestAfter(byTime, created.get(resultId)) : undefined);
   }
   return out;
 }
 
-/** Builds what the inspector shows for a session, from the manager (now) and the store (history). */
+/** The first request made at or after `time`: the one that first carried a result recorded then. */
+function firstRequestAfter(byTime: readonly TurnUsageRecord[], time: number | undefined): number | undefined {
+  if (time === undefined) return undefined;
+  let lo = 0;
+  let hi = byTime.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (byTime[mid].createdAt < time) lo = mid + 1;
+    else hi = mid;
+  }
+  return byTime[lo]?.requestIndex;
+}
+
+/**
+ * Builds what the inspector shows for a session, from the manager (now) and the store (history).
+ * Requests are listed by their figures only; a request's items are fetched when it is opened.
+ */
 export async function buildInspectorState(session: ActiveSession | undefined, store: SessionStore): Promise<InspectorState> {
   if (!session) return { turns: [], compactions: [], blobs: [], current: [] };
   const id = session.info.id;
-  const [usage, compactions, blobs] = await Promise.all([store.listTurnUsage(id), store.listCompactionEvents(id), store.listBlobs(id)]);
+  const [usage, compactions, blobs] = await Promise.all([store.listTurnUsage(id, { items: false }), store.listCompactionEvents(id), store.listBlobs(id)]);
   const plan = session.manager.planRequest(session.fixed);
   const budget = plan.budget;
   const budgetView: BudgetView = {
@@ -50,7 +67,7 @@ export async function buildInspectorState(session: ActiveSession | undefined, st
     cacheReadTokens: u.cacheReadTokens,
     cacheWriteTokens: u.cacheWriteTokens,
     compactionId: u.compactionId,
-    itemCount: u.items.length,
+    itemCount: u.itemCount,
   }));
   const blobTitles = blobs.length ? await titlesOf(blobs, usage, await store.loadTranscript(id)) : undefined;
   const growth = turns.length > 1 ? (turns[turns.length - 1].estimatedInputTokens - turns[0].estimatedInputTokens) / (turns.length - 1) : undefined;

@@ -83,7 +83,7 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
     async addTurnUsage(record) {
       wrote(record.sessionId);
       await store.addTurnUsage(record);
-      sessions.get(record.sessionId)?.usage?.push({ ...record, items: [] });
+      sessions.get(record.sessionId)?.usage?.push({ ...record, itemCount: record.itemCount ?? record.items.length, items: [] });
     },
     async listTurnUsage(sessionId, options) {
       if (options?.items !== false) return store.listTurnUsage(sessionId, options);

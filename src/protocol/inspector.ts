@@ -27,7 +27,7 @@ export interface BudgetView {
 export type TurnView = Pick<
   TurnUsageRecord,
   'requestIndex' | 'createdAt' | 'components' | 'estimatedInputTokens' | 'reportedInputTokens' | 'reportedOutputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'compactionId'
-> & { itemCount: number };
+> & { itemCount?: number };
 
 export interface InspectorState {
   session?: { id: string; title: string; origin?: string };

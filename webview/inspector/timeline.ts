@@ -4,7 +4,7 @@ import { tokens, time } from '../ui/format';
 import { USED_SEGMENTS } from './segments';
 
 function turnTitle(t: TurnView): string {
-  const lines = [`Request #${t.requestIndex} · ${time(t.createdAt)}`, `Estimated input: ${tokens(t.estimatedInputTokens)} tokens, ${t.itemCount} items`];
+  const lines = [`Request #${t.requestIndex} · ${time(t.createdAt)}`, `Estimated input: ${tokens(t.estimatedInputTokens)} tokens${t.itemCount === undefined ? '' : `, ${t.itemCount} items`}`];
   if (t.reportedInputTokens !== undefined) lines.push(`Reported input: ${tokens(t.reportedInputTokens)}`);
   if (t.reportedOutputTokens !== undefined) lines.push(`Reported output: ${tokens(t.reportedOutputTokens)}`);
   if (t.cacheReadTokens !== undefined) lines.push(`Cache read: ${tokens(t.cacheReadTokens)}`);

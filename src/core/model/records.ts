@@ -113,6 +113,8 @@ export interface TurnUsageRecord {
   /** The compaction that ran right before this request, if any. */
   compactionId?: string;
   items: RequestItem[];
+  /** How many items the request carried, kept beside the (change-encoded) list so a listing need not rebuild it. */
+  itemCount?: number;
   /** The texts of prompt items (by `textHash`) this request was the first of its session to carry. */
   texts?: Record<string, string>;
 }

@@ -79,6 +79,7 @@ export class RequestLedger {
       cacheWriteTokens: reported?.cacheWriteTokens,
       compactionId: args.compactionId,
       items: plan.items,
+      itemCount: plan.items.length,
     };
     if (texts) record.texts = texts;
     await this.store.addTurnUsage(record);
