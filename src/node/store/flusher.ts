@@ -25,6 +25,8 @@ export interface FlusherOptions {
    * were saved: the index never lists a row its session's files do not have yet.
    */
   savedLast: string;
+  /** Runs before each save's files are written (the batched fsync of stored results). */
+  beforeSave?: () => Promise<void>;
 }
 
 /** Saves changed own files after a short debounce, each atomically; a failed save is retried. */
@@ -66,6 +68,14 @@ export class Flusher {
 
   private async writeDirty(): Promise<void> {
     let failure: unknown;
+    try {
+      // Results a session file lists reach the disk before that file does.
+      await this.options.beforeSave?.();
+    } catch (error) {
+      this.problems.writeFailed(this.options.savedLast, error);
+      if (!this.closed) this.schedule(Math.max(RETRY_MS, this.options.debounceMs));
+      throw error;
+    }
     const entries = this.files.entries();
     const last = (path: string) => path.startsWith(this.options.savedLast);
     for (const [path, file] of [...entries.filter(([path]) => !last(path)), ...entries.filter(([path]) => last(path))]) {

@@ -13,7 +13,7 @@
 import { randomBytes } from 'crypto';
 import type { SqlJsStatic } from 'sql.js';
 import type { Message } from '../../core/model/message';
-import { nodeWriteFs, type WriteFs } from './atomicFile';
+import { nodeWriteFs, withoutSync, type WriteFs } from './atomicFile';
 import { BlobStore } from './blobStore';
 import { cleanLeftovers, cleanSessionLeftovers } from './cleanup';
 import { ClosedWriterMerge } from './closedWriters';
@@ -50,6 +50,11 @@ export interface StoreOptions {
   probeWrite?: (path: string) => Promise<void>;
   /** Set by `openStore` when the folder cannot be written (default `disk`). */
   mode?: StoreMode;
+  /**
+   * `false`: never wait for the disk (no fsync). Only for a store deleted when its process exits,
+   * such as the replay CLI's: a crash there loses nothing anyone keeps.
+   */
+  sync?: boolean;
 }
 
 export class SqlJsStore implements SessionStore {
@@ -70,21 +75,21 @@ export class SqlJsStore implements SessionStore {
 
   constructor(readonly root: string, SQL: SqlJsStatic, options: StoreOptions = {}) {
     const now = options.now ?? Date.now;
-    const fs = options.fs ?? nodeWriteFs;
+    const fs = options.sync === false ? withoutSync(options.fs ?? nodeWriteFs) : (options.fs ?? nodeWriteFs);
     this.mode = options.mode ?? 'disk';
     const layout = new StoreLayout(root, this.writer);
     this.budget = new DatabaseBudget(options.maxOpenDatabases);
     this.problemSink = new StoreProblems(now, options.log);
     const reads = new OpenDatabases(SQL, this.budget, this.problemSink, now);
     const own = new OwnFiles(SQL, this.budget, reads, layout);
-    const flusher = new Flusher(own, this.problemSink, { fs, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir });
+    const flusher = new Flusher(own, this.problemSink, { fs, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir, beforeSave: () => this.blobs.syncPending() });
     this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
     this.records = new SessionRecords(this.parts);
     this.closedWriters = new ClosedWriterMerge(this.parts);
     this.sessions = new SessionRows(this.parts, this.index, (id) => this.loadTranscript(id));
-    this.blobs = new BlobStore(this.parts, fs);
+    this.blobs = new BlobStore(this.parts, fs, this.mode);
   }
 
   get problems(): readonly StoreProblem[] {
