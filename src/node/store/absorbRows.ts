@@ -1,4 +1,5 @@
 import type { Database, SqlValue } from 'sql.js';
+import { runPrepared } from './statements';
 
 /** The databases of this writer that rows of a closed window's files move into. */
 export interface AbsorbTargets {
@@ -29,7 +30,7 @@ function each(db: Database, sql: string, visit: (row: SqlValue[]) => void): numb
 export function absorbRows(from: Database, into: AbsorbTargets): number {
   let copied = 0;
   copied += each(from, 'SELECT id, title, created_at, updated_at, model, origin, deleted, written_at FROM sessions', (r) =>
-    into.info().run(
+    runPrepared(into.info(), 
       `INSERT INTO sessions (id, title, created_at, updated_at, model, origin, deleted, written_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET title = excluded.title, created_at = excluded.created_at, updated_at = excluded.updated_at, model = excluded.model,
          origin = excluded.origin, deleted = excluded.deleted, written_at = excluded.written_at WHERE excluded.written_at > sessions.written_at`,
@@ -37,7 +38,7 @@ export function absorbRows(from: Database, into: AbsorbTargets): number {
     ),
   );
   copied += each(from, 'SELECT id, session_id, created_at, written_at, body FROM messages', (r) =>
-    into.segment().run(
+    runPrepared(into.segment(), 
       `INSERT INTO messages (id, session_id, created_at, written_at, body) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET session_id = excluded.session_id, created_at = excluded.created_at, written_at = excluded.written_at, body = excluded.body
        WHERE excluded.written_at > messages.written_at`,
@@ -45,16 +46,16 @@ export function absorbRows(from: Database, into: AbsorbTargets): number {
     ),
   );
   copied += each(from, 'SELECT id, session_id, tool_name, tool_call_id, byte_size, line_count, sha256, created_at FROM tool_result_blobs', (r) =>
-    into.segment().run('INSERT OR IGNORE INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, content, byte_size, line_count, sha256, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)', r),
+    runPrepared(into.segment(), 'INSERT OR IGNORE INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, content, byte_size, line_count, sha256, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)', r),
   );
   copied += each(from, 'SELECT id, session_id, started_at, body FROM compaction_events', (r) =>
-    into.segment().run('INSERT OR IGNORE INTO compaction_events (id, session_id, started_at, body) VALUES (?, ?, ?, ?)', r),
+    runPrepared(into.segment(), 'INSERT OR IGNORE INTO compaction_events (id, session_id, started_at, body) VALUES (?, ?, ?, ?)', r),
   );
   copied += each(from, 'SELECT id, session_id, request_index, created_at, body FROM turn_usage', (r) =>
-    into.segment().run('INSERT OR IGNORE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, ?)', r),
+    runPrepared(into.segment(), 'INSERT OR IGNORE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, ?)', r),
   );
   copied += each(from, 'SELECT session_id, compaction_id, token_count, created_at, written_at, messages FROM session_snapshots', (r) =>
-    into.snapshot().run(
+    runPrepared(into.snapshot(), 
       `INSERT INTO session_snapshots (session_id, compaction_id, token_count, created_at, written_at, messages) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT(session_id) DO UPDATE SET compaction_id = excluded.compaction_id, token_count = excluded.token_count, created_at = excluded.created_at,
          written_at = excluded.written_at, messages = excluded.messages WHERE excluded.written_at > session_snapshots.written_at`,

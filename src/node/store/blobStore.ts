@@ -6,6 +6,7 @@ import { REF_PATTERN, SEGMENT_FILE } from './layout';
 import { blobInfoOf, INFO_COLUMNS, LegacyBlobs } from './legacyBlobs';
 import { measureContent } from './measureContent';
 import { rows } from './sqlRows';
+import { runPrepared } from './statements';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
 import type { BlobInfo, BlobSlice } from '../../core/ports/sessionStore';
 
@@ -54,7 +55,7 @@ export class BlobStore {
       throw error;
     }
     const segment = await ownDb(this.parts, this.parts.own.segmentPath(sessionId));
-    segment.run('INSERT OR REPLACE INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, content, byte_size, line_count, sha256, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)', [
+    runPrepared(segment, 'INSERT OR REPLACE INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, content, byte_size, line_count, sha256, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)', [
       info.id, sessionId, info.toolName, info.toolCallId ?? null, info.byteSize, info.lineCount, info.sha256, info.createdAt,
     ]);
     this.refs.set(info.id, record);

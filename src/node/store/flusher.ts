@@ -1,6 +1,7 @@
 import { promises as fsp } from 'fs';
 import { dirname } from 'path';
 import { writeAtomically, type WriteFs } from './atomicFile';
+import { forgetStatements } from './statements';
 import type { OwnFile, OwnFiles } from './ownFiles';
 import type { StoreProblems } from './problems';
 
@@ -81,6 +82,7 @@ export class Flusher {
     for (const [path, file] of [...entries.filter(([path]) => !last(path)), ...entries.filter(([path]) => last(path))]) {
       if (!file.dirty || (failure !== undefined && last(path))) continue;
       file.dirty = false;
+      forgetStatements(file.db); // export frees them
       const data = file.db.export();
       // Seal a full segment now, before awaiting, so appends made meanwhile go to the next one.
       const sealing = /\.seg\d+\.sqlite$/.test(path) && data.length >= this.options.segmentMaxBytes;

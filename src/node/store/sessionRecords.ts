@@ -3,6 +3,7 @@ import type { RequestItem } from '../../core/model/records';
 import { applyItemsDelta, encodeRequestItems, type StoredRequestItems } from '../../core/model/requestItemsDelta';
 import { SEGMENT_FILE, SNAPSHOT_FILE } from './layout';
 import { rows } from './sqlRows';
+import { runPrepared } from './statements';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
 import type { CompactionEventRecord, SessionSnapshot, TurnUsageRecord } from '../../core/ports/sessionStore';
 
@@ -24,7 +25,7 @@ export class SessionRecords {
     if (messages.length === 0) return;
     const db = await this.segment(sessionId);
     for (const m of messages) {
-      db.run('INSERT OR REPLACE INTO messages (id, session_id, created_at, written_at, body) VALUES (?, ?, ?, ?, ?)', [m.id, sessionId, m.createdAt, this.parts.stamp(), JSON.stringify(m)]);
+      runPrepared(db, 'INSERT OR REPLACE INTO messages (id, session_id, created_at, written_at, body) VALUES (?, ?, ?, ?, ?)', [m.id, sessionId, m.createdAt, this.parts.stamp(), JSON.stringify(m)]);
     }
   }
 
@@ -47,7 +48,7 @@ export class SessionRecords {
 
   async saveSnapshot(snapshot: SessionSnapshot): Promise<void> {
     const db = await ownDb(this.parts, this.parts.layout.snapshotPath(snapshot.sessionId));
-    db.run('INSERT OR REPLACE INTO session_snapshots (session_id, compaction_id, token_count, created_at, written_at, messages) VALUES (?, ?, ?, ?, ?, ?)', [
+    runPrepared(db, 'INSERT OR REPLACE INTO session_snapshots (session_id, compaction_id, token_count, created_at, written_at, messages) VALUES (?, ?, ?, ?, ?, ?)', [
       snapshot.sessionId, snapshot.compactionId, snapshot.tokenCount, snapshot.createdAt, this.parts.stamp(), JSON.stringify(snapshot.messages),
     ]);
   }
@@ -70,7 +71,7 @@ export class SessionRecords {
 
   async addCompactionEvent(event: CompactionEventRecord): Promise<void> {
     const db = await this.segment(event.sessionId);
-    db.run('INSERT OR REPLACE INTO compaction_events (id, session_id, started_at, body) VALUES (?, ?, ?, ?)', [event.id, event.sessionId, event.startedAt, JSON.stringify(event)]);
+    runPrepared(db, 'INSERT OR REPLACE INTO compaction_events (id, session_id, started_at, body) VALUES (?, ?, ?, ?)', [event.id, event.sessionId, event.startedAt, JSON.stringify(event)]);
   }
 
   listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
@@ -84,7 +85,7 @@ export class SessionRecords {
     // lists cost no more than the changes do and a list never rests on a long chain of changes.
     const stored = encodeRequestItems(record.items, last && last.changedSinceFull < record.items.length ? last : undefined);
     const { items: _items, ...rest } = record;
-    db.run('INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, ?)', [record.id, record.sessionId, record.requestIndex, record.createdAt, JSON.stringify({ ...rest, storedItems: stored })]);
+    runPrepared(db, 'INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, ?)', [record.id, record.sessionId, record.requestIndex, record.createdAt, JSON.stringify({ ...rest, storedItems: stored })]);
     this.lastItems.delete(record.sessionId);
     if (this.lastItems.size >= REMEMBERED_SESSIONS) this.lastItems.delete(this.lastItems.keys().next().value!);
     const changed = 'full' in stored ? 0 : (last?.changedSinceFull ?? 0) + stored.added.length + stored.removed.length;
