@@ -29,10 +29,13 @@ export class SessionRecords {
     }
   }
 
-  async loadTranscript(sessionId: string): Promise<Message[]> {
+  async loadTranscript(sessionId: string, createdAfter?: number): Promise<Message[]> {
     const latest = new Map<string, { written: number; message: Message }>();
+    const [sql, params] = createdAfter === undefined
+      ? ['SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId]]
+      : ['SELECT id, written_at, body FROM messages WHERE session_id = ? AND created_at > ?', [sessionId, createdAfter]];
     await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
-      for (const r of rows(db, 'SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId])) {
+      for (const r of rows(db, sql, params)) {
         const written = Number(r.written_at);
         const previous = latest.get(String(r.id));
         if (previous && previous.written >= written) continue;
@@ -44,6 +47,20 @@ export class SessionRecords {
       }
     });
     return [...latest.values()].map((v) => v.message).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {
+    const latest = new Map<string, { written: number; pinned: boolean }>();
+    // A message's body is its JSON: `"pinned":true` appears unescaped only as the message's own
+    // field (inside content, quotes are escaped), so the bodies need not be parsed here.
+    await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
+      for (const r of rows(db, `SELECT id, written_at, instr(body, '"pinned":true') > 0 AS pinned FROM messages WHERE session_id = ? AND created_at <= ?`, [sessionId, createdUpTo])) {
+        const written = Number(r.written_at);
+        const previous = latest.get(String(r.id));
+        if (!previous || previous.written < written) latest.set(String(r.id), { written, pinned: Number(r.pinned) === 1 });
+      }
+    });
+    return new Map([...latest].map(([id, v]) => [id, v.pinned]));
   }
 
   async saveSnapshot(snapshot: SessionSnapshot): Promise<void> {

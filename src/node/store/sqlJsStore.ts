@@ -171,9 +171,14 @@ export class SqlJsStore implements SessionStore {
     return this.records.putMessages(sessionId, messages);
   }
 
-  async loadTranscript(sessionId: string): Promise<Message[]> {
+  async loadTranscript(sessionId: string, options: { createdAfter?: number } = {}): Promise<Message[]> {
     await this.closedWriters.absorb(sessionId);
-    return this.records.loadTranscript(sessionId);
+    return this.records.loadTranscript(sessionId, options.createdAfter);
+  }
+
+  async loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {
+    await this.closedWriters.absorb(sessionId);
+    return this.records.loadPins(sessionId, createdUpTo);
   }
 
   putBlob(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array; measured?: { sha256: string; lineCount: number } }): Promise<BlobInfo> {
