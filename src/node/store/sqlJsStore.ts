@@ -15,6 +15,7 @@ import type { SqlJsStatic } from 'sql.js';
 import type { Message } from '../../core/model/message';
 import { nodeWriteFs, withoutSync, type WriteFs } from './atomicFile';
 import { BlobStore } from './blobStore';
+import { CheckedFiles } from './checkedFiles';
 import { cleanLeftovers, cleanSessionLeftovers } from './cleanup';
 import { ClosedWriterMerge } from './closedWriters';
 import { DatabaseBudget } from './databaseBudget';
@@ -80,9 +81,14 @@ export class SqlJsStore implements SessionStore {
     const layout = new StoreLayout(root, this.writer);
     this.budget = new DatabaseBudget(options.maxOpenDatabases);
     this.problemSink = new StoreProblems(now, options.log);
-    const reads = new OpenDatabases(SQL, this.budget, this.problemSink, now);
+    // A cache of checks: losing it costs only checks, so it is never fsynced.
+    const checked = new CheckedFiles(root, withoutSync(fs), this.writer, this.mode === 'disk');
+    const reads = new OpenDatabases(SQL, this.budget, this.problemSink, now, checked);
     const own = new OwnFiles(SQL, this.budget, reads, layout);
-    const flusher = new Flusher(own, this.problemSink, { fs, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir, beforeSave: () => this.blobs.syncPending() });
+    const flusher = new Flusher(own, this.problemSink, { fs, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir, beforeSave: async () => {
+      await this.blobs.syncPending();
+      await checked.save();
+    } });
     this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
