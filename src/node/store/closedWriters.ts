@@ -11,7 +11,7 @@ import { liveWriters } from './writerLiveness';
 export const ABSORB_MIN_FILES = 9;
 /** At most this many files, or this many bytes, are merged (and saved) per step. */
 export const MERGE_STEP_FILES = 16;
-export const MERGE_STEP_BYTES = 16 * 1024 * 1024;
+export const MERGE_STEP_BYTES = 4 * 1024 * 1024;
 /** A merge yields to the event loop after running this long. */
 const MERGE_SLICE_MS = 10;
 
