@@ -14,6 +14,7 @@ import { policyNamed } from '../src/core/replay/baselines';
 import { ContextSession } from '../src/core/session/contextSession';
 import { DEFAULT_SETTINGS } from '../src/core/settings';
 import { openStore } from '../src/node/store';
+import { sizesFromArgs } from './sizes';
 import { call, logOutput, msg, prng } from '../test/support/syntheticSession';
 
 /** `count` messages of agent work: assistant + tool call + a short log output, in pairs. */
@@ -31,8 +32,7 @@ function history(count: number): Message[] {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
-  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
-  const counts = sizes.length ? sizes : [1_000, 10_000, 50_000];
+  const counts = sizesFromArgs();
   const counter = getTokenCounter();
   const rows = [];
   for (const count of counts) {
