@@ -7,6 +7,13 @@ interface Passed {
   mtimeMs: number;
 }
 
+/**
+ * A file is recorded only when it has not changed for this long before its check: file times are
+ * coarse (a clock tick on Linux, 2 s on FAT), so a write soon after another can keep the same
+ * mtime. A change after a recorded check always moves the mtime past the recorded one.
+ */
+const SETTLED_MS = 3_000;
+
 /** Files listed at most, the least recently checked dropped first. */
 const MAX_ENTRIES = 20_000;
 
@@ -49,6 +56,7 @@ export class CheckedFiles {
   }
 
   record(path: string, size: number, mtimeMs: number): void {
+    if (Date.now() - mtimeMs < SETTLED_MS) return; // checked again next time, once settled
     const key = this.key(path);
     this.passed.delete(key);
     this.passed.set(key, { size, mtimeMs });

@@ -65,19 +65,32 @@ export class OpenDatabases {
     this.forget(path);
     const opened = await this.open(path);
     if (!('db' in opened)) return undefined;
-    this.forget(path); // opened meanwhile by a concurrent read: keep one copy
+    // Opened meanwhile by a concurrent read, which may be using it: keep that copy, close ours.
+    const meanwhile = this.cache.get(path);
+    if (meanwhile && meanwhile.mtimeMs === stat.mtimeMs && meanwhile.size === stat.size) {
+      this.close(opened.db);
+      return meanwhile.db;
+    }
+    this.forget(path);
     this.cache.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, db: opened.db });
     return opened.db;
   }
 
   /** Reads one file's rows and lets its database go (for files read once: stored results). */
   async once<T>(path: string, read: (db: Database) => T): Promise<T | undefined> {
-    const db = await this.get(path);
-    if (!db) return undefined;
+    const cached = this.cache.get(path);
+    if (cached) {
+      const stat = await fsp.stat(path).catch(() => undefined);
+      const fresh = this.cache.get(path);
+      if (stat && fresh && fresh.mtimeMs === stat.mtimeMs && fresh.size === stat.size) return read(fresh.db);
+    }
+    // Opened for this read alone and closed after it: never shared, so no other read can close it.
+    const opened = await this.open(path);
+    if (!('db' in opened)) return undefined;
     try {
-      return read(db);
+      return read(opened.db);
     } finally {
-      this.forget(path);
+      this.close(opened.db);
     }
   }
 

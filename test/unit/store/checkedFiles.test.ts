@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { utimesSync } from 'fs';
+import { readdirSync, utimesSync } from 'fs';
 import { join } from 'path';
 import type { Database } from 'sql.js';
 import type { Message } from '../../../src/core/model/message';
@@ -28,6 +28,10 @@ describe('integrity checks of unchanged files', function () {
       const { id } = await writer.createSession({ title: 'checked' });
       await writer.putMessages(id, [message('m1', 1), message('m2', 2)]);
       await writer.close();
+      // Only files that had settled (unchanged for a few seconds) when checked are remembered.
+      const dir = join(folder, 'sessions', id);
+      const settled = Date.now() / 1000 - 60;
+      for (const name of readdirSync(dir)) utimesSync(join(dir, name), settled, settled);
 
       const first = await stores.openStore(folder);
       checks = 0;
@@ -42,7 +46,7 @@ describe('integrity checks of unchanged files', function () {
       await second.close();
 
       const segment = join(folder, 'sessions', id, `${writer.writer}.seg0.sqlite`);
-      const later = Date.now() / 1000 + 5;
+      const later = Date.now() / 1000 - 30;
       utimesSync(segment, later, later);
       const third = await stores.openStore(folder);
       checks = 0;
