@@ -11,6 +11,7 @@ import { join } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import type { Message } from '../src/core/model/message';
 import { openStore } from '../src/node/store';
+import { sizesFromArgs } from './sizes';
 import { policyNamed } from '../src/core/replay/baselines';
 import { replayRun } from '../src/core/replay/replay';
 import { call, logOutput, msg, prng } from '../test/support/syntheticSession';
@@ -33,14 +34,14 @@ function syntheticRun(count: number, seed: number): Message[] {
 
 
 async function main() {
-  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
-  const counts = sizes.length ? sizes : [1_000, 10_000, 50_000];
+  const counts = sizesFromArgs();
   const counter = getTokenCounter();
   const rows = [];
   for (const count of counts) {
     const messages = syntheticRun(count, count);
     const folder = mkdtempSync(join(tmpdir(), 'tally-replay-scale-'));
-    const store = await openStore(folder, { debounceMs: 1e9 });
+    // As the replay CLI does: its store is deleted at exit, so it never waits for the disk.
+    const store = await openStore(folder, { debounceMs: 1e9, sync: false });
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
     const started = performance.now();

@@ -56,8 +56,13 @@ export interface SessionStore extends BlobStore {
 
   /** Insert or replace transcript messages by id (used for new messages and memoized token counts). */
   putMessages(sessionId: string, messages: Message[]): Promise<void>;
-  /** The whole transcript, oldest first. */
-  loadTranscript(sessionId: string): Promise<Message[]>;
+  /** The whole transcript, oldest first; with `createdAfter`, only the messages created after that time. */
+  loadTranscript(sessionId: string, options?: { createdAfter?: number }): Promise<Message[]>;
+  /**
+   * Whether each transcript message created at or before `createdUpTo` is pinned now, without
+   * reading the messages themselves (resume applies the pins to a snapshot's messages).
+   */
+  loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>>;
 
   saveSnapshot(snapshot: SessionSnapshot): Promise<void>;
   loadSnapshot(sessionId: string): Promise<SessionSnapshot | undefined>;

@@ -13,19 +13,22 @@ export interface ResumedSession {
 }
 
 /**
- * Resume path: the latest snapshot plus every transcript message recorded after it, with the pins
- * the transcript holds now. A history stored by an older version or cut by a crash is repaired here,
- * not trusted.
+ * Resume path: the latest snapshot plus only the transcript messages recorded after it (the older
+ * ones are not read, only whether they are pinned now). Without a readable snapshot (none yet, or
+ * a damaged one set aside), the whole transcript. A history stored by an older version or cut by
+ * a crash is repaired here, not trusted.
  */
 export async function resumeSession(store: SessionStore, sessionId: string): Promise<ResumedSession> {
-  const [snapshot, transcript, usage] = await Promise.all([store.loadSnapshot(sessionId), store.loadTranscript(sessionId), store.listTurnUsage(sessionId, { items: false })]);
+  const [snapshot, usage] = await Promise.all([store.loadSnapshot(sessionId), store.listTurnUsage(sessionId, { items: false })]);
   const nextRequestIndex = usage.reduce((max, r) => Math.max(max, r.requestIndex + 1), 0);
   let messages: Message[];
+  let transcript: Message[];
   if (snapshot) {
-    const pins = new Map(transcript.map((m) => [m.id, Boolean(m.pinned)]));
-    const newer = transcript.filter((m) => m.createdAt > snapshot.createdAt);
+    const [pins, newer] = await Promise.all([store.loadPins(sessionId, snapshot.createdAt), store.loadTranscript(sessionId, { createdAfter: snapshot.createdAt })]);
+    transcript = newer;
     messages = [...snapshot.messages.map((m) => (pins.has(m.id) ? { ...m, pinned: pins.get(m.id) } : m)), ...newer];
   } else {
+    transcript = await store.loadTranscript(sessionId);
     messages = transcript;
   }
   adoptStoredCounts(messages);

@@ -4,6 +4,9 @@ import { dirname } from 'path';
 /** The file operations a store uses to write; tests replace them to simulate a full disk. */
 export interface WriteFs {
   writeFileSynced(path: string, data: Uint8Array): Promise<void>;
+  /** Writes (or appends to) a file without waiting for the disk; `syncFile` does that later. */
+  writeFile(path: string, data: Uint8Array, append?: boolean): Promise<void>;
+  syncFile(path: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   syncDirectory(path: string): Promise<void>;
 }
@@ -13,6 +16,15 @@ export const nodeWriteFs: WriteFs = {
     const handle = await fsp.open(path, 'w');
     try {
       await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  },
+  writeFile: (path, data, append) => fsp.writeFile(path, data, { flag: append ? 'a' : 'w' }),
+  async syncFile(path) {
+    const handle = await fsp.open(path, 'r+');
+    try {
       await handle.sync();
     } finally {
       await handle.close();
@@ -32,6 +44,14 @@ export const nodeWriteFs: WriteFs = {
     }
   },
 };
+
+/**
+ * The same operations without any fsync: for a store that is thrown away when its process exits
+ * (the replay CLI), where waiting on the disk buys nothing.
+ */
+export function withoutSync(fs: WriteFs): WriteFs {
+  return { ...fs, writeFileSynced: (path, data) => fs.writeFile(path, data), syncFile: async () => undefined, syncDirectory: async () => undefined };
+}
 
 /**
  * Replaces `path` atomically: the data goes to a temp file in the same folder, is fsynced, then

@@ -1,8 +1,7 @@
 import { promises as fsp } from 'fs';
 import { basename, join } from 'path';
-import type { Database } from 'sql.js';
 import { nextTurn } from '../../core/nextTurn';
-import { absorbRows } from './absorbRows';
+import { absorbRows, Slicer } from './absorbRows';
 import { WRITER_FILE } from './layout';
 import type { OwnFile } from './ownFiles';
 import type { StoreParts } from './storeParts';
@@ -10,6 +9,11 @@ import { liveWriters } from './writerLiveness';
 
 /** Files of closed windows a session must hold before they are merged (three windows' worth). */
 export const ABSORB_MIN_FILES = 9;
+/** At most this many files, or this many bytes, are merged (and saved) per step. */
+export const MERGE_STEP_FILES = 16;
+export const MERGE_STEP_BYTES = 4 * 1024 * 1024;
+/** A merge yields to the event loop after running this long. */
+const MERGE_SLICE_MS = 10;
 
 /**
  * Every window start is a new writer with files of its own, so a session opened across many
@@ -26,7 +30,7 @@ export class ClosedWriterMerge {
   async absorb(sessionId: string): Promise<void> {
     if (this.done.has(sessionId)) return;
     this.done.add(sessionId);
-    const { layout, own } = this.parts;
+    const { layout } = this.parts;
     const dir = layout.sessionDir(sessionId);
     const live = await liveWriters(layout.root, this.parts.now());
     const names = await fsp.readdir(dir).catch(() => [] as string[]);
@@ -35,43 +39,79 @@ export class ClosedWriterMerge {
       return writer !== undefined && writer !== layout.writer && !live.has(writer);
     });
     if (closed.length < ABSORB_MIN_FILES) return;
-    // absorbRows fills its targets synchronously: they are opened first and marked as changed
-    // only when a row goes into them.
+    await this.absorbFiles(sessionId, dir, closed);
+  }
+
+  private async absorbFiles(sessionId: string, dir: string, closed: string[]): Promise<void> {
+    const slice = new Slicer(MERGE_SLICE_MS);
+    const paths = closed.sort().map((name) => join(dir, name));
+    let merged = 0;
+    for (let at = 0; at < paths.length; ) {
+      // One step: at most MERGE_STEP_FILES files or MERGE_STEP_BYTES, then saved and removed, so
+      // what a merge holds in memory stays bounded however many files closed windows left.
+      const step: string[] = [];
+      let bytes = 0;
+      while (at < paths.length && step.length < MERGE_STEP_FILES && (step.length === 0 || bytes < MERGE_STEP_BYTES)) {
+        const size = (await fsp.stat(paths[at]).catch(() => undefined))?.size ?? 0;
+        if (step.length > 0 && bytes + size > MERGE_STEP_BYTES) break;
+        step.push(paths[at++]);
+        bytes += size;
+      }
+      const absorbed = await this.absorbStep(sessionId, step, slice);
+      if (absorbed === undefined) return; // the save failed (reported): the old files stay, nothing is lost
+      merged += absorbed;
+    }
+    if (merged > 0) this.parts.problems.info(`store: merged ${merged} files of closed windows into ${this.parts.layout.writer} for session ${basename(dir)} (${slice.yields} pauses for the event loop)`);
+  }
+
+  /** Copies the rows of `paths` into this writer's files, saves them, then removes the old files. */
+  private async absorbStep(sessionId: string, paths: string[], slice: Slicer): Promise<number | undefined> {
+    const { layout, own } = this.parts;
+    // absorbRows fills its targets between event-loop turns: they are opened first, held (not
+    // closed to make room) for the step, and marked as changed only when a row goes into them.
+    // Each step takes the current segment anew: the previous step's save may have sealed it.
     const files = {
       info: await own.get(layout.infoPath(sessionId)),
       segment: await own.get(own.segmentPath(sessionId)),
       snapshot: await own.get(layout.snapshotPath(sessionId)),
     };
-    const target = (file: OwnFile) => () => {
-      this.parts.flusher.touch(file);
-      return file.db;
-    };
     for (const file of Object.values(files)) file.pinned = true;
     try {
-      await this.absorbFiles(dir, closed, files, target);
+      return await this.copyAndSave(paths, files, slice);
     } finally {
       for (const file of Object.values(files)) file.pinned = false;
     }
   }
 
-  private async absorbFiles(dir: string, closed: string[], files: Record<'info' | 'segment' | 'snapshot', OwnFile>, target: (file: OwnFile) => () => Database): Promise<void> {
-    const { layout, reads } = this.parts;
+  private async copyAndSave(paths: string[], files: Record<'info' | 'segment' | 'snapshot', OwnFile>, slice: Slicer): Promise<number | undefined> {
+    const { reads } = this.parts;
+    const target = (file: OwnFile) => () => {
+      this.parts.flusher.touch(file);
+      return file.db;
+    };
     const absorbed: string[] = [];
-    for (const name of closed.sort()) {
-      const path = join(dir, name);
-      const copied = await reads.once(path, (db) => absorbRows(db, { info: target(files.info), segment: target(files.segment), snapshot: target(files.snapshot) }));
-      if (copied === undefined) continue; // damaged (set aside), newer schema or unreadable: left alone
+    for (const path of paths) {
+      // Opened for this copy only (never cached), so no other read can close it between slices.
+      const opened = await reads.open(path);
+      if (!('db' in opened)) continue; // damaged (set aside), newer schema or unreadable: left alone
+      try {
+        await absorbRows(opened.db, { info: target(files.info), segment: target(files.segment), snapshot: target(files.snapshot) }, slice);
+      } finally {
+        reads.close(opened.db);
+      }
       absorbed.push(path);
       await nextTurn();
     }
-    if (absorbed.length === 0) return;
+    if (absorbed.length === 0) return 0;
     try {
       await this.parts.flusher.flush();
     } catch {
-      return; // reported by the flush; the old files stay, so nothing is lost
+      return undefined;
     }
-    for (const path of absorbed) await fsp.rm(path, { force: true });
-    this.parts.problems.info(`store: merged ${absorbed.length} files of closed windows into ${layout.writer} for session ${basename(dir)}`);
+    for (const path of absorbed) {
+      reads.forget(path);
+      await fsp.rm(path, { force: true });
+    }
+    return absorbed.length;
   }
 }
-

@@ -1,6 +1,7 @@
 import { promises as fsp } from 'fs';
 import { dirname } from 'path';
 import { writeAtomically, type WriteFs } from './atomicFile';
+import { forgetStatements } from './statements';
 import type { OwnFile, OwnFiles } from './ownFiles';
 import type { StoreProblems } from './problems';
 
@@ -25,6 +26,8 @@ export interface FlusherOptions {
    * were saved: the index never lists a row its session's files do not have yet.
    */
   savedLast: string;
+  /** Runs before each save's files are written (the batched fsync of stored results). */
+  beforeSave?: () => Promise<void>;
 }
 
 /** Saves changed own files after a short debounce, each atomically; a failed save is retried. */
@@ -66,11 +69,20 @@ export class Flusher {
 
   private async writeDirty(): Promise<void> {
     let failure: unknown;
+    try {
+      // Results a session file lists reach the disk before that file does.
+      await this.options.beforeSave?.();
+    } catch (error) {
+      this.problems.writeFailed(this.options.savedLast, error);
+      if (!this.closed) this.schedule(Math.max(RETRY_MS, this.options.debounceMs));
+      throw error;
+    }
     const entries = this.files.entries();
     const last = (path: string) => path.startsWith(this.options.savedLast);
     for (const [path, file] of [...entries.filter(([path]) => !last(path)), ...entries.filter(([path]) => last(path))]) {
       if (!file.dirty || (failure !== undefined && last(path))) continue;
       file.dirty = false;
+      forgetStatements(file.db); // export frees them
       const data = file.db.export();
       // Seal a full segment now, before awaiting, so appends made meanwhile go to the next one.
       const sealing = /\.seg\d+\.sqlite$/.test(path) && data.length >= this.options.segmentMaxBytes;

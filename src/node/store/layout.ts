@@ -5,11 +5,14 @@ import { join } from 'path';
  *   sessions/<sessionId>/<writer>.info.sqlite   session row
  *   sessions/<sessionId>/<writer>.snap.sqlite   latest snapshot
  *   sessions/<sessionId>/<writer>.seg<N>.sqlite messages, events, usage, blob index
- *   blobs/<refId>.sqlite, blobs/<refId>.p<N>.sqlite   offloaded results and their parts
+ *   blobs/<sha256>.blob                         an offloaded result's bytes, once per content
+ *   blobs/<refId>.ref                           what a ref points to (JSON: tool, size, hashes)
+ *   blobs/<refId>.sqlite, blobs/<refId>.p<N>.sqlite   results stored by earlier versions (read only)
  *   index/<writer>.base.sqlite, index/<writer>.delta.sqlite   the session list
  * A writer (one per window) writes only files carrying its own id.
  */
 export const REF_PATTERN = /^[a-z0-9]{6,64}$/;
+export const CONTENT_HASH = /^[0-9a-f]{64}$/;
 export const SESSION_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
 /** A session file of some writer. */
 export const WRITER_FILE = /^(w[a-z0-9]+)\.(?:info|snap|seg\d+)\.sqlite$/;
@@ -56,6 +59,18 @@ export class StoreLayout {
   blobPath(refId: string): string {
     if (!REF_PATTERN.test(refId)) throw new Error(`invalid ref_id "${refId}"`);
     return join(this.blobsDir, `${refId}.sqlite`);
+  }
+
+  /** What a ref points to (written after the content it names). */
+  refPath(refId: string): string {
+    if (!REF_PATTERN.test(refId)) throw new Error(`invalid ref_id "${refId}"`);
+    return join(this.blobsDir, `${refId}.ref`);
+  }
+
+  /** The bytes of a stored result, named by their SHA-256: the same content is stored once. */
+  contentPath(sha256: string): string {
+    if (!CONTENT_HASH.test(sha256)) throw new Error(`invalid content hash "${sha256}"`);
+    return join(this.blobsDir, `${sha256}.blob`);
   }
 
   blobPartPath(refId: string, part: number): string {

@@ -1,6 +1,7 @@
 import { promises as fsp } from 'fs';
 import { basename, dirname, join } from 'path';
 import type { Database, SqlJsStatic } from 'sql.js';
+import type { CheckedFiles } from './checkedFiles';
 import type { DatabaseBudget } from './databaseBudget';
 import type { StoreProblems } from './problems';
 import { migrationsFrom, SCHEMA_VERSION } from './schema';
@@ -35,6 +36,7 @@ export class OpenDatabases {
     private readonly budget: DatabaseBudget,
     private readonly problems: StoreProblems,
     private readonly now: () => number,
+    private readonly checked?: CheckedFiles,
   ) {
     budget.addEvictor(() => this.evictOldest());
   }
@@ -63,19 +65,32 @@ export class OpenDatabases {
     this.forget(path);
     const opened = await this.open(path);
     if (!('db' in opened)) return undefined;
-    this.forget(path); // opened meanwhile by a concurrent read: keep one copy
+    // Opened meanwhile by a concurrent read, which may be using it: keep that copy, close ours.
+    const meanwhile = this.cache.get(path);
+    if (meanwhile && meanwhile.mtimeMs === stat.mtimeMs && meanwhile.size === stat.size) {
+      this.close(opened.db);
+      return meanwhile.db;
+    }
+    this.forget(path);
     this.cache.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, db: opened.db });
     return opened.db;
   }
 
   /** Reads one file's rows and lets its database go (for files read once: stored results). */
   async once<T>(path: string, read: (db: Database) => T): Promise<T | undefined> {
-    const db = await this.get(path);
-    if (!db) return undefined;
+    const cached = this.cache.get(path);
+    if (cached) {
+      const stat = await fsp.stat(path).catch(() => undefined);
+      const fresh = this.cache.get(path);
+      if (stat && fresh && fresh.mtimeMs === stat.mtimeMs && fresh.size === stat.size) return read(fresh.db);
+    }
+    // Opened for this read alone and closed after it: never shared, so no other read can close it.
+    const opened = await this.open(path);
+    if (!('db' in opened)) return undefined;
     try {
-      return read(db);
+      return read(opened.db);
     } finally {
-      this.forget(path);
+      this.close(opened.db);
     }
   }
 
@@ -85,7 +100,9 @@ export class OpenDatabases {
    */
   async open(path: string): Promise<Opened> {
     let bytes: Uint8Array;
+    let stat: { size: number; mtimeMs: number };
     try {
+      stat = await fsp.stat(path);
       bytes = await fsp.readFile(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { missing: true };
@@ -106,9 +123,14 @@ export class OpenDatabases {
         return { unusable: true };
       }
       // Reads every page of the file's b-trees (about 1 ms per 2 MiB): a damaged page is found
-      // now, where the file can be set aside, not later in the middle of a query.
-      const check = String(db.exec('PRAGMA quick_check')[0]?.values[0]?.[0] ?? 'no result');
-      if (check !== 'ok') throw new Error(`integrity check failed: ${check}`);
+      // now, where the file can be set aside, not later in the middle of a query. A file that
+      // passed before and has not changed since (same size and mtime) is not checked again.
+      const unchanged = stat.size === bytes.length && (await this.checked?.unchangedSincePassed(path, stat.size, stat.mtimeMs));
+      if (!unchanged) {
+        const check = String(db.exec('PRAGMA quick_check')[0]?.values[0]?.[0] ?? 'no result');
+        if (check !== 'ok') throw new Error(`integrity check failed: ${check}`);
+        if (stat.size === bytes.length) this.checked?.record(path, stat.size, stat.mtimeMs);
+      }
       for (const m of migrationsFrom(version)) db.run(m.sql);
     } catch (error) {
       if (db) this.close(db);
@@ -155,6 +177,7 @@ export class OpenDatabases {
     const movedTo = `${path}.corrupt-${new Date(this.now()).toISOString().replace(/[:.]/g, '-')}`;
     try {
       await fsp.rename(path, movedTo);
+      this.checked?.forget(path);
       this.setAsideTo.set(path, movedTo);
       this.problems.report({ file: path, kind: 'corrupt', message: errorText(error), movedTo });
     } catch (renameError) {

@@ -112,16 +112,20 @@ export class OwnFiles {
     if (segment && this.segments.get(segment.sessionId) === segment.n) this.segments.set(segment.sessionId, segment.n + 1);
   }
 
-  /** A sealed segment, saved: it is never written again, so it is closed. */
+  /** A sealed segment, saved: it is never written again, so it is closed (unless held by a merge). */
   drop(path: string): void {
     const file = this.files.get(path);
-    if (!file) return;
+    if (!file || file.pinned) return;
     this.files.delete(path);
     file.db.close();
     this.budget.release();
   }
 
   closeAll(): void {
-    for (const path of [...this.files.keys()]) this.drop(path);
+    for (const [path, file] of [...this.files]) {
+      this.files.delete(path);
+      file.db.close();
+      this.budget.release();
+    }
   }
 }

@@ -3,6 +3,7 @@ import type { RequestItem } from '../../core/model/records';
 import { applyItemsDelta, encodeRequestItems, type StoredRequestItems } from '../../core/model/requestItemsDelta';
 import { SEGMENT_FILE, SNAPSHOT_FILE } from './layout';
 import { rows } from './sqlRows';
+import { runPrepared } from './statements';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
 import type { CompactionEventRecord, SessionSnapshot, TurnUsageRecord } from '../../core/ports/sessionStore';
 
@@ -24,14 +25,17 @@ export class SessionRecords {
     if (messages.length === 0) return;
     const db = await this.segment(sessionId);
     for (const m of messages) {
-      db.run('INSERT OR REPLACE INTO messages (id, session_id, created_at, written_at, body) VALUES (?, ?, ?, ?, ?)', [m.id, sessionId, m.createdAt, this.parts.stamp(), JSON.stringify(m)]);
+      runPrepared(db, 'INSERT OR REPLACE INTO messages (id, session_id, created_at, written_at, body) VALUES (?, ?, ?, ?, ?)', [m.id, sessionId, m.createdAt, this.parts.stamp(), JSON.stringify(m)]);
     }
   }
 
-  async loadTranscript(sessionId: string): Promise<Message[]> {
+  async loadTranscript(sessionId: string, createdAfter?: number): Promise<Message[]> {
     const latest = new Map<string, { written: number; message: Message }>();
+    const [sql, params] = createdAfter === undefined
+      ? ['SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId]]
+      : ['SELECT id, written_at, body FROM messages WHERE session_id = ? AND created_at > ?', [sessionId, createdAfter]];
     await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
-      for (const r of rows(db, 'SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId])) {
+      for (const r of rows(db, sql, params)) {
         const written = Number(r.written_at);
         const previous = latest.get(String(r.id));
         if (previous && previous.written >= written) continue;
@@ -45,9 +49,23 @@ export class SessionRecords {
     return [...latest.values()].map((v) => v.message).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
+  async loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {
+    const latest = new Map<string, { written: number; pinned: boolean }>();
+    // A message's body is its JSON: `"pinned":true` appears unescaped only as the message's own
+    // field (inside content, quotes are escaped), so the bodies need not be parsed here.
+    await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
+      for (const r of rows(db, `SELECT id, written_at, instr(body, '"pinned":true') > 0 AS pinned FROM messages WHERE session_id = ? AND created_at <= ?`, [sessionId, createdUpTo])) {
+        const written = Number(r.written_at);
+        const previous = latest.get(String(r.id));
+        if (!previous || previous.written < written) latest.set(String(r.id), { written, pinned: Number(r.pinned) === 1 });
+      }
+    });
+    return new Map([...latest].map(([id, v]) => [id, v.pinned]));
+  }
+
   async saveSnapshot(snapshot: SessionSnapshot): Promise<void> {
     const db = await ownDb(this.parts, this.parts.layout.snapshotPath(snapshot.sessionId));
-    db.run('INSERT OR REPLACE INTO session_snapshots (session_id, compaction_id, token_count, created_at, written_at, messages) VALUES (?, ?, ?, ?, ?, ?)', [
+    runPrepared(db, 'INSERT OR REPLACE INTO session_snapshots (session_id, compaction_id, token_count, created_at, written_at, messages) VALUES (?, ?, ?, ?, ?, ?)', [
       snapshot.sessionId, snapshot.compactionId, snapshot.tokenCount, snapshot.createdAt, this.parts.stamp(), JSON.stringify(snapshot.messages),
     ]);
   }
@@ -70,7 +88,7 @@ export class SessionRecords {
 
   async addCompactionEvent(event: CompactionEventRecord): Promise<void> {
     const db = await this.segment(event.sessionId);
-    db.run('INSERT OR REPLACE INTO compaction_events (id, session_id, started_at, body) VALUES (?, ?, ?, ?)', [event.id, event.sessionId, event.startedAt, JSON.stringify(event)]);
+    runPrepared(db, 'INSERT OR REPLACE INTO compaction_events (id, session_id, started_at, body) VALUES (?, ?, ?, ?)', [event.id, event.sessionId, event.startedAt, JSON.stringify(event)]);
   }
 
   listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
@@ -84,7 +102,7 @@ export class SessionRecords {
     // lists cost no more than the changes do and a list never rests on a long chain of changes.
     const stored = encodeRequestItems(record.items, last && last.changedSinceFull < record.items.length ? last : undefined);
     const { items: _items, ...rest } = record;
-    db.run('INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, ?)', [record.id, record.sessionId, record.requestIndex, record.createdAt, JSON.stringify({ ...rest, storedItems: stored })]);
+    runPrepared(db, 'INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, ?)', [record.id, record.sessionId, record.requestIndex, record.createdAt, JSON.stringify({ ...rest, storedItems: stored })]);
     this.lastItems.delete(record.sessionId);
     if (this.lastItems.size >= REMEMBERED_SESSIONS) this.lastItems.delete(this.lastItems.keys().next().value!);
     const changed = 'full' in stored ? 0 : (last?.changedSinceFull ?? 0) + stored.added.length + stored.removed.length;

@@ -1,4 +1,5 @@
 import type { Database, SqlValue } from 'sql.js';
+import { runPrepared } from './statements';
 import type { Row } from './sqlRows';
 import type { SessionInfo } from '../../core/ports/sessionStore';
 
@@ -41,15 +42,10 @@ function values(row: SessionRow): SqlValue[] {
 }
 
 export function putSessionRow(db: Database, row: SessionRow): void {
-  db.run(INSERT, values(row));
+  runPrepared(db, INSERT, values(row));
 }
 
 /** Writes many rows through one prepared statement (sql.js prepares anew on every `run`). */
 export function putSessionRows(db: Database, list: Iterable<SessionRow>): void {
-  const statement = db.prepare(INSERT);
-  try {
-    for (const row of list) statement.run(values(row));
-  } finally {
-    statement.free();
-  }
+  for (const row of list) runPrepared(db, INSERT, values(row));
 }

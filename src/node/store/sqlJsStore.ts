@@ -13,8 +13,9 @@
 import { randomBytes } from 'crypto';
 import type { SqlJsStatic } from 'sql.js';
 import type { Message } from '../../core/model/message';
-import { nodeWriteFs, type WriteFs } from './atomicFile';
+import { nodeWriteFs, withoutSync, type WriteFs } from './atomicFile';
 import { BlobStore } from './blobStore';
+import { CheckedFiles } from './checkedFiles';
 import { cleanLeftovers, cleanSessionLeftovers } from './cleanup';
 import { ClosedWriterMerge } from './closedWriters';
 import { DatabaseBudget } from './databaseBudget';
@@ -50,6 +51,11 @@ export interface StoreOptions {
   probeWrite?: (path: string) => Promise<void>;
   /** Set by `openStore` when the folder cannot be written (default `disk`). */
   mode?: StoreMode;
+  /**
+   * `false`: never wait for the disk (no fsync). Only for a store deleted when its process exits,
+   * such as the replay CLI's: a crash there loses nothing anyone keeps.
+   */
+  sync?: boolean;
 }
 
 export class SqlJsStore implements SessionStore {
@@ -70,21 +76,26 @@ export class SqlJsStore implements SessionStore {
 
   constructor(readonly root: string, SQL: SqlJsStatic, options: StoreOptions = {}) {
     const now = options.now ?? Date.now;
-    const fs = options.fs ?? nodeWriteFs;
+    const fs = options.sync === false ? withoutSync(options.fs ?? nodeWriteFs) : (options.fs ?? nodeWriteFs);
     this.mode = options.mode ?? 'disk';
     const layout = new StoreLayout(root, this.writer);
     this.budget = new DatabaseBudget(options.maxOpenDatabases);
     this.problemSink = new StoreProblems(now, options.log);
-    const reads = new OpenDatabases(SQL, this.budget, this.problemSink, now);
+    // A cache of checks: losing it costs only checks, so it is never fsynced.
+    const checked = new CheckedFiles(root, withoutSync(fs), this.writer, this.mode === 'disk');
+    const reads = new OpenDatabases(SQL, this.budget, this.problemSink, now, checked);
     const own = new OwnFiles(SQL, this.budget, reads, layout);
-    const flusher = new Flusher(own, this.problemSink, { fs, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir });
+    const flusher = new Flusher(own, this.problemSink, { fs, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir, beforeSave: async () => {
+      await this.blobs.syncPending();
+      await checked.save();
+    } });
     this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
     this.records = new SessionRecords(this.parts);
     this.closedWriters = new ClosedWriterMerge(this.parts);
     this.sessions = new SessionRows(this.parts, this.index, (id) => this.loadTranscript(id));
-    this.blobs = new BlobStore(this.parts, fs);
+    this.blobs = new BlobStore(this.parts, fs, this.mode);
   }
 
   get problems(): readonly StoreProblem[] {
@@ -166,9 +177,14 @@ export class SqlJsStore implements SessionStore {
     return this.records.putMessages(sessionId, messages);
   }
 
-  async loadTranscript(sessionId: string): Promise<Message[]> {
+  async loadTranscript(sessionId: string, options: { createdAfter?: number } = {}): Promise<Message[]> {
     await this.closedWriters.absorb(sessionId);
-    return this.records.loadTranscript(sessionId);
+    return this.records.loadTranscript(sessionId, options.createdAfter);
+  }
+
+  async loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {
+    await this.closedWriters.absorb(sessionId);
+    return this.records.loadPins(sessionId, createdUpTo);
   }
 
   putBlob(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array; measured?: { sha256: string; lineCount: number } }): Promise<BlobInfo> {

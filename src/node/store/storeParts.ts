@@ -41,12 +41,23 @@ export async function filesOf(parts: StoreParts, sessionId: string, suffix: RegE
  * them is opened for this call, so a session with many files cannot exhaust the open bound.
  */
 export async function eachSessionDb(parts: StoreParts, sessionId: string, suffix: RegExp, visit: (db: Database) => void): Promise<void> {
-  for (const path of await filesOf(parts, sessionId, suffix)) {
+  const paths = await filesOf(parts, sessionId, suffix);
+  const sealed = sealedSegments(paths);
+  for (const path of paths) {
     const own = parts.own.peek(path);
     if (own) visit(own);
+    else if (sealed.has(path)) await parts.reads.once(path, visit); // never written again: closed once read
     else {
       const db = await parts.reads.get(path);
       if (db) visit(db);
     }
   }
+}
+
+/** Segments with a later segment of the same writer: sealed, never written again. */
+function sealedSegments(paths: string[]): Set<string> {
+  const last = new Map<string, number>();
+  const numbered = paths.map((path) => ({ path, match: /([^\\/]+)\.seg(\d+)\.sqlite$/.exec(path) }));
+  for (const { match } of numbered) if (match) last.set(match[1], Math.max(last.get(match[1]) ?? -1, Number(match[2])));
+  return new Set(numbered.filter(({ match }) => match && Number(match[2]) < last.get(match[1])!).map(({ path }) => path));
 }

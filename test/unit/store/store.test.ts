@@ -216,7 +216,7 @@ describe('sql.js store', function () {
       await store.close();
     });
 
-    it(`a ${name} stored-result main file: "could not be read", set aside and reported; the rest loads`, async () => {
+    it(`a ${name} stored-result ref file: "could not be read", set aside and reported; the rest loads`, async () => {
       let store = await openStore(folder, { debounceMs: 5 });
       const session = await store.createSession({ title: 'blobs' });
       await store.putMessages(session.id, [message('m1', 1)]);
@@ -224,7 +224,7 @@ describe('sql.js store', function () {
       const smallContent = randomBytes(100_000);
       const small = await store.putBlob(session.id, { toolName: 'dump', content: smallContent });
       await store.close();
-      const victim = join(folder, 'blobs', `${big.id}.sqlite`);
+      const victim = join(folder, 'blobs', `${big.id}.ref`);
       damageFile(victim, damage);
 
       store = await openStore(folder);
@@ -237,33 +237,33 @@ describe('sql.js store', function () {
       assert.deepEqual((await store.listBlobs(session.id)).map((b) => b.id).sort(), [big.id, small.id].sort(), 'the session still indexes both');
       await store.close();
 
-      const later = Date.now() + 10 * 60_000; // past the orphan-part clean-up age
+      const later = Date.now() + 10 * 60_000; // past the leftover clean-up age
       store = await openStore(folder, { now: () => later });
       await assert.rejects(store.getBlobInfo(big.id), /could not be read: its file was damaged/, 'still explained after a restart');
-      assert.ok(existsSync(join(folder, 'blobs', `${big.id}.p0.sqlite`)), 'its parts are kept with the set-aside file');
       assert.equal(await store.getBlobInfo('rneverstored1'), undefined, 'an unknown ref is still just unknown');
       assert.deepEqual(store.problems, []);
       await store.close();
     });
 
-    it(`a ${name} stored-result part file: "could not be read", set aside and reported; the rest loads`, async () => {
+    it(`a ${name} stored-result content file: "could not be read", set aside and reported; the rest loads`, async () => {
       let store = await openStore(folder, { debounceMs: 5 });
       const session = await store.createSession({ title: 'parts' });
       await store.putMessages(session.id, [message('m1', 1)]);
       const content = randomBytes(2 * BLOB_PART_BYTES + 100_000);
       const big = await store.putBlob(session.id, { toolName: 'dump', content });
+      const otherContent = randomBytes(50_000);
+      const other = await store.putBlob(session.id, { toolName: 'dump', content: otherContent });
       await store.close();
-      const victim = join(folder, 'blobs', `${big.id}.p1.sqlite`);
+      const victim = join(folder, 'blobs', `${sha256(content)}.blob`);
       damageFile(victim, damage);
 
       store = await openStore(folder);
       assert.equal((await store.getBlobInfo(big.id))?.sha256, sha256(content), 'its description still reads');
-      assert.ok(Buffer.from((await store.readBlob(big.id, 0, 1000)).bytes).equals(content.subarray(0, 1000)), 'intact parts still read');
-      await assert.rejects(store.readBlob(big.id, BLOB_PART_BYTES, 10), new RegExp(`the stored result "${big.id}" could not be read: its file was damaged and has been set aside`));
-      await assert.rejects(store.readBlob(big.id, 0, content.length), /could not be read/);
+      await assert.rejects(store.readBlob(big.id, 0, content.length), new RegExp(`the stored result "${big.id}" could not be read: its file was damaged and has been set aside .*(bytes|SHA-256)`));
+      await assert.rejects(store.readBlob(big.id, 0, 10), new RegExp(`the stored result "${big.id}" could not be read: its file was damaged and has been set aside`), 'still explained');
       assert.deepEqual(store.problems.map((p) => [p.kind, p.file]), [['corrupt', victim]]);
       assert.ok(existsSync(store.problems[0].movedTo!) && !existsSync(victim), 'set aside');
-      assert.ok(Buffer.from((await store.readBlob(big.id, 2 * BLOB_PART_BYTES, 100_000)).bytes).equals(content.subarray(2 * BLOB_PART_BYTES)), 'the part after it reads');
+      assert.ok(Buffer.from((await store.readBlob(other.id, 0, 50_000)).bytes).equals(otherContent), 'the other result reads');
       assert.deepEqual((await store.loadTranscript(session.id)).map((m) => m.id), ['m1']);
       assert.equal((await store.getSession(session.id))?.title, 'parts');
       await store.close();
@@ -333,7 +333,11 @@ describe('sql.js store', function () {
   it('a full disk is reported once per streak of failed saves, loses nothing, and a new streak is reported again', async () => {
     let full = true;
     let failures = 0;
-    const flaky: WriteFs = { ...nodeWriteFs, writeFileSynced: async (path, data) => { if (full) { failures++; throw enospc(); } return nodeWriteFs.writeFileSynced(path, data); } };
+    const flaky: WriteFs = {
+      ...nodeWriteFs,
+      writeFileSynced: async (path, data) => { if (full) { failures++; throw enospc(); } return nodeWriteFs.writeFileSynced(path, data); },
+      writeFile: async (path, data, append) => { if (full) { failures++; throw enospc(); } return nodeWriteFs.writeFile(path, data, append); },
+    };
     const store = await openStore(folder, { debounceMs: 1e9, fs: flaky });
     const notified: StoreProblem[] = [];
     store.onProblem((p) => notified.push(p));

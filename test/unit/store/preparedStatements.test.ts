@@ -1,0 +1,37 @@
+import { strict as assert } from 'assert';
+import type { Database } from 'sql.js';
+import { sqlRuntime } from '../../../src/node/store/sqlRuntime';
+import { storeFolderPerTest } from './fixtures/storeFolder';
+import type { Message } from '../../../src/core/model/message';
+
+const message = (id: string, at: number): Message => ({ id, role: 'user', kind: 'user', content: `text ${id}`, agentVisible: true, userVisible: true, createdAt: at });
+
+describe('store inserts reuse prepared statements', function () {
+  this.timeout(60_000);
+  const stores = storeFolderPerTest('tally-prepared-');
+
+  it('prepares an insert once per save, not once per row, and keeps working after each save', async () => {
+    const SQL = await sqlRuntime();
+    const proto = SQL.Database.prototype as Database;
+    const original = proto.prepare;
+    let prepared = 0;
+    proto.prepare = function (this: Database, ...args: Parameters<Database['prepare']>) {
+      if (String(args[0]).startsWith('INSERT OR REPLACE INTO messages')) prepared++;
+      return original.apply(this, args);
+    };
+    try {
+      const store = await stores.openStore(stores.folder(), { debounceMs: 1e9 });
+      const session = await store.createSession({ title: 'rows' });
+      for (let i = 0; i < 200; i++) await store.putMessages(session.id, [message(`m${i}`, i)]);
+      assert.equal(prepared, 1, '200 single-message inserts, one prepared statement');
+      await store.flush(); // exporting frees a database's statements: the next insert prepares again
+      for (let i = 200; i < 300; i++) await store.putMessages(session.id, [message(`m${i}`, i)]);
+      assert.equal(prepared, 2);
+      await store.close();
+      const reopened = await stores.openStore(stores.folder());
+      assert.equal((await reopened.loadTranscript(session.id)).length, 300, 'every row saved');
+    } finally {
+      proto.prepare = original;
+    }
+  });
+});
