@@ -57,8 +57,13 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
         } else entry.transcript[i] = m;
       }
     },
-    async loadTranscript(sessionId) {
+    async loadTranscript(sessionId, options) {
       const hit = sessions.get(sessionId);
+      if (options?.createdAfter !== undefined) {
+        // Messages after a time (resume from a snapshot): from memory when the session is there.
+        const after = options.createdAfter;
+        return hit ? hit.transcript.filter((m) => m.createdAt > after) : store.loadTranscript(sessionId, options);
+      }
       if (hit) return [...keep(sessionId, hit).transcript];
       const transcript = await readOnce(sessionId, () => store.loadTranscript(sessionId), (list) => keep(sessionId, { transcript: [...list], at: new Map(list.map((m, i) => [m.id, i])) }));
       return transcript;

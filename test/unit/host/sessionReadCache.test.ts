@@ -111,6 +111,15 @@ describe('session reads kept in memory for the views', () => {
     assert.deepEqual(later.map((m) => m.content), ['first', 'second']);
   });
 
+  it('answers a read of the messages after a time (resuming from a snapshot) with those messages only, cached or not', async () => {
+    const store = withSessionReadCache(raw);
+    const session = await store.createSession({ title: 'after' });
+    await store.putMessages(session.id, [userMessage('old', { createdAt: 10 }), userMessage('new', { createdAt: 20 })]);
+    assert.deepEqual((await store.loadTranscript(session.id, { createdAfter: 15 })).map((m) => m.content), ['new']);
+    await store.loadTranscript(session.id);
+    assert.deepEqual((await store.loadTranscript(session.id, { createdAfter: 15 })).map((m) => m.content), ['new']);
+  });
+
   it('forgets a deleted session', async () => {
     const store = withSessionReadCache(raw);
     const session = await store.createSession({ title: 'gone' });
