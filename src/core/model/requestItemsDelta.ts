@@ -17,6 +17,7 @@ export type StoredRequestItems =
     };
 
 function sameItem(a: RequestItem, b: RequestItem): boolean {
+  if (a === b) return true;
   return (
     a.messageId === b.messageId &&
     a.tokens === b.tokens &&

@@ -90,11 +90,26 @@ export function requestContent(args: { messages: readonly Message[]; sections?: 
       for (const s of dynamic) items.push(sectionItem(s, 'dynamic'));
       continue;
     }
-    const item = requestItemOf(message, args.count(message) - MESSAGE_OVERHEAD_TOKENS);
-    items.push({ ...item, section: 'conversation' });
+    items.push(conversationItem(message, args.count(message) - MESSAGE_OVERHEAD_TOKENS));
   }
   if (messages.length) items.push(framingItem('framing:messages', 'Message framing', messages.length * MESSAGE_OVERHEAD_TOKENS, `${MESSAGE_OVERHEAD_TOKENS} tokens per message × ${messages.length} messages`, 'conversation'));
   return { messages, items };
+}
+
+/**
+ * A message's item, the same object from request to request while the message (an immutable
+ * object), its count and its pin are unchanged: building 10,000 previews for every request was most
+ * of a long session's planning time, and the stored change between requests compares by identity first.
+ */
+const conversationItems = new WeakMap<Message, { tokens: number; pinned: boolean; item: RequestItem }>();
+
+function conversationItem(message: Message, tokens: number): RequestItem {
+  const known = conversationItems.get(message);
+  const pinned = Boolean(message.pinned);
+  if (known && known.tokens === tokens && known.pinned === pinned) return known.item;
+  const item: RequestItem = { ...requestItemOf(message, tokens), section: 'conversation' };
+  conversationItems.set(message, { tokens, pinned, item });
+  return item;
 }
 
 function framingItem(id: string, label: string, tokens: number, preview: string, section: 'tools' | 'conversation'): RequestItem {
