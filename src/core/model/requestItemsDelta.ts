@@ -50,11 +50,36 @@ export function applyItemsDelta(base: readonly RequestItem[], removed: readonly 
 }
 
 /**
+ * The common case, found without indexing every item: the lists share a start and an end (the
+ * same item objects, as a session reuses them while a message is unchanged) and differ in one
+ * stretch between them. Undefined when that stretch is not small, or an id in it also names an item
+ * that stays (the general comparison then decides).
+ */
+function positionalChange(items: readonly RequestItem[], base: { id: string; items: readonly RequestItem[] }): StoredRequestItems | undefined {
+  const before = base.items;
+  const shorter = Math.min(before.length, items.length);
+  let start = 0;
+  while (start < shorter && before[start] === items[start]) start++;
+  let end = 0;
+  while (end < shorter - start && before[before.length - 1 - end] === items[items.length - 1 - end]) end++;
+  const gone = before.slice(start, before.length - end);
+  const added = items.slice(start, items.length - end);
+  if (gone.length + added.length >= items.length) return undefined;
+  const removed = new Set(gone.map((item) => item.messageId));
+  if (removed.size !== gone.length) return undefined;
+  for (let i = 0; i < start; i++) if (removed.has(before[i].messageId)) return undefined;
+  for (let i = before.length - end; i < before.length; i++) if (removed.has(before[i].messageId)) return undefined;
+  return { base: base.id, removed: [...removed], added: added.map((item, j): [number, RequestItem] => [start + j, item]) };
+}
+
+/**
  * The change from `base` (the list of record `baseId`) to `items`, or the full list when a change
  * would not be smaller or could not rebuild the list exactly (items that moved, repeated ids).
  */
 export function encodeRequestItems(items: readonly RequestItem[], base?: { id: string; items: readonly RequestItem[] }): StoredRequestItems {
   if (!base) return { full: [...items] };
+  const positional = positionalChange(items, base);
+  if (positional) return positional;
   const before = new Map<string, RequestItem>();
   for (const item of base.items) {
     if (before.has(item.messageId)) return { full: [...items] };

@@ -45,4 +45,26 @@ describe('request items stored as a change of the previous request', () => {
     assert.ok('full' in roundTrip(base, [item('x'), item('y')]));
     assert.ok('full' in encodeRequestItems(base));
   });
+
+  it('lists sharing their item objects (as a session reuses them) rebuild exactly after any edit, stored as a small change when the edit is small', () => {
+    let seed = 7;
+    const random = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
+    let base: RequestItem[] = Array.from({ length: 60 }, (_, i) => item(`m${i}`));
+    let made = 0;
+    for (let round = 0; round < 300; round++) {
+      const next = [...base];
+      const edits = 1 + random(3);
+      for (let e = 0; e < edits; e++) {
+        const at = random(next.length + 1);
+        const what = random(5);
+        if (what === 0 && next.length > 1) next.splice(Math.min(at, next.length - 1), 1);
+        else if (what === 1 && at < next.length) next[at] = item(next[at].messageId, next[at].tokens + 1);
+        else if (what === 2 && next.length > 0) next.splice(at, 0, next[random(next.length)]); // a repeated id
+        else next.splice(at, 0, item(`n${made++}`));
+      }
+      const stored = roundTrip(base, next);
+      if (!('full' in stored) && edits === 1) assert.ok(stored.added.length <= 2, `round ${round}: a one-edit change adds at most the edited items`);
+      base = next.length > 200 ? next.slice(0, 60) : next;
+    }
+  });
 });
