@@ -50,8 +50,8 @@ export function applyItemsDelta(base: readonly RequestItem[], removed: readonly 
 }
 
 /**
- * The common case, found without indexing every item: the lists share a start and an end (the
- * same item objects, as a session reuses them while a message is unchanged) and differ in one
+ * The common case, found without indexing every item: the lists share a start and an end (mostly
+ * the same item objects, as a session reuses them while a message is unchanged) and differ in one
  * stretch between them. Undefined when that stretch is not small, or an id in it also names an item
  * that stays (the general comparison then decides).
  */
@@ -59,9 +59,9 @@ function positionalChange(items: readonly RequestItem[], base: { id: string; ite
   const before = base.items;
   const shorter = Math.min(before.length, items.length);
   let start = 0;
-  while (start < shorter && before[start] === items[start]) start++;
+  while (start < shorter && sameItem(before[start], items[start])) start++;
   let end = 0;
-  while (end < shorter - start && before[before.length - 1 - end] === items[items.length - 1 - end]) end++;
+  while (end < shorter - start && sameItem(before[before.length - 1 - end], items[items.length - 1 - end])) end++;
   const gone = before.slice(start, before.length - end);
   const added = items.slice(start, items.length - end);
   if (gone.length + added.length >= items.length) return undefined;
