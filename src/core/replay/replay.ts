@@ -91,8 +91,9 @@ export interface ReplayOptions {
   onRequest?: (report: RequestReport) => void;
 }
 
-function itemKey(m: Message): string {
-  return `${m.id}\u0000${m.content.length}\u0000${m.kind}`;
+/** The same message as the previous request sent, for the prompt-cache estimate (no key strings built per message per request). */
+function sameSent(a: Message, b: Message): boolean {
+  return a === b || (a.id === b.id && a.content.length === b.content.length && a.kind === b.kind);
 }
 
 /**
@@ -126,19 +127,19 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const retention = new RetentionTracker({ finalChangePaths: options.finalChangePaths, systemText });
   const openCalls = new Map<string, ToolCall>();
   const reports: RequestReport[] = [];
-  let previous: Array<{ key: string; tokens: number }> | undefined;
+  let previous: readonly Message[] | undefined;
   let compactions = 0;
 
   /** Describes one planned request: size, prefix reuse with the previous one, pairing, badges. */
   const reportOf = (request: PlannedRequest): RequestReport => {
     const { plan } = request;
     const compaction = request.compactionId ? request.compaction : undefined;
-    const items = plan.messages.map((m) => ({ key: itemKey(m), tokens: countMessage(m, counter) }));
+    const sent = plan.messages;
     let prefixTokens = previous ? fixed.system + fixed.tools + fixed.skills : 0;
     if (previous) {
-      for (let i = 0; i < items.length && i < previous.length && items[i].key === previous[i].key; i++) prefixTokens += items[i].tokens;
+      for (let i = 0; i < sent.length && i < previous.length && sameSent(sent[i], previous[i]); i++) prefixTokens += countMessage(sent[i], counter);
     }
-    previous = items;
+    previous = sent;
     const badges = plan.items.flatMap((item) => item.badges);
     const report: RequestReport = {
       index: reports.length,
