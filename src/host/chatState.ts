@@ -16,7 +16,7 @@ function toolView(call: { id: string; name: string; arguments: string }, result:
     ? 'running'
     : result.kind === 'aborted'
       ? 'aborted'
-      : /^The user denied/.test(result.content)
+      : result.meta?.denied
         ? 'denied'
         : result.meta?.isError
           ? 'error'

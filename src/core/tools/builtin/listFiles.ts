@@ -1,9 +1,7 @@
-import { promises as fsp } from 'fs';
-import { join } from 'path';
-import { intArg, stringArg } from '../../core/tools/args';
-import type { Tool } from '../../core/tools/types';
-import { resolveInWorkspace } from './workspacePaths';
+import { intArg, stringArg } from '../args';
+import type { Tool } from '../types';
 
+/** Folders no listing or search walks into. */
 export const IGNORED_DIRECTORIES = new Set(['.git', 'node_modules', '.hg', '.svn', 'dist', 'out', '.vscode-test', '__pycache__', '.venv']);
 const MAX_ENTRIES = 500;
 
@@ -14,17 +12,17 @@ export const listFilesTool: Tool = {
     inputSchema: { type: 'object', properties: { path: { type: 'string' }, depth: { type: 'integer', minimum: 1, maximum: 5 } } },
     source: 'builtin',
   },
+  approval: 'read',
   async execute(args, ctx) {
-    const root = await resolveInWorkspace(stringArg(args, 'path') ?? '.', ctx.workspace, { mustExist: true });
+    const root = await ctx.workspace.resolve(stringArg(args, 'path') ?? '.', { mustExist: true });
     const depth = intArg(args, 'depth', { min: 1, max: 5 }) ?? 2;
     const lines: string[] = [];
     let more = 0;
     const skipped = new Set<string>();
     const walk = async (dir: string, prefix: string, level: number): Promise<void> => {
-      const entries = (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).sort((a, b) => a.name.localeCompare(b.name));
-      for (const entry of entries) {
+      for (const entry of await ctx.workspace.list(dir)) {
         if (ctx.signal.aborted) return;
-        const isDir = entry.isDirectory();
+        const isDir = entry.kind === 'directory';
         if (isDir && IGNORED_DIRECTORIES.has(entry.name)) {
           skipped.add(entry.name);
           continue;
@@ -33,8 +31,8 @@ export const listFilesTool: Tool = {
           more++;
           continue;
         }
-        lines.push(`${prefix}${entry.name}${isDir ? '/' : entry.isSymbolicLink() ? '@' : ''}`);
-        if (isDir && level < depth) await walk(join(dir, entry.name), `${prefix}${entry.name}/`, level + 1);
+        lines.push(`${prefix}${entry.name}${isDir ? '/' : entry.kind === 'symlink' ? '@' : ''}`);
+        if (isDir && level < depth) await walk(`${dir}/${entry.name}`, `${prefix}${entry.name}/`, level + 1);
       }
     };
     await walk(root.absolute, root.relative === '.' ? '' : `${root.relative}/`, 1);

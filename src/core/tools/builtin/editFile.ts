@@ -1,15 +1,8 @@
-import { looksBinary } from '../../core/toolOutput/binary';
-import { boolArg, stringArg } from '../../core/tools/args';
-import { approved, deniedOutput } from '../../core/tools/approval';
-import { unifiedDiff } from '../../core/tools/diff';
-import { ToolInputError, type Tool } from '../../core/tools/types';
-import { readResolved, resolveInWorkspace, writeResolved } from './workspacePaths';
-
-function lineOf(text: string, index: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-}
+import { looksBinary } from '../../toolOutput/binary';
+import { boolArg, stringArg } from '../args';
+import { unifiedDiff } from '../diff';
+import { ToolInputError, type Tool } from '../types';
+import { lineOf, utf8 } from './text';
 
 export const editFileTool: Tool = {
   definition: {
@@ -18,15 +11,16 @@ export const editFileTool: Tool = {
     inputSchema: { type: 'object', properties: { path: { type: 'string' }, old_text: { type: 'string' }, new_text: { type: 'string' }, replace_all: { type: 'boolean' } }, required: ['path', 'old_text', 'new_text'] },
     source: 'builtin',
   },
+  approval: 'edit',
   async execute(args, ctx) {
     const input = stringArg(args, 'path', true);
-    const path = await resolveInWorkspace(input, ctx.workspace, { mustExist: true });
+    const path = await ctx.workspace.resolve(input, { mustExist: true });
     const oldText = stringArg(args, 'old_text', true);
     const newText = stringArg(args, 'new_text', true);
     if (oldText === '') throw new ToolInputError('old_text must not be empty; use write_file to create a file');
-    const bytes = await readResolved(path);
+    const { bytes } = await ctx.workspace.readFile(path, Number.MAX_SAFE_INTEGER);
     if (looksBinary(bytes)) throw new ToolInputError(`${path.relative} is a binary file`);
-    const original = bytes.toString('utf8');
+    const original = utf8(bytes);
     // Match with the file's own line endings: the model usually writes \n.
     const crlf = original.includes('\r\n');
     const target = crlf ? oldText.replace(/\r?\n/g, '\r\n') : oldText;
@@ -39,8 +33,8 @@ export const editFileTool: Tool = {
     }
     const updated = boolArg(args, 'replace_all') ? original.split(target).join(replacement) : original.replace(target, () => replacement);
     const { diff, added, removed } = unifiedDiff(path.relative, original.replace(/\r\n/g, '\n'), updated.replace(/\r\n/g, '\n'));
-    if (!(await approved(ctx, { toolName: 'edit_file', title: `Edit ${path.relative} (+${added} −${removed})`, detail: diff, kind: 'edit', target: path.absolute }))) return deniedOutput(`editing ${path.relative}`);
-    await writeResolved(input, ctx.workspace, path, updated);
-    return { output: `Edited ${path.relative}: ${positions.length > 1 ? `${positions.length} replacements` : `1 replacement at line ${lineOf(original, positions[0])}`} (+${added} −${removed} lines).` };
+    await ctx.approve({ title: `Edit ${path.relative} (+${added} −${removed})`, detail: diff, target: path.absolute, preview: { before: original, after: updated } }, `editing ${path.relative}`);
+    const note = await ctx.workspace.writeFile(input, path, updated, original);
+    return { output: `Edited ${path.relative}: ${positions.length > 1 ? `${positions.length} replacements` : `1 replacement at line ${lineOf(original, positions[0])}`} (+${added} −${removed} lines).${note ? ` ${note}` : ''}` };
   },
 };
