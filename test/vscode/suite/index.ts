@@ -7,5 +7,6 @@ export function run(): Promise<void> {
     require('./lmTools.test');
     require('./workspaceSettings.test');
     require('./chatPendingRetry.test');
+    require('./editorEdits.test');
   });
 }
