@@ -2,15 +2,15 @@ import { looksBinary } from '../../toolOutput/binary';
 import { boolArg, stringArg } from '../args';
 import { unifiedDiff } from '../diff';
 import { ToolInputError, type Tool } from '../types';
-import { lineOf, utf8 } from './text';
+import { builtinDefinition, lineOf, utf8 } from './text';
 
 export const editFileTool: Tool = {
-  definition: {
-    name: 'edit_file',
-    description: 'Replace an exact piece of text in a file (asks the user first). old_text must match exactly once unless replace_all is true.',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' }, old_text: { type: 'string' }, new_text: { type: 'string' }, replace_all: { type: 'boolean' } }, required: ['path', 'old_text', 'new_text'] },
-    source: 'builtin',
-  },
+  definition: builtinDefinition(
+    'edit_file',
+    'Replace an exact piece of text in a file (asks the user first). old_text must match exactly once unless replace_all is true.',
+    { path: { type: 'string' }, old_text: { type: 'string' }, new_text: { type: 'string' }, replace_all: { type: 'boolean' } },
+    ['path', 'old_text', 'new_text'],
+  ),
   approval: 'edit',
   async execute(args, ctx) {
     const input = stringArg(args, 'path', true);

@@ -1,17 +1,17 @@
 import { intArg, stringArg } from '../args';
 import type { Tool } from '../types';
+import { builtinDefinition } from './text';
 
 /** Folders no listing or search walks into. */
 export const IGNORED_DIRECTORIES = new Set(['.git', 'node_modules', '.hg', '.svn', 'dist', 'out', '.vscode-test', '__pycache__', '.venv']);
 const MAX_ENTRIES = 500;
 
 export const listFilesTool: Tool = {
-  definition: {
-    name: 'list_files',
-    description: 'List files and folders under a workspace path (default: the workspace root), to a depth (default 2). Folders end with "/", symbolic links (not followed) with "@". .git, node_modules and build output are skipped.',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' }, depth: { type: 'integer', minimum: 1, maximum: 5 } } },
-    source: 'builtin',
-  },
+  definition: builtinDefinition(
+    'list_files',
+    'List files and folders under a workspace path (default: the workspace root), to a depth (default 2). Folders end with "/", symbolic links (not followed) with "@". .git, node_modules and build output are skipped.',
+    { path: { type: 'string' }, depth: { type: 'integer', minimum: 1, maximum: 5 } },
+  ),
   approval: 'read',
   async execute(args, ctx) {
     const root = await ctx.workspace.resolve(stringArg(args, 'path') ?? '.', { mustExist: true });

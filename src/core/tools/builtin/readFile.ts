@@ -1,15 +1,15 @@
 import { looksBinary } from '../../toolOutput/binary';
 import { intArg, stringArg } from '../args';
 import type { Tool } from '../types';
-import { utf8 } from './text';
+import { builtinDefinition, utf8 } from './text';
 
 export const readFileTool: Tool = {
-  definition: {
-    name: 'read_file',
-    description: 'Read a text file in the workspace, optionally a range of lines (1-based, inclusive). Lines are numbered.',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' }, start_line: { type: 'integer', minimum: 1 }, end_line: { type: 'integer', minimum: 1 } }, required: ['path'] },
-    source: 'builtin',
-  },
+  definition: builtinDefinition(
+    'read_file',
+    'Read a text file in the workspace, optionally a range of lines (1-based, inclusive). Lines are numbered.',
+    { path: { type: 'string' }, start_line: { type: 'integer', minimum: 1 }, end_line: { type: 'integer', minimum: 1 } },
+    ['path'],
+  ),
   approval: 'read',
   async execute(args, ctx) {
     const path = await ctx.workspace.resolve(stringArg(args, 'path', true), { mustExist: true });

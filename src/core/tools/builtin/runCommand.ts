@@ -1,14 +1,15 @@
 import { intArg, stringArg } from '../args';
 import { commandPrefix } from '../commandPrefix';
 import type { Tool } from '../types';
+import { builtinDefinition } from './text';
 
 export const runCommandTool: Tool = {
-  definition: {
-    name: 'run_command',
-    description: 'Run a shell command in a workspace folder (asks the user first) and return its output and exit code.',
-    inputSchema: { type: 'object', properties: { command: { type: 'string' }, cwd: { type: 'string' }, timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600 } }, required: ['command'] },
-    source: 'builtin',
-  },
+  definition: builtinDefinition(
+    'run_command',
+    'Run a shell command in a workspace folder (asks the user first) and return its output and exit code.',
+    { command: { type: 'string' }, cwd: { type: 'string' }, timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600 } },
+    ['command'],
+  ),
   approval: 'command',
   async execute(args, ctx) {
     const command = stringArg(args, 'command', true);

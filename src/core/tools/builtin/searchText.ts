@@ -1,17 +1,14 @@
 import { boolArg, intArg, stringArg } from '../args';
 import { ToolInputError, type Tool } from '../types';
+import { builtinDefinition } from './text';
 
 export const searchTextTool: Tool = {
-  definition: {
-    name: 'search_text',
-    description: 'Search text files in the workspace for a literal string (or a regular expression with is_regex). Returns path:line: text.',
-    inputSchema: {
-      type: 'object',
-      properties: { query: { type: 'string' }, path: { type: 'string' }, is_regex: { type: 'boolean' }, case_sensitive: { type: 'boolean' }, max_results: { type: 'integer', minimum: 1, maximum: 500 } },
-      required: ['query'],
-    },
-    source: 'builtin',
-  },
+  definition: builtinDefinition(
+    'search_text',
+    'Search text files in the workspace for a literal string (or a regular expression with is_regex). Returns path:line: text.',
+    { query: { type: 'string' }, path: { type: 'string' }, is_regex: { type: 'boolean' }, case_sensitive: { type: 'boolean' }, max_results: { type: 'integer', minimum: 1, maximum: 500 } },
+    ['query'],
+  ),
   approval: 'read',
   async execute(args, ctx) {
     const query = stringArg(args, 'query', true);

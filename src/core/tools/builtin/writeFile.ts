@@ -1,15 +1,15 @@
 import { stringArg } from '../args';
 import { unifiedDiff } from '../diff';
 import type { Tool } from '../types';
-import { utf8, utf8Length } from './text';
+import { builtinDefinition, utf8, utf8Length } from './text';
 
 export const writeFileTool: Tool = {
-  definition: {
-    name: 'write_file',
-    description: 'Create or overwrite a file in the workspace with the given content (asks the user first).',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
-    source: 'builtin',
-  },
+  definition: builtinDefinition(
+    'write_file',
+    'Create or overwrite a file in the workspace with the given content (asks the user first).',
+    { path: { type: 'string' }, content: { type: 'string' } },
+    ['path', 'content'],
+  ),
   approval: 'edit',
   async execute(args, ctx) {
     const input = stringArg(args, 'path', true);
