@@ -97,7 +97,7 @@ export class AgentFactory {
     return new ToolRegistry({
       sources,
       workspace: () => new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
-      approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request) }),
+      approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request), withdraw: (request) => this.resolveApproval(request.callId, false) }),
       limits: { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
       onCall,
     });

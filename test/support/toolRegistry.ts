@@ -15,6 +15,7 @@ export interface TestRegistryOptions {
   allowedTools?: string[];
   /** The user's answer; denies by default. */
   ask?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+  withdraw?: (request: ApprovalRequest) => void;
   limits?: Partial<ToolLimits>;
   onCall?: (name: string) => void;
 }
@@ -29,6 +30,7 @@ export function testRegistry(options: TestRegistryOptions): ToolRegistry {
       policy: () => options.policy ?? { commands: 'ask', edits: 'ask' },
       allowedTools: () => options.allowedTools ?? [],
       ask: options.ask ?? (async () => ({ approved: false })),
+      withdraw: options.withdraw,
     }),
     limits: { ...TEST_LIMITS, ...options.limits },
     onCall: options.onCall,

@@ -11,6 +11,8 @@ export interface ApprovalSource {
   allowedTools(): readonly string[];
   /** Shows the approval card (and, for edits, the diff) and waits for the answer. */
   ask(request: ApprovalRequest): Promise<ApprovalAnswer>;
+  /** The turn was cancelled while the request waited: take its card (and diff) away. */
+  withdraw?(request: ApprovalRequest): void;
 }
 
 export type ApprovalOutcome = 'approved' | 'denied' | 'cancelled';
@@ -40,7 +42,10 @@ export class SessionApprovals {
     options.onApprovalNeeded(request);
     const answer = await answerUnlessCancelled<ApprovalAnswer>(this.source.ask(request), options.signal, { approved: false });
     options.onApprovalResolved(answer.approved ? 'approved' : 'denied');
-    if (options.signal.aborted) return 'cancelled';
+    if (options.signal.aborted) {
+      this.source.withdraw?.(request);
+      return 'cancelled';
+    }
     if (!answer.approved) return 'denied';
     if (answer.forSession && request.kind === 'other' && request.allowForSession) this.toolsThisSession.add(request.toolName);
     if (answer.forSession && request.kind === 'command' && request.allowPrefix) this.prefixesThisSession.add(request.allowPrefix);

@@ -117,7 +117,8 @@ describe('the tool registry: one path for every call', () => {
   it('cancelling the turn while the card waits runs nothing and is not recorded as the user\'s denial', async () => {
     const controller = new AbortController();
     const ran: string[] = [];
-    const registry = testRegistry({ tools: [externalTool('write_marker', ran), ...builtinTools()], folders: [ws], ask: () => new Promise(() => undefined) });
+    const withdrawn: string[] = [];
+    const registry = testRegistry({ tools: [externalTool('write_marker', ran), ...builtinTools()], folders: [ws], ask: () => new Promise(() => undefined), withdraw: (r) => withdrawn.push(r.callId) });
     const pending = registry.run({ id: 'c1', name: 'write_marker', arguments: '{}' }, runOptions(controller.signal));
     const command = registry.run({ id: 'c2', name: 'run_command', arguments: '{"command":"touch x"}' }, runOptions(controller.signal));
     controller.abort();
@@ -125,6 +126,7 @@ describe('the tool registry: one path for every call', () => {
     assert.deepEqual(result, { output: 'The turn was cancelled before the user answered; write_marker did not run.', isError: true, cancelled: true });
     assert.equal((await command).denied, undefined);
     assert.deepEqual(ran, []);
+    assert.deepEqual(withdrawn.sort(), ['c1', 'c2'], 'both cards (and any diff) are taken away');
   });
 });
 
