@@ -76,7 +76,7 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
     });
   });
 
-  it('read_file sees an unsaved buffer, and an edit applies to the buffer, keeping the unsaved change', async () => {
+  it('read_file and search_text see an unsaved buffer, and an edit applies to the buffer, keeping the unsaved change', async () => {
     const path = file('unsaved.txt', 'alpha\nbeta\n');
     await withFakeModel(async ({ api, server, approvals }) => {
       const doc = await vscode.workspace.openTextDocument(path);
@@ -86,6 +86,7 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
       await api.sessions.create('unsaved buffer');
       server.enqueue(
         callTool('call_read', 'read_file', { path: 'unsaved.txt' }),
+        callTool('call_search', 'search_text', { query: 'UNSAVED', path: 'unsaved.txt' }),
         callTool('call_edit', 'edit_file', { path: 'unsaved.txt', old_text: 'beta', new_text: 'BETA' }),
         { type: 'reply', parts: [{ text: 'done' }] },
       );
@@ -93,8 +94,9 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
       const request = await nextApproval(approvals, 1);
       api.sessions.resolveApproval(request.callId, true);
       await turn;
-      const [read, edit] = (await toolResults(api)).slice(-2);
+      const [read, search, edit] = (await toolResults(api)).slice(-3);
       assert.match(read, /1 {2}UNSAVED\n2 {2}alpha\n3 {2}beta/, 'read_file returned the editor text, not the disk');
+      assert.equal(search, 'unsaved.txt:1: UNSAVED', 'search_text searched the editor text, as read_file reads it');
       assert.match(edit, /Edited unsaved\.txt/);
       assert.match(edit, /not saved to disk yet/);
       assert.equal(doc.getText(), 'UNSAVED\nalpha\nBETA\n', 'the edit applied to the buffer and kept the unsaved line');
