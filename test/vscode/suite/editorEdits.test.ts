@@ -125,4 +125,28 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
       assert.equal(result?.meta?.denied, true);
     });
   });
+
+  it('"Allow `<prefix>` for this session" on a command card runs later commands with that prefix without asking, but not chained ones', async () => {
+    await withFakeModel(async ({ api, server, approvals }) => {
+      await api.sessions.create('command prefix');
+      server.enqueue(
+        callTool('call_c1', 'run_command', { command: 'echo prefix-one' }),
+        callTool('call_c2', 'run_command', { command: 'echo prefix-one again' }),
+        callTool('call_c3', 'run_command', { command: 'echo prefix-one && echo chained' }),
+        { type: 'reply', parts: [{ text: 'ran' }] },
+      );
+      const turn = api.sessions.send('Run them.');
+      const first = await nextApproval(approvals, 1);
+      assert.equal(first.allowForSession, '`echo prefix-one`', 'the card offers the prefix');
+      api.sessions.resolveApproval(first.callId, true, true);
+      const chained = await nextApproval(approvals, 2);
+      assert.equal(chained.command, 'echo prefix-one && echo chained', 'the second command ran without a card; the chained one asks');
+      api.sessions.resolveApproval(chained.callId, false);
+      await turn;
+      const results = (await toolResults(api)).slice(-3);
+      assert.match(results[0], /^prefix-one\n/);
+      assert.match(results[1], /^prefix-one again\n/);
+      assert.equal(results[2], 'The user denied running this command.');
+    });
+  });
 });
