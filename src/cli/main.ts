@@ -23,10 +23,11 @@ mini-swe-agent .traj.json. Strategies: ${REPLAY_POLICIES.map((p) => p.name).join
 or all of them with --strategy all. Besides cost, it reports retention: the share of facts
 (the user's words, the final change's paths, the latest error, the instructions, the refs of
 removed tool results) still present in each request after the run's first compaction.
-Replay runs offline with the local summarizer. It exits with status 1 if any request
+With --json, each request lists its items (kind, label, source, tokens) in prompt order; they add
+up to the request's total. Replay runs offline with the local summarizer. It exits with status 1 if any request
 went over the effective window or broke a tool call/result pair.`;
 
-async function replayFiles(files: string[], options: Map<string, string>): Promise<RunReport[]> {
+async function replayFiles(files: string[], options: Map<string, string>, withItems = false): Promise<RunReport[]> {
   const window = positiveInt(options, 'window', 128_000);
   const maxOutput = positiveInt(options, 'max-output', Math.min(8_192, Math.floor(window / 8)));
   const strategy = options.get('strategy') ?? 'tally';
@@ -41,7 +42,7 @@ async function replayFiles(files: string[], options: Map<string, string>): Promi
       for (const warning of transcript.meta.warnings) process.stderr.write(`${basename(file)}: ${warning}\n`);
       const finalChangePaths = finalChangePathsOf(transcript.meta);
       for (const policy of policies) {
-        reports.push(await replayRun({ label: basename(file), messages: transcript.messages, policy, store, counter, contextWindow: window, maxOutputTokens: maxOutput, finalChangePaths }));
+        reports.push(await replayRun({ label: basename(file), messages: transcript.messages, policy, store, counter, contextWindow: window, maxOutputTokens: maxOutput, finalChangePaths, withItems }));
       }
     }
   } finally {
@@ -63,9 +64,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.files.length === 0) throw new Error(`${args.command} needs at least one FILE\n\n${USAGE}`);
   if (args.command === 'replay') {
-    const reports = await replayFiles(args.files, args.options);
-    printRuns(reports);
     const json = args.options.get('json');
+    const reports = await replayFiles(args.files, args.options, Boolean(json));
+    printRuns(reports);
     if (json) {
       writeFileSync(json, JSON.stringify({ generatedAt: new Date().toISOString(), runs: reports, totals: totalsByPolicy(reports) }, null, 2));
       console.log(`wrote ${json}`);

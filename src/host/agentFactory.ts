@@ -75,7 +75,7 @@ export class AgentFactory {
       counter,
       settings: args.config.context,
       tools: () => registry.definitions(),
-      instructions: async () => (await this.loadInstructions()).text,
+      instructions: async () => (await this.loadInstructions()).parts,
       skills: async () => (await this.loadSkills()).skills,
       skillText: (skill) => skillText(skill),
       toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),

@@ -2,35 +2,12 @@ import type { Message } from '../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
 import type { SessionInfo } from '../core/ports/sessionStore';
 import type { ModelPrices } from '../core/providers/modelRegistry';
-import type { ChatEntry, ChatState, ChatToolCallView } from '../protocol/chat';
+import type { ChatEntry, ChatState, ChatToolCallView, ChatTurnUsage } from '../protocol/chat';
 import { compactionActivity, type CompactionActivity } from './compactionActivity';
-import { messageTokens, turnUsage, usageByTurn } from './turnFigures';
+import { ChatTimeline } from './chatTimeline';
+import { itemTokens, turnUsage, usageByTurn } from './turnFigures';
 import type { ActiveSession } from './sessionController';
-import { bindToolResults } from './toolResultBinding';
 import { turnNotice, type LiveTurn, type TurnNotice } from './turnTracker';
-
-const PREVIEW_CHARS = 2_000;
-
-function toolView(call: { id: string; name: string; arguments: string }, result: Message | undefined): ChatToolCallView {
-  const status: ChatToolCallView['status'] = !result
-    ? 'running'
-    : result.kind === 'aborted'
-      ? 'aborted'
-      : result.meta?.denied
-        ? 'denied'
-        : result.meta?.isError
-          ? 'error'
-          : 'done';
-  return {
-    callId: call.id,
-    name: call.name,
-    arguments: call.arguments,
-    status,
-    resultPreview: result ? result.content.slice(0, PREVIEW_CHARS) : undefined,
-    truncated: Boolean(result?.meta?.truncated),
-    offloadRef: result?.meta?.offloadRef,
-  };
-}
 
 /**
  * The conversation as the user saw it: the full transcript (not the compacted context), with
@@ -56,36 +33,62 @@ function nothingToCompact(record: CompactionEventRecord): ChatEntry {
   return { kind: 'notice', id: record.id, level: 'info', text: `Nothing to compact: the context (${record.tokensBefore.toLocaleString('en-US')} tokens) has nothing the strategies can remove yet.` };
 }
 
-export function buildChatEntries(transcript: readonly Message[], compactions: readonly CompactionEventRecord[], extras: ChatExtras = {}): ChatEntry[] {
+/**
+ * What earlier refreshes built, reused while unchanged: the stored messages' entries (extended
+ * with what was appended), compaction entries and each turn's figures. A refresh then builds only
+ * what changed, and the host can tell the webview which entries are new by their identity alone.
+ */
+export class ChatEntryMemo {
+  readonly timeline = new ChatTimeline();
+  readonly compactions = new WeakMap<CompactionEventRecord, ChatEntry>();
+  readonly turnFigures = new Map<string, ChatEntry>();
+}
+
+function compactionEntry(record: CompactionEventRecord, memo: ChatEntryMemo): ChatEntry {
+  let entry = memo.compactions.get(record);
+  if (!entry) {
+    entry = record.status === 'skipped' ? nothingToCompact(record) : { kind: 'compaction', id: record.id, record };
+    memo.compactions.set(record, entry);
+  }
+  return entry;
+}
+
+function sameFigures(a: ChatTurnUsage, b: ChatTurnUsage): boolean {
+  return (Object.keys(a) as Array<keyof ChatTurnUsage>).every((k) => a[k] === b[k]) && Object.keys(a).length === Object.keys(b).length;
+}
+
+/** A turn's figures entry: the previous object while the figures are the same. */
+function figuresEntry(turnOf: string, figures: ChatTurnUsage, memo: ChatEntryMemo): ChatEntry {
+  const before = memo.turnFigures.get(turnOf);
+  if (before?.kind === 'usage' && sameFigures(before.usage, figures)) return before;
+  const entry: ChatEntry = { kind: 'usage', id: `usage-${turnOf}`, usage: figures };
+  memo.turnFigures.set(turnOf, entry);
+  return entry;
+}
+
+export function buildChatEntries(transcript: readonly Message[], compactions: readonly CompactionEventRecord[], extras: ChatExtras = {}, memo = new ChatEntryMemo()): ChatEntry[] {
   const { live, ended = [], usage = [] } = extras;
-  const results = bindToolResults(transcript);
-  const tokens = messageTokens(transcript, usage);
-  const users = transcript.filter((m) => m.userVisible && m.role === 'user' && m.kind === 'user');
+  memo.timeline.update(transcript, itemTokens(usage));
+  const { entries: stored, messages } = memo.timeline;
+  const users = messages.filter((m) => m.role === 'user');
   const turns = usageByTurn(users, usage);
-  const timeline: Array<{ at: number; entry: ChatEntry }> = [];
-  for (const m of transcript) {
-    if (!m.userVisible) continue;
-    if (m.role === 'user' && m.kind === 'user') timeline.push({ at: m.createdAt, entry: { kind: 'user', id: m.id, text: m.content, tokens: tokens.get(m.id) } });
-    else if (m.role === 'assistant') {
-      timeline.push({ at: m.createdAt, entry: { kind: 'assistant', id: m.id, text: m.content, tokens: tokens.get(m.id), toolCalls: (m.toolCalls ?? []).map((c, i) => toolView(c, results.get(m.id)?.[i])) } });
-    }
-  }
-  for (const record of compactions) {
-    if (record.status === 'skipped') {
-      if (record.trigger === 'manual') timeline.push({ at: record.startedAt, entry: nothingToCompact(record) });
-      continue;
-    }
-    timeline.push({ at: record.startedAt, entry: { kind: 'compaction', id: record.id, record } });
-  }
-  timeline.sort((a, b) => a.at - b.at);
+  // Messages keep their transcript order; a compaction goes before the first message after it started.
+  const shown = compactions.filter((r) => r.status !== 'skipped' || r.trigger === 'manual').sort((a, b) => a.startedAt - b.startedAt);
+  const timeline: ChatEntry[] = [];
+  let nextCompaction = 0;
+  stored.forEach((entry, i) => {
+    while (nextCompaction < shown.length && shown[nextCompaction].startedAt < messages[i].createdAt) timeline.push(compactionEntry(shown[nextCompaction++], memo));
+    timeline.push(entry);
+  });
+  while (nextCompaction < shown.length) timeline.push(compactionEntry(shown[nextCompaction++], memo));
   const entries: ChatEntry[] = [];
   // Each turn's figures close the turn: they go right before the next user message.
   let turnOf: string | undefined;
   const closeTurn = () => {
     const figures = turnOf ? turnUsage(turns.get(turnOf) ?? [], extras.priceOverrides) : undefined;
-    if (turnOf && figures && !(live && turnOf === users[users.length - 1]?.id)) entries.push({ kind: 'usage', id: `usage-${turnOf}`, usage: figures });
+    if (turnOf && figures && !(live && turnOf === users[users.length - 1]?.id)) entries.push(figuresEntry(turnOf, figures, memo));
   };
-  for (const { entry } of timeline) {
+  for (const entry of timeline) {
     if (entry.kind === 'user') {
       closeTurn();
       turnOf = entry.id;
@@ -106,13 +109,19 @@ export function buildChatEntries(transcript: readonly Message[], compactions: re
       const notice = turnNotice(event);
       if (notice) entries.push({ kind: 'notice', id: `${event.type === 'error' ? 'err' : event.type}-${entries.length}`, ...notice });
     }
-    // A pending approval belongs to the latest card with its id: the call running now.
+    // A pending approval belongs to the latest card with its id: the call running now. The entry is
+    // copied, since stored entries are shared between refreshes.
     for (const [callId, approval] of approvals) {
       if (resolved.has(callId)) continue;
-      const call = entries.flatMap((e) => (e.kind === 'assistant' ? e.toolCalls : [])).filter((c) => c.callId === callId).pop();
-      if (call?.status === 'running') {
-        call.status = 'awaiting_approval';
-        call.approval = approval;
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const entry = entries[i];
+        if (entry.kind !== 'assistant') continue;
+        const at = entry.toolCalls.map((c) => c.callId).lastIndexOf(callId);
+        if (at < 0) continue;
+        if (entry.toolCalls[at].status === 'running') {
+          entries[i] = { ...entry, toolCalls: entry.toolCalls.map((c, j) => (j === at ? { ...c, status: 'awaiting_approval' as const, approval } : c)) };
+        }
+        break;
       }
     }
     if (live.streamingText) entries.push({ kind: 'assistant', id: 'streaming', text: live.streamingText, streaming: true, toolCalls: [] });
@@ -129,13 +138,15 @@ export function buildChatState(args: {
   compactions: readonly CompactionEventRecord[];
   sessions: readonly SessionInfo[];
   banner?: string;
+  /** Entries of stored messages from earlier refreshes, reused while unchanged. */
+  memo?: ChatEntryMemo;
 } & ChatExtras): ChatState {
   const { session } = args;
   const budget = session?.manager.measure(session.fixed);
   return {
     sessionId: session?.info.id,
     sessionTitle: session?.info.title,
-    entries: buildChatEntries(args.transcript, args.compactions, args),
+    entries: buildChatEntries(args.transcript, args.compactions, args, args.memo),
     busy: Boolean(session?.agent?.busy),
     meter: budget && {
       percent: budget.percent,

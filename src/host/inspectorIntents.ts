@@ -1,6 +1,7 @@
 import { TextDecoder } from 'util';
 import type { CompactionPreviewView, HostToInspector, InspectorToHost } from '../protocol/inspector';
 import type { Handlers } from '../protocol/receive';
+import { requestItemText } from '../core/session/itemText';
 import type { SessionController } from './sessionController';
 
 /** Bytes of an offloaded result sent per page. */
@@ -26,6 +27,12 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
       const usage = await (await d.sessions.store()).listTurnUsage(session.info.id);
       const turn = usage.find((u) => u.requestIndex === m.requestIndex);
       d.post({ type: 'turnItems', requestIndex: m.requestIndex, items: turn?.items ?? [] });
+    },
+    requestItemText: async (m) => {
+      const session = await d.sessions.current();
+      const current = m.requestIndex === undefined ? session.manager.planRequest(session.fixed).items : undefined;
+      const found = await requestItemText({ store: await d.sessions.store(), sessionId: session.info.id, requestIndex: m.requestIndex, itemId: m.itemId, working: session.manager.messages, current });
+      d.post({ type: 'requestItemText', ...(m.requestIndex === undefined ? {} : { requestIndex: m.requestIndex }), itemId: m.itemId, text: found.text, totalChars: found.totalChars });
     },
     loadBlob: async (m) => {
       const slice = await (await d.sessions.store()).readBlob(m.refId, m.offset, PAGE_BYTES);

@@ -2,7 +2,6 @@
  * The token figures the chat shows, computed from the host's own records (the usage the inspector
  * shows too), so a number is the same wherever it appears. No `vscode` import.
  */
-import type { Message } from '../core/model/message';
 import type { TurnUsageRecord } from '../core/ports/sessionStore';
 import { modelPrices, type ModelPrices } from '../core/providers/modelRegistry';
 import type { ChatTurnUsage } from '../protocol/chat';
@@ -42,13 +41,9 @@ export function turnUsage(records: readonly TurnUsageRecord[], priceOverrides: R
   };
 }
 
-/**
- * Each message's tokens as the last request that carried it counted them; messages no request
- * carried yet keep the count memoized on the message.
- */
-export function messageTokens(transcript: readonly Message[], usage: readonly TurnUsageRecord[]): Map<string, number> {
+/** Each message's tokens as the last request that listed it counted them (records read with their items). */
+export function itemTokens(usage: readonly TurnUsageRecord[]): Map<string, number> {
   const out = new Map<string, number>();
-  for (const m of transcript) if (typeof m.tokens === 'number') out.set(m.id, m.tokens);
   for (const record of usage) for (const item of record.items) out.set(item.messageId, item.tokens);
   return out;
 }
@@ -57,9 +52,21 @@ export function messageTokens(transcript: readonly Message[], usage: readonly Tu
 export function usageByTurn(userMessages: ReadonlyArray<{ id: string; createdAt: number }>, usage: readonly TurnUsageRecord[]): Map<string, TurnUsageRecord[]> {
   const out = new Map<string, TurnUsageRecord[]>();
   const sorted = [...usage].sort((a, b) => a.createdAt - b.createdAt || a.requestIndex - b.requestIndex);
+  if (userMessages.some((u, i) => i > 0 && u.createdAt < userMessages[i - 1].createdAt)) {
+    userMessages.forEach((user, i) => {
+      const end = userMessages[i + 1]?.createdAt ?? Infinity;
+      out.set(user.id, sorted.filter((r) => r.createdAt >= user.createdAt && r.createdAt < end));
+    });
+    return out;
+  }
+  // One pass over both lists when both are in time order, as they are in any session Tally wrote.
+  let next = 0;
   userMessages.forEach((user, i) => {
     const end = userMessages[i + 1]?.createdAt ?? Infinity;
-    out.set(user.id, sorted.filter((r) => r.createdAt >= user.createdAt && r.createdAt < end));
+    while (next < sorted.length && sorted[next].createdAt < user.createdAt) next++;
+    const from = next;
+    while (next < sorted.length && sorted[next].createdAt < end) next++;
+    out.set(user.id, sorted.slice(from, next));
   });
   return out;
 }

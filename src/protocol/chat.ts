@@ -61,8 +61,27 @@ export interface ChatState {
   banner?: string;
 }
 
+/** An entry's key in the list: ids are unique within a kind. */
+export function chatEntryKey(entry: ChatEntry): string {
+  return `${entry.kind}:${entry.id}`;
+}
+
+/**
+ * A change to the entry list the webview holds: keep its first `keep` entries, then the entries
+ * with the keys in `tail`, in that order. `upserts` are the entries that are new or changed;
+ * every other key refers to an entry the webview already has.
+ */
+export interface ChatEntriesPatch {
+  keep: number;
+  tail: string[];
+  upserts: ChatEntry[];
+}
+
 export type HostToChat =
+  /** The whole state: sent first, when the webview (re)loads and when the session changes. */
   | { type: 'state'; state: ChatState }
+  /** Everything but the entries in full, and the entries as a change of what was sent last. */
+  | { type: 'update'; state: Omit<ChatState, 'entries'>; patch: ChatEntriesPatch }
   | { type: 'delta'; entryId: string; text: string };
 
 export type ChatToHost =

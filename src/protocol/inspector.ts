@@ -54,6 +54,8 @@ export interface CompactionPreviewView {
 export type HostToInspector =
   | { type: 'state'; state: InspectorState }
   | { type: 'turnItems'; requestIndex: number; items: RequestItem[] }
+  /** The exact text of one item, asked for when the user expands it (never sent with the state). */
+  | { type: 'requestItemText'; requestIndex?: number; itemId: string; text: string; totalChars: number }
   | { type: 'blobPage'; refId: string; offset: number; text: string; totalBytes: number; nextOffset?: number }
   | { type: 'preview'; preview: CompactionPreviewView }
   | { type: 'busy'; busy: boolean; label?: string }
@@ -62,6 +64,8 @@ export type HostToInspector =
 export type InspectorToHost =
   | { type: 'ready' }
   | { type: 'selectTurn'; requestIndex: number }
+  /** The text of an item of a stored request, or, without requestIndex, of the working context now. */
+  | { type: 'requestItemText'; requestIndex?: number; itemId: string }
   | { type: 'loadBlob'; refId: string; offset: number }
   | { type: 'openBlobInEditor'; refId: string }
   | { type: 'pin'; messageId: string; pinned: boolean }

@@ -43,6 +43,15 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
       return all([i], () => ({ type: 'selectTurn', requestIndex: value(i) }));
     },
   },
+  requestItemText: {
+    keys: ['requestIndex', 'itemId'],
+    build: (f) => {
+      const i = f.requestIndex === undefined ? undefined : readIndex(f, 'requestIndex');
+      // Item ids hold AGENTS.md paths, which may be longer than a plain id.
+      const id = readString(f, 'itemId', LIMITS.itemIdBytes);
+      return all(i ? [i, id] : [id], () => (i ? { type: 'requestItemText', requestIndex: value(i), itemId: value(id) } : { type: 'requestItemText', itemId: value(id) }));
+    },
+  },
   loadBlob: {
     keys: ['refId', 'offset'],
     build: (f) => {

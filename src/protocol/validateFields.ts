@@ -8,6 +8,8 @@ export const LIMITS = {
   textBytes: 100 * 1024,
   /** Ids: session, message, tool call, blob ref. */
   idChars: 200,
+  /** A request item's id ('agents:<path>' for an AGENTS.md file). */
+  itemIdBytes: 8 * 1024,
   /** The focus instruction of a compaction. */
   focusBytes: 2 * 1024,
   /** Model ids can be long (`publisher/model:tag`), but not unbounded. */

@@ -15,6 +15,7 @@ export function lmToolDefinitions(): ToolDefinition[] {
     description: t.description,
     inputSchema: (t.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object' },
     source: isMcp(t) ? 'mcp' : 'extension',
+    origin: toolSource(t).replace(/^the extension /, ''),
   }));
 }
 

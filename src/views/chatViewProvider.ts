@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { userValue } from '../config/userScope';
 import { parsePriceOverrides } from '../core/providers/modelRegistry';
-import { buildChatState } from '../host/chatState';
+import { buildChatState, ChatEntryMemo } from '../host/chatState';
+import { SentChatEntries } from '../host/chatEntriesPatch';
 import { chatHandlers } from '../host/chatIntents';
 import type { SessionController } from '../host/sessionController';
 import type { HostToChat } from '../protocol/chat';
@@ -16,6 +17,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly disposables: vscode.Disposable[] = [];
   private refreshTimer?: NodeJS.Timeout;
   private readonly handlers: ReturnType<typeof chatHandlers>;
+  /** What the webview holds, so a refresh sends only the entries that changed. */
+  private readonly sent = new SentChatEntries();
+  private memo = new ChatEntryMemo();
+  private sentSession?: string;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -25,7 +30,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.handlers = chatHandlers({
       sessions,
       executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),
-      sendState: () => this.sendState(),
+      sendState: () => this.sendState({ whole: true }),
       scheduleRefresh: () => this.scheduleRefresh(),
       workbench: {
         insertAtCursor: async (text) => {
@@ -68,7 +73,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }, 100);
   }
 
-  private async sendState(): Promise<void> {
+  /**
+   * Sends the chat's state. After the first send only the entries that changed travel: the store
+   * keeps the session's records in memory and stored messages' entries are memoized, so a refresh
+   * costs about the same at 10 and at 10,000 messages. `whole`: the webview (re)loaded.
+   */
+  private async sendState(options: { whole?: boolean } = {}): Promise<void> {
     try {
       const session = await this.sessions.current();
       const store = await this.sessions.store();
@@ -76,26 +86,34 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         store.loadTranscript(session.info.id),
         store.listCompactionEvents(session.info.id),
         store.listSessions(),
-        store.listTurnUsage(session.info.id),
+        store.listTurnUsage(session.info.id, { items: false }),
       ]);
       // Prices are read from user settings only: a workspace must not change what a turn is said to cost.
       const priceOverrides = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
-      this.post({
-        type: 'state',
-        state: buildChatState({
-          session,
-          transcript,
-          compactions,
-          sessions,
-          usage,
-          priceOverrides,
-          live: this.sessions.live,
-          ended: this.sessions.endedTurnNotices,
-          pending: this.sessions.pendingMessage,
-          compacting: this.sessions.compacting,
-          canRetry: this.sessions.canRetry,
-        }),
+      const whole = options.whole || this.sentSession !== session.info.id;
+      if (this.sentSession !== session.info.id) this.memo = new ChatEntryMemo();
+      const state = buildChatState({
+        memo: this.memo,
+        session,
+        transcript,
+        compactions,
+        sessions,
+        usage,
+        priceOverrides,
+        live: this.sessions.live,
+        ended: this.sessions.endedTurnNotices,
+        pending: this.sessions.pendingMessage,
+        compacting: this.sessions.compacting,
+        canRetry: this.sessions.canRetry,
       });
+      this.sentSession = session.info.id;
+      if (whole) this.sent.reset();
+      const patch = this.sent.change(state.entries);
+      if (whole) this.post({ type: 'state', state });
+      else {
+        const { entries: _entries, ...rest } = state;
+        this.post({ type: 'update', state: rest, patch });
+      }
     } catch (error) {
       this.log.error(`chat: ${error instanceof Error ? error.message : String(error)}`);
     }

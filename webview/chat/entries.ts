@@ -1,4 +1,4 @@
-import type { ChatEntry } from '../../src/protocol/chat';
+import { chatEntryKey, type ChatEntry } from '../../src/protocol/chat';
 import { button, progressRing } from '../ui/controls';
 import { h } from '../ui/dom';
 import { tokens } from '../ui/format';
@@ -51,30 +51,57 @@ export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElemen
   }
 }
 
-/** Re-renders only entries whose content changed, so streaming and long chats stay cheap. */
+/** How many of the latest entries are drawn at first; "Show earlier" draws more. */
+export const ENTRIES_PAGE = 200;
+
+/**
+ * Draws the latest entries and redraws only those whose object changed: the host sends unchanged
+ * entries once, so identity tells what is new. Older entries are drawn on request, a page at a
+ * time, so a chat of 10,000 messages costs what a short one does.
+ */
 export class EntryList {
   readonly element = h('div', { class: 'entries', attrs: { role: 'log', 'aria-live': 'polite' } });
-  private rendered = new Map<string, { signature: string; element: HTMLElement }>();
+  private readonly list = h('div', { class: 'entry-items' });
+  private readonly earlier = h('div', { class: 'entries-earlier' });
+  private rendered = new Map<string, { entry: ChatEntry; element: HTMLElement }>();
+  private shown = ENTRIES_PAGE;
+  private last: readonly ChatEntry[] = [];
 
-  constructor(private readonly actions: EntryActions) {}
+  constructor(private readonly actions: EntryActions) {
+    this.element.append(this.earlier, this.list);
+  }
 
-  render(entries: ChatEntry[]): void {
-    const next = new Map<string, { signature: string; element: HTMLElement }>();
+  render(entries: readonly ChatEntry[]): void {
+    this.last = entries;
+    const from = Math.max(0, entries.length - this.shown);
+    const next = new Map<string, { entry: ChatEntry; element: HTMLElement }>();
     const elements: HTMLElement[] = [];
-    for (const entry of entries) {
-      const signature = JSON.stringify(entry);
-      const key = `${entry.kind}:${entry.id}`;
+    for (let i = from; i < entries.length; i++) {
+      const entry = entries[i];
+      const key = chatEntryKey(entry);
       const old = this.rendered.get(key);
-      const element = old && old.signature === signature ? old.element : renderEntry(entry, this.actions);
-      next.set(key, { signature, element });
+      const element = old && old.entry === entry ? old.element : renderEntry(entry, this.actions);
+      next.set(key, { entry, element });
       elements.push(element);
     }
     // Reorder/replace in place; unchanged nodes are moved, not rebuilt.
     elements.forEach((el, i) => {
-      const at = this.element.children[i];
-      if (at !== el) this.element.insertBefore(el, at ?? null);
+      const at = this.list.children[i];
+      if (at !== el) this.list.insertBefore(el, at ?? null);
     });
-    while (this.element.children.length > elements.length) this.element.lastElementChild?.remove();
+    while (this.list.children.length > elements.length) this.list.lastElementChild?.remove();
     this.rendered = next;
+    this.earlier.replaceChildren(
+      ...(from > 0
+        ? [
+            button(`Show earlier (${from.toLocaleString('en-US')} more)`, () => this.showEarlier(), { appearance: 'secondary', attrs: { 'data-action': 'show-earlier' } }),
+          ]
+        : []),
+    );
+  }
+
+  private showEarlier(): void {
+    this.shown += ENTRIES_PAGE;
+    this.render(this.last);
   }
 }

@@ -1,5 +1,6 @@
 /** The chat panel webview: renders the conversation the host sends, posts intents back. */
-import type { ChatEntry, ChatState, ChatToHost, HostToChat } from '../../src/protocol/chat';
+import { chatEntryKey, type ChatEntry, type ChatState, type ChatToHost, type HostToChat } from '../../src/protocol/chat';
+import { applyChatEntriesPatch, type HeldChatEntries } from '../../src/protocol/chatPatch';
 import { registerControls } from '../ui/controls';
 import { h, replace } from '../ui/dom';
 import { channel, onHostMessage } from '../ui/vscodeApi';
@@ -27,6 +28,8 @@ const toggle = (set: Set<string>) => (id: string, open: boolean) => {
 
 let state: ChatState | undefined;
 let toolbarSignature = '';
+/** The entries as the host sent them; updates change this list. */
+let held: HeldChatEntries = { order: [], byKey: new Map() };
 
 const app = document.getElementById('app') ?? document.body;
 const toolbarSlot = h('div', { class: 'toolbar-slot' });
@@ -57,12 +60,17 @@ function atBottom(): boolean {
   return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
 }
 
-function renderEntries(list: ChatEntry[]): void {
+function renderEntries(list: readonly ChatEntry[]): void {
   const stick = atBottom();
   entries.render(list);
   if (list.length === 0) scroller.appendChild(emptyHint);
   else emptyHint.remove();
   if (stick) scroller.scrollTop = scroller.scrollHeight;
+}
+
+function hold(list: readonly ChatEntry[]): void {
+  held = { order: [], byKey: new Map() };
+  applyChatEntriesPatch(held, { keep: 0, tail: list.map((e) => chatEntryKey(e)), upserts: [...list] });
 }
 
 function render(next: ChatState): void {
@@ -92,12 +100,14 @@ let deltaFrame: number | undefined;
  */
 function applyDelta(entryId: string, text: string): void {
   if (!state) state = { entries: [], busy: true, models: [], sessions: [] };
-  let entry = state.entries.find((e): e is Extract<ChatEntry, { kind: 'assistant' }> => e.kind === 'assistant' && e.id === entryId);
-  if (!entry) {
-    entry = { kind: 'assistant', id: entryId, text: '', streaming: true, toolCalls: [] };
-    state.entries.push(entry);
-  }
-  entry.text += text;
+  // A new object, so the list redraws it; unchanged entries keep theirs.
+  const at = state.entries.findIndex((e) => e.kind === 'assistant' && e.id === entryId);
+  const before = at >= 0 ? (state.entries[at] as Extract<ChatEntry, { kind: 'assistant' }>) : undefined;
+  const entry: ChatEntry = before ? { ...before, text: before.text + text } : { kind: 'assistant', id: entryId, text, streaming: true, toolCalls: [] };
+  if (at >= 0) state.entries[at] = entry;
+  else state.entries.push(entry);
+  held.byKey.set(chatEntryKey(entry), entry);
+  if (at < 0) held.order.push(chatEntryKey(entry));
   deltaFrame ??= requestAnimationFrame(() => {
     deltaFrame = undefined;
     if (state) renderEntries(state.entries);
@@ -105,7 +115,15 @@ function applyDelta(entryId: string, text: string): void {
 }
 
 onHostMessage<HostToChat>((message) => {
-  if (message.type === 'state') render(message.state);
+  if (message.type === 'state') {
+    hold(message.state.entries);
+    render(message.state);
+  } else if (message.type === 'update' && message.patch && message.state) {
+    const { entries, missing } = applyChatEntriesPatch(held, message.patch);
+    // An update that does not fit what this webview holds: ask for the whole state again.
+    if (missing.length > 0) host.post({ type: 'ready' });
+    else render({ ...message.state, entries });
+  }
   else if (message.type === 'delta' && typeof message.text === 'string' && typeof message.entryId === 'string') applyDelta(message.entryId, message.text);
 });
 

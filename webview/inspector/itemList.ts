@@ -11,9 +11,38 @@ export interface ItemListOptions {
   /** When set, each row gets a pin/unpin toggle. */
   onPin?: (messageId: string, pinned: boolean) => void;
   label: string;
+  /** The stored request the items belong to; absent for the working context now. */
+  requestIndex?: number;
+  /** Asks the host for one item's exact text (the answer goes to `itemTextArrived`, then the list renders again). */
+  onRequestText?: (itemId: string) => void;
 }
 
-/** Items of a request (or of the next request), one row each, sortable by position or size. */
+/** Texts the host sent, by list and item; which rows are expanded. Kept across renders. */
+const texts = new Map<string, { text: string; totalChars: number }>();
+const expanded = new Set<string>();
+
+function key(requestIndex: number | undefined, itemId: string): string {
+  return `${requestIndex ?? 'now'}\u0000${itemId}`;
+}
+
+/** Stores an item's text from the host's `requestItemText` answer. */
+export function itemTextArrived(message: { requestIndex?: number; itemId: string; text: string; totalChars: number }): void {
+  texts.set(key(message.requestIndex, message.itemId), { text: message.text, totalChars: message.totalChars });
+}
+
+const SECTION_TITLES: Record<string, string> = { system: 'system', tools: 'tool', dynamic: 'dynamic', conversation: '' };
+
+/** What a row says the item is: its label or kind, its tool, where it comes from. */
+function describe(item: RequestItem): string {
+  // A user message of kind 'user' reads "user · message", not "user user".
+  const parts = [item.label ?? (item.kind === item.role ? 'message' : item.kind)];
+  if (item.label === undefined && item.toolName) parts.push(item.toolName);
+  if (item.source) parts.push(item.source);
+  if (item.path && item.path !== item.label) parts.push(item.path);
+  return parts.join(' · ');
+}
+
+/** Items of a request (or of the next request), one row each, sortable by position or size; each expands to its exact text. */
 export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTMLElement {
   const indexed = items.map((item, position) => ({ item, position }));
   if (opts.sort === 'size') indexed.sort((a, b) => b.item.tokens - a.item.tokens || a.position - b.position);
@@ -22,14 +51,31 @@ export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTM
     button(label, () => opts.onSort(sort), { appearance: opts.sort === sort ? 'primary' : 'secondary', attrs: { 'data-sort': sort, 'aria-pressed': String(opts.sort === sort) } });
   const rows = indexed.map(({ item, position }) => {
     const pinned = item.badges.includes('pinned');
-    return h('li', { class: `item role-${cssToken(item.role)}`, attrs: { 'data-message-id': item.messageId, 'data-position': position, 'data-tokens': item.tokens } }, [
+    const at = key(opts.requestIndex, item.messageId);
+    const open = expanded.has(at);
+    const text = texts.get(at);
+    const where = item.section ? SECTION_TITLES[item.section] : '';
+    // Prompt parts have a stored text only when they carry its hash (numbers-only parts do not).
+    const hasText = item.textHash !== undefined || item.kind === 'framing' || !item.section || item.section === 'conversation';
+    const toggle = opts.onRequestText && hasText
+      ? button(open ? 'Hide text' : 'Show text', () => {
+          if (open) expanded.delete(at);
+          else {
+            expanded.add(at);
+            if (!text) opts.onRequestText?.(item.messageId);
+          }
+          opts.onSort(opts.sort); // renders the list again
+        }, { appearance: 'secondary', class: 'text-toggle', attrs: { 'data-expand': item.messageId, 'aria-expanded': String(open) } })
+      : null;
+    return h('li', { class: `item role-${cssToken(item.role)}${item.section ? ` section-${cssToken(item.section)}` : ''}`, attrs: { 'data-message-id': item.messageId, 'data-kind': item.kind, 'data-position': position, 'data-tokens': item.tokens } }, [
       h('div', { class: 'item-head' }, [
         h('span', { class: 'item-pos', text: `${position + 1}` }),
-        h('span', { class: 'item-role', text: item.role }),
-        h('span', { class: 'item-kind', text: item.toolName ? `${item.kind} · ${item.toolName}` : item.kind }),
+        h('span', { class: 'item-role', text: where || item.role }),
+        h('span', { class: 'item-kind', text: describe(item), title: item.path ?? item.source }),
         h('span', { class: 'item-tokens', text: `${tokens(item.tokens)} tok` }),
         h('span', { class: 'item-badges' }, item.badges.map((b) => badge(b))),
-        opts.onPin
+        toggle,
+        opts.onPin && (!item.section || item.section === 'conversation') && item.kind !== 'framing'
           ? button(pinned ? 'Unpin' : 'Pin', () => opts.onPin?.(item.messageId, !pinned), {
               appearance: 'secondary',
               class: 'pin-toggle',
@@ -38,7 +84,12 @@ export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTM
             })
           : null,
       ]),
-      item.preview ? h('div', { class: 'item-preview', text: item.preview }) : null,
+      item.preview && !open ? h('div', { class: 'item-preview', text: item.preview }) : null,
+      open
+        ? text
+          ? h('pre', { class: 'item-text', attrs: { 'data-item-text': item.messageId, tabindex: 0 }, text: text.text })
+          : h('div', { class: 'item-text loading', text: 'Loading the text…' })
+        : null,
     ]);
   });
   return h('div', { class: 'item-list', attrs: { 'data-list': opts.label } }, [

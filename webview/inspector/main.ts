@@ -6,7 +6,7 @@ import { h, replace } from '../ui/dom';
 import { channel, onHostMessage } from '../ui/vscodeApi';
 import { renderCompactionHistory } from './compactionHistory';
 import { renderHeader } from './header';
-import { renderItemList, type ItemSort } from './itemList';
+import { itemTextArrived, renderItemList, type ItemSort } from './itemList';
 import { renderOffloadedResults, type BlobView } from './offloadedResults';
 import { renderPreview } from './preview';
 import { renderLegend, renderStackedBar } from './stackedBar';
@@ -128,6 +128,8 @@ function renderRequests(): void {
       h('h3', { text: `Request #${turnItems.requestIndex}` }),
       renderItemList(turnItems.items, {
         label: 'turn',
+        requestIndex: turnItems.requestIndex,
+        onRequestText: (itemId) => host.post({ type: 'requestItemText', requestIndex: turnItems!.requestIndex, itemId }),
         sort: ui.turnSort,
         onSort: (sort) => {
           ui.turnSort = sort;
@@ -151,6 +153,7 @@ function renderCurrent(): void {
         renderCurrent();
       },
       onPin: (messageId, pinned) => host.post({ type: 'pin', messageId, pinned }),
+      onRequestText: (itemId) => host.post({ type: 'requestItemText', itemId }),
     }),
   ]);
 }
@@ -239,6 +242,11 @@ onHostMessage<HostToInspector>((message) => {
       if (message.requestIndex !== ui.selectedTurn) return;
       turnItems = { requestIndex: message.requestIndex, items: message.items };
       renderRequests();
+      return;
+    case 'requestItemText':
+      itemTextArrived(message);
+      renderRequests();
+      renderCurrent();
       return;
     case 'blobPage': {
       const previous = blobPages.get(message.refId);

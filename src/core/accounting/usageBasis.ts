@@ -16,7 +16,8 @@ export function fixedTotal(fixed: FixedComponents): number {
 /** What a sent request carried, by our estimate, and what the provider said about it. */
 export interface ObservedRequest {
   budget: ContextBudget;
-  items: readonly RequestItem[];
+  /** The messages sent, with their whole counts. */
+  items: ReadonlyArray<Pick<RequestItem, 'messageId' | 'tokens'>>;
   reportedInputTokens?: number;
 }
 

@@ -1,8 +1,8 @@
 import type { FixedComponents } from '../accounting/usageBasis';
-import { noteMessage } from '../model/factories';
 import { SessionCallIds } from '../history/uniqueCallIds';
 import type { Message, ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
+import type { PromptSections } from '../prompt/promptSections';
 import type { ContextSession } from '../session/contextSession';
 import { ProviderError } from '../providers/errors';
 import { defaultSleep, resendDelay, withRetry, type RetryOptions } from '../providers/retry';
@@ -10,13 +10,16 @@ import type { ChatProvider, ProviderRequest, ReportedUsage } from '../providers/
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
 import type { ToolRunner } from './toolRunner';
 
-/** What the prompt side contributes to one request: system prompt blocks, AGENTS.md, skills and the (possibly deferred) tools. */
+/**
+ * What the prompt side contributes to one request: system prompt blocks (the stable prefix), the
+ * offered tools, and every section with its text and tokens (the dynamic part among them, which
+ * the session places in the conversation).
+ */
 export interface PreparedPrompt {
   system: Array<{ text: string; cacheBreakpoint?: boolean }>;
   tools: ToolDefinition[];
   fixed: FixedComponents;
-  /** Dynamic notes sent after the conversation so the cached prefix stays byte-stable. */
-  tailNotes: string[];
+  sections: PromptSections;
 }
 
 export interface PromptSource {
@@ -173,12 +176,12 @@ export class AgentSession {
     }
   }
 
+  /** `messages` are the planned ones: the conversation with the dynamic part already in place. */
   private buildRequest(messages: Message[], prompt: PreparedPrompt): ProviderRequest {
-    const tail: Message[] = prompt.tailNotes.length ? [noteMessage(prompt.tailNotes.join('\n'), { id: 'tail-note' })] : [];
     return {
       model: this.options.model,
       system: prompt.system,
-      messages: [...messages, ...tail],
+      messages,
       tools: prompt.tools,
       maxOutputTokens: this.options.maxOutputTokens,
     };

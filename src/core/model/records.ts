@@ -41,14 +41,49 @@ export interface CompactionEventRecord {
   removed: RemovedItem[];
 }
 
+/**
+ * What part of a request an item is. Messages keep their message kind ('user', 'tool_result', …);
+ * the parts outside the conversation have their own kinds.
+ */
+export type PromptItemKind =
+  | 'system-section' // base instructions, or a recorded run's system prompt
+  | 'agents-md' // one AGENTS.md file, with its path
+  | 'skills-index' // the names and descriptions of the skills
+  | 'skill' // an active skill's full instructions
+  | 'tool-schema' // one tool definition (deferred ones are listed with 0 tokens)
+  | 'note' // a dynamic note (context status, deferred tools)
+  | 'framing'; // per-message and per-tool framing tokens, as one visible item each
+
+/** Where an item sits in the request: the stable prefix, the tools, the dynamic part, or the conversation. */
+export type ItemSection = 'system' | 'tools' | 'dynamic' | 'conversation';
+
+/**
+ * One item of a request, in prompt order: system sections, tool schemas, then the conversation with
+ * the dynamic part right before the latest user message, then the framing items. A request's item
+ * tokens add up exactly to its `estimatedInputTokens` (see core/session/requestItems.ts).
+ */
 export interface RequestItem {
+  /** The message id for a message; a stable id for the other items ('system:base', 'tool:read_file', …). */
   messageId: string;
   role: string;
   kind: string;
   tokens: number;
-  badges: Array<'truncated' | 'offloaded' | 'archived' | 'summarized' | 'pinned' | 'synthetic'>;
+  badges: Array<'truncated' | 'offloaded' | 'archived' | 'summarized' | 'pinned' | 'synthetic' | 'deferred' | 'dynamic'>;
   toolName?: string;
   preview: string;
+  /** Which part of the request the item belongs to (absent on items recorded before there were parts). */
+  section?: ItemSection;
+  /** A name for the item ("Base instructions", a tool's name, "Message framing"). */
+  label?: string;
+  /** Where it comes from: a tool's source (built-in, session, an extension's id, an MCP server), a skill's origin. */
+  source?: string;
+  /** An AGENTS.md file's or a skill's path. */
+  path?: string;
+  /**
+   * For items outside the conversation: the hash of the exact text sent. The text itself is stored
+   * once per session, in the `texts` of the first usage record that carried it.
+   */
+  textHash?: string;
 }
 
 export interface ComponentTokens {
@@ -78,4 +113,6 @@ export interface TurnUsageRecord {
   /** The compaction that ran right before this request, if any. */
   compactionId?: string;
   items: RequestItem[];
+  /** The texts of prompt items (by `textHash`) this request was the first of its session to carry. */
+  texts?: Record<string, string>;
 }

@@ -24,6 +24,11 @@ function sameItem(a: RequestItem, b: RequestItem): boolean {
     a.role === b.role &&
     a.toolName === b.toolName &&
     a.preview === b.preview &&
+    a.section === b.section &&
+    a.label === b.label &&
+    a.source === b.source &&
+    a.path === b.path &&
+    a.textHash === b.textHash &&
     a.badges.length === b.badges.length &&
     a.badges.every((badge, i) => badge === b.badges[i])
   );

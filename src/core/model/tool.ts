@@ -7,4 +7,6 @@ export interface ToolDefinition {
   description: string;
   inputSchema: Record<string, unknown>;
   source: ToolSource;
+  /** Who provides it, when known: the extension's id, or the MCP server (tools from `vscode.lm.tools`). */
+  origin?: string;
 }

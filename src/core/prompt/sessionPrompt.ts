@@ -1,10 +1,11 @@
-import { countText, countToolDefinitions } from '../accounting/messageTokens';
+import { countToolDefinitions } from '../accounting/messageTokens';
 import type { TokenCounter } from '../accounting/tokenizer';
 import type { PreparedPrompt, PromptSource } from '../agent/agentSession';
 import type { ToolDefinition } from '../model/tool';
 import type { ContextSettings } from '../settings';
 import type { Tool, ToolOutput } from '../tools/types';
 import { BASE_INSTRUCTIONS } from './baseInstructions';
+import { fixedOf, promptSection, toolSections, type InstructionPart, type PromptSection, type PromptSections } from './promptSections';
 import { ACTIVATE_SKILL_TOOL, skillsIndex, type Skill } from './skills';
 import { searchTools, selectTools, TOOL_SEARCH_TOOL } from './toolDeferral';
 
@@ -13,7 +14,8 @@ export interface SessionPromptOptions {
   settings: ContextSettings;
   /** Every tool the session could offer (built-ins first, then skill, extension and MCP tools). */
   tools: () => ToolDefinition[];
-  instructions: () => Promise<string | undefined>;
+  /** AGENTS.md: one file per part (nested ones that follow the active file go in the dynamic part), or one merged text. */
+  instructions: () => Promise<string | undefined | readonly InstructionPart[]>;
   skills: () => Promise<Skill[]>;
   /** A skill's full text when it is activated (read from its SKILL.md); throws with the reason when it cannot be read. */
   skillText?: (skill: Skill) => Promise<string>;
@@ -21,11 +23,19 @@ export interface SessionPromptOptions {
   toolSearchNote?: () => string | undefined;
 }
 
+/** The AGENTS.md parts: a merged text (older callers, tests) is one stable part. */
+function instructionParts(instructions: string | undefined | readonly InstructionPart[]): readonly InstructionPart[] {
+  if (typeof instructions !== 'string') return (instructions ?? []).filter((p) => p.text.trim());
+  return instructions.trim() ? [{ path: 'AGENTS.md', label: 'AGENTS.md', text: instructions.trim(), followsActiveFile: false }] : [];
+}
+
 /**
- * Builds each request's prompt in a fixed order, static to dynamic: base instructions,
- * AGENTS.md, the skills index, active skills — each a system block, with cache breakpoints after
- * the instructions and after the skills — then the dynamic notes (context status, deferred tools)
- * sent after the conversation so the cached prefix stays byte-identical between requests.
+ * Builds each request's prompt in a fixed order, static to dynamic. The stable prefix: base
+ * instructions, each AGENTS.md that does not depend on the active file, the skills index, active
+ * skills — each a system block, with cache breakpoints after the instructions and after the skills.
+ * The dynamic part: nested AGENTS.md files that follow the active file, the deferred-tools note and
+ * the context-status note; the session sends it right before the latest user message (see
+ * core/session/requestItems.ts), so neither the prefix nor the user's words move when it changes.
  * It also answers activate_skill and tool_search, which change what the next prompt carries.
  */
 export class SessionPrompt implements PromptSource {
@@ -42,35 +52,33 @@ export class SessionPrompt implements PromptSource {
     const { counter, settings } = this.options;
     const [instructions, skills] = await Promise.all([this.options.instructions(), this.options.skills()]);
     this.knownSkills = skills;
-    const system: PreparedPrompt['system'] = [{ text: BASE_INSTRUCTIONS }];
-    if (instructions?.trim()) system.push({ text: `Project instructions (AGENTS.md):\n${instructions.trim()}` });
-    system[system.length - 1].cacheBreakpoint = true;
+    const section = (s: Omit<PromptSection, 'tokens'>) => promptSection(counter, s);
+    const stable: PromptSection[] = [section({ id: 'system:base', kind: 'system-section', label: 'Base instructions', text: BASE_INSTRUCTIONS })];
+    const dynamic: PromptSection[] = [];
+    for (const part of instructionParts(instructions)) {
+      const text = part.followsActiveFile ? `Instructions from ${part.label} (the active file is below it):\n${part.text}` : `Project instructions (${part.label}):\n${part.text}`;
+      (part.followsActiveFile ? dynamic : stable).push(section({ id: `agents:${part.path}`, kind: 'agents-md', label: part.label, path: part.path, text }));
+    }
+    const instructionsEnd = stable.length;
     const index = skillsIndex(skills);
-    const activeText = [...this.active.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, text]) => `## Skill: ${name}\n${text.trim()}`).join('\n\n');
-    if (index) system.push({ text: index });
-    if (activeText) system.push({ text: activeText });
-    if (index || activeText) system[system.length - 1].cacheBreakpoint = true;
+    if (index) stable.push(section({ id: 'skills:index', kind: 'skills-index', label: 'Skills index', text: index, skills: true }));
+    for (const [name, text] of [...this.active.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+      const skill = skills.find((s) => s.name === name);
+      stable.push(section({ id: `skill:${name}`, kind: 'skill', label: `Skill: ${name}`, path: skill?.path, source: skill?.origin, text: `## Skill: ${name}\n${text.trim()}`, skills: true }));
+    }
+    // Cache breakpoints after the instructions and after the skills: both change rarely.
+    const system: PreparedPrompt['system'] = stable.map((s, i) => ({ text: s.text, ...(i === instructionsEnd - 1 || (i === stable.length - 1 && i >= instructionsEnd) ? { cacheBreakpoint: true } : {}) }));
 
     const all = [...this.options.tools(), ...(skills.length ? [ACTIVATE_SKILL_TOOL] : [])];
     const selection = selectTools({ tools: all, countTokens: (d) => countToolDefinitions(d, counter), effectiveWindow: args.effectiveWindow, share: settings.toolDeferralShare, lastUsed: this.lastUsed, promoted: this.promoted });
     this.deferred = selection.deferred;
-    const tailNotes: string[] = [];
-    if (selection.note) tailNotes.push(selection.note);
+    if (selection.note) dynamic.push(section({ id: 'note:deferred', kind: 'note', label: 'Deferred tools note', text: selection.note }));
     if (args.percentUsed >= settings.compactNoteAt) {
-      tailNotes.push(`[Context: ${Math.round(args.percentUsed * 100)}% used. You can call compact_context to free space before continuing with large operations.]`);
+      const text = `[Context: ${Math.round(args.percentUsed * 100)}% used. You can call compact_context to free space before continuing with large operations.]`;
+      dynamic.push(section({ id: 'note:context', kind: 'note', label: 'Context status note', text }));
     }
-    const systemTokens = system.slice(0, instructions?.trim() ? 2 : 1).reduce((n, b) => n + countText(b.text, counter), 0);
-    const skillTokens = (index ? countText(index, counter) : 0) + (activeText ? countText(activeText, counter) : 0);
-    return {
-      system,
-      tools: selection.active,
-      tailNotes,
-      fixed: {
-        system: systemTokens + tailNotes.reduce((n, t) => n + countText(t, counter), 0),
-        skills: skillTokens,
-        tools: countToolDefinitions(selection.active, counter),
-      },
-    };
+    const sections: PromptSections = { system: stable, tools: toolSections(selection.active, selection.deferred, counter), dynamic };
+    return { system, tools: selection.active, sections, fixed: fixedOf(sections) };
   }
 
   /** Keeps recently used tools offered: told of every tool call. */

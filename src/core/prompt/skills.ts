@@ -14,6 +14,7 @@ export const ACTIVATE_SKILL_TOOL: ToolDefinition = {
   description: 'Load the full instructions of a skill listed under "Skills" in the system prompt.',
   inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
   source: 'builtin',
+  origin: 'session',
 };
 
 /** Reads `name` and `description` from a `---` front-matter block; falls back to the folder name and first paragraph. */

@@ -8,6 +8,7 @@ export const TOOL_SEARCH_TOOL: ToolDefinition = {
   description: 'Find tools that were left out of this request to save context, by keywords; matching tools become available for the next request.',
   inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
   source: 'builtin',
+  origin: 'session',
 };
 
 export interface ToolSelection {

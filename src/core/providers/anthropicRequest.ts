@@ -1,6 +1,7 @@
 import type { Message } from '../model/message';
 import { argumentsAsObject } from './toolArguments';
 import type { ProviderRequest } from './types';
+import { DYNAMIC_NOTE_ID } from '../prompt/promptSections';
 
 /** Anthropic accepts at most this many blocks with `cache_control` in one request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
@@ -48,11 +49,24 @@ function blocksOf(message: Message): { role: 'user' | 'assistant'; blocks: Block
   return { role: 'user', blocks: message.content.trim() ? [{ type: 'text', text: message.content }] : [] };
 }
 
-/** Index of the message that carries the conversation breakpoint: the last one before trailing notes. */
+/** Index of the last message before trailing notes. */
 function conversationAnchor(messages: readonly Message[]): number {
   let i = messages.length - 1;
   while (i >= 0 && messages[i].kind === 'note') i--;
   return i;
+}
+
+/**
+ * The messages that carry conversation breakpoints, latest first. With a dynamic part (a note right
+ * before the latest user message), one breakpoint ends the stable prefix just before it, so a
+ * change in the dynamic part never moves anything up to there; when the turn went on past the
+ * user's message (tool calls and results), the last message gets one too.
+ */
+function conversationAnchors(messages: readonly Message[]): number[] {
+  const dynamic = messages.findIndex((m) => m.id === DYNAMIC_NOTE_ID);
+  const end = conversationAnchor(messages);
+  if (dynamic < 0) return [end];
+  return end > dynamic + 1 ? [end, dynamic - 1] : [dynamic - 1];
 }
 
 /**
@@ -86,12 +100,14 @@ export function toAnthropicBody(request: ProviderRequest, options: AnthropicRequ
 
   let slots = MAX_CACHE_BREAKPOINTS;
   if (options.cacheConversation ?? true) {
-    for (let i = conversationAnchor(request.messages); i >= 0; i--) {
-      const block = lastBlockOf[i];
-      if (block) {
-        block.cache_control = { type: 'ephemeral' };
-        slots--;
-        break;
+    for (const anchor of conversationAnchors(request.messages)) {
+      for (let i = anchor; i >= 0; i--) {
+        const block = lastBlockOf[i];
+        if (block) {
+          if (!block.cache_control) slots--;
+          block.cache_control = { type: 'ephemeral' };
+          break;
+        }
       }
     }
   }

@@ -2,7 +2,9 @@ import type { TokenCounter } from '../accounting/tokenizer';
 import type { FixedComponents } from '../accounting/usageBasis';
 import { validateHistory } from '../history/normalize';
 import type { Message, ToolCall } from '../model/message';
-import type { ComponentTokens } from '../model/records';
+import type { ComponentTokens, RequestItem } from '../model/records';
+import { fixedOf, promptSection, type PromptSections } from '../prompt/promptSections';
+import { countMessage } from '../accounting/messageTokens';
 import type { SessionStore } from '../ports/sessionStore';
 import { DEFAULT_SETTINGS, type ContextSettings } from '../settings';
 import { ContextSession, type PlannedRequest } from '../session/contextSession';
@@ -26,6 +28,27 @@ export interface RequestReport {
   archived: number;
   summarized: number;
   compaction?: { id: string; strategies: string[]; tokensBefore: number; tokensAfter: number };
+  /** With `withItems`: every item of the request, in prompt order; their tokens add up to totalTokens. */
+  items?: ReplayItem[];
+}
+
+/** One item of a replayed request, as `tally replay --json` writes it. */
+export interface ReplayItem {
+  id: string;
+  kind: string;
+  section?: string;
+  label: string;
+  source?: string;
+  path?: string;
+  tokens: number;
+}
+
+export function replayItemOf(item: RequestItem): ReplayItem {
+  const out: ReplayItem = { id: item.messageId, kind: item.kind, label: item.label ?? (item.toolName ? `${item.role} · ${item.toolName}` : item.role), tokens: item.tokens };
+  if (item.section) out.section = item.section;
+  if (item.source) out.source = item.source;
+  if (item.path) out.path = item.path;
+  return out;
 }
 
 export interface RunReport {
@@ -62,6 +85,8 @@ export interface ReplayOptions {
   baseSettings?: ContextSettings;
   /** Paths of the run's final change, when the transcript records it (for the retention check). */
   finalChangePaths?: readonly string[];
+  /** Keep each request's items in its report (for `--json`; large runs use a lot of memory). */
+  withItems?: boolean;
   /** Called after each request is planned, for progress reporting. */
   onRequest?: (report: RequestReport) => void;
 }
@@ -91,7 +116,12 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   });
 
   const systemText = options.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
-  const fixed: FixedComponents = { system: systemText ? counter.count(systemText) : 0, skills: 0, tools: 0 };
+  const sections: PromptSections = {
+    system: systemText ? [promptSection(counter, { id: 'system:recorded', kind: 'system-section', label: 'System prompt (recorded)', text: systemText })] : [],
+    tools: [],
+    dynamic: [],
+  };
+  const fixed: FixedComponents = fixedOf(sections);
   const prefix = `${session.id.slice(-6)}:`;
   const retention = new RetentionTracker({ finalChangePaths: options.finalChangePaths, systemText });
   const openCalls = new Map<string, ToolCall>();
@@ -103,7 +133,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const reportOf = (request: PlannedRequest): RequestReport => {
     const { plan } = request;
     const compaction = request.compactionId ? request.compaction : undefined;
-    const items = plan.messages.map((m, i) => ({ key: itemKey(m), tokens: plan.items[i].tokens }));
+    const items = plan.messages.map((m) => ({ key: itemKey(m), tokens: countMessage(m, counter) }));
     let prefixTokens = previous ? fixed.system + fixed.tools + fixed.skills : 0;
     if (previous) {
       for (let i = 0; i < items.length && i < previous.length && items[i].key === previous[i].key; i++) prefixTokens += items[i].tokens;
@@ -123,12 +153,13 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
       summarized: badges.filter((b) => b === 'summarized').length,
       compaction: compaction && { id: compaction.id, strategies: compaction.strategiesRun, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter },
     };
+    if (options.withItems) report.items = plan.items.map(replayItemOf);
     return report;
   };
 
   const planRequest = async () => {
     // A blocked request is measured and recorded as if sent: the report counts it over the window.
-    const request = await manager.nextRequest({ fixed });
+    const request = await manager.nextRequest({ fixed, sections });
     if (request.compactionId) compactions++;
     const report = reportOf(request);
     reports.push(report);

@@ -7,7 +7,6 @@ import { compactionResult, runCompaction, type CompactionResult, type CompactOpt
 import type { CompactionEvent, CompactionListener } from '../compaction/events';
 import { LocalSummarizer } from '../compaction/localSummarizer';
 import { Mutex } from '../compaction/mutex';
-import { requestItemOf } from '../compaction/requestItems';
 import type { CompactionStrategy, Summarizer } from '../compaction/types';
 import { totalTokens } from '../compaction/units';
 import { normalizeHistory } from '../history/normalize';
@@ -16,11 +15,13 @@ import { newId } from '../model/ids';
 import type { Message, ToolCall } from '../model/message';
 import type { TurnUsageRecord } from '../model/records';
 import type { SessionStore } from '../ports/sessionStore';
+import type { PromptSections } from '../prompt/promptSections';
 import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
 import { recordToolResult } from '../toolOutput/recorder';
 import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
+import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
 import { resumeSession } from './resume';
 
 export interface ContextSessionOptions {
@@ -37,9 +38,14 @@ export interface ContextSessionOptions {
   now?: () => number;
 }
 
-/** What the prompt side contributes to a request; at least the tokens it adds outside the conversation. */
+/**
+ * What the prompt side contributes to a request: the tokens it adds outside the conversation and,
+ * when it can say, the sections they come from (then each is an item of the request, and the
+ * dynamic part is placed in the conversation).
+ */
 export interface PromptPart {
   fixed: FixedComponents;
+  sections?: PromptSections;
 }
 
 /** A prompt, or how to build one for the room left (it is built again after a compaction). */
@@ -235,12 +241,13 @@ export class ContextSession {
 
   /**
    * What the next request would carry now (visible messages only, normalized so every call has
-   * its output even if something went wrong upstream). Changes nothing; for views and checks.
+   * its output even if something went wrong upstream), with the prompt's dynamic part in place and
+   * every item of the request. Changes nothing; for views and checks.
    */
-  planRequest(fixed: FixedComponents = EMPTY_FIXED): RequestPlan {
+  planRequest(fixed: FixedComponents = EMPTY_FIXED, sections?: PromptSections): RequestPlan {
     const normalized = normalizeHistory(this.working);
-    const messages = normalized.messages.filter((m) => m.agentVisible);
-    const items = messages.map((m) => requestItemOf(m, this.count(m)));
+    const visible = normalized.messages.filter((m) => m.agentVisible);
+    const { messages, items } = requestContent({ messages: visible, sections, fixed, count: this.count });
     return { messages, items, budget: this.measure(fixed), repaired: normalized.inserted.length + normalized.removed.length };
   }
 
@@ -262,7 +269,7 @@ export class ContextSession {
     }
     const compactionId = compaction?.status === 'complete' ? compaction.id : undefined;
     if (compactionId && build && !blocked) prepared = await build(roomOf(this.measure(prepared.fixed)));
-    return { status: blocked ? 'blocked' : 'ready', prompt: prepared, plan: this.planRequest(prepared.fixed), requestIndex: this.nextRequestIndex, compaction, compactionId, recovered: false };
+    return { status: blocked ? 'blocked' : 'ready', prompt: prepared, plan: this.planRequest(prepared.fixed, prepared.sections), requestIndex: this.nextRequestIndex, compaction, compactionId, recovered: false };
   }
 
   /**
@@ -273,7 +280,7 @@ export class ContextSession {
     const recovery = await this.compact({ trigger: 'overflow', fixed: request.prompt.fixed, signal });
     return {
       ...request,
-      plan: this.planRequest(request.prompt.fixed),
+      plan: this.planRequest(request.prompt.fixed, request.prompt.sections),
       requestIndex: this.nextRequestIndex,
       compaction: recovery,
       compactionId: recovery.status === 'complete' ? recovery.id : request.compactionId,
@@ -283,8 +290,10 @@ export class ContextSession {
 
   /** Records a request that was sent, with the provider's usage when it reported one. */
   async recordResponse(request: PlannedRequest, response: { model: string; reported?: ReportedUsage }): Promise<TurnUsageRecord> {
-    const record = await this.ledger.record({ plan: request.plan, model: response.model, reported: response.reported, compactionId: request.compactionId });
-    this.basis.observe({ budget: request.plan.budget, items: request.plan.items, reportedInputTokens: response.reported?.inputTokens });
+    const record = await this.ledger.record({ plan: request.plan, model: response.model, reported: response.reported, compactionId: request.compactionId, sections: request.prompt.sections });
+    // The basis compares the messages of this request with the working context later: whole counts, the note left out.
+    const sent = request.plan.messages.filter((m) => m.id !== DYNAMIC_NOTE_ID).map((m) => ({ messageId: m.id, tokens: this.count(m) }));
+    this.basis.observe({ budget: request.plan.budget, items: sent, reportedInputTokens: response.reported?.inputTokens });
     return record;
   }
 

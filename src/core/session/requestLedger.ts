@@ -2,6 +2,8 @@ import type { ContextBudget } from '../accounting/budget';
 import { newId } from '../model/ids';
 import type { Message } from '../model/message';
 import type { RequestItem, TurnUsageRecord } from '../model/records';
+import { textHash } from '../model/textHash';
+import type { PromptSections } from '../prompt/promptSections';
 import type { SessionStore } from '../ports/sessionStore';
 import type { ReportedUsage } from '../providers/types';
 
@@ -14,8 +16,14 @@ export interface RequestPlan {
   repaired: number;
 }
 
-/** The per-request ledger: one record per request sent, with the provider's usage when reported. */
+/**
+ * The per-request ledger: one record per request sent, with the provider's usage when reported.
+ * The text of each prompt section (system sections, tool schemas, dynamic sections) is stored once
+ * per session, with the first request that carried it; items refer to it by hash.
+ */
 export class RequestLedger {
+  private storedTexts?: Set<string>;
+
   constructor(
     private readonly store: SessionStore,
     private readonly sessionId: string,
@@ -28,8 +36,33 @@ export class RequestLedger {
     return this.nextIndex;
   }
 
-  async record(args: { plan: RequestPlan; model: string; reported?: ReportedUsage; compactionId?: string }): Promise<TurnUsageRecord> {
+  /** Hashes of the texts already stored for this session (read once, on the first request after open). */
+  private async knownTexts(): Promise<Set<string>> {
+    if (!this.storedTexts) {
+      const known = new Set<string>();
+      for (const record of await this.store.listTurnUsage(this.sessionId, { items: false })) for (const hash of Object.keys(record.texts ?? {})) known.add(hash);
+      this.storedTexts = known;
+    }
+    return this.storedTexts;
+  }
+
+  private async newTexts(sections: PromptSections | undefined): Promise<Record<string, string> | undefined> {
+    if (!sections) return undefined;
+    const known = await this.knownTexts();
+    const texts: Record<string, string> = {};
+    let any = false;
+    for (const { text } of [...sections.system, ...sections.tools, ...sections.dynamic]) {
+      const hash = textHash(text);
+      if (known.has(hash) || hash in texts) continue;
+      texts[hash] = text;
+      any = true;
+    }
+    return any ? texts : undefined;
+  }
+
+  async record(args: { plan: RequestPlan; model: string; reported?: ReportedUsage; compactionId?: string; sections?: PromptSections }): Promise<TurnUsageRecord> {
     const { plan, reported } = args;
+    const texts = await this.newTexts(args.sections);
     const record: TurnUsageRecord = {
       id: newId('u'),
       sessionId: this.sessionId,
@@ -47,7 +80,9 @@ export class RequestLedger {
       compactionId: args.compactionId,
       items: plan.items,
     };
+    if (texts) record.texts = texts;
     await this.store.addTurnUsage(record);
+    for (const hash of Object.keys(texts ?? {})) this.storedTexts?.add(hash);
     return record;
   }
 }

@@ -17,6 +17,7 @@ export const READ_RESULT_TOOL: ToolDefinition = {
     required: ['ref_id'],
   },
   source: 'builtin',
+  origin: 'session',
 };
 
 /** Raw bytes of a stored result's slice, exactly as stored. */

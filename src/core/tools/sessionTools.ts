@@ -9,6 +9,7 @@ export const COMPACT_CONTEXT_TOOL: ToolDefinition = {
   description: 'Free space in the context window: older tool results are archived and older messages summarized (nothing is lost; archived outputs stay readable with read_result). Use before large operations when the context is nearly full.',
   inputSchema: { type: 'object', properties: { focus: { type: 'string', description: 'What the summary should keep in mind.' } } },
   source: 'builtin',
+  origin: 'session',
 };
 
 /** The tools that act on the session itself: read an offloaded result again, compact the context. */

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'fs';
 import { readFile } from 'fs/promises';
 import { join } from 'path';
+import { promisify } from 'util';
+import { brotliDecompress, brotliDecompressSync } from 'zlib';
 import { runSliced, runSteps } from '../../core/accounting/rankLoader';
 import type { EncodingName } from '../../core/accounting/rankTable';
 import type { RankSource } from '../../core/ports/rankSource';
@@ -28,16 +30,31 @@ function* fromTiktoken(encoding: EncodingName, directory: string): Generator<voi
   }
 }
 
+const decompress = promisify(brotliDecompress);
+
+function damaged(path: string, error: unknown): Error {
+  return new Error(`Tally's token ranks at ${path} are damaged (${(error as Error).message}); reinstall the extension`);
+}
+
 /** Rank files from `directory`, or converted from js-tiktoken's module when the folder has none. */
 export function nodeRankSource(directory = defaultRankDirectory()): RankSource {
   return {
     readSync(encoding) {
       const path = rankFilePath(encoding, directory);
-      return path ? readFileSync(path) : runSteps(fromTiktoken(encoding, directory));
+      if (!path) return runSteps(fromTiktoken(encoding, directory));
+      try {
+        return brotliDecompressSync(readFileSync(path));
+      } catch (error) {
+        throw damaged(path, error);
+      }
     },
     async read(encoding) {
       const path = rankFilePath(encoding, directory);
-      return path ? readFile(path) : runSliced(fromTiktoken(encoding, directory));
+      if (!path) return runSliced(fromTiktoken(encoding, directory));
+      // Decompressed on libuv's thread pool: the extension host keeps running meanwhile.
+      return decompress(await readFile(path)).catch((error: unknown) => {
+        throw damaged(path, error);
+      });
     },
   };
 }

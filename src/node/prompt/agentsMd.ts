@@ -1,6 +1,7 @@
 import { promises as fsp } from 'fs';
 import { errorCode, outsideWorkspaceReason, readPrefix, statFailureReason, statIfPresent } from './promptFiles';
 import { dirname, join, relative, resolve, sep } from 'path';
+import type { InstructionPart } from '../../core/prompt/promptSections';
 
 export const INSTRUCTIONS_CAP_BYTES = 32 * 1024;
 const FILE_NAME = 'AGENTS.md';
@@ -14,6 +15,8 @@ export interface InstructionFile {
 
 export interface InstructionsReport {
   files: InstructionFile[];
+  /** Each loaded file's text on its own, root → leaf, for the prompt (nested files follow the active file). */
+  parts: InstructionPart[];
   /** The merged text, root → leaf, each part headed by its path; empty when nothing loaded. */
   text: string;
 }
@@ -54,19 +57,20 @@ export async function loadInstructions(args: {
 }): Promise<InstructionsReport> {
   const fs = args.fs ?? nodeInstructionsFs;
   const cap = args.capBytes ?? INSTRUCTIONS_CAP_BYTES;
-  const candidates: Array<{ path: string; label: string; workspace: boolean; folder?: string }> = [];
+  const candidates: Array<{ path: string; label: string; workspace: boolean; folder?: string; nested?: boolean }> = [];
   if (args.userFile) candidates.push({ path: args.userFile, label: '~/' + FILE_NAME, workspace: false });
   for (const folder of args.workspaceFolders.map((f) => resolve(f))) {
     candidates.push({ path: join(folder, FILE_NAME), label: `${folder.split(sep).pop()}/${FILE_NAME}`, workspace: true, folder });
     if (args.activeFile && within(folder, resolve(args.activeFile))) {
       const parts = relative(folder, dirname(resolve(args.activeFile))).split(sep).filter(Boolean);
       for (let i = 1; i <= parts.length; i++) {
-        candidates.push({ path: join(folder, ...parts.slice(0, i), FILE_NAME), label: `${folder.split(sep).pop()}/${parts.slice(0, i).join('/')}/${FILE_NAME}`, workspace: true, folder });
+        candidates.push({ path: join(folder, ...parts.slice(0, i), FILE_NAME), label: `${folder.split(sep).pop()}/${parts.slice(0, i).join('/')}/${FILE_NAME}`, workspace: true, folder, nested: true });
       }
     }
   }
   const files: InstructionFile[] = [];
   const parts: string[] = [];
+  const fileParts: InstructionPart[] = [];
   const seen = new Set<string>();
   let used = 0;
   for (const candidate of candidates) {
@@ -127,9 +131,11 @@ export async function loadInstructions(args: {
     if (stat.size > bytes.length) while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
     const text = Buffer.from(bytes.subarray(0, end)).toString('utf8');
     const cut = stat.size > end;
-    parts.push(`## ${candidate.label}\n${text.trimEnd()}${cut ? `\n[… ${candidate.label} cut at the 32 KiB instructions cap: ${stat.size - end} bytes not loaded …]` : ''}`);
+    const body = `${text.trimEnd()}${cut ? `\n[… ${candidate.label} cut at the 32 KiB instructions cap: ${stat.size - end} bytes not loaded …]` : ''}`;
+    parts.push(`## ${candidate.label}\n${body}`);
+    fileParts.push({ path: candidate.path, label: candidate.label, text: body, followsActiveFile: Boolean(candidate.nested) });
     used += end;
     files.push({ path: candidate.path, bytes: stat.size, status: cut ? 'cut' : 'loaded' });
   }
-  return { files, text: parts.join('\n\n') };
+  return { files, parts: fileParts, text: parts.join('\n\n') };
 }

@@ -2,6 +2,7 @@ import { strict as assert } from 'assert';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { brotliDecompressSync, deflateRawSync } from 'zlib';
 import { encodeRankFile, ENCODINGS, rankFileName, tiktokenRanksModule, writeRankFiles } from '../../../src/node/accounting/rankFile';
 import { loadRanksAsync, loadRanksSync } from '../../../src/core/accounting/rankLoader';
 import { nodeRankSource } from '../../../src/node/accounting/rankSource';
@@ -76,9 +77,24 @@ describe('rank files', function () {
   });
 
   it('refuses a damaged rank file with a clear error', () => {
-    const good = readFileSync(writeRankFiles(dir)[1]);
+    const good = brotliDecompressSync(readFileSync(writeRankFiles(dir)[1]));
     writeFileSync(join(dir, 'bad.ranks'), good.subarray(0, good.length - 3));
     assert.throws(() => run(buildRankTable(good.subarray(0, good.length - 3))), /truncated Tally rank file/);
     assert.throws(() => run(buildRankTable(Buffer.from('not ranks at all'))), /not a Tally rank file/);
+  });
+
+  it('ships compressed, smaller than the package zip would make the raw file, and says when a shipped file is damaged', async () => {
+    const damagedDir = mkdtempSync(join(tmpdir(), 'tally-ranks-damaged-'));
+    try {
+      const [path] = writeRankFiles(damagedDir);
+      const shipped = readFileSync(path);
+      const raw = encodeRankFile(tiktokenRanksModule(ENCODINGS[0]));
+      assert.ok(shipped.length < deflateRawSync(raw, { level: 9 }).length * 0.9, `${shipped.length} bytes shipped vs ${deflateRawSync(raw, { level: 9 }).length} zipped`);
+      writeFileSync(path, shipped.subarray(0, shipped.length >> 1));
+      await assert.rejects(loadRanksAsync(ENCODINGS[0], nodeRankSource(damagedDir)), /token ranks at .* are damaged .*reinstall/);
+      assert.throws(() => loadRanksSync(ENCODINGS[0], nodeRankSource(damagedDir)), /token ranks at .* are damaged/);
+    } finally {
+      rmSync(damagedDir, { recursive: true, force: true });
+    }
   });
 });

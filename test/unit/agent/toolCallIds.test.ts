@@ -29,7 +29,7 @@ async function agentFor(store: SessionStore, sessionId: string, provider: ChatPr
     provider,
     model: 'test-model',
     maxOutputTokens: 2_000,
-    prompt: { prepare: async () => ({ system: [{ text: 'You are a test.' }], tools: [ECHO], fixed: { system: 10, skills: 0, tools: 10 }, tailNotes: [] }) },
+    prompt: { prepare: async () => ({ system: [{ text: 'You are a test.' }], tools: [ECHO], fixed: { system: 10, skills: 0, tools: 10 }, sections: { system: [], tools: [], dynamic: [] } }) },
     tools: echo,
     sleep: async () => undefined,
   });

@@ -7,7 +7,7 @@ const FOLDERS = ['src', 'webview', 'test', 'bench', 'scripts', 'docs', 'README.m
 const TEXT = /\.(ts|tsx|js|mjs|cjs|sh|md|css|html)$/;
 
 /** Citations of planning documents that are not in the repository (feature numbers, seeds, the mission file). */
-const CITATION = /\bF\d{1,2}(\.\d)?\b|\bseed 0\d\d\b|MISSION\.md|\bissue \d+\b/;
+const CITATION = /\bF\d{1,2}(\.\d)?\b|\bseed 0\d\d\b|MISSION\.md|\b[Ii]ssue \d+\b/;
 /** Lines where the text is really the F1 key. */
 const KEY = /\bF1\b['"]?\)|press F[15]\b|press\('F1'\)/;
 

@@ -2,7 +2,8 @@
 import { strict as assert } from 'assert';
 import type { TurnUsageRecord } from '../../../src/core/ports/sessionStore';
 import { modelPrices, parsePriceOverrides } from '../../../src/core/providers/modelRegistry';
-import { messageTokens, requestCost, turnUsage } from '../../../src/host/turnFigures';
+import { buildChatEntries } from '../../../src/host/chatState';
+import { requestCost, turnUsage } from '../../../src/host/turnFigures';
 
 function record(fields: Partial<TurnUsageRecord>): TurnUsageRecord {
   return {
@@ -44,11 +45,12 @@ describe('chat turn figures', () => {
     assert.strictEqual(modelPrices('some-unknown-model'), undefined);
   });
 
-  it("a message's tokens are what the last request that carried it counted (the inspector's number)", () => {
-    const tokens = messageTokens(
-      [{ id: 'm1', role: 'user', kind: 'user', content: 'hi', agentVisible: true, userVisible: true, createdAt: 1, tokens: 7 }, { id: 'm2', role: 'assistant', kind: 'assistant', content: 'yo', agentVisible: true, userVisible: true, createdAt: 2, tokens: 5 }],
-      [record({ items: [{ messageId: 'm1', role: 'user', kind: 'user', tokens: 9, badges: [], preview: 'hi' }] })],
-    );
-    assert.deepStrictEqual([...tokens], [['m1', 9], ['m2', 5]]);
+  it("a message's tokens are the inspector's: the last listed count, else the stored count without the message framing", () => {
+    const transcript = [
+      { id: 'm1', role: 'user' as const, kind: 'user' as const, content: 'hi', agentVisible: true, userVisible: true, createdAt: 1, tokens: 7 },
+      { id: 'm2', role: 'assistant' as const, kind: 'assistant' as const, content: 'yo', agentVisible: true, userVisible: true, createdAt: 2, tokens: 9 },
+    ];
+    const entries = buildChatEntries(transcript, [], { usage: [record({ items: [{ messageId: 'm1', role: 'user', kind: 'user', tokens: 3, badges: [], preview: 'hi' }] })] });
+    assert.deepStrictEqual(entries.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => [e.id, (e as { tokens?: number }).tokens]), [['m1', 3], ['m2', 5]]);
   });
 });

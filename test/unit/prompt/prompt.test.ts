@@ -156,8 +156,8 @@ describe('session prompt', () => {
     assert.match(a.system[1].text, /^Project instructions \(AGENTS\.md\):\nUse tabs\./);
     assert.match(a.system[2].text, /- code-review: Review a diff for bugs/);
     assert.deepEqual(a.system.map((s: { cacheBreakpoint?: boolean }) => Boolean(s.cacheBreakpoint)), [false, true, true]);
-    assert.deepEqual(a.tailNotes, []);
-    assert.match(b.tailNotes[0], /^\[Context: 85% used\. You can call compact_context/);
+    assert.deepEqual(a.sections.dynamic, []);
+    assert.match(b.sections.dynamic[0].text, /^\[Context: 85% used\. You can call compact_context/);
     assert.ok(a.fixed.skills > 0 && a.fixed.system > 0);
   });
 
@@ -177,7 +177,7 @@ describe('session prompt', () => {
     const prompt = make([{ name: 'read_file', description: 'read', inputSchema: {}, source: 'builtin' }, big('jira_search'), big('xcode_build')]);
     const p1 = await prompt.prepare({ effectiveWindow: 6_000, percentUsed: 0 });
     assert.ok(p1.tools.some((t: ToolDefinition) => t.name === 'tool_search'));
-    assert.match(p1.tailNotes[0], /tools? deferred to save context/);
+    assert.match(p1.sections.dynamic[0].text, /tools? deferred to save context/);
     const found = await testRegistry({ tools: prompt.tools() }).run({ id: 'c', name: 'tool_search', arguments: '{"query":"jira"}' }, runOptions());
     assert.match(String(found.output), /jira_search/);
     const p2 = await prompt.prepare({ effectiveWindow: 6_000, percentUsed: 0 });

@@ -1,19 +1,7 @@
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
-import type { TallyApi } from '../../../src/extension';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
-
-async function api(): Promise<TallyApi> {
-  return vscode.extensions.getExtension<TallyApi>('tally-dev.tally')!.activate();
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { api, until } from './liveSession';
 
 describe('Chat: the first message with no model, and Retry', () => {
   const config = () => vscode.workspace.getConfiguration('tally');

@@ -8,5 +8,6 @@ export function run(): Promise<void> {
     require('./workspaceSettings.test');
     require('./chatPendingRetry.test');
     require('./editorEdits.test');
+    require('./requestItems.test');
   });
 }

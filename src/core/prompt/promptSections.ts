@@ -1,0 +1,113 @@
+import { countText, MESSAGE_OVERHEAD_TOKENS, stableStringify, TOOL_CALL_OVERHEAD_TOKENS } from '../accounting/messageTokens';
+import type { TokenCounter } from '../accounting/tokenizer';
+import type { FixedComponents } from '../accounting/usageBasis';
+import type { PromptItemKind } from '../model/records';
+import type { ToolDefinition } from '../model/tool';
+
+/** The id of the note that carries a request's dynamic part (never stored as a message). */
+export const DYNAMIC_NOTE_ID = 'dynamic-context';
+
+/** One AGENTS.md file as loaded: its path, a short label, its text, and whether it follows the active file. */
+export interface InstructionPart {
+  path: string;
+  label: string;
+  text: string;
+  /** A nested file, loaded because the active editor's file is below it: it goes in the dynamic part. */
+  followsActiveFile: boolean;
+}
+
+/** One part of the prompt outside the conversation, with the exact text sent and its tokens. */
+export interface PromptSection {
+  /** Stable within a session: 'system:base', 'agents:<path>', 'skill:<name>', 'note:context', … */
+  id: string;
+  kind: Exclude<PromptItemKind, 'tool-schema' | 'framing'>;
+  label: string;
+  text: string;
+  tokens: number;
+  path?: string;
+  source?: string;
+  /** Counted in the skills component rather than the system one. */
+  skills?: boolean;
+}
+
+/** One tool definition as offered (or deferred) in a request. */
+export interface ToolSection {
+  id: string;
+  name: string;
+  source: string;
+  /** The tool's description, flattened and cut, for a preview. */
+  description: string;
+  /** The definition as the wire formats send it (name, description, input schema). */
+  text: string;
+  /** Name, description and schema tokens; 0 when deferred. The per-tool framing is its own item. */
+  tokens: number;
+  deferred: boolean;
+}
+
+/**
+ * Everything a request carries outside the conversation: the stable system sections (one system
+ * block each), the tools, and the dynamic part (sections that may change between requests, sent as
+ * one note right before the latest user message, never after it).
+ */
+export interface PromptSections {
+  system: PromptSection[];
+  tools: ToolSection[];
+  dynamic: PromptSection[];
+}
+
+export function promptSection(counter: TokenCounter, section: Omit<PromptSection, 'tokens'>): PromptSection {
+  return { ...section, tokens: countText(section.text, counter) };
+}
+
+/** Where a tool comes from, in words: built-in, session (Tally's own tools that act on the session), skill, or the extension / MCP server. */
+export function toolSourceLabel(tool: ToolDefinition): string {
+  if (tool.origin) return tool.origin;
+  if (tool.source === 'builtin') return 'built-in';
+  if (tool.source === 'mcp') return 'MCP server';
+  return tool.source;
+}
+
+/** The tool as a wire format sends it; the text an inspector shows for it. */
+export function toolDefinitionText(tool: ToolDefinition): string {
+  return JSON.stringify({ name: tool.name, description: tool.description, input_schema: { type: 'object', ...tool.inputSchema } }, null, 2);
+}
+
+/** Tokens of one tool's name, description and schema (its framing is counted apart). */
+export function toolContentTokens(tool: ToolDefinition, counter: Pick<TokenCounter, 'count'>): number {
+  return counter.count(tool.name) + counter.count(tool.description) + counter.count(stableStringify(tool.inputSchema));
+}
+
+export function toolSections(active: readonly ToolDefinition[], deferred: readonly ToolDefinition[], counter: TokenCounter): ToolSection[] {
+  const of = (tool: ToolDefinition, isDeferred: boolean): ToolSection => ({
+    id: `tool:${tool.name}`,
+    name: tool.name,
+    source: toolSourceLabel(tool),
+    description: tool.description.replace(/\s+/g, ' ').trim().slice(0, 160),
+    text: toolDefinitionText(tool),
+    tokens: isDeferred ? 0 : toolContentTokens(tool, counter),
+    deferred: isDeferred,
+  });
+  return [...active.map((t) => of(t, false)), ...deferred.map((t) => of(t, true))];
+}
+
+/** The text of the dynamic note: its sections' texts, in order. */
+export function dynamicNoteText(dynamic: readonly PromptSection[]): string {
+  return dynamic.map((s) => s.text).join('\n\n');
+}
+
+/**
+ * The tokens each component gets from the sections, by definition the sum of the items: system
+ * sections and dynamic sections (plus the dynamic note's message framing) in `system`, skills in
+ * `skills`, each offered tool's content plus its framing in `tools`.
+ */
+export function fixedOf(sections: PromptSections): FixedComponents {
+  const sum = (list: readonly { tokens: number }[]) => list.reduce((n, s) => n + s.tokens, 0);
+  const offered = sections.tools.filter((t) => !t.deferred);
+  const inSystem = [...sections.system, ...sections.dynamic].filter((s) => !s.skills);
+  const inSkills = [...sections.system, ...sections.dynamic].filter((s) => s.skills);
+  return {
+    system: sum(inSystem) + (sections.dynamic.length ? MESSAGE_OVERHEAD_TOKENS : 0),
+    skills: sum(inSkills),
+    tools: sum(offered) + offered.length * TOOL_CALL_OVERHEAD_TOKENS,
+  };
+}

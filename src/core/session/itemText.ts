@@ -1,0 +1,63 @@
+import type { Message } from '../model/message';
+import type { RequestItem, TurnUsageRecord } from '../model/records';
+import type { SessionStore } from '../ports/sessionStore';
+import { framingText } from './requestItems';
+
+/** At most this many characters of an item's text are sent to the inspector at once. */
+export const ITEM_TEXT_MAX_CHARS = 256 * 1024;
+
+/** A message as it was sent: its text, and each tool call with its raw arguments. */
+export function messageText(message: Message): string {
+  const calls = (message.toolCalls ?? []).map((call) => `[tool call ${call.name} (${call.id})]\n${call.arguments}`);
+  return [message.content, ...calls].filter((part) => part.length > 0).join('\n\n');
+}
+
+/** The text a prompt item carried, from the `texts` of the session's usage records. */
+function storedText(usage: readonly TurnUsageRecord[], hash: string): string | undefined {
+  for (const record of usage) {
+    const text = record.texts?.[hash];
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
+/**
+ * The exact text of one item: for a request (`requestIndex`) from its stored record — a prompt
+ * part's text by hash, a message from the working context or the transcript — and without one, a
+ * message of the working context now. Throws with a clear message when the item is not known.
+ */
+export async function requestItemText(args: {
+  store: SessionStore;
+  sessionId: string;
+  requestIndex?: number;
+  itemId: string;
+  working: readonly Message[];
+  /** The items of the next request, for an item of the working context that is not a message (framing). */
+  current?: readonly RequestItem[];
+}): Promise<{ text: string; totalChars: number }> {
+  const { store, sessionId, itemId } = args;
+  let item: RequestItem | undefined;
+  let usage: TurnUsageRecord[] = [];
+  if (args.requestIndex !== undefined) {
+    usage = await store.listTurnUsage(sessionId);
+    const record = usage.find((u) => u.requestIndex === args.requestIndex);
+    if (!record) throw new Error(`request #${args.requestIndex} is not stored in this session`);
+    item = record.items.find((i) => i.messageId === itemId);
+    if (!item) throw new Error(`request #${args.requestIndex} has no item "${itemId}"`);
+  } else {
+    item = args.current?.find((i) => i.messageId === itemId);
+  }
+  let text: string | undefined;
+  if (item?.kind === 'framing') text = framingText(item);
+  else if (item?.textHash && args.requestIndex !== undefined) {
+    text = storedText(usage, item.textHash);
+    if (text === undefined) throw new Error(`the text of "${item.label ?? itemId}" was not stored (a request recorded before texts were kept)`);
+  } else {
+    if (item && item.section && item.section !== 'conversation') throw new Error(`"${item.label ?? itemId}" has no stored text: open it in a request`);
+    const message = args.working.find((m) => m.id === itemId) ?? (await store.loadTranscript(sessionId)).find((m) => m.id === itemId);
+    if (!message) throw new Error(`message "${itemId}" is no longer stored`);
+    text = messageText(message);
+  }
+  const totalChars = text.length;
+  return { text: totalChars > ITEM_TEXT_MAX_CHARS ? `${text.slice(0, ITEM_TEXT_MAX_CHARS)}\n[… ${(totalChars - ITEM_TEXT_MAX_CHARS).toLocaleString('en-US')} more characters …]` : text, totalChars };
+}

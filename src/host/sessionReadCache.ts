@@ -1,0 +1,112 @@
+import type { Message } from '../core/model/message';
+import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
+import type { SessionStore } from '../core/ports/sessionStore';
+
+interface CachedSession {
+  transcript: Message[];
+  /** Position of each message id in `transcript`. */
+  at: Map<string, number>;
+  compactions?: CompactionEventRecord[];
+  /** Usage records without their item lists (the chat and session list need only the figures). */
+  usage?: TurnUsageRecord[];
+}
+
+/** How many sessions' reads are kept in memory: the active one and a few recently viewed. */
+const KEPT_SESSIONS = 4;
+
+/**
+ * A store whose reads of a session's transcript, compaction events and usage figures come from
+ * memory once loaded, kept current by the writes that go through it. The views refresh many
+ * times per turn; without this each refresh read and decoded the whole session again, so a
+ * refresh cost grew with the session. Returned arrays are copies; their records are shared and
+ * must not be changed. Everything else passes straight to the store.
+ */
+export function withSessionReadCache(store: SessionStore): SessionStore {
+  const sessions = new Map<string, CachedSession>();
+  /** Writes per session: a read that overlapped a write is not kept, since it may predate it. */
+  const writes = new Map<string, number>();
+  const wrote = (id: string) => writes.set(id, (writes.get(id) ?? 0) + 1);
+  const generation = (id: string) => writes.get(id) ?? 0;
+
+  const keep = (id: string, entry: CachedSession): CachedSession => {
+    sessions.delete(id);
+    sessions.set(id, entry);
+    while (sessions.size > KEPT_SESSIONS) sessions.delete(sessions.keys().next().value as string);
+    return entry;
+  };
+
+  /** A read whose result is kept only when no write to the session happened while it ran. */
+  async function readOnce<T>(id: string, read: () => Promise<T>, save: (value: T) => void): Promise<T> {
+    const before = generation(id);
+    const value = await read();
+    if (generation(id) === before) save(value);
+    return value;
+  }
+
+  const overrides: Partial<SessionStore> = {
+    async putMessages(sessionId, messages) {
+      wrote(sessionId);
+      await store.putMessages(sessionId, messages);
+      const entry = sessions.get(sessionId);
+      if (!entry) return;
+      for (const m of messages) {
+        const i = entry.at.get(m.id);
+        if (i === undefined) {
+          entry.at.set(m.id, entry.transcript.length);
+          entry.transcript.push(m);
+        } else entry.transcript[i] = m;
+      }
+    },
+    async loadTranscript(sessionId) {
+      const hit = sessions.get(sessionId);
+      if (hit) return [...keep(sessionId, hit).transcript];
+      const transcript = await readOnce(sessionId, () => store.loadTranscript(sessionId), (list) => keep(sessionId, { transcript: [...list], at: new Map(list.map((m, i) => [m.id, i])) }));
+      return transcript;
+    },
+    async addCompactionEvent(event) {
+      wrote(event.sessionId);
+      await store.addCompactionEvent(event);
+      const list = sessions.get(event.sessionId)?.compactions;
+      if (!list) return;
+      const i = list.findIndex((e) => e.id === event.id);
+      if (i >= 0) list[i] = event;
+      else list.push(event);
+    },
+    async listCompactionEvents(sessionId) {
+      const hit = sessions.get(sessionId)?.compactions;
+      if (hit) return [...hit];
+      return readOnce(sessionId, () => store.listCompactionEvents(sessionId), (list) => {
+        const entry = sessions.get(sessionId);
+        if (entry) entry.compactions = [...list];
+      });
+    },
+    async addTurnUsage(record) {
+      wrote(record.sessionId);
+      await store.addTurnUsage(record);
+      sessions.get(record.sessionId)?.usage?.push({ ...record, items: [] });
+    },
+    async listTurnUsage(sessionId, options) {
+      if (options?.items !== false) return store.listTurnUsage(sessionId, options);
+      const hit = sessions.get(sessionId)?.usage;
+      if (hit) return [...hit];
+      return readOnce(sessionId, () => store.listTurnUsage(sessionId, { items: false }), (list) => {
+        const entry = sessions.get(sessionId);
+        if (entry) entry.usage = [...list];
+      });
+    },
+    async deleteSession(id) {
+      wrote(id);
+      sessions.delete(id);
+      await store.deleteSession(id);
+    },
+  };
+
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const own = (overrides as Record<PropertyKey, unknown>)[property];
+      if (own !== undefined) return own;
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
