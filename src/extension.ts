@@ -58,6 +58,8 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     docs,
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat),
     vscode.commands.registerCommand('tally.ping', () => 'pong'),
+    vscode.commands.registerCommand('tally.acceptEdit', (uri?: vscode.Uri) => agents.resolveFromDiff(uri, true)),
+    vscode.commands.registerCommand('tally.rejectEdit', (uri?: vscode.Uri) => agents.resolveFromDiff(uri, false)),
     vscode.commands.registerCommand('tally.compactContext', (focus?: string) => run(() => compactContextCommand(sessions, typeof focus === 'string' ? focus : undefined))()),
     vscode.commands.registerCommand('tally.openInspector', () => run(async () => {
       InspectorPanel.show(context.extensionUri, sessions, log);

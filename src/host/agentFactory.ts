@@ -5,20 +5,22 @@ import { getTokenCounter } from '../core/accounting/tokenizer';
 import { loadInstructions, type InstructionsReport } from '../node/prompt/agentsMd';
 import { SessionPrompt } from '../core/prompt/sessionPrompt';
 import { loadSkills, skillText, type SkillsReport } from '../node/prompt/skillFiles';
-import { LmToolsRunner, lmToolDefinitions, userAllowedTools } from '../providers/lmToolsRunner';
-import { EXTERNAL_TOOLS_RESTRICTED, ExternalToolGate, type ApprovalAnswer } from '../core/tools/externalToolGate';
+import { lmToolDefinitions, lmTools, userAllowedTools } from '../providers/lmTools';
+import { EXTERNAL_TOOLS_RESTRICTED, type ApprovalAnswer } from '../core/tools/approval';
 import type { ApprovalRequest } from '../core/tools/types';
 import { onCallIdRepair } from '../core/history/repairCallIds';
 import { AgentSession } from '../core/agent/agentSession';
-import { SessionToolRunner } from '../core/agent/sessionTools';
-import { WorkspaceToolRunner } from '../node/tools/workspaceToolRunner';
-import { workspaceTools } from '../node/tools/builtinTools';
-import type { ApprovalDecision } from '../core/tools/types';
+import { sessionTools } from '../core/tools/sessionTools';
+import { builtinTools } from '../core/tools/builtin';
+import { ToolRegistry, type ToolRegistryOptions } from '../core/tools/registry';
+import { SessionApprovals } from '../core/tools/sessionApprovals';
+import { EditApprovalDiffs } from '../workspace/editApprovalDiff';
+import { VscodeWorkspace } from '../workspace/vscodeWorkspace';
 import type { FixedComponents } from '../core/accounting/usageBasis';
 import type { ContextSession } from '../core/session/contextSession';
 import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
-import type { ToolRunner, ToolRunResult } from '../core/agent/toolRunner';
+import type { ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
 import type { ChatModel } from './modelService';
 
@@ -28,9 +30,10 @@ export class AgentFactory {
   lastInstructions?: InstructionsReport;
   private readonly approvals = new Map<string, (answer: ApprovalAnswer) => void>();
   private readonly loggedSkips = new Set<string>();
+  private readonly diffs = new EditApprovalDiffs();
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
-    context.subscriptions.push({
+    context.subscriptions.push(this.diffs, {
       dispose: onCallIdRepair((sessionId, renamed) =>
         log.warn(`session ${sessionId}: repaired ${renamed.length} repeated tool-call id(s) on load (${renamed.map((r) => `${r.from || '(empty)'} → ${r.to}`).join(', ')})`),
       ),
@@ -67,23 +70,17 @@ export class AgentFactory {
   async create(args: { manager: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; onFixed(fixed: FixedComponents): void }): Promise<AgentSession> {
     const counter = getTokenCounter(args.chat.model.encoding);
     let fixedNow: FixedComponents = { system: 0, skills: 0, tools: 0 };
-    const gate = new ExternalToolGate({ trusted: () => vscode.workspace.isTrusted, allowedByUser: userAllowedTools, ask: (request) => this.ask(request) });
-    const sessionTools = new SessionToolRunner(args.store, () => args.manager, () => fixedNow, new LmToolsRunner(gate));
-    const builtins = workspaceTools();
-    const tools = this.workspaceRunner(args.config, sessionTools);
-    const definitions = () => [...builtins.map((t) => t.definition), ...SessionToolRunner.definitions(), ...gate.offered(lmToolDefinitions())];
-    const prompt = new SessionPrompt(
-      {
-        counter,
-        settings: args.config.context,
-        tools: definitions,
-        instructions: async () => (await this.loadInstructions()).parts,
-        skills: async () => (await this.loadSkills()).skills,
-        skillText: (skill) => skillText(skill),
-        toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
-      },
-      tools,
-    );
+    const session = sessionTools(args.store, () => args.manager, () => fixedNow);
+    const prompt: SessionPrompt = new SessionPrompt({
+      counter,
+      settings: args.config.context,
+      tools: () => registry.definitions(),
+      instructions: async () => (await this.loadInstructions()).parts,
+      skills: async () => (await this.loadSkills()).skills,
+      skillText: (skill) => skillText(skill),
+      toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
+    });
+    const registry = this.registry(args.config, [() => prompt.tools(), builtinTools, () => session, lmTools], (name) => prompt.noteToolUse(name));
     const source = {
       prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
         const prepared = await prompt.prepare(p);
@@ -92,40 +89,44 @@ export class AgentFactory {
         return prepared;
       },
     };
-    return new AgentSession({ manager: args.manager, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, prompt: source, tools: prompt });
+    return new AgentSession({ manager: args.manager, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, prompt: source, tools: registry });
   }
 
-  /** Workspace tools with the live workspace folders and trust, approvals through the chat panel. */
-  private workspaceRunner(config: TallyConfiguration, next?: ToolRunner): WorkspaceToolRunner {
-    return new WorkspaceToolRunner(
-      workspaceTools(),
-      () => ({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
-      () => config.approval,
-      async (request): Promise<ApprovalDecision> => ((await this.ask(request)).approved ? 'approved' : 'denied'),
-      { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
-      {
-        readResult: async () => 'use the read_result tool',
-        compact: async () => 'use the compact_context tool',
-        searchTools: async () => 'use the tool_search tool',
-        activateSkill: async () => 'use the activate_skill tool',
-      },
-      next,
-    );
+  /** The session's tools, with the live workspace folders and trust, approvals through the chat panel and the diff editor. */
+  private registry(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void): ToolRegistry {
+    return new ToolRegistry({
+      sources,
+      workspace: () => new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
+      approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request), withdraw: (request) => this.resolveApproval(request.callId, false) }),
+      limits: { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
+      onCall,
+    });
   }
 
-  /** Runs one workspace tool call outside a chat turn (used by the extension-host tests and diagnostics). */
+  /** Runs one built-in tool call outside a chat turn (used by the extension-host tests and diagnostics). */
   runWorkspaceTool(call: ToolCall): Promise<ToolRunResult> {
-    return this.workspaceRunner(readConfiguration()).run(call, { signal: new AbortController().signal, onApprovalNeeded: () => undefined, onApprovalResolved: () => undefined });
+    return this.registry(readConfiguration(), [builtinTools]).run(call, { signal: new AbortController().signal, onApprovalNeeded: () => undefined, onApprovalResolved: () => undefined });
   }
 
-  /** Waits for the chat panel's answer to an approval card. */
+  /** Waits for the answer to an approval card; an edit's diff is open in the editor meanwhile. */
   private ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
-    return new Promise((resolve) => this.approvals.set(request.callId, resolve));
+    const answer = new Promise<ApprovalAnswer>((resolve) => this.approvals.set(request.callId, resolve));
+    void this.diffs.show(request).catch((error) => this.log.warn(`could not open the diff of ${request.title}: ${error instanceof Error ? error.message : String(error)}`));
+    return answer;
   }
 
   resolveApproval(callId: string, approved: boolean, forSession = false): void {
     this.approvals.get(callId)?.({ approved, forSession: approved && forSession });
     this.approvals.delete(callId);
+    void this.diffs.close(callId);
+  }
+
+  /** Accept or Reject from the diff editor's title bar: answers the approval the diff belongs to. */
+  resolveFromDiff(uri: vscode.Uri | undefined, approved: boolean): boolean {
+    const callId = this.diffs.callOf(uri ?? vscode.window.activeTextEditor?.document.uri);
+    if (!callId || !this.approvals.has(callId)) return false;
+    this.resolveApproval(callId, approved);
+    return true;
   }
 
   onTrustChanged(): void {

@@ -9,7 +9,7 @@ export function toolView(call: { id: string; name: string; arguments: string }, 
     ? 'running'
     : result.kind === 'aborted'
       ? 'aborted'
-      : /^The user denied/.test(result.content)
+      : result.meta?.denied
         ? 'denied'
         : result.meta?.isError
           ? 'error'

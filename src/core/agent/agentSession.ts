@@ -274,7 +274,7 @@ export class AgentSession {
         this.emit({ type: 'tool_result', callId: call.id, message });
         throw new CancelledError('cancelled');
       }
-      const message = await this.manager.recordToolResult(call, output.output, output.isError ?? false);
+      const message = await this.manager.recordToolResult(call, output.output, output.isError ?? false, output.denied ?? false);
       this.emit({ type: 'tool_result', callId: call.id, message });
     }
     return 'tool_use';

@@ -12,6 +12,8 @@ export interface ToolRunResult {
   isError?: boolean;
   /** The run stopped because the turn was cancelled. */
   cancelled?: boolean;
+  /** The user said no on the approval card: the tool did not run. */
+  denied?: boolean;
 }
 
 /** Executes one tool call; never throws for the model's mistakes (they become error results). */

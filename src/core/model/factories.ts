@@ -28,7 +28,7 @@ export function assistantMessage(content: string, toolCalls: readonly ToolCall[]
 }
 
 /** A tool's output as the model sees it; `content` is filled by the recorder (maybe truncated or offloaded). */
-export function toolResultMessage(call: Pick<ToolCall, 'id' | 'name'>, content: string, options: Made & { isError?: boolean; meta?: MessageMeta } = {}): Message {
+export function toolResultMessage(call: Pick<ToolCall, 'id' | 'name'>, content: string, options: Made & { isError?: boolean; denied?: boolean; meta?: MessageMeta } = {}): Message {
   return {
     id: options.id ?? newId('m'),
     role: 'tool',
@@ -39,7 +39,7 @@ export function toolResultMessage(call: Pick<ToolCall, 'id' | 'name'>, content: 
     agentVisible: true,
     userVisible: true,
     createdAt: options.createdAt ?? 0,
-    meta: { ...(options.isError ? { isError: true } : {}), ...options.meta },
+    meta: { ...(options.isError ? { isError: true } : {}), ...(options.denied ? { denied: true } : {}), ...options.meta },
   };
 }
 

@@ -53,6 +53,8 @@ export interface MessageMeta {
   images?: number;
   /** Tool result reported an error. */
   isError?: boolean;
+  /** The user refused the call on its approval card, so the tool did not run. */
+  denied?: boolean;
   /** Free-form provenance for imported transcripts. */
   source?: string;
 }

@@ -1,11 +1,9 @@
 import { countToolDefinitions } from '../accounting/messageTokens';
 import type { TokenCounter } from '../accounting/tokenizer';
 import type { PreparedPrompt, PromptSource } from '../agent/agentSession';
-import type { ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
 import type { ContextSettings } from '../settings';
-import type { ToolRunner, ToolRunOptions, ToolRunResult } from '../agent/toolRunner';
-import { parseToolArguments } from '../tools/args';
+import type { Tool, ToolOutput } from '../tools/types';
 import { BASE_INSTRUCTIONS } from './baseInstructions';
 import { fixedOf, promptSection, toolSections, type InstructionPart, type PromptSection, type PromptSections } from './promptSections';
 import { ACTIVATE_SKILL_TOOL, skillsIndex, type Skill } from './skills';
@@ -40,7 +38,7 @@ function instructionParts(instructions: string | undefined | readonly Instructio
  * core/session/requestItems.ts), so neither the prefix nor the user's words move when it changes.
  * It also answers activate_skill and tool_search, which change what the next prompt carries.
  */
-export class SessionPrompt implements PromptSource, ToolRunner {
+export class SessionPrompt implements PromptSource {
   private readonly active = new Map<string, string>();
   private readonly promoted = new Set<string>();
   private readonly lastUsed = new Map<string, number>();
@@ -48,7 +46,7 @@ export class SessionPrompt implements PromptSource, ToolRunner {
   private knownSkills: Skill[] = [];
   private uses = 0;
 
-  constructor(private readonly options: SessionPromptOptions, private readonly next?: ToolRunner) {}
+  constructor(private readonly options: SessionPromptOptions) {}
 
   async prepare(args: { effectiveWindow: number; percentUsed: number }): Promise<PreparedPrompt> {
     const { counter, settings } = this.options;
@@ -83,27 +81,31 @@ export class SessionPrompt implements PromptSource, ToolRunner {
     return { system, tools: selection.active, sections, fixed: fixedOf(sections) };
   }
 
-  async run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult> {
-    this.lastUsed.set(call.name, ++this.uses);
-    if (call.name !== TOOL_SEARCH_TOOL.name && call.name !== ACTIVATE_SKILL_TOOL.name) {
-      return this.next ? this.next.run(call, options) : { output: `Unknown tool "${call.name}".`, isError: true };
-    }
-    let args: Record<string, unknown>;
-    try {
-      args = parseToolArguments(call.arguments);
-    } catch (error) {
-      return { output: `Invalid arguments for ${call.name}: ${(error as Error).message}`, isError: true };
-    }
-    if (call.name === TOOL_SEARCH_TOOL.name) {
-      const found = searchTools(String(args.query ?? ''), this.deferred);
-      const note = this.options.toolSearchNote?.();
-      const withNote = (text: string) => ({ output: note ? `${text}\n${note}` : text });
-      if (found.length === 0) return withNote(`No deferred tool matches "${String(args.query ?? '')}". ${this.deferred.length} tools are deferred.`);
-      for (const tool of found) this.promoted.add(tool.name);
-      return withNote(`These tools are available from the next request:\n${found.map((t) => `- ${t.name}: ${t.description}\n  input: ${JSON.stringify(t.inputSchema)}`).join('\n')}`);
-    }
-    const skill = this.knownSkills.find((s) => s.name === args.name);
-    if (!skill) return { output: `No skill named "${String(args.name)}". Available: ${this.knownSkills.map((s) => s.name).join(', ') || 'none'}.`, isError: true };
+  /** Keeps recently used tools offered: told of every tool call. */
+  noteToolUse(name: string): void {
+    this.lastUsed.set(name, ++this.uses);
+  }
+
+  /** tool_search and activate_skill, which change what the next prompt carries; the prompt offers them itself. */
+  tools(): Tool[] {
+    return [
+      { definition: TOOL_SEARCH_TOOL, approval: 'read', unlisted: true, execute: async (args) => this.searchTools(String(args.query ?? '')) },
+      { definition: ACTIVATE_SKILL_TOOL, approval: 'read', unlisted: true, execute: async (args) => this.activateSkill(args.name) },
+    ];
+  }
+
+  private searchTools(query: string): ToolOutput {
+    const found = searchTools(query, this.deferred);
+    const note = this.options.toolSearchNote?.();
+    const withNote = (text: string) => ({ output: note ? `${text}\n${note}` : text });
+    if (found.length === 0) return withNote(`No deferred tool matches "${query}". ${this.deferred.length} tools are deferred.`);
+    for (const tool of found) this.promoted.add(tool.name);
+    return withNote(`These tools are available from the next request:\n${found.map((t) => `- ${t.name}: ${t.description}\n  input: ${JSON.stringify(t.inputSchema)}`).join('\n')}`);
+  }
+
+  private async activateSkill(name: unknown): Promise<ToolOutput> {
+    const skill = this.knownSkills.find((s) => s.name === name);
+    if (!skill) return { output: `No skill named "${String(name)}". Available: ${this.knownSkills.map((s) => s.name).join(', ') || 'none'}.`, isError: true };
     let text: string;
     try {
       if (!this.options.skillText) throw new Error('skills cannot be read in this session');

@@ -3,8 +3,9 @@ import { freshCallId } from '../history/uniqueCallIds';
 import { toAnthropicBody } from './anthropicRequest';
 import { errorFromPayload, type ErrorContext } from './classifyError';
 import { ProviderError } from './errors';
-import { parseEventJson, postEventStream, type FetchLike } from './httpStream';
-import { announceRetry, retryStream, type RetryOptions } from './retry';
+import { parseEventJson, type FetchLike } from './httpStream';
+import type { RetryOptions } from './retry';
+import { retriedEventStream } from './retriedEventStream';
 import type { SseEvent } from './sse';
 import { droppedBeforeEnd, finalEvents, midStreamError, num, untilComplete } from './streamResult';
 import type { ChatProvider, ProviderEvent, ProviderRequest, ReportedUsage, StopReason } from './types';
@@ -152,23 +153,9 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
     async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
       if (!options.apiKey) throw new ProviderError('auth', 'Anthropic: no API key is set.');
       const body = toAnthropicBody(request, { cacheConversation: options.cacheConversation });
-      yield* retryStream(
-        () =>
-          decodeAnthropic(
-            ctx,
-            postEventStream({
-              fetch: doFetch,
-              url: `${baseUrl}/v1/messages`,
-              headers: { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION, ...options.headers },
-              body,
-              timeoutMs: options.timeoutMs ?? 180_000,
-              idleTimeoutMs: options.idleTimeoutMs ?? 120_000,
-              signal,
-              errors: ctx,
-            }),
-          ),
-        { ...options.retry, signal, announce: announceRetry },
-      );
+      const post = { fetch: doFetch, url: `${baseUrl}/v1/messages`, headers: { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION, ...options.headers }, body, signal, errors: ctx };
+      const timeouts = { timeoutMs: options.timeoutMs ?? 180_000, idleTimeoutMs: options.idleTimeoutMs ?? 120_000 };
+      yield* retriedEventStream({ ...post, ...timeouts }, (events) => decodeAnthropic(ctx, events), options.retry);
     },
   };
 }

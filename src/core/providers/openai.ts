@@ -1,8 +1,9 @@
 import { errorFromPayload, type ErrorContext } from './classifyError';
-import { parseEventJson, postEventStream, type FetchLike } from './httpStream';
+import { parseEventJson, type FetchLike } from './httpStream';
 import { toOpenAIBody, type MaxTokensField } from './openaiRequest';
 import { ToolCallAssembler } from './openaiToolCalls';
-import { announceRetry, retryStream, type RetryOptions } from './retry';
+import type { RetryOptions } from './retry';
+import { retriedEventStream } from './retriedEventStream';
 import type { SseEvent } from './sse';
 import { droppedBeforeEnd, finalEvents, midStreamError, num, untilComplete } from './streamResult';
 import type { ChatProvider, ProviderEvent, ProviderRequest, ReportedUsage, StopReason } from './types';
@@ -96,23 +97,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
       const body = toOpenAIBody(request, { maxTokensField, includeUsage: options.includeUsage });
       const headers: Record<string, string> = { ...options.headers };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-      yield* retryStream(
-        () =>
-          decodeOpenAI(
-            ctx,
-            postEventStream({
-              fetch: doFetch,
-              url: `${baseUrl}/chat/completions`,
-              headers,
-              body,
-              timeoutMs: options.timeoutMs ?? 180_000,
-              idleTimeoutMs: options.idleTimeoutMs ?? 300_000,
-              signal,
-              errors: ctx,
-            }),
-          ),
-        { ...options.retry, signal, announce: announceRetry },
-      );
+      const post = { fetch: doFetch, url: `${baseUrl}/chat/completions`, headers: headers, body, signal, errors: ctx };
+      const timeouts = { timeoutMs: options.timeoutMs ?? 180_000, idleTimeoutMs: options.idleTimeoutMs ?? 300_000 };
+      yield* retriedEventStream({ ...post, ...timeouts }, (events) => decodeOpenAI(ctx, events), options.retry);
     },
   };
 }

@@ -202,8 +202,8 @@ export class ContextSession {
   }
 
   /** Truncates / offloads a tool's output and records it as the call's result. */
-  async recordToolResult(call: ToolCall, output: string | Uint8Array, isError = false): Promise<Message> {
-    const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, settings: this.settings, now: this.now });
+  async recordToolResult(call: ToolCall, output: string | Uint8Array, isError = false, denied = false): Promise<Message> {
+    const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, denied, settings: this.settings, now: this.now });
     const [recorded] = await this.append(message);
     return recorded;
   }

@@ -13,6 +13,8 @@ export interface RecordArgs {
   call: ToolCall;
   output: string | Uint8Array;
   isError?: boolean;
+  /** The user refused the call; the result says so. */
+  denied?: boolean;
   settings: ContextSettings;
   now?: () => number;
 }
@@ -27,7 +29,7 @@ export async function recordToolResult(args: RecordArgs): Promise<Message> {
   const { settings, call } = args;
   // Hashing, line counting and UTF-8 checks run in slices: a 100 MB output never blocks the host.
   const scan = await scanOutput(args.output);
-  const base = toolResultMessage(call, '', { isError: args.isError, createdAt: (args.now ?? Date.now)() });
+  const base = toolResultMessage(call, '', { isError: args.isError, denied: args.denied, createdAt: (args.now ?? Date.now)() });
   const binaryNote = `[binary output: ${fmt(scan.byteSize)} bytes, sha256 ${scan.sha256}; not shown]`;
   const encodingNote = scan.invalidUtf8 && !scan.binary ? '\n[The output is not valid UTF-8; invalid bytes are shown as \uFFFD. read_result returns the exact bytes.]' : '';
   const overThreshold = settings.offloadThresholdBytes > 0 && scan.byteSize > settings.offloadThresholdBytes;

@@ -1,18 +1,16 @@
-import type { ApprovalRequest, ToolContext } from './types';
+import type { ApprovalRequest } from './types';
 
-/** Asks for approval and turns a "no" into the tool result the model will read. */
-export async function approved(ctx: ToolContext, request: Omit<ApprovalRequest, 'callId'>): Promise<boolean> {
-  return (await ctx.requestApproval({ ...request, callId: ctx.callId })) === 'approved';
+/** The user's answer to an approval card. */
+export interface ApprovalAnswer {
+  approved: boolean;
+  /** Allow this tool (or this command prefix) without asking for the rest of the session. */
+  forSession?: boolean;
 }
 
 /** The user's answer, or `cancelled` as soon as the turn is cancelled (also when it already was). */
 export function answerUnlessCancelled<T>(answer: Promise<T>, signal: AbortSignal, cancelled: T): Promise<T> {
   if (signal.aborted) return Promise.resolve(cancelled);
   return Promise.race([answer, new Promise<T>((resolve) => signal.addEventListener('abort', () => resolve(cancelled), { once: true }))]);
-}
-
-export function deniedOutput(what: string) {
-  return { output: `The user denied ${what}.`, isError: true };
 }
 
 export type ApprovalSetting = 'ask' | 'always';
@@ -34,3 +32,13 @@ export function approvalNeed(policy: ApprovalPolicy, input: { kind: ApprovalRequ
   if (input.kind === 'edit' && policy.edits === 'always') return { ask: false };
   return { ask: true };
 }
+
+/**
+ * Why no external tool runs in Restricted Mode: VS Code describes a registered tool by name,
+ * description, input schema and self-declared tags only, so nothing tells which tools just read.
+ */
+export const EXTERNAL_TOOLS_RESTRICTED =
+  'Tools from other extensions and MCP servers are not available in Restricted Mode: VS Code does not say which of them only read, so none runs until the user trusts this workspace.';
+
+/** Said instead of running a command in Restricted Mode. */
+export const COMMANDS_RESTRICTED = 'Commands are disabled in an untrusted workspace (VS Code Restricted Mode). Trust the workspace to allow them.';

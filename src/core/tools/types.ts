@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '../model/tool';
+import type { Workspace } from '../ports/workspace';
 
-/** What the user is asked before a tool runs (commands, edits): shown in the chat panel. */
+/** What the user is asked before a tool runs (commands, edits, other extensions' tools): shown in the chat panel. */
 export interface ApprovalRequest {
   toolName: string;
   callId: string;
@@ -9,15 +10,24 @@ export interface ApprovalRequest {
   /** Optional detail: a unified diff for edits, the full command line, the working folder. */
   detail?: string;
   kind: 'command' | 'edit' | 'other';
-  /** Set for tools the user may allow for the rest of the session from the card: the tool's name. */
+  /** What "Allow … for this session" on the card covers: a tool's name, or a command prefix in backticks. */
   allowForSession?: string;
+  /** For commands: the prefix that "Allow for this session" allows (`npm test`). */
+  allowPrefix?: string;
+  /** For commands: the full command line, matched against the prefixes allowed this session. */
+  command?: string;
   /** For edits: the resolved absolute path that would be written (links and `..` resolved). */
   target?: string;
+  /** For edits: the whole text before and after, for a diff in the editor (never sent to the webview). */
+  preview?: { before: string; after: string };
   /** Why it asks even though the settings might allow it (a path that can run code, Restricted Mode). */
   reason?: string;
 }
 
 export type ApprovalDecision = 'approved' | 'denied';
+
+/** How a tool is gated: reads never ask; edits and commands follow the approval settings; external tools ask unless allowed. */
+export type ApprovalKind = 'read' | 'edit' | 'command' | 'external';
 
 export interface WorkspaceInfo {
   /** Absolute paths of the workspace folders (multi-root). The first one is the default. */
@@ -26,23 +36,23 @@ export interface WorkspaceInfo {
   trusted: boolean;
 }
 
-/** Services the agent offers to tools that act on the session itself. */
-export interface SessionServices {
-  readResult(args: { ref_id: string; offset?: number; limit?: number }): Promise<string>;
-  compact(focus?: string): Promise<string>;
-  searchTools(query: string): Promise<string>;
-  activateSkill(name: string): Promise<string>;
+export interface ToolLimits {
+  commandTimeoutMs: number;
+  maxCommandOutputBytes: number;
+  maxReadBytes: number;
 }
 
 export interface ToolContext {
-  workspace: WorkspaceInfo;
+  workspace: Workspace;
   callId: string;
   signal: AbortSignal;
-  /** Asks the user; resolves 'denied' when the policy or the user says no. */
-  requestApproval(request: ApprovalRequest): Promise<ApprovalDecision>;
-  session: SessionServices;
+  /**
+   * Asks the user when the policy says so; returns when the call may go on. When it may not, it
+   * throws and the result says so: "The user denied <what>." or that the turn was cancelled.
+   */
+  approve(request: Omit<ApprovalRequest, 'callId' | 'toolName' | 'kind'>, what: string): Promise<void>;
   /** Settings the tools honour. */
-  limits: { commandTimeoutMs: number; maxCommandOutputBytes: number; maxReadBytes: number };
+  limits: ToolLimits;
 }
 
 export interface ToolOutput {
@@ -51,8 +61,12 @@ export interface ToolOutput {
   isError?: boolean;
 }
 
+/** A tool as the registry holds it: what the model sees, how it is gated, and what runs. */
 export interface Tool {
   readonly definition: ToolDefinition;
+  readonly approval: ApprovalKind;
+  /** Offered by the prompt itself when it applies (tool_search, activate_skill), not in the tool list. */
+  readonly unlisted?: boolean;
   /** Parsed JSON arguments (already checked to be an object); throws ToolInputError on bad input. */
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }

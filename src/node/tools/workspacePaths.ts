@@ -1,12 +1,9 @@
 import { constants as fsConstants, promises as fsp, type Stats } from 'fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'path';
+import type { ResolvedPath } from '../../core/ports/workspace';
 import { ToolInputError, type WorkspaceInfo } from '../../core/tools/types';
 
-export interface ResolvedPath {
-  absolute: string;
-  folder: string;
-  relative: string;
-}
+export type { ResolvedPath };
 
 function inside(folder: string, path: string): boolean {
   const rel = relative(folder, path);
@@ -88,22 +85,28 @@ export async function resolveInWorkspace(input: string, workspace: WorkspaceInfo
 }
 
 /**
+ * Checks that the path the model gave still resolves to `resolved` (links may have changed while
+ * the user was reading the diff); throws ToolInputError saying what changed otherwise.
+ */
+export async function confirmResolved(input: string, workspace: WorkspaceInfo, resolved: ResolvedPath): Promise<void> {
+  let again: ResolvedPath;
+  try {
+    again = await resolveInWorkspace(input, workspace, { mustExist: false });
+  } catch (error) {
+    if (!(error instanceof ToolInputError)) throw error;
+    throw new ToolInputError(`${resolved.relative} changed while waiting for approval (it now ${error.message.replace(/^the path "[^"]*" /, '')}); nothing was written`);
+  }
+  if (again.absolute !== resolved.absolute) throw new ToolInputError(`${resolved.relative} changed while waiting for approval (it now leads to ${again.absolute}); nothing was written`);
+}
+
+/**
  * Writes `data` to a file `resolveInWorkspace(input, …, { mustExist: false })` returned, after the
  * user approved: checks again that the path still resolves to the same place (links may have
  * changed while the user was reading the diff), then opens it with O_NOFOLLOW so a symbolic link
  * swapped in at the last moment makes the write fail instead of being followed.
  */
 export async function writeResolved(input: string, workspace: WorkspaceInfo, resolved: ResolvedPath, data: string): Promise<void> {
-  const confirm = async () => {
-    let again: ResolvedPath;
-    try {
-      again = await resolveInWorkspace(input, workspace, { mustExist: false });
-    } catch (error) {
-      if (!(error instanceof ToolInputError)) throw error;
-      throw new ToolInputError(`${resolved.relative} changed while waiting for approval (it now ${error.message.replace(/^the path "[^"]*" /, '')}); nothing was written`);
-    }
-    if (again.absolute !== resolved.absolute) throw new ToolInputError(`${resolved.relative} changed while waiting for approval (it now leads to ${again.absolute}); nothing was written`);
-  };
+  const confirm = () => confirmResolved(input, workspace, resolved);
   await confirm();
   // Folders it creates could only have been swapped for links in the moment since: check once more.
   if (await fsp.mkdir(dirname(resolved.absolute), { recursive: true })) await confirm();

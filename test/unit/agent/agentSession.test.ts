@@ -3,8 +3,8 @@ import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import { AgentSession } from '../../../src/core/agent/agentSession';
 import { SessionPrompt } from '../../../src/core/prompt/sessionPrompt';
 import type { AgentEvent } from '../../../src/core/agent/events';
-import { SessionToolRunner } from '../../../src/core/agent/sessionTools';
-import type { ToolRunner } from '../../../src/core/agent/toolRunner';
+import { sessionTools } from '../../../src/core/tools/sessionTools';
+import type { Tool } from '../../../src/core/tools/types';
 import { ContextSession } from '../../../src/core/session/contextSession';
 import { validateHistory } from '../../../src/core/history/normalize';
 import type { ToolDefinition } from '../../../src/core/model/tool';
@@ -15,22 +15,35 @@ import { withSettings, type ContextSettings } from '../../../src/core/settings';
 import { FakeAnthropicServer } from '../../fakes/anthropicServer';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { tempStore } from '../../support/tempStore';
+import { testRegistry } from '../../support/toolRegistry';
 
 const ECHO: ToolDefinition = { name: 'echo', description: 'Echo text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, source: 'builtin' };
 const noRetry = { maxAttempts: 1, sleep: async () => undefined };
 
-/** A workspace tool for tests: echo returns its text (large when asked); wait blocks until cancelled. */
-const testTools: ToolRunner = {
-  async run(call, options) {
-    const args = JSON.parse(call.arguments || '{}');
-    if (call.name === 'wait') {
-      await new Promise((resolve) => options.signal.addEventListener('abort', resolve, { once: true }));
-      return { output: 'cancelled', cancelled: true, isError: true };
-    }
-    if (call.name === 'deny_me') return { output: 'The user denied running this command.', isError: true };
-    return { output: args.big ? `${args.text}\n`.repeat(args.big) : String(args.text) };
+/** Tools for tests: echo returns its text (large when asked); wait blocks until cancelled; deny_me asks, and the user says no. */
+const testTools: Tool[] = [
+  {
+    definition: ECHO,
+    approval: 'read',
+    execute: async (args) => ({ output: args.big ? `${args.text}\n`.repeat(Number(args.big)) : String(args.text) }),
   },
-};
+  {
+    definition: { ...ECHO, name: 'wait' },
+    approval: 'read',
+    async execute(_args, ctx) {
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      return { output: 'cancelled', isError: true };
+    },
+  },
+  {
+    definition: { ...ECHO, name: 'deny_me' },
+    approval: 'command',
+    async execute(_args, ctx) {
+      await ctx.approve({ title: 'Run the dangerous thing' }, 'running this command');
+      return { output: 'ran' };
+    },
+  },
+];
 
 async function setup(provider: ChatProvider, settings: ContextSettings = withSettings({ contextWindow: 32_000, maxOutputTokens: 2_000 })) {
   const env = await tempStore();
@@ -38,15 +51,16 @@ async function setup(provider: ChatProvider, settings: ContextSettings = withSet
   const counter = getTokenCounter();
   const manager = await ContextSession.open({ store: env.store, sessionId, settings, counter });
   let fixed = { system: 0, skills: 0, tools: 0 };
-  const tools = new SessionToolRunner(env.store, () => manager, () => fixed, testTools);
-  const prompt = new SessionPrompt({ counter, settings, tools: () => [ECHO, ...SessionToolRunner.definitions()], instructions: async () => 'Always run the tests.', skills: async () => [] }, tools);
+  const session = sessionTools(env.store, () => manager, () => fixed);
+  const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => [ECHO, ...session.map((t) => t.definition)], instructions: async () => 'Always run the tests.', skills: async () => [] });
+  const tools = testRegistry({ tools: () => [...prompt.tools(), ...testTools, ...session], onCall: (name) => prompt.noteToolUse(name) });
   const agent = new AgentSession({
     manager,
     provider,
     model: 'test-model',
     maxOutputTokens: 2_000,
     prompt: { prepare: async (a) => { const p = await prompt.prepare(a); fixed = p.fixed; return p; } },
-    tools: prompt,
+    tools,
     sleep: async () => undefined,
   });
   const events: AgentEvent[] = [];
@@ -81,7 +95,7 @@ describe('agent loop', function () {
   });
 
   it('a denied approval reaches the model as a tool result, not an error loop', async () => {
-    const { env, agent } = await setup(provider());
+    const { env, agent, manager } = await setup(provider());
     openai.enqueue(
       { type: 'reply', parts: [{ toolCall: { name: 'deny_me', arguments: '{}' } }] },
       { type: 'reply', parts: [{ text: 'Understood, I will not run it.' }] },
@@ -90,6 +104,8 @@ describe('agent loop', function () {
     const tool = (openai.requests[1].body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'tool');
     assert.equal(tool?.content, 'The user denied running this command.');
     assert.equal(openai.requests.length, 2);
+    const stored = (await env.store.loadTranscript(manager.sessionId)).find((m) => m.role === 'tool');
+    assert.equal(stored?.meta?.denied, true, 'the denial is marked on the result, not only said in its text');
     await env.dispose();
   });
 

@@ -16,8 +16,8 @@ import { join } from 'path';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import { AgentSession } from '../../../src/core/agent/agentSession';
 import type { AgentEvent, TurnStopReason } from '../../../src/core/agent/events';
-import { SessionToolRunner } from '../../../src/core/agent/sessionTools';
-import { WorkspaceToolRunner } from '../../../src/node/tools/workspaceToolRunner';
+import { sessionTools } from '../../../src/core/tools/sessionTools';
+import { testRegistry } from '../../support/toolRegistry';
 import { ContextSession } from '../../../src/core/session/contextSession';
 import { validateHistory } from '../../../src/core/history/normalize';
 import type { Message } from '../../../src/core/model/message';
@@ -29,7 +29,7 @@ import { createOpenAIProvider } from '../../../src/core/providers/openai';
 import type { RetryOptions } from '../../../src/core/providers/retry';
 import type { ChatProvider } from '../../../src/core/providers/types';
 import { withSettings } from '../../../src/core/settings';
-import { workspaceTools } from '../../../src/node/tools/builtinTools';
+import { builtinTools } from '../../../src/core/tools/builtin';
 import { FakeAnthropicServer, anthropicRequestProblem } from '../../fakes/anthropicServer';
 import { FakeOpenAIServer, openaiRequestProblem } from '../../fakes/openaiServer';
 import type { ScriptedServer } from '../../fakes/scriptedServer';
@@ -175,21 +175,16 @@ async function openSession(store: SessionStore, sessionId: string, provider: Cha
   const counter = getTokenCounter();
   const manager = await ContextSession.open({ store, sessionId, settings: SETTINGS, counter });
   let fixed = { system: 0, skills: 0, tools: 0 };
-  const sessionTools = new SessionToolRunner(store, () => manager, () => fixed);
-  const tools = workspaceTools();
-  const runner = new WorkspaceToolRunner(
-    tools,
-    () => ({ folders: [workspace], trusted: true }),
-    () => ({ commands: 'always', edits: 'always' }),
-    async () => 'approved',
-    { commandTimeoutMs: 5_000, maxCommandOutputBytes: 64 * 1024, maxReadBytes: 1024 * 1024 },
-    { readResult: async () => '', compact: async () => '', searchTools: async () => '', activateSkill: async () => '' },
-    sessionTools,
-  );
-  const prompt = new SessionPrompt(
-    { counter, settings: SETTINGS, tools: () => [...tools.map((t) => t.definition), ...SessionToolRunner.definitions()], instructions: async () => undefined, skills: async () => [] },
-    runner,
-  );
+  const session = sessionTools(store, () => manager, () => fixed);
+  const prompt: SessionPrompt = new SessionPrompt({ counter, settings: SETTINGS, tools: () => runner.definitions(), instructions: async () => undefined, skills: async () => [] });
+  const runner = testRegistry({
+    tools: () => [...prompt.tools(), ...builtinTools(), ...session],
+    folders: [workspace],
+    policy: { commands: 'always', edits: 'always' },
+    ask: async () => ({ approved: true }),
+    limits: { commandTimeoutMs: 5_000 },
+    onCall: (name) => prompt.noteToolUse(name),
+  });
   const { delays, sleep } = recordingSleep();
   const agent = new AgentSession({
     manager,
@@ -204,7 +199,7 @@ async function openSession(store: SessionStore, sessionId: string, provider: Cha
         return p;
       },
     },
-    tools: prompt,
+    tools: runner,
     sleep,
     retry: { random: () => 0 },
   });
@@ -457,7 +452,7 @@ for (const wire of WIRES) {
       assert.equal(server.requests.length, 3, 'bad call, good call, answer: no error loop');
       const second = server.requests[1].body;
       assertValidRequest(wire, second);
-      assert.match(wire.results(second).get('call_bad_args') ?? '', /^read_file: the arguments are not valid JSON/);
+      assert.match(wire.results(second).get('call_bad_args') ?? '', /^Invalid arguments for read_file: the arguments are not valid JSON/);
       assert.ok(deepIncludes(second, raw), 'the model’s raw arguments are sent back as it wrote them');
       assert.match(wire.results(server.requests[2].body).get('call_good_args') ?? '', /answer = 42/);
       const { store: again, transcript } = await reopenAndCheck();

@@ -2,11 +2,11 @@ import { strict as assert } from 'assert';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { WorkspaceToolRunner, type ApprovalPolicy } from '../../../src/node/tools/workspaceToolRunner';
-import { approvalNeed } from '../../../src/core/tools/approval';
-import { workspaceTools } from '../../../src/node/tools/builtinTools';
+import { approvalNeed, type ApprovalPolicy } from '../../../src/core/tools/approval';
+import { builtinTools } from '../../../src/core/tools/builtin';
 import { protectedReason } from '../../../src/node/tools/protectedPaths';
 import type { ApprovalRequest } from '../../../src/core/tools/types';
+import { runOptions, testRegistry } from '../../support/toolRegistry';
 
 describe('protected paths and the effective approval policy', function () {
   this.timeout(30_000);
@@ -27,15 +27,14 @@ describe('protected paths and the effective approval policy', function () {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   const run = async (args: Record<string, unknown>, options: { policy?: ApprovalPolicy; trusted?: boolean; folders?: string[]; name?: string } = {}) => {
-    const runner = new WorkspaceToolRunner(
-      workspaceTools(),
-      () => ({ folders: options.folders ?? [ws], trusted: options.trusted ?? true }),
-      () => options.policy ?? { commands: 'always', edits: 'always' },
-      async (request) => (asked.push(request), 'denied'),
-      { commandTimeoutMs: 10_000, maxCommandOutputBytes: 64 * 1024, maxReadBytes: 1024 * 1024 },
-      { readResult: async () => '', compact: async () => '', searchTools: async () => '', activateSkill: async () => '' },
-    );
-    return runner.run({ id: 'c1', name: options.name ?? 'write_file', arguments: JSON.stringify(args) }, { signal: new AbortController().signal, onApprovalNeeded: () => undefined, onApprovalResolved: () => undefined });
+    const runner = testRegistry({
+      tools: builtinTools(),
+      folders: options.folders ?? [ws],
+      trusted: options.trusted ?? true,
+      policy: options.policy ?? { commands: 'always', edits: 'always' },
+      ask: async (request) => (asked.push(request), { approved: false }),
+    });
+    return runner.run({ id: 'c1', name: options.name ?? 'write_file', arguments: JSON.stringify(args) }, runOptions());
   };
 
   it('names the paths that can run code, case-insensitively and at any depth', () => {

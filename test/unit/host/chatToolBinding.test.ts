@@ -49,7 +49,7 @@ describe('chat tool cards bind each result to its own call', () => {
       result('t2', 4, 'call_0', 'list output'),
       userMsg('u2', 5),
       assistant('a2', 6, [['call_0', 'run_command']]),
-      result('t3', 7, 'call_0', 'The user denied running this command.'),
+      { ...result('t3', 7, 'call_0', 'The user denied running this command.'), meta: { isError: true, denied: true } },
     ];
     const state = buildChatState({ transcript, compactions: [], sessions: [] });
     assert.deepStrictEqual(cards(state.entries), [
@@ -57,5 +57,17 @@ describe('chat tool cards bind each result to its own call', () => {
       { entry: 'a1', name: 'list_files', status: 'done', result: 'list output' },
       { entry: 'a2', name: 'run_command', status: 'denied', result: 'The user denied running this command.' },
     ]);
+  });
+
+  it('a card shows "denied" from the flag set where the denial happened, not from what the output says', () => {
+    const transcript = [
+      userMsg('u1', 1),
+      assistant('a1', 2, [['call_1', 'run_command'], ['call_2', 'run_command']]),
+      // A command that ran and happened to print this sentence was not denied.
+      { ...result('t1', 3, 'call_1', 'The user denied nothing; this is a log line.'), meta: {} },
+      { ...result('t2', 4, 'call_2', 'The user denied running this command.'), meta: { isError: true, denied: true } },
+    ];
+    const state = buildChatState({ transcript, compactions: [], sessions: [] });
+    assert.deepStrictEqual(cards(state.entries).map((c) => c.status), ['done', 'denied']);
   });
 });

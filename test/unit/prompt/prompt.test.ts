@@ -6,6 +6,7 @@ import type { ToolDefinition } from '../../../src/core/model/tool';
 import { loadInstructions, nodeInstructionsFs } from '../../../src/node/prompt/agentsMd';
 import { skillText } from '../../../src/node/prompt/skillFiles';
 import { searchTools, selectTools } from '../../../src/core/prompt/toolDeferral';
+import { runOptions, testRegistry } from '../../support/toolRegistry';
 
 describe('AGENTS.md loading', () => {
   let root: string;
@@ -163,7 +164,7 @@ describe('session prompt', () => {
   it('activating a skill brings its text in, counted under skills', async () => {
     const prompt = make();
     const before = await prompt.prepare({ effectiveWindow: 100_000, percentUsed: 0 });
-    const r = await prompt.run({ id: 'c', name: 'activate_skill', arguments: '{"name":"code-review"}' }, { signal: new AbortController().signal, onApprovalNeeded() {}, onApprovalResolved() {} });
+    const r = await testRegistry({ tools: prompt.tools() }).run({ id: 'c', name: 'activate_skill', arguments: '{"name":"code-review"}' }, runOptions());
     assert.match(String(r.output), /is active/);
     const after = await prompt.prepare({ effectiveWindow: 100_000, percentUsed: 0 });
     assert.match(after.system[after.system.length - 1].text, /## Skill: code-review\n---[\s\S]*Read every hunk twice\./);
@@ -177,7 +178,7 @@ describe('session prompt', () => {
     const p1 = await prompt.prepare({ effectiveWindow: 6_000, percentUsed: 0 });
     assert.ok(p1.tools.some((t: ToolDefinition) => t.name === 'tool_search'));
     assert.match(p1.sections.dynamic[0].text, /tools? deferred to save context/);
-    const found = await prompt.run({ id: 'c', name: 'tool_search', arguments: '{"query":"jira"}' }, { signal: new AbortController().signal, onApprovalNeeded() {}, onApprovalResolved() {} });
+    const found = await testRegistry({ tools: prompt.tools() }).run({ id: 'c', name: 'tool_search', arguments: '{"query":"jira"}' }, runOptions());
     assert.match(String(found.output), /jira_search/);
     const p2 = await prompt.prepare({ effectiveWindow: 6_000, percentUsed: 0 });
     assert.ok(p2.tools.some((t: ToolDefinition) => t.name === 'jira_search'), 'the found tool is active next time');

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import { AgentSession } from '../../../src/core/agent/agentSession';
-import type { ToolRunner } from '../../../src/core/agent/toolRunner';
+import type { Tool } from '../../../src/core/tools/types';
 import type { TurnUsageRecord } from '../../../src/core/model/records';
 import type { ToolDefinition } from '../../../src/core/model/tool';
 import type { InstructionPart } from '../../../src/core/prompt/promptSections';
@@ -13,10 +13,11 @@ import { parseInspectorMessage } from '../../../src/protocol/validate';
 import { withSettings } from '../../../src/core/settings';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { tempStore } from '../../support/tempStore';
+import { testRegistry } from '../../support/toolRegistry';
 
 const ECHO: ToolDefinition = { name: 'echo', description: 'Echo text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, source: 'builtin' };
 const big = (name: string): ToolDefinition => ({ name, description: `${name} ${'word '.repeat(400)}`, inputSchema: {}, source: 'mcp', origin: 'MCP server tracker' });
-const echo: ToolRunner = { run: async (call) => ({ output: `echo:${String(JSON.parse(call.arguments).text)}` }) };
+const echo: Tool = { definition: ECHO, approval: 'read', execute: async (args) => ({ output: `echo:${String(args.text)}` }) };
 const ROOT: InstructionPart = { path: '/ws/AGENTS.md', label: 'ws/AGENTS.md', text: 'Use tabs.', followsActiveFile: false };
 const NESTED = (dir: string): InstructionPart => ({ path: `/ws/${dir}/AGENTS.md`, label: `ws/${dir}/AGENTS.md`, text: `Rules for ${dir}: ${'be careful. '.repeat(20)}`, followsActiveFile: true });
 
@@ -40,8 +41,9 @@ describe('request items: every token of a request is an item', function () {
       tools: () => [ECHO, big('jira_search'), big('jira_create')],
       instructions: async () => [ROOT, NESTED(activeDir.value)],
       skills: async () => [{ name: 'review', description: 'Review a diff', path: '/skills/review/SKILL.md', origin: 'user' }],
-    }, echo);
-    const agent = new AgentSession({ manager, provider: createOpenAIProvider({ apiKey: 'sk-test', baseUrl: server.url, retry: { maxAttempts: 1 } }), model: 'm', maxOutputTokens: 2_000, prompt, tools: prompt, sleep: async () => undefined });
+    });
+    const tools = testRegistry({ tools: () => [...prompt.tools(), echo], onCall: (name) => prompt.noteToolUse(name) });
+    const agent = new AgentSession({ manager, provider: createOpenAIProvider({ apiKey: 'sk-test', baseUrl: server.url, retry: { maxAttempts: 1 } }), model: 'm', maxOutputTokens: 2_000, prompt, tools, sleep: async () => undefined });
     return { env, sessionId, agent };
   }
 

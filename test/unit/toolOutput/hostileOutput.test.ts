@@ -5,8 +5,8 @@ import { join } from 'path';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import { AgentSession } from '../../../src/core/agent/agentSession';
-import { SessionToolRunner } from '../../../src/core/agent/sessionTools';
-import type { ToolRunner } from '../../../src/core/agent/toolRunner';
+import { sessionTools } from '../../../src/core/tools/sessionTools';
+import { testRegistry } from '../../support/toolRegistry';
 import { ContextSession } from '../../../src/core/session/contextSession';
 import { validateHistory } from '../../../src/core/history/normalize';
 import type { ToolDefinition } from '../../../src/core/model/tool';
@@ -178,10 +178,10 @@ describe('a 100 MB tool output through the agent loop', function () {
       const manager = await ContextSession.open({ store: env.store, sessionId, settings, counter });
       const log = hundredMegabyteLog();
       const DUMP: ToolDefinition = { name: 'dump_log', description: 'Print the build log', inputSchema: { type: 'object' }, source: 'builtin' };
-      const workspaceTools: ToolRunner = { run: async () => ({ output: log }) };
-      const tools = new SessionToolRunner(env.store, () => manager, () => ({ system: 0, skills: 0, tools: 0 }), workspaceTools);
-      const prompt = new SessionPrompt({ counter, settings, tools: () => [DUMP, ...SessionToolRunner.definitions()], instructions: async () => '', skills: async () => [] }, tools);
-      const agent = new AgentSession({ manager, provider: createOpenAIProvider({ apiKey: 'sk-test', baseUrl: openai.url, retry: { maxAttempts: 1, sleep: async () => undefined } }), model: 'gpt-4.1', maxOutputTokens: 2_000, prompt, tools: prompt, sleep: async () => undefined });
+      const session = sessionTools(env.store, () => manager, () => ({ system: 0, skills: 0, tools: 0 }));
+      const tools = testRegistry({ tools: [...session, { definition: DUMP, approval: 'read', execute: async () => ({ output: log }) }] });
+      const prompt = new SessionPrompt({ counter, settings, tools: () => tools.definitions(), instructions: async () => '', skills: async () => [] });
+      const agent = new AgentSession({ manager, provider: createOpenAIProvider({ apiKey: 'sk-test', baseUrl: openai.url, retry: { maxAttempts: 1, sleep: async () => undefined } }), model: 'gpt-4.1', maxOutputTokens: 2_000, prompt, tools, sleep: async () => undefined });
       const tailOffset = Buffer.byteLength(log) - 37;
       let refId = '';
       openai.enqueue(

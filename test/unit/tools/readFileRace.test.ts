@@ -3,7 +3,8 @@ import { spawn } from 'child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { readFileTool } from '../../../src/node/tools/readFile';
+import { readFileTool } from '../../../src/core/tools/builtin/readFile';
+import { NodeWorkspace } from '../../../src/node/tools/nodeWorkspace';
 import type { ToolContext } from '../../../src/core/tools/types';
 
 /**
@@ -42,7 +43,7 @@ describe('read_file against a racing symlink swapper', function () {
     writeFileSync(join(outside, 'secret.txt'), 'OUTSIDE SECRET\n');
     writeFileSync(join(ws, 'file.txt'), 'INSIDE\n');
     writeFileSync(join(ws, 'dir', 'secret.txt'), 'INSIDE\n');
-    const ctx = { workspace: { folders: [ws], trusted: true }, limits: { maxReadBytes: 1 << 20 } } as unknown as ToolContext;
+    const ctx = { workspace: new NodeWorkspace({ folders: [ws], trusted: true }), limits: { maxReadBytes: 1 << 20 } } as unknown as ToolContext;
 
     const racer = spawn(process.execPath, ['-e', RACER, ws, outside, '4000'], { stdio: 'ignore' });
     const done = new Promise((resolve) => racer.on('exit', resolve));

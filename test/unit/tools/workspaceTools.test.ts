@@ -2,10 +2,10 @@ import { strict as assert } from 'assert';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { WorkspaceToolRunner } from '../../../src/node/tools/workspaceToolRunner';
-import { workspaceTools } from '../../../src/node/tools/builtinTools';
+import { builtinTools } from '../../../src/core/tools/builtin';
 import type { ApprovalDecision, ApprovalRequest } from '../../../src/core/tools/types';
 import { resolveInWorkspace } from '../../../src/node/tools/workspacePaths';
+import { outputText, runOptions, testRegistry } from '../../support/toolRegistry';
 
 describe('workspace tools', function () {
   this.timeout(30_000);
@@ -35,30 +35,15 @@ describe('workspace tools', function () {
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  const runner = () =>
-    new WorkspaceToolRunner(
-      workspaceTools(),
-      () => ({ folders: [ws, other], trusted }),
-      () => ({ commands: 'ask', edits: 'ask' }),
-      async (request) => (asked.push(request), decision),
-      { commandTimeoutMs: 10_000, maxCommandOutputBytes: 64 * 1024, maxReadBytes: 1024 * 1024 },
-      { readResult: async () => '', compact: async () => '', searchTools: async () => '', activateSkill: async () => '' },
-    );
+  const runner = () => testRegistry({ tools: builtinTools(), folders: [ws, other], trusted, ask: async (request) => (asked.push(request), { approved: decision === 'approved' }) });
   /** Runs a tool whose approval prompt first calls `whileAsking` (the user is slow; the disk changes meanwhile). */
   const runWithApproval = async (name: string, args: Record<string, unknown>, whileAsking: () => void) => {
-    const r = await new WorkspaceToolRunner(
-      workspaceTools(),
-      () => ({ folders: [ws, other], trusted }),
-      () => ({ commands: 'ask', edits: 'ask' }),
-      async () => (whileAsking(), 'approved'),
-      { commandTimeoutMs: 10_000, maxCommandOutputBytes: 64 * 1024, maxReadBytes: 1024 * 1024 },
-      { readResult: async () => '', compact: async () => '', searchTools: async () => '', activateSkill: async () => '' },
-    ).run({ id: 'c2', name, arguments: JSON.stringify(args) }, { signal: new AbortController().signal, onApprovalNeeded: () => undefined, onApprovalResolved: () => undefined });
-    return { ...r, text: String(r.output) };
+    const r = await testRegistry({ tools: builtinTools(), folders: [ws, other], trusted, ask: async () => (whileAsking(), { approved: true }) }).run({ id: 'c2', name, arguments: JSON.stringify(args) }, runOptions());
+    return { ...r, text: outputText(r) };
   };
   const run = async (name: string, args: Record<string, unknown>, signal = new AbortController().signal) => {
-    const r = await runner().run({ id: 'c1', name, arguments: JSON.stringify(args) }, { signal, onApprovalNeeded: () => undefined, onApprovalResolved: () => undefined });
-    return { ...r, text: Buffer.isBuffer(r.output) || r.output instanceof Uint8Array ? Buffer.from(r.output).toString('utf8') : String(r.output) };
+    const r = await runner().run({ id: 'c1', name, arguments: JSON.stringify(args) }, runOptions(signal));
+    return { ...r, text: outputText(r) };
   };
 
   it('resolves paths only inside the workspace folders', async () => {

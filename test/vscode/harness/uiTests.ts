@@ -3,6 +3,7 @@ import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 import type { Frame } from 'playwright-core';
 import { findFrame, launchBrowser, runCommand } from './browser';
+import { editApprovalInTheEditor } from './editApprovalUi';
 import { startCodeServer } from './codeServer';
 import { checkModelPicker } from './modelPickerUi';
 import { makeWorkspace } from './workspace';
@@ -215,6 +216,9 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       await frame.locator('.composer-input textarea').press('Enter');
       await frame.waitForSelector('[data-kind="assistant"]:has-text("Back on track after the error")', { timeout: 60_000 });
       await frame.waitForFunction((selector) => document.querySelectorAll(selector).length === 0, errors, { timeout: 10_000 });
+    });
+    await check(`${theme}: an edit waiting for approval opens the diff editor with Accept and Reject; Accept in its title bar writes the file`, async () => {
+      await editApprovalInTheEditor(page, model, workspace, join(ROOT, 'docs', 'screenshots', `edit-approval-${theme}.png`));
     });
     await checkModelPicker(page, theme, ROOT, check);
   } finally {

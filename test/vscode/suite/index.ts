@@ -7,6 +7,7 @@ export function run(): Promise<void> {
     require('./lmTools.test');
     require('./workspaceSettings.test');
     require('./chatPendingRetry.test');
+    require('./editorEdits.test');
     require('./requestItems.test');
     require('./modelPicker.test');
     require('./vscodeLmTurn.test');

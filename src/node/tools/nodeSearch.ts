@@ -2,10 +2,9 @@ import { promises as fsp } from 'fs';
 import { join, relative } from 'path';
 import { Worker } from 'worker_threads';
 import { looksBinary } from '../../core/toolOutput/binary';
-import { boolArg, intArg, stringArg } from '../../core/tools/args';
-import { IGNORED_DIRECTORIES } from './listFiles';
-import { ToolInputError, type Tool } from '../../core/tools/types';
-import { resolveInWorkspace } from './workspacePaths';
+import type { ResolvedPath, SearchHit } from '../../core/ports/workspace';
+import { IGNORED_DIRECTORIES } from '../../core/tools/builtin/listFiles';
+import { ToolInputError } from '../../core/tools/types';
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_FILES = 20_000;
@@ -88,67 +87,59 @@ function workerMatcher(pattern: RegExp, signal: AbortSignal, timeLimitMs: number
   };
 }
 
-export const searchTextTool: Tool = {
-  definition: {
-    name: 'search_text',
-    description: 'Search text files in the workspace for a literal string (or a regular expression with is_regex). Returns path:line: text.',
-    inputSchema: {
-      type: 'object',
-      properties: { query: { type: 'string' }, path: { type: 'string' }, is_regex: { type: 'boolean' }, case_sensitive: { type: 'boolean' }, max_results: { type: 'integer', minimum: 1, maximum: 500 } },
-      required: ['query'],
-    },
-    source: 'builtin',
-  },
-  async execute(args, ctx) {
-    const query = stringArg(args, 'query', true);
-    const root = await resolveInWorkspace(stringArg(args, 'path') ?? '.', ctx.workspace, { mustExist: true });
-    const max = intArg(args, 'max_results', { min: 1, max: 500 }) ?? 100;
-    const flags = boolArg(args, 'case_sensitive') ? '' : 'i';
-    let pattern: RegExp;
+/**
+ * Walks a resolved folder (or reads the one file) and matches each text file's lines, in name
+ * order; `read` gives a file's bytes (undefined to skip it). Ignored folders and links are skipped.
+ */
+export async function searchFiles(
+  root: ResolvedPath,
+  pattern: RegExp,
+  options: { maxResults: number; untrusted: boolean; signal: AbortSignal; read(path: string, maxBytes: number): Promise<Uint8Array | undefined> },
+): Promise<SearchHit[]> {
+  const { maxResults: max, signal } = options;
+  const results: SearchHit[] = [];
+  let scanned = 0;
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (results.length >= max || scanned >= MAX_FILES || signal.aborted) return;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!IGNORED_DIRECTORIES.has(entry.name)) await walk(path);
+        continue;
+      }
+      if (entry.isFile()) await searchFile(path);
+    }
+  };
+  const matcher = options.untrusted ? workerMatcher(pattern, signal, REGEX_TIME_LIMIT_MS) : inlineMatcher(pattern);
+  const searchFile = async (path: string): Promise<void> => {
+    const bytes = await options.read(path, MAX_FILE_BYTES);
+    if (!bytes) return;
+    scanned++;
+    if (looksBinary(bytes) || signal.aborted) return;
+    const name = relative(root.folder, path).split('\\').join('/');
+    let hits: Array<[number, string]>;
     try {
-      pattern = new RegExp(boolArg(args, 'is_regex') ? query : query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags);
+      hits = await matcher.match(Buffer.from(bytes).toString('utf8'), max - results.length);
     } catch (error) {
-      throw new ToolInputError(`invalid regular expression: ${(error as Error).message}`);
-    }
-    const results: string[] = [];
-    let scanned = 0;
-    const walk = async (dir: string): Promise<void> => {
-      for (const entry of (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).sort((a, b) => a.name.localeCompare(b.name))) {
-        if (results.length >= max || scanned >= MAX_FILES || ctx.signal.aborted) return;
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) {
-          if (!IGNORED_DIRECTORIES.has(entry.name)) await walk(path);
-          continue;
-        }
-        if (entry.isFile()) await searchFile(path);
+      if (error instanceof PatternTimeout) {
+        throw new ToolInputError(`the pattern took longer than ${REGEX_TIME_LIMIT_MS / 1000} s on ${name}; simplify it (nested quantifiers such as (a+)+ backtrack exponentially)`);
       }
-    };
-    const matcher = boolArg(args, 'is_regex') ? workerMatcher(pattern, ctx.signal, REGEX_TIME_LIMIT_MS) : inlineMatcher(pattern);
-    const searchFile = async (path: string): Promise<void> => {
-      const stat = await fsp.stat(path).catch(() => undefined);
-      if (!stat || stat.size > MAX_FILE_BYTES) return;
-      scanned++;
-      const bytes = await fsp.readFile(path).catch(() => undefined);
-      if (!bytes || looksBinary(bytes) || ctx.signal.aborted) return;
-      const name = relative(root.folder, path).split('\\').join('/');
-      let hits: Array<[number, string]>;
-      try {
-        hits = await matcher.match(bytes.toString('utf8'), max - results.length);
-      } catch (error) {
-        if (error instanceof PatternTimeout) {
-          throw new ToolInputError(`the pattern took longer than ${REGEX_TIME_LIMIT_MS / 1000} s on ${name}; simplify it (nested quantifiers such as (a+)+ backtrack exponentially)`);
-        }
-        throw error;
-      }
-      for (const [i, line] of hits) results.push(`${name}:${i + 1}: ${line.trim().slice(0, 200)}`);
-    };
-    try {
-      if ((await fsp.stat(root.absolute)).isDirectory()) await walk(root.absolute);
-      else await searchFile(root.absolute);
-    } finally {
-      await matcher.close();
+      throw error;
     }
-    if (results.length === 0) return { output: `No matches for ${JSON.stringify(query)}.` };
-    return { output: results.join('\n') + (results.length >= max ? `\n[stopped at ${max} results]` : '') };
-  },
-};
+    for (const [i, line] of hits) results.push({ path: name, line: i + 1, text: line });
+  };
+  try {
+    if ((await fsp.stat(root.absolute)).isDirectory()) await walk(root.absolute);
+    else await searchFile(root.absolute);
+  } finally {
+    await matcher.close();
+  }
+  return results;
+}
+
+/** A file's bytes from disk, or undefined when it is missing, unreadable or over `maxBytes`. */
+export async function readSmallFile(path: string, maxBytes: number): Promise<Uint8Array | undefined> {
+  const stat = await fsp.stat(path).catch(() => undefined);
+  if (!stat || stat.size > maxBytes) return undefined;
+  return fsp.readFile(path).catch(() => undefined);
+}

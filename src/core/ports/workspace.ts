@@ -1,0 +1,67 @@
+/** A path the model gave, resolved inside a workspace folder (links and `..` resolved). */
+export interface ResolvedPath {
+  /** The real absolute path. */
+  absolute: string;
+  /** The real path of the workspace folder it lies in. */
+  folder: string;
+  /** The path relative to its workspace folder, `/`-separated ("." for the folder itself). */
+  relative: string;
+}
+
+export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface DirectoryEntry {
+  name: string;
+  kind: EntryKind;
+}
+
+export interface SearchHit {
+  /** Relative to the searched path's workspace folder, `/`-separated. */
+  path: string;
+  /** 1-based. */
+  line: number;
+  text: string;
+}
+
+export interface ExecResult {
+  /** Combined stdout and stderr, head and tail kept past the byte cap, then a status line. */
+  output: Uint8Array;
+  /** The command timed out, was cancelled, or exited with a non-zero code. */
+  failed: boolean;
+}
+
+/**
+ * What the built-in tools may do to the user's workspace. Every path is confined to the
+ * workspace folders by `resolve`; the implementations decide where text comes from and goes to
+ * (the disk for the command line, open editors' buffers in VS Code).
+ */
+export interface Workspace {
+  /** Absolute paths of the workspace folders (multi-root); the first one is the default. */
+  readonly folders: readonly string[];
+  /** Workspace trust: untrusted means no command execution. */
+  readonly trusted: boolean;
+  /** Resolves a model-given path inside the folders; throws ToolInputError when it leads outside. */
+  resolve(input: string, options: { mustExist: boolean }): Promise<ResolvedPath>;
+  /** What is at a resolved path, or undefined when nothing is. */
+  kind(path: ResolvedPath): Promise<EntryKind | undefined>;
+  /** Up to `maxBytes` of a file and its full size, refusing a file swapped since it was resolved. */
+  readFile(path: ResolvedPath, maxBytes: number): Promise<{ bytes: Uint8Array; size: number }>;
+  /** A folder's entries, sorted by name; links are reported, not followed. Empty when unreadable. */
+  list(absolute: string): Promise<DirectoryEntry[]>;
+  /**
+   * Text files under a resolved folder (or the one file) whose lines match `pattern`, in path
+   * order, at most `maxResults` lines. A pattern the model wrote (`untrusted`) runs where it can
+   * be stopped: one that takes too long on a file throws ToolInputError.
+   */
+  search(root: ResolvedPath, pattern: RegExp, options: { maxResults: number; untrusted: boolean; signal: AbortSignal }): Promise<SearchHit[]>;
+  /**
+   * Replaces a file's text (or creates it) after the user approved. `input` is the path as the
+   * model gave it, resolved again to check nothing moved meanwhile; `basis` is the text the new
+   * one was computed from (undefined for a new file). Returns a note for the model, if any.
+   */
+  writeFile(input: string, path: ResolvedPath, text: string, basis: string | undefined): Promise<string | undefined>;
+  /** Runs a shell command in a folder; killed on timeout or when `signal` aborts. */
+  exec(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal: AbortSignal }): Promise<ExecResult>;
+  /** Why writing this resolved path can run code (git hooks, tasks, package scripts…), or undefined. */
+  protectedReason(absolute: string): Promise<string | undefined>;
+}

@@ -1,0 +1,83 @@
+import type { ToolRunner, ToolRunOptions, ToolRunResult } from '../agent/toolRunner';
+import type { ToolCall } from '../model/message';
+import type { ToolDefinition } from '../model/tool';
+import type { Workspace } from '../ports/workspace';
+import { COMMANDS_RESTRICTED, EXTERNAL_TOOLS_RESTRICTED } from './approval';
+import { parseToolArguments } from './args';
+import type { SessionApprovals } from './sessionApprovals';
+import { ToolInputError, type ApprovalRequest, type Tool, type ToolContext, type ToolLimits } from './types';
+
+export interface ToolRegistryOptions {
+  /** Where the tools come from, first wins on a shared name: built-in, session, then other extensions' (read on every call: they change). */
+  sources: ReadonlyArray<() => readonly Tool[]>;
+  /** The workspace as it is now (folders and trust change while a session runs). */
+  workspace: () => Workspace;
+  approvals: SessionApprovals;
+  limits: ToolLimits;
+  /** Told of every call before it runs (the prompt keeps recently used tools offered). */
+  onCall?: (name: string) => void;
+}
+
+/** Thrown by `approve` when a call may not go on; the registry turns it into the result. */
+class NotApproved extends Error {
+  constructor(readonly result: ToolRunResult) {
+    super(String(result.output));
+  }
+}
+
+/**
+ * Every tool a session has, each with its definition, handler and approval kind, and the one path
+ * a call takes: look the tool up, parse its arguments, apply its kind's rules (Restricted Mode,
+ * approvals), run it, and turn every mistake into a result the model can read.
+ */
+export class ToolRegistry implements ToolRunner {
+  constructor(private readonly options: ToolRegistryOptions) {}
+
+  private tools(): Tool[] {
+    return this.options.sources.flatMap((source) => source());
+  }
+
+  /** What the model is offered: listed tools, without other extensions' in Restricted Mode. */
+  definitions(): ToolDefinition[] {
+    const trusted = this.options.workspace().trusted;
+    return this.tools()
+      .filter((t) => !t.unlisted && (trusted || t.approval !== 'external'))
+      .map((t) => t.definition);
+  }
+
+  async run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult> {
+    this.options.onCall?.(call.name);
+    const tool = this.tools().find((t) => t.definition.name === call.name);
+    if (!tool) return { output: `Unknown tool "${call.name}".`, isError: true };
+    let args: Record<string, unknown>;
+    try {
+      args = parseToolArguments(call.arguments);
+    } catch (error) {
+      return { output: `Invalid arguments for ${call.name}: ${(error as Error).message}`, isError: true };
+    }
+    const workspace = this.options.workspace();
+    if (!workspace.trusted && tool.approval === 'external') return { output: EXTERNAL_TOOLS_RESTRICTED, isError: true };
+    if (!workspace.trusted && tool.approval === 'command') return { output: COMMANDS_RESTRICTED, isError: true };
+    const ctx: ToolContext = {
+      workspace,
+      callId: call.id,
+      signal: options.signal,
+      limits: this.options.limits,
+      approve: async (asked, what) => {
+        const request: ApprovalRequest = { ...asked, callId: call.id, toolName: call.name, kind: tool.approval === 'edit' ? 'edit' : tool.approval === 'command' ? 'command' : 'other' };
+        const outcome = await this.options.approvals.decide(request, workspace, options);
+        if (outcome === 'cancelled') throw new NotApproved({ output: `The turn was cancelled before the user answered; ${call.name} did not run.`, isError: true, cancelled: true });
+        if (outcome === 'denied') throw new NotApproved({ output: `The user denied ${what}.`, isError: true, denied: true });
+      },
+    };
+    try {
+      const result = await tool.execute(args, ctx);
+      return { ...result, cancelled: options.signal.aborted };
+    } catch (error) {
+      if (error instanceof NotApproved) return error.result;
+      const cancelled = options.signal.aborted;
+      if (error instanceof ToolInputError) return { output: `${call.name}: ${error.message}`, isError: true, cancelled };
+      return { output: `${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, isError: true, cancelled };
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import type { ToolRunOptions } from '../agent/toolRunner';
+import type { Workspace } from '../ports/workspace';
+import { answerUnlessCancelled, approvalNeed, type ApprovalAnswer, type ApprovalPolicy } from './approval';
+import { matchesAllowedPrefix } from './commandPrefix';
+import type { ApprovalRequest } from './types';
+
+export interface ApprovalSource {
+  /** The approval settings, from the user's own (user-scope) settings only. */
+  policy(): ApprovalPolicy;
+  /** External tool names the user allowed for good, from their own settings only. */
+  allowedTools(): readonly string[];
+  /** Shows the approval card (and, for edits, the diff) and waits for the answer. */
+  ask(request: ApprovalRequest): Promise<ApprovalAnswer>;
+  /** The turn was cancelled while the request waited: take its card (and diff) away. */
+  withdraw?(request: ApprovalRequest): void;
+}
+
+export type ApprovalOutcome = 'approved' | 'denied' | 'cancelled';
+
+/**
+ * Decides each approval of a session: what the settings allow, what the user allowed for the rest
+ * of the session (external tools by name, commands by prefix), and what always asks (paths that
+ * can run code, Restricted Mode). Everything else goes to the user.
+ */
+export class SessionApprovals {
+  private readonly toolsThisSession = new Set<string>();
+  private readonly prefixesThisSession = new Set<string>();
+
+  constructor(private readonly source: ApprovalSource) {}
+
+  async decide(asked: ApprovalRequest, workspace: Workspace, options: ToolRunOptions): Promise<ApprovalOutcome> {
+    let request = asked;
+    if (asked.kind === 'other') {
+      if (this.toolsThisSession.has(asked.toolName) || this.source.allowedTools().includes(asked.toolName)) return 'approved';
+    } else {
+      const protectedReason = asked.target ? await workspace.protectedReason(asked.target) : undefined;
+      const need = approvalNeed(this.source.policy(), { kind: asked.kind, trusted: workspace.trusted, protectedReason });
+      if (!need.ask) return 'approved';
+      if (need.reason) request = { ...asked, reason: need.reason, title: `${asked.title} — ${need.reason}` };
+      else if (asked.kind === 'command' && asked.command !== undefined && matchesAllowedPrefix(asked.command, this.prefixesThisSession)) return 'approved';
+    }
+    options.onApprovalNeeded(request);
+    const answer = await answerUnlessCancelled<ApprovalAnswer>(this.source.ask(request), options.signal, { approved: false });
+    options.onApprovalResolved(answer.approved ? 'approved' : 'denied');
+    if (options.signal.aborted) {
+      this.source.withdraw?.(request);
+      return 'cancelled';
+    }
+    if (!answer.approved) return 'denied';
+    if (answer.forSession && request.kind === 'other' && request.allowForSession) this.toolsThisSession.add(request.toolName);
+    if (answer.forSession && request.kind === 'command' && request.allowPrefix) this.prefixesThisSession.add(request.allowPrefix);
+    return 'approved';
+  }
+}

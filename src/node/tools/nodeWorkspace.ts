@@ -1,0 +1,75 @@
+import { promises as fsp } from 'fs';
+import type { DirectoryEntry, EntryKind, ExecResult, ResolvedPath, SearchHit, Workspace } from '../../core/ports/workspace';
+import type { WorkspaceInfo } from '../../core/tools/types';
+import { execShell } from './nodeExec';
+import { readSmallFile, searchFiles } from './nodeSearch';
+import { protectedPathReason } from './protectedPaths';
+import { openResolvedForRead, resolveInWorkspace, writeResolved } from './workspacePaths';
+
+/**
+ * The workspace on disk: paths confined to the folders (links and `..` resolved, files swapped
+ * in after the check refused), reads and writes through the file system, commands through /bin/sh.
+ * Used by the command line, the replay and the tests; VS Code's version reads and writes editors.
+ */
+export class NodeWorkspace implements Workspace {
+  constructor(protected readonly info: WorkspaceInfo) {}
+
+  get folders(): readonly string[] {
+    return this.info.folders;
+  }
+
+  get trusted(): boolean {
+    return this.info.trusted;
+  }
+
+  resolve(input: string, options: { mustExist: boolean }): Promise<ResolvedPath> {
+    return resolveInWorkspace(input, this.info, options);
+  }
+
+  async kind(path: ResolvedPath): Promise<EntryKind | undefined> {
+    const stat = await fsp.lstat(path.absolute).catch(() => undefined);
+    if (!stat) return undefined;
+    return stat.isDirectory() ? 'directory' : stat.isFile() ? 'file' : stat.isSymbolicLink() ? 'symlink' : 'other';
+  }
+
+  async readFile(path: ResolvedPath, maxBytes: number): Promise<{ bytes: Uint8Array; size: number }> {
+    const { handle, stat } = await openResolvedForRead(path);
+    try {
+      if (maxBytes >= stat.size) return { bytes: await handle.readFile(), size: stat.size };
+      const bytes = Buffer.alloc(Math.min(stat.size, maxBytes));
+      await handle.read(bytes, 0, bytes.length, 0);
+      return { bytes, size: stat.size };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** A file the search walk found; VS Code's version reads an unsaved editor's text instead. */
+  protected readListed(absolute: string, maxBytes: number): Promise<Uint8Array | undefined> {
+    return readSmallFile(absolute, maxBytes);
+  }
+
+  search(root: ResolvedPath, pattern: RegExp, options: { maxResults: number; untrusted: boolean; signal: AbortSignal }): Promise<SearchHit[]> {
+    return searchFiles(root, pattern, { ...options, read: (path, maxBytes) => this.readListed(path, maxBytes) });
+  }
+
+  async list(absolute: string): Promise<DirectoryEntry[]> {
+    const entries = await fsp.readdir(absolute, { withFileTypes: true }).catch(() => []);
+    return entries
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((e) => ({ name: e.name, kind: e.isDirectory() ? 'directory' : e.isSymbolicLink() ? 'symlink' : e.isFile() ? 'file' : 'other' }));
+  }
+
+  async writeFile(input: string, path: ResolvedPath, text: string, _basis?: string): Promise<string | undefined> {
+    await writeResolved(input, this.info, path, text);
+    return undefined;
+  }
+
+  exec(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal: AbortSignal }): Promise<ExecResult> {
+    return execShell(command, options);
+  }
+
+  protectedReason(absolute: string): Promise<string | undefined> {
+    return protectedPathReason(absolute, this.info.folders);
+  }
+}

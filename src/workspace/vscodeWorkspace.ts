@@ -1,0 +1,93 @@
+import { realpathSync } from 'fs';
+import * as vscode from 'vscode';
+import type { ResolvedPath } from '../core/ports/workspace';
+import { ToolInputError, type WorkspaceInfo } from '../core/tools/types';
+import { NodeWorkspace } from '../node/tools/nodeWorkspace';
+import { confirmResolved } from '../node/tools/workspacePaths';
+
+const encoder = new TextEncoder();
+
+const withoutBom = (text: string) => text.replace(/^\uFEFF/, '');
+
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The open document for a real path, if an editor holds one (matched through links as well). */
+function openDocument(absolute: string): vscode.TextDocument | undefined {
+  const docs = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file' && !d.isClosed);
+  return docs.find((d) => d.uri.fsPath === absolute) ?? docs.find((d) => realPath(d.uri.fsPath) === absolute);
+}
+
+/** The smallest range of `before` to replace so it reads `after`: the edit touches only what changed. */
+function changedRange(before: string, after: string): { start: number; end: number; text: string } {
+  let start = 0;
+  const max = Math.min(before.length, after.length);
+  while (start < max && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  let tail = 0;
+  while (tail < max - start && before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)) tail++;
+  return { start, end: before.length - tail, text: after.slice(start, after.length - tail) };
+}
+
+/**
+ * The workspace as the user sees it in VS Code. Paths are confined exactly as on disk (the Node
+ * rules: folders, links, protected paths), commands run the same way; but reads and searches see
+ * an open editor's unsaved text, and writes go through `WorkspaceEdit`, so each one is a single
+ * undo step in the editor and keeps the user's unsaved changes around the edit.
+ *
+ * After an edit the document is saved only when it had no unsaved changes before, so the file on
+ * disk follows the agent's edit (tests and commands see it) without saving work the user had not
+ * saved; in that case the result tells the model the change is in the editor, not yet on disk.
+ */
+export class VscodeWorkspace extends NodeWorkspace {
+  constructor(info: WorkspaceInfo) {
+    super(info);
+  }
+
+  override async readFile(path: ResolvedPath, maxBytes: number): Promise<{ bytes: Uint8Array; size: number }> {
+    const doc = openDocument(path.absolute);
+    if (!doc?.isDirty) return super.readFile(path, maxBytes);
+    const bytes = encoder.encode(doc.getText());
+    return { bytes: bytes.length > maxBytes ? bytes.subarray(0, maxBytes) : bytes, size: bytes.length };
+  }
+
+  protected override async readListed(absolute: string, maxBytes: number): Promise<Uint8Array | undefined> {
+    const doc = openDocument(absolute);
+    if (!doc?.isDirty) return super.readListed(absolute, maxBytes);
+    const bytes = encoder.encode(doc.getText());
+    return bytes.length > maxBytes ? undefined : bytes;
+  }
+
+  override async writeFile(input: string, path: ResolvedPath, text: string, basis: string | undefined): Promise<string | undefined> {
+    await confirmResolved(input, this.info, path);
+    const uri = vscode.Uri.file(path.absolute);
+    const open = openDocument(path.absolute);
+    const exists = Boolean(open) || (await vscode.workspace.fs.stat(uri).then(() => true, () => false));
+    const edit = new vscode.WorkspaceEdit();
+    let doc: vscode.TextDocument | undefined;
+    if (!exists) {
+      if (basis !== undefined) throw new ToolInputError(`${path.relative} was deleted while waiting for approval; nothing was written`);
+      edit.createFile(uri, { ignoreIfExists: false });
+      edit.insert(uri, new vscode.Position(0, 0), text);
+    } else {
+      doc = open ?? (await vscode.workspace.openTextDocument(uri));
+      const current = doc.getText();
+      // An editor holds the text without the file's byte-order mark; the tool read it with one.
+      text = withoutBom(text);
+      // The user may have typed while the card waited: never write over text the tool did not see.
+      if (basis !== undefined && current !== withoutBom(basis)) throw new ToolInputError(`${path.relative} changed while waiting for approval; nothing was written. Read it again.`);
+      const change = changedRange(current, text);
+      edit.replace(uri, new vscode.Range(doc.positionAt(change.start), doc.positionAt(change.end)), change.text);
+    }
+    const wasDirty = doc?.isDirty ?? false;
+    if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code did not apply the edit to ${path.relative}`);
+    const written = doc ?? openDocument(path.absolute) ?? (await vscode.workspace.openTextDocument(uri));
+    if (wasDirty) return 'The editor had unsaved changes, so the edit is in the editor but not saved to disk yet.';
+    if (!(await written.save())) throw new Error(`VS Code could not save ${path.relative}`);
+    return undefined;
+  }
+}

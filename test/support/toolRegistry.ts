@@ -1,0 +1,47 @@
+import type { ToolRunOptions, ToolRunResult } from '../../src/core/agent/toolRunner';
+import type { ApprovalAnswer, ApprovalPolicy } from '../../src/core/tools/approval';
+import { ToolRegistry } from '../../src/core/tools/registry';
+import { SessionApprovals } from '../../src/core/tools/sessionApprovals';
+import type { ApprovalRequest, Tool, ToolLimits } from '../../src/core/tools/types';
+import { NodeWorkspace } from '../../src/node/tools/nodeWorkspace';
+
+export const TEST_LIMITS: ToolLimits = { commandTimeoutMs: 10_000, maxCommandOutputBytes: 64 * 1024, maxReadBytes: 1024 * 1024 };
+
+export interface TestRegistryOptions {
+  tools: readonly Tool[] | (() => readonly Tool[]);
+  folders?: string[];
+  trusted?: boolean | (() => boolean);
+  policy?: ApprovalPolicy;
+  allowedTools?: string[];
+  /** The user's answer; denies by default. */
+  ask?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+  withdraw?: (request: ApprovalRequest) => void;
+  limits?: Partial<ToolLimits>;
+  onCall?: (name: string) => void;
+}
+
+/** A registry over a Node workspace on disk, as the command line and the tests use it. */
+export function testRegistry(options: TestRegistryOptions): ToolRegistry {
+  const trusted = typeof options.trusted === 'function' ? options.trusted : () => (options.trusted as boolean | undefined) ?? true;
+  return new ToolRegistry({
+    sources: [typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[]],
+    workspace: () => new NodeWorkspace({ folders: options.folders ?? [], trusted: trusted() }),
+    approvals: new SessionApprovals({
+      policy: () => options.policy ?? { commands: 'ask', edits: 'ask' },
+      allowedTools: () => options.allowedTools ?? [],
+      ask: options.ask ?? (async () => ({ approved: false })),
+      withdraw: options.withdraw,
+    }),
+    limits: { ...TEST_LIMITS, ...options.limits },
+    onCall: options.onCall,
+  });
+}
+
+export function runOptions(signal = new AbortController().signal, seen?: { shown: ApprovalRequest[]; resolved: string[] }): ToolRunOptions {
+  return { signal, onApprovalNeeded: (r) => seen?.shown.push(r), onApprovalResolved: (d) => seen?.resolved.push(d) };
+}
+
+/** A result's output as text. */
+export function outputText(result: ToolRunResult): string {
+  return typeof result.output === 'string' ? result.output : Buffer.from(result.output).toString('utf8');
+}
