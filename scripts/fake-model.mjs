@@ -80,7 +80,7 @@ export async function startFakeModel({ port = 11435, host = '127.0.0.1', delayMs
       res.end(JSON.stringify(body));
     };
     if (req.method === 'GET' && url.pathname === '/v1/models') {
-      return json(200, { object: 'list', data: [{ id: MODEL_ID, object: 'model', created: 1_700_000_000, owned_by: 'tally' }] });
+      return json(200, { object: 'list', data: [{ id: MODEL_ID, object: 'model', created: 1_700_000_000, owned_by: 'tally', max_model_len: 32_768 }] });
     }
     if (req.method !== 'POST' || url.pathname !== '/v1/chat/completions') {
       return json(404, { error: { message: `Invalid URL (${req.method} ${url.pathname})`, type: 'invalid_request_error', param: null, code: null } });

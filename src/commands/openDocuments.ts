@@ -2,7 +2,7 @@ import { TextDecoder } from 'util';
 import * as vscode from 'vscode';
 import type { Message } from '../core/model/message';
 import type { RequestItem, TurnUsageRecord } from '../core/model/records';
-import { requestItemFullText } from '../core/session/itemText';
+import { messageText, requestItemFullText } from '../core/session/itemText';
 import { callArguments, toolCallLabel, withRequest } from '../host/documentTitles';
 import type { SessionController } from '../host/sessionController';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
@@ -59,8 +59,12 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
     return undefined;
   }
   const message = messages.find((m) => m.id === item.messageId);
-  // The same text the inspector shows when the item is expanded, whole.
-  const { text } = await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined });
+  // The same text the inspector shows when the item is expanded, whole: a message as it was sent,
+  // a prompt part from the text its request stored.
+  const text = message ? messageText(message) : await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined }).then(
+    (found) => found.text,
+    (error: unknown) => `${item.label ?? item.kind}: ${item.preview}\n\n(${error instanceof Error ? error.message : String(error)})`,
+  );
   return docs.open(itemTitle(item, message, callArguments(transcript), requestIndex), text, 'txt');
 }
 

@@ -4,3 +4,5 @@
  */
 export type { CompactionEventRecord, CompactionTrigger, ComponentTokens, RemovalReason, RemovedItem, RequestItem, TurnUsageRecord } from '../core/model/records';
 export type { BlobInfo, SessionInfo } from '../core/ports/sessionStore';
+/** Who owns a request's tokens, in stacking order, with their names: the same in every view. */
+export { TOKEN_OWNERS } from '../core/model/owners';

@@ -33,64 +33,46 @@ function value<T>(c: Check<T>): T {
   return (c as { ok: true; value: T }).value;
 }
 
+type Reader = (f: Fields, key: string) => Check<unknown>;
+
+/**
+ * A message made of its fields, each checked by its reader in order (the first failure wins);
+ * optional fields are checked only when present.
+ */
+function fields<T>(type: string, required: Record<string, Reader>, optional: Record<string, Reader> = {}): Spec<T> {
+  return {
+    keys: [...Object.keys(required), ...Object.keys(optional)],
+    build: (f) => {
+      const out: Record<string, unknown> = { type };
+      for (const [key, read] of Object.entries(required)) {
+        const c = read(f, key);
+        if (!c.ok) return c;
+        out[key] = c.value;
+      }
+      for (const [key, read] of Object.entries(optional)) {
+        if (f[key] === undefined) continue;
+        const c = read(f, key);
+        if (!c.ok) return c;
+        out[key] = c.value;
+      }
+      return { ok: true, value: out as T };
+    },
+  };
+}
+
+// Item ids hold AGENTS.md paths, which may be longer than a plain id.
+const readItemId: Reader = (f, key) => readString(f, key, LIMITS.itemIdBytes);
+
 const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
   ready: { keys: [], build: () => ({ ok: true, value: { type: 'ready' } }) },
   refresh: { keys: [], build: () => ({ ok: true, value: { type: 'refresh' } }) },
-  selectTurn: {
-    keys: ['requestIndex'],
-    build: (f) => {
-      const i = readIndex(f, 'requestIndex');
-      return all([i], () => ({ type: 'selectTurn', requestIndex: value(i) }));
-    },
-  },
-  requestItemText: {
-    keys: ['requestIndex', 'itemId'],
-    build: (f) => {
-      const i = f.requestIndex === undefined ? undefined : readIndex(f, 'requestIndex');
-      // Item ids hold AGENTS.md paths, which may be longer than a plain id.
-      const id = readString(f, 'itemId', LIMITS.itemIdBytes);
-      return all(i ? [i, id] : [id], () => (i ? { type: 'requestItemText', requestIndex: value(i), itemId: value(id) } : { type: 'requestItemText', itemId: value(id) }));
-    },
-  },
-  loadBlob: {
-    keys: ['refId', 'offset'],
-    build: (f) => {
-      const r = readId(f, 'refId');
-      const o = readIndex(f, 'offset');
-      return all([r, o], () => ({ type: 'loadBlob', refId: value(r), offset: value(o) }));
-    },
-  },
-  openBlobInEditor: {
-    keys: ['refId'],
-    build: (f) => {
-      const r = readId(f, 'refId');
-      return all([r], () => ({ type: 'openBlobInEditor', refId: value(r) }));
-    },
-  },
-  openSummary: {
-    keys: ['compactionId'],
-    build: (f) => {
-      const c = readId(f, 'compactionId');
-      return all([c], () => ({ type: 'openSummary', compactionId: value(c) }));
-    },
-  },
-  openRequestItem: {
-    keys: ['requestIndex', 'position'],
-    build: (f) => {
-      const p = readIndex(f, 'position');
-      if (f.requestIndex === undefined) return all([p], () => ({ type: 'openRequestItem', position: value(p) }));
-      const r = readIndex(f, 'requestIndex');
-      return all([r, p], () => ({ type: 'openRequestItem', requestIndex: value(r), position: value(p) }));
-    },
-  },
-  pin: {
-    keys: ['messageId', 'pinned'],
-    build: (f) => {
-      const m = readId(f, 'messageId');
-      const p = readBoolean(f, 'pinned');
-      return all([m, p], () => ({ type: 'pin', messageId: value(m), pinned: value(p) }));
-    },
-  },
+  selectTurn: fields('selectTurn', { requestIndex: readIndex }),
+  requestItemText: fields('requestItemText', { itemId: readItemId }, { requestIndex: readIndex }),
+  loadBlob: fields('loadBlob', { refId: readId, offset: readIndex }),
+  openBlobInEditor: fields('openBlobInEditor', { refId: readId }),
+  openSummary: fields('openSummary', { compactionId: readId }),
+  openRequestItem: fields('openRequestItem', { position: readIndex }, { requestIndex: readIndex }),
+  pin: fields('pin', { messageId: readId, pinned: readBoolean }),
   previewCompaction: {
     keys: ['focus'],
     build: (f) => {
@@ -113,27 +95,9 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   newSession: { keys: [], build: () => ({ ok: true, value: { type: 'newSession' } }) },
   openInspector: { keys: [], build: () => ({ ok: true, value: { type: 'openInspector' } }) },
   retry: { keys: [], build: () => ({ ok: true, value: { type: 'retry' } }) },
-  copyCode: {
-    keys: ['code'],
-    build: (f) => {
-      const c = readString(f, 'code', LIMITS.codeBytes, { allowEmpty: true });
-      return all([c], () => ({ type: 'copyCode', code: value(c) }));
-    },
-  },
-  insertCode: {
-    keys: ['code'],
-    build: (f) => {
-      const c = readString(f, 'code', LIMITS.codeBytes);
-      return all([c], () => ({ type: 'insertCode', code: value(c) }));
-    },
-  },
-  openLink: {
-    keys: ['url'],
-    build: (f) => {
-      const u = readOpenableUrl(f, 'url');
-      return all([u], () => ({ type: 'openLink', url: value(u) }));
-    },
-  },
+  copyCode: fields('copyCode', { code: (f, key) => readString(f, key, LIMITS.codeBytes, { allowEmpty: true }) }),
+  insertCode: fields('insertCode', { code: (f, key) => readString(f, key, LIMITS.codeBytes) }),
+  openLink: fields('openLink', { url: readOpenableUrl }),
   send: {
     keys: ['text'],
     build: (f) => {
@@ -142,37 +106,10 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
       return all([t], () => ({ type: 'send', text: value(t) }));
     },
   },
-  approval: {
-    keys: ['callId', 'approved', 'forSession'],
-    build: (f) => {
-      const c = readId(f, 'callId');
-      const a = readBoolean(f, 'approved');
-      if (f.forSession === undefined) return all([c, a], () => ({ type: 'approval', callId: value(c), approved: value(a) }));
-      const s = readBoolean(f, 'forSession');
-      return all([c, a, s], () => ({ type: 'approval', callId: value(c), approved: value(a), forSession: value(s) }));
-    },
-  },
-  resumeSession: {
-    keys: ['sessionId'],
-    build: (f) => {
-      const s = readId(f, 'sessionId');
-      return all([s], () => ({ type: 'resumeSession', sessionId: value(s) }));
-    },
-  },
-  selectModel: {
-    keys: ['modelId'],
-    build: (f) => {
-      const m = readString(f, 'modelId', LIMITS.modelIdChars, { allowEmpty: true });
-      return all([m], () => ({ type: 'selectModel', modelId: value(m) }));
-    },
-  },
-  openResult: {
-    keys: ['refId'],
-    build: (f) => {
-      const r = readId(f, 'refId');
-      return all([r], () => ({ type: 'openResult', refId: value(r) }));
-    },
-  },
+  approval: fields('approval', { callId: readId, approved: readBoolean }, { forSession: readBoolean }),
+  resumeSession: fields('resumeSession', { sessionId: readId }),
+  selectModel: fields('selectModel', { modelId: (f, key) => readString(f, key, LIMITS.modelIdChars, { allowEmpty: true }) }),
+  openResult: fields('openResult', { refId: readId }),
 };
 
 function withFocus<T extends { type: string }>(message: T, focus: string | undefined): T & { focus?: string } {

@@ -1,26 +1,14 @@
-import type { ComponentTokens } from '../../src/protocol/records';
+import { TOKEN_OWNERS, type ComponentTokens } from '../../src/protocol/records';
 import type { BudgetView } from '../../src/protocol/inspector';
 
 export type UsedSegment = keyof ComponentTokens;
 export type SegmentName = UsedSegment | 'free' | 'reserve';
 
 /** The owners of used tokens, in bar order; conversation is split in three. */
-export const USED_SEGMENTS: ReadonlyArray<{ name: UsedSegment; label: string; group: string }> = [
-  { name: 'system', label: 'System', group: 'System' },
-  { name: 'skills', label: 'Skills', group: 'Skills' },
-  { name: 'tools', label: 'Tools', group: 'Tools' },
-  { name: 'messages', label: 'Messages', group: 'Conversation' },
-  { name: 'toolResults', label: 'Tool results', group: 'Conversation' },
-  { name: 'summaries', label: 'Summaries', group: 'Conversation' },
-];
+export const USED_SEGMENTS: ReadonlyArray<{ name: UsedSegment; label: string; group: string }> = TOKEN_OWNERS.map(({ key, label, group }) => ({ name: key, label, group }));
 
 export const SEGMENT_LABELS: Record<SegmentName, string> = {
-  system: 'System',
-  skills: 'Skills',
-  tools: 'Tools',
-  messages: 'Messages',
-  toolResults: 'Tool results',
-  summaries: 'Summaries',
+  ...(Object.fromEntries(TOKEN_OWNERS.map(({ key, label }) => [key, label])) as Record<UsedSegment, string>),
   free: 'Free space',
   reserve: 'Output reserve',
 };

@@ -1,17 +1,14 @@
 import type { ComponentTokens } from '../model/records';
 import type { RequestReport, RunReport } from '../replay/replay';
+import { TOKEN_OWNERS } from '../model/owners';
 import { escapeHtml } from './escape';
 import { retentionSection } from './retentionSection';
 
+/** The report's colour per owner (a standalone page: no VS Code theme colours to borrow). */
+const COLORS: Record<keyof ComponentTokens, string> = { system: '#3b82f6', skills: '#8b5cf6', tools: '#f59e0b', messages: '#10b981', toolResults: '#ef4444', summaries: '#eab308' };
+
 /** Segment order and colours shared by the bar and the timeline. */
-const SEGMENTS: Array<{ key: keyof ComponentTokens; label: string; color: string }> = [
-  { key: 'system', label: 'System', color: '#3b82f6' },
-  { key: 'skills', label: 'Skills', color: '#8b5cf6' },
-  { key: 'tools', label: 'Tools', color: '#f59e0b' },
-  { key: 'messages', label: 'Messages', color: '#10b981' },
-  { key: 'toolResults', label: 'Tool results', color: '#ef4444' },
-  { key: 'summaries', label: 'Summaries', color: '#eab308' },
-];
+const SEGMENTS = TOKEN_OWNERS.map((owner) => ({ ...owner, color: COLORS[owner.key] }));
 
 export { escapeHtml };
 

@@ -1,0 +1,11 @@
+import type { ComponentTokens } from './records';
+
+/** Who owns a request's tokens, in the order every view stacks them, with the names they show. */
+export const TOKEN_OWNERS: ReadonlyArray<{ key: keyof ComponentTokens; label: string; group: 'System' | 'Skills' | 'Tools' | 'Conversation' }> = [
+  { key: 'system', label: 'System', group: 'System' },
+  { key: 'skills', label: 'Skills', group: 'Skills' },
+  { key: 'tools', label: 'Tools', group: 'Tools' },
+  { key: 'messages', label: 'Messages', group: 'Conversation' },
+  { key: 'toolResults', label: 'Tool results', group: 'Conversation' },
+  { key: 'summaries', label: 'Summaries', group: 'Conversation' },
+];
