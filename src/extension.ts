@@ -2,7 +2,8 @@ import './node/usePlatform';
 import * as vscode from 'vscode';
 import { compactContextCommand } from './commands/compactContext';
 import { exportSessionCommand } from './commands/exportSession';
-import { selectModelCommand, setApiKeyCommand } from './commands/modelCommands';
+import { setApiKeyCommand } from './commands/modelCommands';
+import { runModelPicker } from './commands/modelPicker';
 import { resumeSessionCommand } from './commands/sessionCommands';
 import { openRequestItemCommand, openResultCommand, openSummaryCommand } from './commands/openDocuments';
 import { openDemoReplayCommand, openTranscriptCommand } from './commands/transcriptCommands';
@@ -49,6 +50,18 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     }
   };
 
+  // Select Model writes several settings in a row: the session is opened again once for the burst,
+  // not once per setting (each open may ask a local server for its window).
+  let reopenQueued = false;
+  const reopenAfterSettings = () => {
+    if (reopenQueued) return;
+    reopenQueued = true;
+    setTimeout(() => {
+      reopenQueued = false;
+      if (sessions.active && !sessions.active.agent?.busy) void sessions.open(sessions.active.info.id, sessions.active.replayLabel);
+    }, 0);
+  };
+
   context.subscriptions.push(
     log,
     storeHost,
@@ -67,7 +80,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     })()),
     vscode.commands.registerCommand('tally.newSession', () => run(async () => (await sessions.create()).info.id)()),
     vscode.commands.registerCommand('tally.resumeSession', (id?: string) => run(() => resumeSessionCommand(sessions, typeof id === 'string' ? id : undefined))()),
-    vscode.commands.registerCommand('tally.selectModel', () => run(() => selectModelCommand(keys))()),
+    vscode.commands.registerCommand('tally.selectModel', () => run(() => runModelPicker(keys))()),
     vscode.commands.registerCommand('tally.setApiKey', (args?: Parameters<typeof setApiKeyCommand>[1]) => run(() => setApiKeyCommand(keys, args))()),
     vscode.commands.registerCommand('tally.showLoadedInstructions', () => run(() => showLoadedInstructions(agents, docs))()),
     vscode.commands.registerCommand('tally.exportSession', (args?: Parameters<typeof exportSessionCommand>[2]) => run(() => exportSessionCommand(sessions, docs, args))()),
@@ -78,7 +91,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     vscode.commands.registerCommand('tally.openRequestItem', (requestIndex: number | undefined, position: number) => run(() => openRequestItemCommand(sessions, docs, requestIndex, position))()),
     vscode.commands.registerCommand('tally.statusBarShown', () => meter.shown),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('tally') && sessions.active && !sessions.active.agent?.busy) void sessions.open(sessions.active.info.id, sessions.active.replayLabel);
+      if (e.affectsConfiguration('tally')) reopenAfterSettings();
     }),
     keys.onDidChange(() => {
       if (sessions.active && !sessions.active.agent?.busy && !sessions.active.replayLabel) void sessions.open(sessions.active.info.id);

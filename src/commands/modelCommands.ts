@@ -2,23 +2,11 @@ import * as vscode from 'vscode';
 import { readConfiguration, type ProviderKind } from '../config/readSettings';
 import { endpointOrigin } from '../core/providers/endpointOrigin';
 import type { ApiKeys } from '../secrets/apiKeys';
-import { runModelPicker } from './modelPicker';
-
-const PROVIDERS: Array<{ label: string; provider: ProviderKind; detail: string }> = [
-  { label: 'VS Code Language Models', provider: 'vscode-lm', detail: 'Models installed in VS Code, e.g. GitHub Copilot' },
-  { label: 'Anthropic', provider: 'anthropic', detail: 'Claude models with your Anthropic API key' },
-  { label: 'OpenAI', provider: 'openai', detail: 'OpenAI models with your OpenAI API key' },
-  { label: 'OpenAI-compatible server', provider: 'openai-compatible', detail: 'Ollama, LM Studio, vLLM… (set the base URL)' },
-];
-
-/** Tally: Select Model — see modelPicker.ts for the flow. */
-export async function selectModelCommand(keys: ApiKeys): Promise<boolean> {
-  return runModelPicker(keys);
-}
+import { PROVIDER_ITEMS } from './modelPicker';
 
 /** Tally: Set API Key — stored in SecretStorage only. */
 export async function setApiKeyCommand(keys: ApiKeys, args?: { provider: ProviderKind; key: string }): Promise<boolean> {
-  const provider = args?.provider ?? (await vscode.window.showQuickPick(PROVIDERS.filter((p) => p.provider !== 'vscode-lm'), { title: 'Tally: Set API Key — provider' }))?.provider;
+  const provider = args?.provider ?? (await vscode.window.showQuickPick(PROVIDER_ITEMS.filter((p) => p.provider !== 'vscode-lm'), { title: 'Tally: Set API Key — provider' }))?.provider;
   if (!provider || provider === 'vscode-lm') return false;
   // The key is bound to the endpoint the user's own settings point this provider at.
   const config = readConfiguration();

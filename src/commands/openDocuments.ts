@@ -3,17 +3,11 @@ import * as vscode from 'vscode';
 import type { Message } from '../core/model/message';
 import type { RequestItem, TurnUsageRecord } from '../core/model/records';
 import { messageText, requestItemFullText } from '../core/session/itemText';
-import { callArguments, toolCallLabel, withRequest } from '../host/documentTitles';
+import { callArguments, firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from '../host/documentTitles';
 import type { SessionController } from '../host/sessionController';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 
 const MAX_RESULT_BYTES = 64 * 1024 * 1024;
-
-/** The first request that carried the message with this id. */
-function firstRequestWith(usage: readonly TurnUsageRecord[], messageId: string | undefined): number | undefined {
-  if (!messageId) return undefined;
-  return usage.find((u) => u.items.some((i) => i.messageId === messageId))?.requestIndex;
-}
 
 /** Opens an offloaded tool result, read from the store, named by its tool, what it acted on, and the request. */
 export async function openResultCommand(sessions: SessionController, docs: ReadOnlyDocuments, refId: string): Promise<vscode.TextDocument | undefined> {
@@ -25,10 +19,10 @@ export async function openResultCommand(sessions: SessionController, docs: ReadO
   }
   const slice = await store.readBlob(refId, 0, Math.min(info.byteSize, MAX_RESULT_BYTES));
   const content = new TextDecoder('utf-8', { fatal: false }).decode(slice.bytes);
-  const [transcript, usage] = await Promise.all([store.loadTranscript(info.sessionId), store.listTurnUsage(info.sessionId)]);
+  const [transcript, usage] = await Promise.all([store.loadTranscript(info.sessionId), store.listTurnUsage(info.sessionId, { items: false })]);
   const call = info.toolCallId ? callArguments(transcript).get(info.toolCallId) : undefined;
   const resultMessage = transcript.find((m) => m.role === 'tool' && m.toolCallId === info.toolCallId);
-  const title = withRequest(toolCallLabel(info.toolName, call?.arguments), firstRequestWith(usage, resultMessage?.id));
+  const title = withRequest(toolCallLabel(info.toolName, call?.arguments), firstRequestAfter(requestsByTime(usage), resultMessage?.createdAt));
   return docs.open(`${title} (full result)`, content, 'txt');
 }
 
@@ -45,12 +39,13 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
   const transcript = await store.loadTranscript(session.info.id);
   let items: RequestItem[];
   let messages: readonly Message[] = transcript;
+  let usage: TurnUsageRecord[] | undefined;
   if (requestIndex === undefined) {
     const plan = session.manager.planRequest(session.fixed);
     items = plan.items;
     messages = [...plan.messages, ...transcript];
   } else {
-    const usage = await store.listTurnUsage(session.info.id);
+    usage = await store.listTurnUsage(session.info.id);
     items = usage.find((u) => u.requestIndex === requestIndex)?.items ?? [];
   }
   const item = items[position];
@@ -61,7 +56,7 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
   const message = messages.find((m) => m.id === item.messageId);
   // The same text the inspector shows when the item is expanded, whole: a message as it was sent,
   // a prompt part from the text its request stored.
-  const text = message ? messageText(message) : await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined }).then(
+  const text = message ? messageText(message) : await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined, usage }).then(
     (found) => found.text,
     (error: unknown) => `${item.label ?? item.kind}: ${item.preview}\n\n(${error instanceof Error ? error.message : String(error)})`,
   );

@@ -9,11 +9,6 @@ import { chatMeter, itemTokens, turnUsage, usageByTurn } from './turnFigures';
 import type { ActiveSession } from './sessionController';
 import { turnNotice, type LiveTurn, type TurnNotice } from './turnTracker';
 
-/**
- * The conversation as the user saw it: the full transcript (not the compacted context), with
- * compaction notices in place, then the running turn (`live`) or what the last turn left (`ended`:
- * its error), which stays until the next turn starts.
- */
 /** What the chat shows besides the stored conversation. */
 export interface ChatExtras {
   live?: LiveTurn;
@@ -66,6 +61,11 @@ function figuresEntry(turnOf: string, figures: ChatTurnUsage, memo: ChatEntryMem
   return entry;
 }
 
+/**
+ * The conversation as the user saw it: the full transcript (not the compacted context), with
+ * compaction notices in place, then the running turn (`live`) or what the last turn left (`ended`:
+ * its error), which stays until the next turn starts.
+ */
 export function buildChatEntries(transcript: readonly Message[], compactions: readonly CompactionEventRecord[], extras: ChatExtras = {}, memo = new ChatEntryMemo()): ChatEntry[] {
   const { live, ended = [], usage = [] } = extras;
   memo.timeline.update(transcript, itemTokens(usage));

@@ -3,6 +3,7 @@
  * the path, the pattern), never by an opaque id. No `vscode` import.
  */
 import type { Message } from '../core/model/message';
+import type { TurnUsageRecord } from '../core/model/records';
 
 /** Argument names that say what a call acted on, most telling first. */
 const SUBJECT_KEYS = ['command', 'cmd', 'pattern', 'query', 'path', 'file', 'filePath', 'file_path', 'url', 'name', 'ref_id'];
@@ -45,4 +46,25 @@ export function callArguments(transcript: readonly Message[]): Map<string, { nam
 /** "run_command npm test · request #12" */
 export function withRequest(label: string, requestIndex: number | undefined): string {
   return requestIndex === undefined ? label : `${label} · request #${requestIndex}`;
+}
+
+/** Usage records in the order they were made, for `firstRequestAfter`. */
+export function requestsByTime(usage: readonly TurnUsageRecord[]): TurnUsageRecord[] {
+  return [...usage].sort((a, b) => a.createdAt - b.createdAt || a.requestIndex - b.requestIndex);
+}
+
+/**
+ * The first request made at or after `time`: the one that first carried a message recorded then
+ * (found from the records' times, so no request's item list has to be read).
+ */
+export function firstRequestAfter(byTime: readonly TurnUsageRecord[], time: number | undefined): number | undefined {
+  if (time === undefined) return undefined;
+  let lo = 0;
+  let hi = byTime.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (byTime[mid].createdAt < time) lo = mid + 1;
+    else hi = mid;
+  }
+  return byTime[lo]?.requestIndex;
 }

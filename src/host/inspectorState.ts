@@ -1,9 +1,9 @@
 import type { Message } from '../core/model/message';
 import type { BlobInfo, SessionStore, TurnUsageRecord } from '../core/ports/sessionStore';
-import { callArguments, toolCallLabel, withRequest } from './documentTitles';
+import { callArguments, firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from './documentTitles';
 import type { BudgetView, InspectorState, TurnView } from '../protocol/inspector';
 import type { ActiveSession } from './sessionController';
-import { sessionWindowFigures } from './turnFigures';
+import { budgetWindowFigures } from './turnFigures';
 
 /** Names each offloaded result by its tool, what the call acted on, and the first request that carried it. */
 function titlesOf(blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[], transcript: readonly Message[]): Record<string, string> {
@@ -12,7 +12,7 @@ function titlesOf(blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[],
   for (const m of transcript) if (m.role === 'tool' && m.toolCallId) resultIds.set(m.toolCallId, m.id);
   const created = new Map<string, number>();
   for (const m of transcript) if (m.role === 'tool') created.set(m.id, m.createdAt);
-  const byTime = [...usage].sort((a, b) => a.createdAt - b.createdAt || a.requestIndex - b.requestIndex);
+  const byTime = requestsByTime(usage);
   const out: Record<string, string> = {};
   for (const b of blobs) {
     const call = b.toolCallId ? calls.get(b.toolCallId) : undefined;
@@ -20,19 +20,6 @@ function titlesOf(blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[],
     out[b.id] = withRequest(toolCallLabel(b.toolName, call?.arguments), resultId ? firstRequestAfter(byTime, created.get(resultId)) : undefined);
   }
   return out;
-}
-
-/** The first request made at or after `time`: the one that first carried a result recorded then. */
-function firstRequestAfter(byTime: readonly TurnUsageRecord[], time: number | undefined): number | undefined {
-  if (time === undefined) return undefined;
-  let lo = 0;
-  let hi = byTime.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (byTime[mid].createdAt < time) lo = mid + 1;
-    else hi = mid;
-  }
-  return byTime[lo]?.requestIndex;
 }
 
 /**
@@ -45,6 +32,7 @@ export async function buildInspectorState(session: ActiveSession | undefined, st
   const [usage, compactions, blobs] = await Promise.all([store.listTurnUsage(id, { items: false }), store.listCompactionEvents(id), store.listBlobs(id)]);
   const plan = session.manager.planRequest(session.fixed);
   const budget = plan.budget;
+  const calibration = session.manager.calibration.view();
   const budgetView: BudgetView = {
     contextWindow: budget.contextWindow,
     maxOutputTokens: budget.maxOutputTokens,
@@ -55,7 +43,7 @@ export async function buildInspectorState(session: ActiveSession | undefined, st
     compactAtTokens: budget.compactAtTokens,
     blockAtTokens: budget.blockAtTokens,
     warning: budget.windowIsFallback ? budget.warning : undefined,
-    calibration: session.manager.calibration.view().samples > 0 ? session.manager.calibration.view() : undefined,
+    calibration: calibration.samples > 0 ? calibration : undefined,
   };
   const turns: TurnView[] = usage.map((u) => ({
     requestIndex: u.requestIndex,
@@ -69,14 +57,14 @@ export async function buildInspectorState(session: ActiveSession | undefined, st
     compactionId: u.compactionId,
     itemCount: u.itemCount,
   }));
-  const blobTitles = blobs.length ? await titlesOf(blobs, usage, await store.loadTranscript(id)) : undefined;
+  const blobTitles = blobs.length ? titlesOf(blobs, usage, await store.loadTranscript(id)) : undefined;
   const growth = turns.length > 1 ? (turns[turns.length - 1].estimatedInputTokens - turns[0].estimatedInputTokens) / (turns.length - 1) : undefined;
   return {
     session: { id, title: session.info.title, origin: session.info.origin },
     replayLabel: session.replayLabel,
     model: session.chat?.label ?? usage[usage.length - 1]?.model,
     budget: budgetView,
-    figures: sessionWindowFigures(session, usage[usage.length - 1]),
+    figures: budgetWindowFigures(budget, usage[usage.length - 1]),
     turns,
     compactions: [...compactions].sort((a, b) => b.startedAt - a.startedAt),
     blobs,

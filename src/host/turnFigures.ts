@@ -19,7 +19,12 @@ export function requestInputTokens(record: TurnUsageRecord): number {
  * from the working context now and the last request sent.
  */
 export function sessionWindowFigures(session: { manager: { measure(fixed: FixedComponents): ContextBudget }; fixed: FixedComponents }, last?: TurnUsageRecord): WindowFigures {
-  return windowFigures(session.manager.measure(session.fixed), last && { requestIndex: last.requestIndex, tokens: requestInputTokens(last) });
+  return budgetWindowFigures(session.manager.measure(session.fixed), last);
+}
+
+/** The shared figures from a budget already measured (a planned request carries one). */
+export function budgetWindowFigures(budget: ContextBudget, last?: TurnUsageRecord): WindowFigures {
+  return windowFigures(budget, last && { requestIndex: last.requestIndex, tokens: requestInputTokens(last) });
 }
 
 /** The chat's meter: the shared figures; with no model there is no window to warn about (the banner asks for a model). */

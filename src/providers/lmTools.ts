@@ -10,22 +10,34 @@ function isMcp(tool: vscode.LanguageModelToolInformation): boolean {
 /** Tools other extensions and MCP servers registered in VS Code (`vscode.lm.tools`), as Tally tool definitions. */
 export function lmToolDefinitions(): ToolDefinition[] {
   if (!vscode.lm?.tools) return [];
+  const owners = toolOwners();
   return vscode.lm.tools.map((t) => ({
     name: t.name,
     description: t.description,
     inputSchema: (t.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object' },
     source: isMcp(t) ? 'mcp' : 'extension',
-    origin: toolSource(t).replace(/^the extension /, ''),
+    origin: toolSource(t, owners).replace(/^the extension /, ''),
   }));
 }
 
-/** Where a tool comes from, for the approval card: the extension that contributes it, or MCP. */
-function toolSource(tool: vscode.LanguageModelToolInformation): string {
-  const owner = vscode.extensions.all.find((ext) => {
+/** The extension that contributes each tool name, read once from every extension's manifest. */
+function toolOwners(): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const ext of vscode.extensions.all) {
     const contributed: unknown = ext.packageJSON?.contributes?.languageModelTools;
-    return Array.isArray(contributed) && contributed.some((t) => t && typeof t === 'object' && (t as { name?: unknown }).name === tool.name);
-  });
-  if (owner) return `the extension ${owner.id}`;
+    if (!Array.isArray(contributed)) continue;
+    for (const t of contributed) {
+      const name = t && typeof t === 'object' ? (t as { name?: unknown }).name : undefined;
+      if (typeof name === 'string' && !owners.has(name)) owners.set(name, ext.id);
+    }
+  }
+  return owners;
+}
+
+/** Where a tool comes from, for the approval card: the extension that contributes it, or MCP. */
+function toolSource(tool: vscode.LanguageModelToolInformation, owners = toolOwners()): string {
+  const owner = owners.get(tool.name);
+  if (owner) return `the extension ${owner}`;
   if (isMcp(tool)) return 'an MCP server';
   return /^vscode_/.test(tool.name) ? 'VS Code' : 'another extension';
 }

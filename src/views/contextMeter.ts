@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { formatShare } from '../core/accounting/windowFigures';
 import type { SessionController } from '../host/sessionController';
-import { sessionWindowFigures } from '../host/turnFigures';
+import { chatMeter } from '../host/turnFigures';
 
 /** Status-bar context meter: share of the effective window; warns near the compaction threshold; opens the inspector. */
 export class ContextMeter implements vscode.Disposable {
@@ -26,13 +26,13 @@ export class ContextMeter implements vscode.Disposable {
   update(): void {
     const session = this.sessions.active;
     if (!session) return;
-    const f = sessionWindowFigures(session);
+    const f = chatMeter(session);
     this.item.text = `$(graph) ${formatShare(f.usedShare)}`;
     this.item.tooltip = new vscode.MarkdownString(
       `**Tally context**: ${f.text.used}\n\n` +
         `Effective window: ${f.text.effectiveWindow}\n\n` +
         `Compaction threshold: ${f.text.compactAt}\n\n` +
-        `Block threshold: ${f.text.blockAt}${f.warning && session.chat ? `\n\n⚠ ${f.warning}` : ''}\n\nClick to open the inspector.`,
+        `Block threshold: ${f.text.blockAt}${f.warning ? `\n\n⚠ ${f.warning}` : ''}\n\nClick to open the inspector.`,
     );
     this.item.backgroundColor =
       f.used >= f.compactAt ? new vscode.ThemeColor('statusBarItem.errorBackground') : f.usedShare >= f.compactShare - 0.15 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;

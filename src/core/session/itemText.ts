@@ -34,6 +34,8 @@ export interface RequestItemQuery {
   working: readonly Message[];
   /** The items of the next request, for an item of the working context that is not a message (framing). */
   current?: readonly RequestItem[];
+  /** The session's usage records with their items, when the caller has read them already. */
+  usage?: readonly TurnUsageRecord[];
 }
 
 /** One item's text for the inspector: cut at ITEM_TEXT_MAX_CHARS, with the full length. */
@@ -47,9 +49,9 @@ export async function requestItemText(args: RequestItemQuery): Promise<{ text: s
 export async function requestItemFullText(args: RequestItemQuery): Promise<{ text: string; item?: RequestItem }> {
   const { store, sessionId, itemId } = args;
   let item: RequestItem | undefined;
-  let usage: TurnUsageRecord[] = [];
+  let usage: readonly TurnUsageRecord[] = [];
   if (args.requestIndex !== undefined) {
-    usage = await store.listTurnUsage(sessionId);
+    usage = args.usage ?? (await store.listTurnUsage(sessionId));
     const record = usage.find((u) => u.requestIndex === args.requestIndex);
     if (!record) throw new Error(`request #${args.requestIndex} is not stored in this session`);
     item = record.items.find((i) => i.messageId === itemId);

@@ -37,6 +37,15 @@ export class ToolRegistry implements ToolRunner {
     return this.options.sources.flatMap((source) => source());
   }
 
+  /** The first source's tool with this name (first wins), without listing the later sources. */
+  private find(name: string): Tool | undefined {
+    for (const source of this.options.sources) {
+      const tool = source().find((t) => t.definition.name === name);
+      if (tool) return tool;
+    }
+    return undefined;
+  }
+
   /** What the model is offered: listed tools, without other extensions' in Restricted Mode. */
   definitions(): ToolDefinition[] {
     const trusted = this.options.workspace().trusted;
@@ -47,7 +56,7 @@ export class ToolRegistry implements ToolRunner {
 
   async run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult> {
     this.options.onCall?.(call.name);
-    const tool = this.tools().find((t) => t.definition.name === call.name);
+    const tool = this.find(call.name);
     if (!tool) return { output: `Unknown tool "${call.name}".`, isError: true };
     let args: Record<string, unknown>;
     try {

@@ -4,7 +4,8 @@ import type { WriteFs } from './atomicFile';
 import type { StoreMode } from './flusher';
 import { REF_PATTERN, SEGMENT_FILE } from './layout';
 import { blobInfoOf, INFO_COLUMNS, LegacyBlobs } from './legacyBlobs';
-import { measureContent } from './measureContent';
+import { scanOutput } from '../../core/toolOutput/scan';
+import '../usePlatform';
 import { rows } from './sqlRows';
 import { runPrepared } from './statements';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
@@ -35,7 +36,7 @@ export class BlobStore {
   }
 
   async put(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array; measured?: { sha256: string; lineCount: number } }): Promise<BlobInfo> {
-    const measured = blob.measured ?? (await measureContent(blob.content));
+    const measured = blob.measured ?? (await scanOutput(blob.content));
     const info: BlobInfo = {
       id: newId('r'),
       sessionId,

@@ -22,14 +22,24 @@ const MERGE_SLICE_MS = 10;
  * saved, the old files are removed. A crash in between leaves duplicates, which reads merge.
  */
 export class ClosedWriterMerge {
-  /** Sessions whose closed windows' files this store has already merged (or checked). */
-  private readonly done = new Set<string>();
+  /**
+   * Each session's merge of closed windows' files (or the check that there is none), run once; a
+   * read that comes while it runs waits for it instead of reading files being moved.
+   */
+  private readonly merges = new Map<string, Promise<void>>();
 
   constructor(private readonly parts: StoreParts) {}
 
-  async absorb(sessionId: string): Promise<void> {
-    if (this.done.has(sessionId)) return;
-    this.done.add(sessionId);
+  absorb(sessionId: string): Promise<void> {
+    const known = this.merges.get(sessionId);
+    if (known) return known;
+    const running = this.merge(sessionId);
+    // A failed merge is reported to the read that started it; later reads go on, as before.
+    this.merges.set(sessionId, running.catch(() => undefined));
+    return running;
+  }
+
+  private async merge(sessionId: string): Promise<void> {
     const { layout } = this.parts;
     const dir = layout.sessionDir(sessionId);
     const live = await liveWriters(layout.root, this.parts.now());

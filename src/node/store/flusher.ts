@@ -2,6 +2,7 @@ import { promises as fsp } from 'fs';
 import { dirname } from 'path';
 import { writeAtomically, type WriteFs } from './atomicFile';
 import { forgetStatements } from './statements';
+import { SEGMENT_FILE } from './layout';
 import type { OwnFile, OwnFiles } from './ownFiles';
 import type { StoreProblems } from './problems';
 
@@ -85,7 +86,7 @@ export class Flusher {
       forgetStatements(file.db); // export frees them
       const data = file.db.export();
       // Seal a full segment now, before awaiting, so appends made meanwhile go to the next one.
-      const sealing = /\.seg\d+\.sqlite$/.test(path) && data.length >= this.options.segmentMaxBytes;
+      const sealing = SEGMENT_FILE.test(path) && data.length >= this.options.segmentMaxBytes;
       if (sealing) this.files.sealSegment(path);
       try {
         await fsp.mkdir(dirname(path), { recursive: true });

@@ -45,7 +45,7 @@ export function putSessionRow(db: Database, row: SessionRow): void {
   runPrepared(db, INSERT, values(row));
 }
 
-/** Writes many rows through one prepared statement (sql.js prepares anew on every `run`). */
+/** Writes many rows through the database's prepared insert. */
 export function putSessionRows(db: Database, list: Iterable<SessionRow>): void {
   for (const row of list) runPrepared(db, INSERT, values(row));
 }

@@ -1,5 +1,6 @@
 import type { Message } from '../../model/message';
 import type { RemovedItem } from '../../model/records';
+import { instructionsMessage } from '../../model/factories';
 import { removedItem, transcriptIdsOf } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
 import { toUnits, totalTokens, unitTokens } from '../units';
@@ -115,16 +116,7 @@ export class ThresholdSummarization implements CompactionStrategy {
     const out: Message[] = older.filter((_, i) => keep.has(i));
     out.push(summary);
     if (ctx.reinjectInstructions) {
-      out.push({
-        id: ctx.newId(),
-        role: 'user',
-        kind: 'instructions',
-        content: ctx.reinjectInstructions,
-        agentVisible: true,
-        userVisible: false,
-        createdAt: summary.createdAt,
-        meta: { synthetic: true },
-      });
+      out.push(instructionsMessage(ctx.reinjectInstructions, { id: ctx.newId(), createdAt: summary.createdAt }));
     }
     out.push(...recent);
     const removed: RemovedItem[] = stored.filter((_, i) => !keep.has(i)).map((m) => removedItem(m, 'summarized', this.name, ctx.countTokens(m)));
