@@ -86,12 +86,12 @@ export function renderLegend(f: WindowFigures): HTMLElement {
     h('tr', { class: 'legend-marker', attrs: { 'data-legend': 'compact-at' } }, [
       h('td', {}, [h('span', { class: 'swatch swatch-marker-compact', attrs: { 'aria-hidden': 'true' } }), 'Compaction threshold']),
       h('td', { class: 'num', text: tokens(f.compactAt) }),
-      h('td', { class: 'num', text: share(f.compactAt) }),
+      h('td', { class: 'num', text: formatShare(f.compactShare) }),
     ]),
     h('tr', { class: 'legend-marker', attrs: { 'data-legend': 'block-at' } }, [
       h('td', {}, [h('span', { class: 'swatch swatch-marker-block', attrs: { 'aria-hidden': 'true' } }), 'Block threshold']),
       h('td', { class: 'num', text: tokens(f.blockAt) }),
-      h('td', { class: 'num', text: share(f.blockAt) }),
+      h('td', { class: 'num', text: formatShare(f.blockShare) }),
     ]),
   );
   return h('table', { class: 'legend' }, [
