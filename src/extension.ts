@@ -50,18 +50,6 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     }
   };
 
-  // Select Model writes several settings in a row: the session is opened again once for the burst,
-  // not once per setting (each open may ask a local server for its window).
-  let reopenQueued = false;
-  const reopenAfterSettings = () => {
-    if (reopenQueued) return;
-    reopenQueued = true;
-    setTimeout(() => {
-      reopenQueued = false;
-      if (sessions.active && !sessions.active.agent?.busy) void sessions.open(sessions.active.info.id, sessions.active.replayLabel);
-    }, 0);
-  };
-
   context.subscriptions.push(
     log,
     storeHost,
@@ -91,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     vscode.commands.registerCommand('tally.openRequestItem', (requestIndex: number | undefined, position: number) => run(() => openRequestItemCommand(sessions, docs, requestIndex, position))()),
     vscode.commands.registerCommand('tally.statusBarShown', () => meter.shown),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('tally')) reopenAfterSettings();
+      if (e.affectsConfiguration('tally') && sessions.active && !sessions.active.agent?.busy) void sessions.open(sessions.active.info.id, sessions.active.replayLabel);
     }),
     keys.onDidChange(() => {
       if (sessions.active && !sessions.active.agent?.busy && !sessions.active.replayLabel) void sessions.open(sessions.active.info.id);
