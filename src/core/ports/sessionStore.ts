@@ -59,8 +59,9 @@ export interface SessionStore extends BlobStore {
   /** The whole transcript, oldest first; with `createdAfter`, only the messages created after that time. */
   loadTranscript(sessionId: string, options?: { createdAfter?: number }): Promise<Message[]>;
   /**
-   * Whether each transcript message created at or before `createdUpTo` is pinned now, without
-   * reading the messages themselves (resume applies the pins to a snapshot's messages).
+   * Whether each transcript message created at or before `createdUpTo` is pinned now (the latest
+   * stored copy that states a pin state), without reading the messages themselves: resume applies
+   * the pins to a snapshot's messages.
    */
   loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>>;
 
@@ -73,6 +74,8 @@ export interface SessionStore extends BlobStore {
   addTurnUsage(record: TurnUsageRecord): Promise<void>;
   /** Usage records in request order; `{ items: false }` skips rebuilding each request's item list (left empty). */
   listTurnUsage(sessionId: string, options?: { items?: boolean }): Promise<TurnUsageRecord[]>;
+  /** One past the highest request index of the usage records (0 when none), without reading them. */
+  nextRequestIndex(sessionId: string): Promise<number>;
 
   /** Write everything pending to disk now (atomic). */
   flush(): Promise<void>;

@@ -19,8 +19,7 @@ export interface ResumedSession {
  * a crash is repaired here, not trusted.
  */
 export async function resumeSession(store: SessionStore, sessionId: string): Promise<ResumedSession> {
-  const [snapshot, usage] = await Promise.all([store.loadSnapshot(sessionId), store.listTurnUsage(sessionId, { items: false })]);
-  const nextRequestIndex = usage.reduce((max, r) => Math.max(max, r.requestIndex + 1), 0);
+  const [snapshot, nextRequestIndex] = await Promise.all([store.loadSnapshot(sessionId), store.nextRequestIndex(sessionId)]);
   let messages: Message[];
   let transcript: Message[];
   if (snapshot) {

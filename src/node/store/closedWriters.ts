@@ -4,7 +4,7 @@ import { nextTurn } from '../../core/nextTurn';
 import { absorbRows, Slicer } from './absorbRows';
 import { WRITER_FILE } from './layout';
 import type { OwnFile } from './ownFiles';
-import type { StoreParts } from './storeParts';
+import { sealedSegments, type StoreParts } from './storeParts';
 import { liveWriters } from './writerLiveness';
 
 /** Files of closed windows a session must hold before they are merged (three windows' worth). */
@@ -44,9 +44,12 @@ export class ClosedWriterMerge {
     const dir = layout.sessionDir(sessionId);
     const live = await liveWriters(layout.root, this.parts.now());
     const names = await fsp.readdir(dir).catch(() => [] as string[]);
+    // A sealed segment is already full-sized and never changes: moving its rows gains nothing,
+    // so only the small files every window leaves (info, snapshot, last segment) are merged.
+    const sealed = sealedSegments(names);
     const closed = names.filter((name) => {
       const writer = WRITER_FILE.exec(name)?.[1];
-      return writer !== undefined && writer !== layout.writer && !live.has(writer);
+      return writer !== undefined && writer !== layout.writer && !live.has(writer) && !sealed.has(name);
     });
     if (closed.length < ABSORB_MIN_FILES) return;
     await this.absorbFiles(sessionId, dir, closed);

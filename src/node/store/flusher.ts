@@ -1,5 +1,6 @@
 import { promises as fsp } from 'fs';
 import { dirname } from 'path';
+import type { Database } from 'sql.js';
 import { writeAtomically, type WriteFs } from './atomicFile';
 import { forgetStatements } from './statements';
 import { SEGMENT_FILE } from './layout';
@@ -29,6 +30,8 @@ export interface FlusherOptions {
   savedLast: string;
   /** Runs before each save's files are written (the batched fsync of stored results). */
   beforeSave?: () => Promise<void>;
+  /** Runs when a sealed segment's last content is saved, before it is closed. */
+  onSealed?: (path: string, db: Database) => Promise<void>;
 }
 
 /** Saves changed own files after a short debounce, each atomically; a failed save is retried. */
@@ -98,7 +101,10 @@ export class Flusher {
         continue;
       }
       if (!file.dirty) file.saved = true;
-      if (sealing && !file.dirty) this.files.drop(path);
+      if (sealing && !file.dirty) {
+        await this.options.onSealed?.(path, file.db);
+        this.files.drop(path);
+      }
     }
     if (failure) {
       if (!this.closed) this.schedule(Math.max(RETRY_MS, this.options.debounceMs));

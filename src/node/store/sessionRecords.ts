@@ -4,6 +4,7 @@ import { applyItemsDelta, encodeRequestItems, type StoredRequestItems } from '..
 import { SEGMENT_FILE, SNAPSHOT_FILE } from './layout';
 import { rows } from './sqlRows';
 import { runPrepared } from './statements';
+import { eachSegment } from './segmentReads';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
 import type { CompactionEventRecord, SessionSnapshot, TurnUsageRecord } from '../../core/ports/sessionStore';
 
@@ -34,33 +35,60 @@ export class SessionRecords {
     const [sql, params] = createdAfter === undefined
       ? ['SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId]]
       : ['SELECT id, written_at, body FROM messages WHERE session_id = ? AND created_at > ?', [sessionId, createdAfter]];
-    await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
-      for (const r of rows(db, sql, params)) {
-        const written = Number(r.written_at);
-        const previous = latest.get(String(r.id));
-        if (previous && previous.written >= written) continue;
-        try {
-          latest.set(String(r.id), { written, message: JSON.parse(String(r.body)) as Message });
-        } catch {
-          // A row that does not parse is skipped; the rest of the transcript still loads.
+    await eachSegment(this.parts, sessionId, {
+      fromFacts: (facts) => createdAfter !== undefined && facts.maxCreatedAt <= createdAfter, // nothing newer in it
+      fromRows: (db) => {
+        for (const r of rows(db, sql, params)) {
+          const written = Number(r.written_at);
+          const previous = latest.get(String(r.id));
+          if (previous && previous.written >= written) continue;
+          try {
+            latest.set(String(r.id), { written, message: JSON.parse(String(r.body)) as Message });
+          } catch {
+            // A row that does not parse is skipped; the rest of the transcript still loads.
+          }
         }
-      }
+      },
     });
     return [...latest.values()].map((v) => v.message).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   async loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {
     const latest = new Map<string, { written: number; pinned: boolean }>();
-    // A message's body is its JSON: `"pinned":true` appears unescaped only as the message's own
-    // field (inside content, quotes are escaped), so the bodies need not be parsed here.
-    await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
-      for (const r of rows(db, `SELECT id, written_at, instr(body, '"pinned":true') > 0 AS pinned FROM messages WHERE session_id = ? AND created_at <= ?`, [sessionId, createdUpTo])) {
-        const written = Number(r.written_at);
-        const previous = latest.get(String(r.id));
-        if (!previous || previous.written < written) latest.set(String(r.id), { written, pinned: Number(r.pinned) === 1 });
-      }
+    const take = (id: string, written: number, pinned: boolean) => {
+      const previous = latest.get(id);
+      if (!previous || previous.written < written) latest.set(id, { written, pinned });
+    };
+    await eachSegment(this.parts, sessionId, {
+      fromFacts: (facts) => {
+        for (const [id, createdAt, written, pinned] of facts.pins) if (createdAt <= createdUpTo) take(id, written, pinned);
+        return true;
+      },
+      // A body states a pin only in the message's own field (quotes inside content are escaped),
+      // so the bodies need not be parsed.
+      fromRows: (db) => {
+        for (const r of rows(db, `SELECT id, written_at, instr(body, '"pinned":true') > 0 AS pinned FROM messages WHERE session_id = ? AND created_at <= ? AND instr(body, '"pinned":') > 0`, [sessionId, createdUpTo])) {
+          take(String(r.id), Number(r.written_at), Number(r.pinned) === 1);
+        }
+      },
     });
     return new Map([...latest].map(([id, v]) => [id, v.pinned]));
+  }
+
+  /** One past the highest request index recorded (0 when none), without reading the usage rows. */
+  async nextRequestIndex(sessionId: string): Promise<number> {
+    let highest = -1;
+    await eachSegment(this.parts, sessionId, {
+      fromFacts: (facts) => {
+        highest = Math.max(highest, facts.maxRequestIndex);
+        return true;
+      },
+      fromRows: (db) => {
+        const [row] = rows(db, 'SELECT max(request_index) AS i FROM turn_usage WHERE session_id = ?', [sessionId]);
+        if (row?.i !== null && row?.i !== undefined) highest = Math.max(highest, Number(row.i));
+      },
+    });
+    return highest + 1;
   }
 
   async saveSnapshot(snapshot: SessionSnapshot): Promise<void> {

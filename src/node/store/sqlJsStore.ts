@@ -11,7 +11,7 @@
  * so two windows never overwrite each other; reads merge every writer's files.
  */
 import { randomBytes } from 'crypto';
-import type { SqlJsStatic } from 'sql.js';
+import type { Database, SqlJsStatic } from 'sql.js';
 import type { Message } from '../../core/model/message';
 import { nodeWriteFs, withoutSync, type WriteFs } from './atomicFile';
 import { BlobStore } from './blobStore';
@@ -20,7 +20,7 @@ import { cleanLeftovers, cleanSessionLeftovers } from './cleanup';
 import { ClosedWriterMerge } from './closedWriters';
 import { DatabaseBudget } from './databaseBudget';
 import { Flusher, type StoreMode } from './flusher';
-import { StoreLayout } from './layout';
+import { SEGMENT_FILE, StoreLayout } from './layout';
 import { OpenDatabases } from './openDatabases';
 import { OwnFiles } from './ownFiles';
 import { StoreProblems } from './problems';
@@ -28,6 +28,7 @@ import { errorText } from './storeErrors';
 import { SessionIndex } from './sessionIndex';
 import { SessionRecords } from './sessionRecords';
 import { SessionRows } from './sessionRows';
+import { segmentFacts, SegmentSummaries } from './segmentSummaries';
 import type { StoreParts } from './storeParts';
 import type { BlobInfo, BlobSlice, CompactionEventRecord, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, TurnUsageRecord } from '../../core/ports/sessionStore';
 import { liveWriters, WriterHeartbeat } from './writerLiveness';
@@ -85,11 +86,12 @@ export class SqlJsStore implements SessionStore {
     const checked = new CheckedFiles(root, withoutSync(fs), this.writer, this.mode === 'disk');
     const reads = new OpenDatabases(SQL, this.budget, this.problemSink, now, checked);
     const own = new OwnFiles(SQL, this.budget, reads, layout);
+    const summaries = new SegmentSummaries((id) => layout.sessionDir(id), withoutSync(fs), this.writer, this.mode === 'disk');
     const flusher = new Flusher(own, this.problemSink, { fs, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir, beforeSave: async () => {
       await this.blobs.syncPending();
       await checked.save();
-    } });
-    this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
+    }, onSealed: (path, db) => this.recordFinalSegments([[path, db]]) });
+    this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, summaries, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
     this.records = new SessionRecords(this.parts);
@@ -146,10 +148,23 @@ export class SqlJsStore implements SessionStore {
     await Promise.all([this.indexMerge, this.sessionCleanup]);
     try {
       await this.parts.flusher.close();
+      // This writer never writes again: the facts of its saved segments hold for good.
+      await this.recordFinalSegments(this.parts.own.entries().filter(([path, file]) => SEGMENT_FILE.test(path) && file.saved && !file.dirty).map(([path, file]) => [path, file.db]));
     } finally {
       if (this.mode === 'disk') await this.heartbeat.stop().catch(() => undefined);
       this.parts.own.closeAll();
       this.parts.reads.closeAll();
+    }
+  }
+
+  /** Records the facts of this writer's segments that will never change again (see segmentSummaries.ts). */
+  private async recordFinalSegments(segments: Array<[string, Database]>): Promise<void> {
+    if (this.mode !== 'disk') return;
+    for (const [path, db] of segments) {
+      const segment = StoreLayout.segmentOf(path);
+      if (!segment) continue;
+      await this.parts.summaries.record(segment.sessionId, path, segmentFacts(db, segment.sessionId), undefined, true);
+      await this.parts.summaries.save();
     }
   }
 
@@ -225,5 +240,10 @@ export class SqlJsStore implements SessionStore {
 
   listTurnUsage(sessionId: string, options?: { items?: boolean }): Promise<TurnUsageRecord[]> {
     return this.records.listTurnUsage(sessionId, options);
+  }
+
+  async nextRequestIndex(sessionId: string): Promise<number> {
+    await this.closedWriters.absorb(sessionId);
+    return this.records.nextRequestIndex(sessionId);
   }
 }

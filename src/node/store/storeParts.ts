@@ -6,6 +6,7 @@ import type { StoreLayout } from './layout';
 import type { OpenDatabases } from './openDatabases';
 import type { OwnFiles } from './ownFiles';
 import type { StoreProblems } from './problems';
+import type { SegmentSummaries } from './segmentSummaries';
 
 /** What the parts of a store share: where files are, how they are opened, saved and reported. */
 export interface StoreParts {
@@ -15,6 +16,7 @@ export interface StoreParts {
   readonly reads: OpenDatabases;
   readonly own: OwnFiles;
   readonly flusher: Flusher;
+  readonly summaries: SegmentSummaries;
   now(): number;
   /** A write time, strictly increasing within this writer: the latest write of a row wins. */
   stamp(): number;
@@ -55,7 +57,7 @@ export async function eachSessionDb(parts: StoreParts, sessionId: string, suffix
 }
 
 /** Segments with a later segment of the same writer: sealed, never written again. */
-function sealedSegments(paths: string[]): Set<string> {
+export function sealedSegments(paths: string[]): Set<string> {
   const last = new Map<string, number>();
   const numbered = paths.map((path) => ({ path, match: /([^\\/]+)\.seg(\d+)\.sqlite$/.exec(path) }));
   for (const { match } of numbered) if (match) last.set(match[1], Math.max(last.get(match[1]) ?? -1, Number(match[2])));

@@ -1,0 +1,50 @@
+import { promises as fsp } from 'fs';
+import { basename } from 'path';
+import type { Database } from 'sql.js';
+import { SEGMENT_FILE } from './layout';
+import { segmentFacts, type SegmentFacts } from './segmentSummaries';
+import { filesOf, sealedSegments, type StoreParts } from './storeParts';
+
+/** A read over a session's segments that can often be answered from a segment's facts alone. */
+export interface SegmentRead {
+  /** Answers for this segment from its facts; `false` when its rows are needed. */
+  fromFacts(facts: SegmentFacts): boolean;
+  fromRows(db: Database): void;
+}
+
+/**
+ * Visits each segment of a session, one at a time: a segment whose recorded facts answer the read
+ * is not opened; any other is read, and its facts recorded for next time. This window's segments
+ * in memory are always read (they change with every turn).
+ */
+export async function eachSegment(parts: StoreParts, sessionId: string, read: SegmentRead): Promise<void> {
+  const paths = await filesOf(parts, sessionId, SEGMENT_FILE);
+  const sealed = sealedSegments(paths);
+  let recorded = false;
+  for (const path of paths) {
+    const own = parts.own.peek(path);
+    if (own) {
+      read.fromRows(own);
+      continue;
+    }
+    const stat = await fsp.stat(path).catch(() => undefined);
+    if (!stat) continue; // removed meanwhile (merged by another window): its rows are in that window's files
+    const facts = await parts.summaries.factsOf(sessionId, path, stat);
+    if (facts && read.fromFacts(facts)) continue;
+    let found: SegmentFacts | undefined;
+    const visit = (db: Database) => {
+      read.fromRows(db);
+      if (!facts) found = segmentFacts(db, sessionId);
+    };
+    if (sealed.has(path)) await parts.reads.once(path, visit); // never written again: closed once read
+    else {
+      const db = await parts.reads.get(path);
+      if (db) visit(db);
+    }
+    if (found) {
+      await parts.summaries.record(sessionId, path, found, stat);
+      recorded = true;
+    }
+  }
+  if (recorded) await parts.summaries.save({ sessionId, names: paths.map((p) => basename(p)) });
+}

@@ -1,0 +1,99 @@
+import { promises as fsp } from 'fs';
+import { basename, join } from 'path';
+import type { Database } from 'sql.js';
+import { writeAtomically, type WriteFs } from './atomicFile';
+import { rows } from './sqlRows';
+
+/** What resuming a session needs from one segment, so that a segment it does not need is never opened. */
+export interface SegmentFacts {
+  /** The newest message's createdAt in the segment (0 when it holds no message). */
+  maxCreatedAt: number;
+  /** Every row that states a pin state: [message id, createdAt, written, pinned]. */
+  pins: Array<[string, number, number, boolean]>;
+  /** The highest request index of its usage rows (-1 when it holds none). */
+  maxRequestIndex: number;
+}
+
+interface Summary extends SegmentFacts {
+  size: number;
+  mtimeMs: number;
+}
+
+/** A file is summarized only once it has not changed for this long (file times can be coarse). */
+const SETTLED_MS = 3_000;
+const FILE_NAME = 'segments.json';
+
+/** The facts of one segment's rows, read with three queries that never parse a message body. */
+export function segmentFacts(db: Database, sessionId: string): SegmentFacts {
+  const [latest] = rows(db, 'SELECT max(created_at) AS at FROM messages WHERE session_id = ?', [sessionId]);
+  const [usage] = rows(db, 'SELECT max(request_index) AS i FROM turn_usage WHERE session_id = ?', [sessionId]);
+  // `"pinned":` appears unescaped in a body only as the message's own field (quotes inside
+  // content are escaped), so the bodies need not be parsed.
+  const pins = rows(db, `SELECT id, created_at, written_at, instr(body, '"pinned":true') > 0 AS pinned FROM messages WHERE session_id = ? AND instr(body, '"pinned":') > 0`, [sessionId])
+    .map((r): [string, number, number, boolean] => [String(r.id), Number(r.created_at), Number(r.written_at), Number(r.pinned) === 1]);
+  return { maxCreatedAt: Number(latest?.at ?? 0), pins, maxRequestIndex: usage?.i === null || usage?.i === undefined ? -1 : Number(usage.i) };
+}
+
+/**
+ * Facts of a session's segment files that no longer change, kept in `sessions/<id>/segments.json`
+ * by file name, size and modification time. Resuming reads a snapshot plus what came after it: a
+ * segment whose facts say it holds nothing newer is not opened at all. A file changed in any way
+ * that moves its size or mtime is read again. Losing this file costs only reads.
+ */
+export class SegmentSummaries {
+  private readonly sessions = new Map<string, Promise<Map<string, Summary>>>();
+  private readonly changed = new Set<string>();
+
+  constructor(private readonly sessionDir: (sessionId: string) => string, private readonly fs: WriteFs, private readonly writer: string, private readonly writable: boolean) {}
+
+  private load(sessionId: string): Promise<Map<string, Summary>> {
+    let loading = this.sessions.get(sessionId);
+    if (!loading) {
+      loading = fsp.readFile(join(this.sessionDir(sessionId), FILE_NAME), 'utf8')
+        .then((text) => new Map(Object.entries(JSON.parse(text) as Record<string, Summary>).filter(([, s]) => isSummary(s))))
+        .catch(() => new Map<string, Summary>()); // none yet, or unreadable: segments are opened
+      this.sessions.set(sessionId, loading);
+    }
+    return loading;
+  }
+
+  /** The facts of `path` if they were recorded for the file as it is now. */
+  async factsOf(sessionId: string, path: string, stat: { size: number; mtimeMs: number }): Promise<SegmentFacts | undefined> {
+    const known = (await this.load(sessionId)).get(basename(path));
+    return known && known.size === stat.size && known.mtimeMs === stat.mtimeMs ? known : undefined;
+  }
+
+  /**
+   * Records the facts of `path` as it was when `stat` was taken (before its rows were read). A
+   * file another writer may still change is recorded only once settled; `final` is for a file
+   * this writer will never write again (a sealed segment, or any segment at close).
+   */
+  async record(sessionId: string, path: string, facts: SegmentFacts, stat: { size: number; mtimeMs: number } | undefined, final = false): Promise<void> {
+    const now = stat ?? (await fsp.stat(path).catch(() => undefined));
+    if (!now || (!final && Date.now() - now.mtimeMs < SETTLED_MS)) return;
+    (await this.load(sessionId)).set(basename(path), { ...facts, size: now.size, mtimeMs: now.mtimeMs });
+    this.changed.add(sessionId);
+  }
+
+  /** Writes the sessions whose facts changed, keeping only files that still exist. */
+  async save(present?: { sessionId: string; names: readonly string[] }): Promise<void> {
+    if (!this.writable) return;
+    for (const sessionId of [...this.changed]) {
+      this.changed.delete(sessionId);
+      const summaries = await this.load(sessionId);
+      if (present?.sessionId === sessionId) for (const name of [...summaries.keys()]) if (!present.names.includes(name)) summaries.delete(name);
+      const path = join(this.sessionDir(sessionId), FILE_NAME);
+      try {
+        // No mkdir: a session folder removed meanwhile (a deleted session) stays removed.
+        await writeAtomically(this.fs, path, Buffer.from(JSON.stringify(Object.fromEntries(summaries))), this.writer);
+      } catch {
+        // Kept in memory; segments are read again by the next window.
+      }
+    }
+  }
+}
+
+function isSummary(value: unknown): value is Summary {
+  const s = value as Summary;
+  return typeof s?.size === 'number' && typeof s.mtimeMs === 'number' && typeof s.maxCreatedAt === 'number' && typeof s.maxRequestIndex === 'number' && Array.isArray(s.pins);
+}
