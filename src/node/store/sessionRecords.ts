@@ -138,8 +138,14 @@ export class SessionRecords {
   }
 
   async listTurnUsage(sessionId: string, options: { items?: boolean } = {}): Promise<TurnUsageRecord[]> {
-    const stored = await this.collect<StoredTurnUsage>(sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', (a, b) => a.requestIndex - b.requestIndex || a.createdAt - b.createdAt);
-    if (options.items === false) return stored.map(({ storedItems: _stored, items: _items, ...rest }) => ({ ...rest, items: [] }));
+    const order = (a: StoredTurnUsage, b: StoredTurnUsage) => a.requestIndex - b.requestIndex || a.createdAt - b.createdAt;
+    if (options.items === false) {
+      // A row's item list is written last in its body (`,"storedItems":…}`) and is most of it: the
+      // figures alone are cut out in SQL, so the list is neither decoded nor parsed.
+      const figures = await this.collect<StoredTurnUsage>(sessionId, `SELECT id, CASE WHEN instr(body, '${ITEMS_KEY}') > 0 THEN substr(body, 1, instr(body, '${ITEMS_KEY}') - 1) || '}' ELSE body END AS body FROM turn_usage WHERE session_id = ?`, order);
+      return figures.map(({ storedItems: _stored, items: _items, ...rest }) => ({ ...rest, items: [] }));
+    }
+    const stored = await this.collect<StoredTurnUsage>(sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', order);
     return rebuildItemLists(stored);
   }
 
@@ -162,6 +168,8 @@ export class SessionRecords {
 type StoredTurnUsage = Omit<TurnUsageRecord, 'items'> & { items?: RequestItem[]; storedItems?: StoredRequestItems };
 
 const REMEMBERED_SESSIONS = 16;
+/** Where a usage body's item list begins: its last key (an unescaped quote occurs only around keys and string values). */
+const ITEMS_KEY = ',"storedItems":';
 
 /** Turns stored rows back into records with their whole item lists. A row whose base is lost gets an empty list. */
 export function rebuildItemLists(stored: readonly StoredTurnUsage[]): TurnUsageRecord[] {
