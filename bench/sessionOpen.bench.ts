@@ -1,8 +1,8 @@
 /**
  * Opening a long session: 1,500 turns (~115 MB of transcript, tool outputs of ~75 KB, a snapshot
  * every 100 turns) resumed by ContextSession.open in a fresh process, the first time (no file
- * checked yet) and later (files checked before are not checked again). Then 40 closed windows'
- * 2 MB files merged on open. Each measure: wall time, longest event-loop block (1 ms timer
+ * checked yet) and later (files checked before are not checked again); the chat's recent
+ * messages, and the whole transcript. Then 40 closed windows' 2 MB files merged on open. Each measure: wall time, longest event-loop block (1 ms timer
  * probe), peak RSS. Writes bench/results/sessionOpen.json.
  * Run: node -r ./test/register.cjs bench/sessionOpen.bench.ts [turns]   (default 1500)
  */
@@ -59,7 +59,7 @@ async function buildClosedWindows(folder: string, windows: number): Promise<void
 }
 
 /** Child: opens the session once and reports what it cost. */
-async function openOnce(folder: string, what: 'resume' | 'transcript'): Promise<void> {
+async function openOnce(folder: string, what: 'resume' | 'transcript' | 'recent'): Promise<void> {
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 10);
   const counter = getTokenCounter();
@@ -87,6 +87,7 @@ async function openOnce(folder: string, what: 'resume' | 'transcript'): Promise<
       const session = await ContextSession.open({ store, sessionId: SESSION, settings, counter, strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
       return session.messages.length;
     }
+    if (what === 'recent') return (await store.loadRecentTranscript(SESSION, 400)).messages.length; // what the chat reads when it opens
     return (await store.loadTranscript(SESSION)).length;
   });
   const ms = performance.now() - started;
@@ -101,7 +102,7 @@ function inChild(folder: string, what: string): Record<string, number> {
 }
 
 async function main() {
-  if (process.argv[2] === '--open') return openOnce(process.argv[3], process.argv[4] as 'resume' | 'transcript');
+  if (process.argv[2] === '--open') return openOnce(process.argv[3], process.argv[4] as 'resume' | 'transcript' | 'recent');
   const turns = Number(process.argv[2]) || 1_500;
   const rows: Array<Record<string, unknown>> = [];
   const long = mkdtempSync(join(tmpdir(), 'tally-open-'));
@@ -112,6 +113,7 @@ async function main() {
     console.log(`built ${turns} turns, ${storedMiB} MiB, in ${((performance.now() - built) / 1000).toFixed(1)} s`);
     rows.push({ measure: `resume ${turns} turns, first open`, storedMiB, ...inChild(long, 'resume') });
     rows.push({ measure: `resume ${turns} turns, later open`, storedMiB, ...inChild(long, 'resume') });
+    rows.push({ measure: `the chat's 400 newest messages of ${turns} turns, later open`, storedMiB, ...inChild(long, 'recent') });
     rows.push({ measure: `whole transcript of ${turns} turns, later open`, storedMiB, ...inChild(long, 'transcript') });
   } finally {
     rmSync(long, { recursive: true, force: true });

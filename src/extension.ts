@@ -68,7 +68,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     })()),
     vscode.commands.registerCommand('tally.newSession', () => run(async () => (await sessions.create()).info.id)()),
     vscode.commands.registerCommand('tally.resumeSession', (id?: string) => run(() => resumeSessionCommand(sessions, typeof id === 'string' ? id : undefined))()),
-    vscode.commands.registerCommand('tally.selectModel', () => run(() => runModelPicker(keys))()),
+    vscode.commands.registerCommand('tally.selectModel', () => run(() => sessions.whileChangingSettings(() => runModelPicker(keys)))()),
     vscode.commands.registerCommand('tally.setApiKey', (args?: Parameters<typeof setApiKeyCommand>[1]) => run(() => setApiKeyCommand(keys, args))()),
     vscode.commands.registerCommand('tally.showLoadedInstructions', () => run(() => showLoadedInstructions(agents, docs))()),
     vscode.commands.registerCommand('tally.exportSession', (args?: Parameters<typeof exportSessionCommand>[2]) => run(() => exportSessionCommand(sessions, docs, args))()),
@@ -79,11 +79,9 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     vscode.commands.registerCommand('tally.openRequestItem', (requestIndex: number | undefined, position: number) => run(() => openRequestItemCommand(sessions, docs, requestIndex, position))()),
     vscode.commands.registerCommand('tally.statusBarShown', () => meter.shown),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('tally') && sessions.active && !sessions.active.agent?.busy) void sessions.open(sessions.active.info.id, sessions.active.replayLabel);
+      if (e.affectsConfiguration('tally')) sessions.reopenActive('settings');
     }),
-    keys.onDidChange(() => {
-      if (sessions.active && !sessions.active.agent?.busy && !sessions.active.replayLabel) void sessions.open(sessions.active.info.id);
-    }),
+    keys.onDidChange(() => sessions.reopenActive('key')),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.onTrustChanged()),
   );
   return { sessions, agents, keys, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };

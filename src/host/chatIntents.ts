@@ -12,6 +12,8 @@ export interface ChatIntentDeps {
   sendState(): Promise<void>;
   /** Pushes it soon (coalesced). */
   scheduleRefresh(): void;
+  /** The chat shows the session's whole history from now on (it opens with the recent part). */
+  showEarlier(): Promise<void>;
 }
 
 export interface ChatWorkbench {
@@ -49,6 +51,7 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     openResult: async (m) => {
       await d.executeCommand('tally.openResult', m.refId);
     },
+    showEarlier: () => d.showEarlier(),
     openInspector: async () => {
       await d.executeCommand('tally.openInspector');
     },

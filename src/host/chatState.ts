@@ -138,6 +138,8 @@ export function buildChatState(args: {
   compactions: readonly CompactionEventRecord[];
   sessions: readonly SessionInfo[];
   banner?: string;
+  /** The transcript is the recent part of the session: older messages were not read. */
+  earlierUnloaded?: boolean;
   /** Entries of stored messages from earlier refreshes, reused while unchanged. */
   memo?: ChatEntryMemo;
 } & ChatExtras): ChatState {
@@ -152,5 +154,6 @@ export function buildChatState(args: {
     models: session?.chat ? [{ id: session.chat.model.id, label: session.chat.label }] : [],
     sessions: [...args.sessions].sort((a, b) => b.updatedAt - a.updatedAt).slice(0, 50).map((s) => ({ id: s.id, title: s.title, updatedAt: s.updatedAt })),
     banner: args.banner ?? (args.pending !== undefined ? undefined : session?.unavailable),
+    ...(args.earlierUnloaded ? { earlierUnloaded: true } : {}),
   };
 }

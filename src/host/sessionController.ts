@@ -44,6 +44,11 @@ export class SessionController implements vscode.Disposable {
   private readonly turns = new TurnTracker();
   private pending?: string;
   private openQueue: Promise<void> = Promise.resolve();
+  /** A reopen for changed settings or keys, queued or running: the next use waits for it. */
+  private reopening?: Promise<void>;
+  private reopenQueued = false;
+  private reopenHolds = 0;
+  private reopenWanted = false;
   private compactionActivity?: CompactionActivity;
   /** The user message of the last turn, when that turn ended in an error. */
   private failedTurnUserId?: string;
@@ -94,8 +99,10 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** The active session, creating one on first use. */
-  current(): Promise<ActiveSession> {
-    if (this.activeSession) return Promise.resolve(this.activeSession);
+  async current(): Promise<ActiveSession> {
+    // A change of settings or keys applies before the next message is sent.
+    if (this.reopening) await this.reopening;
+    if (this.activeSession) return this.activeSession;
     this.opening ??= (async () => {
       const store = await this.store();
       const latest = (await store.listSessions()).filter((s) => !s.origin?.startsWith('replay:')).sort((a, b) => b.updatedAt - a.updatedAt)[0];
@@ -108,6 +115,46 @@ export class SessionController implements vscode.Disposable {
     const store = await this.store();
     const info = await store.createSession({ title, origin: 'chat' });
     return this.open(info.id);
+  }
+
+  /**
+   * Settings or keys changed: the active session is opened again with them, unless a turn is
+   * running. A burst of changes reopens once: a reopen already queued reads the settings when it
+   * starts, and changes made inside `whileChangingSettings` reopen once at its end.
+   */
+  reopenActive(reason: 'settings' | 'key'): void {
+    const active = this.activeSession;
+    if (!active || active.agent?.busy || (reason === 'key' && active.replayLabel)) return;
+    if (this.reopenHolds > 0) {
+      this.reopenWanted = true;
+      return;
+    }
+    if (this.reopenQueued) return;
+    this.reopenQueued = true;
+    const next = this.openQueue.then(async () => {
+      this.reopenQueued = false;
+      const now = this.activeSession; // the session active when the reopen starts, not when it was asked for
+      if (now && !now.agent?.busy) await this.openNow(now.info.id, now.replayLabel);
+    });
+    const done = next.then(() => undefined, () => undefined);
+    this.openQueue = done;
+    this.reopening = done;
+    void done.then(() => {
+      if (this.reopening === done) this.reopening = undefined;
+    });
+  }
+
+  /** Runs `change` (which writes several settings) and reopens the session once, after it. */
+  async whileChangingSettings<T>(change: () => Promise<T>): Promise<T> {
+    this.reopenHolds++;
+    try {
+      return await change();
+    } finally {
+      if (--this.reopenHolds === 0 && this.reopenWanted) {
+        this.reopenWanted = false;
+        this.reopenActive('settings');
+      }
+    }
   }
 
   /**

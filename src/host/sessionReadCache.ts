@@ -3,7 +3,9 @@ import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/recor
 import type { SessionStore } from '../core/ports/sessionStore';
 
 interface CachedSession {
+  /** The whole transcript, or when `from` is set, the messages created after that time. */
   transcript: Message[];
+  from?: number;
   /** Position of each message id in `transcript`. */
   at: Map<string, number>;
   compactions?: CompactionEventRecord[];
@@ -51,6 +53,7 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
       if (!entry) return;
       for (const m of messages) {
         const i = entry.at.get(m.id);
+        if (i === undefined && entry.from !== undefined && m.createdAt <= entry.from) continue; // older than the part kept
         if (i === undefined) {
           entry.at.set(m.id, entry.transcript.length);
           entry.transcript.push(m);
@@ -62,11 +65,24 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
       if (options?.createdAfter !== undefined) {
         // Messages after a time (resume from a snapshot): from memory when the session is there.
         const after = options.createdAfter;
-        return hit ? hit.transcript.filter((m) => m.createdAt > after) : store.loadTranscript(sessionId, options);
+        return hit && (hit.from === undefined || after >= hit.from) ? hit.transcript.filter((m) => m.createdAt > after) : store.loadTranscript(sessionId, options);
       }
-      if (hit) return [...keep(sessionId, hit).transcript];
-      const transcript = await readOnce(sessionId, () => store.loadTranscript(sessionId), (list) => keep(sessionId, { transcript: [...list], at: new Map(list.map((m, i) => [m.id, i])) }));
+      if (hit && hit.from === undefined) return [...keep(sessionId, hit).transcript];
+      const transcript = await readOnce(sessionId, () => store.loadTranscript(sessionId), (list) => {
+        const kept = sessions.get(sessionId);
+        keep(sessionId, { ...kept, transcript: [...list], at: new Map(list.map((m, i) => [m.id, i])), from: undefined });
+      });
       return transcript;
+    },
+    async loadRecentTranscript(sessionId, count) {
+      const hit = sessions.get(sessionId);
+      if (hit) {
+        keep(sessionId, hit);
+        return hit.from === undefined ? { messages: [...hit.transcript], complete: true } : { messages: [...hit.transcript], complete: false, createdAfter: hit.from };
+      }
+      return readOnce(sessionId, () => store.loadRecentTranscript(sessionId, count), (recent) => {
+        keep(sessionId, { transcript: [...recent.messages], at: new Map(recent.messages.map((m, i) => [m.id, i])), from: recent.complete ? undefined : recent.createdAfter });
+      });
     },
     async addCompactionEvent(event) {
       wrote(event.sessionId);

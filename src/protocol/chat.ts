@@ -55,6 +55,8 @@ export interface ChatState {
   sessions: Array<{ id: string; title: string; updatedAt: number }>;
   /** Shown when no model is configured or the workspace is untrusted. */
   banner?: string;
+  /** Older messages exist that the host has not read yet ("Show earlier" asks for them). */
+  earlierUnloaded?: boolean;
 }
 
 /** An entry's key in the list: ids are unique within a kind. */
@@ -90,6 +92,8 @@ export type ChatToHost =
   | { type: 'selectModel'; modelId: string }
   | { type: 'openResult'; refId: string }
   | { type: 'openInspector' }
+  /** Load the session's older messages (the chat opens with the recent part). */
+  | { type: 'showEarlier' }
   /** Re-sends the user message of the turn that failed. */
   | { type: 'retry' }
   | { type: 'copyCode'; code: string }

@@ -94,6 +94,7 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   cancel: { keys: [], build: () => ({ ok: true, value: { type: 'cancel' } }) },
   newSession: { keys: [], build: () => ({ ok: true, value: { type: 'newSession' } }) },
   openInspector: { keys: [], build: () => ({ ok: true, value: { type: 'openInspector' } }) },
+  showEarlier: { keys: [], build: () => ({ ok: true, value: { type: 'showEarlier' } }) },
   retry: { keys: [], build: () => ({ ok: true, value: { type: 'retry' } }) },
   copyCode: fields('copyCode', { code: (f, key) => readString(f, key, LIMITS.codeBytes, { allowEmpty: true }) }),
   insertCode: fields('insertCode', { code: (f, key) => readString(f, key, LIMITS.codeBytes) }),

@@ -10,6 +10,9 @@ import { receiveWebviewMessage } from '../protocol/receive';
 import { parseChatMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 
+/** How many of a session's newest messages the chat reads when it opens: about the 200 entries it draws first. */
+const CHAT_RECENT_MESSAGES = 400;
+
 /** The chat panel: a webview view in Tally's activity-bar container. */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'tally.chat';
@@ -21,6 +24,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly sent = new SentChatEntries();
   private memo = new ChatEntryMemo();
   private sentSession?: string;
+  /** Sessions whose older messages the user asked for: the chat reads their whole transcript. */
+  private readonly wholeHistory = new Set<string>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -32,6 +37,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),
       sendState: () => this.sendState({ whole: true }),
       scheduleRefresh: () => this.scheduleRefresh(),
+      showEarlier: async () => {
+        const session = await this.sessions.current();
+        this.wholeHistory.add(session.info.id);
+        await this.sendState();
+      },
       workbench: {
         insertAtCursor: async (text) => {
           const editor = vscode.window.activeTextEditor;
@@ -82,8 +92,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     try {
       const session = await this.sessions.current();
       const store = await this.sessions.store();
-      const [transcript, compactions, sessions, usage] = await Promise.all([
-        store.loadTranscript(session.info.id),
+      const id = session.info.id;
+      const [recent, compactions, sessions, usage] = await Promise.all([
+        // A long session opens with its recent messages; its files of older ones are not read
+        // until "Show earlier" asks for them.
+        this.wholeHistory.has(id) ? store.loadTranscript(id).then((messages) => ({ messages, complete: true, createdAfter: undefined })) : store.loadRecentTranscript(id, CHAT_RECENT_MESSAGES),
         store.listCompactionEvents(session.info.id),
         store.listSessions(),
         store.listTurnUsage(session.info.id, { items: false }),
@@ -95,8 +108,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       const state = buildChatState({
         memo: this.memo,
         session,
-        transcript,
-        compactions,
+        transcript: recent.messages,
+        compactions: recent.createdAfter === undefined ? compactions : compactions.filter((c) => c.startedAt > recent.createdAfter!),
+        earlierUnloaded: !recent.complete,
         sessions,
         usage,
         priceOverrides,

@@ -52,4 +52,21 @@ describe('chat webview: updates that carry only what changed (headless Chromium)
     assert.strictEqual(await page.locator('[data-entry-id]').count(), 450);
     assert.strictEqual(await page.locator('vscode-button[data-action="show-earlier"]').count(), 0);
   });
+
+  it('a session opened with its recent messages offers the older ones, asks the host for them once, and then draws a page of them', async () => {
+    const recent: ChatEntry[] = Array.from({ length: 50 }, (_, i) => userEntry(1000 + i));
+    await hostSends(page, { type: 'state', state: { ...chatState, busy: false, entries: recent, earlierUnloaded: true } });
+    assert.strictEqual(await page.locator('[data-entry-id]').count(), 50);
+    assert.strictEqual(await page.locator('vscode-button[data-action="show-earlier"]').count(), 0, 'nothing held back in the webview');
+    await clearPosted(page);
+    await page.locator('vscode-button[data-action="load-earlier"]').click();
+    assert.deepStrictEqual(await posted(page), [{ type: 'showEarlier' }]);
+
+    // The host answers with the whole history: the page grows by one more page of older entries.
+    const whole: ChatEntry[] = [...Array.from({ length: 400 }, (_, i) => userEntry(i)), ...recent];
+    await hostSends(page, { type: 'state', state: { ...chatState, busy: false, entries: whole } });
+    assert.strictEqual(await page.locator('[data-entry-id]').count(), 400);
+    assert.strictEqual(await page.locator('vscode-button[data-action="load-earlier"]').count(), 0, 'nothing left to load');
+    assert.match((await page.locator('vscode-button[data-action="show-earlier"]').textContent()) ?? '', /Show earlier \(50 more\)/);
+  });
 });

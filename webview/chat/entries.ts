@@ -12,6 +12,8 @@ export interface EntryActions extends ToolCardActions, MarkdownActions {
   onToggleNotice: (id: string, open: boolean) => void;
   onRetry: () => void;
   onSelectModel: () => void;
+  /** Asks the host for the session's older messages (not read when the chat opened). */
+  onLoadEarlier: () => void;
 }
 
 function tokenBadge(count: number | undefined): HTMLElement | null {
@@ -66,13 +68,22 @@ export class EntryList {
   private rendered = new Map<string, { entry: ChatEntry; element: HTMLElement }>();
   private shown = ENTRIES_PAGE;
   private last: readonly ChatEntry[] = [];
+  private earlierUnloaded = false;
+  /** "Show earlier messages" was pressed: once they arrive, a page of them is drawn. */
+  private loadingEarlier = false;
 
   constructor(private readonly actions: EntryActions) {
     this.element.append(this.earlier, this.list);
   }
 
-  render(entries: readonly ChatEntry[]): void {
+  /** `earlierUnloaded`: the host holds older messages back until asked. */
+  render(entries: readonly ChatEntry[], earlierUnloaded = false): void {
     this.last = entries;
+    this.earlierUnloaded = earlierUnloaded;
+    if (this.loadingEarlier && !earlierUnloaded) {
+      this.loadingEarlier = false;
+      this.shown += ENTRIES_PAGE;
+    }
     const from = Math.max(0, entries.length - this.shown);
     const next = new Map<string, { entry: ChatEntry; element: HTMLElement }>();
     const elements: HTMLElement[] = [];
@@ -96,12 +107,19 @@ export class EntryList {
         ? [
             button(`Show earlier (${from.toLocaleString('en-US')} more)`, () => this.showEarlier(), { appearance: 'secondary', attrs: { 'data-action': 'show-earlier' } }),
           ]
-        : []),
+        : this.earlierUnloaded
+          ? [button('Show earlier messages', () => this.loadEarlier(), { appearance: 'secondary', attrs: { 'data-action': 'load-earlier' } })]
+          : []),
     );
+  }
+
+  private loadEarlier(): void {
+    this.loadingEarlier = true;
+    this.actions.onLoadEarlier();
   }
 
   private showEarlier(): void {
     this.shown += ENTRIES_PAGE;
-    this.render(this.last);
+    this.render(this.last, this.earlierUnloaded);
   }
 }

@@ -47,6 +47,7 @@ const entries = new EntryList({
   onOpenLink: (url) => host.post({ type: 'openLink', url }),
   onRetry: () => host.post({ type: 'retry' }),
   onSelectModel: () => host.post({ type: 'selectModel', modelId: '' }),
+  onLoadEarlier: () => host.post({ type: 'showEarlier' }),
 });
 const scroller = h('div', { class: 'scroller' }, [entries.element]);
 const emptyHint = h('p', { class: 'empty-hint', text: 'Ask Tally to read, change or run something in this workspace. Type /compact to compact the context now.' });
@@ -62,7 +63,7 @@ function atBottom(): boolean {
 
 function renderEntries(list: readonly ChatEntry[]): void {
   const stick = atBottom();
-  entries.render(list);
+  entries.render(list, state?.earlierUnloaded === true);
   if (list.length === 0) scroller.appendChild(emptyHint);
   else emptyHint.remove();
   if (stick) scroller.scrollTop = scroller.scrollHeight;

@@ -30,6 +30,13 @@ export interface SessionSnapshot {
   createdAt: number;
 }
 
+export interface RecentTranscript {
+  messages: Message[];
+  complete: boolean;
+  /** When not complete: the messages are those created after this time. */
+  createdAfter?: number;
+}
+
 export interface StoreProblem {
   at: number;
   file: string;
@@ -58,6 +65,12 @@ export interface SessionStore extends BlobStore {
   putMessages(sessionId: string, messages: Message[]): Promise<void>;
   /** The whole transcript, oldest first; with `createdAfter`, only the messages created after that time. */
   loadTranscript(sessionId: string, options?: { createdAfter?: number }): Promise<Message[]>;
+  /**
+   * The recent part of the transcript, oldest first: about the `count` newest messages (all of them
+   * when the session holds no more), read without opening the files of older ones. `complete`
+   * says whether this is the whole transcript.
+   */
+  loadRecentTranscript(sessionId: string, count: number): Promise<RecentTranscript>;
   /**
    * Whether each transcript message created at or before `createdUpTo` is pinned now (the latest
    * stored copy that states a pin state), without reading the messages themselves: resume applies

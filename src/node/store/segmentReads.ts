@@ -10,6 +10,19 @@ export interface SegmentRead {
   /** Answers for this segment from its facts; `false` when its rows are needed. */
   fromFacts(facts: SegmentFacts): boolean;
   fromRows(db: Database): void;
+  /**
+   * Visit the segments most likely to hold the newest messages first: this window's, then those
+   * without known facts, then by newest message. A read that stops early (`fromFacts` answering
+   * for the rest) asks for this.
+   */
+  newestFirst?: boolean;
+}
+
+interface Segment {
+  path: string;
+  own?: Database;
+  stat?: { size: number; mtimeMs: number };
+  facts?: SegmentFacts;
 }
 
 /**
@@ -20,16 +33,27 @@ export interface SegmentRead {
 export async function eachSegment(parts: StoreParts, sessionId: string, read: SegmentRead): Promise<void> {
   const paths = await filesOf(parts, sessionId, SEGMENT_FILE);
   const sealed = sealedSegments(paths);
-  let recorded = false;
+  const segments: Segment[] = [];
   for (const path of paths) {
     const own = parts.own.peek(path);
     if (own) {
-      read.fromRows(own);
+      segments.push({ path, own });
       continue;
     }
     const stat = await fsp.stat(path).catch(() => undefined);
     if (!stat) continue; // removed meanwhile (merged by another window): its rows are in that window's files
-    const facts = await parts.summaries.factsOf(sessionId, path, stat);
+    segments.push({ path, stat, facts: await parts.summaries.factsOf(sessionId, path, stat) });
+  }
+  if (read.newestFirst) {
+    const rank = (s: Segment) => (s.own ? Infinity : s.facts ? s.facts.maxCreatedAt : Number.MAX_VALUE);
+    segments.sort((a, b) => rank(b) - rank(a));
+  }
+  let recorded = false;
+  for (const { path, own, stat, facts } of segments) {
+    if (own) {
+      read.fromRows(own);
+      continue;
+    }
     if (facts && read.fromFacts(facts)) continue;
     let found: SegmentFacts | undefined;
     const visit = (db: Database) => {

@@ -75,6 +75,29 @@ export class SessionRecords {
     return new Map([...latest].map(([id, v]) => [id, v.pinned]));
   }
 
+  /**
+   * The time of the newest stored message beyond the `count` newest ones, or undefined when the
+   * session holds no more than `count`: the messages created after it are the recent part of the
+   * transcript, and at least one message is older. Only the newest segments are opened: one whose
+   * newest message is older than the answer so far is not.
+   */
+  async recentStart(sessionId: string, count: number): Promise<number | undefined> {
+    let newest: number[] = [];
+    const threshold = () => (newest.length > count ? newest[count] : undefined);
+    await eachSegment(this.parts, sessionId, {
+      newestFirst: true,
+      fromFacts: (facts) => {
+        const at = threshold();
+        return at !== undefined && facts.maxCreatedAt < at;
+      },
+      fromRows: (db) => {
+        const times = rows(db, 'SELECT created_at FROM messages WHERE session_id = ? ORDER BY created_at DESC LIMIT ?', [sessionId, count + 1]).map((r) => Number(r.created_at));
+        newest = [...newest, ...times].sort((a, b) => b - a).slice(0, count + 1);
+      },
+    });
+    return threshold();
+  }
+
   /** One past the highest request index recorded (0 when none), without reading the usage rows. */
   async nextRequestIndex(sessionId: string): Promise<number> {
     let highest = -1;

@@ -30,7 +30,7 @@ import { SessionRecords } from './sessionRecords';
 import { SessionRows } from './sessionRows';
 import { segmentFacts, SegmentSummaries } from './segmentSummaries';
 import type { StoreParts } from './storeParts';
-import type { BlobInfo, BlobSlice, CompactionEventRecord, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, TurnUsageRecord } from '../../core/ports/sessionStore';
+import type { BlobInfo, BlobSlice, CompactionEventRecord, RecentTranscript, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, TurnUsageRecord } from '../../core/ports/sessionStore';
 import { liveWriters, WriterHeartbeat } from './writerLiveness';
 
 export { BLOB_PART_BYTES } from './blobStore';
@@ -195,6 +195,13 @@ export class SqlJsStore implements SessionStore {
   async loadTranscript(sessionId: string, options: { createdAfter?: number } = {}): Promise<Message[]> {
     await this.closedWriters.absorb(sessionId);
     return this.records.loadTranscript(sessionId, options.createdAfter);
+  }
+
+  async loadRecentTranscript(sessionId: string, count: number): Promise<RecentTranscript> {
+    await this.closedWriters.absorb(sessionId);
+    const createdAfter = await this.records.recentStart(sessionId, count);
+    const messages = await this.records.loadTranscript(sessionId, createdAfter);
+    return createdAfter === undefined ? { messages, complete: true } : { messages, complete: false, createdAfter };
   }
 
   async loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {

@@ -34,7 +34,7 @@ describe('chat code and link intents', () => {
       openExternal: async (u) => void calls.push(`open ${u}`),
     };
     const warnings: string[] = [];
-    const handlers = chatHandlers({ sessions: { retry: async () => void calls.push('retry') } as never, workbench, executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined });
+    const handlers = chatHandlers({ sessions: { retry: async () => void calls.push('retry') } as never, workbench, executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined, showEarlier: async () => undefined });
     const inbox = { source: 'chat', parse: parseChatMessage, log: { warn: (l: string) => warnings.push(l) }, handlers, onError: () => undefined };
     const messages: unknown[] = [
       { type: 'insertCode', code: 'a()' },

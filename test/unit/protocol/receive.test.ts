@@ -65,6 +65,7 @@ function chatInbox(r: Recorder, handlers?: Handlers<ChatToHost>) {
         executeCommand: async (command: string, ...args: unknown[]) => void r.calls.push(`command ${command} ${JSON.stringify(args)}`),
         sendState: async () => void r.calls.push('sendState'),
         scheduleRefresh: () => void r.calls.push('scheduleRefresh'),
+        showEarlier: async () => void r.calls.push('showEarlier'),
       }),
     onError: (error: unknown) => void r.errors.push(error),
   };
@@ -148,7 +149,7 @@ describe('webview boundary: chat messages through receiveWebviewMessage and the 
 
   it('rejects a valid type that has no handler instead of throwing', async () => {
     const r = recorder();
-    const handlers = { ...chatHandlers({ sessions: fakeSessions(r), executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined }) } as Partial<Handlers<ChatToHost>>;
+    const handlers = { ...chatHandlers({ sessions: fakeSessions(r), executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined, showEarlier: async () => undefined }) } as Partial<Handlers<ChatToHost>>;
     delete handlers.cancel;
     const receipt = await receiveWebviewMessage({ type: 'cancel' }, chatInbox(r, handlers as Handlers<ChatToHost>));
     assert.strictEqual(receipt.accepted, false);
@@ -167,6 +168,7 @@ describe('webview boundary: chat messages through receiveWebviewMessage and the 
     [{ type: 'selectModel', modelId: 'gpt-4.1' }, ['command tally.selectModel []']],
     [{ type: 'openResult', refId: 'res_1' }, ['command tally.openResult ["res_1"]']],
     [{ type: 'openInspector' }, ['command tally.openInspector []']],
+    [{ type: 'showEarlier' }, ['showEarlier']],
   ];
   for (const [message, calls] of valid) {
     it(`passes a valid ${message.type} to its handler, silently`, async () => {
@@ -181,7 +183,7 @@ describe('webview boundary: chat messages through receiveWebviewMessage and the 
   it('a handler that fails reaches onError, not the caller, and is not logged as a rejection', async () => {
     const r = recorder();
     const sessions = { ...fakeSessions(r), send: async () => { throw new Error('No model is configured.'); } };
-    const inbox = { ...chatInbox(r), handlers: chatHandlers({ sessions, executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined }) };
+    const inbox = { ...chatInbox(r), handlers: chatHandlers({ sessions, executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined, showEarlier: async () => undefined }) };
     const receipt = await receiveWebviewMessage({ type: 'send', text: 'hi' }, inbox);
     assert.strictEqual(receipt.accepted, true);
     assert.deepStrictEqual(r.errors.map((e) => (e as Error).message), ['No model is configured.']);
@@ -192,7 +194,7 @@ describe('webview boundary: chat messages through receiveWebviewMessage and the 
     const r = recorder();
     const inbox = {
       ...chatInbox(r),
-      handlers: chatHandlers({ sessions: { ...fakeSessions(r), cancel: () => { throw new Error('a'); } }, executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined }),
+      handlers: chatHandlers({ sessions: { ...fakeSessions(r), cancel: () => { throw new Error('a'); } }, executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined, showEarlier: async () => undefined }),
       onError: () => { throw new Error('b'); },
     };
     await assert.doesNotReject(receiveWebviewMessage({ type: 'cancel' }, inbox));

@@ -128,6 +128,7 @@ describe('protocol validators: chat → host', () => {
     { type: 'selectModel', modelId: '' },
     { type: 'openResult', refId: 'res_1' },
     { type: 'openInspector' },
+    { type: 'showEarlier' },
   ];
   for (const message of valid) {
     it(`accepts ${JSON.stringify(message)}`, () => {

@@ -7,7 +7,7 @@ const item = (id: string, preview: string): RequestItem => ({ messageId: id, rol
 function record(requestIndex: number, items: RequestItem[], extra: Partial<TurnUsageRecord> = {}): TurnUsageRecord {
   return {
     id: `u${requestIndex}`, sessionId: 'sfig', requestIndex, createdAt: 100 + requestIndex, model: 'model "quoted",\"storedItems\":', contextWindow: 128_000, maxOutputTokens: 8_192,
-    components: { system: 1, skills: 2, tools: 3, conversation: 4 * requestIndex }, estimatedInputTokens: 10 + requestIndex, reportedInputTokens: 12 + requestIndex, itemCount: items.length, items, ...extra,
+    components: { system: 1, skills: 2, tools: 3, messages: 4 * requestIndex, toolResults: 5, summaries: 0 }, estimatedInputTokens: 10 + requestIndex, reportedInputTokens: 12 + requestIndex, itemCount: items.length, items, ...extra,
   };
 }
 

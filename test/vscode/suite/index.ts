@@ -13,5 +13,6 @@ export function run(): Promise<void> {
     require('./vscodeLmTurn.test');
     require('./windowFigures.test');
     require('./readOnlyDocuments.test');
+    require('./settingsReopen.test');
   });
 }
