@@ -5,6 +5,7 @@ import { absorbRows, Slicer } from './absorbRows';
 import { WRITER_FILE } from './layout';
 import type { OwnFile } from './ownFiles';
 import { sealedSegments, type StoreParts } from './storeParts';
+import { errorText } from './storeErrors';
 import { liveWriters } from './writerLiveness';
 
 /** Files of closed windows a session must hold before they are merged (three windows' worth). */
@@ -22,21 +23,66 @@ const MERGE_SLICE_MS = 10;
  * saved, the old files are removed. A crash in between leaves duplicates, which reads merge.
  */
 export class ClosedWriterMerge {
-  /**
-   * Each session's merge of closed windows' files (or the check that there is none), run once; a
-   * read that comes while it runs waits for it instead of reading files being moved.
-   */
+  /** Each session's merge of closed windows' files (or the check that there is none), run once. */
   private readonly merges = new Map<string, Promise<void>>();
+  /** Reads of each session's files running now, and who waits for them to end. */
+  private readonly readers = new Map<string, number>();
+  private readonly drained = new Map<string, Array<() => void>>();
+  /** A merge removing old files: reads wait for it (a read never sees a file vanish mid-way). */
+  private readonly removing = new Map<string, Promise<void>>();
 
   constructor(private readonly parts: StoreParts) {}
 
-  absorb(sessionId: string): Promise<void> {
-    const known = this.merges.get(sessionId);
-    if (known) return known;
-    const running = this.merge(sessionId);
-    // A failed merge is reported to the read that started it; later reads go on, as before.
-    this.merges.set(sessionId, running.catch(() => undefined));
-    return running;
+  /** Starts the session's merge in the background, once; reads go on meanwhile (duplicates read as one). */
+  start(sessionId: string): void {
+    if (this.merges.has(sessionId)) return;
+    this.merges.set(sessionId, this.merge(sessionId).catch((error) => this.parts.problems.info(`store: merging closed windows' files of session ${sessionId} failed: ${errorText(error)}`)));
+  }
+
+  /** Every merge started so far, done. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.merges.values()]);
+  }
+
+  /**
+   * Runs a read of a session's files. It never waits for a merge, only for the removal of merged
+   * files, and a removal waits for the reads running: so a read sees each row in the old files,
+   * in this window's files, or in both, never in neither.
+   */
+  async reading<T>(sessionId: string, read: () => Promise<T>): Promise<T> {
+    for (let removal = this.removing.get(sessionId); removal; removal = this.removing.get(sessionId)) await removal;
+    this.readers.set(sessionId, (this.readers.get(sessionId) ?? 0) + 1);
+    try {
+      return await read();
+    } finally {
+      const left = (this.readers.get(sessionId) ?? 1) - 1;
+      if (left > 0) this.readers.set(sessionId, left);
+      else {
+        this.readers.delete(sessionId);
+        const waiting = this.drained.get(sessionId) ?? [];
+        this.drained.delete(sessionId);
+        for (const wake of waiting) wake();
+      }
+    }
+  }
+
+  /** Removes merged files once no read of the session runs; reads arriving meanwhile wait. */
+  private async removeWhenNoReads(sessionId: string, paths: string[]): Promise<void> {
+    while ((this.readers.get(sessionId) ?? 0) > 0) {
+      await new Promise<void>((wake) => this.drained.set(sessionId, [...(this.drained.get(sessionId) ?? []), wake]));
+    }
+    // Set in the same turn as the check above: no read starts until the files are gone.
+    let done!: () => void;
+    this.removing.set(sessionId, new Promise<void>((resolve) => (done = resolve)));
+    try {
+      for (const path of paths) {
+        this.parts.reads.forget(path);
+        await fsp.rm(path, { force: true });
+      }
+    } finally {
+      this.removing.delete(sessionId);
+      done();
+    }
   }
 
   private async merge(sessionId: string): Promise<void> {
@@ -90,13 +136,13 @@ export class ClosedWriterMerge {
     };
     for (const file of Object.values(files)) file.pinned = true;
     try {
-      return await this.copyAndSave(paths, files, slice);
+      return await this.copyAndSave(sessionId, paths, files, slice);
     } finally {
       for (const file of Object.values(files)) file.pinned = false;
     }
   }
 
-  private async copyAndSave(paths: string[], files: Record<'info' | 'segment' | 'snapshot', OwnFile>, slice: Slicer): Promise<number | undefined> {
+  private async copyAndSave(sessionId: string, paths: string[], files: Record<'info' | 'segment' | 'snapshot', OwnFile>, slice: Slicer): Promise<number | undefined> {
     const { reads } = this.parts;
     const target = (file: OwnFile) => () => {
       this.parts.flusher.touch(file);
@@ -121,10 +167,7 @@ export class ClosedWriterMerge {
     } catch {
       return undefined;
     }
-    for (const path of absorbed) {
-      reads.forget(path);
-      await fsp.rm(path, { force: true });
-    }
+    await this.removeWhenNoReads(sessionId, absorbed);
     return absorbed.length;
   }
 }

@@ -82,20 +82,20 @@ export class SessionRecords {
    * newest message is older than the answer so far is not.
    */
   async recentStart(sessionId: string, count: number): Promise<number | undefined> {
-    let newest: number[] = [];
-    const threshold = () => (newest.length > count ? newest[count] : undefined);
+    // The newest messages by id: a message stored in two files (rewritten, or being merged) counts once.
+    let newest = new Map<string, number>();
+    let threshold: number | undefined;
     await eachSegment(this.parts, sessionId, {
       newestFirst: true,
-      fromFacts: (facts) => {
-        const at = threshold();
-        return at !== undefined && facts.maxCreatedAt < at;
-      },
+      fromFacts: (facts) => threshold !== undefined && facts.maxCreatedAt < threshold,
       fromRows: (db) => {
-        const times = rows(db, 'SELECT created_at FROM messages WHERE session_id = ? ORDER BY created_at DESC LIMIT ?', [sessionId, count + 1]).map((r) => Number(r.created_at));
-        newest = [...newest, ...times].sort((a, b) => b - a).slice(0, count + 1);
+        for (const r of rows(db, 'SELECT id, created_at FROM messages WHERE session_id = ? ORDER BY created_at DESC LIMIT ?', [sessionId, count + 1])) newest.set(String(r.id), Number(r.created_at));
+        const kept = [...newest].sort((a, b) => b[1] - a[1]).slice(0, count + 1);
+        newest = new Map(kept);
+        threshold = kept.length > count ? kept[count][1] : undefined;
       },
     });
-    return threshold();
+    return threshold;
   }
 
   /** One past the highest request index recorded (0 when none), without reading the usage rows. */

@@ -145,7 +145,7 @@ export class SqlJsStore implements SessionStore {
 
   async close(): Promise<void> {
     if (this.parts.flusher.isClosed) return;
-    await Promise.all([this.indexMerge, this.sessionCleanup]);
+    await Promise.all([this.indexMerge, this.sessionCleanup, this.closedWriters.settled()]);
     try {
       await this.parts.flusher.close();
       // This writer never writes again: the facts of its saved segments hold for good.
@@ -173,7 +173,7 @@ export class SqlJsStore implements SessionStore {
   }
 
   getSession(id: string): Promise<SessionInfo | undefined> {
-    return this.sessions.get(id);
+    return this.read(id, () => this.sessions.get(id));
   }
 
   updateSession(id: string, patch: Partial<Omit<SessionInfo, 'id'>>): Promise<void> {
@@ -192,21 +192,34 @@ export class SqlJsStore implements SessionStore {
     return this.records.putMessages(sessionId, messages);
   }
 
-  async loadTranscript(sessionId: string, options: { createdAfter?: number } = {}): Promise<Message[]> {
-    await this.closedWriters.absorb(sessionId);
-    return this.records.loadTranscript(sessionId, options.createdAfter);
+  /**
+   * A read of a session's files. Loading a session starts the merge of closed windows' files in
+   * the background (`merge`); no read waits for it (see closedWriters.ts).
+   */
+  private read<T>(sessionId: string, run: () => Promise<T>, merge = false): Promise<T> {
+    if (merge) this.closedWriters.start(sessionId);
+    return this.closedWriters.reading(sessionId, run);
   }
 
-  async loadRecentTranscript(sessionId: string, count: number): Promise<RecentTranscript> {
-    await this.closedWriters.absorb(sessionId);
-    const createdAfter = await this.records.recentStart(sessionId, count);
-    const messages = await this.records.loadTranscript(sessionId, createdAfter);
-    return createdAfter === undefined ? { messages, complete: true } : { messages, complete: false, createdAfter };
+  /** Resolves once every merge of closed windows' files started so far is done. */
+  closedWindowsMerged(): Promise<void> {
+    return this.closedWriters.settled();
   }
 
-  async loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {
-    await this.closedWriters.absorb(sessionId);
-    return this.records.loadPins(sessionId, createdUpTo);
+  loadTranscript(sessionId: string, options: { createdAfter?: number } = {}): Promise<Message[]> {
+    return this.read(sessionId, () => this.records.loadTranscript(sessionId, options.createdAfter), true);
+  }
+
+  loadRecentTranscript(sessionId: string, count: number): Promise<RecentTranscript> {
+    return this.read(sessionId, async () => {
+      const createdAfter = await this.records.recentStart(sessionId, count);
+      const messages = await this.records.loadTranscript(sessionId, createdAfter);
+      return createdAfter === undefined ? { messages, complete: true } : { messages, complete: false, createdAfter };
+    }, true);
+  }
+
+  loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {
+    return this.read(sessionId, () => this.records.loadPins(sessionId, createdUpTo), true);
   }
 
   putBlob(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array; measured?: { sha256: string; lineCount: number } }): Promise<BlobInfo> {
@@ -222,7 +235,7 @@ export class SqlJsStore implements SessionStore {
   }
 
   listBlobs(sessionId: string): Promise<BlobInfo[]> {
-    return this.blobs.list(sessionId);
+    return this.read(sessionId, () => this.blobs.list(sessionId));
   }
 
   saveSnapshot(snapshot: SessionSnapshot): Promise<void> {
@@ -230,7 +243,7 @@ export class SqlJsStore implements SessionStore {
   }
 
   loadSnapshot(sessionId: string): Promise<SessionSnapshot | undefined> {
-    return this.records.loadSnapshot(sessionId);
+    return this.read(sessionId, () => this.records.loadSnapshot(sessionId));
   }
 
   addCompactionEvent(event: CompactionEventRecord): Promise<void> {
@@ -238,7 +251,7 @@ export class SqlJsStore implements SessionStore {
   }
 
   listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
-    return this.records.listCompactionEvents(sessionId);
+    return this.read(sessionId, () => this.records.listCompactionEvents(sessionId));
   }
 
   addTurnUsage(record: TurnUsageRecord): Promise<void> {
@@ -246,11 +259,10 @@ export class SqlJsStore implements SessionStore {
   }
 
   listTurnUsage(sessionId: string, options?: { items?: boolean }): Promise<TurnUsageRecord[]> {
-    return this.records.listTurnUsage(sessionId, options);
+    return this.read(sessionId, () => this.records.listTurnUsage(sessionId, options));
   }
 
-  async nextRequestIndex(sessionId: string): Promise<number> {
-    await this.closedWriters.absorb(sessionId);
-    return this.records.nextRequestIndex(sessionId);
+  nextRequestIndex(sessionId: string): Promise<number> {
+    return this.read(sessionId, () => this.records.nextRequestIndex(sessionId), true);
   }
 }

@@ -32,6 +32,7 @@ describe('merging closed windows in steps and slices', function () {
     };
     setImmediate(tick);
     const transcript = await store.loadTranscript(SESSION);
+    await store.closedWindowsMerged();
     ticking = false;
     assert.equal(transcript.length, windows * 300, 'every message of every closed window');
     const line = log.find((l) => l.includes('merged'));

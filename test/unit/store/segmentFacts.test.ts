@@ -114,6 +114,7 @@ describe('resuming without opening the segments it does not need', function () {
     assert.ok(sealedBefore.length >= 10, `${sealedBefore.length} sealed segments`);
     const store = await stores.openStore(folder, { debounceMs: 1e9 });
     const transcript = await store.loadTranscript(SESSION);
+    await store.closedWindowsMerged();
     assert.equal(transcript.length, 40, 'every message of every window');
     const after = readdirSync(dir);
     for (const name of sealedBefore) assert.ok(after.includes(name), `${name} stays`);

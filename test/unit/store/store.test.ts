@@ -477,7 +477,7 @@ describe('sql.js store', function () {
   });
 
   it('a process killed at random moments while saving messages, large results, snapshots and titles loses nothing it acknowledged', async function () {
-    this.timeout(90_000);
+    this.timeout(240_000); // 30 kill-and-recover rounds: a correctness test, slow on a loaded machine
     const ROUNDS = 30;
     const started = Date.now();
     const order = (text: string | undefined, pattern: RegExp): [number, number] => {

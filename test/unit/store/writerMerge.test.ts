@@ -57,6 +57,7 @@ describe('merging the files of closed windows', function () {
     const oldFiles = sessionFiles(folder).map((name) => [name, readFileSync(join(dir, name))] as const);
     const store = await openStore(folder, { debounceMs: 5 });
     assert.deepEqual(await everything(store), expected);
+    await store.closedWindowsMerged(); // reads never wait for the merge; the files are checked after it
     assert.deepEqual([...writersOf(sessionFiles(folder))], [store.writer], 'only the merging window’s files are left');
     assert.ok(sessionFiles(folder).length <= 3);
     assert.deepEqual(store.problems, []);
@@ -78,6 +79,7 @@ describe('merging the files of closed windows', function () {
     await open.flush();
     const other = await openStore(folder, { debounceMs: 5 });
     const messages = (await other.loadTranscript(SESSION)).map((m) => m.id);
+    await other.closedWindowsMerged();
     assert.ok(messages.includes('live-1'));
     assert.equal(messages.length, 9);
     const writers = writersOf(sessionFiles(folder));
@@ -100,6 +102,7 @@ describe('merging the files of closed windows', function () {
     writeFileSync(heartbeat, copy);
     const fresh = await openStore(folder, { debounceMs: 5 });
     await fresh.loadTranscript(SESSION);
+    await fresh.closedWindowsMerged();
     assert.ok(writersOf(sessionFiles(folder)).has(killed.writer), 'a fresh heartbeat counts as alive');
     await fresh.close();
     for (let w = 3; w < 6; w++) await windowSession(folder, w); // enough closed files to merge again
@@ -107,6 +110,7 @@ describe('merging the files of closed windows', function () {
     utimesSync(heartbeat, old, old);
     const later = await openStore(folder, { debounceMs: 5 });
     assert.ok((await later.loadTranscript(SESSION)).some((m) => m.id === 'killed-1'));
+    await later.closedWindowsMerged();
     assert.ok(!writersOf(sessionFiles(folder)).has(killed.writer), 'merged once its heartbeat went stale');
     assert.ok(!readdirSync(join(folder, 'writers')).includes(`${killed.writer}.alive`), 'the stale heartbeat is removed');
     await later.close();
@@ -127,11 +131,13 @@ describe('merging the files of closed windows', function () {
     const full: WriteFs = { ...nodeWriteFs, writeFileSynced: async () => { throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }); } };
     const failing = await openStore(folder, { debounceMs: 5, fs: full });
     assert.equal((await failing.loadTranscript(SESSION)).length, 8, 'everything still reads');
+    await failing.closedWindowsMerged();
     assert.deepEqual(sessionFiles(folder).sort(), before, 'no old file removed');
     assert.ok(failing.problems.some((p) => p.kind === 'write-failed'));
     await failing.close().catch(() => undefined);
     const store = await openStore(folder, { debounceMs: 5 });
     assert.equal((await store.loadTranscript(SESSION)).length, 8);
+    await store.closedWindowsMerged();
     assert.deepEqual([...writersOf(sessionFiles(folder))], [store.writer]);
     await store.close();
   });
