@@ -3,6 +3,7 @@ import type { ComponentTokens, RequestItem } from '../model/records';
 import type { ContextSettings } from '../settings';
 import { ContextBudget } from './budget';
 import { Calibration } from './calibration';
+import { ComponentTally } from './componentTally';
 
 /** Tokens outside the conversation, measured by the prompt builder. */
 export type FixedComponents = Pick<ComponentTokens, 'system' | 'skills' | 'tools'>;
@@ -30,6 +31,7 @@ export class UsageBasis {
   /** reported ÷ estimated for this session's model. */
   readonly calibration = new Calibration();
   private last?: { reportedInput: number; fixed: number; items: Map<string, number> };
+  private readonly tally = new ComponentTally();
 
   observe(request: ObservedRequest): void {
     const reported = request.reportedInputTokens;
@@ -67,7 +69,7 @@ export class UsageBasis {
       maxOutputTokens: args.maxOutputTokens ?? settings.maxOutputTokens,
       settings,
     });
-    const components = { ...budget.componentsFor(working, count), ...fixed };
+    const components = { ...this.tally.componentsFor(working, count), ...fixed };
     budget.setComponents(components);
     budget.estimatedTotal = budget.used;
     const basis = this.last;

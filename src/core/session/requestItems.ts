@@ -85,12 +85,14 @@ export function requestContent(args: { messages: readonly Message[]; sections?: 
   const dynamic = sections?.dynamic ?? [];
   const at = dynamicNoteIndex(messages);
   if (dynamic.length) messages.splice(at, 0, noteMessage(dynamicNoteText(dynamic), { id: DYNAMIC_NOTE_ID }));
+  const noteId = dynamic.length ? DYNAMIC_NOTE_ID : undefined;
+  const overhead = MESSAGE_OVERHEAD_TOKENS;
   for (const message of messages) {
-    if (message.id === DYNAMIC_NOTE_ID && dynamic.length) {
+    if (message.id === noteId) {
       for (const s of dynamic) items.push(sectionItem(s, 'dynamic'));
       continue;
     }
-    items.push(conversationItem(message, args.count(message) - MESSAGE_OVERHEAD_TOKENS));
+    items.push(conversationItem(message, args.count(message) - overhead));
   }
   if (messages.length) items.push(framingItem('framing:messages', 'Message framing', messages.length * MESSAGE_OVERHEAD_TOKENS, `${MESSAGE_OVERHEAD_TOKENS} tokens per message × ${messages.length} messages`, 'conversation'));
   return { messages, items };
@@ -100,15 +102,27 @@ export function requestContent(args: { messages: readonly Message[]; sections?: 
  * A message's item, the same object from request to request while the message (an immutable
  * object), its count and its pin are unchanged: building 10,000 previews for every request was most
  * of a long session's planning time, and the stored change between requests compares by identity first.
+ * Kept in a hidden slot beside the message's data, as its count is (see messageTokens.ts): a
+ * WeakMap lookup per message was a large share of planning a long context.
  */
-const conversationItems = new WeakMap<Message, { tokens: number; pinned: boolean; item: RequestItem }>();
+const ITEM = Symbol('tally.requestItem');
+interface ItemSlot {
+  tokens: number;
+  pinned: boolean;
+  item: RequestItem;
+}
+type WithItemSlot = Message & { [ITEM]?: ItemSlot };
+/** For the rare message that cannot take the slot (frozen). */
+const frozenItems = new WeakMap<Message, ItemSlot>();
 
 function conversationItem(message: Message, tokens: number): RequestItem {
-  const known = conversationItems.get(message);
+  const known = (message as WithItemSlot)[ITEM] ?? frozenItems.get(message);
   const pinned = Boolean(message.pinned);
   if (known && known.tokens === tokens && known.pinned === pinned) return known.item;
   const item: RequestItem = { ...requestItemOf(message, tokens), section: 'conversation' };
-  conversationItems.set(message, { tokens, pinned, item });
+  const slot: ItemSlot = { tokens, pinned, item };
+  if (Object.isExtensible(message)) Object.defineProperty(message, ITEM, { value: slot, writable: true, configurable: true, enumerable: false });
+  else frozenItems.set(message, slot);
   return item;
 }
 
