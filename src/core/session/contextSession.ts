@@ -19,6 +19,7 @@ import type { PromptSections } from '../prompt/promptSections';
 import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
 import { recordToolResult } from '../toolOutput/recorder';
+import { ConversationItems } from './conversationItems';
 import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
@@ -80,6 +81,7 @@ export class ContextSession {
   private readonly basis = new UsageBasis();
   /** The working context as the next request sends it, updated with what was appended since the last plan. */
   private readonly visible = new VisibleHistory();
+  private readonly conversationItems = new ConversationItems();
   private readonly mutex = new Mutex();
   private readonly listeners = new Set<CompactionListener>();
   private readonly strategies: CompactionStrategy[];
@@ -249,7 +251,7 @@ export class ContextSession {
    */
   planRequest(fixed: FixedComponents = EMPTY_FIXED, sections?: PromptSections, measured?: ContextBudget): RequestPlan {
     const visible = this.visible.view(this.working);
-    const { messages, items } = requestContent({ messages: visible.messages, sections, fixed, count: this.count });
+    const { messages, items } = requestContent({ messages: visible.messages, sections, fixed, count: this.count, reuse: this.conversationItems });
     return { messages, items, budget: measured ?? this.measure(fixed), repaired: visible.repaired };
   }
 

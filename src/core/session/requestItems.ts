@@ -1,11 +1,11 @@
 import { MESSAGE_OVERHEAD_TOKENS, TOOL_CALL_OVERHEAD_TOKENS } from '../accounting/messageTokens';
 import { fixedTotal, type FixedComponents } from '../accounting/usageBasis';
 import { previewOf } from '../compaction/removedItems';
-import { requestItemOf } from '../compaction/requestItems';
 import { noteMessage } from '../model/factories';
 import type { Message } from '../model/message';
 import type { RequestItem } from '../model/records';
 import { textHash } from '../model/textHash';
+import { ConversationItems } from './conversationItems';
 import { DYNAMIC_NOTE_ID, dynamicNoteText, fixedOf, type PromptSection, type PromptSections } from '../prompt/promptSections';
 
 export { DYNAMIC_NOTE_ID };
@@ -52,10 +52,11 @@ function sectionItem(section: PromptSection, where: 'system' | 'dynamic'): Reque
  * - the framing of every offered tool is the item "Tool framing" (TOOL_CALL_OVERHEAD_TOKENS each);
  *   deferred tools are listed with 0 tokens.
  * Without sections (a prompt that gives only its numbers), one item stands for the fixed tokens.
+ * `reuse`: the messages' items of the previous request, updated where the messages changed.
  */
-export function requestContent(args: { messages: readonly Message[]; sections?: PromptSections; fixed: FixedComponents; count: (m: Message) => number }): RequestContent {
+export function requestContent(args: { messages: readonly Message[]; sections?: PromptSections; fixed: FixedComponents; count: (m: Message) => number; reuse?: ConversationItems }): RequestContent {
   const { sections } = args;
-  const items: RequestItem[] = [];
+  let items: RequestItem[] = [];
   if (sections) {
     for (const s of sections.system) items.push(sectionItem(s, 'system'));
     for (const t of sections.tools) {
@@ -84,46 +85,21 @@ export function requestContent(args: { messages: readonly Message[]; sections?: 
   const messages = [...args.messages];
   const dynamic = sections?.dynamic ?? [];
   const at = dynamicNoteIndex(messages);
-  if (dynamic.length) messages.splice(at, 0, noteMessage(dynamicNoteText(dynamic), { id: DYNAMIC_NOTE_ID }));
-  const noteId = dynamic.length ? DYNAMIC_NOTE_ID : undefined;
-  const overhead = MESSAGE_OVERHEAD_TOKENS;
-  for (const message of messages) {
-    if (message.id === noteId) {
-      for (const s of dynamic) items.push(sectionItem(s, 'dynamic'));
-      continue;
+  const reuse = args.reuse ?? new ConversationItems();
+  const conversation = reuse.itemsFor(args.messages, args.count);
+  if (!dynamic.length) {
+    items = items.concat(conversation);
+  } else {
+    messages.splice(at, 0, noteMessage(dynamicNoteText(dynamic), { id: DYNAMIC_NOTE_ID }));
+    const note = dynamic.map((s) => sectionItem(s, 'dynamic'));
+    items = items.concat(conversation.slice(0, at), note, conversation.slice(at));
+    // A message of the conversation with the note's own id (none in practice) is taken for the note too.
+    if (reuse.holdsId(DYNAMIC_NOTE_ID)) {
+      items = items.flatMap((item) => (item.messageId === DYNAMIC_NOTE_ID && item.section === 'conversation' ? note : [item]));
     }
-    items.push(conversationItem(message, args.count(message) - overhead));
   }
   if (messages.length) items.push(framingItem('framing:messages', 'Message framing', messages.length * MESSAGE_OVERHEAD_TOKENS, `${MESSAGE_OVERHEAD_TOKENS} tokens per message × ${messages.length} messages`, 'conversation'));
   return { messages, items };
-}
-
-/**
- * A message's item, the same object from request to request while the message (an immutable
- * object), its count and its pin are unchanged: building 10,000 previews for every request was most
- * of a long session's planning time, and the stored change between requests compares by identity first.
- * Kept in a hidden slot beside the message's data, as its count is (see messageTokens.ts): a
- * WeakMap lookup per message was a large share of planning a long context.
- */
-const ITEM = Symbol('tally.requestItem');
-interface ItemSlot {
-  tokens: number;
-  pinned: boolean;
-  item: RequestItem;
-}
-type WithItemSlot = Message & { [ITEM]?: ItemSlot };
-/** For the rare message that cannot take the slot (frozen). */
-const frozenItems = new WeakMap<Message, ItemSlot>();
-
-function conversationItem(message: Message, tokens: number): RequestItem {
-  const known = (message as WithItemSlot)[ITEM] ?? frozenItems.get(message);
-  const pinned = Boolean(message.pinned);
-  if (known && known.tokens === tokens && known.pinned === pinned) return known.item;
-  const item: RequestItem = { ...requestItemOf(message, tokens), section: 'conversation' };
-  const slot: ItemSlot = { tokens, pinned, item };
-  if (Object.isExtensible(message)) Object.defineProperty(message, ITEM, { value: slot, writable: true, configurable: true, enumerable: false });
-  else frozenItems.set(message, slot);
-  return item;
 }
 
 function framingItem(id: string, label: string, tokens: number, preview: string, section: 'tools' | 'conversation'): RequestItem {
