@@ -78,7 +78,7 @@ export class ContextSession {
   private working: Message[] = [];
   private lastCreatedAt = 0;
   private ledger!: RequestLedger;
-  private readonly basis = new UsageBasis();
+  private readonly basis = new UsageBasis((m) => m.id === DYNAMIC_NOTE_ID);
   /** The working context as the next request sends it, updated with what was appended since the last plan. */
   private readonly visible = new VisibleHistory();
   private readonly conversationItems = new ConversationItems();
@@ -301,9 +301,7 @@ export class ContextSession {
   async recordResponse(request: PlannedRequest, response: { model: string; reported?: ReportedUsage }): Promise<TurnUsageRecord> {
     const record = await this.ledger.record({ plan: request.plan, model: response.model, reported: response.reported, compactionId: request.compactionId, sections: request.prompt.sections });
     // The basis compares the messages of this request with the working context later: whole counts, the note left out.
-    // Without a report it learns nothing, so the list is not built.
-    const sent = response.reported?.inputTokens ? request.plan.messages.filter((m) => m.id !== DYNAMIC_NOTE_ID).map((m) => ({ messageId: m.id, tokens: this.count(m) })) : [];
-    this.basis.observe({ budget: request.plan.budget, items: sent, reportedInputTokens: response.reported?.inputTokens });
+    this.basis.observe({ budget: request.plan.budget, messages: request.plan.messages, count: this.count, reportedInputTokens: response.reported?.inputTokens });
     return record;
   }
 

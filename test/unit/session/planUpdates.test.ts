@@ -91,4 +91,35 @@ describe('planning a request from what changed since the last one', function () 
     assert.deepEqual(request.plan.budget.components, planFromScratch(session).components);
     assert.deepEqual(request.plan.items, session.planRequest(FIXED).items);
   });
+
+  it("keeps the provider's report as the basis exact as the context changes after it: added, pinned, compacted, reported again", async () => {
+    const count = (m: (typeof session.messages)[number]) => countMessage(m, counter);
+    let request = await session.nextRequest({ fixed: FIXED });
+    let reported = Math.round(request.plan.budget.used * 1.2);
+    await session.recordResponse(request, { model: 'claude', reported: { inputTokens: reported } });
+    let sent = new Map(request.plan.messages.map((m) => [m.id, count(m)]));
+    // The report plus what changed since, by message id, as the conversation components add up to.
+    const expectedUsed = () => {
+      const now = new Map(session.messages.filter((m) => m.agentVisible).map((m) => [m.id, count(m)]));
+      let change = 0;
+      for (const [id, tokens] of now) if (!sent.has(id)) change += tokens;
+      for (const [id, tokens] of sent) if (!now.has(id)) change -= tokens;
+      return reported + change;
+    };
+    assert.equal(session.measure(FIXED).basis, 'reported');
+    assert.equal(session.measure(FIXED).used, expectedUsed(), 'right after the report');
+    await session.appendUser('And the tests?');
+    assert.equal(session.measure(FIXED).used, expectedUsed(), 'a message added');
+    await session.setPinned(session.messages[3].id, true);
+    assert.equal(session.measure(FIXED).used, expectedUsed(), 'a message pinned');
+    const compaction = await session.compact({ trigger: 'manual' });
+    assert.equal(compaction.status, 'complete');
+    assert.equal(session.measure(FIXED).used, expectedUsed(), 'compacted');
+    request = await session.nextRequest({ fixed: FIXED });
+    reported = Math.round(request.plan.budget.used * 0.9);
+    await session.recordResponse(request, { model: 'claude', reported: { inputTokens: reported } });
+    sent = new Map(request.plan.messages.map((m) => [m.id, count(m)]));
+    await session.appendAssistant('Both pass.');
+    assert.equal(session.measure(FIXED).used, expectedUsed(), 'reported again, then a message added');
+  });
 });
