@@ -9,6 +9,15 @@ export function emptyComponents(): ComponentTokens {
   return { system: 0, skills: 0, tools: 0, messages: 0, toolResults: 0, summaries: 0 };
 }
 
+/** Adds (sign 1) or takes away (sign -1) one message's tokens in the component it belongs to; hidden messages are not sent, so not counted. */
+export function addComponentTokens(c: ComponentTokens, m: Message, count: (m: Message) => number, sign: 1 | -1): void {
+  if (!m.agentVisible) return;
+  const tokens = sign * count(m);
+  if (RESULT_KINDS.has(m.kind) || m.role === 'tool') c.toolResults += tokens;
+  else if (SUMMARY_KINDS.has(m.kind)) c.summaries += tokens;
+  else c.messages += tokens;
+}
+
 /**
  * The context budget by component: effective window = context window −
  * output reserve; compaction triggers and the hard block are shares of the effective window.
@@ -45,13 +54,7 @@ export class ContextBudget {
   /** Buckets visible messages by what they are; hidden messages are not sent, so not counted. */
   componentsFor(messages: readonly Message[], count: (m: Message) => number): ComponentTokens {
     const c = emptyComponents();
-    for (const m of messages) {
-      if (!m.agentVisible) continue;
-      const tokens = count(m);
-      if (RESULT_KINDS.has(m.kind) || m.role === 'tool') c.toolResults += tokens;
-      else if (SUMMARY_KINDS.has(m.kind)) c.summaries += tokens;
-      else c.messages += tokens;
-    }
+    for (const m of messages) addComponentTokens(c, m, count, 1);
     return c;
   }
 

@@ -1,8 +1,10 @@
 import type { Message } from '../model/message';
-import type { ComponentTokens, RequestItem } from '../model/records';
+import type { ComponentTokens } from '../model/records';
 import type { ContextSettings } from '../settings';
 import { ContextBudget } from './budget';
 import { Calibration } from './calibration';
+import { ChangeSinceReport } from './changeSinceReport';
+import { ComponentTally } from './componentTally';
 
 /** Tokens outside the conversation, measured by the prompt builder. */
 export type FixedComponents = Pick<ComponentTokens, 'system' | 'skills' | 'tools'>;
@@ -16,8 +18,9 @@ export function fixedTotal(fixed: FixedComponents): number {
 /** What a sent request carried, by our estimate, and what the provider said about it. */
 export interface ObservedRequest {
   budget: ContextBudget;
-  /** The messages sent, with their whole counts. */
-  items: ReadonlyArray<Pick<RequestItem, 'messageId' | 'tokens'>>;
+  /** The messages sent (counted whole with `count`; the basis's `leftOut` ones are not conversation). */
+  messages: readonly Message[];
+  count: (m: Message) => number;
   reportedInputTokens?: number;
 }
 
@@ -29,7 +32,14 @@ export interface ObservedRequest {
 export class UsageBasis {
   /** reported ÷ estimated for this session's model. */
   readonly calibration = new Calibration();
-  private last?: { reportedInput: number; fixed: number; items: Map<string, number> };
+  private last?: { reportedInput: number; fixed: number };
+  private readonly tally = new ComponentTally();
+  private readonly change: ChangeSinceReport;
+
+  /** `leftOut`: messages of a request that are not part of the conversation (the dynamic note). */
+  constructor(leftOut?: (m: Message) => boolean) {
+    this.change = new ChangeSinceReport(leftOut);
+  }
 
   observe(request: ObservedRequest): void {
     const reported = request.reportedInputTokens;
@@ -44,9 +54,8 @@ export class UsageBasis {
       this.last = undefined;
       return;
     }
-    const items = new Map<string, number>();
-    for (const item of request.items) items.set(item.messageId, item.tokens);
-    this.last = { reportedInput: reported, fixed: fixedTotal(request.budget.components), items };
+    this.change.reported(request.messages, request.count);
+    this.last = { reportedInput: reported, fixed: fixedTotal(request.budget.components) };
   }
 
   /**
@@ -67,17 +76,13 @@ export class UsageBasis {
       maxOutputTokens: args.maxOutputTokens ?? settings.maxOutputTokens,
       settings,
     });
-    const components = { ...budget.componentsFor(working, count), ...fixed };
+    const components = { ...this.tally.componentsFor(working, count), ...fixed };
     budget.setComponents(components);
     budget.estimatedTotal = budget.used;
     const basis = this.last;
     if (!basis) return budget;
     const fixedNow = fixedTotal(fixed);
-    const current = new Map<string, number>();
-    for (const m of working) if (m.agentVisible) current.set(m.id, count(m));
-    let delta = fixedNow - basis.fixed;
-    for (const [id, tokens] of current) if (!basis.items.has(id)) delta += tokens;
-    for (const [id, tokens] of basis.items) if (!current.has(id)) delta -= tokens;
+    const delta = fixedNow - basis.fixed + this.change.since(working, count);
     const conversation = components.messages + components.toolResults + components.summaries;
     const reportedConversation = Math.max(0, basis.reportedInput + delta - fixedNow);
     if (conversation > 0) {

@@ -10,7 +10,7 @@ export interface NormalizeResult {
 }
 
 /** The synthetic output for a call that never got one; its id follows the call's (call ids are unique per session). */
-function abortedFor(call: { id: string; name: string }, after: Message): Message {
+export function abortedFor(call: { id: string; name: string }, after: Message): Message {
   return abortedToolResult(call, 'this tool call did not return a result', { id: `aborted-${call.id}`, createdAt: after.createdAt });
 }
 

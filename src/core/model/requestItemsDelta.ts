@@ -1,3 +1,4 @@
+import { carryItemIdCounts, itemIdCounts } from './itemIdCounts';
 import type { RequestItem } from './records';
 
 /**
@@ -67,8 +68,10 @@ function positionalChange(items: readonly RequestItem[], base: { id: string; ite
   if (gone.length + added.length >= items.length) return undefined;
   const removed = new Set(gone.map((item) => item.messageId));
   if (removed.size !== gone.length) return undefined;
-  for (let i = 0; i < start; i++) if (removed.has(before[i].messageId)) return undefined;
-  for (let i = before.length - end; i < before.length; i++) if (removed.has(before[i].messageId)) return undefined;
+  // Each removed id is once in the stretch, so it also names an item that stays when the list has it more than once.
+  const counts = itemIdCounts(before);
+  for (const id of removed) if ((counts.get(id) ?? 0) > 1) return undefined;
+  carryItemIdCounts(before, items, gone, added);
   return { base: base.id, removed: [...removed], added: added.map((item, j): [number, RequestItem] => [start + j, item]) };
 }
 

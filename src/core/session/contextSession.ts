@@ -9,7 +9,7 @@ import { LocalSummarizer } from '../compaction/localSummarizer';
 import { Mutex } from '../compaction/mutex';
 import type { CompactionStrategy, Summarizer } from '../compaction/types';
 import { totalTokens } from '../compaction/units';
-import { normalizeHistory } from '../history/normalize';
+import { VisibleHistory } from '../history/visibleHistory';
 import { abortedToolResult, assistantMessage, userMessage } from '../model/factories';
 import { newId } from '../model/ids';
 import type { Message, ToolCall } from '../model/message';
@@ -19,6 +19,7 @@ import type { PromptSections } from '../prompt/promptSections';
 import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
 import { recordToolResult } from '../toolOutput/recorder';
+import { ConversationItems } from './conversationItems';
 import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
@@ -77,7 +78,10 @@ export class ContextSession {
   private working: Message[] = [];
   private lastCreatedAt = 0;
   private ledger!: RequestLedger;
-  private readonly basis = new UsageBasis();
+  private readonly basis = new UsageBasis((m) => m.id === DYNAMIC_NOTE_ID);
+  /** The working context as the next request sends it, updated with what was appended since the last plan. */
+  private readonly visible = new VisibleHistory();
+  private readonly conversationItems = new ConversationItems();
   private readonly mutex = new Mutex();
   private readonly listeners = new Set<CompactionListener>();
   private readonly strategies: CompactionStrategy[];
@@ -242,13 +246,13 @@ export class ContextSession {
   /**
    * What the next request would carry now (visible messages only, normalized so every call has
    * its output even if something went wrong upstream), with the prompt's dynamic part in place and
-   * every item of the request. Changes nothing; for views and checks.
+   * every item of the request. Changes nothing; for views and checks. `measured`: the budget of this
+   * working context with these fixed components, when the caller just measured it.
    */
-  planRequest(fixed: FixedComponents = EMPTY_FIXED, sections?: PromptSections): RequestPlan {
-    const normalized = normalizeHistory(this.working);
-    const visible = normalized.messages.filter((m) => m.agentVisible);
-    const { messages, items } = requestContent({ messages: visible, sections, fixed, count: this.count });
-    return { messages, items, budget: this.measure(fixed), repaired: normalized.inserted.length + normalized.removed.length };
+  planRequest(fixed: FixedComponents = EMPTY_FIXED, sections?: PromptSections, measured?: ContextBudget): RequestPlan {
+    const visible = this.visible.view(this.working);
+    const { messages, items } = requestContent({ messages: visible.messages, sections, fixed, count: this.count, reuse: this.conversationItems });
+    return { messages, items, budget: measured ?? this.measure(fixed), repaired: visible.repaired };
   }
 
   /**
@@ -260,16 +264,21 @@ export class ContextSession {
     const build = typeof prompt === 'function' ? prompt : undefined;
     const roomOf = (budget: ContextBudget) => ({ effectiveWindow: budget.effectiveWindow, percentUsed: budget.percent });
     let prepared = build ? await build(roomOf(this.measure())) : (prompt as P);
-    const budget = this.measure(prepared.fixed);
+    // Measured once per step: no await stands between a measure and the plan that reuses it.
+    let budget = this.measure(prepared.fixed);
     let compaction: CompactionResult | undefined;
     let blocked = false;
     if (budget.shouldCompact()) {
       compaction = await this.compact({ trigger: budget.isBlocked() ? 'blocked' : 'auto', fixed: prepared.fixed, signal });
-      blocked = this.measure(prepared.fixed).isBlocked();
+      budget = this.measure(prepared.fixed);
+      blocked = budget.isBlocked();
     }
     const compactionId = compaction?.status === 'complete' ? compaction.id : undefined;
-    if (compactionId && build && !blocked) prepared = await build(roomOf(this.measure(prepared.fixed)));
-    return { status: blocked ? 'blocked' : 'ready', prompt: prepared, plan: this.planRequest(prepared.fixed, prepared.sections), requestIndex: this.nextRequestIndex, compaction, compactionId, recovered: false };
+    if (compactionId && build && !blocked) {
+      prepared = await build(roomOf(budget));
+      budget = this.measure(prepared.fixed);
+    }
+    return { status: blocked ? 'blocked' : 'ready', prompt: prepared, plan: this.planRequest(prepared.fixed, prepared.sections, budget), requestIndex: this.nextRequestIndex, compaction, compactionId, recovered: false };
   }
 
   /**
@@ -292,8 +301,7 @@ export class ContextSession {
   async recordResponse(request: PlannedRequest, response: { model: string; reported?: ReportedUsage }): Promise<TurnUsageRecord> {
     const record = await this.ledger.record({ plan: request.plan, model: response.model, reported: response.reported, compactionId: request.compactionId, sections: request.prompt.sections });
     // The basis compares the messages of this request with the working context later: whole counts, the note left out.
-    const sent = request.plan.messages.filter((m) => m.id !== DYNAMIC_NOTE_ID).map((m) => ({ messageId: m.id, tokens: this.count(m) }));
-    this.basis.observe({ budget: request.plan.budget, items: sent, reportedInputTokens: response.reported?.inputTokens });
+    this.basis.observe({ budget: request.plan.budget, messages: request.plan.messages, count: this.count, reportedInputTokens: response.reported?.inputTokens });
     return record;
   }
 

@@ -1,11 +1,11 @@
 import { MESSAGE_OVERHEAD_TOKENS, TOOL_CALL_OVERHEAD_TOKENS } from '../accounting/messageTokens';
 import { fixedTotal, type FixedComponents } from '../accounting/usageBasis';
 import { previewOf } from '../compaction/removedItems';
-import { requestItemOf } from '../compaction/requestItems';
 import { noteMessage } from '../model/factories';
 import type { Message } from '../model/message';
 import type { RequestItem } from '../model/records';
 import { textHash } from '../model/textHash';
+import { ConversationItems } from './conversationItems';
 import { DYNAMIC_NOTE_ID, dynamicNoteText, fixedOf, type PromptSection, type PromptSections } from '../prompt/promptSections';
 
 export { DYNAMIC_NOTE_ID };
@@ -52,10 +52,11 @@ function sectionItem(section: PromptSection, where: 'system' | 'dynamic'): Reque
  * - the framing of every offered tool is the item "Tool framing" (TOOL_CALL_OVERHEAD_TOKENS each);
  *   deferred tools are listed with 0 tokens.
  * Without sections (a prompt that gives only its numbers), one item stands for the fixed tokens.
+ * `reuse`: the messages' items of the previous request, updated where the messages changed.
  */
-export function requestContent(args: { messages: readonly Message[]; sections?: PromptSections; fixed: FixedComponents; count: (m: Message) => number }): RequestContent {
+export function requestContent(args: { messages: readonly Message[]; sections?: PromptSections; fixed: FixedComponents; count: (m: Message) => number; reuse?: ConversationItems }): RequestContent {
   const { sections } = args;
-  const items: RequestItem[] = [];
+  let items: RequestItem[] = [];
   if (sections) {
     for (const s of sections.system) items.push(sectionItem(s, 'system'));
     for (const t of sections.tools) {
@@ -84,32 +85,21 @@ export function requestContent(args: { messages: readonly Message[]; sections?: 
   const messages = [...args.messages];
   const dynamic = sections?.dynamic ?? [];
   const at = dynamicNoteIndex(messages);
-  if (dynamic.length) messages.splice(at, 0, noteMessage(dynamicNoteText(dynamic), { id: DYNAMIC_NOTE_ID }));
-  for (const message of messages) {
-    if (message.id === DYNAMIC_NOTE_ID && dynamic.length) {
-      for (const s of dynamic) items.push(sectionItem(s, 'dynamic'));
-      continue;
+  const reuse = args.reuse ?? new ConversationItems();
+  const conversation = reuse.itemsFor(args.messages, args.count);
+  if (!dynamic.length) {
+    items = items.concat(conversation);
+  } else {
+    messages.splice(at, 0, noteMessage(dynamicNoteText(dynamic), { id: DYNAMIC_NOTE_ID }));
+    const note = dynamic.map((s) => sectionItem(s, 'dynamic'));
+    items = items.concat(conversation.slice(0, at), note, conversation.slice(at));
+    // A message of the conversation with the note's own id (none in practice) is taken for the note too.
+    if (reuse.holdsId(DYNAMIC_NOTE_ID)) {
+      items = items.flatMap((item) => (item.messageId === DYNAMIC_NOTE_ID && item.section === 'conversation' ? note : [item]));
     }
-    items.push(conversationItem(message, args.count(message) - MESSAGE_OVERHEAD_TOKENS));
   }
   if (messages.length) items.push(framingItem('framing:messages', 'Message framing', messages.length * MESSAGE_OVERHEAD_TOKENS, `${MESSAGE_OVERHEAD_TOKENS} tokens per message × ${messages.length} messages`, 'conversation'));
   return { messages, items };
-}
-
-/**
- * A message's item, the same object from request to request while the message (an immutable
- * object), its count and its pin are unchanged: building 10,000 previews for every request was most
- * of a long session's planning time, and the stored change between requests compares by identity first.
- */
-const conversationItems = new WeakMap<Message, { tokens: number; pinned: boolean; item: RequestItem }>();
-
-function conversationItem(message: Message, tokens: number): RequestItem {
-  const known = conversationItems.get(message);
-  const pinned = Boolean(message.pinned);
-  if (known && known.tokens === tokens && known.pinned === pinned) return known.item;
-  const item: RequestItem = { ...requestItemOf(message, tokens), section: 'conversation' };
-  conversationItems.set(message, { tokens, pinned, item });
-  return item;
 }
 
 function framingItem(id: string, label: string, tokens: number, preview: string, section: 'tools' | 'conversation'): RequestItem {

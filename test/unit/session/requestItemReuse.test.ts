@@ -4,7 +4,10 @@ import { countMessage } from '../../../src/core/accounting/messageTokens';
 import { assistantMessage, toolResultMessage, userMessage } from '../../../src/core/model/factories';
 import type { Message } from '../../../src/core/model/message';
 import { encodeRequestItems } from '../../../src/core/model/requestItemsDelta';
-import { requestContent } from '../../../src/core/session/requestItems';
+import type { PromptSections } from '../../../src/core/prompt/promptSections';
+import { ConversationItems } from '../../../src/core/session/conversationItems';
+import { DYNAMIC_NOTE_ID, requestContent } from '../../../src/core/session/requestItems';
+import { prng } from '../../support/syntheticSession';
 
 const counter = getTokenCounter('o200k_base');
 const count = (m: Message) => countMessage(m, counter);
@@ -38,5 +41,32 @@ describe('request items of a long session', () => {
     assert.notEqual(second[1], first[1]);
     assert.deepEqual(second[1].badges, ['pinned']);
     assert.equal(second[2], first[2]);
+  });
+
+  it('keeps the items it reuses exact as messages are replaced, pinned, removed or added, with or without a dynamic part', () => {
+    const random = prng(11);
+    const reuse = new ConversationItems();
+    const dynamic: PromptSections = { system: [], tools: [], dynamic: [{ id: 'note:context', kind: 'note', label: 'Context', text: 'Open file: a.ts', tokens: 5 }] };
+    let messages: Message[] = history.slice(0, 60);
+    for (let step = 0; step < 120; step++) {
+      const r = random();
+      if (r < 0.4) messages = [...messages, random() < 0.5 ? userMessage(`More ${step}.`, { createdAt: 20_000 + step }) : assistantMessage(`Done ${step}.`, [], { createdAt: 20_000 + step })];
+      else if (r < 0.55) messages = messages.map((m, i) => (i === Math.floor(random() * messages.length) ? { ...m, pinned: !m.pinned } : m));
+      else if (r < 0.65) messages = messages.filter((_, i) => i !== Math.floor(random() * messages.length));
+      else if (r < 0.75) messages = [userMessage('Summary of the earlier work.', { createdAt: 0 }), ...messages.slice(Math.floor(random() * messages.length))];
+      else if (r < 0.8) messages = [...messages, userMessage('A message with the note id, as no session makes one.', { id: DYNAMIC_NOTE_ID, createdAt: 30_000 + step })];
+      else if (r < 0.85) messages = messages.filter((m) => m.id !== DYNAMIC_NOTE_ID);
+      const sections = random() < 0.5 ? dynamic : undefined;
+      const reused = requestContent({ messages, sections, fixed, count, reuse });
+      const fresh = requestContent({ messages, sections, fixed, count });
+      assert.deepEqual(reused.items, fresh.items, `step ${step}`);
+      // What each item stands for, as the request's messages say it (a message with the note's id stands for the note).
+      const expected = reused.messages.flatMap((m) => (m.id === DYNAMIC_NOTE_ID && sections ? sections.dynamic.map((d) => `${d.id} ${d.tokens}`) : [`${m.id} ${count(m) - 4}`]));
+      assert.deepEqual(reused.items.filter((item) => item.kind !== 'framing' && item.section !== 'system').map((item) => `${item.messageId} ${item.tokens}`), expected, `step ${step}: items`);
+      assert.deepEqual(reused.messages, fresh.messages, `step ${step}`);
+    }
+    // Another count function: nothing counted with the first is kept.
+    const double = (m: Message) => 2 * count(m);
+    assert.deepEqual(requestContent({ messages, fixed, count: double, reuse }).items, requestContent({ messages, fixed, count: double }).items);
   });
 });

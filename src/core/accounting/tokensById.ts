@@ -1,0 +1,93 @@
+import type { Message } from '../model/message';
+
+/** How an update went: changes reported one by one, the map rebuilt without them, or a map that cannot be trusted. */
+export type TokensByIdUpdate = 'updated' | 'rebuilt' | 'unsure';
+
+/**
+ * The tokens of a list of messages by id (the messages `included` says count), kept up to date by
+ * position: only positions whose message object changed are read, and each id whose tokens change
+ * (undefined: absent) is reported. An id held by two messages at once makes the map unsure (which
+ * one's tokens would win?) until a later update rebuilds it from the whole list.
+ */
+export class TokensById {
+  readonly tokens = new Map<string, number>();
+  private seen: Message[] = [];
+  private readonly held = new Map<string, number>();
+  /** Ids held by more than one message right now. */
+  private repeated = 0;
+  private unsure = false;
+  private countUsed?: (m: Message) => number;
+
+  constructor(private readonly included: (m: Message) => boolean) {}
+
+  get trusted(): boolean {
+    return !this.unsure;
+  }
+
+  /** The map made afresh from the list: for a repeated id, the last message's tokens. */
+  wholeMap(): Map<string, number> {
+    const map = new Map<string, number>();
+    for (const m of this.seen) if (this.included(m)) map.set(m.id, this.countUsed!(m));
+    return map;
+  }
+
+  update(messages: readonly Message[], count: (m: Message) => number, changed: (id: string, before: number | undefined, after: number | undefined) => void): TokensByIdUpdate {
+    if (this.unsure || count !== this.countUsed) return this.rebuild(messages, count);
+    const seen = this.seen;
+    const shared = Math.min(seen.length, messages.length);
+    for (let i = 0; i < shared; i++) {
+      if (seen[i] === messages[i]) continue;
+      this.remove(seen[i], changed);
+      this.add(messages[i], changed);
+      seen[i] = messages[i];
+    }
+    for (let i = shared; i < seen.length; i++) this.remove(seen[i], changed);
+    for (let i = shared; i < messages.length; i++) {
+      this.add(messages[i], changed);
+      seen.push(messages[i]);
+    }
+    seen.length = messages.length;
+    if (this.repeated > 0) this.unsure = true;
+    return this.unsure ? 'unsure' : 'updated';
+  }
+
+  private rebuild(messages: readonly Message[], count: (m: Message) => number): TokensByIdUpdate {
+    this.tokens.clear();
+    this.held.clear();
+    this.repeated = 0;
+    this.countUsed = count;
+    this.seen = [];
+    const quiet = () => undefined;
+    for (const m of messages) {
+      this.add(m, quiet);
+      this.seen.push(m);
+    }
+    this.unsure = this.repeated > 0;
+    return this.unsure ? 'unsure' : 'rebuilt';
+  }
+
+  private add(m: Message, changed: (id: string, before: number | undefined, after: number | undefined) => void): void {
+    if (!this.included(m)) return;
+    const n = (this.held.get(m.id) ?? 0) + 1;
+    this.held.set(m.id, n);
+    if (n === 2) this.repeated++;
+    const before = this.tokens.get(m.id);
+    const after = this.countUsed!(m);
+    this.tokens.set(m.id, after);
+    if (before !== after) changed(m.id, before, after);
+  }
+
+  private remove(m: Message, changed: (id: string, before: number | undefined, after: number | undefined) => void): void {
+    if (!this.included(m)) return;
+    const n = (this.held.get(m.id) ?? 0) - 1;
+    if (n === 1) this.repeated--;
+    if (n > 0) {
+      this.held.set(m.id, n);
+      return;
+    }
+    this.held.delete(m.id);
+    const before = this.tokens.get(m.id);
+    this.tokens.delete(m.id);
+    changed(m.id, before, undefined);
+  }
+}
