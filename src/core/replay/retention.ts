@@ -184,6 +184,9 @@ export class RetentionTracker {
     // The request's whole results and references, kept up to date from each request's changes.
     const whole = new Map<string, number>();
     const refs = new Map<string, number>();
+    /** Entered results (by position) whose loss has not been reported, oldest first. */
+    const unreported: number[] = [];
+    let entered = 0;
     for (const request of this.requests) {
       for (const f of request.gone) {
         if (f.call) countDown(whole, f.call);
@@ -202,10 +205,16 @@ export class RetentionTracker {
       kind.due += removed;
       kind.present += Math.min(reachable.size, removed);
       if (reachable.size >= removed || this.lost.length >= MAX_LOST) continue;
-      for (let i = 0; i < request.enteredCount && this.lost.length < MAX_LOST; i++) {
-        const callId = this.enteredResults[i];
-        if (!whole.has(callId) && !reachable.has(callId)) this.lose(request.index, 'removedResultRefs', `result of tool call ${callId}`);
+      // A result's loss is reported once: only results not reported yet are looked at again.
+      while (entered < request.enteredCount) unreported.push(entered++);
+      let kept = 0;
+      for (let n = 0; n < unreported.length; n++) {
+        const at = unreported[n];
+        const callId = this.enteredResults[at];
+        if (this.lost.length >= MAX_LOST || whole.has(callId) || reachable.has(callId)) unreported[kept++] = at;
+        else this.lose(request.index, 'removedResultRefs', `result of tool call ${callId}`);
       }
+      unreported.length = kept;
     }
     return { firstCompactedRequest: this.compactedFrom, requestsChecked: this.requests.length, kinds: this.kinds, lost: this.lost };
   }
