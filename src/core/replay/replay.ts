@@ -10,7 +10,7 @@ import { ContextSession, type PlannedRequest } from '../session/contextSession';
 import type { ReplayPolicy } from './baselines';
 import { PairingCheck } from './pairingCheck';
 import { RetentionTracker, type RetentionReport } from './retention';
-import { RunningTotals } from './sharedStart';
+import { RunningTotal } from './sharedStart';
 
 /** Cache pricing used for the effective cost: cached input 0.1×, cache write 1.25× (the providers' usual cache pricing). */
 export const CACHE_READ_PRICE = 0.1;
@@ -95,6 +95,18 @@ export interface ReplayOptions {
 /** The badges a request report counts, in the order of its fields. */
 const COUNTED_BADGES: readonly string[] = ['truncated', 'offloaded', 'archived', 'summarized'];
 
+/** How many items carry each counted badge (item lists are rebuilt per request: one pass, no lists made). */
+function countBadges(items: readonly RequestItem[]): number[] {
+  const counts = COUNTED_BADGES.map(() => 0);
+  for (const item of items) {
+    for (const badge of item.badges) {
+      const k = COUNTED_BADGES.indexOf(badge);
+      if (k >= 0) counts[k]++;
+    }
+  }
+  return counts;
+}
+
 /** The same message as the previous request sent, for the prompt-cache estimate (no key strings built per message per request). */
 function sameSent(a: Message, b: Message): boolean {
   return a === b || (a.id === b.id && a.content.length === b.content.length && a.kind === b.kind);
@@ -133,14 +145,8 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const reports: RequestReport[] = [];
   let previous: readonly Message[] | undefined;
   let compactions = 0;
-  // Per-request figures that walk the whole request, kept up to date from what changed.
-  const sentTokens = new RunningTotals<Message>(1, (m, into, at) => (into[at] += countMessage(m, counter)));
-  const badgeCounts = new RunningTotals<RequestItem>(COUNTED_BADGES.length, (item, into, at) => {
-    for (const badge of item.badges) {
-      const k = COUNTED_BADGES.indexOf(badge);
-      if (k >= 0) into[at + k]++;
-    }
-  });
+  // The prefix tokens and the pairing check redo only what changed since the previous request.
+  const sentTokens = new RunningTotal<Message>((m) => countMessage(m, counter));
   const pairing = new PairingCheck();
 
   /** Describes one planned request: size, prefix reuse with the previous one, pairing, badges. */
@@ -149,14 +155,14 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     const compaction = request.compactionId ? request.compaction : undefined;
     const sent = plan.messages;
     sentTokens.update(sent);
-    badgeCounts.update(plan.items);
     let prefixTokens = previous ? fixed.system + fixed.tools + fixed.skills : 0;
     if (previous) {
       let same = 0;
       while (same < sent.length && same < previous.length && sameSent(sent[same], previous[same])) same++;
-      prefixTokens += sentTokens.total(0, same);
+      prefixTokens += sentTokens.total(same);
     }
     previous = sent;
+    const badges = countBadges(plan.items);
     const report: RequestReport = {
       index: reports.length,
       components: { ...plan.budget.components },
@@ -164,10 +170,10 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
       prefixTokens,
       overWindow: plan.budget.used > plan.budget.effectiveWindow,
       brokenPairs: pairing.check(plan.messages),
-      truncated: badgeCounts.total(0),
-      offloaded: badgeCounts.total(1),
-      archived: badgeCounts.total(2),
-      summarized: badgeCounts.total(3),
+      truncated: badges[0],
+      offloaded: badges[1],
+      archived: badges[2],
+      summarized: badges[3],
       compaction: compaction && { id: compaction.id, strategies: compaction.strategiesRun, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter },
     };
     if (options.withItems) report.items = plan.items.map(replayItemOf);

@@ -1,6 +1,7 @@
 import type { Message } from '../model/message';
 import type { SessionStore } from '../ports/sessionStore';
 import { readResult } from '../toolOutput/readResult';
+import { countDown, countUp, LiveResults, type ResultFacts } from './liveResults';
 import { sharedStart } from './sharedStart';
 import { errorLineOf, FACT_KINDS, isFailingResult, requestTextOf, type Fact, type FactKind } from './facts';
 
@@ -36,13 +37,9 @@ export interface RetentionOptions {
 }
 
 /** What the retention check reads of one message, worked out once per message object. */
-interface MessageFacts {
+interface MessageFacts extends ResultFacts {
   /** Same id, kind and length: the same message for the presence checks. */
   key: string;
-  /** The call whose whole result this message is. */
-  call?: string;
-  /** Result references the message's text carries. */
-  refs: string[];
 }
 
 /**
@@ -181,37 +178,24 @@ export class RetentionTracker {
       batch.forEach((ref, i) => resolves.set(ref, found[i]));
     }
     const kind = this.kinds.removedResultRefs;
-    // The request's whole results and references, kept up to date from each request's changes.
-    const whole = new Map<string, number>();
-    const refs = new Map<string, number>();
+    const live = new LiveResults((ref) => (resolves.get(ref) ? callOf.get(ref) : undefined));
     /** Entered results (by position) whose loss has not been reported, oldest first. */
     const unreported: number[] = [];
     let entered = 0;
     for (const request of this.requests) {
-      for (const f of request.gone) {
-        if (f.call) countDown(whole, f.call);
-        for (const ref of f.refs) countDown(refs, ref);
-      }
-      for (const f of request.came) {
-        if (f.call) countUp(whole, f.call);
-        for (const ref of f.refs) countUp(refs, ref);
-      }
-      const reachable = new Set<string>();
-      for (const ref of refs.keys()) {
-        const call = callOf.get(ref);
-        if (call && !whole.has(call) && resolves.get(ref)) reachable.add(call);
-      }
-      const removed = request.enteredCount - whole.size;
+      for (const m of request.gone) live.leave(m);
+      for (const m of request.came) live.come(m);
+      const removed = request.enteredCount - live.wholeCount;
       kind.due += removed;
-      kind.present += Math.min(reachable.size, removed);
-      if (reachable.size >= removed || this.lost.length >= MAX_LOST) continue;
+      kind.present += Math.min(live.reachableCount, removed);
+      if (live.reachableCount >= removed || this.lost.length >= MAX_LOST) continue;
       // A result's loss is reported once: only results not reported yet are looked at again.
       while (entered < request.enteredCount) unreported.push(entered++);
       let kept = 0;
       for (let n = 0; n < unreported.length; n++) {
         const at = unreported[n];
         const callId = this.enteredResults[at];
-        if (this.lost.length >= MAX_LOST || whole.has(callId) || reachable.has(callId)) unreported[kept++] = at;
+        if (this.lost.length >= MAX_LOST || live.hasWhole(callId) || live.reaches(callId)) unreported[kept++] = at;
         else this.lose(request.index, 'removedResultRefs', `result of tool call ${callId}`);
       }
       unreported.length = kept;
@@ -235,17 +219,6 @@ function factsOf(m: Message): MessageFacts {
 }
 
 const unique = (list: string[]) => (list.length > 1 ? [...new Set(list)] : list);
-
-function countUp(counts: Map<string, number>, key: string): void {
-  counts.set(key, (counts.get(key) ?? 0) + 1);
-}
-
-/** Removes one occurrence; a key whose count reaches zero leaves the map, so `has` and `size` read as a set's. */
-function countDown(counts: Map<string, number>, key: string): void {
-  const n = counts.get(key) ?? 0;
-  if (n <= 1) counts.delete(key);
-  else counts.set(key, n - 1);
-}
 
 /** Memoized "does this message carry this text": messages repeat across requests. */
 function presenceCache(): (m: Message, text: string) => boolean {

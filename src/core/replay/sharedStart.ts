@@ -11,32 +11,25 @@ export function sharedStart<T>(a: readonly T[], b: readonly T[]): number {
 }
 
 /**
- * Running totals of a per-element vector over a list that changes request by request: `update`
+ * A running total of a per-element value over a list that changes request by request: `update`
  * keeps the totals of the start shared with the previous list and adds up only the rest.
  */
-export class RunningTotals<T> {
+export class RunningTotal<T> {
   private items: readonly T[] = [];
-  /** sums[i * width + k]: total of component k over the first i elements. */
-  private sums: number[];
+  /** sums[i]: the total over the first i elements. */
+  private readonly sums: number[] = [0];
 
-  constructor(private readonly width: number, private readonly valueOf: (item: T, into: number[], at: number) => void) {
-    this.sums = new Array<number>(width).fill(0);
-  }
+  constructor(private readonly valueOf: (item: T) => number) {}
 
   update(items: readonly T[]): void {
-    const { width } = this;
     const kept = sharedStart(this.items, items);
-    this.sums.length = (kept + 1) * width;
-    for (let i = kept; i < items.length; i++) {
-      const at = (i + 1) * width;
-      for (let k = 0; k < width; k++) this.sums.push(this.sums[at - width + k]);
-      this.valueOf(items[i], this.sums, at);
-    }
+    this.sums.length = kept + 1;
+    for (let i = kept; i < items.length; i++) this.sums.push(this.sums[i] + this.valueOf(items[i]));
     this.items = items;
   }
 
-  /** Total of component `k` over the first `count` elements of the last list given. */
-  total(k: number, count = this.items.length): number {
-    return this.sums[count * this.width + k];
+  /** The total over the first `count` elements of the last list given. */
+  total(count = this.items.length): number {
+    return this.sums[count];
   }
 }
