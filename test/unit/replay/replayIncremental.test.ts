@@ -1,6 +1,7 @@
 import { strict as assert } from 'assert';
 import { validateHistory } from '../../../src/core/history/normalize';
 import type { Message } from '../../../src/core/model/message';
+import { LiveResults, type ResultFacts } from '../../../src/core/replay/liveResults';
 import { PairingCheck } from '../../../src/core/replay/pairingCheck';
 import { RetentionTracker } from '../../../src/core/replay/retention';
 import { call, msg, prng } from '../../support/syntheticSession';
@@ -54,6 +55,27 @@ describe('replay checks work on what each request changed', () => {
       else if (roll < 0.15) history = history.map((m) => (random() < 0.1 ? { ...m } : m)); // some messages are new objects
       const sent = history.slice();
       assert.deepEqual(check.check(sent), validateHistory(sent), `request ${request}`);
+    }
+  });
+
+  it('the removed-result check counts whole and reachable results as a full recount of each request does', () => {
+    const random = prng(11);
+    const resolving = new Map<string, string>(); // ref → call whose stored result it opens
+    for (let k = 0; k < 40; k++) if (random() < 0.7) resolving.set(`ref${k}`, `call${k % 25}`);
+    const live = new LiveResults((ref) => resolving.get(ref));
+    const pick = () => `ref${Math.floor(random() * 40)}`;
+    let request: ResultFacts[] = [];
+    for (let step = 0; step < 500; step++) {
+      const gone = request.filter(() => random() < 0.1);
+      const came = Array.from({ length: Math.floor(random() * 4) }, () => ({ call: random() < 0.6 ? `call${Math.floor(random() * 25)}` : undefined, refs: random() < 0.5 ? [pick()] : [] }));
+      for (const m of gone) live.leave(m);
+      for (const m of came) live.come(m);
+      request = request.filter((m) => !gone.includes(m)).concat(came);
+      const whole = new Set(request.flatMap((m) => (m.call ? [m.call] : [])));
+      const reachable = new Set(request.flatMap((m) => m.refs.map((ref) => resolving.get(ref)).filter((c): c is string => c !== undefined && !whole.has(c))));
+      assert.equal(live.wholeCount, whole.size, `step ${step}`);
+      assert.equal(live.reachableCount, reachable.size, `step ${step}`);
+      for (let c = 0; c < 25; c++) assert.equal(live.reaches(`call${c}`), reachable.has(`call${c}`), `step ${step} call${c}`);
     }
   });
 });
