@@ -1,6 +1,5 @@
 import type { TokenCounter } from '../accounting/tokenizer';
 import type { FixedComponents } from '../accounting/usageBasis';
-import { validateHistory } from '../history/normalize';
 import type { Message, ToolCall } from '../model/message';
 import type { ComponentTokens, RequestItem } from '../model/records';
 import { fixedOf, promptSection, type PromptSections } from '../prompt/promptSections';
@@ -9,7 +8,9 @@ import type { SessionStore } from '../ports/sessionStore';
 import { DEFAULT_SETTINGS, type ContextSettings } from '../settings';
 import { ContextSession, type PlannedRequest } from '../session/contextSession';
 import type { ReplayPolicy } from './baselines';
+import { PairingCheck } from './pairingCheck';
 import { RetentionTracker, type RetentionReport } from './retention';
+import { RunningTotal } from './sharedStart';
 
 /** Cache pricing used for the effective cost: cached input 0.1×, cache write 1.25× (the providers' usual cache pricing). */
 export const CACHE_READ_PRICE = 0.1;
@@ -91,6 +92,21 @@ export interface ReplayOptions {
   onRequest?: (report: RequestReport) => void;
 }
 
+/** The badges a request report counts, in the order of its fields. */
+const COUNTED_BADGES: readonly string[] = ['truncated', 'offloaded', 'archived', 'summarized'];
+
+/** How many items carry each counted badge (item lists are rebuilt per request: one pass, no lists made). */
+function countBadges(items: readonly RequestItem[]): number[] {
+  const counts = COUNTED_BADGES.map(() => 0);
+  for (const item of items) {
+    for (const badge of item.badges) {
+      const k = COUNTED_BADGES.indexOf(badge);
+      if (k >= 0) counts[k]++;
+    }
+  }
+  return counts;
+}
+
 /** The same message as the previous request sent, for the prompt-cache estimate (no key strings built per message per request). */
 function sameSent(a: Message, b: Message): boolean {
   return a === b || (a.id === b.id && a.content.length === b.content.length && a.kind === b.kind);
@@ -129,29 +145,35 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const reports: RequestReport[] = [];
   let previous: readonly Message[] | undefined;
   let compactions = 0;
+  // The prefix tokens and the pairing check redo only what changed since the previous request.
+  const sentTokens = new RunningTotal<Message>((m) => countMessage(m, counter));
+  const pairing = new PairingCheck();
 
   /** Describes one planned request: size, prefix reuse with the previous one, pairing, badges. */
   const reportOf = (request: PlannedRequest): RequestReport => {
     const { plan } = request;
     const compaction = request.compactionId ? request.compaction : undefined;
     const sent = plan.messages;
+    sentTokens.update(sent);
     let prefixTokens = previous ? fixed.system + fixed.tools + fixed.skills : 0;
     if (previous) {
-      for (let i = 0; i < sent.length && i < previous.length && sameSent(sent[i], previous[i]); i++) prefixTokens += countMessage(sent[i], counter);
+      let same = 0;
+      while (same < sent.length && same < previous.length && sameSent(sent[same], previous[same])) same++;
+      prefixTokens += sentTokens.total(same);
     }
     previous = sent;
-    const badges = plan.items.flatMap((item) => item.badges);
+    const badges = countBadges(plan.items);
     const report: RequestReport = {
       index: reports.length,
       components: { ...plan.budget.components },
       totalTokens: plan.budget.used,
       prefixTokens,
       overWindow: plan.budget.used > plan.budget.effectiveWindow,
-      brokenPairs: validateHistory(plan.messages),
-      truncated: badges.filter((b) => b === 'truncated').length,
-      offloaded: badges.filter((b) => b === 'offloaded').length,
-      archived: badges.filter((b) => b === 'archived').length,
-      summarized: badges.filter((b) => b === 'summarized').length,
+      brokenPairs: pairing.check(plan.messages),
+      truncated: badges[0],
+      offloaded: badges[1],
+      archived: badges[2],
+      summarized: badges[3],
       compaction: compaction && { id: compaction.id, strategies: compaction.strategiesRun, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter },
     };
     if (options.withItems) report.items = plan.items.map(replayItemOf);

@@ -1,6 +1,8 @@
 import type { Message } from '../model/message';
 import type { SessionStore } from '../ports/sessionStore';
 import { readResult } from '../toolOutput/readResult';
+import { countDown, countUp, LiveResults, type ResultFacts } from './liveResults';
+import { sharedStart } from './sharedStart';
 import { errorLineOf, FACT_KINDS, isFailingResult, requestTextOf, type Fact, type FactKind } from './facts';
 
 /** Due and present counts for one kind of fact; `due` 0 with `applicable` false means "n/a". */
@@ -34,15 +36,22 @@ export interface RetentionOptions {
   systemText?: string;
 }
 
-/** What is kept of one request for the removed-result check, which needs the store. */
+/** What the retention check reads of one message, worked out once per message object. */
+interface MessageFacts extends ResultFacts {
+  /** Same id, kind and length: the same message for the presence checks. */
+  key: string;
+}
+
+/**
+ * What is kept of one request for the removed-result check, which needs the store: the messages
+ * that left and came since the previous checked request (the first one: all of them came).
+ */
 interface RecordedRequest {
   index: number;
   /** How many tool results had entered the conversation before this request. */
   enteredCount: number;
-  /** Calls whose whole result is in the request. */
-  whole: Set<string>;
-  /** Result references the request's text carries. */
-  refs: string[];
+  gone: MessageFacts[];
+  came: MessageFacts[];
 }
 
 const MAX_LOST = 500;
@@ -55,8 +64,9 @@ const REF = /\br[0-9a-z]{9}[0-9a-f]{12}\b/g;
  * were still in each request after the run's first compaction. Give it each message as it enters
  * the working context (`entered`) and each request's messages (`request`); `finish` resolves
  * the references of removed tool results against the store with read_result.
- * Each request is checked when it is planned and only counts and references are kept, so the
- * work grows with the requests' sizes, not with the square of the run.
+ * Each request is checked when it is planned, from what changed since the previous request (the
+ * messages past the start they share), and only those changes are kept for `finish`, so the work
+ * and memory grow with what the requests change, not with their sizes times the run.
  */
 export class RetentionTracker {
   private readonly facts: Fact[] = [];
@@ -73,7 +83,9 @@ export class RetentionTracker {
   private readonly contains = presenceCache();
   /** The message (by key) that held each fact last time: usually it still does. */
   private readonly holder = new Map<string, string>();
-  private readonly refsOf = new Map<string, string[]>();
+  /** The last checked request's messages, and how many of them have each key. */
+  private lastChecked: readonly Message[] = [];
+  private readonly keysInRequest = new Map<string, number>();
 
   constructor(private readonly options: RetentionOptions = {}) {
     this.pendingPaths = [...(options.finalChangePaths ?? [])];
@@ -129,69 +141,90 @@ export class RetentionTracker {
       this.kinds.instructions.due++;
       this.kinds.instructions.present++;
     }
-    const keys = messages.map(messageKey);
-    const inRequest = new Set(keys);
+    const shared = sharedStart(this.lastChecked, messages);
+    const gone = this.lastChecked.slice(shared).map(factsOf);
+    const came = messages.slice(shared).map(factsOf);
+    this.lastChecked = messages;
+    for (const f of gone) countDown(this.keysInRequest, f.key);
+    for (const f of came) countUp(this.keysInRequest, f.key);
     const due = this.facts.filter((f) => f.kind !== 'instructions' || f.text !== system);
     if (this.latestError) due.push(this.latestError);
     for (const fact of due) {
       this.kinds[fact.kind].due++;
       const last = this.holder.get(fact.id);
-      let present = last !== undefined && inRequest.has(last);
+      let present = last !== undefined && this.keysInRequest.has(last);
       if (!present) {
         const at = messages.findIndex((m) => this.contains(m, fact.text));
         present = at >= 0;
-        if (present) this.holder.set(fact.id, keys[at]);
+        if (present) this.holder.set(fact.id, factsOf(messages[at]).key);
       }
       if (present) this.kinds[fact.kind].present++;
       else this.lose(index, fact.kind, fact.text);
     }
-    const whole = new Set<string>();
-    const refs = new Set<string>();
-    messages.forEach((m, i) => {
-      if (m.kind === 'tool_result' && m.toolCallId) whole.add(m.toolCallId);
-      let found = this.refsOf.get(keys[i]);
-      if (!found) this.refsOf.set(keys[i], (found = requestTextOf(m).match(REF) ?? []));
-      for (const ref of found) refs.add(ref);
-    });
-    this.requests.push({ index, enteredCount: this.enteredResults.length, whole, refs: [...refs] });
+    this.requests.push({ index, enteredCount: this.enteredResults.length, gone, came });
   }
 
   async finish(store: SessionStore, sessionId: string): Promise<RetentionReport> {
     const callOf = new Map<string, string>();
     for (const blob of await store.listBlobs(sessionId)) if (blob.toolCallId) callOf.set(blob.id, blob.toolCallId);
     const resolves = new Map<string, boolean>();
-    for (const request of this.requests) {
-      for (const ref of request.refs) {
-        if (callOf.has(ref) && !resolves.has(ref)) resolves.set(ref, await readResult(store, { ref_id: ref, limit: 1 }).then(() => true, () => false));
-      }
+    const toResolve = new Set<string>();
+    for (const request of this.requests) for (const f of request.came) for (const ref of f.refs) if (callOf.has(ref)) toResolve.add(ref);
+    // Reads are independent: they wait for the disk together, a few at a time.
+    const pending = [...toResolve];
+    for (let start = 0; start < pending.length; start += RESOLVE_BATCH) {
+      const batch = pending.slice(start, start + RESOLVE_BATCH);
+      const found = await Promise.all(batch.map((ref) => readResult(store, { ref_id: ref, limit: 1 }).then(() => true, () => false)));
+      batch.forEach((ref, i) => resolves.set(ref, found[i]));
     }
     const kind = this.kinds.removedResultRefs;
+    const live = new LiveResults((ref) => (resolves.get(ref) ? callOf.get(ref) : undefined));
+    /** Entered results (by position) whose loss has not been reported, oldest first. */
+    const unreported: number[] = [];
+    let entered = 0;
     for (const request of this.requests) {
-      const reachable = new Set<string>();
-      for (const ref of request.refs) {
-        const call = callOf.get(ref);
-        if (call && !request.whole.has(call) && resolves.get(ref)) reachable.add(call);
-      }
-      const removed = request.enteredCount - request.whole.size;
+      for (const m of request.gone) live.leave(m);
+      for (const m of request.came) live.come(m);
+      const removed = request.enteredCount - live.wholeCount;
       kind.due += removed;
-      kind.present += Math.min(reachable.size, removed);
-      if (reachable.size >= removed || this.lost.length >= MAX_LOST) continue;
-      for (let i = 0; i < request.enteredCount && this.lost.length < MAX_LOST; i++) {
-        const callId = this.enteredResults[i];
-        if (!request.whole.has(callId) && !reachable.has(callId)) this.lose(request.index, 'removedResultRefs', `result of tool call ${callId}`);
+      kind.present += Math.min(live.reachableCount, removed);
+      if (live.reachableCount >= removed || this.lost.length >= MAX_LOST) continue;
+      // A result's loss is reported once: only results not reported yet are looked at again.
+      while (entered < request.enteredCount) unreported.push(entered++);
+      let kept = 0;
+      for (let n = 0; n < unreported.length; n++) {
+        const at = unreported[n];
+        const callId = this.enteredResults[at];
+        if (this.lost.length >= MAX_LOST || live.hasWhole(callId) || live.reaches(callId)) unreported[kept++] = at;
+        else this.lose(request.index, 'removedResultRefs', `result of tool call ${callId}`);
       }
+      unreported.length = kept;
     }
     return { firstCompactedRequest: this.compactedFrom, requestsChecked: this.requests.length, kinds: this.kinds, lost: this.lost };
   }
 }
 
-const messageKey = (m: Message) => `${m.id}\u0000${m.kind}\u0000${m.content.length}`;
+const RESOLVE_BATCH = 32;
+
+const factsMemo = new WeakMap<Message, MessageFacts>();
+
+function factsOf(m: Message): MessageFacts {
+  let facts = factsMemo.get(m);
+  if (!facts) {
+    facts = { key: `${m.id}\u0000${m.kind}\u0000${m.content.length}`, refs: unique(requestTextOf(m).match(REF) ?? []) };
+    if (m.kind === 'tool_result' && m.toolCallId) facts.call = m.toolCallId;
+    factsMemo.set(m, facts);
+  }
+  return facts;
+}
+
+const unique = (list: string[]) => (list.length > 1 ? [...new Set(list)] : list);
 
 /** Memoized "does this message carry this text": messages repeat across requests. */
 function presenceCache(): (m: Message, text: string) => boolean {
   const cache = new Map<string, Map<string, boolean>>();
   return (m, text) => {
-    const key = messageKey(m);
+    const { key } = factsOf(m);
     let known = cache.get(key);
     if (!known) cache.set(key, (known = new Map()));
     let found = known.get(text);
