@@ -99,8 +99,10 @@ class CachedCounter implements TokenCounter {
       if (piece.length <= MAX_CACHED_PIECE) total += this.countPiece(table, piece);
       else {
         // A long piece is counted in steps, with a turn for the event loop between them. Its bytes
-        // are its own: a synchronous count may reuse the scratch buffer meanwhile.
-        const steps = bpeCountSteps(Buffer.from(piece, 'utf8'), table);
+        // are its own (a synchronous count may reuse the scratch buffer meanwhile), in a plain
+        // Uint8Array like the scratch one, so the look-ups only ever see one kind of array.
+        const bytes = new Uint8Array(piece.length * 3);
+        const steps = bpeCountSteps(bytes.subarray(0, utf8Into(piece, bytes)), table);
         for (let step = steps.next(); ; step = steps.next()) {
           if (step.done) {
             total += step.value;
