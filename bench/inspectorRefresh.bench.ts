@@ -22,6 +22,7 @@ import type { InspectorState } from '../src/protocol/inspector';
 import type { ActiveSession } from '../src/host/sessionController';
 import { withSessionReadCache } from '../src/host/sessionReadCache';
 import { openStore } from '../src/node/store';
+import { median } from './median';
 
 const ROOT = resolve(__dirname, '..');
 const ROUNDS = 11;
@@ -75,11 +76,6 @@ async function fill(store: SessionStore, sessionId: string, messages: number): P
   }
   await store.flush();
   return i;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 async function measure(messages: number): Promise<Record<string, number>> {

@@ -14,15 +14,11 @@ import { createHash } from 'crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'fs';
 import { cpus } from 'os';
 import { join } from 'path';
+import { median } from './median';
 
 type Name = 'tally' | 'js-tiktoken' | 'gpt-tokenizer' | 'tiktoken-wasm';
 const NAMES: Name[] = ['tally', 'js-tiktoken', 'gpt-tokenizer', 'tiktoken-wasm'];
 const RANK_DIRECTORY = join(__dirname, '..', 'dist', 'ranks');
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 function agentText(folder: string): string[] {
   const texts: string[] = [];
