@@ -17,6 +17,7 @@ import { SentChatEntries } from '../src/host/chatEntriesPatch';
 import { buildChatState, ChatEntryMemo } from '../src/host/chatState';
 import { withSessionReadCache } from '../src/host/sessionReadCache';
 import { openStore } from '../src/node/store';
+import { median } from './median';
 
 const ROOT = resolve(__dirname, '..');
 const ROUNDS = 15;
@@ -48,11 +49,6 @@ async function fill(store: SessionStore, sessionId: string, messages: number): P
   }
   await store.flush();
   return i;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 async function measure(messages: number): Promise<Record<string, number>> {

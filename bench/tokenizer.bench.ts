@@ -2,17 +2,23 @@
  * Tokenizer benchmark: Tally's counting path next to plain js-tiktoken, gpt-tokenizer and tiktoken
  * (WASM) on five corpora: real agent text (the message contents of ../shared/trajectories),
  * minified JavaScript, CJK prose, emoji and base64. Each tokenizer's first load and count are
- * timed per corpus in a fresh child process so no one profits from another's warm-up.
+ * timed per corpus in a fresh child process so no one profits from another's warm-up; Tally reads
+ * the rank file the build writes (dist/ranks), as the extension does. Each child runs --rounds
+ * times (3 unless told), the tokenizers taking turns, and the medians are reported, so that a
+ * moment of load on a shared machine does not decide a ratio.
  * Writes bench/results/tokenizer.json (or the file named by --out).
- * Run: node -r ./test/register.cjs bench/tokenizer.bench.ts [trajectories folder] [--out file]
+ * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/tokenizer.bench.ts [trajectories folder] [--out file] [--rounds n]
  */
 import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'fs';
 import { cpus } from 'os';
 import { join } from 'path';
+import { median } from './median';
 
 type Name = 'tally' | 'js-tiktoken' | 'gpt-tokenizer' | 'tiktoken-wasm';
+const NAMES: Name[] = ['tally', 'js-tiktoken', 'gpt-tokenizer', 'tiktoken-wasm'];
+const RANK_DIRECTORY = join(__dirname, '..', 'dist', 'ranks');
 
 function agentText(folder: string): string[] {
   const texts: string[] = [];
@@ -73,6 +79,9 @@ function child(name: Name, file: string): void {
   let count: (s: string) => number;
   let free = () => undefined as void;
   if (name === 'tally') {
+    const { useRankSource } = require('../src/core/accounting/rankLoader');
+    const { nodeRankSource } = require('../src/node/accounting/rankSource');
+    useRankSource(nodeRankSource(RANK_DIRECTORY));
     const { getTokenCounter } = require('../src/core/accounting/tokenizer');
     const c = getTokenCounter('o200k_base');
     count = (s) => c.count(s);
@@ -108,6 +117,9 @@ function main(): void {
   const args = process.argv.slice(2);
   const outAt = args.indexOf('--out');
   const out = outAt >= 0 ? args.splice(outAt, 2)[1] : join(__dirname, 'results', 'tokenizer.json');
+  const roundsAt = args.indexOf('--rounds');
+  const rounds = roundsAt >= 0 ? Math.max(1, Number(args.splice(roundsAt, 2)[1]) || 1) : 3;
+  if (!existsSync(join(RANK_DIRECTORY, 'o200k_base.ranks.br'))) throw new Error(`no rank file in ${RANK_DIRECTORY}: run node scripts/build.mjs first`);
   const folder = args[0] ?? join(__dirname, '..', '..', 'shared', 'trajectories');
   const corpora: Record<string, string[]> = { 'agent text': agentText(folder), 'minified JS': minifiedJs(), CJK: cjkText(), emoji: emojiText(), base64: base64Text() };
   const file = join(__dirname, 'results', '.tokenizer-input.json');
@@ -117,11 +129,20 @@ function main(): void {
   for (const [corpus, texts] of Object.entries(corpora)) {
     const bytes = texts.reduce((n, s) => n + Buffer.byteLength(s), 0);
     writeFileSync(file, JSON.stringify(texts));
-    const results = (['tally', 'js-tiktoken', 'gpt-tokenizer', 'tiktoken-wasm'] as Name[]).map((name) => {
-      const stdout = execFileSync(process.execPath, ['-r', join(__dirname, '..', 'test', 'register.cjs'), __filename, '--child', name, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
-      const r = JSON.parse(stdout);
-      return { ...r, mbPerSecCold: bytes / 1e6 / (r.coldMs / 1000), mbPerSecWarm: bytes / 1e6 / (r.warmMs / 1000) };
+    const runs = new Map<Name, Array<{ loadMs: number; firstCount: number; tokens: number; coldMs: number; warmMs: number }>>(NAMES.map((n) => [n, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const name of NAMES) {
+        const stdout = execFileSync(process.execPath, ['-r', join(__dirname, '..', 'test', 'register.cjs'), __filename, '--child', name, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+        runs.get(name)!.push(JSON.parse(stdout));
+      }
+    }
+    const results = NAMES.map((name) => {
+      const all = runs.get(name)!;
+      if (new Set(all.map((r) => r.tokens)).size !== 1) throw new Error(`${name} counted ${corpus} differently from one run to the next`);
+      const r = { name, loadMs: median(all.map((x) => x.loadMs)), firstCount: all[0].firstCount, tokens: all[0].tokens, coldMs: median(all.map((x) => x.coldMs)), warmMs: median(all.map((x) => x.warmMs)) };
+      return { ...r, runs: all.length, mbPerSecCold: bytes / 1e6 / (r.coldMs / 1000), mbPerSecWarm: bytes / 1e6 / (r.warmMs / 1000) };
     });
+    if (new Set(results.map((r) => r.tokens)).size !== 1) throw new Error(`the tokenizers disagree on ${corpus}: ${results.map((r) => `${r.name} ${r.tokens}`).join(', ')}`);
     for (const r of results) {
       console.log(`${corpus.padEnd(13)} ${r.name.padEnd(16)} ${r.loadMs.toFixed(0).padStart(13)}  ${String(r.tokens).padStart(9)}  ${r.mbPerSecCold.toFixed(2).padStart(9)}  ${r.mbPerSecWarm.toFixed(2).padStart(9)}`);
     }
@@ -132,7 +153,7 @@ function main(): void {
     report.push({ corpus, texts: texts.length, bytes, vsGptCold, results });
   }
   require('fs').rmSync(file);
-  writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version }, corpora: report }, null, 2) + '\n');
+  writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), rounds, machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version }, corpora: report }, null, 2) + '\n');
 }
 
 main();

@@ -135,8 +135,8 @@ function* bpeCountLong(bytes: Uint8Array, ranks: RankTable): Generator<void, num
   while (heap.size > 0) {
     if (++work % BPE_STEPS_PER_PAUSE === 0) yield;
     const entry = heap.pop();
-    const rank = Math.floor(entry / POSITION_SPAN);
-    const s = entry - rank * POSITION_SPAN;
+    const rank = Math.floor(entry / POSITION_SPAN) | 0;
+    const s = (entry - rank * POSITION_SPAN) | 0; // small integers from here on, as the look-ups expect
     if (pairRank[s] !== rank) continue; // stale: the pair changed since this entry was pushed
     // Merge the part at s with the one after it.
     const absorbed = next[s];

@@ -30,6 +30,8 @@ const SLICE_CHARS = 64 * 1024;
 class CachedCounter implements TokenCounter {
   private ranks?: LoadedRanks;
   private pattern?: RegExp;
+  /** The same pattern, sticky: matches only where the previous piece ended, with no match array built. */
+  private sticky?: RegExp;
   private loading?: Promise<void>;
   private readonly cache = new Map<string, number>();
   /** A piece's UTF-8 bytes for a synchronous count; grows to the longest piece seen. */
@@ -57,6 +59,7 @@ class CachedCounter implements TokenCounter {
   private use(ranks: LoadedRanks): void {
     this.ranks = ranks;
     this.pattern = new RegExp(ranks.pattern, 'gu');
+    this.sticky = new RegExp(ranks.pattern, 'uy');
   }
 
   private ensure(): RankTable {
@@ -78,10 +81,26 @@ class CachedCounter implements TokenCounter {
   count(text: string): number {
     if (!text) return 0;
     const table = this.ensure();
+    // Pieces follow one another, so each is found with a sticky test where the last one ended and
+    // cut out with slice: no match object per piece (most of the garbage of a first count). If no
+    // piece starts there, the search moves on the way matchAll does, so the pieces are the same.
+    const sticky = this.sticky!;
     const pattern = this.pattern!;
-    pattern.lastIndex = 0;
     let total = 0;
-    for (let match = pattern.exec(text); match; match = pattern.exec(text)) total += this.countPiece(table, match[0]);
+    let at = 0;
+    while (at < text.length) {
+      sticky.lastIndex = at;
+      if (sticky.test(text) && sticky.lastIndex > at) {
+        total += this.countPiece(table, text.slice(at, sticky.lastIndex));
+        at = sticky.lastIndex;
+        continue;
+      }
+      pattern.lastIndex = at;
+      const match = pattern.exec(text);
+      if (!match) break;
+      if (match[0].length) total += this.countPiece(table, match[0]);
+      at = match[0].length ? pattern.lastIndex : match.index + (text.codePointAt(match.index)! > 0xffff ? 2 : 1);
+    }
     return total;
   }
 
@@ -99,8 +118,10 @@ class CachedCounter implements TokenCounter {
       if (piece.length <= MAX_CACHED_PIECE) total += this.countPiece(table, piece);
       else {
         // A long piece is counted in steps, with a turn for the event loop between them. Its bytes
-        // are its own: a synchronous count may reuse the scratch buffer meanwhile.
-        const steps = bpeCountSteps(Buffer.from(piece, 'utf8'), table);
+        // are its own (a synchronous count may reuse the scratch buffer meanwhile), in a plain
+        // Uint8Array like the scratch one, so the look-ups only ever see one kind of array.
+        const bytes = new Uint8Array(piece.length * 3);
+        const steps = bpeCountSteps(bytes.subarray(0, utf8Into(piece, bytes)), table);
         for (let step = steps.next(); ; step = steps.next()) {
           if (step.done) {
             total += step.value;

@@ -43,6 +43,13 @@ describe('rank files', function () {
         const bytes = Buffer.from(key, 'latin1');
         assert.equal(table.rankOf(bytes, 0, bytes.length), rank);
       }
+      // Every two-byte sequence, token or not (these are answered from their own array).
+      const pair = new Uint8Array(2);
+      for (let code = 0; code < 1 << 16; code++) {
+        pair[0] = code >> 8;
+        pair[1] = code & 0xff;
+        assert.equal(table.rankOf(pair, 0, 2), expected.get(Buffer.from(pair).toString('latin1')) ?? NO_RANK);
+      }
       for (const word of ['zzzzqqqqxxxx-not-a-token', '\u00ff\u00fe'.repeat(9)]) {
         const bytes = Buffer.from(word);
         assert.equal(table.rankOf(bytes, 0, bytes.length), NO_RANK);
@@ -68,12 +75,12 @@ describe('rank files', function () {
 
   it('keeps the later of two duplicate tokens and follows gaps in the numbering, as js-tiktoken does', () => {
     const b64 = (s: string) => Buffer.from(s).toString('base64');
-    const file = encodeRankFile({ pat_str: '\\w+', bpe_ranks: `! 0 ${b64('a')} ${b64('b')}\n! 10 ${b64('ab')} ${b64('a')}\n` });
+    const file = encodeRankFile({ pat_str: '\\w+', bpe_ranks: `! 0 ${b64('a')} ${b64('b')} ${b64('abc')}\n! 10 ${b64('ab')} ${b64('a')} ${b64('ab')} ${b64('abc')}\n` });
     const { table, pattern } = run(buildRankTable(file));
     const rank = (s: string) => table.rankOf(Buffer.from(s), 0, s.length);
     assert.equal(pattern, '\\w+');
-    assert.deepEqual([rank('a'), rank('b'), rank('ab'), rank('ba')], [11, 1, 10, NO_RANK]);
-    assert.equal(table.size, 3);
+    assert.deepEqual([rank('a'), rank('b'), rank('ab'), rank('abc'), rank('ba'), rank('abd')], [11, 1, 12, 13, NO_RANK, NO_RANK]);
+    assert.equal(table.size, 4);
   });
 
   it('refuses a damaged rank file with a clear error', () => {

@@ -1,0 +1,150 @@
+/**
+ * Inspector refresh at 1,000 / 10,000 messages: what the inspector panel does ~150 ms after each
+ * change. A session of that many messages (one request per agent step, a few offloaded results)
+ * sits in a real sql.js store on disk, opened the way the host opens it (the read cache over the
+ * store, a ContextSession resumed from it). Each round records one new agent step through the
+ * session (the call, its result, the request and its usage), then times the refresh as the panel
+ * does it: build the state from the session and the store, and serialize the message it posts.
+ * Then the parts of that refresh are timed one by one (store reads, the session's plan, serializing).
+ * Writes bench/results/inspectorRefresh.json. Run: node -r ./test/register.cjs bench/inspectorRefresh.bench.ts [counts…]
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { cpus, tmpdir } from 'os';
+import { join, resolve } from 'path';
+import { getTokenCounter } from '../src/core/accounting/tokenizer';
+import { assistantMessage, toolResultMessage, userMessage } from '../src/core/model/factories';
+import type { Message } from '../src/core/model/message';
+import type { SessionStore, TurnUsageRecord } from '../src/core/ports/sessionStore';
+import { ContextSession } from '../src/core/session/contextSession';
+import { withSettings } from '../src/core/settings';
+import { buildInspectorState } from '../src/host/inspectorState';
+import type { InspectorState } from '../src/protocol/inspector';
+import type { ActiveSession } from '../src/host/sessionController';
+import { withSessionReadCache } from '../src/host/sessionReadCache';
+import { openStore } from '../src/node/store';
+import { median } from './median';
+
+const ROOT = resolve(__dirname, '..');
+const ROUNDS = 11;
+const FIXED = { system: 900, skills: 0, tools: 100 };
+/** Every this many steps, the step's result was offloaded (a big output kept in the blob store). */
+const OFFLOAD_EVERY = 50;
+
+const visible = (m: Message, at: number): Message => ({ ...m, createdAt: at, userVisible: true, agentVisible: true });
+
+function call(i: number) {
+  return { id: `c${i}`, name: 'run_command', arguments: JSON.stringify({ command: `npm test -- --grep case-${i}` }) };
+}
+
+/** One agent step as stored: the model's call and its result (a short command output). */
+function step(i: number, at: number): Message[] {
+  return [visible(assistantMessage(`Step ${i}: running the **tests** for case ${i}.`, [call(i)], { id: `a${i}` }), at), visible(toolResultMessage(call(i), `PASS case-${i}\n`.repeat(8), { id: `t${i}` }), at + 1)];
+}
+
+/** The request that produced step i, as the ledger records it. */
+function usage(sessionId: string, i: number, at: number): TurnUsageRecord {
+  return {
+    id: `r${i}`,
+    sessionId,
+    requestIndex: i,
+    createdAt: at,
+    model: 'claude-sonnet-4-5',
+    contextWindow: 1_000_000,
+    maxOutputTokens: 8_000,
+    estimatedInputTokens: 1_000 + 40 * i,
+    reportedInputTokens: 1_020 + 40 * i,
+    reportedOutputTokens: 30,
+    components: { system: 900, skills: 0, tools: 100, messages: 40 * i, toolResults: 0, summaries: 0 },
+    itemCount: 2 * i + 1,
+    items: [],
+  } as TurnUsageRecord;
+}
+
+async function fill(store: SessionStore, sessionId: string, messages: number): Promise<number> {
+  let at = 1;
+  await store.putMessages(sessionId, [visible(userMessage('Make the whole test suite pass.', { id: 'u0' }), at++)]);
+  let i = 0;
+  while (i * 2 + 1 < messages) {
+    const batch: Message[] = [];
+    for (let k = 0; k < 100 && i * 2 + 1 < messages; k++, i++) {
+      await store.addTurnUsage(usage(sessionId, i, at));
+      batch.push(...step(i, at));
+      if (i % OFFLOAD_EVERY === 0) await store.putBlob(sessionId, { toolName: 'run_command', toolCallId: `c${i}`, content: Buffer.from(`FAIL case-${i}\n`.repeat(2_000)) });
+      at += 2;
+    }
+    await store.putMessages(sessionId, batch);
+  }
+  await store.flush();
+  return i;
+}
+
+async function measure(messages: number): Promise<Record<string, number>> {
+  const folder = mkdtempSync(join(tmpdir(), 'tally-inspector-refresh-'));
+  const raw = await openStore(folder, { debounceMs: 50 });
+  const info = await raw.createSession({ title: 'long session' });
+  let next = await fill(raw, info.id, messages);
+  const store = withSessionReadCache(raw);
+  const manager = await ContextSession.open({ store, sessionId: info.id, settings: withSettings({ contextWindow: 1_000_000, maxOutputTokens: 8_000 }), counter: getTokenCounter('o200k_base'), contextWindow: 1_000_000, maxOutputTokens: 8_000 });
+  const session: ActiveSession = { info, manager, fixed: FIXED };
+
+  /** One agent step through the session, as the agent loop records it. */
+  const recordStep = async () => {
+    await manager.appendAssistant(`Step ${next}: running the **tests** for case ${next}.`, [call(next)]);
+    await manager.recordToolResult(call(next), `PASS case-${next}\n`.repeat(8));
+    const request = await manager.nextRequest({ fixed: FIXED });
+    await manager.recordResponse(request, { model: 'claude-sonnet-4-5', reported: { inputTokens: request.plan.budget.used + 20, outputTokens: 30 } });
+    next++;
+  };
+  let state: InspectorState | undefined;
+  const refresh = async () => {
+    state = await buildInspectorState(session, store);
+    return JSON.stringify({ type: 'state', state }).length;
+  };
+  // Where the time goes, each part timed on its own after the same new step: the store reads the
+  // state makes (answered by the read cache), the session's plan of the next request (budget and
+  // every item), and serializing the posted message.
+  const parts = {
+    reads: () => Promise.all([store.listTurnUsage(info.id, { items: false }), store.listCompactionEvents(info.id), store.listBlobs(info.id), store.loadTranscript(info.id)]),
+    plan: async () => manager.planRequest(FIXED),
+    serialize: async () => JSON.stringify({ type: 'state', state }),
+  };
+
+  await recordStep();
+  await refresh(); // the panel's first refresh after opening fills the read cache
+  const times: number[] = [];
+  const sizes: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    await recordStep();
+    const start = process.hrtime.bigint();
+    sizes.push(await refresh());
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  const partMs: Record<string, number> = {};
+  for (const [name, part] of Object.entries(parts)) {
+    const partTimes: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      await recordStep();
+      const start = process.hrtime.bigint();
+      await part();
+      partTimes.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+    partMs[`${name}Ms`] = +median(partTimes).toFixed(2);
+  }
+  await raw.close();
+  rmSync(folder, { recursive: true, force: true });
+  return { messages, refreshMs: +median(times).toFixed(2), minMs: +Math.min(...times).toFixed(2), postedBytes: median(sizes), items: state?.current.length ?? 0, requests: state?.turns.length ?? 0, ...partMs };
+}
+
+async function main(): Promise<void> {
+  const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const rows = [];
+  await measure(200); // warms the JIT, so the first size measured is not charged for compiling
+  for (const messages of counts.length ? counts : [1_000, 10_000]) {
+    const row = await measure(messages);
+    rows.push(row);
+    console.log(`${String(messages).padStart(6)} msgs  refresh ${String(row.refreshMs).padStart(7)} ms (min ${row.minMs})  posted ${String(row.postedBytes).padStart(8)} B  | reads ${row.readsMs}  plan ${row.planMs}  serialize ${row.serializeMs} ms`);
+  }
+  writeFileSync(join(ROOT, 'bench', 'results', 'inspectorRefresh.json'), JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, node: process.version, rounds: ROUNDS, target: 'inspector refresh ≤ 10 ms at 10,000 messages', rows }, null, 2) + '\n');
+}
+
+void main();
