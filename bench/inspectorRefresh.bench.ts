@@ -4,8 +4,9 @@
  * sits in a real sql.js store on disk, opened the way the host opens it (the read cache over the
  * store, a ContextSession resumed from it). Each round records one new agent step through the
  * session (the call, its result, the request and its usage), then times the refresh as the panel
- * does it: build the state from the session and the store, and serialize the message it posts.
- * Then the parts of that refresh are timed one by one (store reads, the session's plan, serializing).
+ * does it: build the state from the session and the store, and serialize the message it posts
+ * (after the first, whole state: only the requests, items and results that changed).
+ * Then the parts of that refresh are timed one by one (store reads, the session's plan, the update).
  * Writes bench/results/inspectorRefresh.json. Run: node -r ./test/register.cjs bench/inspectorRefresh.bench.ts [counts…]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
@@ -18,6 +19,7 @@ import type { SessionStore, TurnUsageRecord } from '../src/core/ports/sessionSto
 import { ContextSession } from '../src/core/session/contextSession';
 import { withSettings } from '../src/core/settings';
 import { buildInspectorState } from '../src/host/inspectorState';
+import { InspectorUpdates } from '../src/host/inspectorUpdates';
 import type { InspectorState } from '../src/protocol/inspector';
 import type { ActiveSession } from '../src/host/sessionController';
 import { withSessionReadCache } from '../src/host/sessionReadCache';
@@ -96,9 +98,11 @@ async function measure(messages: number): Promise<Record<string, number>> {
     next++;
   };
   let state: InspectorState | undefined;
+  // As the panel does: after the first whole state, only what changed is posted.
+  const updates = new InspectorUpdates();
   const refresh = async () => {
     state = await buildInspectorState(session, store);
-    return JSON.stringify({ type: 'state', state }).length;
+    return JSON.stringify(updates.message(state)).length;
   };
   // Where the time goes, each part timed on its own after the same new step: the store reads the
   // state makes (answered by the read cache), the session's plan of the next request (budget and
@@ -106,7 +110,7 @@ async function measure(messages: number): Promise<Record<string, number>> {
   const parts = {
     reads: () => Promise.all([store.listTurnUsage(info.id, { items: false }), store.listCompactionEvents(info.id), store.listBlobs(info.id), store.loadTranscript(info.id)]),
     plan: async () => manager.planRequest(FIXED),
-    serialize: async () => JSON.stringify({ type: 'state', state }),
+    serialize: async () => JSON.stringify(updates.message(state!)),
   };
 
   await recordStep();

@@ -12,8 +12,8 @@ export const PAGE_BYTES = 16 * 1024;
 export interface InspectorIntentDeps {
   sessions: Pick<SessionController, 'current' | 'store' | 'setPinned' | 'preview' | 'compact'>;
   post(message: HostToInspector): void;
-  /** Pushes the whole inspector state to the webview now. */
-  sendState(): Promise<void>;
+  /** Pushes the inspector state to the webview now (`whole`: all of it, not only what changed). */
+  sendState(whole?: boolean): Promise<void>;
   executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
   showInformation(text: string): void;
 }
@@ -21,8 +21,8 @@ export interface InspectorIntentDeps {
 /** What each validated message from the inspector webview does. */
 export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToHost> {
   return {
-    ready: () => d.sendState(),
-    refresh: () => d.sendState(),
+    ready: () => d.sendState(true),
+    refresh: () => d.sendState(true),
     selectTurn: async (m) => {
       const session = await d.sessions.current();
       const usage = await (await d.sessions.store()).listTurnUsage(session.info.id);

@@ -5,21 +5,68 @@ import type { BudgetView, InspectorState, TurnView } from '../protocol/inspector
 import type { ActiveSession } from './sessionController';
 import { budgetWindowFigures } from './turnFigures';
 
-/** Names each offloaded result by its tool, what the call acted on, and the first request that carried it. */
-function titlesOf(blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[], transcript: readonly Message[]): Record<string, string> {
+/**
+ * Names each offloaded result by its tool, what the call acted on, and the first request that
+ * carried it. `complete` says whether every result has its request yet.
+ */
+function titlesOf(blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[], transcript: readonly Message[]): { titles: Record<string, string>; complete: boolean } {
   const calls = callArguments(transcript);
   const resultIds = new Map<string, string>();
   for (const m of transcript) if (m.role === 'tool' && m.toolCallId) resultIds.set(m.toolCallId, m.id);
   const created = new Map<string, number>();
   for (const m of transcript) if (m.role === 'tool') created.set(m.id, m.createdAt);
   const byTime = requestsByTime(usage);
-  const out: Record<string, string> = {};
+  const titles: Record<string, string> = {};
+  let complete = true;
   for (const b of blobs) {
     const call = b.toolCallId ? calls.get(b.toolCallId) : undefined;
     const resultId = b.toolCallId ? resultIds.get(b.toolCallId) : undefined;
-    out[b.id] = withRequest(toolCallLabel(b.toolName, call?.arguments), resultId ? firstRequestAfter(byTime, created.get(resultId)) : undefined);
+    const request = resultId ? firstRequestAfter(byTime, created.get(resultId)) : undefined;
+    if (request === undefined) complete = false;
+    titles[b.id] = withRequest(toolCallLabel(b.toolName, call?.arguments), request);
   }
-  return out;
+  return { titles, complete };
+}
+
+/** The last titles made per session, and what they were made from. */
+const titleMemo = new Map<string, { blobs: number; usage: number; complete: boolean; titles: Record<string, string> }>();
+
+/**
+ * A result's title changes only when it is added and when the first request after it is made, so
+ * titles are made again only when a result was added, or a request was while one still waits for
+ * its request: not on every refresh, which would read the whole transcript each time.
+ */
+async function titlesFor(sessionId: string, blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[], store: SessionStore): Promise<Record<string, string>> {
+  const known = titleMemo.get(sessionId);
+  if (known && known.blobs === blobs.length && (known.complete || known.usage === usage.length)) return known.titles;
+  const { titles, complete } = titlesOf(blobs, usage, await store.loadTranscript(sessionId));
+  titleMemo.delete(sessionId);
+  titleMemo.set(sessionId, { blobs: blobs.length, usage: usage.length, complete, titles });
+  if (titleMemo.size > 8) titleMemo.delete(titleMemo.keys().next().value!);
+  return titles;
+}
+
+const turnViews = new WeakMap<TurnUsageRecord, TurnView>();
+
+/** A request's figures as the inspector lists them: the same object while its record is, so an unchanged request is not sent again. */
+function turnView(u: TurnUsageRecord): TurnView {
+  let view = turnViews.get(u);
+  if (!view) {
+    view = {
+      requestIndex: u.requestIndex,
+      createdAt: u.createdAt,
+      components: u.components,
+      estimatedInputTokens: u.estimatedInputTokens,
+      reportedInputTokens: u.reportedInputTokens,
+      reportedOutputTokens: u.reportedOutputTokens,
+      cacheReadTokens: u.cacheReadTokens,
+      cacheWriteTokens: u.cacheWriteTokens,
+      compactionId: u.compactionId,
+      itemCount: u.itemCount,
+    };
+    turnViews.set(u, view);
+  }
+  return view;
 }
 
 /**
@@ -45,19 +92,8 @@ export async function buildInspectorState(session: ActiveSession | undefined, st
     warning: budget.windowIsFallback ? budget.warning : undefined,
     calibration: calibration.samples > 0 ? calibration : undefined,
   };
-  const turns: TurnView[] = usage.map((u) => ({
-    requestIndex: u.requestIndex,
-    createdAt: u.createdAt,
-    components: u.components,
-    estimatedInputTokens: u.estimatedInputTokens,
-    reportedInputTokens: u.reportedInputTokens,
-    reportedOutputTokens: u.reportedOutputTokens,
-    cacheReadTokens: u.cacheReadTokens,
-    cacheWriteTokens: u.cacheWriteTokens,
-    compactionId: u.compactionId,
-    itemCount: u.itemCount,
-  }));
-  const blobTitles = blobs.length ? titlesOf(blobs, usage, await store.loadTranscript(id)) : undefined;
+  const turns: TurnView[] = usage.map(turnView);
+  const blobTitles = blobs.length ? await titlesFor(id, blobs, usage, store) : undefined;
   const growth = turns.length > 1 ? (turns[turns.length - 1].estimatedInputTokens - turns[0].estimatedInputTokens) / (turns.length - 1) : undefined;
   return {
     session: { id, title: session.info.title, origin: session.info.origin },

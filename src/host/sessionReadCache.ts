@@ -1,6 +1,6 @@
 import type { Message } from '../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
-import type { SessionStore } from '../core/ports/sessionStore';
+import type { BlobInfo, SessionStore } from '../core/ports/sessionStore';
 
 interface CachedSession {
   /** The whole transcript, or when `from` is set, the messages created after that time. */
@@ -11,6 +11,8 @@ interface CachedSession {
   compactions?: CompactionEventRecord[];
   /** Usage records without their item lists (the chat and session list need only the figures). */
   usage?: TurnUsageRecord[];
+  /** The session's offloaded results (the inspector lists them on every refresh). */
+  blobs?: BlobInfo[];
 }
 
 /** How many sessions' reads are kept in memory: the active one and a few recently viewed. */
@@ -113,6 +115,21 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
       return readOnce(sessionId, () => store.listTurnUsage(sessionId, { items: false }), (list) => {
         const entry = sessions.get(sessionId);
         if (entry) entry.usage = [...list];
+      });
+    },
+    async putBlob(sessionId, blob) {
+      wrote(sessionId);
+      const info = await store.putBlob(sessionId, blob);
+      const list = sessions.get(sessionId)?.blobs;
+      if (list && !list.some((b) => b.id === info.id)) list.push(info);
+      return info;
+    },
+    async listBlobs(sessionId) {
+      const hit = sessions.get(sessionId)?.blobs;
+      if (hit) return [...hit];
+      return readOnce(sessionId, () => store.listBlobs(sessionId), (list) => {
+        const entry = sessions.get(sessionId);
+        if (entry) entry.blobs = [...list];
       });
     },
     async deleteSession(id) {

@@ -1,3 +1,4 @@
+import type { ListPatch } from './listPatch';
 /**
  * Messages between the extension host and the chat panel webview.
  * The host owns the conversation; the webview renders what it is sent and sends intents.
@@ -64,16 +65,8 @@ export function chatEntryKey(entry: ChatEntry): string {
   return `${entry.kind}:${entry.id}`;
 }
 
-/**
- * A change to the entry list the webview holds: keep its first `keep` entries, then the entries
- * with the keys in `tail`, in that order. `upserts` are the entries that are new or changed;
- * every other key refers to an entry the webview already has.
- */
-export interface ChatEntriesPatch {
-  keep: number;
-  tail: string[];
-  upserts: ChatEntry[];
-}
+/** A change to the entry list the webview holds (see listPatch.ts). */
+export type ChatEntriesPatch = ListPatch<ChatEntry>;
 
 export type HostToChat =
   /** The whole state: sent first, when the webview (re)loads and when the session changes. */

@@ -3,6 +3,7 @@
  * The host is the source of truth: it sends whole state; the webview renders it and sends intents.
  * This file has no `vscode` import: the webview bundle uses it too.
  */
+import type { ListPatch } from './listPatch';
 import type { CompactionEventRecord, ComponentTokens, RequestItem, TurnUsageRecord } from '../core/model/records';
 import type { BlobInfo } from '../core/ports/sessionStore';
 import type { WindowFigures } from '../core/accounting/windowFigures';
@@ -60,6 +61,16 @@ export interface CompactionPreviewView {
 
 export type HostToInspector =
   | { type: 'state'; state: InspectorState }
+  /** After the first state: its small parts whole, and only the requests and items that changed (see listPatch.ts). */
+  | {
+      type: 'update';
+      state: Omit<InspectorState, 'turns' | 'current' | 'blobs' | 'blobTitles'>;
+      turns: ListPatch<TurnView>;
+      current: ListPatch<RequestItem>;
+      blobs: ListPatch<BlobInfo>;
+      /** Present when the titles changed; otherwise the webview keeps the ones it has. */
+      blobTitles?: Record<string, string>;
+    }
   | { type: 'turnItems'; requestIndex: number; items: RequestItem[] }
   /** The exact text of one item, asked for when the user expands it (never sent with the state). */
   | { type: 'requestItemText'; requestIndex?: number; itemId: string; text: string; totalChars: number }

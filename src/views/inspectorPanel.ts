@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { inspectorHandlers } from '../host/inspectorIntents';
 import { buildInspectorState } from '../host/inspectorState';
+import { InspectorUpdates } from '../host/inspectorUpdates';
 import type { SessionController } from '../host/sessionController';
 import type { HostToInspector } from '../protocol/inspector';
 import { receiveWebviewMessage } from '../protocol/receive';
@@ -13,6 +14,8 @@ export class InspectorPanel implements vscode.Disposable {
   private static current?: InspectorPanel;
   private readonly disposables: vscode.Disposable[] = [];
   private refreshTimer?: NodeJS.Timeout;
+  /** What the webview holds, so a refresh sends only the requests and items that changed. */
+  private readonly updates = new InspectorUpdates();
   private readonly handlers: ReturnType<typeof inspectorHandlers>;
 
   static show(extensionUri: vscode.Uri, sessions: SessionController, log: vscode.LogOutputChannel): InspectorPanel {
@@ -38,7 +41,7 @@ export class InspectorPanel implements vscode.Disposable {
     this.handlers = inspectorHandlers({
       sessions,
       post: (message) => this.post(message),
-      sendState: () => this.sendState(),
+      sendState: (whole) => this.sendState(whole),
       executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),
       showInformation: (text) => void vscode.window.showInformationMessage(text),
     });
@@ -65,11 +68,11 @@ export class InspectorPanel implements vscode.Disposable {
     }, 150);
   }
 
-  private async sendState(): Promise<void> {
+  private async sendState(whole = false): Promise<void> {
     try {
       const session = await this.sessions.current();
       const state = await buildInspectorState(session, await this.sessions.store());
-      this.post({ type: 'state', state });
+      this.post(this.updates.message(state, whole));
     } catch (error) {
       this.post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
     }

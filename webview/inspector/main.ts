@@ -1,6 +1,8 @@
 /** The context inspector webview: renders what the host sends, posts intents back. */
 import type { RequestItem } from '../../src/protocol/records';
-import type { CompactionPreviewView, HostToInspector, InspectorState, InspectorToHost } from '../../src/protocol/inspector';
+import type { CompactionPreviewView, HostToInspector, InspectorState, InspectorToHost, TurnView } from '../../src/protocol/inspector';
+import { applyListPatch, heldListOf, type HeldList } from '../../src/protocol/listPatch';
+import { requestItemKeys } from '../../src/protocol/requestItemKeys';
 import { button, progressRing, registerControls, setDisabled, textField } from '../ui/controls';
 import { h, replace } from '../ui/dom';
 import { channel, onHostMessage } from '../ui/vscodeApi';
@@ -37,6 +39,11 @@ const openCompactions = new Set(ui.openCompactions);
 const openBlobs = new Set(ui.openBlobs);
 const blobPages = new Map<string, BlobView>();
 let state: InspectorState | undefined;
+const turnKey = (turn: TurnView) => `r${turn.requestIndex}`;
+/** The requests and items as the host sent them; updates change these lists. */
+let heldTurns: HeldList<TurnView> = heldListOf<TurnView>([], turnKey);
+let heldItems: HeldList<RequestItem> = heldListOf<RequestItem>([], (item) => item.messageId);
+let heldBlobs: HeldList<InspectorState['blobs'][number]> = heldListOf<InspectorState['blobs'][number]>([], (blob) => blob.id);
 let turnItems: { requestIndex: number; items: RequestItem[] } | undefined;
 let preview: CompactionPreviewView | undefined;
 let busy = false;
@@ -225,20 +232,37 @@ function renderBusy(label: string | undefined): void {
   renderPreviewSlot();
 }
 
+/** A new state from the host, whole or rebuilt from an update. */
+function stateArrived(next: InspectorState): void {
+  const sessionChanged = state?.session?.id !== next.session?.id;
+  state = next;
+  if (sessionChanged && ui.selectedTurn !== undefined && !state.turns.some((t) => t.requestIndex === ui.selectedTurn)) {
+    ui.selectedTurn = undefined;
+    turnItems = undefined;
+  }
+  const known = new Set(state.blobs.map((b) => b.id));
+  for (const id of [...openBlobs]) if (!known.has(id)) openBlobs.delete(id);
+  replace(errorLine, []);
+  renderAll();
+}
+
 // ---- host messages ----
 onHostMessage<HostToInspector>((message) => {
   switch (message.type) {
+    case 'update': {
+      const turns = applyListPatch(heldTurns, message.turns, turnKey);
+      const current = applyListPatch(heldItems, message.current, (item) => item.messageId);
+      const blobs = applyListPatch(heldBlobs, message.blobs, (blob) => blob.id);
+      // An update that does not fit what this webview holds: ask for the whole state again.
+      if (turns.missing.length > 0 || current.missing.length > 0 || blobs.missing.length > 0 || !state) host.post({ type: 'ready' });
+      else stateArrived({ ...message.state, turns: turns.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ?? state.blobTitles });
+      return;
+    }
     case 'state': {
-      const sessionChanged = state?.session?.id !== message.state.session?.id;
-      state = message.state;
-      if (sessionChanged && ui.selectedTurn !== undefined && !state.turns.some((t) => t.requestIndex === ui.selectedTurn)) {
-        ui.selectedTurn = undefined;
-        turnItems = undefined;
-      }
-      const known = new Set(state.blobs.map((b) => b.id));
-      for (const id of [...openBlobs]) if (!known.has(id)) openBlobs.delete(id);
-      replace(errorLine, []);
-      renderAll();
+      heldTurns = heldListOf(message.state.turns, turnKey);
+      heldItems = heldListOf(message.state.current, (item) => item.messageId, requestItemKeys(message.state.current));
+      heldBlobs = heldListOf(message.state.blobs, (blob) => blob.id);
+      stateArrived(message.state);
       // A reloaded webview restores which turn was selected; ask for its items again.
       if (ui.selectedTurn !== undefined && !turnItems) host.post({ type: 'selectTurn', requestIndex: ui.selectedTurn });
       return;

@@ -1,0 +1,46 @@
+import * as assert from 'assert';
+import type { Page } from 'playwright-core';
+import { InspectorUpdates } from '../../src/host/inspectorUpdates';
+import type { InspectorState } from '../../src/protocol/inspector';
+import { currentItems, inspectorState } from './fixtures';
+import { clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+
+describe('inspector webview: updates that carry only what changed (headless Chromium)', function () {
+  this.timeout(60_000);
+  let harness: Harness;
+  let page: Page;
+
+  before(async () => (harness = await startHarness()));
+  after(async () => harness?.close());
+  beforeEach(async () => (page = await harness.open('inspector')));
+  afterEach(async () => {
+    assert.deepStrictEqual(await cspViolations(page), [], 'no CSP violations');
+    assert.deepStrictEqual(errorsIn(page), [], 'no uncaught errors');
+    await page.close();
+  });
+
+  it('draws a new request and a new item from an update, and keeps the rest', async () => {
+    const updates = new InspectorUpdates();
+    await hostSends(page, updates.message(inspectorState));
+    const next: InspectorState = {
+      ...inspectorState,
+      turns: [...inspectorState.turns, { ...inspectorState.turns[5], requestIndex: 6, estimatedInputTokens: inspectorState.turns[5].estimatedInputTokens + 900 }],
+      current: [...currentItems, { messageId: 't-45', role: 'tool', kind: 'tool_result', tokens: 2_345, toolName: 'run_command', badges: [], preview: 'PASS test/config.test.ts' }],
+    };
+    const update = updates.message(next);
+    assert.equal(update.type, 'update');
+    await hostSends(page, update);
+    assert.strictEqual(await page.locator('.turn[data-request-index]').count(), 7, 'the new request is listed');
+    assert.match((await page.locator('.current-slot').textContent()) ?? '', /PASS test\/config\.test\.ts/);
+    assert.match((await page.locator('.current-slot').textContent()) ?? '', /jest test\/config\.test\.ts/, 'earlier items stay');
+  });
+
+  it('asks for the whole state when an update does not fit what it holds', async () => {
+    const updates = new InspectorUpdates();
+    await hostSends(page, updates.message(inspectorState));
+    updates.message({ ...inspectorState, current: [...currentItems, { ...currentItems[6], messageId: 'lost' }] }); // never arrives
+    await clearPosted(page);
+    await hostSends(page, updates.message({ ...inspectorState, current: [...currentItems, { ...currentItems[6], messageId: 'lost' }, { ...currentItems[6], messageId: 'next' }] }));
+    assert.deepStrictEqual(await posted(page), [{ type: 'ready' }]);
+  });
+});
