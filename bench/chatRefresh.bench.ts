@@ -10,52 +10,29 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { cpus, tmpdir } from 'os';
 import { join, resolve } from 'path';
-import { assistantMessage, toolResultMessage, userMessage } from '../src/core/model/factories';
-import type { Message } from '../src/core/model/message';
-import type { SessionStore, TurnUsageRecord } from '../src/core/ports/sessionStore';
+import type { TurnUsageRecord } from '../src/core/ports/sessionStore';
 import { SentChatEntries } from '../src/host/chatEntriesPatch';
 import { buildChatState, ChatEntryMemo } from '../src/host/chatState';
 import { withSessionReadCache } from '../src/host/sessionReadCache';
 import { openStore } from '../src/node/store';
+import { agentStep, fillAgentSession } from './agentSteps';
 import { median } from './median';
 
 const ROOT = resolve(__dirname, '..');
 const ROUNDS = 15;
 
-const visible = (m: Message, at: number): Message => ({ ...m, createdAt: at, userVisible: true, agentVisible: true });
-
-/** One agent step: the model's call and its result (a short command output). */
-function step(i: number, at: number): Message[] {
-  const call = { id: `c${i}`, name: 'run_command', arguments: JSON.stringify({ command: `npm test -- --grep case-${i}` }) };
-  return [visible(assistantMessage(`Step ${i}: running the **tests** for case ${i}.`, [call], { id: `a${i}` }), at), visible(toolResultMessage(call, `PASS case-${i}\n`.repeat(8), { id: `t${i}` }), at + 1)];
-}
-
 function usage(sessionId: string, i: number, at: number): TurnUsageRecord {
   return { id: `r${i}`, sessionId, requestIndex: i, createdAt: at, model: 'claude-sonnet-4-5', contextWindow: 200_000, maxOutputTokens: 8_000, estimatedInputTokens: 1_000 + i, reportedInputTokens: 1_000 + i, components: { system: 900, skills: 0, tools: 100, messages: i, toolResults: 0, summaries: 0 }, items: [{ messageId: `a${i}`, role: 'assistant', kind: 'assistant', tokens: 20, badges: [], preview: 'step' }] } as TurnUsageRecord;
-}
-
-async function fill(store: SessionStore, sessionId: string, messages: number): Promise<number> {
-  let at = 1;
-  await store.putMessages(sessionId, [visible(userMessage('Make the whole test suite pass.', { id: 'u0' }), at++)]);
-  let i = 0;
-  while (i * 2 + 1 < messages) {
-    const batch: Message[] = [];
-    for (let k = 0; k < 100 && i * 2 + 1 < messages; k++, i++) {
-      batch.push(...step(i, at));
-      at += 2;
-      if (i % 10 === 0) await store.addTurnUsage(usage(sessionId, i, at));
-    }
-    await store.putMessages(sessionId, batch);
-  }
-  await store.flush();
-  return i;
 }
 
 async function measure(messages: number): Promise<Record<string, number>> {
   const folder = mkdtempSync(join(tmpdir(), 'tally-chat-refresh-'));
   const raw = await openStore(folder, { debounceMs: 50 });
   const session = await raw.createSession({ title: 'long session' });
-  let next = await fill(raw, session.id, messages);
+  // A request's usage every 10 steps, recorded after the step (as the chat lists turns).
+  let next = await fillAgentSession(raw, session.id, messages, async (i, at) => {
+    if (i % 10 === 0) await raw.addTurnUsage(usage(session.id, i, at + 2));
+  });
   const cached = withSessionReadCache(raw);
   const memo = new ChatEntryMemo();
   const sent = new SentChatEntries();
@@ -75,7 +52,7 @@ async function measure(messages: number): Promise<Record<string, number>> {
   // Each way in its own loop, so one's garbage is not collected on the other's time.
   for (const [name, refresh] of [['incremental', incremental], ['whole', whole]] as const) {
     for (let round = 0; round < ROUNDS; round++) {
-      await cached.putMessages(session.id, step(next, 10_000_000 + next * 2));
+      await cached.putMessages(session.id, agentStep(next, 10_000_000 + next * 2));
       next++;
       const start = process.hrtime.bigint();
       const size = await refresh();

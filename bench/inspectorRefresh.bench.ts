@@ -13,9 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { cpus, tmpdir } from 'os';
 import { join, resolve } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
-import { assistantMessage, toolResultMessage, userMessage } from '../src/core/model/factories';
-import type { Message } from '../src/core/model/message';
-import type { SessionStore, TurnUsageRecord } from '../src/core/ports/sessionStore';
+import type { TurnUsageRecord } from '../src/core/ports/sessionStore';
 import { ContextSession } from '../src/core/session/contextSession';
 import { withSettings } from '../src/core/settings';
 import { buildInspectorState } from '../src/host/inspectorState';
@@ -24,6 +22,7 @@ import type { InspectorState } from '../src/protocol/inspector';
 import type { ActiveSession } from '../src/host/sessionController';
 import { withSessionReadCache } from '../src/host/sessionReadCache';
 import { openStore } from '../src/node/store';
+import { fillAgentSession, stepCall } from './agentSteps';
 import { median } from './median';
 
 const ROOT = resolve(__dirname, '..');
@@ -31,17 +30,6 @@ const ROUNDS = 11;
 const FIXED = { system: 900, skills: 0, tools: 100 };
 /** Every this many steps, the step's result was offloaded (a big output kept in the blob store). */
 const OFFLOAD_EVERY = 50;
-
-const visible = (m: Message, at: number): Message => ({ ...m, createdAt: at, userVisible: true, agentVisible: true });
-
-function call(i: number) {
-  return { id: `c${i}`, name: 'run_command', arguments: JSON.stringify({ command: `npm test -- --grep case-${i}` }) };
-}
-
-/** One agent step as stored: the model's call and its result (a short command output). */
-function step(i: number, at: number): Message[] {
-  return [visible(assistantMessage(`Step ${i}: running the **tests** for case ${i}.`, [call(i)], { id: `a${i}` }), at), visible(toolResultMessage(call(i), `PASS case-${i}\n`.repeat(8), { id: `t${i}` }), at + 1)];
-}
 
 /** The request that produced step i, as the ledger records it. */
 function usage(sessionId: string, i: number, at: number): TurnUsageRecord {
@@ -62,37 +50,22 @@ function usage(sessionId: string, i: number, at: number): TurnUsageRecord {
   } as TurnUsageRecord;
 }
 
-async function fill(store: SessionStore, sessionId: string, messages: number): Promise<number> {
-  let at = 1;
-  await store.putMessages(sessionId, [visible(userMessage('Make the whole test suite pass.', { id: 'u0' }), at++)]);
-  let i = 0;
-  while (i * 2 + 1 < messages) {
-    const batch: Message[] = [];
-    for (let k = 0; k < 100 && i * 2 + 1 < messages; k++, i++) {
-      await store.addTurnUsage(usage(sessionId, i, at));
-      batch.push(...step(i, at));
-      if (i % OFFLOAD_EVERY === 0) await store.putBlob(sessionId, { toolName: 'run_command', toolCallId: `c${i}`, content: Buffer.from(`FAIL case-${i}\n`.repeat(2_000)) });
-      at += 2;
-    }
-    await store.putMessages(sessionId, batch);
-  }
-  await store.flush();
-  return i;
-}
-
 async function measure(messages: number): Promise<Record<string, number>> {
   const folder = mkdtempSync(join(tmpdir(), 'tally-inspector-refresh-'));
   const raw = await openStore(folder, { debounceMs: 50 });
   const info = await raw.createSession({ title: 'long session' });
-  let next = await fill(raw, info.id, messages);
+  let next = await fillAgentSession(raw, info.id, messages, async (i, at) => {
+    await raw.addTurnUsage(usage(info.id, i, at));
+    if (i % OFFLOAD_EVERY === 0) await raw.putBlob(info.id, { toolName: 'run_command', toolCallId: `c${i}`, content: Buffer.from(`FAIL case-${i}\n`.repeat(2_000)) });
+  });
   const store = withSessionReadCache(raw);
   const manager = await ContextSession.open({ store, sessionId: info.id, settings: withSettings({ contextWindow: 1_000_000, maxOutputTokens: 8_000 }), counter: getTokenCounter('o200k_base'), contextWindow: 1_000_000, maxOutputTokens: 8_000 });
   const session: ActiveSession = { info, manager, fixed: FIXED };
 
   /** One agent step through the session, as the agent loop records it. */
   const recordStep = async () => {
-    await manager.appendAssistant(`Step ${next}: running the **tests** for case ${next}.`, [call(next)]);
-    await manager.recordToolResult(call(next), `PASS case-${next}\n`.repeat(8));
+    await manager.appendAssistant(`Step ${next}: running the **tests** for case ${next}.`, [stepCall(next)]);
+    await manager.recordToolResult(stepCall(next), `PASS case-${next}\n`.repeat(8));
     const request = await manager.nextRequest({ fixed: FIXED });
     await manager.recordResponse(request, { model: 'claude-sonnet-4-5', reported: { inputTokens: request.plan.budget.used + 20, outputTokens: 30 } });
     next++;
