@@ -40,8 +40,9 @@ async function main() {
   for (const count of counts) {
     const messages = syntheticRun(count, count);
     const folder = mkdtempSync(join(tmpdir(), 'tally-replay-scale-'));
-    // As the replay CLI does: its store is deleted at exit, so it never waits for the disk.
-    const store = await openStore(folder, { debounceMs: 1e9, sync: false });
+    // As the replay CLI does: its store is thrown away at exit, so it lives in memory
+    // (REPLAY_STORE=disk: on disk without fsync, as before).
+    const store = await openStore(folder, process.env.REPLAY_STORE === 'disk' ? { debounceMs: 1e9, sync: false } : { inMemory: true });
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
     const started = performance.now();

@@ -41,6 +41,7 @@ async function folderMode(folder: string, options: StoreOptions): Promise<{ mode
  */
 export async function openStore(folder: string, options: StoreOptions = {}): Promise<SqlJsStore> {
   const SQL = await sqlRuntime(options.wasmPath);
+  if (options.inMemory) return new SqlJsStore(folder, SQL, { ...options, mode: 'in-memory' });
   const { mode, problem } = await folderMode(folder, options);
   const store = new SqlJsStore(folder, SQL, { ...options, mode });
   if (problem) store.reportProblem(problem);

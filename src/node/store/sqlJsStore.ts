@@ -57,6 +57,11 @@ export interface StoreOptions {
    * such as the replay CLI's: a crash there loses nothing anyone keeps.
    */
   sync?: boolean;
+  /**
+   * Keep everything in memory and never touch the folder: for a store thrown away when its
+   * process exits (the replay CLI and its benches), where writing files buys nothing.
+   */
+  inMemory?: boolean;
 }
 
 export class SqlJsStore implements SessionStore {
