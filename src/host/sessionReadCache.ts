@@ -47,6 +47,16 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
     return value;
   }
 
+  /** A list kept beside a cached session's transcript: from memory once read, a copy each time. */
+  async function cachedList<K extends 'compactions' | 'usage' | 'blobs'>(id: string, field: K, read: () => Promise<NonNullable<CachedSession[K]>>): Promise<NonNullable<CachedSession[K]>> {
+    const hit = sessions.get(id)?.[field];
+    if (hit) return [...hit] as NonNullable<CachedSession[K]>;
+    return readOnce(id, read, (list) => {
+      const entry = sessions.get(id);
+      if (entry) entry[field] = [...list] as CachedSession[K];
+    });
+  }
+
   const overrides: Partial<SessionStore> = {
     async putMessages(sessionId, messages) {
       wrote(sessionId);
@@ -95,13 +105,8 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
       if (i >= 0) list[i] = event;
       else list.push(event);
     },
-    async listCompactionEvents(sessionId) {
-      const hit = sessions.get(sessionId)?.compactions;
-      if (hit) return [...hit];
-      return readOnce(sessionId, () => store.listCompactionEvents(sessionId), (list) => {
-        const entry = sessions.get(sessionId);
-        if (entry) entry.compactions = [...list];
-      });
+    listCompactionEvents(sessionId) {
+      return cachedList(sessionId, 'compactions', () => store.listCompactionEvents(sessionId));
     },
     async addTurnUsage(record) {
       wrote(record.sessionId);
@@ -110,12 +115,7 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
     },
     async listTurnUsage(sessionId, options) {
       if (options?.items !== false) return store.listTurnUsage(sessionId, options);
-      const hit = sessions.get(sessionId)?.usage;
-      if (hit) return [...hit];
-      return readOnce(sessionId, () => store.listTurnUsage(sessionId, { items: false }), (list) => {
-        const entry = sessions.get(sessionId);
-        if (entry) entry.usage = [...list];
-      });
+      return cachedList(sessionId, 'usage', () => store.listTurnUsage(sessionId, { items: false }));
     },
     async putBlob(sessionId, blob) {
       wrote(sessionId);
@@ -124,13 +124,8 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
       if (list && !list.some((b) => b.id === info.id)) list.push(info);
       return info;
     },
-    async listBlobs(sessionId) {
-      const hit = sessions.get(sessionId)?.blobs;
-      if (hit) return [...hit];
-      return readOnce(sessionId, () => store.listBlobs(sessionId), (list) => {
-        const entry = sessions.get(sessionId);
-        if (entry) entry.blobs = [...list];
-      });
+    listBlobs(sessionId) {
+      return cachedList(sessionId, 'blobs', () => store.listBlobs(sessionId));
     },
     async deleteSession(id) {
       wrote(id);

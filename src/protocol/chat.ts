@@ -1,10 +1,10 @@
-import type { ListPatch } from './listPatch';
 /**
  * Messages between the extension host and the chat panel webview.
  * The host owns the conversation; the webview renders what it is sent and sends intents.
  */
 import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CompactionEventRecord } from '../core/model/records';
+import type { ListPatch } from './listPatch';
 
 export interface ChatToolCallView {
   callId: string;

@@ -23,15 +23,25 @@ interface Summary extends SegmentFacts {
 const SETTLED_MS = 3_000;
 const FILE_NAME = 'segments.json';
 
+/**
+ * The rows of a segment that state a pin: `"pinned":` appears unescaped in a body only as the
+ * message's own field (quotes inside content are escaped), so the bodies need not be parsed.
+ */
+export function pinRows(db: Database, sessionId: string): SegmentFacts['pins'] {
+  return rows(db, `SELECT id, created_at, written_at, instr(body, '"pinned":true') > 0 AS pinned FROM messages WHERE session_id = ? AND instr(body, '"pinned":') > 0`, [sessionId])
+    .map((r): [string, number, number, boolean] => [String(r.id), Number(r.created_at), Number(r.written_at), Number(r.pinned) === 1]);
+}
+
+/** The highest request index of a segment's usage rows (-1 when it holds none). */
+export function highestRequestIndex(db: Database, sessionId: string): number {
+  const [usage] = rows(db, 'SELECT max(request_index) AS i FROM turn_usage WHERE session_id = ?', [sessionId]);
+  return usage?.i === null || usage?.i === undefined ? -1 : Number(usage.i);
+}
+
 /** The facts of one segment's rows, read with three queries that never parse a message body. */
 export function segmentFacts(db: Database, sessionId: string): SegmentFacts {
   const [latest] = rows(db, 'SELECT max(created_at) AS at FROM messages WHERE session_id = ?', [sessionId]);
-  const [usage] = rows(db, 'SELECT max(request_index) AS i FROM turn_usage WHERE session_id = ?', [sessionId]);
-  // `"pinned":` appears unescaped in a body only as the message's own field (quotes inside
-  // content are escaped), so the bodies need not be parsed.
-  const pins = rows(db, `SELECT id, created_at, written_at, instr(body, '"pinned":true') > 0 AS pinned FROM messages WHERE session_id = ? AND instr(body, '"pinned":') > 0`, [sessionId])
-    .map((r): [string, number, number, boolean] => [String(r.id), Number(r.created_at), Number(r.written_at), Number(r.pinned) === 1]);
-  return { maxCreatedAt: Number(latest?.at ?? 0), pins, maxRequestIndex: usage?.i === null || usage?.i === undefined ? -1 : Number(usage.i) };
+  return { maxCreatedAt: Number(latest?.at ?? 0), pins: pinRows(db, sessionId), maxRequestIndex: highestRequestIndex(db, sessionId) };
 }
 
 /**

@@ -2,7 +2,8 @@ import type { Message } from '../../core/model/message';
 import type { RequestItem } from '../../core/model/records';
 import { applyItemsDelta, encodeRequestItems, type StoredRequestItems } from '../../core/model/requestItemsDelta';
 import { SEGMENT_FILE, SNAPSHOT_FILE } from './layout';
-import { rows } from './sqlRows';
+import { highestRequestIndex, pinRows, type SegmentFacts } from './segmentSummaries';
+import { rows, type Row } from './sqlRows';
 import { runPrepared } from './statements';
 import { eachSegment } from './segmentReads';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
@@ -31,71 +32,65 @@ export class SessionRecords {
   }
 
   async loadTranscript(sessionId: string, createdAfter?: number): Promise<Message[]> {
-    const latest = new Map<string, { written: number; message: Message }>();
+    const latest: LatestMessages = new Map();
     const [sql, params] = createdAfter === undefined
       ? ['SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId]]
       : ['SELECT id, written_at, body FROM messages WHERE session_id = ? AND created_at > ?', [sessionId, createdAfter]];
     await eachSegment(this.parts, sessionId, {
       fromFacts: (facts) => createdAfter !== undefined && facts.maxCreatedAt <= createdAfter, // nothing newer in it
       fromRows: (db) => {
-        for (const r of rows(db, sql, params)) {
-          const written = Number(r.written_at);
-          const previous = latest.get(String(r.id));
-          if (previous && previous.written >= written) continue;
-          try {
-            latest.set(String(r.id), { written, message: JSON.parse(String(r.body)) as Message });
-          } catch {
-            // A row that does not parse is skipped; the rest of the transcript still loads.
-          }
-        }
+        for (const r of rows(db, sql, params)) keepLatest(latest, r);
       },
     });
-    return [...latest.values()].map((v) => v.message).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  }
-
-  async loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {
-    const latest = new Map<string, { written: number; pinned: boolean }>();
-    const take = (id: string, written: number, pinned: boolean) => {
-      const previous = latest.get(id);
-      if (!previous || previous.written < written) latest.set(id, { written, pinned });
-    };
-    await eachSegment(this.parts, sessionId, {
-      fromFacts: (facts) => {
-        for (const [id, createdAt, written, pinned] of facts.pins) if (createdAt <= createdUpTo) take(id, written, pinned);
-        return true;
-      },
-      // A body states a pin only in the message's own field (quotes inside content are escaped),
-      // so the bodies need not be parsed.
-      fromRows: (db) => {
-        for (const r of rows(db, `SELECT id, written_at, instr(body, '"pinned":true') > 0 AS pinned FROM messages WHERE session_id = ? AND created_at <= ? AND instr(body, '"pinned":') > 0`, [sessionId, createdUpTo])) {
-          take(String(r.id), Number(r.written_at), Number(r.pinned) === 1);
-        }
-      },
-    });
-    return new Map([...latest].map(([id, v]) => [id, v.pinned]));
+    return inTranscriptOrder(latest);
   }
 
   /**
-   * The time of the newest stored message beyond the `count` newest ones, or undefined when the
-   * session holds no more than `count`: the messages created after it are the recent part of the
-   * transcript, and at least one message is older. Only the newest segments are opened: one whose
-   * newest message is older than the answer so far is not.
+   * About the `count` newest messages, in one pass over the newest segments only: each gives its
+   * `count + 1` newest rows, and a segment whose newest message is older than the `count + 1`-th
+   * newest found so far is not opened. A message stored in two files (rewritten, or being merged)
+   * counts once. `createdAfter`: the time of the newest message left out, when one is.
    */
-  async recentStart(sessionId: string, count: number): Promise<number | undefined> {
-    // The newest messages by id: a message stored in two files (rewritten, or being merged) counts once.
+  async loadRecent(sessionId: string, count: number): Promise<{ messages: Message[]; createdAfter?: number }> {
+    const candidates: Row[] = [];
     let newest = new Map<string, number>();
     let threshold: number | undefined;
     await eachSegment(this.parts, sessionId, {
       newestFirst: true,
       fromFacts: (facts) => threshold !== undefined && facts.maxCreatedAt < threshold,
       fromRows: (db) => {
-        for (const r of rows(db, 'SELECT id, created_at FROM messages WHERE session_id = ? ORDER BY created_at DESC LIMIT ?', [sessionId, count + 1])) newest.set(String(r.id), Number(r.created_at));
+        // A segment's rows newer than the final threshold are all among its count + 1 newest (its ids are distinct).
+        for (const r of rows(db, 'SELECT id, created_at, written_at, body FROM messages WHERE session_id = ? ORDER BY created_at DESC LIMIT ?', [sessionId, count + 1])) {
+          candidates.push(r);
+          newest.set(String(r.id), Number(r.created_at));
+        }
         const kept = [...newest].sort((a, b) => b[1] - a[1]).slice(0, count + 1);
         newest = new Map(kept);
         threshold = kept.length > count ? kept[count][1] : undefined;
       },
     });
-    return threshold;
+    const latest: LatestMessages = new Map();
+    for (const r of candidates) if (threshold === undefined || Number(r.created_at) > threshold) keepLatest(latest, r);
+    return { messages: inTranscriptOrder(latest), createdAfter: threshold };
+  }
+
+  async loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {
+    const latest = new Map<string, { written: number; pinned: boolean }>();
+    const take = (pins: SegmentFacts['pins']) => {
+      for (const [id, createdAt, written, pinned] of pins) {
+        if (createdAt > createdUpTo) continue;
+        const previous = latest.get(id);
+        if (!previous || previous.written < written) latest.set(id, { written, pinned });
+      }
+    };
+    await eachSegment(this.parts, sessionId, {
+      fromFacts: (facts) => {
+        take(facts.pins);
+        return true;
+      },
+      fromRows: (db) => take(pinRows(db, sessionId)),
+    });
+    return new Map([...latest].map(([id, v]) => [id, v.pinned]));
   }
 
   /** One past the highest request index recorded (0 when none), without reading the usage rows. */
@@ -107,8 +102,7 @@ export class SessionRecords {
         return true;
       },
       fromRows: (db) => {
-        const [row] = rows(db, 'SELECT max(request_index) AS i FROM turn_usage WHERE session_id = ?', [sessionId]);
-        if (row?.i !== null && row?.i !== undefined) highest = Math.max(highest, Number(row.i));
+        highest = Math.max(highest, highestRequestIndex(db, sessionId));
       },
     });
     return highest + 1;
@@ -185,6 +179,25 @@ export class SessionRecords {
     });
     return [...byId.values()].sort(order);
   }
+}
+
+/** Each message id's latest stored copy, by write time. */
+type LatestMessages = Map<string, { written: number; message: Message }>;
+
+/** Keeps row `r` when it is the latest copy of its message so far; a row that does not parse is skipped. */
+function keepLatest(latest: LatestMessages, r: Row): void {
+  const written = Number(r.written_at);
+  const previous = latest.get(String(r.id));
+  if (previous && previous.written >= written) return;
+  try {
+    latest.set(String(r.id), { written, message: JSON.parse(String(r.body)) as Message });
+  } catch {
+    // The rest of the transcript still loads.
+  }
+}
+
+function inTranscriptOrder(latest: LatestMessages): Message[] {
+  return [...latest.values()].map((v) => v.message).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** A usage row as stored: its item list in full or as a change (older rows carry `items`). */

@@ -169,8 +169,8 @@ export class SqlJsStore implements SessionStore {
       const segment = StoreLayout.segmentOf(path);
       if (!segment) continue;
       await this.parts.summaries.record(segment.sessionId, path, segmentFacts(db, segment.sessionId), undefined, true);
-      await this.parts.summaries.save();
     }
+    await this.parts.summaries.save();
   }
 
   createSession(init: Partial<SessionInfo> & { title: string }): Promise<SessionInfo> {
@@ -217,8 +217,7 @@ export class SqlJsStore implements SessionStore {
 
   loadRecentTranscript(sessionId: string, count: number): Promise<RecentTranscript> {
     return this.read(sessionId, async () => {
-      const createdAfter = await this.records.recentStart(sessionId, count);
-      const messages = await this.records.loadTranscript(sessionId, createdAfter);
+      const { messages, createdAfter } = await this.records.loadRecent(sessionId, count);
       return createdAfter === undefined ? { messages, complete: true } : { messages, complete: false, createdAfter };
     }, true);
   }
