@@ -59,8 +59,12 @@ export class SessionRecords {
       newestFirst: true,
       fromFacts: (facts) => threshold !== undefined && facts.maxCreatedAt < threshold,
       fromRows: (db) => {
-        // A segment's rows newer than the final threshold are all among its count + 1 newest (its ids are distinct).
-        for (const r of rows(db, 'SELECT id, created_at, written_at, body FROM messages WHERE session_id = ? ORDER BY created_at DESC LIMIT ?', [sessionId, count + 1])) {
+        // A segment's rows newer than the final threshold are all among its count + 1 newest (its
+        // ids are distinct), and none is older than the threshold so far: only those are decoded.
+        const [sql, params] = threshold === undefined
+          ? ['SELECT id, created_at, written_at, body FROM messages WHERE session_id = ? ORDER BY created_at DESC LIMIT ?', [sessionId, count + 1]]
+          : ['SELECT id, created_at, written_at, body FROM messages WHERE session_id = ? AND created_at >= ? ORDER BY created_at DESC LIMIT ?', [sessionId, threshold, count + 1]];
+        for (const r of rows(db, sql, params)) {
           candidates.push(r);
           newest.set(String(r.id), Number(r.created_at));
         }
