@@ -2,8 +2,8 @@ import { promises as fsp } from 'fs';
 import { dirname } from 'path';
 import type { Database } from 'sql.js';
 import { writeAtomically, type WriteFs } from './atomicFile';
-import { forgetStatements } from './statements';
 import { SEGMENT_FILE } from './layout';
+import { exportImage } from './sqlRows';
 import type { OwnFile, OwnFiles } from './ownFiles';
 import type { StoreProblems } from './problems';
 
@@ -86,8 +86,7 @@ export class Flusher {
     for (const [path, file] of [...entries.filter(([path]) => !last(path)), ...entries.filter(([path]) => last(path))]) {
       if (!file.dirty || (failure !== undefined && last(path))) continue;
       file.dirty = false;
-      forgetStatements(file.db); // export frees them
-      const data = file.db.export();
+      const data = exportImage(file.db);
       // Seal a full segment now, before awaiting, so appends made meanwhile go to the next one.
       const sealing = SEGMENT_FILE.test(path) && data.length >= this.options.segmentMaxBytes;
       if (sealing) this.files.sealSegment(path);

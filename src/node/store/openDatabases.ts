@@ -5,7 +5,7 @@ import type { CheckedFiles } from './checkedFiles';
 import type { DatabaseBudget } from './databaseBudget';
 import type { StoreProblems } from './problems';
 import { migrationsFrom, SCHEMA_VERSION } from './schema';
-import { journalInMemory } from './sqlRows';
+import { tuneConnection } from './sqlRows';
 import { errorText, isDamagedFile } from './storeErrors';
 
 interface Cached {
@@ -114,7 +114,7 @@ export class OpenDatabases {
     this.budget.acquire();
     try {
       db = new this.SQL.Database(bytes);
-      journalInMemory(db);
+      tuneConnection(db);
       const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
       if (version > SCHEMA_VERSION) {
         this.close(db);

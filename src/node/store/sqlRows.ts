@@ -1,5 +1,6 @@
 import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import { migrationsFrom, SCHEMA_VERSION } from './schema';
+import { forgetStatements } from './statements';
 
 export type Row = Record<string, SqlValue>;
 
@@ -17,17 +18,29 @@ export function rows(db: Database, sql: string, params: SqlValue[] = []): Row[] 
 
 /**
  * A database here is an image in memory, saved whole by export and an atomic rename, so SQLite's
- * rollback journal on sql.js's in-memory file system only cost file operations on every insert:
- * it is kept in memory instead (a failed statement still rolls back).
+ * rollback journal, fsyncs and file locks on sql.js's in-memory file system only cost file
+ * operations on every insert: the journal is kept in memory (a failed statement still rolls
+ * back), nothing is synced, and the connection holds its lock for its life.
  */
-export function journalInMemory(db: Database): void {
-  db.run('PRAGMA journal_mode = MEMORY');
+export function tuneConnection(db: Database): void {
+  db.run('PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE');
+}
+
+/**
+ * The database's image. sql.js's export closes and reopens the connection, which frees its
+ * prepared statements and drops its settings: the settings are made again.
+ */
+export function exportImage(db: Database): Uint8Array {
+  forgetStatements(db);
+  const data = db.export();
+  tuneConnection(db);
+  return data;
 }
 
 /** An empty database at the current schema. */
 export function newDatabase(SQL: SqlJsStatic): Database {
   const db = new SQL.Database();
-  journalInMemory(db);
+  tuneConnection(db);
   for (const m of migrationsFrom(0)) db.run(m.sql);
   db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   return db;

@@ -34,4 +34,34 @@ describe('store inserts reuse prepared statements', function () {
       proto.prepare = original;
     }
   });
+
+  it('keeps its connection settings after each save: journal in memory, no sync, one lock', async () => {
+    const SQL = await sqlRuntime();
+    const proto = SQL.Database.prototype as Database;
+    const original = proto.export;
+    const exported = new Set<Database>();
+    proto.export = function (this: Database) {
+      exported.add(this);
+      return original.apply(this);
+    };
+    const setting = (db: Database, name: string) => String(db.exec(`PRAGMA ${name}`)[0].values[0][0]);
+    try {
+      const store = await stores.openStore(stores.folder(), { debounceMs: 1e9 });
+      const session = await store.createSession({ title: 'settings' });
+      await store.putMessages(session.id, [message('m0', 0)]);
+      await store.flush(); // sql.js's export closes and reopens the connection
+      assert.ok(exported.size >= 2, 'the session index and the segment were saved');
+      for (const db of exported) {
+        assert.equal(setting(db, 'journal_mode'), 'memory');
+        assert.equal(setting(db, 'synchronous'), '0');
+        assert.equal(setting(db, 'locking_mode'), 'exclusive');
+      }
+      await store.putMessages(session.id, [message('m1', 1)]);
+      await store.close();
+      const reopened = await stores.openStore(stores.folder());
+      assert.deepEqual((await reopened.loadTranscript(session.id)).map((m) => m.id), ['m0', 'm1']);
+    } finally {
+      proto.export = original;
+    }
+  });
 });
