@@ -59,7 +59,12 @@ async function buildClosedWindows(folder: string, windows: number): Promise<void
 }
 
 /** Child: opens the session once and reports what it cost. */
-async function openOnce(folder: string, what: 'resume' | 'transcript' | 'recent'): Promise<void> {
+/** What the chat reads when a session opens, and again each time earlier messages are asked for. */
+const CHAT_PAGE = 200;
+
+type OpenMeasure = 'resume' | 'transcript' | 'recent' | 'earlier';
+
+async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 10);
   const counter = getTokenCounter();
@@ -81,13 +86,15 @@ async function openOnce(folder: string, what: 'resume' | 'transcript' | 'recent'
   await warmAgain.close();
   rmSync(warm, { recursive: true, force: true });
   const store = await openStore(folder, { debounceMs: 1e9 });
+  const shown = what === 'earlier' ? await store.loadRecentTranscript(SESSION, CHAT_PAGE) : undefined;
   const started = performance.now();
   const measured = await measureBlocking(async () => {
     if (what === 'resume') {
       const session = await ContextSession.open({ store, sessionId: SESSION, settings, counter, strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
       return session.messages.length;
     }
-    if (what === 'recent') return (await store.loadRecentTranscript(SESSION, 400)).messages.length; // what the chat reads when it opens
+    if (what === 'recent') return (await store.loadRecentTranscript(SESSION, CHAT_PAGE)).messages.length;
+    if (what === 'earlier') return (await store.loadRecentTranscript(SESSION, CHAT_PAGE, { createdUpTo: shown!.createdAfter })).messages.length;
     return (await store.loadTranscript(SESSION)).length;
   });
   const ms = performance.now() - started;
@@ -102,7 +109,7 @@ function inChild(folder: string, what: string): Record<string, number> {
 }
 
 async function main() {
-  if (process.argv[2] === '--open') return openOnce(process.argv[3], process.argv[4] as 'resume' | 'transcript' | 'recent');
+  if (process.argv[2] === '--open') return openOnce(process.argv[3], process.argv[4] as OpenMeasure);
   const turns = Number(process.argv[2]) || 1_500;
   const rows: Array<Record<string, unknown>> = [];
   const long = mkdtempSync(join(tmpdir(), 'tally-open-'));
@@ -113,7 +120,8 @@ async function main() {
     console.log(`built ${turns} turns, ${storedMiB} MiB, in ${((performance.now() - built) / 1000).toFixed(1)} s`);
     rows.push({ measure: `resume ${turns} turns, first open`, storedMiB, ...inChild(long, 'resume') });
     rows.push({ measure: `resume ${turns} turns, later open`, storedMiB, ...inChild(long, 'resume') });
-    rows.push({ measure: `the chat's 400 newest messages of ${turns} turns, later open`, storedMiB, ...inChild(long, 'recent') });
+    rows.push({ measure: `the chat's ${CHAT_PAGE} newest messages of ${turns} turns, later open`, storedMiB, ...inChild(long, 'recent') });
+    rows.push({ measure: `the ${CHAT_PAGE} messages before them (Show earlier)`, storedMiB, ...inChild(long, 'earlier') });
     rows.push({ measure: `whole transcript of ${turns} turns, later open`, storedMiB, ...inChild(long, 'transcript') });
   } finally {
     rmSync(long, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import type { Message } from '../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
-import type { BlobInfo, SessionStore } from '../core/ports/sessionStore';
+import type { BlobInfo, RecentTranscript, SessionStore } from '../core/ports/sessionStore';
 
 interface CachedSession {
   /** The whole transcript, or when `from` is set, the messages created after that time. */
@@ -57,6 +57,9 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
     });
   }
 
+  const recentOf = (entry: CachedSession): RecentTranscript =>
+    entry.from === undefined ? { messages: [...entry.transcript], complete: true } : { messages: [...entry.transcript], complete: false, createdAfter: entry.from };
+
   const overrides: Partial<SessionStore> = {
     async putMessages(sessionId, messages) {
       wrote(sessionId);
@@ -88,13 +91,26 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
     },
     async loadRecentTranscript(sessionId, count) {
       const hit = sessions.get(sessionId);
-      if (hit) {
-        keep(sessionId, hit);
-        return hit.from === undefined ? { messages: [...hit.transcript], complete: true } : { messages: [...hit.transcript], complete: false, createdAfter: hit.from };
+      if (!hit) {
+        return readOnce(sessionId, () => store.loadRecentTranscript(sessionId, count), (recent) => {
+          keep(sessionId, { transcript: [...recent.messages], at: new Map(recent.messages.map((m, i) => [m.id, i])), from: recent.complete ? undefined : recent.createdAfter });
+        });
       }
-      return readOnce(sessionId, () => store.loadRecentTranscript(sessionId, count), (recent) => {
-        keep(sessionId, { transcript: [...recent.messages], at: new Map(recent.messages.map((m, i) => [m.id, i])), from: recent.complete ? undefined : recent.createdAfter });
+      keep(sessionId, hit);
+      if (hit.from === undefined || hit.transcript.length >= count) return recentOf(hit);
+      // Fewer kept than asked for: the page before them is read and put in front of them.
+      const from = hit.from;
+      const page = await readOnce(sessionId, () => store.loadRecentTranscript(sessionId, count - hit.transcript.length, { createdUpTo: from }), (page) => {
+        if (sessions.get(sessionId) !== hit || hit.from !== from || (page.messages.length === 0 && !page.complete)) return;
+        hit.transcript = [...page.messages, ...hit.transcript];
+        hit.at = new Map(hit.transcript.map((m, i) => [m.id, i]));
+        hit.from = page.complete ? undefined : page.createdAfter;
       });
+      // More messages share one creation time than a page holds: the rest is read whole.
+      if (page.messages.length === 0 && !page.complete) return { messages: await overrides.loadTranscript!(sessionId), complete: true };
+      if (sessions.get(sessionId) === hit && hit.from === (page.complete ? undefined : page.createdAfter)) return recentOf(hit);
+      // Not kept (a write overlapped the read): this answer only.
+      return page.complete ? { messages: [...page.messages, ...hit.transcript], complete: true } : { messages: [...page.messages, ...hit.transcript], complete: false, createdAfter: page.createdAfter };
     },
     async addCompactionEvent(event) {
       wrote(event.sessionId);

@@ -11,7 +11,8 @@ import { parseChatMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 
 /** How many of a session's newest messages the chat reads when it opens: about the 200 entries it draws first. */
-const CHAT_RECENT_MESSAGES = 400;
+/** The chat opens with about this many of a session's newest messages, and shows earlier ones this many at a time. */
+const CHAT_PAGE_MESSAGES = 200;
 
 /** The chat panel: a webview view in Tally's activity-bar container. */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -24,8 +25,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly sent = new SentChatEntries();
   private memo = new ChatEntryMemo();
   private sentSession?: string;
-  /** Sessions whose older messages the user asked for: the chat reads their whole transcript. */
-  private readonly wholeHistory = new Set<string>();
+  /** How many of each session's newest messages the chat shows: a page more each time earlier ones are asked for. */
+  private readonly shownMessages = new Map<string, number>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -39,7 +40,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       scheduleRefresh: () => this.scheduleRefresh(),
       showEarlier: async () => {
         const session = await this.sessions.current();
-        this.wholeHistory.add(session.info.id);
+        const id = session.info.id;
+        this.shownMessages.set(id, (this.shownMessages.get(id) ?? CHAT_PAGE_MESSAGES) + CHAT_PAGE_MESSAGES);
         await this.sendState();
       },
       workbench: {
@@ -95,14 +97,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       const id = session.info.id;
       const [recent, compactions, sessions, usage] = await Promise.all([
         // A long session opens with its recent messages; its files of older ones are not read
-        // until "Show earlier" asks for them.
-        this.wholeHistory.has(id) ? store.loadTranscript(id).then((messages) => ({ messages, complete: true, createdAfter: undefined })) : store.loadRecentTranscript(id, CHAT_RECENT_MESSAGES),
+        // until "Show earlier" asks for them, a page at a time.
+        store.loadRecentTranscript(id, this.shownMessages.get(id) ?? CHAT_PAGE_MESSAGES),
         store.listCompactionEvents(session.info.id),
         store.listSessions(),
         store.listTurnUsage(session.info.id, { items: false }),
       ]);
       // Prices are read from user settings only: a workspace must not change what a turn is said to cost.
       const priceOverrides = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
+      this.shownMessages.set(id, Math.max(this.shownMessages.get(id) ?? 0, recent.messages.length));
       const whole = options.whole || this.sentSession !== session.info.id;
       if (this.sentSession !== session.info.id) this.memo = new ChatEntryMemo();
       const state = buildChatState({

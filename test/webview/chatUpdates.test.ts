@@ -69,4 +69,24 @@ describe('chat webview: updates that carry only what changed (headless Chromium)
     assert.strictEqual(await page.locator('vscode-button[data-action="load-earlier"]').count(), 0, 'nothing left to load');
     assert.match((await page.locator('vscode-button[data-action="show-earlier"]').textContent()) ?? '', /Show earlier \(50 more\)/);
   });
+
+  it('earlier messages arrive a page at a time: each page is drawn above, and the button stays while more are held back', async () => {
+    const newest: ChatEntry[] = Array.from({ length: 150 }, (_, i) => userEntry(2000 + i));
+    await hostSends(page, { type: 'state', state: { ...chatState, busy: false, entries: newest, earlierUnloaded: true } });
+    await clearPosted(page);
+    await page.locator('vscode-button[data-action="load-earlier"]').click();
+    assert.deepStrictEqual(await posted(page), [{ type: 'showEarlier' }]);
+    // A live entry arriving meanwhile is not taken for the page.
+    const live = [...newest, userEntry(3000)];
+    await hostSends(page, { type: 'state', state: { ...chatState, busy: false, entries: live, earlierUnloaded: true } });
+    assert.strictEqual(await page.locator('[data-entry-id]').count(), 151);
+
+    const paged: ChatEntry[] = [...Array.from({ length: 150 }, (_, i) => userEntry(1000 + i)), ...live];
+    await hostSends(page, { type: 'state', state: { ...chatState, busy: false, entries: paged, earlierUnloaded: true } });
+    assert.strictEqual(await page.locator('[data-entry-id]').count(), 301, 'the page is drawn above the entries shown');
+    assert.strictEqual(await page.locator('[data-entry-id]').first().getAttribute('data-entry-id'), paged[0].id);
+    await clearPosted(page);
+    await page.locator('vscode-button[data-action="load-earlier"]').click();
+    assert.deepStrictEqual(await posted(page), [{ type: 'showEarlier' }], 'more is held back: the button asks again');
+  });
 });

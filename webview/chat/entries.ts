@@ -69,8 +69,8 @@ export class EntryList {
   private shown = ENTRIES_PAGE;
   private last: readonly ChatEntry[] = [];
   private earlierUnloaded = false;
-  /** "Show earlier messages" was pressed: once they arrive, a page of them is drawn. */
-  private loadingEarlier = false;
+  /** "Show earlier messages" was pressed: the key of the first entry then. Once earlier ones arrive, they are drawn. */
+  private loadingEarlier?: string;
 
   constructor(private readonly actions: EntryActions) {
     this.element.append(this.earlier, this.list);
@@ -80,9 +80,12 @@ export class EntryList {
   render(entries: readonly ChatEntry[], earlierUnloaded = false): void {
     this.last = entries;
     this.earlierUnloaded = earlierUnloaded;
-    if (this.loadingEarlier && !earlierUnloaded) {
-      this.loadingEarlier = false;
-      this.shown += ENTRIES_PAGE;
+    if (this.loadingEarlier !== undefined) {
+      const before = entries.findIndex((entry) => chatEntryKey(entry) === this.loadingEarlier);
+      if (before > 0 || !earlierUnloaded) {
+        this.loadingEarlier = undefined;
+        this.shown += Math.min(Math.max(before, 0), ENTRIES_PAGE);
+      }
     }
     const from = Math.max(0, entries.length - this.shown);
     const next = new Map<string, { entry: ChatEntry; element: HTMLElement }>();
@@ -114,7 +117,7 @@ export class EntryList {
   }
 
   private loadEarlier(): void {
-    this.loadingEarlier = true;
+    this.loadingEarlier = this.last.length ? chatEntryKey(this.last[0]) : '';
     this.actions.onLoadEarlier();
   }
 

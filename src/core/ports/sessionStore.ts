@@ -68,9 +68,10 @@ export interface SessionStore extends BlobStore {
   /**
    * The recent part of the transcript, oldest first: about the `count` newest messages (all of them
    * when the session holds no more), read without opening the files of older ones. `complete`
-   * says whether this is the whole transcript.
+   * says whether nothing older is left. With `createdUpTo`, only messages created at or before
+   * that time are considered: the page before one read earlier (whose `createdAfter` it is).
    */
-  loadRecentTranscript(sessionId: string, count: number): Promise<RecentTranscript>;
+  loadRecentTranscript(sessionId: string, count: number, options?: { createdUpTo?: number }): Promise<RecentTranscript>;
   /**
    * Whether each transcript message created at or before `createdUpTo` is pinned now (the latest
    * stored copy that states a pin state), without reading the messages themselves: resume applies

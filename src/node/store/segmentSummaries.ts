@@ -8,6 +8,8 @@ import { rows } from './sqlRows';
 export interface SegmentFacts {
   /** The newest message's createdAt in the segment (0 when it holds no message). */
   maxCreatedAt: number;
+  /** The oldest message's createdAt (0 when it holds no message; absent in facts recorded before it was kept). */
+  minCreatedAt?: number;
   /** Every row that states a pin state: [message id, createdAt, written, pinned]. */
   pins: Array<[string, number, number, boolean]>;
   /** The highest request index of its usage rows (-1 when it holds none). */
@@ -40,8 +42,8 @@ export function highestRequestIndex(db: Database, sessionId: string): number {
 
 /** The facts of one segment's rows, read with three queries that never parse a message body. */
 export function segmentFacts(db: Database, sessionId: string): SegmentFacts {
-  const [latest] = rows(db, 'SELECT max(created_at) AS at FROM messages WHERE session_id = ?', [sessionId]);
-  return { maxCreatedAt: Number(latest?.at ?? 0), pins: pinRows(db, sessionId), maxRequestIndex: highestRequestIndex(db, sessionId) };
+  const [span] = rows(db, 'SELECT max(created_at) AS last, min(created_at) AS first FROM messages WHERE session_id = ?', [sessionId]);
+  return { maxCreatedAt: Number(span?.last ?? 0), minCreatedAt: Number(span?.first ?? 0), pins: pinRows(db, sessionId), maxRequestIndex: highestRequestIndex(db, sessionId) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Message } from '../../core/model/message';
+import { nextTurn } from '../../core/nextTurn';
 import type { RequestItem } from '../../core/model/records';
 import { applyItemsDelta, encodeRequestItems, type StoredRequestItems } from '../../core/model/requestItemsDelta';
 import { SEGMENT_FILE, SNAPSHOT_FILE } from './layout';
@@ -46,24 +47,28 @@ export class SessionRecords {
   }
 
   /**
-   * About the `count` newest messages, in one pass over the newest segments only: each gives its
+   * About the `count` newest messages (created at or before `createdUpTo` when given: the page
+   * before one already read), in one pass over the newest segments only: each gives its
    * `count + 1` newest rows, and a segment whose newest message is older than the `count + 1`-th
-   * newest found so far is not opened. A message stored in two files (rewritten, or being merged)
-   * counts once. `createdAfter`: the time of the newest message left out, when one is.
+   * newest found so far, or whose oldest is after `createdUpTo`, is not opened. A message stored
+   * in two files (rewritten, or being merged) counts once. `createdAfter`: the time of the newest
+   * message left out, when one is.
    */
-  async loadRecent(sessionId: string, count: number): Promise<{ messages: Message[]; createdAfter?: number }> {
+  async loadRecent(sessionId: string, count: number, createdUpTo?: number): Promise<{ messages: Message[]; createdAfter?: number }> {
     const candidates: Row[] = [];
     let newest = new Map<string, number>();
     let threshold: number | undefined;
+    const upTo = createdUpTo === undefined ? '' : ' AND created_at <= ?';
+    const upToParams = createdUpTo === undefined ? [] : [createdUpTo];
     await eachSegment(this.parts, sessionId, {
       newestFirst: true,
-      fromFacts: (facts) => threshold !== undefined && facts.maxCreatedAt < threshold,
+      fromFacts: (facts) => (threshold !== undefined && facts.maxCreatedAt < threshold) || (createdUpTo !== undefined && facts.minCreatedAt !== undefined && facts.minCreatedAt > createdUpTo),
       fromRows: (db) => {
         // A segment's rows newer than the final threshold are all among its count + 1 newest (its
         // ids are distinct), and none is older than the threshold so far: only those are decoded.
         const [sql, params] = threshold === undefined
-          ? ['SELECT id, created_at, written_at, body FROM messages WHERE session_id = ? ORDER BY created_at DESC LIMIT ?', [sessionId, count + 1]]
-          : ['SELECT id, created_at, written_at, body FROM messages WHERE session_id = ? AND created_at >= ? ORDER BY created_at DESC LIMIT ?', [sessionId, threshold, count + 1]];
+          ? [`SELECT id, created_at, written_at, body FROM messages WHERE session_id = ?${upTo} ORDER BY created_at DESC LIMIT ?`, [sessionId, ...upToParams, count + 1]]
+          : [`SELECT id, created_at, written_at, body FROM messages WHERE session_id = ? AND created_at >= ?${upTo} ORDER BY created_at DESC LIMIT ?`, [sessionId, threshold, ...upToParams, count + 1]];
         for (const r of rows(db, sql, params)) {
           candidates.push(r);
           newest.set(String(r.id), Number(r.created_at));
@@ -73,8 +78,19 @@ export class SessionRecords {
         threshold = kept.length > count ? kept[count][1] : undefined;
       },
     });
+    // The rows kept are parsed in slices, with a turn for the event loop between them: a few
+    // hundred long tool outputs are megabytes of JSON.
     const latest: LatestMessages = new Map();
-    for (const r of candidates) if (threshold === undefined || Number(r.created_at) > threshold) keepLatest(latest, r);
+    let parsed = 0;
+    for (const r of candidates) {
+      if (threshold !== undefined && Number(r.created_at) <= threshold) continue;
+      keepLatest(latest, r);
+      parsed += String(r.body).length;
+      if (parsed >= PARSE_SLICE_CHARS) {
+        parsed = 0;
+        await nextTurn();
+      }
+    }
     return { messages: inTranscriptOrder(latest), createdAfter: threshold };
   }
 
@@ -184,6 +200,9 @@ export class SessionRecords {
     return [...byId.values()].sort(order);
   }
 }
+
+/** About a few milliseconds of JSON.parse between two turns of the event loop. */
+const PARSE_SLICE_CHARS = 512 * 1024;
 
 /** Each message id's latest stored copy, by write time. */
 type LatestMessages = Map<string, { written: number; message: Message }>;

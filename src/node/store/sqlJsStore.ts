@@ -215,9 +215,9 @@ export class SqlJsStore implements SessionStore {
     return this.read(sessionId, () => this.records.loadTranscript(sessionId, options.createdAfter), true);
   }
 
-  loadRecentTranscript(sessionId: string, count: number): Promise<RecentTranscript> {
+  loadRecentTranscript(sessionId: string, count: number, options: { createdUpTo?: number } = {}): Promise<RecentTranscript> {
     return this.read(sessionId, async () => {
-      const { messages, createdAfter } = await this.records.loadRecent(sessionId, count);
+      const { messages, createdAfter } = await this.records.loadRecent(sessionId, count, options.createdUpTo);
       return createdAfter === undefined ? { messages, complete: true } : { messages, complete: false, createdAfter };
     }, true);
   }

@@ -72,4 +72,63 @@ describe('the recent part of a long transcript', function () {
     assert.equal(afterWhole.complete, true, 'once read whole, the cache serves the whole transcript');
     assert.equal(afterWhole.messages.length, 21);
   });
+
+  it('reads earlier pages before a time, opening only the segments that hold them, until the whole transcript is read', async () => {
+    const folder = stores.folder();
+    const writing = await stores.openStore(folder, { debounceMs: 1e9, segmentMaxBytes: 16 * 1024 });
+    await writing.createSession({ id: SESSION, title: 'pages' });
+    for (let t = 1; t <= 60; t++) {
+      await writing.putMessages(SESSION, [message(`m${String(t).padStart(2, '0')}`, t * 10)]);
+      await writing.flush();
+    }
+    await writing.close();
+    // A later window: the segments' facts are recorded as they are first read.
+    const first = await stores.openStore(folder, { debounceMs: 1e9 });
+    const whole = await first.loadTranscript(SESSION);
+    await first.close();
+
+    const store = await stores.openStore(folder, { debounceMs: 1e9 });
+    const pages: string[][] = [];
+    let page = await store.loadRecentTranscript(SESSION, 7);
+    pages.push(page.messages.map((m) => m.id));
+    let reads = 0;
+    while (!page.complete) {
+      const next = await segmentsReadDuring(() => store.loadRecentTranscript(SESSION, 7, { createdUpTo: page.createdAfter }));
+      page = next.result;
+      reads = Math.max(reads, next.read.length);
+      pages.unshift(page.messages.map((m) => m.id));
+    }
+    assert.deepEqual(pages.flat(), whole.map((m) => m.id), 'the pages put end to end are the whole transcript, each message once');
+    assert.ok(pages.slice(1).every((p) => p.length === 7), pages.map((p) => p.length).join(' '));
+    assert.ok(reads <= 10, `a page before a time opened ${reads} segments (those holding it, not every newer one)`);
+  });
+
+  it('through the views’ cache: asking for more than is kept reads the page before it and keeps both', async () => {
+    const folder = stores.folder();
+    const raw = await stores.openStore(folder, { debounceMs: 1e9 });
+    await raw.createSession({ id: SESSION, title: 'pages' });
+    await raw.putMessages(SESSION, Array.from({ length: 20 }, (_, i) => message(`m${String(i + 1).padStart(2, '0')}`, (i + 1) * 10)));
+    const store = withSessionReadCache(raw);
+    assert.deepEqual((await store.loadRecentTranscript(SESSION, 4)).messages.map((m) => m.id), ['m17', 'm18', 'm19', 'm20']);
+    await store.putMessages(SESSION, [message('m21', 210)]);
+    const more = await store.loadRecentTranscript(SESSION, 9);
+    assert.deepEqual(more.messages.map((m) => m.id), ['m13', 'm14', 'm15', 'm16', 'm17', 'm18', 'm19', 'm20', 'm21']);
+    assert.equal(more.complete, false);
+    assert.equal(more.createdAfter, 120);
+    const rest = await store.loadRecentTranscript(SESSION, 40);
+    assert.equal(rest.complete, true);
+    assert.deepEqual(rest.messages.map((m) => m.id), Array.from({ length: 21 }, (_, i) => `m${String(i + 1).padStart(2, '0')}`));
+  });
+
+  it('through the views’ cache: when more messages share one time than a page holds, the rest is read whole', async () => {
+    const folder = stores.folder();
+    const raw = await stores.openStore(folder, { debounceMs: 1e9 });
+    await raw.createSession({ id: SESSION, title: 'same time' });
+    await raw.putMessages(SESSION, [...Array.from({ length: 10 }, (_, i) => message(`a${i}`, 100)), message('b', 200), message('c', 300)]);
+    const store = withSessionReadCache(raw);
+    assert.deepEqual((await store.loadRecentTranscript(SESSION, 2)).messages.map((m) => m.id), ['b', 'c']);
+    const more = await store.loadRecentTranscript(SESSION, 5);
+    assert.equal(more.complete, true);
+    assert.equal(more.messages.length, 12, 'every message, none lost to the shared time');
+  });
 });
