@@ -5,7 +5,7 @@ import { applyItemsDelta, encodeRequestItems, type StoredRequestItems } from '..
 import { SEGMENT_FILE, SNAPSHOT_FILE } from './layout';
 import { highestRequestIndex, pinRows, type SegmentFacts } from './segmentSummaries';
 import { rows, type Row } from './sqlRows';
-import { runPrepared } from './statements';
+import { runPrepared, textBytes } from './statements';
 import { eachSegment } from './segmentReads';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
 import type { CompactionEventRecord, SessionSnapshot, TurnUsageRecord } from '../../core/ports/sessionStore';
@@ -28,7 +28,7 @@ export class SessionRecords {
     if (messages.length === 0) return;
     const db = await this.segment(sessionId);
     for (const m of messages) {
-      runPrepared(db, 'INSERT OR REPLACE INTO messages (id, session_id, created_at, written_at, body) VALUES (?, ?, ?, ?, ?)', [m.id, sessionId, m.createdAt, this.parts.stamp(), JSON.stringify(m)]);
+      runPrepared(db, 'INSERT OR REPLACE INTO messages (id, session_id, created_at, written_at, body) VALUES (?, ?, ?, ?, CAST(? AS TEXT))', [m.id, sessionId, m.createdAt, this.parts.stamp(), textBytes(JSON.stringify(m))]);
     }
   }
 
@@ -130,8 +130,8 @@ export class SessionRecords {
 
   async saveSnapshot(snapshot: SessionSnapshot): Promise<void> {
     const db = await ownDb(this.parts, this.parts.layout.snapshotPath(snapshot.sessionId));
-    runPrepared(db, 'INSERT OR REPLACE INTO session_snapshots (session_id, compaction_id, token_count, created_at, written_at, messages) VALUES (?, ?, ?, ?, ?, ?)', [
-      snapshot.sessionId, snapshot.compactionId, snapshot.tokenCount, snapshot.createdAt, this.parts.stamp(), JSON.stringify(snapshot.messages),
+    runPrepared(db, 'INSERT OR REPLACE INTO session_snapshots (session_id, compaction_id, token_count, created_at, written_at, messages) VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT))', [
+      snapshot.sessionId, snapshot.compactionId, snapshot.tokenCount, snapshot.createdAt, this.parts.stamp(), textBytes(JSON.stringify(snapshot.messages)),
     ]);
   }
 
@@ -153,7 +153,7 @@ export class SessionRecords {
 
   async addCompactionEvent(event: CompactionEventRecord): Promise<void> {
     const db = await this.segment(event.sessionId);
-    runPrepared(db, 'INSERT OR REPLACE INTO compaction_events (id, session_id, started_at, body) VALUES (?, ?, ?, ?)', [event.id, event.sessionId, event.startedAt, JSON.stringify(event)]);
+    runPrepared(db, 'INSERT OR REPLACE INTO compaction_events (id, session_id, started_at, body) VALUES (?, ?, ?, CAST(? AS TEXT))', [event.id, event.sessionId, event.startedAt, textBytes(JSON.stringify(event))]);
   }
 
   listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
@@ -167,7 +167,7 @@ export class SessionRecords {
     // lists cost no more than the changes do and a list never rests on a long chain of changes.
     const stored = encodeRequestItems(record.items, last && last.changedSinceFull < record.items.length ? last : undefined);
     const { items: _items, ...rest } = record;
-    runPrepared(db, 'INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, ?)', [record.id, record.sessionId, record.requestIndex, record.createdAt, JSON.stringify({ ...rest, storedItems: stored })]);
+    runPrepared(db, 'INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, CAST(? AS TEXT))', [record.id, record.sessionId, record.requestIndex, record.createdAt, textBytes(JSON.stringify({ ...rest, storedItems: stored }))]);
     this.lastItems.delete(record.sessionId);
     if (this.lastItems.size >= REMEMBERED_SESSIONS) this.lastItems.delete(this.lastItems.keys().next().value!);
     const changed = 'full' in stored ? 0 : (last?.changedSinceFull ?? 0) + stored.added.length + stored.removed.length;

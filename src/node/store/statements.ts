@@ -21,3 +21,14 @@ export function forgetStatements(db: Database): void {
   prepared.delete(db);
   for (const statement of statements.values()) statement.free();
 }
+
+const encoder = new TextEncoder();
+
+/**
+ * `text` as UTF-8 bytes, for a parameter written `CAST(? AS TEXT)` (the column still holds text).
+ * sql.js copies a string parameter into the database one character at a time in JavaScript, and
+ * bytes with one native copy: a 450 KB snapshot takes about 20 ms as a string, 0.5 ms as bytes.
+ */
+export function textBytes(text: string): Uint8Array {
+  return encoder.encode(text);
+}

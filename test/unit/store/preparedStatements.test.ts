@@ -1,4 +1,6 @@
 import { strict as assert } from 'assert';
+import { readdirSync, readFileSync } from 'fs';
+import { join } from 'path';
 import type { Database } from 'sql.js';
 import { sqlRuntime } from '../../../src/node/store/sqlRuntime';
 import { storeFolderPerTest } from './fixtures/storeFolder';
@@ -62,6 +64,30 @@ describe('store inserts reuse prepared statements', function () {
       assert.deepEqual((await reopened.loadTranscript(session.id)).map((m) => m.id), ['m0', 'm1']);
     } finally {
       proto.export = original;
+    }
+  });
+
+  it('writes bodies as text, character for character: emoji, CJK, escapes, NUL and a lone surrogate come back the same', async () => {
+    const folder = stores.folder();
+    const store = await stores.openStore(folder, { debounceMs: 1e9 });
+    const session = await store.createSession({ title: 'text' });
+    const content = 'emoji 😀👩‍💻 CJK 漢字かな "quoted" \\ back\nslash \u0000 NUL:\u0000 lone:\ud800 end';
+    await store.putMessages(session.id, [{ ...message('m0', 1), content, pinned: true }]);
+    await store.saveSnapshot({ sessionId: session.id, compactionId: 'c1', tokenCount: 5, createdAt: 1, messages: [{ ...message('m0', 1), content }] });
+    await store.close();
+    const reopened = await stores.openStore(folder);
+    const [back] = await reopened.loadTranscript(session.id);
+    assert.equal(back.content, content);
+    assert.equal((await reopened.loadSnapshot(session.id))?.messages[0].content, content);
+    assert.deepEqual([...(await reopened.loadPins(session.id, 10))], [['m0', true]], 'SQL text functions read the stored body');
+    const SQL = await sqlRuntime();
+    const dir = join(folder, 'sessions', session.id);
+    const segment = readdirSync(dir).find((n) => /\.seg\d+\.sqlite$/.test(n))!;
+    const db = new SQL.Database(readFileSync(join(dir, segment)));
+    try {
+      assert.equal(db.exec('SELECT typeof(body) FROM messages')[0].values[0][0], 'text');
+    } finally {
+      db.close();
     }
   });
 });
