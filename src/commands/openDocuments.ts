@@ -1,7 +1,7 @@
 import { TextDecoder } from 'util';
 import * as vscode from 'vscode';
 import type { Message } from '../core/model/message';
-import type { RequestItem, TurnUsageRecord } from '../core/model/records';
+import type { RequestItem } from '../core/model/records';
 import { messageText, requestItemFullText } from '../core/session/itemText';
 import { callArguments, firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from '../host/documentTitles';
 import type { SessionController } from '../host/sessionController';
@@ -39,14 +39,12 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
   const transcript = await store.loadTranscript(session.info.id);
   let items: RequestItem[];
   let messages: readonly Message[] = transcript;
-  let usage: TurnUsageRecord[] | undefined;
   if (requestIndex === undefined) {
     const plan = session.manager.planRequest(session.fixed);
     items = plan.items;
     messages = [...plan.messages, ...transcript];
   } else {
-    usage = await store.listTurnUsage(session.info.id);
-    items = usage.find((u) => u.requestIndex === requestIndex)?.items ?? [];
+    items = (await store.turnUsageAt(session.info.id, requestIndex))?.items ?? [];
   }
   const item = items[position];
   if (!item) {
@@ -56,7 +54,7 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
   const message = messages.find((m) => m.id === item.messageId);
   // The same text the inspector shows when the item is expanded, whole: a message as it was sent,
   // a prompt part from the text its request stored.
-  const text = message ? messageText(message) : await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined, usage }).then(
+  const text = message ? messageText(message) : await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined }).then(
     (found) => found.text,
     (error: unknown) => `${item.label ?? item.kind}: ${item.preview}\n\n(${error instanceof Error ? error.message : String(error)})`,
   );

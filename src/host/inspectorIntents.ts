@@ -25,8 +25,7 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     refresh: () => d.sendState(true),
     selectTurn: async (m) => {
       const session = await d.sessions.current();
-      const usage = await (await d.sessions.store()).listTurnUsage(session.info.id);
-      const turn = usage.find((u) => u.requestIndex === m.requestIndex);
+      const turn = await (await d.sessions.store()).turnUsageAt(session.info.id, m.requestIndex);
       d.post({ type: 'turnItems', requestIndex: m.requestIndex, items: turn?.items ?? [] });
     },
     requestItemText: async (m) => {

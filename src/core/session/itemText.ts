@@ -51,8 +51,7 @@ export async function requestItemFullText(args: RequestItemQuery): Promise<{ tex
   let item: RequestItem | undefined;
   let usage: readonly TurnUsageRecord[] = [];
   if (args.requestIndex !== undefined) {
-    usage = args.usage ?? (await store.listTurnUsage(sessionId));
-    const record = usage.find((u) => u.requestIndex === args.requestIndex);
+    const record = args.usage ? args.usage.find((u) => u.requestIndex === args.requestIndex) : await store.turnUsageAt(sessionId, args.requestIndex);
     if (!record) throw new Error(`request #${args.requestIndex} is not stored in this session`);
     item = record.items.find((i) => i.messageId === itemId);
     if (!item) throw new Error(`request #${args.requestIndex} has no item "${itemId}"`);
@@ -62,6 +61,8 @@ export async function requestItemFullText(args: RequestItemQuery): Promise<{ tex
   let text: string | undefined;
   if (item?.kind === 'framing') text = framingText(item);
   else if (item?.textHash && args.requestIndex !== undefined) {
+    // Texts are kept with the figures (not with the item lists): the list without items has them.
+    usage = args.usage ?? (await store.listTurnUsage(sessionId, { items: false }));
     text = storedText(usage, item.textHash);
     if (text === undefined) throw new Error(`the text of "${item.label ?? itemId}" was not stored (a request recorded before texts were kept)`);
   } else {

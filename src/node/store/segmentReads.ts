@@ -16,6 +16,10 @@ export interface SegmentRead {
    * for the rest) asks for this.
    */
   newestFirst?: boolean;
+  /** What "newest" means for `newestFirst` (default: the newest message's time). */
+  newestBy?(facts: SegmentFacts): number;
+  /** True once the read has what it needs: the segments left are not visited. */
+  done?(): boolean;
 }
 
 interface Segment {
@@ -45,11 +49,13 @@ export async function eachSegment(parts: StoreParts, sessionId: string, read: Se
     segments.push({ path, stat, facts: await parts.summaries.factsOf(sessionId, path, stat) });
   }
   if (read.newestFirst) {
-    const rank = (s: Segment) => (s.own ? Infinity : s.facts ? s.facts.maxCreatedAt : Number.MAX_VALUE);
+    const newest = read.newestBy ?? ((facts: SegmentFacts) => facts.maxCreatedAt);
+    const rank = (s: Segment) => (s.own ? Infinity : s.facts ? newest(s.facts) : Number.MAX_VALUE);
     segments.sort((a, b) => rank(b) - rank(a));
   }
   let recorded = false;
   for (const { path, own, stat, facts } of segments) {
+    if (read.done?.()) break;
     if (own) {
       read.fromRows(own);
       continue;

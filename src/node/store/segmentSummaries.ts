@@ -14,6 +14,8 @@ export interface SegmentFacts {
   pins: Array<[string, number, number, boolean]>;
   /** The highest request index of its usage rows (-1 when it holds none). */
   maxRequestIndex: number;
+  /** The lowest request index of its usage rows (-1 when it holds none; absent in facts recorded before it was kept). */
+  minRequestIndex?: number;
 }
 
 interface Summary extends SegmentFacts {
@@ -40,10 +42,17 @@ export function highestRequestIndex(db: Database, sessionId: string): number {
   return usage?.i === null || usage?.i === undefined ? -1 : Number(usage.i);
 }
 
-/** The facts of one segment's rows, read with three queries that never parse a message body. */
+/** The facts of one segment's rows, read with queries that never parse a message body. */
 export function segmentFacts(db: Database, sessionId: string): SegmentFacts {
   const [span] = rows(db, 'SELECT max(created_at) AS last, min(created_at) AS first FROM messages WHERE session_id = ?', [sessionId]);
-  return { maxCreatedAt: Number(span?.last ?? 0), minCreatedAt: Number(span?.first ?? 0), pins: pinRows(db, sessionId), maxRequestIndex: highestRequestIndex(db, sessionId) };
+  const [requests] = rows(db, 'SELECT min(request_index) AS first FROM turn_usage WHERE session_id = ?', [sessionId]);
+  return {
+    maxCreatedAt: Number(span?.last ?? 0),
+    minCreatedAt: Number(span?.first ?? 0),
+    pins: pinRows(db, sessionId),
+    maxRequestIndex: highestRequestIndex(db, sessionId),
+    minRequestIndex: requests?.first === null || requests?.first === undefined ? -1 : Number(requests.first),
+  };
 }
 
 /**

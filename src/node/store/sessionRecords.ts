@@ -186,6 +186,54 @@ export class SessionRecords {
     return rebuildItemLists(stored);
   }
 
+  /**
+   * One request's usage record with its item list, reading only the rows that list is built from:
+   * the segments are visited newest first, each gives its rows up to the request (the base of each
+   * cut out in SQL), and the visit stops once the chain from the request back to a full list is
+   * complete. Only that chain's bodies are parsed. Undefined when no such request is stored.
+   */
+  async turnUsageAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
+    const found = new Map<string, { index: number; createdAt: number; base?: string; body: string }>();
+    const linkSql = `SELECT id, request_index, created_at, body, CASE WHEN instr(body, '${BASE_KEY}') > 0 THEN substr(body, instr(body, '${BASE_KEY}') + ${BASE_KEY.length}, 80) END AS base FROM turn_usage WHERE session_id = ? AND request_index <= ?`;
+    // The same record a list in request order finds first: the earliest of its index.
+    const target = () => {
+      let first: string | undefined;
+      for (const [id, row] of found) if (row.index === requestIndex && (first === undefined || row.createdAt < found.get(first)!.createdAt)) first = id;
+      return first;
+    };
+    const chainOf = (from: string | undefined) => {
+      const chain = new Set<string>();
+      for (let at = from; at !== undefined && !chain.has(at) && found.has(at); at = found.get(at)!.base) chain.add(at);
+      return chain;
+    };
+    let complete = false;
+    await eachSegment(this.parts, sessionId, {
+      newestFirst: true,
+      newestBy: (facts) => facts.maxRequestIndex,
+      done: () => complete,
+      fromFacts: (facts) => facts.maxRequestIndex < 0 || (facts.minRequestIndex !== undefined && facts.minRequestIndex > requestIndex),
+      fromRows: (db) => {
+        for (const r of rows(db, linkSql, [sessionId, requestIndex])) {
+          const base = r.base === null ? undefined : String(r.base);
+          found.set(String(r.id), { index: Number(r.request_index), createdAt: Number(r.created_at), base: base?.slice(0, base.indexOf('"')), body: String(r.body) });
+        }
+        const chain = [...chainOf(target())];
+        complete = chain.length > 0 && found.get(chain[chain.length - 1])!.base === undefined;
+      },
+    });
+    const first = target();
+    if (first === undefined) return undefined;
+    const stored: StoredTurnUsage[] = [];
+    for (const id of chainOf(first)) {
+      try {
+        stored.push(JSON.parse(found.get(id)!.body) as StoredTurnUsage);
+      } catch {
+        // an unreadable row: the list that rests on it cannot be rebuilt
+      }
+    }
+    return rebuildItemLists(stored.reverse()).find((record) => record.id === first);
+  }
+
   private async collect<T>(sessionId: string, sql: string, order: (a: T, b: T) => number): Promise<T[]> {
     const byId = new Map<string, T>();
     await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
@@ -229,6 +277,8 @@ type StoredTurnUsage = Omit<TurnUsageRecord, 'items'> & { items?: RequestItem[];
 const REMEMBERED_SESSIONS = 16;
 /** Where a usage body's item list begins: its last key (an unescaped quote occurs only around keys and string values). */
 const ITEMS_KEY = ',"storedItems":';
+/** Where a usage body's item list stored as a change names its base record. */
+const BASE_KEY = `${ITEMS_KEY}{"base":"`;
 
 /** Turns stored rows back into records with their whole item lists. A row whose base is lost gets an empty list. */
 export function rebuildItemLists(stored: readonly StoredTurnUsage[]): TurnUsageRecord[] {

@@ -266,6 +266,10 @@ export class SqlJsStore implements SessionStore {
     return this.read(sessionId, () => this.records.listTurnUsage(sessionId, options));
   }
 
+  turnUsageAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
+    return this.read(sessionId, () => this.records.turnUsageAt(sessionId, requestIndex));
+  }
+
   nextRequestIndex(sessionId: string): Promise<number> {
     return this.read(sessionId, () => this.records.nextRequestIndex(sessionId), true);
   }

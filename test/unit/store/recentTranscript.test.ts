@@ -1,27 +1,14 @@
 import { strict as assert } from 'assert';
-import { promises as fsp, readdirSync } from 'fs';
+import { readdirSync } from 'fs';
 import { join } from 'path';
 import type { Message } from '../../../src/core/model/message';
 import { withSessionReadCache } from '../../../src/host/sessionReadCache';
+import { segmentsReadDuring } from './fixtures/filesRead';
 import { storeFolderPerTest } from './fixtures/storeFolder';
 
 const SESSION = 'srecent';
 const filler = 'test output line\n'.repeat(300);
 const message = (id: string, createdAt: number, extra: Partial<Message> = {}): Message => ({ id, role: 'user', kind: 'user', content: `${id} ${filler}`, agentVisible: true, userVisible: true, createdAt, ...extra });
-
-async function segmentsReadDuring<T>(run: () => Promise<T>): Promise<{ result: T; read: string[] }> {
-  const original = fsp.readFile;
-  const read: string[] = [];
-  (fsp as { readFile: unknown }).readFile = (path: unknown, ...rest: unknown[]) => {
-    if (/\.seg\d+\.sqlite$/.test(String(path))) read.push(String(path));
-    return (original as (...a: unknown[]) => unknown)(path, ...rest);
-  };
-  try {
-    return { result: await run(), read };
-  } finally {
-    (fsp as { readFile: unknown }).readFile = original;
-  }
-}
 
 describe('the recent part of a long transcript', function () {
   this.timeout(120_000);

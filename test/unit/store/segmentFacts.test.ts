@@ -1,30 +1,16 @@
 import { strict as assert } from 'assert';
-import { promises as fsp, readdirSync, readFileSync, writeFileSync } from 'fs';
+import { readdirSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import type { Message } from '../../../src/core/model/message';
 import { resumeSession } from '../../../src/core/session/resume';
 import type { SqlJsStore } from '../../../src/node/store';
+import { filesReadDuring } from './fixtures/filesRead';
 import { storeFolderPerTest } from './fixtures/storeFolder';
 
 const SESSION = 'sfacts';
 const filler = 'log line with some output\n'.repeat(400);
 const message = (id: string, createdAt: number, extra: Partial<Message> = {}): Message => ({ id, role: 'user', kind: 'user', content: `${id} ${filler}`, agentVisible: true, userVisible: true, createdAt, ...extra });
 const usage = (requestIndex: number) => ({ id: `u${requestIndex}`, sessionId: SESSION, requestIndex, createdAt: requestIndex, model: 'm', inputTokens: 1, outputTokens: 1, components: { system: 0, skills: 0, tools: 0, conversation: 1 }, items: [] });
-
-/** Paths read from disk while `run` runs (every database file is read whole before it is opened). */
-async function filesReadDuring<T>(run: () => Promise<T>): Promise<{ result: T; read: string[] }> {
-  const original = fsp.readFile;
-  const read: string[] = [];
-  (fsp as { readFile: unknown }).readFile = (path: unknown, ...rest: unknown[]) => {
-    read.push(String(path));
-    return (original as (...a: unknown[]) => unknown)(path, ...rest);
-  };
-  try {
-    return { result: await run(), read };
-  } finally {
-    (fsp as { readFile: unknown }).readFile = original;
-  }
-}
 
 /** A session of 40 turns spread over many small sealed segments, a snapshot at turn 30, pins set on both sides. */
 async function longSession(store: SqlJsStore): Promise<void> {
