@@ -19,10 +19,10 @@ export async function openResultCommand(sessions: SessionController, docs: ReadO
   }
   const slice = await store.readBlob(refId, 0, Math.min(info.byteSize, MAX_RESULT_BYTES));
   const content = new TextDecoder('utf-8', { fatal: false }).decode(slice.bytes);
-  const [transcript, usage] = await Promise.all([store.loadTranscript(info.sessionId), store.listTurnUsage(info.sessionId, { items: false })]);
-  const call = info.toolCallId ? callArguments(transcript).get(info.toolCallId) : undefined;
-  const resultMessage = transcript.find((m) => m.role === 'tool' && m.toolCallId === info.toolCallId);
-  const title = withRequest(toolCallLabel(info.toolName, call?.arguments), firstRequestAfter(requestsByTime(usage), resultMessage?.createdAt));
+  const [index, usage] = await Promise.all([store.loadToolCallIndex(info.sessionId), store.listTurnUsage(info.sessionId, { items: false })]);
+  const call = info.toolCallId ? index.calls.get(info.toolCallId) : undefined;
+  const resultTime = info.toolCallId ? index.resultTimes.get(info.toolCallId) : undefined;
+  const title = withRequest(toolCallLabel(info.toolName, call?.arguments), firstRequestAfter(requestsByTime(usage), resultTime));
   return docs.open(`${title} (full result)`, content, 'txt');
 }
 

@@ -1,6 +1,5 @@
-import type { Message } from '../core/model/message';
-import type { BlobInfo, SessionStore, TurnUsageRecord } from '../core/ports/sessionStore';
-import { callArguments, firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from './documentTitles';
+import type { BlobInfo, SessionStore, ToolCallIndex, TurnUsageRecord } from '../core/ports/sessionStore';
+import { firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from './documentTitles';
 import type { BudgetView, InspectorState, TurnView } from '../protocol/inspector';
 import type { ActiveSession } from './sessionController';
 import { budgetWindowFigures } from './turnFigures';
@@ -9,19 +8,13 @@ import { budgetWindowFigures } from './turnFigures';
  * Names each offloaded result by its tool, what the call acted on, and the first request that
  * carried it. `complete` says whether every result has its request yet.
  */
-function titlesOf(blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[], transcript: readonly Message[]): { titles: Record<string, string>; complete: boolean } {
-  const calls = callArguments(transcript);
-  const resultIds = new Map<string, string>();
-  for (const m of transcript) if (m.role === 'tool' && m.toolCallId) resultIds.set(m.toolCallId, m.id);
-  const created = new Map<string, number>();
-  for (const m of transcript) if (m.role === 'tool') created.set(m.id, m.createdAt);
+function titlesOf(blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[], index: ToolCallIndex): { titles: Record<string, string>; complete: boolean } {
   const byTime = requestsByTime(usage);
   const titles: Record<string, string> = {};
   let complete = true;
   for (const b of blobs) {
-    const call = b.toolCallId ? calls.get(b.toolCallId) : undefined;
-    const resultId = b.toolCallId ? resultIds.get(b.toolCallId) : undefined;
-    const request = resultId ? firstRequestAfter(byTime, created.get(resultId)) : undefined;
+    const call = b.toolCallId ? index.calls.get(b.toolCallId) : undefined;
+    const request = b.toolCallId ? firstRequestAfter(byTime, index.resultTimes.get(b.toolCallId)) : undefined;
     if (request === undefined) complete = false;
     titles[b.id] = withRequest(toolCallLabel(b.toolName, call?.arguments), request);
   }
@@ -34,12 +27,12 @@ const titleMemo = new Map<string, { blobs: number; usage: number; complete: bool
 /**
  * A result's title changes only when it is added and when the first request after it is made, so
  * titles are made again only when a result was added, or a request was while one still waits for
- * its request: not on every refresh, which would read the whole transcript each time.
+ * its request: not on every refresh, which would read every segment each time.
  */
 async function titlesFor(sessionId: string, blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[], store: SessionStore): Promise<Record<string, string>> {
   const known = titleMemo.get(sessionId);
   if (known && known.blobs === blobs.length && (known.complete || known.usage === usage.length)) return known.titles;
-  const { titles, complete } = titlesOf(blobs, usage, await store.loadTranscript(sessionId));
+  const { titles, complete } = titlesOf(blobs, usage, await store.loadToolCallIndex(sessionId));
   titleMemo.delete(sessionId);
   titleMemo.set(sessionId, { blobs: blobs.length, usage: usage.length, complete, titles });
   if (titleMemo.size > 8) titleMemo.delete(titleMemo.keys().next().value!);

@@ -37,6 +37,13 @@ export interface RecentTranscript {
   createdAfter?: number;
 }
 
+/** The tool calls of a session's transcript and when each result was recorded, read without the results' content. */
+export interface ToolCallIndex {
+  calls: Map<string, { name: string; arguments: string }>;
+  /** Each answered call's result: its message time. */
+  resultTimes: Map<string, number>;
+}
+
 export interface StoreProblem {
   at: number;
   file: string;
@@ -72,6 +79,8 @@ export interface SessionStore extends BlobStore {
    * that time are considered: the page before one read earlier (whose `createdAfter` it is).
    */
   loadRecentTranscript(sessionId: string, count: number, options?: { createdUpTo?: number }): Promise<RecentTranscript>;
+  /** Every tool call of the transcript and its result's time, without decoding any result's content (which is most of a transcript). */
+  loadToolCallIndex(sessionId: string): Promise<ToolCallIndex>;
   /**
    * Whether each transcript message created at or before `createdUpTo` is pinned now (the latest
    * stored copy that states a pin state), without reading the messages themselves: resume applies

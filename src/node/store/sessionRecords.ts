@@ -8,7 +8,7 @@ import { rows, type Row } from './sqlRows';
 import { runPrepared, textBytes } from './statements';
 import { eachSegment } from './segmentReads';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
-import type { CompactionEventRecord, SessionSnapshot, TurnUsageRecord } from '../../core/ports/sessionStore';
+import type { CompactionEventRecord, SessionSnapshot, ToolCallIndex, TurnUsageRecord } from '../../core/ports/sessionStore';
 
 /**
  * What a session records besides its row: transcript messages, compaction events and turn usage
@@ -92,6 +92,34 @@ export class SessionRecords {
       }
     }
     return { messages: inTranscriptOrder(latest), createdAfter: threshold };
+  }
+
+  /**
+   * The transcript's tool calls and their results' times. Only assistant messages with calls are
+   * decoded (they are short); a result gives its time and call id, cut out in SQL. A quote
+   * inside a JSON string is escaped, so the key patterns match message fields only.
+   */
+  async toolCallIndex(sessionId: string): Promise<ToolCallIndex> {
+    const index: ToolCallIndex = { calls: new Map(), resultTimes: new Map() };
+    const callsSql = `SELECT body FROM messages WHERE session_id = ? AND instr(body, '${CALLS_KEY}') > 0`;
+    const resultsSql = `SELECT created_at, substr(body, instr(body, '${CALL_ID_KEY}') + ${CALL_ID_KEY.length}, 200) AS call FROM messages WHERE session_id = ? AND instr(body, '${CALL_ID_KEY}') > 0`;
+    await eachSegment(this.parts, sessionId, {
+      fromFacts: () => false,
+      fromRows: (db) => {
+        for (const r of rows(db, callsSql, [sessionId])) {
+          try {
+            for (const call of (JSON.parse(String(r.body)) as Message).toolCalls ?? []) index.calls.set(call.id, { name: call.name, arguments: call.arguments });
+          } catch {
+            // an unreadable row: its calls go unnamed
+          }
+        }
+        for (const r of rows(db, resultsSql, [sessionId])) {
+          const call = String(r.call);
+          index.resultTimes.set(call.slice(0, call.indexOf('"')), Number(r.created_at));
+        }
+      },
+    });
+    return index;
   }
 
   async loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {
@@ -277,6 +305,9 @@ type StoredTurnUsage = Omit<TurnUsageRecord, 'items'> & { items?: RequestItem[];
 const REMEMBERED_SESSIONS = 16;
 /** Where a usage body's item list begins: its last key (an unescaped quote occurs only around keys and string values). */
 const ITEMS_KEY = ',"storedItems":';
+/** A message's own tool calls, and a result's call id (keys of a message body). */
+const CALLS_KEY = '"toolCalls":[{';
+const CALL_ID_KEY = '"toolCallId":"';
 /** Where a usage body's item list stored as a change names its base record. */
 const BASE_KEY = `${ITEMS_KEY}{"base":"`;
 

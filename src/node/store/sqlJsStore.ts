@@ -30,7 +30,7 @@ import { SessionRecords } from './sessionRecords';
 import { SessionRows } from './sessionRows';
 import { segmentFacts, SegmentSummaries } from './segmentSummaries';
 import type { StoreParts } from './storeParts';
-import type { BlobInfo, BlobSlice, CompactionEventRecord, RecentTranscript, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, TurnUsageRecord } from '../../core/ports/sessionStore';
+import type { BlobInfo, BlobSlice, CompactionEventRecord, RecentTranscript, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, ToolCallIndex, TurnUsageRecord } from '../../core/ports/sessionStore';
 import { liveWriters, WriterHeartbeat } from './writerLiveness';
 
 export { BLOB_PART_BYTES } from './blobStore';
@@ -220,6 +220,10 @@ export class SqlJsStore implements SessionStore {
       const { messages, createdAfter } = await this.records.loadRecent(sessionId, count, options.createdUpTo);
       return createdAfter === undefined ? { messages, complete: true } : { messages, complete: false, createdAfter };
     }, true);
+  }
+
+  loadToolCallIndex(sessionId: string): Promise<ToolCallIndex> {
+    return this.read(sessionId, () => this.records.toolCallIndex(sessionId), true);
   }
 
   loadPins(sessionId: string, createdUpTo: number): Promise<Map<string, boolean>> {
