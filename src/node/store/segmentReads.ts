@@ -3,7 +3,8 @@ import { basename } from 'path';
 import type { Database } from 'sql.js';
 import { SEGMENT_FILE } from './layout';
 import { segmentFacts, type SegmentFacts } from './segmentSummaries';
-import { filesOf, sealedSegments, type StoreParts } from './storeParts';
+import { rows } from './sqlRows';
+import { eachSessionDb, filesOf, sealedSegments, type StoreParts } from './storeParts';
 
 /** A read over a session's segments that can often be answered from a segment's facts alone. */
 export interface SegmentRead {
@@ -77,4 +78,19 @@ export async function eachSegment(parts: StoreParts, sessionId: string, read: Se
     }
   }
   if (recorded) await parts.summaries.save({ sessionId, names: paths.map((p) => basename(p)) });
+}
+
+/** Each record (`id`, JSON `body`) of a session's segments, the latest file's copy of each id, sorted. */
+export async function collectRecords<T>(parts: StoreParts, sessionId: string, sql: string, order: (a: T, b: T) => number): Promise<T[]> {
+  const byId = new Map<string, T>();
+  await eachSessionDb(parts, sessionId, SEGMENT_FILE, (db) => {
+    for (const r of rows(db, sql, [sessionId])) {
+      try {
+        byId.set(String(r.id), JSON.parse(String(r.body)) as T);
+      } catch {
+        // skip an unreadable row
+      }
+    }
+  });
+  return [...byId.values()].sort(order);
 }

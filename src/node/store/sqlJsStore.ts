@@ -27,6 +27,7 @@ import { StoreProblems } from './problems';
 import { errorText } from './storeErrors';
 import { SessionIndex } from './sessionIndex';
 import { SessionRecords } from './sessionRecords';
+import { UsageRecords } from './usageRecords';
 import { SessionRows } from './sessionRows';
 import { segmentFacts, SegmentSummaries } from './segmentSummaries';
 import type { StoreParts } from './storeParts';
@@ -74,6 +75,7 @@ export class SqlJsStore implements SessionStore {
   private readonly index: SessionIndex;
   private readonly sessions: SessionRows;
   private readonly records: SessionRecords;
+  private readonly usage: UsageRecords;
   private readonly blobs: BlobStore;
   private readonly closedWriters: ClosedWriterMerge;
   private writeSeq = 0;
@@ -100,6 +102,7 @@ export class SqlJsStore implements SessionStore {
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
     this.records = new SessionRecords(this.parts);
+    this.usage = new UsageRecords(this.parts);
     this.closedWriters = new ClosedWriterMerge(this.parts);
     this.sessions = new SessionRows(this.parts, this.index, (id) => this.loadTranscript(id));
     this.blobs = new BlobStore(this.parts, fs, this.mode);
@@ -263,18 +266,18 @@ export class SqlJsStore implements SessionStore {
   }
 
   addTurnUsage(record: TurnUsageRecord): Promise<void> {
-    return this.records.addTurnUsage(record);
+    return this.usage.addTurnUsage(record);
   }
 
   listTurnUsage(sessionId: string, options?: { items?: boolean }): Promise<TurnUsageRecord[]> {
-    return this.read(sessionId, () => this.records.listTurnUsage(sessionId, options));
+    return this.read(sessionId, () => this.usage.listTurnUsage(sessionId, options));
   }
 
   turnUsageAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
-    return this.read(sessionId, () => this.records.turnUsageAt(sessionId, requestIndex));
+    return this.read(sessionId, () => this.usage.turnUsageAt(sessionId, requestIndex));
   }
 
   nextRequestIndex(sessionId: string): Promise<number> {
-    return this.read(sessionId, () => this.records.nextRequestIndex(sessionId), true);
+    return this.read(sessionId, () => this.usage.nextRequestIndex(sessionId), true);
   }
 }

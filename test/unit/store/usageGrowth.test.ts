@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import { join } from 'path';
 import { openStore } from '../../../src/node/store';
-import { rebuildItemLists } from '../../../src/node/store/sessionRecords';
+import { rebuildItemLists } from '../../../src/node/store/usageRecords';
 import type { RequestItem, TurnUsageRecord } from '../../../src/core/model/records';
 import { tempStore } from '../../support/tempStore';
 import { bytesUnder } from '../../support/folderBytes';
