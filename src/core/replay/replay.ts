@@ -10,7 +10,7 @@ import { ContextSession, type PlannedRequest } from '../session/contextSession';
 import type { ReplayPolicy } from './baselines';
 import { PairingCheck } from './pairingCheck';
 import { RetentionTracker, type RetentionReport } from './retention';
-import { RunningTotal } from './sharedStart';
+import { RunningTotal, RunningTotals } from './sharedStart';
 
 /** Cache pricing used for the effective cost: cached input 0.1×, cache write 1.25× (the providers' usual cache pricing). */
 export const CACHE_READ_PRICE = 0.1;
@@ -93,18 +93,19 @@ export interface ReplayOptions {
 }
 
 /** The badges a request report counts, in the order of its fields. */
-const COUNTED_BADGES: readonly string[] = ['truncated', 'offloaded', 'archived', 'summarized'];
+const COUNTED_BADGES: ReadonlyArray<RequestItem['badges'][number]> = ['truncated', 'offloaded', 'archived', 'summarized'];
 
-/** How many items carry each counted badge (item lists are rebuilt per request: one pass, no lists made). */
-function countBadges(items: readonly RequestItem[]): number[] {
-  const counts = COUNTED_BADGES.map(() => 0);
-  for (const item of items) {
+/**
+ * How many items carry each counted badge. A session hands out the same item objects while they
+ * are unchanged, so the counts are kept over the start shared with the previous request's items.
+ */
+function badgeCounts(): RunningTotals<RequestItem> {
+  return new RunningTotals<RequestItem>(COUNTED_BADGES.length, (item, row) => {
     for (const badge of item.badges) {
       const k = COUNTED_BADGES.indexOf(badge);
-      if (k >= 0) counts[k]++;
+      if (k >= 0) row[k]++;
     }
-  }
-  return counts;
+  });
 }
 
 /** The same message as the previous request sent, for the prompt-cache estimate (no key strings built per message per request). */
@@ -147,6 +148,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   let compactions = 0;
   // The prefix tokens and the pairing check redo only what changed since the previous request.
   const sentTokens = new RunningTotal<Message>((m) => countMessage(m, counter));
+  const badges = badgeCounts();
   const pairing = new PairingCheck();
 
   /** Describes one planned request: size, prefix reuse with the previous one, pairing, badges. */
@@ -162,7 +164,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
       prefixTokens += sentTokens.total(same);
     }
     previous = sent;
-    const badges = countBadges(plan.items);
+    badges.update(plan.items);
     const report: RequestReport = {
       index: reports.length,
       components: { ...plan.budget.components },
@@ -170,10 +172,10 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
       prefixTokens,
       overWindow: plan.budget.used > plan.budget.effectiveWindow,
       brokenPairs: pairing.check(plan.messages),
-      truncated: badges[0],
-      offloaded: badges[1],
-      archived: badges[2],
-      summarized: badges[3],
+      truncated: badges.total(0),
+      offloaded: badges.total(1),
+      archived: badges.total(2),
+      summarized: badges.total(3),
       compaction: compaction && { id: compaction.id, strategies: compaction.strategiesRun, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter },
     };
     if (options.withItems) report.items = plan.items.map(replayItemOf);

@@ -26,7 +26,22 @@ export function dynamicNoteIndex(messages: readonly Message[]): number {
   return messages.length;
 }
 
+/**
+ * Items of prompt sections and tools, the same object while the section is: the lists of
+ * consecutive requests then share their start as the same objects, which is what keeps comparing
+ * and counting them from request to request cheap (and the text is hashed once).
+ */
+const promptItems = new WeakMap<object, { where: string; item: RequestItem }>();
+
 function sectionItem(section: PromptSection, where: 'system' | 'dynamic'): RequestItem {
+  const known = promptItems.get(section);
+  if (known?.where === where) return known.item;
+  const item = newSectionItem(section, where);
+  promptItems.set(section, { where, item });
+  return item;
+}
+
+function newSectionItem(section: PromptSection, where: 'system' | 'dynamic'): RequestItem {
   return {
     messageId: section.id,
     role: where === 'system' ? 'system' : 'user',
@@ -40,6 +55,26 @@ function sectionItem(section: PromptSection, where: 'system' | 'dynamic'): Reque
     source: section.source,
     textHash: textHash(section.text),
   };
+}
+
+function toolItem(t: PromptSections['tools'][number]): RequestItem {
+  const known = promptItems.get(t);
+  if (known?.where === 'tools') return known.item;
+  const item: RequestItem = {
+    messageId: t.id,
+    role: 'tools',
+    kind: 'tool-schema',
+    tokens: t.tokens,
+    badges: t.deferred ? ['deferred'] : [],
+    toolName: t.name,
+    preview: t.deferred ? `deferred, not sent (tool_search finds it): ${t.description}` : t.description,
+    section: 'tools',
+    label: t.name,
+    source: t.source,
+    textHash: textHash(t.text),
+  };
+  promptItems.set(t, { where: 'tools', item });
+  return item;
 }
 
 /**
@@ -59,21 +94,7 @@ export function requestContent(args: { messages: readonly Message[]; sections?: 
   let items: RequestItem[] = [];
   if (sections) {
     for (const s of sections.system) items.push(sectionItem(s, 'system'));
-    for (const t of sections.tools) {
-      items.push({
-        messageId: t.id,
-        role: 'tools',
-        kind: 'tool-schema',
-        tokens: t.tokens,
-        badges: t.deferred ? ['deferred'] : [],
-        toolName: t.name,
-        preview: t.deferred ? `deferred, not sent (tool_search finds it): ${t.description}` : t.description,
-        section: 'tools',
-        label: t.name,
-        source: t.source,
-        textHash: textHash(t.text),
-      });
-    }
+    for (const t of sections.tools) items.push(toolItem(t));
     const offered = sections.tools.filter((t) => !t.deferred).length;
     if (offered) items.push(framingItem('framing:tools', 'Tool framing', offered * TOOL_CALL_OVERHEAD_TOKENS, `${TOOL_CALL_OVERHEAD_TOKENS} tokens per tool × ${offered} tools`, 'tools'));
   }
