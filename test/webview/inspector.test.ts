@@ -297,4 +297,66 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
       }
     });
   }
+
+  it('draws the latest 200 requests of a long session and older ones a page at a time', async () => {
+    const template = inspectorState.turns[0];
+    const turns = Array.from({ length: 450 }, (_, i) => ({ ...template, requestIndex: i, createdAt: template.createdAt + i, compactionId: undefined }));
+    await hostSends(page, { type: 'state', state: { ...inspectorState, turns } });
+    const drawn = () => page.$$eval('.timeline [data-request-index]', (els) => els.map((e) => Number(e.getAttribute('data-request-index'))));
+    let indexes = await drawn();
+    assert.strictEqual(indexes.length, 200);
+    assert.deepStrictEqual([indexes[0], indexes[199]], [449, 250], 'the latest first');
+    const older = page.locator('vscode-button[data-action="show-older-requests"]');
+    assert.match((await older.textContent()) ?? '', /Show 200 older requests \(250 more\)/);
+    assert.match((await page.textContent('.timeline-wrap .hint')) ?? '', /450 requests, latest first/);
+    await older.click();
+    assert.strictEqual((await drawn()).length, 400);
+    assert.match((await older.textContent()) ?? '', /Show 50 older requests$/);
+    await older.click();
+    indexes = await drawn();
+    assert.strictEqual(indexes.length, 450);
+    assert.strictEqual(indexes[449], 0);
+    assert.strictEqual(await older.count(), 0, 'nothing older left');
+    // Another update keeps what was opened.
+    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: [...turns, { ...template, requestIndex: 450, createdAt: template.createdAt + 450, compactionId: undefined }] } });
+    assert.strictEqual((await drawn()).length, 451);
+  });
+
+  it('lists the latest 100 offloaded results of a long session and earlier ones a page at a time', async () => {
+    const template = inspectorState.blobs[0];
+    const blobs = Array.from({ length: 130 }, (_, i) => ({ ...template, id: `res_${i}`, createdAt: template.createdAt + i }));
+    await hostSends(page, { type: 'state', state: { ...inspectorState, blobs, blobTitles: {} } });
+    const listed = () => page.$$eval('details.blob[data-ref-id]', (els) => els.map((e) => e.getAttribute('data-ref-id')));
+    let ids = await listed();
+    assert.strictEqual(ids.length, 100);
+    assert.deepStrictEqual([ids[0], ids[99]], ['res_30', 'res_129'], 'the latest, oldest of them first');
+    const earlier = page.locator('vscode-button[data-action="show-earlier-results"]');
+    assert.match((await earlier.textContent()) ?? '', /Show 30 earlier results/);
+    await earlier.click();
+    ids = await listed();
+    assert.strictEqual(ids.length, 130);
+    assert.strictEqual(ids[0], 'res_0');
+    assert.strictEqual(await earlier.count(), 0);
+  });
+
+  it('draws the first 200 items of a long list and more on request, in the order chosen', async () => {
+    const template = inspectorState.current[inspectorState.current.length - 1];
+    const current = Array.from({ length: 450 }, (_, i) => ({ ...template, messageId: `m${i}`, tokens: 10 + ((i * 37) % 450), badges: [] }));
+    await hostSends(page, { type: 'state', state: { ...inspectorState, current } });
+    const list = page.locator('[data-list="current"]');
+    const rows = () => list.locator('li.item').evaluateAll((els) => els.map((e) => e.getAttribute('data-message-id')));
+    assert.strictEqual((await rows()).length, 200);
+    assert.match((await list.textContent()) ?? '', /450 items/);
+    const more = list.locator('vscode-button[data-action="show-more-items"]');
+    assert.match((await more.textContent()) ?? '', /Show 200 more items \(250 not shown\)/);
+    await more.click();
+    assert.strictEqual((await rows()).length, 400);
+    await list.locator('vscode-button[data-sort="size"]').click();
+    const bySize = await list.locator('li.item').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-tokens'))));
+    assert.strictEqual(bySize.length, 400, 'the rows opened stay open after sorting');
+    assert.deepStrictEqual(bySize, [...current.map((i) => i.tokens)].sort((a, b) => b - a).slice(0, 400), 'the largest first');
+    await list.locator('vscode-button[data-action="show-more-items"]').click();
+    assert.strictEqual((await rows()).length, 450);
+    assert.strictEqual(await list.locator('vscode-button[data-action="show-more-items"]').count(), 0);
+  });
 });

@@ -19,6 +19,11 @@ export interface ItemListOptions {
   onOpenInEditor?: (position: number) => void;
 }
 
+/** How many rows a list draws at first, and how many more each "Show more" adds. */
+export const ITEMS_PAGE = 200;
+/** Rows drawn per list (by label and request), kept across renders. */
+const shownRows = new Map<string, number>();
+
 /** Texts the host sent, by list and item; which rows are expanded. Kept across renders. */
 const texts = new Map<string, { text: string; totalChars: number }>();
 const expanded = new Set<string>();
@@ -51,7 +56,10 @@ export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTM
   const total = items.reduce((sum, i) => sum + i.tokens, 0);
   const sortButton = (sort: ItemSort, label: string) =>
     button(label, () => opts.onSort(sort), { appearance: opts.sort === sort ? 'primary' : 'secondary', attrs: { 'data-sort': sort, 'aria-pressed': String(opts.sort === sort) } });
-  const rows = indexed.map(({ item, position }) => {
+  const listKey = `${opts.label}\u0000${opts.requestIndex ?? 'now'}`;
+  const shown = shownRows.get(listKey) ?? ITEMS_PAGE;
+  const hidden = Math.max(0, indexed.length - shown);
+  const rows = indexed.slice(0, shown).map(({ item, position }) => {
     const pinned = item.badges.includes('pinned');
     const at = key(opts.requestIndex, item.messageId);
     const open = expanded.has(at);
@@ -105,6 +113,12 @@ export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTM
       sortButton('size', 'Size'),
     ]),
     items.length ? h('ol', { class: 'items' }, rows) : h('p', { class: 'empty', text: 'No items.' }),
+    hidden > 0
+      ? button(hidden <= ITEMS_PAGE ? `Show ${hidden.toLocaleString('en-US')} more items` : `Show ${ITEMS_PAGE} more items (${hidden.toLocaleString('en-US')} not shown)`, () => {
+          shownRows.set(listKey, shown + ITEMS_PAGE);
+          opts.onSort(opts.sort); // renders the list again
+        }, { appearance: 'secondary', attrs: { 'data-action': 'show-more-items' } })
+      : null,
   ]);
 }
 

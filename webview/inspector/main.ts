@@ -9,10 +9,10 @@ import { channel, onHostMessage } from '../ui/vscodeApi';
 import { renderCompactionHistory } from './compactionHistory';
 import { renderHeader } from './header';
 import { itemTextArrived, renderItemList, type ItemSort } from './itemList';
-import { renderOffloadedResults, type BlobView } from './offloadedResults';
+import { renderOffloadedResults, RESULTS_PAGE, type BlobView } from './offloadedResults';
 import { renderPreview } from './preview';
 import { renderLegend, renderStackedBar } from './stackedBar';
-import { renderTimeline } from './timeline';
+import { renderTimeline, TIMELINE_PAGE } from './timeline';
 import { renderToolTokens } from './toolTokens';
 
 interface UiState {
@@ -47,6 +47,9 @@ let heldBlobs: HeldList<InspectorState['blobs'][number]> = heldListOf<InspectorS
 let turnItems: { requestIndex: number; items: RequestItem[] } | undefined;
 let preview: CompactionPreviewView | undefined;
 let busy = false;
+/** How many of the latest requests the timeline draws, and of the latest offloaded results the list. */
+let timelineShown = TIMELINE_PAGE;
+let resultsShown = RESULTS_PAGE;
 
 function persist(): void {
   ui.openCompactions = [...openCompactions];
@@ -128,7 +131,21 @@ function renderAll(): void {
 
 function renderRequests(): void {
   if (!state) return;
-  replace(timelineSlot, [renderTimeline(state.turns, state.figures?.effectiveWindow ?? 0, ui.selectedTurn, selectTurn)]);
+  // A selected request (restored with the view) is always among those drawn.
+  const selectedAt = ui.selectedTurn === undefined ? -1 : state.turns.filter((t) => t.requestIndex > ui.selectedTurn!).length;
+  if (selectedAt >= timelineShown) timelineShown = (Math.floor(selectedAt / TIMELINE_PAGE) + 1) * TIMELINE_PAGE;
+  replace(timelineSlot, [
+    renderTimeline(state.turns, {
+      effectiveWindow: state.figures?.effectiveWindow ?? 0,
+      selected: ui.selectedTurn,
+      onSelect: selectTurn,
+      shown: timelineShown,
+      onShowOlder: () => {
+        timelineShown += TIMELINE_PAGE;
+        renderRequests();
+      },
+    }),
+  ]);
   if (ui.selectedTurn === undefined) {
     replace(turnSlot, [h('p', { class: 'hint', text: 'Select a request to see exactly what it carried.' })]);
   } else if (!turnItems || turnItems.requestIndex !== ui.selectedTurn) {
@@ -185,6 +202,11 @@ function renderBlobs(): void {
   if (!state) return;
   replace(blobSlot, [
     renderOffloadedResults(state.blobs, state.blobTitles ?? {}, {
+      shown: resultsShown,
+      onShowEarlier: () => {
+        resultsShown += RESULTS_PAGE;
+        renderBlobs();
+      },
       open: openBlobs,
       pages: blobPages,
       onToggle: (refId, open) => {
@@ -236,6 +258,10 @@ function renderBusy(label: string | undefined): void {
 function stateArrived(next: InspectorState): void {
   const sessionChanged = state?.session?.id !== next.session?.id;
   state = next;
+  if (sessionChanged) {
+    timelineShown = TIMELINE_PAGE;
+    resultsShown = RESULTS_PAGE;
+  }
   if (sessionChanged && ui.selectedTurn !== undefined && !state.turns.some((t) => t.requestIndex === ui.selectedTurn)) {
     ui.selectedTurn = undefined;
     turnItems = undefined;

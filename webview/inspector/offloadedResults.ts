@@ -11,7 +11,13 @@ export interface BlobView {
   loading: boolean;
 }
 
+/** How many of the latest results are drawn at first, and how many more each "Show earlier" adds. */
+export const RESULTS_PAGE = 100;
+
 export interface OffloadedOptions {
+  /** How many of the latest results are drawn. */
+  shown: number;
+  onShowEarlier: () => void;
   open: ReadonlySet<string>;
   pages: ReadonlyMap<string, BlobView>;
   onToggle: (refId: string, open: boolean) => void;
@@ -41,10 +47,17 @@ function blobBody(blob: BlobInfo, opts: OffloadedOptions): HTMLElement[] {
   return out;
 }
 
-/** Tool outputs stored in full outside the context; expanding one pages its content in. */
+/**
+ * Tool outputs stored in full outside the context, oldest first; expanding one pages its content
+ * in. The latest are drawn, with earlier ones a page at a time.
+ */
 export function renderOffloadedResults(blobs: BlobInfo[], titles: Readonly<Record<string, string>>, opts: OffloadedOptions): HTMLElement {
   if (blobs.length === 0) return h('p', { class: 'empty', text: 'No offloaded results.' });
-  return h('div', { class: 'blobs' }, blobs.map((b) =>
+  const earlier = Math.max(0, blobs.length - Math.max(1, opts.shown));
+  const more = earlier > 0
+    ? button(earlier <= RESULTS_PAGE ? `Show ${earlier.toLocaleString('en-US')} earlier results` : `Show ${RESULTS_PAGE} earlier results (${earlier.toLocaleString('en-US')} more)`, () => opts.onShowEarlier(), { appearance: 'secondary', attrs: { 'data-action': 'show-earlier-results' } })
+    : null;
+  return h('div', { class: 'blobs' }, [more, ...blobs.slice(earlier).map((b) =>
     details(
       [
         h('span', { class: 'blob-tool', title: `ref_id ${b.id}`, text: titles[b.id] ?? b.toolName }),
@@ -54,5 +67,5 @@ export function renderOffloadedResults(blobs: BlobInfo[], titles: Readonly<Recor
       blobBody(b, opts),
       { open: opts.open.has(b.id), class: 'blob', attrs: { 'data-ref-id': b.id }, onToggle: (isOpen) => opts.onToggle(b.id, isOpen) },
     ),
-  ));
+  )]);
 }

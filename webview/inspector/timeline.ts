@@ -1,4 +1,5 @@
 import { formatShare, type TurnView } from '../../src/protocol/inspector';
+import { button } from '../ui/controls';
 import { h } from '../ui/dom';
 import { tokens, time } from '../ui/format';
 import { USED_SEGMENTS } from './segments';
@@ -19,13 +20,33 @@ function requestSize(t: TurnView): number {
   return t.reportedInputTokens ?? t.estimatedInputTokens;
 }
 
-/** One small stacked column per request; its height is the share of the effective window it carried. */
-export function renderTimeline(turns: TurnView[], effectiveWindow: number, selected: number | undefined, onSelect: (requestIndex: number) => void): HTMLElement {
+/** How many requests the timeline draws at first, and how many more each "Show older" adds. */
+export const TIMELINE_PAGE = 200;
+
+export interface TimelineOptions {
+  effectiveWindow: number;
+  selected?: number;
+  onSelect(requestIndex: number): void;
+  /** How many of the latest requests are drawn (the rest come with "Show older requests"). */
+  shown: number;
+  onShowOlder(): void;
+}
+
+/**
+ * One small stacked column per request; its height is the share of the effective window it
+ * carried. The latest requests are drawn, a page at a time: a session of 10,000 requests costs
+ * what a short one does until older ones are asked for.
+ */
+export function renderTimeline(turns: TurnView[], options: TimelineOptions): HTMLElement {
+  const { effectiveWindow, selected, onSelect } = options;
   if (turns.length === 0) return h('p', { class: 'empty', text: 'No requests sent yet.' });
-  const scale = Math.max(effectiveWindow, ...turns.map(requestSize), 1);
+  let scale = Math.max(effectiveWindow, 1);
+  for (const t of turns) scale = Math.max(scale, requestSize(t));
   // The latest request comes first: it is the one a user looks for, and older ones scroll into view.
   const newestFirst = [...turns].sort((a, b) => b.requestIndex - a.requestIndex);
-  const columns = newestFirst.map((t) => {
+  const drawn = newestFirst.slice(0, Math.max(1, options.shown));
+  const older = newestFirst.length - drawn.length;
+  const columns = drawn.map((t) => {
     const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, t.components[s.name]), 0);
     const stack = h('div', { class: 'turn-stack' });
     stack.style.height = `${Math.max(2, (requestSize(t) / scale) * 100)}%`;
@@ -50,7 +71,12 @@ export function renderTimeline(turns: TurnView[], effectiveWindow: number, selec
   });
   const compactions = turns.filter((t) => t.compactionId).length;
   return h('div', { class: 'timeline-wrap' }, [
-    h('div', { class: 'timeline', attrs: { role: 'group', 'aria-label': 'Requests, latest first' } }, columns),
+    h('div', { class: 'timeline', attrs: { role: 'group', 'aria-label': 'Requests, latest first' } }, [
+      ...columns,
+      older > 0
+        ? button(older <= TIMELINE_PAGE ? `Show ${older.toLocaleString('en-US')} older requests` : `Show ${TIMELINE_PAGE} older requests (${older.toLocaleString('en-US')} more)`, () => options.onShowOlder(), { appearance: 'secondary', attrs: { 'data-action': 'show-older-requests' } })
+        : null,
+    ]),
     h('p', { class: 'hint', text: `${turns.length} requests, latest first · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${tokens(requestSize(newestFirst[0]))} tokens, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})` }),
   ]);
 }
