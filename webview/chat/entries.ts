@@ -1,6 +1,7 @@
 import { chatEntryKey, type ChatEntry } from '../../src/protocol/chat';
 import { button, progressRing } from '../ui/controls';
 import { h } from '../ui/dom';
+import { KeyedChildren } from '../ui/keyedChildren';
 import { tokens } from '../ui/format';
 import { renderCompactionNotice } from './compactionNotice';
 import { renderMarkdown, type MarkdownActions } from './markdown';
@@ -65,7 +66,7 @@ export class EntryList {
   readonly element = h('div', { class: 'entries', attrs: { role: 'log', 'aria-live': 'polite' } });
   private readonly list = h('div', { class: 'entry-items' });
   private readonly earlier = h('div', { class: 'entries-earlier' });
-  private rendered = new Map<string, { entry: ChatEntry; element: HTMLElement }>();
+  private readonly drawn = new KeyedChildren<ChatEntry>(this.list, chatEntryKey, (entry) => renderEntry(entry, this.actions));
   private shown = ENTRIES_PAGE;
   private last: readonly ChatEntry[] = [];
   private earlierUnloaded = false;
@@ -88,23 +89,7 @@ export class EntryList {
       }
     }
     const from = Math.max(0, entries.length - this.shown);
-    const next = new Map<string, { entry: ChatEntry; element: HTMLElement }>();
-    const elements: HTMLElement[] = [];
-    for (let i = from; i < entries.length; i++) {
-      const entry = entries[i];
-      const key = chatEntryKey(entry);
-      const old = this.rendered.get(key);
-      const element = old && old.entry === entry ? old.element : renderEntry(entry, this.actions);
-      next.set(key, { entry, element });
-      elements.push(element);
-    }
-    // Reorder/replace in place; unchanged nodes are moved, not rebuilt.
-    elements.forEach((el, i) => {
-      const at = this.list.children[i];
-      if (at !== el) this.list.insertBefore(el, at ?? null);
-    });
-    while (this.list.children.length > elements.length) this.list.lastElementChild?.remove();
-    this.rendered = next;
+    this.drawn.update(entries.slice(from));
     this.earlier.replaceChildren(
       ...(from > 0
         ? [

@@ -1,6 +1,7 @@
 import type { RequestItem } from '../../src/protocol/records';
 import { badge, button } from '../ui/controls';
-import { h } from '../ui/dom';
+import { h, replace } from '../ui/dom';
+import { KeyedChildren } from '../ui/keyedChildren';
 import { tokens } from '../ui/format';
 
 export type ItemSort = 'position' | 'size';
@@ -49,77 +50,142 @@ function describe(item: RequestItem): string {
   return parts.join(' · ');
 }
 
-/** Items of a request (or of the next request), one row each, sortable by position or size; each expands to its exact text. */
+/** What one row shows: its item, where it stands, and whether its text is open (and loaded). */
+interface Row {
+  /** Its place among the rows: the item's id and which occurrence of it. */
+  key: string;
+  /** Where its open state and text are kept (see `key()`). */
+  textKey: string;
+  item: RequestItem;
+  position: number;
+  open: boolean;
+  text?: { text: string; totalChars: number };
+}
+
+const sameRow = (a: Row, b: Row) => a.item === b.item && a.position === b.position && a.open === b.open && a.text === b.text;
+
+/** A list's elements, kept from render to render so unchanged rows are not drawn again. */
+interface ListView {
+  root: HTMLElement;
+  toolbar: HTMLElement;
+  body: HTMLElement;
+  empty: HTMLElement;
+  more: HTMLElement;
+  rows: KeyedChildren<Row>;
+  opts: ItemListOptions;
+}
+const views = new Map<string, ListView>();
+
+function renderRow(row: Row, view: ListView): HTMLElement {
+  const { item, position, open, text, textKey: at } = row;
+  const opts = () => view.opts;
+  const pinned = item.badges.includes('pinned');
+  const where = item.section ? SECTION_TITLES[item.section] : '';
+  // Prompt parts have a stored text only when they carry its hash (numbers-only parts do not).
+  const hasText = item.textHash !== undefined || item.kind === 'framing' || !item.section || item.section === 'conversation';
+  const toggle = opts().onRequestText && hasText
+    ? button(open ? 'Hide text' : 'Show text', () => {
+        if (open) expanded.delete(at);
+        else {
+          expanded.add(at);
+          if (!text) opts().onRequestText?.(item.messageId);
+        }
+        opts().onSort(opts().sort); // renders the list again
+      }, { appearance: 'secondary', class: 'text-toggle', attrs: { 'data-expand': item.messageId, 'aria-expanded': String(open) } })
+    : null;
+  return h('li', { class: `item role-${cssToken(item.role)}${item.section ? ` section-${cssToken(item.section)}` : ''}`, attrs: { 'data-message-id': item.messageId, 'data-kind': item.kind, 'data-position': position, 'data-tokens': item.tokens } }, [
+    h('div', { class: 'item-head' }, [
+      h('span', { class: 'item-pos', text: `${position + 1}` }),
+      h('span', { class: 'item-role', text: where || item.role }),
+      h('span', { class: 'item-kind', text: describe(item), title: item.path ?? item.source }),
+      h('span', { class: 'item-tokens', text: `${tokens(item.tokens)} tok` }),
+      h('span', { class: 'item-badges' }, item.badges.map((b) => badge(b))),
+      toggle,
+      opts().onOpenInEditor && hasText
+        ? button('Open', () => opts().onOpenInEditor?.(position), { appearance: 'secondary', class: 'open-item', title: 'Open the exact text in a read-only editor', attrs: { 'data-open-item': String(position) } })
+        : null,
+      opts().onPin && (!item.section || item.section === 'conversation') && item.kind !== 'framing'
+        ? button(pinned ? 'Unpin' : 'Pin', () => opts().onPin?.(item.messageId, !pinned), {
+            appearance: 'secondary',
+            class: 'pin-toggle',
+            title: pinned ? 'Let compaction remove this item again' : 'Keep this item through compactions',
+            attrs: { 'data-pin': item.messageId, 'aria-pressed': String(pinned) },
+          })
+        : null,
+    ]),
+    item.preview && !open ? h('div', { class: 'item-preview', text: item.preview }) : null,
+    open
+      ? text
+        ? h('pre', { class: 'item-text', attrs: { 'data-item-text': item.messageId, tabindex: 0 }, text: text.text })
+        : h('div', { class: 'item-text loading', text: 'Loading the text…' })
+      : null,
+  ]);
+}
+
+/**
+ * Items of a request (or of the next request), one row each, sortable by position or size; each
+ * expands to its exact text. The same element is returned for the same list from render to
+ * render, and only rows whose item, place or text changed are drawn again.
+ */
 export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTMLElement {
+  const listKey = `${opts.label}\u0000${opts.requestIndex ?? 'now'}`;
+  let view = views.get(listKey);
+  if (!view) {
+    const ol = h('ol', { class: 'items' });
+    const created: ListView = {
+      root: h('div', { class: 'item-list', attrs: { 'data-list': opts.label } }),
+      toolbar: h('div', { class: 'list-toolbar' }),
+      body: h('div', { class: 'item-rows' }),
+      empty: h('p', { class: 'empty', text: 'No items.' }),
+      more: h('div', { class: 'items-more' }),
+      rows: new KeyedChildren<Row>(ol, (row) => row.key, (row) => renderRow(row, created), sameRow),
+      opts,
+    };
+    created.root.append(created.toolbar, created.body, created.more);
+    view = created;
+    // One list view per list shown: a request's list is dropped when another request's is drawn.
+    for (const key of [...views.keys()]) if (key.startsWith(`${opts.label}\u0000`)) views.delete(key);
+    views.set(listKey, view);
+  }
+  view.opts = opts;
   const indexed = items.map((item, position) => ({ item, position }));
   if (opts.sort === 'size') indexed.sort((a, b) => b.item.tokens - a.item.tokens || a.position - b.position);
   const total = items.reduce((sum, i) => sum + i.tokens, 0);
   const sortButton = (sort: ItemSort, label: string) =>
     button(label, () => opts.onSort(sort), { appearance: opts.sort === sort ? 'primary' : 'secondary', attrs: { 'data-sort': sort, 'aria-pressed': String(opts.sort === sort) } });
-  const listKey = `${opts.label}\u0000${opts.requestIndex ?? 'now'}`;
   const shown = shownRows.get(listKey) ?? ITEMS_PAGE;
   const hidden = Math.max(0, indexed.length - shown);
-  const rows = indexed.slice(0, shown).map(({ item, position }) => {
-    const pinned = item.badges.includes('pinned');
+  // Rows are keyed by item id and its occurrence, so a repeated id keeps its own row.
+  const seen = new Map<string, number>();
+  const rows = indexed.slice(0, shown).map(({ item, position }): Row => {
+    const n = (seen.get(item.messageId) ?? 0) + 1;
+    seen.set(item.messageId, n);
     const at = key(opts.requestIndex, item.messageId);
-    const open = expanded.has(at);
-    const text = texts.get(at);
-    const where = item.section ? SECTION_TITLES[item.section] : '';
-    // Prompt parts have a stored text only when they carry its hash (numbers-only parts do not).
-    const hasText = item.textHash !== undefined || item.kind === 'framing' || !item.section || item.section === 'conversation';
-    const toggle = opts.onRequestText && hasText
-      ? button(open ? 'Hide text' : 'Show text', () => {
-          if (open) expanded.delete(at);
-          else {
-            expanded.add(at);
-            if (!text) opts.onRequestText?.(item.messageId);
-          }
-          opts.onSort(opts.sort); // renders the list again
-        }, { appearance: 'secondary', class: 'text-toggle', attrs: { 'data-expand': item.messageId, 'aria-expanded': String(open) } })
-      : null;
-    return h('li', { class: `item role-${cssToken(item.role)}${item.section ? ` section-${cssToken(item.section)}` : ''}`, attrs: { 'data-message-id': item.messageId, 'data-kind': item.kind, 'data-position': position, 'data-tokens': item.tokens } }, [
-      h('div', { class: 'item-head' }, [
-        h('span', { class: 'item-pos', text: `${position + 1}` }),
-        h('span', { class: 'item-role', text: where || item.role }),
-        h('span', { class: 'item-kind', text: describe(item), title: item.path ?? item.source }),
-        h('span', { class: 'item-tokens', text: `${tokens(item.tokens)} tok` }),
-        h('span', { class: 'item-badges' }, item.badges.map((b) => badge(b))),
-        toggle,
-        opts.onOpenInEditor && hasText
-          ? button('Open', () => opts.onOpenInEditor?.(position), { appearance: 'secondary', class: 'open-item', title: 'Open the exact text in a read-only editor', attrs: { 'data-open-item': String(position) } })
-          : null,
-        opts.onPin && (!item.section || item.section === 'conversation') && item.kind !== 'framing'
-          ? button(pinned ? 'Unpin' : 'Pin', () => opts.onPin?.(item.messageId, !pinned), {
-              appearance: 'secondary',
-              class: 'pin-toggle',
-              title: pinned ? 'Let compaction remove this item again' : 'Keep this item through compactions',
-              attrs: { 'data-pin': item.messageId, 'aria-pressed': String(pinned) },
-            })
-          : null,
-      ]),
-      item.preview && !open ? h('div', { class: 'item-preview', text: item.preview }) : null,
-      open
-        ? text
-          ? h('pre', { class: 'item-text', attrs: { 'data-item-text': item.messageId, tabindex: 0 }, text: text.text })
-          : h('div', { class: 'item-text loading', text: 'Loading the text…' })
-        : null,
-    ]);
+    return { key: `${item.messageId}\u0000${n}`, textKey: at, item, position, open: expanded.has(at), text: texts.get(at) };
   });
-  return h('div', { class: 'item-list', attrs: { 'data-list': opts.label } }, [
-    h('div', { class: 'list-toolbar' }, [
+  view.rows.update(rows);
+  // The toolbar and the "Show more" button are made again when what they say changes; the rows'
+  // list element stays in place (moving it would reconnect every row's controls).
+  const toolbarKey = `${items.length}\u0000${total}\u0000${opts.sort}`;
+  if (view.toolbar.dataset.key !== toolbarKey) {
+    view.toolbar.dataset.key = toolbarKey;
+    replace(view.toolbar, [
       h('span', { class: 'list-summary', text: `${items.length} items · ${tokens(total)} tokens` }),
       h('span', { class: 'sort-label', text: 'Sort:' }),
       sortButton('position', 'Position'),
       sortButton('size', 'Size'),
-    ]),
-    items.length ? h('ol', { class: 'items' }, rows) : h('p', { class: 'empty', text: 'No items.' }),
-    hidden > 0
-      ? button(hidden <= ITEMS_PAGE ? `Show ${hidden.toLocaleString('en-US')} more items` : `Show ${ITEMS_PAGE} more items (${hidden.toLocaleString('en-US')} not shown)`, () => {
-          shownRows.set(listKey, shown + ITEMS_PAGE);
-          opts.onSort(opts.sort); // renders the list again
-        }, { appearance: 'secondary', attrs: { 'data-action': 'show-more-items' } })
-      : null,
-  ]);
+    ]);
+  }
+  replace(view.body, [items.length ? view.rows.container : view.empty]);
+  const moreLabel = hidden <= 0 ? '' : hidden <= ITEMS_PAGE ? `Show ${hidden.toLocaleString('en-US')} more items` : `Show ${ITEMS_PAGE} more items (${hidden.toLocaleString('en-US')} not shown)`;
+  if (view.more.dataset.label !== moreLabel) {
+    view.more.dataset.label = moreLabel;
+    replace(view.more, moreLabel ? [button(moreLabel, () => {
+      shownRows.set(listKey, (shownRows.get(listKey) ?? ITEMS_PAGE) + ITEMS_PAGE);
+      view!.opts.onSort(view!.opts.sort); // renders the list again
+    }, { appearance: 'secondary', attrs: { 'data-action': 'show-more-items' } })] : []);
+  }
+  return view.root;
 }
 
 function cssToken(text: string): string {

@@ -47,6 +47,8 @@ let heldBlobs: HeldList<InspectorState['blobs'][number]> = heldListOf<InspectorS
 let turnItems: { requestIndex: number; items: RequestItem[] } | undefined;
 let preview: CompactionPreviewView | undefined;
 let busy = false;
+/** The selected request's heading, kept while it stays selected (so its list is not moved). */
+let turnHeading: HTMLElement | undefined;
 /** How many of the latest requests the timeline draws, and of the latest offloaded results the list. */
 let timelineShown = TIMELINE_PAGE;
 let resultsShown = RESULTS_PAGE;
@@ -110,21 +112,31 @@ function selectTurn(requestIndex: number): void {
 }
 
 function loadBlob(refId: string, offset: number): void {
-  const view = blobPages.get(refId) ?? { text: '', totalBytes: 0, loading: false };
-  view.loading = true;
-  blobPages.set(refId, view);
+  // A new object, not a changed one: the list redraws a result when its view object changes.
+  blobPages.set(refId, { ...(blobPages.get(refId) ?? { text: '', totalBytes: 0 }), loading: true });
   host.post({ type: 'loadBlob', refId, offset });
 }
 
 // ---- renderers ----
+/** What each small section was last drawn from: it is drawn again only when that changed. */
+const drawnFrom = new Map<HTMLElement, string>();
+
+function drawIfChanged(slot: HTMLElement, from: unknown, draw: () => void): void {
+  const signature = JSON.stringify(from);
+  if (drawnFrom.get(slot) === signature) return;
+  drawnFrom.set(slot, signature);
+  draw();
+}
+
 function renderAll(): void {
   if (!state) return;
-  replace(headerSlot, [renderHeader(state)]);
-  replace(barSlot, state.figures ? [renderStackedBar(state.figures), renderLegend(state.figures)] : [h('p', { class: 'empty', text: 'No budget yet: open a session.' })]);
+  const { turns: _turns, current: _current, blobs: _blobs, blobTitles: _titles, compactions: _compactions, ...small } = state;
+  drawIfChanged(headerSlot, small, () => replace(headerSlot, [renderHeader(state!)]));
+  drawIfChanged(barSlot, state.figures ?? null, () => replace(barSlot, state!.figures ? [renderStackedBar(state!.figures), renderLegend(state!.figures)] : [h('p', { class: 'empty', text: 'No budget yet: open a session.' })]));
   renderRequests();
   renderCurrent();
   replace(toolSlot, [renderToolTokens(state.current, state.figures?.components.tools ?? 0)]);
-  renderHistory();
+  drawIfChanged(historySlot, [state.compactions, [...openCompactions]], renderHistory);
   renderBlobs();
   renderPreviewSlot();
 }
@@ -151,8 +163,9 @@ function renderRequests(): void {
   } else if (!turnItems || turnItems.requestIndex !== ui.selectedTurn) {
     replace(turnSlot, [h('div', { class: 'loading' }, [progressRing('Loading'), `Loading request #${ui.selectedTurn}…`])]);
   } else {
+    if (turnHeading?.dataset.request !== String(turnItems.requestIndex)) turnHeading = h('h3', { text: `Request #${turnItems.requestIndex}`, attrs: { 'data-request': turnItems.requestIndex } });
     replace(turnSlot, [
-      h('h3', { text: `Request #${turnItems.requestIndex}` }),
+      turnHeading,
       renderItemList(turnItems.items, {
         label: 'turn',
         requestIndex: turnItems.requestIndex,

@@ -1,6 +1,7 @@
 import type { BlobInfo } from '../../src/protocol/records';
 import { button, progressRing } from '../ui/controls';
-import { details, h } from '../ui/dom';
+import { details, h, replace } from '../ui/dom';
+import { KeyedChildren } from '../ui/keyedChildren';
 import { bytes, tokens, time } from '../ui/format';
 
 /** Pages of one offloaded output loaded so far. */
@@ -47,25 +48,62 @@ function blobBody(blob: BlobInfo, opts: OffloadedOptions): HTMLElement[] {
   return out;
 }
 
+/** What one result's row shows. */
+interface ResultRow {
+  blob: BlobInfo;
+  title: string;
+  open: boolean;
+  view?: BlobView;
+}
+
+function renderResult(row: ResultRow, opts: () => OffloadedOptions): HTMLElement {
+  const { blob: b } = row;
+  return details(
+    [
+      h('span', { class: 'blob-tool', title: `ref_id ${b.id}`, text: row.title }),
+      h('span', { class: 'blob-size', text: bytes(b.byteSize) }),
+      h('span', { class: 'blob-lines', text: `${tokens(b.lineCount)} lines` }),
+    ],
+    blobBody(b, opts()),
+    { open: row.open, class: 'blob', attrs: { 'data-ref-id': b.id }, onToggle: (isOpen) => opts().onToggle(b.id, isOpen) },
+  );
+}
+
+/** The list's elements, kept from render to render: a new result draws one row. */
+interface ResultList {
+  root: HTMLElement;
+  more: HTMLElement;
+  rows: KeyedChildren<ResultRow>;
+  opts: OffloadedOptions;
+}
+let list: ResultList | undefined;
+
 /**
  * Tool outputs stored in full outside the context, oldest first; expanding one pages its content
- * in. The latest are drawn, with earlier ones a page at a time.
+ * in. The latest are drawn, with earlier ones a page at a time. The same element is returned each time.
  */
 export function renderOffloadedResults(blobs: BlobInfo[], titles: Readonly<Record<string, string>>, opts: OffloadedOptions): HTMLElement {
   if (blobs.length === 0) return h('p', { class: 'empty', text: 'No offloaded results.' });
+  let current = list;
+  if (!current) {
+    const rowsEl = h('div', { class: 'blob-rows' });
+    const created: ResultList = {
+      root: h('div', { class: 'blobs' }),
+      more: h('div', { class: 'blobs-more' }),
+      rows: new KeyedChildren<ResultRow>(rowsEl, (row) => row.blob.id, (row) => renderResult(row, () => created.opts), (a, b) => a.blob === b.blob && a.title === b.title && a.open === b.open && a.view === b.view),
+      opts,
+    };
+    created.root.append(created.more, rowsEl);
+    current = list = created;
+  }
+  const view = current;
+  view.opts = opts;
   const earlier = Math.max(0, blobs.length - Math.max(1, opts.shown));
-  const more = earlier > 0
-    ? button(earlier <= RESULTS_PAGE ? `Show ${earlier.toLocaleString('en-US')} earlier results` : `Show ${RESULTS_PAGE} earlier results (${earlier.toLocaleString('en-US')} more)`, () => opts.onShowEarlier(), { appearance: 'secondary', attrs: { 'data-action': 'show-earlier-results' } })
-    : null;
-  return h('div', { class: 'blobs' }, [more, ...blobs.slice(earlier).map((b) =>
-    details(
-      [
-        h('span', { class: 'blob-tool', title: `ref_id ${b.id}`, text: titles[b.id] ?? b.toolName }),
-        h('span', { class: 'blob-size', text: bytes(b.byteSize) }),
-        h('span', { class: 'blob-lines', text: `${tokens(b.lineCount)} lines` }),
-      ],
-      blobBody(b, opts),
-      { open: opts.open.has(b.id), class: 'blob', attrs: { 'data-ref-id': b.id }, onToggle: (isOpen) => opts.onToggle(b.id, isOpen) },
-    ),
-  )]);
+  const moreLabel = earlier <= 0 ? '' : earlier <= RESULTS_PAGE ? `Show ${earlier.toLocaleString('en-US')} earlier results` : `Show ${RESULTS_PAGE} earlier results (${earlier.toLocaleString('en-US')} more)`;
+  if (view.more.dataset.label !== moreLabel) {
+    view.more.dataset.label = moreLabel;
+    replace(view.more, moreLabel ? [button(moreLabel, () => view.opts.onShowEarlier(), { appearance: 'secondary', attrs: { 'data-action': 'show-earlier-results' } })] : []);
+  }
+  view.rows.update(blobs.slice(earlier).map((blob) => ({ blob, title: titles[blob.id] ?? blob.toolName, open: opts.open.has(blob.id), view: opts.pages.get(blob.id) })));
+  return view.root;
 }

@@ -1,6 +1,7 @@
 import { formatShare, type TurnView } from '../../src/protocol/inspector';
 import { button } from '../ui/controls';
-import { h } from '../ui/dom';
+import { h, replace } from '../ui/dom';
+import { KeyedChildren } from '../ui/keyedChildren';
 import { tokens, time } from '../ui/format';
 import { USED_SEGMENTS } from './segments';
 
@@ -32,51 +33,75 @@ export interface TimelineOptions {
   onShowOlder(): void;
 }
 
+/** What one column shows. */
+interface Column {
+  turn: TurnView;
+  scale: number;
+  selected: boolean;
+}
+
+function renderColumn({ turn: t, scale, selected }: Column, onSelect: (requestIndex: number) => void): HTMLElement {
+  const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, t.components[s.name]), 0);
+  const stack = h('div', { class: 'turn-stack' });
+  stack.style.height = `${Math.max(2, (requestSize(t) / scale) * 100)}%`;
+  for (const s of USED_SEGMENTS) {
+    const value = Math.max(0, t.components[s.name]);
+    if (value === 0 || total === 0) continue;
+    const part = h('div', { class: `turn-part seg-${s.name}`, attrs: { 'data-segment': s.name, 'data-tokens': value } });
+    part.style.height = `${(value / total) * 100}%`;
+    stack.appendChild(part);
+  }
+  return h('button', {
+    class: `turn${selected ? ' selected' : ''}${t.compactionId ? ' compacted' : ''}`,
+    title: turnTitle(t),
+    attrs: { 'data-request-index': t.requestIndex, 'aria-pressed': selected ? 'true' : 'false', 'data-compaction': t.compactionId, type: 'button' },
+    on: { click: () => onSelect(t.requestIndex) },
+  }, [
+    h('div', { class: 'turn-track' }, [stack]),
+    h('span', { class: 'turn-label', text: `#${t.requestIndex}` }),
+    t.compactionId ? h('span', { class: 'turn-compacted', text: 'C', title: 'Compaction ran before this request' }) : null,
+  ]);
+}
+
+/** The timeline's elements, kept from render to render: a new request draws one column. */
+let view: { wrap: HTMLElement; row: HTMLElement; columns: KeyedChildren<Column>; more: HTMLElement; hint: HTMLElement; onSelect: (requestIndex: number) => void } | undefined;
+
 /**
  * One small stacked column per request; its height is the share of the effective window it
  * carried. The latest requests are drawn, a page at a time: a session of 10,000 requests costs
- * what a short one does until older ones are asked for.
+ * what a short one does until older ones are asked for. The same element is returned each time.
  */
 export function renderTimeline(turns: TurnView[], options: TimelineOptions): HTMLElement {
-  const { effectiveWindow, selected, onSelect } = options;
+  const { effectiveWindow, selected } = options;
   if (turns.length === 0) return h('p', { class: 'empty', text: 'No requests sent yet.' });
+  if (!view) {
+    const columnsEl = h('div', { class: 'timeline-columns' });
+    const created = {
+      wrap: h('div', { class: 'timeline-wrap' }),
+      row: h('div', { class: 'timeline', attrs: { role: 'group', 'aria-label': 'Requests, latest first' } }),
+      columns: new KeyedChildren<Column>(columnsEl, (c) => String(c.turn.requestIndex), (c) => renderColumn(c, (i) => created.onSelect(i)), (a, b) => a.turn === b.turn && a.scale === b.scale && a.selected === b.selected),
+      more: h('div', { class: 'timeline-more' }),
+      hint: h('p', { class: 'hint' }),
+      onSelect: options.onSelect,
+    };
+    created.row.append(columnsEl, created.more);
+    created.wrap.append(created.row, created.hint);
+    view = created;
+  }
+  view.onSelect = options.onSelect;
   let scale = Math.max(effectiveWindow, 1);
   for (const t of turns) scale = Math.max(scale, requestSize(t));
   // The latest request comes first: it is the one a user looks for, and older ones scroll into view.
   const newestFirst = [...turns].sort((a, b) => b.requestIndex - a.requestIndex);
   const drawn = newestFirst.slice(0, Math.max(1, options.shown));
   const older = newestFirst.length - drawn.length;
-  const columns = drawn.map((t) => {
-    const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, t.components[s.name]), 0);
-    const stack = h('div', { class: 'turn-stack' });
-    stack.style.height = `${Math.max(2, (requestSize(t) / scale) * 100)}%`;
-    for (const s of USED_SEGMENTS) {
-      const value = Math.max(0, t.components[s.name]);
-      if (value === 0 || total === 0) continue;
-      const part = h('div', { class: `turn-part seg-${s.name}`, attrs: { 'data-segment': s.name, 'data-tokens': value } });
-      part.style.height = `${(value / total) * 100}%`;
-      stack.appendChild(part);
-    }
-    const isSelected = selected === t.requestIndex;
-    return h('button', {
-      class: `turn${isSelected ? ' selected' : ''}${t.compactionId ? ' compacted' : ''}`,
-      title: turnTitle(t),
-      attrs: { 'data-request-index': t.requestIndex, 'aria-pressed': isSelected ? 'true' : 'false', 'data-compaction': t.compactionId, type: 'button' },
-      on: { click: () => onSelect(t.requestIndex) },
-    }, [
-      h('div', { class: 'turn-track' }, [stack]),
-      h('span', { class: 'turn-label', text: `#${t.requestIndex}` }),
-      t.compactionId ? h('span', { class: 'turn-compacted', text: 'C', title: 'Compaction ran before this request' }) : null,
-    ]);
-  });
+  view.columns.update(drawn.map((turn) => ({ turn, scale, selected: selected === turn.requestIndex })));
+  const moreLabel = older <= 0 ? '' : older <= TIMELINE_PAGE ? `Show ${older.toLocaleString('en-US')} older requests` : `Show ${TIMELINE_PAGE} older requests (${older.toLocaleString('en-US')} more)`;
+  if (view.more.dataset.label !== moreLabel) {
+    view.more.dataset.label = moreLabel;
+    replace(view.more, moreLabel ? [button(moreLabel, () => options.onShowOlder(), { appearance: 'secondary', attrs: { 'data-action': 'show-older-requests' } })] : []);
+  }
   const compactions = turns.filter((t) => t.compactionId).length;
-  return h('div', { class: 'timeline-wrap' }, [
-    h('div', { class: 'timeline', attrs: { role: 'group', 'aria-label': 'Requests, latest first' } }, [
-      ...columns,
-      older > 0
-        ? button(older <= TIMELINE_PAGE ? `Show ${older.toLocaleString('en-US')} older requests` : `Show ${TIMELINE_PAGE} older requests (${older.toLocaleString('en-US')} more)`, () => options.onShowOlder(), { appearance: 'secondary', attrs: { 'data-action': 'show-older-requests' } })
-        : null,
-    ]),
-    h('p', { class: 'hint', text: `${turns.length} requests, latest first · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${tokens(requestSize(newestFirst[0]))} tokens, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})` }),
-  ]);
+  view.hint.textContent = `${turns.length} requests, latest first · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${tokens(requestSize(newestFirst[0]))} tokens, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})`;
+  return view.wrap;
 }

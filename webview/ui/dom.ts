@@ -47,8 +47,10 @@ export function append(parent: Node, children: Child[]): void {
   }
 }
 
-/** Replaces all children of `parent`. */
+/** Replaces all children of `parent` (nothing is touched when they are already those children). */
 export function replace(parent: Node, children: Child[]): void {
+  const nodes = children.filter((child): child is Node => child instanceof Node);
+  if (nodes.length === children.length && nodes.length === parent.childNodes.length && nodes.every((node, i) => parent.childNodes[i] === node)) return;
   while (parent.firstChild) parent.removeChild(parent.firstChild);
   append(parent, children);
 }
