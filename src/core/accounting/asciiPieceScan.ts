@@ -24,8 +24,14 @@ export const CL100K_PATTERN =
 /** The matcher for a pattern: where its match at `at` (< text.length) ends, or -1 to ask the RegExp. */
 export type PieceEndFinder = (text: string, at: number) => number;
 
+export function hasAsciiMatcher(pattern: string): boolean {
+  return pattern === O200K_PATTERN || pattern === CL100K_PATTERN;
+}
+
 /** The hand-written matcher for `pattern`, if it has one. */
 export function asciiMatcherFor(pattern: string): PieceEndFinder | undefined {
+  if (!hasAsciiMatcher(pattern)) return undefined;
+  if (CLASS.length === 0) CLASS = buildClasses();
   if (pattern === O200K_PATTERN) return o200kPieceEnd;
   if (pattern === CL100K_PATTERN) return cl100kPieceEnd;
   return undefined;
@@ -44,24 +50,32 @@ const OTHER = 7; // neither letter, digit nor whitespace
 /**
  * The class of each UTF-16 code unit: UNKNOWN past ASCII; in ASCII, asked of the RegExp engine
  * itself so that it agrees with the patterns. Indexed directly by charCodeAt (a 64 KB table rather
- * than a test for ASCII before each look-up).
+ * than a test for ASCII before each look-up). Built when a matcher is first asked for, not at import.
  */
-const CLASS = (() => {
+let CLASS: Uint8Array = new Uint8Array(0);
+
+function buildClasses(): Uint8Array {
   const classes = new Uint8Array(0x10000);
+  const mark = /\p{M}|\p{Lt}|\p{Lm}|\p{Lo}/u;
+  const lower = /\p{Ll}/u;
+  const upper = /\p{Lu}/u;
+  const letter = /\p{L}/u;
+  const digit = /\p{N}/u;
+  const space = /\s/u;
   for (let c = 0; c < 128; c++) {
     const s = String.fromCharCode(c);
-    if (/\p{M}|\p{Lt}|\p{Lm}|\p{Lo}/u.test(s)) classes[c] = UNKNOWN;
-    else if (/\p{Ll}/u.test(s)) classes[c] = LOWER;
-    else if (/\p{Lu}/u.test(s)) classes[c] = UPPER;
-    else if (/\p{L}/u.test(s)) classes[c] = UNKNOWN;
-    else if (/\p{N}/u.test(s)) classes[c] = DIGIT;
+    if (mark.test(s)) classes[c] = UNKNOWN;
+    else if (lower.test(s)) classes[c] = LOWER;
+    else if (upper.test(s)) classes[c] = UPPER;
+    else if (letter.test(s)) classes[c] = UNKNOWN;
+    else if (digit.test(s)) classes[c] = DIGIT;
     else if (c === 0x20) classes[c] = SPACE;
     else if (c === 0x0d || c === 0x0a) classes[c] = NEWLINE;
-    else if (/\s/u.test(s)) classes[c] = BLANK;
+    else if (space.test(s)) classes[c] = BLANK;
     else classes[c] = OTHER;
   }
   return classes;
-})();
+}
 
 /** The o200k_base pattern's match at `at` (< text.length), or -1 to ask the RegExp. */
 function o200kPieceEnd(text: string, at: number): number {

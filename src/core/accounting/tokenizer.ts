@@ -3,6 +3,7 @@ import { bpeCount, bpeCountSteps } from './bpeCount';
 import { loadRanksAsync, loadRanksSync, type EncodingName, type LoadedRanks } from './rankLoader';
 import { NO_RANK, type RankTable } from './rankTable';
 import { PieceCountCache } from './pieceCountCache';
+import { hasAsciiMatcher } from './asciiPieceScan';
 import { PieceSplitter } from './pieceSplitter';
 import { utf8RangeInto } from './utf8';
 
@@ -91,8 +92,7 @@ class CachedCounter implements TokenCounter {
     this.ranks = ranks;
     this.pattern = new RegExp(ranks.pattern, 'gu');
     this.sticky = new RegExp(ranks.pattern, 'uy');
-    this.splitter = new PieceSplitter(ranks.pattern);
-    if (!this.splitter.scansAscii) this.regExpPiecesLeft = Infinity; // no matcher: the RegExp does it all
+    if (!hasAsciiMatcher(ranks.pattern)) this.regExpPiecesLeft = Infinity; // no matcher: the RegExp does it all
   }
 
   private ensure(): RankTable {
@@ -154,7 +154,7 @@ class CachedCounter implements TokenCounter {
   }
 
   private countByMatcher(table: RankTable, text: string): number {
-    const splitter = this.splitter!;
+    const splitter = (this.splitter ??= new PieceSplitter(this.ranks!.pattern));
     let total = 0;
     for (let at = 0; at < text.length; ) {
       at = splitter.next(text, at);
