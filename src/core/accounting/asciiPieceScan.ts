@@ -79,9 +79,23 @@ function buildClasses(): Uint8Array {
 
 /** The o200k_base pattern's match at `at` (< text.length), or -1 to ask the RegExp. */
 function o200kPieceEnd(text: string, at: number): number {
+  return pieceEnd(text, at, true);
+}
+
+/** The cl100k_base pattern's match at `at` (< text.length), or -1 to ask the RegExp. */
+function cl100kPieceEnd(text: string, at: number): number {
+  if (text.charCodeAt(at) === 0x27) {
+    const end = contractionEnd(text, at); // its first alternative: a contraction on its own
+    if (end > at) return end;
+  }
+  return pieceEnd(text, at, false);
+}
+
+/** Alternatives common to both patterns; o200k_base's words are capitals then small letters and its punctuation takes slashes after line breaks. */
+function pieceEnd(text: string, at: number, o200k: boolean): number {
   const n = text.length;
   const first = CLASS[text.charCodeAt(at)];
-  if (first === LOWER || first === UPPER) return o200kWordEnd(text, at);
+  if (first === LOWER || first === UPPER) return o200k ? o200kWordEnd(text, at) : lettersEnd(text, at);
   if (first === DIGIT) return digitsEnd(text, at);
   if (first === UNKNOWN) return -1;
   if (first !== NEWLINE) {
@@ -89,32 +103,9 @@ function o200kPieceEnd(text: string, at: number): number {
     if (at + 1 < n) {
       const second = CLASS[text.charCodeAt(at + 1)];
       if (second === UNKNOWN) return -1;
-      if (second === LOWER || second === UPPER) return o200kWordEnd(text, at + 1);
-      if (first === OTHER) return punctuationEnd(text, at, true);
-      if (first === SPACE && second === OTHER) return punctuationEnd(text, at + 1, true);
-    } else if (first === OTHER) return n;
-  }
-  return whitespaceEnd(text, at);
-}
-
-/** The cl100k_base pattern's match at `at` (< text.length), or -1 to ask the RegExp. */
-function cl100kPieceEnd(text: string, at: number): number {
-  const n = text.length;
-  const first = CLASS[text.charCodeAt(at)];
-  if (first === LOWER || first === UPPER) return lettersEnd(text, at);
-  if (first === DIGIT) return digitsEnd(text, at);
-  if (first === UNKNOWN) return -1;
-  if (text.charCodeAt(at) === 0x27) {
-    const end = contractionEnd(text, at);
-    if (end > at) return end;
-  }
-  if (first !== NEWLINE) {
-    if (at + 1 < n) {
-      const second = CLASS[text.charCodeAt(at + 1)];
-      if (second === UNKNOWN) return -1;
-      if (second === LOWER || second === UPPER) return lettersEnd(text, at + 1);
-      if (first === OTHER) return punctuationEnd(text, at, false);
-      if (first === SPACE && second === OTHER) return punctuationEnd(text, at + 1, false);
+      if (second === LOWER || second === UPPER) return o200k ? o200kWordEnd(text, at + 1) : lettersEnd(text, at + 1);
+      if (first === OTHER) return punctuationEnd(text, at, o200k);
+      if (first === SPACE && second === OTHER) return punctuationEnd(text, at + 1, o200k);
     } else if (first === OTHER) return n;
   }
   return whitespaceEnd(text, at);
