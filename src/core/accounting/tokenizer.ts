@@ -24,6 +24,7 @@ const MAX_CACHED_PIECE = 64;
 const NONE = NO_RANK; // a module-level copy: from source, each use of an import is a getter call
 const MAX_CACHE_ENTRIES = 200_000;
 const SLICE_CHARS = 64 * 1024;
+const MAX_CARRIED_PIECES = 50_000;
 
 /**
  * How many pieces a counter splits with the RegExp before it moves to the hand-written matcher
@@ -138,8 +139,21 @@ class CachedCounter implements TokenCounter {
       at = match[0].length ? pattern.lastIndex : match.index + (text.codePointAt(match.index)! > 0xffff ? 2 : 1);
     }
     this.regExpPiecesLeft -= pieces;
-    if (this.regExpPiecesLeft <= 0) this.byPiece = new Map(); // the matcher has its own cache
+    if (this.regExpPiecesLeft <= 0) this.moveToMatcher();
     return total;
+  }
+
+  /**
+   * The matcher's cache starts with (at most MAX_CARRIED_PIECES of) what the Map holds, the pieces
+   * met first, so those are not counted again; the cap bounds this one-time pass to a few ms.
+   */
+  private moveToMatcher(): void {
+    let carried = 0;
+    for (const [piece, n] of this.byPiece) {
+      if (carried++ >= MAX_CARRIED_PIECES) break;
+      if (this.byRange.get(piece, 0, piece.length) < 0) this.byRange.set(piece, 0, piece.length, n);
+    }
+    this.byPiece = new Map();
   }
 
   private countPiece(table: RankTable, piece: string): number {
