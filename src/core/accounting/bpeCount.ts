@@ -9,6 +9,10 @@
  */
 import { NO_RANK, type RankTable } from './rankTable';
 
+// A module-level copy: run from source (tests, benchmarks), each use of an imported binding is a
+// getter call, several per merge step in code the JIT has not optimized yet.
+const NONE = NO_RANK;
+
 const SHORT_PIECE_BYTES = 128;
 /** Work units (map look-ups or merges) between pauses of the long-piece generator. */
 export const BPE_STEPS_PER_PAUSE = 20_000;
@@ -36,7 +40,7 @@ const shortPairRanks = new Int32Array(SHORT_PIECE_BYTES);
 export function bpeCountShort(bytes: Uint8Array, ranks: RankTable): number {
   const n = bytes.length;
   if (n <= 1) return n;
-  if (ranks.rankOf(bytes, 0, n) !== NO_RANK) return 1;
+  if (ranks.rankOf(bytes, 0, n) !== NONE) return 1;
   // parts[i] starts at starts[i]; pairRanks[i] is the rank of parts i and i + 1 merged.
   const starts = n <= SHORT_PIECE_BYTES ? shortStarts : new Int32Array(n + 1);
   const pairRanks = n <= SHORT_PIECE_BYTES ? shortPairRanks : new Int32Array(n);
@@ -44,7 +48,7 @@ export function bpeCountShort(bytes: Uint8Array, ranks: RankTable): number {
   for (let i = 0; i < n - 1; i++) pairRanks[i] = ranks.rankOf(bytes, i, i + 2);
   let parts = n;
   while (parts > 1) {
-    let best = NO_RANK;
+    let best = NONE;
     let at = -1;
     for (let i = 0; i < parts - 1; i++) {
       if (pairRanks[i] < best) {
@@ -114,21 +118,21 @@ function* bpeCountLong(bytes: Uint8Array, ranks: RankTable): Generator<void, num
   // Parts are identified by their first byte's offset; next[s] is where the following part starts.
   const next = new Int32Array(n);
   const prev = new Int32Array(n);
-  const pairRank = new Int32Array(n); // rank of (part at s, following part); NO_RANK if none
+  const pairRank = new Int32Array(n); // rank of (part at s, following part); NONE if none
   // At most n initial pairs and two new ones per merge (n − 1 merges at most): never regrows.
   const heap = new NumberHeap(3 * n);
   let work = 0;
   for (let s = 0; s < n; s++) {
     next[s] = s + 1;
     prev[s] = s - 1;
-    const rank = s + 2 <= n ? ranks.rankOf(bytes, s, s + 2) : NO_RANK;
+    const rank = s + 2 <= n ? ranks.rankOf(bytes, s, s + 2) : NONE;
     pairRank[s] = rank;
-    if (rank !== NO_RANK) heap.push(rank * POSITION_SPAN + s);
+    if (rank !== NONE) heap.push(rank * POSITION_SPAN + s);
     if (++work % BPE_STEPS_PER_PAUSE === 0) yield;
   }
   const rankAt = (s: number): number => {
     const following = next[s];
-    if (following >= n) return NO_RANK;
+    if (following >= n) return NONE;
     return ranks.rankOf(bytes, s, next[following]);
   };
   let parts = n;
@@ -142,14 +146,14 @@ function* bpeCountLong(bytes: Uint8Array, ranks: RankTable): Generator<void, num
     const absorbed = next[s];
     next[s] = next[absorbed];
     if (next[s] < n) prev[next[s]] = s;
-    pairRank[absorbed] = NO_RANK;
+    pairRank[absorbed] = NONE;
     parts--;
     pairRank[s] = rankAt(s);
-    if (pairRank[s] !== NO_RANK) heap.push(pairRank[s] * POSITION_SPAN + s);
+    if (pairRank[s] !== NONE) heap.push(pairRank[s] * POSITION_SPAN + s);
     const before = prev[s];
     if (before >= 0) {
       pairRank[before] = rankAt(before);
-      if (pairRank[before] !== NO_RANK) heap.push(pairRank[before] * POSITION_SPAN + before);
+      if (pairRank[before] !== NONE) heap.push(pairRank[before] * POSITION_SPAN + before);
     }
   }
   return parts;

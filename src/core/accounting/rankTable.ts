@@ -50,6 +50,11 @@ export class RankTable {
     this.tokenMask = 2 ** tokenBits - 1;
   }
 
+  /** Rank of the two bytes `first`, `second`, or NO_RANK if they are not a token. */
+  pairRank(first: number, second: number): number {
+    return this.pairs[(first << 8) | second];
+  }
+
   /** Rank of the byte sequence bytes[from .. to), or NO_RANK if it is not a token. */
   rankOf(bytes: Uint8Array, from: number, to: number): number {
     if (to - from === 2) return this.pairs[(bytes[from] << 8) | bytes[from + 1]];

@@ -1,8 +1,11 @@
 import { nextTurn } from '../nextTurn';
 import { bpeCount, bpeCountSteps } from './bpeCount';
 import { loadRanksAsync, loadRanksSync, type EncodingName, type LoadedRanks } from './rankLoader';
-import type { RankTable } from './rankTable';
-import { utf8Into } from './utf8';
+import { NO_RANK, type RankTable } from './rankTable';
+import { PieceCountCache } from './pieceCountCache';
+import { hasAsciiMatcher } from './asciiPieceScan';
+import { PieceSplitter } from './pieceSplitter';
+import { utf8RangeInto } from './utf8';
 
 export type { EncodingName };
 
@@ -18,31 +21,61 @@ export interface TokenCounter {
 }
 
 const MAX_CACHED_PIECE = 64;
+const NONE = NO_RANK; // a module-level copy: from source, each use of an import is a getter call
 const MAX_CACHE_ENTRIES = 200_000;
 const SLICE_CHARS = 64 * 1024;
+const MAX_CARRIED_PIECES = 50_000;
 
 /**
- * Counting over the encoding's ranks (the same as js-tiktoken's): the text is split with the encoding's own pre-tokenizer
- * pattern and each piece's BPE count is cached. Pieces repeat heavily in code and logs, so most
- * pieces cost a map lookup. The ranks load on the first count, or earlier and without blocking
- * through load(); never at import.
+ * How many pieces a counter splits with the RegExp before it moves to the hand-written matcher
+ * (about 4.5 MB of agent text). The RegExp, slice and Map are the engine's own compiled code, fast
+ * from the first call; the matcher and the range-keyed cache are JavaScript, slower than them
+ * until V8 has optimized them (1.5× slower over the first 50-150 KB of code, CJK or emoji) and
+ * about 1.5× faster after. Moving over costs that warm-up once, and the new cache refills, so it
+ * pays in a process that counts a lot: a replay, a long session.
+ */
+export const REGEXP_PIECES_BEFORE_MATCHER = 1 << 20;
+
+/** Count of a piece of one or two ASCII chars, read from the ranks directly; 0 for any other piece. */
+function asciiCount(table: RankTable, text: string, from: number, to: number): number {
+  const first = text.charCodeAt(from);
+  if (first >= 0x80) return 0;
+  if (to - from === 1) return 1; // every byte is a token
+  if (to - from !== 2) return 0;
+  const second = text.charCodeAt(from + 1);
+  if (second >= 0x80) return 0;
+  return table.pairRank(first, second) === NONE ? 2 : 1;
+}
+
+/**
+ * Counting over the encoding's ranks (the same as js-tiktoken's): the text is split with the
+ * encoding's own pre-tokenizer pattern and each piece's BPE count is cached; pieces repeat heavily
+ * in code and logs, so most pieces cost a look-up. Splitting is done first with the pattern's
+ * RegExp, then (see REGEXP_PIECES_BEFORE_MATCHER) by a hand-written matcher for ASCII that looks
+ * pieces up from their range of the text, with no string built. The ranks load on the first count,
+ * or earlier and without blocking through load(); never at import.
  */
 class CachedCounter implements TokenCounter {
   private ranks?: LoadedRanks;
   private pattern?: RegExp;
   /** The same pattern, sticky: matches only where the previous piece ended, with no match array built. */
   private sticky?: RegExp;
+  private splitter?: PieceSplitter;
   private loading?: Promise<void>;
-  private readonly cache = new Map<string, number>();
+  /** Counts of the pieces met while splitting with the RegExp, by piece. */
+  private byPiece = new Map<string, number>();
+  /** Counts of the pieces met while splitting with the matcher, looked up by range. */
+  private readonly byRange = new PieceCountCache(MAX_CACHE_ENTRIES);
+  private regExpPiecesLeft: number;
   /** A piece's UTF-8 bytes for a synchronous count; grows to the longest piece seen. */
   private scratch = new Uint8Array(1024);
 
-  private bytesOf(piece: string): Uint8Array {
-    if (piece.length * 3 > this.scratch.length) this.scratch = new Uint8Array(piece.length * 3);
-    return this.scratch.subarray(0, utf8Into(piece, this.scratch));
+  constructor(
+    readonly encoding: EncodingName,
+    regExpPieces = REGEXP_PIECES_BEFORE_MATCHER,
+  ) {
+    this.regExpPiecesLeft = regExpPieces;
   }
-
-  constructor(readonly encoding: EncodingName) {}
 
   isLoaded(): boolean {
     return this.ranks !== undefined;
@@ -60,6 +93,7 @@ class CachedCounter implements TokenCounter {
     this.ranks = ranks;
     this.pattern = new RegExp(ranks.pattern, 'gu');
     this.sticky = new RegExp(ranks.pattern, 'uy');
+    if (!hasAsciiMatcher(ranks.pattern)) this.regExpPiecesLeft = Infinity; // no matcher: the RegExp does it all
   }
 
   private ensure(): RankTable {
@@ -67,32 +101,35 @@ class CachedCounter implements TokenCounter {
     return this.ranks!.table;
   }
 
-  private countPiece(table: RankTable, piece: string): number {
-    const cached = this.cache.get(piece);
-    if (cached !== undefined) return cached;
-    const n = bpeCount(this.bytesOf(piece), table);
-    if (piece.length <= MAX_CACHED_PIECE) {
-      if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
-      this.cache.set(piece, n);
-    }
-    return n;
+  private bytesOf(text: string, from: number, to: number): Uint8Array {
+    if ((to - from) * 3 > this.scratch.length) this.scratch = new Uint8Array((to - from) * 3);
+    return this.scratch.subarray(0, utf8RangeInto(text, from, to, this.scratch));
   }
 
   count(text: string): number {
     if (!text) return 0;
     const table = this.ensure();
+    if (this.regExpPiecesLeft > 0) return this.countByRegExp(table, text);
+    return this.countByMatcher(table, text);
+  }
+
+  private countByRegExp(table: RankTable, text: string): number {
     // Pieces follow one another, so each is found with a sticky test where the last one ended and
-    // cut out with slice: no match object per piece (most of the garbage of a first count). If no
-    // piece starts there, the search moves on the way matchAll does, so the pieces are the same.
+    // cut out with slice: no match object per piece. If no piece starts there, the search moves on
+    // the way matchAll does, so the pieces are the same.
     const sticky = this.sticky!;
     const pattern = this.pattern!;
     let total = 0;
+    let pieces = 0;
     let at = 0;
     while (at < text.length) {
       sticky.lastIndex = at;
       if (sticky.test(text) && sticky.lastIndex > at) {
-        total += this.countPiece(table, text.slice(at, sticky.lastIndex));
-        at = sticky.lastIndex;
+        const end = sticky.lastIndex;
+        const ascii = asciiCount(table, text, at, end);
+        total += ascii > 0 ? ascii : this.countPiece(table, text.slice(at, end));
+        pieces++;
+        at = end;
         continue;
       }
       pattern.lastIndex = at;
@@ -101,27 +138,83 @@ class CachedCounter implements TokenCounter {
       if (match[0].length) total += this.countPiece(table, match[0]);
       at = match[0].length ? pattern.lastIndex : match.index + (text.codePointAt(match.index)! > 0xffff ? 2 : 1);
     }
+    this.regExpPiecesLeft -= pieces;
+    if (this.regExpPiecesLeft <= 0) this.moveToMatcher();
     return total;
+  }
+
+  /**
+   * The matcher's cache starts with (at most MAX_CARRIED_PIECES of) what the Map holds, the pieces
+   * met first, so those are not counted again; the cap bounds this one-time pass to a few ms.
+   */
+  private moveToMatcher(): void {
+    let carried = 0;
+    for (const [piece, n] of this.byPiece) {
+      if (carried++ >= MAX_CARRIED_PIECES) break;
+      if (this.byRange.get(piece, 0, piece.length) < 0) this.byRange.set(piece, 0, piece.length, n);
+    }
+    this.byPiece = new Map();
+  }
+
+  private countPiece(table: RankTable, piece: string): number {
+    const cached = this.byPiece.get(piece);
+    if (cached !== undefined) return cached;
+    const n = bpeCount(this.bytesOf(piece, 0, piece.length), table);
+    if (piece.length <= MAX_CACHED_PIECE) {
+      if (this.byPiece.size >= MAX_CACHE_ENTRIES) this.byPiece.clear();
+      this.byPiece.set(piece, n);
+    }
+    return n;
+  }
+
+  private countByMatcher(table: RankTable, text: string): number {
+    const splitter = (this.splitter ??= new PieceSplitter(this.ranks!.pattern));
+    let total = 0;
+    for (let at = 0; at < text.length; ) {
+      at = splitter.next(text, at);
+      if (at < 0) break;
+      if (splitter.end > splitter.start) total += this.countRange(table, text, splitter.start, splitter.end);
+    }
+    return total;
+  }
+
+  /** Count of the piece text[from .. to). */
+  private countRange(table: RankTable, text: string, from: number, to: number): number {
+    const ascii = asciiCount(table, text, from, to);
+    if (ascii > 0) return ascii;
+    if (to - from <= MAX_CACHED_PIECE) {
+      const cached = this.byRange.get(text, from, to);
+      if (cached >= 0) return cached;
+    }
+    return this.countNewRange(table, text, from, to);
+  }
+
+  /** A piece not in the cache: counted, and cached if short. */
+  private countNewRange(table: RankTable, text: string, from: number, to: number): number {
+    const n = bpeCount(this.bytesOf(text, from, to), table);
+    if (to - from <= MAX_CACHED_PIECE) this.byRange.set(text, from, to, n);
+    return n;
   }
 
   async countAsync(text: string): Promise<number> {
     if (text.length <= SLICE_CHARS) return this.count(text);
     await this.load();
     const table = this.ensure();
-    // Its own regex object: the shared one may be in use by a synchronous count meanwhile. Walking
-    // the matches with exec gives exactly the pieces matchAll gives, so the total is exact.
-    const pattern = new RegExp(this.pattern!.source, this.pattern!.flags);
+    // Its own splitter: the shared one may be in use by a synchronous count meanwhile.
+    const splitter = new PieceSplitter(this.ranks!.pattern);
     let total = 0;
     let sinceYield = 0;
-    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-      const piece = match[0];
-      if (piece.length <= MAX_CACHED_PIECE) total += this.countPiece(table, piece);
+    for (let at = 0; at < text.length; ) {
+      at = splitter.next(text, at);
+      if (at < 0) break;
+      const { start, end } = splitter;
+      if (end - start <= MAX_CACHED_PIECE) total += this.countRange(table, text, start, end);
       else {
         // A long piece is counted in steps, with a turn for the event loop between them. Its bytes
         // are its own (a synchronous count may reuse the scratch buffer meanwhile), in a plain
         // Uint8Array like the scratch one, so the look-ups only ever see one kind of array.
-        const bytes = new Uint8Array(piece.length * 3);
-        const steps = bpeCountSteps(bytes.subarray(0, utf8Into(piece, bytes)), table);
+        const bytes = new Uint8Array((end - start) * 3);
+        const steps = bpeCountSteps(bytes.subarray(0, utf8RangeInto(text, start, end, bytes)), table);
         for (let step = steps.next(); ; step = steps.next()) {
           if (step.done) {
             total += step.value;
@@ -130,7 +223,7 @@ class CachedCounter implements TokenCounter {
           await nextTurn();
         }
       }
-      sinceYield += piece.length;
+      sinceYield += end - start;
       if (sinceYield >= SLICE_CHARS) {
         sinceYield = 0;
         await nextTurn();
@@ -150,4 +243,9 @@ export function getTokenCounter(encoding: EncodingName = 'o200k_base'): TokenCou
     counters.set(encoding, counter);
   }
   return counter;
+}
+
+/** A counter of its own, not the process-wide one; `regExpPieces` as REGEXP_PIECES_BEFORE_MATCHER (tests use 0 to count with the matcher from the start). */
+export function createTokenCounter(encoding: EncodingName, regExpPieces = REGEXP_PIECES_BEFORE_MATCHER): TokenCounter {
+  return new CachedCounter(encoding, regExpPieces);
 }

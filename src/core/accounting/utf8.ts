@@ -4,8 +4,13 @@
  * short pieces the tokenizer encodes: no allocation, and ASCII costs one comparison per char.
  */
 export function utf8Into(text: string, out: Uint8Array): number {
+  return utf8RangeInto(text, 0, text.length, out);
+}
+
+/** The same for text[from .. to), as if that range were a string of its own (a surrogate pair cut by `to` is a lone surrogate). */
+export function utf8RangeInto(text: string, from: number, to: number, out: Uint8Array): number {
   let n = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = from; i < to; i++) {
     let c = text.charCodeAt(i);
     if (c < 0x80) {
       out[n++] = c;
@@ -14,7 +19,7 @@ export function utf8Into(text: string, out: Uint8Array): number {
       out[n++] = 0x80 | (c & 0x3f);
     } else {
       if (c >= 0xd800 && c <= 0xdfff) {
-        const low = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+        const low = i + 1 < to ? text.charCodeAt(i + 1) : 0;
         if (c <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) {
           c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
           i++;
