@@ -49,8 +49,12 @@ export class OpenDatabases {
     return true;
   }
 
-  /** The checked database of `path`, kept open for later reads. */
-  async get(path: string): Promise<Database | undefined> {
+  /**
+   * Reads the checked database of `path` (kept open for later reads) with `visit`, called in the
+   * same turn the database is found or opened: a database handed out and used after an await could
+   * have been closed meanwhile, to make room for a concurrent read.
+   */
+  async read<T>(path: string, visit: (db: Database) => T): Promise<T | undefined> {
     let stat;
     try {
       stat = await fsp.stat(path);
@@ -61,7 +65,7 @@ export class OpenDatabases {
     if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) {
       this.cache.delete(path); // most recently used goes last
       this.cache.set(path, cached);
-      return cached.db;
+      return visit(cached.db);
     }
     this.forget(path);
     const opened = await this.open(path);
@@ -70,11 +74,11 @@ export class OpenDatabases {
     const meanwhile = this.cache.get(path);
     if (meanwhile && meanwhile.mtimeMs === stat.mtimeMs && meanwhile.size === stat.size) {
       this.close(opened.db);
-      return meanwhile.db;
+      return visit(meanwhile.db);
     }
     this.forget(path);
     this.cache.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, db: opened.db });
-    return opened.db;
+    return visit(opened.db);
   }
 
   /** Reads one file's rows and lets its database go (for files read once: stored results). */

@@ -25,7 +25,8 @@ export interface SegmentRead {
 
 interface Segment {
   path: string;
-  own?: Database;
+  /** This window's segment, in memory when listed. */
+  own?: boolean;
   stat?: { size: number; mtimeMs: number };
   facts?: SegmentFacts;
 }
@@ -40,9 +41,8 @@ export async function eachSegment(parts: StoreParts, sessionId: string, read: Se
   const sealed = sealedSegments(paths);
   const segments: Segment[] = [];
   for (const path of paths) {
-    const own = parts.own.peek(path);
-    if (own) {
-      segments.push({ path, own });
+    if (parts.own.peek(path)) {
+      segments.push({ path, own: true });
       continue;
     }
     const stat = await fsp.stat(path).catch(() => undefined);
@@ -57,8 +57,11 @@ export async function eachSegment(parts: StoreParts, sessionId: string, read: Se
   let recorded = false;
   for (const { path, own, stat, facts } of segments) {
     if (read.done?.()) break;
-    if (own) {
-      read.fromRows(own);
+    // Taken from memory at the moment it is read: since it was listed, a save may have sealed and
+    // closed it (its rows are then in its file, read below like any other).
+    const inMemory = own ? parts.own.peek(path) : undefined;
+    if (inMemory) {
+      read.fromRows(inMemory);
       continue;
     }
     if (facts && read.fromFacts(facts)) continue;
@@ -68,10 +71,7 @@ export async function eachSegment(parts: StoreParts, sessionId: string, read: Se
       if (!facts) found = segmentFacts(db, sessionId);
     };
     if (sealed.has(path)) await parts.reads.once(path, visit); // never written again: closed once read
-    else {
-      const db = await parts.reads.get(path);
-      if (db) visit(db);
-    }
+    else await parts.reads.read(path, visit);
     if (found) {
       await parts.summaries.record(sessionId, path, found, stat);
       recorded = true;

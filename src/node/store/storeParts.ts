@@ -49,10 +49,7 @@ export async function eachSessionDb(parts: StoreParts, sessionId: string, suffix
     const own = parts.own.peek(path);
     if (own) visit(own);
     else if (sealed.has(path)) await parts.reads.once(path, visit); // never written again: closed once read
-    else {
-      const db = await parts.reads.get(path);
-      if (db) visit(db);
-    }
+    else await parts.reads.read(path, visit);
   }
 }
 
