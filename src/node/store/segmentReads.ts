@@ -10,7 +10,8 @@ import { eachSessionDb, filesOf, sealedSegments, type StoreParts } from './store
 export interface SegmentRead {
   /** Answers for this segment from its facts; `false` when its rows are needed. */
   fromFacts(facts: SegmentFacts): boolean;
-  fromRows(db: Database): void;
+  /** Reads what it needs from the segment's database (`path`: its file). */
+  fromRows(db: Database, path: string): void;
   /**
    * Visit the segments most likely to hold the newest messages first: this window's, then those
    * without known facts, then by newest message. A read that stops early (`fromFacts` answering
@@ -19,6 +20,8 @@ export interface SegmentRead {
   newestFirst?: boolean;
   /** What "newest" means for `newestFirst` (default: the newest message's time). */
   newestBy?(facts: SegmentFacts): number;
+  /** Keep the segments read open (cached) even when sealed: the read comes back to them. */
+  keepOpen?: boolean;
   /** True once the read has what it needs: the segments left are not visited. */
   done?(): boolean;
 }
@@ -61,16 +64,16 @@ export async function eachSegment(parts: StoreParts, sessionId: string, read: Se
     // closed it (its rows are then in its file, read below like any other).
     const inMemory = own ? parts.own.peek(path) : undefined;
     if (inMemory) {
-      read.fromRows(inMemory);
+      read.fromRows(inMemory, path);
       continue;
     }
     if (facts && read.fromFacts(facts)) continue;
     let found: SegmentFacts | undefined;
     const visit = (db: Database) => {
-      read.fromRows(db);
+      read.fromRows(db, path);
       if (!facts) found = segmentFacts(db, sessionId);
     };
-    if (sealed.has(path)) await parts.reads.once(path, visit); // never written again: closed once read
+    if (sealed.has(path) && !read.keepOpen) await parts.reads.once(path, visit); // never written again: closed once read
     else await parts.reads.read(path, visit);
     if (found) {
       await parts.summaries.record(sessionId, path, found, stat);

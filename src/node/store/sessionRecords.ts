@@ -1,3 +1,4 @@
+import type { Database } from 'sql.js';
 import type { Message } from '../../core/model/message';
 import { nextTurn } from '../../core/nextTurn';
 import { SNAPSHOT_FILE } from './layout';
@@ -47,25 +48,28 @@ export class SessionRecords {
    * `count + 1` newest rows, and a segment whose newest message is older than the `count + 1`-th
    * newest found so far, or whose oldest is after `createdUpTo`, is not opened. A message stored
    * in two files (rewritten, or being merged) counts once. `createdAfter`: the time of the newest
-   * message left out, when one is.
+   * message left out, when one is. The pass reads ids and times only; the bodies kept are then
+   * read and parsed in slices, with a turn for the event loop between them (a few hundred long
+   * tool outputs are megabytes).
    */
   async loadRecent(sessionId: string, count: number, createdUpTo?: number): Promise<{ messages: Message[]; createdAfter?: number }> {
-    const candidates: Row[] = [];
+    const candidates: Array<{ id: string; createdAt: number; written: number; size: number; path: string }> = [];
     let newest = new Map<string, number>();
     let threshold: number | undefined;
     const upTo = createdUpTo === undefined ? '' : ' AND created_at <= ?';
     const upToParams = createdUpTo === undefined ? [] : [createdUpTo];
     await eachSegment(this.parts, sessionId, {
       newestFirst: true,
+      keepOpen: true, // the bodies are read from the same files next
       fromFacts: (facts) => (threshold !== undefined && facts.maxCreatedAt < threshold) || (createdUpTo !== undefined && facts.minCreatedAt !== undefined && facts.minCreatedAt > createdUpTo),
-      fromRows: (db) => {
+      fromRows: (db, path) => {
         // A segment's rows newer than the final threshold are all among its count + 1 newest (its
-        // ids are distinct), and none is older than the threshold so far: only those are decoded.
+        // ids are distinct), and none is older than the threshold so far.
         const [sql, params] = threshold === undefined
-          ? [`SELECT id, created_at, written_at, body FROM messages WHERE session_id = ?${upTo} ORDER BY created_at DESC LIMIT ?`, [sessionId, ...upToParams, count + 1]]
-          : [`SELECT id, created_at, written_at, body FROM messages WHERE session_id = ? AND created_at >= ?${upTo} ORDER BY created_at DESC LIMIT ?`, [sessionId, threshold, ...upToParams, count + 1]];
+          ? [`SELECT id, created_at, written_at, length(body) AS size FROM messages WHERE session_id = ?${upTo} ORDER BY created_at DESC LIMIT ?`, [sessionId, ...upToParams, count + 1]]
+          : [`SELECT id, created_at, written_at, length(body) AS size FROM messages WHERE session_id = ? AND created_at >= ?${upTo} ORDER BY created_at DESC LIMIT ?`, [sessionId, threshold, ...upToParams, count + 1]];
         for (const r of rows(db, sql, params)) {
-          candidates.push(r);
+          candidates.push({ id: String(r.id), createdAt: Number(r.created_at), written: Number(r.written_at), size: Number(r.size), path });
           newest.set(String(r.id), Number(r.created_at));
         }
         const kept = [...newest].sort((a, b) => b[1] - a[1]).slice(0, count + 1);
@@ -73,16 +77,19 @@ export class SessionRecords {
         threshold = kept.length > count ? kept[count][1] : undefined;
       },
     });
-    // The rows kept are parsed in slices, with a turn for the event loop between them: a few
-    // hundred long tool outputs are megabytes of JSON.
+    // Each message's latest copy, then its body from the file that holds it.
+    const chosen = new Map<string, (typeof candidates)[number]>();
+    for (const c of candidates) {
+      if (threshold !== undefined && c.createdAt <= threshold) continue;
+      const previous = chosen.get(c.id);
+      if (!previous || previous.written < c.written) chosen.set(c.id, c);
+    }
     const latest: LatestMessages = new Map();
-    let parsed = 0;
-    for (const r of candidates) {
-      if (threshold !== undefined && Number(r.created_at) <= threshold) continue;
-      keepLatest(latest, r);
-      parsed += String(r.body).length;
-      if (parsed >= PARSE_SLICE_CHARS) {
-        parsed = 0;
+    for (const [path, inFile] of groupBy([...chosen.values()], (c) => c.path)) {
+      for (const slice of slicesOf(inFile, (c) => c.size, PARSE_SLICE_CHARS)) {
+        const fetch = (db: Database) => rows(db, 'SELECT id, written_at, body FROM messages WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(slice.map((c) => c.id))]);
+        const own = this.parts.own.peek(path);
+        for (const r of (own ? fetch(own) : await this.parts.reads.read(path, fetch)) ?? []) keepLatest(latest, r);
         await nextTurn();
       }
     }
@@ -171,8 +178,37 @@ export class SessionRecords {
 
 }
 
-/** About a few milliseconds of JSON.parse between two turns of the event loop. */
+/** About a few milliseconds of decoding and JSON.parse between two turns of the event loop. */
 const PARSE_SLICE_CHARS = 512 * 1024;
+
+function groupBy<T>(list: readonly T[], keyOf: (element: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const element of list) {
+    const key = keyOf(element);
+    const group = groups.get(key);
+    if (group) group.push(element);
+    else groups.set(key, [element]);
+  }
+  return groups;
+}
+
+/** `list` cut in runs whose sizes add up to about `limit` (at least one element each). */
+function slicesOf<T>(list: readonly T[], sizeOf: (element: T) => number, limit: number): T[][] {
+  const slices: T[][] = [];
+  let current: T[] = [];
+  let size = 0;
+  for (const element of list) {
+    if (current.length > 0 && size + sizeOf(element) > limit) {
+      slices.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(element);
+    size += sizeOf(element);
+  }
+  if (current.length > 0) slices.push(current);
+  return slices;
+}
 
 /** Each message id's latest stored copy, by write time. */
 type LatestMessages = Map<string, { written: number; message: Message }>;
