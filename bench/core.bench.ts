@@ -16,11 +16,7 @@ import { openStore } from '../src/node/store';
 import { withSettings } from '../src/core/settings';
 import { scanOutput } from '../src/core/toolOutput/scan';
 import { truncateMeasured, truncateOutput } from '../src/core/toolOutput/truncate';
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
+import { median } from './median';
 
 function time(fn: () => void, runs: number): number {
   const samples: number[] = [];

@@ -58,12 +58,12 @@ async function buildClosedWindows(folder: string, windows: number): Promise<void
   }
 }
 
-/** Child: opens the session once and reports what it cost. */
 /** What the chat reads when a session opens, and again each time earlier messages are asked for. */
 const CHAT_PAGE = 200;
 
 type OpenMeasure = 'resume' | 'transcript' | 'recent' | 'earlier';
 
+/** Child: opens the session once and reports what it cost. */
 async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 10);

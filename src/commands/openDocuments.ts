@@ -1,7 +1,7 @@
 import { TextDecoder } from 'util';
 import * as vscode from 'vscode';
 import type { Message } from '../core/model/message';
-import type { RequestItem } from '../core/model/records';
+import type { RequestItem, TurnUsageRecord } from '../core/model/records';
 import { messageText, requestItemFullText } from '../core/session/itemText';
 import { callArguments, firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from '../host/documentTitles';
 import type { SessionController } from '../host/sessionController';
@@ -39,12 +39,14 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
   const transcript = await store.loadTranscript(session.info.id);
   let items: RequestItem[];
   let messages: readonly Message[] = transcript;
+  let record: TurnUsageRecord | undefined;
   if (requestIndex === undefined) {
     const plan = session.manager.planRequest(session.fixed);
     items = plan.items;
     messages = [...plan.messages, ...transcript];
   } else {
-    items = (await store.turnUsageAt(session.info.id, requestIndex))?.items ?? [];
+    record = await store.turnUsageAt(session.info.id, requestIndex);
+    items = record?.items ?? [];
   }
   const item = items[position];
   if (!item) {
@@ -54,7 +56,7 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
   const message = messages.find((m) => m.id === item.messageId);
   // The same text the inspector shows when the item is expanded, whole: a message as it was sent,
   // a prompt part from the text its request stored.
-  const text = message ? messageText(message) : await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined }).then(
+  const text = message ? messageText(message) : await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined, record }).then(
     (found) => found.text,
     (error: unknown) => `${item.label ?? item.kind}: ${item.preview}\n\n(${error instanceof Error ? error.message : String(error)})`,
   );

@@ -1,6 +1,6 @@
 import type { RequestItem } from '../core/model/records';
 import type { BlobInfo } from '../core/ports/blobStore';
-import type { HostToInspector, InspectorState, TurnView } from '../protocol/inspector';
+import { turnViewKey, type HostToInspector, type InspectorState, type TurnView } from '../protocol/inspector';
 import { requestItemKey } from '../protocol/requestItemKeys';
 import { SentList } from './sentList';
 
@@ -13,11 +13,12 @@ import { SentList } from './sentList';
  * posts a few entries, not every request and every item of the context.
  */
 export class InspectorUpdates {
-  private readonly turns = new SentList<TurnView>((turn) => `r${turn.requestIndex}`);
+  private readonly turns = new SentList<TurnView>(turnViewKey);
   // An item's key depends on the ids before it: the same ids at the same places keep their keys.
   private readonly current = new SentList<RequestItem>((item) => item.messageId, () => true, (a, b) => a.messageId === b.messageId);
   private readonly blobs = new SentList<BlobInfo>((blob) => blob.id, () => true);
   private titles?: string;
+  private titlesFrom?: Record<string, string>;
   private sessionId?: string;
   /** How many items carry each id in the list last sent, and that list: keys are made for what changed only. */
   private idCounts = new Map<string, number>();
@@ -45,7 +46,9 @@ export class InspectorUpdates {
 
   message(state: InspectorState, whole = false): HostToInspector {
     const { turns, current, blobs, blobTitles, ...rest } = state;
-    const titles = JSON.stringify(blobTitles ?? {});
+    // The same titles object as last time says the same titles (the builder memoizes them).
+    const titles = blobTitles !== undefined && blobTitles === this.titlesFrom ? this.titles : JSON.stringify(blobTitles ?? {});
+    this.titlesFrom = blobTitles;
     if (whole || state.session?.id !== this.sessionId) {
       this.sessionId = state.session?.id;
       for (const list of [this.turns, this.current, this.blobs]) list.reset();

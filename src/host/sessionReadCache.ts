@@ -133,6 +133,11 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
       if (options?.items !== false) return store.listTurnUsage(sessionId, options);
       return cachedList(sessionId, 'usage', () => store.listTurnUsage(sessionId, { items: false }));
     },
+    async nextRequestIndex(sessionId) {
+      // The usage figures held for the session say it without a walk over its files.
+      const usage = sessions.get(sessionId)?.usage;
+      return usage ? usage.reduce((next, u) => Math.max(next, u.requestIndex + 1), 0) : store.nextRequestIndex(sessionId);
+    },
     async putBlob(sessionId, blob) {
       wrote(sessionId);
       const info = await store.putBlob(sessionId, blob);

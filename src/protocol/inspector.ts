@@ -30,6 +30,11 @@ export type TurnView = Pick<
   'requestIndex' | 'createdAt' | 'components' | 'estimatedInputTokens' | 'reportedInputTokens' | 'reportedOutputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'compactionId'
 > & { itemCount?: number };
 
+/** A request's key in the lists host and webview keep in step (see listPatch.ts). */
+export function turnViewKey(turn: TurnView): string {
+  return `r${turn.requestIndex}`;
+}
+
 export interface InspectorState {
   session?: { id: string; title: string; origin?: string };
   /** Set for replays of recorded runs so the UI labels them clearly. */

@@ -10,7 +10,6 @@ import { receiveWebviewMessage } from '../protocol/receive';
 import { parseChatMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 
-/** How many of a session's newest messages the chat reads when it opens: about the 200 entries it draws first. */
 /** The chat opens with about this many of a session's newest messages, and shows earlier ones this many at a time. */
 const CHAT_PAGE_MESSAGES = 200;
 

@@ -2,6 +2,7 @@ import { chatEntryKey, type ChatEntry } from '../../src/protocol/chat';
 import { button, progressRing } from '../ui/controls';
 import { h } from '../ui/dom';
 import { KeyedChildren } from '../ui/keyedChildren';
+import { setPageButton } from '../ui/pageButton';
 import { tokens } from '../ui/format';
 import { renderCompactionNotice } from './compactionNotice';
 import { renderMarkdown, type MarkdownActions } from './markdown';
@@ -90,15 +91,8 @@ export class EntryList {
     }
     const from = Math.max(0, entries.length - this.shown);
     this.drawn.update(entries.slice(from));
-    this.earlier.replaceChildren(
-      ...(from > 0
-        ? [
-            button(`Show earlier (${from.toLocaleString('en-US')} more)`, () => this.showEarlier(), { appearance: 'secondary', attrs: { 'data-action': 'show-earlier' } }),
-          ]
-        : this.earlierUnloaded
-          ? [button('Show earlier messages', () => this.loadEarlier(), { appearance: 'secondary', attrs: { 'data-action': 'load-earlier' } })]
-          : []),
-    );
+    if (from > 0) setPageButton(this.earlier, `Show earlier (${from.toLocaleString('en-US')} more)`, 'show-earlier', () => this.showEarlier());
+    else setPageButton(this.earlier, this.earlierUnloaded ? 'Show earlier messages' : '', 'load-earlier', () => this.loadEarlier());
   }
 
   private loadEarlier(): void {

@@ -1,6 +1,7 @@
 /** The chat panel webview: renders the conversation the host sends, posts intents back. */
 import { chatEntryKey, type ChatEntry, type ChatState, type ChatToHost, type HostToChat } from '../../src/protocol/chat';
 import { applyChatEntriesPatch, type HeldChatEntries } from '../../src/protocol/chatPatch';
+import { heldListOf } from '../../src/protocol/listPatch';
 import { registerControls } from '../ui/controls';
 import { h, replace } from '../ui/dom';
 import { channel, onHostMessage } from '../ui/vscodeApi';
@@ -70,8 +71,7 @@ function renderEntries(list: readonly ChatEntry[]): void {
 }
 
 function hold(list: readonly ChatEntry[]): void {
-  held = { order: [], byKey: new Map() };
-  applyChatEntriesPatch(held, { keep: 0, tail: list.map((e) => chatEntryKey(e)), upserts: [...list] });
+  held = heldListOf(list, chatEntryKey);
 }
 
 function render(next: ChatState): void {

@@ -1,7 +1,9 @@
 import type { RequestItem } from '../../src/protocol/records';
+import { requestItemKeys } from '../../src/protocol/requestItemKeys';
 import { badge, button } from '../ui/controls';
-import { h, replace } from '../ui/dom';
+import { h, replace, replaceIfChanged } from '../ui/dom';
 import { KeyedChildren } from '../ui/keyedChildren';
+import { nextPageLabel, setPageButton } from '../ui/pageButton';
 import { tokens } from '../ui/format';
 
 export type ItemSort = 'position' | 'size';
@@ -52,7 +54,7 @@ function describe(item: RequestItem): string {
 
 /** What one row shows: its item, where it stands, and whether its text is open (and loaded). */
 interface Row {
-  /** Its place among the rows: the item's id and which occurrence of it. */
+  /** Its key among the rows (see requestItemKeys). */
   key: string;
   /** Where its open state and text are kept (see `key()`). */
   textKey: string;
@@ -155,36 +157,26 @@ export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTM
     button(label, () => opts.onSort(sort), { appearance: opts.sort === sort ? 'primary' : 'secondary', attrs: { 'data-sort': sort, 'aria-pressed': String(opts.sort === sort) } });
   const shown = shownRows.get(listKey) ?? ITEMS_PAGE;
   const hidden = Math.max(0, indexed.length - shown);
-  // Rows are keyed by item id and its occurrence, so a repeated id keeps its own row.
-  const seen = new Map<string, number>();
+  // Rows are keyed as the host keys items (a repeated id keeps its own row).
+  const keys = requestItemKeys(items);
   const rows = indexed.slice(0, shown).map(({ item, position }): Row => {
-    const n = (seen.get(item.messageId) ?? 0) + 1;
-    seen.set(item.messageId, n);
     const at = key(opts.requestIndex, item.messageId);
-    return { key: `${item.messageId}\u0000${n}`, textKey: at, item, position, open: expanded.has(at), text: texts.get(at) };
+    return { key: keys[position], textKey: at, item, position, open: expanded.has(at), text: texts.get(at) };
   });
   view.rows.update(rows);
   // The toolbar and the "Show more" button are made again when what they say changes; the rows'
   // list element stays in place (moving it would reconnect every row's controls).
-  const toolbarKey = `${items.length}\u0000${total}\u0000${opts.sort}`;
-  if (view.toolbar.dataset.key !== toolbarKey) {
-    view.toolbar.dataset.key = toolbarKey;
-    replace(view.toolbar, [
-      h('span', { class: 'list-summary', text: `${items.length} items · ${tokens(total)} tokens` }),
-      h('span', { class: 'sort-label', text: 'Sort:' }),
-      sortButton('position', 'Position'),
-      sortButton('size', 'Size'),
-    ]);
-  }
+  replaceIfChanged(view.toolbar, `${items.length}\u0000${total}\u0000${opts.sort}`, () => [
+    h('span', { class: 'list-summary', text: `${items.length} items · ${tokens(total)} tokens` }),
+    h('span', { class: 'sort-label', text: 'Sort:' }),
+    sortButton('position', 'Position'),
+    sortButton('size', 'Size'),
+  ]);
   replace(view.body, [items.length ? view.rows.container : view.empty]);
-  const moreLabel = hidden <= 0 ? '' : hidden <= ITEMS_PAGE ? `Show ${hidden.toLocaleString('en-US')} more items` : `Show ${ITEMS_PAGE} more items (${hidden.toLocaleString('en-US')} not shown)`;
-  if (view.more.dataset.label !== moreLabel) {
-    view.more.dataset.label = moreLabel;
-    replace(view.more, moreLabel ? [button(moreLabel, () => {
-      shownRows.set(listKey, (shownRows.get(listKey) ?? ITEMS_PAGE) + ITEMS_PAGE);
-      view!.opts.onSort(view!.opts.sort); // renders the list again
-    }, { appearance: 'secondary', attrs: { 'data-action': 'show-more-items' } })] : []);
-  }
+  setPageButton(view.more, nextPageLabel(hidden, ITEMS_PAGE, 'more items', 'not shown'), 'show-more-items', () => {
+    shownRows.set(listKey, (shownRows.get(listKey) ?? ITEMS_PAGE) + ITEMS_PAGE);
+    view!.opts.onSort(view!.opts.sort); // renders the list again
+  });
   return view.root;
 }
 

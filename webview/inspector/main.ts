@@ -1,10 +1,10 @@
 /** The context inspector webview: renders what the host sends, posts intents back. */
 import type { RequestItem } from '../../src/protocol/records';
-import type { CompactionPreviewView, HostToInspector, InspectorState, InspectorToHost, TurnView } from '../../src/protocol/inspector';
+import { turnViewKey, type CompactionPreviewView, type HostToInspector, type InspectorState, type InspectorToHost, type TurnView } from '../../src/protocol/inspector';
 import { applyListPatch, heldListOf, type HeldList } from '../../src/protocol/listPatch';
 import { requestItemKeys } from '../../src/protocol/requestItemKeys';
 import { button, progressRing, registerControls, setDisabled, textField } from '../ui/controls';
-import { h, replace } from '../ui/dom';
+import { h, replace, replaceIfChanged } from '../ui/dom';
 import { channel, onHostMessage } from '../ui/vscodeApi';
 import { renderCompactionHistory } from './compactionHistory';
 import { renderHeader } from './header';
@@ -39,9 +39,8 @@ const openCompactions = new Set(ui.openCompactions);
 const openBlobs = new Set(ui.openBlobs);
 const blobPages = new Map<string, BlobView>();
 let state: InspectorState | undefined;
-const turnKey = (turn: TurnView) => `r${turn.requestIndex}`;
 /** The requests and items as the host sent them; updates change these lists. */
-let heldTurns: HeldList<TurnView> = heldListOf<TurnView>([], turnKey);
+let heldTurns: HeldList<TurnView> = heldListOf<TurnView>([], turnViewKey);
 let heldItems: HeldList<RequestItem> = heldListOf<RequestItem>([], (item) => item.messageId);
 let heldBlobs: HeldList<InspectorState['blobs'][number]> = heldListOf<InspectorState['blobs'][number]>([], (blob) => blob.id);
 let turnItems: { requestIndex: number; items: RequestItem[] } | undefined;
@@ -118,25 +117,18 @@ function loadBlob(refId: string, offset: number): void {
 }
 
 // ---- renderers ----
-/** What each small section was last drawn from: it is drawn again only when that changed. */
-const drawnFrom = new Map<HTMLElement, string>();
-
-function drawIfChanged(slot: HTMLElement, from: unknown, draw: () => void): void {
-  const signature = JSON.stringify(from);
-  if (drawnFrom.get(slot) === signature) return;
-  drawnFrom.set(slot, signature);
-  draw();
-}
-
 function renderAll(): void {
   if (!state) return;
+  // The small sections are drawn again only when what they show changed.
   const { turns: _turns, current: _current, blobs: _blobs, blobTitles: _titles, compactions: _compactions, ...small } = state;
-  drawIfChanged(headerSlot, small, () => replace(headerSlot, [renderHeader(state!)]));
-  drawIfChanged(barSlot, state.figures ?? null, () => replace(barSlot, state!.figures ? [renderStackedBar(state!.figures), renderLegend(state!.figures)] : [h('p', { class: 'empty', text: 'No budget yet: open a session.' })]));
+  replaceIfChanged(headerSlot, JSON.stringify(small), () => [renderHeader(state!)]);
+  replaceIfChanged(barSlot, JSON.stringify(state.figures ?? null), () => (state!.figures ? [renderStackedBar(state!.figures), renderLegend(state!.figures)] : [h('p', { class: 'empty', text: 'No budget yet: open a session.' })]));
   renderRequests();
   renderCurrent();
   replace(toolSlot, [renderToolTokens(state.current, state.figures?.components.tools ?? 0)]);
-  drawIfChanged(historySlot, [state.compactions, [...openCompactions]], renderHistory);
+  // A compaction's record does not change once written: its id, outcome and size stand for it.
+  const history = state.compactions.map((c) => [c.id, c.status, c.tokensAfter, c.removed.length]);
+  replaceIfChanged(historySlot, JSON.stringify([history, [...openCompactions]]), historyChildren);
   renderBlobs();
   renderPreviewSlot();
 }
@@ -200,15 +192,14 @@ function renderCurrent(): void {
   ]);
 }
 
-function renderHistory(): void {
-  if (!state) return;
-  replace(historySlot, [
-    renderCompactionHistory(state.compactions, openCompactions, (id, open) => {
+function historyChildren(): HTMLElement[] {
+  return [
+    renderCompactionHistory(state?.compactions ?? [], openCompactions, (id, open) => {
       if (open) openCompactions.add(id);
       else openCompactions.delete(id);
       persist();
     }, (compactionId) => host.post({ type: 'openSummary', compactionId })),
-  ]);
+  ];
 }
 
 function renderBlobs(): void {
@@ -289,7 +280,7 @@ function stateArrived(next: InspectorState): void {
 onHostMessage<HostToInspector>((message) => {
   switch (message.type) {
     case 'update': {
-      const turns = applyListPatch(heldTurns, message.turns, turnKey);
+      const turns = applyListPatch(heldTurns, message.turns, turnViewKey);
       const current = applyListPatch(heldItems, message.current, (item) => item.messageId);
       const blobs = applyListPatch(heldBlobs, message.blobs, (blob) => blob.id);
       // An update that does not fit what this webview holds: ask for the whole state again.
@@ -298,7 +289,7 @@ onHostMessage<HostToInspector>((message) => {
       return;
     }
     case 'state': {
-      heldTurns = heldListOf(message.state.turns, turnKey);
+      heldTurns = heldListOf(message.state.turns, turnViewKey);
       heldItems = heldListOf(message.state.current, (item) => item.messageId, requestItemKeys(message.state.current));
       heldBlobs = heldListOf(message.state.blobs, (blob) => blob.id);
       stateArrived(message.state);

@@ -1,7 +1,8 @@
 import type { BlobInfo } from '../../src/protocol/records';
 import { button, progressRing } from '../ui/controls';
-import { details, h, replace } from '../ui/dom';
+import { details, h } from '../ui/dom';
 import { KeyedChildren } from '../ui/keyedChildren';
+import { nextPageLabel, setPageButton } from '../ui/pageButton';
 import { bytes, tokens, time } from '../ui/format';
 
 /** Pages of one offloaded output loaded so far. */
@@ -99,11 +100,7 @@ export function renderOffloadedResults(blobs: BlobInfo[], titles: Readonly<Recor
   const view = current;
   view.opts = opts;
   const earlier = Math.max(0, blobs.length - Math.max(1, opts.shown));
-  const moreLabel = earlier <= 0 ? '' : earlier <= RESULTS_PAGE ? `Show ${earlier.toLocaleString('en-US')} earlier results` : `Show ${RESULTS_PAGE} earlier results (${earlier.toLocaleString('en-US')} more)`;
-  if (view.more.dataset.label !== moreLabel) {
-    view.more.dataset.label = moreLabel;
-    replace(view.more, moreLabel ? [button(moreLabel, () => view.opts.onShowEarlier(), { appearance: 'secondary', attrs: { 'data-action': 'show-earlier-results' } })] : []);
-  }
+  setPageButton(view.more, nextPageLabel(earlier, RESULTS_PAGE, 'earlier results'), 'show-earlier-results', () => view.opts.onShowEarlier());
   view.rows.update(blobs.slice(earlier).map((blob) => ({ blob, title: titles[blob.id] ?? blob.toolName, open: opts.open.has(blob.id), view: opts.pages.get(blob.id) })));
   return view.root;
 }

@@ -1,7 +1,7 @@
 import { formatShare, type TurnView } from '../../src/protocol/inspector';
-import { button } from '../ui/controls';
-import { h, replace } from '../ui/dom';
+import { h } from '../ui/dom';
 import { KeyedChildren } from '../ui/keyedChildren';
+import { nextPageLabel, setPageButton } from '../ui/pageButton';
 import { tokens, time } from '../ui/format';
 import { USED_SEGMENTS } from './segments';
 
@@ -64,7 +64,7 @@ function renderColumn({ turn: t, scale, selected }: Column, onSelect: (requestIn
 }
 
 /** The timeline's elements, kept from render to render: a new request draws one column. */
-let view: { wrap: HTMLElement; row: HTMLElement; columns: KeyedChildren<Column>; more: HTMLElement; hint: HTMLElement; onSelect: (requestIndex: number) => void } | undefined;
+let view: { wrap: HTMLElement; row: HTMLElement; columns: KeyedChildren<Column>; more: HTMLElement; hint: HTMLElement; onSelect: (requestIndex: number) => void; onShowOlder: () => void } | undefined;
 
 /**
  * One small stacked column per request; its height is the share of the effective window it
@@ -83,12 +83,14 @@ export function renderTimeline(turns: TurnView[], options: TimelineOptions): HTM
       more: h('div', { class: 'timeline-more' }),
       hint: h('p', { class: 'hint' }),
       onSelect: options.onSelect,
+      onShowOlder: options.onShowOlder,
     };
     created.row.append(columnsEl, created.more);
     created.wrap.append(created.row, created.hint);
     view = created;
   }
   view.onSelect = options.onSelect;
+  view.onShowOlder = options.onShowOlder;
   let scale = Math.max(effectiveWindow, 1);
   for (const t of turns) scale = Math.max(scale, requestSize(t));
   // The latest request comes first: it is the one a user looks for, and older ones scroll into view.
@@ -96,11 +98,7 @@ export function renderTimeline(turns: TurnView[], options: TimelineOptions): HTM
   const drawn = newestFirst.slice(0, Math.max(1, options.shown));
   const older = newestFirst.length - drawn.length;
   view.columns.update(drawn.map((turn) => ({ turn, scale, selected: selected === turn.requestIndex })));
-  const moreLabel = older <= 0 ? '' : older <= TIMELINE_PAGE ? `Show ${older.toLocaleString('en-US')} older requests` : `Show ${TIMELINE_PAGE} older requests (${older.toLocaleString('en-US')} more)`;
-  if (view.more.dataset.label !== moreLabel) {
-    view.more.dataset.label = moreLabel;
-    replace(view.more, moreLabel ? [button(moreLabel, () => options.onShowOlder(), { appearance: 'secondary', attrs: { 'data-action': 'show-older-requests' } })] : []);
-  }
+  setPageButton(view.more, nextPageLabel(older, TIMELINE_PAGE, 'older requests'), 'show-older-requests', () => view?.onShowOlder());
   const compactions = turns.filter((t) => t.compactionId).length;
   view.hint.textContent = `${turns.length} requests, latest first · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${tokens(requestSize(newestFirst[0]))} tokens, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})`;
   return view.wrap;

@@ -55,6 +55,13 @@ export function replace(parent: Node, children: Child[]): void {
   append(parent, children);
 }
 
+/** Replaces the children of `slot` with `children()`, unless what it shows is still `signature`. */
+export function replaceIfChanged(slot: HTMLElement, signature: string, children: () => Child[]): void {
+  if (slot.dataset.shows === signature) return;
+  slot.dataset.shows = signature;
+  replace(slot, children());
+}
+
 /** A <details> element that reports its open state (so re-renders can keep it). */
 export function details(summary: Child[], body: Child[], opts: { open: boolean; class?: string; onToggle?: (open: boolean) => void; attrs?: Props['attrs'] }): HTMLDetailsElement {
   const el = h('details', { class: opts.class, attrs: opts.attrs }, [h('summary', {}, summary), ...body]);

@@ -32,9 +32,7 @@ export function hasAsciiMatcher(pattern: string): boolean {
 export function asciiMatcherFor(pattern: string): PieceEndFinder | undefined {
   if (!hasAsciiMatcher(pattern)) return undefined;
   if (CLASS.length === 0) CLASS = buildClasses();
-  if (pattern === O200K_PATTERN) return o200kPieceEnd;
-  if (pattern === CL100K_PATTERN) return cl100kPieceEnd;
-  return undefined;
+  return pattern === O200K_PATTERN ? o200kPieceEnd : cl100kPieceEnd;
 }
 
 // Character classes. UNKNOWN is everything these matchers leave to the RegExp: any char past ASCII.

@@ -37,14 +37,13 @@ export class ChangeSinceReport {
 
   /** The change for this working context. */
   since(working: readonly Message[], count: (m: Message) => number): number {
-    return this.runningSum(working, count) ?? this.whole(working, count);
+    return this.runningSum(working, count) ?? this.whole();
   }
 
   /** Both lists compared whole, by id (the last message of a repeated id wins). */
-  private whole(working: readonly Message[], count: (m: Message) => number): number {
+  private whole(): number {
     const sent = this.sent.wholeMap();
-    const current = new Map<string, number>();
-    for (const m of working) if (m.agentVisible) current.set(m.id, count(m));
+    const current = this.current.wholeMap(); // brought up to this working context by runningSum
     let change = 0;
     for (const [id, tokens] of current) if (!sent.has(id)) change += tokens;
     for (const [id, tokens] of sent) if (!current.has(id)) change -= tokens;

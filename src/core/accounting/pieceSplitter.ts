@@ -18,8 +18,9 @@ export class PieceSplitter {
   /** Whether a hand-written matcher serves this pattern's ASCII text. */
   readonly scansAscii: boolean;
 
-  constructor(readonly pattern: string) {
-    this.scan = asciiMatcherFor(pattern) ?? noMatcher;
+  /** `asciiMatcher: false`: every piece is found with the RegExp (and the matcher is never built). */
+  constructor(readonly pattern: string, options: { asciiMatcher?: boolean } = {}) {
+    this.scan = options.asciiMatcher === false ? noMatcher : (asciiMatcherFor(pattern) ?? noMatcher);
     this.scansAscii = this.scan !== noMatcher;
     this.sticky = new RegExp(pattern, 'uy');
     this.global = new RegExp(pattern, 'gu');
@@ -35,7 +36,8 @@ export class PieceSplitter {
     return this.byRegExp(text, at);
   }
 
-  private byRegExp(text: string, at: number): number {
+  /** As `next`, with the RegExp only. */
+  byRegExp(text: string, at: number): number {
     const sticky = this.sticky;
     sticky.lastIndex = at;
     if (sticky.test(text) && sticky.lastIndex > at) {

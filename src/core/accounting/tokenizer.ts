@@ -34,7 +34,7 @@ const MAX_CARRIED_PIECES = 50_000;
  * about 1.5× faster after. Moving over costs that warm-up once, and the new cache refills, so it
  * pays in a process that counts a lot: a replay, a long session.
  */
-export const REGEXP_PIECES_BEFORE_MATCHER = 1 << 20;
+const REGEXP_PIECES_BEFORE_MATCHER = 1 << 20;
 
 /** Count of a piece of one or two ASCII chars, read from the ranks directly; 0 for any other piece. */
 function asciiCount(table: RankTable, text: string, from: number, to: number): number {
@@ -57,9 +57,8 @@ function asciiCount(table: RankTable, text: string, from: number, to: number): n
  */
 class CachedCounter implements TokenCounter {
   private ranks?: LoadedRanks;
-  private pattern?: RegExp;
-  /** The same pattern, sticky: matches only where the previous piece ended, with no match array built. */
-  private sticky?: RegExp;
+  /** Splits with the pattern's RegExp only, for the first pieces (see REGEXP_PIECES_BEFORE_MATCHER). */
+  private regExpSplitter?: PieceSplitter;
   private splitter?: PieceSplitter;
   private loading?: Promise<void>;
   /** Counts of the pieces met while splitting with the RegExp, by piece. */
@@ -91,8 +90,7 @@ class CachedCounter implements TokenCounter {
 
   private use(ranks: LoadedRanks): void {
     this.ranks = ranks;
-    this.pattern = new RegExp(ranks.pattern, 'gu');
-    this.sticky = new RegExp(ranks.pattern, 'uy');
+    this.regExpSplitter = new PieceSplitter(ranks.pattern, { asciiMatcher: false });
     if (!hasAsciiMatcher(ranks.pattern)) this.regExpPiecesLeft = Infinity; // no matcher: the RegExp does it all
   }
 
@@ -114,29 +112,21 @@ class CachedCounter implements TokenCounter {
   }
 
   private countByRegExp(table: RankTable, text: string): number {
-    // Pieces follow one another, so each is found with a sticky test where the last one ended and
-    // cut out with slice: no match object per piece. If no piece starts there, the search moves on
-    // the way matchAll does, so the pieces are the same.
-    const sticky = this.sticky!;
-    const pattern = this.pattern!;
+    // Each piece is found with a sticky test where the last one ended and cut out with slice: no
+    // match object per piece (see PieceSplitter).
+    const splitter = this.regExpSplitter!;
     let total = 0;
     let pieces = 0;
-    let at = 0;
-    while (at < text.length) {
-      sticky.lastIndex = at;
-      if (sticky.test(text) && sticky.lastIndex > at) {
-        const end = sticky.lastIndex;
-        const ascii = asciiCount(table, text, at, end);
-        total += ascii > 0 ? ascii : this.countPiece(table, text.slice(at, end));
+    for (let at = 0; at < text.length; ) {
+      const next = splitter.byRegExp(text, at);
+      if (next < 0) break;
+      const { start, end } = splitter;
+      if (end > start) {
+        const ascii = asciiCount(table, text, start, end);
+        total += ascii > 0 ? ascii : this.countPiece(table, text.slice(start, end));
         pieces++;
-        at = end;
-        continue;
       }
-      pattern.lastIndex = at;
-      const match = pattern.exec(text);
-      if (!match) break;
-      if (match[0].length) total += this.countPiece(table, match[0]);
-      at = match[0].length ? pattern.lastIndex : match.index + (text.codePointAt(match.index)! > 0xffff ? 2 : 1);
+      at = next;
     }
     this.regExpPiecesLeft -= pieces;
     if (this.regExpPiecesLeft <= 0) this.moveToMatcher();

@@ -1,13 +1,9 @@
 /**
- * Writes `text` as UTF-8 into `out` (which must hold text.length × 3 bytes) and returns the byte
- * count. A lone surrogate becomes U+FFFD, as TextEncoder does. Faster than TextEncoder for the
+ * Writes text[from .. to) as UTF-8 into `out` (which must hold (to - from) × 3 bytes), as if that
+ * range were a string of its own (a surrogate pair cut by `to` is a lone surrogate), and returns the
+ * byte count. A lone surrogate becomes U+FFFD, as TextEncoder does. Faster than TextEncoder for the
  * short pieces the tokenizer encodes: no allocation, and ASCII costs one comparison per char.
  */
-export function utf8Into(text: string, out: Uint8Array): number {
-  return utf8RangeInto(text, 0, text.length, out);
-}
-
-/** The same for text[from .. to), as if that range were a string of its own (a surrogate pair cut by `to` is a lone surrogate). */
 export function utf8RangeInto(text: string, from: number, to: number, out: Uint8Array): number {
   let n = 0;
   for (let i = from; i < to; i++) {

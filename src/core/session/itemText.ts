@@ -34,8 +34,8 @@ export interface RequestItemQuery {
   working: readonly Message[];
   /** The items of the next request, for an item of the working context that is not a message (framing). */
   current?: readonly RequestItem[];
-  /** The session's usage records with their items, when the caller has read them already. */
-  usage?: readonly TurnUsageRecord[];
+  /** The request's usage record with its items, when the caller has read it already. */
+  record?: TurnUsageRecord;
 }
 
 /** One item's text for the inspector: cut at ITEM_TEXT_MAX_CHARS, with the full length. */
@@ -49,9 +49,8 @@ export async function requestItemText(args: RequestItemQuery): Promise<{ text: s
 export async function requestItemFullText(args: RequestItemQuery): Promise<{ text: string; item?: RequestItem }> {
   const { store, sessionId, itemId } = args;
   let item: RequestItem | undefined;
-  let usage: readonly TurnUsageRecord[] = [];
   if (args.requestIndex !== undefined) {
-    const record = args.usage ? args.usage.find((u) => u.requestIndex === args.requestIndex) : await store.turnUsageAt(sessionId, args.requestIndex);
+    const record = args.record ?? (await store.turnUsageAt(sessionId, args.requestIndex));
     if (!record) throw new Error(`request #${args.requestIndex} is not stored in this session`);
     item = record.items.find((i) => i.messageId === itemId);
     if (!item) throw new Error(`request #${args.requestIndex} has no item "${itemId}"`);
@@ -62,8 +61,7 @@ export async function requestItemFullText(args: RequestItemQuery): Promise<{ tex
   if (item?.kind === 'framing') text = framingText(item);
   else if (item?.textHash && args.requestIndex !== undefined) {
     // Texts are kept with the figures (not with the item lists): the list without items has them.
-    usage = args.usage ?? (await store.listTurnUsage(sessionId, { items: false }));
-    text = storedText(usage, item.textHash);
+    text = storedText(await store.listTurnUsage(sessionId, { items: false }), item.textHash);
     if (text === undefined) throw new Error(`the text of "${item.label ?? itemId}" was not stored (a request recorded before texts were kept)`);
   } else {
     if (item && item.section && item.section !== 'conversation') throw new Error(`"${item.label ?? itemId}" has no stored text: open it in a request`);

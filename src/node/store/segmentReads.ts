@@ -4,7 +4,7 @@ import type { Database } from 'sql.js';
 import { SEGMENT_FILE } from './layout';
 import { segmentFacts, type SegmentFacts } from './segmentSummaries';
 import { rows } from './sqlRows';
-import { eachSessionDb, filesOf, sealedSegments, type StoreParts } from './storeParts';
+import { eachSessionDb, filesOf, sealedSegments, visitFile, type StoreParts } from './storeParts';
 
 /** A read over a session's segments that can often be answered from a segment's facts alone. */
 export interface SegmentRead {
@@ -60,21 +60,13 @@ export async function eachSegment(parts: StoreParts, sessionId: string, read: Se
   let recorded = false;
   for (const { path, own, stat, facts } of segments) {
     if (read.done?.()) break;
-    // Taken from memory at the moment it is read: since it was listed, a save may have sealed and
-    // closed it (its rows are then in its file, read below like any other).
-    const inMemory = own ? parts.own.peek(path) : undefined;
-    if (inMemory) {
-      read.fromRows(inMemory, path);
-      continue;
-    }
-    if (facts && read.fromFacts(facts)) continue;
+    if (!own && facts && read.fromFacts(facts)) continue;
     let found: SegmentFacts | undefined;
-    const visit = (db: Database) => {
+    await visitFile(parts, path, sealed.has(path), (db) => {
       read.fromRows(db, path);
-      if (!facts) found = segmentFacts(db, sessionId);
-    };
-    if (sealed.has(path) && !read.keepOpen) await parts.reads.once(path, visit); // never written again: closed once read
-    else await parts.reads.read(path, visit);
+      // Facts are recorded for files on disk only: this window's segments change with every turn.
+      if (!own && !facts) found = segmentFacts(db, sessionId);
+    }, read.keepOpen);
     if (found) {
       await parts.summaries.record(sessionId, path, found, stat);
       recorded = true;

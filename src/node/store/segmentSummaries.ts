@@ -36,22 +36,22 @@ export function pinRows(db: Database, sessionId: string): SegmentFacts['pins'] {
     .map((r): [string, number, number, boolean] => [String(r.id), Number(r.created_at), Number(r.written_at), Number(r.pinned) === 1]);
 }
 
-/** The highest request index of a segment's usage rows (-1 when it holds none). */
-export function highestRequestIndex(db: Database, sessionId: string): number {
-  const [usage] = rows(db, 'SELECT max(request_index) AS i FROM turn_usage WHERE session_id = ?', [sessionId]);
-  return usage?.i === null || usage?.i === undefined ? -1 : Number(usage.i);
+/** The lowest and highest request index of a segment's usage rows (-1 for both when it holds none). */
+export function requestIndexSpan(db: Database, sessionId: string): { first: number; last: number } {
+  const [usage] = rows(db, 'SELECT min(request_index) AS first, max(request_index) AS last FROM turn_usage WHERE session_id = ?', [sessionId]);
+  return usage?.last === null || usage?.last === undefined ? { first: -1, last: -1 } : { first: Number(usage.first), last: Number(usage.last) };
 }
 
 /** The facts of one segment's rows, read with queries that never parse a message body. */
 export function segmentFacts(db: Database, sessionId: string): SegmentFacts {
   const [span] = rows(db, 'SELECT max(created_at) AS last, min(created_at) AS first FROM messages WHERE session_id = ?', [sessionId]);
-  const [requests] = rows(db, 'SELECT min(request_index) AS first FROM turn_usage WHERE session_id = ?', [sessionId]);
+  const requests = requestIndexSpan(db, sessionId);
   return {
     maxCreatedAt: Number(span?.last ?? 0),
     minCreatedAt: Number(span?.first ?? 0),
     pins: pinRows(db, sessionId),
-    maxRequestIndex: highestRequestIndex(db, sessionId),
-    minRequestIndex: requests?.first === null || requests?.first === undefined ? -1 : Number(requests.first),
+    maxRequestIndex: requests.last,
+    minRequestIndex: requests.first,
   };
 }
 

@@ -174,8 +174,6 @@ export class SessionRecords {
   listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
     return collectRecords<CompactionEventRecord>(this.parts, sessionId, 'SELECT id, body FROM compaction_events WHERE session_id = ?', (a, b) => a.startedAt - b.startedAt);
   }
-
-
 }
 
 /** About a few milliseconds of decoding and JSON.parse between two turns of the event loop. */

@@ -45,12 +45,19 @@ export async function filesOf(parts: StoreParts, sessionId: string, suffix: RegE
 export async function eachSessionDb(parts: StoreParts, sessionId: string, suffix: RegExp, visit: (db: Database) => void): Promise<void> {
   const paths = await filesOf(parts, sessionId, suffix);
   const sealed = sealedSegments(paths);
-  for (const path of paths) {
-    const own = parts.own.peek(path);
-    if (own) visit(own);
-    else if (sealed.has(path)) await parts.reads.once(path, visit); // never written again: closed once read
-    else await parts.reads.read(path, visit);
-  }
+  for (const path of paths) await visitFile(parts, path, sealed.has(path), visit);
+}
+
+/**
+ * Calls `visit` with the database of one of a session's files: this window's from memory (taken at
+ * the moment of the visit: a save may have sealed and closed it since it was listed), a sealed one
+ * opened for this visit and closed after it (unless `keepOpen`), any other from the open files.
+ */
+export async function visitFile(parts: StoreParts, path: string, sealed: boolean, visit: (db: Database) => void, keepOpen = false): Promise<void> {
+  const own = parts.own.peek(path);
+  if (own) visit(own);
+  else if (sealed && !keepOpen) await parts.reads.once(path, visit); // never written again: closed once read
+  else await parts.reads.read(path, visit);
 }
 
 /** Segments with a later segment of the same writer: sealed, never written again. */

@@ -1,7 +1,7 @@
 import type { RequestItem } from '../../core/model/records';
 import { encodeRequestItems, type StoredRequestItems, applyItemsDelta } from '../../core/model/requestItemsDelta';
 import type { TurnUsageRecord } from '../../core/ports/sessionStore';
-import { highestRequestIndex } from './segmentSummaries';
+import { requestIndexSpan } from './segmentSummaries';
 import { collectRecords, eachSegment } from './segmentReads';
 import { rows } from './sqlRows';
 import { runPrepared, textBytes } from './statements';
@@ -101,7 +101,7 @@ export class UsageRecords {
         return true;
       },
       fromRows: (db) => {
-        highest = Math.max(highest, highestRequestIndex(db, sessionId));
+        highest = Math.max(highest, requestIndexSpan(db, sessionId).last);
       },
     });
     return highest + 1;
