@@ -155,8 +155,10 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       const frame = await findFrame(page, '.composer-input', 60_000);
       await frame.locator('.composer-input textarea').fill('Run the six steps.');
       await frame.locator('.composer-input textarea').press('Enter');
-      const reply = await frame.waitForSelector('[data-kind="assistant"]:has-text("six commands ran")', { timeout: 90_000 });
+      await frame.waitForSelector('[data-kind="assistant"]:has-text("six commands ran")', { timeout: 90_000 });
       await frame.waitForSelector('[data-kind="usage"] [data-field="cached"]', { timeout: 30_000 });
+      // The streaming entry is redrawn per frame and then replaced by the stored message: take the stored one, not an element the stream left behind.
+      const reply = await frame.waitForSelector('[data-kind="assistant"]:not(.streaming):has-text("six commands ran")', { timeout: 30_000 });
       if ((await reply.$$eval('.markdown strong', (els) => els.map((e) => e.textContent))).join() !== 'six commands ran') throw new Error('bold text is not rendered');
       if ((await reply.$$('.markdown table td')).length !== 4) throw new Error('the table is not rendered');
       if ((await reply.$eval('.code-block .code-lang', (e) => e.textContent)) !== 'bash') throw new Error('the code block has no language label');
