@@ -53,7 +53,19 @@ export class SessionRecords {
    * tool outputs are megabytes).
    */
   async loadRecent(sessionId: string, count: number, createdUpTo?: number): Promise<{ messages: Message[]; createdAfter?: number }> {
-    const candidates: Array<{ id: string; createdAt: number; written: number; size: number; path: string }> = [];
+    for (let attempt = 0; ; attempt++) {
+      const { copies, threshold } = await this.newestCopies(sessionId, count, createdUpTo);
+      const latest: LatestMessages = new Map();
+      const complete = await this.readBodies(latestCopies(copies.filter((c) => threshold === undefined || c.createdAt > threshold)), latest);
+      // A file listed in the first pass went away before its bodies were read (merged by another
+      // window): read again over the files there now, rather than show a page with a gap.
+      if (complete || attempt === MAX_REREADS) return { messages: inTranscriptOrder(latest), createdAfter: threshold };
+    }
+  }
+
+  /** The first pass of `loadRecent`: where the copies of about the `count` newest messages are, without their bodies. */
+  private async newestCopies(sessionId: string, count: number, createdUpTo?: number): Promise<{ copies: StoredCopy[]; threshold?: number }> {
+    const copies: StoredCopy[] = [];
     let newest = new Map<string, number>();
     let threshold: number | undefined;
     const upTo = createdUpTo === undefined ? '' : ' AND created_at <= ?';
@@ -69,31 +81,36 @@ export class SessionRecords {
           ? [`SELECT id, created_at, written_at, length(body) AS size FROM messages WHERE session_id = ?${upTo} ORDER BY created_at DESC LIMIT ?`, [sessionId, ...upToParams, count + 1]]
           : [`SELECT id, created_at, written_at, length(body) AS size FROM messages WHERE session_id = ? AND created_at >= ?${upTo} ORDER BY created_at DESC LIMIT ?`, [sessionId, threshold, ...upToParams, count + 1]];
         for (const r of rows(db, sql, params)) {
-          candidates.push({ id: String(r.id), createdAt: Number(r.created_at), written: Number(r.written_at), size: Number(r.size), path });
-          newest.set(String(r.id), Number(r.created_at));
+          const copy: StoredCopy = { id: String(r.id), createdAt: Number(r.created_at), written: Number(r.written_at), size: Number(r.size), path };
+          copies.push(copy);
+          newest.set(copy.id, copy.createdAt);
         }
         const kept = [...newest].sort((a, b) => b[1] - a[1]).slice(0, count + 1);
         newest = new Map(kept);
         threshold = kept.length > count ? kept[count][1] : undefined;
       },
     });
-    // Each message's latest copy, then its body from the file that holds it.
-    const chosen = new Map<string, (typeof candidates)[number]>();
-    for (const c of candidates) {
-      if (threshold !== undefined && c.createdAt <= threshold) continue;
-      const previous = chosen.get(c.id);
-      if (!previous || previous.written < c.written) chosen.set(c.id, c);
-    }
-    const latest: LatestMessages = new Map();
-    for (const [path, inFile] of groupBy([...chosen.values()], (c) => c.path)) {
+    return { copies, threshold };
+  }
+
+  /**
+   * Reads and parses the bodies of `chosen` into `latest`, from the files that hold them, in slices
+   * of about `PARSE_SLICE_CHARS` with a turn for the event loop between them (a few hundred long
+   * tool outputs are megabytes). False when a file had gone away meanwhile.
+   */
+  private async readBodies(chosen: readonly StoredCopy[], latest: LatestMessages): Promise<boolean> {
+    let complete = true;
+    for (const [path, inFile] of groupBy(chosen, (c) => c.path)) {
       for (const slice of slicesOf(inFile, (c) => c.size, PARSE_SLICE_CHARS)) {
         const fetch = (db: Database) => rows(db, 'SELECT id, written_at, body FROM messages WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(slice.map((c) => c.id))]);
         const own = this.parts.own.peek(path);
-        for (const r of (own ? fetch(own) : await this.parts.reads.read(path, fetch)) ?? []) keepLatest(latest, r);
+        const found = own ? fetch(own) : await this.parts.reads.read(path, fetch);
+        if (!found) complete = false;
+        for (const r of found ?? []) keepLatest(latest, r);
         await nextTurn();
       }
     }
-    return { messages: inTranscriptOrder(latest), createdAfter: threshold };
+    return complete;
   }
 
   /**
@@ -206,6 +223,28 @@ function slicesOf<T>(list: readonly T[], sizeOf: (element: T) => number, limit: 
   }
   if (current.length > 0) slices.push(current);
   return slices;
+}
+
+/** How often a read starts again when a file it listed went away before its bodies were read. */
+const MAX_REREADS = 3;
+
+/** Where one copy of a message is stored, and its size, without its body. */
+interface StoredCopy {
+  id: string;
+  createdAt: number;
+  written: number;
+  size: number;
+  path: string;
+}
+
+/** The latest copy of each message (a message rewritten, or in two files while they are merged, counts once). */
+function latestCopies(copies: readonly StoredCopy[]): StoredCopy[] {
+  const chosen = new Map<string, StoredCopy>();
+  for (const c of copies) {
+    const previous = chosen.get(c.id);
+    if (!previous || previous.written < c.written) chosen.set(c.id, c);
+  }
+  return [...chosen.values()];
 }
 
 /** Each message id's latest stored copy, by write time. */

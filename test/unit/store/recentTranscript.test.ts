@@ -1,7 +1,8 @@
 import { strict as assert } from 'assert';
-import { readdirSync } from 'fs';
-import { join } from 'path';
+import { readdirSync, renameSync } from 'fs';
+import { basename, dirname, join } from 'path';
 import type { Message } from '../../../src/core/model/message';
+import { OpenDatabases } from '../../../src/node/store/openDatabases';
 import { withSessionReadCache } from '../../../src/host/sessionReadCache';
 import { segmentsReadDuring } from './fixtures/filesRead';
 import { storeFolderPerTest } from './fixtures/storeFolder';
@@ -117,5 +118,38 @@ describe('the recent part of a long transcript', function () {
     const more = await store.loadRecentTranscript(SESSION, 5);
     assert.equal(more.complete, true);
     assert.equal(more.messages.length, 12, 'every message, none lost to the shared time');
+  });
+
+  it('a file merged away between finding the newest messages and reading their bodies: the page is read again, with no gap', async () => {
+    const folder = stores.folder();
+    for (let w = 0; w < 2; w++) {
+      const window = await stores.openStore(folder, { debounceMs: 1e9 });
+      if (w === 0) await window.createSession({ id: SESSION, title: 'two windows' });
+      await window.putMessages(SESSION, Array.from({ length: 30 }, (_, i) => message(`w${w}-${String(i).padStart(2, '0')}`, w * 100 + i + 1)));
+      await window.close();
+    }
+    const store = await stores.openStore(folder, { debounceMs: 1e9 });
+    const proto = OpenDatabases.prototype as unknown as { read: (path: string, visit: unknown) => Promise<unknown> };
+    const original = proto.read;
+    const seen = new Set<string>();
+    let movedAway: string | undefined;
+    proto.read = function (this: unknown, path: string, visit: unknown) {
+      // The second visit of a segment is for its bodies: first move its rows to a file of another name, as another window's merge would.
+      if (/\.seg\d+\.sqlite$/.test(path) && seen.has(path) && !movedAway) {
+        movedAway = path;
+        renameSync(path, join(dirname(path), `wmerged-${basename(path)}`));
+      }
+      seen.add(path);
+      return original.call(this, path, visit);
+    };
+    let recent: Awaited<ReturnType<typeof store.loadRecentTranscript>>;
+    try {
+      recent = await store.loadRecentTranscript(SESSION, 40);
+    } finally {
+      proto.read = original;
+    }
+    assert.ok(movedAway, 'a segment was moved between the two passes');
+    const expected = [...Array.from({ length: 10 }, (_, i) => `w0-${20 + i}`), ...Array.from({ length: 30 }, (_, i) => `w1-${String(i).padStart(2, '0')}`)];
+    assert.deepEqual(recent.messages.map((m) => m.id), expected, 'the 40 newest messages of both windows, in order');
   });
 });
