@@ -33,7 +33,7 @@ async function buildLongSession(folder: string, turns: number): Promise<void> {
     const batch = [
       msg({ role: 'user', content: `Turn ${t}: keep going.`, createdAt: at++ }),
       msg({ role: 'assistant', content: `Step ${t}.`, toolCalls: [c], createdAt: at++ }),
-      msg({ role: 'tool', content: logOutput(random, 900, random() < 0.2), toolCallId: c.id, createdAt: at++ }),
+      msg({ role: 'tool', content: logOutput(random, 900, random() < 0.2), toolCallId: c.id, createdAt: at++, ...(t === 0 ? { id: OLDEST_MESSAGE_ID } : {}) }),
     ];
     await store.putMessages(SESSION, batch);
     recent.push(...batch);
@@ -61,7 +61,10 @@ async function buildClosedWindows(folder: string, windows: number): Promise<void
 /** What the chat reads when a session opens, and again each time earlier messages are asked for. */
 const CHAT_PAGE = 200;
 
-type OpenMeasure = 'resume' | 'transcript' | 'recent' | 'earlier';
+/** The first turn's tool output: an old item the views do not hold, opened in an editor. */
+const OLDEST_MESSAGE_ID = 'first-output';
+
+type OpenMeasure = 'resume' | 'transcript' | 'recent' | 'earlier' | 'message';
 
 /** Child: opens the session once and reports what it cost. */
 async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
@@ -94,6 +97,7 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
       return session.messages.length;
     }
     if (what === 'recent') return (await store.loadRecentTranscript(SESSION, CHAT_PAGE)).messages.length;
+    if (what === 'message') return (await store.loadMessages(SESSION, [OLDEST_MESSAGE_ID])).length;
     if (what === 'earlier') return (await store.loadRecentTranscript(SESSION, CHAT_PAGE, { createdUpTo: shown!.createdAfter })).messages.length;
     return (await store.loadTranscript(SESSION)).length;
   });
@@ -122,6 +126,7 @@ async function main() {
     rows.push({ measure: `resume ${turns} turns, later open`, storedMiB, ...inChild(long, 'resume') });
     rows.push({ measure: `the chat's ${CHAT_PAGE} newest messages of ${turns} turns, later open`, storedMiB, ...inChild(long, 'recent') });
     rows.push({ measure: `the ${CHAT_PAGE} messages before them (Show earlier)`, storedMiB, ...inChild(long, 'earlier') });
+    rows.push({ measure: `one old message by id (Open item in an editor), later open`, storedMiB, ...inChild(long, 'message') });
     rows.push({ measure: `whole transcript of ${turns} turns, later open`, storedMiB, ...inChild(long, 'transcript') });
   } finally {
     rmSync(long, { recursive: true, force: true });

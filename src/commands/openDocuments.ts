@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Message } from '../core/model/message';
 import type { RequestItem, TurnUsageRecord } from '../core/model/records';
 import { messageText, requestItemFullText } from '../core/session/itemText';
-import { callArguments, firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from '../host/documentTitles';
+import { firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from '../host/documentTitles';
 import type { SessionController } from '../host/sessionController';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 
@@ -36,14 +36,13 @@ function itemTitle(item: RequestItem, message: Message | undefined, calls: Map<s
 export async function openRequestItemCommand(sessions: SessionController, docs: ReadOnlyDocuments, requestIndex: number | undefined, position: number): Promise<vscode.TextDocument | undefined> {
   const session = await sessions.current();
   const store = await sessions.store();
-  const transcript = await store.loadTranscript(session.info.id);
   let items: RequestItem[];
-  let messages: readonly Message[] = transcript;
+  let planned: readonly Message[] = [];
   let record: TurnUsageRecord | undefined;
   if (requestIndex === undefined) {
     const plan = session.manager.planRequest(session.fixed);
     items = plan.items;
-    messages = [...plan.messages, ...transcript];
+    planned = plan.messages;
   } else {
     record = await store.turnUsageAt(session.info.id, requestIndex);
     items = record?.items ?? [];
@@ -53,14 +52,17 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
     void vscode.window.showErrorMessage(`Tally: request ${requestIndex === undefined ? '(next)' : `#${requestIndex}`} has no item ${position + 1}.`);
     return undefined;
   }
-  const message = messages.find((m) => m.id === item.messageId);
+  // The item's own message and the tool calls' index (for its title): never the whole transcript.
+  const inPlan = planned.find((m) => m.id === item.messageId);
+  const [stored, index] = await Promise.all([inPlan ? [] : store.loadMessages(session.info.id, [item.messageId]), store.loadToolCallIndex(session.info.id)]);
+  const message = inPlan ?? stored[0];
   // The same text the inspector shows when the item is expanded, whole: a message as it was sent,
   // a prompt part from the text its request stored.
   const text = message ? messageText(message) : await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined, record }).then(
     (found) => found.text,
     (error: unknown) => `${item.label ?? item.kind}: ${item.preview}\n\n(${error instanceof Error ? error.message : String(error)})`,
   );
-  return docs.open(itemTitle(item, message, callArguments(transcript), requestIndex), text, 'txt');
+  return docs.open(itemTitle(item, message, index.calls, requestIndex), text, 'txt');
 }
 
 /** Opens the summary a compaction wrote, named by when it ran and the request it preceded. */

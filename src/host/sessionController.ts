@@ -290,7 +290,9 @@ export class SessionController implements vscode.Disposable {
     const userId = this.failedTurnUserId;
     if (!userId || !session.agent || session.agent.busy) throw new Error('There is no failed request to retry.');
     const store = await this.store();
-    const transcript = await store.loadTranscript(session.info.id);
+    // What the failed turn recorded, read from its user message on rather than the whole transcript.
+    const failed = session.manager.messages.find((m) => m.id === userId);
+    const transcript = await store.loadTranscript(session.info.id, failed ? { createdAfter: failed.createdAt - 1 } : {});
     const at = transcript.findIndex((m) => m.id === userId);
     if (at < 0) throw new Error('The failed message is no longer in this session.');
     const text = transcript[at].content;

@@ -89,6 +89,13 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
       });
       return transcript;
     },
+    async loadMessages(sessionId, ids) {
+      // From memory when every one is kept (the recent part holds the messages a view shows).
+      const hit = sessions.get(sessionId);
+      const kept = hit ? ids.map((id) => hit.at.get(id)) : [];
+      if (hit && kept.every((i) => i !== undefined)) return [...new Set(kept)].sort((a, b) => a - b).map((i) => hit.transcript[i]);
+      return store.loadMessages(sessionId, ids);
+    },
     async loadRecentTranscript(sessionId, count) {
       const hit = sessions.get(sessionId);
       if (!hit) {

@@ -79,6 +79,8 @@ export interface SessionStore extends BlobStore {
    * that time are considered: the page before one read earlier (whose `createdAfter` it is).
    */
   loadRecentTranscript(sessionId: string, count: number, options?: { createdUpTo?: number }): Promise<RecentTranscript>;
+  /** The latest stored copy of each message in `ids` that is stored, oldest first, without decoding the rest of the transcript. */
+  loadMessages(sessionId: string, ids: readonly string[]): Promise<Message[]>;
   /** Every tool call of the transcript and its result's time, without decoding any result's content (which is most of a transcript). */
   loadToolCallIndex(sessionId: string): Promise<ToolCallIndex>;
   /**

@@ -65,7 +65,7 @@ export async function requestItemFullText(args: RequestItemQuery): Promise<{ tex
     if (text === undefined) throw new Error(`the text of "${item.label ?? itemId}" was not stored (a request recorded before texts were kept)`);
   } else {
     if (item && item.section && item.section !== 'conversation') throw new Error(`"${item.label ?? itemId}" has no stored text: open it in a request`);
-    const message = args.working.find((m) => m.id === itemId) ?? (await store.loadTranscript(sessionId)).find((m) => m.id === itemId);
+    const message = args.working.find((m) => m.id === itemId) ?? (await store.loadMessages(sessionId, [itemId]))[0];
     if (!message) throw new Error(`message "${itemId}" is no longer stored`);
     text = messageText(message);
   }

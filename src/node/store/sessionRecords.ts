@@ -42,6 +42,20 @@ export class SessionRecords {
     return inTranscriptOrder(latest);
   }
 
+  /** The latest copy of each message in `ids`: every segment is searched by id, and only those rows are parsed. */
+  async loadMessages(sessionId: string, ids: readonly string[]): Promise<Message[]> {
+    const latest: LatestMessages = new Map();
+    if (ids.length === 0) return [];
+    const wanted = JSON.stringify(ids);
+    await eachSegment(this.parts, sessionId, {
+      fromFacts: () => false,
+      fromRows: (db) => {
+        for (const r of rows(db, 'SELECT id, written_at, body FROM messages WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))', [sessionId, wanted])) keepLatest(latest, r);
+      },
+    });
+    return inTranscriptOrder(latest);
+  }
+
   /**
    * About the `count` newest messages (created at or before `createdUpTo` when given: the page
    * before one already read), in one pass over the newest segments only: each gives its

@@ -225,6 +225,10 @@ export class SqlJsStore implements SessionStore {
     }, true);
   }
 
+  loadMessages(sessionId: string, ids: readonly string[]): Promise<Message[]> {
+    return this.read(sessionId, () => this.records.loadMessages(sessionId, ids), true);
+  }
+
   loadToolCallIndex(sessionId: string): Promise<ToolCallIndex> {
     return this.read(sessionId, () => this.records.toolCallIndex(sessionId), true);
   }
