@@ -13,6 +13,7 @@ import { join } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import type { Message } from '../src/core/model/message';
 import { policyNamed } from '../src/core/replay/baselines';
+import { answeredCall } from '../src/core/session/answeredCall';
 import { ContextSession } from '../src/core/session/contextSession';
 import { DEFAULT_SETTINGS } from '../src/core/settings';
 import { openStore } from '../src/node/store';
@@ -97,7 +98,11 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
       return session.messages.length;
     }
     if (what === 'recent') return (await store.loadRecentTranscript(SESSION, CHAT_PAGE)).messages.length;
-    if (what === 'message') return (await store.loadMessages(SESSION, [OLDEST_MESSAGE_ID])).length;
+    if (what === 'message') {
+      // What Open item in an editor reads: the item's message, and the call it answers for its title.
+      const [result] = await store.loadMessages(SESSION, [OLDEST_MESSAGE_ID]);
+      return result && (await answeredCall(store, SESSION, result)) ? 1 : 0;
+    }
     if (what === 'earlier') return (await store.loadRecentTranscript(SESSION, CHAT_PAGE, { createdUpTo: shown!.createdAfter })).messages.length;
     return (await store.loadTranscript(SESSION)).length;
   });
@@ -126,7 +131,7 @@ async function main() {
     rows.push({ measure: `resume ${turns} turns, later open`, storedMiB, ...inChild(long, 'resume') });
     rows.push({ measure: `the chat's ${CHAT_PAGE} newest messages of ${turns} turns, later open`, storedMiB, ...inChild(long, 'recent') });
     rows.push({ measure: `the ${CHAT_PAGE} messages before them (Show earlier)`, storedMiB, ...inChild(long, 'earlier') });
-    rows.push({ measure: `one old message by id (Open item in an editor), later open`, storedMiB, ...inChild(long, 'message') });
+    rows.push({ measure: `an old tool result and its call (Open item in an editor), later open`, storedMiB, ...inChild(long, 'message') });
     rows.push({ measure: `whole transcript of ${turns} turns, later open`, storedMiB, ...inChild(long, 'transcript') });
   } finally {
     rmSync(long, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 import { TextDecoder } from 'util';
 import * as vscode from 'vscode';
-import type { Message } from '../core/model/message';
+import type { Message, ToolCall } from '../core/model/message';
 import type { RequestItem, TurnUsageRecord } from '../core/model/records';
+import { answeredCall } from '../core/session/answeredCall';
 import { messageText, requestItemFullText } from '../core/session/itemText';
 import { firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from '../host/documentTitles';
 import type { SessionController } from '../host/sessionController';
@@ -26,8 +27,7 @@ export async function openResultCommand(sessions: SessionController, docs: ReadO
   return docs.open(`${title} (full result)`, content, 'txt');
 }
 
-function itemTitle(item: RequestItem, message: Message | undefined, calls: Map<string, { name: string; arguments: string }>, requestIndex: number | undefined): string {
-  const call = message?.toolCallId ? calls.get(message.toolCallId) : undefined;
+function itemTitle(item: RequestItem, call: ToolCall | undefined, requestIndex: number | undefined): string {
   const what = item.toolName ? toolCallLabel(item.toolName, call?.arguments) : item.label ?? (item.kind === item.role ? item.kind : `${item.role} ${item.kind}`);
   return requestIndex === undefined ? `${what} · next request` : withRequest(what, requestIndex);
 }
@@ -52,17 +52,17 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
     void vscode.window.showErrorMessage(`Tally: request ${requestIndex === undefined ? '(next)' : `#${requestIndex}`} has no item ${position + 1}.`);
     return undefined;
   }
-  // The item's own message and the tool calls' index (for its title): never the whole transcript.
-  const inPlan = planned.find((m) => m.id === item.messageId);
-  const [stored, index] = await Promise.all([inPlan ? [] : store.loadMessages(session.info.id, [item.messageId]), store.loadToolCallIndex(session.info.id)]);
-  const message = inPlan ?? stored[0];
+  // The item's own message, and for a tool result the call it answers (for its title): never the whole transcript.
+  const isMessage = !item.section || item.section === 'conversation';
+  const message = planned.find((m) => m.id === item.messageId) ?? (isMessage ? (await store.loadMessages(session.info.id, [item.messageId]))[0] : undefined);
+  const call = item.toolName && message ? await answeredCall(store, session.info.id, message, planned) : undefined;
   // The same text the inspector shows when the item is expanded, whole: a message as it was sent,
   // a prompt part from the text its request stored.
   const text = message ? messageText(message) : await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined, record }).then(
     (found) => found.text,
     (error: unknown) => `${item.label ?? item.kind}: ${item.preview}\n\n(${error instanceof Error ? error.message : String(error)})`,
   );
-  return docs.open(itemTitle(item, message, index.calls, requestIndex), text, 'txt');
+  return docs.open(itemTitle(item, call, requestIndex), text, 'txt');
 }
 
 /** Opens the summary a compaction wrote, named by when it ran and the request it preceded. */

@@ -93,10 +93,12 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
       // From memory when every one is kept (the recent part holds the messages a view shows).
       const hit = sessions.get(sessionId);
       const kept = hit ? ids.map((id) => hit.at.get(id)) : [];
-      if (hit && kept.every((i) => i !== undefined)) return [...new Set(kept)].sort((a, b) => a - b).map((i) => hit.transcript[i]);
-      return store.loadMessages(sessionId, ids);
+      if (!hit || !kept.every((i) => i !== undefined)) return store.loadMessages(sessionId, ids);
+      return [...new Set(kept)].map((i) => hit.transcript[i]).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
-    async loadRecentTranscript(sessionId, count) {
+    async loadRecentTranscript(sessionId, count, options) {
+      // A page before a given time (an old message's neighbours) is not what is kept: read it.
+      if (options?.createdUpTo !== undefined) return store.loadRecentTranscript(sessionId, count, options);
       const hit = sessions.get(sessionId);
       if (!hit) {
         return readOnce(sessionId, () => store.loadRecentTranscript(sessionId, count), (recent) => {

@@ -70,9 +70,9 @@ export class SessionRecords {
     for (let attempt = 0; ; attempt++) {
       const { copies, threshold } = await this.newestCopies(sessionId, count, createdUpTo);
       const latest: LatestMessages = new Map();
-      const complete = await this.readBodies(latestCopies(copies.filter((c) => threshold === undefined || c.createdAt > threshold)), latest);
-      // A file listed in the first pass went away before its bodies were read (merged by another
-      // window): read again over the files there now, rather than show a page with a gap.
+      const complete = await this.readBodies(latestWritten(copies.filter((c) => threshold === undefined || c.createdAt > threshold)), latest);
+      // A file listed in the first pass went away (merged by another window) or could not be read
+      // before its bodies were: read again over the files there now, rather than show a page with a gap.
       if (complete || attempt === MAX_REREADS) return { messages: inTranscriptOrder(latest), createdAfter: threshold };
     }
   }
@@ -110,7 +110,7 @@ export class SessionRecords {
   /**
    * Reads and parses the bodies of `chosen` into `latest`, from the files that hold them, in slices
    * of about `PARSE_SLICE_CHARS` with a turn for the event loop between them (a few hundred long
-   * tool outputs are megabytes). False when a file had gone away meanwhile.
+   * tool outputs are megabytes). False when a file had gone away meanwhile, or could not be opened.
    */
   private async readBodies(chosen: readonly StoredCopy[], latest: LatestMessages): Promise<boolean> {
     let complete = true;
@@ -239,7 +239,7 @@ function slicesOf<T>(list: readonly T[], sizeOf: (element: T) => number, limit: 
   return slices;
 }
 
-/** How often a read starts again when a file it listed went away before its bodies were read. */
+/** How often a read starts again when a file it listed went away, or failed to open, before its bodies were read. */
 const MAX_REREADS = 3;
 
 /** Where one copy of a message is stored, and its size, without its body. */
@@ -252,7 +252,7 @@ interface StoredCopy {
 }
 
 /** The latest copy of each message (a message rewritten, or in two files while they are merged, counts once). */
-function latestCopies(copies: readonly StoredCopy[]): StoredCopy[] {
+function latestWritten(copies: readonly StoredCopy[]): StoredCopy[] {
   const chosen = new Map<string, StoredCopy>();
   for (const c of copies) {
     const previous = chosen.get(c.id);
