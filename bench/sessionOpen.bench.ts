@@ -15,6 +15,9 @@ import type { Message } from '../src/core/model/message';
 import { policyNamed } from '../src/core/replay/baselines';
 import { answeredCall } from '../src/core/session/answeredCall';
 import { ContextSession } from '../src/core/session/contextSession';
+import type { BlobInfo, SessionStore } from '../src/core/ports/sessionStore';
+import { resultTitles } from '../src/host/resultTitles';
+import { withSessionReadCache } from '../src/host/sessionReadCache';
 import { DEFAULT_SETTINGS } from '../src/core/settings';
 import { openStore } from '../src/node/store';
 import { bytesUnder } from '../test/support/folderBytes';
@@ -65,7 +68,7 @@ const CHAT_PAGE = 200;
 /** The first turn's tool output: an old item the views do not hold, opened in an editor. */
 const OLDEST_MESSAGE_ID = 'first-output';
 
-type OpenMeasure = 'resume' | 'transcript' | 'recent' | 'earlier' | 'message';
+type OpenMeasure = 'resume' | 'transcript' | 'recent' | 'earlier' | 'message' | 'index' | 'titles';
 
 /** Child: opens the session once and reports what it cost. */
 async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
@@ -91,8 +94,13 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
   rmSync(warm, { recursive: true, force: true });
   const store = await openStore(folder, { debounceMs: 1e9 });
   const shown = what === 'earlier' ? await store.loadRecentTranscript(SESSION, CHAT_PAGE) : undefined;
+  // The inspector with the chat's newest messages in memory, its results already named; then a step offloads a new result.
+  const views = withSessionReadCache(store);
+  const offloaded = what === 'titles' ? await stepThatOffloads(views) : [];
   const started = performance.now();
   const measured = await measureBlocking(async () => {
+    if (what === 'index') return (await store.loadToolCallIndex(SESSION)).calls.size;
+    if (what === 'titles') return Object.keys(await resultTitles(SESSION, offloaded, [], views)).length;
     if (what === 'resume') {
       const session = await ContextSession.open({ store, sessionId: SESSION, settings, counter, strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
       return session.messages.length;
@@ -110,6 +118,19 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
   await store.close();
   clearInterval(sampler);
   process.stdout.write(JSON.stringify({ ms: Math.round(ms), longestBlockMs: +measured.longestBlockMs.toFixed(1), peakRssMiB: Math.round(peakRss / 2 ** 20), messages: measured.result }) + '\n');
+}
+
+/** Names the session's last result (the index of calls read once), then adds a step whose result is offloaded: the results to name. */
+async function stepThatOffloads(views: SessionStore): Promise<BlobInfo[]> {
+  const recent = (await views.loadRecentTranscript(SESSION, CHAT_PAGE)).messages;
+  const last = recent.filter((m) => m.toolCallId).pop()!;
+  const content = new TextEncoder().encode(last.content);
+  const first = await views.putBlob(SESSION, { toolName: 'run_command', toolCallId: last.toolCallId, content });
+  await resultTitles(SESSION, [first], [], views);
+  const c = call('run_command', { command: 'npm test -- --grep offloaded' });
+  const at = recent[recent.length - 1].createdAt;
+  await views.putMessages(SESSION, [msg({ role: 'assistant', content: 'One more step.', toolCalls: [c], createdAt: at + 1 }), msg({ role: 'tool', content: last.content, toolCallId: c.id, createdAt: at + 2 })]);
+  return [first, await views.putBlob(SESSION, { toolName: 'run_command', toolCallId: c.id, content: new TextEncoder().encode(`${last.content}\n`) })];
 }
 
 function inChild(folder: string, what: string): Record<string, number> {
@@ -133,6 +154,8 @@ async function main() {
     rows.push({ measure: `the ${CHAT_PAGE} messages before them (Show earlier)`, storedMiB, ...inChild(long, 'earlier') });
     rows.push({ measure: `an old tool result and its call (Open item in an editor), later open`, storedMiB, ...inChild(long, 'message') });
     rows.push({ measure: `whole transcript of ${turns} turns, later open`, storedMiB, ...inChild(long, 'transcript') });
+    rows.push({ measure: `the session's index of tool calls (how every result was named after each step)`, storedMiB, ...inChild(long, 'index') });
+    rows.push({ measure: `a result offloaded by a new step, named for the inspector`, storedMiB, ...inChild(long, 'titles') });
   } finally {
     rmSync(long, { recursive: true, force: true });
   }

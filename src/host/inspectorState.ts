@@ -1,43 +1,8 @@
-import type { BlobInfo, SessionStore, ToolCallIndex, TurnUsageRecord } from '../core/ports/sessionStore';
-import { firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from './documentTitles';
+import type { SessionStore, TurnUsageRecord } from '../core/ports/sessionStore';
 import type { BudgetView, InspectorState, TurnView } from '../protocol/inspector';
+import { resultTitles } from './resultTitles';
 import type { ActiveSession } from './sessionController';
 import { budgetWindowFigures } from './turnFigures';
-
-/**
- * Names each offloaded result by its tool, what the call acted on, and the first request that
- * carried it. `complete` says whether every result has its request yet.
- */
-function titlesOf(blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[], index: ToolCallIndex): { titles: Record<string, string>; complete: boolean } {
-  const byTime = requestsByTime(usage);
-  const titles: Record<string, string> = {};
-  let complete = true;
-  for (const b of blobs) {
-    const call = b.toolCallId ? index.calls.get(b.toolCallId) : undefined;
-    const request = b.toolCallId ? firstRequestAfter(byTime, index.resultTimes.get(b.toolCallId)) : undefined;
-    if (request === undefined) complete = false;
-    titles[b.id] = withRequest(toolCallLabel(b.toolName, call?.arguments), request);
-  }
-  return { titles, complete };
-}
-
-/** The last titles made per session, and what they were made from. */
-const titleMemo = new Map<string, { blobs: number; usage: number; complete: boolean; titles: Record<string, string> }>();
-
-/**
- * A result's title changes only when it is added and when the first request after it is made, so
- * titles are made again only when a result was added, or a request was while one still waits for
- * its request: not on every refresh, which would read every segment each time.
- */
-async function titlesFor(sessionId: string, blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[], store: SessionStore): Promise<Record<string, string>> {
-  const known = titleMemo.get(sessionId);
-  if (known && known.blobs === blobs.length && (known.complete || known.usage === usage.length)) return known.titles;
-  const { titles, complete } = titlesOf(blobs, usage, await store.loadToolCallIndex(sessionId));
-  titleMemo.delete(sessionId);
-  titleMemo.set(sessionId, { blobs: blobs.length, usage: usage.length, complete, titles });
-  if (titleMemo.size > 8) titleMemo.delete(titleMemo.keys().next().value!);
-  return titles;
-}
 
 const turnViews = new WeakMap<TurnUsageRecord, TurnView>();
 
@@ -86,7 +51,7 @@ export async function buildInspectorState(session: ActiveSession | undefined, st
     calibration: calibration.samples > 0 ? calibration : undefined,
   };
   const turns: TurnView[] = usage.map(turnView);
-  const blobTitles = blobs.length ? await titlesFor(id, blobs, usage, store) : undefined;
+  const blobTitles = blobs.length ? await resultTitles(id, blobs, usage, store) : undefined;
   const growth = turns.length > 1 ? (turns[turns.length - 1].estimatedInputTokens - turns[0].estimatedInputTokens) / (turns.length - 1) : undefined;
   return {
     session: { id, title: session.info.title, origin: session.info.origin },

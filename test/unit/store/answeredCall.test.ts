@@ -4,18 +4,10 @@ import type { SessionStore } from '../../../src/core/ports/sessionStore';
 import { answeredCall } from '../../../src/core/session/answeredCall';
 import { segmentsReadDuring } from './fixtures/filesRead';
 import { storeFolderPerTest } from './fixtures/storeFolder';
+import { toolStep, writeToolSteps } from './fixtures/toolSteps';
 
 const SESSION = 'sanswered';
 const output = 'test output line\n'.repeat(400);
-
-/** A step: the assistant's call, then its result (6 KB). */
-function step(i: number, callId = `call_${i}`): Message[] {
-  const call = { id: callId, name: 'run_command', arguments: JSON.stringify({ command: `npm test -- case${i}` }) };
-  return [
-    { id: `a${i}`, role: 'assistant', kind: 'assistant', content: `Step ${i}.`, toolCalls: [call], agentVisible: true, userVisible: true, createdAt: i * 10 + 1 },
-    { id: `t${i}`, role: 'tool', kind: 'tool_result', content: output, toolCallId: callId, toolName: call.name, agentVisible: true, userVisible: true, createdAt: i * 10 + 2 },
-  ];
-}
 
 /** Counts the store's whole-session reads that answeredCall must avoid when the call is near. */
 function countingIndexReads(store: SessionStore): { store: SessionStore; indexReads: () => number } {
@@ -33,13 +25,7 @@ describe('the call a tool result answers', function () {
   const stores = storeFolderPerTest('tally-answered-');
 
   async function longSession(folder: string): Promise<void> {
-    const writing = await stores.openStore(folder, { debounceMs: 1e9, segmentMaxBytes: 32 * 1024 });
-    await writing.createSession({ id: SESSION, title: 'calls' });
-    for (let i = 0; i < 60; i++) {
-      await writing.putMessages(SESSION, step(i));
-      if (i % 3 === 2) await writing.flush();
-    }
-    await writing.close();
+    await writeToolSteps(await stores.openStore(folder, { debounceMs: 1e9, segmentMaxBytes: 32 * 1024 }), SESSION, 60, output, 3);
   }
 
   it('is found among the messages just before the result, reading only the files that hold them', async () => {
@@ -58,7 +44,7 @@ describe('the call a tool result answers', function () {
     await longSession(folder);
     const { store, indexReads } = countingIndexReads(await stores.openStore(folder, { debounceMs: 1e9 }));
     // The result of step 2's call comes after 50 more steps.
-    const late: Message = { ...step(2)[1], id: 'late', createdAt: 10_000 };
+    const late: Message = { ...toolStep(2, output)[1], id: 'late', createdAt: 10_000 };
     await store.putMessages(SESSION, [late]);
     const call = await answeredCall(store, SESSION, late);
     assert.equal(call?.arguments, JSON.stringify({ command: 'npm test -- case2' }));
@@ -69,7 +55,7 @@ describe('the call a tool result answers', function () {
     const folder = stores.folder();
     await longSession(folder);
     const { store, indexReads } = countingIndexReads(await stores.openStore(folder, { debounceMs: 1e9 }));
-    const planned = step(99, 'call_planned');
+    const planned = toolStep(99, output, 'call_planned');
     const { result: call, read } = await segmentsReadDuring(() => answeredCall(store, SESSION, planned[1], planned));
     assert.equal(call?.id, 'call_planned');
     assert.equal(read.length + indexReads(), 0);
