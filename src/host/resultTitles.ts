@@ -31,9 +31,9 @@ function withMessages(index: ToolCallIndex, messages: readonly Message[]): ToolC
   return { calls, resultTimes };
 }
 
-/** Whether a result's call or its result time is not in `index`. */
-function lacksAny(index: ToolCallIndex, blobs: readonly BlobInfo[]): boolean {
-  return blobs.some((b) => b.toolCallId !== undefined && (!index.calls.has(b.toolCallId) || !index.resultTimes.has(b.toolCallId)));
+/** Whether a result's call (or, with `times`, its result's time) is not in `index`. */
+function lacks(index: ToolCallIndex, blobs: readonly BlobInfo[], times: boolean): boolean {
+  return blobs.some((b) => b.toolCallId !== undefined && (!index.calls.has(b.toolCallId) || (times && !index.resultTimes.has(b.toolCallId))));
 }
 
 /** The newest messages searched for a new result's call before the session's whole index is read. */
@@ -53,8 +53,10 @@ export async function resultTitles(sessionId: string, blobs: readonly BlobInfo[]
   const known = titleMemo.get(sessionId);
   if (known && known.blobs === blobs.length && (known.complete || known.usage === usage.length)) return known.titles;
   let index = known?.index;
-  if (index && lacksAny(index, blobs)) index = withMessages(index, (await store.loadRecentTranscript(sessionId, RECENT_MESSAGES)).messages);
-  if (!index || lacksAny(index, blobs)) index = await store.loadToolCallIndex(sessionId);
+  if (index && lacks(index, blobs, true)) index = withMessages(index, (await store.loadRecentTranscript(sessionId, RECENT_MESSAGES)).messages);
+  // A result offloaded before its message is stored has no time yet: that alone is no reason to
+  // read every segment (its title gets its request once the message is there).
+  if (!index || lacks(index, blobs, false)) index = await store.loadToolCallIndex(sessionId);
   const { titles, complete } = titlesOf(blobs, usage, index);
   titleMemo.delete(sessionId);
   titleMemo.set(sessionId, { blobs: blobs.length, usage: usage.length, complete, titles, index });

@@ -32,5 +32,12 @@ describe('titles of offloaded results', function () {
     const titles = await resultTitles(SESSION, blobs, [], store);
     assert.deepEqual(blobs.map((b) => titles[b.id]), ['run_command npm test -- case0', 'run_command npm test -- case40']);
     assert.equal(indexReads, 1, 'the new result’s call came from the newest messages, not another read of every segment');
+
+    // A result offloaded before its message is stored (the call is): named all the same, still without the index.
+    const [callOnly] = toolStep(41, output);
+    await store.putMessages(SESSION, [callOnly]);
+    blobs.push(await store.putBlob(SESSION, { toolName: 'run_command', toolCallId: 'call_41', content: new TextEncoder().encode(`${output}41`) }));
+    assert.equal((await resultTitles(SESSION, blobs, [], store))[blobs[2].id], 'run_command npm test -- case41');
+    assert.equal(indexReads, 1);
   });
 });
