@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Message, ToolCall } from '../core/model/message';
 import type { RequestItem, TurnUsageRecord } from '../core/model/records';
 import { answeredCall } from '../core/session/answeredCall';
-import { messageText, requestItemFullText } from '../core/session/itemText';
+import { inConversation, messageText, requestItemFullText } from '../core/session/itemText';
 import { firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from '../host/documentTitles';
 import type { SessionController } from '../host/sessionController';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
@@ -53,8 +53,7 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
     return undefined;
   }
   // The item's own message, and for a tool result the call it answers (for its title): never the whole transcript.
-  const isMessage = !item.section || item.section === 'conversation';
-  const message = planned.find((m) => m.id === item.messageId) ?? (isMessage ? (await store.loadMessages(session.info.id, [item.messageId]))[0] : undefined);
+  const message = planned.find((m) => m.id === item.messageId) ?? (inConversation(item) ? (await store.loadMessages(session.info.id, [item.messageId]))[0] : undefined);
   const call = item.toolName && message ? await answeredCall(store, session.info.id, message, planned) : undefined;
   // The same text the inspector shows when the item is expanded, whole: a message as it was sent,
   // a prompt part from the text its request stored.

@@ -1,7 +1,7 @@
 import type { Message } from '../core/model/message';
 import type { TurnUsageRecord } from '../core/model/records';
 import type { BlobInfo, SessionStore, ToolCallIndex } from '../core/ports/sessionStore';
-import { firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from './documentTitles';
+import { callArguments, firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from './documentTitles';
 
 /**
  * Names each offloaded result by its tool, what the call acted on, and the first request that
@@ -22,13 +22,9 @@ function titlesOf(blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[],
 
 /** `index` with the calls and result times of `messages` added (a new map each). */
 function withMessages(index: ToolCallIndex, messages: readonly Message[]): ToolCallIndex {
-  const calls = new Map(index.calls);
   const resultTimes = new Map(index.resultTimes);
-  for (const m of messages) {
-    for (const call of m.toolCalls ?? []) calls.set(call.id, { name: call.name, arguments: call.arguments });
-    if (m.toolCallId) resultTimes.set(m.toolCallId, m.createdAt);
-  }
-  return { calls, resultTimes };
+  for (const m of messages) if (m.toolCallId) resultTimes.set(m.toolCallId, m.createdAt);
+  return { calls: new Map([...index.calls, ...callArguments(messages)]), resultTimes };
 }
 
 /** Whether a result's call (or, with `times`, its result's time) is not in `index`. */

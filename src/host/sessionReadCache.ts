@@ -1,4 +1,4 @@
-import type { Message } from '../core/model/message';
+import { compareTranscriptOrder, type Message } from '../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
 import type { BlobInfo, RecentTranscript, SessionStore } from '../core/ports/sessionStore';
 
@@ -94,7 +94,7 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
       const hit = sessions.get(sessionId);
       const kept = hit ? ids.map((id) => hit.at.get(id)) : [];
       if (!hit || !kept.every((i) => i !== undefined)) return store.loadMessages(sessionId, ids);
-      return [...new Set(kept)].map((i) => hit.transcript[i]).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return [...new Set(kept)].map((i) => hit.transcript[i]).sort(compareTranscriptOrder);
     },
     async loadRecentTranscript(sessionId, count, options) {
       // A page before a given time (an old message's neighbours) is not what is kept: read it.

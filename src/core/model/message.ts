@@ -92,3 +92,8 @@ export interface CallGroup {
   start: number; // index of the assistant message
   end: number; // index one past the last tool message of the group
 }
+
+/** Transcript order: by creation time, then by id (messages created in the same millisecond). */
+export function compareTranscriptOrder(a: Message, b: Message): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

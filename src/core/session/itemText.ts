@@ -45,6 +45,11 @@ export async function requestItemText(args: RequestItemQuery): Promise<{ text: s
   return { text: totalChars > ITEM_TEXT_MAX_CHARS ? `${text.slice(0, ITEM_TEXT_MAX_CHARS)}\n[… ${(totalChars - ITEM_TEXT_MAX_CHARS).toLocaleString('en-US')} more characters …]` : text, totalChars };
 }
 
+/** Whether an item is a conversation message (items recorded before there were parts are). */
+export function inConversation(item: RequestItem): boolean {
+  return !item.section || item.section === 'conversation';
+}
+
 /** One item's whole text (for an editor), and the item when it is known. */
 export async function requestItemFullText(args: RequestItemQuery): Promise<{ text: string; item?: RequestItem }> {
   const { store, sessionId, itemId } = args;
@@ -64,7 +69,7 @@ export async function requestItemFullText(args: RequestItemQuery): Promise<{ tex
     text = storedText(await store.listTurnUsage(sessionId, { items: false }), item.textHash);
     if (text === undefined) throw new Error(`the text of "${item.label ?? itemId}" was not stored (a request recorded before texts were kept)`);
   } else {
-    if (item && item.section && item.section !== 'conversation') throw new Error(`"${item.label ?? itemId}" has no stored text: open it in a request`);
+    if (item && !inConversation(item)) throw new Error(`"${item.label ?? itemId}" has no stored text: open it in a request`);
     const message = args.working.find((m) => m.id === itemId) ?? (await store.loadMessages(sessionId, [itemId]))[0];
     if (!message) throw new Error(`message "${itemId}" is no longer stored`);
     text = messageText(message);

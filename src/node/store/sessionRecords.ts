@@ -1,5 +1,5 @@
 import type { Database } from 'sql.js';
-import type { Message } from '../../core/model/message';
+import { compareTranscriptOrder, type Message } from '../../core/model/message';
 import { nextTurn } from '../../core/nextTurn';
 import { SNAPSHOT_FILE } from './layout';
 import { pinRows, type SegmentFacts } from './segmentSummaries';
@@ -277,7 +277,7 @@ function keepLatest(latest: LatestMessages, r: Row): void {
 }
 
 function inTranscriptOrder(latest: LatestMessages): Message[] {
-  return [...latest.values()].map((v) => v.message).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...latest.values()].map((v) => v.message).sort(compareTranscriptOrder);
 }
 
 /** A message's own tool calls, and a result's call id (keys of a message body). */

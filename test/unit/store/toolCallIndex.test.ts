@@ -1,6 +1,7 @@
 import { strict as assert } from 'assert';
 import type { Message } from '../../../src/core/model/message';
 import { callArguments } from '../../../src/host/documentTitles';
+import { parsesDuring } from './fixtures/jsonParses';
 import { storeFolderPerTest } from './fixtures/storeFolder';
 
 const SESSION = 'scalls';
@@ -32,18 +33,7 @@ describe('the tool calls of a transcript, read without the results', function ()
 
     const store = await stores.openStore(folder);
     const transcript = await store.loadTranscript(SESSION);
-    const original = JSON.parse;
-    let resultsParsed = 0;
-    JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
-      if (typeof text === 'string' && text.includes('"role":"tool"')) resultsParsed++;
-      return original(text, reviver);
-    }) as typeof JSON.parse;
-    let index;
-    try {
-      index = await store.loadToolCallIndex(SESSION);
-    } finally {
-      JSON.parse = original;
-    }
+    const { result: index, parsed: resultsParsed } = await parsesDuring(() => store.loadToolCallIndex(SESSION), '"role":"tool"');
     assert.equal(resultsParsed, 0, 'no result was decoded');
     assert.deepEqual(index.calls, callArguments(transcript));
     const times = new Map(transcript.filter((m) => m.role === 'tool').map((m) => [m.toolCallId!, m.createdAt]));

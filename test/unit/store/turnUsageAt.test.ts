@@ -3,6 +3,7 @@ import { readdirSync } from 'fs';
 import { join } from 'path';
 import type { RequestItem, TurnUsageRecord } from '../../../src/core/model/records';
 import { segmentsReadDuring } from './fixtures/filesRead';
+import { parsesDuring } from './fixtures/jsonParses';
 import { storeFolderPerTest } from './fixtures/storeFolder';
 
 const SESSION = 'sturn';
@@ -13,21 +14,6 @@ function usage(index: number, items: RequestItem[], createdAt = index): TurnUsag
     id: `u${index}-${createdAt}`, sessionId: SESSION, requestIndex: index, createdAt, model: 'm', contextWindow: 200_000, maxOutputTokens: 8_000,
     components: { system: 1, skills: 0, tools: 0, messages: 0, toolResults: items.length, summaries: 0 }, estimatedInputTokens: items.length, items,
   };
-}
-
-/** Parses of usage bodies while `run` runs. */
-async function usageBodiesParsed<T>(run: () => Promise<T>): Promise<{ result: T; parsed: number }> {
-  const original = JSON.parse;
-  let parsed = 0;
-  JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
-    if (typeof text === 'string' && text.includes('"requestIndex"')) parsed++;
-    return original(text, reviver);
-  }) as typeof JSON.parse;
-  try {
-    return { result: await run(), parsed };
-  } finally {
-    JSON.parse = original;
-  }
 }
 
 describe('one request’s usage record, read alone', function () {
@@ -59,7 +45,7 @@ describe('one request’s usage record, read alone', function () {
     const whole = await store.listTurnUsage(SESSION);
     assert.equal(whole.length, 140);
     for (const expected of whole) {
-      const { result: one, parsed } = await usageBodiesParsed(() => store.turnUsageAt(SESSION, expected.requestIndex));
+      const { result: one, parsed } = await parsesDuring(() => store.turnUsageAt(SESSION, expected.requestIndex), '"requestIndex"');
       assert.deepEqual(one, expected, `request ${expected.requestIndex}`);
       // Back to the last compaction (a full list) at most, never the requests after it.
       const sinceFull = expected.requestIndex >= 120 ? expected.requestIndex - 120 : expected.requestIndex % 30;
