@@ -1,6 +1,6 @@
-import { join } from 'path';
 import type { Page } from 'playwright-core';
 import { runCommand } from './browser';
+import { screenshotPath } from './screenshots';
 import { FakeLocalModelServer } from '../../fakes/modelListServers';
 
 /**
@@ -9,7 +9,7 @@ import { FakeLocalModelServer } from '../../fakes/modelListServers';
  * confirmation names the window the server loaded the model with. Screenshot of the model list.
  * It changes the user's model settings, so it runs last.
  */
-export async function checkModelPicker(page: Page, theme: string, root: string, check: (name: string, body: () => Promise<void>) => Promise<void>): Promise<void> {
+export async function checkModelPicker(page: Page, theme: string, check: (name: string, body: () => Promise<void>) => Promise<void>): Promise<void> {
   const ollama = await new FakeLocalModelServer({
     flavour: 'ollama',
     defaultWindow: 4_096,
@@ -36,7 +36,7 @@ export async function checkModelPicker(page: Page, theme: string, root: string, 
         if (!(await page.locator('.quick-input-list', { hasText: text }).count())) throw new Error(`the model list lacks "${text}"`);
       }
       await page.waitForTimeout(500);
-      await page.screenshot({ path: join(root, 'docs', 'screenshots', `model-picker-${theme}.png`) });
+      await page.screenshot({ path: screenshotPath(`model-picker-${theme}.png`) });
       await input.fill('qwen2.5-coder');
       await page.keyboard.press('Enter');
       const toast = page.locator('.notifications-toasts', { hasText: 'Tally will use qwen2.5-coder:14b' });

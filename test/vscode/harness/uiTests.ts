@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'fs';
+import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 import type { Frame } from 'playwright-core';
@@ -6,6 +6,7 @@ import { findFrame, launchBrowser, runCommand } from './browser';
 import { editApprovalInTheEditor } from './editApprovalUi';
 import { startCodeServer } from './codeServer';
 import { checkModelPicker } from './modelPickerUi';
+import { screenshotPath } from './screenshots';
 import { makeWorkspace } from './workspace';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 
@@ -142,12 +143,11 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       await frame.click('[data-action="confirm"]');
       await frame.waitForFunction((n) => document.querySelectorAll('details.compaction').length === n + 1, before, { timeout: 30_000 });
     });
-    mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
     // The picture shows the stacked bar and the request timeline: the top of the inspector.
     await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
     await scrollToTop(await findFrame(page, '.seg[data-segment]').catch(() => undefined));
     await page.waitForTimeout(300);
-    await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `inspector-${theme}.png`) });
+    await page.screenshot({ path: screenshotPath(`inspector-${theme}.png`) });
     await check(`${theme}: the chat panel streams a markdown reply (bold, table, link, code block with Copy and Insert at cursor, turn figures)`, async () => {
       await runCommand(page, 'Tally: New Session');
       await page.waitForTimeout(1500);
@@ -164,7 +164,7 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       if ((await reply.$eval('.code-block .code-lang', (e) => e.textContent)) !== 'bash') throw new Error('the code block has no language label');
       if ((await reply.$$('.code-block vscode-button[data-action="copy-code"], .code-block vscode-button[data-action="insert-code"]')).length !== 2) throw new Error('the code block lacks Copy / Insert at cursor');
       if ((await reply.$$('.markdown a[data-href="https://code.visualstudio.com/api"]')).length !== 1) throw new Error('the link is not rendered');
-      await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `chat-${theme}.png`) });
+      await page.screenshot({ path: screenshotPath(`chat-${theme}.png`) });
     });
     await check(`${theme}: after a live turn the chat meter and the inspector header show the same context figure, and the inspector shows the live session`, async () => {
       const chat = await findFrame(page, '[data-meter="last-and-now"]', 30_000);
@@ -181,7 +181,7 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
       await scrollToTop(inspector);
       await page.waitForTimeout(500);
-      await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `inspector-live-${theme}.png`) });
+      await page.screenshot({ path: screenshotPath(`inspector-live-${theme}.png`) });
     });
     await check(`${theme}: /compact in the chat shows a compaction notice, then the chat meter and the inspector header still agree`, async () => {
       const frame = await findFrame(page, '.composer-input', 60_000);
@@ -220,9 +220,9 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       await frame.waitForFunction((selector) => document.querySelectorAll(selector).length === 0, errors, { timeout: 10_000 });
     });
     await check(`${theme}: an edit waiting for approval opens the diff editor with Accept and Reject; Accept in its title bar writes the file`, async () => {
-      await editApprovalInTheEditor(page, model, workspace, join(ROOT, 'docs', 'screenshots', `edit-approval-${theme}.png`));
+      await editApprovalInTheEditor(page, model, workspace, screenshotPath(`edit-approval-${theme}.png`));
     });
-    await checkModelPicker(page, theme, ROOT, check);
+    await checkModelPicker(page, theme, check);
   } finally {
     await browser.close();
     await model.close();
