@@ -104,8 +104,8 @@ export class AgentFactory {
   }
 
   /** Runs one built-in tool call outside a chat turn (used by the extension-host tests and diagnostics). */
-  runWorkspaceTool(call: ToolCall): Promise<ToolRunResult> {
-    return this.registry(readConfiguration(), [builtinTools]).run(call, { signal: new AbortController().signal, onApprovalNeeded: () => undefined, onApprovalResolved: () => undefined });
+  runWorkspaceTool(call: ToolCall, onApprovalNeeded: (request: ApprovalRequest) => void = () => undefined): Promise<ToolRunResult> {
+    return this.registry(readConfiguration(), [builtinTools]).run(call, { signal: new AbortController().signal, onApprovalNeeded, onApprovalResolved: () => undefined });
   }
 
   /** Waits for the answer to an approval card; an edit's diff is open in the editor meanwhile. */

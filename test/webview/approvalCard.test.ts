@@ -3,6 +3,7 @@ import { mkdirSync } from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import type { ChatState, ChatToolCallView } from '../../src/protocol/chat';
+import { textContrast } from './contrast';
 import { chatState } from './fixtures';
 import { ARTIFACTS, cspViolations, errorsIn, hostSends, startHarness, type Harness } from './harness';
 
@@ -99,10 +100,21 @@ describe('approval cards show exactly what will run (headless Chromium)', functi
   });
 
   for (const theme of ['dark', 'light'] as const) {
-    it(`is readable in the ${theme} theme (screenshot)`, async () => {
+    it(`is readable in the ${theme} theme: command, markers and warning stand out from the card (screenshot)`, async () => {
       const themed = await harness.open('chat', { theme, width: 460, height: 1100 });
       try {
         await hostSends(themed, { type: 'state', state: stateWith([padded, bidi, editPath]) });
+        const card = themed.locator('.tool-card[data-call-id="c-bidi"]');
+        for (const [what, selector] of [['the command', '.approval-detail'], ['the warning', '.approval-warning'], ['a hidden-character marker', '.hidden-char']] as const) {
+          const ratio = await textContrast(card.locator(selector).first());
+          assert.ok(ratio >= 4.5, `${what} has a contrast of ${ratio.toFixed(2)}:1 in the ${theme} theme (4.5:1 at least)`);
+        }
+        const marker = await card.locator('.hidden-char').first().evaluate((e) => {
+          const own = getComputedStyle(e);
+          const around = getComputedStyle(e.parentElement!);
+          return { differs: own.color !== around.color || own.backgroundColor !== around.backgroundColor || own.outlineStyle !== 'none' || own.borderStyle !== 'none' };
+        });
+        assert.ok(marker.differs, 'a hidden character is drawn unlike the text around it');
         mkdirSync(ARTIFACTS, { recursive: true });
         await themed.screenshot({ path: path.join(ARTIFACTS, `approval-${theme}.png`), fullPage: true });
       } finally {

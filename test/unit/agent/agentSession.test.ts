@@ -20,6 +20,9 @@ import { testRegistry } from '../../support/toolRegistry';
 const ECHO: ToolDefinition = { name: 'echo', description: 'Echo text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, source: 'builtin' };
 const noRetry = { maxAttempts: 1, sleep: async () => undefined };
 
+/** Called when the `wait` tool starts running, so a test can cancel while it runs. */
+let waitStarted: () => void = () => undefined;
+
 /** Tools for tests: echo returns its text (large when asked); wait blocks until cancelled; deny_me asks, and the user says no. */
 const testTools: Tool[] = [
   {
@@ -31,6 +34,7 @@ const testTools: Tool[] = [
     definition: { ...ECHO, name: 'wait' },
     approval: 'read',
     async execute(_args, ctx) {
+      waitStarted();
       await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
       return { output: 'cancelled', isError: true };
     },
@@ -156,8 +160,9 @@ describe('agent loop', function () {
   it('cancellation mid-tool leaves every call answered', async () => {
     const { env, manager, agent } = await setup(provider());
     openai.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'wait', arguments: '{}' } }, { toolCall: { name: 'echo', arguments: '{"text":"never"}' } }] });
+    const started = new Promise<void>((resolve) => (waitStarted = resolve));
     const turn = agent.send('Wait forever.');
-    await new Promise((r) => setTimeout(r, 300));
+    await started;
     agent.cancel();
     assert.equal(await turn, 'cancelled');
     assert.deepEqual(validateHistory(manager.planRequest().messages), []);
@@ -170,8 +175,9 @@ describe('agent loop', function () {
   it('cancellation mid-stream keeps the text already shown and no partial call', async () => {
     const { env, manager, agent, events } = await setup(provider());
     openai.enqueue({ type: 'reply', parts: [{ text: 'Thinking about it' }, { toolCall: { name: 'echo', arguments: '{"text":"x"}' } }], fault: { afterFirst: 'text', action: 'stall' } });
+    const firstText = new Promise<void>((resolve) => agent.on((e) => e.type === 'text_delta' && resolve()));
     const turn = agent.send('Go slowly.');
-    while (!events.some((e) => e.type === 'text_delta')) await new Promise((r) => setTimeout(r, 20));
+    await firstText;
     agent.cancel();
     assert.equal(await turn, 'cancelled');
     const transcript = await env.store.loadTranscript(manager.sessionId);

@@ -53,16 +53,14 @@ describe('store at scale and in a hostile environment', function () {
     return titles;
   }
 
-  it('lists 5,000 sessions correctly and fast, never holding more databases open than its bound', async () => {
+  // How fast the listing is, bench/storeScale.bench.ts measures; here, what it lists and what it holds open.
+  it('lists 5,000 sessions correctly, never holding more databases open than its bound', async () => {
     const titles = await createSessions(5_000);
     const store = await openStore(folder, { maxOpenDatabases: 64 });
-    const started = performance.now();
     const listed = await store.listSessions();
-    const ms = performance.now() - started;
     assert.equal(listed.length, 5_000);
     assert.deepEqual(new Map(listed.map((s) => [s.id, s.title])), titles);
     assert.deepEqual(store.problems, [], 'no healthy file was taken for damaged');
-    assert.ok(ms < 1_000, `listing took ${ms.toFixed(0)} ms`);
     // Opening sessions one after another never grows the open databases past the bound.
     for (const session of listed.slice(0, 300)) assert.equal((await store.getSession(session.id))?.title, session.title);
     assert.ok(store.openDatabases.peak <= 64, `peak ${store.openDatabases.peak} open databases`);

@@ -3,6 +3,7 @@ import { readFileSync, rmSync } from 'fs';
 import { join } from 'path';
 import * as vscode from 'vscode';
 import type { TallyApi } from '../../../src/extension';
+import { runAndDeny } from '../suite/hostHelpers';
 
 describe('writes in Restricted Mode', function () {
   this.timeout(60_000);
@@ -12,12 +13,9 @@ describe('writes in Restricted Mode', function () {
     const target = join(vscode.workspace.workspaceFolders![0].uri.fsPath, 'restricted.txt');
     await config.update('approval.edits', 'always', vscode.ConfigurationTarget.Global);
     try {
-      let settled = false;
-      const pending = agents.runWorkspaceTool({ id: 'r1', name: 'write_file', arguments: JSON.stringify({ path: 'restricted.txt', content: 'x' }) }).then((r) => ((settled = true), r));
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      assert.equal(settled, false, 'it waits for the user');
-      agents.resolveApproval('r1', false);
-      assert.match(String((await pending).output), /denied/);
+      const result = await runAndDeny(agents, 'r1', 'write_file', { path: 'restricted.txt', content: 'x' });
+      assert.equal(result.asked, true, 'it waits for the user');
+      assert.match(result.output, /denied/);
       assert.throws(() => readFileSync(target), 'nothing was written');
     } finally {
       await config.update('approval.edits', undefined, vscode.ConfigurationTarget.Global);

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'net';
 import { dirname, join } from 'path';
 import * as vscode from 'vscode';
 import type { TallyApi } from '../../../src/extension';
+import { until } from './hostHelpers';
 
 const EXTENSION_ID = 'tally-dev.tally';
 
@@ -90,12 +91,12 @@ describe('Tally in VS Code', () => {
       const store = await sessions.store();
       await store.flush();
       const exported = await vscode.commands.executeCommand<string>('tally.exportSession', { format: 'json', target: join(sessions.storageFolder, 'export.json') });
-      await new Promise((resolve) => setTimeout(resolve, 1_500)); // the log channel writes to disk asynchronously
-      const logFiles = filesUnder(dirname(folders.log)).filter((f) => f.endsWith('.log'));
-      assert.ok(logFiles.some((f) => /authentication/i.test(readFileSync(f, 'utf8'))), `the error reached a log file (${logFiles.length} searched)`);
+      // The log channel writes to disk asynchronously: wait until the error is there.
+      const logFiles = () => filesUnder(dirname(folders.log)).filter((f) => f.endsWith('.log'));
+      await until('the error reached a log file', () => logFiles().some((f) => /authentication/i.test(readFileSync(f, 'utf8'))));
       const userSettings = join(folders.globalStorage, '..', '..', 'settings.json');
       assert.match(readFileSync(userSettings, 'utf8'), /"tally\.provider": "anthropic"/, 'the user settings file is the one written');
-      const searched = [...filesUnder(sessions.storageFolder), exported!, ...logFiles, userSettings, ...filesUnder(dirname(folders.globalStorage)).filter((f) => !/state\.vscdb/.test(f))];
+      const searched = [...filesUnder(sessions.storageFolder), exported!, ...logFiles(), userSettings, ...filesUnder(dirname(folders.globalStorage)).filter((f) => !/state\.vscdb/.test(f))];
       for (const file of searched) assert.ok(!readFileSync(file).includes(Buffer.from(secret)), `${file} does not contain the key`);
     } finally {
       for (const key of ['provider', 'model', 'baseUrl']) await config.update(key, undefined, vscode.ConfigurationTarget.Global);

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { TallyApi } from '../../../src/extension';
+import type { ToolRunResult } from '../../../src/core/agent/toolRunner';
 
 /** Tally's API, activating it first if needed. */
 export async function tallyApi(): Promise<TallyApi> {
@@ -13,4 +14,18 @@ export async function until(what: string, check: () => Promise<boolean> | boolea
     if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * Runs a built-in tool outside a turn and says whether it asked the user: the approval card's event
+ * came before the call settled. When it asked, the user's answer is "deny".
+ */
+export async function runAndDeny(agents: TallyApi['agents'], id: string, name: string, args: Record<string, unknown>): Promise<{ asked: boolean; output: string }> {
+  let asked!: () => void;
+  const askedEvent = new Promise<'asked'>((resolve) => (asked = () => resolve('asked')));
+  const pending = agents.runWorkspaceTool({ id, name, arguments: JSON.stringify(args) }, () => asked());
+  const first = await Promise.race([askedEvent, pending.then((): 'settled' => 'settled')]);
+  if (first === 'asked') agents.resolveApproval(id, false);
+  const result: ToolRunResult = await pending;
+  return { asked: first === 'asked', output: String(result.output) };
 }

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import * as vscode from 'vscode';
 import type { TallyApi } from '../../../src/extension';
+import { runAndDeny } from './hostHelpers';
 import { FakeAnthropicServer } from '../../fakes/anthropicServer';
 
 async function api(): Promise<TallyApi> {
@@ -12,16 +13,6 @@ async function api(): Promise<TallyApi> {
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 100 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 100));
   assert.ok(check(), what);
-}
-
-/** Runs a workspace tool; reports whether it asked (still waiting after a pause), then denies it. */
-async function runAndDeny(agents: TallyApi['agents'], id: string, name: string, args: Record<string, unknown>): Promise<{ asked: boolean; output: string }> {
-  let settled = false;
-  const pending = agents.runWorkspaceTool({ id, name, arguments: JSON.stringify(args) }).then((r) => ((settled = true), r));
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
-  const asked = !settled;
-  agents.resolveApproval(id, false);
-  return { asked, output: String((await pending).output) };
 }
 
 describe('a workspace cannot steer requests, keys or approvals', function () {
