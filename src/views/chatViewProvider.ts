@@ -60,6 +60,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       sessions.onDidChange(() => this.scheduleRefresh()),
       sessions.onAgentEvent((event) => {
         if (event.type === 'text_delta') this.post({ type: 'delta', entryId: 'streaming', text: event.text });
+        if (event.type === 'approval_needed' && !this.view?.visible) void this.offerToShowApproval(event.request.kind);
       }),
     );
   }
@@ -70,6 +71,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     view.webview.html = webviewHtml(view.webview, this.extensionUri, 'chat', 'Tally Chat');
     view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw), undefined, this.disposables);
     view.onDidChangeVisibility(() => view.visible && this.scheduleRefresh(), undefined, this.disposables);
+  }
+
+  /**
+   * The chat is hidden while the agent waits for an answer: say so, without the request's own text
+   * (the card shows it with hidden characters made visible), and offer to show the card.
+   */
+  private async offerToShowApproval(kind: 'command' | 'edit' | 'other'): Promise<void> {
+    const what = kind === 'command' ? 'run a command' : kind === 'edit' ? 'change a file' : 'use a tool';
+    const choice = await vscode.window.showInformationMessage(`Tally is waiting for your approval to ${what}.`, 'Show in Chat');
+    if (choice === 'Show in Chat') await vscode.commands.executeCommand(`${ChatViewProvider.viewId}.focus`);
   }
 
   private post(message: HostToChat): void {

@@ -7,6 +7,7 @@ import { h, replace } from '../ui/dom';
 import { channel, onHostMessage } from '../ui/vscodeApi';
 import { createComposer } from './composer';
 import { EntryList } from './entries';
+import { FollowOutput } from './followOutput';
 import { renderMeter } from './meter';
 import { renderToolbar } from './toolbar';
 
@@ -57,17 +58,26 @@ const composer = createComposer(
   () => host.post({ type: 'cancel' }),
 );
 replace(app, [toolbarSlot, bannerSlot, meterSlot, scroller, composer.element]);
-
-function atBottom(): boolean {
-  return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
-}
+const follow = new FollowOutput(scroller, entries.element);
+/** Approval cards already brought into view: each is brought once, when it appears. */
+const revealedApprovals = new Set<string>();
 
 function renderEntries(list: readonly ChatEntry[]): void {
-  const stick = atBottom();
   entries.render(list, state?.earlierUnloaded === true);
   if (list.length === 0) scroller.appendChild(emptyHint);
   else emptyHint.remove();
-  if (stick) scroller.scrollTop = scroller.scrollHeight;
+  follow.afterRender();
+  revealNewApprovals();
+}
+
+/** A card waiting for the user's answer always comes into view, its buttons included. */
+function revealNewApprovals(): void {
+  for (const card of Array.from(entries.element.querySelectorAll<HTMLElement>('.tool-card[data-status="awaiting_approval"]'))) {
+    const callId = card.dataset.callId ?? '';
+    if (revealedApprovals.has(callId)) continue;
+    revealedApprovals.add(callId);
+    follow.reveal(card.querySelector('.approval') ?? card);
+  }
 }
 
 function hold(list: readonly ChatEntry[]): void {
@@ -117,8 +127,11 @@ function applyDelta(entryId: string, text: string): void {
 
 onHostMessage<HostToChat>((message) => {
   if (message.type === 'state') {
+    const opened = state?.sessionId !== message.state.sessionId || state === undefined;
     hold(message.state.entries);
     render(message.state);
+    // A session just opened, resumed or reloaded opens at its end.
+    if (opened) follow.restart();
   } else if (message.type === 'update' && message.patch && message.state) {
     const { entries, missing } = applyChatEntriesPatch(held, message.patch);
     // An update that does not fit what this webview holds: ask for the whole state again.
