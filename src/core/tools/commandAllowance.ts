@@ -71,7 +71,7 @@ export async function commandOffer(command: string, cwd: ResolvedPath, workspace
     why = call.reason ?? (found && 'reason' in found ? found.reason : undefined);
   }
   const unsafe = rule.unsafeOptions && unsafeOptionIn(words.slice(1), rule.unsafeOptions);
-  if (unsafe) why ??= `${unsafe} changes what ${program} runs or reads`;
+  if (unsafe) why ??= `${unsafe} can change what ${program} runs or reads`;
   let more = rule.more;
   if (rule.subcommands) {
     const sub = subcommand !== undefined && Object.prototype.hasOwnProperty.call(rule.subcommands, subcommand) ? rule.subcommands[subcommand] : undefined;

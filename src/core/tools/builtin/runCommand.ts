@@ -15,7 +15,7 @@ export const runCommandTool: Tool = {
     const command = stringArg(args, 'command', true);
     const cwd = await ctx.workspace.resolve(stringArg(args, 'cwd') ?? '.', { mustExist: true });
     const timeoutMs = Math.min((intArg(args, 'timeout_seconds', { min: 1, max: 3600 }) ?? ctx.limits.commandTimeoutMs / 1000) * 1000, 3_600_000);
-    const offer = await commandOffer(command, cwd, ctx.workspace);
+    const offer = await commandOffer(command, cwd, ctx.workspace).catch(() => ({ noAllowance: 'what it runs could not be read', allowance: undefined, runs: undefined }));
     await ctx.approve(
       {
         title: `Run \`${command.split('\n')[0].slice(0, 120)}\` in ${cwd.relative}`,
