@@ -3,10 +3,11 @@
  *
  * An allowance covers a parsed command (see shellWords.ts): the same program, subcommand and
  * options the user approved, in the same folder. Only where a program's extra arguments cannot
- * run code may a later command add plain arguments (`more`); every other program matches the
- * approved words exactly. Programs whose arguments name code to run get no allowance at all: the
- * card offers none and only the approved line runs. A program not listed here matches exactly,
- * and only when it is a bare name found on PATH (a path like `./build.sh` is the repository's code).
+ * run code may a later command add plain arguments (`more`), and only when no option of it that a
+ * later word could complete runs code or writes a file; every other program matches the approved
+ * words exactly. Programs whose arguments name code to run get no allowance at all: the card
+ * offers none and only the approved line runs. A program not listed here matches exactly, and only
+ * when it is a bare name found on PATH (a path like `./build.sh` is the repository's code).
  */
 
 export type PackageManager = 'npm' | 'pnpm' | 'yarn';
@@ -90,8 +91,6 @@ export const PROGRAM_RULES: Readonly<Record<string, ProgramRule>> = {
   grep: { more: 'paths' },
   du: { more: 'paths' },
   stat: { more: 'paths' },
-  file: { more: 'paths' },
-  tree: { more: 'paths' },
 };
 
 /** The rule for a program name; a name that is a path (or is not a plain name) gets none. */

@@ -13,7 +13,12 @@ export interface PackageScripts {
 
 /** npm options that change nothing about what runs; every other option is npm configuration. */
 const NPM_QUIET_OPTIONS = new Set(['--silent', '-s', '--quiet', '-q']);
-const SCRIPT_SHORTHANDS: Record<string, string> = { test: 'test', t: 'test', tst: 'test', start: 'start' };
+/** The commands each package manager takes as "run this script" (yarn has no `t`: `yarn t` runs a script or binary named t). */
+const SCRIPT_SHORTHANDS: Record<PackageManager, ReadonlyMap<string, string>> = {
+  npm: new Map([['test', 'test'], ['t', 'test'], ['tst', 'test'], ['start', 'start']]),
+  pnpm: new Map([['test', 'test'], ['t', 'test'], ['tst', 'test'], ['start', 'start']]),
+  yarn: new Map([['test', 'test'], ['start', 'start']]),
+};
 const RUN_COMMANDS = new Set(['run', 'run-script', 'rum', 'urn']);
 /**
  * pnpm and yarn (classic and berry) commands that are not scripts: `pnpm NAME` and `yarn NAME` run
@@ -25,8 +30,8 @@ const PACKAGE_MANAGER_COMMANDS = new Set([
   'deploy', 'dlx', 'doctor', 'env', 'exec', 'explain', 'fetch', 'find-hash', 'generate-lock-entry', 'get', 'global', 'help', 'i', 'ignored-builds',
   'import', 'info', 'init', 'install', 'install-test', 'it', 'licenses', 'link', 'list', 'ln', 'login', 'logout', 'ls', 'node', 'npm', 'outdated',
   'owner', 'pack', 'patch', 'patch-commit', 'patch-remove', 'plugin', 'policies', 'prune', 'publish', 'rb', 'rebuild', 'recursive', 'remove', 'rm',
-  'root', 'sbom', 'search', 'self-update', 'server', 'set', 'setup', 'stage', 'store', 'tag', 'team', 'un', 'uninstall', 'unlink', 'unplug', 'up',
-  'update', 'upgrade', 'upgrade-interactive', 'version', 'versions', 'why', 'workspace', 'workspaces',
+  'root', 'rum', 'run-script', 'sbom', 'search', 'self-update', 'server', 'set', 'setup', 'stage', 'store', 'tag', 'team', 'un', 'uninstall', 'unlink', 'unplug', 'up',
+  'update', 'upgrade', 'upgrade-interactive', 'urn', 'version', 'versions', 'why', 'workspace', 'workspaces', 't', 'tst',
 ]);
 const SETTINGS_FILES: Record<PackageManager, string[]> = { npm: ['.npmrc'], pnpm: ['.npmrc'], yarn: ['.npmrc', '.yarnrc', '.yarnrc.yml'] };
 const MAX_PACKAGE_BYTES = 1024 * 1024;
@@ -38,7 +43,7 @@ const MAX_PACKAGE_BYTES = 1024 * 1024;
 export function scriptCall(manager: PackageManager, words: readonly string[]): { script?: string; reason?: string } {
   const [, command, ...rest] = words;
   if (command === undefined || command.startsWith('-')) return { reason: `${manager} options before the command change what runs` };
-  let script: string | undefined = SCRIPT_SHORTHANDS[command];
+  let script = SCRIPT_SHORTHANDS[manager].get(command);
   let after = rest;
   if (RUN_COMMANDS.has(command) && (manager === 'npm' || command === 'run')) [script, ...after] = rest;
   else if (script === undefined && manager !== 'npm' && !PACKAGE_MANAGER_COMMANDS.has(command)) script = command;

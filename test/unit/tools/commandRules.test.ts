@@ -92,7 +92,7 @@ describe('which commands an allowance can cover', () => {
     const none = [
       'npm install', 'npm ci', 'npm exec x', 'npm start', 'npm run missing', 'npm test --prefix=sub', 'npm --prefix sub test', 'npm test --node-options=--require=x',
       'npm test --script-shell=./x', 'npm test --userconfig=x', 'npm test --ignore-scripts=false', 'npm test -w a', 'npm test -- --require ./x.js', 'npm test -- -r=x',
-      'npm test --workspaces', 'npm build',
+      'npm test --workspaces', 'npm build', 'npm constructor', 'npm run constructor', 'npm run __proto__',
     ];
     for (const line of none) assert.equal((await offer(line)).allowance, undefined, line);
     assert.match((await offer('npm test --prefix=sub')).noAllowance ?? '', /--prefix=sub as configuration/);
@@ -128,7 +128,7 @@ describe('which commands an allowance can cover', () => {
     packageJson('.', { test: 'vitest', build: 'tsc', prebuild: 'rm -rf dist' });
     writeFileSync(join(ws, '.yarnrc.yml'), 'nodeLinker: node-modules\n');
     for (const line of ['pnpm test', 'pnpm build', 'pnpm run build', 'yarn test', 'yarn build', 'yarn run build']) assert.ok((await offer(line)).allowance, line);
-    for (const line of ['pnpm install', 'pnpm add x', 'pnpm dlx x', 'pnpm exec x', 'pnpm missing', 'yarn add x', 'yarn dlx x', 'yarn missing', 'pnpm -r test', 'yarn build --require=x']) {
+    for (const line of ['pnpm install', 'pnpm add x', 'pnpm dlx x', 'pnpm exec x', 'pnpm missing', 'yarn add x', 'yarn dlx x', 'yarn missing', 'yarn t', 'pnpm run-script build', 'pnpm constructor', 'pnpm -r test', 'yarn build --require=x']) {
       assert.equal((await offer(line)).allowance, undefined, line);
     }
     const yarn = await offer('yarn build');
