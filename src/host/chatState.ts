@@ -104,7 +104,10 @@ export function buildChatEntries(transcript: readonly Message[], compactions: re
     const approvals = new Map<string, ChatToolCallView['approval']>();
     const resolved = new Set<string>();
     for (const event of live.events) {
-      if (event.type === 'approval_needed') approvals.set(event.request.callId, { title: event.request.title, detail: event.request.detail, kind: event.request.kind, allowForSession: event.request.allowForSession });
+      if (event.type === 'approval_needed') {
+        const { title, detail, kind, allowForSession, runs, noAllowance } = event.request;
+        approvals.set(event.request.callId, { title, detail, kind, allowForSession, runs, noAllowance });
+      }
       if (event.type === 'approval_resolved') resolved.add(event.callId);
       const notice = turnNotice(event);
       if (notice) entries.push({ kind: 'notice', id: `${event.type === 'error' ? 'err' : event.type}-${entries.length}`, ...notice });

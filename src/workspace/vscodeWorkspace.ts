@@ -48,8 +48,8 @@ export class VscodeWorkspace extends NodeWorkspace {
     super(info);
   }
 
-  override async readFile(path: ResolvedPath, maxBytes: number): Promise<{ bytes: Uint8Array; size: number }> {
-    const doc = openDocument(path.absolute);
+  override async readFile(path: ResolvedPath, maxBytes: number, options?: { savedOnly?: boolean }): Promise<{ bytes: Uint8Array; size: number }> {
+    const doc = options?.savedOnly ? undefined : openDocument(path.absolute);
     if (!doc?.isDirty) return super.readFile(path, maxBytes);
     const bytes = encoder.encode(doc.getText());
     return { bytes: bytes.length > maxBytes ? bytes.subarray(0, maxBytes) : bytes, size: bytes.length };

@@ -99,6 +99,24 @@ describe('approval cards show exactly what will run (headless Chromium)', functi
     assert.strictEqual(await page.locator('.approval-warning').count(), 0);
   });
 
+  it('shows the scripts a package command runs and what its allowance covers; a card without one says why', async () => {
+    const scripts = 'npm runs these scripts from sub/package.json:\npretest: node setup.js\ntest: mocha';
+    const npm: ChatToolCallView = {
+      ...padded,
+      callId: 'c-npm',
+      approval: { title: 'Run `npm test` in sub', detail: 'npm test', kind: 'command', runs: scripts, allowForSession: '`npm test` in sub while its scripts in sub/package.json stay unchanged' },
+    };
+    const find: ChatToolCallView = { ...padded, callId: 'c-find', approval: { title: 'Run `find .` in .', detail: 'find .', kind: 'command', noAllowance: 'find: it runs another command given in its arguments' } };
+    await hostSends(page, { type: 'state', state: stateWith([npm, find]) });
+    const card = page.locator('.tool-card[data-call-id="c-npm"]');
+    assert.strictEqual(await card.locator('.approval-runs').textContent(), scripts);
+    assert.strictEqual(await card.locator('[data-approve-session]').textContent(), 'Allow `npm test` in sub while its scripts in sub/package.json stay unchanged for this session');
+    assert.strictEqual(await card.locator('.approval-warning').count(), 0, 'the scripts are not counted as lines of the command');
+    const other = page.locator('.tool-card[data-call-id="c-find"]');
+    assert.strictEqual(await other.locator('[data-approve-session]').count(), 0);
+    assert.strictEqual(await other.locator('.approval-note').textContent(), 'No "allow for this session" here: find: it runs another command given in its arguments.');
+  });
+
   for (const theme of ['dark', 'light'] as const) {
     it(`is readable in the ${theme} theme: command, markers and warning stand out from the card (screenshot)`, async () => {
       const themed = await harness.open('chat', { theme, width: 460, height: 1100 });

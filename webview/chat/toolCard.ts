@@ -100,8 +100,10 @@ function approvalBody(approval: NonNullable<ChatToolCallView['approval']>): HTML
   const title = revealed('div', 'approval-title', approval.title, findings);
   const detail = approval.detail ? revealed('pre', `approval-detail${approval.kind === 'command' ? ' approval-full' : ''}`, approval.detail, findings) : undefined;
   const lines = approval.kind === 'command' && approval.detail ? lineCount(approval.detail.trimEnd()) : 1;
+  const runs = approval.runs ? revealed('pre', 'approval-runs', approval.runs, findings) : undefined;
   const warnings = [...findings];
   if (lines > 1) warnings.unshift(`the command spans ${lines} lines; all of them run`);
   const warning = warnings.length ? h('div', { class: 'approval-warning', attrs: { role: 'alert' }, text: `⚠ Look closely: ${warnings.join('; ')}.` }) : undefined;
-  return [title, ...(warning ? [warning] : []), ...(detail ? [detail] : [])];
+  const noAllowance = approval.noAllowance ? h('div', { class: 'approval-note', text: `No "allow for this session" here: ${approval.noAllowance}.` }) : undefined;
+  return [title, ...(warning ? [warning] : []), ...(detail ? [detail] : []), ...(runs ? [runs] : []), ...(noAllowance ? [noAllowance] : [])];
 }

@@ -44,8 +44,11 @@ export interface Workspace {
   resolve(input: string, options: { mustExist: boolean }): Promise<ResolvedPath>;
   /** What is at a resolved path, or undefined when nothing is. */
   kind(path: ResolvedPath): Promise<EntryKind | undefined>;
-  /** Up to `maxBytes` of a file and its full size, refusing a file swapped since it was resolved. */
-  readFile(path: ResolvedPath, maxBytes: number): Promise<{ bytes: Uint8Array; size: number }>;
+  /**
+   * Up to `maxBytes` of a file and its full size, refusing a file swapped since it was resolved.
+   * `savedOnly`: the file as saved on disk, never an editor's unsaved text (what a program reads).
+   */
+  readFile(path: ResolvedPath, maxBytes: number, options?: { savedOnly?: boolean }): Promise<{ bytes: Uint8Array; size: number }>;
   /** A folder's entries, sorted by name; links are reported, not followed. Empty when unreadable. */
   list(absolute: string): Promise<DirectoryEntry[]>;
   /**

@@ -1,7 +1,7 @@
 import type { ToolRunOptions } from '../agent/toolRunner';
 import type { Workspace } from '../ports/workspace';
 import { answerUnlessCancelled, approvalNeed, type ApprovalAnswer, type ApprovalPolicy } from './approval';
-import { matchesAllowedPrefix } from './commandPrefix';
+import { allowanceCovers, type CommandAllowance } from './commandAllowance';
 import type { ApprovalRequest } from './types';
 
 export interface ApprovalSource {
@@ -19,12 +19,12 @@ export type ApprovalOutcome = 'approved' | 'denied' | 'cancelled';
 
 /**
  * Decides each approval of a session: what the settings allow, what the user allowed for the rest
- * of the session (external tools by name, commands by prefix), and what always asks (paths that
+ * of the session (external tools by name, commands by their allowance), and what always asks (paths that
  * can run code, Restricted Mode). Everything else goes to the user.
  */
 export class SessionApprovals {
   private readonly toolsThisSession = new Set<string>();
-  private readonly prefixesThisSession = new Set<string>();
+  private readonly commandsThisSession: CommandAllowance[] = [];
 
   constructor(private readonly source: ApprovalSource) {}
 
@@ -37,7 +37,7 @@ export class SessionApprovals {
       const need = approvalNeed(this.source.policy(), { kind: asked.kind, trusted: workspace.trusted, protectedReason });
       if (!need.ask) return 'approved';
       if (need.reason) request = { ...asked, reason: need.reason, title: `${asked.title} — ${need.reason}` };
-      else if (asked.kind === 'command' && asked.command !== undefined && matchesAllowedPrefix(asked.command, this.prefixesThisSession)) return 'approved';
+      else if (asked.kind === 'command' && asked.allowance && this.commandsThisSession.some((granted) => allowanceCovers(granted, asked.allowance!))) return 'approved';
     }
     options.onApprovalNeeded(request);
     const answer = await answerUnlessCancelled<ApprovalAnswer>(this.source.ask(request), options.signal, { approved: false });
@@ -48,7 +48,7 @@ export class SessionApprovals {
     }
     if (!answer.approved) return 'denied';
     if (answer.forSession && request.kind === 'other' && request.allowForSession) this.toolsThisSession.add(request.toolName);
-    if (answer.forSession && request.kind === 'command' && request.allowPrefix) this.prefixesThisSession.add(request.allowPrefix);
+    if (answer.forSession && request.kind === 'command' && request.allowance) this.commandsThisSession.push(request.allowance);
     return 'approved';
   }
 }

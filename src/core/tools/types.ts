@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '../model/tool';
 import type { Workspace } from '../ports/workspace';
+import type { CommandAllowance } from './commandAllowance';
 
 /** What the user is asked before a tool runs (commands, edits, other extensions' tools): shown in the chat panel. */
 export interface ApprovalRequest {
@@ -10,11 +11,15 @@ export interface ApprovalRequest {
   /** Optional detail: a unified diff for edits, the full command line, the working folder. */
   detail?: string;
   kind: 'command' | 'edit' | 'other';
-  /** What "Allow … for this session" on the card covers: a tool's name, or a command prefix in backticks. */
+  /** What "Allow … for this session" on the card covers: a tool's name, or a command as its allowance's label says. */
   allowForSession?: string;
-  /** For commands: the prefix that "Allow for this session" allows (`npm test`). */
-  allowPrefix?: string;
-  /** For commands: the full command line, matched against the prefixes allowed this session. */
+  /** For commands: what "Allow for this session" grants, and what this command is matched as against earlier grants. */
+  allowance?: CommandAllowance;
+  /** For commands: what runs besides the line itself (a package's scripts), shown on the card. */
+  runs?: string;
+  /** For commands: why the card offers no allowance, shown on the card. */
+  noAllowance?: string;
+  /** For commands: the full command line. */
   command?: string;
   /** For edits: the resolved absolute path that would be written (links and `..` resolved). */
   target?: string;

@@ -95,14 +95,14 @@ describe('the tool registry: one path for every call', () => {
   it('a command allowed by prefix for the session runs without asking; chained or other commands still ask', async () => {
     const h = harness({ tools: builtinTools(), folders: [ws], answers: [{ approved: true, forSession: true }] });
     assert.match((await h.run('run_command', { command: 'echo first' })).text, /^first/);
-    assert.equal(h.asked[0].allowPrefix, 'echo first');
-    assert.equal(h.asked[0].allowForSession, '`echo first`');
+    assert.deepEqual(h.asked[0].allowance?.words, ['echo', 'first']);
+    assert.equal(h.asked[0].allowForSession, '`echo first` (plus more plain words) in the workspace folder');
     assert.match((await h.run('run_command', { command: 'echo  first again' })).text, /^first again/);
     assert.equal(h.asked.length, 1, 'the allowed prefix did not ask again');
     assert.equal((await h.run('run_command', { command: 'echo first; touch pwned' })).text, 'The user denied running this command.');
     assert.equal((await h.run('run_command', { command: 'echo firstly' })).text, 'The user denied running this command.');
     assert.equal(h.asked.length, 3);
-    assert.equal(h.asked[1].allowPrefix, undefined, 'a chained command offers no prefix');
+    assert.equal(h.asked[1].allowance, undefined, 'a chained command offers no allowance');
   });
 
   it('in Restricted Mode commands are refused without asking, and a prefix allowed earlier does not help', async () => {

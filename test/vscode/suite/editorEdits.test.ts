@@ -126,7 +126,7 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
     });
   });
 
-  it('"Allow `<prefix>` for this session" on a command card runs later commands with that prefix without asking, but not chained ones', async () => {
+  it('"Allow `<command>` for this session" on a command card runs it again (with more plain words) without asking, but not chained lines', async () => {
     await withFakeModel(async ({ api, server, approvals }) => {
       await api.sessions.create('command prefix');
       server.enqueue(
@@ -137,7 +137,7 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
       );
       const turn = api.sessions.send('Run them.');
       const first = await nextApproval(approvals, 1);
-      assert.equal(first.allowForSession, '`echo prefix-one`', 'the card offers the prefix');
+      assert.equal(first.allowForSession, '`echo prefix-one` (plus more plain words) in the workspace folder', 'the card offers the command and says what it covers');
       api.sessions.resolveApproval(first.callId, true, true);
       const chained = await nextApproval(approvals, 2);
       assert.equal(chained.command, 'echo prefix-one && echo chained', 'the second command ran without a card; the chained one asks');

@@ -1,5 +1,5 @@
 import { intArg, stringArg } from '../args';
-import { commandPrefix } from '../commandPrefix';
+import { commandOffer } from '../commandAllowance';
 import type { Tool } from '../types';
 import { builtinDefinition } from './text';
 
@@ -15,9 +15,15 @@ export const runCommandTool: Tool = {
     const command = stringArg(args, 'command', true);
     const cwd = await ctx.workspace.resolve(stringArg(args, 'cwd') ?? '.', { mustExist: true });
     const timeoutMs = Math.min((intArg(args, 'timeout_seconds', { min: 1, max: 3600 }) ?? ctx.limits.commandTimeoutMs / 1000) * 1000, 3_600_000);
-    const prefix = commandPrefix(command);
+    const offer = await commandOffer(command, cwd, ctx.workspace).catch(() => ({ noAllowance: 'what it runs could not be read', allowance: undefined, runs: undefined }));
     await ctx.approve(
-      { title: `Run \`${command.split('\n')[0].slice(0, 120)}\` in ${cwd.relative}`, detail: command, command, ...(prefix ? { allowPrefix: prefix, allowForSession: `\`${prefix}\`` } : {}) },
+      {
+        title: `Run \`${command.split('\n')[0].slice(0, 120)}\` in ${cwd.relative}`,
+        detail: command,
+        command,
+        ...(offer.allowance ? { allowance: offer.allowance, allowForSession: offer.allowance.label } : { noAllowance: offer.noAllowance }),
+        ...(offer.runs ? { runs: offer.runs } : {}),
+      },
       'running this command',
     );
     const result = await ctx.workspace.exec(command, { cwd: cwd.absolute, timeoutMs, maxOutputBytes: ctx.limits.maxCommandOutputBytes, signal: ctx.signal });

@@ -1,0 +1,112 @@
+import type { ResolvedPath, Workspace } from '../ports/workspace';
+import { programRule, unsafeOptionIn, type PackageManager } from './commandRules';
+import { packageScripts, scriptCall, type PackageScripts } from './packageScripts';
+import { quoteWord, shellWords } from './shellWords';
+
+/** What "Allow … for this session" on a command card grants (see commandRules.ts for the rules). */
+export interface CommandAllowance {
+  /** The workspace folder and the real working folder it was granted in: another folder asks again. */
+  folder: string;
+  cwd: string;
+  /** The approved command's words, as the shell passes them. */
+  words: string[];
+  /** What a later command may add after them: plain words, or plain paths inside the workspace. */
+  more?: 'words' | 'paths';
+  /** For package scripts: the script and settings texts the card showed; when they change, it asks again. */
+  shown?: string;
+  /** How the card names it: "`npm test` in sub while its scripts in sub/package.json stay unchanged". */
+  label: string;
+  /** For `more: 'paths'`: whether every argument of this command lies inside the workspace. */
+  argumentsInside?: boolean;
+}
+
+/** What the card for one command offers and shows. */
+export interface CommandOffer {
+  /** The allowance this command would be granted, and is matched as, when one can be offered. */
+  allowance?: CommandAllowance;
+  /** What the command runs besides its own line (a package's scripts), for the card. */
+  runs?: string;
+  /** Why the card offers no allowance. */
+  noAllowance?: string;
+}
+
+const childOf = (dir: string, name: string) => (name.startsWith('/') ? name : `${dir.replace(/[\\/]$/, '')}/${name}`);
+
+async function allInside(words: readonly string[], cwd: ResolvedPath, workspace: Workspace): Promise<boolean> {
+  for (const word of words) {
+    if (word.startsWith('-')) continue;
+    const inside = await workspace.resolve(childOf(cwd.absolute, word), { mustExist: false }).then(() => true, () => false);
+    if (!inside) return false;
+  }
+  return true;
+}
+
+function describeScripts(manager: PackageManager, found: PackageScripts): string {
+  const lines = [`${manager} runs these scripts from ${found.file}:`, ...found.scripts.map((s) => `${s.name}: ${s.text}`)];
+  if (found.settings.length) lines.push(`with settings from ${found.settings.map((s) => s.file).join(', ')}`);
+  return lines.join('\n');
+}
+
+/**
+ * What the card offers for `command` run in `cwd`: an allowance only for a line the shell-word
+ * parser proves inert, a program the rules allow, no option that changes what runs, and (for a
+ * package script) scripts it could read from the package.json that will run them.
+ */
+export async function commandOffer(command: string, cwd: ResolvedPath, workspace: Workspace): Promise<CommandOffer> {
+  const words = shellWords(command.trim());
+  if (!words) return { noAllowance: 'the line has shell syntax an allowance cannot prove harmless (expansions, escapes, globs, redirections, several commands)' };
+  const [program, subcommand] = words;
+  const rule = programRule(program);
+  if (rule.never) return { noAllowance: `${program}: ${rule.never}` };
+  let runs: string | undefined;
+  let shown: PackageScripts | undefined;
+  let why: string | undefined;
+  if (rule.scripts) {
+    const call = scriptCall(rule.scripts, words);
+    const found = call.script === undefined ? undefined : await packageScripts(rule.scripts, call.script, cwd, workspace);
+    if (found && !('reason' in found)) {
+      shown = found;
+      runs = describeScripts(rule.scripts, found);
+    }
+    why = call.reason ?? (found && 'reason' in found ? found.reason : undefined);
+  }
+  const unsafe = rule.unsafeOptions && unsafeOptionIn(words.slice(1), rule.unsafeOptions);
+  if (unsafe) why ??= `${unsafe} can change what ${program} runs or reads`;
+  let more = rule.more;
+  if (rule.subcommands) {
+    const sub = subcommand !== undefined && Object.prototype.hasOwnProperty.call(rule.subcommands, subcommand) ? rule.subcommands[subcommand] : undefined;
+    if (!sub) why ??= `only ${Object.keys(rule.subcommands).map((s) => `${program} ${s}`).join(', ')} can be allowed, with no option before the subcommand`;
+    else if (sub.onlyOptions && words.slice(2).some((w) => !sub.onlyOptions!.includes(w))) why ??= `\`${program} ${subcommand}\` can be allowed only with listing options`;
+    more = sub?.more;
+  }
+  if (why) return { runs, noAllowance: why };
+  const shownLine = `\`${words.map(quoteWord).join(' ')}\``;
+  const where = cwd.relative === '.' ? 'in the workspace folder' : `in ${cwd.relative}`;
+  const settings = shown?.settings.length ? ` and ${shown.settings.map((s) => s.file).join(' and ')}` : '';
+  const label = shown
+    ? `${shownLine} ${where} while its scripts in ${shown.file}${settings} stay unchanged`
+    : more === 'words'
+      ? `${shownLine} (plus more plain words) ${where}`
+      : more === 'paths'
+        ? `${shownLine} (plus more paths inside the workspace) ${where}`
+        : `exactly ${shownLine} ${where}`;
+  const allowance: CommandAllowance = { folder: cwd.folder, cwd: cwd.absolute, words, label };
+  if (more) allowance.more = more;
+  if (shown) allowance.shown = JSON.stringify(shown);
+  if (more === 'paths') allowance.argumentsInside = await allInside(words.slice(1), cwd, workspace);
+  return { allowance, runs };
+}
+
+/**
+ * Whether an allowance granted earlier covers a command, given the allowance that command would be
+ * granted now: same folder, same words (or, where the program allows it, more plain arguments that
+ * are not options), and the same script texts read again just now.
+ */
+export function allowanceCovers(granted: CommandAllowance, now: CommandAllowance): boolean {
+  if (granted.folder !== now.folder || granted.cwd !== now.cwd || granted.shown !== now.shown) return false;
+  if (now.words.length < granted.words.length || granted.words.some((w, i) => now.words[i] !== w)) return false;
+  const added = now.words.slice(granted.words.length);
+  if (added.length === 0) return true;
+  if (!granted.more || granted.more !== now.more || added.some((w) => w.startsWith('-') || w === '')) return false;
+  return granted.more === 'words' || now.argumentsInside === true;
+}

@@ -1,0 +1,141 @@
+import type { ResolvedPath, Workspace } from '../ports/workspace';
+import { CODE_LOADING_OPTIONS, unsafeOptionIn, type PackageManager } from './commandRules';
+
+/** The scripts a command runs, read from the package.json the package manager will use. */
+export interface PackageScripts {
+  /** That package.json, relative to its workspace folder. */
+  file: string;
+  /** The lifecycle scripts that run, in order (`pretest`, `test`, `posttest`), with their text. */
+  scripts: { name: string; text: string }[];
+  /** Settings files beside it or above it in the workspace that change how scripts run (`.npmrc`, `.yarnrc.yml`), with their text. */
+  settings: { file: string; text: string }[];
+}
+
+/** npm options that change nothing about what runs; every other option is npm configuration. */
+const NPM_QUIET_OPTIONS = new Set(['--silent', '-s', '--quiet', '-q']);
+/** The commands each package manager takes as "run this script" (yarn has no `t`: `yarn t` runs a script or binary named t). */
+const SCRIPT_SHORTHANDS: Record<PackageManager, ReadonlyMap<string, string>> = {
+  npm: new Map([['test', 'test'], ['t', 'test'], ['tst', 'test'], ['start', 'start']]),
+  pnpm: new Map([['test', 'test'], ['t', 'test'], ['tst', 'test'], ['start', 'start']]),
+  yarn: new Map([['test', 'test'], ['start', 'start']]),
+};
+const RUN_COMMANDS = new Set(['run', 'run-script', 'rum', 'urn']);
+/**
+ * pnpm and yarn (classic and berry) commands that are not scripts: `pnpm NAME` and `yarn NAME` run
+ * the script NAME only when NAME is none of these (and otherwise may run a binary), so a shorthand
+ * is allowed only for a name outside this list that package.json defines.
+ */
+const PACKAGE_MANAGER_COMMANDS = new Set([
+  'add', 'approve-builds', 'audit', 'autoclean', 'bin', 'cache', 'cat-file', 'cat-index', 'check', 'ci', 'config', 'constraints', 'create', 'dedupe',
+  'deploy', 'dlx', 'doctor', 'env', 'exec', 'explain', 'fetch', 'find-hash', 'generate-lock-entry', 'get', 'global', 'help', 'i', 'ignored-builds',
+  'import', 'info', 'init', 'install', 'install-test', 'it', 'licenses', 'link', 'list', 'ln', 'login', 'logout', 'ls', 'node', 'npm', 'outdated',
+  'owner', 'pack', 'patch', 'patch-commit', 'patch-remove', 'plugin', 'policies', 'prune', 'publish', 'rb', 'rebuild', 'recursive', 'remove', 'rm',
+  'root', 'rum', 'run-script', 'sbom', 'search', 'self-update', 'server', 'set', 'setup', 'stage', 'store', 'tag', 'team', 'un', 'uninstall', 'unlink', 'unplug', 'up',
+  'update', 'upgrade', 'upgrade-interactive', 'urn', 'version', 'versions', 'why', 'workspace', 'workspaces', 't', 'tst',
+]);
+const SETTINGS_FILES: Record<PackageManager, string[]> = { npm: ['.npmrc'], pnpm: ['.npmrc'], yarn: ['.npmrc', '.yarnrc', '.yarnrc.yml'] };
+const MAX_PACKAGE_BYTES = 1024 * 1024;
+
+/**
+ * Which script `words` (starting with the package manager) runs, when it is one of the forms an
+ * allowance supports, and why it cannot be allowed when an option or argument changes what runs.
+ */
+export function scriptCall(manager: PackageManager, words: readonly string[]): { script?: string; reason?: string } {
+  const [, command, ...rest] = words;
+  if (command === undefined || command.startsWith('-')) return { reason: `${manager} options before the command change what runs` };
+  let script = SCRIPT_SHORTHANDS[manager].get(command);
+  let after = rest;
+  if (RUN_COMMANDS.has(command) && (manager === 'npm' || command === 'run')) [script, ...after] = rest;
+  else if (script === undefined && manager !== 'npm' && !PACKAGE_MANAGER_COMMANDS.has(command)) script = command;
+  if (script === undefined || script.startsWith('-')) return { reason: `\`${manager} ${command}\` is not one of the forms that run a package script (test, start, run NAME)` };
+  const end = after.indexOf('--');
+  const own = manager === 'npm' ? (end < 0 ? after : after.slice(0, end)) : [];
+  const npmConfig = own.find((w) => w.startsWith('-') && !NPM_QUIET_OPTIONS.has(w));
+  if (npmConfig) return { script, reason: `npm reads ${npmConfig} as configuration, which can change what runs` };
+  // npm passes its positional words and everything after `--` to the script; pnpm and yarn pass every word.
+  const args = manager === 'npm' ? [...own.filter((w) => !w.startsWith('-')), ...(end < 0 ? [] : after.slice(end + 1))] : after;
+  const loading = unsafeOptionIn(args, CODE_LOADING_OPTIONS);
+  if (loading) return { script, reason: `${loading} in the script's arguments loads code or settings the card cannot show` };
+  return { script };
+}
+
+const parentOf = (dir: string) => dir.slice(0, Math.max(dir.lastIndexOf('/'), dir.lastIndexOf('\\')));
+const sep = (dir: string) => (dir.includes('\\') && !dir.includes('/') ? '\\' : '/');
+const childOf = (dir: string, name: string) => `${dir}${dir.endsWith('/') || dir.endsWith('\\') ? '' : sep(dir)}${name}`;
+
+async function existing(workspace: Workspace, absolute: string): Promise<ResolvedPath | undefined> {
+  const path = await workspace.resolve(absolute, { mustExist: false });
+  return (await workspace.kind(path)) ? path : undefined;
+}
+
+async function savedText(workspace: Workspace, path: ResolvedPath): Promise<string | undefined> {
+  const { bytes, size } = await workspace.readFile(path, MAX_PACKAGE_BYTES, { savedOnly: true });
+  if (size > MAX_PACKAGE_BYTES) return undefined;
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+}
+
+/**
+ * The package.json the package manager uses from `cwd`: npm takes the nearest folder upward that
+ * holds a package.json or a node_modules folder; pnpm and yarn differ between versions, so for
+ * them only a package.json in `cwd` itself counts. It must lie inside the workspace folder.
+ */
+async function packageFile(manager: PackageManager, cwd: ResolvedPath, workspace: Workspace): Promise<ResolvedPath | { reason: string }> {
+  if (/(^|[\\/])node_modules([\\/]|$)/.test(cwd.relative)) return { reason: 'the folder is inside node_modules' };
+  for (let dir = cwd.absolute; ; dir = parentOf(dir)) {
+    const found = await existing(workspace, childOf(dir, 'package.json'));
+    if (found) return found;
+    if (manager !== 'npm') return { reason: `${manager} looks for package.json differently between versions and there is none in this folder` };
+    if (await existing(workspace, childOf(dir, 'node_modules'))) return { reason: `npm would use ${dir}, which has node_modules but no package.json` };
+    if (dir === cwd.folder || parentOf(dir) === dir || !parentOf(dir)) return { reason: 'no package.json lies between this folder and the workspace folder, so npm would look outside the workspace' };
+  }
+}
+
+/** The scripts `script` runs (with its pre and post scripts) and the settings beside them, or why they cannot be shown. */
+export async function packageScripts(manager: PackageManager, script: string, cwd: ResolvedPath, workspace: Workspace): Promise<PackageScripts | { reason: string }> {
+  let file: ResolvedPath | { reason: string };
+  try {
+    file = await packageFile(manager, cwd, workspace);
+  } catch {
+    return { reason: 'a package.json on the way leads outside the workspace' };
+  }
+  if ('reason' in file) return file;
+  let manifest: unknown;
+  try {
+    const text = await savedText(workspace, file);
+    if (text === undefined) return { reason: `${file.relative} is too large to show` };
+    manifest = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    return { reason: `${file.relative} could not be read as JSON` };
+  }
+  const table = (manifest as { scripts?: unknown } | null)?.scripts;
+  const scripts: { name: string; text: string }[] = [];
+  for (const name of [`pre${script}`, script, `post${script}`]) {
+    const text = typeof table === 'object' && table !== null && Object.prototype.hasOwnProperty.call(table, name) ? (table as Record<string, unknown>)[name] : undefined;
+    if (typeof text === 'string') scripts.push({ name, text });
+  }
+  if (!scripts.some((s) => s.name === script)) return { reason: `${file.relative} has no "${script}" script, so ${manager} would run something else or fail` };
+  const settings = await settingsFiles(manager, parentOf(file.absolute), cwd.folder, workspace);
+  if ('reason' in settings) return settings;
+  return { file: file.relative, scripts, settings: settings.files };
+}
+
+/**
+ * The settings files that can change how the scripts run, in the package's folder and each folder
+ * above it up to the workspace folder (a workspace root's `.npmrc`, yarn's `yarnPath`).
+ */
+async function settingsFiles(manager: PackageManager, from: string, folder: string, workspace: Workspace): Promise<{ files: { file: string; text: string }[] } | { reason: string }> {
+  const files: { file: string; text: string }[] = [];
+  for (let dir = from; ; dir = parentOf(dir)) {
+    for (const name of SETTINGS_FILES[manager]) {
+      try {
+        const path = await existing(workspace, childOf(dir, name));
+        const text = path && (await savedText(workspace, path));
+        if (path && text === undefined) return { reason: `${path.relative} is too large to show` };
+        if (path && text !== undefined) files.push({ file: path.relative, text });
+      } catch {
+        return { reason: `${name} in ${dir} could not be read` };
+      }
+    }
+    if (dir === folder || !parentOf(dir) || parentOf(dir) === dir) return { files };
+  }
+}
