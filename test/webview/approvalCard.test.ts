@@ -36,6 +36,14 @@ const editPath: ChatToolCallView = {
   approval: { title: 'Edit src/\u202Ests.nimda\u202C/a.ts (+1 −1)', detail: '--- a\n+++ b\n-x\n+y', kind: 'edit' },
 };
 
+const scripts = 'npm runs these scripts from sub/package.json:\npretest: node setup.js\ntest: mocha';
+const npm: ChatToolCallView = {
+  ...padded,
+  callId: 'c-npm',
+  approval: { title: 'Run `npm test` in sub', detail: 'npm test', kind: 'command', runs: scripts, allowForSession: '`npm test` in sub while its scripts in sub/package.json stay unchanged' },
+};
+const find: ChatToolCallView = { ...padded, callId: 'c-find', approval: { title: 'Run `find .` in .', detail: 'find .', kind: 'command', noAllowance: 'find: it runs another command given in its arguments' } };
+
 describe('approval cards show exactly what will run (headless Chromium)', function () {
   this.timeout(60_000);
   let harness: Harness;
@@ -100,13 +108,6 @@ describe('approval cards show exactly what will run (headless Chromium)', functi
   });
 
   it('shows the scripts a package command runs and what its allowance covers; a card without one says why', async () => {
-    const scripts = 'npm runs these scripts from sub/package.json:\npretest: node setup.js\ntest: mocha';
-    const npm: ChatToolCallView = {
-      ...padded,
-      callId: 'c-npm',
-      approval: { title: 'Run `npm test` in sub', detail: 'npm test', kind: 'command', runs: scripts, allowForSession: '`npm test` in sub while its scripts in sub/package.json stay unchanged' },
-    };
-    const find: ChatToolCallView = { ...padded, callId: 'c-find', approval: { title: 'Run `find .` in .', detail: 'find .', kind: 'command', noAllowance: 'find: it runs another command given in its arguments' } };
     await hostSends(page, { type: 'state', state: stateWith([npm, find]) });
     const card = page.locator('.tool-card[data-call-id="c-npm"]');
     assert.strictEqual(await card.locator('.approval-runs').textContent(), scripts);
@@ -119,9 +120,9 @@ describe('approval cards show exactly what will run (headless Chromium)', functi
 
   for (const theme of ['dark', 'light'] as const) {
     it(`is readable in the ${theme} theme: command, markers and warning stand out from the card (screenshot)`, async () => {
-      const themed = await harness.open('chat', { theme, width: 460, height: 1100 });
+      const themed = await harness.open('chat', { theme, width: 460, height: 1500 });
       try {
-        await hostSends(themed, { type: 'state', state: stateWith([padded, bidi, editPath]) });
+        await hostSends(themed, { type: 'state', state: stateWith([padded, bidi, editPath, npm, find]) });
         const card = themed.locator('.tool-card[data-call-id="c-bidi"]');
         for (const [what, selector] of [['the command', '.approval-detail'], ['the warning', '.approval-warning'], ['a hidden-character marker', '.hidden-char']] as const) {
           const ratio = await textContrast(card.locator(selector).first());
