@@ -1,5 +1,6 @@
 import { promises as fsp } from 'fs';
-import { isAbsolute, relative, resolve, sep } from 'path';
+import { relative, resolve, sep } from 'path';
+import { leadsOutside } from '../insideFolder';
 
 /**
  * Paths whose contents can run code on the user's machine (git hooks and config, editor tasks and
@@ -42,7 +43,7 @@ export async function protectedPathReason(absolutePath: string, folders: readonl
   }
   for (const folder of roots) {
     const rel = relative(folder, absolutePath);
-    if (rel.startsWith('..') || isAbsolute(rel)) continue;
+    if (leadsOutside(rel)) continue;
     const reason = protectedReason(rel.split(sep).join('/'));
     if (reason) return reason;
   }

@@ -1,14 +1,10 @@
 import { constants as fsConstants, promises as fsp, type Stats } from 'fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'path';
 import type { ResolvedPath } from '../../core/ports/workspace';
+import { isInside } from '../insideFolder';
 import { ToolInputError, type WorkspaceInfo } from '../../core/tools/types';
 
 export type { ResolvedPath };
-
-function inside(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
 
 const MAX_LINK_HOPS = 40;
 
@@ -63,7 +59,7 @@ export async function resolveInWorkspace(input: string, workspace: WorkspaceInfo
     const named = folders.length > 1 ? folders.find((f) => basename(f.given) === first) : undefined;
     candidate = named ? resolve(named.given, ...rest) : resolve(folders[0].given, input);
   }
-  const home = folders.find((f) => inside(f.given, candidate));
+  const home = folders.find((f) => isInside(f.given, candidate));
   if (!home) throw new ToolInputError(`the path "${input}" is outside the workspace folders`);
   let real: string;
   try {
@@ -72,7 +68,7 @@ export async function resolveInWorkspace(input: string, workspace: WorkspaceInfo
     if (error instanceof LinkLoopError) throw new ToolInputError(`the path "${input}" is a symbolic link loop`);
     throw error;
   }
-  const realHome = folders.find((f) => inside(f.real, real));
+  const realHome = folders.find((f) => isInside(f.real, real));
   if (!realHome) throw new ToolInputError(`the path "${input}" leads outside the workspace folders through a symbolic link`);
   if (options.mustExist) {
     try {
@@ -140,7 +136,7 @@ export async function openResolvedForRead(resolved: ResolvedPath): Promise<{ han
   try {
     const stat = await handle.stat();
     const real = await fsp.realpath(resolved.absolute).catch(() => undefined);
-    if (!real || !inside(resolved.folder, real)) throw changed('moved out of the workspace');
+    if (!real || !isInside(resolved.folder, real)) throw changed('moved out of the workspace');
     const now = await fsp.stat(real).catch(() => undefined);
     if (!now || now.dev !== stat.dev || now.ino !== stat.ino) throw changed('was replaced (a link on its path changed)');
     return { handle, stat };
