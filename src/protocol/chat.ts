@@ -16,7 +16,7 @@ export interface ChatToolCallView {
   truncated?: boolean;
   offloadRef?: string;
   /** `allowForSession`: the tool's name when the card offers "Allow <tool> for this session". */
-  approval?: { title: string; detail?: string; kind: 'command' | 'edit' | 'other'; allowForSession?: string };
+  approval?: { title: string; detail?: string; kind: 'command' | 'edit' | 'read' | 'other'; allowForSession?: string };
 }
 
 /** What one turn cost, from the host's usage records (the inspector shows the same numbers). */

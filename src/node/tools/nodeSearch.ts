@@ -89,7 +89,8 @@ function workerMatcher(pattern: RegExp, signal: AbortSignal, timeLimitMs: number
 
 /**
  * Walks a resolved folder (or reads the one file) and matches each text file's lines, in name
- * order; `read` gives a file's bytes (undefined to skip it). Ignored folders and links are skipped.
+ * order; `read` gives a file's bytes (undefined to skip it). Ignored folders, symbolic links and
+ * files with more than one hard link are skipped.
  */
 export async function searchFiles(
   root: ResolvedPath,
@@ -112,6 +113,8 @@ export async function searchFiles(
   };
   const matcher = options.untrusted ? workerMatcher(pattern, signal, REGEX_TIME_LIMIT_MS) : inlineMatcher(pattern);
   const searchFile = async (path: string): Promise<void> => {
+    // Another name of the file may lie outside the workspace; read_file asks the user for it.
+    if (((await fsp.stat(path).catch(() => undefined))?.nlink ?? 1) > 1) return;
     const bytes = await options.read(path, MAX_FILE_BYTES);
     if (!bytes) return;
     scanned++;

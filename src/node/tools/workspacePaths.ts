@@ -2,6 +2,7 @@ import { constants as fsConstants, promises as fsp, type Stats } from 'fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'path';
 import type { ResolvedPath } from '../../core/ports/workspace';
 import { isInside } from '../insideFolder';
+import { hardLinkedWriteRefusal } from '../../core/tools/hardLinks';
 import { ToolInputError, type WorkspaceInfo } from '../../core/tools/types';
 
 export type { ResolvedPath };
@@ -99,7 +100,9 @@ export async function confirmResolved(input: string, workspace: WorkspaceInfo, r
  * Writes `data` to a file `resolveInWorkspace(input, …, { mustExist: false })` returned, after the
  * user approved: checks again that the path still resolves to the same place (links may have
  * changed while the user was reading the diff), then opens it with O_NOFOLLOW so a symbolic link
- * swapped in at the last moment makes the write fail instead of being followed.
+ * swapped in at the last moment makes the write fail instead of being followed. The opened file
+ * is truncated only once it is known to have a single name: a hard link (another name, perhaps
+ * outside the workspace) is refused with its contents untouched.
  */
 export async function writeResolved(input: string, workspace: WorkspaceInfo, resolved: ResolvedPath, data: string): Promise<void> {
   const confirm = () => confirmResolved(input, workspace, resolved);
@@ -109,12 +112,15 @@ export async function writeResolved(input: string, workspace: WorkspaceInfo, res
   const noFollow = fsConstants.O_NOFOLLOW ?? 0;
   let handle: fsp.FileHandle;
   try {
-    handle = await fsp.open(resolved.absolute, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | noFollow, 0o666);
+    handle = await fsp.open(resolved.absolute, fsConstants.O_WRONLY | fsConstants.O_CREAT | noFollow, 0o666);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new ToolInputError(`${resolved.relative} became a symbolic link while waiting for approval; nothing was written`);
     throw error;
   }
   try {
+    const { nlink } = await handle.stat();
+    if (nlink > 1) throw new ToolInputError(hardLinkedWriteRefusal(resolved.relative, nlink));
+    await handle.truncate(0);
     await handle.writeFile(data, 'utf8');
   } finally {
     await handle.close();
