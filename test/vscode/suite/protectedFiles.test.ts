@@ -17,7 +17,11 @@ describe('Files that run code, hard links and names starting with two dots, in t
   this.timeout(120_000);
   const created: string[] = [];
 
-  beforeEach(() => vscode.workspace.getConfiguration('tally').update('approval.edits', 'always', vscode.ConfigurationTarget.Global));
+  beforeEach(async () => {
+    await vscode.workspace.getConfiguration('tally').update('approval.edits', 'always', vscode.ConfigurationTarget.Global);
+    // code-server saves after a delay by default; the unsaved text below must stay unsaved.
+    await vscode.workspace.getConfiguration('files').update('autoSave', 'off', vscode.ConfigurationTarget.Global);
+  });
   afterEach(async () => {
     for (const doc of vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file')) {
       await vscode.window.showTextDocument(doc);
@@ -26,6 +30,7 @@ describe('Files that run code, hard links and names starting with two dots, in t
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     for (const path of created.splice(0)) rmSync(path, { recursive: true, force: true });
     await vscode.workspace.getConfiguration('tally').update('approval.edits', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('files').update('autoSave', undefined, vscode.ConfigurationTarget.Global);
   });
 
   it('with edits: always, writing a file that runs code asks and says why; ..env is written without asking', async () => {
@@ -62,6 +67,7 @@ describe('Files that run code, hard links and names starting with two dots, in t
     await withFakeModel(async ({ api, server, approvals }) => {
       const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(linked));
       await editor.edit((e) => e.insert(new vscode.Position(0, 0), 'UNSAVED\n'));
+      assert.equal(editor.document.isDirty, true);
       await api.sessions.create('hard links');
       server.enqueue(
         callTool('call_read', 'read_file', { path: 'linked.txt' }),
