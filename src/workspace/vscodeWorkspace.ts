@@ -66,6 +66,7 @@ export class VscodeWorkspace extends NodeWorkspace {
   protected override async readListed(absolute: string, maxBytes: number): Promise<Uint8Array | undefined> {
     const doc = openDocument(absolute);
     if (!doc?.isDirty) return super.readListed(absolute, maxBytes);
+    if ((await linkCount(absolute)) > 1) return undefined;
     const bytes = encoder.encode(doc.getText());
     return bytes.length > maxBytes ? undefined : bytes;
   }

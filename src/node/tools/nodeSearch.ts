@@ -89,8 +89,7 @@ function workerMatcher(pattern: RegExp, signal: AbortSignal, timeLimitMs: number
 
 /**
  * Walks a resolved folder (or reads the one file) and matches each text file's lines, in name
- * order; `read` gives a file's bytes (undefined to skip it). Ignored folders, symbolic links and
- * files with more than one hard link are skipped.
+ * order; `read` gives a file's bytes (undefined to skip it). Ignored folders and links are skipped.
  */
 export async function searchFiles(
   root: ResolvedPath,
@@ -113,8 +112,6 @@ export async function searchFiles(
   };
   const matcher = options.untrusted ? workerMatcher(pattern, signal, REGEX_TIME_LIMIT_MS) : inlineMatcher(pattern);
   const searchFile = async (path: string): Promise<void> => {
-    // Another name of the file may lie outside the workspace; read_file asks the user for it.
-    if (((await fsp.stat(path).catch(() => undefined))?.nlink ?? 1) > 1) return;
     const bytes = await options.read(path, MAX_FILE_BYTES);
     if (!bytes) return;
     scanned++;
@@ -140,9 +137,12 @@ export async function searchFiles(
   return results;
 }
 
-/** A file's bytes from disk, or undefined when it is missing, unreadable or over `maxBytes`. */
+/**
+ * A file's bytes from disk, or undefined when it is missing, unreadable, over `maxBytes`, or has
+ * more than one hard link (another name may lie outside the workspace; read_file asks for it).
+ */
 export async function readSmallFile(path: string, maxBytes: number): Promise<Uint8Array | undefined> {
   const stat = await fsp.stat(path).catch(() => undefined);
-  if (!stat || stat.size > maxBytes) return undefined;
+  if (!stat || stat.size > maxBytes || stat.nlink > 1) return undefined;
   return fsp.readFile(path).catch(() => undefined);
 }

@@ -58,7 +58,7 @@ describe('Files that run code, hard links and names starting with two dots, in t
     });
   });
 
-  it('a hard-linked file: read_file asks (its unsaved editor text too), write_file is refused, the other name keeps its text', async () => {
+  it('a hard-linked file: read_file asks (its unsaved editor text too), search_text skips it, write_file is refused, the other name keeps its text', async () => {
     const outside = join(folder(), '..', `outside-secret-${process.pid}.txt`);
     const linked = join(folder(), 'linked.txt');
     created.push(outside, linked);
@@ -71,6 +71,7 @@ describe('Files that run code, hard links and names starting with two dots, in t
       await api.sessions.create('hard links');
       server.enqueue(
         callTool('call_read', 'read_file', { path: 'linked.txt' }),
+        callTool('call_search', 'search_text', { query: 'OUTSIDE-SECRET' }),
         callTool('call_write', 'write_file', { path: 'linked.txt', content: 'overwritten\n' }),
         { type: 'reply', parts: [{ text: 'done' }] },
       );
@@ -81,9 +82,10 @@ describe('Files that run code, hard links and names starting with two dots, in t
       api.sessions.resolveApproval(request.callId, false);
       await turn;
       assert.equal(approvals.length, 1, 'the write did not ask: it was refused');
-      const [read, write] = (await toolResults(api)).slice(-2);
+      const [read, search, write] = (await toolResults(api)).slice(-3);
       assert.match(read, /The user denied reading linked\.txt\./);
       assert.doesNotMatch(read, /OUTSIDE-SECRET/);
+      assert.equal(search, 'No matches for "OUTSIDE-SECRET".');
       assert.match(write, /linked\.txt has 2 hard links, so writing it could change a file outside the workspace; nothing was written/);
       assert.equal(readFileSync(outside, 'utf8'), SECRET);
     });
