@@ -19,7 +19,7 @@ export interface ChatToolCallView {
    * `allowForSession`: what "Allow <…> for this session" covers (a tool's name, or a command's allowance);
    * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none.
    */
-  approval?: { title: string; detail?: string; kind: 'command' | 'edit' | 'other'; allowForSession?: string; runs?: string; noAllowance?: string };
+  approval?: { title: string; detail?: string; kind: 'command' | 'edit' | 'read' | 'other'; allowForSession?: string; runs?: string; noAllowance?: string };
 }
 
 /** What one turn cost, from the host's usage records (the inspector shows the same numbers). */

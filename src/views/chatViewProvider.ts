@@ -77,8 +77,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
    * The chat is hidden while the agent waits for an answer: say so, without the request's own text
    * (the card shows it with hidden characters made visible), and offer to show the card.
    */
-  private async offerToShowApproval(kind: 'command' | 'edit' | 'other'): Promise<void> {
-    const what = kind === 'command' ? 'run a command' : kind === 'edit' ? 'change a file' : 'use a tool';
+  private async offerToShowApproval(kind: 'command' | 'edit' | 'read' | 'other'): Promise<void> {
+    const what = { command: 'run a command', edit: 'change a file', read: 'read a file', other: 'use a tool' }[kind];
     const choice = await vscode.window.showInformationMessage(`Tally is waiting for your approval to ${what}.`, 'Show in Chat');
     if (choice === 'Show in Chat') await vscode.commands.executeCommand(`${ChatViewProvider.viewId}.focus`);
   }

@@ -1,6 +1,7 @@
-import { realpathSync } from 'fs';
+import { promises as fsp, realpathSync } from 'fs';
 import * as vscode from 'vscode';
 import type { ResolvedPath } from '../core/ports/workspace';
+import { hardLinkedWriteRefusal } from '../core/tools/hardLinks';
 import { ToolInputError, type WorkspaceInfo } from '../core/tools/types';
 import { NodeWorkspace } from '../node/tools/nodeWorkspace';
 import { confirmResolved } from '../node/tools/workspacePaths';
@@ -8,6 +9,12 @@ import { confirmResolved } from '../node/tools/workspacePaths';
 const encoder = new TextEncoder();
 
 const withoutBom = (text: string) => text.replace(/^\uFEFF/, '');
+
+/** How many hard links (names) the file on disk has; 1 when it is missing or not a regular file. */
+async function linkCount(absolute: string): Promise<number> {
+  const stat = await fsp.lstat(absolute).catch(() => undefined);
+  return stat?.isFile() ? stat.nlink : 1;
+}
 
 function realPath(path: string): string {
   try {
@@ -35,7 +42,8 @@ function changedRange(before: string, after: string): { start: number; end: numb
 
 /**
  * The workspace as the user sees it in VS Code. Paths are confined exactly as on disk (the Node
- * rules: folders, links, protected paths), commands run the same way; but reads and searches see
+ * rules: folders, links, protected paths, hard-linked files refused for writing and asked for
+ * reading), commands run the same way; but reads and searches see
  * an open editor's unsaved text, and writes go through `WorkspaceEdit`, so each one is a single
  * undo step in the editor and keeps the user's unsaved changes around the edit.
  *
@@ -48,22 +56,26 @@ export class VscodeWorkspace extends NodeWorkspace {
     super(info);
   }
 
-  override async readFile(path: ResolvedPath, maxBytes: number, options?: { savedOnly?: boolean }): Promise<{ bytes: Uint8Array; size: number }> {
+  override async readFile(path: ResolvedPath, maxBytes: number, options?: { savedOnly?: boolean }): Promise<{ bytes: Uint8Array; size: number; links: number }> {
     const doc = options?.savedOnly ? undefined : openDocument(path.absolute);
     if (!doc?.isDirty) return super.readFile(path, maxBytes);
     const bytes = encoder.encode(doc.getText());
-    return { bytes: bytes.length > maxBytes ? bytes.subarray(0, maxBytes) : bytes, size: bytes.length };
+    return { bytes: bytes.length > maxBytes ? bytes.subarray(0, maxBytes) : bytes, size: bytes.length, links: await linkCount(path.absolute) };
   }
 
   protected override async readListed(absolute: string, maxBytes: number): Promise<Uint8Array | undefined> {
     const doc = openDocument(absolute);
     if (!doc?.isDirty) return super.readListed(absolute, maxBytes);
+    if ((await linkCount(absolute)) > 1) return undefined;
     const bytes = encoder.encode(doc.getText());
     return bytes.length > maxBytes ? undefined : bytes;
   }
 
   override async writeFile(input: string, path: ResolvedPath, text: string, basis: string | undefined): Promise<string | undefined> {
     await confirmResolved(input, this.info, path);
+    // A save may write the file in place, changing every other name of a hard-linked file too.
+    const links = await linkCount(path.absolute);
+    if (links > 1) throw new ToolInputError(hardLinkedWriteRefusal(path.relative, links));
     const uri = vscode.Uri.file(path.absolute);
     const open = openDocument(path.absolute);
     const exists = Boolean(open) || (await vscode.workspace.fs.stat(uri).then(() => true, () => false));

@@ -45,15 +45,18 @@ export interface Workspace {
   /** What is at a resolved path, or undefined when nothing is. */
   kind(path: ResolvedPath): Promise<EntryKind | undefined>;
   /**
-   * Up to `maxBytes` of a file and its full size, refusing a file swapped since it was resolved.
+   * Up to `maxBytes` of a file, its full size and how many hard links (names) it has, refusing a
+   * file swapped since it was resolved. More than one link means the same file may also have a
+   * name outside the workspace: the tools ask before showing it and refuse to write it.
    * `savedOnly`: the file as saved on disk, never an editor's unsaved text (what a program reads).
    */
-  readFile(path: ResolvedPath, maxBytes: number, options?: { savedOnly?: boolean }): Promise<{ bytes: Uint8Array; size: number }>;
+  readFile(path: ResolvedPath, maxBytes: number, options?: { savedOnly?: boolean }): Promise<{ bytes: Uint8Array; size: number; links: number }>;
   /** A folder's entries, sorted by name; links are reported, not followed. Empty when unreadable. */
   list(absolute: string): Promise<DirectoryEntry[]>;
   /**
    * Text files under a resolved folder (or the one file) whose lines match `pattern`, in path
-   * order, at most `maxResults` lines. A pattern the model wrote (`untrusted`) runs where it can
+   * order, at most `maxResults` lines. Files with more than one hard link are skipped (read_file
+   * asks for them). A pattern the model wrote (`untrusted`) runs where it can
    * be stopped: one that takes too long on a file throws ToolInputError.
    */
   search(root: ResolvedPath, pattern: RegExp, options: { maxResults: number; untrusted: boolean; signal: AbortSignal }): Promise<SearchHit[]>;
@@ -61,6 +64,7 @@ export interface Workspace {
    * Replaces a file's text (or creates it) after the user approved. `input` is the path as the
    * model gave it, resolved again to check nothing moved meanwhile; `basis` is the text the new
    * one was computed from (undefined for a new file). Returns a note for the model, if any.
+   * Refuses (ToolInputError) a file with more than one hard link.
    */
   writeFile(input: string, path: ResolvedPath, text: string, basis: string | undefined): Promise<string | undefined>;
   /** Runs a shell command in a folder; killed on timeout or when `signal` aborts. */

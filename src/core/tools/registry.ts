@@ -73,7 +73,7 @@ export class ToolRegistry implements ToolRunner {
       signal: options.signal,
       limits: this.options.limits,
       approve: async (asked, what) => {
-        const request: ApprovalRequest = { ...asked, callId: call.id, toolName: call.name, kind: tool.approval === 'edit' ? 'edit' : tool.approval === 'command' ? 'command' : 'other' };
+        const request: ApprovalRequest = { ...asked, callId: call.id, toolName: call.name, kind: tool.approval === 'edit' ? 'edit' : tool.approval === 'command' ? 'command' : tool.approval === 'read' ? 'read' : 'other' };
         const outcome = await this.options.approvals.decide(request, workspace, options);
         if (outcome === 'cancelled') throw new NotApproved({ output: `The turn was cancelled before the user answered; ${call.name} did not run.`, isError: true, cancelled: true });
         if (outcome === 'denied') throw new NotApproved({ output: `The user denied ${what}.`, isError: true, denied: true });

@@ -20,7 +20,8 @@ export type ApprovalOutcome = 'approved' | 'denied' | 'cancelled';
 /**
  * Decides each approval of a session: what the settings allow, what the user allowed for the rest
  * of the session (external tools by name, commands by their allowance), and what always asks (paths that
- * can run code, Restricted Mode). Everything else goes to the user.
+ * can run code, Restricted Mode). Everything else goes to the user, and so does every read that
+ * asks (a read asks only for a reason of its own, which no setting or allowance skips).
  */
 export class SessionApprovals {
   private readonly toolsThisSession = new Set<string>();
@@ -32,7 +33,7 @@ export class SessionApprovals {
     let request = asked;
     if (asked.kind === 'other') {
       if (this.toolsThisSession.has(asked.toolName) || this.source.allowedTools().includes(asked.toolName)) return 'approved';
-    } else {
+    } else if (asked.kind !== 'read') {
       const protectedReason = asked.target ? await workspace.protectedReason(asked.target) : undefined;
       const need = approvalNeed(this.source.policy(), { kind: asked.kind, trusted: workspace.trusted, protectedReason });
       if (!need.ask) return 'approved';

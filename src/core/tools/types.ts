@@ -10,7 +10,8 @@ export interface ApprovalRequest {
   title: string;
   /** Optional detail: a unified diff for edits, the full command line, the working folder. */
   detail?: string;
-  kind: 'command' | 'edit' | 'other';
+  /** `read`: a read that asks for a reason of its own (a hard-linked file); it always asks. */
+  kind: 'command' | 'edit' | 'read' | 'other';
   /** What "Allow … for this session" on the card covers: a tool's name, or a command as its allowance's label says. */
   allowForSession?: string;
   /** For commands: what "Allow for this session" grants, and what this command is matched as against earlier grants. */
@@ -31,7 +32,7 @@ export interface ApprovalRequest {
 
 export type ApprovalDecision = 'approved' | 'denied';
 
-/** How a tool is gated: reads never ask; edits and commands follow the approval settings; external tools ask unless allowed. */
+/** How a tool is gated: reads ask only for a reason they give (a hard-linked file); edits and commands follow the approval settings; external tools ask unless allowed. */
 export type ApprovalKind = 'read' | 'edit' | 'command' | 'external';
 
 export interface WorkspaceInfo {

@@ -1,4 +1,5 @@
 import { promises as fsp } from 'fs';
+import { isInside } from '../insideFolder';
 import { errorCode, outsideWorkspaceReason, readPrefix, statFailureReason, statIfPresent } from './promptFiles';
 import { dirname, join, relative, resolve, sep } from 'path';
 import type { InstructionPart } from '../../core/prompt/promptSections';
@@ -35,11 +36,6 @@ export const nodeInstructionsFs: InstructionsFs = {
   realPath: (path) => fsp.realpath(path),
 };
 
-function within(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep));
-}
-
 /**
  * AGENTS.md files in a fixed order: the user's own file, then for each workspace folder
  * (in folder order) its root file and the nested ones from that root down to the active file's
@@ -61,7 +57,7 @@ export async function loadInstructions(args: {
   if (args.userFile) candidates.push({ path: args.userFile, label: '~/' + FILE_NAME, workspace: false });
   for (const folder of args.workspaceFolders.map((f) => resolve(f))) {
     candidates.push({ path: join(folder, FILE_NAME), label: `${folder.split(sep).pop()}/${FILE_NAME}`, workspace: true, folder });
-    if (args.activeFile && within(folder, resolve(args.activeFile))) {
+    if (args.activeFile && isInside(folder, resolve(args.activeFile))) {
       const parts = relative(folder, dirname(resolve(args.activeFile))).split(sep).filter(Boolean);
       for (let i = 1; i <= parts.length; i++) {
         candidates.push({ path: join(folder, ...parts.slice(0, i), FILE_NAME), label: `${folder.split(sep).pop()}/${parts.slice(0, i).join('/')}/${FILE_NAME}`, workspace: true, folder, nested: true });

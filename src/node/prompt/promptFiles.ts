@@ -1,5 +1,5 @@
 import { promises as fsp } from 'fs';
-import { isAbsolute, relative } from 'path';
+import { isInside } from '../insideFolder';
 
 /**
  * A file's kind and size; undefined when nothing is there. Anything else throws, including a link
@@ -41,11 +41,6 @@ export function statFailureReason(error: unknown): string {
   return `cannot stat (${code})`;
 }
 
-function isWithin(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
-
 /**
  * Why a workspace file may not be loaded because it (or a folder on the way to it) is a link that
  * resolves outside its workspace folder, e.g. AGENTS.md → ~/.aws/credentials; undefined when it
@@ -53,5 +48,5 @@ function isWithin(folder: string, path: string): boolean {
  */
 export async function outsideWorkspaceReason(realPath: (path: string) => Promise<string>, workspaceFolder: string, path: string): Promise<string | undefined> {
   const [folder, real] = await Promise.all([realPath(workspaceFolder), realPath(path)]);
-  return isWithin(folder, real) ? undefined : `a link that resolves outside the workspace folder (to ${real})`;
+  return isInside(folder, real) ? undefined : `a link that resolves outside the workspace folder (to ${real})`;
 }

@@ -137,9 +137,12 @@ export async function searchFiles(
   return results;
 }
 
-/** A file's bytes from disk, or undefined when it is missing, unreadable or over `maxBytes`. */
+/**
+ * A file's bytes from disk, or undefined when it is missing, unreadable, over `maxBytes`, or has
+ * more than one hard link (another name may lie outside the workspace; read_file asks for it).
+ */
 export async function readSmallFile(path: string, maxBytes: number): Promise<Uint8Array | undefined> {
   const stat = await fsp.stat(path).catch(() => undefined);
-  if (!stat || stat.size > maxBytes) return undefined;
+  if (!stat || stat.size > maxBytes || stat.nlink > 1) return undefined;
   return fsp.readFile(path).catch(() => undefined);
 }

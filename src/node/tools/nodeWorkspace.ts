@@ -32,13 +32,14 @@ export class NodeWorkspace implements Workspace {
     return stat.isDirectory() ? 'directory' : stat.isFile() ? 'file' : stat.isSymbolicLink() ? 'symlink' : 'other';
   }
 
-  async readFile(path: ResolvedPath, maxBytes: number): Promise<{ bytes: Uint8Array; size: number }> {
+  async readFile(path: ResolvedPath, maxBytes: number): Promise<{ bytes: Uint8Array; size: number; links: number }> {
     const { handle, stat } = await openResolvedForRead(path);
     try {
-      if (maxBytes >= stat.size) return { bytes: await handle.readFile(), size: stat.size };
+      // The link count of the very file read (from the open handle), so no swap can slip between.
+      if (maxBytes >= stat.size) return { bytes: await handle.readFile(), size: stat.size, links: stat.nlink };
       const bytes = Buffer.alloc(Math.min(stat.size, maxBytes));
       await handle.read(bytes, 0, bytes.length, 0);
-      return { bytes, size: stat.size };
+      return { bytes, size: stat.size, links: stat.nlink };
     } finally {
       await handle.close();
     }

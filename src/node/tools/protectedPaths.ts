@@ -1,33 +1,54 @@
 import { promises as fsp } from 'fs';
-import { isAbsolute, relative, resolve, sep } from 'path';
+import { relative, resolve, sep } from 'path';
+import { leadsOutside } from '../insideFolder';
+import { CODE_RUNNING_FILES, type CodeRunningFile } from './codeRunningFiles';
+
+interface CompiledEntry {
+  entry: CodeRunningFile;
+  segments: RegExp[];
+  folder: boolean;
+}
+
+/** `{a,b,}` alternatives (one level), then `*` as any characters; everything else literal. */
+function segmentPattern(glob: string): RegExp {
+  const alternatives = (text: string): string[] => {
+    const open = text.indexOf('{');
+    if (open === -1) return [text];
+    const close = text.indexOf('}', open);
+    const [head, tail] = [text.slice(0, open), text.slice(close + 1)];
+    return text.slice(open + 1, close).split(',').flatMap((choice) => alternatives(head + choice + tail));
+  };
+  const literal = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+  return new RegExp(`^(?:${alternatives(glob).map(literal).join('|')})$`, 'i');
+}
+
+const COMPILED: CompiledEntry[] = CODE_RUNNING_FILES.map((entry) => ({
+  entry,
+  folder: entry.pattern.endsWith('/'),
+  segments: entry.pattern.replace(/\/$/, '').split('/').map(segmentPattern),
+}));
+
+const matchesAt = (segments: readonly string[], start: number, patterns: readonly RegExp[]) => patterns.every((p, i) => p.test(segments[start + i] ?? ''));
+
+function matches(compiled: CompiledEntry, segments: readonly string[]): boolean {
+  const k = compiled.segments.length;
+  // A folder entry covers the folder and everything under it; a file entry the last segments.
+  if (compiled.folder) {
+    for (let i = 0; i + k <= segments.length; i++) if (matchesAt(segments, i, compiled.segments)) return true;
+    return false;
+  }
+  return segments.length >= k && matchesAt(segments, segments.length - k, compiled.segments);
+}
 
 /**
- * Paths whose contents can run code on the user's machine (git hooks and config, editor tasks and
- * settings, CI workflows, dev containers, package scripts, build files). Writing them always asks,
- * whatever the approval settings say. Matched case-insensitively on any path segment, at any depth,
- * so nested projects and case-insensitive file systems are covered.
+ * Why writing `relativePath` (relative to a workspace folder, `/` or `\` separated) can run code,
+ * or undefined: "eslint.config.mjs is loaded as code by ESLint". See codeRunningFiles.ts.
  */
-const PROTECTED_DIRECTORIES = ['.git', '.vscode', '.husky', '.devcontainer', '.idea'];
-const PROTECTED_DIRECTORY_PAIRS = [['.github', 'workflows']];
-const PROTECTED_FILES = [
-  '.envrc', '.env', '.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', '.gitattributes', '.gitmodules', '.pre-commit-config.yaml',
-  'package.json', 'makefile', 'gnumakefile', 'justfile', 'rakefile', 'build.gradle', 'build.gradle.kts', 'pom.xml',
-  'setup.py', 'pyproject.toml', 'conftest.py', 'cargo.toml', 'build.rs', 'gemfile', 'dockerfile', 'docker-compose.yml', '.gitlab-ci.yml',
-];
-const PROTECTED_SUFFIXES = ['.code-workspace'];
-
-/** Why writing `relativePath` (relative to a workspace folder, `/` or `\` separated) can run code, or undefined. */
 export function protectedReason(relativePath: string): string | undefined {
-  const segments = relativePath.split(/[\\/]+/).filter((s) => s && s !== '.').map((s) => s.toLowerCase());
-  for (let i = 0; i < segments.length - 1; i++) {
-    if (PROTECTED_DIRECTORIES.includes(segments[i])) return `it is inside ${segments[i]}/, which can run code`;
-    if (PROTECTED_DIRECTORY_PAIRS.some(([a, b]) => segments[i] === a && segments[i + 1] === b)) return `it is inside ${segments[i]}/${segments[i + 1]}/, which can run code`;
-  }
-  const name = segments[segments.length - 1];
-  if (name === undefined) return undefined;
-  if (PROTECTED_DIRECTORIES.includes(name)) return `it is ${name}/, which can run code`;
-  if (PROTECTED_FILES.includes(name) || PROTECTED_SUFFIXES.some((s) => name.endsWith(s))) return `${name} can run code`;
-  return undefined;
+  const segments = relativePath.split(/[\\/]+/).filter((s) => s && s !== '.');
+  if (segments.length === 0) return undefined;
+  const hit = COMPILED.find((compiled) => matches(compiled, segments));
+  return hit ? `${segments.join('/')} ${hit.entry.why}` : undefined;
 }
 
 /**
@@ -42,7 +63,7 @@ export async function protectedPathReason(absolutePath: string, folders: readonl
   }
   for (const folder of roots) {
     const rel = relative(folder, absolutePath);
-    if (rel.startsWith('..') || isAbsolute(rel)) continue;
+    if (leadsOutside(rel)) continue;
     const reason = protectedReason(rel.split(sep).join('/'));
     if (reason) return reason;
   }

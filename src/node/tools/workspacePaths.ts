@@ -1,14 +1,11 @@
 import { constants as fsConstants, promises as fsp, type Stats } from 'fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'path';
 import type { ResolvedPath } from '../../core/ports/workspace';
+import { isInside } from '../insideFolder';
+import { hardLinkedWriteRefusal } from '../../core/tools/hardLinks';
 import { ToolInputError, type WorkspaceInfo } from '../../core/tools/types';
 
 export type { ResolvedPath };
-
-function inside(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
 
 const MAX_LINK_HOPS = 40;
 
@@ -63,7 +60,7 @@ export async function resolveInWorkspace(input: string, workspace: WorkspaceInfo
     const named = folders.length > 1 ? folders.find((f) => basename(f.given) === first) : undefined;
     candidate = named ? resolve(named.given, ...rest) : resolve(folders[0].given, input);
   }
-  const home = folders.find((f) => inside(f.given, candidate));
+  const home = folders.find((f) => isInside(f.given, candidate));
   if (!home) throw new ToolInputError(`the path "${input}" is outside the workspace folders`);
   let real: string;
   try {
@@ -72,7 +69,7 @@ export async function resolveInWorkspace(input: string, workspace: WorkspaceInfo
     if (error instanceof LinkLoopError) throw new ToolInputError(`the path "${input}" is a symbolic link loop`);
     throw error;
   }
-  const realHome = folders.find((f) => inside(f.real, real));
+  const realHome = folders.find((f) => isInside(f.real, real));
   if (!realHome) throw new ToolInputError(`the path "${input}" leads outside the workspace folders through a symbolic link`);
   if (options.mustExist) {
     try {
@@ -103,7 +100,9 @@ export async function confirmResolved(input: string, workspace: WorkspaceInfo, r
  * Writes `data` to a file `resolveInWorkspace(input, …, { mustExist: false })` returned, after the
  * user approved: checks again that the path still resolves to the same place (links may have
  * changed while the user was reading the diff), then opens it with O_NOFOLLOW so a symbolic link
- * swapped in at the last moment makes the write fail instead of being followed.
+ * swapped in at the last moment makes the write fail instead of being followed. The opened file
+ * is truncated only once it is known to have a single name: a hard link (another name, perhaps
+ * outside the workspace) is refused with its contents untouched.
  */
 export async function writeResolved(input: string, workspace: WorkspaceInfo, resolved: ResolvedPath, data: string): Promise<void> {
   const confirm = () => confirmResolved(input, workspace, resolved);
@@ -113,12 +112,15 @@ export async function writeResolved(input: string, workspace: WorkspaceInfo, res
   const noFollow = fsConstants.O_NOFOLLOW ?? 0;
   let handle: fsp.FileHandle;
   try {
-    handle = await fsp.open(resolved.absolute, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | noFollow, 0o666);
+    handle = await fsp.open(resolved.absolute, fsConstants.O_WRONLY | fsConstants.O_CREAT | noFollow, 0o666);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new ToolInputError(`${resolved.relative} became a symbolic link while waiting for approval; nothing was written`);
     throw error;
   }
   try {
+    const { nlink } = await handle.stat();
+    if (nlink > 1) throw new ToolInputError(hardLinkedWriteRefusal(resolved.relative, nlink));
+    await handle.truncate(0);
     await handle.writeFile(data, 'utf8');
   } finally {
     await handle.close();
@@ -140,7 +142,7 @@ export async function openResolvedForRead(resolved: ResolvedPath): Promise<{ han
   try {
     const stat = await handle.stat();
     const real = await fsp.realpath(resolved.absolute).catch(() => undefined);
-    if (!real || !inside(resolved.folder, real)) throw changed('moved out of the workspace');
+    if (!real || !isInside(resolved.folder, real)) throw changed('moved out of the workspace');
     const now = await fsp.stat(real).catch(() => undefined);
     if (!now || now.dev !== stat.dev || now.ino !== stat.ino) throw changed('was replaced (a link on its path changed)');
     return { handle, stat };

@@ -8,6 +8,7 @@ export function run(): Promise<void> {
     require('./workspaceSettings.test');
     require('./chatPendingRetry.test');
     require('./editorEdits.test');
+    require('./protectedFiles.test');
     require('./requestItems.test');
     require('./modelPicker.test');
     require('./vscodeLmTurn.test');

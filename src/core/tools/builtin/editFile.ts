@@ -1,6 +1,7 @@
 import { looksBinary } from '../../toolOutput/binary';
 import { boolArg, stringArg } from '../args';
 import { unifiedDiff } from '../diff';
+import { hardLinkedWriteRefusal } from '../hardLinks';
 import { ToolInputError, type Tool } from '../types';
 import { builtinDefinition, lineOf, utf8 } from './text';
 
@@ -18,7 +19,8 @@ export const editFileTool: Tool = {
     const oldText = stringArg(args, 'old_text', true);
     const newText = stringArg(args, 'new_text', true);
     if (oldText === '') throw new ToolInputError('old_text must not be empty; use write_file to create a file');
-    const { bytes } = await ctx.workspace.readFile(path, Number.MAX_SAFE_INTEGER);
+    const { bytes, links } = await ctx.workspace.readFile(path, Number.MAX_SAFE_INTEGER);
+    if (links > 1) throw new ToolInputError(hardLinkedWriteRefusal(path.relative, links));
     if (looksBinary(bytes)) throw new ToolInputError(`${path.relative} is a binary file`);
     const original = utf8(bytes);
     // Match with the file's own line endings: the model usually writes \n.

@@ -1,5 +1,6 @@
 import { looksBinary } from '../../toolOutput/binary';
 import { intArg, stringArg } from '../args';
+import { hardLinkedReadReason } from '../hardLinks';
 import type { Tool } from '../types';
 import { builtinDefinition, utf8 } from './text';
 
@@ -14,7 +15,11 @@ export const readFileTool: Tool = {
   async execute(args, ctx) {
     const path = await ctx.workspace.resolve(stringArg(args, 'path', true), { mustExist: true });
     if ((await ctx.workspace.kind(path)) === 'directory') return { output: `${path.relative} is a directory; use list_files.`, isError: true };
-    const { bytes, size } = await ctx.workspace.readFile(path, ctx.limits.maxReadBytes);
+    const { bytes, size, links } = await ctx.workspace.readFile(path, ctx.limits.maxReadBytes);
+    if (links > 1) {
+      const reason = hardLinkedReadReason(path.relative, links);
+      await ctx.approve({ title: `Read ${path.relative} — ${reason}`, reason, target: path.absolute }, `reading ${path.relative}`);
+    }
     if (looksBinary(bytes)) return { output: `${path.relative} is a binary file (${size} bytes); not shown.`, isError: true };
     const lines = utf8(bytes).split(/\r?\n/);
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();

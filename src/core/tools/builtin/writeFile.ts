@@ -1,6 +1,7 @@
 import { stringArg } from '../args';
 import { unifiedDiff } from '../diff';
-import type { Tool } from '../types';
+import { hardLinkedWriteRefusal } from '../hardLinks';
+import { ToolInputError, type Tool } from '../types';
 import { builtinDefinition, utf8, utf8Length } from './text';
 
 export const writeFileTool: Tool = {
@@ -15,7 +16,9 @@ export const writeFileTool: Tool = {
     const input = stringArg(args, 'path', true);
     const path = await ctx.workspace.resolve(input, { mustExist: false });
     const content = stringArg(args, 'content', true);
-    const before = await ctx.workspace.readFile(path, Number.MAX_SAFE_INTEGER).then((r) => utf8(r.bytes), () => undefined);
+    const current = await ctx.workspace.readFile(path, Number.MAX_SAFE_INTEGER).catch(() => undefined);
+    if (current && current.links > 1) throw new ToolInputError(hardLinkedWriteRefusal(path.relative, current.links));
+    const before = current && utf8(current.bytes);
     const { diff, added, removed } = unifiedDiff(path.relative, before ?? '', content);
     const title = `${before === undefined ? 'Create' : 'Overwrite'} ${path.relative} (+${added} −${removed})`;
     await ctx.approve({ title, detail: diff, target: path.absolute, preview: { before: before ?? '', after: content } }, `writing ${path.relative}`);
