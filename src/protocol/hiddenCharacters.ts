@@ -52,6 +52,12 @@ export function revealCharacters(text: string): string {
   return text.replace(HIDDEN, hiddenMarker);
 }
 
+/** Revealed text cut to `max` characters with an ellipsis, never inside a ⟨U+…⟩ marker. */
+export function clipRevealed(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max - 1).replace(/⟨[^⟩]*$/, '')}…`;
+}
+
 /** `text` without its hidden characters. */
 export function withoutHidden(text: string): string {
   return text.replace(HIDDEN, '');
