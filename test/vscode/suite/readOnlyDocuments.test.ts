@@ -78,7 +78,8 @@ describe('Everything Tally opens is a read-only document with a useful title', (
     const session = await t.sessions.create('alike results');
     const prefix = 'yes tally-alike-results-with-a-long-shared-beginning-of-the-command';
     const commands = [`${prefix}-one | head -c 20000`, `${prefix}-two | head -c 20000`, 'yes "x\u202Eyz" | head -c 20000'];
-    for (const command of commands) server.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'run_command', arguments: JSON.stringify({ command }) } }], usage: null });
+    // One reply calls all three, so their results go out in the same request and their titles name the same one.
+    server.enqueue({ type: 'reply', parts: commands.map((command) => ({ toolCall: { name: 'run_command', arguments: JSON.stringify({ command }) } })), usage: null });
     server.enqueue({ type: 'reply', parts: [{ text: 'Done.' }], usage: null });
     await t.sessions.send('Print three times.');
     await until('the turn ended', async () => !(await t.sessions.current()).agent?.busy);
