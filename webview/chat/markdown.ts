@@ -44,12 +44,11 @@ export interface MarkdownActions {
   onOpenLink: (url: string) => void;
 }
 
-/** Replaces an element's text by the same text with its hidden characters as markers; returns what was found. */
-function revealIn(el: Element, text: string): string[] {
+/** Sets an element's text to `text` with its hidden characters as ⟨U+…⟩ markers (every line kept). */
+function revealIn(el: Element, text: string): void {
   const { parts, findings } = revealHidden(text, { collapseBlankLines: false });
   el.textContent = findings.length ? '' : text;
   if (findings.length) append(el, revealedNodes(parts));
-  return findings;
 }
 
 /**
