@@ -54,7 +54,7 @@ export async function exportSessionCommand(sessions: SessionController, docs: Re
       : sessionToMarkdown(session.info, transcript, compactions, usage);
   let target = args?.target;
   if (!target) {
-    const doc = await docs.open(`Export of ${session.info.title} (not saved yet)`, text, format === 'json' ? 'json' : 'md');
+    const doc = await docs.open(['export', session.info.id], `Export of ${session.info.title} (not saved yet)`, text, format === 'json' ? 'json' : 'md');
     if (args?.preview) return doc.uri.toString();
     target = (await vscode.window.showSaveDialog({ title: 'Tally: Export Session — save as', filters: format === 'json' ? { JSON: ['json'] } : { Markdown: ['md'] } }))?.fsPath;
     if (!target) return undefined;

@@ -6,6 +6,7 @@ import { answeredCall } from '../core/session/answeredCall';
 import { inConversation, messageText, requestItemFullText } from '../core/session/itemText';
 import { firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from '../host/documentTitles';
 import type { SessionController } from '../host/sessionController';
+import { requestItemKeys } from '../protocol/requestItemKeys';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 
 const MAX_RESULT_BYTES = 64 * 1024 * 1024;
@@ -24,7 +25,7 @@ export async function openResultCommand(sessions: SessionController, docs: ReadO
   const call = info.toolCallId ? index.calls.get(info.toolCallId) : undefined;
   const resultTime = info.toolCallId ? index.resultTimes.get(info.toolCallId) : undefined;
   const title = withRequest(toolCallLabel(info.toolName, call?.arguments), firstRequestAfter(requestsByTime(usage), resultTime));
-  return docs.open(`${title} (full result)`, content, 'txt');
+  return docs.open(['result', refId], `${title} (full result)`, content, 'txt');
 }
 
 function itemTitle(item: RequestItem, call: ToolCall | undefined, requestIndex: number | undefined): string {
@@ -61,7 +62,7 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
     (found) => found.text,
     (error: unknown) => `${item.label ?? item.kind}: ${item.preview}\n\n(${error instanceof Error ? error.message : String(error)})`,
   );
-  return docs.open(itemTitle(item, call, requestIndex), text, 'txt');
+  return docs.open(['item', session.info.id, requestIndex === undefined ? 'next' : String(requestIndex), requestItemKeys(items)[position]], itemTitle(item, call, requestIndex), text, 'txt');
 }
 
 /** Opens the summary a compaction wrote, named by when it ran and the request it preceded. */
@@ -76,5 +77,5 @@ export async function openSummaryCommand(sessions: SessionController, docs: Read
   }
   const next = usage.find((u) => u.compactionId === compactionId)?.requestIndex;
   const when = new Date(event.startedAt).toLocaleString();
-  return docs.open(`Summary of the ${event.trigger} compaction at ${when}${next === undefined ? '' : ` · before request #${next}`}`, event.summary, 'md');
+  return docs.open(['summary', compactionId], `Summary of the ${event.trigger} compaction at ${when}${next === undefined ? '' : ` · before request #${next}`}`, event.summary, 'md');
 }

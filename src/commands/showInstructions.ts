@@ -15,6 +15,6 @@ export async function showLoadedInstructions(agents: AgentFactory, docs: ReadOnl
   for (const skill of skills.skills) lines.push(`- **${skill.name}** (${skill.origin}) — ${skill.description} — \`${skill.path}\``);
   for (const skip of skills.skipped) lines.push(`- \`${skip.path}\` — **skipped** (${skip.reason})`);
   if (loaded.text) lines.push('', '---', '', loaded.text);
-  await docs.open('Tally loaded instructions', lines.join('\n'), 'md');
+  await docs.open(['instructions'], 'Tally loaded instructions', lines.join('\n'), 'md');
   return lines.join('\n');
 }

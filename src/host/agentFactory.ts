@@ -28,7 +28,8 @@ import type { ChatModel } from './modelService';
 /** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
 export class AgentFactory {
   lastInstructions?: InstructionsReport;
-  private readonly approvals = new Map<string, (answer: ApprovalAnswer) => void>();
+  /** Pending approvals by call id: what each waits for, and how to answer it. */
+  private readonly approvals = new Map<string, { kind: ApprovalRequest['kind']; answer: (answer: ApprovalAnswer) => void }>();
   private readonly loggedSkips = new Set<string>();
   private readonly diffs = new EditApprovalDiffs();
 
@@ -110,21 +111,29 @@ export class AgentFactory {
 
   /** Waits for the answer to an approval card; an edit's diff is open in the editor meanwhile. */
   private ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
-    const answer = new Promise<ApprovalAnswer>((resolve) => this.approvals.set(request.callId, resolve));
+    const answer = new Promise<ApprovalAnswer>((resolve) => this.approvals.set(request.callId, { kind: request.kind, answer: resolve }));
     void this.diffs.show(request).catch((error) => this.log.warn(`could not open the diff of ${request.title}: ${error instanceof Error ? error.message : String(error)}`));
     return answer;
   }
 
   resolveApproval(callId: string, approved: boolean, forSession = false): void {
-    this.approvals.get(callId)?.({ approved, forSession: approved && forSession });
+    this.approvals.get(callId)?.answer({ approved, forSession: approved && forSession });
     this.approvals.delete(callId);
     void this.diffs.close(callId);
   }
 
-  /** Accept or Reject from the diff editor's title bar: answers the approval the diff belongs to. */
+  /**
+   * Accept or Reject from the diff editor's title bar: answers the edit that diff shows, and only
+   * it. Any other address (one made up to name some other pending call) is refused with a message.
+   */
   resolveFromDiff(uri: vscode.Uri | undefined, approved: boolean): boolean {
-    const callId = this.diffs.callOf(uri ?? vscode.window.activeTextEditor?.document.uri);
-    if (!callId || !this.approvals.has(callId)) return false;
+    const callId = this.diffs.answerable(uri ?? vscode.window.activeTextEditor?.document.uri, (id) => this.approvals.get(id)?.kind);
+    if (!callId) {
+      const what = approved ? 'accepted' : 'rejected';
+      this.log.warn(`${approved ? 'Accept' : 'Reject'} was asked for a document that is not the diff of an edit waiting for approval: ${uri?.toString(true) ?? '(no document)'}`);
+      void vscode.window.showWarningMessage(`Tally: this is not the diff of an edit waiting for approval, so nothing was ${what}. Answer approvals from the chat or from the diff Tally opened.`);
+      return false;
+    }
     this.resolveApproval(callId, approved);
     return true;
   }

@@ -1,5 +1,6 @@
 import type { ChatToHost } from '../protocol/chat';
 import type { Handlers } from '../protocol/receive';
+import { codeToInsert } from './insertWarning';
 import type { SessionController } from './sessionController';
 
 /** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
@@ -20,6 +21,8 @@ export interface ChatWorkbench {
   /** Inserts at the active editor's cursors, replacing selections; fails when no editor is open. */
   insertAtCursor(text: string): PromiseLike<void>;
   copyToClipboard(text: string): PromiseLike<void>;
+  /** A modal warning with `choices` (Cancel is always offered): the choice, or undefined. */
+  askModal(message: string, detail: string, choices: string[]): PromiseLike<string | undefined>;
   /** Only called with http, https or mailto URLs (the validator refuses anything else). */
   openExternal(url: string): PromiseLike<void>;
 }
@@ -63,7 +66,9 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
       await workbench(d).copyToClipboard(m.code);
     },
     insertCode: async (m) => {
-      await workbench(d).insertAtCursor(m.code);
+      const bench = workbench(d);
+      const text = await codeToInsert(m.code, (message, detail, choices) => bench.askModal(message, detail, choices));
+      if (text !== undefined) await bench.insertAtCursor(text);
     },
     openLink: async (m) => {
       await workbench(d).openExternal(m.url);

@@ -1,17 +1,19 @@
 /**
  * Names for what Tally opens or lists: a tool call by its tool and what it acted on (the command,
- * the path, the pattern), never by an opaque id. No `vscode` import.
+ * the path, the pattern), never by an opaque id, with invisible and direction-changing characters
+ * shown as ⟨U+…⟩ markers (the inspector and the editor tabs show these names). No `vscode` import.
  */
 import type { Message } from '../core/model/message';
 import type { TurnUsageRecord } from '../core/model/records';
+import { clipRevealed, revealCharacters } from '../protocol/hiddenCharacters';
 
 /** Argument names that say what a call acted on, most telling first. */
 const SUBJECT_KEYS = ['command', 'cmd', 'pattern', 'query', 'path', 'file', 'filePath', 'file_path', 'url', 'name', 'ref_id'];
 const SUBJECT_CHARS = 60;
 
+/** One short line: hidden characters as markers first (some of them count as white space). */
 function clip(text: string, max = SUBJECT_CHARS): string {
-  const one = text.replace(/\s+/g, ' ').trim();
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return clipRevealed(revealCharacters(text).replace(/\s+/g, ' ').trim(), max);
 }
 
 /** "npm test" for run_command {"command":"npm test"}; "" when the arguments say nothing useful. */
@@ -33,7 +35,8 @@ export function toolCallSubject(argumentsJson: string | undefined): string {
 /** "run_command npm test" */
 export function toolCallLabel(toolName: string, argumentsJson?: string): string {
   const subject = toolCallSubject(argumentsJson);
-  return subject ? `${toolName} ${subject}` : toolName;
+  const tool = revealCharacters(toolName);
+  return subject ? `${tool} ${subject}` : tool;
 }
 
 /** The arguments of each tool call in a transcript, by call id. */

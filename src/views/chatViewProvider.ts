@@ -51,6 +51,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           if (!ok) throw new Error('The editor did not accept the insertion.');
         },
         copyToClipboard: (text) => vscode.env.clipboard.writeText(text),
+        askModal: (message, detail, choices) => vscode.window.showWarningMessage(message, { modal: true, detail }, ...choices),
         openExternal: async (url) => {
           await vscode.env.openExternal(vscode.Uri.parse(url, true));
         },

@@ -1,27 +1,17 @@
 import * as vscode from 'vscode';
+import { ViewTexts } from './documentAddress';
 
 /** The URI scheme of everything Tally opens: read-only, never untitled, never asks to be saved. */
 export const VIEW_SCHEME = 'tally-view';
-const TITLE_CHARS = 100;
-
-/** A file name from a title: path separators and control characters replaced, length bounded. */
-export function documentName(title: string, extension: string): string {
-  const safe = title
-    .replace(/[/\\]/g, '∕')
-    .replace(/[\u0000-\u001f\u007f]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  const bounded = safe.length > TITLE_CHARS ? `${safe.slice(0, TITLE_CHARS - 1)}…` : safe;
-  return `${bounded || 'Tally'}.${extension}`;
-}
 
 /**
  * Serves Tally's read-only views (offloaded results, summaries, instructions, request items,
  * exports) as virtual documents. A content provider's documents are read-only, so closing one
- * never asks to save; the tab shows the title as the document's name.
+ * never asks to save; the tab shows the title as the document's name, and each thing shown has
+ * its own address (see documentAddress.ts).
  */
 export class ReadOnlyDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly contents = new Map<string, string>();
+  private readonly texts = new ViewTexts();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly registration: vscode.Disposable;
@@ -31,16 +21,17 @@ export class ReadOnlyDocuments implements vscode.TextDocumentContentProvider, vs
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.contents.get(uri.toString()) ?? 'This Tally view is no longer available: open it again from the inspector or the chat.';
+    return this.texts.text(uri.path) ?? 'This Tally view is no longer available: open it again from the inspector or the chat.';
   }
 
-  /** Opens `content` as a read-only document named `title` (`.md` is shown as Markdown, `.txt` as plain text). */
-  async open(title: string, content: string, extension: 'txt' | 'md' | 'json' | 'log' = 'txt'): Promise<vscode.TextDocument> {
-    const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: `/${documentName(title, extension)}` });
-    const key = uri.toString();
-    const previous = this.contents.get(key);
-    this.contents.set(key, content);
-    if (previous !== undefined && previous !== content) this.changed.fire(uri);
+  /**
+   * Opens `content` as a read-only document named `title`, at the address of `key` (what it shows,
+   * e.g. ['result', refId]). `.md` is shown as Markdown, `.txt` as plain text.
+   */
+  async open(key: readonly string[], title: string, content: string, extension: 'txt' | 'md' | 'json' | 'log' = 'txt'): Promise<vscode.TextDocument> {
+    const { path, changed } = this.texts.put(key, title, extension, content);
+    const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path });
+    if (changed) this.changed.fire(uri);
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc, { preview: true });
     return doc;
@@ -49,6 +40,6 @@ export class ReadOnlyDocuments implements vscode.TextDocumentContentProvider, vs
   dispose(): void {
     this.registration.dispose();
     this.changed.dispose();
-    this.contents.clear();
+    this.texts.clear();
   }
 }

@@ -1,16 +1,19 @@
 import * as vscode from 'vscode';
 import type { ApprovalRequest } from '../core/tools/types';
+import { revealCharacters } from '../protocol/hiddenCharacters';
+import { diffQuery, PendingEditDiffs, type DiffSide } from './pendingEditDiffs';
 
 export const DIFF_SCHEME = 'tally-diff';
 
 /**
  * Shows a proposed edit in VS Code's diff editor while its approval waits: the current text on
  * the left, the proposed text on the right, both read-only documents of a `tally-diff:` URI (never
- * untitled documents that ask to be saved). The editor's title bar offers Accept and Reject; the
- * diff closes once the approval is answered, wherever it was answered.
+ * untitled documents that ask to be saved). The editor's title bar offers Accept and Reject, which
+ * answer only the edit that diff shows (its URI carries an unguessable token); the diff closes
+ * once the approval is answered, wherever it was answered.
  */
 export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly texts = new Map<string, { before: string; after: string }>();
+  private readonly diffs = new PendingEditDiffs();
   private readonly registration: vscode.Disposable;
 
   constructor() {
@@ -18,43 +21,37 @@ export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vs
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    const { call, side } = parseQuery(uri);
-    const texts = call ? this.texts.get(call) : undefined;
-    return side === 'before' ? (texts?.before ?? '') : (texts?.after ?? '');
+    return this.diffs.text(uri.query);
   }
 
   /** Opens the diff for an edit approval; does nothing for other approvals. */
   async show(request: ApprovalRequest): Promise<void> {
     if (request.kind !== 'edit' || !request.preview || !request.target) return;
-    this.texts.set(request.callId, request.preview);
-    const side = (which: 'before' | 'after') => vscode.Uri.from({ scheme: DIFF_SCHEME, path: request.target!, query: `call=${encodeURIComponent(request.callId)}&side=${which}` });
-    const name = request.target.split(/[\\/]/).pop() ?? request.target;
+    const token = this.diffs.add(request.callId, request.preview);
+    const side = (which: DiffSide) => vscode.Uri.from({ scheme: DIFF_SCHEME, path: request.target!, query: diffQuery(token, which) });
+    const name = revealCharacters(request.target.split(/[\\/]/).pop() ?? request.target);
     await vscode.commands.executeCommand('vscode.diff', side('before'), side('after'), `${name}: proposed edit (Tally)`, { preview: false, preserveFocus: true });
   }
 
   /** Closes the diff of an approval once it is answered. */
   async close(callId: string): Promise<void> {
-    if (!this.texts.delete(callId)) return;
-    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && callOf(t.input.modified) === callId);
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && this.callOf(t.input.modified) === callId);
+    if (!this.diffs.remove(callId)) return;
     if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
   }
 
-  /** The approval a diff editor's document belongs to (for its Accept and Reject buttons). */
+  /** The call an open diff's document belongs to (undefined for any other address). */
   callOf(uri: vscode.Uri | undefined): string | undefined {
-    return callOf(uri);
+    return uri?.scheme === DIFF_SCHEME ? this.diffs.callOf(uri.query) : undefined;
+  }
+
+  /** The pending edit Accept or Reject from this document answers, or undefined when it answers none. */
+  answerable(uri: vscode.Uri | undefined, pendingKind: (callId: string) => string | undefined): string | undefined {
+    return uri?.scheme === DIFF_SCHEME ? this.diffs.answerable(uri.query, pendingKind) : undefined;
   }
 
   dispose(): void {
     this.registration.dispose();
-    this.texts.clear();
+    this.diffs.clear();
   }
-}
-
-function parseQuery(uri: vscode.Uri): { call?: string; side?: string } {
-  const params = new URLSearchParams(uri.query);
-  return { call: params.get('call') ?? undefined, side: params.get('side') ?? undefined };
-}
-
-function callOf(uri: vscode.Uri | undefined): string | undefined {
-  return uri?.scheme === DIFF_SCHEME ? parseQuery(uri).call : undefined;
 }

@@ -1,7 +1,9 @@
 import MarkdownIt from 'markdown-it';
 import type Token from 'markdown-it/lib/token.mjs';
 import { button } from '../ui/controls';
-import { h } from '../ui/dom';
+import { append, h } from '../ui/dom';
+import { hiddenSummary } from '../../src/protocol/hiddenCharacters';
+import { revealedNodes, revealHidden } from './revealHidden';
 
 /** Links the chat will ask the host to open; anything else stays plain text. */
 export function isOpenableUrl(url: string): boolean {
@@ -42,19 +44,40 @@ export interface MarkdownActions {
   onOpenLink: (url: string) => void;
 }
 
+/** Sets an element's text to `text` with its hidden characters as ⟨U+…⟩ markers (every line kept). */
+function revealIn(el: Element, text: string): void {
+  const { parts, findings } = revealHidden(text, { collapseBlankLines: false });
+  el.textContent = findings.length ? '' : text;
+  if (findings.length) append(el, revealedNodes(parts));
+}
+
+/**
+ * A fenced block with Copy and Insert at cursor. Characters that are invisible or reorder the
+ * text show as markers with a warning line; Copy copies the exact text (markers are not part of
+ * it) and Insert at cursor sends it to the host, which asks before inserting such characters.
+ */
 function codeBlock(pre: HTMLPreElement, actions: MarkdownActions): HTMLElement {
   const codeEl = pre.querySelector('code');
   const code = (codeEl?.textContent ?? pre.textContent ?? '').replace(/\n$/, '');
   const lang = /(?:^|\s)language-([^\s]+)/.exec(codeEl?.className ?? '')?.[1] ?? '';
-  if (codeEl) codeEl.textContent = code;
+  const found = hiddenSummary(code);
+  revealIn(codeEl ?? pre, code);
   pre.className = 'code';
   if (lang) pre.setAttribute('data-lang', lang);
-  return h('div', { class: 'code-block' }, [
+  const warning = found.count
+    ? h('div', {
+        class: 'code-warning',
+        attrs: { role: 'note' },
+        text: `⚠ This code contains ${found.count} invisible or direction-changing character${found.count === 1 ? '' : 's'} (${found.codePoints.join(', ')}), shown as ⟨U+…⟩ markers. Copy copies the exact text, those characters included; Insert at cursor asks first.`,
+      })
+    : null;
+  return h('div', { class: 'code-block', attrs: found.count ? { 'data-hidden-chars': found.count } : {} }, [
     h('div', { class: 'code-head' }, [
       h('span', { class: 'code-lang', text: lang || 'text' }),
-      button('Copy', () => actions.onCopy(code), { appearance: 'secondary', title: 'Copy the code', attrs: { 'data-action': 'copy-code' } }),
+      button('Copy', () => actions.onCopy(code), { appearance: 'secondary', title: found.count ? 'Copy the exact code, invisible characters included' : 'Copy the code', attrs: { 'data-action': 'copy-code' } }),
       button('Insert at cursor', () => actions.onInsert(code), { appearance: 'secondary', title: 'Insert the code at the cursor in the active editor', attrs: { 'data-action': 'insert-code' } }),
     ]),
+    warning,
     pre,
   ]);
 }
@@ -76,6 +99,8 @@ export function renderMarkdown(text: string, actions: MarkdownActions): HTMLElem
     pre.replaceWith(placeholder);
     placeholder.replaceWith(codeBlock(pre, actions));
   }
+  // Inline code is shown with the same markers (it has no actions, so no warning line).
+  for (const code of Array.from(root.querySelectorAll(':not(pre) > code'))) revealIn(code, code.textContent ?? '');
   for (const a of Array.from(root.querySelectorAll('a'))) {
     const href = a.getAttribute('href') ?? '';
     if (!isOpenableUrl(href)) {

@@ -1,8 +1,12 @@
 /**
- * Makes what an approval card shows match what will run: characters that are invisible or reorder
- * the text (control characters, zero-width characters, bidirectional overrides) become visible
- * markers such as ⟨U+202E⟩, and long runs of blank lines collapse to one marked line.
+ * Makes what an approval card or a code block shows match the text: characters that are invisible
+ * or reorder the text (control characters, zero-width characters, bidirectional overrides) become
+ * visible markers such as ⟨U+202E⟩, and (on approval cards) long runs of blank lines collapse to
+ * one marked line.
  */
+import { codePointName, findHidden, hiddenKind, hiddenKindText, hiddenMarker } from '../../src/protocol/hiddenCharacters';
+import { h, type Child } from '../ui/dom';
+
 export type RevealedPart = { text: string } | { marker: string; title: string };
 
 export interface Revealed {
@@ -11,37 +15,25 @@ export interface Revealed {
   findings: string[];
 }
 
-const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/;
-const ZERO_WIDTH = /[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD]/;
-// Also C0 controls except tab and newline, DEL, C1 controls, line/paragraph separators.
-const SPECIAL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD]/g;
 const BLANK_RUN = 3;
-
-function codePoint(c: string): string {
-  return `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
-function kindOf(c: string): string {
-  if (BIDI.test(c)) return 'bidirectional control characters (they reorder the text shown)';
-  if (ZERO_WIDTH.test(c)) return 'zero-width characters';
-  return c === '\r' ? 'carriage returns (they can hide what comes before them)' : 'control characters';
-}
 
 function revealLine(line: string, findings: Set<string>): RevealedPart[] {
   const parts: RevealedPart[] = [];
   let at = 0;
-  for (const match of line.matchAll(SPECIAL)) {
-    if (match.index! > at) parts.push({ text: line.slice(at, match.index) });
-    const c = match[0];
-    findings.add(kindOf(c));
-    parts.push({ marker: c === '\r' ? '␍' : `⟨${codePoint(c)}⟩`, title: `${codePoint(c)}: ${kindOf(c).split(' (')[0]}` });
-    at = match.index! + c.length;
+  for (const { char, index } of findHidden(line)) {
+    if (index > at) parts.push({ text: line.slice(at, index) });
+    const kind = hiddenKindText(hiddenKind(char));
+    findings.add(kind);
+    parts.push({ marker: hiddenMarker(char), title: `${codePointName(char)}: ${kind.split(' (')[0]}` });
+    at = index + char.length;
   }
   if (at < line.length) parts.push({ text: line.slice(at) });
   return parts;
 }
 
-export function revealHidden(text: string): Revealed {
+/** `collapseBlankLines`: runs of 3 or more blank lines become one marked line (approval cards; code blocks keep their lines). */
+export function revealHidden(text: string, opts: { collapseBlankLines?: boolean } = {}): Revealed {
+  const collapse = opts.collapseBlankLines ?? true;
   const findings = new Set<string>();
   const lines: RevealedPart[][] = [];
   let blank = 0;
@@ -53,7 +45,7 @@ export function revealHidden(text: string): Revealed {
     blank = 0;
   };
   for (const line of text.split('\n')) {
-    if (/^[ \t]*$/.test(line)) {
+    if (collapse && /^[ \t]*$/.test(line)) {
       blank++;
       continue;
     }
@@ -73,4 +65,9 @@ export function lineCount(text: string): number {
 /** The same as one plain string (markers inline), for one-line summaries. */
 export function revealPlain(text: string): string {
   return revealHidden(text).parts.map((p) => ('text' in p ? p.text : p.marker)).join('');
+}
+
+/** The parts as DOM children: text as text, each marker as a `.hidden-char` span that names the character. */
+export function revealedNodes(parts: readonly RevealedPart[]): Child[] {
+  return parts.map((p) => ('text' in p ? p.text : h('span', { class: 'hidden-char', text: p.marker, attrs: { title: p.title } })));
 }

@@ -1,7 +1,7 @@
 import type { ChatToolCallView } from '../../src/protocol/chat';
 import { badge, button, progressRing } from '../ui/controls';
 import { details, h } from '../ui/dom';
-import { lineCount, revealHidden, revealPlain } from './revealHidden';
+import { lineCount, revealedNodes, revealHidden, revealPlain } from './revealHidden';
 
 const STATUS_LABELS: Record<ChatToolCallView['status'], string> = {
   running: 'running',
@@ -87,7 +87,7 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
 function revealed(tag: 'div' | 'pre', cls: string, text: string, findings: Set<string>): HTMLElement {
   const { parts, findings: found } = revealHidden(text);
   for (const f of found) findings.add(f);
-  return h(tag, { class: cls }, parts.map((p) => ('text' in p ? p.text : h('span', { class: 'hidden-char', text: p.marker, attrs: { title: p.title } }))));
+  return h(tag, { class: cls }, revealedNodes(parts));
 }
 
 /**

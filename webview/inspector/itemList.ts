@@ -1,3 +1,4 @@
+import { revealCharacters } from '../../src/protocol/hiddenCharacters';
 import type { RequestItem } from '../../src/protocol/records';
 import { requestItemKeys } from '../../src/protocol/requestItemKeys';
 import { badge, button } from '../ui/controls';
@@ -42,14 +43,14 @@ export function itemTextArrived(message: { requestIndex?: number; itemId: string
 
 const SECTION_TITLES: Record<string, string> = { system: 'system', tools: 'tool', dynamic: 'dynamic', conversation: '' };
 
-/** What a row says the item is: its label or kind, its tool, where it comes from. */
+/** What a row says the item is: its label or kind, its tool, where it comes from (hidden characters as ⟨U+…⟩ markers). */
 function describe(item: RequestItem): string {
   // A user message of kind 'user' reads "user · message", not "user user".
   const parts = [item.label ?? (item.kind === item.role ? 'message' : item.kind)];
   if (item.label === undefined && item.toolName) parts.push(item.toolName);
   if (item.source) parts.push(item.source);
   if (item.path && item.path !== item.label) parts.push(item.path);
-  return parts.join(' · ');
+  return revealCharacters(parts.join(' · '));
 }
 
 /** What one row shows: its item, where it stands, and whether its text is open (and loaded). */

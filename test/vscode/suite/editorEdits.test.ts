@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { readFileSync, rmSync, writeFileSync } from 'fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import * as vscode from 'vscode';
 import { nextApproval, toolResults, withFakeModel } from '../harness/markerTool';
@@ -123,6 +123,27 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
       const store = await api.sessions.store();
       const result = (await store.loadTranscript(api.sessions.active!.info.id)).filter((m) => m.role === 'tool').at(-1);
       assert.equal(result?.meta?.denied, true);
+    });
+  });
+
+  it('Accept from a made-up tally-diff: address naming a pending command does not approve it: it stays pending and does not run', async () => {
+    const ran = join(folder(), 'crafted-accept-ran.txt');
+    files.push(ran);
+    await withFakeModel(async ({ api, server, approvals }) => {
+      await api.sessions.create('crafted diff accept');
+      server.enqueue(callTool('call_cmd', 'run_command', { command: 'echo ran > crafted-accept-ran.txt' }), { type: 'reply', parts: [{ text: 'ok' }] });
+      const turn = api.sessions.send('Run it.');
+      const request = await nextApproval(approvals, 1);
+      assert.equal(request.kind, 'command');
+      const crafted = [`tally-diff:/README.md?call=${request.callId}`, `tally-diff:/README.md?call=${request.callId}&side=after`, `tally-diff:/README.md?edit=${request.callId}&side=after`];
+      for (const uri of crafted) assert.equal(await vscode.commands.executeCommand('tally.acceptEdit', vscode.Uri.parse(uri)), false, `refuses ${uri}`);
+      assert.equal(await vscode.commands.executeCommand('tally.rejectEdit', vscode.Uri.parse(crafted[0])), false);
+      assert.equal(existsSync(ran), false, 'the command did not run');
+      assert.equal((await toolResults(api)).length, 0, 'the call is still waiting for its answer');
+      api.sessions.resolveApproval(request.callId, false);
+      await turn;
+      assert.equal((await toolResults(api)).at(-1), 'The user denied running this command.', 'the answer that counted was the one from the chat');
+      assert.equal(existsSync(ran), false);
     });
   });
 

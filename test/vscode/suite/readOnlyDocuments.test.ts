@@ -70,4 +70,33 @@ describe('Everything Tally opens is a read-only document with a useful title', (
     assert.match(exportDoc?.getText() ?? '', /^# read-only documents/);
     await assertReadOnly(exportDoc, /^Export of read-only documents \(not saved yet\)\.md$/);
   });
+
+  it('gives two results with alike long commands two tabs, each with its own text, and shows a bidi override in the name', async function () {
+    this.timeout(120_000);
+    const t = await api();
+    await until('the model is ready', async () => Boolean((await t.sessions.current()).agent));
+    const session = await t.sessions.create('alike results');
+    const prefix = 'yes tally-alike-results-with-a-long-shared-beginning-of-the-command';
+    const commands = [`${prefix}-one | head -c 20000`, `${prefix}-two | head -c 20000`, 'yes "x\u202Eyz" | head -c 20000'];
+    // One reply calls all three, so their results go out in the same request and their titles name the same one.
+    server.enqueue({ type: 'reply', parts: commands.map((command) => ({ toolCall: { name: 'run_command', arguments: JSON.stringify({ command }) } })), usage: null });
+    server.enqueue({ type: 'reply', parts: [{ text: 'Done.' }], usage: null });
+    await t.sessions.send('Print three times.');
+    await until('the turn ended', async () => !(await t.sessions.current()).agent?.busy);
+    const store = await t.sessions.store();
+    const blobs = await store.listBlobs(session.info.id);
+    assert.equal(blobs.length, 3, 'the three outputs were offloaded');
+    const docs: vscode.TextDocument[] = [];
+    for (const blob of blobs) docs.push((await vscode.commands.executeCommand<vscode.TextDocument>('tally.openResult', blob.id))!);
+    const [one, two, bidi] = ['-one', '-two', 'yz'].map((mark) => docs.find((d) => d.getText().includes(mark))!);
+    assert.ok(one && two && bidi, 'each result opened with its own text');
+    assert.notEqual(one.uri.toString(), two.uri.toString());
+    assert.match(one.getText(), /-one\n/);
+    assert.doesNotMatch(one.getText(), /-two/, 'opening the second did not replace the first one\'s text');
+    assert.match(two.getText(), /-two\n/);
+    const name = one.uri.path.split('/').pop() ?? '';
+    assert.equal(name, two.uri.path.split('/').pop(), 'the names alone are alike (both cut at 60 characters)');
+    assert.match(bidi.uri.path.split('/').pop() ?? '', /^run_command yes "x⟨U\+202E⟩yz" \| head -c 20000 · request #\d+ \(full result\)\.txt$/);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
 });
