@@ -7,8 +7,8 @@
  *  - RedirectingServer: answers every request with one redirect status and a Location, either on
  *    another origin (`target`) or on its own (`samePath` maps the path).
  *  - StallingServer: sends the headers of a 200 JSON answer and then nothing, until the client leaves.
- *  - FloodingServer: sends a JSON answer that never ends (or ends after `limitBytes`), as fast as
- *    the client reads it, and stops when the client disconnects.
+ *  - FloodingServer: sends a JSON answer (status 200 unless told) of `limitBytes`, as fast as the
+ *    client reads it, and stops when the client disconnects.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'http';
 import type { AddressInfo } from 'net';
@@ -102,16 +102,16 @@ export class FloodingServer extends LocalServer {
   /** Set when the client closed the connection before the body ended. */
   clientLeft = false;
 
-  constructor(private readonly limitBytes = 256 * 1024 * 1024) {
+  constructor(private readonly flood: { limitBytes: number; status?: number }) {
     super();
   }
 
   protected answer(_request: SeenRequest, res: ServerResponse): void {
-    res.writeHead(200, { 'content-type': 'application/json' });
+    res.writeHead(this.flood.status ?? 200, { 'content-type': 'application/json' });
     const piece = Buffer.from(`${JSON.stringify({ id: 'x'.repeat(60), object: 'model' })},`.repeat(512));
     res.write('{"object":"list","data":[');
     const pump = () => {
-      while (!res.destroyed && this.bytesSent < this.limitBytes) {
+      while (!res.destroyed && this.bytesSent < this.flood.limitBytes) {
         this.bytesSent += piece.length;
         if (!res.write(piece)) return void res.once('drain', pump);
       }

@@ -5,10 +5,11 @@
  * connection closed). The deadlines are given small here; the tests wait for the rejection.
  */
 import { strict as assert } from 'assert';
+import { createHttpProvider } from '../../../src/core/providers';
 import { ANSWER_MAX_BYTES, listModels } from '../../../src/core/providers/modelCatalog';
 import { servedWindow } from '../../../src/core/providers/servedWindow';
 import { FloodingServer, StallingServer } from '../../fakes/hostileServers';
-import { waitFor } from './harness';
+import { request, run, waitFor } from './harness';
 
 describe('a model server that stalls after the headers', function () {
   // Before the deadline covered the body these hung; fail instead of waiting for mocha's default.
@@ -44,7 +45,7 @@ describe('a model server that sends an endless answer', () => {
   const SERVER_STOPS_AT = 64 * 1024 * 1024;
   let server: FloodingServer;
   beforeEach(async () => {
-    server = await new FloodingServer(SERVER_STOPS_AT).start();
+    server = await new FloodingServer({ limitBytes: SERVER_STOPS_AT }).start();
   });
   afterEach(async () => {
     await server.close();
@@ -65,5 +66,20 @@ describe('a model server that sends an endless answer', () => {
     assert.match(served?.note ?? '', /larger than 4 MB/);
     assert.equal(server.requests.length, 1);
     await waitFor(() => server.clientLeft);
+  });
+});
+
+describe('a chat error answer that never ends', () => {
+  it('is read up to 1 MB: the error keeps its status, and the connection is closed', async () => {
+    const server = await new FloodingServer({ limitBytes: 64 * 1024 * 1024, status: 500 }).start();
+    try {
+      const provider = createHttpProvider({ kind: 'openai-compatible', baseUrl: `${server.origin}/v1`, retry: { maxAttempts: 1 } });
+      const { error } = await run(provider, request());
+      assert.equal(error?.kind, 'server');
+      assert.equal(error.status, 500);
+      await waitFor(() => server.clientLeft);
+    } finally {
+      await server.close();
+    }
   });
 });
