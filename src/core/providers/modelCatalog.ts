@@ -131,11 +131,20 @@ export async function requestJson(fetchFn: FetchLike, url: string, init: JsonReq
   }
 }
 
-/** Like requestJson, but undefined instead of an error: for endpoints only some servers have. */
+/** Failures that say the server misbehaves (redirects away, stalls, floods) rather than lacks an endpoint. */
+export function serverMisbehaves(error: unknown): error is CatalogError {
+  return error instanceof CatalogError && (error.failure === 'redirected' || error.failure === 'timeout' || error.failure === 'too_large');
+}
+
+/**
+ * Like requestJson, but undefined instead of an error: for endpoints only some servers have.
+ * A server that misbehaves still throws, so that it is asked nothing more.
+ */
 async function optionalJson(fetchFn: FetchLike, url: string, init: JsonRequest): Promise<unknown> {
   try {
     return await requestJson(fetchFn, url, init);
-  } catch {
+  } catch (error) {
+    if (serverMisbehaves(error)) throw error;
     return undefined;
   }
 }
@@ -193,7 +202,13 @@ export async function listModels(request: CatalogRequest): Promise<CatalogResult
     if (request.provider === 'anthropic') return { ok: true, models: await listAnthropic(fetchFn, base, keyed) };
     const models = parseOpenAIModelList(await requestJson(fetchFn, `${base}/models`, keyed));
     if (request.provider === 'openai') return { ok: true, models };
-    return { ok: true, ...(await enrichLocal(fetchFn, base, models, timeoutMs)) };
+    try {
+      return { ok: true, ...(await enrichLocal(fetchFn, base, models, timeoutMs)) };
+    } catch (error) {
+      // The list stands without windows when the server misbehaves on the endpoints that give them.
+      if (serverMisbehaves(error)) return { ok: true, models };
+      throw error;
+    }
   } catch (error) {
     if (error instanceof CatalogError) return { ok: false, failure: error.failure, message: error.message };
     return { ok: false, failure: 'format', message: error instanceof Error ? error.message : String(error) };

@@ -14,7 +14,7 @@
  * the deadline or sends an oversized answer is asked nothing more, and the window's note says why.
  */
 import type { FetchLike } from './httpStream';
-import { apiBase, CatalogError, requestJson, serverRoot, type CatalogFailure } from './modelCatalog';
+import { apiBase, CatalogError, requestJson, serverMisbehaves, serverRoot } from './modelCatalog';
 import { parseLmStudioModelList, parseOllamaLoadedWindow, parseOllamaShow, parseOpenAIModelList } from './modelListing';
 
 export interface ServedWindow {
@@ -36,21 +36,24 @@ export interface ServedWindowRequest {
   loadTimeoutMs?: number;
 }
 
-/** Failures that say the server misbehaves, not that it lacks an endpoint: the probe stops. */
-const STOPS_PROBE: ReadonlySet<CatalogFailure> = new Set(['redirected', 'too_large', 'timeout']);
-
-/** An endpoint only some servers have: undefined when this one answers it with an error. */
-async function optional(run: () => Promise<unknown>, stops = STOPS_PROBE): Promise<unknown> {
+/** An endpoint only some servers have: undefined when this one answers it with an error; a server that misbehaves is asked nothing more. */
+async function optional(run: () => Promise<unknown>): Promise<unknown> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof CatalogError && stops.has(error.failure)) throw error;
+    if (serverMisbehaves(error)) throw error;
     return undefined;
   }
 }
 
 /** Loading a model may take longer than allowed without the server misbehaving. */
-const STOPS_LOADING: ReadonlySet<CatalogFailure> = new Set(['redirected', 'too_large']);
+async function loading(run: () => Promise<unknown>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    if (serverMisbehaves(error) && error.failure !== 'timeout') throw error;
+  }
+}
 
 async function ollamaWindow(fetchFn: FetchLike, root: string, model: string, timeoutMs: number, loadTimeoutMs: number): Promise<ServedWindow | undefined> {
   const show = await optional(() => requestJson(fetchFn, `${root}/api/show`, { method: 'POST', body: { model }, timeoutMs }));
@@ -59,7 +62,7 @@ async function ollamaWindow(fetchFn: FetchLike, root: string, model: string, tim
   const cap = (tokens: number) => Math.min(tokens, info.trainedWindow ?? tokens);
   let loaded = parseOllamaLoadedWindow(await optional(() => requestJson(fetchFn, `${root}/api/ps`, { timeoutMs })), model);
   if (!loaded.loaded) {
-    await optional(() => requestJson(fetchFn, `${root}/api/generate`, { method: 'POST', body: { model, stream: false }, timeoutMs: loadTimeoutMs }), STOPS_LOADING);
+    await loading(() => requestJson(fetchFn, `${root}/api/generate`, { method: 'POST', body: { model, stream: false }, timeoutMs: loadTimeoutMs }));
     loaded = parseOllamaLoadedWindow(await optional(() => requestJson(fetchFn, `${root}/api/ps`, { timeoutMs })), model);
   }
   if (loaded.contextWindow) return { server: 'ollama', tokens: cap(loaded.contextWindow), note: 'reported by Ollama for the loaded model (api/ps)' };

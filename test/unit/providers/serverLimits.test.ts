@@ -9,6 +9,8 @@ import { createHttpProvider } from '../../../src/core/providers';
 import { ANSWER_MAX_BYTES, listModels } from '../../../src/core/providers/modelCatalog';
 import { servedWindow } from '../../../src/core/providers/servedWindow';
 import { FloodingServer, StallingServer } from '../../fakes/hostileServers';
+import { FakeLocalModelServer } from '../../fakes/modelListServers';
+import type { FakeReply, RecordedRequest } from '../../fakes/scriptedServer';
 import { request, run, waitFor } from './harness';
 
 describe('a model server that stalls after the headers', function () {
@@ -31,6 +33,23 @@ describe('a model server that stalls after the headers', function () {
     assert.ok(!anthropic.ok);
     assert.equal(anthropic.failure, 'timeout');
     await waitFor(() => server.clientsGone === 2);
+  });
+
+  it('model listing keeps the list when the server stalls on the endpoints that give the windows, and asks it nothing more', async () => {
+    class StallsOnWindows extends FakeLocalModelServer {
+      protected override validate(request: RecordedRequest): FakeReply | undefined {
+        return request.path.startsWith('/api/') ? { type: 'raw', chunks: [], then: 'stall' } : super.validate(request);
+      }
+    }
+    const local = await new StallsOnWindows({ flavour: 'ollama', models: [{ id: 'qwen2.5-coder:14b', arch: 'qwen2', trainedWindow: 32_768 }] }).start();
+    try {
+      const result = await listModels({ provider: 'openai-compatible', baseUrl: local.url, timeoutMs: 1_000 });
+      assert.ok(result.ok, result.ok ? '' : result.message);
+      assert.deepEqual(result.models.map((m) => [m.id, m.contextWindow]), [['qwen2.5-coder:14b', undefined]]);
+      assert.deepEqual(local.requests.map((r) => r.path), ['/v1/models', '/api/v0/models']);
+    } finally {
+      await local.close();
+    }
   });
 
   it('the window probe of a session that opens stops at the first stalled request and says why in the window note', async () => {
