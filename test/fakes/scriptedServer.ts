@@ -206,6 +206,7 @@ export abstract class ScriptedServer {
     if (wire.delayMs) await sleep(wire.delayMs);
     if (res.destroyed) return;
     res.writeHead(wire.status, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...wire.headers });
+    res.flushHeaders();
     const count = Math.min(wire.cut ?? wire.events.length, wire.events.length);
     const bytes = Buffer.from(wire.events.slice(0, count).join(''), 'utf8');
     const step = wire.splitBytes && wire.splitBytes > 0 ? wire.splitBytes : bytes.length || 1;

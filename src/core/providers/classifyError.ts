@@ -38,10 +38,13 @@ const CONTEXT_PATTERNS: RegExp[] = [
 
 const CONTEXT_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error', 'context_window_exceeded', 'request_too_large', 'model_max_prompt_tokens_exceeded']);
 
+/** The wordings above all start early in a message; a longer one is only looked at up to here. */
+const CONTEXT_MESSAGE_CHARS = 4096;
+
 export function isContextTooLong(info: ErrorInfo): boolean {
   if (info.code && CONTEXT_CODES.has(info.code)) return true;
   if (info.type && CONTEXT_CODES.has(info.type)) return true;
-  const message = info.message ?? '';
+  const message = (info.message ?? '').slice(0, CONTEXT_MESSAGE_CHARS);
   return CONTEXT_PATTERNS.some((pattern) => pattern.test(message));
 }
 
@@ -49,6 +52,34 @@ function asText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return String(value);
   return undefined;
+}
+
+/**
+ * The text of an error page (HTML or plain): each `<…>` and each run of whitespace becomes one
+ * space. One pass over the page, so a page built to make a pattern backtrack (a megabyte of
+ * unclosed `<`) costs no more than its length.
+ */
+function pageText(page: string): string {
+  const words: string[] = [];
+  const lastClose = page.lastIndexOf('>');
+  let wordStart = -1;
+  const endWord = (at: number) => {
+    if (wordStart >= 0) words.push(page.slice(wordStart, at));
+    wordStart = -1;
+  };
+  for (let i = 0; i < page.length; i++) {
+    const ch = page[i];
+    if (ch === '<' && i < lastClose) {
+      endWord(i);
+      i = page.indexOf('>', i + 1);
+    } else if (ch.trim() === '') {
+      endWord(i);
+    } else if (wordStart < 0) {
+      wordStart = i;
+    }
+  }
+  endWord(page.length);
+  return words.join(' ');
 }
 
 /**
@@ -61,7 +92,7 @@ export function readErrorBody(text: string): ErrorInfo {
   try {
     parsed = JSON.parse(text);
   } catch {
-    const plain = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+    const plain = pageText(text);
     return { message: plain || undefined };
   }
   if (!parsed || typeof parsed !== 'object') return { message: asText(parsed) };

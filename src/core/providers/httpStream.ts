@@ -1,9 +1,14 @@
 import { describeError, errorFromPayload, errorFromResponse, readErrorBody, type ErrorContext } from './classifyError';
-import { ProviderError, redactAndClip } from './errors';
+import { BodyTooLargeError, readTextUpTo } from './boundedBody';
+import { ProviderError, redactAndClip, redactSecrets } from './errors';
 import { cancelledError } from './retry';
+import { fetchSameOrigin, RedirectError } from './sameOriginFetch';
 import { SseParser, SseSyntaxError, type SseEvent } from './sse';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** An error answer (or a JSON answer where a stream was expected) is read up to this size: its message is all Tally shows. */
+const ERROR_BODY_MAX_BYTES = 1024 * 1024;
 
 export interface EventStreamRequest {
   fetch: FetchLike;
@@ -44,7 +49,8 @@ function causeCode(error: unknown): string | undefined {
  * POSTs a JSON body and yields the server-sent events of the answer. Failures become typed
  * ProviderErrors: HTTP errors by status and body, no answer in time → 'timeout' (kind), a body that
  * stalls longer than idleTimeoutMs → 'timeout', a connection that breaks while streaming →
- * 'stream_dropped', a body that is not an event stream → 'malformed', the caller's abort → 'cancelled'.
+ * 'stream_dropped', a body that is not an event stream → 'malformed', the caller's abort → 'cancelled',
+ * a redirect to another origin (never followed: see sameOriginFetch) → 'bad_request', not retried.
  * Ending the iteration early closes the connection.
  */
 export async function* postEventStream(req: EventStreamRequest): AsyncGenerator<SseEvent> {
@@ -64,6 +70,7 @@ export async function* postEventStream(req: EventStreamRequest): AsyncGenerator<
   const failure = (error: unknown, phase: 'connect' | 'body'): ProviderError => {
     if (req.signal?.aborted) return cancelledError();
     if (error instanceof ProviderError) return error;
+    if (error instanceof RedirectError) return new ProviderError('bad_request', `${req.errors.provider}: ${redactSecrets(error.message, req.errors.secrets)}`, { retryable: false });
     if (timedOut === 'headers') {
       return new ProviderError('timeout', describeError(req.errors.provider, 'timeout', `no response from ${originOf(req.url)} within ${Math.round(req.timeoutMs / 1000)}s`));
     }
@@ -82,7 +89,7 @@ export async function* postEventStream(req: EventStreamRequest): AsyncGenerator<
     arm('headers', req.timeoutMs);
     let response: Response;
     try {
-      response = await req.fetch(req.url, {
+      response = await fetchSameOrigin(req.fetch, req.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...req.headers },
         body: JSON.stringify(req.body),
@@ -92,11 +99,13 @@ export async function* postEventStream(req: EventStreamRequest): AsyncGenerator<
       throw failure(error, 'connect');
     }
 
+    /** The whole body within one idle timeout; past the cap only the status speaks. */
     const readAll = async (): Promise<string> => {
       arm('idle', req.idleTimeoutMs);
       try {
-        return await response.text();
+        return await readTextUpTo(response, ERROR_BODY_MAX_BYTES);
       } catch (error) {
+        if (error instanceof BodyTooLargeError) return '';
         throw failure(error, 'body');
       }
     };

@@ -99,6 +99,23 @@ export interface OllamaModelInfo {
   numCtx?: number;
 }
 
+/**
+ * The value of `name` in Ollama's `parameters` text, one "name   value" per line (the first such
+ * line). A plain scan, line by line, so that its cost grows with the text and no more: the text
+ * comes from the server and may be built to make a backtracking pattern run for seconds.
+ */
+export function parameterValue(parameters: string, name: string): string | undefined {
+  for (let start = 0; start < parameters.length; ) {
+    const newline = parameters.indexOf('\n', start);
+    const end = newline < 0 ? parameters.length : newline;
+    const line = parameters.slice(start, end).trim();
+    const separator = line.charAt(name.length);
+    if (line.startsWith(name) && (separator === ' ' || separator === '\t')) return line.slice(name.length).trim();
+    start = end + 1;
+  }
+  return undefined;
+}
+
 /** Ollama `POST /api/show` for one model. */
 export function parseOllamaShow(body: unknown): OllamaModelInfo {
   const show = record(body);
@@ -110,8 +127,7 @@ export function parseOllamaShow(body: unknown): OllamaModelInfo {
     trainedWindow = key ? positiveInt(info[key]) : undefined;
   }
   const parameters = typeof show?.parameters === 'string' ? show.parameters : '';
-  const match = /^\s*num_ctx\s+(\d+)\s*$/m.exec(parameters);
-  const numCtx = match ? positiveInt(match[1]) : undefined;
+  const numCtx = positiveInt(parameterValue(parameters, 'num_ctx'));
   return { ...(trainedWindow ? { trainedWindow } : {}), ...(numCtx ? { numCtx } : {}) };
 }
 

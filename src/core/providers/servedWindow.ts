@@ -9,9 +9,12 @@
  * asked again. A `num_ctx` in the model's own parameters is used when the running window is not
  * reported (older versions). vLLM reports `max_model_len` in `/v1/models`; LM Studio reports
  * `loaded_context_length` for a loaded model.
+ *
+ * Endpoints a server lacks are skipped; a server that redirects to another origin, stalls past
+ * the deadline or sends an oversized answer is asked nothing more, and the window's note says why.
  */
 import type { FetchLike } from './httpStream';
-import { apiBase, requestJson, serverRoot } from './modelCatalog';
+import { apiBase, CatalogError, requestJson, serverMisbehaves, serverRoot } from './modelCatalog';
 import { parseLmStudioModelList, parseOllamaLoadedWindow, parseOllamaShow, parseOpenAIModelList } from './modelListing';
 
 export interface ServedWindow {
@@ -27,17 +30,28 @@ export interface ServedWindowRequest {
   model: string;
   apiKey?: string;
   fetch?: FetchLike;
-  /** Per request (default 3 s). */
+  /** Per request, for the whole exchange: connecting, the headers and the whole body (default 3 s). */
   timeoutMs?: number;
-  /** For loading an Ollama model that is not loaded yet (default 60 s). */
+  /** For loading an Ollama model that is not loaded yet, the whole exchange too (default 60 s). */
   loadTimeoutMs?: number;
 }
 
+/** An endpoint only some servers have: undefined when this one answers it with an error; a server that misbehaves is asked nothing more. */
 async function optional(run: () => Promise<unknown>): Promise<unknown> {
   try {
     return await run();
-  } catch {
+  } catch (error) {
+    if (serverMisbehaves(error)) throw error;
     return undefined;
+  }
+}
+
+/** Loading a model may take longer than allowed without the server misbehaving. */
+async function loading(run: () => Promise<unknown>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    if (serverMisbehaves(error) && error.failure !== 'timeout') throw error;
   }
 }
 
@@ -48,7 +62,7 @@ async function ollamaWindow(fetchFn: FetchLike, root: string, model: string, tim
   const cap = (tokens: number) => Math.min(tokens, info.trainedWindow ?? tokens);
   let loaded = parseOllamaLoadedWindow(await optional(() => requestJson(fetchFn, `${root}/api/ps`, { timeoutMs })), model);
   if (!loaded.loaded) {
-    await optional(() => requestJson(fetchFn, `${root}/api/generate`, { method: 'POST', body: { model, stream: false }, timeoutMs: loadTimeoutMs }));
+    await loading(() => requestJson(fetchFn, `${root}/api/generate`, { method: 'POST', body: { model, stream: false }, timeoutMs: loadTimeoutMs }));
     loaded = parseOllamaLoadedWindow(await optional(() => requestJson(fetchFn, `${root}/api/ps`, { timeoutMs })), model);
   }
   if (loaded.contextWindow) return { server: 'ollama', tokens: cap(loaded.contextWindow), note: 'reported by Ollama for the loaded model (api/ps)' };
@@ -58,13 +72,22 @@ async function ollamaWindow(fetchFn: FetchLike, root: string, model: string, tim
 
 /** Asks the server behind `baseUrl` which window it serves `model` with. Never throws. */
 export async function servedWindow(request: ServedWindowRequest): Promise<ServedWindow | undefined> {
+  try {
+    return await probe(request);
+  } catch (error) {
+    if (error instanceof CatalogError) return { note: `Tally could not ask the server for the window it serves: ${error.message}` };
+    return undefined;
+  }
+}
+
+async function probe(request: ServedWindowRequest): Promise<ServedWindow | undefined> {
   const fetchFn = request.fetch ?? ((input, init) => fetch(input, init));
   const timeoutMs = request.timeoutMs ?? 3_000;
   const base = apiBase('openai-compatible', request.baseUrl);
   if (!base) return undefined;
   const root = serverRoot(base);
   const headers: Record<string, string> = request.apiKey ? { authorization: `Bearer ${request.apiKey}` } : {};
-  const listed = parseOpenAIModelList(await optional(() => requestJson(fetchFn, `${base}/models`, { headers, timeoutMs }))).find((m) => m.id === request.model);
+  const listed = parseOpenAIModelList(await optional(() => requestJson(fetchFn, `${base}/models`, { headers, timeoutMs, secrets: [request.apiKey] }))).find((m) => m.id === request.model);
   if (listed?.contextWindow) return { server: 'vllm', tokens: listed.contextWindow, note: 'reported by the server (max_model_len)' };
   const ollama = await ollamaWindow(fetchFn, root, request.model, timeoutMs, request.loadTimeoutMs ?? 60_000);
   if (ollama) return ollama;

@@ -191,6 +191,15 @@ for (const h of HARNESSES) {
       assert.equal(server.requests.length, 1);
     });
 
+    it('headers and then nothing ends with kind timeout after the idle limit and closes the connection', async () => {
+      server.enqueue({ type: 'raw', chunks: [], then: 'stall' });
+      const { events, error } = await run(h.provider(server, { idleTimeoutMs: 250, retry: { maxAttempts: 1 } }), request());
+      assert.equal(error?.kind, 'timeout');
+      assert.match(error.message, /stalled for more than/);
+      assert.deepEqual(events, []);
+      await waitFor(() => server.requests[0].clientClosedEarly);
+    });
+
     it('no response headers within timeoutMs ends with kind timeout', async () => {
       server.enqueue({ type: 'reply', parts: [{ text: 'late' }], delayMs: 2000 });
       const { error } = await run(h.provider(server, { timeoutMs: 200 }), request());

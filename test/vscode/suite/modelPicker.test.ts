@@ -2,6 +2,7 @@ import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
 import { OTHER_MODEL_LABEL, runModelPicker } from '../../../src/commands/modelPicker';
 import type { TallyApi } from '../../../src/extension';
+import { StallingServer } from '../../fakes/hostileServers';
 import { FakeAnthropicCatalogServer, FakeLocalModelServer } from '../../fakes/modelListServers';
 import { scriptedUi } from '../harness/scriptedPickerUi';
 import { until } from './liveSession';
@@ -80,6 +81,22 @@ describe('Select Model: the server lists its models, the key is asked in the sam
     assert.match(shown.placeholders[1] ?? '', /Could not reach http:\/\/127\.0\.0\.1:9.*Other model/);
     assert.equal(config().inspect('model')?.globalValue, 'my-model');
     assert.match(shown.info[0], /assumed/);
+  });
+
+  it('a server that sends its headers and then nothing: the list says so once the limit passes, and the session opens with a window note saying why', async () => {
+    const server = await new StallingServer().start();
+    try {
+      const baseUrl = `${server.origin}/v1`;
+      const { ui, shown } = scriptedUi({ provider: 'OpenAI-compatible server', baseUrl, model: OTHER_MODEL_LABEL });
+      ui.input = async (options) => (options.title.includes('address') ? baseUrl : 'stalled-model');
+      assert.equal(await runModelPicker(api.keys, ui), true);
+      assert.match(shown.placeholders[1] ?? '', /gave no complete answer to GET \/v1\/models within 5 s.*Other model/);
+      assert.match(shown.info[0], /stalled-model .*assumed/);
+      const session = await waitForChat(api, 'stalled-model');
+      assert.match(session.chat!.window.note ?? '', /gave no complete answer to GET \/v1\/models within 3 s/);
+    } finally {
+      await server.close();
+    }
   });
 });
 
