@@ -76,11 +76,10 @@ describe('listing models over HTTP (local fake servers)', () => {
     const html = createServer((_req, res) => res.end('<html>hello</html>'));
     await new Promise<void>((r) => html.listen(0, '127.0.0.1', r));
     try {
-      const started = Date.now();
+      // A server that never answers: the listing ends on its deadline (without one it would hang past the test's timeout).
       const slow = await listModels({ provider: 'openai-compatible', baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, timeoutMs: 300 });
       assert.ok(!slow.ok);
       assert.equal(slow.failure, 'timeout');
-      assert.ok(Date.now() - started < 3_000);
       const notJson = await listModels({ provider: 'openai-compatible', baseUrl: `http://127.0.0.1:${(html.address() as AddressInfo).port}/v1` });
       assert.ok(!notJson.ok);
       assert.equal(notJson.failure, 'format');
