@@ -243,12 +243,12 @@ export class SqlJsStore implements SessionStore {
     return this.blobs.put(sessionId, blob);
   }
 
-  getBlobInfo(refId: string): Promise<BlobInfo | undefined> {
-    return this.blobs.info(refId);
+  getBlobInfo(sessionId: string, refId: string): Promise<BlobInfo | undefined> {
+    return this.blobs.info(sessionId, refId);
   }
 
-  readBlob(refId: string, offset: number, limit: number): Promise<BlobSlice> {
-    return this.blobs.read(refId, offset, limit);
+  readBlob(sessionId: string, refId: string, offset: number, limit: number): Promise<BlobSlice> {
+    return this.blobs.read(sessionId, refId, offset, limit);
   }
 
   listBlobs(sessionId: string): Promise<BlobInfo[]> {
