@@ -1,31 +1,17 @@
-import { TextDecoder } from 'util';
 import * as vscode from 'vscode';
 import type { Message, ToolCall } from '../core/model/message';
 import type { RequestItem, TurnUsageRecord } from '../core/model/records';
 import { answeredCall } from '../core/session/answeredCall';
 import { inConversation, messageText, requestItemFullText } from '../core/session/itemText';
-import { firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from '../host/documentTitles';
+import { toolCallLabel, withRequest } from '../host/documentTitles';
+import { openResult } from '../host/resultDocument';
 import type { SessionController } from '../host/sessionController';
 import { requestItemKeys } from '../protocol/requestItemKeys';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 
-const MAX_RESULT_BYTES = 64 * 1024 * 1024;
-
-/** Opens an offloaded tool result, read from the store, named by its tool, what it acted on, and the request. */
-export async function openResultCommand(sessions: SessionController, docs: ReadOnlyDocuments, refId: string): Promise<vscode.TextDocument | undefined> {
-  const store = await sessions.store();
-  const info = await store.getBlobInfo(refId);
-  if (!info) {
-    void vscode.window.showErrorMessage(`Tally: no stored result with ref_id "${refId}".`);
-    return undefined;
-  }
-  const slice = await store.readBlob(refId, 0, Math.min(info.byteSize, MAX_RESULT_BYTES));
-  const content = new TextDecoder('utf-8', { fatal: false }).decode(slice.bytes);
-  const [index, usage] = await Promise.all([store.loadToolCallIndex(info.sessionId), store.listTurnUsage(info.sessionId, { items: false })]);
-  const call = info.toolCallId ? index.calls.get(info.toolCallId) : undefined;
-  const resultTime = info.toolCallId ? index.resultTimes.get(info.toolCallId) : undefined;
-  const title = withRequest(toolCallLabel(info.toolName, call?.arguments), firstRequestAfter(requestsByTime(usage), resultTime));
-  return docs.open(['result', refId], `${title} (full result)`, content, 'txt');
+/** Opens an offloaded result of the session shown as a read-only document (see resultDocument.ts). */
+export function openResultCommand(sessions: SessionController, docs: ReadOnlyDocuments, refId: string): Promise<vscode.TextDocument | undefined> {
+  return openResult({ sessions, open: (title, content) => docs.open(['result', refId], title, content, 'txt'), showError: (text) => void vscode.window.showErrorMessage(text) }, refId);
 }
 
 function itemTitle(item: RequestItem, call: ToolCall | undefined, requestIndex: number | undefined): string {

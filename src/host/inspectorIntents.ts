@@ -35,7 +35,9 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
       d.post({ type: 'requestItemText', ...(m.requestIndex === undefined ? {} : { requestIndex: m.requestIndex }), itemId: m.itemId, text: found.text, totalChars: found.totalChars });
     },
     loadBlob: async (m) => {
-      const slice = await (await d.sessions.store()).readBlob(m.refId, m.offset, PAGE_BYTES);
+      // The session shown: a ref id from the webview never reads another session's result.
+      const session = await d.sessions.current();
+      const slice = await (await d.sessions.store()).readBlob(session.info.id, m.refId, m.offset, PAGE_BYTES);
       const next = slice.offset + slice.bytes.length;
       d.post({
         type: 'blobPage',

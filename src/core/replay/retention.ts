@@ -174,7 +174,7 @@ export class RetentionTracker {
     const pending = [...toResolve];
     for (let start = 0; start < pending.length; start += RESOLVE_BATCH) {
       const batch = pending.slice(start, start + RESOLVE_BATCH);
-      const found = await Promise.all(batch.map((ref) => readResult(store, { ref_id: ref, limit: 1 }).then(() => true, () => false)));
+      const found = await Promise.all(batch.map((ref) => readResult(store, sessionId, { ref_id: ref, limit: 1 }).then(() => true, () => false)));
       batch.forEach((ref, i) => resolves.set(ref, found[i]));
     }
     const kind = this.kinds.removedResultRefs;

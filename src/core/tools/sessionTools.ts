@@ -21,7 +21,8 @@ export function sessionTools(store: SessionStore, manager: () => ContextSession,
       async execute(args) {
         const ref = args.ref_id;
         if (typeof ref !== 'string') return { output: 'read_result needs ref_id (a string).', isError: true };
-        return { output: await readResult(store, { ref_id: ref, offset: typeof args.offset === 'number' ? args.offset : undefined, limit: typeof args.limit === 'number' ? args.limit : undefined }) };
+        // Only the results of the session this agent works in: never another workspace's.
+        return { output: await readResult(store, manager().sessionId, { ref_id: ref, offset: typeof args.offset === 'number' ? args.offset : undefined, limit: typeof args.limit === 'number' ? args.limit : undefined }) };
       },
     },
     {

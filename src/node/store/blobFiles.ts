@@ -33,7 +33,8 @@ function isRefRecord(value: unknown, refId: string): value is RefRecord {
   return (
     !!r && r.id === refId && typeof r.sessionId === 'string' && typeof r.toolName === 'string' && typeof r.sha256 === 'string' && CONTENT_HASH.test(r.sha256) &&
     Number.isSafeInteger(r.byteSize) && r.byteSize! >= 0 && Number.isSafeInteger(r.partBytes) && r.partBytes! > 0 && typeof r.lineCount === 'number' && typeof r.createdAt === 'number' &&
-    (r.partHashes === undefined || (Array.isArray(r.partHashes) && r.partHashes.length === Math.ceil(r.byteSize! / r.partBytes!)))
+    (r.partHashes === undefined || (Array.isArray(r.partHashes) && r.partHashes.length === Math.ceil(r.byteSize! / r.partBytes!))) &&
+    (r.sharedWith === undefined || (Array.isArray(r.sharedWith) && r.sharedWith.every((id) => typeof id === 'string')))
   );
 }
 

@@ -4,6 +4,7 @@ import type { WriteFs } from './atomicFile';
 import type { StoreMode } from './flusher';
 import { REF_PATTERN, SEGMENT_FILE } from './layout';
 import { blobInfoOf, INFO_COLUMNS, LegacyBlobs } from './legacyBlobs';
+import { noResultInSession, ownsResult } from '../../core/toolOutput/resultOwnership';
 import { scanOutput } from '../../core/toolOutput/scan';
 import '../usePlatform';
 import { rows } from './sqlRows';
@@ -81,18 +82,42 @@ export class BlobStore {
     return { legacy };
   }
 
-  async info(refId: string): Promise<BlobInfo | undefined> {
+  /**
+   * The result as `sessionId` may see it: undefined when it is unknown or another session's. A
+   * damaged ref file does not say whose it is: the damage is reported only to a session whose
+   * own files list the result.
+   */
+  private async findFor(sessionId: string, refId: string): Promise<{ record?: RefRecord; legacy?: BlobInfo } | undefined> {
     if (!REF_PATTERN.test(refId)) return undefined;
-    const found = await this.find(refId);
+    let found;
+    try {
+      found = await this.find(refId);
+    } catch (error) {
+      if (await this.listedBy(sessionId, refId)) throw error;
+      return undefined;
+    }
+    return found && ownsResult(sessionId, found.record ?? found.legacy!) ? found : undefined;
+  }
+
+  private async listedBy(sessionId: string, refId: string): Promise<boolean> {
+    let listed = false;
+    await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
+      listed ||= rows(db, 'SELECT 1 FROM tool_result_blobs WHERE id = ? AND session_id = ?', [refId, sessionId]).length > 0;
+    });
+    return listed;
+  }
+
+  async info(sessionId: string, refId: string): Promise<BlobInfo | undefined> {
+    const found = await this.findFor(sessionId, refId);
     if (!found) return undefined;
     if (found.legacy) return found.legacy;
     const { partBytes: _partBytes, partHashes: _partHashes, ...info } = found.record!;
     return info;
   }
 
-  async read(refId: string, offset: number, limit: number): Promise<BlobSlice> {
-    const found = REF_PATTERN.test(refId) ? await this.find(refId) : undefined;
-    if (!found) throw new Error(`no stored result has ref_id "${refId}"`);
+  async read(sessionId: string, refId: string, offset: number, limit: number): Promise<BlobSlice> {
+    const found = await this.findFor(sessionId, refId);
+    if (!found) throw noResultInSession(refId);
     const info = found.record ?? found.legacy!;
     const start = Math.max(0, Math.min(Math.floor(offset), info.byteSize));
     const length = Math.max(0, Math.min(Math.floor(limit), info.byteSize - start));

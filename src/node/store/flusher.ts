@@ -3,7 +3,7 @@ import { dirname } from 'path';
 import type { Database } from 'sql.js';
 import { writeAtomically, type WriteFs } from './atomicFile';
 import { SEGMENT_FILE } from './layout';
-import { exportImage } from './sqlRows';
+import { exportImage, rowsWritten } from './sqlRows';
 import type { OwnFile, OwnFiles } from './ownFiles';
 import type { StoreProblems } from './problems';
 
@@ -39,6 +39,8 @@ export class Flusher {
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
   private closed = false;
+  /** The last save failed: saving to make room waits for the timed retry to succeed. */
+  private failing = false;
 
   constructor(private readonly files: OwnFiles, private readonly problems: StoreProblems, private readonly options: FlusherOptions) {}
 
@@ -61,6 +63,17 @@ export class Flusher {
     }, delay);
   }
 
+  /**
+   * Saves every changed file now, so that the least recently used can be closed when the
+   * open-database bound is reached; says whether anything was saved. Nothing is when changes
+   * cannot reach the disk (a folder that cannot be written, a save failing until its retry works).
+   */
+  async saveForRoom(): Promise<boolean> {
+    if (this.closed || this.failing || this.options.mode !== 'disk' || !this.files.anyDirty()) return false;
+    await this.flush();
+    return true;
+  }
+
   async flush(): Promise<void> {
     this.stopTimer();
     if (this.options.mode !== 'disk') return; // reported once when the store opened
@@ -77,6 +90,7 @@ export class Flusher {
       // Results a session file lists reach the disk before that file does.
       await this.options.beforeSave?.();
     } catch (error) {
+      this.failing = true;
       this.problems.writeFailed(this.options.savedLast, error);
       if (!this.closed) this.schedule(Math.max(RETRY_MS, this.options.debounceMs));
       throw error;
@@ -87,9 +101,12 @@ export class Flusher {
       if (!file.dirty || (failure !== undefined && last(path))) continue;
       file.dirty = false;
       const data = exportImage(file.db);
+      const written = rowsWritten(file.db);
       // Seal a full segment now, before awaiting, so appends made meanwhile go to the next one.
       const sealing = SEGMENT_FILE.test(path) && data.length >= this.options.segmentMaxBytes;
       if (sealing) this.files.sealSegment(path);
+      // Not closed while its content is on the way: reopened from disk, it would lack that content.
+      file.saving = true;
       try {
         await fsp.mkdir(dirname(path), { recursive: true });
         await writeAtomically(this.options.fs, path, data, this.options.writer);
@@ -98,6 +115,14 @@ export class Flusher {
         failure ??= error;
         this.problems.writeFailed(path, error);
         continue;
+      } finally {
+        file.saving = false;
+      }
+      // A caller handed this file just before the export (touched, then written a few turns
+      // later) wrote after it: the file is changed still, and saved again.
+      if (rowsWritten(file.db) !== written && !file.dirty) {
+        file.dirty = true;
+        this.schedule();
       }
       if (!file.dirty) file.saved = true;
       if (sealing && !file.dirty) {
@@ -105,6 +130,7 @@ export class Flusher {
         this.files.drop(path);
       }
     }
+    this.failing = failure !== undefined;
     if (failure) {
       if (!this.closed) this.schedule(Math.max(RETRY_MS, this.options.debounceMs));
       throw failure;

@@ -115,7 +115,7 @@ export class OpenDatabases {
       return { failed: error };
     }
     let db: Database | undefined;
-    this.budget.acquire();
+    await this.budget.acquire();
     try {
       db = new this.SQL.Database(bytes);
       tuneConnection(db);

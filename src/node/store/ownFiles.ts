@@ -10,6 +10,8 @@ export interface OwnFile {
   dirty: boolean;
   /** Its latest content is saved: it can be closed and opened again from disk. */
   saved: boolean;
+  /** A save of it is writing its content now: not closed until that content is on disk. */
+  saving?: boolean;
   /** Held by a caller across awaits: not closed to make room. */
   pinned?: boolean;
 }
@@ -21,8 +23,12 @@ export interface OwnFile {
  */
 export class OwnFiles {
   private readonly files = new Map<string, OwnFile>();
-  /** Files saved and then closed: their rows are on disk only. */
-  private readonly closedSaved = new Set<string>();
+  /**
+   * Files saved and then closed: their rows are on disk only. Each closing gets a new number, so
+   * that a call reopening a file can tell whether it was reopened and closed again meanwhile.
+   */
+  private readonly closedSaved = new Map<string, number>();
+  private closings = 0;
   private readonly segments = new Map<string, number>();
 
   constructor(
@@ -36,9 +42,9 @@ export class OwnFiles {
 
   private evictOldest(): boolean {
     for (const [path, file] of this.files) {
-      if (file.dirty || !file.saved || file.pinned) continue;
+      if (file.dirty || !file.saved || file.saving || file.pinned) continue;
       this.files.delete(path);
-      this.closedSaved.add(path);
+      this.closedSaved.set(path, ++this.closings);
       file.db.close();
       this.budget.release();
       return true;
@@ -53,42 +59,49 @@ export class OwnFiles {
 
   /** The own file at `path`, opened again from disk if it was closed, or new. */
   async get(path: string): Promise<OwnFile> {
-    let file = this.files.get(path);
-    if (file) {
-      this.files.delete(path); // most recently used goes last
+    for (;;) {
+      const held = this.files.get(path);
+      if (held) {
+        this.files.delete(path); // most recently used goes last
+        this.files.set(path, held);
+        return held;
+      }
+      const closing = this.closedSaved.get(path);
+      const db = (closing !== undefined && (await this.reopen(path))) || (await this.created());
+      // Opening may wait for room: another call may have opened the file, or saved and closed
+      // it, meanwhile. Then this copy is stale, and the file is taken as that call left it.
+      if (this.files.has(path) || this.closedSaved.get(path) !== closing) {
+        this.reads.close(db);
+        continue;
+      }
+      this.closedSaved.delete(path);
+      const file: OwnFile = { db, dirty: false, saved: false };
       this.files.set(path, file);
       return file;
     }
-    let db: Database | undefined;
-    if (this.closedSaved.has(path)) {
-      this.reads.forget(path);
-      const opened = await this.reads.open(path);
-      if ('failed' in opened) throw new Error(`could not open ${path} again to write to it: ${errorText(opened.failed)}`);
-      if ('db' in opened) db = opened.db; // a missing or damaged one starts anew
-      this.closedSaved.delete(path);
-    }
-    file = this.files.get(path); // opened meanwhile by another call
-    if (file) {
-      if (db) this.reads.close(db);
-      return file;
-    }
-    if (!db) {
-      this.budget.acquire();
-      db = newDatabase(this.SQL);
-    }
-    file = { db, dirty: false, saved: false };
-    this.files.set(path, file);
-    return file;
+  }
+
+  /** A saved and closed file, from disk; undefined when it is missing or damaged (it starts anew). */
+  private async reopen(path: string): Promise<Database | undefined> {
+    this.reads.forget(path);
+    const opened = await this.reads.open(path);
+    if ('failed' in opened) throw new Error(`could not open ${path} again to write to it: ${errorText(opened.failed)}`);
+    return 'db' in opened ? opened.db : undefined;
+  }
+
+  private async created(): Promise<Database> {
+    await this.budget.acquire();
+    return newDatabase(this.SQL);
   }
 
   /** Paths of own files, in memory or saved, under `dir`. */
   pathsUnder(dir: string): string[] {
-    return [...this.files.keys(), ...this.closedSaved].filter((path) => path.startsWith(dir));
+    return [...this.files.keys(), ...this.closedSaved.keys()].filter((path) => path.startsWith(dir));
   }
 
   /** Sessions this window has files of. */
   sessionIds(): string[] {
-    return [...this.files.keys(), ...this.closedSaved].filter((path) => path.startsWith(this.layout.sessionsDir)).map(StoreLayout.sessionOf);
+    return [...this.files.keys(), ...this.closedSaved.keys()].filter((path) => path.startsWith(this.layout.sessionsDir)).map(StoreLayout.sessionOf);
   }
 
   entries(): Array<[string, OwnFile]> {

@@ -98,6 +98,8 @@ export class SqlJsStore implements SessionStore {
       await this.blobs.syncPending();
       await checked.save();
     }, onSealed: (path, db) => this.recordFinalSegments([[path, db]]) });
+    // At the bound with every database holding unsaved changes, they are saved so they can be closed.
+    this.budget.setRelief(() => flusher.saveForRoom());
     this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, summaries, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
@@ -241,12 +243,12 @@ export class SqlJsStore implements SessionStore {
     return this.blobs.put(sessionId, blob);
   }
 
-  getBlobInfo(refId: string): Promise<BlobInfo | undefined> {
-    return this.blobs.info(refId);
+  getBlobInfo(sessionId: string, refId: string): Promise<BlobInfo | undefined> {
+    return this.blobs.info(sessionId, refId);
   }
 
-  readBlob(refId: string, offset: number, limit: number): Promise<BlobSlice> {
-    return this.blobs.read(refId, offset, limit);
+  readBlob(sessionId: string, refId: string, offset: number, limit: number): Promise<BlobSlice> {
+    return this.blobs.read(sessionId, refId, offset, limit);
   }
 
   listBlobs(sessionId: string): Promise<BlobInfo[]> {

@@ -37,6 +37,11 @@ export function exportImage(db: Database): Uint8Array {
   return data;
 }
 
+/** Rows written through this connection since it was opened (an export opens it again). */
+export function rowsWritten(db: Database): number {
+  return Number(db.exec('SELECT total_changes()')[0]?.values[0]?.[0] ?? 0);
+}
+
 /** An empty database at the current schema. */
 export function newDatabase(SQL: SqlJsStatic): Database {
   const db = new SQL.Database();

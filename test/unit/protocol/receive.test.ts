@@ -34,7 +34,7 @@ function fakeSessions(r: Recorder) {
   const store = {
     listTurnUsage: async (id: string) => (record('store.listTurnUsage')(id), [{ requestIndex: 3, items: [{ id: 'i1' }] }]),
     turnUsageAt: async (id: string, index: number) => (record('store.turnUsageAt')(id, index), { requestIndex: 3, items: [{ id: 'i1' }] }),
-    readBlob: async (refId: string, offset: number, length: number) => (record('store.readBlob')(refId, offset, length), { offset, bytes: new TextEncoder().encode('hello'), totalBytes: 5 }),
+    readBlob: async (sessionId: string, refId: string, offset: number, length: number) => (record('store.readBlob')(sessionId, refId, offset, length), { offset, bytes: new TextEncoder().encode('hello'), totalBytes: 5 }),
   };
   const result = { status: 'done', tokensBefore: 100, tokensAfter: 40, strategiesRun: ['masking'], removed: [] };
   // The window figures the messages report: 100 tokens in a 900-token effective window, 40 after a compaction.
@@ -235,7 +235,7 @@ describe('webview boundary: inspector messages through receiveWebviewMessage and
     [{ type: 'pin', messageId: 'm1', pinned: true }, ['setPinned("m1", true)']],
     [{ type: 'openBlobInEditor', refId: 'res_1' }, ['command tally.openResult ["res_1"]']],
     [{ type: 'selectTurn', requestIndex: 3 }, ['current()', 'store()', 'store.turnUsageAt("s1", 3)', 'post turnItems']],
-    [{ type: 'loadBlob', refId: 'res_1', offset: 0 }, ['store()', 'store.readBlob("res_1", 0, 16384)', 'post blobPage']],
+    [{ type: 'loadBlob', refId: 'res_1', offset: 0 }, ['current()', 'store()', 'store.readBlob("s1", "res_1", 0, 16384)', 'post blobPage']],
     [{ type: 'previewCompaction', focus: 'tests' }, ['post busy', 'preview("tests")', 'post busy', 'post preview']],
     [{ type: 'openRequestItem', requestIndex: 3, position: 2 }, ['command tally.openRequestItem [3,2]']],
     [{ type: 'openSummary', compactionId: 'c1' }, ['command tally.openSummary ["c1"]']],

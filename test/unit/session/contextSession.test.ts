@@ -158,7 +158,7 @@ describe('context session', function () {
     for (const item of archived) {
       assert.ok(transcriptIds.has(item.messageId), `archived ${item.messageId} is in the transcript`);
       assert.ok(item.offloadRef, 'archived output has a ref to read it back');
-      const info = await env.store.getBlobInfo(item.offloadRef!);
+      const info = await env.store.getBlobInfo(sessionId, item.offloadRef!);
       assert.ok(info && info.byteSize > 0);
     }
   });

@@ -38,14 +38,14 @@ describe('offloaded results stored as files', function () {
     assert.deepEqual(readdirSync(join(folder, 'blobs')).sort(), [`${sha256(content)}.blob`, `${info.id}.ref`].sort());
     const ranges: Array<[number, number]> = [[0, 10], [BLOB_PART_BYTES - 5, 10], [BLOB_PART_BYTES - 1, BLOB_PART_BYTES + 2], [content.length - 3, 100], [content.length, 10], [0, content.length]];
     for (const [offset, limit] of ranges) {
-      const slice = await store.readBlob(info.id, offset, limit);
+      const slice = await store.readBlob('s1', info.id, offset, limit);
       assert.ok(Buffer.from(slice.bytes).equals(content.subarray(offset, offset + limit)), `range ${offset}+${limit}`);
       assert.equal(slice.totalBytes, content.length);
     }
     assert.equal(info.sha256, sha256(content));
     await store.close();
     const reopened = await openStore(folder);
-    assert.ok(Buffer.from((await reopened.readBlob(info.id, BLOB_PART_BYTES - 1, 2)).bytes).equals(content.subarray(BLOB_PART_BYTES - 1, BLOB_PART_BYTES + 1)), 'after a restart');
+    assert.ok(Buffer.from((await reopened.readBlob('s1', info.id, BLOB_PART_BYTES - 1, 2)).bytes).equals(content.subarray(BLOB_PART_BYTES - 1, BLOB_PART_BYTES + 1)), 'after a restart');
     assert.deepEqual(reopened.problems, []);
   });
 
@@ -56,8 +56,8 @@ describe('offloaded results stored as files', function () {
     const b = await store.putBlob('s2', { toolName: 'run_command', content });
     assert.notEqual(a.id, b.id);
     assert.deepEqual(readdirSync(join(folder, 'blobs')).filter((n) => n.endsWith('.blob')), [`${sha256(content)}.blob`]);
-    assert.equal((await store.getBlobInfo(b.id))?.sessionId, 's2');
-    assert.equal(Buffer.from((await store.readBlob(a.id, 0, 12)).bytes).toString(), 'same output\n');
+    assert.equal((await store.getBlobInfo('s2', b.id))?.sessionId, 's2');
+    assert.equal(Buffer.from((await store.readBlob('s1', a.id, 0, 12)).bytes).toString(), 'same output\n');
   });
 
   it('waits for the disk once per save, not once per result: fsyncs are batched before the session files', async () => {
@@ -87,7 +87,7 @@ describe('offloaded results stored as files', function () {
     await store.close();
     assert.deepEqual(calls.filter(([op]) => op === 'syncFile' || op === 'syncDirectory' || op === 'writeFileSynced'), []);
     const reopened = await openStore(folder);
-    assert.equal((await reopened.readBlob(info.id, BLOB_PART_BYTES, 10)).bytes.length, 5);
+    assert.equal((await reopened.readBlob(session.id, info.id, BLOB_PART_BYTES, 10)).bytes.length, 5);
     assert.deepEqual((await reopened.loadTranscript(session.id)).map((m) => m.id), ['m1']);
   });
 
@@ -121,7 +121,7 @@ describe('offloaded results stored as files', function () {
     now = Date.now();
     const later = await openStore(folder, { now: () => now });
     assert.ok(!existsSync(orphan), 'the leftover is removed');
-    assert.equal((await later.readBlob(complete.id, BLOB_PART_BYTES, 10)).bytes.length, 10, 'complete results are kept');
+    assert.equal((await later.readBlob('s1', complete.id, BLOB_PART_BYTES, 10)).bytes.length, 10, 'complete results are kept');
   });
 
   it('a read-only store keeps results in memory for this window and reads them back', async () => {
@@ -131,7 +131,7 @@ describe('offloaded results stored as files', function () {
     const store = await openStore(folder, { probeWrite: denied });
     assert.equal(store.mode, 'read-only');
     const info = await store.putBlob('s1', { toolName: 'dump', content: Buffer.from('kept in memory') });
-    assert.equal(Buffer.from((await store.readBlob(info.id, 5, 2)).bytes).toString(), 'in');
+    assert.equal(Buffer.from((await store.readBlob('s1', info.id, 5, 2)).bytes).toString(), 'in');
     assert.deepEqual(readdirSync(join(folder, 'blobs')), []);
   });
 
@@ -145,9 +145,9 @@ describe('offloaded results stored as files', function () {
     const store = await openStore(folder);
     writeFileSync(join(folder, 'blobs', 'rlegacy123.sqlite'), db.export());
     db.close();
-    const slice = await store.readBlob('rlegacy123', 14, 14);
+    const slice = await store.readBlob('s1', 'rlegacy123', 14, 14);
     assert.equal(Buffer.from(slice.bytes).toString(), 'legacy output\n');
-    assert.equal((await store.getBlobInfo('rlegacy123'))?.lineCount, 1000);
+    assert.equal((await store.getBlobInfo('s1', 'rlegacy123'))?.lineCount, 1000);
     assert.deepEqual(store.problems, []);
   });
 
@@ -169,9 +169,9 @@ describe('offloaded results stored as files', function () {
     writeFileSync(join(folder, 'blobs', 'roldparts1.sqlite'), main.export());
     main.close();
     const store = await openStore(folder);
-    assert.equal((await store.getBlobInfo('roldparts1'))?.byteSize, content.length);
-    assert.ok(Buffer.from((await store.readBlob('roldparts1', 990, 1100)).bytes).equals(content.subarray(990, 2090)));
-    assert.ok(Buffer.from((await store.readBlob('roldparts1', 0, content.length)).bytes).equals(content));
+    assert.equal((await store.getBlobInfo('s1', 'roldparts1'))?.byteSize, content.length);
+    assert.ok(Buffer.from((await store.readBlob('s1', 'roldparts1', 990, 1100)).bytes).equals(content.subarray(990, 2090)));
+    assert.ok(Buffer.from((await store.readBlob('s1', 'roldparts1', 0, content.length)).bytes).equals(content));
     assert.deepEqual(store.problems, []);
   });
 });

@@ -21,7 +21,7 @@ describe('a store kept in memory (the replay CLI’s)', function () {
       const blob = await store.putBlob(id, { toolName: 'run_command', toolCallId: 'c7', content });
       await store.flush();
       assert.equal((await store.loadTranscript(id)).length, 50);
-      assert.deepEqual(Buffer.from((await store.readBlob(blob.id, 0, content.length)).bytes), content);
+      assert.deepEqual(Buffer.from((await store.readBlob(id, blob.id, 0, content.length)).bytes), content);
       assert.deepEqual((await store.listBlobs(id)).map((b) => b.id), [blob.id]);
       await store.close();
       assert.deepEqual(readdirSync(folder), [], 'nothing written to the folder');

@@ -82,7 +82,7 @@ describe('sql.js store', function () {
     store = await openStore(folder);
     assert.equal((await store.getSession(session.id))?.title, 'renamed');
     assert.deepEqual((await store.loadTranscript(session.id)).map((m) => [m.id, Boolean(m.pinned)]), [['m1', true], ['m2', false]]);
-    assert.equal((await store.getBlobInfo(blob.id))?.lineCount, 2);
+    assert.equal((await store.getBlobInfo(session.id, blob.id))?.lineCount, 2);
     assert.equal((await store.listBlobs(session.id)).length, 1);
     assert.equal((await store.loadSnapshot(session.id))?.tokenCount, 42);
     assert.equal((await store.listCompactionEvents(session.id))[0].tokensAfter, 40);
@@ -228,19 +228,19 @@ describe('sql.js store', function () {
       damageFile(victim, damage);
 
       store = await openStore(folder);
-      await assert.rejects(store.getBlobInfo(big.id), new RegExp(`the stored result "${big.id}" could not be read: its file was damaged and has been set aside`));
-      await assert.rejects(store.readBlob(big.id, 0, 10), /could not be read/);
+      await assert.rejects(store.getBlobInfo(session.id, big.id), new RegExp(`the stored result "${big.id}" could not be read: its file was damaged and has been set aside`));
+      await assert.rejects(store.readBlob(session.id, big.id, 0, 10), /could not be read/);
       assert.deepEqual(store.problems.map((p) => [p.kind, p.file]), [['corrupt', victim]]);
       assert.ok(existsSync(store.problems[0].movedTo!) && !existsSync(victim), 'set aside');
-      assert.ok(Buffer.from((await store.readBlob(small.id, 0, 200_000)).bytes).equals(smallContent), 'the other result reads');
+      assert.ok(Buffer.from((await store.readBlob(session.id, small.id, 0, 200_000)).bytes).equals(smallContent), 'the other result reads');
       assert.deepEqual((await store.loadTranscript(session.id)).map((m) => m.id), ['m1']);
       assert.deepEqual((await store.listBlobs(session.id)).map((b) => b.id).sort(), [big.id, small.id].sort(), 'the session still indexes both');
       await store.close();
 
       const later = Date.now() + 10 * 60_000; // past the leftover clean-up age
       store = await openStore(folder, { now: () => later });
-      await assert.rejects(store.getBlobInfo(big.id), /could not be read: its file was damaged/, 'still explained after a restart');
-      assert.equal(await store.getBlobInfo('rneverstored1'), undefined, 'an unknown ref is still just unknown');
+      await assert.rejects(store.getBlobInfo(session.id, big.id), /could not be read: its file was damaged/, 'still explained after a restart');
+      assert.equal(await store.getBlobInfo(session.id, 'rneverstored1'), undefined, 'an unknown ref is still just unknown');
       assert.deepEqual(store.problems, []);
       await store.close();
     });
@@ -258,12 +258,12 @@ describe('sql.js store', function () {
       damageFile(victim, damage);
 
       store = await openStore(folder);
-      assert.equal((await store.getBlobInfo(big.id))?.sha256, sha256(content), 'its description still reads');
-      await assert.rejects(store.readBlob(big.id, 0, content.length), new RegExp(`the stored result "${big.id}" could not be read: its file was damaged and has been set aside .*(bytes|SHA-256)`));
-      await assert.rejects(store.readBlob(big.id, 0, 10), new RegExp(`the stored result "${big.id}" could not be read: its file was damaged and has been set aside`), 'still explained');
+      assert.equal((await store.getBlobInfo(session.id, big.id))?.sha256, sha256(content), 'its description still reads');
+      await assert.rejects(store.readBlob(session.id, big.id, 0, content.length), new RegExp(`the stored result "${big.id}" could not be read: its file was damaged and has been set aside .*(bytes|SHA-256)`));
+      await assert.rejects(store.readBlob(session.id, big.id, 0, 10), new RegExp(`the stored result "${big.id}" could not be read: its file was damaged and has been set aside`), 'still explained');
       assert.deepEqual(store.problems.map((p) => [p.kind, p.file]), [['corrupt', victim]]);
       assert.ok(existsSync(store.problems[0].movedTo!) && !existsSync(victim), 'set aside');
-      assert.ok(Buffer.from((await store.readBlob(other.id, 0, 50_000)).bytes).equals(otherContent), 'the other result reads');
+      assert.ok(Buffer.from((await store.readBlob(session.id, other.id, 0, 50_000)).bytes).equals(otherContent), 'the other result reads');
       assert.deepEqual((await store.loadTranscript(session.id)).map((m) => m.id), ['m1']);
       assert.equal((await store.getSession(session.id))?.title, 'parts');
       await store.close();
@@ -528,9 +528,9 @@ describe('sql.js store', function () {
         if (r === round) beyondAck += mine.length - (lastAcked[r] + 1);
       }
       for (const blob of ackedBlobs.slice(Math.max(0, roundBlobs - 1))) {
-        const info = await store.getBlobInfo(blob.ref);
+        const info = await store.getBlobInfo('skill', blob.ref);
         assert.equal(info?.sha256, blob.sha256, `round ${round}: result ${blob.ref} is described`);
-        const slice = await store.readBlob(blob.ref, 0, info!.byteSize);
+        const slice = await store.readBlob('skill', blob.ref, 0, info!.byteSize);
         assert.equal(slice.bytes.length, BLOB_BYTES);
         assert.equal(sha256(slice.bytes), blob.sha256, `round ${round}: result ${blob.ref} reads back exactly`);
       }
@@ -547,7 +547,7 @@ describe('sql.js store', function () {
 
     // Everything acknowledged in every round, read once more by a fresh store.
     const store = await openStore(folder);
-    for (const blob of ackedBlobs) assert.equal(sha256((await store.readBlob(blob.ref, 0, BLOB_BYTES)).bytes), blob.sha256, `result ${blob.ref}`);
+    for (const blob of ackedBlobs) assert.equal(sha256((await store.readBlob('skill', blob.ref, 0, BLOB_BYTES)).bytes), blob.sha256, `result ${blob.ref}`);
     assert.deepEqual(store.problems, []);
     await store.close();
     const acked = lastAcked.reduce((n, a) => n + a + 1, 0);

@@ -75,15 +75,15 @@ describe('hostile tool output: 100 MB, binary, invalid UTF-8, one 10 MB line, sp
     await env.store.close();
     const reopened: SessionStore = await openStore(env.folder);
     try {
-      const info = await reopened.getBlobInfo(ref!);
+      const info = await reopened.getBlobInfo(sessionId, ref!);
       assert.equal(info?.byteSize, bytes.length);
       assert.equal(info?.lineCount, lineCount);
       assert.equal(info?.sha256, sha256(bytes));
       for (const offset of [0, BLOB_PART_BYTES - 7, 37 * BLOB_PART_BYTES + 12_345, bytes.length - 4_000]) {
-        const slice = await readResultBytes(reopened, ref!, offset, 65_536);
+        const slice = await readResultBytes(reopened, sessionId, ref!, offset, 65_536);
         assert.ok(Buffer.from(slice.bytes).equals(bytes.subarray(offset, offset + 65_536)), `slice at ${offset} is byte-exact`);
       }
-      const last = await readResult(reopened, { ref_id: ref!, offset: bytes.length - 37, limit: 100 });
+      const last = await readResult(reopened, sessionId, { ref_id: ref!, offset: bytes.length - 37, limit: 100 });
       assert.equal(last, `[bytes ${bytes.length - 37}–${bytes.length} of ${bytes.length}. This is the end.]\nFATAL: the last line holds the error\n`);
     } finally {
       await reopened.close();
@@ -113,7 +113,7 @@ describe('hostile tool output: 100 MB, binary, invalid UTF-8, one 10 MB line, sp
     atLeastTurns(measured, 5, 'recording binary bytes');
     assert.match(message.content, new RegExp(`\\[binary output: 3,145,728 bytes, sha256 ${sha256(bytes)}; not shown\\]`));
     assert.ok(!message.content.includes('\u0000') && !message.content.includes('\uFFFD'), 'no raw bytes in the context');
-    const back = await env.store.readBlob(message.meta!.offloadRef!, 0, 3 * MB);
+    const back = await env.store.readBlob(sessionId, message.meta!.offloadRef!, 0, 3 * MB);
     assert.ok(Buffer.from(back.bytes).equals(bytes), 'the exact bytes are kept');
   });
 
@@ -124,7 +124,7 @@ describe('hostile tool output: 100 MB, binary, invalid UTF-8, one 10 MB line, sp
     assert.match(message.content, /\uFFFD/);
     assert.match(message.content, /not valid UTF-8; invalid bytes are shown as \uFFFD\. read_result returns the exact bytes\./);
     assert.match(message.content, /error: bad byte sequence above/);
-    const back = await env.store.readBlob(message.meta!.offloadRef!, 0, bad.length);
+    const back = await env.store.readBlob(sessionId, message.meta!.offloadRef!, 0, bad.length);
     assert.ok(Buffer.from(back.bytes).equals(bad));
     const small = await recordToolResult({ store: env.store, sessionId, call: { ...call, id: 'call_2' }, output: Buffer.from([0x6f, 0x6b, 0xff, 0x0a]), settings: withSettings() });
     assert.equal(small.content, 'ok\uFFFD\n\n[The output is not valid UTF-8; invalid bytes are shown as \uFFFD. read_result returns the exact bytes.]');
@@ -157,7 +157,7 @@ describe('hostile tool output: 100 MB, binary, invalid UTF-8, one 10 MB line, sp
     assert.equal(getTokenCounter('o200k_base').count(specials), reference.encode(specials, [], []).length);
     const big = `${specials}\n`.repeat(60_000);
     const offloaded = await recordToolResult({ store: env.store, sessionId, call: { ...call, id: 'call_2' }, output: big, settings: withSettings() });
-    const slice = await env.store.readBlob(offloaded.meta!.offloadRef!, 0, 200);
+    const slice = await env.store.readBlob(sessionId, offloaded.meta!.offloadRef!, 0, 200);
     assert.equal(Buffer.from(slice.bytes).toString(), big.slice(0, 200));
     assert.equal(await getTokenCounter('o200k_base').countAsync(big), getTokenCounter('o200k_base').count(big));
   });
@@ -201,7 +201,7 @@ describe('a 100 MB tool output through the agent loop', function () {
       const third = openai.requests[2].body.messages as Array<{ role: string; content: string }>;
       assert.equal(third[third.length - 1].content, `[bytes ${tailOffset}–${tailOffset + 37} of ${tailOffset + 37}. This is the end.]\nFATAL: the last line holds the error\n`);
       assert.deepEqual(validateHistory(await env.store.loadTranscript(sessionId)), []);
-      assert.equal((await env.store.getBlobInfo(refId))?.sha256, sha256(log));
+      assert.equal((await env.store.getBlobInfo(sessionId, refId))?.sha256, sha256(log));
     } finally {
       await env.dispose();
     }

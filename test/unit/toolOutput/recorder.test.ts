@@ -41,19 +41,19 @@ describe('recording tool results (truncation and offloading)', function () {
     try {
       const parts: Buffer[] = [];
       for (let offset = 0; offset < text.length; offset += 300_001) {
-        const slice = await readResultBytes(reopened, ref!, offset, 65_536);
+        const slice = await readResultBytes(reopened, sessionId, ref!, offset, 65_536);
         parts.push(Buffer.from(slice.bytes));
         assert.equal(slice.totalBytes, 5 * 1024 * 1024);
       }
-      const whole = await reopened.readBlob(ref!, 0, 6 * 1024 * 1024);
+      const whole = await reopened.readBlob(sessionId, ref!, 0, 6 * 1024 * 1024);
       assert.ok(Buffer.from(whole.bytes).equals(Buffer.from(text)), 'round-trips byte for byte');
       assert.ok(Buffer.concat(parts).equals(Buffer.concat(parts.map((_, i) => Buffer.from(text).subarray(i * 300_001, i * 300_001 + 65_536)))));
-      const info = await reopened.getBlobInfo(ref!);
+      const info = await reopened.getBlobInfo(sessionId, ref!);
       assert.equal(info?.sha256, require('crypto').createHash('sha256').update(text).digest('hex'));
-      const page = await readResult(reopened, { ref_id: ref!, offset: 10, limit: 20 });
+      const page = await readResult(reopened, sessionId, { ref_id: ref!, offset: 10, limit: 20 });
       assert.equal(page, `[bytes 10–30 of 5242880. Next: offset=30.]\n${text.slice(10, 30)}`);
-      await assert.rejects(readResult(reopened, { ref_id: 'nosuchref1', offset: 0 }), /no stored result/);
-      await assert.rejects(readResult(reopened, { ref_id: ref!, offset: -1 }), /offset must be/);
+      await assert.rejects(readResult(reopened, sessionId, { ref_id: 'nosuchref1', offset: 0 }), /no stored result/);
+      await assert.rejects(readResult(reopened, sessionId, { ref_id: ref!, offset: -1 }), /offset must be/);
     } finally {
       await reopened.close();
       env.store = await openStore(env.folder);
@@ -64,7 +64,7 @@ describe('recording tool results (truncation and offloading)', function () {
     const binary = Buffer.concat([Buffer.from([0, 1, 2, 255]), randomBytes(10_000)]);
     const m = await recordToolResult({ store: env.store, sessionId, call, output: binary, settings: withSettings() });
     assert.match(m.content, /\[binary output: 10,004 bytes, sha256 [0-9a-f]{64}; not shown\]/);
-    const back = await env.store.readBlob(m.meta!.offloadRef!, 0, 20_000);
+    const back = await env.store.readBlob(sessionId, m.meta!.offloadRef!, 0, 20_000);
     assert.ok(Buffer.from(back.bytes).equals(binary));
   });
 
