@@ -14,6 +14,8 @@ export const DIFF_SCHEME = 'tally-diff';
  */
 export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly diffs = new PendingEditDiffs();
+  /** Diffs still opening, by call: an answer that comes first waits for its diff, then closes it. */
+  private readonly opening = new Map<string, Promise<unknown>>();
   private readonly registration: vscode.Disposable;
 
   constructor() {
@@ -30,11 +32,18 @@ export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vs
     const token = this.diffs.add(request.callId, request.preview);
     const side = (which: DiffSide) => vscode.Uri.from({ scheme: DIFF_SCHEME, path: request.target!, query: diffQuery(token, which) });
     const name = revealCharacters(request.target.split(/[\\/]/).pop() ?? request.target);
-    await vscode.commands.executeCommand('vscode.diff', side('before'), side('after'), `${name}: proposed edit (Tally)`, { preview: false, preserveFocus: true });
+    const opened = Promise.resolve(vscode.commands.executeCommand('vscode.diff', side('before'), side('after'), `${name}: proposed edit (Tally)`, { preview: false, preserveFocus: true }));
+    this.opening.set(request.callId, opened);
+    try {
+      await opened;
+    } finally {
+      if (this.opening.get(request.callId) === opened) this.opening.delete(request.callId);
+    }
   }
 
-  /** Closes the diff of an approval once it is answered. */
+  /** Closes the diff of an approval once it is answered, also when the answer came while it was opening. */
   async close(callId: string): Promise<void> {
+    await this.opening.get(callId)?.catch(() => undefined);
     const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && this.callOf(t.input.modified) === callId);
     if (!this.diffs.remove(callId)) return;
     if (tabs.length) await vscode.window.tabGroups.close(tabs, true);

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import * as vscode from 'vscode';
 import { nextApproval, toolResults, withFakeModel } from '../harness/markerTool';
+import { runAndDeny, tallyApi } from './hostHelpers';
 
 const folder = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
 
@@ -74,6 +75,17 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
       await vscode.commands.executeCommand('undo');
       await until('undo restored the text', () => doc.getText() === 'one\ntwo\nthree\n');
     });
+  });
+
+  it('an edit answered the moment it asks, before its diff has opened, leaves no diff open', async () => {
+    file('quick.txt', 'one\n');
+    const { agents } = await tallyApi();
+    for (const id of ['quick-1', 'quick-2', 'quick-3']) {
+      const result = await runAndDeny(agents, id, 'write_file', { path: 'quick.txt', content: 'two\n' });
+      assert.equal(result.asked, true, result.output);
+    }
+    await until('every diff closed', () => proposalDiffTabs().length === 0);
+    assert.equal(readFileSync(join(folder(), 'quick.txt'), 'utf8'), 'one\n');
   });
 
   it('read_file and search_text see an unsaved buffer, and an edit applies to the buffer, keeping the unsaved change', async () => {
