@@ -5,7 +5,7 @@
  * one JSON line: per turn the wall time from the intent to turn_end, the model server's time inside
  * its handlers, their difference (Tally's share), the host's CPU until the chat and the inspector
  * have shown the ended turn, and the bytes of the second request; then the host's RSS.
- * Run by turn.bench.ts: node -r ./test/register.cjs bench/realPath/turnRun.ts '<json options>'
+ * Run by turn.bench.ts, or alone (e.g. with "profileTo"): node -r ./test/register.cjs bench/realPath/turnRun.ts '<json options>'
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
@@ -13,6 +13,7 @@ import { join } from 'path';
 import { InstantModelServer } from './modelServer';
 import { copyStorage } from './seedSession';
 import { startExtension } from './startExtension';
+import { TurnProfiler } from './turnProfiler';
 
 export interface TurnRunOptions {
   extensionRoot: string;
@@ -22,6 +23,8 @@ export interface TurnRunOptions {
   warmup: number;
   /** Bound on each wait, ms. */
   timeoutMs?: number;
+  /** Writes a CPU profile of the measured turns (not the open) to this .cpuprofile file. */
+  profileTo?: string;
 }
 
 export interface MeasuredTurn {
@@ -69,7 +72,9 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
     const openMs = performance.now() - openStarted;
 
     const turns: MeasuredTurn[] = [];
+    let profiler: TurnProfiler | undefined;
     for (let t = 0; t < options.warmup + options.turns; t++) {
+      if (t === options.warmup && options.profileTo) profiler = await TurnProfiler.start();
       server.script('tool', 'text');
       let stopReason: string | undefined;
       const ended = new Promise<number>((resolve, reject) => {
@@ -97,6 +102,7 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       const serverMs = requests.reduce((sum, r) => sum + r.handlerMs, 0);
       if (t >= options.warmup) turns.push({ wallMs, serverMs, shareMs: wallMs - serverMs, cpuMs: (cpu.user + cpu.system) / 1000, requestBytes: requests[1].bodyBytes });
     }
+    if (profiler && options.profileTo) await profiler.stopInto(options.profileTo);
     const errors = ext.world.shown.filter((s) => s.level === 'error');
     if (errors.length) throw new Error(`the extension showed errors: ${JSON.stringify(errors)}`);
     return { turns, openMs, rssMiB: process.memoryUsage().rss / 2 ** 20, maxRssMiB: process.resourceUsage().maxRSS / 1024 };
