@@ -73,6 +73,8 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
 
     const turns: MeasuredTurn[] = [];
     let profiler: TurnProfiler | undefined;
+    /** Each measured turn's start and end on the profile's clock (µs), for profileSummary.ts --turns. */
+    const turnWindows: Array<[number, number]> = [];
     for (let t = 0; t < options.warmup + options.turns; t++) {
       if (t === options.warmup && options.profileTo) profiler = await TurnProfiler.start();
       server.script('tool', 'text');
@@ -88,9 +90,11 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
         });
       });
       const cpuBefore = process.cpuUsage();
+      const startedUs = Number(process.hrtime.bigint() / 1000n);
       const started = performance.now();
       const handled = chat.send({ type: 'send', text: `Turn ${t}: which files are in the workspace?` });
       const endedAt = await ended;
+      if (profiler) turnWindows.push([startedUs, startedUs + Math.round((endedAt - started) * 1000)]);
       await handled;
       if (stopReason !== 'end_turn') throw new Error(`turn ${t} ended with ${stopReason}: ${JSON.stringify(ext.world.shown.slice(-2))} ${ext.world.logLines.slice(-3).join(' | ')}`);
       const requests = await server.waitForHandled(2, timeoutMs);
@@ -102,7 +106,10 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       const serverMs = requests.reduce((sum, r) => sum + r.handlerMs, 0);
       if (t >= options.warmup) turns.push({ wallMs, serverMs, shareMs: wallMs - serverMs, cpuMs: (cpu.user + cpu.system) / 1000, requestBytes: requests[1].bodyBytes });
     }
-    if (profiler && options.profileTo) await profiler.stopInto(options.profileTo);
+    if (profiler && options.profileTo) {
+      await profiler.stopInto(options.profileTo);
+      writeFileSync(`${options.profileTo}.turns.json`, JSON.stringify(turnWindows));
+    }
     const errors = ext.world.shown.filter((s) => s.level === 'error');
     if (errors.length) throw new Error(`the extension showed errors: ${JSON.stringify(errors)}`);
     return { turns, openMs, rssMiB: process.memoryUsage().rss / 2 ** 20, maxRssMiB: process.resourceUsage().maxRSS / 1024 };
