@@ -3,7 +3,8 @@
  * chat.completion.chunk events), run as a child process of the bench so its work never shares the
  * extension's event loop. The parent scripts each request's answer over IPC ('tool': one list_files
  * call; 'text': a short final reply) and gets, per request, the time spent inside the handler: from
- * the request's arrival to the answer's last byte written. A request with no scripted answer gets
+ * the request body's last byte to the answer's last byte written (receiving the body is the
+ * sender's work: a bigger body takes longer to send). A request with no scripted answer gets
  * a 500 and is reported, so a turn that asks more than the bench expects stops the bench.
  */
 import { createServer } from 'http';
@@ -42,7 +43,6 @@ function events(answer: ScriptedAnswer, model: string, promptTokens: number): st
 }
 
 const server = createServer((req, res) => {
-  const arrived = performance.now();
   let bodyBytes = 0;
   let head = '';
   req.on('data', (chunk: Buffer) => {
@@ -50,6 +50,7 @@ const server = createServer((req, res) => {
     bodyBytes += chunk.length;
   });
   req.on('end', () => {
+    const received = performance.now();
     const answer = req.method === 'POST' && req.url === '/v1/chat/completions' ? queue.shift() : undefined;
     if (!answer) {
       send({ type: 'unexpected', method: req.method ?? '', url: req.url ?? '', bodyBytes });
@@ -58,7 +59,7 @@ const server = createServer((req, res) => {
       return;
     }
     const model = /"model":"([^"]*)"/.exec(head)?.[1] ?? 'bench';
-    res.on('finish', () => send({ type: 'handled', answer, handlerMs: performance.now() - arrived, bodyBytes }));
+    res.on('finish', () => send({ type: 'handled', answer, handlerMs: performance.now() - received, bodyBytes }));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.end(events(answer, model, Math.round(bodyBytes / 4)));
   });

@@ -80,7 +80,7 @@ async function main() {
     load: { before: loadBefore.map(round1), after: loadavg().map(round1) },
     builds: Object.fromEntries(builds.map((b) => [b.name, b.root])),
     measures: {
-      shareMs: 'turn wall time (send intent → turn_end) minus the model server’s time inside its handlers, median over turns',
+      shareMs: 'turn wall time (send intent → turn_end) minus the model server’s time inside its handlers (from the request body’s last byte to the answer’s last byte), median over turns',
       cpuMs: 'host CPU from the send intent until the chat and the inspector have posted the ended turn',
       rssMiB: 'host RSS after the turns; maxRssMiB its peak',
     },
