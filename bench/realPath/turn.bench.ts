@@ -65,6 +65,7 @@ async function main() {
         shareMsPerRound: runs.map((r) => round1(median(r.turns.map((t) => t.shareMs)))),
         wallMs: round1(median(all.map((t) => t.wallMs))),
         serverMs: round1(median(all.map((t) => t.serverMs))),
+        turnCpuMs: round1(median(all.map((t) => t.turnCpuMs))),
         cpuMs: round1(median(all.map((t) => t.cpuMs))),
         requestKB: Math.round(median(all.map((t) => t.requestBytes)) / 1024),
         openMs: Math.round(median(runs.map((r) => r.openMs))),
@@ -81,6 +82,7 @@ async function main() {
     builds: Object.fromEntries(builds.map((b) => [b.name, b.root])),
     measures: {
       shareMs: 'turn wall time (send intent → turn_end) minus the model server’s time inside its handlers (from the request body’s last byte to the answer’s last byte), median over turns',
+      turnCpuMs: 'host CPU from the send intent to turn_end (the model runs in another process)',
       cpuMs: 'host CPU from the send intent until the chat and the inspector have posted the ended turn',
       rssMiB: 'host RSS after the turns; maxRssMiB its peak',
     },

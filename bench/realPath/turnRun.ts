@@ -29,6 +29,8 @@ export interface TurnRunOptions {
 
 export interface MeasuredTurn {
   wallMs: number;
+  /** Host CPU from the intent to turn_end: less swayed by a busy machine than wall time. */
+  turnCpuMs: number;
   serverMs: number;
   shareMs: number;
   cpuMs: number;
@@ -78,18 +80,20 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
     for (let t = 0; t < options.warmup + options.turns; t++) {
       if (t === options.warmup && options.profileTo) profiler = await TurnProfiler.start();
       server.script('tool', 'text');
+      const cpuBefore = process.cpuUsage();
       let stopReason: string | undefined;
+      let turnCpu: NodeJS.CpuUsage | undefined;
       const ended = new Promise<number>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`turn ${t}: no turn_end within ${timeoutMs} ms (shown: ${JSON.stringify(ext.world.shown.slice(-2))})`)), timeoutMs);
         const subscription = ext.api.sessions.onAgentEvent((event) => {
           if (event.type !== 'turn_end') return;
           stopReason = event.stopReason;
+          turnCpu = process.cpuUsage(cpuBefore);
           clearTimeout(timer);
           subscription.dispose();
           resolve(performance.now());
         });
       });
-      const cpuBefore = process.cpuUsage();
       const startedUs = Number(process.hrtime.bigint() / 1000n);
       const started = performance.now();
       const handled = chat.send({ type: 'send', text: `Turn ${t}: which files are in the workspace?` });
@@ -104,7 +108,8 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       const cpu = process.cpuUsage(cpuBefore);
       const wallMs = endedAt - started;
       const serverMs = requests.reduce((sum, r) => sum + r.handlerMs, 0);
-      if (t >= options.warmup) turns.push({ wallMs, serverMs, shareMs: wallMs - serverMs, cpuMs: (cpu.user + cpu.system) / 1000, requestBytes: requests[1].bodyBytes });
+      const turnCpuMs = turnCpu ? (turnCpu.user + turnCpu.system) / 1000 : NaN;
+      if (t >= options.warmup) turns.push({ wallMs, turnCpuMs, serverMs, shareMs: wallMs - serverMs, cpuMs: (cpu.user + cpu.system) / 1000, requestBytes: requests[1].bodyBytes });
     }
     if (profiler && options.profileTo) {
       await profiler.stopInto(options.profileTo);
