@@ -27,7 +27,7 @@ function sizes(): number[] {
 }
 
 function runOnce(options: TurnRunOptions): TurnRunResult {
-  const out = execFileSync(process.execPath, ['-r', join(REPOSITORY_ROOT, 'test', 'register.cjs'), join(__dirname, 'turnRun.ts'), JSON.stringify(options)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  const out = execFileSync(process.execPath, ['-r', join(REPOSITORY_ROOT, 'test', 'register.cjs'), join(__dirname, 'turnRun.ts'), JSON.stringify(options)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24, timeout: 20 * 60_000 });
   const last = out.trim().split('\n').pop() ?? '';
   return JSON.parse(last) as TurnRunResult;
 }

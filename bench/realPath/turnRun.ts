@@ -44,6 +44,13 @@ export interface TurnRunResult {
   maxRssMiB: number;
 }
 
+/** `promise`, or a rejection saying `what` once `ms` have passed. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 function workspaceFolder(): string {
   const folder = mkdtempSync(join(tmpdir(), 'tally-bench-ws-'));
   mkdirSync(join(folder, 'src'));
@@ -99,7 +106,7 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       const handled = chat.send({ type: 'send', text: `Turn ${t}: which files are in the workspace?` });
       const endedAt = await ended;
       if (profiler) turnWindows.push([startedUs, startedUs + Math.round((endedAt - started) * 1000)]);
-      await handled;
+      await within(handled, timeoutMs, `turn ${t}: the chat's send intent still running ${timeoutMs} ms after turn_end`);
       if (stopReason !== 'end_turn') throw new Error(`turn ${t} ended with ${stopReason}: ${JSON.stringify(ext.world.shown.slice(-2))} ${ext.world.logLines.slice(-3).join(' | ')}`);
       const requests = await server.waitForHandled(2, timeoutMs);
       // The views show the ended turn: the chat's refresh and the inspector's, both coalesced on timers.
