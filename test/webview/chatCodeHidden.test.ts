@@ -5,6 +5,7 @@ import * as path from 'path';
 import type { Page } from 'playwright-core';
 import type { ChatState } from '../../src/protocol/chat';
 import { chatState } from './fixtures';
+import { textContrast } from './contrast';
 import { ARTIFACTS, cspViolations, hostSends, posted, usePage } from './harness';
 
 // Looks like `if (role != "user") {` once the override reorders it; really compares with "user⁦ // admin⁩".
@@ -46,10 +47,15 @@ describe('chat code blocks show invisible and direction-changing characters (hea
   });
 
   for (const theme of ['dark', 'light'] as const) {
-    it(`is readable in the ${theme} theme (screenshot)`, async () => {
+    it(`is readable in the ${theme} theme: the warning and the markers stand out at 4.5:1 or more (screenshot)`, async () => {
       const themed = await pages.harness().open('chat', { theme, width: 460, height: 900 });
       try {
         await hostSends(themed, { type: 'state', state });
+        const entry = themed.locator('[data-entry-id="a-trojan"]');
+        for (const [what, selector] of [['the warning', '.code-warning'], ['a marker', '.hidden-char']] as const) {
+          const ratio = await textContrast(entry.locator(selector).first());
+          assert.ok(ratio >= 4.5, `${what} has a contrast of ${ratio.toFixed(2)}:1 in the ${theme} theme`);
+        }
         mkdirSync(ARTIFACTS, { recursive: true });
         await themed.locator('[data-entry-id="a-trojan"]').screenshot({ path: path.join(ARTIFACTS, `code-hidden-${theme}.png`) });
         assert.deepStrictEqual(await cspViolations(themed), []);
