@@ -1,7 +1,9 @@
+import { homedir } from 'os';
 import * as vscode from 'vscode';
 import type { Message } from '../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
 import type { SessionInfo } from '../core/ports/sessionStore';
+import { exportFileName } from '../host/exportFileName';
 import type { SessionController } from '../host/sessionController';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 
@@ -52,13 +54,25 @@ export async function exportSessionCommand(sessions: SessionController, docs: Re
     format === 'json'
       ? JSON.stringify({ session: session.info, transcript, compactions, usage }, null, 2)
       : sessionToMarkdown(session.info, transcript, compactions, usage);
-  let target = args?.target;
-  if (!target) {
-    const doc = await docs.open(['export', session.info.id], `Export of ${session.info.title} (not saved yet)`, text, format === 'json' ? 'json' : 'md');
-    if (args?.preview) return doc.uri.toString();
-    target = (await vscode.window.showSaveDialog({ title: 'Tally: Export Session — save as', filters: format === 'json' ? { JSON: ['json'] } : { Markdown: ['md'] } }))?.fsPath;
-    if (!target) return undefined;
+  if (args?.target) {
+    await vscode.workspace.fs.writeFile(vscode.Uri.file(args.target), Buffer.from(text, 'utf8'));
+    return args.target;
   }
-  await vscode.workspace.fs.writeFile(vscode.Uri.file(target), Buffer.from(text, 'utf8'));
-  return target;
+  const preview = await docs.open(['export', session.info.id], `Export of ${session.info.title} (not saved yet)`, text, format === 'json' ? 'json' : 'md');
+  if (args?.preview) return preview.uri.toString();
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir());
+  const chosen = await vscode.window.showSaveDialog({
+    title: 'Tally: Export Session — save as',
+    defaultUri: vscode.Uri.joinPath(folder, exportFileName(session.info.title, new Date(), format)),
+    filters: format === 'json' ? { JSON: ['json'] } : { Markdown: ['md'] },
+  });
+  if (!chosen) return undefined;
+  await vscode.workspace.fs.writeFile(chosen, Buffer.from(text, 'utf8'));
+  // The preview said "not saved yet": it is saved now, so the preview goes and the file is offered instead.
+  const previewTabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === preview.uri.toString());
+  if (previewTabs.length) await vscode.window.tabGroups.close(previewTabs);
+  void vscode.window.showInformationMessage(`Tally: exported "${session.info.title}" to ${chosen.fsPath}.`, 'Open').then(async (choice) => {
+    if (choice === 'Open') await vscode.window.showTextDocument(chosen);
+  });
+  return chosen.fsPath;
 }
