@@ -1,0 +1,64 @@
+import { strict as assert } from 'assert';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
+import { policyNamed } from '../../../src/core/replay/baselines';
+import { replayRun } from '../../../src/core/replay/replay';
+import { totalsByPolicy } from '../../../src/cli/retentionTable';
+import { ReplayJsonFile, writePrettyJson } from '../../../src/cli/replayJsonFile';
+import { importTranscriptFile } from '../../../src/node/transcripts/readTranscriptFile';
+import { tempStore } from '../../support/tempStore';
+
+const DEMO = join(__dirname, '..', '..', '..', 'media', 'demo', 'demo-run.traj.json');
+
+function streamed(value: unknown, level: number, streamLevels: number): string {
+  const parts: string[] = [];
+  writePrettyJson((text) => parts.push(text), value, level, streamLevels);
+  return parts.join('');
+}
+
+describe('tally replay --json: the file written run by run', function () {
+  this.timeout(180_000);
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'tally-replay-json-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is the same text the whole report stringified at once gave, for replayed runs with their items', async () => {
+    const env = await tempStore();
+    try {
+      const messages = importTranscriptFile(DEMO).messages;
+      const runs = [];
+      for (const policy of ['tally', 'none']) {
+        runs.push(await replayRun({ label: 'demo', messages, policy: policyNamed(policy), store: env.store, counter: getTokenCounter(), contextWindow: 16_000, maxOutputTokens: 2_000, withItems: true }));
+      }
+      assert.ok(runs[0].requestsDetail.some((r) => (r.items?.length ?? 0) > 0));
+      const path = join(dir, 'out.json');
+      const file = new ReplayJsonFile(path, '2026-11-26T02:00:00.000Z');
+      for (const run of runs) file.addRun(run);
+      file.finish(totalsByPolicy(runs));
+      const whole = JSON.stringify({ generatedAt: '2026-11-26T02:00:00.000Z', runs, totals: totalsByPolicy(runs) }, null, 2);
+      assert.equal(readFileSync(path, 'utf8'), whole);
+      assert.deepEqual(readdirSync(dir), ['out.json'], 'nothing else is left beside it');
+    } finally {
+      await env.dispose();
+    }
+  });
+
+  it('writes what JSON.stringify writes for empty lists, left-out fields, dates and text with newlines', () => {
+    const value = { a: [], b: {}, c: undefined, d: [undefined, () => 1, null, { e: [1, [2, []]] }], f: new Date(0), g: 'two\nlines "quoted"', h: [{}] };
+    for (const levels of [0, 1, 2, 3, 5]) {
+      assert.equal(streamed(value, 0, levels), JSON.stringify(value, null, 2), `streamed ${levels} levels deep`);
+      assert.equal(streamed(value, 2, levels), JSON.stringify(value, null, 2).replace(/\n/g, '\n    '), `at level 2, ${levels} deep`);
+    }
+  });
+
+  it('leaves no file when the replay fails before it is finished', () => {
+    const path = join(dir, 'out.json');
+    const file = new ReplayJsonFile(path, 'now');
+    file.addRun({ label: 'cut' });
+    file.abandon();
+    assert.equal(existsSync(path), false);
+    assert.deepEqual(readdirSync(dir), []);
+  });
+});
