@@ -8,6 +8,8 @@ interface CachedSession {
   from?: number;
   /** Position of each message id in `transcript`. */
   at: Map<string, number>;
+  /** Held whole: where the recent part handed out begins (messages are only ever added at the end). */
+  pageStart?: number;
 }
 
 /** A session's lists the views read on every refresh, kept apart from its transcript (either may be read first). */
@@ -66,28 +68,44 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
     return value;
   }
 
-  /** A list kept for a session: from memory once read, a copy each time. */
+  /**
+   * A list kept for a session: from memory once read, a copy each time. Its first read waits for
+   * the session's newest messages being read, if they are: a list is read from every file of the
+   * session, the newest messages from the newest files, which that read leaves open for this one.
+   */
   async function cachedList<K extends keyof CachedLists>(id: string, field: K, read: () => Promise<NonNullable<CachedLists[K]>>): Promise<NonNullable<CachedLists[K]>> {
     const hit = lists.get(id)?.[field];
     if (hit) return [...hit] as NonNullable<CachedLists[K]>;
-    const list = await shared(`${field}:${id}`, () => readOnce(id, read, (list) => {
-      keepIn(lists, id, lists.get(id) ?? {})[field] = [...list] as CachedLists[K];
-    }));
+    const list = await shared(`${field}:${id}`, async () => {
+      await Promise.all([...running].filter(([key]) => key.startsWith('recent:') && key.endsWith(`:${id}`)).map(([, reading]) => reading.catch(() => undefined)));
+      return readOnce(id, read, (list) => {
+        keepIn(lists, id, lists.get(id) ?? {})[field] = [...list] as CachedLists[K];
+      });
+    });
     return [...list] as NonNullable<CachedLists[K]>;
   }
 
   /**
-   * About the `count` newest messages kept, as the store pages them: those created after the
-   * time of the newest one left out. A session read whole (resumed without a snapshot) still
-   * opens the chat with a page, not with every message.
+   * The recent part of a kept transcript. Read as a page from the store: all of it (it grows with
+   * each new message). Held whole (resumed without a snapshot): a page of about the `count`
+   * newest, cut as the store cuts one (after the time of the newest message left out), which
+   * then grows with new messages and moves back only when more are asked for ("Show earlier").
+   * A session that never compacted so opens the chat with a page, not with every message.
    */
   const recentOf = (entry: CachedSession, count: number): RecentTranscript => {
     const list = entry.transcript;
-    if (list.length <= count) return entry.from === undefined ? { messages: [...list], complete: true } : { messages: [...list], complete: false, createdAfter: entry.from };
-    const createdAfter = list[list.length - count - 1].createdAt;
-    let start = list.length - count;
-    while (start < list.length && list[start].createdAt <= createdAfter) start++;
-    return { messages: list.slice(start), complete: false, createdAfter };
+    if (entry.from !== undefined) return { messages: [...list], complete: false, createdAfter: entry.from };
+    let start = entry.pageStart ?? list.length;
+    if (list.length - start < count) {
+      start = 0;
+      if (list.length > count) {
+        const leftOut = list[list.length - count - 1].createdAt;
+        start = list.length - count;
+        while (start < list.length && list[start].createdAt <= leftOut) start++;
+      }
+    }
+    entry.pageStart = start;
+    return start === 0 ? { messages: [...list], complete: true } : { messages: list.slice(start), complete: false, createdAfter: list[start - 1].createdAt };
   };
 
   const overrides: Partial<SessionStore> = {
@@ -171,6 +189,11 @@ export function withSessionReadCache(store: SessionStore): SessionStore {
     async listTurnUsage(sessionId, options) {
       if (options?.items !== false) return store.listTurnUsage(sessionId, options);
       return cachedList(sessionId, 'usage', () => store.listTurnUsage(sessionId, { items: false }));
+    },
+    async turnUsageAt(sessionId, requestIndex, options) {
+      // Figures alone: from the usage figures held for the session, when they are.
+      const usage = options?.items === false ? lists.get(sessionId)?.usage : undefined;
+      return usage ? usage.find((u) => u.requestIndex === requestIndex) : store.turnUsageAt(sessionId, requestIndex, options);
     },
     async nextRequestIndex(sessionId) {
       // The usage figures held for the session say it without a walk over its files.

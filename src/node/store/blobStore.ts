@@ -2,13 +2,13 @@ import { newId } from '../../core/model/ids';
 import { BlobFiles, type RefRecord } from './blobFiles';
 import type { WriteFs } from './atomicFile';
 import type { StoreMode } from './flusher';
-import { REF_PATTERN, SEGMENT_FILE } from './layout';
-import { blobInfoOf, INFO_COLUMNS, LegacyBlobs } from './legacyBlobs';
+import { REF_PATTERN } from './layout';
+import { blobInfoOf, LegacyBlobs } from './legacyBlobs';
 import { scanOutput } from '../../core/toolOutput/scan';
 import '../usePlatform';
-import { rows } from './sqlRows';
 import { runPrepared } from './statements';
-import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
+import { eachListRow } from './segmentReads';
+import { ownDb, type StoreParts } from './storeParts';
 import type { BlobInfo, BlobSlice } from '../../core/ports/sessionStore';
 
 export { BLOB_PART_BYTES } from './blobFiles';
@@ -105,9 +105,7 @@ export class BlobStore {
 
   async list(sessionId: string): Promise<BlobInfo[]> {
     const byId = new Map<string, BlobInfo>();
-    await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
-      for (const r of rows(db, `SELECT ${INFO_COLUMNS} FROM tool_result_blobs WHERE session_id = ?`, [sessionId])) byId.set(String(r.id), blobInfoOf(r));
-    });
+    await eachListRow(this.parts, sessionId, 'blobs', (r) => byId.set(String(r.id), blobInfoOf(r)));
     return [...byId.values()].sort((a, b) => a.createdAt - b.createdAt);
   }
 }

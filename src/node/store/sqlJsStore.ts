@@ -25,6 +25,7 @@ import { OpenDatabases } from './openDatabases';
 import { OwnFiles } from './ownFiles';
 import { StoreProblems } from './problems';
 import { errorText } from './storeErrors';
+import { SealedLists } from './sealedLists';
 import { SessionIndex } from './sessionIndex';
 import { SessionRecords } from './sessionRecords';
 import { UsageRecords } from './usageRecords';
@@ -98,7 +99,7 @@ export class SqlJsStore implements SessionStore {
       await this.blobs.syncPending();
       await checked.save();
     }, onSealed: (path, db) => this.recordFinalSegments([[path, db]]) });
-    this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, summaries, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
+    this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, summaries, sealedLists: new SealedLists(), now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
     this.records = new SessionRecords(this.parts);
@@ -277,8 +278,8 @@ export class SqlJsStore implements SessionStore {
     return this.read(sessionId, () => this.usage.listTurnUsage(sessionId, options));
   }
 
-  turnUsageAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
-    return this.read(sessionId, () => this.usage.turnUsageAt(sessionId, requestIndex));
+  turnUsageAt(sessionId: string, requestIndex: number, options?: { items?: boolean }): Promise<TurnUsageRecord | undefined> {
+    return this.read(sessionId, () => (options?.items === false ? this.usage.figuresAt(sessionId, requestIndex) : this.usage.turnUsageAt(sessionId, requestIndex)));
   }
 
   nextRequestIndex(sessionId: string): Promise<number> {

@@ -2,7 +2,8 @@ import type { RequestItem } from '../../core/model/records';
 import { encodeRequestItems, type StoredRequestItems, applyItemsDelta } from '../../core/model/requestItemsDelta';
 import type { TurnUsageRecord } from '../../core/ports/sessionStore';
 import { requestIndexSpan } from './segmentSummaries';
-import { collectRecords, eachSegment } from './segmentReads';
+import { collectRecords, collectSegmentList, eachSegment } from './segmentReads';
+import { FIGURES_BODY, ITEMS_KEY } from './sealedLists';
 import { rows } from './sqlRows';
 import { runPrepared, textBytes } from './statements';
 import { ownDb, type StoreParts } from './storeParts';
@@ -37,7 +38,7 @@ export class UsageRecords {
     if (options.items === false) {
       // A row's item list is written last in its body (`,"storedItems":…}`) and is most of it: the
       // figures alone are cut out in SQL, so the list is neither decoded nor parsed.
-      const figures = await collectRecords<StoredTurnUsage>(this.parts, sessionId, `SELECT id, CASE WHEN instr(body, '${ITEMS_KEY}') > 0 THEN substr(body, 1, instr(body, '${ITEMS_KEY}') - 1) || '}' ELSE body END AS body FROM turn_usage WHERE session_id = ?`, order);
+      const figures = await collectSegmentList<StoredTurnUsage>(this.parts, sessionId, 'usageFigures', order);
       return figures.map(({ storedItems: _stored, items: _items, ...rest }) => ({ ...rest, items: [] }));
     }
     const stored = await collectRecords<StoredTurnUsage>(this.parts, sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', order);
@@ -92,6 +93,31 @@ export class UsageRecords {
     return rebuildItemLists(stored.reverse()).find((record) => record.id === first);
   }
 
+  /**
+   * One request's figures without its item list (left empty): only the segments whose request
+   * indexes span it are opened, and no list is read. The first stored, if two share the index.
+   */
+  async figuresAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
+    let first: StoredTurnUsage | undefined;
+    await eachSegment(this.parts, sessionId, {
+      keepOpen: true, // the newest segments: the chat reads them next
+      fromFacts: (facts) => facts.maxRequestIndex < requestIndex || (facts.minRequestIndex !== undefined && facts.minRequestIndex > requestIndex),
+      fromRows: (db) => {
+        for (const r of rows(db, `SELECT ${FIGURES_BODY} AS body FROM turn_usage WHERE session_id = ? AND request_index = ?`, [sessionId, requestIndex])) {
+          try {
+            const found = JSON.parse(String(r.body)) as StoredTurnUsage;
+            if (!first || found.createdAt < first.createdAt) first = found;
+          } catch {
+            // an unreadable row
+          }
+        }
+      },
+    });
+    if (!first) return undefined;
+    const { storedItems: _stored, items: _items, ...rest } = first;
+    return { ...rest, items: [] };
+  }
+
   /** One past the highest request index recorded (0 when none), without reading the usage rows. */
   async nextRequestIndex(sessionId: string): Promise<number> {
     let highest = -1;
@@ -112,8 +138,6 @@ export class UsageRecords {
 type StoredTurnUsage = Omit<TurnUsageRecord, 'items'> & { items?: RequestItem[]; storedItems?: StoredRequestItems };
 
 const REMEMBERED_SESSIONS = 16;
-/** Where a usage body's item list begins: its last key (an unescaped quote occurs only around keys and string values). */
-const ITEMS_KEY = ',"storedItems":';
 /** Where a usage body's item list stored as a change names its base record. */
 const BASE_KEY = `${ITEMS_KEY}{"base":"`;
 
