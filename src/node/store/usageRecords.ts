@@ -20,8 +20,9 @@ export class UsageRecords {
   constructor(private readonly parts: StoreParts) {}
 
   async addTurnUsage(record: TurnUsageRecord): Promise<void> {
+    // A window's first record of a session is a change of the last one stored (by any window), not a full list.
+    const last = this.lastItems.get(record.sessionId) ?? (await this.storedBase(record.sessionId, record.requestIndex));
     const db = await ownDb(this.parts, this.parts.own.segmentPath(record.sessionId));
-    const last = this.lastItems.get(record.sessionId);
     // A full list is written once the changes since the last one add up to a list's size, so full
     // lists cost no more than the changes do and a list never rests on a long chain of changes.
     const stored = encodeRequestItems(record.items, last && last.changedSinceFull < record.items.length ? last : undefined);
@@ -52,6 +53,25 @@ export class UsageRecords {
    * complete. Only that chain's bodies are parsed. Undefined when no such request is stored.
    */
   async turnUsageAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
+    const chain = await this.storedChainAt(sessionId, requestIndex);
+    return chain && rebuildItemLists(chain).pop();
+  }
+
+  /**
+   * The item list the session's records left off with before `requestIndex` (the latest stored
+   * record's), what the next record is stored as a change of, and the changes since its full list.
+   */
+  private async storedBase(sessionId: string, requestIndex: number): Promise<{ id: string; items: readonly RequestItem[]; changedSinceFull: number } | undefined> {
+    const latest = Math.min((await this.nextRequestIndex(sessionId)) - 1, requestIndex - 1);
+    const chain = latest < 0 ? undefined : await this.storedChainAt(sessionId, latest);
+    const record = chain && rebuildItemLists(chain).pop();
+    if (!chain || !record) return undefined;
+    const changedSinceFull = chain.reduce((n, row) => (row.storedItems && 'base' in row.storedItems ? n + row.storedItems.added.length + row.storedItems.removed.length : 0), 0);
+    return { id: record.id, items: record.items, changedSinceFull };
+  }
+
+  /** The stored rows of request `requestIndex`'s record and the records its list rests on, oldest first; the record last. */
+  private async storedChainAt(sessionId: string, requestIndex: number): Promise<StoredTurnUsage[] | undefined> {
     const found = new Map<string, { index: number; createdAt: number; base?: string; body: string }>();
     const linkSql = `SELECT id, request_index, created_at, body, CASE WHEN instr(body, '${BASE_KEY}') > 0 THEN substr(body, instr(body, '${BASE_KEY}') + ${BASE_KEY.length}, 80) END AS base FROM turn_usage WHERE session_id = ? AND request_index <= ?`;
     // The same record a list in request order finds first: the earliest of its index.
@@ -90,7 +110,7 @@ export class UsageRecords {
         // an unreadable row: the list that rests on it cannot be rebuilt
       }
     }
-    return rebuildItemLists(stored.reverse()).find((record) => record.id === first);
+    return stored[0]?.id === first ? stored.reverse() : undefined;
   }
 
   /**
