@@ -24,7 +24,7 @@ describe('tally replay --json: the file written run by run', function () {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'tally-replay-json-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('is the same text the whole report stringified at once gave, for replayed runs with their items', async () => {
+  it('holds the same JSON the whole report stringified at once gave, laid out the same down to each request, for replayed runs with their items', async () => {
     const env = await tempStore();
     try {
       const messages = importTranscriptFile(DEMO).messages;
@@ -38,7 +38,11 @@ describe('tally replay --json: the file written run by run', function () {
       for (const run of runs) file.addRun(run);
       file.finish(totalsByPolicy(runs));
       const whole = JSON.stringify({ generatedAt: '2026-11-26T02:00:00.000Z', runs, totals: totalsByPolicy(runs) }, null, 2);
-      assert.equal(readFileSync(path, 'utf8'), whole);
+      const written = readFileSync(path, 'utf8');
+      assert.deepEqual(JSON.parse(written), JSON.parse(whole));
+      // Each request on one line; everything around them as before.
+      for (const run of runs) for (const request of run.requestsDetail) assert.ok(written.includes(`\n        ${JSON.stringify(request)}`), `request ${request.index} on its line`);
+      assert.ok(written.startsWith('{\n  "generatedAt": "2026-11-26T02:00:00.000Z",\n  "runs": [\n    {\n      "label": "demo",'));
       assert.deepEqual(readdirSync(dir), ['out.json'], 'nothing else is left beside it');
     } finally {
       await env.dispose();
@@ -47,10 +51,10 @@ describe('tally replay --json: the file written run by run', function () {
 
   it('writes what JSON.stringify writes for empty lists, left-out fields, dates and text with newlines', () => {
     const value = { a: [], b: {}, c: undefined, d: [undefined, () => 1, null, { e: [1, [2, []]] }], f: new Date(0), g: 'two\nlines "quoted"', h: [{}] };
-    for (const levels of [0, 1, 2, 3, 5]) {
-      assert.equal(streamed(value, 0, levels), JSON.stringify(value, null, 2), `streamed ${levels} levels deep`);
-      assert.equal(streamed(value, 2, levels), JSON.stringify(value, null, 2).replace(/\n/g, '\n    '), `at level 2, ${levels} deep`);
-    }
+    assert.equal(streamed(value, 0, Infinity), JSON.stringify(value, null, 2));
+    assert.equal(streamed(value, 2, Infinity), JSON.stringify(value, null, 2).replace(/\n/g, '\n    '));
+    for (const levels of [0, 1, 2, 3]) assert.deepEqual(JSON.parse(streamed(value, 0, levels)), JSON.parse(JSON.stringify(value)), `laid out ${levels} levels deep`);
+    assert.equal(streamed(value, 0, 0), JSON.stringify(value));
   });
 
   it('leaves no file when the replay fails before it is finished', () => {
