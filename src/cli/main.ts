@@ -28,8 +28,8 @@ With --json, each request lists its items (kind, label, source, tokens) in promp
 up to the request's total. Replay runs offline with the local summarizer. It exits with status 1 if any request
 went over the effective window or broke a tool call/result pair.`;
 
-/** `onReport`: called with each run's report as soon as it is done (the `--json` file writes it then). */
-async function replayFiles(files: string[], options: Map<string, string>, withItems = false, onReport?: (report: RunReport) => void): Promise<RunReport[]> {
+/** The `--json` file, written as the replay goes: each request as it is replayed, each run as it ends. */
+async function replayFiles(files: string[], options: Map<string, string>, out?: ReplayJsonFile): Promise<RunReport[]> {
   const window = positiveInt(options, 'window', 128_000);
   const maxOutput = positiveInt(options, 'max-output', Math.min(8_192, Math.floor(window / 8)));
   const strategy = options.get('strategy') ?? 'tally';
@@ -45,8 +45,18 @@ async function replayFiles(files: string[], options: Map<string, string>, withIt
       for (const warning of transcript.meta.warnings) process.stderr.write(`${basename(file)}: ${warning}\n`);
       const finalChangePaths = finalChangePathsOf(transcript.meta);
       for (const policy of policies) {
-        const report = await replayRun({ label: basename(file), messages: transcript.messages, policy, store, counter, contextWindow: window, maxOutputTokens: maxOutput, finalChangePaths, withItems });
-        onReport?.(report);
+        out?.startRun({ label: basename(file), policy: policy.name });
+        const report = await replayRun({
+          label: basename(file), messages: transcript.messages, policy, store, counter, contextWindow: window, maxOutputTokens: maxOutput, finalChangePaths, withItems: Boolean(out),
+          onRequest: out && ((request) => {
+            out.addRequest(request);
+            delete request.items; // written: a long run's items would fill the memory
+          }),
+        });
+        if (out) {
+          out.addRun(report);
+          report.requestsDetail = []; // written: the table and totals do without them
+        }
         reports.push(report);
       }
     }
@@ -74,10 +84,7 @@ async function main(argv: string[]): Promise<number> {
     const out = json ? new ReplayJsonFile(json, new Date().toISOString()) : undefined;
     let reports: RunReport[];
     try {
-      reports = await replayFiles(args.files, args.options, Boolean(json), out && ((report) => {
-        out.addRun(report);
-        report.requestsDetail = []; // written: the table and totals do without them
-      }));
+      reports = await replayFiles(args.files, args.options, out);
       out?.finish(totalsByPolicy(reports));
     } catch (error) {
       out?.abandon();

@@ -4,7 +4,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import { policyNamed } from '../../../src/core/replay/baselines';
-import { replayRun } from '../../../src/core/replay/replay';
+import { replayRun, type RequestReport } from '../../../src/core/replay/replay';
 import { totalsByPolicy } from '../../../src/cli/retentionTable';
 import { ReplayJsonFile, writePrettyJson } from '../../../src/cli/replayJsonFile';
 import { importTranscriptFile } from '../../../src/node/transcripts/readTranscriptFile';
@@ -49,6 +49,39 @@ describe('tally replay --json: the file written run by run', function () {
     }
   });
 
+  it('writes each request as it is replayed, so its items can be let go, and the run holds them all when it ends', async () => {
+    const env = await tempStore();
+    try {
+      const path = join(dir, 'out.json');
+      const file = new ReplayJsonFile(path, 'now');
+      const runs = [];
+      const kept: RequestReport[][] = [];
+      for (const policy of ['tally', 'none']) {
+        const requests: RequestReport[] = [];
+        file.startRun({ label: 'demo', policy });
+        const run = await replayRun({
+          label: 'demo', messages: importTranscriptFile(DEMO).messages, policy: policyNamed(policy), store: env.store, counter: getTokenCounter(), contextWindow: 16_000, maxOutputTokens: 2_000, withItems: true,
+          onRequest: (request) => {
+            requests.push(structuredClone(request));
+            file.addRequest(request);
+            delete request.items;
+          },
+        });
+        assert.ok(run.requestsDetail.every((r) => r.items === undefined), 'let go');
+        file.addRun(run);
+        runs.push(run);
+        kept.push(requests);
+      }
+      file.finish(totalsByPolicy(runs));
+      const expected = { generatedAt: 'now', runs: runs.map((run, i) => ({ ...run, requestsDetail: kept[i] })), totals: totalsByPolicy(runs) };
+      assert.ok(kept[0].every((r) => (r.items?.length ?? 0) > 0));
+      assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), JSON.parse(JSON.stringify(expected)));
+      assert.deepEqual(readdirSync(dir), ['out.json']);
+    } finally {
+      await env.dispose();
+    }
+  });
+
   it('writes what JSON.stringify writes for empty lists, left-out fields, dates and text with newlines', () => {
     const value = { a: [], b: {}, c: undefined, d: [undefined, () => 1, null, { e: [1, [2, []]] }], f: new Date(0), g: 'two\nlines "quoted"', h: [{}] };
     assert.equal(streamed(value, 0, Infinity), JSON.stringify(value, null, 2));
@@ -60,7 +93,9 @@ describe('tally replay --json: the file written run by run', function () {
   it('leaves no file when the replay fails before it is finished', () => {
     const path = join(dir, 'out.json');
     const file = new ReplayJsonFile(path, 'now');
-    file.addRun({ label: 'cut' });
+    file.addRun({ label: 'whole', requestsDetail: [] });
+    file.startRun({ label: 'cut' });
+    file.addRequest({ items: [] });
     file.abandon();
     assert.equal(existsSync(path), false);
     assert.deepEqual(readdirSync(dir), []);
