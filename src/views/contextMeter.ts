@@ -7,6 +7,7 @@ import { chatMeter } from '../host/turnFigures';
 export class ContextMeter implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('tally.contextMeter', vscode.StatusBarAlignment.Right, 100);
   private readonly subscription: vscode.Disposable;
+  private pending?: NodeJS.Immediate;
 
   constructor(private readonly sessions: SessionController) {
     this.item.name = 'Tally context';
@@ -14,7 +15,13 @@ export class ContextMeter implements vscode.Disposable {
     this.item.text = '$(graph) Tally';
     this.item.tooltip = 'Tally: open the context inspector';
     this.item.show();
-    this.subscription = sessions.onDidChange(() => this.update());
+    // A turn fires a change for every agent event, several in one tick: the item is redrawn once per tick.
+    this.subscription = sessions.onDidChange(() => {
+      this.pending ??= setImmediate(() => {
+        this.pending = undefined;
+        this.update();
+      });
+    });
   }
 
   /** What the item shows now (tests read it). */
@@ -23,6 +30,7 @@ export class ContextMeter implements vscode.Disposable {
     return { text: this.item.text, tooltip: typeof tooltip === 'string' ? tooltip : (tooltip?.value ?? '') };
   }
 
+  /** Redraws from the session's budget, which the session keeps until its context or usage changes. */
   update(): void {
     const session = this.sessions.active;
     if (!session) return;
@@ -39,6 +47,7 @@ export class ContextMeter implements vscode.Disposable {
   }
 
   dispose(): void {
+    if (this.pending) clearImmediate(this.pending);
     this.subscription.dispose();
     this.item.dispose();
   }

@@ -15,9 +15,15 @@ export function freshCallId(prefix = 'call_tally_'): string {
  */
 export class SessionCallIds {
   private readonly used = new Set<string>();
+  /** The history read last and how far: the working context grows at its end, so only what was appended since is read. */
+  private read?: readonly Message[];
+  private readUpTo = 0;
 
   claim(call: ToolCall, history: readonly Message[]): ToolCall {
-    for (const m of history) for (const c of m.toolCalls ?? []) this.used.add(c.id);
+    const from = history === this.read && history.length >= this.readUpTo ? this.readUpTo : 0;
+    for (let i = from; i < history.length; i++) for (const c of history[i].toolCalls ?? []) this.used.add(c.id);
+    this.read = history;
+    this.readUpTo = history.length;
     const taken = !call.id || this.used.has(call.id);
     const id = taken ? freshCallId() : call.id;
     this.used.add(id);

@@ -1,6 +1,6 @@
 import type { ToolCall } from '../model/message';
 import { freshCallId } from '../history/uniqueCallIds';
-import { toAnthropicBody } from './anthropicRequest';
+import { anthropicBodyBytes } from './anthropicBodyBytes';
 import { errorFromPayload, type ErrorContext } from './classifyError';
 import { ProviderError } from './errors';
 import { parseEventJson, type FetchLike } from './httpStream';
@@ -152,7 +152,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
     id: 'anthropic',
     async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
       if (!options.apiKey) throw new ProviderError('auth', 'Anthropic: no API key is set.');
-      const body = toAnthropicBody(request, { cacheConversation: options.cacheConversation });
+      const body = anthropicBodyBytes(request, { cacheConversation: options.cacheConversation });
       const post = { fetch: doFetch, url: `${baseUrl}/v1/messages`, headers: { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION, ...options.headers }, body, signal, errors: ctx };
       const timeouts = { timeoutMs: options.timeoutMs ?? 180_000, idleTimeoutMs: options.idleTimeoutMs ?? 120_000 };
       yield* retriedEventStream({ ...post, ...timeouts }, (events) => decodeAnthropic(ctx, events), options.retry);

@@ -7,7 +7,7 @@ import { DYNAMIC_NOTE_ID } from '../prompt/promptSections';
 export const MAX_CACHE_BREAKPOINTS = 4;
 
 type CacheControl = { type: 'ephemeral' };
-type Block =
+export type Block =
   | { type: 'text'; text: string; cache_control?: CacheControl }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; cache_control?: CacheControl }
   | { type: 'tool_result'; tool_use_id: string; content?: string; is_error?: boolean; cache_control?: CacheControl };
@@ -30,7 +30,8 @@ function toolId(id: string): string {
   return id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'tool';
 }
 
-function blocksOf(message: Message): { role: 'user' | 'assistant'; blocks: Block[] } {
+/** A message's blocks and the role of the turn they join; none for an empty message. */
+export function blocksOf(message: Message): { role: 'user' | 'assistant'; blocks: Block[] } {
   if (message.role === 'tool') {
     const block: Block = { type: 'tool_result', tool_use_id: toolId(message.toolCallId ?? '') };
     if (message.content) block.content = message.content;
@@ -62,7 +63,7 @@ function conversationAnchor(messages: readonly Message[]): number {
  * change in the dynamic part never moves anything up to there; when the turn went on past the
  * user's message (tool calls and results), the last message gets one too.
  */
-function conversationAnchors(messages: readonly Message[]): number[] {
+export function conversationAnchors(messages: readonly Message[]): number[] {
   const dynamic = messages.findIndex((m) => m.id === DYNAMIC_NOTE_ID);
   const end = conversationAnchor(messages);
   if (dynamic < 0) return [end];
@@ -73,7 +74,8 @@ function conversationAnchors(messages: readonly Message[]): number[] {
  * The Messages API body for a request. Consecutive messages of one role merge into one turn (tool
  * results of one assistant turn become one user turn, results first as the API requires); empty
  * messages are left out; system blocks flagged `cacheBreakpoint` get `cache_control`, at most four
- * breakpoints in all, the latest ones kept when there are more.
+ * breakpoints in all, the latest ones kept when there are more. What is sent is built as bytes by
+ * anthropicBodyBytes.ts and equals JSON.stringify of this.
  */
 export function toAnthropicBody(request: ProviderRequest, options: AnthropicRequestOptions = {}): Record<string, unknown> {
   const turns: Turn[] = [];
@@ -112,6 +114,19 @@ export function toAnthropicBody(request: ProviderRequest, options: AnthropicRequ
     }
   }
 
+  const body: Record<string, unknown> = {
+    model: request.model,
+    max_tokens: request.maxOutputTokens,
+    stream: true,
+  };
+  const system = systemBlocks(request, slots);
+  if (system.length) body.system = system;
+  body.messages = turns;
+  return Object.assign(body, anthropicFieldsAfterMessages(request));
+}
+
+/** The system blocks; the latest ones flagged `cacheBreakpoint` get `cache_control` while `slots` last. */
+export function systemBlocks(request: ProviderRequest, slots: number): Array<{ type: 'text'; text: string; cache_control?: CacheControl }> {
   const system = request.system.filter((b) => b.text.length > 0).map((b) => ({ type: 'text' as const, text: b.text, cache_control: undefined as CacheControl | undefined, flagged: !!b.cacheBreakpoint }));
   for (let i = system.length - 1; i >= 0 && slots > 0; i--) {
     if (system[i].flagged) {
@@ -119,21 +134,19 @@ export function toAnthropicBody(request: ProviderRequest, options: AnthropicRequ
       slots--;
     }
   }
+  return system.map(({ text, cache_control }) => (cache_control ? { type: 'text', text, cache_control } : { type: 'text', text }));
+}
 
-  const body: Record<string, unknown> = {
-    model: request.model,
-    max_tokens: request.maxOutputTokens,
-    stream: true,
-  };
-  if (system.length) body.system = system.map(({ text, cache_control }) => (cache_control ? { type: 'text', text, cache_control } : { type: 'text', text }));
-  body.messages = turns;
+/** The fields of the body after `messages`, in the order they are sent. */
+export function anthropicFieldsAfterMessages(request: ProviderRequest): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
   if (request.tools.length) {
-    body.tools = request.tools.map((tool) => ({
+    fields.tools = request.tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
       input_schema: { type: 'object', ...tool.inputSchema },
     }));
   }
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  return body;
+  if (request.temperature !== undefined) fields.temperature = request.temperature;
+  return fields;
 }

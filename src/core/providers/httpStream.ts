@@ -9,6 +9,7 @@ export interface EventStreamRequest {
   fetch: FetchLike;
   url: string;
   headers: Record<string, string>;
+  /** JSON bytes as they are to be sent, or a value to send as JSON. */
   body: unknown;
   /** Time allowed until the response headers arrive. */
   timeoutMs: number;
@@ -85,7 +86,7 @@ export async function* postEventStream(req: EventStreamRequest): AsyncGenerator<
       response = await req.fetch(req.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...req.headers },
-        body: JSON.stringify(req.body),
+        body: req.body instanceof Uint8Array ? (req.body as Uint8Array<ArrayBuffer>) : JSON.stringify(req.body),
         signal: controller.signal,
       });
     } catch (error) {

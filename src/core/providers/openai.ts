@@ -1,6 +1,7 @@
 import { errorFromPayload, type ErrorContext } from './classifyError';
 import { parseEventJson, type FetchLike } from './httpStream';
-import { toOpenAIBody, type MaxTokensField } from './openaiRequest';
+import { OpenAIBodyBuilder } from './openaiBodyBytes';
+import type { MaxTokensField } from './openaiRequest';
 import { ToolCallAssembler } from './openaiToolCalls';
 import type { RetryOptions } from './retry';
 import { retriedEventStream } from './retriedEventStream';
@@ -91,10 +92,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
   const ctx: ErrorContext = { provider: official ? 'OpenAI' : `OpenAI-compatible server (${safeOrigin(baseUrl)})`, secrets: [options.apiKey] };
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const maxTokensField = options.maxTokensField ?? (official ? 'max_completion_tokens' : 'max_tokens');
+  const bodies = new OpenAIBodyBuilder();
   return {
     id,
     async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
-      const body = toOpenAIBody(request, { maxTokensField, includeUsage: options.includeUsage });
+      const body = bodies.bytes(request, { maxTokensField, includeUsage: options.includeUsage });
       const headers: Record<string, string> = { ...options.headers };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
       const post = { fetch: doFetch, url: `${baseUrl}/chat/completions`, headers: headers, body, signal, errors: ctx };

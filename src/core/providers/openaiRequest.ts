@@ -15,12 +15,13 @@ export interface OpenAIRequestOptions {
   includeUsage?: boolean;
 }
 
-type ChatMessage =
+export type ChatMessage =
   | { role: 'system' | 'user'; content: string }
   | { role: 'assistant'; content: string | null; tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
   | { role: 'tool'; tool_call_id: string; content: string };
 
-function chatMessageOf(message: Message): ChatMessage | undefined {
+/** A message as Chat Completions carries it; undefined for one that is left out (empty). */
+export function chatMessageOf(message: Message): ChatMessage | undefined {
   switch (message.role) {
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId ?? '', content: message.content };
@@ -41,28 +42,40 @@ function chatMessageOf(message: Message): ChatMessage | undefined {
   }
 }
 
-/** The Chat Completions body: one system message first (blocks joined), the conversation, tools. */
-export function toOpenAIBody(request: ProviderRequest, options: OpenAIRequestOptions): Record<string, unknown> {
-  const messages: ChatMessage[] = [];
+/** The system message of the body: the system blocks joined, or undefined when there is no text. */
+export function systemChatMessage(request: ProviderRequest): ChatMessage | undefined {
   const system = request.system.map((b) => b.text).filter(Boolean).join('\n\n');
-  if (system) messages.push({ role: 'system', content: system });
-  for (const message of request.messages) {
-    const mapped = chatMessageOf(message);
-    if (mapped) messages.push(mapped);
-  }
-  const body: Record<string, unknown> = {
-    model: request.model,
-    messages,
+  return system ? { role: 'system', content: system } : undefined;
+}
+
+/** The fields of the body after `messages`, in the order they are sent. */
+export function openAIFieldsAfterMessages(request: ProviderRequest, options: OpenAIRequestOptions): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
     stream: true,
     [options.maxTokensField]: request.maxOutputTokens,
   };
-  if (options.includeUsage ?? true) body.stream_options = { include_usage: true };
+  if (options.includeUsage ?? true) fields.stream_options = { include_usage: true };
   if (request.tools.length) {
-    body.tools = request.tools.map((tool) => ({
+    fields.tools = request.tools.map((tool) => ({
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: { type: 'object', ...tool.inputSchema } },
     }));
   }
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  return body;
+  if (request.temperature !== undefined) fields.temperature = request.temperature;
+  return fields;
+}
+
+/**
+ * The Chat Completions body: one system message first (blocks joined), the conversation, tools.
+ * What is sent is built as bytes by openaiBodyBytes.ts and equals JSON.stringify of this.
+ */
+export function toOpenAIBody(request: ProviderRequest, options: OpenAIRequestOptions): Record<string, unknown> {
+  const messages: ChatMessage[] = [];
+  const system = systemChatMessage(request);
+  if (system) messages.push(system);
+  for (const message of request.messages) {
+    const mapped = chatMessageOf(message);
+    if (mapped) messages.push(mapped);
+  }
+  return { model: request.model, messages, ...openAIFieldsAfterMessages(request, options) };
 }

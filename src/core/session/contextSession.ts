@@ -24,6 +24,7 @@ import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
 import { resumeSession } from './resume';
+import { LastMeasure } from './lastMeasure';
 
 export interface ContextSessionOptions {
   store: SessionStore;
@@ -79,6 +80,8 @@ export class ContextSession {
   private lastCreatedAt = 0;
   private ledger!: RequestLedger;
   private readonly basis = new UsageBasis((m) => m.id === DYNAMIC_NOTE_ID);
+  private readonly lastMeasure = new LastMeasure();
+  private observedReports = 0;
   /** The working context as the next request sends it, updated with what was appended since the last plan. */
   private readonly visible = new VisibleHistory();
   private readonly conversationItems = new ConversationItems();
@@ -240,7 +243,8 @@ export class ContextSession {
    * report plus the estimate of what changed since.
    */
   measure(fixed: FixedComponents = EMPTY_FIXED): ContextBudget {
-    return this.basis.measure({ working: this.working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens });
+    const inputs = { working: this.working, fixed, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens, observed: this.observedReports };
+    return this.lastMeasure.get(inputs, () => this.basis.measure({ working: this.working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }));
   }
 
   /**
@@ -302,6 +306,7 @@ export class ContextSession {
     const record = await this.ledger.record({ plan: request.plan, model: response.model, reported: response.reported, compactionId: request.compactionId, sections: request.prompt.sections });
     // The basis compares the messages of this request with the working context later: whole counts, the note left out.
     this.basis.observe({ budget: request.plan.budget, messages: request.plan.messages, count: this.count, reportedInputTokens: response.reported?.inputTokens });
+    this.observedReports++;
     return record;
   }
 

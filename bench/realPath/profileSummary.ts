@@ -1,0 +1,38 @@
+/**
+ * Self time by function in a .cpuprofile, heaviest first: where a measured turn's CPU goes. With
+ * --turns, only the samples inside the turns (intent → turn_end) that turnRun.ts wrote beside it.
+ * Run: node -r ./test/register.cjs bench/realPath/profileSummary.ts <file.cpuprofile> [rows] [--turns]
+ */
+import { readFileSync } from 'fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  startTime: number;
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const profile = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Profile;
+const rows = Number(process.argv.slice(3).find((a) => !a.startsWith('--')) ?? 40);
+const windows = process.argv.includes('--turns') ? (JSON.parse(readFileSync(`${process.argv[2]}.turns.json`, 'utf8')) as Array<[number, number]>) : undefined;
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const self = new Map<string, number>();
+let total = 0;
+let at = profile.startTime;
+profile.samples.forEach((id, i) => {
+  const node = byId.get(id)!;
+  const us = profile.timeDeltas[i] ?? 0;
+  at += us;
+  if (windows && !windows.some(([from, to]) => at >= from && at <= to)) return;
+  const { functionName, url, lineNumber } = node.callFrame;
+  const key = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+  self.set(key, (self.get(key) ?? 0) + us);
+  total += us;
+});
+console.log(`total ${(total / 1000).toFixed(1)} ms`);
+for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, rows)) console.log(`${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${key}`);

@@ -1,0 +1,44 @@
+/**
+ * Writes a session of `count` messages through the store's own functions (createSession,
+ * putMessages, flush), as a chat session that ran that long would have left them: a user request
+ * every 50 messages, then assistant steps with a tool call each and a short log output as the
+ * result (about 270 bytes of request JSON a message on average, like a long agent session).
+ */
+import { cpSync, mkdirSync } from 'fs';
+import { join } from 'path';
+import type { Message } from '../../src/core/model/message';
+import { openStore } from '../../src/node/store';
+import { call, logOutput, msg, prng } from '../../test/support/syntheticSession';
+
+export function sessionMessages(count: number, startAt: number): Message[] {
+  const random = prng(count);
+  const out: Message[] = [];
+  const at = () => startAt + out.length;
+  while (out.length < count) {
+    if (out.length % 50 === 0) {
+      out.push(msg({ role: 'user', content: `Task ${out.length / 50 + 1}: fix the failing build in module ${Math.floor(random() * 100)} and run the tests.`, createdAt: at() }));
+      continue;
+    }
+    const c = call('run_command', { command: `npm test -- --grep case${out.length}` });
+    out.push(msg({ role: 'assistant', content: `Step ${out.length}: checking the next module.`, toolCalls: [c], createdAt: at() }));
+    out.push(msg({ role: 'tool', content: logOutput(random, 3 + Math.floor(random() * 5), false), toolCallId: c.id, toolName: 'run_command', createdAt: at() }));
+  }
+  return out.slice(0, count);
+}
+
+/** Seeds `<storageDir>/store` (where the extension keeps its store under globalStorage) with one chat session. */
+export async function seedSession(storageDir: string, count: number): Promise<string> {
+  const folder = join(storageDir, 'store');
+  mkdirSync(folder, { recursive: true });
+  const store = await openStore(folder, { debounceMs: 1e9 });
+  const { id } = await store.createSession({ title: `Bench session of ${count} messages`, origin: 'chat' });
+  await store.putMessages(id, sessionMessages(count, Date.now() - count - 60_000));
+  await store.flush();
+  await store.close();
+  return id;
+}
+
+/** A fresh copy of a seeded storage folder, so every run starts from the same session. */
+export function copyStorage(from: string, to: string): void {
+  cpSync(from, to, { recursive: true });
+}

@@ -1,0 +1,140 @@
+/**
+ * One measured run, in its own process: the built extension (startExtension.ts) on a copy of a
+ * seeded store, the chat resolved and the inspector open, then turns sent through the chat's send
+ * intent against the instant model (2 requests a turn: a list_files call, then the reply). Prints
+ * one JSON line: per turn the wall time from the intent to turn_end, the model server's time inside
+ * its handlers, their difference (Tally's share), the host's CPU until the chat and the inspector
+ * have shown the ended turn, and the bytes of the second request; then the host's RSS.
+ * Run by turn.bench.ts, or alone (e.g. with "profileTo"): node -r ./test/register.cjs bench/realPath/turnRun.ts '<json options>'
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { InstantModelServer } from './modelServer';
+import { copyStorage } from './seedSession';
+import { startExtension } from './startExtension';
+import { TurnProfiler } from './turnProfiler';
+
+export interface TurnRunOptions {
+  extensionRoot: string;
+  /** A storage folder seeded by seedSession.ts; copied, never changed. */
+  seededStorage: string;
+  turns: number;
+  warmup: number;
+  /** Bound on each wait, ms. */
+  timeoutMs?: number;
+  /** Writes a CPU profile of the measured turns (not the open) to this .cpuprofile file. */
+  profileTo?: string;
+}
+
+export interface MeasuredTurn {
+  wallMs: number;
+  /** Host CPU from the intent to turn_end: less swayed by a busy machine than wall time. */
+  turnCpuMs: number;
+  serverMs: number;
+  shareMs: number;
+  cpuMs: number;
+  requestBytes: number;
+}
+
+export interface TurnRunResult {
+  turns: MeasuredTurn[];
+  openMs: number;
+  rssMiB: number;
+  maxRssMiB: number;
+}
+
+function workspaceFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'tally-bench-ws-'));
+  mkdirSync(join(folder, 'src'));
+  writeFileSync(join(folder, 'README.md'), '# bench\n');
+  writeFileSync(join(folder, 'package.json'), '{"name":"bench"}\n');
+  writeFileSync(join(folder, 'src', 'index.ts'), 'export const answer = 42;\n');
+  return folder;
+}
+
+async function run(options: TurnRunOptions): Promise<TurnRunResult> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const storageDir = mkdtempSync(join(tmpdir(), 'tally-bench-storage-'));
+  copyStorage(options.seededStorage, storageDir);
+  const workspace = workspaceFolder();
+  const server = await InstantModelServer.start();
+  const ext = await startExtension({
+    extensionRoot: options.extensionRoot,
+    storageDir,
+    workspace: [workspace],
+    settings: { provider: 'openai-compatible', baseUrl: server.url, model: 'bench-model', contextWindow: 20_000_000, maxOutputTokens: 8_192 },
+  });
+  try {
+    const openStarted = performance.now();
+    const chat = ext.showChat();
+    await chat.waitForPost('chat state', (p) => p.message.type === 'state', { timeoutMs });
+    const inspector = await ext.openInspector();
+    await inspector.waitForPost('inspector state', (p) => p.message.type === 'state', { timeoutMs });
+    const openMs = performance.now() - openStarted;
+
+    const turns: MeasuredTurn[] = [];
+    let profiler: TurnProfiler | undefined;
+    /** Each measured turn's start and end on the profile's clock (µs), for profileSummary.ts --turns. */
+    const turnWindows: Array<[number, number]> = [];
+    for (let t = 0; t < options.warmup + options.turns; t++) {
+      if (t === options.warmup && options.profileTo) profiler = await TurnProfiler.start();
+      server.script('tool', 'text');
+      const cpuBefore = process.cpuUsage();
+      let stopReason: string | undefined;
+      let turnCpu: NodeJS.CpuUsage | undefined;
+      const ended = new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`turn ${t}: no turn_end within ${timeoutMs} ms (shown: ${JSON.stringify(ext.world.shown.slice(-2))})`)), timeoutMs);
+        const subscription = ext.api.sessions.onAgentEvent((event) => {
+          if (event.type !== 'turn_end') return;
+          stopReason = event.stopReason;
+          turnCpu = process.cpuUsage(cpuBefore);
+          clearTimeout(timer);
+          subscription.dispose();
+          resolve(performance.now());
+        });
+      });
+      const startedUs = Number(process.hrtime.bigint() / 1000n);
+      const started = performance.now();
+      const handled = chat.send({ type: 'send', text: `Turn ${t}: which files are in the workspace?` });
+      const endedAt = await ended;
+      if (profiler) turnWindows.push([startedUs, startedUs + Math.round((endedAt - started) * 1000)]);
+      await handled;
+      if (stopReason !== 'end_turn') throw new Error(`turn ${t} ended with ${stopReason}: ${JSON.stringify(ext.world.shown.slice(-2))} ${ext.world.logLines.slice(-3).join(' | ')}`);
+      const requests = await server.waitForHandled(2, timeoutMs);
+      // The views show the ended turn: the chat's refresh and the inspector's, both coalesced on timers.
+      await chat.waitForPost('chat update after the turn', (p) => p.message.type === 'update', { since: endedAt, timeoutMs });
+      await inspector.waitForPost('inspector update after the turn', (p) => p.message.type === 'update' || p.message.type === 'state', { since: endedAt, timeoutMs });
+      const cpu = process.cpuUsage(cpuBefore);
+      const wallMs = endedAt - started;
+      const serverMs = requests.reduce((sum, r) => sum + r.handlerMs, 0);
+      const turnCpuMs = turnCpu ? (turnCpu.user + turnCpu.system) / 1000 : NaN;
+      if (t >= options.warmup) turns.push({ wallMs, turnCpuMs, serverMs, shareMs: wallMs - serverMs, cpuMs: (cpu.user + cpu.system) / 1000, requestBytes: requests[1].bodyBytes });
+    }
+    if (profiler && options.profileTo) {
+      await profiler.stopInto(options.profileTo);
+      writeFileSync(`${options.profileTo}.turns.json`, JSON.stringify(turnWindows));
+    }
+    const errors = ext.world.shown.filter((s) => s.level === 'error');
+    if (errors.length) throw new Error(`the extension showed errors: ${JSON.stringify(errors)}`);
+    return { turns, openMs, rssMiB: process.memoryUsage().rss / 2 ** 20, maxRssMiB: process.resourceUsage().maxRSS / 1024 };
+  } finally {
+    await ext.dispose();
+    server.close();
+    rmSync(storageDir, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  run(JSON.parse(process.argv[2]) as TurnRunOptions).then(
+    (result) => {
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      process.exit(0);
+    },
+    (error: Error) => {
+      process.stderr.write(`turnRun: ${error.stack ?? error.message}\n`);
+      process.exit(1);
+    },
+  );
+}
