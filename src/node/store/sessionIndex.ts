@@ -7,8 +7,8 @@ import { rows } from './sqlRows';
 import { ownDb, type StoreParts } from './storeParts';
 import type { SessionInfo } from '../../core/ports/sessionStore';
 
-/** Rows read or written between two turns of the event loop (about 10 ms of sql.js). */
-const ROWS_PER_SLICE = 1_000;
+/** Rows read or written between two turns of the event loop (a few ms of sql.js; the first, cold, more). */
+const ROWS_PER_SLICE = 250;
 /** How many closed windows' index files are read as they are before they are merged into one. */
 export const ABSORB_INDEX_MIN_FILES = 8;
 

@@ -82,6 +82,7 @@ export class SqlJsStore implements SessionStore {
   private writeSeq = 0;
   private indexMerge?: Promise<void>;
   private sessionCleanup?: Promise<void>;
+  private sessionCleanupWanted = false;
 
   constructor(readonly root: string, SQL: SqlJsStatic, options: StoreOptions = {}) {
     const now = options.now ?? Date.now;
@@ -132,9 +133,19 @@ export class SqlJsStore implements SessionStore {
     return this.heartbeat.start();
   }
 
-  /** Removes what crashed writers left behind (in session folders, in the background). */
+  /**
+   * Removes what crashed writers left behind. Session folders are cleaned in the background once
+   * the first listing is done (it reads the same folder of folders; the two together held the
+   * first listing back), or at close if nothing listed the sessions.
+   */
   async cleanTempFiles(): Promise<void> {
     await cleanLeftovers(this.parts.layout, this.parts.now());
+    this.sessionCleanupWanted = true;
+  }
+
+  private startSessionCleanup(): void {
+    if (!this.sessionCleanupWanted) return;
+    this.sessionCleanupWanted = false;
     this.sessionCleanup = cleanSessionLeftovers(this.parts.layout, this.parts.now()).catch(() => undefined);
   }
 
@@ -154,6 +165,7 @@ export class SqlJsStore implements SessionStore {
 
   async close(): Promise<void> {
     if (this.parts.flusher.isClosed) return;
+    this.startSessionCleanup();
     await Promise.all([this.indexMerge, this.sessionCleanup, this.closedWriters.settled()]);
     try {
       await this.parts.flusher.close();
@@ -189,8 +201,10 @@ export class SqlJsStore implements SessionStore {
     return this.sessions.update(id, patch);
   }
 
-  listSessions(): Promise<SessionInfo[]> {
-    return this.sessions.list();
+  async listSessions(): Promise<SessionInfo[]> {
+    const list = await this.sessions.list();
+    this.startSessionCleanup();
+    return list;
   }
 
   deleteSession(id: string): Promise<void> {
