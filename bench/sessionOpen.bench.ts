@@ -4,18 +4,25 @@
  * checked yet) and later (files checked before are not checked again); the chat's recent
  * messages, and the whole transcript. Then 40 closed windows' 2 MB files merged on open. Each measure: wall time, longest event-loop block (1 ms timer
  * probe), peak RSS. Writes bench/results/sessionOpen.json.
- * Run: node -r ./test/register.cjs bench/sessionOpen.bench.ts [turns]   (default 1500)
+ * "Window open" is what a new window does before the chat and the inspector show the session: the
+ * session resumed through the views' read cache, its last request's figures, then the chat's first
+ * refresh twice (its view's "ready" and the session's change) and the inspector's, at once; it
+ * counts the segment files loaded. "Never compacted": the same for a session of 10,000 short
+ * messages and no snapshot, with the messages and bytes of the chat's first page.
+ * `--old DIR`: each measure also runs with the code of another checkout (a clone at an older
+ * commit), on the same data, alternating.
+ * Run: node -r ./test/register.cjs bench/sessionOpen.bench.ts [turns] [--old DIR]   (default 1500)
  */
 import { execFileSync } from 'child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { copyFileSync, mkdirSync, mkdtempSync, promises as fsp, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
-import { join } from 'path';
+import { basename, join, resolve } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import type { Message } from '../src/core/model/message';
 import { policyNamed } from '../src/core/replay/baselines';
 import { answeredCall } from '../src/core/session/answeredCall';
 import { ContextSession } from '../src/core/session/contextSession';
-import type { BlobInfo, SessionStore } from '../src/core/ports/sessionStore';
+import type { BlobInfo, CompactionEventRecord, SessionStore, TurnUsageRecord } from '../src/core/ports/sessionStore';
 import { resultTitles } from '../src/host/resultTitles';
 import { withSessionReadCache } from '../src/host/sessionReadCache';
 import { DEFAULT_SETTINGS } from '../src/core/settings';
@@ -32,6 +39,7 @@ async function buildLongSession(folder: string, turns: number): Promise<void> {
   await store.createSession({ id: SESSION, title: 'long' });
   let at = 1;
   const recent: Message[] = [];
+  let items: TurnUsageRecord['items'] = [];
   for (let t = 0; t < turns; t++) {
     const c = call('run_command', { command: `npm test -- --grep case${t}` });
     const batch = [
@@ -42,10 +50,35 @@ async function buildLongSession(folder: string, turns: number): Promise<void> {
     await store.putMessages(SESSION, batch);
     recent.push(...batch);
     if (recent.length > 30) recent.splice(0, recent.length - 30);
+    // Two requests a turn (the call, then the answer after its result), as a session records them.
+    for (const [i, m] of batch.entries()) {
+      if (i === 0) continue;
+      items = [...items.slice(-60), { messageId: m.id, role: m.role, kind: m.kind, tokens: 200, badges: [], preview: m.content.slice(0, 80) }];
+      await store.addTurnUsage(usageRecord(2 * t + i - 1, m.createdAt, items));
+    }
     if (t % 100 === 99) {
+      await store.addCompactionEvent({ id: `e${t}`, sessionId: SESSION, trigger: 'auto', status: 'done', startedAt: at - 1, tokensBefore: 100_000, tokensAfter: 1000 } as unknown as CompactionEventRecord);
       await store.saveSnapshot({ sessionId: SESSION, compactionId: `c${t}`, tokenCount: 1000, createdAt: at - 1, messages: [msg({ role: 'user', content: `Summary up to turn ${t}.`, createdAt: at - 1 }), ...recent.slice(-9)] });
     }
     if (t % 20 === 19) await store.flush();
+  }
+  await store.close();
+}
+
+function usageRecord(requestIndex: number, createdAt: number, items: TurnUsageRecord['items']): TurnUsageRecord {
+  return {
+    id: `u${requestIndex}`, sessionId: SESSION, requestIndex, createdAt, model: 'gpt-test', contextWindow: 128_000, maxOutputTokens: 8_192,
+    components: { system: 900, skills: 0, tools: 1_200, messages: items.length * 200, toolResults: 0, summaries: 0 }, estimatedInputTokens: 2_100 + items.length * 200, items,
+  };
+}
+
+/** A session of `count` short messages that never compacted (no snapshot): resumed whole. */
+async function buildUncompacted(folder: string, count: number): Promise<void> {
+  const store = await openStore(folder, { debounceMs: 1e9, sync: false });
+  await store.createSession({ id: SESSION, title: 'never compacted' });
+  for (let at = 0; at < count; at += 500) {
+    await store.putMessages(SESSION, Array.from({ length: Math.min(500, count - at) }, (_, i) => msg({ role: i % 2 ? 'assistant' : 'user', content: `Message ${at + i}: ${'some words of a short chat message '.repeat(5)}`, createdAt: at + i + 1 })));
+    await store.flush();
   }
   await store.close();
 }
@@ -68,7 +101,7 @@ const CHAT_PAGE = 200;
 /** The first turn's tool output: an old item the views do not hold, opened in an editor. */
 const OLDEST_MESSAGE_ID = 'first-output';
 
-type OpenMeasure = 'resume' | 'transcript' | 'recent' | 'earlier' | 'message' | 'index' | 'titles';
+type OpenMeasure = 'resume' | 'transcript' | 'recent' | 'earlier' | 'message' | 'index' | 'titles' | 'window';
 
 /** Child: opens the session once and reports what it cost. */
 async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
@@ -97,8 +130,27 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
   // The inspector with the chat's newest messages in memory, its results already named; then a step offloads a new result.
   const views = withSessionReadCache(store);
   const offloaded = what === 'titles' ? await stepThatOffloads(views) : [];
+  const segmentLoads: string[] = [];
+  const readFile = fsp.readFile;
+  if (what === 'window') {
+    (fsp as { readFile: unknown }).readFile = (path: unknown, ...rest: unknown[]) => {
+      if (/\.seg\d+\.sqlite$/.test(String(path))) segmentLoads.push(String(path));
+      return (readFile as (...a: unknown[]) => unknown)(path, ...rest);
+    };
+  }
+  let firstPage = { messages: 0, bytes: 0 };
   const started = performance.now();
   const measured = await measureBlocking(async () => {
+    if (what === 'window') {
+      const views = withSessionReadCache(store);
+      const session = await ContextSession.open({ store: views, sessionId: SESSION, settings, counter, strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
+      await lastRequestFigures(views);
+      const chat = () => Promise.all([views.loadRecentTranscript(SESSION, CHAT_PAGE), views.listCompactionEvents(SESSION), views.listSessions(), views.listTurnUsage(SESSION, { items: false })]);
+      const inspector = () => Promise.all([views.listTurnUsage(SESSION, { items: false }), views.listCompactionEvents(SESSION), views.listBlobs(SESSION)]);
+      const [[page]] = await Promise.all([chat(), chat(), inspector()]);
+      firstPage = { messages: page.messages.length, bytes: JSON.stringify(page.messages).length };
+      return session.messages.length;
+    }
     if (what === 'index') return (await store.loadToolCallIndex(SESSION)).calls.size;
     if (what === 'titles') return Object.keys(await resultTitles(SESSION, offloaded, [], views)).length;
     if (what === 'resume') {
@@ -115,9 +167,22 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
     return (await store.loadTranscript(SESSION)).length;
   });
   const ms = performance.now() - started;
+  (fsp as { readFile: unknown }).readFile = readFile;
   await store.close();
   clearInterval(sampler);
-  process.stdout.write(JSON.stringify({ ms: Math.round(ms), longestBlockMs: +measured.longestBlockMs.toFixed(1), peakRssMiB: Math.round(peakRss / 2 ** 20), messages: measured.result }) + '\n');
+  const window = what === 'window' ? { segmentLoads: segmentLoads.length, segmentFiles: new Set(segmentLoads).size, firstPageMessages: firstPage.messages, firstPageKB: Math.round(firstPage.bytes / 1024) } : {};
+  process.stdout.write(JSON.stringify({ ms: Math.round(ms), longestBlockMs: +measured.longestBlockMs.toFixed(1), peakRssMiB: Math.round(peakRss / 2 ** 20), messages: measured.result, ...window }) + '\n');
+}
+
+/** The last request's figures, as the session controller reads them when it opens a session (read alone where the code has that). */
+async function lastRequestFigures(store: SessionStore): Promise<unknown> {
+  let alone: ((store: SessionStore, sessionId: string) => Promise<unknown>) | undefined;
+  try {
+    alone = (require('../src/core/session/lastTurnUsage') as { lastTurnUsage: typeof alone }).lastTurnUsage;
+  } catch {
+    // older code: the whole list, its last record
+  }
+  return alone ? alone(store, SESSION) : (await store.listTurnUsage(SESSION, { items: false })).pop();
 }
 
 /** Names the session's last result (the index of calls read once), then adds a step whose result is offloaded: the results to name. */
@@ -133,14 +198,31 @@ async function stepThatOffloads(views: SessionStore): Promise<BlobInfo[]> {
   return [first, await views.putBlob(SESSION, { toolName: 'run_command', toolCallId: c.id, content: new TextEncoder().encode(`${last.content}\n`) })];
 }
 
-function inChild(folder: string, what: string): Record<string, number> {
-  const out = execFileSync(process.execPath, ['-r', './test/register.cjs', __filename, '--open', folder, what], { encoding: 'utf8', maxBuffer: 1 << 24 });
+/** Another checkout to measure too (`--old DIR`), with this bench copied into it. */
+const OLD_ROOT = process.argv.includes('--old') ? resolve(process.argv[process.argv.indexOf('--old') + 1]) : undefined;
+
+function inChild(folder: string, what: string, root = resolve(__dirname, '..')): Record<string, number> {
+  const script = join(root, 'bench', basename(__filename));
+  const out = execFileSync(process.execPath, ['-r', './test/register.cjs', script, '--open', folder, what], { encoding: 'utf8', maxBuffer: 1 << 24, cwd: root });
   return JSON.parse(out.trim().split('\n').pop()!);
+}
+
+/**
+ * The measure with this code, and with the older checkout's when one is given, alternating, each
+ * in a fresh process on the same data, after one unreported run (files checked, facts recorded).
+ */
+function bothCodes(rows: Array<Record<string, unknown>>, measure: string, storedMiB: number, folder: string, what: string, rounds = 2): void {
+  inChild(folder, what);
+  for (let round = 0; round < rounds; round++) {
+    if (OLD_ROOT) rows.push({ measure, code: 'old', storedMiB, ...inChild(folder, what, OLD_ROOT) });
+    rows.push({ measure, code: 'this', storedMiB, ...inChild(folder, what) });
+  }
 }
 
 async function main() {
   if (process.argv[2] === '--open') return openOnce(process.argv[3], process.argv[4] as OpenMeasure);
   const turns = Number(process.argv[2]) || 1_500;
+  if (OLD_ROOT) copyFileSync(__filename, join(OLD_ROOT, 'bench', basename(__filename)));
   const rows: Array<Record<string, unknown>> = [];
   const long = mkdtempSync(join(tmpdir(), 'tally-open-'));
   try {
@@ -149,6 +231,7 @@ async function main() {
     const storedMiB = +(bytesUnder(long) / 2 ** 20).toFixed(1);
     console.log(`built ${turns} turns, ${storedMiB} MiB, in ${((performance.now() - built) / 1000).toFixed(1)} s`);
     rows.push({ measure: `resume ${turns} turns, first open`, storedMiB, ...inChild(long, 'resume') });
+    bothCodes(rows, `window open: ${turns} turns resumed, then the chat's and the inspector's first reads`, storedMiB, long, 'window');
     rows.push({ measure: `resume ${turns} turns, later open`, storedMiB, ...inChild(long, 'resume') });
     rows.push({ measure: `the chat's ${CHAT_PAGE} newest messages of ${turns} turns, later open`, storedMiB, ...inChild(long, 'recent') });
     rows.push({ measure: `the ${CHAT_PAGE} messages before them (Show earlier)`, storedMiB, ...inChild(long, 'earlier') });
@@ -158,6 +241,14 @@ async function main() {
     rows.push({ measure: `a result offloaded by a new step, named for the inspector`, storedMiB, ...inChild(long, 'titles') });
   } finally {
     rmSync(long, { recursive: true, force: true });
+  }
+  const uncompacted = mkdtempSync(join(tmpdir(), 'tally-uncompacted-'));
+  try {
+    await buildUncompacted(uncompacted, 10_000);
+    const storedMiB = +(bytesUnder(uncompacted) / 2 ** 20).toFixed(1);
+    bothCodes(rows, 'window open: 10,000 messages never compacted', storedMiB, uncompacted, 'window');
+  } finally {
+    rmSync(uncompacted, { recursive: true, force: true });
   }
   const windows = mkdtempSync(join(tmpdir(), 'tally-windows-'));
   try {

@@ -10,6 +10,7 @@ import { finalChangePathsOf } from '../core/replay/facts';
 import { replayRun, type RunReport } from '../core/replay/replay';
 import { importTranscriptFile } from '../node/transcripts/readTranscriptFile';
 import { parseArgs, positiveInt } from './args';
+import { ReplayJsonFile } from './replayJsonFile';
 import { formatRuns, totalsByPolicy } from './retentionTable';
 
 const USAGE = `tally — replay recorded agent runs through Tally's context manager
@@ -27,7 +28,8 @@ With --json, each request lists its items (kind, label, source, tokens) in promp
 up to the request's total. Replay runs offline with the local summarizer. It exits with status 1 if any request
 went over the effective window or broke a tool call/result pair.`;
 
-async function replayFiles(files: string[], options: Map<string, string>, withItems = false): Promise<RunReport[]> {
+/** The `--json` file, written as the replay goes: each request as it is replayed, each run as it ends. */
+async function replayFiles(files: string[], options: Map<string, string>, out?: ReplayJsonFile): Promise<RunReport[]> {
   const window = positiveInt(options, 'window', 128_000);
   const maxOutput = positiveInt(options, 'max-output', Math.min(8_192, Math.floor(window / 8)));
   const strategy = options.get('strategy') ?? 'tally';
@@ -43,7 +45,19 @@ async function replayFiles(files: string[], options: Map<string, string>, withIt
       for (const warning of transcript.meta.warnings) process.stderr.write(`${basename(file)}: ${warning}\n`);
       const finalChangePaths = finalChangePathsOf(transcript.meta);
       for (const policy of policies) {
-        reports.push(await replayRun({ label: basename(file), messages: transcript.messages, policy, store, counter, contextWindow: window, maxOutputTokens: maxOutput, finalChangePaths, withItems }));
+        out?.startRun({ label: basename(file), policy: policy.name });
+        const report = await replayRun({
+          label: basename(file), messages: transcript.messages, policy, store, counter, contextWindow: window, maxOutputTokens: maxOutput, finalChangePaths, withItems: Boolean(out),
+          onRequest: out && ((request) => {
+            out.addRequest(request);
+            delete request.items; // written: a long run's items would fill the memory
+          }),
+        });
+        if (out) {
+          out.addRun(report);
+          report.requestsDetail = []; // written: the table and totals do without them
+        }
+        reports.push(report);
       }
     }
   } finally {
@@ -66,12 +80,18 @@ async function main(argv: string[]): Promise<number> {
   if (args.files.length === 0) throw new Error(`${args.command} needs at least one FILE\n\n${USAGE}`);
   if (args.command === 'replay') {
     const json = args.options.get('json');
-    const reports = await replayFiles(args.files, args.options, Boolean(json));
-    printRuns(reports);
-    if (json) {
-      writeFileSync(json, JSON.stringify({ generatedAt: new Date().toISOString(), runs: reports, totals: totalsByPolicy(reports) }, null, 2));
-      console.log(`wrote ${json}`);
+    // Opened first: a path that cannot be written fails before the replay, not after it.
+    const out = json ? new ReplayJsonFile(json, new Date().toISOString()) : undefined;
+    let reports: RunReport[];
+    try {
+      reports = await replayFiles(args.files, args.options, out);
+      out?.finish(totalsByPolicy(reports));
+    } catch (error) {
+      out?.abandon();
+      throw error;
     }
+    printRuns(reports);
+    if (json) console.log(`wrote ${json}`);
     const violations = reports.reduce((n, r) => n + r.violations.overWindow + r.violations.brokenPairs, 0);
     if (violations > 0) console.error(`${violations} invariant violation(s)`);
     return violations > 0 ? 1 : 0;

@@ -5,6 +5,7 @@ import { AgentSession } from '../core/agent/agentSession';
 import type { FixedComponents } from '../core/accounting/usageBasis';
 import type { CompactionResult } from '../core/compaction/compactor';
 import { ContextSession } from '../core/session/contextSession';
+import { lastTurnUsage } from '../core/session/lastTurnUsage';
 import type { SessionInfo, SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
@@ -175,8 +176,7 @@ export class SessionController implements vscode.Disposable {
     const config = readConfiguration();
     const resolution = replayLabel ? undefined : await resolveChatModel(config, this.keys).catch((error: Error) => ({ ok: false as const, reason: error.message }));
     const chat = resolution?.ok ? resolution.chat : undefined;
-    const usage = await store.listTurnUsage(sessionId, { items: false });
-    const lastUsage = usage[usage.length - 1];
+    const lastUsage = await lastTurnUsage(store, sessionId);
     const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
     const manager = await ContextSession.open({
       store,

@@ -4,6 +4,7 @@ import { parsePriceOverrides } from '../core/providers/modelRegistry';
 import { buildChatState, ChatEntryMemo } from '../host/chatState';
 import { SentChatEntries } from '../host/chatEntriesPatch';
 import { chatHandlers } from '../host/chatIntents';
+import { RefreshQueue } from '../host/refreshQueue';
 import type { SessionController } from '../host/sessionController';
 import type { HostToChat } from '../protocol/chat';
 import { receiveWebviewMessage } from '../protocol/receive';
@@ -26,6 +27,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private sentSession?: string;
   /** How many of each session's newest messages the chat shows: a page more each time earlier ones are asked for. */
   private readonly shownMessages = new Map<string, number>();
+  /** The webview's "ready" and the session's changes each ask for a refresh: one runs at a time. */
+  private readonly refreshes = new RefreshQueue((whole) => this.sendStateNow({ whole }));
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -101,7 +104,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
    * keeps the session's records in memory and stored messages' entries are memoized, so a refresh
    * costs about the same at 10 and at 10,000 messages. `whole`: the webview (re)loaded.
    */
-  private async sendState(options: { whole?: boolean } = {}): Promise<void> {
+  private sendState(options: { whole?: boolean } = {}): Promise<void> {
+    return this.refreshes.request(options.whole);
+  }
+
+  private async sendStateNow(options: { whole?: boolean }): Promise<void> {
     try {
       const session = await this.sessions.current();
       const store = await this.sessions.store();

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { inspectorHandlers } from '../host/inspectorIntents';
 import { buildInspectorState } from '../host/inspectorState';
 import { InspectorUpdates } from '../host/inspectorUpdates';
+import { RefreshQueue } from '../host/refreshQueue';
 import type { SessionController } from '../host/sessionController';
 import type { HostToInspector } from '../protocol/inspector';
 import { receiveWebviewMessage } from '../protocol/receive';
@@ -17,6 +18,8 @@ export class InspectorPanel implements vscode.Disposable {
   /** What the webview holds, so a refresh sends only the requests and items that changed. */
   private readonly updates = new InspectorUpdates();
   private readonly handlers: ReturnType<typeof inspectorHandlers>;
+  /** The webview's "ready" and the session's changes each ask for a refresh: one runs at a time. */
+  private readonly refreshes = new RefreshQueue((whole) => this.sendStateNow(whole));
 
   static show(extensionUri: vscode.Uri, sessions: SessionController, log: vscode.LogOutputChannel): InspectorPanel {
     if (InspectorPanel.current) {
@@ -68,7 +71,11 @@ export class InspectorPanel implements vscode.Disposable {
     }, 150);
   }
 
-  private async sendState(whole = false): Promise<void> {
+  private sendState(whole = false): Promise<void> {
+    return this.refreshes.request(whole);
+  }
+
+  private async sendStateNow(whole: boolean): Promise<void> {
     try {
       const session = await this.sessions.current();
       const state = await buildInspectorState(session, await this.sessions.store());

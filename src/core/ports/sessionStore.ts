@@ -99,8 +99,11 @@ export interface SessionStore extends BlobStore {
   addTurnUsage(record: TurnUsageRecord): Promise<void>;
   /** Usage records in request order; `{ items: false }` skips rebuilding each request's item list (left empty). */
   listTurnUsage(sessionId: string, options?: { items?: boolean }): Promise<TurnUsageRecord[]>;
-  /** One request's usage record with its item list, without reading the other requests' lists (the first stored, if two share the index). */
-  turnUsageAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined>;
+  /**
+   * One request's usage record with its item list, without reading the other requests' lists (the
+   * first stored, if two share the index). `{ items: false }`: its figures alone (items left empty).
+   */
+  turnUsageAt(sessionId: string, requestIndex: number, options?: { items?: boolean }): Promise<TurnUsageRecord | undefined>;
   /** One past the highest request index of the usage records (0 when none), without reading them. */
   nextRequestIndex(sessionId: string): Promise<number>;
 

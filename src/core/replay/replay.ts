@@ -151,6 +151,14 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const badges = badgeCounts();
   const pairing = new PairingCheck();
 
+  // The session hands out the same item objects while their messages are unchanged: each is described once.
+  const described = new WeakMap<RequestItem, ReplayItem>();
+  const itemOf = (item: RequestItem): ReplayItem => {
+    let out = described.get(item);
+    if (!out) described.set(item, (out = replayItemOf(item)));
+    return out;
+  };
+
   /** Describes one planned request: size, prefix reuse with the previous one, pairing, badges. */
   const reportOf = (request: PlannedRequest): RequestReport => {
     const { plan } = request;
@@ -178,7 +186,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
       summarized: badges.total(3),
       compaction: compaction && { id: compaction.id, strategies: compaction.strategiesRun, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter },
     };
-    if (options.withItems) report.items = plan.items.map(replayItemOf);
+    if (options.withItems) report.items = plan.items.map(itemOf);
     return report;
   };
 

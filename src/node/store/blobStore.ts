@@ -3,12 +3,13 @@ import { BlobFiles, type RefRecord } from './blobFiles';
 import type { WriteFs } from './atomicFile';
 import type { StoreMode } from './flusher';
 import { REF_PATTERN, SEGMENT_FILE } from './layout';
-import { blobInfoOf, INFO_COLUMNS, LegacyBlobs } from './legacyBlobs';
+import { blobInfoOf, LegacyBlobs } from './legacyBlobs';
 import { noResultInSession, ownsResult } from '../../core/toolOutput/resultOwnership';
 import { scanOutput } from '../../core/toolOutput/scan';
 import '../usePlatform';
 import { rows } from './sqlRows';
 import { runPrepared } from './statements';
+import { eachListRow } from './segmentReads';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
 import type { BlobInfo, BlobSlice } from '../../core/ports/sessionStore';
 
@@ -130,9 +131,7 @@ export class BlobStore {
 
   async list(sessionId: string): Promise<BlobInfo[]> {
     const byId = new Map<string, BlobInfo>();
-    await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
-      for (const r of rows(db, `SELECT ${INFO_COLUMNS} FROM tool_result_blobs WHERE session_id = ?`, [sessionId])) byId.set(String(r.id), blobInfoOf(r));
-    });
+    await eachListRow(this.parts, sessionId, 'blobs', (r) => byId.set(String(r.id), blobInfoOf(r)));
     return [...byId.values()].sort((a, b) => a.createdAt - b.createdAt);
   }
 }

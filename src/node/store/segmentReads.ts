@@ -3,7 +3,8 @@ import { basename } from 'path';
 import type { Database } from 'sql.js';
 import { SEGMENT_FILE } from './layout';
 import { segmentFacts, type SegmentFacts } from './segmentSummaries';
-import { rows } from './sqlRows';
+import { SEGMENT_LISTS, type SegmentList } from './sealedLists';
+import { rows, type Row } from './sqlRows';
 import { eachSessionDb, filesOf, sealedSegments, visitFile, type StoreParts } from './storeParts';
 
 /** A read over a session's segments that can often be answered from a segment's facts alone. */
@@ -73,6 +74,39 @@ export async function eachSegment(parts: StoreParts, sessionId: string, read: Se
     }
   }
   if (recorded) await parts.summaries.save({ sessionId, names: paths.map((p) => basename(p)) });
+}
+
+/**
+ * Each row of a list read over every segment of a session (usage figures, compaction records,
+ * offloaded results), segment by segment in file order. A sealed segment's rows come from those
+ * kept when it was first opened (see sealedLists.ts); any other segment is queried.
+ */
+export async function eachListRow(parts: StoreParts, sessionId: string, list: SegmentList, take: (row: Row) => void): Promise<void> {
+  const paths = await filesOf(parts, sessionId, SEGMENT_FILE);
+  const sealed = sealedSegments(paths);
+  for (const path of paths) {
+    if (sealed.has(path) && !parts.own.peek(path)) {
+      const kept = await parts.sealedLists.rowsFor(path, list, () => visitFile(parts, path, true, () => undefined));
+      for (const r of kept ?? []) take(r);
+    } else {
+      await visitFile(parts, path, sealed.has(path), (db) => {
+        for (const r of rows(db, SEGMENT_LISTS[list], [sessionId])) take(r);
+      });
+    }
+  }
+}
+
+/** The records (`id`, JSON `body`) of a list over every segment, the latest file's copy of each id, sorted. */
+export async function collectSegmentList<T>(parts: StoreParts, sessionId: string, list: SegmentList, order: (a: T, b: T) => number): Promise<T[]> {
+  const byId = new Map<string, T>();
+  await eachListRow(parts, sessionId, list, (r) => {
+    try {
+      byId.set(String(r.id), JSON.parse(String(r.body)) as T);
+    } catch {
+      // skip an unreadable row
+    }
+  });
+  return [...byId.values()].sort(order);
 }
 
 /** Each record (`id`, JSON `body`) of a session's segments, the latest file's copy of each id, sorted. */

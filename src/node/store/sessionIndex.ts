@@ -1,10 +1,16 @@
 import { promises as fsp } from 'fs';
+import { nextTurn } from '../../core/nextTurn';
 import { join } from 'path';
 import { INDEX_FILE, SESSION_PATTERN } from './layout';
 import { laterRow, putSessionRows, SESSION_COLUMNS, sessionRowOf, type SessionRow } from './sessionRow';
 import { rows } from './sqlRows';
 import { ownDb, type StoreParts } from './storeParts';
 import type { SessionInfo } from '../../core/ports/sessionStore';
+
+/** Rows read or written between two turns of the event loop (a few ms of sql.js; the first, cold, more). */
+const ROWS_PER_SLICE = 250;
+/** How many closed windows' index files are read as they are before they are merged into one. */
+export const ABSORB_INDEX_MIN_FILES = 8;
 
 interface IndexFile {
   mtimeMs: number;
@@ -19,6 +25,12 @@ interface IndexFile {
  * index files of closed windows, and rows rebuilt from session folders the index did not know
  * (an older Tally, a lost write). Reads merge every writer's files like session rows: latest
  * write wins, a deletion sticks. A session folder is listed only while it exists.
+ *
+ * A window reads each other window's index file once while it is unchanged, for the listing and
+ * the merge of closed windows' files alike, in slices with turns of the event loop between them.
+ * Closed windows' files are merged into this window's only once there are several of them: a
+ * window restarted now and then reads the list its predecessor left as it is, rather than
+ * rewriting ten thousand rows to its own file.
  */
 export class SessionIndex {
   private readonly others = new Map<string, IndexFile>();
@@ -26,6 +38,8 @@ export class SessionIndex {
   /** Folders found to hold no session row (checked once per window). */
   private readonly notSessions = new Set<string>();
   private merged?: Map<string, SessionRow>;
+  /** Other windows' index files being read now: the listing and the merge share one read. */
+  private readonly reading = new Map<string, Promise<IndexFile | undefined>>();
 
   constructor(private readonly parts: StoreParts) {}
 
@@ -43,11 +57,14 @@ export class SessionIndex {
       this.ownRows.set(row.info.id, row);
       if (this.merged) this.merged.set(row.info.id, laterRow(this.merged.get(row.info.id), row));
     }
-    db.run('BEGIN');
-    try {
-      putSessionRows(db, kept);
-    } finally {
-      db.run('COMMIT');
+    for (let at = 0; at < kept.length; at += ROWS_PER_SLICE) {
+      if (at > 0) await nextTurn();
+      db.run('BEGIN');
+      try {
+        putSessionRows(db, kept.slice(at, at + ROWS_PER_SLICE));
+      } finally {
+        db.run('COMMIT');
+      }
     }
   }
 
@@ -56,8 +73,41 @@ export class SessionIndex {
     return this.merged?.get(sessionId);
   }
 
+  /** Another window's index file as it is now on disk: read once while it does not change. */
+  private indexFile(path: string): Promise<IndexFile | undefined> {
+    let pending = this.reading.get(path);
+    if (!pending) {
+      pending = (async () => {
+        const stat = await fsp.stat(path).catch(() => undefined);
+        if (!stat) return undefined;
+        const known = this.others.get(path);
+        if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known;
+        const read = await this.readIndexFile(path);
+        if (!read) return undefined;
+        const file = { mtimeMs: stat.mtimeMs, size: stat.size, rows: read };
+        this.others.set(path, file);
+        return file;
+      })().finally(() => this.reading.delete(path));
+      this.reading.set(path, pending);
+    }
+    return pending;
+  }
+
+  /** The rows of an index file, from one opening of it (a consistent copy), a slice at a time. */
   private async readIndexFile(path: string): Promise<SessionRow[] | undefined> {
-    return this.parts.reads.once(path, (db) => rows(db, `SELECT ${SESSION_COLUMNS} FROM sessions`).map(sessionRowOf));
+    const opened = await this.parts.reads.open(path);
+    if (!('db' in opened)) return undefined;
+    try {
+      const out: SessionRow[] = [];
+      for (let offset = 0; ; offset += ROWS_PER_SLICE) {
+        const slice = rows(opened.db, `SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY rowid LIMIT ? OFFSET ?`, [ROWS_PER_SLICE, offset]);
+        for (const r of slice) out.push(sessionRowOf(r));
+        if (slice.length < ROWS_PER_SLICE) return out;
+        await nextTurn();
+      }
+    } finally {
+      this.parts.reads.close(opened.db);
+    }
   }
 
   /** Re-reads the index files of other windows that changed since the last listing. */
@@ -70,12 +120,7 @@ export class SessionIndex {
       if (writer === undefined || writer === layout.writer) continue;
       const path = join(layout.indexDir, name);
       present.add(path);
-      const stat = await fsp.stat(path).catch(() => undefined);
-      if (!stat) continue;
-      const known = this.others.get(path);
-      if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) continue;
-      const read = await this.readIndexFile(path);
-      if (read) this.others.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, rows: read });
+      await this.indexFile(path);
     }
     for (const path of this.others.keys()) if (!present.has(path)) this.others.delete(path);
     const merged = new Map<string, SessionRow>();
@@ -94,7 +139,9 @@ export class SessionIndex {
     const merged = await this.refresh();
     const folders = await fsp.readdir(this.parts.layout.sessionsDir).catch(() => [] as string[]);
     const out: SessionInfo[] = [];
+    let seen = 0;
     for (const id of new Set([...folders, ...this.parts.own.sessionIds()])) {
+      if (++seen % ROWS_PER_SLICE === 0) await nextTurn();
       if (!SESSION_PATTERN.test(id)) continue;
       let row = merged.get(id);
       if (!row && !this.notSessions.has(id)) {
@@ -108,21 +155,24 @@ export class SessionIndex {
   }
 
   /**
-   * Merges the index files of closed windows into this window's base file, saves it, and only then
-   * removes them, so the index stays a few files however often windows restart. A file that cannot
-   * be read (damaged, newer schema) is left alone.
+   * Once closed windows have left ABSORB_INDEX_MIN_FILES index files or more, merges them into
+   * this window's base file, saves it, and only then removes them, so the index stays a few files
+   * however often windows restart. A file that cannot be read (damaged, newer schema) is left alone.
    */
   async absorbClosed(live: Set<string>): Promise<void> {
     const { layout } = this.parts;
     const names = await fsp.readdir(layout.indexDir).catch(() => [] as string[]);
-    const absorbed: string[] = [];
-    for (const name of names.sort()) {
+    const closed = names.sort().filter((name) => {
       const writer = INDEX_FILE.exec(name)?.[1];
-      if (writer === undefined || writer === layout.writer || live.has(writer)) continue;
+      return writer !== undefined && writer !== layout.writer && !live.has(writer);
+    });
+    if (closed.length < ABSORB_INDEX_MIN_FILES) return;
+    const absorbed: string[] = [];
+    for (const name of closed) {
       const path = join(layout.indexDir, name);
-      const read = await this.readIndexFile(path);
+      const read = await this.indexFile(path);
       if (!read) continue;
-      await this.noteAll(read, true);
+      await this.noteAll(read.rows, true);
       absorbed.push(path);
     }
     if (absorbed.length === 0) return;

@@ -5,7 +5,7 @@ import { SNAPSHOT_FILE } from './layout';
 import { pinRows, type SegmentFacts } from './segmentSummaries';
 import { rows, type Row } from './sqlRows';
 import { runPrepared, textBytes } from './statements';
-import { collectRecords, eachSegment } from './segmentReads';
+import { collectSegmentList, eachSegment } from './segmentReads';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
 import type { CompactionEventRecord, SessionSnapshot, ToolCallIndex } from '../../core/ports/sessionStore';
 
@@ -34,6 +34,8 @@ export class SessionRecords {
       ? ['SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId]]
       : ['SELECT id, written_at, body FROM messages WHERE session_id = ? AND created_at > ?', [sessionId, createdAfter]];
     await eachSegment(this.parts, sessionId, {
+      // After a snapshot: the newest segments, which the chat's first page reads next.
+      keepOpen: createdAfter !== undefined,
       fromFacts: (facts) => createdAfter !== undefined && facts.maxCreatedAt <= createdAfter, // nothing newer in it
       fromRows: (db) => {
         for (const r of rows(db, sql, params)) keepLatest(latest, r);
@@ -203,7 +205,7 @@ export class SessionRecords {
   }
 
   listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
-    return collectRecords<CompactionEventRecord>(this.parts, sessionId, 'SELECT id, body FROM compaction_events WHERE session_id = ?', (a, b) => a.startedAt - b.startedAt);
+    return collectSegmentList<CompactionEventRecord>(this.parts, sessionId, 'compactions', (a, b) => a.startedAt - b.startedAt);
   }
 }
 

@@ -25,6 +25,7 @@ import { OpenDatabases } from './openDatabases';
 import { OwnFiles } from './ownFiles';
 import { StoreProblems } from './problems';
 import { errorText } from './storeErrors';
+import { SealedLists } from './sealedLists';
 import { SessionIndex } from './sessionIndex';
 import { SessionRecords } from './sessionRecords';
 import { UsageRecords } from './usageRecords';
@@ -81,6 +82,7 @@ export class SqlJsStore implements SessionStore {
   private writeSeq = 0;
   private indexMerge?: Promise<void>;
   private sessionCleanup?: Promise<void>;
+  private sessionCleanupWanted = false;
 
   constructor(readonly root: string, SQL: SqlJsStatic, options: StoreOptions = {}) {
     const now = options.now ?? Date.now;
@@ -100,7 +102,7 @@ export class SqlJsStore implements SessionStore {
     }, onSealed: (path, db) => this.recordFinalSegments([[path, db]]) });
     // At the bound with every database holding unsaved changes, they are saved so they can be closed.
     this.budget.setRelief(() => flusher.saveForRoom());
-    this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, summaries, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
+    this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, summaries, sealedLists: new SealedLists(), now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
     this.records = new SessionRecords(this.parts);
@@ -133,9 +135,19 @@ export class SqlJsStore implements SessionStore {
     return this.heartbeat.start();
   }
 
-  /** Removes what crashed writers left behind (in session folders, in the background). */
+  /**
+   * Removes what crashed writers left behind. Session folders are cleaned in the background once
+   * the first listing is done (it reads the same folder of folders; the two together held the
+   * first listing back), or at close if nothing listed the sessions.
+   */
   async cleanTempFiles(): Promise<void> {
     await cleanLeftovers(this.parts.layout, this.parts.now());
+    this.sessionCleanupWanted = true;
+  }
+
+  private startSessionCleanup(): void {
+    if (!this.sessionCleanupWanted) return;
+    this.sessionCleanupWanted = false;
     this.sessionCleanup = cleanSessionLeftovers(this.parts.layout, this.parts.now()).catch(() => undefined);
   }
 
@@ -155,6 +167,7 @@ export class SqlJsStore implements SessionStore {
 
   async close(): Promise<void> {
     if (this.parts.flusher.isClosed) return;
+    this.startSessionCleanup();
     await Promise.all([this.indexMerge, this.sessionCleanup, this.closedWriters.settled()]);
     try {
       await this.parts.flusher.close();
@@ -190,8 +203,10 @@ export class SqlJsStore implements SessionStore {
     return this.sessions.update(id, patch);
   }
 
-  listSessions(): Promise<SessionInfo[]> {
-    return this.sessions.list();
+  async listSessions(): Promise<SessionInfo[]> {
+    const list = await this.sessions.list();
+    this.startSessionCleanup();
+    return list;
   }
 
   deleteSession(id: string): Promise<void> {
@@ -279,8 +294,8 @@ export class SqlJsStore implements SessionStore {
     return this.read(sessionId, () => this.usage.listTurnUsage(sessionId, options));
   }
 
-  turnUsageAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
-    return this.read(sessionId, () => this.usage.turnUsageAt(sessionId, requestIndex));
+  turnUsageAt(sessionId: string, requestIndex: number, options?: { items?: boolean }): Promise<TurnUsageRecord | undefined> {
+    return this.read(sessionId, () => (options?.items === false ? this.usage.figuresAt(sessionId, requestIndex) : this.usage.turnUsageAt(sessionId, requestIndex)));
   }
 
   nextRequestIndex(sessionId: string): Promise<number> {

@@ -6,6 +6,7 @@ import type { StoreLayout } from './layout';
 import type { OpenDatabases } from './openDatabases';
 import type { OwnFiles } from './ownFiles';
 import type { StoreProblems } from './problems';
+import type { SealedLists } from './sealedLists';
 import type { SegmentSummaries } from './segmentSummaries';
 
 /** What the parts of a store share: where files are, how they are opened, saved and reported. */
@@ -17,6 +18,8 @@ export interface StoreParts {
   readonly own: OwnFiles;
   readonly flusher: Flusher;
   readonly summaries: SegmentSummaries;
+  /** The lists of sealed segments, taken when each is first opened. */
+  readonly sealedLists: SealedLists;
   now(): number;
   /** A write time, strictly increasing within this writer: the latest write of a row wins. */
   stamp(): number;
@@ -51,13 +54,19 @@ export async function eachSessionDb(parts: StoreParts, sessionId: string, suffix
 /**
  * Calls `visit` with the database of one of a session's files: this window's from memory (taken at
  * the moment of the visit: a save may have sealed and closed it since it was listed), a sealed one
- * opened for this visit and closed after it (unless `keepOpen`), any other from the open files.
+ * opened for this visit and closed after it (unless `keepOpen`; its lists are kept, see
+ * sealedLists.ts), any other from the open files.
  */
 export async function visitFile(parts: StoreParts, path: string, sealed: boolean, visit: (db: Database) => void, keepOpen = false): Promise<void> {
   const own = parts.own.peek(path);
-  if (own) visit(own);
-  else if (sealed && !keepOpen) await parts.reads.once(path, visit); // never written again: closed once read
-  else await parts.reads.read(path, visit);
+  if (own) return visit(own);
+  // A sealed segment gives the lists every open of the session reads while it is open anyway.
+  const visitSealed = (db: Database) => {
+    parts.sealedLists.take(path, db);
+    visit(db);
+  };
+  if (sealed && !keepOpen) await parts.reads.once(path, visitSealed); // never written again: closed once read
+  else await parts.reads.read(path, sealed ? visitSealed : visit);
 }
 
 /** Segments with a later segment of the same writer: sealed, never written again. */

@@ -2,7 +2,8 @@ import type { RequestItem } from '../../core/model/records';
 import { encodeRequestItems, type StoredRequestItems, applyItemsDelta } from '../../core/model/requestItemsDelta';
 import type { TurnUsageRecord } from '../../core/ports/sessionStore';
 import { requestIndexSpan } from './segmentSummaries';
-import { collectRecords, eachSegment } from './segmentReads';
+import { collectRecords, collectSegmentList, eachSegment } from './segmentReads';
+import { FIGURES_BODY, ITEMS_KEY } from './sealedLists';
 import { rows } from './sqlRows';
 import { runPrepared, textBytes } from './statements';
 import { ownDb, type StoreParts } from './storeParts';
@@ -19,8 +20,9 @@ export class UsageRecords {
   constructor(private readonly parts: StoreParts) {}
 
   async addTurnUsage(record: TurnUsageRecord): Promise<void> {
+    // A window's first record of a session is a change of the last one stored (by any window), not a full list.
+    const last = this.lastItems.get(record.sessionId) ?? (await this.storedBase(record.sessionId, record.requestIndex));
     const db = await ownDb(this.parts, this.parts.own.segmentPath(record.sessionId));
-    const last = this.lastItems.get(record.sessionId);
     // A full list is written once the changes since the last one add up to a list's size, so full
     // lists cost no more than the changes do and a list never rests on a long chain of changes.
     const stored = encodeRequestItems(record.items, last && last.changedSinceFull < record.items.length ? last : undefined);
@@ -37,7 +39,7 @@ export class UsageRecords {
     if (options.items === false) {
       // A row's item list is written last in its body (`,"storedItems":…}`) and is most of it: the
       // figures alone are cut out in SQL, so the list is neither decoded nor parsed.
-      const figures = await collectRecords<StoredTurnUsage>(this.parts, sessionId, `SELECT id, CASE WHEN instr(body, '${ITEMS_KEY}') > 0 THEN substr(body, 1, instr(body, '${ITEMS_KEY}') - 1) || '}' ELSE body END AS body FROM turn_usage WHERE session_id = ?`, order);
+      const figures = await collectSegmentList<StoredTurnUsage>(this.parts, sessionId, 'usageFigures', order);
       return figures.map(({ storedItems: _stored, items: _items, ...rest }) => ({ ...rest, items: [] }));
     }
     const stored = await collectRecords<StoredTurnUsage>(this.parts, sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', order);
@@ -51,6 +53,25 @@ export class UsageRecords {
    * complete. Only that chain's bodies are parsed. Undefined when no such request is stored.
    */
   async turnUsageAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
+    const chain = await this.storedChainAt(sessionId, requestIndex);
+    return chain && rebuildItemLists(chain).pop();
+  }
+
+  /**
+   * The item list the session's records left off with before `requestIndex` (the latest stored
+   * record's), what the next record is stored as a change of, and the changes since its full list.
+   */
+  private async storedBase(sessionId: string, requestIndex: number): Promise<{ id: string; items: readonly RequestItem[]; changedSinceFull: number } | undefined> {
+    const latest = Math.min((await this.nextRequestIndex(sessionId)) - 1, requestIndex - 1);
+    const chain = latest < 0 ? undefined : await this.storedChainAt(sessionId, latest);
+    const record = chain && rebuildItemLists(chain).pop();
+    if (!chain || !record) return undefined;
+    const changedSinceFull = chain.reduce((n, row) => (row.storedItems && 'base' in row.storedItems ? n + row.storedItems.added.length + row.storedItems.removed.length : 0), 0);
+    return { id: record.id, items: record.items, changedSinceFull };
+  }
+
+  /** The stored rows of request `requestIndex`'s record and the records its list rests on, oldest first; the record last. */
+  private async storedChainAt(sessionId: string, requestIndex: number): Promise<StoredTurnUsage[] | undefined> {
     const found = new Map<string, { index: number; createdAt: number; base?: string; body: string }>();
     const linkSql = `SELECT id, request_index, created_at, body, CASE WHEN instr(body, '${BASE_KEY}') > 0 THEN substr(body, instr(body, '${BASE_KEY}') + ${BASE_KEY.length}, 80) END AS base FROM turn_usage WHERE session_id = ? AND request_index <= ?`;
     // The same record a list in request order finds first: the earliest of its index.
@@ -89,7 +110,32 @@ export class UsageRecords {
         // an unreadable row: the list that rests on it cannot be rebuilt
       }
     }
-    return rebuildItemLists(stored.reverse()).find((record) => record.id === first);
+    return stored[0]?.id === first ? stored.reverse() : undefined;
+  }
+
+  /**
+   * One request's figures without its item list (left empty): only the segments whose request
+   * indexes span it are opened, and no list is read. The first stored, if two share the index.
+   */
+  async figuresAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
+    let first: StoredTurnUsage | undefined;
+    await eachSegment(this.parts, sessionId, {
+      keepOpen: true, // the newest segments: the chat reads them next
+      fromFacts: (facts) => facts.maxRequestIndex < requestIndex || (facts.minRequestIndex !== undefined && facts.minRequestIndex > requestIndex),
+      fromRows: (db) => {
+        for (const r of rows(db, `SELECT ${FIGURES_BODY} AS body FROM turn_usage WHERE session_id = ? AND request_index = ?`, [sessionId, requestIndex])) {
+          try {
+            const found = JSON.parse(String(r.body)) as StoredTurnUsage;
+            if (!first || found.createdAt < first.createdAt) first = found;
+          } catch {
+            // an unreadable row
+          }
+        }
+      },
+    });
+    if (!first) return undefined;
+    const { storedItems: _stored, items: _items, ...rest } = first;
+    return { ...rest, items: [] };
   }
 
   /** One past the highest request index recorded (0 when none), without reading the usage rows. */
@@ -112,8 +158,6 @@ export class UsageRecords {
 type StoredTurnUsage = Omit<TurnUsageRecord, 'items'> & { items?: RequestItem[]; storedItems?: StoredRequestItems };
 
 const REMEMBERED_SESSIONS = 16;
-/** Where a usage body's item list begins: its last key (an unescaped quote occurs only around keys and string values). */
-const ITEMS_KEY = ',"storedItems":';
 /** Where a usage body's item list stored as a change names its base record. */
 const BASE_KEY = `${ITEMS_KEY}{"base":"`;
 

@@ -131,4 +131,34 @@ describe('session reads kept in memory for the views', () => {
     // Whatever the store answers for a deleted session, the cache does not answer from before.
     assert.deepEqual(await store.loadTranscript(session.id), await raw.loadTranscript(session.id));
   });
+
+  it('opens the chat with its newest page of a session that was read whole (resumed without ever compacting), not every message', async () => {
+    const store = withSessionReadCache(raw);
+    const session = await store.createSession({ title: 'never compacted' });
+    await store.putMessages(session.id, Array.from({ length: 1_000 }, (_, i) => userMessage(`m${i}`, { createdAt: i + 1 })));
+    assert.equal((await store.loadTranscript(session.id)).length, 1_000, 'resumed whole');
+    const first = await store.loadRecentTranscript(session.id, 200);
+    assert.equal(first.messages.length, 200);
+    assert.deepEqual([first.messages[0].content, first.messages[199].content], ['m800', 'm999']);
+    assert.equal(first.complete, false);
+    assert.equal(first.complete === false && first.createdAfter, 800, 'Show earlier reads from the newest message left out');
+    // What the store gives for the same page.
+    assert.deepEqual((await raw.loadRecentTranscript(session.id, 200)).messages.map((m) => m.id), first.messages.map((m) => m.id));
+    assert.equal((await store.loadRecentTranscript(session.id, 400)).messages.length, 400, 'Show earlier');
+    assert.equal((await store.loadRecentTranscript(session.id, 2_000)).complete, true);
+  });
+
+  it('reads once what the chat and the inspector ask for at the same time as a session opens, and keeps it', async () => {
+    const { store: counted, reads } = counting(raw);
+    const store = withSessionReadCache(counted);
+    const session = await store.createSession({ title: 'both views' });
+    await store.putMessages(session.id, [userMessage('hello', { createdAt: 1 })]);
+    await store.addTurnUsage(usage(session.id, 0));
+    const refresh = () => Promise.all([store.loadRecentTranscript(session.id, 200), store.listCompactionEvents(session.id), store.listTurnUsage(session.id, { items: false }), store.listBlobs(session.id)]);
+    const [chat, inspector] = await Promise.all([refresh(), refresh()]);
+    assert.deepEqual(chat, inspector);
+    assert.equal(chat[2].length, 1);
+    await refresh();
+    assert.deepEqual(reads, { loadRecentTranscript: 1, listCompactionEvents: 1, listTurnUsage: 1, listBlobs: 1 });
+  });
 });

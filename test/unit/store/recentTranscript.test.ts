@@ -56,9 +56,15 @@ describe('the recent part of a long transcript', function () {
     const whole = await store.loadTranscript(SESSION);
     assert.equal(whole.length, 21);
     assert.equal(whole.find((m) => m.id === 'm02')?.pinned, true);
+    // Once read whole, pages come from memory: the newest few, then as many as asked for.
     const afterWhole = await store.loadRecentTranscript(SESSION, 4);
-    assert.equal(afterWhole.complete, true, 'once read whole, the cache serves the whole transcript');
-    assert.equal(afterWhole.messages.length, 21);
+    assert.deepEqual(afterWhole.messages.map((m) => m.id), ['m18', 'm19', 'm20', 'm21']);
+    assert.equal(afterWhole.complete, false);
+    await store.putMessages(SESSION, [message('m22', 220)]);
+    assert.deepEqual((await store.loadRecentTranscript(SESSION, 4)).messages.map((m) => m.id), ['m18', 'm19', 'm20', 'm21', 'm22'], 'the page grows with new messages');
+    const everything = await store.loadRecentTranscript(SESSION, 100);
+    assert.equal(everything.complete, true);
+    assert.equal(everything.messages.length, 22);
   });
 
   it('reads earlier pages before a time, opening only the segments that hold them, until the whole transcript is read', async () => {

@@ -1,0 +1,69 @@
+/**
+ * Opening a session through the built extension as VS Code drives it (startExtension.ts): the
+ * chat view resolved until its first state is posted, then the inspector until its first state.
+ * Sessions of 500 / 1,500 / 4,500 turns (compacted every 100 turns, a 10 KB output a turn; see
+ * seedLongSession.ts) and of 1K / 10K / 50K messages that never compacted (seedSession.ts). Each
+ * (build, session, round) runs in a fresh process (openRun.ts) on a copy of the seeded store; with
+ * --old, the other build runs in every round too, the order alternating round by round.
+ * Writes bench/results/realPath-open.json.
+ * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/open.bench.ts [--turns 500,1500,4500] [--messages 1000,10000,50000] [--old <extension root>] [--rounds 2]
+ */
+import { execFileSync } from 'child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { loadavg, tmpdir } from 'os';
+import { join } from 'path';
+import { median } from '../median';
+import type { OpenRunOptions, OpenRunResult } from './openRun';
+import { seedLongSession } from './seedLongSession';
+import { seedSession } from './seedSession';
+import { REPOSITORY_ROOT } from './startExtension';
+
+function flag(name: string): string | undefined {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
+const list = (value: string | undefined, fallback: number[]) => (value === undefined ? fallback : value.split(',').map(Number).filter((n) => n > 0));
+
+function runOnce(options: OpenRunOptions): OpenRunResult {
+  const out = execFileSync(process.execPath, ['-r', join(REPOSITORY_ROOT, 'test', 'register.cjs'), join(__dirname, 'openRun.ts'), JSON.stringify(options)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  return JSON.parse(out.trim().split('\n').pop() ?? '') as OpenRunResult;
+}
+
+async function main() {
+  const oldRoot = flag('old');
+  const rounds = Number(flag('rounds') ?? 2);
+  const sessions = [
+    ...list(flag('turns'), [500, 1_500, 4_500]).map((turns) => ({ name: `${turns} turns, compacted`, seed: (dir: string) => seedLongSession(dir, turns) })),
+    ...list(flag('messages'), [1_000, 10_000, 50_000]).map((count) => ({ name: `${count} messages, never compacted`, seed: (dir: string) => seedSession(dir, count) })),
+  ];
+  const builds = oldRoot ? [{ name: 'this', root: REPOSITORY_ROOT }, { name: 'old', root: oldRoot }] : [{ name: 'this', root: REPOSITORY_ROOT }];
+  const rows: Array<Record<string, unknown>> = [];
+  for (const session of sessions) {
+    const seeded = mkdtempSync(join(tmpdir(), 'tally-bench-seed-'));
+    try {
+      await session.seed(seeded);
+      const results = new Map<string, OpenRunResult[]>(builds.map((b) => [b.name, []]));
+      for (let round = 0; round < rounds + 1; round++) {
+        const order = round % 2 === 0 ? builds : [...builds].reverse();
+        for (const build of order) {
+          const result = runOnce({ extensionRoot: build.root, seededStorage: seeded });
+          if (round > 0) results.get(build.name)!.push(result); // the first round checks the files and records their facts
+          console.error(`${session.name} ${build.name} round ${round}: ${JSON.stringify(result)}`);
+        }
+      }
+      for (const build of builds) {
+        const runs = results.get(build.name)!;
+        const med = (key: keyof OpenRunResult) => median(runs.map((r) => r[key]));
+        rows.push({ session: session.name, build: build.name, chatStateMs: med('chatStateMs'), chatStateKB: med('chatStateKB'), chatEntries: med('chatEntries'), segmentLoads: med('segmentLoads'), segmentFiles: med('segmentFiles'), inspectorStateMs: med('inspectorStateMs'), inspectorStateKB: med('inspectorStateKB'), rssMiB: med('rssMiB'), runs: runs.length });
+      }
+    } finally {
+      rmSync(seeded, { recursive: true, force: true });
+    }
+  }
+  console.table(rows);
+  mkdirSync(join(REPOSITORY_ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(REPOSITORY_ROOT, 'bench', 'results', 'realPath-open.json'), `${JSON.stringify({ date: new Date().toISOString(), loadavg: loadavg(), rounds, rows }, null, 2)}\n`);
+}
+
+void main();

@@ -1,0 +1,92 @@
+/**
+ * One measured open, in its own process: the built extension (startExtension.ts) on a copy of a
+ * seeded store; the chat view resolved (its `ready` sent) until its first state is posted, then
+ * the inspector opened until its first state is posted. Prints one JSON line: the wait for each,
+ * the bytes posted, the chat's entries, the segment files the host loaded before the chat's first
+ * state, and the host's RSS. Run by open.bench.ts, or alone:
+ *   node -r ./test/register.cjs bench/realPath/openRun.ts '<json options>'
+ */
+import { cpSync, mkdirSync, mkdtempSync, promises as fsp, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { InstantModelServer } from './modelServer';
+import { startExtension } from './startExtension';
+
+export interface OpenRunOptions {
+  extensionRoot: string;
+  seededStorage: string;
+  timeoutMs?: number;
+}
+
+export interface OpenRunResult {
+  chatStateMs: number;
+  chatStateKB: number;
+  chatEntries: number;
+  segmentLoads: number;
+  segmentFiles: number;
+  inspectorStateMs: number;
+  inspectorStateKB: number;
+  rssMiB: number;
+}
+
+async function run(options: OpenRunOptions): Promise<OpenRunResult> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const storageDir = mkdtempSync(join(tmpdir(), 'tally-bench-storage-'));
+  // With the files' times: the facts recorded of each segment (by size and time) hold for the copy,
+  // as they do for a store reopened where it is; a plain copy would be a store opened the first time.
+  cpSync(options.seededStorage, storageDir, { recursive: true, preserveTimestamps: true });
+  const workspace = mkdtempSync(join(tmpdir(), 'tally-bench-ws-'));
+  mkdirSync(join(workspace, 'src'));
+  writeFileSync(join(workspace, 'README.md'), '# bench\n');
+  const server = await InstantModelServer.start();
+  const loads: string[] = [];
+  const readFile = fsp.readFile;
+  (fsp as { readFile: unknown }).readFile = (path: unknown, ...rest: unknown[]) => {
+    if (/\.seg\d+\.sqlite$/.test(String(path))) loads.push(String(path));
+    return (readFile as (...a: unknown[]) => unknown)(path, ...rest);
+  };
+  const ext = await startExtension({
+    extensionRoot: options.extensionRoot,
+    storageDir,
+    workspace: [workspace],
+    settings: { provider: 'openai-compatible', baseUrl: server.url, model: 'bench-model', contextWindow: 200_000, maxOutputTokens: 8_192 },
+  });
+  try {
+    const started = performance.now();
+    const chat = ext.showChat();
+    const chatState = await chat.waitForPost('chat state', (p) => p.message.type === 'state', { timeoutMs });
+    const segmentLoads = loads.length;
+    const segmentFiles = new Set(loads).size;
+    const inspectorStarted = performance.now();
+    const inspector = await ext.openInspector();
+    const inspectorState = await inspector.waitForPost('inspector state', (p) => p.message.type === 'state', { timeoutMs });
+    const entries = (chatState.message as { state?: { entries?: unknown[] } }).state?.entries?.length ?? 0;
+    return {
+      chatStateMs: Math.round(chatState.at - started),
+      chatStateKB: Math.round(chatState.bytes / 1024),
+      chatEntries: entries,
+      segmentLoads,
+      segmentFiles,
+      inspectorStateMs: Math.round(inspectorState.at - inspectorStarted),
+      inspectorStateKB: Math.round(inspectorState.bytes / 1024),
+      rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
+    };
+  } finally {
+    (fsp as { readFile: unknown }).readFile = readFile;
+    await ext.dispose();
+    server.close();
+    rmSync(storageDir, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+run(JSON.parse(process.argv[2]) as OpenRunOptions).then(
+  (result) => {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.exit(0);
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
