@@ -7,6 +7,7 @@
 import { strict as assert } from 'assert';
 import { createServer, type IncomingHttpHeaders, type Server } from 'http';
 import type { AddressInfo } from 'net';
+import { ByteChunks } from '../../../src/core/providers/bodyBytes';
 import { fetchSameOrigin, streamedBody } from '../../../src/core/providers/sameOriginFetch';
 
 interface Seen {
@@ -49,6 +50,16 @@ describe('request bodies handed to fetch', () => {
     const headers = new Headers(init.headers);
     assert.equal(headers.get('content-length'), String(bytes.byteLength));
     assert.equal(headers.get('content-type'), 'application/json');
+  });
+
+  it('a body in chunks goes as those chunks in order, their total length in Content-Length', async () => {
+    const body = new ByteChunks();
+    for (const part of ['{"messages":[', '{"role":"user","content":"é"}', ']}']) body.text(part);
+    const init = streamedBody({ method: 'POST', body });
+    const chunks = await chunksOf(init.body as ReadableStream<Uint8Array>);
+    assert.deepEqual(chunks, body.parts);
+    chunks.forEach((chunk, i) => assert.equal(chunk, body.parts[i]));
+    assert.equal(new Headers(init.headers).get('content-length'), String(body.byteLength));
   });
 
   it('a text body or none is left as it is', () => {
