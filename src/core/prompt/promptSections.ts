@@ -77,17 +77,31 @@ export function toolContentTokens(tool: ToolDefinition, counter: Pick<TokenCount
   return counter.count(tool.name) + counter.count(tool.description) + counter.count(stableStringify(tool.inputSchema));
 }
 
-export function toolSections(active: readonly ToolDefinition[], deferred: readonly ToolDefinition[], counter: TokenCounter): ToolSection[] {
-  const of = (tool: ToolDefinition, isDeferred: boolean): ToolSection => ({
+/**
+ * A tool's section, the same object from request to request while the definition object, its
+ * deferral and the counter are: its text is then stringified and counted once, and its request
+ * item (cached by section object) is reused instead of hashed again.
+ */
+const toolSectionCache = new WeakMap<ToolDefinition, { deferred: boolean; counter: TokenCounter; section: ToolSection }>();
+
+function toolSection(tool: ToolDefinition, deferred: boolean, counter: TokenCounter): ToolSection {
+  const known = toolSectionCache.get(tool);
+  if (known && known.deferred === deferred && known.counter === counter) return known.section;
+  const section: ToolSection = {
     id: `tool:${tool.name}`,
     name: tool.name,
     source: toolSourceLabel(tool),
     description: tool.description.replace(/\s+/g, ' ').trim().slice(0, 160),
     text: toolDefinitionText(tool),
-    tokens: isDeferred ? 0 : toolContentTokens(tool, counter),
-    deferred: isDeferred,
-  });
-  return [...active.map((t) => of(t, false)), ...deferred.map((t) => of(t, true))];
+    tokens: deferred ? 0 : toolContentTokens(tool, counter),
+    deferred,
+  };
+  toolSectionCache.set(tool, { deferred, counter, section });
+  return section;
+}
+
+export function toolSections(active: readonly ToolDefinition[], deferred: readonly ToolDefinition[], counter: TokenCounter): ToolSection[] {
+  return [...active.map((t) => toolSection(t, false, counter)), ...deferred.map((t) => toolSection(t, true, counter))];
 }
 
 /** The text of the dynamic note: its sections' texts, in order. */

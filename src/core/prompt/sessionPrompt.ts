@@ -29,6 +29,10 @@ function instructionParts(instructions: string | undefined | readonly Instructio
   return instructions.trim() ? [{ path: 'AGENTS.md', label: 'AGENTS.md', text: instructions.trim(), followsActiveFile: false }] : [];
 }
 
+function sameSection(a: PromptSection, b: Omit<PromptSection, 'tokens'>): boolean {
+  return a.text === b.text && a.kind === b.kind && a.label === b.label && a.path === b.path && a.source === b.source && a.skills === b.skills;
+}
+
 /**
  * Builds each request's prompt in a fixed order, static to dynamic. The stable prefix: base
  * instructions, each AGENTS.md that does not depend on the active file, the skills index, active
@@ -45,6 +49,10 @@ export class SessionPrompt implements PromptSource {
   private deferred: ToolDefinition[] = [];
   private knownSkills: Skill[] = [];
   private uses = 0;
+  /** The last prompt's sections by id, reused while their fields are the same (counted, hashed and previewed once). */
+  private sectionsById = new Map<string, PromptSection>();
+  /** Each tool definition's tokens with its framing, counted once per definition object. */
+  private readonly definitionTokens = new WeakMap<ToolDefinition, number>();
 
   constructor(private readonly options: SessionPromptOptions) {}
 
@@ -52,7 +60,15 @@ export class SessionPrompt implements PromptSource {
     const { counter, settings } = this.options;
     const [instructions, skills] = await Promise.all([this.options.instructions(), this.options.skills()]);
     this.knownSkills = skills;
-    const section = (s: Omit<PromptSection, 'tokens'>) => promptSection(counter, s);
+    const previous = this.sectionsById;
+    const current = new Map<string, PromptSection>();
+    this.sectionsById = current;
+    const section = (s: Omit<PromptSection, 'tokens'>): PromptSection => {
+      const known = previous.get(s.id);
+      const made = known && sameSection(known, s) ? known : promptSection(counter, s);
+      current.set(s.id, made);
+      return made;
+    };
     const stable: PromptSection[] = [section({ id: 'system:base', kind: 'system-section', label: 'Base instructions', text: BASE_INSTRUCTIONS })];
     const dynamic: PromptSection[] = [];
     for (const part of instructionParts(instructions)) {
@@ -70,7 +86,7 @@ export class SessionPrompt implements PromptSource {
     const system: PreparedPrompt['system'] = stable.map((s, i) => ({ text: s.text, ...(i === instructionsEnd - 1 || (i === stable.length - 1 && i >= instructionsEnd) ? { cacheBreakpoint: true } : {}) }));
 
     const all = [...this.options.tools(), ...(skills.length ? [ACTIVATE_SKILL_TOOL] : [])];
-    const selection = selectTools({ tools: all, countTokens: (d) => countToolDefinitions(d, counter), effectiveWindow: args.effectiveWindow, share: settings.toolDeferralShare, lastUsed: this.lastUsed, promoted: this.promoted });
+    const selection = selectTools({ tools: all, countTokens: (d) => this.toolTokens(d), effectiveWindow: args.effectiveWindow, share: settings.toolDeferralShare, lastUsed: this.lastUsed, promoted: this.promoted });
     this.deferred = selection.deferred;
     if (selection.note) dynamic.push(section({ id: 'note:deferred', kind: 'note', label: 'Deferred tools note', text: selection.note }));
     if (args.percentUsed >= settings.compactNoteAt) {
@@ -79,6 +95,19 @@ export class SessionPrompt implements PromptSource {
     }
     const sections: PromptSections = { system: stable, tools: toolSections(selection.active, selection.deferred, counter), dynamic };
     return { system, tools: selection.active, sections, fixed: fixedOf(sections) };
+  }
+
+  private toolTokens(definitions: readonly ToolDefinition[]): number {
+    let total = 0;
+    for (const definition of definitions) {
+      let tokens = this.definitionTokens.get(definition);
+      if (tokens === undefined) {
+        tokens = countToolDefinitions([definition], this.options.counter);
+        this.definitionTokens.set(definition, tokens);
+      }
+      total += tokens;
+    }
+    return total;
   }
 
   /** Keeps recently used tools offered: told of every tool call. */

@@ -11,10 +11,21 @@ export function utf8(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
-/** Chunks of a body in order, joined into one byte array at the end. */
+/**
+ * Chunks of a body in order: sent as they are (sameOriginFetch.ts streams them), or joined into one
+ * byte array. A chunk is never changed once pushed.
+ */
 export class ByteChunks {
   private readonly chunks: Uint8Array[] = [];
   private size = 0;
+
+  get parts(): readonly Uint8Array[] {
+    return this.chunks;
+  }
+
+  get byteLength(): number {
+    return this.size;
+  }
 
   push(chunk: Uint8Array): void {
     this.chunks.push(chunk);

@@ -1,4 +1,5 @@
 import { describeError, errorFromPayload, errorFromResponse, readErrorBody, type ErrorContext } from './classifyError';
+import { ByteChunks } from './bodyBytes';
 import { BodyTooLargeError, readTextUpTo } from './boundedBody';
 import { ProviderError, redactAndClip, redactSecrets } from './errors';
 import { cancelledError } from './retry';
@@ -14,7 +15,7 @@ export interface EventStreamRequest {
   fetch: FetchLike;
   url: string;
   headers: Record<string, string>;
-  /** JSON bytes as they are to be sent, or a value to send as JSON. */
+  /** JSON bytes as they are to be sent (whole or in chunks), or a value to send as JSON. */
   body: unknown;
   /** Time allowed until the response headers arrive. */
   timeoutMs: number;
@@ -93,7 +94,7 @@ export async function* postEventStream(req: EventStreamRequest): AsyncGenerator<
       response = await fetchSameOrigin(req.fetch, req.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...req.headers },
-        body: req.body instanceof Uint8Array ? (req.body as Uint8Array<ArrayBuffer>) : JSON.stringify(req.body),
+        body: req.body instanceof Uint8Array ? (req.body as Uint8Array<ArrayBuffer>) : req.body instanceof ByteChunks ? req.body : JSON.stringify(req.body),
         signal: controller.signal,
       });
     } catch (error) {

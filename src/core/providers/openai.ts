@@ -96,7 +96,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
   return {
     id,
     async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
-      const body = bodies.bytes(request, { maxTokensField, includeUsage: options.includeUsage });
+      const body = bodies.chunks(request, { maxTokensField, includeUsage: options.includeUsage });
       const headers: Record<string, string> = { ...options.headers };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
       const post = { fetch: doFetch, url: `${baseUrl}/chat/completions`, headers: headers, body, signal, errors: ctx };

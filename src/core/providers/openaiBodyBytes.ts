@@ -12,57 +12,73 @@ const messageBytes = new MessageWireCache((message) => {
 const COMMA = utf8(',');
 
 /**
- * The conversation part of the last body: every sent message preceded by a comma. `bytes` lies in
- * that body, without its first comma when the body had no system message (`firstCommaDropped`).
- * `ends[i]` is where message i's bytes end, counted with the first comma; the fields a message is
- * sent from are kept to notice one replaced on the same object.
+ * The messages of the last body, each preceded by a comma. `ends[i]` is where message i's bytes end
+ * in that sequence; the fields a message is sent from are kept to notice one replaced on the same
+ * object. The first `blockCount` messages are also kept as one block of bytes (`block`, filled up
+ * to `ends[blockCount - 1]`): messages go into it once a later body sends them again, so the block
+ * grows at its end and a body sends it as one chunk. Bytes of the block that were sent are never
+ * written again (a body may still be on its way): a block cut back is copied into a new one.
  */
 interface LastConversation {
   messages: Message[];
   contents: string[];
   calls: Array<Message['toolCalls']>;
   ends: number[];
-  bytes: Uint8Array;
-  firstCommaDropped: boolean;
+  block: Uint8Array;
+  blockCount: number;
+}
+
+function emptyConversation(): LastConversation {
+  return { messages: [], contents: [], calls: [], ends: [], block: new Uint8Array(0), blockCount: 0 };
+}
+
+/** Room for `needed` bytes and the growth of many more requests, so the block is rarely moved. */
+function capacityFor(needed: number): number {
+  return needed + Math.max(64 * 1024, needed >> 2);
 }
 
 /**
- * Builds the bytes of JSON.stringify(toOpenAIBody(request, options)). A session sends the messages
- * of its last request again plus a few new ones: those the last body ended with are copied from it
- * in one piece, and the others come from each message's cached bytes.
+ * Builds JSON.stringify(toOpenAIBody(request, options)) as chunks. A session sends the messages of
+ * its last request again plus a few new ones: those it sent before go as one chunk of the block,
+ * the others as each message's cached bytes. No request copies the whole conversation.
  */
 export class OpenAIBodyBuilder {
   private last?: LastConversation;
 
+  /** The body as one byte array (joined from `chunks`). */
   bytes(request: ProviderRequest, options: OpenAIRequestOptions): Uint8Array {
+    return this.chunks(request, options).join();
+  }
+
+  chunks(request: ProviderRequest, options: OpenAIRequestOptions): ByteChunks {
     const { messages } = request;
     const system = systemChatMessage(request);
-    const head = utf8(`{${request.model === undefined ? '' : `"model":${JSON.stringify(request.model)},`}"messages":[${system ? JSON.stringify(system) : ''}`);
-    const dropFirstComma = !system;
     const body = new ByteChunks();
-    body.push(head);
+    body.text(`{${request.model === undefined ? '' : `"model":${JSON.stringify(request.model)},`}"messages":[${system ? JSON.stringify(system) : ''}`);
+    // Without a system message the first message opens the array: no comma before it.
+    let commaToDrop = !system;
+    const emit = (chunk: Uint8Array) => {
+      if (chunk.length === 0) return;
+      body.push(commaToDrop ? chunk.subarray(1) : chunk);
+      commaToDrop = false;
+    };
 
     const reused = this.reusablePrefix(messages);
-    const last = this.last;
+    const kept = this.last ?? emptyConversation();
     // Until this body is done, nothing is reused from a record being changed.
     this.last = undefined;
-    // The last body's record is cut back to what is reused and extended: a request costs what changed.
-    const kept = last ?? { messages: [], contents: [], calls: [], ends: [], bytes: new Uint8Array(0), firstCommaDropped: false };
     kept.messages.length = kept.contents.length = kept.calls.length = kept.ends.length = reused;
+    if (kept.blockCount > reused) this.cutBlock(kept, reused);
+    else this.extendBlock(kept, messages, reused);
+    emit(kept.block.subarray(0, kept.blockCount > 0 ? kept.ends[kept.blockCount - 1] : 0));
+
+    // The block now holds the reused messages; the others follow as their cached bytes.
     let size = reused > 0 ? kept.ends[reused - 1] : 0;
-    if (size > 0) {
-      const shift = kept.firstCommaDropped ? 1 : 0;
-      if (dropFirstComma || !kept.firstCommaDropped) body.push(kept.bytes.subarray((dropFirstComma ? 1 : 0) - shift, size - shift));
-      else {
-        body.push(COMMA);
-        body.push(kept.bytes.subarray(0, size - 1));
-      }
-    }
     for (let i = reused; i < messages.length; i++) {
       const message = messages[i];
       const bytes = messageBytes.get(message);
       if (bytes) {
-        body.push(dropFirstComma && size === 0 ? COMMA.subarray(1) : COMMA);
+        emit(COMMA);
         body.push(bytes);
         size += 1 + bytes.length;
       }
@@ -73,20 +89,57 @@ export class OpenAIBodyBuilder {
     }
     // The fields after the messages always hold `stream`, so their object is never empty.
     body.text(`],${JSON.stringify(openAIFieldsAfterMessages(request, options)).slice(1)}`);
-    const joined = body.join();
-    const dropped = dropFirstComma && size > 0;
-    kept.bytes = joined.subarray(head.length, head.length + size - (dropped ? 1 : 0));
-    kept.firstCommaDropped = dropped;
     this.last = kept;
-    return joined;
+    return body;
+  }
+
+  /** The block holds only the first `count` messages now; what was sent of it stays as it was. */
+  private cutBlock(kept: LastConversation, count: number): void {
+    const end = count > 0 ? kept.ends[count - 1] : 0;
+    const block = new Uint8Array(end > 0 ? capacityFor(end) : 0);
+    if (end > 0) block.set(kept.block.subarray(0, end));
+    kept.block = block;
+    kept.blockCount = count;
+  }
+
+  /**
+   * Adds to the block, after its end, the messages up to `count`: sent before and sent again now.
+   * Their ends are taken from the bytes written, so the block and `ends` always agree.
+   */
+  private extendBlock(kept: LastConversation, messages: readonly Message[], count: number): void {
+    if (kept.blockCount === count) return;
+    const from = kept.blockCount > 0 ? kept.ends[kept.blockCount - 1] : 0;
+    const added: Uint8Array[] = [];
+    let end = from;
+    for (let i = kept.blockCount; i < count; i++) {
+      const bytes = messageBytes.get(messages[i]);
+      if (bytes) {
+        added.push(bytes);
+        end += 1 + bytes.length;
+      }
+      kept.ends[i] = end;
+    }
+    let block = kept.block;
+    if (end > block.length) {
+      block = new Uint8Array(capacityFor(end));
+      block.set(kept.block.subarray(0, from));
+    }
+    let at = from;
+    for (const bytes of added) {
+      block[at] = COMMA[0];
+      block.set(bytes, at + 1);
+      at += 1 + bytes.length;
+    }
+    kept.block = block;
+    kept.blockCount = count;
   }
 
   /** How many of `messages` open the same way as the last body's, unchanged since. */
   private reusablePrefix(messages: readonly Message[]): number {
     const last = this.last;
     if (!last) return 0;
-    // The buffer sent last must still hold what it held (nothing detached or reused it).
-    if (last.bytes.byteLength !== (last.ends[last.ends.length - 1] ?? 0) - (last.firstCommaDropped ? 1 : 0)) return 0;
+    // The block must still hold what it held (nothing detached it).
+    if (last.block.byteLength < (last.blockCount > 0 ? last.ends[last.blockCount - 1] : 0)) return 0;
     const max = Math.min(last.messages.length, messages.length);
     let k = 0;
     while (k < max && last.messages[k] === messages[k] && last.contents[k] === messages[k].content && last.calls[k] === messages[k].toolCalls) k++;

@@ -7,6 +7,7 @@
  * HEAD into a GET and drops the body, 307/308 keep both), at most MAX_REDIRECTS times; one to
  * another origin is not followed at all and becomes a RedirectError that names where it pointed.
  */
+import { ByteChunks } from './bodyBytes';
 import type { FetchLike } from './httpStream';
 
 export const MAX_REDIRECTS = 5;
@@ -47,17 +48,43 @@ function withoutBodyHeaders(headers: RequestInit['headers']): Record<string, str
   return kept;
 }
 
+/** fetch's init, whose body may also be bytes in chunks: sent in order as one body. */
+export type SendInit = Omit<RequestInit, 'body'> & { body?: RequestInit['body'] | ByteChunks };
+
+/**
+ * A byte body as fetch sends it without copying: fetch copies a Uint8Array body when it takes it,
+ * and again for every request it may redirect (a tee that clones each chunk), which for a long
+ * session's 13 MB body was three copies and most of the garbage a turn made. A stream is used as
+ * is; the length still goes in Content-Length, so the server gets the same request as before.
+ * One stream per send: a redirect that keeps the body sends it again from a new stream.
+ */
+export function streamedBody(init: SendInit): RequestInit {
+  const body = init.body;
+  const parts = body instanceof ByteChunks ? body.parts : body instanceof Uint8Array ? [body] : undefined;
+  if (!parts) return init as RequestInit;
+  const length = parts.reduce((sum, part) => sum + part.byteLength, 0);
+  const headers = new Headers(init.headers);
+  headers.set('content-length', String(length));
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
+  return { ...init, headers, body: stream, duplex: 'half' } as RequestInit;
+}
+
 /**
  * Sends one request like fetch, following redirects only within the origin of `url`.
  * Throws RedirectError for a redirect to another origin, to an address that is not a URL, or after
  * MAX_REDIRECTS hops; the redirect's own body is discarded unread.
  */
-export async function fetchSameOrigin(fetchFn: FetchLike, url: string, init: RequestInit): Promise<Response> {
+export async function fetchSameOrigin(fetchFn: FetchLike, url: string, init: SendInit): Promise<Response> {
   const origin = new URL(url).origin;
   let current = url;
-  let request: RequestInit = { ...init, redirect: 'manual' };
+  let request: SendInit = { ...init, redirect: 'manual' };
   for (let hop = 0; ; hop++) {
-    const response = await fetchFn(current, request);
+    const response = await fetchFn(current, streamedBody(request));
     const location = response.headers.get('location');
     if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
     await response.body?.cancel().catch(() => undefined);

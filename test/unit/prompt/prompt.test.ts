@@ -183,4 +183,30 @@ describe('session prompt', () => {
     const p2 = await prompt.prepare({ effectiveWindow: 6_000, percentUsed: 0 });
     assert.ok(p2.tools.some((t: ToolDefinition) => t.name === 'jira_search'), 'the found tool is active next time');
   });
+
+  it('a prompt with nothing changed since the last one reuses its sections and tools: none is counted again', async () => {
+    const real = getTokenCounter();
+    const counted: string[] = [];
+    const counter = { encoding: real.encoding, count: (text: string) => (counted.push(text), real.count(text)), countAsync: (text: string) => real.countAsync(text), isLoaded: () => real.isLoaded(), load: () => real.load() };
+    const tools: ToolDefinition[] = [{ name: 'read_file', description: 'Read a file.', inputSchema: { properties: { path: { type: 'string' } } }, source: 'builtin' }];
+    let instructions = 'Use tabs.';
+    const prompt = new SessionPrompt({ counter, settings: withSettings(), tools: () => tools, instructions: async () => instructions, skills: async () => [skill()], skillText });
+    const a = await prompt.prepare({ effectiveWindow: 100_000, percentUsed: 0.1 });
+    assert.ok(counted.length > 0);
+    counted.length = 0;
+    const b = await prompt.prepare({ effectiveWindow: 100_000, percentUsed: 0.1 });
+    assert.deepEqual(counted, [], 'nothing is counted again');
+    a.sections.system.forEach((s: unknown, i: number) => assert.equal(b.sections.system[i], s, `system section ${i} is the same object`));
+    a.sections.tools.forEach((t: unknown, i: number) => assert.equal(b.sections.tools[i], t, `tool section ${i} is the same object`));
+    // What changed is counted again, and only that: the instructions' new text, the context note.
+    instructions = 'Use spaces.';
+    const c = await prompt.prepare({ effectiveWindow: 100_000, percentUsed: 0.9 });
+    assert.equal(counted.length, 2, counted.join(' | '));
+    assert.match(counted[0], /Use spaces\./);
+    assert.match(counted[1], /Context: 90% used/);
+    assert.equal(c.sections.system[0], a.sections.system[0]);
+    assert.notEqual(c.sections.system[1], a.sections.system[1]);
+    assert.match(c.system[1].text, /Use spaces\./);
+    assert.equal(c.sections.tools[0], a.sections.tools[0]);
+  });
 });
