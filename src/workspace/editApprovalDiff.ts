@@ -16,10 +16,22 @@ export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vs
   private readonly diffs = new PendingEditDiffs();
   /** Diffs still opening, by call: an answer that comes first waits for its diff, then closes it. */
   private readonly opening = new Map<string, Promise<unknown>>();
+  /** The address of each pending diff's proposed side, by call. */
+  private readonly proposedSide = new Map<string, string>();
+  /**
+   * Diffs answered before their tab reached this window's list of tabs (it is told of a tab a
+   * moment after the diff command returns): each is closed as soon as its tab appears.
+   */
+  private readonly closeWhenOpened = new Set<string>();
   private readonly registration: vscode.Disposable;
+  private readonly tabWatch: vscode.Disposable;
 
   constructor() {
     this.registration = vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, this);
+    this.tabWatch = vscode.window.tabGroups.onDidChangeTabs((change) => {
+      const late = change.opened.filter((t) => t.input instanceof vscode.TabInputTextDiff && this.closeWhenOpened.delete(t.input.modified.toString()));
+      if (late.length) void vscode.window.tabGroups.close(late, true);
+    });
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -32,6 +44,7 @@ export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vs
     const token = this.diffs.add(request.callId, request.preview);
     const side = (which: DiffSide) => vscode.Uri.from({ scheme: DIFF_SCHEME, path: request.target!, query: diffQuery(token, which) });
     const name = revealCharacters(request.target.split(/[\\/]/).pop() ?? request.target);
+    this.proposedSide.set(request.callId, side('after').toString());
     const opened = Promise.resolve(vscode.commands.executeCommand('vscode.diff', side('before'), side('after'), `${name}: proposed edit (Tally)`, { preview: false, preserveFocus: true }));
     this.opening.set(request.callId, opened);
     try {
@@ -45,8 +58,11 @@ export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vs
   async close(callId: string): Promise<void> {
     await this.opening.get(callId)?.catch(() => undefined);
     const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && this.callOf(t.input.modified) === callId);
+    const proposed = this.proposedSide.get(callId);
+    this.proposedSide.delete(callId);
     if (!this.diffs.remove(callId)) return;
     if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
+    else if (proposed) this.closeWhenOpened.add(proposed);
   }
 
   /** The call an open diff's document belongs to (undefined for any other address). */
@@ -61,6 +77,7 @@ export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vs
 
   dispose(): void {
     this.registration.dispose();
+    this.tabWatch.dispose();
     this.diffs.clear();
   }
 }

@@ -77,10 +77,10 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
     });
   });
 
-  it('an edit answered the moment it asks, before its diff has opened, leaves no diff open', async () => {
+  it('edits answered the moment they ask, before their diff has opened, leave no diff open', async () => {
     file('quick.txt', 'one\n');
     const { agents } = await tallyApi();
-    for (const id of ['quick-1', 'quick-2', 'quick-3']) {
+    for (const id of Array.from({ length: 10 }, (_, i) => `quick-${i}`)) {
       const result = await runAndDeny(agents, id, 'write_file', { path: 'quick.txt', content: 'two\n' });
       assert.equal(result.asked, true, result.output);
     }
