@@ -1,0 +1,148 @@
+import type { ResolvedPath, Workspace } from '../ports/workspace';
+import { parseGitConfig, type GitConfigEntry } from './gitConfigFile';
+
+/** The repository's own git config files a git command reads, and the settings in them that make git run a program. */
+export interface GitConfigPrograms {
+  /** Each config file, relative to its workspace folder, with its text (an allowance ends when one changes). */
+  files: { file: string; text: string }[];
+  /** The settings that name a program, with the file each comes from. */
+  programs: (GitConfigEntry & { file: string })[];
+}
+
+const MAX_CONFIG_BYTES = 256 * 1024;
+
+/**
+ * Settings that make git run a program: the fsmonitor hook (status, diff), pagers and editors,
+ * external diff programs and the textconv/command of diff drivers that .gitattributes select,
+ * clean/smudge/process filters (status runs clean filters), signature checkers (`log.showSignature`
+ * runs gpg.program), and the commands git uses to reach a remote (a partial clone fetches missing
+ * objects while reading). Hooks, aliases and merge drivers are listed too: no read-only command
+ * runs them, but the user should see them before allowing git.
+ */
+const PROGRAM_KEYS: readonly RegExp[] = [
+  /^core\.(fsmonitor|pager|editor|sshcommand|askpass|gitproxy|hookspath|alternaterefscommand)$/,
+  /^pager\.[^.]+$/,
+  /^sequence\.editor$/,
+  /^diff\.external$/,
+  /^diff\..+\.(textconv|command)$/,
+  /^filter\..+\.(clean|smudge|process)$/,
+  /^merge\..+\.driver$/,
+  /^(diff|merge)tool\..+\.cmd$/,
+  /^credential\.(.+\.)?helper$/,
+  /^gpg\.(.+\.)?program$/,
+  /^remote\..+\.(uploadpack|receivepack)$/,
+  /^uploadpack\.packobjectshook$/,
+  /^alias\..+$/,
+];
+const INCLUDE_KEY = /^(include|includeif\..+)\.path$/;
+/** Keys are matched lowercased (a subsection keeps its case in the key, but no pattern depends on it). */
+const matchable = (key: string) => key.toLowerCase();
+
+const parentOf = (dir: string) => dir.slice(0, Math.max(dir.lastIndexOf('/'), dir.lastIndexOf('\\')));
+const childOf = (dir: string, name: string) => (/^([\\/]|[A-Za-z]:[\\/])/.test(name) ? name : `${dir.replace(/[\\/]$/, '')}/${name}`);
+
+async function existing(workspace: Workspace, absolute: string): Promise<{ path: ResolvedPath; kind: string } | undefined> {
+  const path = await workspace.resolve(absolute, { mustExist: false });
+  const kind = await workspace.kind(path);
+  return kind ? { path, kind } : undefined;
+}
+
+async function savedText(workspace: Workspace, path: ResolvedPath): Promise<string> {
+  const { bytes, size } = await workspace.readFile(path, MAX_CONFIG_BYTES, { savedOnly: true });
+  if (size > MAX_CONFIG_BYTES) throw new Error('too large');
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+}
+
+/**
+ * The git directory git uses from `cwd`: the nearest `.git` folder upward, or the folder a `.git`
+ * file names (`gitdir: PATH`, as in linked worktrees and submodules). It must lie in the workspace.
+ */
+async function gitDirectory(cwd: ResolvedPath, workspace: Workspace): Promise<ResolvedPath | { reason: string }> {
+  for (let dir = cwd.absolute; ; dir = parentOf(dir)) {
+    let dotGit: Awaited<ReturnType<typeof existing>>;
+    try {
+      dotGit = await existing(workspace, childOf(dir, '.git'));
+    } catch {
+      return { reason: `${childOf(dir, '.git')} leads outside the workspace, so git would read a configuration the card cannot show` };
+    }
+    if (dotGit?.kind === 'directory') return dotGit.path;
+    if (dotGit) {
+      let target: string | undefined;
+      try {
+        target = /^gitdir: *(.+?)\r?$/m.exec(await savedText(workspace, dotGit.path))?.[1];
+      } catch {
+        target = undefined;
+      }
+      if (!target) return { reason: `${dotGit.path.relative} could not be read as a "gitdir:" file` };
+      try {
+        const found = await existing(workspace, childOf(dir, target));
+        if (found?.kind === 'directory') return found.path;
+      } catch {
+        // resolve refuses a path outside the workspace
+      }
+      return { reason: `${dotGit.path.relative} points to a git directory outside the workspace (or to none), whose configuration the card cannot show` };
+    }
+    if (dir === cwd.folder || !parentOf(dir) || parentOf(dir) === dir) {
+      return { reason: 'no git repository lies between this folder and the workspace folder, so git would use one outside the workspace, whose configuration the card cannot show' };
+    }
+  }
+}
+
+/** A config file of the repository, or undefined when there is none; throws when it cannot be read. */
+async function configFile(workspace: Workspace, absolute: string): Promise<{ file: string; text: string } | undefined> {
+  const found = await existing(workspace, absolute);
+  if (!found) return undefined;
+  return { file: found.path.relative, text: await savedText(workspace, found.path) };
+}
+
+/**
+ * The repository's own config files that git reads from `cwd` (`config` in the common git
+ * directory, `config.worktree` beside it), and the settings in them that run programs; or why
+ * they cannot be shown: a git directory outside the workspace, an unreadable file, an include of
+ * another file, or submodules (each has a configuration of its own, and status visits them).
+ */
+export async function gitConfigPrograms(cwd: ResolvedPath, workspace: Workspace): Promise<GitConfigPrograms | { reason: string }> {
+  const gitDir = await gitDirectory(cwd, workspace);
+  if ('reason' in gitDir) return gitDir;
+  const files: { file: string; text: string }[] = [];
+  try {
+    let common = gitDir.absolute;
+    const commondir = await configFile(workspace, childOf(gitDir.absolute, 'commondir'));
+    if (commondir) {
+      const found = await existing(workspace, childOf(gitDir.absolute, commondir.text.trim()));
+      if (found?.kind !== 'directory') throw new Error('no common directory');
+      common = found.path.absolute;
+    }
+    for (const absolute of [childOf(common, 'config'), childOf(gitDir.absolute, 'config.worktree')]) {
+      const file = await configFile(workspace, absolute);
+      if (file) files.push(file);
+    }
+    if (await workspace.kind(await workspace.resolve(childOf(common, 'modules'), { mustExist: false }))) {
+      return { reason: 'the repository has submodules, each with a git configuration of its own that the card does not show' };
+    }
+  } catch {
+    return { reason: 'the repository\'s git configuration could not be read inside the workspace' };
+  }
+  const programs: GitConfigPrograms['programs'] = [];
+  for (const { file, text } of files) {
+    const entries = parseGitConfig(text);
+    if ('reason' in entries) return { reason: `${file} is not valid git configuration (${entries.reason})` };
+    for (const entry of entries) {
+      const key = matchable(entry.key);
+      if (INCLUDE_KEY.test(key)) return { reason: `${file} includes another config file (${entry.key} = ${entry.value}), which the card cannot show` };
+      if (PROGRAM_KEYS.some((pattern) => pattern.test(key))) programs.push({ ...entry, file });
+    }
+  }
+  return { files, programs };
+}
+
+/** The card's lines for those settings, grouped by file, or undefined when there are none. */
+export function describeGitPrograms(found: GitConfigPrograms): string | undefined {
+  if (!found.programs.length) return undefined;
+  const lines: string[] = [];
+  for (const { file } of found.files) {
+    const here = found.programs.filter((p) => p.file === file);
+    if (here.length) lines.push(`git can run these programs set in ${file}:`, ...here.map((p) => `${p.key} = ${p.value}`));
+  }
+  return lines.join('\n');
+}
