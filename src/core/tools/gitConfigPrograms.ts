@@ -7,7 +7,12 @@ export interface GitConfigPrograms {
   files: { file: string; text: string }[];
   /** The settings that name a program, with the file each comes from. */
   programs: (GitConfigEntry & { file: string })[];
+  /** The hooks a read-only command runs (`post-index-change`: status runs it when it refreshes the index), with their text. */
+  hooks: { file: string; text: string }[];
 }
+
+/** The one hook a read-only subcommand runs: `git status` (and `diff`) rewrite the index after refreshing it, which runs it. */
+const READ_ONLY_HOOKS = ['post-index-change'];
 
 const MAX_CONFIG_BYTES = 256 * 1024;
 
@@ -16,8 +21,8 @@ const MAX_CONFIG_BYTES = 256 * 1024;
  * external diff programs and the textconv/command of diff drivers that .gitattributes select,
  * clean/smudge/process filters (status runs clean filters), signature checkers (`log.showSignature`
  * runs gpg.program), and the commands git uses to reach a remote (a partial clone fetches missing
- * objects while reading). Hooks, aliases and merge drivers are listed too: no read-only command
- * runs them, but the user should see them before allowing git.
+ * objects while reading). Where hooks live, aliases and merge drivers are listed too: no read-only
+ * command runs aliases or merge drivers, but the user should see them before allowing git.
  */
 const PROGRAM_KEYS: readonly RegExp[] = [
   /^core\.(fsmonitor|pager|editor|sshcommand|askpass|gitproxy|hookspath|alternaterefscommand)$/,
@@ -57,7 +62,7 @@ async function savedText(workspace: Workspace, path: ResolvedPath): Promise<stri
  * The git directory git uses from `cwd`: the nearest `.git` folder upward, or the folder a `.git`
  * file names (`gitdir: PATH`, as in linked worktrees and submodules). It must lie in the workspace.
  */
-async function gitDirectory(cwd: ResolvedPath, workspace: Workspace): Promise<ResolvedPath | { reason: string }> {
+async function gitDirectory(cwd: ResolvedPath, workspace: Workspace): Promise<{ gitDir: ResolvedPath; top: string } | { reason: string }> {
   for (let dir = cwd.absolute; ; dir = parentOf(dir)) {
     let dotGit: Awaited<ReturnType<typeof existing>>;
     try {
@@ -65,7 +70,7 @@ async function gitDirectory(cwd: ResolvedPath, workspace: Workspace): Promise<Re
     } catch {
       return { reason: `${childOf(dir, '.git')} leads outside the workspace, so git would read a configuration the card cannot show` };
     }
-    if (dotGit?.kind === 'directory') return dotGit.path;
+    if (dotGit?.kind === 'directory') return { gitDir: dotGit.path, top: dir };
     if (dotGit) {
       let target: string | undefined;
       try {
@@ -76,7 +81,7 @@ async function gitDirectory(cwd: ResolvedPath, workspace: Workspace): Promise<Re
       if (!target) return { reason: `${dotGit.path.relative} could not be read as a "gitdir:" file` };
       try {
         const found = await existing(workspace, childOf(dir, target));
-        if (found?.kind === 'directory') return found.path;
+        if (found?.kind === 'directory') return { gitDir: found.path, top: dir };
       } catch {
         // resolve refuses a path outside the workspace
       }
@@ -99,26 +104,28 @@ async function configFile(workspace: Workspace, absolute: string): Promise<{ fil
  * The repository's own config files that git reads from `cwd` (`config` in the common git
  * directory, `config.worktree` beside it), and the settings in them that run programs; or why
  * they cannot be shown: a git directory outside the workspace, an unreadable file, an include of
- * another file, or submodules (each has a configuration of its own, and status visits them).
+ * another file, or submodules (each has a configuration of its own, and status visits them). With
+ * them, the hooks a read-only command runs.
  */
 export async function gitConfigPrograms(cwd: ResolvedPath, workspace: Workspace): Promise<GitConfigPrograms | { reason: string }> {
-  const gitDir = await gitDirectory(cwd, workspace);
-  if ('reason' in gitDir) return gitDir;
+  const found = await gitDirectory(cwd, workspace);
+  if ('reason' in found) return found;
+  const { gitDir, top } = found;
   const files: { file: string; text: string }[] = [];
+  let common = gitDir.absolute;
   try {
-    let common = gitDir.absolute;
     const commondir = await configFile(workspace, childOf(gitDir.absolute, 'commondir'));
     if (commondir) {
-      const found = await existing(workspace, childOf(gitDir.absolute, commondir.text.trim()));
-      if (found?.kind !== 'directory') throw new Error('no common directory');
-      common = found.path.absolute;
+      const commonDir = await existing(workspace, childOf(gitDir.absolute, commondir.text.trim()));
+      if (commonDir?.kind !== 'directory') throw new Error('no common directory');
+      common = commonDir.path.absolute;
     }
     for (const absolute of [childOf(common, 'config'), childOf(gitDir.absolute, 'config.worktree')]) {
       const file = await configFile(workspace, absolute);
       if (file) files.push(file);
     }
-    if (await workspace.kind(await workspace.resolve(childOf(common, 'modules'), { mustExist: false }))) {
-      return { reason: 'the repository has submodules, each with a git configuration of its own that the card does not show' };
+    for (const submodules of [childOf(common, 'modules'), childOf(top, '.gitmodules')]) {
+      if (await existing(workspace, submodules)) return { reason: 'the repository has submodules, each with a git configuration of its own that the card does not show' };
     }
   } catch {
     return { reason: 'the repository\'s git configuration could not be read inside the workspace' };
@@ -133,16 +140,37 @@ export async function gitConfigPrograms(cwd: ResolvedPath, workspace: Workspace)
       if (PROGRAM_KEYS.some((pattern) => pattern.test(key))) programs.push({ ...entry, file });
     }
   }
-  return { files, programs };
+  const hooksPath = programs.filter((p) => p.key.toLowerCase() === 'core.hookspath').pop()?.value;
+  if (hooksPath?.startsWith('~')) return { reason: `core.hooksPath = ${hooksPath} lies outside the workspace, so the card cannot show its hooks` };
+  const hooks = await readOnlyHooks(hooksPath === undefined ? childOf(common, 'hooks') : childOf(top, hooksPath), workspace);
+  if ('reason' in hooks) return hooks;
+  return { files, programs, hooks: hooks.hooks };
+}
+
+/** The hooks a read-only command runs from `dir`, which must lie inside the workspace, with their text. */
+async function readOnlyHooks(dir: string, workspace: Workspace): Promise<{ hooks: { file: string; text: string }[] } | { reason: string }> {
+  const hooks: { file: string; text: string }[] = [];
+  for (const name of READ_ONLY_HOOKS) {
+    let file: string = name;
+    try {
+      const found = await existing(workspace, childOf(dir, name));
+      if (!found) continue;
+      file = found.path.relative;
+      hooks.push({ file, text: await savedText(workspace, found.path) });
+    } catch {
+      return { reason: `the ${file} hook lies outside the workspace or could not be read as text, so the card cannot show it` };
+    }
+  }
+  return { hooks };
 }
 
 /** The card's lines for those settings, grouped by file, or undefined when there are none. */
 export function describeGitPrograms(found: GitConfigPrograms): string | undefined {
-  if (!found.programs.length) return undefined;
   const lines: string[] = [];
+  for (const hook of found.hooks) lines.push(`git status runs the hook ${hook.file} when it updates the index:`, ...hook.text.trimEnd().split('\n'));
   for (const { file } of found.files) {
     const here = found.programs.filter((p) => p.file === file);
     if (here.length) lines.push(`git can run these programs set in ${file}:`, ...here.map((p) => `${p.key} = ${p.value}`));
   }
-  return lines.join('\n');
+  return lines.length ? lines.join('\n') : undefined;
 }

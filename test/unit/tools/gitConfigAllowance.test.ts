@@ -73,6 +73,33 @@ describe('a git command\'s card shows the programs the repository\'s git config 
     assert.match(s.asked[1].runs ?? '', /^git can run these programs set in \.git\/config:\ndiff\.x\.textconv = touch pwned$/);
   });
 
+  it('`git status` runs the post-index-change hook: the card shows it, and changing it ends the allowance', async () => {
+    git(ws, 'init', '-q');
+    writeFileSync(join(ws, '.git', 'hooks', 'post-index-change'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const s = session(ws);
+    await s.run('git status');
+    assert.equal(s.asked[0].runs, 'git status runs the hook .git/hooks/post-index-change when it updates the index:\n#!/bin/sh\nexit 0');
+    assert.match(s.asked[0].allowForSession ?? '', /while \.git\/config and \.git\/hooks\/post-index-change stay unchanged$/);
+    writeFileSync(join(ws, '.git', 'hooks', 'post-index-change'), '#!/bin/sh\ntouch pwned\n', { mode: 0o755 });
+    writeFileSync(join(ws, 'tracked'), 'x');
+    assert.equal((await s.run('git status')).denied, true);
+    assert.equal(existsSync(join(ws, 'pwned')), false);
+  });
+
+  it('core.hooksPath outside the workspace, or submodules, get no allowance', async () => {
+    git(ws, 'init', '-q');
+    writeFileSync(join(outside, 'post-index-change'), '#!/bin/sh\ntouch pwned\n', { mode: 0o755 });
+    git(ws, 'config', 'core.hooksPath', outside);
+    const s = session(ws, { approved: false });
+    await s.run('git status');
+    assert.equal(s.asked[0].allowForSession, undefined);
+    assert.match(s.asked[0].noAllowance ?? '', /post-index-change hook lies outside the workspace/);
+    git(ws, 'config', '--unset', 'core.hooksPath');
+    writeFileSync(join(ws, '.gitmodules'), '[submodule "x"]\n\tpath = x\n');
+    await s.run('git status');
+    assert.match(s.asked[1].noAllowance ?? '', /submodules/);
+  });
+
   it('a .git file pointing to a git directory outside the workspace gets no allowance', async () => {
     git(outside, 'init', '-q');
     writeFileSync(join(ws, '.git'), `gitdir: ${join(outside, '.git')}\n`);
