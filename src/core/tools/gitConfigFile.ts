@@ -100,7 +100,8 @@ export function parseGitConfig(text: string): GitConfigEntry[] | { reason: strin
         kept = out.length;
         continue;
       }
-      out += c;
+      // Outside quotes git keeps inner whitespace as one space per character.
+      out += quoted || !isSpace(c) ? c : ' ';
       if (quoted || !isSpace(c)) kept = out.length;
     }
     if (quoted) return fail('an unterminated quoted value');

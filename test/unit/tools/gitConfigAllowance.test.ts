@@ -146,7 +146,7 @@ describe('parseGitConfig reads config as git does', () => {
   const cases: Record<string, string> = {
     'sections, subsections and case': '[Core]\n\tFSMonitor = touch a\n[Diff "Tool"]\n\tTextConv=b\n[filter.lfs]\n\tclean = c\n',
     'quotes, escapes, comments and continuations': '[core] pager = "less ; -R" # note\n; a comment\n# another\n[alias]\n\tx = !echo \\\n  one\\ttwo \\"q\\"   \n\tbare\n',
-    'a value with a quoted # and trailing spaces': '[core]\n\teditor = vim "#x"   ;tail\n\tsshCommand=   ssh -i "k k"\n',
+    'a value with a quoted # and trailing spaces': '[core]\n\teditor = vim\t"#x"   ;tail\n\tsshCommand=   ssh -i "k k"\n',
   };
   for (const [name, text] of Object.entries(cases)) {
     it(`${name}: the same keys and values as \`git config --list\``, () => {
