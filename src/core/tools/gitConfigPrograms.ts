@@ -59,19 +59,39 @@ async function savedText(workspace: Workspace, path: ResolvedPath): Promise<stri
 }
 
 /**
- * The git directory git uses from `cwd`: the nearest `.git` folder upward, or the folder a `.git`
- * file names (`gitdir: PATH`, as in linked worktrees and submodules). It must lie in the workspace.
+ * Whether git takes `dir` as a git directory: a HEAD file naming a ref or a commit, and objects
+ * and refs folders (or a commondir file pointing to them, as in a linked worktree's). Git skips a
+ * `.git` folder that is not one and keeps looking upward; a folder that is one is a bare repository.
+ */
+async function isGitDirectory(workspace: Workspace, dir: string): Promise<boolean> {
+  const head = await existing(workspace, childOf(dir, 'HEAD'));
+  if (head?.kind !== 'file') return false;
+  const text = await savedText(workspace, head.path).catch(() => '');
+  if (!/^(ref: *refs\/|[0-9a-f]{40})/.test(text)) return false;
+  if ((await existing(workspace, childOf(dir, 'commondir')))?.kind === 'file') return true;
+  return (await existing(workspace, childOf(dir, 'objects')))?.kind === 'directory' && (await existing(workspace, childOf(dir, 'refs')))?.kind === 'directory';
+}
+
+/**
+ * The git directory git uses from `cwd`: the nearest `.git` folder upward that is a git directory,
+ * the folder a `.git` file names (`gitdir: PATH`, as in linked worktrees and submodules), or a
+ * bare repository. It must lie in the workspace.
  */
 async function gitDirectory(cwd: ResolvedPath, workspace: Workspace): Promise<{ gitDir: ResolvedPath; top: string } | { reason: string }> {
   for (let dir = cwd.absolute; ; dir = parentOf(dir)) {
     let dotGit: Awaited<ReturnType<typeof existing>>;
+    let valid: boolean;
+    let bare: boolean;
     try {
       dotGit = await existing(workspace, childOf(dir, '.git'));
+      valid = dotGit?.kind === 'directory' && (await isGitDirectory(workspace, dotGit.path.absolute));
+      bare = !valid && dotGit?.kind !== 'file' && (await isGitDirectory(workspace, dir));
     } catch {
-      return { reason: `${childOf(dir, '.git')} leads outside the workspace, so git would read a configuration the card cannot show` };
+      return { reason: `the git directory at ${dir} leads outside the workspace, so git would read a configuration the card cannot show` };
     }
-    if (dotGit?.kind === 'directory') return { gitDir: dotGit.path, top: dir };
-    if (dotGit) {
+    if (dotGit && valid) return { gitDir: dotGit.path, top: dir };
+    if (bare) return { gitDir: await workspace.resolve(dir, { mustExist: true }), top: dir };
+    if (dotGit?.kind === 'file') {
       let target: string | undefined;
       try {
         target = /^gitdir: *(.+?)\r?$/m.exec(await savedText(workspace, dotGit.path))?.[1];

@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import { execFileSync } from 'child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import type { ApprovalAnswer } from '../../../src/core/tools/approval';
@@ -98,6 +98,20 @@ describe('a git command\'s card shows the programs the repository\'s git config 
     writeFileSync(join(ws, '.gitmodules'), '[submodule "x"]\n\tpath = x\n');
     await s.run('git status');
     assert.match(s.asked[1].noAllowance ?? '', /submodules/);
+  });
+
+  it('git\'s own discovery: a .git folder that is no repository is skipped, and a bare repository\'s config is shown', async () => {
+    git(ws, 'init', '-q');
+    git(ws, 'config', 'core.fsmonitor', 'touch pwned');
+    mkdirSync(join(ws, 'sub', '.git'), { recursive: true });
+    writeFileSync(join(ws, 'sub', '.git', 'config'), '[core]\n\tbare = false\n');
+    git(ws, 'init', '-q', '--bare', 'store.git');
+    git(join(ws, 'store.git'), 'config', 'diff.external', 'touch pwned');
+    const s = session(ws, { approved: false });
+    await s.run('git status', 'sub');
+    await s.run('git diff', 'store.git');
+    assert.equal(s.asked[0].runs, 'git can run these programs set in .git/config:\ncore.fsmonitor = touch pwned');
+    assert.equal(s.asked[1].runs, 'git can run these programs set in store.git/config:\ndiff.external = touch pwned');
   });
 
   it('a .git file pointing to a git directory outside the workspace gets no allowance', async () => {
