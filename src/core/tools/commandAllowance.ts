@@ -100,12 +100,12 @@ export async function commandOffer(command: string, cwd: ResolvedPath, workspace
       : more === 'paths'
         ? `${shownLine} (plus more paths inside the workspace) ${where}`
         : `exactly ${shownLine} ${where}`;
-  const gitFiles = [...(gitConfig?.files ?? []), ...(gitConfig?.hooks ?? [])].map((f) => f.file);
+  const gitFiles = [...(gitConfig?.files ?? []), ...(gitConfig?.hooks ?? []), ...(gitConfig?.namedFiles ?? [])].map((f) => f.file);
   const gitPrograms = gitConfig && (gitConfig.programs.length || gitConfig.hooks.length) ? ` while ${gitFiles.join(' and ')} ${gitFiles.length > 1 ? 'stay' : 'stays'} unchanged` : '';
   const allowance: CommandAllowance = { folder: cwd.folder, cwd: cwd.absolute, words, label: label + gitPrograms };
   if (more) allowance.more = more;
   if (shown) allowance.shown = JSON.stringify(shown);
-  if (gitConfig) allowance.shown = JSON.stringify([gitConfig.files, gitConfig.hooks]);
+  if (gitConfig) allowance.shown = JSON.stringify([gitConfig.files, gitConfig.hooks, gitConfig.namedFiles]);
   if (more === 'paths') allowance.argumentsInside = await allInside(words.slice(1), cwd, workspace);
   return { allowance, runs };
 }

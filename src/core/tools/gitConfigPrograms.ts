@@ -9,6 +9,8 @@ export interface GitConfigPrograms {
   programs: (GitConfigEntry & { file: string })[];
   /** The hooks a read-only command runs (`post-index-change`: status runs it when it refreshes the index), with their text. */
   hooks: { file: string; text: string }[];
+  /** Files inside the workspace that a setting names as its program (`core.fsmonitor = .git/hooks/fsmonitor-watchman`), with their text. */
+  namedFiles: { file: string; text: string }[];
 }
 
 /** The one hook a read-only subcommand runs: `git status` (and `diff`) rewrite the index after refreshing it, which runs it. */
@@ -164,7 +166,36 @@ export async function gitConfigPrograms(cwd: ResolvedPath, workspace: Workspace)
   if (hooksPath?.startsWith('~')) return { reason: `core.hooksPath = ${hooksPath} lies outside the workspace, so the card cannot show its hooks` };
   const hooks = await readOnlyHooks(hooksPath === undefined ? childOf(common, 'hooks') : childOf(top, hooksPath), workspace);
   if ('reason' in hooks) return hooks;
-  return { files, programs, hooks: hooks.hooks };
+  const namedFiles = await programFiles(programs, top, workspace);
+  if ('reason' in namedFiles) return namedFiles;
+  return { files, programs, hooks: hooks.hooks, namedFiles: namedFiles.files };
+}
+
+/**
+ * The files inside the workspace that settings name as their program by a path (git runs them
+ * from the top of the worktree), so that an allowance ends when one changes; a path outside the
+ * workspace is only shown.
+ */
+async function programFiles(programs: GitConfigPrograms['programs'], top: string, workspace: Workspace): Promise<{ files: { file: string; text: string }[] } | { reason: string }> {
+  const files: { file: string; text: string }[] = [];
+  for (const { key, value } of programs) {
+    const program = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(value.replace(/^!/, ''));
+    const path = program?.[1] ?? program?.[2] ?? program?.[3];
+    if (!path?.includes('/') || key.toLowerCase() === 'core.hookspath') continue;
+    let found: Awaited<ReturnType<typeof existing>>;
+    try {
+      found = await existing(workspace, childOf(top, path));
+    } catch {
+      continue;
+    }
+    if (found?.kind !== 'file' || files.some((f) => f.file === found.path.relative)) continue;
+    try {
+      files.push({ file: found.path.relative, text: await savedText(workspace, found.path) });
+    } catch {
+      return { reason: `${found.path.relative}, which ${key} runs, could not be read as text, so the card cannot bind the allowance to it` };
+    }
+  }
+  return { files };
 }
 
 /** The hooks a read-only command runs from `dir`, which must lie inside the workspace, with their text. */

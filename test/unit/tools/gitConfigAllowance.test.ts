@@ -86,6 +86,20 @@ describe('a git command\'s card shows the programs the repository\'s git config 
     assert.equal(existsSync(join(ws, 'pwned')), false);
   });
 
+  it('a program that a setting names by a path in the workspace binds the allowance to that file\'s text', async () => {
+    git(ws, 'init', '-q');
+    writeFileSync(join(ws, '.git', 'hooks', 'fsmonitor-watchman'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    git(ws, 'config', 'core.fsmonitor', '.git/hooks/fsmonitor-watchman');
+    const s = session(ws);
+    await s.run('git status');
+    assert.match(s.asked[0].allowForSession ?? '', /while \.git\/config and \.git\/hooks\/fsmonitor-watchman stay unchanged$/);
+    await s.run('git status');
+    assert.equal(s.asked.length, 1);
+    writeFileSync(join(ws, '.git', 'hooks', 'fsmonitor-watchman'), '#!/bin/sh\ntouch pwned\nexit 1\n', { mode: 0o755 });
+    assert.equal((await s.run('git status')).denied, true);
+    assert.equal(existsSync(join(ws, 'pwned')), false);
+  });
+
   it('core.hooksPath outside the workspace, or submodules, get no allowance', async () => {
     git(ws, 'init', '-q');
     writeFileSync(join(outside, 'post-index-change'), '#!/bin/sh\ntouch pwned\n', { mode: 0o755 });
