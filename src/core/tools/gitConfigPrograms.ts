@@ -159,6 +159,7 @@ export async function gitConfigPrograms(cwd: ResolvedPath, workspace: Workspace)
     for (const entry of entries) {
       const key = matchable(entry.key);
       if (INCLUDE_KEY.test(key)) return { reason: `${file} includes another config file (${entry.key} = ${entry.value}), which the card cannot show` };
+      if (key === 'core.worktree') return { reason: `${file} moves git's working tree elsewhere (core.worktree = ${entry.value}), which the card does not follow` };
       if (PROGRAM_KEYS.some((pattern) => pattern.test(key))) programs.push({ ...entry, file });
     }
   }

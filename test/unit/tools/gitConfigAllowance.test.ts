@@ -100,7 +100,7 @@ describe('a git command\'s card shows the programs the repository\'s git config 
     assert.equal(existsSync(join(ws, 'pwned')), false);
   });
 
-  it('core.hooksPath outside the workspace, or submodules, get no allowance', async () => {
+  it('core.hooksPath outside the workspace, core.worktree, or submodules get no allowance', async () => {
     git(ws, 'init', '-q');
     writeFileSync(join(outside, 'post-index-change'), '#!/bin/sh\ntouch pwned\n', { mode: 0o755 });
     git(ws, 'config', 'core.hooksPath', outside);
@@ -108,10 +108,14 @@ describe('a git command\'s card shows the programs the repository\'s git config 
     await s.run('git status');
     assert.equal(s.asked[0].allowForSession, undefined);
     assert.match(s.asked[0].noAllowance ?? '', /post-index-change hook lies outside the workspace/);
+    git(ws, 'config', 'core.worktree', outside);
+    await s.run('git status');
+    assert.match(s.asked[1].noAllowance ?? '', /core\.worktree = /);
+    git(ws, 'config', '--unset', 'core.worktree');
     git(ws, 'config', '--unset', 'core.hooksPath');
     writeFileSync(join(ws, '.gitmodules'), '[submodule "x"]\n\tpath = x\n');
     await s.run('git status');
-    assert.match(s.asked[1].noAllowance ?? '', /submodules/);
+    assert.match(s.asked[2].noAllowance ?? '', /submodules/);
   });
 
   it('git\'s own discovery: a .git folder that is no repository is skipped, and a bare repository\'s config is shown', async () => {
