@@ -1,5 +1,6 @@
 import type { ResolvedPath, Workspace } from '../ports/workspace';
 import { programRule, unsafeOptionIn, type PackageManager } from './commandRules';
+import { describeGitPrograms, gitConfigPrograms, type GitConfigPrograms } from './gitConfigPrograms';
 import { packageScripts, scriptCall, type PackageScripts } from './packageScripts';
 import { quoteWord, shellWords } from './shellWords';
 
@@ -12,7 +13,7 @@ export interface CommandAllowance {
   words: string[];
   /** What a later command may add after them: plain words, or plain paths inside the workspace. */
   more?: 'words' | 'paths';
-  /** For package scripts: the script and settings texts the card showed; when they change, it asks again. */
+  /** For package scripts and git: the script, settings or git config texts the card showed; when they change, it asks again. */
   shown?: string;
   /** How the card names it: "`npm test` in sub while its scripts in sub/package.json stay unchanged". */
   label: string;
@@ -24,7 +25,7 @@ export interface CommandAllowance {
 export interface CommandOffer {
   /** The allowance this command would be granted, and is matched as, when one can be offered. */
   allowance?: CommandAllowance;
-  /** What the command runs besides its own line (a package's scripts), for the card. */
+  /** What the command runs besides its own line (a package's scripts, programs in git's config), for the card. */
   runs?: string;
   /** Why the card offers no allowance. */
   noAllowance?: string;
@@ -79,6 +80,15 @@ export async function commandOffer(command: string, cwd: ResolvedPath, workspace
     else if (sub.onlyOptions && words.slice(2).some((w) => !sub.onlyOptions!.includes(w))) why ??= `\`${program} ${subcommand}\` can be allowed only with listing options`;
     more = sub?.more;
   }
+  let gitConfig: GitConfigPrograms | undefined;
+  if (program === 'git') {
+    const found = await gitConfigPrograms(cwd, workspace);
+    if ('reason' in found) why ??= found.reason;
+    else {
+      gitConfig = found;
+      runs = describeGitPrograms(found);
+    }
+  }
   if (why) return { runs, noAllowance: why };
   const shownLine = `\`${words.map(quoteWord).join(' ')}\``;
   const where = cwd.relative === '.' ? 'in the workspace folder' : `in ${cwd.relative}`;
@@ -90,9 +100,12 @@ export async function commandOffer(command: string, cwd: ResolvedPath, workspace
       : more === 'paths'
         ? `${shownLine} (plus more paths inside the workspace) ${where}`
         : `exactly ${shownLine} ${where}`;
-  const allowance: CommandAllowance = { folder: cwd.folder, cwd: cwd.absolute, words, label };
+  const gitFiles = [...(gitConfig?.files ?? []), ...(gitConfig?.hooks ?? []), ...(gitConfig?.namedFiles ?? [])].map((f) => f.file);
+  const gitPrograms = gitConfig && (gitConfig.programs.length || gitConfig.hooks.length) ? ` while ${gitFiles.join(' and ')} ${gitFiles.length > 1 ? 'stay' : 'stays'} unchanged` : '';
+  const allowance: CommandAllowance = { folder: cwd.folder, cwd: cwd.absolute, words, label: label + gitPrograms };
   if (more) allowance.more = more;
   if (shown) allowance.shown = JSON.stringify(shown);
+  if (gitConfig) allowance.shown = JSON.stringify([gitConfig.files, gitConfig.hooks, gitConfig.namedFiles]);
   if (more === 'paths') allowance.argumentsInside = await allInside(words.slice(1), cwd, workspace);
   return { allowance, runs };
 }

@@ -1,4 +1,5 @@
 import { strict as assert } from 'assert';
+import { execFileSync } from 'child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -69,6 +70,7 @@ describe('"Allow … for this session" on a command runs only what the user saw'
   });
 
   it('`git status` allowed runs again (and with a path), while other git subcommands ask', async () => {
+    execFileSync('git', ['init', '-q'], { cwd: ws });
     const s = session(ws);
     await s.run('git status');
     assert.equal(s.asked[0].allowForSession, '`git status` (plus more plain words) in the workspace folder');

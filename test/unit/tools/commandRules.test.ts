@@ -1,4 +1,5 @@
 import { strict as assert } from 'assert';
+import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -70,6 +71,7 @@ describe('which commands an allowance can cover', () => {
   });
 
   it('git: only read-only subcommands, with no option before the subcommand and none that runs or writes', async () => {
+    execFileSync('git', ['init', '-q'], { cwd: ws });
     for (const line of ['git status', 'git diff', 'git log --oneline -5', 'git show HEAD', 'git branch', 'git branch --list', 'git ls-files', 'git rev-parse HEAD']) {
       assert.ok((await offer(line)).allowance, line);
     }
