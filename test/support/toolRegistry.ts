@@ -1,5 +1,6 @@
 import type { ToolRunOptions, ToolRunResult } from '../../src/core/agent/toolRunner';
 import type { ApprovalAnswer, ApprovalPolicy } from '../../src/core/tools/approval';
+import { builtinTools } from '../../src/core/tools/builtin';
 import { ToolRegistry } from '../../src/core/tools/registry';
 import { SessionApprovals } from '../../src/core/tools/sessionApprovals';
 import type { ApprovalRequest, Tool, ToolLimits } from '../../src/core/tools/types';
@@ -44,4 +45,20 @@ export function runOptions(signal = new AbortController().signal, seen?: { shown
 /** A result's output as text. */
 export function outputText(result: ToolRunResult): string {
   return typeof result.output === 'string' ? result.output : Buffer.from(result.output).toString('utf8');
+}
+
+/**
+ * Runs commands through the registry (run_command, SessionApprovals, the Node workspace, /bin/sh),
+ * answering the first card with `first` (by default "allow for this session") and denying every later one.
+ */
+export function commandSession(ws: string, first: ApprovalAnswer = { approved: true, forSession: true }) {
+  const asked: ApprovalRequest[] = [];
+  const answers = [first];
+  const registry = testRegistry({ tools: builtinTools(), folders: [ws], ask: async (r) => (asked.push(r), answers.shift() ?? { approved: false }) });
+  let n = 0;
+  const run = async (command: string, cwd?: string) => {
+    const result = await registry.run({ id: `c${++n}`, name: 'run_command', arguments: JSON.stringify(cwd ? { command, cwd } : { command }) }, runOptions());
+    return { text: outputText(result), denied: result.denied === true };
+  };
+  return { asked, run };
 }

@@ -10,6 +10,7 @@ import { withSessionReadCache } from '../../../src/host/sessionReadCache';
 import { call, logOutput, msg, prng } from '../../support/syntheticSession';
 import { segmentsReadDuring } from '../store/fixtures/filesRead';
 import { storeFolderPerTest } from '../store/fixtures/storeFolder';
+import { countingStore } from '../../support/countingStore';
 
 const SESSION = 'sopen';
 const TURNS = 90;
@@ -21,21 +22,6 @@ function usage(index: number, items: RequestItem[]): TurnUsageRecord {
   };
 }
 
-/** Counts the reads that reach the store under the views' read cache. */
-function counting(store: SessionStore): { store: SessionStore; reads: Record<string, number> } {
-  const reads: Record<string, number> = {};
-  const counted = new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (typeof property === 'string') reads[property] = (reads[property] ?? 0) + 1;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: counted, reads };
-}
 
 describe('opening a long session in a new window', function () {
   this.timeout(120_000);
@@ -65,7 +51,7 @@ describe('opening a long session in a new window', function () {
     }
     await writing.close();
 
-    const { store: counted, reads } = counting(await stores.openStore(folder, { debounceMs: 1e9 }));
+    const { store: counted, reads } = countingStore(await stores.openStore(folder, { debounceMs: 1e9 }));
     const store = withSessionReadCache(counted);
     const policy = policyNamed('tally');
     const { result, read } = await segmentsReadDuring(async () => {

@@ -7,6 +7,7 @@ import type { Message } from '../../../src/core/model/message';
 import type { CompactionEventRecord, SessionStore, TurnUsageRecord } from '../../../src/core/ports/sessionStore';
 import { withSessionReadCache } from '../../../src/host/sessionReadCache';
 import { openStore } from '../../../src/node/store';
+import { countingStore } from '../../support/countingStore';
 
 function usage(sessionId: string, requestIndex: number): TurnUsageRecord {
   return {
@@ -22,21 +23,8 @@ function usage(sessionId: string, requestIndex: number): TurnUsageRecord {
   } as TurnUsageRecord;
 }
 
-/** Counts the reads that reach the sql.js store under the cache. */
-function counting(store: SessionStore): { store: SessionStore; reads: Record<string, number> } {
-  const reads: Record<string, number> = {};
-  const counted = new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (typeof property === 'string' && /^(load|list)/.test(property)) reads[property] = (reads[property] ?? 0) + 1;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: counted, reads };
-}
+/** Counts the reads (load… and list… calls) that reach the sql.js store under the cache. */
+const countingReads = (store: SessionStore) => countingStore(store, /^(load|list)/);
 
 describe('session reads kept in memory for the views', () => {
   let folder: string;
@@ -51,7 +39,7 @@ describe('session reads kept in memory for the views', () => {
   });
 
   it('reads a session from disk once, then answers from memory with every later write included', async () => {
-    const { store: counted, reads } = counting(raw);
+    const { store: counted, reads } = countingReads(raw);
     const store = withSessionReadCache(counted);
     const session = await store.createSession({ title: 'cached' });
     const call = { id: 'c1', name: 'read_file', arguments: '{"path":"a.ts"}' };
@@ -79,7 +67,7 @@ describe('session reads kept in memory for the views', () => {
   });
 
   it('keeps compaction events and usage figures current without reading them again', async () => {
-    const { store: counted, reads } = counting(raw);
+    const { store: counted, reads } = countingReads(raw);
     const store = withSessionReadCache(counted);
     const session = await store.createSession({ title: 'figures' });
     await store.loadTranscript(session.id);
@@ -149,7 +137,7 @@ describe('session reads kept in memory for the views', () => {
   });
 
   it('reads once what the chat and the inspector ask for at the same time as a session opens, and keeps it', async () => {
-    const { store: counted, reads } = counting(raw);
+    const { store: counted, reads } = countingReads(raw);
     const store = withSessionReadCache(counted);
     const session = await store.createSession({ title: 'both views' });
     await store.putMessages(session.id, [userMessage('hello', { createdAt: 1 })]);

@@ -3,28 +3,9 @@ import { execFileSync } from 'child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import type { ApprovalAnswer } from '../../../src/core/tools/approval';
-import { builtinTools } from '../../../src/core/tools/builtin';
-import type { ApprovalRequest } from '../../../src/core/tools/types';
-import { outputText, runOptions, testRegistry } from '../../support/toolRegistry';
+import { commandSession } from '../../support/toolRegistry';
 
-const ALLOW_FOR_SESSION: ApprovalAnswer = { approved: true, forSession: true };
-
-/**
- * Runs commands through the registry (run_command, SessionApprovals, the Node workspace, /bin/sh),
- * answering the first card with `first` and denying every later one.
- */
-function session(ws: string, first: ApprovalAnswer = ALLOW_FOR_SESSION) {
-  const asked: ApprovalRequest[] = [];
-  const answers = [first];
-  const registry = testRegistry({ tools: builtinTools(), folders: [ws], ask: async (r) => (asked.push(r), answers.shift() ?? { approved: false }) });
-  let n = 0;
-  const run = async (command: string, cwd?: string) => {
-    const result = await registry.run({ id: `c${++n}`, name: 'run_command', arguments: JSON.stringify(cwd ? { command, cwd } : { command }) }, runOptions());
-    return { text: outputText(result), denied: result.denied === true };
-  };
-  return { asked, run };
-}
+const session = commandSession;
 
 function packageJson(dir: string, scripts: Record<string, string>): void {
   mkdirSync(dir, { recursive: true });

@@ -3,27 +3,11 @@ import { execFileSync } from 'child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import type { ApprovalAnswer } from '../../../src/core/tools/approval';
-import { builtinTools } from '../../../src/core/tools/builtin';
 import { parseGitConfig } from '../../../src/core/tools/gitConfigFile';
-import type { ApprovalRequest } from '../../../src/core/tools/types';
-import { outputText, runOptions, testRegistry } from '../../support/toolRegistry';
+import { commandSession } from '../../support/toolRegistry';
 
-const ALLOW_FOR_SESSION: ApprovalAnswer = { approved: true, forSession: true };
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
-
-/** Runs commands through run_command and the session's approvals, answering the first card with `first` and denying every later one. */
-function session(ws: string, first: ApprovalAnswer = ALLOW_FOR_SESSION) {
-  const asked: ApprovalRequest[] = [];
-  const answers = [first];
-  const registry = testRegistry({ tools: builtinTools(), folders: [ws], ask: async (r) => (asked.push(r), answers.shift() ?? { approved: false }) });
-  let n = 0;
-  const run = async (command: string, cwd?: string) => {
-    const result = await registry.run({ id: `c${++n}`, name: 'run_command', arguments: JSON.stringify(cwd ? { command, cwd } : { command }) }, runOptions());
-    return { text: outputText(result), denied: result.denied === true };
-  };
-  return { asked, run };
-}
+const session = commandSession;
 
 describe('a git command\'s card shows the programs the repository\'s git config makes it run', function () {
   this.timeout(60_000);
