@@ -1,16 +1,18 @@
 import { strict as assert } from 'assert';
-import { completeOnce, createHttpProvider } from '../../../src/core/providers';
+import { createAnthropicProvider } from '../../../src/core/providers/anthropic';
+import { completeOnce } from '../../../src/core/providers/completeOnce';
+import { createOpenAIProvider } from '../../../src/core/providers/openai';
 import { FakeAnthropicServer } from '../../fakes/anthropicServer';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { request } from './harness';
 
-describe('provider factory and completeOnce', () => {
-  it('builds each provider kind from settings and runs a request to the end', async () => {
+describe('completeOnce', () => {
+  it('runs a request to the end with each HTTP provider and gathers its text, calls and usage', async () => {
     const anthropic = await new FakeAnthropicServer({ apiKey: 'sk-ant-k-000000' }).start();
     const openai = await new FakeOpenAIServer().start();
     try {
       anthropic.enqueue({ type: 'reply', parts: [{ text: 'Summary: ' }, { text: 'all good.' }], usage: { input: 100, output: 9, cacheRead: 50 } });
-      const a = createHttpProvider({ kind: 'anthropic', apiKey: 'sk-ant-k-000000', baseUrl: anthropic.url });
+      const a = createAnthropicProvider({ apiKey: 'sk-ant-k-000000', baseUrl: anthropic.url });
       assert.equal(a.id, 'anthropic');
       assert.deepEqual(await completeOnce(a, request()), {
         text: 'Summary: all good.',
@@ -20,7 +22,7 @@ describe('provider factory and completeOnce', () => {
       });
 
       openai.enqueue({ type: 'reply', parts: [{ toolCall: { id: 'call_1', name: 'read_file', arguments: '{"path":"x"}' } }] });
-      const o = createHttpProvider({ kind: 'openai-compatible', baseUrl: openai.url });
+      const o = createOpenAIProvider({ id: 'openai-compatible', baseUrl: openai.url });
       assert.equal(o.id, 'openai-compatible');
       const result = await completeOnce(o, request());
       assert.deepEqual(result.calls, [{ id: 'call_1', name: 'read_file', arguments: '{"path":"x"}' }]);
@@ -29,10 +31,5 @@ describe('provider factory and completeOnce', () => {
       await anthropic.close();
       await openai.close();
     }
-  });
-
-  it('an OpenAI-compatible provider needs a base URL', () => {
-    assert.throws(() => createHttpProvider({ kind: 'openai-compatible' }), /needs a base URL/);
-    assert.equal(createHttpProvider({ kind: 'openai', apiKey: 'sk-x' }).id, 'openai');
   });
 });

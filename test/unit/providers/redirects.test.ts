@@ -6,8 +6,10 @@
  * origin still works.
  */
 import { strict as assert } from 'assert';
-import { createHttpProvider, type HttpProviderKind } from '../../../src/core/providers';
+import { createAnthropicProvider } from '../../../src/core/providers/anthropic';
 import { listModels, type CatalogProvider } from '../../../src/core/providers/modelCatalog';
+import { createOpenAIProvider } from '../../../src/core/providers/openai';
+import type { ChatProvider } from '../../../src/core/providers/types';
 import { MAX_REDIRECTS } from '../../../src/core/providers/sameOriginFetch';
 import { servedWindow } from '../../../src/core/providers/servedWindow';
 import { FakeAnthropicServer } from '../../fakes/anthropicServer';
@@ -21,8 +23,15 @@ const ANTHROPIC_KEY = 'sk-ant-api03-REDIRECTED-KEY-0123456789';
 const OPENAI_KEY = 'sk-proj-REDIRECTED-KEY-0123456789';
 const PROMPT = 'PROMPT-MARKER-4b1d: the plan for the new parser';
 
+type HttpProviderKind = 'anthropic' | 'openai' | 'openai-compatible';
 const KEYS: Record<HttpProviderKind, string> = { anthropic: ANTHROPIC_KEY, openai: OPENAI_KEY, 'openai-compatible': OPENAI_KEY };
 const PROVIDERS: HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
+
+/** Each provider as the extension builds it (host/modelService.ts), tried once. */
+function httpProvider(kind: HttpProviderKind, apiKey: string, baseUrl: string): ChatProvider {
+  const retry = { maxAttempts: 1 };
+  return kind === 'anthropic' ? createAnthropicProvider({ apiKey, baseUrl, retry }) : createOpenAIProvider({ id: kind, apiKey, baseUrl, retry });
+}
 
 function escaped(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -72,7 +81,7 @@ for (const status of [301, 302, 303, 307, 308]) {
 
     it('chat (Anthropic, OpenAI, OpenAI-compatible) sends neither the key nor the prompt elsewhere, and is not retried', async () => {
       for (const kind of PROVIDERS) {
-        const provider = createHttpProvider({ kind, apiKey: KEYS[kind], baseUrl: baseUrl(kind), retry: { maxAttempts: 1 } });
+        const provider = httpProvider(kind, KEYS[kind], baseUrl(kind));
         const before = mover.requests.length;
         const { error } = await run(provider, request([message({ role: 'user', content: PROMPT })]));
         assertNothingLeaked(KEYS[kind]);
@@ -136,10 +145,10 @@ describe('a redirect within the same origin', () => {
       anthropic.enqueue({ type: 'reply', parts: [{ text: 'answered after the move' }] });
       openai.enqueue({ type: 'reply', parts: [{ text: 'answered after the move' }] });
       const prompt = request([message({ role: 'user', content: PROMPT })]);
-      const viaAnthropic = await run(createHttpProvider({ kind: 'anthropic', apiKey: ANTHROPIC_KEY, baseUrl: `${anthropic.url}/old`, retry: { maxAttempts: 1 } }), prompt);
+      const viaAnthropic = await run(httpProvider('anthropic', ANTHROPIC_KEY, `${anthropic.url}/old`), prompt);
       assert.equal(viaAnthropic.error, undefined);
       assert.equal(textOf(viaAnthropic.events), 'answered after the move');
-      const viaOpenAI = await run(createHttpProvider({ kind: 'openai-compatible', apiKey: OPENAI_KEY, baseUrl: `${openai.url.replace(/\/v1$/, '')}/old/v1`, retry: { maxAttempts: 1 } }), prompt);
+      const viaOpenAI = await run(httpProvider('openai-compatible', OPENAI_KEY, `${openai.url.replace(/\/v1$/, '')}/old/v1`), prompt);
       assert.equal(viaOpenAI.error, undefined);
       assert.equal(textOf(viaOpenAI.events), 'answered after the move');
       const moved = [...anthropic.requests, ...openai.requests].filter((r) => !r.path.startsWith('/old/'));

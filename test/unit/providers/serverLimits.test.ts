@@ -5,7 +5,7 @@
  * connection closed). The deadlines are given small here; the tests wait for the rejection.
  */
 import { strict as assert } from 'assert';
-import { createHttpProvider } from '../../../src/core/providers';
+import { createOpenAIProvider } from '../../../src/core/providers/openai';
 import { ANSWER_MAX_BYTES, listModels } from '../../../src/core/providers/modelCatalog';
 import { servedWindow } from '../../../src/core/providers/servedWindow';
 import { FloodingServer, StallingServer } from '../../fakes/hostileServers';
@@ -92,7 +92,7 @@ describe('a chat error answer that never ends', () => {
   it('is read up to 1 MB: the error keeps its status, and the connection is closed', async () => {
     const server = await new FloodingServer({ limitBytes: 64 * 1024 * 1024, status: 500 }).start();
     try {
-      const provider = createHttpProvider({ kind: 'openai-compatible', baseUrl: `${server.origin}/v1`, retry: { maxAttempts: 1 } });
+      const provider = createOpenAIProvider({ id: 'openai-compatible', baseUrl: `${server.origin}/v1`, retry: { maxAttempts: 1 } });
       const { error } = await run(provider, request());
       assert.equal(error?.kind, 'server');
       assert.equal(error.status, 500);
