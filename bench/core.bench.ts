@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'fs';
 import { cpus, tmpdir, totalmem } from 'os';
 import { join } from 'path';
 import { ContextBudget } from '../src/core/accounting/budget';
+import { ComponentTally } from '../src/core/accounting/componentTally';
 import { countMessage } from '../src/core/accounting/messageTokens';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import { normalizeHistory } from '../src/core/history/normalize';
@@ -63,7 +64,7 @@ async function main() {
       const extra: Message = { id: `x${Math.random()}`, role: 'user', kind: 'user', content: 'Continue with the next failing test, please.', agentVisible: true, userVisible: true, createdAt: n };
       const all = [...messages, extra];
       const budget = new ContextBudget({ contextWindow: 200_000, maxOutputTokens: 8_000, settings });
-      budget.setComponents({ ...budget.componentsFor(all, (m) => countMessage(m, counter)), system: 2_000, skills: 0, tools: 1_500 });
+      budget.setComponents({ ...new ComponentTally().componentsFor(all, (m) => countMessage(m, counter)), system: 2_000, skills: 0, tools: 1_500 });
       void budget.shouldCompact();
     }, 31);
     results[`accounting_${n}_ms`] = ms;

@@ -51,19 +51,8 @@ export class ContextBudget {
     return this;
   }
 
-  /** Buckets visible messages by what they are; hidden messages are not sent, so not counted. */
-  componentsFor(messages: readonly Message[], count: (m: Message) => number): ComponentTokens {
-    const c = emptyComponents();
-    for (const m of messages) addComponentTokens(c, m, count, 1);
-    return c;
-  }
-
   get effectiveWindow(): number {
     return this.contextWindow - this.maxOutputTokens;
-  }
-
-  get conversation(): number {
-    return this.components.messages + this.components.toolResults + this.components.summaries;
   }
 
   get used(): number {
@@ -93,10 +82,6 @@ export class ContextBudget {
 
   isBlocked(): boolean {
     return this.used >= this.blockAtTokens;
-  }
-
-  exceeds(): boolean {
-    return this.used > this.effectiveWindow;
   }
 
   wantsCompactNote(): boolean {

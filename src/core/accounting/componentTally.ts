@@ -3,7 +3,8 @@ import type { ComponentTokens } from '../model/records';
 import { addComponentTokens, emptyComponents } from './budget';
 
 /**
- * ContextBudget.componentsFor, kept up to date instead of summed afresh: it remembers the messages
+ * The context budget's components from the messages (visible messages bucketed by what they are),
+ * kept up to date instead of summed afresh: it remembers the messages
  * it summed and, for the next history, adjusts the sums at the positions whose message object
  * changed (and for messages added or gone at the end). Appending a message costs one comparison per
  * message in context and one count; any other change is exact too, just less cheap. A different

@@ -15,7 +15,6 @@ export interface TokenCounter {
   count(text: string): number;
   /** Same count, yielding to the event loop between slices so large inputs never block the thread. */
   countAsync(text: string): Promise<number>;
-  isLoaded(): boolean;
   /** Loads the encoder's ranks now (they otherwise load on the first count). */
   load(): Promise<void>;
 }
@@ -74,10 +73,6 @@ class CachedCounter implements TokenCounter {
     regExpPieces = REGEXP_PIECES_BEFORE_MATCHER,
   ) {
     this.regExpPiecesLeft = regExpPieces;
-  }
-
-  isLoaded(): boolean {
-    return this.ranks !== undefined;
   }
 
   load(): Promise<void> {

@@ -2,6 +2,7 @@ import { strict as assert } from 'assert';
 import { readFileSync } from 'fs';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { ContextBudget } from '../../../src/core/accounting/budget';
+import { ComponentTally } from '../../../src/core/accounting/componentTally';
 import { countMessage, countToolDefinitions, IMAGE_TOKEN_ESTIMATE } from '../../../src/core/accounting/messageTokens';
 import { loadRanksAsync, loadRanksSync } from '../../../src/core/accounting/rankLoader';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
@@ -154,9 +155,8 @@ describe('context budget', () => {
   });
 
   it('buckets visible messages and leaves hidden ones out', () => {
-    const budget = new ContextBudget({ contextWindow: 10_000, settings });
     const m = (kind: Message['kind'], role: Message['role'], agentVisible = true): Message => ({ id: kind + role, role, kind, content: 'x', agentVisible, userVisible: true, createdAt: 0 });
-    const c = budget.componentsFor([m('user', 'user'), m('tool_result', 'tool'), m('summary', 'user'), m('user', 'user', false)], () => 10);
+    const c = new ComponentTally().componentsFor([m('user', 'user'), m('tool_result', 'tool'), m('summary', 'user'), m('user', 'user', false)], () => 10);
     assert.deepEqual(c, { system: 0, skills: 0, tools: 0, messages: 10, toolResults: 10, summaries: 10 });
   });
 });

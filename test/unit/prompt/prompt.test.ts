@@ -187,7 +187,7 @@ describe('session prompt', () => {
   it('a prompt with nothing changed since the last one reuses its sections and tools: none is counted again', async () => {
     const real = getTokenCounter();
     const counted: string[] = [];
-    const counter = { encoding: real.encoding, count: (text: string) => (counted.push(text), real.count(text)), countAsync: (text: string) => real.countAsync(text), isLoaded: () => real.isLoaded(), load: () => real.load() };
+    const counter = { encoding: real.encoding, count: (text: string) => (counted.push(text), real.count(text)), countAsync: (text: string) => real.countAsync(text), load: () => real.load() };
     const tools: ToolDefinition[] = [{ name: 'read_file', description: 'Read a file.', inputSchema: { properties: { path: { type: 'string' } } }, source: 'builtin' }];
     let instructions = 'Use tabs.';
     const prompt = new SessionPrompt({ counter, settings: withSettings(), tools: () => tools, instructions: async () => instructions, skills: async () => [skill()], skillText });

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { ContextBudget } from '../../../src/core/accounting/budget';
+import { ComponentTally } from '../../../src/core/accounting/componentTally';
 import { countMessage } from '../../../src/core/accounting/messageTokens';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import type { FixedComponents } from '../../../src/core/accounting/usageBasis';
@@ -20,8 +20,7 @@ function planFromScratch(session: ContextSession) {
   const count = (m: (typeof session.messages)[number]) => countMessage(m, counter);
   const normalized = normalizeHistory(session.messages);
   const { messages, items } = requestContent({ messages: normalized.messages.filter((m) => m.agentVisible), fixed: FIXED, count });
-  const budget = new ContextBudget({ contextWindow: 1_000_000, maxOutputTokens: 4_000, settings });
-  const components = { ...budget.componentsFor(session.messages, count), ...FIXED };
+  const components = { ...new ComponentTally().componentsFor(session.messages, count), ...FIXED };
   return { messages, items, components, repaired: normalized.inserted.length + normalized.removed.length };
 }
 
