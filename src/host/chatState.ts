@@ -154,7 +154,6 @@ export function buildChatState(args: {
     busy: Boolean(session?.agent?.busy),
     meter: session && chatMeter(session, args.usage),
     model: session?.chat ? { id: session.chat.model.id, label: session.chat.label } : undefined,
-    models: session?.chat ? [{ id: session.chat.model.id, label: session.chat.label }] : [],
     sessions: [...args.sessions].sort((a, b) => b.updatedAt - a.updatedAt).slice(0, 50).map((s) => ({ id: s.id, title: s.title, updatedAt: s.updatedAt })),
     banner: args.banner ?? (args.pending !== undefined ? undefined : session?.unavailable),
     ...(args.earlierUnloaded ? { earlierUnloaded: true } : {}),

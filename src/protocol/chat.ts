@@ -55,7 +55,6 @@ export interface ChatState {
   busy: boolean;
   meter?: ChatMeter;
   model?: { id: string; label: string };
-  models: Array<{ id: string; label: string }>;
   sessions: Array<{ id: string; title: string; updatedAt: number }>;
   /** Shown when no model is configured or the workspace is untrusted. */
   banner?: string;
@@ -85,7 +84,7 @@ export type ChatToHost =
   | { type: 'approval'; callId: string; approved: boolean; forSession?: boolean }
   | { type: 'newSession' }
   | { type: 'resumeSession'; sessionId: string }
-  | { type: 'selectModel'; modelId: string }
+  | { type: 'selectModel' }
   | { type: 'openResult'; refId: string }
   | { type: 'openInspector' }
   /** Load the session's older messages (the chat opens with the recent part). */

@@ -96,6 +96,7 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   openInspector: { keys: [], build: () => ({ ok: true, value: { type: 'openInspector' } }) },
   showEarlier: { keys: [], build: () => ({ ok: true, value: { type: 'showEarlier' } }) },
   retry: { keys: [], build: () => ({ ok: true, value: { type: 'retry' } }) },
+  selectModel: { keys: [], build: () => ({ ok: true, value: { type: 'selectModel' } }) },
   copyCode: fields('copyCode', { code: (f, key) => readString(f, key, LIMITS.codeBytes, { allowEmpty: true }) }),
   insertCode: fields('insertCode', { code: (f, key) => readString(f, key, LIMITS.codeBytes) }),
   openLink: fields('openLink', { url: readOpenableUrl }),
@@ -109,7 +110,6 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   },
   approval: fields('approval', { callId: readId, approved: readBoolean }, { forSession: readBoolean }),
   resumeSession: fields('resumeSession', { sessionId: readId }),
-  selectModel: fields('selectModel', { modelId: (f, key) => readString(f, key, LIMITS.modelIdChars, { allowEmpty: true }) }),
   openResult: fields('openResult', { refId: readId }),
 };
 

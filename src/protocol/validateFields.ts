@@ -12,8 +12,6 @@ export const LIMITS = {
   itemIdBytes: 8 * 1024,
   /** The focus instruction of a compaction. */
   focusBytes: 2 * 1024,
-  /** Model ids can be long (`publisher/model:tag`), but not unbounded. */
-  modelIdChars: 200,
   /** A code block the user copies or inserts. */
   codeBytes: 1024 * 1024,
   /** A link the user opens. */

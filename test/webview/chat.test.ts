@@ -130,7 +130,7 @@ describe('chat webview (headless Chromium, host CSP)', function () {
     await page.click('vscode-dropdown.session-picker');
     await page.click('vscode-option[value="s-0"]');
     assert.deepStrictEqual(await posted(page), [
-      { type: 'selectModel', modelId: 'claude-sonnet-4-5' },
+      { type: 'selectModel' },
       { type: 'newSession' },
       { type: 'resumeSession', sessionId: 's-0' },
     ]);

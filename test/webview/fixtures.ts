@@ -139,7 +139,6 @@ export const chatState: ChatState = {
   ],
   meter: figuresOf({ contextWindow: 200_000, maxOutputTokens: 16_000, components: { system: 2_080, skills: 0, tools: 0, messages: 112_000, toolResults: 0, summaries: 0 } }, { requestIndex: 7, tokens: 131_300 }),
   model: { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5' },
-  models: [{ id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5' }],
   sessions: [
     { id: 's-1', title: 'Fix config loader tests', updatedAt: T0 + 60 * 60_000 },
     { id: 's-0', title: 'Add CSV export', updatedAt: T0 - 86_400_000 },

@@ -1,4 +1,4 @@
-import { button, setDisabled, textArea } from '../ui/controls';
+import { button, textArea } from '../ui/controls';
 import { h } from '../ui/dom';
 
 const MAX_BYTES = 100 * 1024;
@@ -6,18 +6,16 @@ const MAX_BYTES = 100 * 1024;
 export interface Composer {
   element: HTMLElement;
   setBusy(busy: boolean): void;
-  setEnabled(enabled: boolean): void;
 }
 
 /** The input box: Enter sends, Shift+Enter is a newline; Cancel replaces Send while a turn runs. */
 export function createComposer(onSend: (text: string) => void, onCancel: () => void): Composer {
   const input = textArea({ placeholder: 'Ask Tally… (Enter to send, Shift+Enter for a new line, /compact [focus])', label: 'Message', rows: 3, class: 'composer-input' });
   let busy = false;
-  let enabled = true;
   const note = h('div', { class: 'composer-note', attrs: { 'aria-live': 'polite' } });
 
   const send = () => {
-    if (busy || !enabled) return;
+    if (busy) return;
     const text = input.value;
     if (text.trim().length === 0) return;
     if (new TextEncoder().encode(text).length > MAX_BYTES) {
@@ -44,10 +42,6 @@ export function createComposer(onSend: (text: string) => void, onCancel: () => v
       busy = value;
       sendButton.hidden = busy;
       cancelButton.hidden = !busy;
-    },
-    setEnabled(value) {
-      enabled = value;
-      setDisabled(sendButton, !value);
     },
   };
 }

@@ -48,7 +48,7 @@ const entries = new EntryList({
   onInsert: (code) => host.post({ type: 'insertCode', code }),
   onOpenLink: (url) => host.post({ type: 'openLink', url }),
   onRetry: () => host.post({ type: 'retry' }),
-  onSelectModel: () => host.post({ type: 'selectModel', modelId: '' }),
+  onSelectModel: () => host.post({ type: 'selectModel' }),
   onLoadEarlier: () => host.post({ type: 'showEarlier' }),
 });
 const scroller = h('div', { class: 'scroller' }, [entries.element]);
@@ -86,12 +86,12 @@ function hold(list: readonly ChatEntry[]): void {
 
 function render(next: ChatState): void {
   state = next;
-  const signature = JSON.stringify([next.model, next.models, next.sessions, next.sessionId, next.sessionTitle]);
+  const signature = JSON.stringify([next.model, next.sessions, next.sessionId, next.sessionTitle]);
   if (signature !== toolbarSignature) {
     toolbarSignature = signature;
     replace(toolbarSlot, [
       renderToolbar(next, {
-        onSelectModel: (modelId) => host.post({ type: 'selectModel', modelId }),
+        onSelectModel: () => host.post({ type: 'selectModel' }),
         onResume: (sessionId) => host.post({ type: 'resumeSession', sessionId }),
         onNewSession: () => host.post({ type: 'newSession' }),
       }),
@@ -110,7 +110,7 @@ let deltaFrame: number | undefined;
  * message's markdown is rendered again at most once per frame, however many deltas arrive.
  */
 function applyDelta(entryId: string, text: string): void {
-  if (!state) state = { entries: [], busy: true, models: [], sessions: [] };
+  if (!state) state = { entries: [], busy: true, sessions: [] };
   // A new object, so the list redraws it; unchanged entries keep theirs.
   const at = state.entries.findIndex((e) => e.kind === 'assistant' && e.id === entryId);
   const before = at >= 0 ? (state.entries[at] as Extract<ChatEntry, { kind: 'assistant' }>) : undefined;

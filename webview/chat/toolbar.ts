@@ -3,7 +3,7 @@ import { button, dropdown } from '../ui/controls';
 import { h } from '../ui/dom';
 
 export interface ToolbarActions {
-  onSelectModel: (modelId: string) => void;
+  onSelectModel: () => void;
   onResume: (sessionId: string) => void;
   onNewSession: () => void;
 }
@@ -36,7 +36,7 @@ export function renderToolbar(state: ChatState, actions: ToolbarActions): HTMLEl
   return h('div', { class: 'toolbar' }, [
     h('div', { class: 'toolbar-row' }, [
       h('span', { class: 'model-label', title: state.model?.id ?? '', text: state.model?.label ?? 'No model selected' }),
-      button('Select model', () => actions.onSelectModel(state.model?.id ?? ''), { appearance: 'secondary', attrs: { 'data-action': 'select-model' } }),
+      button('Select model', () => actions.onSelectModel(), { appearance: 'secondary', attrs: { 'data-action': 'select-model' } }),
     ]),
     h('div', { class: 'toolbar-row' }, [
       sessionPicker,

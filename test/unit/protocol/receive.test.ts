@@ -166,7 +166,7 @@ describe('webview boundary: chat messages through receiveWebviewMessage and the 
     [{ type: 'approval', callId: 'call_1', approved: true, forSession: true }, ['resolveApproval("call_1", true, true)']],
     [{ type: 'newSession' }, ['create()']],
     [{ type: 'resumeSession', sessionId: 's-1' }, ['open("s-1")']],
-    [{ type: 'selectModel', modelId: 'gpt-4.1' }, ['command tally.selectModel []']],
+    [{ type: 'selectModel' }, ['command tally.selectModel []']],
     [{ type: 'openResult', refId: 'res_1' }, ['command tally.openResult ["res_1"]']],
     [{ type: 'openInspector' }, ['command tally.openInspector []']],
     [{ type: 'showEarlier' }, ['showEarlier']],
