@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { cpus, tmpdir } from 'os';
 import { join, resolve } from 'path';
-import type { TurnUsageRecord } from '../src/core/ports/sessionStore';
+import type { TurnUsageRecord } from '../src/core/model/records';
 import { SentChatEntries } from '../src/host/chatEntriesPatch';
 import { buildChatState, ChatEntryMemo } from '../src/host/chatState';
 import { withSessionReadCache } from '../src/host/sessionReadCache';

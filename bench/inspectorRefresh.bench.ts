@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { cpus, tmpdir } from 'os';
 import { join, resolve } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
-import type { TurnUsageRecord } from '../src/core/ports/sessionStore';
+import type { TurnUsageRecord } from '../src/core/model/records';
 import { ContextSession } from '../src/core/session/contextSession';
 import { withSettings } from '../src/core/settings';
 import { buildInspectorState } from '../src/host/inspectorState';

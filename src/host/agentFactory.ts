@@ -27,13 +27,12 @@ import type { ChatModel } from './modelService';
 
 /** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
 export class AgentFactory {
-  lastInstructions?: InstructionsReport;
   /** Pending approvals by call id: what each waits for, and how to answer it. */
   private readonly approvals = new Map<string, { kind: ApprovalRequest['kind']; answer: (answer: ApprovalAnswer) => void }>();
   private readonly loggedSkips = new Set<string>();
   private readonly diffs = new EditApprovalDiffs();
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+  constructor(context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
     context.subscriptions.push(this.diffs, {
       dispose: onCallIdRepair((sessionId, renamed) =>
         log.warn(`session ${sessionId}: repaired ${renamed.length} repeated tool-call id(s) on load (${renamed.map((r) => `${r.from || '(empty)'} → ${r.to}`).join(', ')})`),
@@ -43,13 +42,12 @@ export class AgentFactory {
 
   /** AGENTS.md files: the user's ~/.tally/AGENTS.md, every folder root, nested files down to the active file; none from an untrusted workspace. */
   async loadInstructions(): Promise<InstructionsReport> {
-    this.lastInstructions = await loadInstructions({
+    return loadInstructions({
       userFile: join(homedir(), '.tally', 'AGENTS.md'),
       workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
       activeFile: vscode.window.activeTextEditor?.document.uri.scheme === 'file' ? vscode.window.activeTextEditor.document.uri.fsPath : undefined,
       trusted: vscode.workspace.isTrusted,
     });
-    return this.lastInstructions;
   }
 
   /** Skills from the workspace (trusted only) and ~/.tally/skills; a skill that cannot be read is logged once. */

@@ -1,5 +1,5 @@
 import type { CompactionEvent } from '../core/compaction/events';
-import type { CompactionTrigger } from '../core/ports/sessionStore';
+import type { CompactionTrigger } from '../core/model/records';
 import type { ChatEntry } from '../protocol/chat';
 
 /** A compaction that is running now, as the chat shows it. */

@@ -1,4 +1,5 @@
-import type { SessionStore, TurnUsageRecord } from '../core/ports/sessionStore';
+import type { SessionStore } from '../core/ports/sessionStore';
+import type { TurnUsageRecord } from '../core/model/records';
 import type { BudgetView, InspectorState, TurnView } from '../protocol/inspector';
 import { resultTitles } from './resultTitles';
 import type { ActiveSession } from './sessionController';

@@ -1,6 +1,7 @@
 import type { Message } from '../core/model/message';
 import type { TurnUsageRecord } from '../core/model/records';
-import type { BlobInfo, SessionStore, ToolCallIndex } from '../core/ports/sessionStore';
+import type { SessionStore, ToolCallIndex } from '../core/ports/sessionStore';
+import type { BlobInfo } from '../core/ports/blobStore';
 import { callArguments, firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from './documentTitles';
 
 /**

@@ -28,8 +28,6 @@ export interface ActiveSession {
   fixed: FixedComponents;
 }
 
-export type { LiveTurn, TurnNotice } from './turnTracker';
-
 /**
  * Owns the active session: opens, creates and resumes sessions, wires the agent loop, and tells
  * the views when anything changed. The views never touch the store or the manager directly.

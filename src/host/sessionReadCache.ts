@@ -1,6 +1,7 @@
 import { compareTranscriptOrder, type Message } from '../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
-import type { BlobInfo, RecentTranscript, SessionStore } from '../core/ports/sessionStore';
+import type { RecentTranscript, SessionStore } from '../core/ports/sessionStore';
+import type { BlobInfo } from '../core/ports/blobStore';
 
 interface CachedSession {
   /** The whole transcript, or when `from` is set, the messages created after that time. */

@@ -5,7 +5,7 @@
 import type { ContextBudget } from '../core/accounting/budget';
 import type { FixedComponents } from '../core/accounting/usageBasis';
 import { windowFigures, type WindowFigures } from '../core/accounting/windowFigures';
-import type { TurnUsageRecord } from '../core/ports/sessionStore';
+import type { TurnUsageRecord } from '../core/model/records';
 import { modelPrices, type ModelPrices } from '../core/providers/modelRegistry';
 import type { ChatTurnUsage } from '../protocol/chat';
 

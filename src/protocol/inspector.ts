@@ -5,7 +5,7 @@
  */
 import type { ListPatch } from './listPatch';
 import type { CompactionEventRecord, ComponentTokens, RequestItem, TurnUsageRecord } from '../core/model/records';
-import type { BlobInfo } from '../core/ports/sessionStore';
+import type { BlobInfo } from '../core/ports/blobStore';
 import type { WindowFigures } from '../core/accounting/windowFigures';
 
 export { formatShare, type WindowFigures } from '../core/accounting/windowFigures';

@@ -3,6 +3,7 @@
  * here, never from the core: the protocol is their only dependency on the host side.
  */
 export type { CompactionEventRecord, CompactionTrigger, ComponentTokens, RemovalReason, RemovedItem, RequestItem, TurnUsageRecord } from '../core/model/records';
-export type { BlobInfo, SessionInfo } from '../core/ports/sessionStore';
+export type { SessionInfo } from '../core/ports/sessionStore';
+export type { BlobInfo } from '../core/ports/blobStore';
 /** Who owns a request's tokens, in stacking order, with their names: the same in every view. */
 export { TOKEN_OWNERS } from '../core/model/owners';

@@ -2,11 +2,6 @@ import type { Message } from '../model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../model/records';
 import type { BlobStore } from './blobStore';
 
-export type { BlobInfo, BlobSlice, BlobStore } from './blobStore';
-
-// The domain types live in model/; re-exported here so existing imports keep working.
-export type { CompactionEventRecord, CompactionTrigger, ComponentTokens, RemovalReason, RemovedItem, RequestItem, TurnUsageRecord } from '../model/records';
-
 /** The records Tally keeps per session. All methods are safe to call before the first flush. */
 
 export interface SessionInfo {

@@ -1,5 +1,4 @@
 import type { Message } from '../model/message';
-export { errorLineOf, isFailingResult } from '../compaction/sessionFacts';
 
 /**
  * What an agent must not forget after a compaction, as kinds of fact the replay checks in every

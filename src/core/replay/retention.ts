@@ -3,7 +3,8 @@ import type { SessionStore } from '../ports/sessionStore';
 import { readResult } from '../toolOutput/readResult';
 import { countDown, countUp, LiveResults, type ResultFacts } from './liveResults';
 import { sharedStart } from './sharedStart';
-import { errorLineOf, FACT_KINDS, isFailingResult, requestTextOf, type Fact, type FactKind } from './facts';
+import { FACT_KINDS, requestTextOf, type Fact, type FactKind } from './facts';
+import { errorLineOf, isFailingResult } from '../compaction/sessionFacts';
 
 /** Due and present counts for one kind of fact; `due` 0 with `applicable` false means "n/a". */
 export interface KindRetention {

@@ -6,7 +6,7 @@ import type { WriteFs } from './atomicFile';
 import { CONTENT_HASH } from './layout';
 import { errorCode, errorText } from './storeErrors';
 import type { StoreParts } from './storeParts';
-import type { BlobInfo } from '../../core/ports/sessionStore';
+import type { BlobInfo } from '../../core/ports/blobStore';
 
 /** Large results are written, hashed and verified in parts of this size. */
 export const BLOB_PART_BYTES = 2 * 1024 * 1024;

@@ -11,9 +11,7 @@ import { rows } from './sqlRows';
 import { runPrepared } from './statements';
 import { eachListRow } from './segmentReads';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
-import type { BlobInfo, BlobSlice } from '../../core/ports/sessionStore';
-
-export { BLOB_PART_BYTES } from './blobFiles';
+import type { BlobInfo, BlobSlice } from '../../core/ports/blobStore';
 
 /**
  * Offloaded tool results: written as files (see blobFiles.ts) and indexed in the session's

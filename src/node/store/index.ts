@@ -1,2 +1,2 @@
-export { openStore, SqlJsStore, type StoreOptions } from './sqlJsStore';
-export type * from '../../core/ports/sessionStore';
+export { SqlJsStore, type StoreOptions } from './sqlJsStore';
+export { openStore } from './openStore';

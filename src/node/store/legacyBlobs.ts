@@ -2,7 +2,7 @@ import { promises as fsp } from 'fs';
 import { basename } from 'path';
 import { rows, type Row } from './sqlRows';
 import type { StoreParts } from './storeParts';
-import type { BlobInfo, BlobSlice } from '../../core/ports/sessionStore';
+import type { BlobInfo, BlobSlice } from '../../core/ports/blobStore';
 
 export const INFO_COLUMNS = 'id, session_id, tool_name, tool_call_id, byte_size, line_count, sha256, created_at';
 

@@ -7,7 +7,8 @@ import { rows, type Row } from './sqlRows';
 import { runPrepared, textBytes } from './statements';
 import { collectSegmentList, eachSegment } from './segmentReads';
 import { eachSessionDb, ownDb, type StoreParts } from './storeParts';
-import type { CompactionEventRecord, SessionSnapshot, ToolCallIndex } from '../../core/ports/sessionStore';
+import type { SessionSnapshot, ToolCallIndex } from '../../core/ports/sessionStore';
+import type { CompactionEventRecord } from '../../core/model/records';
 
 /**
  * What a session records besides its row and its usage records: transcript messages and compaction

@@ -32,13 +32,10 @@ import { UsageRecords } from './usageRecords';
 import { SessionRows } from './sessionRows';
 import { segmentFacts, SegmentSummaries } from './segmentSummaries';
 import type { StoreParts } from './storeParts';
-import type { BlobInfo, BlobSlice, CompactionEventRecord, RecentTranscript, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, ToolCallIndex, TurnUsageRecord } from '../../core/ports/sessionStore';
+import type { RecentTranscript, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, ToolCallIndex } from '../../core/ports/sessionStore';
+import type { BlobInfo, BlobSlice } from '../../core/ports/blobStore';
+import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
 import { liveWriters, WriterHeartbeat } from './writerLiveness';
-
-export { BLOB_PART_BYTES } from './blobStore';
-export { ABSORB_MIN_FILES } from './closedWriters';
-export { MAX_PROBLEMS } from './problems';
-export { openStore } from './openStore';
 
 export interface StoreOptions {
   wasmPath?: string;

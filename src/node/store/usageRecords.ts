@@ -1,6 +1,6 @@
 import type { RequestItem } from '../../core/model/records';
 import { encodeRequestItems, type StoredRequestItems, applyItemsDelta } from '../../core/model/requestItemsDelta';
-import type { TurnUsageRecord } from '../../core/ports/sessionStore';
+import type { TurnUsageRecord } from '../../core/model/records';
 import { requestIndexSpan } from './segmentSummaries';
 import { collectRecords, collectSegmentList, eachSegment } from './segmentReads';
 import { FIGURES_BODY, ITEMS_KEY } from './sealedLists';

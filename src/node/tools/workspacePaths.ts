@@ -151,13 +151,3 @@ export async function openResolvedForRead(resolved: ResolvedPath): Promise<{ han
     throw error;
   }
 }
-
-/** Reads a whole file `resolveInWorkspace` returned, refusing one swapped in since (see openResolvedForRead). */
-export async function readResolved(resolved: ResolvedPath): Promise<Buffer> {
-  const { handle } = await openResolvedForRead(resolved);
-  try {
-    return await handle.readFile();
-  } finally {
-    await handle.close();
-  }
-}

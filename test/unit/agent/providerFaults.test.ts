@@ -15,7 +15,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import { AgentSession } from '../../../src/core/agent/agentSession';
-import type { AgentEvent, TurnStopReason } from '../../../src/core/agent/events';
+import type { AgentEvent } from '../../../src/core/agent/events';
 import { sessionTools } from '../../../src/core/tools/sessionTools';
 import { testRegistry } from '../../support/toolRegistry';
 import { ContextSession } from '../../../src/core/session/contextSession';

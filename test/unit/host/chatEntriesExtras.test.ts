@@ -1,7 +1,7 @@
 /** What the chat shows besides the stored messages: a waiting first message, turn figures, compaction progress, Retry. */
 import { strict as assert } from 'assert';
 import type { Message } from '../../../src/core/model/message';
-import type { CompactionEventRecord, TurnUsageRecord } from '../../../src/core/ports/sessionStore';
+import type { CompactionEventRecord, TurnUsageRecord } from '../../../src/core/model/records';
 import { buildChatEntries, buildChatState } from '../../../src/host/chatState';
 import { nextCompactionActivity } from '../../../src/host/compactionActivity';
 

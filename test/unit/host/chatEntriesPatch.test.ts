@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import { assistantMessage, toolResultMessage, userMessage } from '../../../src/core/model/factories';
 import type { Message } from '../../../src/core/model/message';
-import type { TurnUsageRecord } from '../../../src/core/ports/sessionStore';
+import type { TurnUsageRecord } from '../../../src/core/model/records';
 import { SentChatEntries } from '../../../src/host/chatEntriesPatch';
 import { buildChatEntries, ChatEntryMemo, type ChatExtras } from '../../../src/host/chatState';
 import { applyChatEntriesPatch, type HeldChatEntries } from '../../../src/protocol/chatPatch';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import type { BlobInfo } from '../../../src/core/ports/sessionStore';
+import type { BlobInfo } from '../../../src/core/ports/blobStore';
 import type { RequestItem } from '../../../src/core/model/records';
 import { InspectorUpdates } from '../../../src/host/inspectorUpdates';
 import type { HostToInspector, InspectorState, TurnView } from '../../../src/protocol/inspector';

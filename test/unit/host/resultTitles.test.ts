@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import type { BlobInfo } from '../../../src/core/ports/sessionStore';
+import type { BlobInfo } from '../../../src/core/ports/blobStore';
 import { resultTitles } from '../../../src/host/resultTitles';
 import { withSessionReadCache } from '../../../src/host/sessionReadCache';
 import { storeFolderPerTest } from '../store/fixtures/storeFolder';

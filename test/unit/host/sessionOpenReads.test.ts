@@ -1,7 +1,6 @@
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import type { RequestItem, TurnUsageRecord } from '../../../src/core/model/records';
-import type { SessionStore } from '../../../src/core/ports/sessionStore';
 import { policyNamed } from '../../../src/core/replay/baselines';
 import { ContextSession } from '../../../src/core/session/contextSession';
 import { lastTurnUsage } from '../../../src/core/session/lastTurnUsage';

@@ -1,6 +1,6 @@
 /** Cost and cache figures the chat shows under a turn, from the usage records and the model's price. */
 import { strict as assert } from 'assert';
-import type { TurnUsageRecord } from '../../../src/core/ports/sessionStore';
+import type { TurnUsageRecord } from '../../../src/core/model/records';
 import { modelPrices, parsePriceOverrides } from '../../../src/core/providers/modelRegistry';
 import { buildChatEntries } from '../../../src/host/chatState';
 import { requestCost, turnUsage } from '../../../src/host/turnFigures';

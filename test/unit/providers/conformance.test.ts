@@ -7,7 +7,7 @@
 import { strict as assert } from 'assert';
 import type { ScriptedServer } from '../../fakes/scriptedServer';
 import { anthropicView, openaiView, type BodyView } from './bodyView';
-import { HARNESSES, deepIncludes, message, ofType, recordingSleep, request, run, textOf, toolCall, waitFor, type Harness } from './harness';
+import { HARNESSES, deepIncludes, message, ofType, recordingSleep, request, run, textOf, toolCall, waitFor } from './harness';
 
 const VIEWS: Record<string, (body: any) => BodyView> = { 'Anthropic Messages': anthropicView, 'OpenAI Chat Completions': openaiView };
 

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'crypto';
 import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { nodeWriteFs, type WriteFs } from '../../../src/node/store/atomicFile';
-import { BLOB_PART_BYTES } from '../../../src/node/store/sqlJsStore';
+import { BLOB_PART_BYTES } from '../../../src/node/store/blobFiles';
 import { MIGRATIONS } from '../../../src/node/store/schema';
 import { newDatabase } from '../../../src/node/store/sqlRows';
 import { sqlRuntime } from '../../../src/node/store/sqlRuntime';

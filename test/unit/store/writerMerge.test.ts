@@ -7,7 +7,8 @@ import type { Message } from '../../../src/core/model/message';
 import { openStore } from '../../../src/node/store';
 import { nodeWriteFs, type WriteFs } from '../../../src/node/store/atomicFile';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/node/store/schema';
-import { ABSORB_MIN_FILES, type SqlJsStore } from '../../../src/node/store/sqlJsStore';
+import { type SqlJsStore } from '../../../src/node/store/sqlJsStore';
+import { ABSORB_MIN_FILES } from '../../../src/node/store/closedWriters';
 import { sqlRuntime } from '../../../src/node/store/sqlRuntime';
 
 const SESSION = 'smerge';

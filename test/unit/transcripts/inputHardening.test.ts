@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import { execFileSync, spawnSync } from 'child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { importTranscript } from '../../../src/core/transcripts/detect';
