@@ -5,7 +5,7 @@ import type { SessionController } from './sessionController';
 
 /** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
 export interface ChatIntentDeps {
-  sessions: Pick<SessionController, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open' | 'retry'>;
+  sessions: Pick<SessionController, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open' | 'retry' | 'discardPendingMessage'>;
   /** What code blocks and links in replies reach (the view passes VS Code's editor, clipboard and opener). */
   workbench?: ChatWorkbench;
   executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
@@ -51,6 +51,7 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     selectModel: async () => {
       await d.executeCommand('tally.selectModel');
     },
+    discardPending: () => d.sessions.discardPendingMessage(),
     openResult: async (m) => {
       await d.executeCommand('tally.openResult', m.refId);
     },

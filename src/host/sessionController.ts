@@ -211,7 +211,7 @@ export class SessionController implements vscode.Disposable {
     return session;
   }
 
-  /** Drops the message kept while no model was configured (the user changed their mind). */
+  /** Drops the message kept while no model was configured (the user chose Discard in the chat). */
   discardPendingMessage(): void {
     if (this.pending === undefined) return;
     this.pending = undefined;

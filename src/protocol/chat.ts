@@ -85,6 +85,8 @@ export type ChatToHost =
   | { type: 'newSession' }
   | { type: 'resumeSession'; sessionId: string }
   | { type: 'selectModel' }
+  /** Drops the message kept while no model is configured, so choosing a model later does not send it. */
+  | { type: 'discardPending' }
   | { type: 'openResult'; refId: string }
   | { type: 'openInspector' }
   /** Load the session's older messages (the chat opens with the recent part). */

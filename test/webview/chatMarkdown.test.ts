@@ -81,7 +81,7 @@ describe('chat webview: markdown, figures and actions (headless Chromium, host C
     assert.strictEqual(await usage.locator('[data-field="cost"]').textContent(), '$0.03');
   });
 
-  it('keeps the first message typed with no model, with a Choose a model action', async () => {
+  it('keeps the first message typed with no model, with Choose a model and Discard actions', async () => {
     const state: ChatState = {
       ...chatState,
       busy: false,
@@ -96,7 +96,8 @@ describe('chat webview: markdown, figures and actions (headless Chromium, host C
     assert.strictEqual(await page.textContent('[data-entry-id="pending"] .text'), 'Explain the loader.');
     assert.match((await page.textContent('[data-entry-id="pending"]')) ?? '', /not sent yet/);
     await page.click('vscode-button[data-action="choose-model"]');
-    assert.deepStrictEqual(await postedAndValid(), [{ type: 'selectModel' }]);
+    await page.click('vscode-button[data-action="discard-pending"]');
+    assert.deepStrictEqual(await postedAndValid(), [{ type: 'selectModel' }, { type: 'discardPending' }]);
   });
 
   it('shows a live compaction notice, a "nothing to compact" notice, and Retry on an error', async () => {

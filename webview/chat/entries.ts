@@ -14,6 +14,8 @@ export interface EntryActions extends ToolCardActions, MarkdownActions {
   onToggleNotice: (id: string, open: boolean) => void;
   onRetry: () => void;
   onSelectModel: () => void;
+  /** Drops the message kept while no model is configured. */
+  onDiscardPending: () => void;
   /** Asks the host for the session's older messages (not read when the chat opened). */
   onLoadEarlier: () => void;
 }
@@ -24,7 +26,12 @@ function tokenBadge(count: number | undefined): HTMLElement | null {
 
 function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: EntryActions): HTMLElement | null {
   if (entry.action === 'retry') return button('Retry', () => actions.onRetry(), { appearance: 'secondary', attrs: { 'data-action': 'retry' } });
-  if (entry.action === 'selectModel') return button('Choose a model', () => actions.onSelectModel(), { attrs: { 'data-action': 'choose-model' } });
+  if (entry.action === 'selectModel') {
+    return h('span', { class: 'notice-actions' }, [
+      button('Choose a model', () => actions.onSelectModel(), { attrs: { 'data-action': 'choose-model' } }),
+      button('Discard', () => actions.onDiscardPending(), { appearance: 'secondary', attrs: { 'data-action': 'discard-pending' } }),
+    ]);
+  }
   return null;
 }
 

@@ -49,6 +49,7 @@ const entries = new EntryList({
   onOpenLink: (url) => host.post({ type: 'openLink', url }),
   onRetry: () => host.post({ type: 'retry' }),
   onSelectModel: () => host.post({ type: 'selectModel' }),
+  onDiscardPending: () => host.post({ type: 'discardPending' }),
   onLoadEarlier: () => host.post({ type: 'showEarlier' }),
 });
 const scroller = h('div', { class: 'scroller' }, [entries.element]);

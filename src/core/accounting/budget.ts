@@ -83,8 +83,4 @@ export class ContextBudget {
   isBlocked(): boolean {
     return this.used >= this.blockAtTokens;
   }
-
-  wantsCompactNote(): boolean {
-    return this.percent >= this.settings.compactNoteAt;
-  }
 }

@@ -144,7 +144,6 @@ describe('context budget', () => {
     assert.equal(budget.isBlocked(), false);
     budget.setComponents({ ...budget.components, messages: 76_200 });
     assert.equal(budget.isBlocked(), true, 'blocks exactly at 98%');
-    assert.equal(budget.wantsCompactNote(), true);
   });
 
   it('falls back to 128K with a visible warning when the window is unknown', () => {

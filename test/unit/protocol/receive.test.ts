@@ -43,6 +43,7 @@ function fakeSessions(r: Recorder) {
   return {
     send: async (text: string) => record('send')(text),
     cancel: () => record('cancel')(),
+    discardPendingMessage: () => record('discardPendingMessage')(),
     resolveApproval: (callId: string, approved: boolean, forSession?: boolean) => (forSession ? record('resolveApproval')(callId, approved, forSession) : record('resolveApproval')(callId, approved)),
     create: async () => (record('create')(), {}),
     open: async (id: string) => (record('open')(id), {}),
@@ -167,6 +168,7 @@ describe('webview boundary: chat messages through receiveWebviewMessage and the 
     [{ type: 'newSession' }, ['create()']],
     [{ type: 'resumeSession', sessionId: 's-1' }, ['open("s-1")']],
     [{ type: 'selectModel' }, ['command tally.selectModel []']],
+    [{ type: 'discardPending' }, ['discardPendingMessage()']],
     [{ type: 'openResult', refId: 'res_1' }, ['command tally.openResult ["res_1"]']],
     [{ type: 'openInspector' }, ['command tally.openInspector []']],
     [{ type: 'showEarlier' }, ['showEarlier']],
