@@ -181,7 +181,8 @@ describe('context session', function () {
     for (const item of result.removed) assert.ok(transcriptIds.has(item.messageId), `removed ${item.messageId} stays in the transcript for audit`);
   });
 
-  it('reads the session\'s files while the encoder loads, not after', async () => {
+  it('reads the session\'s files while the encoder loads, not after', async function () {
+    this.timeout(20_000); // the code before waited for ever here
     const manager = await openManager(env.store, sessionId);
     await manager.append(withId(userMessage('Hello.')));
     await env.store.flush();
