@@ -122,7 +122,7 @@ export function createVscodeStub(options: StubOptions): StubWorld {
     window: strictNamespace('window', {
       activeTextEditor: undefined,
       visibleTextEditors: [],
-      tabGroups: { all: [] },
+      tabGroups: { all: [], onDidChangeTabs: () => new Disposable(() => undefined), close: async () => true },
       createOutputChannel: (name: string) => {
         const line = (level: string) => (message: string) => void logLines.push(`${level} ${message}`);
         return { name, info: line('info'), warn: line('warn'), error: line('error'), debug: line('debug'), trace: line('trace'), append: line(''), appendLine: line(''), show() {}, hide() {}, clear() {}, dispose() {} };

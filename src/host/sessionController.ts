@@ -172,9 +172,12 @@ export class SessionController implements vscode.Disposable {
     if (!info) throw new Error(`Session ${sessionId} was not found.`);
     this.detach();
     const config = readConfiguration();
-    const resolution = replayLabel ? undefined : await resolveChatModel(config, this.keys).catch((error: Error) => ({ ok: false as const, reason: error.message }));
+    // The model is resolved while the last request's figures are read.
+    const [resolution, lastUsage] = await Promise.all([
+      replayLabel ? undefined : resolveChatModel(config, this.keys).catch((error: Error) => ({ ok: false as const, reason: error.message })),
+      lastTurnUsage(store, sessionId),
+    ]);
     const chat = resolution?.ok ? resolution.chat : undefined;
-    const lastUsage = await lastTurnUsage(store, sessionId);
     const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
     const manager = await ContextSession.open({
       store,

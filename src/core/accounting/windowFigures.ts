@@ -57,7 +57,13 @@ export interface WindowFigureTexts {
 }
 
 export function formatTokens(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
+  // Grouped by hand: the first toLocaleString of a process loads the locale data (about 10 ms, on the window's open).
+  const rounded = Math.round(n);
+  if (!Number.isSafeInteger(rounded)) return rounded.toLocaleString('en-US');
+  const digits = String(Math.abs(rounded));
+  let grouped = digits.slice(0, digits.length % 3 || 3);
+  for (let at = grouped.length; at < digits.length; at += 3) grouped += `,${digits.slice(at, at + 3)}`;
+  return rounded < 0 || Object.is(rounded, -0) ? `-${grouped}` : grouped;
 }
 
 /** A share as a percentage with one decimal, a trailing ".0" dropped: 95%, 2.5%; "<0.1%" for a small share that is not none. */

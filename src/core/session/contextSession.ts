@@ -105,9 +105,9 @@ export class ContextSession {
   /** Opens a session where it left off (see resume.ts). */
   static async open(options: ContextSessionOptions): Promise<ContextSession> {
     const session = new ContextSession(options);
-    // The encoder's ranks load in slices here, so the first count never blocks the host.
-    await options.counter.load();
-    const resumed = await resumeSession(options.store, options.sessionId);
+    // The encoder's ranks load in slices here, so the first count never blocks the host; the
+    // session's files are read meanwhile (resuming counts nothing).
+    const [, resumed] = await Promise.all([options.counter.load(), resumeSession(options.store, options.sessionId)]);
     session.working = resumed.working;
     session.lastCreatedAt = resumed.lastCreatedAt;
     session.lastCompactionId = resumed.lastCompactionId;

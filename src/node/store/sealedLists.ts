@@ -16,6 +16,12 @@ export const SEGMENT_LISTS = {
 } as const;
 export type SegmentList = keyof typeof SEGMENT_LISTS;
 export type ListRows = readonly Row[];
+export type SegmentListRows = Record<SegmentList, ListRows>;
+
+/** Every list of one segment's rows of `sessionId`. */
+export function segmentLists(db: Database, sessionId: string): SegmentListRows {
+  return { usageFigures: rows(db, SEGMENT_LISTS.usageFigures, [sessionId]), compactions: rows(db, SEGMENT_LISTS.compactions, [sessionId]), blobs: rows(db, SEGMENT_LISTS.blobs, [sessionId]) };
+}
 
 /** About how much text of sealed segments' lists is kept (their usage figures are a few hundred bytes a request). */
 const KEPT_CHARS = 16 * 2 ** 20;
@@ -27,25 +33,31 @@ const KEPT_CHARS = 16 * 2 ** 20;
  * sealed file was loaded into sql.js again for each list. The least recently used go first.
  */
 export class SealedLists {
-  private readonly kept = new Map<string, { lists: Record<SegmentList, ListRows>; chars: number }>();
+  private readonly kept = new Map<string, { lists: SegmentListRows; chars: number }>();
   private chars = 0;
   /** Sealed segments being opened for their lists now: a second list read waits for that opening. */
   private readonly opening = new Map<string, Promise<void>>();
 
-  /** Takes both lists of the sealed segment at `path` from its open database, unless already kept. */
+  /** Takes every list of the sealed segment at `path` from its open database, unless already kept. */
   take(path: string, db: Database): void {
     if (this.kept.has(path)) return;
     const segment = StoreLayout.segmentOf(path);
-    if (!segment) return;
+    if (segment) this.keep(path, segmentLists(db, segment.sessionId));
+  }
+
+  /** Keeps the lists of the sealed segment at `path` (read from it, or from its recorded facts). */
+  keep(path: string, lists: SegmentListRows): void {
+    if (this.kept.has(path)) return;
     let chars = 0;
-    const listOf = (sql: string): ListRows => {
-      const found = rows(db, sql, [segment.sessionId]);
-      for (const r of found) chars += typeof r.body === 'string' ? r.body.length : 200;
-      return found;
-    };
-    this.kept.set(path, { lists: { usageFigures: listOf(SEGMENT_LISTS.usageFigures), compactions: listOf(SEGMENT_LISTS.compactions), blobs: listOf(SEGMENT_LISTS.blobs) }, chars });
+    for (const found of Object.values(lists)) for (const r of found) chars += typeof r.body === 'string' ? r.body.length : 200;
+    this.kept.set(path, { lists, chars });
     this.chars += chars;
     while (this.chars > KEPT_CHARS && this.kept.size > 1) this.forget(this.kept.keys().next().value!);
+  }
+
+  /** Every list kept for `path`, if they are. */
+  listsOf(path: string): SegmentListRows | undefined {
+    return this.kept.get(path)?.lists;
   }
 
   /**

@@ -3,7 +3,7 @@ import { basename } from 'path';
 import type { Database } from 'sql.js';
 import { SEGMENT_FILE } from './layout';
 import { segmentFacts, type SegmentFacts } from './segmentSummaries';
-import { SEGMENT_LISTS, type SegmentList } from './sealedLists';
+import { SEGMENT_LISTS, segmentLists, type SegmentList, type SegmentListRows } from './sealedLists';
 import { rows, type Row } from './sqlRows';
 import { eachSessionDb, filesOf, sealedSegments, visitFile, type StoreParts } from './storeParts';
 
@@ -78,22 +78,49 @@ export async function eachSegment(parts: StoreParts, sessionId: string, read: Se
 
 /**
  * Each row of a list read over every segment of a session (usage figures, compaction records,
- * offloaded results), segment by segment in file order. A sealed segment's rows come from those
- * kept when it was first opened (see sealedLists.ts); any other segment is queried.
+ * offloaded results), segment by segment in file order. A segment on disk gives the lists recorded
+ * in its facts (segmentSummaries.ts) while unchanged, or those kept since a sealed one was opened
+ * (sealedLists.ts); otherwise it is opened once and its lists are recorded for the next open.
+ * This window's segments in memory are queried.
  */
 export async function eachListRow(parts: StoreParts, sessionId: string, list: SegmentList, take: (row: Row) => void): Promise<void> {
   const paths = await filesOf(parts, sessionId, SEGMENT_FILE);
   const sealed = sealedSegments(paths);
+  let recorded = false;
   for (const path of paths) {
-    if (sealed.has(path) && !parts.own.peek(path)) {
-      const kept = await parts.sealedLists.rowsFor(path, list, () => visitFile(parts, path, true, () => undefined));
-      for (const r of kept ?? []) take(r);
-    } else {
+    if (parts.own.peek(path)) {
       await visitFile(parts, path, sealed.has(path), (db) => {
         for (const r of rows(db, SEGMENT_LISTS[list], [sessionId])) take(r);
       });
+      continue;
     }
+    const stat = await fsp.stat(path).catch(() => undefined);
+    if (!stat) continue; // removed meanwhile (merged by another window): its rows are in that window's files
+    const isSealed = sealed.has(path);
+    const got: { lists?: SegmentListRows; facts?: SegmentFacts } = {};
+    const recordedLists = await parts.summaries.listsOf(sessionId, path, stat);
+    got.lists = recordedLists ?? (isSealed ? parts.sealedLists.listsOf(path) : undefined);
+    if (recordedLists) {
+      if (isSealed) parts.sealedLists.keep(path, recordedLists);
+    } else if (got.lists) {
+      // Kept since another read opened it (resuming): recorded with the facts that read recorded.
+      if (await parts.summaries.addLists(sessionId, path, stat, got.lists)) recorded = true;
+    } else {
+      const read = (db: Database) => {
+        got.lists = parts.sealedLists.listsOf(path) ?? segmentLists(db, sessionId);
+        got.facts = segmentFacts(db, sessionId);
+      };
+      if (isSealed) {
+        await parts.sealedLists.rowsFor(path, list, () => visitFile(parts, path, true, read));
+        got.lists ??= parts.sealedLists.listsOf(path); // opened for a read of another list at the same time
+      } else {
+        await visitFile(parts, path, false, read);
+      }
+      if (got.lists && got.facts && (await parts.summaries.record(sessionId, path, got.facts, stat, isSealed, got.lists))) recorded = true;
+    }
+    for (const r of got.lists?.[list] ?? []) take(r);
   }
+  if (recorded) await parts.summaries.save({ sessionId, names: paths.map((p) => basename(p)) });
 }
 
 /** The records (`id`, JSON `body`) of a list over every segment, the latest file's copy of each id, sorted. */

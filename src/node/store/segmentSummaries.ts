@@ -2,6 +2,7 @@ import { promises as fsp } from 'fs';
 import { basename, join } from 'path';
 import type { Database } from 'sql.js';
 import { writeAtomically, type WriteFs } from './atomicFile';
+import type { SegmentListRows } from './sealedLists';
 import { rows } from './sqlRows';
 
 /** What resuming a session needs from one segment, so that a segment it does not need is never opened. */
@@ -21,6 +22,8 @@ export interface SegmentFacts {
 interface Summary extends SegmentFacts {
   size: number;
   mtimeMs: number;
+  /** The lists every open of the session reads (see sealedLists.ts), so an open needs not load the file. */
+  lists?: SegmentListRows;
 }
 
 /** A file is summarized only once it has not changed for this long (file times can be coarse). */
@@ -64,6 +67,7 @@ export function segmentFacts(db: Database, sessionId: string): SegmentFacts {
 export class SegmentSummaries {
   private readonly sessions = new Map<string, Promise<Map<string, Summary>>>();
   private readonly changed = new Set<string>();
+  private saving: Promise<void> = Promise.resolve();
 
   constructor(private readonly sessionDir: (sessionId: string) => string, private readonly fs: WriteFs, private readonly writer: string, private readonly writable: boolean) {}
 
@@ -84,20 +88,46 @@ export class SegmentSummaries {
     return known && known.size === stat.size && known.mtimeMs === stat.mtimeMs ? known : undefined;
   }
 
-  /**
-   * Records the facts of `path` as it was when `stat` was taken (before its rows were read). A
-   * file another writer may still change is recorded only once settled; `final` is for a file
-   * this writer will never write again (a sealed segment, or any segment at close).
-   */
-  async record(sessionId: string, path: string, facts: SegmentFacts, stat: { size: number; mtimeMs: number } | undefined, final = false): Promise<void> {
-    const now = stat ?? (await fsp.stat(path).catch(() => undefined));
-    if (!now || (!final && Date.now() - now.mtimeMs < SETTLED_MS)) return;
-    (await this.load(sessionId)).set(basename(path), { ...facts, size: now.size, mtimeMs: now.mtimeMs });
-    this.changed.add(sessionId);
+  /** The lists of `path` if they were recorded for the file as it is now. */
+  async listsOf(sessionId: string, path: string, stat: { size: number; mtimeMs: number }): Promise<SegmentListRows | undefined> {
+    const known = (await this.load(sessionId)).get(basename(path));
+    return known && known.size === stat.size && known.mtimeMs === stat.mtimeMs ? known.lists : undefined;
   }
 
-  /** Writes the sessions whose facts changed, keeping only files that still exist. */
-  async save(present?: { sessionId: string; names: readonly string[] }): Promise<void> {
+  /** Adds `lists` to the facts recorded for `path` as it is now (read by `stat`); false when none are. */
+  async addLists(sessionId: string, path: string, stat: { size: number; mtimeMs: number }, lists: SegmentListRows): Promise<boolean> {
+    const known = (await this.load(sessionId)).get(basename(path));
+    if (!known || known.size !== stat.size || known.mtimeMs !== stat.mtimeMs || known.lists) return false;
+    known.lists = lists;
+    this.changed.add(sessionId);
+    return true;
+  }
+
+  /**
+   * Records the facts of `path` as it was when `stat` was taken (before its rows were read), with
+   * its lists when given (else any lists recorded for the same file as it is are kept). A file
+   * another writer may still change is recorded only once settled; `final` is for a file this
+   * writer will never write again (a sealed segment, or any segment at close). True if recorded.
+   */
+  async record(sessionId: string, path: string, facts: SegmentFacts, stat: { size: number; mtimeMs: number } | undefined, final = false, lists?: SegmentListRows): Promise<boolean> {
+    const now = stat ?? (await fsp.stat(path).catch(() => undefined));
+    if (!now || (!final && Date.now() - now.mtimeMs < SETTLED_MS)) return false;
+    const summaries = await this.load(sessionId);
+    const known = summaries.get(basename(path));
+    const same = known && known.size === now.size && known.mtimeMs === now.mtimeMs;
+    summaries.set(basename(path), { ...facts, size: now.size, mtimeMs: now.mtimeMs, lists: lists ?? (same ? known.lists : undefined) });
+    this.changed.add(sessionId);
+    return true;
+  }
+
+  /** Writes the sessions whose facts changed, keeping only files that still exist; one save at a time (they share a temporary file). */
+  save(present?: { sessionId: string; names: readonly string[] }): Promise<void> {
+    const next = this.saving.then(() => this.saveNow(present));
+    this.saving = next.catch(() => undefined);
+    return next;
+  }
+
+  private async saveNow(present?: { sessionId: string; names: readonly string[] }): Promise<void> {
     if (!this.writable) return;
     for (const sessionId of [...this.changed]) {
       this.changed.delete(sessionId);
@@ -116,5 +146,13 @@ export class SegmentSummaries {
 
 function isSummary(value: unknown): value is Summary {
   const s = value as Summary;
-  return typeof s?.size === 'number' && typeof s.mtimeMs === 'number' && typeof s.maxCreatedAt === 'number' && typeof s.maxRequestIndex === 'number' && Array.isArray(s.pins);
+  if (!(typeof s?.size === 'number' && typeof s.mtimeMs === 'number' && typeof s.maxCreatedAt === 'number' && typeof s.maxRequestIndex === 'number' && Array.isArray(s.pins))) return false;
+  if (s.lists !== undefined && !isListRows(s.lists)) delete s.lists; // unreadable lists: the file is opened for them
+  return true;
+}
+
+function isListRows(lists: unknown): lists is SegmentListRows {
+  const l = lists as SegmentListRows;
+  const rowList = (r: unknown) => Array.isArray(r) && r.every((row) => typeof row === 'object' && row !== null && typeof (row as { id?: unknown }).id === 'string');
+  return typeof l === 'object' && l !== null && rowList(l.usageFigures) && rowList(l.compactions) && rowList(l.blobs);
 }

@@ -25,7 +25,7 @@ import { OpenDatabases } from './openDatabases';
 import { OwnFiles } from './ownFiles';
 import { StoreProblems } from './problems';
 import { errorText } from './storeErrors';
-import { SealedLists } from './sealedLists';
+import { SealedLists, segmentLists } from './sealedLists';
 import { SessionIndex } from './sessionIndex';
 import { SessionRecords } from './sessionRecords';
 import { UsageRecords } from './usageRecords';
@@ -183,7 +183,7 @@ export class SqlJsStore implements SessionStore {
     for (const [path, db] of segments) {
       const segment = StoreLayout.segmentOf(path);
       if (!segment) continue;
-      await this.parts.summaries.record(segment.sessionId, path, segmentFacts(db, segment.sessionId), undefined, true);
+      await this.parts.summaries.record(segment.sessionId, path, segmentFacts(db, segment.sessionId), undefined, true, segmentLists(db, segment.sessionId));
     }
     await this.parts.summaries.save();
   }

@@ -1,7 +1,7 @@
 /** One definition of used, effective window and thresholds, each said with its denominator. */
 import { strict as assert } from 'assert';
 import { ContextBudget } from '../../../src/core/accounting/budget';
-import { formatShare, windowFigures } from '../../../src/core/accounting/windowFigures';
+import { formatShare, formatTokens, windowFigures } from '../../../src/core/accounting/windowFigures';
 import { withSettings } from '../../../src/core/settings';
 
 const budget = (used: number) =>
@@ -36,5 +36,12 @@ describe('window figures', () => {
     assert.equal(formatShare(0.831), '83.1%');
     assert.equal(formatShare(26 / 119_808), '<0.1%', 'a few tokens are not "0%"');
     assert.equal(formatShare(0), '0%');
+  });
+
+  it('writes token counts with commas between thousands, as en-US does, for every size and sign', () => {
+    const values = [0, -0, 0.4, -0.4, 1, 12, 999, 999.5, 1_000, 12_345, 123_456, 1_234_567, -1_234, -999_999.6, 2 ** 53 - 1, 2 ** 53 + 2, 1e21, NaN, Infinity, -Infinity];
+    for (let i = 0; i < 2_000; i++) values.push((i % 2 ? -1 : 1) * Math.random() * 10 ** (i % 17));
+    for (const n of values) assert.equal(formatTokens(n), Math.round(n).toLocaleString('en-US'), String(n));
+    assert.equal(formatTokens(113_817), '113,817');
   });
 });

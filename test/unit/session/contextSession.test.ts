@@ -181,6 +181,31 @@ describe('context session', function () {
     for (const item of result.removed) assert.ok(transcriptIds.has(item.messageId), `removed ${item.messageId} stays in the transcript for audit`);
   });
 
+  it('reads the session\'s files while the encoder loads, not after', async function () {
+    this.timeout(20_000); // the code before waited for ever here
+    const manager = await openManager(env.store, sessionId);
+    await manager.append(withId(userMessage('Hello.')));
+    await env.store.flush();
+    // An encoder that finishes loading only once the store has been read: opening waits for it.
+    let storeRead!: () => void;
+    const read = new Promise<void>((resolve) => (storeRead = resolve));
+    const store = new Proxy(env.store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? (...args: unknown[]) => (storeRead(), (value as (...a: unknown[]) => unknown).apply(target, args)) : value;
+      },
+    });
+    const slowCounter = new Proxy(counter, {
+      get(target, property, receiver) {
+        if (property === 'load') return () => read.then(() => target.load());
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const resumed = await ContextSession.open({ store, sessionId, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter: slowCounter });
+    assert.equal(resumed.messages[resumed.messages.length - 1].content, 'Hello.');
+  });
+
   it('resumes with the counts stored with the messages instead of counting them again', async () => {
     const manager = await openManager(env.store, sessionId);
     await manager.append(withId(userMessage('Refactor the logger. '.repeat(200))));
