@@ -5,7 +5,7 @@ import { inspectorHandlers } from '../../../src/host/inspectorIntents';
 import { openResult, resultDocument } from '../../../src/host/resultDocument';
 import { receiveWebviewMessage } from '../../../src/protocol/receive';
 import { parseChatMessage, parseInspectorMessage } from '../../../src/protocol/validate';
-import { storeFolderPerTest } from '../store/fixtures/storeFolder';
+import { storeFolderPerTest } from '../node/store/fixtures/storeFolder';
 
 /**
  * The chat and the inspector show one session; a ref id in a webview message (which a page can

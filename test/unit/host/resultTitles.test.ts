@@ -2,8 +2,8 @@ import { strict as assert } from 'assert';
 import type { BlobInfo } from '../../../src/core/ports/blobStore';
 import { resultTitles } from '../../../src/host/resultTitles';
 import { withSessionReadCache } from '../../../src/host/sessionReadCache';
-import { storeFolderPerTest } from '../store/fixtures/storeFolder';
-import { toolStep, writeToolSteps } from '../store/fixtures/toolSteps';
+import { storeFolderPerTest } from '../node/store/fixtures/storeFolder';
+import { toolStep, writeToolSteps } from '../node/store/fixtures/toolSteps';
 
 const SESSION = 'stitles';
 const output = 'test output line\n'.repeat(300);

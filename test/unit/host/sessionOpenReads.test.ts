@@ -7,8 +7,8 @@ import { lastTurnUsage } from '../../../src/core/session/lastTurnUsage';
 import { DEFAULT_SETTINGS } from '../../../src/core/settings';
 import { withSessionReadCache } from '../../../src/host/sessionReadCache';
 import { call, logOutput, msg, prng } from '../../support/syntheticSession';
-import { segmentsReadDuring } from '../store/fixtures/filesRead';
-import { storeFolderPerTest } from '../store/fixtures/storeFolder';
+import { segmentsReadDuring } from '../node/store/fixtures/filesRead';
+import { storeFolderPerTest } from '../node/store/fixtures/storeFolder';
 import { countingStore } from '../../support/countingStore';
 
 const SESSION = 'sopen';

@@ -1,0 +1,61 @@
+import { strict as assert } from 'assert';
+import { buildSync } from 'esbuild';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { openStore } from '../../../../src/node/store';
+import { replayInWorker } from '../../../../src/node/transcripts/replayInWorker';
+import { measureBlocking } from '../../../support/eventLoopBlocks';
+
+const ROOT = join(__dirname, '..', '..', '..', '..');
+const WASM = require.resolve('sql.js/dist/sql-wasm.wasm');
+
+/** The demo run repeated until it is about 5 MB, with fresh ids for each copy. */
+function fiveMegabyteRun(dir: string): string {
+  const demo = JSON.parse(readFileSync(join(ROOT, 'media', 'demo', 'demo-run.traj.json'), 'utf8')) as { messages: unknown[] };
+  const messages = [...demo.messages];
+  while (JSON.stringify(messages).length < 5_000_000) messages.push(...demo.messages.slice(1));
+  const file = join(dir, 'big.traj.json');
+  writeFileSync(file, JSON.stringify({ ...demo, messages }));
+  return file;
+}
+
+describe('transcript replay in a worker thread', function () {
+  this.timeout(240_000);
+  let dir: string;
+  let workerPath: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tally-replay-worker-'));
+    // Bundled inside the repository (out/ is ignored), so the worker finds js-tiktoken's ranks as the extension finds its own.
+    mkdirSync(join(ROOT, 'out'), { recursive: true });
+    workerPath = join(mkdtempSync(join(ROOT, 'out', 'replay-worker-')), 'replayWorker.js');
+    buildSync({ entryPoints: [join(ROOT, 'src', 'node', 'transcripts', 'replayWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+  });
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(join(workerPath, '..'), { recursive: true, force: true });
+  });
+
+  it('replays a 5 MB transcript off this thread (its event loop keeps turning), into a store this thread has open', async () => {
+    const storeFolder = join(dir, 'store');
+    const store = await openStore(storeFolder, { wasmPath: WASM });
+    try {
+      const file = fiveMegabyteRun(dir);
+      const { result, turns } = await measureBlocking(() => replayInWorker(workerPath, { file, label: 'big', window: 32_000, storeFolder, wasmPath: WASM }));
+      assert.ok(result.requests > 100, `${result.requests} requests replayed`);
+      assert.ok(turns > 10, 'the event loop kept turning');
+      const session = await store.getSession(result.sessionId);
+      assert.ok(session, 'the open store sees the replayed session');
+      assert.ok((await store.loadTranscript(result.sessionId)).length > 100);
+      // How long this thread was held is measured by bench/, not asserted here: shared machines are noisy.
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('rejects with the import error, naming the file', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{"messages": 3}');
+    await assert.rejects(replayInWorker(workerPath, { file: bad, label: 'bad', window: 32_000, storeFolder: join(dir, 'store2'), wasmPath: WASM }), /bad\.json: messages: messages must be a list/);
+  });
+});
