@@ -1,9 +1,11 @@
 import * as assert from 'assert';
+import { mkdirSync } from 'fs';
+import { join } from 'path';
 import type { Page } from 'playwright-core';
 import type { ChatState } from '../../src/protocol/chat';
 import { parseChatMessage } from '../../src/protocol/validate';
 import { chatState, markdownState } from './fixtures';
-import { hostSends, posted, usePage } from './harness';
+import { ARTIFACTS, hostSends, posted, usePage } from './harness';
 
 describe('chat webview: markdown, figures and actions (headless Chromium, host CSP)', function () {
   this.timeout(60_000);
@@ -98,6 +100,16 @@ describe('chat webview: markdown, figures and actions (headless Chromium, host C
     await page.click('vscode-button[data-action="choose-model"]');
     await page.click('vscode-button[data-action="discard-pending"]');
     assert.deepStrictEqual(await postedAndValid(), [{ type: 'selectModel' }, { type: 'discardPending' }]);
+    for (const theme of ['dark', 'light'] as const) {
+      const themed = await pages.harness().open('chat', { theme, width: 460, height: 400 });
+      try {
+        await hostSends(themed, { type: 'state', state });
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await themed.screenshot({ path: join(ARTIFACTS, `pending-message-${theme}.png`) });
+      } finally {
+        await themed.close();
+      }
+    }
   });
 
   it('shows a live compaction notice, a "nothing to compact" notice, and Retry on an error', async () => {
