@@ -6,8 +6,8 @@
  * state, and the host's RSS. Run by open.bench.ts, or alone:
  *   node -r ./test/register.cjs bench/realPath/openRun.ts '<json options>'
  */
-import { execFileSync } from 'child_process';
-import { mkdirSync, mkdtempSync, promises as fsp, rmSync, writeFileSync } from 'fs';
+import { copyStorage, workspaceFolder } from './seedSession';
+import { mkdtempSync, promises as fsp, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { InstantModelServer } from './modelServer';
@@ -33,13 +33,8 @@ export interface OpenRunResult {
 async function run(options: OpenRunOptions): Promise<OpenRunResult> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const storageDir = mkdtempSync(join(tmpdir(), 'tally-bench-storage-'));
-  // With the files' times to the nanosecond (cp -a; Node's copy keeps whole milliseconds only): the
-  // facts recorded of each segment (by size and time) hold for the copy, as they do for a store
-  // reopened where it is; a copy with other times would be a store opened the first time.
-  execFileSync('cp', ['-a', `${options.seededStorage}/.`, storageDir]);
-  const workspace = mkdtempSync(join(tmpdir(), 'tally-bench-ws-'));
-  mkdirSync(join(workspace, 'src'));
-  writeFileSync(join(workspace, 'README.md'), '# bench\n');
+  copyStorage(options.seededStorage, storageDir);
+  const workspace = workspaceFolder();
   const server = await InstantModelServer.start();
   const loads: string[] = [];
   const readFile = fsp.readFile;

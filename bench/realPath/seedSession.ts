@@ -4,7 +4,9 @@
  * every 50 messages, then assistant steps with a tool call each and a short log output as the
  * result (about 270 bytes of request JSON a message on average, like a long agent session).
  */
-import { cpSync, mkdirSync } from 'fs';
+import { execFileSync } from 'child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
 import { join } from 'path';
 import type { Message } from '../../src/core/model/message';
 import { openStore } from '../../src/node/store';
@@ -38,7 +40,22 @@ export async function seedSession(storageDir: string, count: number): Promise<st
   return id;
 }
 
-/** A fresh copy of a seeded storage folder, so every run starts from the same session. */
+/**
+ * A fresh copy of a seeded storage folder, so every run starts from the same session. With the
+ * files' times to the nanosecond (cp -a; Node's copy keeps whole milliseconds only): the facts
+ * recorded of each segment (by size and time) hold for the copy, as they do for a store reopened
+ * where it is; a copy with other times would be a store opened the first time.
+ */
 export function copyStorage(from: string, to: string): void {
-  cpSync(from, to, { recursive: true });
+  execFileSync('cp', ['-a', `${from}/.`, to]);
+}
+
+/** A small workspace folder for a bench run (a few files for the agent's tools to find). */
+export function workspaceFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'tally-bench-ws-'));
+  mkdirSync(join(folder, 'src'));
+  writeFileSync(join(folder, 'README.md'), '# bench\n');
+  writeFileSync(join(folder, 'package.json'), '{"name":"bench"}\n');
+  writeFileSync(join(folder, 'src', 'index.ts'), 'export const answer = 42;\n');
+  return folder;
 }

@@ -7,11 +7,11 @@
  * have shown the ended turn, and the bytes of the second request; then the host's RSS.
  * Run by turn.bench.ts, or alone (e.g. with "profileTo"): node -r ./test/register.cjs bench/realPath/turnRun.ts '<json options>'
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { InstantModelServer } from './modelServer';
-import { copyStorage } from './seedSession';
+import { copyStorage, workspaceFolder } from './seedSession';
 import { startExtension } from './startExtension';
 import { TurnProfiler } from './turnProfiler';
 
@@ -51,14 +51,6 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-function workspaceFolder(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'tally-bench-ws-'));
-  mkdirSync(join(folder, 'src'));
-  writeFileSync(join(folder, 'README.md'), '# bench\n');
-  writeFileSync(join(folder, 'package.json'), '{"name":"bench"}\n');
-  writeFileSync(join(folder, 'src', 'index.ts'), 'export const answer = 42;\n');
-  return folder;
-}
 
 async function run(options: TurnRunOptions): Promise<TurnRunResult> {
   const timeoutMs = options.timeoutMs ?? 120_000;

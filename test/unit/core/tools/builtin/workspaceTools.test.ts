@@ -208,13 +208,18 @@ describe('workspace tools', function () {
 
   it('search_text stops a catastrophic-backtracking regex with a clear error, and the host stays responsive', async () => {
     writeFileSync(join(ws, 'evil.txt'), 'a'.repeat(40) + '!\n');
-    // A timer due long before the pattern's 3 s limit runs before the search answers, which it could
-    // not do if the regex ran on this thread (the answer's continuation would come first).
-    let timerRan = false;
-    const timer = setTimeout(() => (timerRan = true), 200);
+    // The event loop keeps turning while the search waits on its worker: counted turns run into the
+    // hundreds over the pattern's 3 s limit, where a regex on this thread would leave a handful.
+    let turns = 0;
+    let searching = true;
+    const turn = () => {
+      turns++;
+      if (searching) setImmediate(turn);
+    };
+    setImmediate(turn);
     const r = await run('search_text', { query: '(a+)+$', is_regex: true });
-    clearTimeout(timer);
-    assert.equal(timerRan, true, 'the event loop kept running during the search');
+    searching = false;
+    assert.ok(turns > 100, `the event loop kept running during the search (${turns} turns)`);
     assert.equal(r.isError, true);
     assert.equal(r.text, 'search_text: the pattern took longer than 3 s on evil.txt; simplify it (nested quantifiers such as (a+)+ backtrack exponentially)');
     // Normal regex and literal searches are unaffected.
