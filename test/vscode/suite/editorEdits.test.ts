@@ -3,17 +3,9 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import * as vscode from 'vscode';
 import { nextApproval, toolResults, withFakeModel } from '../harness/markerTool';
-import { runAndDeny, tallyApi } from './hostHelpers';
+import { runAndDeny, tallyApi, until } from './hostHelpers';
 
 const folder = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
-
-async function until(what: string, check: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The model's reply that calls one tool. */
 function callTool(id: string, name: string, args: Record<string, unknown>) {
