@@ -15,9 +15,10 @@ export const LAYERS = [
   { name: 'core', path: 'src/core/', imports: ['core'], packages: ['js-tiktoken'], node: false, vscode: false },
   { name: 'node', path: 'src/node/', imports: ['core', 'node'], packages: ['sql.js', 'js-tiktoken'], node: true, vscode: false },
   { name: 'protocol', path: 'src/protocol/', imports: ['protocol', 'core'], packages: [], node: false, vscode: false },
+  { name: 'host', path: 'src/host/', imports: ['host', 'core', 'protocol'], packages: [], node: false, vscode: false },
   { name: 'cli', path: 'src/cli/', imports: ['cli', 'core', 'node'], packages: [], node: true, vscode: false },
   { name: 'webview', path: 'webview/', imports: ['webview', 'protocol'], packages: ['@vscode/webview-ui-toolkit', 'markdown-it'], node: false, vscode: false },
-  { name: 'vscode', path: 'src/', imports: ['vscode', 'core', 'node', 'protocol'], packages: ['*'], node: true, vscode: true },
+  { name: 'vscode', path: 'src/', imports: ['vscode', 'host', 'core', 'node', 'protocol'], packages: ['*'], node: true, vscode: true },
 ];
 
 export function layerOf(file) {

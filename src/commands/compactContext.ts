@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { compactionMessage, currentFigures } from '../host/compactionMessage';
-import type { SessionController } from '../host/sessionController';
+import { compactionMessage, currentFigures } from '../host/session/compactionMessage';
+import type { SessionController } from '../session/sessionController';
 
 /** Tally: Compact Context — optional focus, progress while it runs, tokens before → after. */
 export async function compactContextCommand(sessions: SessionController, focusArg?: string): Promise<string> {

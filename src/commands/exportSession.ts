@@ -3,8 +3,8 @@ import * as vscode from 'vscode';
 import type { Message } from '../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
 import type { SessionInfo } from '../core/ports/sessionStore';
-import { exportFileName } from '../host/exportFileName';
-import type { SessionController } from '../host/sessionController';
+import { exportFileName } from '../host/session/exportFileName';
+import type { SessionController } from '../session/sessionController';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 
 export function sessionToMarkdown(info: SessionInfo, transcript: Message[], compactions: CompactionEventRecord[], usage: TurnUsageRecord[]): string {

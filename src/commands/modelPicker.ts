@@ -4,7 +4,8 @@ import { endpointOrigin, keyForEndpoint, normalizeOrigin, type KeyedProvider } f
 import { listModels, type CatalogResult } from '../core/providers/modelCatalog';
 import { formatWindow, type ListedModel } from '../core/providers/modelListing';
 import { resolveModel } from '../core/providers/modelRegistry';
-import { planWindow, type WindowSource } from '../host/modelService';
+import { planWindow } from '../session/modelService';
+import type { WindowSource } from '../host/session/sessionPorts';
 import type { ApiKeys } from '../secrets/apiKeys';
 
 /** The prompts the flow shows; VS Code's own by default, scripted in tests. */

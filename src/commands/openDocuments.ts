@@ -3,9 +3,9 @@ import type { Message, ToolCall } from '../core/model/message';
 import type { RequestItem, TurnUsageRecord } from '../core/model/records';
 import { answeredCall } from '../core/session/answeredCall';
 import { inConversation, messageText, requestItemFullText } from '../core/session/itemText';
-import { toolCallLabel, withRequest } from '../host/documentTitles';
-import { openResult } from '../host/resultDocument';
-import type { SessionController } from '../host/sessionController';
+import { toolCallLabel, withRequest } from '../host/inspector/documentTitles';
+import { openResult } from '../host/inspector/resultDocument';
+import type { SessionController } from '../session/sessionController';
 import { requestItemKeys } from '../protocol/requestItemKeys';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 

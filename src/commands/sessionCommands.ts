@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { SessionController } from '../host/sessionController';
+import type { SessionController } from '../session/sessionController';
 
 export async function resumeSessionCommand(sessions: SessionController, id?: string): Promise<string | undefined> {
   const store = await sessions.store();

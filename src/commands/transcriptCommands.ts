@@ -1,7 +1,7 @@
 import { basename, join } from 'path';
 import * as vscode from 'vscode';
 import { replayInWorker } from '../node/transcripts/replayInWorker';
-import type { SessionController } from '../host/sessionController';
+import type { SessionController } from '../session/sessionController';
 
 export const DEMO_RUN = 'media/demo/demo-run.traj.json';
 const DEMO_WINDOW = 32_000;

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { userValue } from '../config/userScope';
 import { parsePriceOverrides } from '../core/providers/modelRegistry';
-import { buildChatState, ChatEntryMemo } from '../host/chatState';
-import { SentChatEntries } from '../host/chatEntriesPatch';
-import { chatHandlers } from '../host/chatIntents';
-import { RefreshQueue } from '../host/refreshQueue';
-import type { SessionController } from '../host/sessionController';
+import { buildChatState, ChatEntryMemo } from '../host/chat/chatState';
+import { SentChatEntries } from '../host/chat/chatEntriesPatch';
+import { chatHandlers } from '../host/chat/chatIntents';
+import { RefreshQueue } from '../host/session/refreshQueue';
+import type { SessionController } from '../session/sessionController';
 import type { HostToChat } from '../protocol/chat';
 import { receiveWebviewMessage } from '../protocol/receive';
 import { parseChatMessage } from '../protocol/validate';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { formatShare } from '../core/accounting/windowFigures';
-import type { SessionController } from '../host/sessionController';
-import { chatMeter } from '../host/turnFigures';
+import type { SessionController } from '../session/sessionController';
+import { chatMeter } from '../host/session/turnFigures';
 
 /** Status-bar context meter: share of the effective window; warns near the compaction threshold; opens the inspector. */
 export class ContextMeter implements vscode.Disposable {

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { inspectorHandlers } from '../host/inspectorIntents';
-import { buildInspectorState } from '../host/inspectorState';
-import { InspectorUpdates } from '../host/inspectorUpdates';
-import { RefreshQueue } from '../host/refreshQueue';
-import type { SessionController } from '../host/sessionController';
+import { inspectorHandlers } from '../host/inspector/inspectorIntents';
+import { buildInspectorState } from '../host/inspector/inspectorState';
+import { InspectorUpdates } from '../host/inspector/inspectorUpdates';
+import { RefreshQueue } from '../host/session/refreshQueue';
+import type { SessionController } from '../session/sessionController';
 import type { HostToInspector } from '../protocol/inspector';
 import { receiveWebviewMessage } from '../protocol/receive';
 import { parseInspectorMessage } from '../protocol/validate';

@@ -1,6 +1,6 @@
 import * as assert from 'assert';
 import type { Page } from 'playwright-core';
-import { InspectorUpdates } from '../../src/host/inspectorUpdates';
+import { InspectorUpdates } from '../../src/host/inspector/inspectorUpdates';
 import type { InspectorState } from '../../src/protocol/inspector';
 import { currentItems, inspectorState } from './fixtures';
 import { clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';

@@ -1,8 +1,8 @@
 import * as assert from 'assert';
 import { ContextBudget } from '../../../src/core/accounting/budget';
 import { DEFAULT_SETTINGS } from '../../../src/core/settings';
-import { chatHandlers } from '../../../src/host/chatIntents';
-import { inspectorHandlers } from '../../../src/host/inspectorIntents';
+import { chatHandlers } from '../../../src/host/chat/chatIntents';
+import { inspectorHandlers } from '../../../src/host/inspector/inspectorIntents';
 import type { ChatToHost } from '../../../src/protocol/chat';
 import type { InspectorToHost } from '../../../src/protocol/inspector';
 import { MAX_LOG_LINE, receiveWebviewMessage, type Handlers } from '../../../src/protocol/receive';

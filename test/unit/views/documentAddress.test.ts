@@ -1,6 +1,6 @@
 /** Each read-only document has its own address, and its tab name shows the title honestly. */
 import { strict as assert } from 'assert';
-import { toolCallLabel, withRequest } from '../../../src/host/documentTitles';
+import { toolCallLabel, withRequest } from '../../../src/host/inspector/documentTitles';
 import { documentName, documentPath, ViewTexts } from '../../../src/views/documentAddress';
 
 const resultTitle = (command: string) => `${withRequest(toolCallLabel('run_command', JSON.stringify({ command })), 4)} (full result)`;

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
-import { buildChatState } from '../../../src/host/chatState';
-import { buildInspectorState } from '../../../src/host/inspectorState';
+import { buildChatState } from '../../../src/host/chat/chatState';
+import { buildInspectorState } from '../../../src/host/inspector/inspectorState';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { tallyApi as api, until } from './hostHelpers';
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import type { Message } from '../../../../src/core/model/message';
-import { withSessionReadCache } from '../../../../src/host/sessionReadCache';
+import { withSessionReadCache } from '../../../../src/host/session/sessionReadCache';
 import { storeFolderPerTest } from './fixtures/storeFolder';
 
 const SESSION = 'sbyid';

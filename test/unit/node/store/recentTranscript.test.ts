@@ -3,7 +3,7 @@ import { readdirSync, renameSync } from 'fs';
 import { basename, dirname, join } from 'path';
 import type { Message } from '../../../../src/core/model/message';
 import { OpenDatabases } from '../../../../src/node/store/openDatabases';
-import { withSessionReadCache } from '../../../../src/host/sessionReadCache';
+import { withSessionReadCache } from '../../../../src/host/session/sessionReadCache';
 import { segmentsReadDuring } from './fixtures/filesRead';
 import { storeFolderPerTest } from './fixtures/storeFolder';
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import type { Message } from '../../../../src/core/model/message';
-import { callArguments } from '../../../../src/host/documentTitles';
+import { callArguments } from '../../../../src/host/inspector/documentTitles';
 import { parsesDuring } from './fixtures/jsonParses';
 import { storeFolderPerTest } from './fixtures/storeFolder';
 

@@ -47,7 +47,14 @@ describe('layers, as the build enforces them', () => {
 
   it('allows Node built-ins in the Node adapters and vscode in the VS Code layer', async () => {
     assert.deepEqual(await lintAs('src/node/planted.ts', "import { readFileSync } from 'fs';\nexport const x = readFileSync;\n"), []);
-    assert.deepEqual(await lintAs('src/host/planted.ts', "import * as vscode from 'vscode';\nexport const x = vscode;\n"), []);
+    assert.deepEqual(await lintAs('src/session/planted.ts', "import * as vscode from 'vscode';\nexport const x = vscode;\n"), []);
+  });
+
+  it('keeps the views\' host logic free of vscode, Node and the VS Code layer', async () => {
+    assert.match((await lintAs('src/host/chat/planted.ts', "import * as vscode from 'vscode';\nexport const x = vscode;\n"))[0]?.message ?? '', /the host layer must not import 'vscode'/);
+    assert.match((await lintAs('src/host/chat/planted.ts', "import { readFileSync } from 'fs';\nexport const x = readFileSync;\n"))[0]?.message ?? '', /the host layer must not import Node's 'fs'/);
+    assert.match((await lintAs('src/host/chat/planted.ts', "import type { SessionController } from '../../session/sessionController';\nexport type C = SessionController;\n"))[0]?.message ?? '', /the host layer must not import from the vscode layer/);
+    assert.deepEqual(await lintAs('src/host/chat/planted.ts', "import type { ChatState } from '../../protocol/chat';\nexport type S = ChatState;\n"), []);
   });
 
   it('finds no violation in the source tree: core, node, protocol, cli and webview stay in their lanes', async function () {

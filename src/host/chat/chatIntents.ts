@@ -1,0 +1,78 @@
+import type { ChatToHost } from '../../protocol/chat';
+import type { Handlers } from '../../protocol/receive';
+import { codeToInsert } from './insertWarning';
+import type { SessionActions } from '../session/sessionPorts';
+
+/** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
+export interface ChatIntentDeps {
+  sessions: Pick<SessionActions, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open' | 'retry' | 'discardPendingMessage'>;
+  /** What code blocks and links in replies reach (the view passes VS Code's editor, clipboard and opener). */
+  workbench?: ChatWorkbench;
+  executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
+  /** Pushes the whole chat state to the webview now. */
+  sendState(): Promise<void>;
+  /** Pushes it soon (coalesced). */
+  scheduleRefresh(): void;
+  /** The chat shows the session's whole history from now on (it opens with the recent part). */
+  showEarlier(): Promise<void>;
+}
+
+export interface ChatWorkbench {
+  /** Inserts at the active editor's cursors, replacing selections; fails when no editor is open. */
+  insertAtCursor(text: string): PromiseLike<void>;
+  copyToClipboard(text: string): PromiseLike<void>;
+  /** A modal warning with `choices` (Cancel is always offered): the choice, or undefined. */
+  askModal(message: string, detail: string, choices: string[]): PromiseLike<string | undefined>;
+  /** Only called with http, https or mailto URLs (the validator refuses anything else). */
+  openExternal(url: string): PromiseLike<void>;
+}
+
+function workbench(d: ChatIntentDeps): ChatWorkbench {
+  if (!d.workbench) throw new Error('Code and links cannot be used here.');
+  return d.workbench;
+}
+
+/** What each validated message from the chat webview does. */
+export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
+  return {
+    ready: () => d.sendState(),
+    send: async (m) => {
+      d.scheduleRefresh();
+      await d.sessions.send(m.text);
+    },
+    cancel: () => d.sessions.cancel(),
+    approval: (m) => d.sessions.resolveApproval(m.callId, m.approved, m.forSession === true),
+    newSession: async () => {
+      await d.sessions.create();
+    },
+    resumeSession: async (m) => {
+      await d.sessions.open(m.sessionId);
+    },
+    selectModel: async () => {
+      await d.executeCommand('tally.selectModel');
+    },
+    discardPending: () => d.sessions.discardPendingMessage(),
+    openResult: async (m) => {
+      await d.executeCommand('tally.openResult', m.refId);
+    },
+    showEarlier: () => d.showEarlier(),
+    openInspector: async () => {
+      await d.executeCommand('tally.openInspector');
+    },
+    retry: async () => {
+      d.scheduleRefresh();
+      await d.sessions.retry();
+    },
+    copyCode: async (m) => {
+      await workbench(d).copyToClipboard(m.code);
+    },
+    insertCode: async (m) => {
+      const bench = workbench(d);
+      const text = await codeToInsert(m.code, (message, detail, choices) => bench.askModal(message, detail, choices));
+      if (text !== undefined) await bench.insertAtCursor(text);
+    },
+    openLink: async (m) => {
+      await workbench(d).openExternal(m.url);
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type { CompactionPreviewView, HostToInspector, InspectorToHost } from '../../protocol/inspector';
+import type { Handlers } from '../../protocol/receive';
+import { requestItemText } from '../../core/session/itemText';
+import { compactionMessage, currentFigures } from '../session/compactionMessage';
+import type { SessionActions } from '../session/sessionPorts';
+
+/** Bytes of an offloaded result sent per page. */
+export const PAGE_BYTES = 16 * 1024;
+
+/** What the inspector's intents may touch. No `vscode` import: the panel passes the real things, tests pass fakes. */
+export interface InspectorIntentDeps {
+  sessions: Pick<SessionActions, 'current' | 'store' | 'setPinned' | 'preview' | 'compact'>;
+  post(message: HostToInspector): void;
+  /** Pushes the inspector state to the webview now (`whole`: all of it, not only what changed). */
+  sendState(whole?: boolean): Promise<void>;
+  executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
+  showInformation(text: string): void;
+}
+
+/** What each validated message from the inspector webview does. */
+export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToHost> {
+  return {
+    ready: () => d.sendState(true),
+    refresh: () => d.sendState(true),
+    selectTurn: async (m) => {
+      const session = await d.sessions.current();
+      const turn = await (await d.sessions.store()).turnUsageAt(session.info.id, m.requestIndex);
+      d.post({ type: 'turnItems', requestIndex: m.requestIndex, items: turn?.items ?? [] });
+    },
+    requestItemText: async (m) => {
+      const session = await d.sessions.current();
+      const current = m.requestIndex === undefined ? session.manager.planRequest(session.fixed).items : undefined;
+      const found = await requestItemText({ store: await d.sessions.store(), sessionId: session.info.id, requestIndex: m.requestIndex, itemId: m.itemId, working: session.manager.messages, current });
+      d.post({ type: 'requestItemText', ...(m.requestIndex === undefined ? {} : { requestIndex: m.requestIndex }), itemId: m.itemId, text: found.text, totalChars: found.totalChars });
+    },
+    loadBlob: async (m) => {
+      // The session shown: a ref id from the webview never reads another session's result.
+      const session = await d.sessions.current();
+      const slice = await (await d.sessions.store()).readBlob(session.info.id, m.refId, m.offset, PAGE_BYTES);
+      const next = slice.offset + slice.bytes.length;
+      d.post({
+        type: 'blobPage',
+        refId: m.refId,
+        offset: slice.offset,
+        text: new TextDecoder('utf-8', { fatal: false }).decode(slice.bytes),
+        totalBytes: slice.totalBytes,
+        nextOffset: next < slice.totalBytes ? next : undefined,
+      });
+    },
+    openBlobInEditor: async (m) => {
+      await d.executeCommand('tally.openResult', m.refId);
+    },
+    openRequestItem: async (m) => {
+      await d.executeCommand('tally.openRequestItem', m.requestIndex, m.position);
+    },
+    openSummary: async (m) => {
+      await d.executeCommand('tally.openSummary', m.compactionId);
+    },
+    pin: async (m) => {
+      await d.sessions.setPinned(m.messageId, m.pinned);
+    },
+    previewCompaction: async (m) => {
+      d.post({ type: 'busy', busy: true, label: 'Computing compaction preview…' });
+      const result = await d.sessions.preview(m.focus);
+      const preview: CompactionPreviewView = {
+        focus: m.focus,
+        tokensBefore: result.tokensBefore,
+        tokensAfter: result.tokensAfter,
+        strategies: result.strategiesRun,
+        removed: result.removed,
+        status: result.status,
+        error: result.error,
+      };
+      d.post({ type: 'busy', busy: false });
+      d.post({ type: 'preview', preview });
+    },
+    confirmCompaction: async (m) => {
+      d.post({ type: 'busy', busy: true, label: 'Compacting…' });
+      const session = await d.sessions.current();
+      const before = await currentFigures(d.sessions, session);
+      const result = await d.sessions.compact(m.focus);
+      d.post({ type: 'busy', busy: false });
+      d.showInformation(compactionMessage(result, before, await currentFigures(d.sessions, session)));
+      await d.sendState();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { CompactionEvent } from '../../core/compaction/events';
+import type { CompactionTrigger } from '../../core/model/records';
+import type { ChatEntry } from '../../protocol/chat';
+
+/** A compaction that is running now, as the chat shows it. */
+export interface CompactionActivity {
+  id: string;
+  trigger: CompactionTrigger;
+  tokensBefore: number;
+  step?: string;
+}
+
+const WHY: Record<CompactionTrigger, string> = {
+  auto: 'the context is near its limit',
+  blocked: 'the next request would not fit',
+  manual: 'you asked for it',
+  overflow: 'the provider refused a request as too long',
+  tool: 'the model asked for it',
+};
+
+/** Follows the context manager's compaction events; previews (dry runs) are not shown. */
+export function nextCompactionActivity(current: CompactionActivity | undefined, event: CompactionEvent): CompactionActivity | undefined {
+  switch (event.type) {
+    case 'start':
+      return event.dryRun ? current : { id: event.id, trigger: event.trigger, tokensBefore: event.tokensBefore };
+    case 'progress':
+      return current && current.id === event.id ? { ...current, step: event.step } : current;
+    case 'complete':
+    case 'error':
+      return current?.id === event.id ? undefined : current;
+  }
+}
+
+export function compactionActivity(activity: CompactionActivity): ChatEntry {
+  const step = activity.step ? ` — ${activity.step}` : '';
+  return {
+    kind: 'notice',
+    id: `compacting-${activity.id}`,
+    level: 'info',
+    busy: true,
+    text: `Compacting the context (${activity.tokensBefore.toLocaleString('en-US')} tokens) because ${WHY[activity.trigger] ?? activity.trigger}${step}…`,
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * What a compaction command says when it is done, in the same figures the status bar, the chat
+ * meter and the inspector show (the window figures before and after), not the compactor's own
+ * local estimate. No `vscode` import.
+ */
+import { formatTokens, type WindowFigures } from '../../core/accounting/windowFigures';
+import type { SessionStore } from '../../core/ports/sessionStore';
+import type { ActiveSession } from './sessionPorts';
+import { sessionWindowFigures } from './turnFigures';
+
+/** The window figures of a session now, as every surface shows them. */
+export async function currentFigures(sessions: { store(): Promise<SessionStore> }, session: ActiveSession): Promise<WindowFigures> {
+  const usage = await (await sessions.store()).listTurnUsage(session.info.id, { items: false });
+  return sessionWindowFigures(session, usage[usage.length - 1]);
+}
+
+export interface CompactionOutcome {
+  status: string;
+  strategiesRun: string[];
+  error?: string;
+}
+
+export function compactionMessage(result: CompactionOutcome, before: WindowFigures, after: WindowFigures): string {
+  if (result.status === 'error') return `Compaction failed: ${result.error ?? 'unknown error'}. Nothing was changed; the context holds ${before.text.used}.`;
+  if (result.status === 'skipped') return `Nothing to compact: the context holds ${after.text.used}.`;
+  return `Compacted context: ${formatTokens(before.used)} → ${formatTokens(after.used)} tokens (${result.strategiesRun.join(', ')}). The context holds ${after.text.used}.`;
+}

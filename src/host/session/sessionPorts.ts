@@ -1,0 +1,53 @@
+import type { FixedComponents } from '../../core/accounting/usageBasis';
+import type { AgentSession } from '../../core/agent/agentSession';
+import type { CompactionResult } from '../../core/compaction/compactor';
+import type { Summarizer } from '../../core/compaction/types';
+import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
+import type { ResolvedModel } from '../../core/providers/modelRegistry';
+import type { ChatProvider } from '../../core/providers/types';
+import type { ContextSession } from '../../core/session/contextSession';
+
+/** Where the planned context window comes from, for the confirmation and the meter. */
+export type WindowSource = 'setting' | 'server' | 'registry' | 'assumed';
+
+/** The chat model a session runs with, resolved from the settings and keys. */
+export interface ChatModel {
+  provider: ChatProvider;
+  model: ResolvedModel;
+  window: { source: WindowSource; note?: string };
+  /** Output tokens reserved per request. */
+  maxOutputTokens: number;
+  summarizer?: Summarizer;
+  label: string;
+}
+
+/** The session open in this window, as the chat and the inspector read it. */
+export interface ActiveSession {
+  info: SessionInfo;
+  manager: ContextSession;
+  /** Absent for replays, or while no model is configured. */
+  agent?: AgentSession;
+  chat?: ChatModel;
+  /** Set for a replay of a recorded run. */
+  replayLabel?: string;
+  /** Why there is no agent, for the chat banner. */
+  unavailable?: string;
+  /** Tokens outside the conversation, from the last prompt built. */
+  fixed: FixedComponents;
+}
+
+/** What the chat's and the inspector's intents ask of the session controller. */
+export interface SessionActions {
+  store(): Promise<SessionStore>;
+  current(): Promise<ActiveSession>;
+  create(title?: string): Promise<ActiveSession>;
+  open(sessionId: string, replayLabel?: string): Promise<ActiveSession>;
+  discardPendingMessage(): void;
+  send(text: string): Promise<void>;
+  retry(): Promise<void>;
+  cancel(): void;
+  compact(focus?: string): Promise<CompactionResult>;
+  preview(focus?: string): Promise<CompactionResult>;
+  setPinned(messageId: string, pinned: boolean): Promise<boolean>;
+  resolveApproval(callId: string, approved: boolean, forSession?: boolean): void;
+}

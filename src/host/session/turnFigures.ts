@@ -1,0 +1,94 @@
+/**
+ * The token figures the chat shows, computed from the host's own records (the usage the inspector
+ * shows too), so a number is the same wherever it appears. No `vscode` import.
+ */
+import type { ContextBudget } from '../../core/accounting/budget';
+import type { FixedComponents } from '../../core/accounting/usageBasis';
+import { windowFigures, type WindowFigures } from '../../core/accounting/windowFigures';
+import type { TurnUsageRecord } from '../../core/model/records';
+import { modelPrices, type ModelPrices } from '../../core/providers/modelRegistry';
+import type { ChatTurnUsage } from '../../protocol/chat';
+
+/** What a request carried: the provider's count when it reported one, Tally's estimate otherwise. */
+export function requestInputTokens(record: TurnUsageRecord): number {
+  return record.reportedInputTokens ?? record.estimatedInputTokens;
+}
+
+/**
+ * The window figures every surface shows (status bar, chat meter, inspector, command messages),
+ * from the working context now and the last request sent.
+ */
+export function sessionWindowFigures(session: { manager: { measure(fixed: FixedComponents): ContextBudget }; fixed: FixedComponents }, last?: TurnUsageRecord): WindowFigures {
+  return budgetWindowFigures(session.manager.measure(session.fixed), last);
+}
+
+/** The shared figures from a budget already measured (a planned request carries one). */
+export function budgetWindowFigures(budget: ContextBudget, last?: TurnUsageRecord): WindowFigures {
+  return windowFigures(budget, last && { requestIndex: last.requestIndex, tokens: requestInputTokens(last) });
+}
+
+/** The chat's meter: the shared figures; with no model there is no window to warn about (the banner asks for a model). */
+export function chatMeter(session: Parameters<typeof sessionWindowFigures>[0] & { chat?: unknown }, usage: readonly TurnUsageRecord[] = []): WindowFigures {
+  const figures = sessionWindowFigures(session, usage[usage.length - 1]);
+  return session.chat ? figures : { ...figures, warning: undefined };
+}
+
+/** Dollars for one request. Input counts include cached tokens, which are billed at the cache prices. */
+export function requestCost(record: TurnUsageRecord, prices: ModelPrices): number {
+  const input = requestInputTokens(record);
+  const cacheRead = record.cacheReadTokens ?? 0;
+  const cacheWrite = record.cacheWriteTokens ?? 0;
+  const fresh = Math.max(0, input - cacheRead - cacheWrite);
+  const output = record.reportedOutputTokens ?? 0;
+  return (fresh * prices.input + cacheRead * (prices.cacheRead ?? prices.input) + cacheWrite * (prices.cacheWrite ?? prices.input) + output * prices.output) / 1_000_000;
+}
+
+/** Sums a turn's requests. Cost only when every request's model has a price. */
+export function turnUsage(records: readonly TurnUsageRecord[], priceOverrides: Record<string, ModelPrices> = {}): ChatTurnUsage | undefined {
+  if (records.length === 0) return undefined;
+  const last = records[records.length - 1];
+  const reportedCache = records.some((r) => r.cacheReadTokens !== undefined);
+  let cost: number | undefined = 0;
+  for (const r of records) {
+    const prices = modelPrices(r.model, priceOverrides);
+    cost = prices && cost !== undefined ? cost + requestCost(r, prices) : undefined;
+  }
+  return {
+    requests: records.length,
+    lastRequestTokens: requestInputTokens(last),
+    inputTokens: records.reduce((sum, r) => sum + requestInputTokens(r), 0),
+    outputTokens: records.reduce((sum, r) => sum + (r.reportedOutputTokens ?? 0), 0),
+    cachedTokens: reportedCache ? records.reduce((sum, r) => sum + (r.cacheReadTokens ?? 0), 0) : undefined,
+    cost,
+  };
+}
+
+/** Each message's tokens as the last request that listed it counted them (records read with their items). */
+export function itemTokens(usage: readonly TurnUsageRecord[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const record of usage) for (const item of record.items) out.set(item.messageId, item.tokens);
+  return out;
+}
+
+/** The usage records of each user turn: those created from its user message up to the next one. */
+export function usageByTurn(userMessages: ReadonlyArray<{ id: string; createdAt: number }>, usage: readonly TurnUsageRecord[]): Map<string, TurnUsageRecord[]> {
+  const out = new Map<string, TurnUsageRecord[]>();
+  const sorted = [...usage].sort((a, b) => a.createdAt - b.createdAt || a.requestIndex - b.requestIndex);
+  if (userMessages.some((u, i) => i > 0 && u.createdAt < userMessages[i - 1].createdAt)) {
+    userMessages.forEach((user, i) => {
+      const end = userMessages[i + 1]?.createdAt ?? Infinity;
+      out.set(user.id, sorted.filter((r) => r.createdAt >= user.createdAt && r.createdAt < end));
+    });
+    return out;
+  }
+  // One pass over both lists when both are in time order, as they are in any session Tally wrote.
+  let next = 0;
+  userMessages.forEach((user, i) => {
+    const end = userMessages[i + 1]?.createdAt ?? Infinity;
+    while (next < sorted.length && sorted[next].createdAt < user.createdAt) next++;
+    const from = next;
+    while (next < sorted.length && sorted[next].createdAt < end) next++;
+    out.set(user.id, sorted.slice(from, next));
+  });
+  return out;
+}

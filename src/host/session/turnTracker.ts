@@ -1,0 +1,69 @@
+import type { AgentEvent } from '../../core/agent/events';
+
+/** The live state the chat panel shows while a turn runs (the store holds the rest). */
+export interface LiveTurn {
+  streamingText: string;
+  events: AgentEvent[];
+}
+
+/** A line the chat shows about a turn rather than from the conversation: an error, a retry, a stop. */
+export interface TurnNotice {
+  text: string;
+  level: 'info' | 'warning' | 'error';
+}
+
+function formatWait(ms: number): string {
+  return ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
+/** The notice an agent event shows in the chat, if any. `lasting` leaves out what only matters while the turn runs (retries). */
+export function turnNotice(event: AgentEvent, lasting = false): TurnNotice | undefined {
+  switch (event.type) {
+    case 'error':
+      return { text: event.message, level: 'error' };
+    case 'notice':
+      return { text: event.message, level: 'info' };
+    case 'retry':
+      return lasting ? undefined : { text: `${event.reason} — trying again in ${formatWait(event.delayMs)} (attempt ${event.attempt + 1})…`, level: 'warning' };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Follows the agent's events for the chat. While a turn runs, `live` holds its streaming text and
+ * events. When it ends, what the user must still see (the provider's error, a "stopped after N
+ * requests" notice) moves to `ended`, which stays until the next turn starts or the session
+ * changes: the turn's `error` is followed by `turn_end` within a microtask, long before the chat's
+ * coalesced refresh, so reading `live` alone would lose it. No `vscode` import.
+ */
+export class TurnTracker {
+  live?: LiveTurn;
+  ended: TurnNotice[] = [];
+
+  apply(event: AgentEvent): void {
+    if (event.type === 'turn_start') {
+      this.live = { streamingText: '', events: [] };
+      this.ended = [];
+    }
+    if (this.live) {
+      if (event.type === 'text_delta') this.live.streamingText += event.text;
+      else if (event.type === 'assistant_message' || event.type === 'retry') this.live.streamingText = '';
+      this.live.events.push(event);
+    } else {
+      // An error outside a turn still reaches the user.
+      const notice = turnNotice(event, true);
+      if (notice) this.ended.push(notice);
+    }
+    if (event.type === 'turn_end') {
+      this.ended = (this.live?.events ?? []).flatMap((e) => turnNotice(e, true) ?? []);
+      this.live = undefined;
+    }
+  }
+
+  /** Forgets everything (the session was closed or switched). */
+  reset(): void {
+    this.live = undefined;
+    this.ended = [];
+  }
+}

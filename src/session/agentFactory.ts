@@ -1,0 +1,142 @@
+import { homedir } from 'os';
+import { join } from 'path';
+import * as vscode from 'vscode';
+import { getTokenCounter } from '../core/accounting/tokenizer';
+import { loadInstructions, type InstructionsReport } from '../node/prompt/agentsMd';
+import { SessionPrompt } from '../core/prompt/sessionPrompt';
+import { loadSkills, skillText, type SkillsReport } from '../node/prompt/skillFiles';
+import { lmToolDefinitions, lmTools, userAllowedTools } from '../vscodeLm/lmTools';
+import { EXTERNAL_TOOLS_RESTRICTED, type ApprovalAnswer } from '../core/tools/approval';
+import type { ApprovalRequest } from '../core/tools/types';
+import { onCallIdRepair } from '../core/history/repairCallIds';
+import { AgentSession } from '../core/agent/agentSession';
+import { sessionTools } from '../core/tools/sessionTools';
+import { builtinTools } from '../core/tools/builtin';
+import { ToolRegistry, type ToolRegistryOptions } from '../core/tools/registry';
+import { SessionApprovals } from '../core/tools/sessionApprovals';
+import { EditApprovalDiffs } from '../workspace/editApprovalDiff';
+import { VscodeWorkspace } from '../workspace/vscodeWorkspace';
+import type { FixedComponents } from '../core/accounting/usageBasis';
+import type { ContextSession } from '../core/session/contextSession';
+import type { SessionStore } from '../core/ports/sessionStore';
+import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
+import type { ToolRunResult } from '../core/agent/toolRunner';
+import type { ToolCall } from '../core/model/message';
+import type { ChatModel } from '../host/session/sessionPorts';
+
+
+/** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
+export class AgentFactory {
+  /** Pending approvals by call id: what each waits for, and how to answer it. */
+  private readonly approvals = new Map<string, { kind: ApprovalRequest['kind']; answer: (answer: ApprovalAnswer) => void }>();
+  private readonly loggedSkips = new Set<string>();
+  private readonly diffs = new EditApprovalDiffs();
+
+  constructor(context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+    context.subscriptions.push(this.diffs, {
+      dispose: onCallIdRepair((sessionId, renamed) =>
+        log.warn(`session ${sessionId}: repaired ${renamed.length} repeated tool-call id(s) on load (${renamed.map((r) => `${r.from || '(empty)'} → ${r.to}`).join(', ')})`),
+      ),
+    });
+  }
+
+  /** AGENTS.md files: the user's ~/.tally/AGENTS.md, every folder root, nested files down to the active file; none from an untrusted workspace. */
+  async loadInstructions(): Promise<InstructionsReport> {
+    return loadInstructions({
+      userFile: join(homedir(), '.tally', 'AGENTS.md'),
+      workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+      activeFile: vscode.window.activeTextEditor?.document.uri.scheme === 'file' ? vscode.window.activeTextEditor.document.uri.fsPath : undefined,
+      trusted: vscode.workspace.isTrusted,
+    });
+  }
+
+  /** Skills from the workspace (trusted only) and ~/.tally/skills; a skill that cannot be read is logged once. */
+  async loadSkills(): Promise<SkillsReport> {
+    const report = await loadSkills({
+      workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+      userSkillsFolder: join(homedir(), '.tally', 'skills'),
+      trusted: vscode.workspace.isTrusted,
+    });
+    for (const skip of report.skipped) {
+      const key = `${skip.path}\n${skip.reason}`;
+      if (this.loggedSkips.has(key)) continue;
+      this.loggedSkips.add(key);
+      this.log.warn(`skill skipped: ${skip.path}: ${skip.reason}`);
+    }
+    return report;
+  }
+
+  async create(args: { manager: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; onFixed(fixed: FixedComponents): void }): Promise<AgentSession> {
+    const counter = getTokenCounter(args.chat.model.encoding);
+    let fixedNow: FixedComponents = { system: 0, skills: 0, tools: 0 };
+    const session = sessionTools(args.store, () => args.manager, () => fixedNow);
+    const prompt: SessionPrompt = new SessionPrompt({
+      counter,
+      settings: args.config.context,
+      tools: () => registry.definitions(),
+      instructions: async () => (await this.loadInstructions()).parts,
+      skills: async () => (await this.loadSkills()).skills,
+      skillText: (skill) => skillText(skill),
+      toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
+    });
+    const registry = this.registry(args.config, [() => prompt.tools(), builtinTools, () => session, lmTools], (name) => prompt.noteToolUse(name));
+    const source = {
+      prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
+        const prepared = await prompt.prepare(p);
+        fixedNow = prepared.fixed;
+        args.onFixed(prepared.fixed);
+        return prepared;
+      },
+    };
+    return new AgentSession({ manager: args.manager, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, prompt: source, tools: registry });
+  }
+
+  /** The session's tools, with the live workspace folders and trust, approvals through the chat panel and the diff editor. */
+  private registry(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void): ToolRegistry {
+    return new ToolRegistry({
+      sources,
+      workspace: () => new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
+      approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request), withdraw: (request) => this.resolveApproval(request.callId, false) }),
+      limits: { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
+      onCall,
+    });
+  }
+
+  /** Runs one built-in tool call outside a chat turn (used by the extension-host tests and diagnostics). */
+  runWorkspaceTool(call: ToolCall, onApprovalNeeded: (request: ApprovalRequest) => void = () => undefined): Promise<ToolRunResult> {
+    return this.registry(readConfiguration(), [builtinTools]).run(call, { signal: new AbortController().signal, onApprovalNeeded, onApprovalResolved: () => undefined });
+  }
+
+  /** Waits for the answer to an approval card; an edit's diff is open in the editor meanwhile. */
+  private ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    const answer = new Promise<ApprovalAnswer>((resolve) => this.approvals.set(request.callId, { kind: request.kind, answer: resolve }));
+    void this.diffs.show(request).catch((error) => this.log.warn(`could not open the diff of ${request.title}: ${error instanceof Error ? error.message : String(error)}`));
+    return answer;
+  }
+
+  resolveApproval(callId: string, approved: boolean, forSession = false): void {
+    this.approvals.get(callId)?.answer({ approved, forSession: approved && forSession });
+    this.approvals.delete(callId);
+    void this.diffs.close(callId);
+  }
+
+  /**
+   * Accept or Reject from the diff editor's title bar: answers the edit that diff shows, and only
+   * it. Any other address (one made up to name some other pending call) is refused with a message.
+   */
+  resolveFromDiff(uri: vscode.Uri | undefined, approved: boolean): boolean {
+    const callId = this.diffs.answerable(uri ?? vscode.window.activeTextEditor?.document.uri, (id) => this.approvals.get(id)?.kind);
+    if (!callId) {
+      const what = approved ? 'accepted' : 'rejected';
+      this.log.warn(`${approved ? 'Accept' : 'Reject'} was asked for a document that is not the diff of an edit waiting for approval: ${uri?.toString(true) ?? '(no document)'}`);
+      void vscode.window.showWarningMessage(`Tally: this is not the diff of an edit waiting for approval, so nothing was ${what}. Answer approvals from the chat or from the diff Tally opened.`);
+      return false;
+    }
+    this.resolveApproval(callId, approved);
+    return true;
+  }
+
+  onTrustChanged(): void {
+    this.log.info('workspace trust changed: instructions reload on the next request');
+  }
+}

@@ -1,0 +1,327 @@
+import * as vscode from 'vscode';
+import { getTokenCounter } from '../core/accounting/tokenizer';
+import type { AgentEvent } from '../core/agent/events';
+import type { FixedComponents } from '../core/accounting/usageBasis';
+import type { CompactionResult } from '../core/compaction/compactor';
+import { ContextSession } from '../core/session/contextSession';
+import { lastTurnUsage } from '../core/session/lastTurnUsage';
+import type { SessionStore } from '../core/ports/sessionStore';
+import { readConfiguration } from '../config/readSettings';
+import type { ApiKeys } from '../secrets/apiKeys';
+import { resolveChatModel } from './modelService';
+import type { ActiveSession, SessionActions } from '../host/session/sessionPorts';
+import type { AgentFactory } from './agentFactory';
+import { TurnTracker, type LiveTurn, type TurnNotice } from '../host/session/turnTracker';
+import { nextCompactionActivity, type CompactionActivity } from '../host/session/compactionActivity';
+
+
+/**
+ * Owns the active session: opens, creates and resumes sessions, wires the agent loop, and tells
+ * the views when anything changed. The views never touch the store or the manager directly.
+ */
+export class SessionController implements vscode.Disposable, SessionActions {
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly agentEvents = new vscode.EventEmitter<AgentEvent>();
+  readonly onDidChange = this.changed.event;
+  readonly onAgentEvent = this.agentEvents.event;
+  private activeSession?: ActiveSession;
+  private opening?: Promise<ActiveSession>;
+  private subscriptions: Array<() => void> = [];
+  private readonly turns = new TurnTracker();
+  private pending?: string;
+  private openQueue: Promise<void> = Promise.resolve();
+  /** A reopen for changed settings or keys, queued or running: the next use waits for it. */
+  private reopening?: Promise<void>;
+  private reopenQueued = false;
+  private reopenHolds = 0;
+  private reopenWanted = false;
+  private compactionActivity?: CompactionActivity;
+  /** The user message of the last turn, when that turn ended in an error. */
+  private failedTurnUserId?: string;
+  private lastTurnUserId?: string;
+
+  constructor(
+    private readonly storeHost: { get(): Promise<SessionStore>; readonly folder: string },
+    private readonly keys: ApiKeys,
+    private readonly agents: AgentFactory,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  get active(): ActiveSession | undefined {
+    return this.activeSession;
+  }
+
+  /** The turn running now, for the chat panel. */
+  get live(): LiveTurn | undefined {
+    return this.turns.live;
+  }
+
+  /** What the last finished turn left for the user (its error), until the next turn starts. */
+  get endedTurnNotices(): readonly TurnNotice[] {
+    return this.turns.ended;
+  }
+
+  /** A message typed while no model was configured; sent once a model is chosen. */
+  get pendingMessage(): string | undefined {
+    return this.pending;
+  }
+
+  /** The compaction running now, for the chat's live notice. */
+  get compacting(): CompactionActivity | undefined {
+    return this.compactionActivity;
+  }
+
+  /** True when the last turn failed and Retry can send its message again. */
+  get canRetry(): boolean {
+    return this.failedTurnUserId !== undefined && Boolean(this.activeSession?.agent) && !this.activeSession?.agent?.busy;
+  }
+
+  get storageFolder(): string {
+    return this.storeHost.folder;
+  }
+
+  store(): Promise<SessionStore> {
+    return this.storeHost.get();
+  }
+
+  /** The active session, creating one on first use. */
+  async current(): Promise<ActiveSession> {
+    // A change of settings or keys applies before the next message is sent.
+    if (this.reopening) await this.reopening;
+    if (this.activeSession) return this.activeSession;
+    this.opening ??= (async () => {
+      const store = await this.store();
+      const latest = (await store.listSessions()).filter((s) => !s.origin?.startsWith('replay:')).sort((a, b) => b.updatedAt - a.updatedAt)[0];
+      return latest ? this.open(latest.id) : this.create();
+    })().finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  async create(title = 'New session'): Promise<ActiveSession> {
+    const store = await this.store();
+    const info = await store.createSession({ title, origin: 'chat' });
+    return this.open(info.id);
+  }
+
+  /**
+   * Settings or keys changed: the active session is opened again with them, unless a turn is
+   * running. A burst of changes reopens once: a reopen already queued reads the settings when it
+   * starts, and changes made inside `whileChangingSettings` reopen once at its end.
+   */
+  reopenActive(reason: 'settings' | 'key'): void {
+    const active = this.activeSession;
+    if (!active || active.agent?.busy || (reason === 'key' && active.replayLabel)) return;
+    if (this.reopenHolds > 0) {
+      this.reopenWanted = true;
+      return;
+    }
+    if (this.reopenQueued) return;
+    this.reopenQueued = true;
+    const next = this.openQueue.then(async () => {
+      this.reopenQueued = false;
+      const now = this.activeSession; // the session active when the reopen starts, not when it was asked for
+      if (now && !now.agent?.busy) await this.openNow(now.info.id, now.replayLabel);
+    });
+    const done = next.then(() => undefined, () => undefined);
+    this.openQueue = done;
+    this.reopening = done;
+    void done.then(() => {
+      if (this.reopening === done) this.reopening = undefined;
+    });
+  }
+
+  /** Runs `change` (which writes several settings) and reopens the session once, after it. */
+  async whileChangingSettings<T>(change: () => Promise<T>): Promise<T> {
+    this.reopenHolds++;
+    try {
+      return await change();
+    } finally {
+      if (--this.reopenHolds === 0 && this.reopenWanted) {
+        this.reopenWanted = false;
+        this.reopenActive('settings');
+      }
+    }
+  }
+
+  /**
+   * Opens a session. Opens run one after another: settings changes fire several in a row, and an
+   * older one finishing last must not replace (or detach) the session a newer one set up.
+   */
+  open(sessionId: string, replayLabel?: string): Promise<ActiveSession> {
+    const next = this.openQueue.then(() => this.openNow(sessionId, replayLabel));
+    this.openQueue = next.then(() => undefined, () => undefined);
+    return next;
+  }
+
+  private async openNow(sessionId: string, replayLabel?: string): Promise<ActiveSession> {
+    const store = await this.store();
+    const info = await store.getSession(sessionId);
+    if (!info) throw new Error(`Session ${sessionId} was not found.`);
+    this.detach();
+    const config = readConfiguration();
+    // The model is resolved while the last request's figures are read.
+    const [resolution, lastUsage] = await Promise.all([
+      replayLabel ? undefined : resolveChatModel(config, this.keys).catch((error: Error) => ({ ok: false as const, reason: error.message })),
+      lastTurnUsage(store, sessionId),
+    ]);
+    const chat = resolution?.ok ? resolution.chat : undefined;
+    const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
+    const manager = await ContextSession.open({
+      store,
+      sessionId,
+      settings: config.context,
+      counter,
+      summarizer: chat?.summarizer,
+      // A window nobody reported (an unknown model) is left to the budget's fallback, which says it assumed one.
+      contextWindow: chat ? (chat.window.source === 'assumed' ? undefined : chat.model.contextWindow) ?? config.context.contextWindow : lastUsage?.contextWindow ?? config.context.contextWindow,
+      maxOutputTokens: chat?.maxOutputTokens ?? lastUsage?.maxOutputTokens ?? config.context.maxOutputTokens,
+    });
+    const session: ActiveSession = {
+      info,
+      manager,
+      chat,
+      replayLabel,
+      unavailable: replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : resolution && !resolution.ok ? resolution.reason : undefined,
+      fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : { system: 0, skills: 0, tools: 0 },
+    };
+    if (chat) {
+      const agent = await this.agents.create({ manager, chat, config, store, onFixed: (fixed: FixedComponents) => (session.fixed = fixed) });
+      session.agent = agent;
+      this.subscriptions.push(agent.on((event) => this.onAgent(event)));
+    }
+    this.subscriptions.push(
+      manager.onCompaction((event) => {
+        this.compactionActivity = nextCompactionActivity(this.compactionActivity, event);
+        this.changed.fire();
+      }),
+    );
+    this.activeSession = session;
+    this.changed.fire();
+    if (session.agent && this.pending !== undefined) this.sendPending();
+    return session;
+  }
+
+  /** Drops the message kept while no model was configured (the user chose Discard in the chat). */
+  discardPendingMessage(): void {
+    if (this.pending === undefined) return;
+    this.pending = undefined;
+    this.changed.fire();
+  }
+
+  /** The message kept while no model was configured goes out now that there is one. */
+  private sendPending(): void {
+    const text = this.pending;
+    this.pending = undefined;
+    if (text === undefined) return;
+    this.send(text).catch((error: Error) => {
+      this.pending ??= text;
+      this.log.error(`chat: the waiting message could not be sent: ${error.message}`);
+      this.changed.fire();
+    });
+  }
+
+  private onAgent(event: AgentEvent): void {
+    this.turns.apply(event);
+    if (event.type === 'turn_start') {
+      this.lastTurnUserId = event.userMessageId;
+      this.failedTurnUserId = undefined;
+    }
+    if (event.type === 'turn_end' && event.stopReason === 'error') this.failedTurnUserId = this.lastTurnUserId;
+    this.agentEvents.fire(event);
+    if (event.type !== 'text_delta') this.changed.fire();
+    if (event.type === 'error') this.log.error(`agent: ${event.kind}: ${event.message}`);
+  }
+
+  private detach(): void {
+    this.activeSession?.agent?.dispose();
+    for (const unsubscribe of this.subscriptions) unsubscribe();
+    this.subscriptions = [];
+    this.turns.reset();
+    this.compactionActivity = undefined;
+    this.failedTurnUserId = undefined;
+  }
+
+  /** Sends a chat message; `/compact [focus]` compacts instead. */
+  async send(text: string): Promise<void> {
+    const session = await this.current();
+    const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
+    if (compact) {
+      await this.compact(compact[1]?.trim() || undefined);
+      return;
+    }
+    if (!session.agent) {
+      if (session.replayLabel) throw new Error(session.unavailable ?? 'This session is a replay.');
+      // Kept in the chat with a "Choose a model" action; sent when a model is configured. A second
+      // message typed meanwhile joins the first rather than replacing it.
+      this.pending = this.pending === undefined ? text : `${this.pending}\n\n${text}`;
+      this.changed.fire();
+      return;
+    }
+    const store = await this.store();
+    if (session.info.title === 'New session') {
+      const title = text.replace(/\s+/g, ' ').trim().slice(0, 60) || 'New session';
+      await store.updateSession(session.info.id, { title, updatedAt: Date.now() });
+      session.info = { ...session.info, title };
+    } else {
+      await store.updateSession(session.info.id, { updatedAt: Date.now() });
+    }
+    await session.agent.send(text);
+  }
+
+  /**
+   * Sends the failed turn's user message again. The failed attempt (its user message and whatever
+   * the turn recorded after it) is hidden from the model and the chat but stays in the transcript,
+   * so the message is in the history once.
+   */
+  async retry(): Promise<void> {
+    const session = await this.current();
+    const userId = this.failedTurnUserId;
+    if (!userId || !session.agent || session.agent.busy) throw new Error('There is no failed request to retry.');
+    const store = await this.store();
+    // What the failed turn recorded, read from its user message on rather than the whole transcript.
+    const failed = session.manager.messages.find((m) => m.id === userId);
+    const transcript = await store.loadTranscript(session.info.id, failed ? { createdAfter: failed.createdAt - 1 } : {});
+    const at = transcript.findIndex((m) => m.id === userId);
+    if (at < 0) throw new Error('The failed message is no longer in this session.');
+    const text = transcript[at].content;
+    await store.putMessages(session.info.id, transcript.slice(at).map((m) => ({ ...m, agentVisible: false, userVisible: false })));
+    this.failedTurnUserId = undefined;
+    await this.open(session.info.id);
+    await this.send(text);
+  }
+
+  cancel(): void {
+    this.activeSession?.agent?.cancel();
+  }
+
+  async compact(focus?: string): Promise<CompactionResult> {
+    const session = await this.current();
+    if (session.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before compacting.');
+    const result = await session.manager.compact({ trigger: 'manual', focus, fixed: session.fixed });
+    this.changed.fire();
+    return result;
+  }
+
+  async preview(focus?: string): Promise<CompactionResult> {
+    const session = await this.current();
+    return session.manager.compact({ trigger: 'manual', focus, fixed: session.fixed, dryRun: true });
+  }
+
+  async setPinned(messageId: string, pinned: boolean): Promise<boolean> {
+    const session = await this.current();
+    const ok = await session.manager.setPinned(messageId, pinned);
+    this.changed.fire();
+    return ok;
+  }
+
+  /** The approval the chat panel answered, forwarded to the waiting tool. */
+  resolveApproval(callId: string, approved: boolean, forSession = false): void {
+    this.agents.resolveApproval(callId, approved, forSession);
+  }
+
+  dispose(): void {
+    this.detach();
+    this.changed.dispose();
+    this.agentEvents.dispose();
+  }
+}

@@ -1,0 +1,67 @@
+import * as vscode from 'vscode';
+import { openStore } from '../node/store';
+import { StoreOpener } from '../node/store/storeOpener';
+import type { SessionStore, StoreProblem } from '../core/ports/sessionStore';
+import { withSessionReadCache } from '../host/session/sessionReadCache';
+
+/**
+ * Opens the sql.js store in global storage on first use (never during activation) and reports
+ * problems (a corrupt file set aside, a failed write) to the user without stopping Tally.
+ */
+export class SessionStoreHost implements vscode.Disposable {
+  private readonly opener = new StoreOpener(() => this.open());
+
+  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {}
+
+  /** Where the store lives: the extension's global storage. */
+  get folder(): string {
+    return vscode.Uri.joinPath(this.context.globalStorageUri, 'store').fsPath;
+  }
+
+  /** The store; an open that failed is tried again on the next call. */
+  get(): Promise<SessionStore> {
+    return this.opener.get();
+  }
+
+  private async open(): Promise<SessionStore> {
+    // openStore creates the folder, or falls back to a read-only or in-memory store and says why.
+    const folder = this.folder;
+    const wasmPath = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath;
+    const store = await openStore(folder, { wasmPath, log: (line) => this.log.info(line) });
+    for (const problem of store.problems) this.report(problem);
+    store.onProblem((problem) => this.report(problem));
+    return withSessionReadCache(store);
+  }
+
+  private report(problem: StoreProblem): void {
+    this.log.warn(`store: ${problem.kind} ${problem.file}: ${problem.message}${problem.movedTo ? ` (moved to ${problem.movedTo})` : ''}`);
+    void vscode.window.showWarningMessage(problemText(problem));
+  }
+
+  async dispose(): Promise<void> {
+    await (await this.opener.opened())?.close();
+  }
+}
+
+/**
+ * The warning shown for a store problem. The store reports a failed save once per streak of
+ * identical failures (not on every retry), so each problem is shown as it comes.
+ */
+export function problemText(problem: StoreProblem): string {
+  switch (problem.kind) {
+    case 'corrupt':
+      return `Tally found a damaged session file and set it aside${problem.movedTo ? ` (${problem.movedTo})` : ''}. Other sessions are unaffected.`;
+    case 'newer-schema':
+      return 'Tally found session data written by a newer version; it is left untouched and new data is written separately.';
+    case 'read-failed':
+      return `Tally could not read a session file (${problem.file}): ${problem.message}. It was left in place; the rest of the session data still loads.`;
+    case 'recovered':
+      return `Tally restored a session whose details could not be read, from its saved messages (${problem.message}). Its title may differ from before.`;
+    case 'write-failed':
+      return `Tally could not save session data: ${problem.message}. It keeps the session in memory and retries.`;
+    case 'read-only':
+      return `Tally cannot save sessions: ${problem.message}.`;
+    case 'in-memory':
+      return `Tally cannot use its session store: ${problem.message}.`;
+  }
+}

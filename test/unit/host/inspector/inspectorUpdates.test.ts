@@ -1,0 +1,121 @@
+import { strict as assert } from 'assert';
+import type { BlobInfo } from '../../../../src/core/ports/blobStore';
+import type { RequestItem } from '../../../../src/core/model/records';
+import { InspectorUpdates } from '../../../../src/host/inspector/inspectorUpdates';
+import type { HostToInspector, InspectorState, TurnView } from '../../../../src/protocol/inspector';
+import { applyListPatch, heldListOf, type HeldList } from '../../../../src/protocol/listPatch';
+import { requestItemKeys } from '../../../../src/protocol/requestItemKeys';
+
+const item = (messageId: string, tokens: number, extra: Partial<RequestItem> = {}): RequestItem => ({ messageId, role: 'tool', kind: 'tool_result', tokens, badges: [], preview: `${messageId} output`, ...extra });
+const turn = (requestIndex: number): TurnView => ({ requestIndex, createdAt: requestIndex, components: { system: 1, skills: 0, tools: 1, messages: requestIndex, toolResults: 0, summaries: 0 }, estimatedInputTokens: 100 + requestIndex });
+const blob = (id: string): BlobInfo => ({ id, sessionId: 's1', toolName: 'run_command', byteSize: 10, lineCount: 1, sha256: 'a'.repeat(64), createdAt: 1 });
+
+/** The webview's side: holds the lists and rebuilds the state from each message, as webview/inspector/main.ts does. */
+class Webview {
+  state?: InspectorState;
+  private turns: HeldList<TurnView> = heldListOf<TurnView>([], (t) => `r${t.requestIndex}`);
+  private items: HeldList<RequestItem> = heldListOf<RequestItem>([], (i) => i.messageId);
+  private blobs: HeldList<BlobInfo> = heldListOf<BlobInfo>([], (b) => b.id);
+  asksAgain = 0;
+
+  receive(message: HostToInspector): void {
+    if (message.type === 'state') {
+      this.turns = heldListOf(message.state.turns, (t) => `r${t.requestIndex}`);
+      this.items = heldListOf(message.state.current, (i) => i.messageId, requestItemKeys(message.state.current));
+      this.blobs = heldListOf(message.state.blobs, (b) => b.id);
+      this.state = message.state;
+    } else if (message.type === 'update') {
+      const turns = applyListPatch(this.turns, message.turns, (t) => `r${t.requestIndex}`);
+      const current = applyListPatch(this.items, message.current, (i) => i.messageId);
+      const blobs = applyListPatch(this.blobs, message.blobs, (b) => b.id);
+      if (turns.missing.length || current.missing.length || blobs.missing.length) this.asksAgain++;
+      else this.state = { ...message.state, turns: turns.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ?? this.state?.blobTitles };
+    }
+  }
+}
+
+function state(turns: TurnView[], current: RequestItem[], blobs: BlobInfo[] = [], titles?: Record<string, string>): InspectorState {
+  return { session: { id: 's1', title: 'one' }, turns, current, compactions: [], blobs, blobTitles: titles };
+}
+
+describe('inspector updates: only what changed travels, and the webview ends up with the host’s state', () => {
+  it('a new request adds its figures and its items; nothing else is sent again', () => {
+    const updates = new InspectorUpdates();
+    const view = new Webview();
+    const turns = Array.from({ length: 500 }, (_, i) => turn(i));
+    const items = Array.from({ length: 2_000 }, (_, i) => item(`m${i}`, 10 + i));
+    const first = updates.message(state(turns, items, [blob('r1')], { r1: 'run_command npm test' }));
+    view.receive(first);
+    const bytesWhole = JSON.stringify(first).length;
+
+    const next = state([...turns, turn(500)], [...items, item('m2000', 7), item('m2001', 8)], [blob('r1'), blob('r2')], { r1: 'run_command npm test', r2: 'read_file a.ts' });
+    const message = updates.message(next);
+    view.receive(message);
+    assert.equal(message.type, 'update');
+    assert.deepEqual(view.state, next);
+    const bytes = JSON.stringify(message).length;
+    assert.ok(bytes < 2_000 && bytes * 50 < bytesWhole, `${bytes} bytes posted against ${bytesWhole} for the whole state`);
+  });
+
+  it('items rebuilt with the same content, changed items, two items with one id, a compaction: the webview always matches', () => {
+    const updates = new InspectorUpdates();
+    const view = new Webview();
+    let items = [item('system:base', 50, { kind: 'system-section' }), ...Array.from({ length: 30 }, (_, i) => item(`m${i}`, i + 1))];
+    view.receive(updates.message(state([turn(0)], items)));
+    const steps: Array<(list: RequestItem[]) => RequestItem[]> = [
+      (list) => list.map((i) => ({ ...i })), // every object rebuilt, same content
+      (list) => list.map((i) => (i.messageId === 'm3' ? { ...i, badges: ['pinned'] } : i)), // one pinned
+      (list) => [...list, item('m5', 99)], // a second item with an id already listed
+      (list) => [list[0], item('summary', 40, { kind: 'summary' }), ...list.slice(20)], // a compaction
+      (list) => list.filter((i) => i.messageId !== 'm5'), // both items of that id gone
+    ];
+    let turns = [turn(0)];
+    for (const [n, step] of steps.entries()) {
+      items = step(items);
+      turns = [...turns, turn(n + 1)];
+      const next = state(turns, items);
+      view.receive(updates.message(next));
+      assert.deepEqual(view.state, next, `after step ${n}`);
+    }
+    assert.equal(view.asksAgain, 0);
+  });
+
+  it('a webview that missed an update asks for the whole state, and "ready" sends it whole', () => {
+    const updates = new InspectorUpdates();
+    const view = new Webview();
+    view.receive(updates.message(state([turn(0)], [item('m0', 1)])));
+    updates.message(state([turn(0), turn(1)], [item('m0', 1), item('m1', 2)])); // lost on the way
+    view.receive(updates.message(state([turn(0), turn(1), turn(2)], [item('m0', 1), item('m1', 2), item('m2', 3)])));
+    assert.equal(view.asksAgain, 1, 'the update refers to what it does not hold');
+    const whole = updates.message(state([turn(0), turn(1), turn(2)], [item('m0', 1), item('m1', 2), item('m2', 3)]), true);
+    assert.equal(whole.type, 'state');
+    view.receive(whole);
+    assert.deepEqual(view.state?.current.map((i) => i.messageId), ['m0', 'm1', 'm2']);
+  });
+
+  it('over 300 random changes (rebuilt, replaced, repeated ids, inserted, removed), the webview always holds the host’s lists', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const updates = new InspectorUpdates();
+    const view = new Webview();
+    let items = Array.from({ length: 40 }, (_, i) => item(`m${i}`, i));
+    let turns = [turn(0)];
+    let blobs = [blob('r0')];
+    view.receive(updates.message(state(turns, items, blobs)));
+    for (let step = 1; step <= 300; step++) {
+      const at = Math.floor(random() * items.length);
+      const pick = random();
+      if (pick < 0.2) items = items.map((i) => ({ ...i }));
+      else if (pick < 0.4) items = [...items.slice(0, at), { ...items[at], tokens: items[at].tokens + 1 }, ...items.slice(at + 1)];
+      else if (pick < 0.55) items = [...items.slice(0, at), item(`m${Math.floor(random() * 60)}`, step), ...items.slice(at)]; // ids may repeat
+      else if (pick < 0.7) items = items.filter((_, i) => i !== at);
+      else items = [...items, item(`m${40 + step}`, step)];
+      if (random() < 0.5) turns = [...turns, turn(step)];
+      if (random() < 0.2) blobs = [...blobs, blob(`r${step}`)];
+      const next = state(turns, items, blobs);
+      view.receive(updates.message(next));
+      assert.deepEqual(view.state, next, `step ${step}`);
+    }
+    assert.equal(view.asksAgain, 0);
+  });
+});
