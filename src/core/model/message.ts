@@ -30,6 +30,27 @@ export interface ToolCall {
   arguments: string;
 }
 
+/**
+ * Reasoning a model produced before (or between) its answer and its tool calls: Anthropic's
+ * thinking and redacted thinking, OpenAI Responses' reasoning items, the `reasoning_content` of
+ * OpenAI-compatible servers. Kept on the assistant message, in the order the provider produced
+ * them, so they can be sent back exactly as the provider requires.
+ */
+export interface ReasoningBlock {
+  /** The wire format that produced it: a block is sent back only to that format. */
+  format: 'anthropic' | 'openai-responses' | 'openai-chat';
+  /** The readable thinking or reasoning summary; '' when the provider sent it redacted or encrypted only. */
+  text: string;
+  /** Anthropic thinking: the signature to return with the block, unchanged. */
+  signature?: string;
+  /** Anthropic redacted_thinking: the opaque data to return, unchanged. */
+  redactedData?: string;
+  /** OpenAI Responses: the reasoning item's id. */
+  itemId?: string;
+  /** OpenAI Responses: the encrypted reasoning to return with the next request (store: false). */
+  encryptedContent?: string;
+}
+
 /** How a tool result was shortened when it was recorded: head+tail truncation, or offloaded to the blob store. */
 export interface TruncationInfo {
   originalBytes: number;
@@ -67,6 +88,8 @@ export interface Message {
   content: string;
   /** Assistant messages: the tool calls it made, in order. */
   toolCalls?: ToolCall[];
+  /** Assistant messages: the model's thinking or reasoning, in the order it was produced. */
+  reasoning?: ReasoningBlock[];
   /** Tool messages: the call this answers. */
   toolCallId?: string;
   /** Tool messages: the tool's name (for display and pointers). */

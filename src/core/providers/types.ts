@@ -1,4 +1,4 @@
-import type { Message, ToolCall } from '../model/message';
+import type { Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
 
 /** One block of the system prompt; `cacheBreakpoint` marks the end of a cacheable prefix. */
@@ -15,6 +15,15 @@ export interface ProviderRequest {
   tools: ToolDefinition[];
   maxOutputTokens: number;
   temperature?: number;
+  /** How hard the model should think, where it can; absent means the provider's default (off for Anthropic). */
+  reasoning?: ReasoningRequest;
+}
+
+/** The user's reasoning setting, as a request carries it to the provider. */
+export interface ReasoningRequest {
+  effort: 'low' | 'medium' | 'high';
+  /** Anthropic's budget_tokens for models without adaptive thinking (at least 1,024, below max_tokens). */
+  budgetTokens?: number;
 }
 
 /**
@@ -32,9 +41,12 @@ export interface ReportedUsage {
   cacheReadTokens?: number;
   /** Prompt tokens written to the cache by this request (Anthropic only). */
   cacheWriteTokens?: number;
+  /** Output tokens spent on reasoning (part of outputTokens), where the provider reports them. */
+  reasoningTokens?: number;
 }
 
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
+/** `refusal`: the model declined; `pause_turn`: a server-side tool paused a long turn, to be continued. */
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'pause_turn' | 'other';
 
 /**
  * What a provider's stream yields, in this order: text and tool-call progress as they arrive, then
@@ -44,6 +56,10 @@ export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
  */
 export type ProviderEvent =
   | { type: 'text'; text: string }
+  /** Readable thinking or reasoning as it streams. */
+  | { type: 'reasoning_delta'; text: string }
+  /** A complete reasoning block (with its signature or encrypted content), yielded when it ends. */
+  | { type: 'reasoning'; block: ReasoningBlock }
   /** A tool call began; `index` is its position among this response's tool calls (0-based). */
   | { type: 'tool_call_start'; index: number; id: string; name: string }
   | { type: 'tool_call_delta'; index: number; argumentsDelta: string }
