@@ -2,7 +2,8 @@
  * Strategy benchmark (issue "Transcripts, replay and benchmarks"): every recorded run in
  * ../shared/trajectories replayed at 16K, 32K and 128K windows under five context policies.
  * Writes bench/results/strategies.json and prints a table per window.
- * Run: node -r ./test/register.cjs bench/strategies.bench.ts [trajectories-folder]
+ * Run: node -r ./test/register.cjs bench/strategies.bench.ts [trajectories-folder] [windows, e.g. 16000,32000]
+ * (with windows named, only those are replayed and printed; the results file is written for all three).
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'fs';
 import { cpus, tmpdir } from 'os';
@@ -17,7 +18,8 @@ import type { FactKind } from '../src/core/replay/facts';
 import { importTranscriptFile } from '../src/node/transcripts/readTranscriptFile';
 import type { ImportedTranscript } from '../src/core/transcripts/types';
 
-const WINDOWS = [16_000, 32_000, 128_000];
+const ALL_WINDOWS = [16_000, 32_000, 128_000];
+const WINDOWS = process.argv[3] ? process.argv[3].split(',').map(Number) : ALL_WINDOWS;
 
 function files(folder: string): string[] {
   const out: string[] = [];
@@ -113,6 +115,7 @@ async function main() {
     }
   }
   console.log(`\nreplaying all ${transcripts.length} runs with Tally's chain at 128K took ${tallySecondsAt128k.toFixed(1)} s`);
+  if (WINDOWS.join() !== ALL_WINDOWS.join()) return;
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   writeFileSync(
     join(__dirname, 'results', 'strategies.json'),

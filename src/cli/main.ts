@@ -22,8 +22,19 @@ Usage:
 Formats: OpenAI chat messages (JSON or JSONL), Anthropic messages, SWE-agent .traj,
 mini-swe-agent .traj.json. Strategies: ${REPLAY_POLICIES.map((p) => p.name).join(', ')} (default tally),
 or all of them with --strategy all. Besides cost, it reports retention: the share of facts
-(the user's words, the final change's paths, the latest error, the instructions, the refs of
-removed tool results) still present in each request after the run's first compaction.
+still present in each request after the run's first compaction, by kind:
+  user's words        every user message, verbatim
+  final-change paths  each path of the run's final change, once it entered the conversation
+  latest error        the error line of the latest failing command
+  instructions        the instructions (system prompt, AGENTS.md)
+  removed-result refs for each tool result taken out, a ref that read_result resolves
+  commands            the commands whose results the agent still acts on: the test or build
+                      command it ran last, and the command that produced the latest error
+                      (their first line, as written)
+  numbers             the numbers the work depends on: line numbers, counts, versions and error
+                      codes in the latest error (its line and where it happened) and in the
+                      user's words, each with the word or token that names it ("line 42",
+                      "3 failed", "parser.py:42", "E501")
 With --json, each request lists its items (kind, label, source, tokens) in prompt order; they add
 up to the request's total. Replay runs offline with the local summarizer. It exits with status 1 if any request
 went over the effective window or broke a tool call/result pair.`;

@@ -38,19 +38,21 @@ function list(items: string[], cap: number): string[] {
 
 /**
  * The summary has a fixed shape: what must never be lost comes first (task, files changed, the
- * latest error, the refs of stored outputs), then what helps (commands, errors, decisions), so a
+ * latest error and where it happened, the last commands whose results the work rests on and
+ * their outcome, the refs of stored outputs), then what helps (commands, errors, decisions), so a
  * tight budget cuts the helpful part, not the essential one.
  */
 function render(facts: SessionFacts, count: number, request: Pick<SummaryRequest, 'focus' | 'style'>, cap: number): string {
   const lines: string[] = [];
   const changed = facts.filesChanged.length ? `Changed: ${facts.filesChanged.join(', ')}` : '';
   const read = facts.filesRead.length && cap > 0 ? `Read: ${facts.filesRead.slice(-cap * 3).join(', ')}` : '';
-  const latestError = facts.latestError ? `### Latest error\n${facts.latestError}` : '';
+  const latestError = facts.latestError ? `### Latest error\n${facts.latestError}${facts.latestErrorLocation ? `\nAt: ${facts.latestErrorLocation}` : ''}` : '';
+  const lastCommands = lastCommandsSection(facts);
   const refs = storedOutputsLine(facts.storedRefs);
   if (request.style === 'tool_digest') {
     lines.push(`[Digest of ${facts.toolCallCount} earlier tool call${facts.toolCallCount === 1 ? '' : 's'}; full outputs stay in the transcript]`);
     if (request.focus) lines.push(`Focus requested: ${request.focus}`);
-    lines.push(...[changed, read, latestError].filter(Boolean));
+    lines.push(...[changed, read, latestError, lastCommands].filter(Boolean));
     lines.push(...list(facts.commands.map((c) => `\`${c.command}\` → ${c.outcome}`), cap * 2));
     lines.push(...list(facts.errors, cap));
     return lines.join('\n');
@@ -64,6 +66,7 @@ function render(facts: SessionFacts, count: number, request: Pick<SummaryRequest
   }
   if (changed || read) lines.push('### Files touched', ...[changed, read].filter(Boolean).map((l) => `- ${l.charAt(0).toLowerCase()}${l.slice(1)}`));
   if (latestError) lines.push(latestError);
+  if (lastCommands) lines.push(lastCommands);
   if (refs) lines.push(refs);
   lines.push(`### Next step\n${facts.nextStep ?? 'continue with the latest request'}`);
   if (facts.earlierSummaries.length && cap > 0) {
@@ -79,4 +82,14 @@ function render(facts: SessionFacts, count: number, request: Pick<SummaryRequest
   const decisions = list(facts.decisions, cap);
   if (decisions.length) lines.push('### Decisions and findings', ...decisions);
   return lines.join('\n');
+}
+
+/** The commands the work rests on, verbatim: the test or build run last, and the one that last failed. */
+export function lastCommandsSection(facts: Pick<SessionFacts, 'lastCheckCommand' | 'latestErrorCommand'>): string {
+  const lines: string[] = [];
+  const check = facts.lastCheckCommand;
+  const failed = facts.latestErrorCommand;
+  if (check) lines.push(`- ${failed?.command === check.command ? 'check, latest error' : 'check'}: \`${check.command}\` → ${check.outcome}`);
+  if (failed && failed.command !== check?.command) lines.push(`- latest error from: \`${failed.command}\` → ${failed.outcome}`);
+  return lines.length ? `### Last commands\n${lines.join('\n')}` : '';
 }

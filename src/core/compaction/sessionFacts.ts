@@ -1,5 +1,6 @@
 import type { Message, ToolCall } from '../model/message';
 import { parseToolArguments } from '../tools/args';
+import { commandKeyOf, errorLocationOf, isTestOrBuildCommand } from './workFacts';
 
 /** Facts a checkpoint needs, extracted deterministically from messages (no model). */
 export interface SessionFacts {
@@ -16,8 +17,19 @@ export interface SessionFacts {
   toolCallCount: number;
   /** The error line of the most recent failing command, verbatim. */
   latestError?: string;
+  /** Where the latest error happened (a traceback's last frame, `file:line`), verbatim. */
+  latestErrorLocation?: string;
+  /** The command whose result is the latest error, its first line verbatim. */
+  latestErrorCommand?: RunCommand;
+  /** The test or build command run last, its first line verbatim. */
+  lastCheckCommand?: RunCommand;
   /** read_result refs of stored tool outputs among these messages (and earlier summaries). */
   storedRefs: string[];
+}
+
+export interface RunCommand {
+  command: string;
+  outcome: string;
 }
 
 const PATH_KEYS = ['path', 'file', 'file_path', 'filePath', 'filename', 'target', 'dir', 'directory'];
@@ -47,7 +59,8 @@ function pushUnique(list: string[], value: string, cap: number): void {
   if (list.length > cap) list.shift();
 }
 
-function commandOf(call: ToolCall): string | undefined {
+/** The command a tool call runs, when it runs one. */
+export function commandOf(call: ToolCall): string | undefined {
   const args = parseArguments(call);
   for (const key of ['command', 'cmd', 'script', 'input']) {
     const value = args[key];
@@ -97,8 +110,16 @@ function carryForward(summary: string, facts: SessionFacts): void {
   const listed = (label: string) => new RegExp(`^(?:- )?${label}: (.+)$`, 'gm');
   for (const match of summary.matchAll(listed('[Cc]hanged'))) for (const p of match[1].split(', ')) pushUnique(facts.filesChanged, p, MAX_FILES);
   for (const match of summary.matchAll(listed('[Rr]ead'))) for (const p of match[1].split(', ')) pushUnique(facts.filesRead, p, MAX_FILES);
-  const error = /^### Latest error\n(.+)$/m.exec(summary);
-  if (error) facts.latestError = error[1];
+  const error = /^### Latest error\n(.+)(?:\nAt: (.+))?$/m.exec(summary);
+  if (error) {
+    facts.latestError = error[1];
+    facts.latestErrorLocation = error[2];
+  }
+  for (const match of summary.matchAll(/^- (check|check, latest error|latest error from): `(.+)` → (.*)$/gm)) {
+    const run = { command: match[2], outcome: match[3] };
+    if (match[1].startsWith('check')) facts.lastCheckCommand = run;
+    if (match[1] !== 'check') facts.latestErrorCommand = run;
+  }
   for (const match of summary.matchAll(/^Stored outputs \(read_result ref_id\): (.+)$/gm)) for (const ref of match[1].split(', ')) pushUnique(facts.storedRefs, ref, MAX_REFS);
 }
 
@@ -153,6 +174,7 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
   };
   const resultByCall = new Map<string, Message>();
   for (const m of messages) if (m.role === 'tool' && m.toolCallId) resultByCall.set(m.toolCallId, m);
+  const commandByCall = new Map<string, RunCommand>();
 
   for (const m of messages) {
     if (m.kind === 'summary' || m.kind === 'tool_summary' || m.kind === 'episode') {
@@ -172,7 +194,11 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
         filesFromCall(call, facts);
         const command = commandOf(call);
         if (command !== undefined) {
-          facts.commands.push({ command: clip(command.split('\n')[0], 140), outcome: outcomeOf(resultByCall.get(call.id)) });
+          const outcome = outcomeOf(resultByCall.get(call.id));
+          facts.commands.push({ command: clip(command.split('\n')[0], 140), outcome });
+          const run = { command: commandKeyOf(command), outcome };
+          commandByCall.set(call.id, run);
+          if (isTestOrBuildCommand(run.command)) facts.lastCheckCommand = run;
         }
       }
       if (m.content.trim()) {
@@ -184,12 +210,18 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
     if (m.role === 'tool') {
       if (m.kind === 'tool_result') changedFilesInGitOutput(m.content, facts);
       const archivedError = m.kind === 'tool_result_archived' ? m.content.split('\n').find((l) => l.startsWith(ARCHIVED_ERROR_PREFIX)) : undefined;
-      if (archivedError) facts.latestError = archivedError.slice(ARCHIVED_ERROR_PREFIX.length);
+      if (archivedError) {
+        facts.latestError = archivedError.slice(ARCHIVED_ERROR_PREFIX.length);
+        facts.latestErrorLocation = undefined;
+        facts.latestErrorCommand = m.toolCallId ? commandByCall.get(m.toolCallId) : undefined;
+      }
       if (m.kind === 'tool_result' && isFailingResult(m)) {
         const line = errorLineOf(m.content);
         if (line) {
           pushUnique(facts.errors, `${m.toolName ?? 'tool'}: ${clip(line, 200)}`, 10);
           facts.latestError = line.length > 600 ? line.slice(0, 600) : line;
+          facts.latestErrorLocation = errorLocationOf(m.content, line);
+          facts.latestErrorCommand = m.toolCallId ? commandByCall.get(m.toolCallId) : undefined;
         }
       }
     }

@@ -3,11 +3,14 @@ import type { Message } from '../model/message';
 /**
  * What an agent must not forget after a compaction, as kinds of fact the replay checks in every
  * request: the user's own words, the files of the run's final change, the error of the latest
- * failing command, the instructions, and a working reference for every tool result taken out.
+ * failing command, the instructions, a working reference for every tool result taken out, the
+ * commands whose results the agent still acts on (the test or build command it last ran, the
+ * command of the latest error) and the numbers the work depends on (line numbers, counts,
+ * versions and error codes in the latest error and in the user's words).
  */
-export type FactKind = 'userWords' | 'finalChangePaths' | 'latestError' | 'instructions' | 'removedResultRefs';
+export type FactKind = 'userWords' | 'finalChangePaths' | 'latestError' | 'instructions' | 'removedResultRefs' | 'commands' | 'numbers';
 
-export const FACT_KINDS: readonly FactKind[] = ['userWords', 'finalChangePaths', 'latestError', 'instructions', 'removedResultRefs'];
+export const FACT_KINDS: readonly FactKind[] = ['userWords', 'finalChangePaths', 'latestError', 'instructions', 'removedResultRefs', 'commands', 'numbers'];
 
 export const FACT_LABELS: Record<FactKind, string> = {
   userWords: "user's words",
@@ -15,6 +18,8 @@ export const FACT_LABELS: Record<FactKind, string> = {
   latestError: 'latest error',
   instructions: 'instructions',
   removedResultRefs: 'removed-result refs',
+  commands: 'commands',
+  numbers: 'numbers',
 };
 
 /** One fact: found when `text` occurs in a message of the request (refs are checked separately). */
@@ -23,6 +28,8 @@ export interface Fact {
   kind: FactKind;
   /** The text that must appear in the request (verbatim). */
   text: string;
+  /** Another form that counts as the fact being present (a command as a tool call's JSON holds it). */
+  alsoAs?: string;
 }
 
 /** The paths a unified diff changes (`diff --git a/X b/X`, or `+++ b/X` when there is no git header). */

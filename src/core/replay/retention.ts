@@ -4,7 +4,8 @@ import { readResult } from '../toolOutput/readResult';
 import { countDown, countUp, LiveResults, type ResultFacts } from './liveResults';
 import { sharedStart } from './sharedStart';
 import { FACT_KINDS, requestTextOf, type Fact, type FactKind } from './facts';
-import { errorLineOf, isFailingResult } from '../compaction/sessionFacts';
+import { commandOf, errorLineOf, isFailingResult } from '../compaction/sessionFacts';
+import { commandKeyOf, errorLocationOf, isTestOrBuildCommand, numbersIn } from '../compaction/workFacts';
 
 /** Due and present counts for one kind of fact; `due` 0 with `applicable` false means "n/a". */
 export interface KindRetention {
@@ -74,6 +75,13 @@ export class RetentionTracker {
   private readonly factIds = new Set<string>();
   private readonly pendingPaths: string[];
   private latestError?: Fact;
+  /** The numbers in the latest error (its line and where it happened): replaced with it. */
+  private latestErrorNumbers: Fact[] = [];
+  /** The command whose result is the latest error, and the test or build command run last. */
+  private latestErrorCommand?: Fact;
+  private lastCheckCommand?: Fact;
+  /** Commands of the calls whose results have not come yet, by call id. */
+  private readonly pendingCommands = new Map<string, string>();
   private readonly enteredResults: string[] = [];
   private readonly requests: RecordedRequest[] = [];
   private compactedFrom?: number;
@@ -114,13 +122,30 @@ export class RetentionTracker {
   /** A message entered the working context (as recorded: after truncation and offloading). */
   entered(m: Message): void {
     if (!m.agentVisible) return;
-    if (m.role === 'user' && m.kind === 'user' && m.content.trim()) this.addFact('userWords', m.content.trim());
+    if (m.role === 'user' && m.kind === 'user' && m.content.trim()) {
+      this.addFact('userWords', m.content.trim());
+      for (const n of numbersIn(m.content)) this.addFact('numbers', n);
+    }
     if (m.kind === 'instructions' && m.content.trim()) this.addFact('instructions', m.content.trim());
+    if (m.role === 'assistant') {
+      for (const call of m.toolCalls ?? []) {
+        const command = commandOf(call);
+        if (command !== undefined && commandKeyOf(command)) this.pendingCommands.set(call.id, commandKeyOf(command));
+      }
+    }
     if (m.role === 'tool' && m.kind === 'tool_result' && m.toolCallId) {
       this.enteredResults.push(m.toolCallId);
+      const command = this.pendingCommands.get(m.toolCallId);
+      this.pendingCommands.delete(m.toolCallId);
+      if (command !== undefined && isTestOrBuildCommand(command)) this.lastCheckCommand = commandFact('lastCheckCommand', command);
       if (isFailingResult(m)) {
         const line = errorLineOf(m.content);
-        if (line) this.latestError = { id: 'latestError', kind: 'latestError', text: line.slice(0, 600) };
+        if (line) {
+          this.latestError = { id: 'latestError', kind: 'latestError', text: line.slice(0, 600) };
+          const location = errorLocationOf(m.content, line);
+          this.latestErrorNumbers = numbersIn(`${line.slice(0, 600)}\n${location ?? ''}`).map((n) => ({ id: `latestErrorNumber\u0000${n}`, kind: 'numbers', text: n }));
+          this.latestErrorCommand = command === undefined ? undefined : commandFact('latestErrorCommand', command);
+        }
       }
     }
     if (this.pendingPaths.length) {
@@ -150,12 +175,14 @@ export class RetentionTracker {
     for (const f of came) countUp(this.keysInRequest, f.key);
     const due = this.facts.filter((f) => f.kind !== 'instructions' || f.text !== system);
     if (this.latestError) due.push(this.latestError);
+    for (const fact of [this.latestErrorCommand, this.lastCheckCommand]) if (fact && !due.some((d) => d.kind === 'commands' && d.text === fact.text)) due.push(fact);
+    for (const fact of this.latestErrorNumbers) if (!due.some((d) => d.kind === 'numbers' && d.text === fact.text)) due.push(fact);
     for (const fact of due) {
       this.kinds[fact.kind].due++;
       const last = this.holder.get(fact.id);
       let present = last !== undefined && this.keysInRequest.has(last);
       if (!present) {
-        const at = messages.findIndex((m) => this.contains(m, fact.text));
+        const at = messages.findIndex((m) => this.contains(m, fact.text) || (fact.alsoAs !== undefined && this.contains(m, fact.alsoAs)));
         present = at >= 0;
         if (present) this.holder.set(fact.id, factsOf(messages[at]).key);
       }
@@ -206,6 +233,12 @@ export class RetentionTracker {
 }
 
 const RESOLVE_BATCH = 32;
+
+/** A command fact: found as written (a summary) or as a tool call's JSON arguments hold it. */
+function commandFact(role: string, command: string): Fact {
+  const escaped = JSON.stringify(command).slice(1, -1);
+  return { id: `${role}\u0000${command}`, kind: 'commands', text: command, alsoAs: escaped === command ? undefined : escaped };
+}
 
 const factsMemo = new WeakMap<Message, MessageFacts>();
 

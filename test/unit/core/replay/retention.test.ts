@@ -12,9 +12,12 @@ import { call, msg } from '../../../support/syntheticSession';
 import { tempStore } from '../../../support/tempStore';
 
 const TASK = 'Fix the crash in src/app/parser.py when the input is empty; keep the public API unchanged.';
-const FOLLOW_UP = 'Also add a regression test in tests/test_parser.py, please.';
+const FOLLOW_UP = 'Also add a regression test in tests/test_parser.py for issue #4521, please.';
 const AGENTS = 'AGENTS.md: run the test suite with `make check` before finishing; never edit vendored files.';
-const ERROR_LINE = 'E   ValueError: cannot parse an empty document';
+const ERROR_LINE = 'E   ValueError: cannot parse an empty document (got 0 bytes)';
+const ERROR_FRAME = '  File "/repo/src/app/parser.py", line 87, in parse';
+const FAILING_CHECK = 'pytest tests/test_parser.py';
+const LAST_CHECK = 'python -m pytest tests/test_parser.py -k "empty and not slow"';
 
 /** A run with every kind of fact planted, long enough that a 6K window must compact. */
 function plantedRun(): Message[] {
@@ -23,9 +26,10 @@ function plantedRun(): Message[] {
   for (let step = 0; step < 14; step++) {
     if (step === 7) out.push(msg({ role: 'user', content: FOLLOW_UP }));
     const failing = step === 3;
-    const c = call('bash', { command: failing ? 'pytest tests/test_parser.py' : step === 1 ? 'cat src/app/parser.py' : `cat src/app/module_${step}.py` });
+    const command = failing ? FAILING_CHECK : step === 9 ? LAST_CHECK : step === 1 ? 'cat src/app/parser.py' : `cat src/app/module_${step}.py`;
+    const c = call('bash', { command });
     out.push(msg({ role: 'assistant', content: `Step ${step}: looking further.`, toolCalls: [c] }));
-    out.push(msg({ role: 'tool', toolCallId: c.id, toolName: 'bash', content: failing ? `<returncode>1</returncode>\n<output>\n${filler(step)}\n${ERROR_LINE}\n</output>` : `<returncode>0</returncode>\n<output>\n${filler(step)}\n</output>`, meta: failing ? { isError: true } : undefined }));
+    out.push(msg({ role: 'tool', toolCallId: c.id, toolName: 'bash', content: failing ? `<returncode>1</returncode>\n<output>\n${filler(step)}\n${ERROR_FRAME}\n${ERROR_LINE}\n</output>` : `<returncode>0</returncode>\n<output>\n${filler(step)}\n</output>`, meta: failing ? { isError: true } : undefined }));
   }
   out.push(msg({ role: 'assistant', content: 'Done.' }));
   return out;
@@ -77,6 +81,11 @@ describe('retention of facts after compaction', function () {
     assert.equal(k.latestError.present, k.latestError.due);
     assert.ok(k.removedResultRefs.due > 0, 'tool results were removed');
     assert.equal(k.removedResultRefs.present, k.removedResultRefs.due, 'every removed result has a ref that read_result resolves');
+    // The failing check is due in every checked request, the later passing one from when it ran.
+    assert.ok(k.commands.due > report.retention.requestsChecked, JSON.stringify(k.commands));
+    assert.equal(k.commands.present, k.commands.due, JSON.stringify(report.retention.lost));
+    assert.ok(k.numbers.due > 0);
+    assert.equal(k.numbers.present, k.numbers.due, JSON.stringify(report.retention.lost));
     assert.deepEqual(report.retention.lost, []);
   });
 
@@ -89,7 +98,11 @@ describe('retention of facts after compaction', function () {
     assert.ok(lost.some((l) => l.kind === 'instructions' && l.fact.startsWith('AGENTS.md')), JSON.stringify(lost));
     assert.ok(lost.some((l) => l.kind === "finalChangePaths" && l.fact === "src/app/parser.py"), JSON.stringify(lost));
     assert.ok(!lost.some((l) => l.fact.includes('never_mentioned')), 'a path that never entered is not due');
-    assert.ok(lost.some((l) => l.kind === 'latestError' && l.fact.endsWith('ValueError: cannot parse an empty document')), JSON.stringify(lost));
+    assert.ok(lost.some((l) => l.kind === 'latestError' && l.fact.endsWith('ValueError: cannot parse an empty document (got 0 bytes)')), JSON.stringify(lost));
+    assert.ok(lost.some((l) => l.kind === 'commands' && l.fact === FAILING_CHECK), JSON.stringify(lost));
+    assert.ok(lost.some((l) => l.kind === 'commands' && l.fact === LAST_CHECK), JSON.stringify(lost));
+    // Numbers of the latest error (where it happened, what it got) and of the user's words.
+    for (const n of ['line 87', 'got 0', '#4521']) assert.ok(lost.some((l) => l.kind === 'numbers' && l.fact === n), `${n}: ${JSON.stringify(lost)}`);
     assert.equal(kinds.removedResultRefs.present, 0);
     assert.ok(kinds.removedResultRefs.due > 0);
     // The system prompt travels with every request outside the conversation: never lost.
