@@ -1,5 +1,6 @@
 import type { Message } from '../model/message';
 import { summarizeLocally } from './localSummarizer';
+import { CHECKPOINT_HEADINGS, checkModelSummary } from './summaryCheck';
 import type { Summarizer, SummaryRequest } from './types';
 
 /** Sends one prompt to a model and returns its text (the agent layer adapts a provider to this). */
@@ -8,7 +9,8 @@ export type CompleteText = (prompt: { system: string; user: string; maxTokens: n
 const SYSTEM = [
   'You write checkpoints of a coding agent session so the agent can continue after older messages are removed.',
   'Be specific and factual: exact file paths, commands, error messages, decisions and their reasons.',
-  'Use these headings: Task, Files touched, Commands run (with outcome), Errors, Decisions, Next step.',
+  `Use these headings: ${CHECKPOINT_HEADINGS.join(', ')}. Under Commands run, give each command as written and its outcome.`,
+  'Keep verbatim: changed file paths, the latest error line and where it happened, line numbers, counts, versions, error codes, and every read_result ref_id.',
   'Never invent facts. Do not address the user.',
 ].join('\n');
 
@@ -27,7 +29,8 @@ export function renderForSummary(messages: readonly Message[], maxChars: number)
 
 /**
  * Summaries from a model (optionally a cheaper one than the chat model), falling back to the
- * deterministic local summarizer when the model fails, so compaction never stalls on it.
+ * deterministic local summarizer when the model fails, so compaction never stalls on it. What the
+ * model returns is checked against the summary's shape and the facts it must keep.
  */
 export class LlmSummarizer implements Summarizer {
   readonly name: string;
@@ -55,7 +58,8 @@ export class LlmSummarizer implements Summarizer {
       const text = (await this.complete({ system: SYSTEM, user, maxTokens: request.maxTokens, signal: request.signal })).trim();
       if (!text) throw new Error('the model returned an empty summary');
       this.lastError = undefined;
-      return text;
+      // Checked before it replaces history: completed from the messages, or replaced when it falls short.
+      return checkModelSummary(text, request);
     } catch (error) {
       if (request.signal?.aborted) throw error;
       this.lastError = error instanceof Error ? error.message : String(error);

@@ -61,15 +61,38 @@ describe('local summarizer', () => {
     assert.equal(llm.lastError, 'HTTP 529 overloaded');
   });
 
-  it('uses the model text when the model answers, sending it the messages', async () => {
+  it('uses the model text when the model answers with the shape and the facts, sending it the messages', async () => {
     let seen = '';
+    const answer = [
+      '## Task', 'Fix the parser on empty input.', '## Files touched', '- src/parser.ts (changed)',
+      '## Commands run', '- `npm test -- parser` failed', '## Errors', '- TypeError: Cannot read properties of undefined',
+      '## Decisions', '- return null', '## Next step', 'rerun tests',
+    ].join('\n');
     const llm = new LlmSummarizer(async ({ user }) => {
       seen = user;
-      return 'Task: fix parser. Next step: rerun tests.';
+      return answer;
     }, 'cheap-model');
     const text = await llm.summarize({ messages: session(), style: 'checkpoint', maxTokens: 500, focus: 'API' });
-    assert.equal(text, 'Task: fix parser. Next step: rerun tests.');
+    assert.equal(text, answer);
     assert.match(seen, /The parser crashes on empty input/);
     assert.match(seen, /Pay particular attention to: API/);
+  });
+
+  it("replaces a model's summary that lacks the checkpoint's shape with the local one, saying so", async () => {
+    const llm = new LlmSummarizer(async () => '[scripted model] Listing the workspace.', 'scripted');
+    const text = await llm.summarize({ messages: session(), style: 'checkpoint', maxTokens: 2000 });
+    assert.doesNotMatch(text, /scripted model/);
+    assert.match(text, /### Task\nThe parser crashes on empty input/);
+    assert.match(text, /changed: src\/parser\.ts/);
+    assert.match(text, /\(the model's summary had 0 of the 6 headings: local summary used\)$/);
+  });
+
+  it("completes a model's summary with the facts it left out, and says what it added", async () => {
+    const forgetful = ['Task: fix the parser.', 'Files touched: src/parser.ts', 'Commands run: the tests.', 'Errors: TypeError: Cannot read properties of undefined', 'Decisions: return null.', 'Next step: rerun.'].join('\n');
+    const llm = new LlmSummarizer(async () => forgetful, 'cheap-model');
+    const text = await llm.summarize({ messages: session(), style: 'checkpoint', maxTokens: 2000 });
+    assert.ok(text.startsWith(forgetful), 'the model text stays first');
+    assert.match(text, /- check, latest error: `npm test -- parser` → exit 1/);
+    assert.match(text, /\(completed: 1 command the model's summary left out\)$/);
   });
 });

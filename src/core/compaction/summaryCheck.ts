@@ -1,0 +1,86 @@
+import type { Message } from '../model/message';
+import { lastCommandsSection, summarizeLocally } from './localSummarizer';
+import { extractFacts } from './sessionFacts';
+import { storedOutputsLine } from './strategies/storeReplaced';
+import type { SummaryRequest } from './types';
+import { numbersIn } from './workFacts';
+
+/** The headings a checkpoint from a model is asked for (the summary's fixed shape). */
+export const CHECKPOINT_HEADINGS = ['Task', 'Files touched', 'Commands run', 'Errors', 'Decisions', 'Next step'];
+
+/** What a summary must carry of the messages it replaces, by kind, each verbatim. */
+interface DueFacts {
+  paths: string[];
+  errorLines: string[];
+  commands: string[];
+  numbers: string[];
+  refs: string[];
+}
+
+const LABELS: Record<keyof DueFacts, [string, string]> = {
+  paths: ['path', 'paths'],
+  errorLines: ['error line', 'error lines'],
+  commands: ['command', 'commands'],
+  numbers: ['number', 'numbers'],
+  refs: ['stored-output ref', 'stored-output refs'],
+};
+
+function hasHeading(text: string, heading: string): boolean {
+  // "## Task", "**Task**", "Task:" at the start of a line, in any case.
+  const escaped = heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^[#*\\s-]*${escaped}\\b`, 'im').test(text);
+}
+
+function dueFacts(messages: readonly Message[]): { due: DueFacts; facts: ReturnType<typeof extractFacts> } {
+  const facts = extractFacts(messages);
+  const errorLines = [facts.latestError, facts.latestErrorLocation].filter((l): l is string => Boolean(l));
+  const commands = [facts.lastCheckCommand?.command, facts.latestErrorCommand?.command].filter((c): c is string => Boolean(c));
+  const userText = messages.filter((m) => m.role === 'user' && m.kind === 'user').map((m) => m.content).join('\n');
+  const numbers = [...new Set([...numbersIn(errorLines.join('\n')), ...numbersIn(userText)])];
+  return { due: { paths: facts.filesChanged, errorLines, commands: [...new Set(commands)], numbers, refs: facts.storedRefs }, facts };
+}
+
+/**
+ * Checks a model-written checkpoint before it replaces history: it must have most of the
+ * checkpoint's headings and keep, verbatim, the files changed, the latest error and where it
+ * happened, the last commands, the numbers of the error and of the user's words, and the refs of
+ * the stored outputs it replaces. What it left out is appended from the messages, with a note
+ * saying so; a summary that keeps less than half of its shape or of those facts is replaced by
+ * the local summary. Digests and episode summaries are checked for the facts only.
+ */
+export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'messages' | 'style' | 'focus' | 'maxTokens'>): string {
+  const { due, facts } = dueFacts(request.messages);
+  const missing: DueFacts = { paths: [], errorLines: [], commands: [], numbers: [], refs: [] };
+  let dueCount = 0;
+  let missingCount = 0;
+  for (const kind of Object.keys(due) as Array<keyof DueFacts>) {
+    missing[kind] = due[kind].filter((fact) => !text.includes(fact));
+    // A number inside a missing error line comes back with the line: counted once.
+    if (kind === 'numbers') missing.numbers = missing.numbers.filter((n) => !missing.errorLines.some((l) => l.includes(n)));
+    dueCount += due[kind].length;
+    missingCount += missing[kind].length;
+  }
+  const headings = CHECKPOINT_HEADINGS.filter((h) => hasHeading(text, h)).length;
+  const shapeShort = request.style === 'checkpoint' && headings < CHECKPOINT_HEADINGS.length / 2;
+  if (shapeShort || (dueCount >= 2 && missingCount > dueCount / 2)) {
+    const why = shapeShort ? `had ${headings} of the ${CHECKPOINT_HEADINGS.length} headings` : `left out ${missingCount} of ${dueCount} facts`;
+    return `${summarizeLocally(request.messages, request)}\n(the model's summary ${why}: local summary used)`;
+  }
+  if (missingCount === 0) return text;
+  const lines = ['### Completed from the session (the model\'s summary left these out)'];
+  if (missing.paths.length) lines.push(`Changed: ${missing.paths.join(', ')}`);
+  if (missing.errorLines.length) lines.push('### Latest error', ...(facts.latestError ? [facts.latestError] : []), ...(facts.latestErrorLocation ? [`At: ${facts.latestErrorLocation}`] : []));
+  if (missing.commands.length) {
+    lines.push(lastCommandsSection({
+      lastCheckCommand: missing.commands.includes(facts.lastCheckCommand?.command ?? '') ? facts.lastCheckCommand : undefined,
+      latestErrorCommand: missing.commands.includes(facts.latestErrorCommand?.command ?? '') ? facts.latestErrorCommand : undefined,
+    }));
+  }
+  if (missing.numbers.length) lines.push(`Numbers: ${missing.numbers.join(', ')}`);
+  if (missing.refs.length) lines.push(storedOutputsLine(missing.refs));
+  const counts = (Object.keys(missing) as Array<keyof DueFacts>)
+    .filter((kind) => missing[kind].length)
+    .map((kind) => `${missing[kind].length} ${LABELS[kind][missing[kind].length === 1 ? 0 : 1]}`);
+  lines.push(`(completed: ${counts.join(', ')} the model's summary left out)`);
+  return `${text}\n${lines.join('\n')}`;
+}
