@@ -69,12 +69,8 @@ function render(facts: SessionFacts, count: number, request: Pick<SummaryRequest
   if (lastCommands) lines.push(lastCommands);
   if (refs) lines.push(refs);
   lines.push(`### Next step\n${facts.nextStep ?? 'continue with the latest request'}`);
-  if (facts.earlierSummaries.length && cap > 0) {
-    lines.push('### Earlier checkpoints');
-    for (const summary of facts.earlierSummaries.slice(-2)) {
-      lines.push(summary.split('\n').filter((l) => !l.startsWith('## ') && !l.startsWith('Stored outputs')).slice(0, cap * 3).join('\n'));
-    }
-  }
+  const earlier = earlierCheckpointLines(facts.earlierSummaries, lines, cap);
+  if (earlier.length) lines.push('### Earlier checkpoints', ...earlier);
   const commands = list(facts.commands.map((c) => `\`${c.command}\` → ${c.outcome}`), cap);
   if (commands.length) lines.push('### Commands run', ...commands);
   const errors = list(facts.errors, cap);
@@ -92,4 +88,34 @@ export function lastCommandsSection(facts: Pick<SessionFacts, 'lastCheckCommand'
   if (check) lines.push(`- ${failed?.command === check.command ? 'check, latest error' : 'check'}: \`${check.command}\` → ${check.outcome}`);
   if (failed && failed.command !== check?.command) lines.push(`- latest error from: \`${failed.command}\` → ${failed.outcome}`);
   return lines.length ? `### Last commands\n${lines.join('\n')}` : '';
+}
+
+/** Sections an earlier checkpoint carries into this one's own (files, latest error, last commands, refs). */
+const CARRIED = /^(?:### (?:Files touched|Latest error|Last commands)|- (?:changed|read|check|check, latest error|latest error from): |(?:Changed|Read): |At: |Stored outputs )/;
+
+/**
+ * What the last two earlier checkpoints said that this one does not already say: their carried
+ * sections are in this one's own, and a line it already has is not repeated (each repeat is
+ * re-sent with every request until the next compaction).
+ */
+function earlierCheckpointLines(summaries: readonly string[], already: readonly string[], cap: number): string[] {
+  if (cap <= 0) return [];
+  const seen = new Set(already.flatMap((l) => l.split('\n')));
+  const out: string[] = [];
+  for (const summary of summaries.slice(-2)) {
+    let section = '';
+    const kept: string[] = [];
+    for (const line of summary.split('\n')) {
+      if (line.startsWith('## ') || line.startsWith('[') || !line.trim()) continue;
+      if (line.startsWith('### ')) section = line;
+      if (CARRIED.test(line) || (line.startsWith('### ') && CARRIED.test(line))) continue;
+      if (/^### (?:Latest error|Last commands)/.test(section) || seen.has(line)) continue;
+      seen.add(line);
+      kept.push(line);
+    }
+    // A heading left with nothing under it goes too.
+    const body = kept.filter((l, i) => !l.startsWith('### ') || (kept[i + 1] !== undefined && !kept[i + 1].startsWith('### ')));
+    out.push(...body.slice(0, cap * 3));
+  }
+  return out;
 }

@@ -51,6 +51,25 @@ describe('local summarizer', () => {
     assert.match(text, /`npm test -- parser` → exit 1/);
   });
 
+  it('a later checkpoint carries the earlier one forward once: its files, latest error, last commands and a decision, each said once', async () => {
+    const first = await new LocalSummarizer().summarize({ messages: session(), style: 'checkpoint', maxTokens: 2000 });
+    const more = call('run_command', { command: 'git log -1' });
+    const later = await new LocalSummarizer().summarize({
+      messages: [
+        msg({ role: 'user', kind: 'summary', content: first }),
+        msg({ role: 'assistant', content: 'Checking the history.', toolCalls: [more] }),
+        msg({ role: 'tool', content: 'commit abc', toolCallId: more.id, toolName: 'run_command' }),
+      ],
+      style: 'checkpoint',
+      maxTokens: 2000,
+    });
+    const count = (text: string) => later.split(text).length - 1;
+    assert.equal(count('TypeError: Cannot read properties of undefined'), 2, later); // the latest error, and the errors seen
+    assert.equal(count('changed: src/parser.ts'), 1, later);
+    assert.equal(count('- check, latest error: `npm test -- parser`'), 1, later);
+    assert.equal(count('root cause is the missing guard'), 1, later);
+  });
+
   it('falls back to the local summary when the model fails, saying so', async () => {
     const llm = new LlmSummarizer(async () => {
       throw new Error('HTTP 529 overloaded');
