@@ -42,7 +42,7 @@ export const SETTINGS_SCHEMA = {
   'compaction.trigger': { type: 'number', default: 0.95, minimum: 0.3, maximum: 0.99, scope: 'window' },
   'compaction.block': { type: 'number', default: 0.98, minimum: 0.3, maximum: 1, scope: 'window' },
   'compaction.noteAt': { type: 'number', default: 0.8, minimum: 0.1, maximum: 1, scope: 'window' },
-  'compaction.target': { type: 'number', default: 0.5, minimum: 0.1, maximum: 0.9, scope: 'window' },
+  'compaction.target': { type: 'number', default: 0.25, minimum: 0.1, maximum: 0.9, scope: 'window' },
   'compaction.keepToolResults': { type: 'number', default: 8, minimum: 0, scope: 'window' },
   'compaction.minBatchTokens': { type: 'number', default: 2000, minimum: 0, scope: 'window' },
   'compaction.toolSummaryAfterTurns': { type: 'number', default: 12, minimum: 1, scope: 'window' },
