@@ -6,6 +6,8 @@ import { toUnits } from '../../../../src/core/compaction/units';
 import type { Message } from '../../../../src/core/model/message';
 import { policyNamed, type ReplayPolicy } from '../../../../src/core/replay/baselines';
 import { pathsOfPatch } from '../../../../src/core/replay/facts';
+import { renderHtmlReport } from '../../../../src/core/report/htmlReport';
+import { formatRuns } from '../../../../src/cli/retentionTable';
 import { replayRun } from '../../../../src/core/replay/replay';
 import { withSettings } from '../../../../src/core/settings';
 import { call, msg } from '../../../support/syntheticSession';
@@ -107,6 +109,17 @@ describe('retention of facts after compaction', function () {
     assert.ok(kinds.removedResultRefs.due > 0);
     // The system prompt travels with every request outside the conversation: never lost.
     assert.ok(!lost.some((l) => l.fact.startsWith('You are a careful')));
+  });
+
+  it('the table and the HTML report show how many commands and numbers were kept, and which were lost', async () => {
+    const report = await replay(FORGETFUL, pathsOfPatch(patch));
+    const table = formatRuns([report]);
+    assert.match(table.split('\n')[0], /commands.*numbers/);
+    const html = renderHtmlReport(report);
+    assert.match(html, /<td>commands<\/td><td>\d+<\/td><td>\d+<\/td>/);
+    const kept = /<td>numbers<\/td><td>(\d+)<\/td><td>(\d+)<\/td>/.exec(html);
+    assert.ok(kept && Number(kept[1]) < Number(kept[2]), 'fewer numbers present than due');
+    assert.ok(html.includes('<td>numbers</td><td>line 87</td>'), 'the lost number is listed with its kind');
   });
 
   it('final-change paths are n/a when the format does not record the change', async () => {
