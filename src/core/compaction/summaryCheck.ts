@@ -31,13 +31,15 @@ function hasHeading(text: string, heading: string): boolean {
   return new RegExp(`^[#*\\s-]*${escaped}\\b`, 'im').test(text);
 }
 
-function dueFacts(messages: readonly Message[]): { due: DueFacts; facts: ReturnType<typeof extractFacts> } {
+function dueFacts(messages: readonly Message[], style: SummaryRequest['style']): { due: DueFacts; facts: ReturnType<typeof extractFacts> } {
   const facts = extractFacts(messages);
   const errorLines = [facts.latestError, facts.latestErrorLocation].filter((l): l is string => Boolean(l));
   const commands = [facts.lastCheckCommand?.command, facts.latestErrorCommand?.command].filter((c): c is string => Boolean(c));
   const userText = messages.filter((m) => m.role === 'user' && m.kind === 'user').map((m) => m.content).join('\n');
   const numbers = [...new Set([...numbersIn(errorLines.join('\n')), ...numbersIn(userText)])];
-  return { due: { paths: facts.filesChanged, errorLines, commands: [...new Set(commands)], numbers, refs: facts.storedRefs }, facts };
+  // A tool digest's refs are listed by the strategy under it, not by the summary.
+  const refs = style === 'tool_digest' ? [] : facts.storedRefs;
+  return { due: { paths: facts.filesChanged, errorLines, commands: [...new Set(commands)], numbers, refs }, facts };
 }
 
 /**
@@ -49,7 +51,7 @@ function dueFacts(messages: readonly Message[]): { due: DueFacts; facts: ReturnT
  * the local summary. Digests and episode summaries are checked for the facts only.
  */
 export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'messages' | 'style' | 'focus' | 'maxTokens'>): string {
-  const { due, facts } = dueFacts(request.messages);
+  const { due, facts } = dueFacts(request.messages, request.style);
   const missing: DueFacts = { paths: [], errorLines: [], commands: [], numbers: [], refs: [] };
   let dueCount = 0;
   let missingCount = 0;

@@ -114,4 +114,11 @@ describe('local summarizer', () => {
     assert.match(text, /- check, latest error: `npm test -- parser` → exit 1/);
     assert.match(text, /\(completed: 1 command the model's summary left out\)$/);
   });
+
+  it("does not ask a model's tool digest for the refs its strategy lists under it", async () => {
+    const messages = session().map((m) => (m.role === 'tool' ? { ...m, meta: { ...m.meta, offloadRef: 'r0mwx2jn4o915ca69b78ca' } } : m));
+    const digest = 'Read src/parser.ts; `npm test -- parser` failed with TypeError: Cannot read properties of undefined; edited src/parser.ts.';
+    const text = await new LlmSummarizer(async () => digest, 'cheap-model').summarize({ messages, style: 'tool_digest', maxTokens: 300 });
+    assert.equal(text, digest);
+  });
 });
