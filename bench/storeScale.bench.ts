@@ -10,7 +10,7 @@ import { execFileSync, fork } from 'child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { cpus, tmpdir, totalmem } from 'os';
 import { join, resolve } from 'path';
-import { nodeWriteFs, type WriteFs } from '../src/node/store/atomicFile';
+import { nodeWriteFs, type WriteFs } from '../src/node/store/files/atomicFile';
 import type { SessionStore } from '../src/core/ports/sessionStore';
 import { openStore } from '../src/node/store';
 
