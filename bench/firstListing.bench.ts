@@ -13,7 +13,7 @@ import { cpSync, mkdirSync, mkdtempSync, promises as fsp, readdirSync, rmSync, s
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 import type { SessionStore } from '../src/core/ports/sessionStore';
-import { nodeWriteFs, type WriteFs } from '../src/node/store/atomicFile';
+import { nodeWriteFs, type WriteFs } from '../src/node/store/files/atomicFile';
 import { openStore } from '../src/node/store';
 import { measureBlocking } from '../test/support/eventLoopBlocks';
 

@@ -9,8 +9,8 @@
 import { execFileSync, fork } from 'child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { cpus, tmpdir, totalmem } from 'os';
-import { join, resolve } from 'path';
-import { nodeWriteFs, type WriteFs } from '../src/node/store/atomicFile';
+import { dirname, join, posix, resolve } from 'path';
+import { nodeWriteFs, type WriteFs } from '../src/node/store/files/atomicFile';
 import type { SessionStore } from '../src/core/ports/sessionStore';
 import { openStore } from '../src/node/store';
 
@@ -21,15 +21,20 @@ const MB = 1024 * 1024;
 /** Saves without fsync while building the data: the bench measures reads. */
 const quickFs: WriteFs = { ...nodeWriteFs, writeFileSynced: async (path, data) => writeFileSync(path, data), syncDirectory: async () => undefined };
 
-/** The previous store's files from `main`, with imports pointing back into this tree. */
+/** The previous store's files from `main` (its folders kept), with imports leaving the store pointing back into this tree. */
 function buildOldStore(): string {
   rmSync(OLD_DIR, { recursive: true, force: true });
-  mkdirSync(OLD_DIR, { recursive: true });
-  const files = execFileSync('git', ['ls-tree', '--name-only', 'main', 'src/node/store/'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.ts'));
+  const STORE = 'src/node/store/';
+  const files = execFileSync('git', ['ls-tree', '-r', '--name-only', 'main', STORE], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.ts'));
   for (const file of files) {
     const source = execFileSync('git', ['show', `main:${file}`], { cwd: ROOT, encoding: 'utf8' });
-    const rewired = source.replace(/from '\.\.\/([^']+)'/g, (_, path: string) => `from '${join(ROOT, 'src', 'core', path)}'`);
-    writeFileSync(join(OLD_DIR, file.split('/').pop()!), rewired);
+    const rewired = source.replace(/(from |import )'(\.{1,2}\/[^']+)'/g, (whole, keyword: string, spec: string) => {
+      const target = posix.join(posix.dirname(file), spec);
+      return target.startsWith(STORE) ? whole : `${keyword}'${join(ROOT, target)}'`;
+    });
+    const copy = join(OLD_DIR, file.slice(STORE.length));
+    mkdirSync(dirname(copy), { recursive: true });
+    writeFileSync(copy, rewired);
   }
   return join(OLD_DIR, 'index.ts');
 }

@@ -88,7 +88,7 @@ export function* buildRankTable(file: Uint8Array): Generator<void, LoadedRanks> 
   const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
   if (String.fromCharCode(file[0], file[1], file[2], file[3]) !== 'TKR1') throw new Error('not a Tally rank file (bad header)');
   const patternLength = view.getUint32(4, true);
-  const pattern = Buffer.from(file.buffer, file.byteOffset + 8, patternLength).toString('utf8');
+  const pattern = new TextDecoder('utf-8').decode(file.subarray(8, 8 + patternLength));
   let at = 8 + patternLength;
   const count = view.getUint32(at, true);
   at += 4;

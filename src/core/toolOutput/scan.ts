@@ -1,6 +1,7 @@
 import { nextTurn } from '../nextTurn';
 import type { Sha256 } from '../ports/sha256';
 import { looksBinary } from './binary';
+import { utf8ByteLength, utf8Encode, utf8EncodeInto } from './utf8Bytes';
 
 let newSha256: (() => Sha256) | undefined;
 
@@ -25,17 +26,13 @@ export const SCAN_SLICE_BYTES = 4 * 1024 * 1024;
 /** What the recorder needs to know about a tool's output before deciding how to keep it. */
 export interface OutputScan {
   /** The output as bytes (a view of the caller's bytes when it gave bytes, never a copy). */
-  bytes: Buffer;
+  bytes: Uint8Array;
   byteSize: number;
   /** Lines as an editor counts them: a final newline does not start another line. */
   lineCount: number;
   sha256: string;
   invalidUtf8: boolean;
   binary: boolean;
-}
-
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** Where to end a slice of `text` near `end` without splitting a surrogate pair. */
@@ -46,28 +43,28 @@ function charSafeEnd(text: string, end: number): number {
 }
 
 /** UTF-8 bytes of a (possibly huge) string, encoded slice by slice between event-loop turns. */
-export async function encodeUtf8(text: string): Promise<Buffer> {
-  if (text.length <= SCAN_SLICE_BYTES) return Buffer.from(text, 'utf8');
+export async function encodeUtf8(text: string): Promise<Uint8Array> {
+  if (text.length <= SCAN_SLICE_BYTES) return utf8Encode(text);
   const cuts: number[] = [0];
   let size = 0;
   for (let start = 0; start < text.length; ) {
     const end = charSafeEnd(text, start + SCAN_SLICE_BYTES);
-    size += Buffer.byteLength(text.slice(start, end), 'utf8');
+    size += utf8ByteLength(text.slice(start, end));
     cuts.push(end);
     start = end;
     await nextTurn();
   }
-  const bytes = Buffer.allocUnsafe(size);
+  const bytes = new Uint8Array(size);
   let at = 0;
   for (let i = 1; i < cuts.length; i++) {
-    at += bytes.write(text.slice(cuts[i - 1], cuts[i]), at, 'utf8');
+    at += utf8EncodeInto(text.slice(cuts[i - 1], cuts[i]), bytes, at);
     await nextTurn();
   }
   return bytes;
 }
 
 /** Index in `bytes` at or before `end` that does not fall inside a UTF-8 sequence. */
-function utf8SafeEnd(bytes: Buffer, start: number, end: number): number {
+function utf8SafeEnd(bytes: Uint8Array, start: number, end: number): number {
   if (end >= bytes.length) return bytes.length;
   let cut = end;
   while (cut > start && end - cut < 4 && (bytes[cut] & 0xc0) === 0x80) cut--;
@@ -79,7 +76,7 @@ function utf8SafeEnd(bytes: Buffer, start: number, end: number): number {
  * so a 100 MB output never holds the extension host's thread for long.
  */
 export async function scanOutput(output: string | Uint8Array): Promise<OutputScan> {
-  const bytes = typeof output === 'string' ? await encodeUtf8(output) : asBuffer(output);
+  const bytes = typeof output === 'string' ? await encodeUtf8(output) : output;
   if (!newSha256) throw new Error('tool output cannot be hashed: no SHA-256 is installed (useSha256)');
   const hash = newSha256();
   let newlines = 0;

@@ -1,4 +1,5 @@
 import type { TruncationInfo } from '../model/message';
+import { utf8ByteLength, utf8Decode, utf8Encode } from './utf8Bytes';
 
 export interface TruncationLimits {
   maxLines: number;
@@ -35,11 +36,11 @@ function countLines(text: string): number {
 export function utf8Prefix(text: string, maxBytes: number): string {
   if (maxBytes <= 0) return '';
   let candidate = text.length > maxBytes ? text.slice(0, maxBytes) : text;
-  if (Buffer.byteLength(candidate) <= maxBytes) return candidate;
-  const bytes = Buffer.from(candidate);
+  if (utf8ByteLength(candidate) <= maxBytes) return candidate;
+  const bytes = utf8Encode(candidate);
   let cut = maxBytes;
   while (cut > 0 && (bytes[cut] & 0xc0) === 0x80) cut--; // back to a character's first byte
-  candidate = bytes.subarray(0, cut).toString('utf8');
+  candidate = utf8Decode(bytes.subarray(0, cut));
   return candidate.endsWith('\uFFFD') && !text.startsWith(candidate) ? candidate.slice(0, -1) : candidate;
 }
 
@@ -47,11 +48,11 @@ export function utf8Prefix(text: string, maxBytes: number): string {
 export function utf8Suffix(text: string, maxBytes: number): string {
   if (maxBytes <= 0) return '';
   let candidate = text.length > maxBytes ? text.slice(text.length - maxBytes) : text;
-  if (Buffer.byteLength(candidate) <= maxBytes) return candidate;
-  const bytes = Buffer.from(candidate);
+  if (utf8ByteLength(candidate) <= maxBytes) return candidate;
+  const bytes = utf8Encode(candidate);
   let start = bytes.length - maxBytes;
   while (start < bytes.length && (bytes[start] & 0xc0) === 0x80) start++;
-  candidate = bytes.subarray(start).toString('utf8');
+  candidate = utf8Decode(bytes.subarray(start));
   return candidate.startsWith('\uFFFD') && !text.endsWith(candidate) ? candidate.slice(1) : candidate;
 }
 
@@ -79,7 +80,7 @@ function beforeLastLines(text: string, n: number): number {
 
 /** The marker that stands where lines and bytes were left out. */
 function marked(head: string, tail: string, totalLines: number, totalBytes: number, invalidUtf8: boolean): Truncated {
-  const keptBytes = Buffer.byteLength(head) + Buffer.byteLength(tail);
+  const keptBytes = utf8ByteLength(head) + utf8ByteLength(tail);
   const keptLines = countLines(head) + countLines(tail);
   const omittedLines = Math.max(0, totalLines - keptLines);
   const omittedBytes = Math.max(0, totalBytes - keptBytes);
@@ -109,7 +110,7 @@ function halves(limits: TruncationLimits) {
  */
 export function truncateOutput(output: string | Uint8Array, limits: TruncationLimits): Truncated {
   const { text, invalidUtf8 } = decodeOutput(output);
-  const totalBytes = typeof output === 'string' ? Buffer.byteLength(text) : output.length;
+  const totalBytes = typeof output === 'string' ? utf8ByteLength(text) : output.length;
   const totalLines = countLines(text);
   if (totalLines <= limits.maxLines && totalBytes <= limits.maxBytes) return { text, invalidUtf8 };
 
@@ -132,7 +133,7 @@ export const WHOLE_DECODE_MAX_BYTES = 1024 * 1024;
 
 /** An output already measured by scanOutput: its bytes, size, line count and UTF-8 validity. */
 export interface MeasuredOutput {
-  bytes: Buffer;
+  bytes: Uint8Array;
   byteSize: number;
   lineCount: number;
   invalidUtf8: boolean;
@@ -148,8 +149,8 @@ export function truncateMeasured(output: MeasuredOutput, limits: TruncationLimit
   if (output.byteSize <= WHOLE_DECODE_MAX_BYTES || output.byteSize <= 2 * window + limits.maxBytes) {
     return truncateOutput(output.bytes, limits);
   }
-  const headText = output.bytes.subarray(0, window).toString('utf8');
-  const tailText = output.bytes.subarray(output.byteSize - window).toString('utf8');
+  const headText = utf8Decode(output.bytes.subarray(0, window));
+  const tailText = utf8Decode(output.bytes.subarray(output.byteSize - window));
   let head: string;
   let tail: string;
   if (output.lineCount <= limits.maxLines) {

@@ -1,9 +1,9 @@
 import { promises as fsp } from 'fs';
 import { join } from 'path';
-import type { StoreMode } from './flusher';
+import type { StoreMode } from './files/flusher';
 import { SqlJsStore, type StoreOptions } from './sqlJsStore';
-import { sqlRuntime } from './sqlRuntime';
-import { errorCode, errorText, NOT_WRITABLE } from './storeErrors';
+import { sqlRuntime } from './sql/sqlRuntime';
+import { errorCode, errorText, NOT_WRITABLE } from './files/storeErrors';
 import type { StoreProblem } from '../../core/ports/sessionStore';
 
 /**

@@ -1,41 +1,40 @@
 /**
  * Tally's store on sql.js: a facade over its parts (see docs/ARCHITECTURE.md, "Storage layout").
- *   layout.ts          where each file lives
- *   openDatabases.ts   files opened for reading: checked once, bounded, damaged ones set aside
- *   ownFiles.ts        this window's own files in memory; flusher.ts saves them, with retries
- *   sessionRows.ts     session rows and their recovery; sessionIndex.ts the session list
- *   sessionRecords.ts  transcript, snapshots, compaction events, turn usage
- *   blobStore.ts       offloaded results and their parts
- *   closedWriters.ts   merging the files of closed windows; cleanup.ts leftovers of crashed ones
+ *   files/     where each file lives, opening, checking, saving with retries, heartbeats, leftovers
+ *   sql/       the sql.js runtime, connections, schema, prepared statements
+ *   segments/  transcript, snapshots, compaction events and usage records in a session's segments
+ *   index/     session rows and their recovery, and the session list
+ *   blobs/     offloaded results and their parts
+ *   merge/     merging the files of closed windows
  * Every store instance ("writer", one per VS Code window) writes only files named with its own id,
  * so two windows never overwrite each other; reads merge every writer's files.
  */
 import { randomBytes } from 'crypto';
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Message } from '../../core/model/message';
-import { nodeWriteFs, withoutSync, type WriteFs } from './atomicFile';
-import { BlobStore } from './blobStore';
-import { CheckedFiles } from './checkedFiles';
-import { cleanLeftovers, cleanSessionLeftovers } from './cleanup';
-import { ClosedWriterMerge } from './closedWriters';
-import { DatabaseBudget } from './databaseBudget';
-import { Flusher, type StoreMode } from './flusher';
-import { SEGMENT_FILE, StoreLayout } from './layout';
-import { OpenDatabases } from './openDatabases';
-import { OwnFiles } from './ownFiles';
-import { StoreProblems } from './problems';
-import { errorText } from './storeErrors';
-import { SealedLists, segmentLists } from './sealedLists';
-import { SessionIndex } from './sessionIndex';
-import { SessionRecords } from './sessionRecords';
-import { UsageRecords } from './usageRecords';
-import { SessionRows } from './sessionRows';
-import { segmentFacts, SegmentSummaries } from './segmentSummaries';
+import { nodeWriteFs, withoutSync, type WriteFs } from './files/atomicFile';
+import { ResultBlobs } from './blobs/resultBlobs';
+import { CheckedFiles } from './files/checkedFiles';
+import { cleanLeftovers, cleanSessionLeftovers } from './files/crashLeftovers';
+import { ClosedWriterMerge } from './merge/closedWriterMerge';
+import { DatabaseBudget } from './files/databaseBudget';
+import { Flusher, type StoreMode } from './files/flusher';
+import { SEGMENT_FILE, StoreLayout } from './files/storeLayout';
+import { OpenDatabases } from './files/openDatabases';
+import { OwnFiles } from './files/ownFiles';
+import { StoreProblems } from './files/storeProblems';
+import { errorText } from './files/storeErrors';
+import { SealedLists, segmentLists } from './segments/sealedLists';
+import { SessionIndex } from './index/sessionIndex';
+import { TranscriptRecords } from './segments/transcriptRecords';
+import { UsageRecords } from './segments/usageRecords';
+import { SessionInfoFiles } from './index/sessionInfoFiles';
+import { segmentFacts, SegmentSummaries } from './segments/segmentSummaries';
 import type { StoreParts } from './storeParts';
 import type { RecentTranscript, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, ToolCallIndex } from '../../core/ports/sessionStore';
 import type { BlobInfo, BlobSlice } from '../../core/ports/blobStore';
 import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
-import { liveWriters, WriterHeartbeat } from './writerLiveness';
+import { liveWriters, WriterHeartbeat } from './files/writerLiveness';
 
 export interface StoreOptions {
   wasmPath?: string;
@@ -71,10 +70,10 @@ export class SqlJsStore implements SessionStore {
   private readonly problemSink: StoreProblems;
   private readonly heartbeat: WriterHeartbeat;
   private readonly index: SessionIndex;
-  private readonly sessions: SessionRows;
-  private readonly records: SessionRecords;
+  private readonly sessions: SessionInfoFiles;
+  private readonly records: TranscriptRecords;
   private readonly usage: UsageRecords;
-  private readonly blobs: BlobStore;
+  private readonly blobs: ResultBlobs;
   private readonly closedWriters: ClosedWriterMerge;
   private writeSeq = 0;
   private indexMerge?: Promise<void>;
@@ -102,11 +101,11 @@ export class SqlJsStore implements SessionStore {
     this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, summaries, sealedLists: new SealedLists(), now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
-    this.records = new SessionRecords(this.parts);
+    this.records = new TranscriptRecords(this.parts);
     this.usage = new UsageRecords(this.parts);
     this.closedWriters = new ClosedWriterMerge(this.parts);
-    this.sessions = new SessionRows(this.parts, this.index, (id) => this.loadTranscript(id));
-    this.blobs = new BlobStore(this.parts, fs, this.mode);
+    this.sessions = new SessionInfoFiles(this.parts, this.index, (id) => this.loadTranscript(id));
+    this.blobs = new ResultBlobs(this.parts, fs, this.mode);
   }
 
   get problems(): readonly StoreProblem[] {
@@ -216,7 +215,7 @@ export class SqlJsStore implements SessionStore {
 
   /**
    * A read of a session's files. Loading a session starts the merge of closed windows' files in
-   * the background (`merge`); no read waits for it (see closedWriters.ts).
+   * the background (`merge`); no read waits for it (see merge/closedWriterMerge.ts).
    */
   private read<T>(sessionId: string, run: () => Promise<T>, merge = false): Promise<T> {
     if (merge) this.closedWriters.start(sessionId);

@@ -1,13 +1,13 @@
 import { promises as fsp } from 'fs';
 import { join } from 'path';
 import type { Database, SqlJsStatic } from 'sql.js';
-import type { Flusher } from './flusher';
-import type { StoreLayout } from './layout';
-import type { OpenDatabases } from './openDatabases';
-import type { OwnFiles } from './ownFiles';
-import type { StoreProblems } from './problems';
-import type { SealedLists } from './sealedLists';
-import type { SegmentSummaries } from './segmentSummaries';
+import type { Flusher } from './files/flusher';
+import type { StoreLayout } from './files/storeLayout';
+import type { OpenDatabases } from './files/openDatabases';
+import type { OwnFiles } from './files/ownFiles';
+import type { StoreProblems } from './files/storeProblems';
+import type { SealedLists } from './segments/sealedLists';
+import type { SegmentSummaries } from './segments/segmentSummaries';
 
 /** What the parts of a store share: where files are, how they are opened, saved and reported. */
 export interface StoreParts {

@@ -11,7 +11,7 @@ import { ContextSession } from '../../../../src/core/session/contextSession';
 import { validateHistory } from '../../../../src/core/history/normalize';
 import type { ToolDefinition } from '../../../../src/core/model/tool';
 import { openStore } from '../../../../src/node/store';
-import { BLOB_PART_BYTES } from '../../../../src/node/store/blobFiles';
+import { BLOB_PART_BYTES } from '../../../../src/node/store/blobs/blobFiles';
 import type { SessionStore } from '../../../../src/core/ports/sessionStore';
 import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';
 import { createOpenAIProvider } from '../../../../src/core/providers/openai';

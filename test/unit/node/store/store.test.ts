@@ -3,13 +3,13 @@ import { fork } from 'child_process';
 import { createHash, randomBytes } from 'crypto';
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'fs';
 import { basename, join } from 'path';
-import { nodeWriteFs, type WriteFs } from '../../../../src/node/store/atomicFile';
+import { nodeWriteFs, type WriteFs } from '../../../../src/node/store/files/atomicFile';
 import type { SqlJsStore } from '../../../../src/node/store';
 import type { StoreProblem } from '../../../../src/core/ports/sessionStore';
 import { storeFolderPerTest } from './fixtures/storeFolder';
-import { BLOB_PART_BYTES } from '../../../../src/node/store/blobFiles';
-import { MAX_PROBLEMS } from '../../../../src/node/store/problems';
-import { sqlRuntime } from '../../../../src/node/store/sqlRuntime';
+import { BLOB_PART_BYTES } from '../../../../src/node/store/blobs/blobFiles';
+import { MAX_PROBLEMS } from '../../../../src/node/store/files/storeProblems';
+import { sqlRuntime } from '../../../../src/node/store/sql/sqlRuntime';
 import type { Message } from '../../../../src/core/model/message';
 import { BLOB_BYTES, type Ack } from './fixtures/appender';
 

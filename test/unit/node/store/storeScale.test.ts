@@ -3,10 +3,10 @@ import { createHash } from 'crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import type { Database } from 'sql.js';
-import { nodeWriteFs, type WriteFs } from '../../../../src/node/store/atomicFile';
+import { nodeWriteFs, type WriteFs } from '../../../../src/node/store/files/atomicFile';
 import type { StoreOptions } from '../../../../src/node/store';
 import { storeFolderPerTest } from './fixtures/storeFolder';
-import { sqlRuntime } from '../../../../src/node/store/sqlRuntime';
+import { sqlRuntime } from '../../../../src/node/store/sql/sqlRuntime';
 import { StoreOpener } from '../../../../src/node/store/storeOpener';
 import type { Message } from '../../../../src/core/model/message';
 

@@ -1,0 +1,205 @@
+import type { RequestItem } from '../../../core/model/records';
+import { encodeRequestItems, type StoredRequestItems, applyItemsDelta } from '../../../core/model/requestItemsDelta';
+import type { TurnUsageRecord } from '../../../core/model/records';
+import { requestIndexSpan } from './segmentSummaries';
+import { collectRecords, collectSegmentList, eachSegment } from './segmentReads';
+import { FIGURES_BODY, ITEMS_KEY } from './sealedLists';
+import { rows } from '../sql/connection';
+import { runPrepared, textBytes } from '../sql/preparedStatements';
+import { ownDb, type StoreParts } from '../storeParts';
+
+/**
+ * A session's usage records, one per request: its figures, and its item list stored as the change
+ * from the previous request's list (a full list now and then). Every writer's files are merged on
+ * read; a single request's list is read without the others.
+ */
+export class UsageRecords {
+  /** The last item list written per session: the next usage record is stored as a change of it. */
+  private readonly lastItems = new Map<string, { id: string; items: readonly RequestItem[]; changedSinceFull: number }>();
+
+  constructor(private readonly parts: StoreParts) {}
+
+  async addTurnUsage(record: TurnUsageRecord): Promise<void> {
+    // A window's first record of a session is a change of the last one stored (by any window), not a full list.
+    const last = this.lastItems.get(record.sessionId) ?? (await this.storedBase(record.sessionId, record.requestIndex));
+    const db = await ownDb(this.parts, this.parts.own.segmentPath(record.sessionId));
+    // A full list is written once the changes since the last one add up to a list's size, so full
+    // lists cost no more than the changes do and a list never rests on a long chain of changes.
+    const stored = encodeRequestItems(record.items, last && last.changedSinceFull < record.items.length ? last : undefined);
+    const { items: _items, ...rest } = record;
+    runPrepared(db, 'INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, CAST(? AS TEXT))', [record.id, record.sessionId, record.requestIndex, record.createdAt, textBytes(JSON.stringify({ ...rest, storedItems: stored }))]);
+    this.lastItems.delete(record.sessionId);
+    if (this.lastItems.size >= REMEMBERED_SESSIONS) this.lastItems.delete(this.lastItems.keys().next().value!);
+    const changed = 'full' in stored ? 0 : (last?.changedSinceFull ?? 0) + stored.added.length + stored.removed.length;
+    this.lastItems.set(record.sessionId, { id: record.id, items: record.items, changedSinceFull: changed });
+  }
+
+  async listTurnUsage(sessionId: string, options: { items?: boolean } = {}): Promise<TurnUsageRecord[]> {
+    const order = (a: StoredTurnUsage, b: StoredTurnUsage) => a.requestIndex - b.requestIndex || a.createdAt - b.createdAt;
+    if (options.items === false) {
+      // A row's item list is written last in its body (`,"storedItems":…}`) and is most of it: the
+      // figures alone are cut out in SQL, so the list is neither decoded nor parsed.
+      const figures = await collectSegmentList<StoredTurnUsage>(this.parts, sessionId, 'usageFigures', order);
+      return figures.map(({ storedItems: _stored, items: _items, ...rest }) => ({ ...rest, items: [] }));
+    }
+    const stored = await collectRecords<StoredTurnUsage>(this.parts, sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', order);
+    return rebuildItemLists(stored);
+  }
+
+  /**
+   * One request's usage record with its item list, reading only the rows that list is built from:
+   * the segments are visited newest first, each gives its rows up to the request (the base of each
+   * cut out in SQL), and the visit stops once the chain from the request back to a full list is
+   * complete. Only that chain's bodies are parsed. Undefined when no such request is stored.
+   */
+  async turnUsageAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
+    const chain = await this.storedChainAt(sessionId, requestIndex);
+    return chain && rebuildItemLists(chain).pop();
+  }
+
+  /**
+   * The item list the session's records left off with before `requestIndex` (the latest stored
+   * record's), what the next record is stored as a change of, and the changes since its full list.
+   */
+  private async storedBase(sessionId: string, requestIndex: number): Promise<{ id: string; items: readonly RequestItem[]; changedSinceFull: number } | undefined> {
+    const latest = Math.min((await this.nextRequestIndex(sessionId)) - 1, requestIndex - 1);
+    const chain = latest < 0 ? undefined : await this.storedChainAt(sessionId, latest);
+    const record = chain && rebuildItemLists(chain).pop();
+    if (!chain || !record) return undefined;
+    const changedSinceFull = chain.reduce((n, row) => (row.storedItems && 'base' in row.storedItems ? n + row.storedItems.added.length + row.storedItems.removed.length : 0), 0);
+    return { id: record.id, items: record.items, changedSinceFull };
+  }
+
+  /** The stored rows of request `requestIndex`'s record and the records its list rests on, oldest first; the record last. */
+  private async storedChainAt(sessionId: string, requestIndex: number): Promise<StoredTurnUsage[] | undefined> {
+    const found = new Map<string, { index: number; createdAt: number; base?: string; body: string }>();
+    const linkSql = `SELECT id, request_index, created_at, body, CASE WHEN instr(body, '${BASE_KEY}') > 0 THEN substr(body, instr(body, '${BASE_KEY}') + ${BASE_KEY.length}, 80) END AS base FROM turn_usage WHERE session_id = ? AND request_index <= ?`;
+    // The same record a list in request order finds first: the earliest of its index.
+    const target = () => {
+      let first: string | undefined;
+      for (const [id, row] of found) if (row.index === requestIndex && (first === undefined || row.createdAt < found.get(first)!.createdAt)) first = id;
+      return first;
+    };
+    const chainOf = (from: string | undefined) => {
+      const chain = new Set<string>();
+      for (let at = from; at !== undefined && !chain.has(at) && found.has(at); at = found.get(at)!.base) chain.add(at);
+      return chain;
+    };
+    let complete = false;
+    await eachSegment(this.parts, sessionId, {
+      newestFirst: true,
+      newestBy: (facts) => facts.maxRequestIndex,
+      done: () => complete,
+      fromFacts: (facts) => facts.maxRequestIndex < 0 || (facts.minRequestIndex !== undefined && facts.minRequestIndex > requestIndex),
+      fromRows: (db) => {
+        for (const r of rows(db, linkSql, [sessionId, requestIndex])) {
+          const base = r.base === null ? undefined : String(r.base);
+          found.set(String(r.id), { index: Number(r.request_index), createdAt: Number(r.created_at), base: base?.slice(0, base.indexOf('"')), body: String(r.body) });
+        }
+        const chain = [...chainOf(target())];
+        complete = chain.length > 0 && found.get(chain[chain.length - 1])!.base === undefined;
+      },
+    });
+    const first = target();
+    if (first === undefined) return undefined;
+    const stored: StoredTurnUsage[] = [];
+    for (const id of chainOf(first)) {
+      try {
+        stored.push(JSON.parse(found.get(id)!.body) as StoredTurnUsage);
+      } catch {
+        // an unreadable row: the list that rests on it cannot be rebuilt
+      }
+    }
+    return stored[0]?.id === first ? stored.reverse() : undefined;
+  }
+
+  /**
+   * One request's figures without its item list (left empty): only the segments whose request
+   * indexes span it are opened, and no list is read. The first stored, if two share the index.
+   */
+  async figuresAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
+    let first: StoredTurnUsage | undefined;
+    await eachSegment(this.parts, sessionId, {
+      keepOpen: true, // the newest segments: the chat reads them next
+      fromFacts: (facts) => facts.maxRequestIndex < requestIndex || (facts.minRequestIndex !== undefined && facts.minRequestIndex > requestIndex),
+      fromRows: (db) => {
+        for (const r of rows(db, `SELECT ${FIGURES_BODY} AS body FROM turn_usage WHERE session_id = ? AND request_index = ?`, [sessionId, requestIndex])) {
+          try {
+            const found = JSON.parse(String(r.body)) as StoredTurnUsage;
+            if (!first || found.createdAt < first.createdAt) first = found;
+          } catch {
+            // an unreadable row
+          }
+        }
+      },
+    });
+    if (!first) return undefined;
+    const { storedItems: _stored, items: _items, ...rest } = first;
+    return { ...rest, items: [] };
+  }
+
+  /** One past the highest request index recorded (0 when none), without reading the usage rows. */
+  async nextRequestIndex(sessionId: string): Promise<number> {
+    let highest = -1;
+    await eachSegment(this.parts, sessionId, {
+      fromFacts: (facts) => {
+        highest = Math.max(highest, facts.maxRequestIndex);
+        return true;
+      },
+      fromRows: (db) => {
+        highest = Math.max(highest, requestIndexSpan(db, sessionId).last);
+      },
+    });
+    return highest + 1;
+  }
+}
+
+/** A usage row as stored: its item list in full or as a change (older rows carry `items`). */
+type StoredTurnUsage = Omit<TurnUsageRecord, 'items'> & { items?: RequestItem[]; storedItems?: StoredRequestItems };
+
+const REMEMBERED_SESSIONS = 16;
+/** Where a usage body's item list stored as a change names its base record. */
+const BASE_KEY = `${ITEMS_KEY}{"base":"`;
+
+/** Turns stored rows back into records with their whole item lists. A row whose base is lost gets an empty list. */
+export function rebuildItemLists(stored: readonly StoredTurnUsage[]): TurnUsageRecord[] {
+  const byId = new Map(stored.map((row) => [row.id, row]));
+  const rebuilt = new Map<string, RequestItem[]>();
+  const unrecoverable = new Set<string>();
+  const itemsOf = (row: StoredTurnUsage): RequestItem[] => {
+    // Walk back to the nearest row whose list is known, then forward again (no recursion: chains can be long).
+    const chain: StoredTurnUsage[] = [];
+    let at: StoredTurnUsage | undefined = row;
+    let items: RequestItem[] = [];
+    let lost = false;
+    while (at) {
+      const known = rebuilt.get(at.id);
+      if (known) {
+        items = known;
+        lost = unrecoverable.has(at.id);
+        break;
+      }
+      const ownList = at.items ?? (at.storedItems && 'full' in at.storedItems ? at.storedItems.full : undefined);
+      if (ownList) {
+        items = ownList;
+        rebuilt.set(at.id, items);
+        break;
+      }
+      chain.push(at);
+      const baseId: string | undefined = at.storedItems && !('full' in at.storedItems) ? at.storedItems.base : undefined;
+      at = baseId !== undefined && chain.length <= stored.length ? byId.get(baseId) : undefined;
+      lost = !at; // the base is gone (a damaged file set aside): these lists cannot be rebuilt
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const change = chain[i].storedItems;
+      if (!lost && change && !('full' in change)) items = applyItemsDelta(items, change.removed, change.added);
+      rebuilt.set(chain[i].id, lost ? [] : items);
+      if (lost) unrecoverable.add(chain[i].id);
+    }
+    return lost ? [] : items;
+  };
+  return stored.map((row) => {
+    const { storedItems: _stored, items: _items, ...rest } = row;
+    return { ...rest, items: itemsOf(row) };
+  });
+}

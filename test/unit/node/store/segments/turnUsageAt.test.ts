@@ -1,0 +1,75 @@
+import { strict as assert } from 'assert';
+import { readdirSync } from 'fs';
+import { join } from 'path';
+import type { RequestItem, TurnUsageRecord } from '../../../../../src/core/model/records';
+import { segmentsReadDuring } from '../fixtures/filesRead';
+import { parsesDuring } from '../fixtures/jsonParses';
+import { storeFolderPerTest } from '../fixtures/storeFolder';
+
+const SESSION = 'sturn';
+const item = (id: string, tokens: number, badges: RequestItem['badges'] = []): RequestItem => ({ messageId: id, role: 'tool', kind: 'tool_result', tokens, badges, preview: `output of ${id}` });
+
+function usage(index: number, items: RequestItem[], createdAt = index): TurnUsageRecord {
+  return {
+    id: `u${index}-${createdAt}`, sessionId: SESSION, requestIndex: index, createdAt, model: 'm', contextWindow: 200_000, maxOutputTokens: 8_000,
+    components: { system: 1, skills: 0, tools: 0, messages: 0, toolResults: items.length, summaries: 0 }, estimatedInputTokens: items.length, items,
+  };
+}
+
+describe('one request’s usage record, read alone', function () {
+  this.timeout(120_000);
+  const stores = storeFolderPerTest('tally-turn-at-');
+
+  it('gives the same record and item list as the whole list, across segments and windows, reading only its chain', async () => {
+    const folder = stores.folder();
+    const first = await stores.openStore(folder, { debounceMs: 1e9, segmentMaxBytes: 8 * 1024 });
+    await first.createSession({ id: SESSION, title: 'turns' });
+    let items: RequestItem[] = [];
+    for (let i = 0; i < 120; i++) {
+      items = [...items, item(`a${i}`, 40), item(`t${i}`, 400)];
+      if (i % 30 === 29) items = items.slice(-6); // a compaction: most of the list goes, a full list is stored
+      if (i % 20 === 19) items = items.map((it, at) => (at === 1 ? item(it.messageId, 12, ['archived']) : it));
+      await first.addTurnUsage(usage(i, items));
+      if (i % 10 === 9) await first.flush();
+    }
+    await first.close();
+    // A second window goes on from there: its first record is a full list.
+    const second = await stores.openStore(folder, { debounceMs: 1e9 });
+    for (let i = 120; i < 140; i++) {
+      items = [...items, item(`b${i}`, 50)];
+      await second.addTurnUsage(usage(i, items));
+    }
+    await second.close();
+
+    const store = await stores.openStore(folder, { debounceMs: 1e9 });
+    const whole = await store.listTurnUsage(SESSION);
+    assert.equal(whole.length, 140);
+    for (const expected of whole) {
+      const { result: one, parsed } = await parsesDuring(() => store.turnUsageAt(SESSION, expected.requestIndex), '"requestIndex"');
+      assert.deepEqual(one, expected, `request ${expected.requestIndex}`);
+      // Back to the last compaction (a full list) at most, never the requests after it.
+      const sinceFull = expected.requestIndex >= 120 ? expected.requestIndex - 120 : expected.requestIndex % 30;
+      assert.ok(parsed <= sinceFull + 2, `request ${expected.requestIndex}: ${parsed} bodies parsed`);
+    }
+    assert.equal(await store.turnUsageAt(SESSION, 140), undefined, 'no such request');
+
+    // A later window, with every segment's facts recorded: a recent request opens the newest segments only.
+    await store.close();
+    const later = await stores.openStore(folder, { debounceMs: 1e9 });
+    const segments = readdirSync(join(folder, 'sessions', SESSION)).filter((n) => /\.seg\d+\.sqlite$/.test(n)).length;
+    const { result, read } = await segmentsReadDuring(() => later.turnUsageAt(SESSION, 100));
+    assert.deepEqual(result, whole[100]);
+    assert.ok(segments >= 10 && read.length <= 4, `read ${read.length} of ${segments} segments`);
+  });
+
+  it('an index stored twice (two windows) gives the first stored, as the list does', async () => {
+    const folder = stores.folder();
+    const store = await stores.openStore(folder, { debounceMs: 1e9 });
+    await store.createSession({ id: SESSION, title: 'twice' });
+    await store.addTurnUsage(usage(0, [item('a', 1)], 10));
+    await store.addTurnUsage(usage(0, [item('a', 1), item('b', 2)], 5));
+    const listed = (await store.listTurnUsage(SESSION)).find((u) => u.requestIndex === 0);
+    assert.deepEqual(await store.turnUsageAt(SESSION, 0), listed);
+    assert.equal(listed?.createdAt, 5);
+  });
+});
