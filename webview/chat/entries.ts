@@ -46,7 +46,7 @@ function thinkingBlock(id: string, thinking: ChatThinking, actions: EntryActions
   const size = thinking.tokens !== undefined ? `${tokens(thinking.tokens)} tokens` : undefined;
   const redacted = thinking.redacted ? `${thinking.redacted} redacted block${thinking.redacted === 1 ? '' : 's'}` : undefined;
   const label = thinking.streaming ? 'Thinking…' : 'Thinking';
-  const summary = [h('span', { class: 'thinking-label', text: label }), ...[size, redacted].filter(Boolean).map((text) => h('span', { class: 'thinking-size', text: `· ${text}` }))];
+  const summary = [h('span', { class: 'thinking-label', text: label }), ...[size, redacted].filter(Boolean).map((text) => h('span', { class: 'thinking-size', text: ` · ${text}` }))];
   const body = [
     thinking.text ? h('div', { class: 'thinking-text', text: thinking.text }) : null,
     thinking.redacted ? h('p', { class: 'thinking-redacted', text: 'Part of the thinking came encrypted: it is sent back to the model as it came but cannot be shown.' }) : null,
