@@ -7,7 +7,7 @@ import { keyForEndpoint } from '../core/providers/endpointOrigin';
 import { resolveModel } from '../core/providers/modelRegistry';
 import { createOpenAIProvider } from '../core/providers/openai';
 import { servedWindow } from '../core/providers/servedWindow';
-import { thinkingBudget, thinkingForm } from '../core/providers/anthropicThinking';
+import { thinkingBudget, thinkingForm, thinkingReserve } from '../core/providers/anthropicThinking';
 import type { ChatProvider, ReasoningRequest } from '../core/providers/types';
 import type { TallyConfiguration } from '../config/readSettings';
 import { VsCodeLmProvider } from '../vscodeLm/vscodeLmProvider';
@@ -60,10 +60,10 @@ export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys
   let maxOutputTokens = config.context.maxOutputTokens ?? model.defaultOutputReserve;
   let reasoning: ReasoningRequest | undefined;
   if (config.provider === 'anthropic' && config.reasoning !== 'off' && thinkingForm(config.model) !== 'none') {
-    // A fixed thinking budget comes out of max_tokens: it is reserved on top of the answer's reserve.
+    // Thinking comes out of max_tokens: it is reserved on top of the answer's reserve, so the window planning leaves room for it.
     const budgetTokens = thinkingBudget(config.model, config.reasoning);
     reasoning = budgetTokens ? { effort: config.reasoning, budgetTokens } : { effort: config.reasoning };
-    maxOutputTokens += budgetTokens;
+    maxOutputTokens += thinkingReserve(config.model, config.reasoning);
   }
   if (config.provider === 'anthropic') {
     if (!apiKey) return { ok: false, reason: 'No Anthropic API key: run "Tally: Set API Key".' };

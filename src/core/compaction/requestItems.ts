@@ -16,12 +16,13 @@ export function requestItemOf(message: Message, tokens: number): RequestItem {
   return { messageId: message.id, role: message.role, kind: message.kind, tokens, badges, toolName: message.toolName, preview: thinking ? `${thinking} · ${previewOf(message)}` : previewOf(message) };
 }
 
-/** What an assistant message sends back of its thinking, in words ("2 thinking blocks, 1 redacted"). */
+/** What an assistant message sends back of its thinking, in words ("sends back 2 thinking blocks, 1 redacted (1,204 tokens)"). */
 function sentThinking(message: Message): string | undefined {
   const blocks = (message.reasoning ?? []).filter((b) => b.format === 'anthropic');
   if (!blocks.length) return undefined;
   const redacted = blocks.filter((b) => b.redactedData !== undefined).length;
   const readable = blocks.length - redacted;
   const parts = [readable ? `${readable} thinking block${readable === 1 ? '' : 's'}` : '', redacted ? `${redacted} redacted` : ''].filter(Boolean);
-  return `sends back ${parts.join(', ')}`;
+  const tokens = message.meta?.reasoningTokens;
+  return `sends back ${parts.join(', ')}${tokens === undefined ? '' : ` (${tokens.toLocaleString('en-US')} tokens)`}`;
 }

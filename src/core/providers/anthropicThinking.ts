@@ -66,9 +66,18 @@ export function keepsEarlierThinking(model: string): boolean {
   return v.version >= 4.6;
 }
 
-/** The thinking budget a request reserves out of `max_tokens` (0 without one). */
+/** The fixed `budget_tokens` a request sends (0 for adaptive models, and without thinking). */
 export function thinkingBudget(model: string, effort: ReasoningEffort | undefined): number {
   if (!effort || thinkingForm(model) !== 'budget') return 0;
+  return THINKING_BUDGET_BY_EFFORT[effort];
+}
+
+/**
+ * Output tokens to reserve for thinking on top of the answer's reserve: thinking is part of
+ * `max_tokens`, the fixed budget's or (adaptive) as much as the effort's budget would be.
+ */
+export function thinkingReserve(model: string, effort: ReasoningEffort | undefined): number {
+  if (!effort || thinkingForm(model) === 'none') return 0;
   return THINKING_BUDGET_BY_EFFORT[effort];
 }
 

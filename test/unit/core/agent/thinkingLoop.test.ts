@@ -83,6 +83,12 @@ describe('agent loop: thinking and stop reasons (Anthropic)', function () {
     assert.equal(stored?.reasoning?.[0].signature, assistant.content[0].signature);
     assert.ok((stored?.meta?.reasoningTokens ?? 0) > 10, 'the thinking is counted');
     assert.ok(events.some((e) => e.type === 'reasoning_delta'), 'the thinking streams to the chat');
+    // The inspector's items of the second request say which message sent thinking back and what it counted.
+    const usage = events.filter((e): e is Extract<AgentEvent, { type: 'usage' }> => e.type === 'usage');
+    const item = usage[1].record.items.find((i) => i.messageId === stored?.id);
+    assert.deepEqual(item?.badges, ['thinking']);
+    assert.match(item?.preview ?? '', new RegExp(`^sends back 1 thinking block \\(${stored?.meta?.reasoningTokens} tokens\\)`));
+    assert.ok((item?.tokens ?? 0) >= (stored?.meta?.reasoningTokens ?? 0), 'the item counts the thinking it sends');
   });
 
   it('a refusal ends the turn cleanly with a notice saying so (recorded vercel/ai refusal)', async () => {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import { anthropicBodyBytes } from '../../../../src/core/providers/anthropicBodyBytes';
 import { toAnthropicBody } from '../../../../src/core/providers/anthropicRequest';
-import { keepsEarlierThinking, thinkingBudget, thinkingForm } from '../../../../src/core/providers/anthropicThinking';
+import { keepsEarlierThinking, thinkingBudget, thinkingForm, thinkingReserve } from '../../../../src/core/providers/anthropicThinking';
 import { anthropicRequestProblem } from '../../../fakes/anthropicServer';
 import { message, request, toolCall } from './harness';
 
@@ -32,6 +32,11 @@ describe('Anthropic thinking on the wire', () => {
     const tooSmall = toAnthropicBody(request(undefined, { model: 'claude-sonnet-4-5', reasoning: { effort: 'high' }, maxOutputTokens: 1000, temperature: 0.2 })) as any;
     assert.equal(tooSmall.thinking, undefined, 'no budget of 1,024 fits below max_tokens: thinking stays off');
     assert.equal(tooSmall.temperature, 0.2);
+
+    assert.equal(thinkingReserve('claude-sonnet-4-5', 'high'), thinkingBudget('claude-sonnet-4-5', 'high'), 'a fixed budget is reserved as it is');
+    assert.ok(thinkingReserve('claude-opus-4-6', 'high') > 0, 'adaptive thinking gets room too');
+    assert.equal(thinkingReserve('claude-3-5-haiku-20241022', 'high'), 0);
+    assert.equal(thinkingReserve('claude-opus-4-6', undefined), 0);
 
     const off = toAnthropicBody(request(undefined, { model: 'claude-opus-4-6' })) as any;
     assert.equal(off.thinking, undefined);
