@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { contextSettingsFrom, withSettings, type ContextSettings } from '../core/settings';
+import type { ReasoningRequest } from '../core/providers/types';
 import { settingDefault, type SettingKey } from '../core/settingsSchema';
 import { userValue, warnIgnoredWorkspaceSettings } from './userScope';
 
@@ -11,12 +12,18 @@ export interface TallyConfiguration {
   baseUrl: string;
   summaryModel: string;
   tokenizer: 'auto' | 'o200k_base' | 'cl100k_base';
+  /** tally.reasoning: how hard the model should think; 'off' sends no thinking request. */
+  reasoning: 'off' | ReasoningRequest['effort'];
   approval: { commands: 'ask' | 'always'; edits: 'ask' | 'always' };
   commandTimeoutMs: number;
   context: ContextSettings;
 }
 
 const PROVIDERS: readonly ProviderKind[] = ['vscode-lm', 'anthropic', 'openai', 'openai-compatible'];
+
+function reasoningSetting(value: unknown): TallyConfiguration['reasoning'] {
+  return value === 'low' || value === 'medium' || value === 'high' ? value : 'off';
+}
 
 function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
@@ -54,6 +61,7 @@ export function readConfiguration(): TallyConfiguration {
     baseUrl: userString('baseUrl'),
     summaryModel: userString('summaryModel'),
     tokenizer: tokenizer === 'o200k_base' || tokenizer === 'cl100k_base' ? tokenizer : 'auto',
+    reasoning: reasoningSetting(c.get('reasoning')),
     approval: {
       commands: user('approval.commands') === 'always' ? 'always' : 'ask',
       edits: user('approval.edits') === 'always' ? 'always' : 'ask',

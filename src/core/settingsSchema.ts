@@ -54,6 +54,7 @@ export const SETTINGS_SCHEMA = {
   'toolOutput.offloadPreviewBytes': { type: 'number', default: 1536, minimum: 256, scope: 'window' },
   'tools.deferralShare': { type: 'number', default: 0.1, minimum: 0.01, maximum: 1, scope: 'window' },
   tokenizer: { type: 'string', default: 'auto', enum: ['auto', 'o200k_base', 'cl100k_base'], scope: 'window' },
+  reasoning: { type: 'string', default: 'off', enum: ['off', 'low', 'medium', 'high'], scope: 'window' },
   'approval.commands': { type: 'string', default: 'ask', enum: ['ask', 'always'], scope: 'application' },
   'approval.edits': { type: 'string', default: 'ask', enum: ['ask', 'always'], scope: 'application' },
   commandTimeoutSeconds: { type: 'number', default: 120, minimum: 1, scope: 'window' },

@@ -36,13 +36,25 @@ export interface ChatTurnUsage {
   cost?: number;
 }
 
+/** The model's thinking before an answer: shown collapsed, with its size. */
+export interface ChatThinking {
+  /** The readable thinking ('' when all of it came redacted). */
+  text: string;
+  /** Tokens of the readable thinking, as the host counted them. */
+  tokens?: number;
+  /** Blocks the provider sent encrypted (redacted thinking): kept and sent back, not readable. */
+  redacted: number;
+  /** Still streaming. */
+  streaming?: boolean;
+}
+
 export type ChatEntry =
   /** `pending`: kept while no model is configured; it is sent once one is chosen. `tokens`: the host's count. */
   | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean }
-  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number }
+  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking }
   | { kind: 'compaction'; id: string; record: CompactionEventRecord }
-  /** `busy`: work still running (a compaction); `action`: the button the notice offers. */
-  | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' }
+  /** `busy`: work still running (a compaction); `action`: the button the notice offers (`continue` sends "Continue"). */
+  | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' | 'continue' }
   | { kind: 'usage'; id: string; usage: ChatTurnUsage };
 
 /** The context meter shows the window figures every surface shares (see core/accounting/windowFigures). */

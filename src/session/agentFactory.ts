@@ -88,7 +88,7 @@ export class AgentFactory {
         return prepared;
       },
     };
-    return new AgentSession({ manager: args.manager, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, prompt: source, tools: registry });
+    return new AgentSession({ manager: args.manager, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, reasoning: args.chat.reasoning, prompt: source, tools: registry });
   }
 
   /** The session's tools, with the live workspace folders and trust, approvals through the chat panel and the diff editor. */

@@ -7,7 +7,8 @@ import { keyForEndpoint } from '../core/providers/endpointOrigin';
 import { resolveModel } from '../core/providers/modelRegistry';
 import { createOpenAIProvider } from '../core/providers/openai';
 import { servedWindow } from '../core/providers/servedWindow';
-import type { ChatProvider } from '../core/providers/types';
+import { thinkingBudget, thinkingForm, thinkingReserve } from '../core/providers/anthropicThinking';
+import type { ChatProvider, ReasoningRequest } from '../core/providers/types';
 import type { TallyConfiguration } from '../config/readSettings';
 import { VsCodeLmProvider } from '../vscodeLm/vscodeLmProvider';
 import type { ApiKeys } from '../secrets/apiKeys';
@@ -56,7 +57,14 @@ export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys
   const apiKey = bound.key;
   const planned = await planWindow(config, apiKey);
   const model = resolveModel(config.model, { ...overrides, contextWindow: planned.tokens });
-  const maxOutputTokens = config.context.maxOutputTokens ?? model.defaultOutputReserve;
+  let maxOutputTokens = config.context.maxOutputTokens ?? model.defaultOutputReserve;
+  let reasoning: ReasoningRequest | undefined;
+  if (config.provider === 'anthropic' && config.reasoning !== 'off' && thinkingForm(config.model) !== 'none') {
+    // Thinking comes out of max_tokens: it is reserved on top of the answer's reserve, so the window planning leaves room for it.
+    const budgetTokens = thinkingBudget(config.model, config.reasoning);
+    reasoning = budgetTokens ? { effort: config.reasoning, budgetTokens } : { effort: config.reasoning };
+    maxOutputTokens += thinkingReserve(config.model, config.reasoning);
+  }
   if (config.provider === 'anthropic') {
     if (!apiKey) return { ok: false, reason: 'No Anthropic API key: run "Tally: Set API Key".' };
     provider = createAnthropicProvider({ apiKey, baseUrl: config.baseUrl || undefined });
@@ -72,6 +80,7 @@ export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys
       model,
       window: planned.window,
       maxOutputTokens,
+      reasoning,
       label: `${config.model} (${config.provider})`,
       summarizer: new LlmSummarizer((p) => completeText(provider, summaryModel, p), summaryModel),
     },

@@ -4,7 +4,8 @@
  * content_block_delta (text_delta, input_json_delta) / content_block_stop, ping, message_delta with
  * stop_reason and output_tokens, message_stop; the real error bodies; and the checks the real API
  * makes that matter to Tally (API key, anthropic-version, max_tokens, at most 4 cache_control
- * blocks, every tool_use answered by a tool_result in the next message, non-empty text blocks).
+ * blocks, every tool_use answered by a tool_result in the next message, non-empty text blocks, and
+ * with thinking on: budget below max_tokens, no temperature, a tool loop's turn starting with its thinking).
  *
  *   const server = await new FakeAnthropicServer({ apiKey: 'sk-ant-test' }).start();
  *   server.enqueue({ type: 'reply', parts: [{ text: 'Hello' }, { toolCall: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] });
@@ -78,6 +79,27 @@ export function anthropicRequestProblem(body: any): string | undefined {
     }
   }
   if (cacheBlocks > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${cacheBlocks}.`;
+  return thinkingProblem(body);
+}
+
+/** The API's thinking rules: budget below max_tokens, no temperature, a tool loop's assistant turn starts with its thinking. */
+function thinkingProblem(body: any): string | undefined {
+  const thinking = body.thinking;
+  if (!thinking || thinking.type === 'disabled') return undefined;
+  if (thinking.type === 'enabled') {
+    if (typeof thinking.budget_tokens !== 'number' || thinking.budget_tokens < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+    if (thinking.budget_tokens >= body.max_tokens) return '`max_tokens` must be greater than `thinking.budget_tokens`.';
+  }
+  if (body.temperature !== undefined && body.temperature !== 1) return '`temperature` may only be set to 1 when thinking is enabled.';
+  const last = body.messages[body.messages.length - 1];
+  const loop = body.messages[body.messages.length - 2];
+  const inToolLoop = last?.role === 'user' && Array.isArray(last.content) && last.content.some((b: any) => b.type === 'tool_result');
+  if (inToolLoop && loop?.role === 'assistant' && thinking.type === 'enabled') {
+    const first = loop.content[0];
+    if (first?.type !== 'thinking' && first?.type !== 'redacted_thinking') {
+      return `messages.${body.messages.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`;
+    }
+  }
   return undefined;
 }
 

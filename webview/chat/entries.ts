@@ -1,6 +1,6 @@
-import { chatEntryKey, type ChatEntry } from '../../src/protocol/chat';
+import { chatEntryKey, type ChatEntry, type ChatThinking } from '../../src/protocol/chat';
 import { button, progressRing } from '../ui/controls';
-import { h } from '../ui/dom';
+import { details, h } from '../ui/dom';
 import { KeyedChildren } from '../ui/keyedChildren';
 import { setPageButton } from '../ui/pageButton';
 import { tokens } from '../ui/format';
@@ -12,6 +12,11 @@ import { renderTurnUsage } from './turnUsage';
 export interface EntryActions extends ToolCardActions, MarkdownActions {
   openNotices: ReadonlySet<string>;
   onToggleNotice: (id: string, open: boolean) => void;
+  /** Assistant entries whose thinking the user expanded (collapsed by default). */
+  openThinking: ReadonlySet<string>;
+  onToggleThinking: (id: string, open: boolean) => void;
+  /** Lets the model carry on after an answer was cut (sends "Continue"). */
+  onContinue: () => void;
   onRetry: () => void;
   onSelectModel: () => void;
   /** Drops the message kept while no model is configured. */
@@ -26,6 +31,7 @@ function tokenBadge(count: number | undefined): HTMLElement | null {
 
 function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: EntryActions): HTMLElement | null {
   if (entry.action === 'retry') return button('Retry', () => actions.onRetry(), { appearance: 'secondary', attrs: { 'data-action': 'retry' } });
+  if (entry.action === 'continue') return button('Continue', () => actions.onContinue(), { appearance: 'secondary', attrs: { 'data-action': 'continue' } });
   if (entry.action === 'selectModel') {
     return h('span', { class: 'notice-actions' }, [
       button('Choose a model', () => actions.onSelectModel(), { attrs: { 'data-action': 'choose-model' } }),
@@ -33,6 +39,19 @@ function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: En
     ]);
   }
   return null;
+}
+
+/** The model's thinking: one line ("Thinking · 1,234 tokens") that expands to the text. */
+function thinkingBlock(id: string, thinking: ChatThinking, actions: EntryActions): HTMLElement {
+  const size = thinking.tokens !== undefined ? `${tokens(thinking.tokens)} tokens` : undefined;
+  const redacted = thinking.redacted ? `${thinking.redacted} redacted block${thinking.redacted === 1 ? '' : 's'}` : undefined;
+  const label = thinking.streaming ? 'Thinking…' : 'Thinking';
+  const summary = [h('span', { class: 'thinking-label', text: label }), ...[size, redacted].filter(Boolean).map((text) => h('span', { class: 'thinking-size', text: ` · ${text}` }))];
+  const body = [
+    thinking.text ? h('div', { class: 'thinking-text', text: thinking.text }) : null,
+    thinking.redacted ? h('p', { class: 'thinking-redacted', text: 'Part of the thinking came encrypted: it is sent back to the model as it came but cannot be shown.' }) : null,
+  ];
+  return details(summary, body, { open: actions.openThinking.has(id), class: `thinking${thinking.streaming ? ' streaming' : ''}`, attrs: { 'data-thinking': id }, onToggle: (open) => actions.onToggleThinking(id, open) });
 }
 
 export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElement {
@@ -45,6 +64,7 @@ export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElemen
     case 'assistant':
       return h('div', { class: `entry assistant${entry.streaming ? ' streaming' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'assistant' } }, [
         h('div', { class: 'entry-head' }, [h('span', { class: 'entry-role', text: 'Tally' }), tokenBadge(entry.tokens)]),
+        entry.thinking ? thinkingBlock(entry.id, entry.thinking, actions) : null,
         entry.text ? h('div', { class: 'entry-body' }, [renderMarkdown(entry.text, actions)]) : null,
         ...entry.toolCalls.map((call) => renderToolCard(call, actions)),
       ]);

@@ -14,6 +14,7 @@ import { renderToolbar } from './toolbar';
 interface UiState {
   openNotices: string[];
   openArgs: string[];
+  openThinking?: string[];
 }
 
 registerControls();
@@ -21,7 +22,8 @@ const host = channel<ChatToHost, UiState>();
 const saved = host.loadUiState();
 const openNotices = new Set(Array.isArray(saved.openNotices) ? saved.openNotices.filter((x) => typeof x === 'string') : []);
 const openArgs = new Set(Array.isArray(saved.openArgs) ? saved.openArgs.filter((x) => typeof x === 'string') : []);
-const persist = () => host.saveUiState({ openNotices: [...openNotices], openArgs: [...openArgs] });
+const openThinking = new Set(Array.isArray(saved.openThinking) ? saved.openThinking.filter((x) => typeof x === 'string') : []);
+const persist = () => host.saveUiState({ openNotices: [...openNotices], openArgs: [...openArgs], openThinking: [...openThinking] });
 const toggle = (set: Set<string>) => (id: string, open: boolean) => {
   if (open) set.add(id);
   else set.delete(id);
@@ -44,6 +46,9 @@ const entries = new EntryList({
   onToggleArgs: toggle(openArgs),
   openNotices,
   onToggleNotice: toggle(openNotices),
+  openThinking,
+  onToggleThinking: toggle(openThinking),
+  onContinue: () => host.post({ type: 'send', text: 'Continue' }),
   onCopy: (code) => host.post({ type: 'copyCode', code }),
   onInsert: (code) => host.post({ type: 'insertCode', code }),
   onOpenLink: (url) => host.post({ type: 'openLink', url }),

@@ -39,8 +39,24 @@ function remember(message: Message, slot: CountSlot): void {
 }
 
 /**
+ * Tokens of the reasoning blocks a message carries back to its provider: Anthropic thinking is
+ * sent back unchanged in every later request (see providers/anthropicThinking.ts), so its text
+ * counts; a redacted block's thinking is unreadable, so its encrypted data stands in for it at
+ * about four characters a token. (Models before Claude Opus 4.5 strip earlier turns' thinking and
+ * do not bill it: the provider's reported counts correct the estimate there.)
+ */
+export function reasoningTokens(message: Message, count: (text: string) => number): number {
+  let total = 0;
+  for (const block of message.reasoning ?? []) {
+    if (block.format !== 'anthropic') continue;
+    total += block.redactedData !== undefined ? Math.ceil(block.redactedData.length / 4) : count(block.text);
+  }
+  return total;
+}
+
+/**
  * Tokens a message adds to a request: content, tool-call names and raw JSON arguments, the tool
- * result's name, framing, and images. Counted once per message and encoding.
+ * result's name, framing, images, and the reasoning sent back. Counted once per message and encoding.
  */
 export function countMessage(message: Message, counter: Pick<TokenCounter, 'encoding' | 'count'>): number {
   const known = memoized(message, counter.encoding);
@@ -49,6 +65,7 @@ export function countMessage(message: Message, counter: Pick<TokenCounter, 'enco
   for (const call of message.toolCalls ?? []) total += TOOL_CALL_OVERHEAD_TOKENS + counter.count(call.name) + counter.count(call.arguments);
   if (message.role === 'tool') total += counter.count(message.toolName ?? '') + 2;
   total += (message.meta?.images ?? 0) * IMAGE_TOKEN_ESTIMATE;
+  if (message.reasoning) total += reasoningTokens(message, (text) => counter.count(text));
   remember(message, { encoding: counter.encoding, tokens: total });
   return total;
 }

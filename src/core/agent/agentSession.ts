@@ -1,12 +1,12 @@
 import type { FixedComponents } from '../accounting/usageBasis';
 import { SessionCallIds } from '../history/uniqueCallIds';
-import type { Message, ToolCall } from '../model/message';
+import type { Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
 import type { PromptSections } from '../prompt/promptSections';
 import type { ContextSession } from '../session/contextSession';
 import { ProviderError } from '../providers/errors';
 import { defaultSleep, resendDelay, withRetry, type RetryOptions } from '../providers/retry';
-import type { ChatProvider, ProviderRequest, ReportedUsage } from '../providers/types';
+import type { ChatProvider, ProviderRequest, ReasoningRequest, ReportedUsage, StopReason } from '../providers/types';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
 import type { ToolRunner } from './toolRunner';
 
@@ -33,8 +33,12 @@ export interface AgentOptions {
   maxOutputTokens: number;
   prompt: PromptSource;
   tools: ToolRunner;
+  /** The thinking each request asks for (the reserve for it is part of `maxOutputTokens`). */
+  reasoning?: ReasoningRequest;
   /** Requests in one turn before the loop stops and asks the user to continue. */
   maxSteps?: number;
+  /** Times one turn goes on after the provider paused it (a long server-side tool run), default 5. */
+  maxPauses?: number;
   /** Re-sends of a request whose stream dropped before it completed (default 2). */
   streamRetries?: number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -45,9 +49,18 @@ export interface AgentOptions {
 interface StreamedResponse {
   text: string;
   calls: ToolCall[];
+  reasoning: ReasoningBlock[];
   usage?: ReportedUsage;
-  stopReason: string;
+  stopReason: StopReason;
 }
+
+/** What the chat says when the model's answer did not end normally. */
+export const STOP_NOTICES = {
+  refusal: 'The model declined to answer this request (it stopped with a refusal). Rephrase the request or ask something else.',
+  cutToolCall: 'The answer was cut at the output limit while the model was writing a tool call, so the call was not run. Continue to let the model carry on.',
+  cutText: 'The answer was cut at the output limit. Continue to let the model carry on.',
+  tooManyPauses: (n: number) => `The provider paused this turn ${n} times; send a message to continue.`,
+} as const;
 
 class CancelledError extends Error {}
 
@@ -123,9 +136,19 @@ export class AgentSession {
 
   private async loop(signal: AbortSignal): Promise<TurnStopReason> {
     const maxSteps = this.options.maxSteps ?? 200;
+    const maxPauses = this.options.maxPauses ?? 5;
+    let pauses = 0;
     for (let step = 0; step < maxSteps; step++) {
       try {
         const outcome = await this.step(signal);
+        if (outcome === 'pause_turn') {
+          // The paused answer is recorded; the next request sends it back and the model goes on.
+          if (++pauses > maxPauses) {
+            this.emit({ type: 'notice', message: STOP_NOTICES.tooManyPauses(maxPauses) });
+            return 'end_turn';
+          }
+          continue;
+        }
         if (outcome !== 'tool_use') return outcome;
       } catch (error) {
         if (error instanceof CancelledError || signal.aborted) {
@@ -144,7 +167,7 @@ export class AgentSession {
     return 'max_steps';
   }
 
-  private async step(signal: AbortSignal): Promise<TurnStopReason | 'tool_use'> {
+  private async step(signal: AbortSignal): Promise<TurnStopReason | 'tool_use' | 'pause_turn'> {
     const prompts = this.options.prompt;
     let request = await this.manager.nextRequest((room) => prompts.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percentUsed }), signal);
     if (signal.aborted) throw new CancelledError('cancelled');
@@ -184,6 +207,7 @@ export class AgentSession {
       messages,
       tools: prompt.tools,
       maxOutputTokens: this.options.maxOutputTokens,
+      ...(this.options.reasoning ? { reasoning: this.options.reasoning } : {}),
     };
   }
 
@@ -202,8 +226,9 @@ export class AgentSession {
     this.partialText = '';
     let text = '';
     const calls: ToolCall[] = [];
+    const reasoning: ReasoningBlock[] = [];
     let usage: ReportedUsage | undefined;
-    let stopReason = 'end_turn';
+    let stopReason: StopReason = 'end_turn';
     try {
       for await (const event of this.options.provider.stream(request, signal)) {
         switch (event.type) {
@@ -211,6 +236,12 @@ export class AgentSession {
             text += event.text;
             this.partialText = text;
             this.emit({ type: 'text_delta', text: event.text });
+            break;
+          case 'reasoning_delta':
+            this.emit({ type: 'reasoning_delta', text: event.text });
+            break;
+          case 'reasoning':
+            reasoning.push(event.block);
             break;
           case 'tool_call':
             calls.push(this.callIds.claim(event.call, this.manager.messages));
@@ -237,7 +268,7 @@ export class AgentSession {
       throw error;
     }
     this.partialText = '';
-    return { text, calls, usage, stopReason };
+    return { text, calls, reasoning, usage, stopReason };
   }
 
   /** Text the user already saw from a response that then failed is kept, marked as cut off. */
@@ -252,15 +283,27 @@ export class AgentSession {
     }
   }
 
-  private async recordAssistant(text: string, calls: ToolCall[]): Promise<Message> {
-    const message = await this.manager.appendAssistant(text, calls);
+  private async recordAssistant(text: string, calls: ToolCall[], reasoning: ReasoningBlock[] = []): Promise<Message> {
+    const message = await this.manager.appendAssistant(text, calls, reasoning);
     this.emit({ type: 'assistant_message', message });
     return message;
   }
 
-  private async finishResponse(response: StreamedResponse, signal: AbortSignal): Promise<TurnStopReason | 'tool_use'> {
-    await this.recordAssistant(response.text, response.calls);
-    if (response.calls.length === 0) return response.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn';
+  private async finishResponse(response: StreamedResponse, signal: AbortSignal): Promise<TurnStopReason | 'tool_use' | 'pause_turn'> {
+    if (response.stopReason === 'max_tokens') {
+      // A call cut at the output limit has arguments that stop midway: it is never run.
+      await this.recordAssistant(response.text, [], response.reasoning);
+      this.emit({ type: 'notice', message: response.calls.length ? STOP_NOTICES.cutToolCall : STOP_NOTICES.cutText, action: 'continue' });
+      return 'max_tokens';
+    }
+    await this.recordAssistant(response.text, response.calls, response.reasoning);
+    if (response.stopReason === 'refusal') {
+      await this.manager.abortOpenCalls('the model declined to answer');
+      this.emit({ type: 'notice', message: STOP_NOTICES.refusal });
+      return 'refusal';
+    }
+    if (response.stopReason === 'pause_turn' && response.calls.length === 0) return 'pause_turn';
+    if (response.calls.length === 0) return 'end_turn';
     for (const call of response.calls) {
       if (signal.aborted) throw new CancelledError('cancelled');
       this.emit({ type: 'tool_call', call });

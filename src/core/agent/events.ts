@@ -8,6 +8,8 @@ export type AgentEvent =
   | { type: 'turn_start'; userMessageId: string }
   | { type: 'request_start'; requestIndex: number; usedTokens: number; effectiveWindow: number; percent: number }
   | { type: 'text_delta'; text: string }
+  /** Readable thinking as it streams (kept on the assistant message once the response completes). */
+  | { type: 'reasoning_delta'; text: string }
   | { type: 'assistant_message'; message: Message }
   | { type: 'tool_call'; call: ToolCall }
   | { type: 'approval_needed'; request: ApprovalRequest }
@@ -16,10 +18,12 @@ export type AgentEvent =
   | { type: 'compaction'; event: CompactionEvent }
   | { type: 'usage'; record: TurnUsageRecord }
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
-  | { type: 'notice'; message: string }
+  /** `action: 'continue'`: the chat offers to let the model carry on (an answer cut at the output limit). */
+  | { type: 'notice'; message: string; action?: 'continue' }
   | { type: 'error'; message: string; kind: string }
   | { type: 'turn_end'; stopReason: TurnStopReason };
 
-export type TurnStopReason = 'end_turn' | 'max_tokens' | 'cancelled' | 'error' | 'max_steps' | 'blocked';
+/** `refusal`: the model declined to answer; the turn ends cleanly. */
+export type TurnStopReason = 'end_turn' | 'max_tokens' | 'refusal' | 'cancelled' | 'error' | 'max_steps' | 'blocked';
 
 export type AgentListener = (event: AgentEvent) => void;

@@ -11,5 +11,18 @@ export function requestItemOf(message: Message, tokens: number): RequestItem {
   if (message.kind === 'summary' || message.kind === 'tool_summary' || message.kind === 'episode') badges.push('summarized');
   if (message.pinned) badges.push('pinned');
   if (message.meta?.synthetic) badges.push('synthetic');
-  return { messageId: message.id, role: message.role, kind: message.kind, tokens, badges, toolName: message.toolName, preview: previewOf(message) };
+  const thinking = sentThinking(message);
+  if (thinking) badges.push('thinking');
+  return { messageId: message.id, role: message.role, kind: message.kind, tokens, badges, toolName: message.toolName, preview: thinking ? `${thinking} · ${previewOf(message)}` : previewOf(message) };
+}
+
+/** What an assistant message sends back of its thinking, in words ("sends back 2 thinking blocks, 1 redacted (1,204 tokens)"). */
+function sentThinking(message: Message): string | undefined {
+  const blocks = (message.reasoning ?? []).filter((b) => b.format === 'anthropic');
+  if (!blocks.length) return undefined;
+  const redacted = blocks.filter((b) => b.redactedData !== undefined).length;
+  const readable = blocks.length - redacted;
+  const parts = [readable ? `${readable} thinking block${readable === 1 ? '' : 's'}` : '', redacted ? `${redacted} redacted` : ''].filter(Boolean);
+  const tokens = message.meta?.reasoningTokens;
+  return `sends back ${parts.join(', ')}${tokens === undefined ? '' : ` (${tokens.toLocaleString('en-US')} tokens)`}`;
 }

@@ -78,6 +78,8 @@ export interface MessageMeta {
   denied?: boolean;
   /** Free-form provenance for imported transcripts. */
   source?: string;
+  /** Assistant messages: tokens of the thinking they carry, counted when recorded (the chat shows it). */
+  reasoningTokens?: number;
 }
 
 export interface Message {

@@ -68,7 +68,8 @@ export interface RequestItem {
   role: string;
   kind: string;
   tokens: number;
-  badges: Array<'truncated' | 'offloaded' | 'archived' | 'summarized' | 'pinned' | 'synthetic' | 'deferred' | 'dynamic'>;
+  /** `thinking`: the message carries the model's thinking back (its tokens are part of the item's). */
+  badges: Array<'truncated' | 'offloaded' | 'archived' | 'summarized' | 'pinned' | 'synthetic' | 'deferred' | 'dynamic' | 'thinking'>;
   toolName?: string;
   preview: string;
   /** Which part of the request the item belongs to (absent on items recorded before there were parts). */

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../model/message';
+import type { ReasoningBlock, ToolCall } from '../model/message';
 import { freshCallId } from '../history/uniqueCallIds';
 import { anthropicBodyBytes } from './anthropicBodyBytes';
 import { errorFromPayload, type ErrorContext } from './classifyError';
@@ -34,7 +34,16 @@ const STOP_REASONS: Record<string, StopReason> = {
   tool_use: 'tool_use',
   max_tokens: 'max_tokens',
   model_context_window_exceeded: 'max_tokens',
+  refusal: 'refusal',
+  pause_turn: 'pause_turn',
 };
+
+/** A thinking or redacted-thinking block being streamed. */
+interface OpenThinking {
+  text: string;
+  signature: string;
+  redactedData?: string;
+}
 
 interface OpenToolUse {
   ordinal: number;
@@ -45,20 +54,31 @@ interface OpenToolUse {
   initialInput: unknown;
 }
 
-function readUsage(raw: unknown, into: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number }): void {
+interface UsageSoFar {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  thinking?: number;
+}
+
+function readUsage(raw: unknown, into: UsageSoFar): void {
   if (!raw || typeof raw !== 'object') return;
   const u = raw as Record<string, unknown>;
   into.input = num(u.input_tokens) ?? into.input;
   into.output = num(u.output_tokens) ?? into.output;
   into.cacheRead = num(u.cache_read_input_tokens) ?? into.cacheRead;
   into.cacheWrite = num(u.cache_creation_input_tokens) ?? into.cacheWrite;
+  const details = u.output_tokens_details as Record<string, unknown> | undefined;
+  into.thinking = num(details?.thinking_tokens) ?? into.thinking;
 }
 
 /** Turns Anthropic's message stream events into ProviderEvents. */
 async function* decodeAnthropic(ctx: ErrorContext, events: AsyncIterable<SseEvent>): AsyncGenerator<ProviderEvent> {
   const blocks = new Map<number, OpenToolUse>();
   const calls: ToolCall[] = [];
-  const usage: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number } = {};
+  const thinking = new Map<number, OpenThinking>();
+  const usage: UsageSoFar = {};
   let stopReason: StopReason | undefined;
   let toolCount = 0;
   let outputStarted = false;
@@ -79,6 +99,13 @@ async function* decodeAnthropic(ctx: ErrorContext, events: AsyncIterable<SseEven
           blocks.set(index, open);
           outputStarted = true;
           yield { type: 'tool_call_start', index: open.ordinal, id: open.id, name: open.name };
+        } else if (block.type === 'thinking') {
+          thinking.set(index, { text: typeof block.thinking === 'string' ? block.thinking : '', signature: typeof block.signature === 'string' ? block.signature : '' });
+          outputStarted = true;
+          if (typeof block.thinking === 'string' && block.thinking) yield { type: 'reasoning_delta', text: block.thinking };
+        } else if (block.type === 'redacted_thinking') {
+          thinking.set(index, { text: '', signature: '', redactedData: typeof block.data === 'string' ? block.data : '' });
+          outputStarted = true;
         } else if (block.type === 'text' && typeof block.text === 'string' && block.text) {
           outputStarted = true;
           yield { type: 'text', text: block.text };
@@ -98,12 +125,27 @@ async function* decodeAnthropic(ctx: ErrorContext, events: AsyncIterable<SseEven
             open.json += delta.partial_json;
             yield { type: 'tool_call_delta', index: open.ordinal, argumentsDelta: delta.partial_json };
           }
+        } else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') {
+          const open = thinking.get(num(data.index) ?? -1);
+          if (open && delta.thinking) {
+            open.text += delta.thinking;
+            yield { type: 'reasoning_delta', text: delta.thinking };
+          }
+        } else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
+          const open = thinking.get(num(data.index) ?? -1);
+          if (open) open.signature += delta.signature;
         }
-        // thinking_delta, signature_delta, citations_delta: nothing Tally shows or stores.
+        // citations_delta and the deltas of server-side tools: nothing Tally shows or stores.
         break;
       }
       case 'content_block_stop': {
         const index = num(data.index) ?? -1;
+        const closed = thinking.get(index);
+        if (closed) {
+          thinking.delete(index);
+          const block: ReasoningBlock = closed.redactedData !== undefined ? { format: 'anthropic', text: '', redactedData: closed.redactedData } : { format: 'anthropic', text: closed.text, signature: closed.signature };
+          yield { type: 'reasoning', block };
+        }
         const open = blocks.get(index);
         if (open) {
           blocks.delete(index);
@@ -139,6 +181,7 @@ async function* decodeAnthropic(ctx: ErrorContext, events: AsyncIterable<SseEven
     outputTokens: usage.output,
     cacheReadTokens: usage.cacheRead,
     cacheWriteTokens: usage.cacheWrite,
+    reasoningTokens: usage.thinking,
   };
   yield* finalEvents(calls.filter(Boolean), reported, stopReason ?? 'end_turn');
 }

@@ -1,4 +1,4 @@
-import { anthropicFieldsAfterMessages, blocksOf, conversationAnchors, MAX_CACHE_BREAKPOINTS, systemBlocks, type AnthropicRequestOptions } from './anthropicRequest';
+import { anthropicFieldsAfterMessages, blocksOf, breakpointBlock, isThinkingBlock, conversationAnchors, MAX_CACHE_BREAKPOINTS, systemBlocks, type AnthropicRequestOptions } from './anthropicRequest';
 import { ByteChunks, MessageWireCache, utf8 } from './bodyBytes';
 import type { ProviderRequest } from './types';
 
@@ -8,6 +8,8 @@ interface BlockBytes {
   toolResult: boolean;
   /** A text block's text (the last block of a final assistant turn is sent trimmed). */
   text?: string;
+  /** A thinking or redacted-thinking block: sent unchanged, never given a cache breakpoint. */
+  thinking: boolean;
 }
 
 /** A block as placed in one request: breakpoints move from request to request, the cached bytes never change. */
@@ -18,7 +20,7 @@ interface PlacedBlock {
 
 const messageBlocks = new MessageWireCache((message) => {
   const { role, blocks } = blocksOf(message);
-  return { role, blocks: blocks.map((b): BlockBytes => ({ bytes: utf8(JSON.stringify(b)), toolResult: b.type === 'tool_result', text: b.type === 'text' ? b.text : undefined })) };
+  return { role, blocks: blocks.map((b): BlockBytes => ({ bytes: utf8(JSON.stringify(b)), toolResult: b.type === 'tool_result', text: b.type === 'text' ? b.text : undefined, thinking: isThinkingBlock(b) })) };
 });
 
 const COMMA = utf8(',');
@@ -39,7 +41,7 @@ export function anthropicBodyBytes(request: ProviderRequest, options: AnthropicR
     const { role, blocks } = messageBlocks.get(message);
     if (blocks.length === 0) return;
     const placed = blocks.map((block): PlacedBlock => ({ block, cache: false }));
-    lastBlockOf[index] = placed[placed.length - 1];
+    lastBlockOf[index] = breakpointBlock(placed, (p) => p.block.thinking);
     const previous = turns[turns.length - 1];
     if (previous && previous.role === role) previous.blocks.push(...placed);
     else turns.push({ role, blocks: placed });
@@ -54,7 +56,7 @@ export function anthropicBodyBytes(request: ProviderRequest, options: AnthropicR
     const tail = last.blocks[last.blocks.length - 1];
     if (tail?.block.text !== undefined) {
       const text = tail.block.text.trimEnd();
-      tail.block = { bytes: utf8(JSON.stringify({ type: 'text', text })), toolResult: false, text };
+      tail.block = { bytes: utf8(JSON.stringify({ type: 'text', text })), toolResult: false, text, thinking: false };
     }
   }
 

@@ -2,6 +2,7 @@ import type { Message } from '../model/message';
 import { argumentsAsObject } from './toolArguments';
 import type { ProviderRequest } from './types';
 import { DYNAMIC_NOTE_ID } from '../prompt/promptSections';
+import { thinkingFields } from './anthropicThinking';
 
 /** Anthropic accepts at most this many blocks with `cache_control` in one request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
@@ -10,7 +11,20 @@ type CacheControl = { type: 'ephemeral' };
 export type Block =
   | { type: 'text'; text: string; cache_control?: CacheControl }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; cache_control?: CacheControl }
-  | { type: 'tool_result'; tool_use_id: string; content?: string; is_error?: boolean; cache_control?: CacheControl };
+  | { type: 'tool_result'; tool_use_id: string; content?: string; is_error?: boolean; cache_control?: CacheControl }
+  | { type: 'thinking'; thinking: string; signature: string; cache_control?: undefined }
+  | { type: 'redacted_thinking'; data: string; cache_control?: undefined };
+
+/** Thinking blocks take no `cache_control`: a breakpoint goes on the block before or after them. */
+export function isThinkingBlock(block: Block): boolean {
+  return block.type === 'thinking' || block.type === 'redacted_thinking';
+}
+
+/** The last block of a message that can carry a cache breakpoint. */
+export function breakpointBlock<T>(blocks: readonly T[], thinking: (block: T) => boolean): T | undefined {
+  for (let i = blocks.length - 1; i >= 0; i--) if (!thinking(blocks[i])) return blocks[i];
+  return undefined;
+}
 
 interface Turn {
   role: 'user' | 'assistant';
@@ -39,7 +53,13 @@ export function blocksOf(message: Message): { role: 'user' | 'assistant'; blocks
     return { role: 'user', blocks: [block] };
   }
   if (message.role === 'assistant') {
+    // Thinking first, exactly as the API produced it: the API checks the signatures.
     const blocks: Block[] = [];
+    for (const r of message.reasoning ?? []) {
+      if (r.format !== 'anthropic') continue;
+      if (r.redactedData !== undefined) blocks.push({ type: 'redacted_thinking', data: r.redactedData });
+      else if (r.signature !== undefined) blocks.push({ type: 'thinking', thinking: r.text, signature: r.signature });
+    }
     if (message.content.trim()) blocks.push({ type: 'text', text: message.content });
     for (const call of message.toolCalls ?? []) {
       blocks.push({ type: 'tool_use', id: toolId(call.id), name: call.name, input: argumentsAsObject(call.arguments) });
@@ -82,7 +102,7 @@ export function toAnthropicBody(request: ProviderRequest, options: AnthropicRequ
   const lastBlockOf: Array<Block | undefined> = [];
   request.messages.forEach((message, index) => {
     const { role, blocks } = blocksOf(message);
-    lastBlockOf[index] = blocks[blocks.length - 1];
+    lastBlockOf[index] = breakpointBlock(blocks, isThinkingBlock);
     if (blocks.length === 0) return;
     const previous = turns[turns.length - 1];
     if (previous && previous.role === role) previous.content.push(...blocks);
@@ -105,9 +125,9 @@ export function toAnthropicBody(request: ProviderRequest, options: AnthropicRequ
     for (const anchor of conversationAnchors(request.messages)) {
       for (let i = anchor; i >= 0; i--) {
         const block = lastBlockOf[i];
-        if (block) {
+        if (block && !isThinkingBlock(block)) {
           if (!block.cache_control) slots--;
-          block.cache_control = { type: 'ephemeral' };
+          (block as { cache_control?: CacheControl }).cache_control = { type: 'ephemeral' };
           break;
         }
       }
@@ -147,6 +167,8 @@ export function anthropicFieldsAfterMessages(request: ProviderRequest): Record<s
       input_schema: { type: 'object', ...tool.inputSchema },
     }));
   }
-  if (request.temperature !== undefined) fields.temperature = request.temperature;
-  return fields;
+  const thinking = thinkingFields(request.model, request.reasoning, request.maxOutputTokens);
+  // The API rejects temperature together with thinking.
+  if (request.temperature !== undefined && !thinking.thinking) fields.temperature = request.temperature;
+  return Object.assign(fields, thinking);
 }

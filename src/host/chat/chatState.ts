@@ -127,7 +127,10 @@ export function buildChatEntries(transcript: readonly Message[], compactions: re
         break;
       }
     }
-    if (live.streamingText) entries.push({ kind: 'assistant', id: 'streaming', text: live.streamingText, streaming: true, toolCalls: [] });
+    if (live.streamingText || live.streamingThinking) {
+      const thinking = live.streamingThinking ? { thinking: { text: live.streamingThinking, redacted: 0, streaming: !live.streamingText } } : {};
+      entries.push({ kind: 'assistant', id: 'streaming', text: live.streamingText, streaming: true, toolCalls: [], ...thinking });
+    }
   } else {
     ended.forEach((notice, i) => entries.push({ kind: 'notice', id: `turn-${notice.level}-${i}`, ...notice, ...(notice.level === 'error' && extras.canRetry ? { action: 'retry' as const } : {}) }));
   }

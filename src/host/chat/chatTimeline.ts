@@ -1,7 +1,16 @@
 import { MESSAGE_OVERHEAD_TOKENS } from '../../core/accounting/messageTokens';
 import type { Message } from '../../core/model/message';
-import type { ChatEntry } from '../../protocol/chat';
+import type { ChatEntry, ChatThinking } from '../../protocol/chat';
 import { toolView } from './chatToolView';
+
+/** An assistant message's thinking as the chat shows it: readable text, its tokens, and how many blocks came redacted. */
+function thinkingView(m: Message): ChatThinking | undefined {
+  const blocks = m.reasoning ?? [];
+  if (!blocks.length) return undefined;
+  const text = blocks.map((b) => b.text).filter(Boolean).join('\n\n');
+  const redacted = blocks.filter((b) => !b.text && (b.redactedData !== undefined || b.encryptedContent !== undefined)).length;
+  return m.meta?.reasoningTokens === undefined ? { text, redacted } : { text, redacted, tokens: m.meta.reasoningTokens };
+}
 
 interface OpenAssistant {
   message: Message;
@@ -58,7 +67,8 @@ export class ChatTimeline {
     if (m.role === 'assistant') {
       const calls = m.toolCalls ?? [];
       this.open = { message: m, results: calls.map(() => undefined), at: m.userVisible ? this.entries.length : -1 };
-      if (m.userVisible) this.show(m, { kind: 'assistant', id: m.id, text: m.content, tokens: count, toolCalls: calls.map((c) => toolView(c, undefined)) });
+      const thinking = thinkingView(m);
+      if (m.userVisible) this.show(m, { kind: 'assistant', id: m.id, text: m.content, tokens: count, toolCalls: calls.map((c) => toolView(c, undefined)), ...(thinking ? { thinking } : {}) });
     } else if (m.role === 'tool' && this.open) {
       const open = this.open;
       const calls = open.message.toolCalls ?? [];

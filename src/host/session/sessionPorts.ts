@@ -4,7 +4,7 @@ import type { CompactionResult } from '../../core/compaction/compactor';
 import type { Summarizer } from '../../core/compaction/types';
 import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
 import type { ResolvedModel } from '../../core/providers/modelRegistry';
-import type { ChatProvider } from '../../core/providers/types';
+import type { ChatProvider, ReasoningRequest } from '../../core/providers/types';
 import type { ContextSession } from '../../core/session/contextSession';
 
 /** Where the planned context window comes from, for the confirmation and the meter. */
@@ -15,8 +15,10 @@ export interface ChatModel {
   provider: ChatProvider;
   model: ResolvedModel;
   window: { source: WindowSource; note?: string };
-  /** Output tokens reserved per request. */
+  /** Output tokens reserved per request (a thinking budget included). */
   maxOutputTokens: number;
+  /** The thinking the requests ask for; absent when the setting is off or the model cannot think. */
+  reasoning?: ReasoningRequest;
   summarizer?: Summarizer;
   label: string;
 }

@@ -3,6 +3,8 @@ import type { AgentEvent } from '../../core/agent/events';
 /** The live state the chat panel shows while a turn runs (the store holds the rest). */
 export interface LiveTurn {
   streamingText: string;
+  /** Thinking streamed by the response in flight. */
+  streamingThinking: string;
   events: AgentEvent[];
 }
 
@@ -10,6 +12,7 @@ export interface LiveTurn {
 export interface TurnNotice {
   text: string;
   level: 'info' | 'warning' | 'error';
+  action?: 'continue';
 }
 
 function formatWait(ms: number): string {
@@ -22,7 +25,7 @@ export function turnNotice(event: AgentEvent, lasting = false): TurnNotice | und
     case 'error':
       return { text: event.message, level: 'error' };
     case 'notice':
-      return { text: event.message, level: 'info' };
+      return event.action ? { text: event.message, level: 'info', action: event.action } : { text: event.message, level: 'info' };
     case 'retry':
       return lasting ? undefined : { text: `${event.reason} — trying again in ${formatWait(event.delayMs)} (attempt ${event.attempt + 1})…`, level: 'warning' };
     default:
@@ -43,13 +46,15 @@ export class TurnTracker {
 
   apply(event: AgentEvent): void {
     if (event.type === 'turn_start') {
-      this.live = { streamingText: '', events: [] };
+      this.live = { streamingText: '', streamingThinking: '', events: [] };
       this.ended = [];
     }
     if (this.live) {
       if (event.type === 'text_delta') this.live.streamingText += event.text;
-      else if (event.type === 'assistant_message' || event.type === 'retry') this.live.streamingText = '';
-      this.live.events.push(event);
+      else if (event.type === 'reasoning_delta') this.live.streamingThinking += event.text;
+      else if (event.type === 'assistant_message' || event.type === 'retry') this.live.streamingText = this.live.streamingThinking = '';
+      // Thinking deltas come many per second: the streaming entry shows them, the event list needs none.
+      if (event.type !== 'reasoning_delta') this.live.events.push(event);
     } else {
       // An error outside a turn still reaches the user.
       const notice = turnNotice(event, true);

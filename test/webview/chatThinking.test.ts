@@ -1,0 +1,74 @@
+import * as assert from 'assert';
+import { mkdirSync } from 'fs';
+import * as path from 'path';
+import type { Page } from 'playwright-core';
+import type { ChatEntry, ChatState } from '../../src/protocol/chat';
+import { chatState } from './fixtures';
+import { ARTIFACTS, cspViolations, hostSends, posted, usePage } from './harness';
+
+const THOUGHT = 'The user wants the version.\n1. Call fixed_version.\n2. Tell them the version and make one short joke.';
+const entries: ChatEntry[] = [
+  { kind: 'user', id: 'u-t', text: 'Use the fixed_version tool, then make a joke about the version.', tokens: 24 },
+  { kind: 'assistant', id: 'a-t', text: 'The version is **0.32a0** — still a long way from 1.0, plenty of room to grow!', toolCalls: [], tokens: 96, thinking: { text: THOUGHT, tokens: 53, redacted: 0 } },
+  { kind: 'assistant', id: 'a-r', text: 'I can help with a legitimate task.', toolCalls: [], tokens: 410, thinking: { text: '', tokens: 380, redacted: 2 } },
+  { kind: 'notice', id: 'n-cut', level: 'info', text: 'The answer was cut at the output limit while the model was writing a tool call, so the call was not run. Continue to let the model carry on.', action: 'continue' },
+];
+const state: ChatState = { ...chatState, busy: false, entries };
+
+describe('chat webview: thinking (headless Chromium, host CSP)', function () {
+  this.timeout(60_000);
+  const pages = usePage('chat', state, { width: 460, height: 700 });
+  let page: Page;
+  beforeEach(() => {
+    page = pages.page();
+  });
+
+  it('shows thinking as a collapsed block with its token count that expands to the text and stays open across updates', async () => {
+    const block = page.locator('[data-entry-id="a-t"] details.thinking');
+    assert.strictEqual(await block.evaluate((e) => (e as HTMLDetailsElement).open), false, 'collapsed by default');
+    assert.strictEqual((await block.locator('summary').textContent())?.replace(/\s+/g, ' ').trim(), 'Thinking · 53 tokens');
+    assert.strictEqual(await block.locator('.thinking-text').isVisible(), false);
+    await block.locator('summary').click();
+    assert.strictEqual(await block.locator('.thinking-text').textContent(), THOUGHT);
+    await hostSends(page, { type: 'state', state: { ...state, entries: [...entries] } });
+    assert.strictEqual(await page.locator('[data-entry-id="a-t"] details.thinking').evaluate((e) => (e as HTMLDetailsElement).open), true);
+    // The answer itself is not inside the thinking block.
+    assert.strictEqual(await page.locator('[data-entry-id="a-t"] details.thinking strong').count(), 0);
+  });
+
+  it('says how much of the thinking came redacted instead of showing nothing', async () => {
+    const block = page.locator('[data-entry-id="a-r"] details.thinking');
+    assert.match((await block.locator('summary').textContent()) ?? '', /Thinking · 380 tokens · 2 redacted blocks/);
+    await block.locator('summary').click();
+    assert.match((await block.textContent()) ?? '', /encrypted/);
+  });
+
+  it('streams thinking as "Thinking…" while the answer has not started', async () => {
+    const streaming: ChatEntry = { kind: 'assistant', id: 'streaming', text: '', streaming: true, toolCalls: [], thinking: { text: 'Looking at the parser', redacted: 0, streaming: true } };
+    await hostSends(page, { type: 'state', state: { ...state, busy: true, entries: [...entries, streaming] } });
+    assert.strictEqual((await page.locator('[data-entry-id="streaming"] details.thinking summary').textContent())?.trim(), 'Thinking…');
+  });
+
+  it('offers Continue on an answer cut at the output limit, which sends "Continue"', async () => {
+    await page.locator('[data-entry-id="n-cut"] vscode-button[data-action="continue"]').click();
+    assert.deepStrictEqual(await posted(page), [{ type: 'send', text: 'Continue' }]);
+  });
+
+  for (const theme of ['dark', 'light'] as const) {
+    it(`renders the thinking block readably in the ${theme} theme (screenshot)`, async () => {
+      const themed = await pages.harness().open('chat', { theme, width: 460, height: 700 });
+      try {
+        await hostSends(themed, { type: 'state', state });
+        await themed.locator('[data-entry-id="a-t"] details.thinking summary').click();
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await themed.screenshot({ path: path.join(ARTIFACTS, `chat-thinking-${theme}.png`), fullPage: true });
+        const summary = themed.locator('[data-entry-id="a-r"] details.thinking summary');
+        const [color, bg] = await summary.evaluate((e) => [getComputedStyle(e).color, getComputedStyle(document.body).backgroundColor]);
+        assert.notStrictEqual(color, bg);
+        assert.deepStrictEqual(await cspViolations(themed), []);
+      } finally {
+        await themed.close();
+      }
+    });
+  }
+});
