@@ -1,6 +1,6 @@
 import type { FixedComponents } from '../accounting/usageBasis';
 import { SessionCallIds } from '../history/uniqueCallIds';
-import type { Message, ToolCall } from '../model/message';
+import type { Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
 import type { PromptSections } from '../prompt/promptSections';
 import type { ContextSession } from '../session/contextSession';
@@ -45,6 +45,7 @@ export interface AgentOptions {
 interface StreamedResponse {
   text: string;
   calls: ToolCall[];
+  reasoning: ReasoningBlock[];
   usage?: ReportedUsage;
   stopReason: string;
 }
@@ -202,6 +203,7 @@ export class AgentSession {
     this.partialText = '';
     let text = '';
     const calls: ToolCall[] = [];
+    const reasoning: ReasoningBlock[] = [];
     let usage: ReportedUsage | undefined;
     let stopReason = 'end_turn';
     try {
@@ -211,6 +213,12 @@ export class AgentSession {
             text += event.text;
             this.partialText = text;
             this.emit({ type: 'text_delta', text: event.text });
+            break;
+          case 'reasoning_delta':
+            this.emit({ type: 'reasoning_delta', text: event.text });
+            break;
+          case 'reasoning':
+            reasoning.push(event.block);
             break;
           case 'tool_call':
             calls.push(this.callIds.claim(event.call, this.manager.messages));
@@ -237,7 +245,7 @@ export class AgentSession {
       throw error;
     }
     this.partialText = '';
-    return { text, calls, usage, stopReason };
+    return { text, calls, reasoning, usage, stopReason };
   }
 
   /** Text the user already saw from a response that then failed is kept, marked as cut off. */
@@ -252,14 +260,14 @@ export class AgentSession {
     }
   }
 
-  private async recordAssistant(text: string, calls: ToolCall[]): Promise<Message> {
-    const message = await this.manager.appendAssistant(text, calls);
+  private async recordAssistant(text: string, calls: ToolCall[], reasoning: ReasoningBlock[] = []): Promise<Message> {
+    const message = await this.manager.appendAssistant(text, calls, reasoning);
     this.emit({ type: 'assistant_message', message });
     return message;
   }
 
   private async finishResponse(response: StreamedResponse, signal: AbortSignal): Promise<TurnStopReason | 'tool_use'> {
-    await this.recordAssistant(response.text, response.calls);
+    await this.recordAssistant(response.text, response.calls, response.reasoning);
     if (response.calls.length === 0) return response.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn';
     for (const call of response.calls) {
       if (signal.aborted) throw new CancelledError('cancelled');

@@ -8,6 +8,8 @@ export type AgentEvent =
   | { type: 'turn_start'; userMessageId: string }
   | { type: 'request_start'; requestIndex: number; usedTokens: number; effectiveWindow: number; percent: number }
   | { type: 'text_delta'; text: string }
+  /** Readable thinking or reasoning as the model streams it. */
+  | { type: 'reasoning_delta'; text: string }
   | { type: 'assistant_message'; message: Message }
   | { type: 'tool_call'; call: ToolCall }
   | { type: 'approval_needed'; request: ApprovalRequest }

@@ -6,7 +6,7 @@ import type { ProviderEvent, ReportedUsage, StopReason } from './types';
 /** Keeps the finite, non-negative numbers of a usage object; undefined when none is left. */
 export function cleanUsage(usage: ReportedUsage): ReportedUsage | undefined {
   const out: ReportedUsage = {};
-  for (const key of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const) {
+  for (const key of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
     const value = usage[key];
     if (typeof value === 'number' && Number.isFinite(value) && value >= 0) out[key] = value;
   }

@@ -12,7 +12,7 @@ import { totalTokens } from '../compaction/units';
 import { VisibleHistory } from '../history/visibleHistory';
 import { abortedToolResult, assistantMessage, userMessage } from '../model/factories';
 import { newId } from '../model/ids';
-import type { Message, ToolCall } from '../model/message';
+import type { Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { TurnUsageRecord } from '../model/records';
 import type { SessionStore } from '../ports/sessionStore';
 import type { PromptSections } from '../prompt/promptSections';
@@ -203,8 +203,10 @@ export class ContextSession {
     return recorded[recorded.length - 1];
   }
 
-  async appendAssistant(text: string, calls: readonly ToolCall[] = []): Promise<Message> {
-    const recorded = await this.append(assistantMessage(text, calls));
+  async appendAssistant(text: string, calls: readonly ToolCall[] = [], reasoning: readonly ReasoningBlock[] = []): Promise<Message> {
+    const message = assistantMessage(text, calls);
+    if (reasoning.length) message.reasoning = [...reasoning];
+    const recorded = await this.append(message);
     return recorded[recorded.length - 1];
   }
 
