@@ -57,7 +57,7 @@ function message(fields: Partial<Message> & Pick<Message, 'role' | 'kind' | 'con
   return { id: `m${created}`, agentVisible: true, userVisible: true, createdAt: created, ...fields };
 }
 
-function request(messages: Message[], tools = [{ name: 'calculator', description: 'A minimal calculator.', inputSchema: { properties: { a: { type: 'number' } } } }]): ProviderRequest {
+function request(messages: Message[], tools = [{ name: 'calculator', description: 'A minimal calculator.', inputSchema: { properties: { a: { type: 'number' } } }, source: 'builtin' as const }]): ProviderRequest {
   return { model: 'gpt-5.1-codex-max', system: [{ text: 'You are a careful assistant.' }], messages, tools, maxOutputTokens: 4096, reasoning: { effort: 'high' } };
 }
 
