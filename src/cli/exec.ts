@@ -51,7 +51,7 @@ const EXIT_FOR: Record<TurnStopReason, number> = {
 
 export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
     [--base-url U] [--window N] [--allow read|edit|command …] [--json] [--cd DIR] [--store DIR]
-    [--openai-api responses|chat-completions] [--max-steps N]
+    [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high]
 
   Runs one task with Tally's agent loop in DIR (default: the current folder), with no editor.
   Keys come from the environment only: ANTHROPIC_API_KEY (anthropic), OPENAI_API_KEY (openai),
@@ -61,6 +61,7 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
   --allow read. No AGENTS.md or skill is loaded. --json prints one JSON object per line (text,
   reasoning, tool calls and results, usage, compactions, the session). The session is stored in
   --store (default ~/.tally/store): show it with tally inspect --session ID --store DIR.
+  --effort sets the reasoning effort (OpenAI reasoning.effort; Anthropic thinking where supported).
 
   Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
   4 context full after compaction, 5 --max-steps reached, 130 interrupted.`;
@@ -160,7 +161,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
         return prepared;
       },
     };
-    const agent = new AgentSession({ manager, provider, model: args.model, maxOutputTokens, prompt: source, tools: registry, maxSteps: args.maxSteps });
+    const agent = new AgentSession({ manager, provider, model: args.model, maxOutputTokens, prompt: source, tools: registry, maxSteps: args.maxSteps, reasoning: args.effort ? { effort: args.effort } : undefined });
     agent.on((event) => {
       if (!args.json) return textLine(event, io.stdout, io.stderr);
       const line = jsonLine(event);

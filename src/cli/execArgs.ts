@@ -17,11 +17,12 @@ export interface ExecArgs {
   store?: string;
   openaiApi?: 'responses' | 'chat-completions';
   maxSteps?: number;
+  effort?: 'low' | 'medium' | 'high';
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
 const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command'];
-const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps']);
+const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort']);
 
 function positive(name: string, raw: string): number {
   const value = Number(raw.replace(/_/g, '').replace(/k$/i, '000'));
@@ -69,6 +70,8 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
   }
   const api = one('openai-api');
   if (api !== undefined && api !== 'responses' && api !== 'chat-completions') throw new Error('--openai-api must be responses or chat-completions');
+  const effort = one('effort');
+  if (effort !== undefined && effort !== 'low' && effort !== 'medium' && effort !== 'high') throw new Error('--effort must be low, medium or high');
   if (provider === 'openai-compatible' && !one('base-url')) throw new Error('--base-url is required for openai-compatible, e.g. http://127.0.0.1:11434/v1');
   return {
     task: words[0],
@@ -82,5 +85,6 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
     store: one('store'),
     openaiApi: api,
     maxSteps: one('max-steps') === undefined ? undefined : positive('max-steps', one('max-steps')!),
+    effort,
   };
 }

@@ -6,7 +6,7 @@ import type { PromptSections } from '../prompt/promptSections';
 import type { ContextSession } from '../session/contextSession';
 import { ProviderError } from '../providers/errors';
 import { defaultSleep, resendDelay, withRetry, type RetryOptions } from '../providers/retry';
-import type { ChatProvider, ProviderRequest, ReportedUsage } from '../providers/types';
+import type { ChatProvider, ProviderRequest, ReasoningRequest, ReportedUsage } from '../providers/types';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
 import type { ToolRunner } from './toolRunner';
 
@@ -33,6 +33,8 @@ export interface AgentOptions {
   maxOutputTokens: number;
   prompt: PromptSource;
   tools: ToolRunner;
+  /** How hard the model should think, where it can (absent: the provider's default). */
+  reasoning?: ReasoningRequest;
   /** Requests in one turn before the loop stops and asks the user to continue. */
   maxSteps?: number;
   /** Re-sends of a request whose stream dropped before it completed (default 2). */
@@ -185,6 +187,7 @@ export class AgentSession {
       messages,
       tools: prompt.tools,
       maxOutputTokens: this.options.maxOutputTokens,
+      ...(this.options.reasoning ? { reasoning: this.options.reasoning } : {}),
     };
   }
 

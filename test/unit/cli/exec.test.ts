@@ -60,13 +60,14 @@ describe('tally exec', function () {
     const server = new RecordedStreamServer('/v1/responses', recorded);
     servers.push(server);
     const url = await server.start();
-    const run = await exec(['What is (12 + 7) * 3 * 10? Use the calculator.', '--provider', 'openai', '--model', 'gpt-5.1-codex-max', '--base-url', `${url}/v1`, '--openai-api', 'responses'], { OPENAI_API_KEY: KEY });
+    const run = await exec(['What is (12 + 7) * 3 * 10? Use the calculator.', '--provider', 'openai', '--model', 'gpt-5.1-codex-max', '--base-url', `${url}/v1`, '--openai-api', 'responses', '--effort', 'high'], { OPENAI_API_KEY: KEY });
 
     assert.equal(run.code, EXEC_EXIT.done, run.stderr);
     const end = run.lines.at(-1)!;
     assert.deepEqual([end.type, end.stopReason, end.exitCode], ['end', 'end_turn', 0]);
     assert.equal(server.requests.length, 4);
     assert.equal(server.requests[0].headers.authorization, `Bearer ${KEY}`);
+    assert.deepEqual(server.requests[0].body.reasoning, { effort: 'high', summary: 'auto' });
 
     const summary = "**Calculating step-by-step using calculator**\n\nI'll compute 12 plus 7, then multiply the result by 3, and finally multiply that by 10, reporting the final product.";
     assert.equal(run.lines.filter((l) => l.type === 'reasoning').map((l) => l.text).join(''), summary);
