@@ -10,11 +10,11 @@ function messageText(message: Message): string {
   const lines: string[] = [];
   const hidden = message.agentVisible ? '' : ' (hidden from the model)';
   if (message.role === 'assistant') {
+    lines.push(`assistant${hidden}:`);
     for (const block of message.reasoning ?? []) {
       const sealed = block.encryptedContent ? ', encrypted reasoning kept' : block.signature ? ', signed' : block.redactedData ? ', redacted' : '';
-      lines.push(`  reasoning (${block.format}${sealed}):`, indent(block.text || '(no readable text)'));
+      lines.push(`  reasoning (${block.format}${sealed}):`, indent(block.text || '(no readable text)', '      '));
     }
-    lines.push(`assistant${hidden}:`);
     if (message.content.trim()) lines.push(indent(message.content));
     for (const call of message.toolCalls ?? []) lines.push(`  → ${call.name} ${call.arguments}  [${call.id}]`);
   } else if (message.role === 'tool') {
