@@ -4,9 +4,8 @@ import type { ProviderEvent } from './types';
  * Reasoning that OpenAI-compatible servers stream beside the answer in Chat Completions deltas:
  * `reasoning_content` (DeepSeek, vLLM) or `reasoning` (Ollama, newer vLLM, OpenRouter). It becomes
  * `reasoning_delta` events as it streams and one `reasoning` block (format 'openai-chat') when the
- * answer or a tool call starts, or the message ends. Such blocks are kept for display and never sent
- * back: DeepSeek's documentation says a request that carries `reasoning_content` is rejected
- * (https://api-docs.deepseek.com/guides/reasoning_model), and Chat Completions has no field for it.
+ * answer or a tool call starts, or the message ends. Such a block is sent back (openaiRequest.ts)
+ * only with the tool calls it led to, as DeepSeek's thinking mode requires.
  */
 export class ChatReasoning {
   private text = '';

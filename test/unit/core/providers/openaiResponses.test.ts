@@ -120,14 +120,24 @@ describe('reasoning of OpenAI-compatible servers', () => {
     });
   }
 
-  it('never sends a server\'s reasoning back', async () => {
+  it('sends a server\'s reasoning back only with the tool calls it led to, as reasoning_content (DeepSeek\'s thinking mode requires it there)', async () => {
     const { events, server, provider } = await decode([{ reasoning_content: 'secret chain' }, { content: 'Four.' }]);
     try {
-      const block = events.find((e) => e.type === 'reasoning') as { block: any };
+      const block = (events.find((e) => e.type === 'reasoning') as { block: any }).block;
+      const calling = { format: 'openai-chat' as const, text: 'I should read the file' };
       server.enqueue({ type: 'reply', parts: [{ text: 'ok' }] });
-      const history = [message({ role: 'user', kind: 'user', content: 'x' }), message({ role: 'assistant', kind: 'assistant', content: 'Four.', reasoning: [block.block] }), message({ role: 'user', kind: 'user', content: 'y' })];
+      const history = [
+        message({ role: 'user', kind: 'user', content: 'x' }),
+        message({ role: 'assistant', kind: 'assistant', content: 'Four.', reasoning: [block] }),
+        message({ role: 'user', kind: 'user', content: 'y' }),
+        message({ role: 'assistant', kind: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'read_file', arguments: '{"path":"a"}' }], reasoning: [calling, { format: 'openai-responses', text: 'other format', itemId: 'rs', encryptedContent: 'e' }] }),
+        message({ role: 'tool', kind: 'tool_result', content: 'text', toolCallId: 'call_1', toolName: 'read_file' }),
+      ];
       for await (const event of provider.stream(request(history))) void event;
-      assert.ok(!server.requests[1].rawBody.includes('secret chain'));
+      const sent = server.requests[1].body.messages as any[];
+      assert.ok(!server.requests[1].rawBody.includes('secret chain'), 'an answer without calls sends no reasoning');
+      assert.ok(!server.requests[1].rawBody.includes('other format'));
+      assert.equal(sent.find((m) => m.tool_calls)?.reasoning_content, 'I should read the file');
     } finally {
       await server.close();
     }
