@@ -8,7 +8,9 @@ import { createChatProvider, openAIApiFor } from '../../../../src/core/providers
 import { responsesBodyChunks } from '../../../../src/core/providers/openaiResponsesBody';
 import { isReasoningModel, toResponsesBody } from '../../../../src/core/providers/openaiResponsesRequest';
 import type { ProviderEvent, ProviderRequest } from '../../../../src/core/providers/types';
+import { ProviderError } from '../../../../src/core/providers/errors';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';
+import { RecordedStreamServer } from '../../../fakes/recordedStreamServer';
 
 let created = 0;
 function message(fields: Partial<Message> & Pick<Message, 'role' | 'kind' | 'content'>): Message {
@@ -141,5 +143,39 @@ describe('reasoning of OpenAI-compatible servers', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('how a Responses stream ends', () => {
+  const user = () => message({ role: 'user', kind: 'user', content: 'x' });
+  const line = (event: Record<string, unknown>) => JSON.stringify(event);
+  const callStart = line({ type: 'response.output_item.added', output_index: 0, item: { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '' } });
+  const callDelta = line({ type: 'response.function_call_arguments.delta', output_index: 0, item_id: 'fc_1', delta: '{"pa' });
+
+  async function run(events: string[]): Promise<ProviderEvent[]> {
+    const server = new RecordedStreamServer('/v1/responses', [events]);
+    const url = await server.start();
+    try {
+      const provider = createChatProvider({ provider: 'openai', apiKey: 'k', baseUrl: `${url}/v1`, openaiApi: 'responses', retry: { maxAttempts: 1 } });
+      const out: ProviderEvent[] = [];
+      for await (const event of provider.stream(request([user()]))) out.push(event);
+      return out;
+    } finally {
+      await server.stop();
+    }
+  }
+
+  it('response.incomplete at the output limit: stop reason max_tokens, and the call it cut off is not complete', async () => {
+    const events = await run([callStart, callDelta, line({ type: 'response.incomplete', response: { incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 10, output_tokens: 5 } } })]);
+    assert.deepEqual(events.filter((e) => e.type === 'tool_call'), []);
+    assert.deepEqual(events.at(-1), { type: 'done', stopReason: 'max_tokens' });
+  });
+
+  it('response.failed: the error the server gave, with its message', async () => {
+    await assert.rejects(run([line({ type: 'response.failed', response: { error: { code: 'server_error', message: 'The model failed to answer.' } } })]), (error: unknown) => error instanceof ProviderError && /The model failed to answer/.test(error.message));
+  });
+
+  it('a stream that ends before response.completed is an error, and its half-made call is never reported', async () => {
+    await assert.rejects(run([callStart, callDelta]), (error: unknown) => error instanceof ProviderError && error.kind === 'stream_dropped');
   });
 });
