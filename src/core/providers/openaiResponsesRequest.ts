@@ -16,7 +16,8 @@
  *   model"), so it is sent only to reasoning models or when an effort is asked for.
  * - `reasoning: {effort, summary: "auto"}` sets the effort and asks for readable summaries.
  * - Tools are `{type:"function", name, description, parameters}` (flat, not nested under `function`).
- * - The output limit is `max_output_tokens`.
+ * - The output limit is `max_output_tokens`. Reasoning models refuse `temperature` (400, "Unsupported
+ *   parameter: 'temperature' is not supported with this model", recorded by vercel/ai).
  * - Streaming events (no `[DONE]` marker): `response.output_item.added` / `.done` (the item; a
  *   reasoning item's encrypted content is complete only in `.done`), `response.output_text.delta`,
  *   `response.reasoning_summary_text.delta`, `response.function_call_arguments.delta` (by
@@ -88,7 +89,8 @@ export function responsesFieldsAfterInput(request: ProviderRequest): Record<stri
   if (request.tools.length) {
     fields.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: { type: 'object', ...tool.inputSchema } }));
   }
-  if (request.temperature !== undefined) fields.temperature = request.temperature;
+  // Reasoning models refuse it ("Unsupported parameter: 'temperature' is not supported with this model").
+  if (request.temperature !== undefined && !isReasoningModel(request.model)) fields.temperature = request.temperature;
   return fields;
 }
 

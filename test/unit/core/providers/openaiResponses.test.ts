@@ -69,6 +69,8 @@ describe('OpenAI Responses request body', () => {
     assert.deepEqual(toResponsesBody(request([], { model: 'gpt-4.1' })).include, undefined);
     assert.deepEqual(toResponsesBody(request([], { model: 'gpt-4.1', reasoning: { effort: 'high' } })).reasoning, { effort: 'high', summary: 'auto' });
     assert.deepEqual(toResponsesBody(request([], { model: 'o4-mini' })).include, ['reasoning.encrypted_content']);
+    assert.equal(toResponsesBody(request([], { model: 'o3', temperature: 0.2 })).temperature, undefined, 'reasoning models refuse a temperature');
+    assert.equal(toResponsesBody(request([], { model: 'gpt-4.1', temperature: 0.2 })).temperature, 0.2);
     assert.equal(isReasoningModel('gpt-5-chat-latest'), false);
     assert.equal(isReasoningModel('gpt-5.1-codex-max'), true);
   });
