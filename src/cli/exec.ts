@@ -90,6 +90,8 @@ function jsonLine(event: AgentEvent): Record<string, unknown> | undefined {
       return { type: 'usage', request: event.record.requestIndex, estimatedInput: event.record.estimatedInputTokens, input: event.record.reportedInputTokens, output: event.record.reportedOutputTokens, cacheRead: event.record.cacheReadTokens, cacheWrite: event.record.cacheWriteTokens };
     case 'compaction':
       return { type: 'compaction', event: event.event };
+    case 'approval_needed':
+      return { type: 'approval_needed', id: event.request.callId, kind: event.request.kind, title: event.request.title };
     case 'approval_resolved':
       return { type: 'approval', id: event.callId, decision: event.decision };
     case 'retry':
@@ -111,6 +113,7 @@ function textLine(event: AgentEvent, out: (s: string) => void, err: (s: string) 
   else if (event.type === 'tool_result') err(`← ${event.message.content.split('\n')[0].slice(0, 200)}\n`);
   else if (event.type === 'error' || event.type === 'notice') err(`\ntally: ${event.message}\n`);
   else if (event.type === 'compaction') err(`\n[compacted the context]\n`);
+  else if (event.type === 'approval_needed') err(`[needs approval: ${event.request.title}; allow it with --allow ${event.request.kind}]\n`);
 }
 
 export interface ExecIo {

@@ -125,6 +125,7 @@ describe('tally exec', function () {
     const denied = await exec(['write out.txt', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.url], { TALLY_API_KEY: KEY });
     assert.equal(denied.code, EXEC_EXIT.done);
     assert.equal(denied.lines.find((l) => l.type === 'tool_result')!.denied, true);
+    assert.deepEqual([denied.lines.find((l) => l.type === 'approval_needed')!.kind, denied.lines.find((l) => l.type === 'approval')!.decision], ['edit', 'denied']);
     assert.equal(existsSync(join(work, 'out.txt')), false);
 
     server.enqueue(writeCall, { type: 'reply', parts: [{ text: 'ok' }] });
