@@ -5,7 +5,7 @@ export interface ParsedArgs {
   options: Map<string, string>;
 }
 
-const VALUE_OPTIONS = new Set(['window', 'max-output', 'strategy', 'json', 'out']);
+const VALUE_OPTIONS = new Set(['window', 'max-output', 'strategy', 'json', 'out', 'session', 'store']);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command = 'help', ...rest] = argv;

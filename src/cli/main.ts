@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { homedir, tmpdir } from 'os';
 import { basename, join } from 'path';
 import '../node/usePlatform';
 import { getTokenCounter } from '../core/accounting/tokenizer';
@@ -10,6 +10,9 @@ import { finalChangePathsOf } from '../core/replay/facts';
 import { replayRun, type RunReport } from '../core/replay/replay';
 import { importTranscriptFile } from '../node/transcripts/readTranscriptFile';
 import { parseArgs, positiveInt } from './args';
+import { EXEC_USAGE, runExec } from './exec';
+import { parseExecArgs } from './execArgs';
+import { renderStoredSession } from './storedSession';
 import { ReplayJsonFile } from './replayJsonFile';
 import { formatRuns, totalsByPolicy } from './retentionTable';
 
@@ -18,6 +21,8 @@ const USAGE = `tally — replay recorded agent runs through Tally's context mana
 Usage:
   tally replay FILE… [--window N] [--max-output N] [--strategy NAME] [--json OUT]
   tally inspect FILE [--out report.html] [--window N] [--max-output N] [--strategy NAME]
+  tally inspect --session ID [--store DIR]
+  ${EXEC_USAGE}
 
 Formats: OpenAI chat messages (JSON or JSONL), Anthropic messages, SWE-agent .traj,
 mini-swe-agent .traj.json. Strategies: ${REPLAY_POLICIES.map((p) => p.name).join(', ')} (default tally),
@@ -82,12 +87,44 @@ function printRuns(reports: RunReport[]): void {
   console.log(formatRuns(reports));
 }
 
+/** `tally inspect --session ID [--store DIR]`: prints a stored session (one `tally exec` wrote, say). */
+async function inspectSession(sessionId: string, storeFolder: string | undefined): Promise<number> {
+  const store = await openStore(storeFolder ?? join(homedir(), '.tally', 'store'));
+  try {
+    process.stdout.write(await renderStoredSession(store, sessionId));
+  } finally {
+    await store.close();
+  }
+  return 0;
+}
+
+async function exec(argv: string[]): Promise<number> {
+  if (argv.includes('--help')) {
+    console.log(EXEC_USAGE);
+    return 0;
+  }
+  let args;
+  try {
+    args = parseExecArgs(argv, process.cwd());
+  } catch (error) {
+    console.error(`tally: ${error instanceof Error ? error.message : String(error)}\n\n${EXEC_USAGE}`);
+    return 2;
+  }
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return runExec(args, { env: process.env, stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), signal: controller.signal });
+}
+
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'exec') return exec(argv.slice(1));
   const args = parseArgs(argv);
   if (args.command === 'help' || args.options.has('help') || args.command === '--help') {
     console.log(USAGE);
     return 0;
   }
+  if (args.command === 'inspect' && args.options.has('session')) return inspectSession(args.options.get('session')!, args.options.get('store'));
   if (args.files.length === 0) throw new Error(`${args.command} needs at least one FILE\n\n${USAGE}`);
   if (args.command === 'replay') {
     const json = args.options.get('json');

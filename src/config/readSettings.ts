@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { contextSettingsFrom, withSettings, type ContextSettings } from '../core/settings';
 import type { ReasoningRequest } from '../core/providers/types';
 import { settingDefault, type SettingKey } from '../core/settingsSchema';
+import type { OpenAIApiSetting } from '../core/providers/chatProviderFactory';
 import { userValue, warnIgnoredWorkspaceSettings } from './userScope';
 
 export type ProviderKind = 'vscode-lm' | 'anthropic' | 'openai' | 'openai-compatible';
@@ -10,6 +11,8 @@ export interface TallyConfiguration {
   provider: ProviderKind;
   model: string;
   baseUrl: string;
+  /** Which API the openai provider speaks: see core/providers/chatProviderFactory.ts. */
+  openaiApi: OpenAIApiSetting;
   summaryModel: string;
   tokenizer: 'auto' | 'o200k_base' | 'cl100k_base';
   /** tally.reasoning: how hard the model should think; 'off' sends no thinking request. */
@@ -19,6 +22,7 @@ export interface TallyConfiguration {
   context: ContextSettings;
 }
 
+const OPENAI_APIS: readonly OpenAIApiSetting[] = ['auto', 'responses', 'chat-completions'];
 const PROVIDERS: readonly ProviderKind[] = ['vscode-lm', 'anthropic', 'openai', 'openai-compatible'];
 
 function reasoningSetting(value: unknown): TallyConfiguration['reasoning'] {
@@ -59,6 +63,7 @@ export function readConfiguration(): TallyConfiguration {
     provider: PROVIDERS.includes(provider as ProviderKind) ? (provider as ProviderKind) : settingDefault('provider'),
     model: userString('model'),
     baseUrl: userString('baseUrl'),
+    openaiApi: OPENAI_APIS.includes(user('openai.api') as OpenAIApiSetting) ? (user('openai.api') as OpenAIApiSetting) : 'auto',
     summaryModel: userString('summaryModel'),
     tokenizer: tokenizer === 'o200k_base' || tokenizer === 'cl100k_base' ? tokenizer : 'auto',
     reasoning: reasoningSetting(c.get('reasoning')),

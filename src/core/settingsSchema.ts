@@ -37,6 +37,7 @@ export const SETTINGS_SCHEMA = {
   model: { type: 'string', default: '', scope: 'application' },
   baseUrl: { type: 'string', default: '', scope: 'application' },
   summaryModel: { type: 'string', default: '', scope: 'application' },
+  'openai.api': { type: 'string', default: 'auto', enum: ['auto', 'responses', 'chat-completions'], scope: 'application' },
   contextWindow: { type: ['number', 'null'], default: null, minimum: 1024, scope: 'window' },
   maxOutputTokens: { type: ['number', 'null'], default: null, minimum: 256, scope: 'window' },
   'compaction.trigger': { type: 'number', default: 0.95, minimum: 0.3, maximum: 0.99, scope: 'window' },

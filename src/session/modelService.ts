@@ -1,14 +1,13 @@
 import * as vscode from 'vscode';
 import { LlmSummarizer } from '../core/compaction/llmSummarizer';
 import { hiddenUserMessage } from '../core/model/factories';
-import { createAnthropicProvider } from '../core/providers/anthropic';
 import { completeOnce } from '../core/providers/completeOnce';
 import { keyForEndpoint } from '../core/providers/endpointOrigin';
 import { resolveModel } from '../core/providers/modelRegistry';
-import { createOpenAIProvider } from '../core/providers/openai';
+import { createChatProvider } from '../core/providers/chatProviderFactory';
 import { servedWindow } from '../core/providers/servedWindow';
-import { thinkingBudget, thinkingForm, thinkingReserve } from '../core/providers/anthropicThinking';
-import type { ChatProvider, ReasoningRequest } from '../core/providers/types';
+import { planReasoning } from '../core/providers/reasoningPlan';
+import type { ChatProvider } from '../core/providers/types';
 import type { TallyConfiguration } from '../config/readSettings';
 import { VsCodeLmProvider } from '../vscodeLm/vscodeLmProvider';
 import type { ApiKeys } from '../secrets/apiKeys';
@@ -49,7 +48,6 @@ export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys
     return { ok: true, chat: { provider, model, window, maxOutputTokens: reserve, label: `${lm.name} (${lm.vendor})`, summarizer: new LlmSummarizer((p) => completeText(provider, lm.id, p), lm.id) } };
   }
   if (!config.model) return { ok: false, reason: `Set the model id for ${config.provider} with "Tally: Select Model" (setting tally.model).` };
-  let provider: ChatProvider;
   if (config.provider === 'openai-compatible' && !config.baseUrl) return { ok: false, reason: 'Set tally.baseUrl to your server, e.g. http://127.0.0.1:11434/v1 for Ollama.' };
   // A key goes only to the endpoint origin it was entered for.
   const bound = keyForEndpoint(config.provider, config.baseUrl, await keys.getBound(config.provider));
@@ -57,21 +55,12 @@ export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys
   const apiKey = bound.key;
   const planned = await planWindow(config, apiKey);
   const model = resolveModel(config.model, { ...overrides, contextWindow: planned.tokens });
-  let maxOutputTokens = config.context.maxOutputTokens ?? model.defaultOutputReserve;
-  let reasoning: ReasoningRequest | undefined;
-  if (config.provider === 'anthropic' && config.reasoning !== 'off' && thinkingForm(config.model) !== 'none') {
-    // Thinking comes out of max_tokens: it is reserved on top of the answer's reserve, so the window planning leaves room for it.
-    const budgetTokens = thinkingBudget(config.model, config.reasoning);
-    reasoning = budgetTokens ? { effort: config.reasoning, budgetTokens } : { effort: config.reasoning };
-    maxOutputTokens += thinkingReserve(config.model, config.reasoning);
-  }
-  if (config.provider === 'anthropic') {
-    if (!apiKey) return { ok: false, reason: 'No Anthropic API key: run "Tally: Set API Key".' };
-    provider = createAnthropicProvider({ apiKey, baseUrl: config.baseUrl || undefined });
-  } else {
-    if (config.provider === 'openai' && !apiKey) return { ok: false, reason: 'No OpenAI API key: run "Tally: Set API Key".' };
-    provider = createOpenAIProvider({ apiKey, baseUrl: config.baseUrl || undefined, id: config.provider });
-  }
+  const plan = planReasoning(config.provider, config.model, config.reasoning);
+  const reasoning = plan.reasoning;
+  const maxOutputTokens = (config.context.maxOutputTokens ?? model.defaultOutputReserve) + plan.extraOutputTokens;
+  if (config.provider === 'anthropic' && !apiKey) return { ok: false, reason: 'No Anthropic API key: run "Tally: Set API Key".' };
+  if (config.provider === 'openai' && !apiKey) return { ok: false, reason: 'No OpenAI API key: run "Tally: Set API Key".' };
+  const provider: ChatProvider = createChatProvider({ provider: config.provider, apiKey, baseUrl: config.baseUrl, openaiApi: config.openaiApi });
   const summaryModel = config.summaryModel || config.model;
   return {
     ok: true,

@@ -2,6 +2,7 @@ import { errorFromPayload, type ErrorContext } from './classifyError';
 import { parseEventJson, type FetchLike } from './httpStream';
 import { OpenAIBodyBuilder } from './openaiBodyBytes';
 import type { MaxTokensField } from './openaiRequest';
+import { ChatReasoning } from './openaiChatReasoning';
 import { ToolCallAssembler } from './openaiToolCalls';
 import type { RetryOptions } from './retry';
 import { retriedEventStream } from './retriedEventStream';
@@ -48,6 +49,7 @@ async function* decodeOpenAI(ctx: ErrorContext, events: AsyncIterable<SseEvent>)
   let finish: StopReason | undefined;
   let doneMarker = false;
   let outputStarted = false;
+  const reasoning = new ChatReasoning();
 
   for await (const event of untilComplete(events, () => finish !== undefined)) {
     if (event.data.trim() === '[DONE]') {
@@ -69,18 +71,26 @@ async function* decodeOpenAI(ctx: ErrorContext, events: AsyncIterable<SseEvent>)
     const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as Record<string, unknown> | undefined) : undefined;
     if (!choice) continue;
     const delta = (choice.delta ?? {}) as Record<string, unknown>;
+    const thought = reasoning.deltaOf(delta);
+    if (thought) {
+      outputStarted = true;
+      yield { type: 'reasoning_delta', text: thought };
+    }
     if (typeof delta.content === 'string' && delta.content) {
       outputStarted = true;
+      yield* reasoning.end();
       yield { type: 'text', text: delta.content };
     }
     for (const toolEvent of assembler.apply(delta.tool_calls)) {
       outputStarted = true;
+      yield* reasoning.end();
       yield toolEvent;
     }
     if (typeof choice.finish_reason === 'string') finish = FINISH_REASONS[choice.finish_reason] ?? 'other';
   }
   // Complete once [DONE] or a finish_reason arrived (a drop after it only loses the usage chunk).
   if (!doneMarker && finish === undefined) throw droppedBeforeEnd(ctx);
+  yield* reasoning.end();
   yield* finalEvents(assembler.complete(), usage, finish ?? (assembler.count ? 'tool_use' : 'end_turn'));
 }
 

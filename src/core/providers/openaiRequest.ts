@@ -17,8 +17,20 @@ export interface OpenAIRequestOptions {
 
 export type ChatMessage =
   | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
+  | { role: 'assistant'; content: string | null; reasoning_content?: string; tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
   | { role: 'tool'; tool_call_id: string; content: string };
+
+/**
+ * The reasoning an OpenAI-compatible server streamed before this message's tool calls, to send back
+ * as `reasoning_content`: DeepSeek's thinking mode requires it for a turn with tool calls (a 400
+ * without it) and ignores it elsewhere (https://api-docs.deepseek.com/guides/thinking_mode). A
+ * message without tool calls sends none, nor does reasoning from another wire format.
+ */
+function reasoningToReturn(message: Message): string | undefined {
+  if (!message.toolCalls?.length) return undefined;
+  const text = (message.reasoning ?? []).filter((b) => b.format === 'openai-chat' && b.text).map((b) => b.text).join('\n\n');
+  return text || undefined;
+}
 
 /** A message as Chat Completions carries it; undefined for one that is left out (empty). */
 export function chatMessageOf(message: Message): ChatMessage | undefined {
@@ -29,6 +41,8 @@ export function chatMessageOf(message: Message): ChatMessage | undefined {
       const calls = message.toolCalls ?? [];
       if (!calls.length && !message.content.trim()) return undefined;
       const out: ChatMessage = { role: 'assistant', content: message.content || null };
+      const reasoning = reasoningToReturn(message);
+      if (reasoning) out.reasoning_content = reasoning;
       if (calls.length) {
         // Servers such as Ollama parse history arguments as JSON, so invalid ones are wrapped.
         out.tool_calls = calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: argumentsAsJsonText(call.arguments) } }));

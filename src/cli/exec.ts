@@ -1,0 +1,188 @@
+/**
+ * `tally exec`: one task, run headless by the same agent loop the extension uses, in a folder on
+ * disk (the Node workspace), with approvals from the command line only (never a prompt), events as
+ * JSON lines or plain text, and the session written to the store `tally inspect --session` reads.
+ */
+import { planReasoning } from '../core/providers/reasoningPlan';
+import { homedir } from 'os';
+import { join, resolve } from 'path';
+import { getTokenCounter } from '../core/accounting/tokenizer';
+import { AgentSession } from '../core/agent/agentSession';
+import type { AgentEvent, TurnStopReason } from '../core/agent/events';
+import { createChatProvider } from '../core/providers/chatProviderFactory';
+import { resolveModel } from '../core/providers/modelRegistry';
+import { SessionPrompt } from '../core/prompt/sessionPrompt';
+import { ContextSession } from '../core/session/contextSession';
+import { withSettings } from '../core/settings';
+import { builtinTools } from '../core/tools/builtin';
+import { ToolRegistry } from '../core/tools/registry';
+import { SessionApprovals } from '../core/tools/sessionApprovals';
+import { sessionTools } from '../core/tools/sessionTools';
+import type { ApprovalRequest } from '../core/tools/types';
+import { openStore } from '../node/store';
+import { NodeWorkspace } from '../node/tools/nodeWorkspace';
+import type { ExecArgs } from './execArgs';
+
+/** How a run ended, as its exit status. */
+export const EXEC_EXIT = {
+  /** The model finished its answer. */
+  done: 0,
+  /** The request failed (provider error, network, a key refused). */
+  error: 1,
+  /** The command line or the setup was wrong (no key, unknown option): nothing was sent. */
+  usage: 2,
+  /** The model hit its output limit. */
+  maxTokens: 3,
+  /** The context is full even after compaction. */
+  blocked: 4,
+  /** The turn took the most requests allowed (--max-steps). */
+  maxSteps: 5,
+  /** The model declined to answer (a refusal). */
+  refusal: 6,
+  /** Interrupted (Ctrl-C, SIGTERM). */
+  cancelled: 130,
+} as const;
+
+const EXIT_FOR: Record<TurnStopReason, number> = {
+  end_turn: EXEC_EXIT.done,
+  error: EXEC_EXIT.error,
+  max_tokens: EXEC_EXIT.maxTokens,
+  blocked: EXEC_EXIT.blocked,
+  max_steps: EXEC_EXIT.maxSteps,
+  refusal: EXEC_EXIT.refusal,
+  cancelled: EXEC_EXIT.cancelled,
+};
+
+export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
+    [--base-url U] [--window N] [--allow read|edit|command …] [--json] [--cd DIR] [--store DIR]
+    [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high]
+
+  Runs one task with Tally's agent loop in DIR (default: the current folder), with no editor.
+  Keys come from the environment only: ANTHROPIC_API_KEY (anthropic), OPENAI_API_KEY (openai),
+  TALLY_API_KEY (any provider; the only one sent to an openai-compatible --base-url).
+  Approvals come from --allow alone and nothing asks: without --allow edit no file is written,
+  without --allow command no command runs, and reading a file that has other hard links needs
+  --allow read. No AGENTS.md or skill is loaded. --json prints one JSON object per line (text,
+  reasoning, tool calls and results, usage, compactions, the session). The session is stored in
+  --store (default ~/.tally/store): show it with tally inspect --session ID --store DIR.
+  --effort sets the reasoning effort (OpenAI reasoning.effort; Anthropic thinking where supported).
+
+  Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
+  4 context full after compaction, 5 --max-steps reached, 6 the model refused, 130 interrupted.`;
+
+function keyFor(args: ExecArgs, env: NodeJS.ProcessEnv): string | undefined {
+  if (env.TALLY_API_KEY) return env.TALLY_API_KEY;
+  if (args.provider === 'anthropic') return env.ANTHROPIC_API_KEY;
+  if (args.provider === 'openai') return env.OPENAI_API_KEY;
+  return undefined;
+}
+
+/** One line of `--json` output per event the user can act on. */
+function jsonLine(event: AgentEvent): Record<string, unknown> | undefined {
+  switch (event.type) {
+    case 'text_delta':
+      return { type: 'text', text: event.text };
+    case 'reasoning_delta':
+      return { type: 'reasoning', text: event.text };
+    case 'assistant_message':
+      return { type: 'assistant_message', id: event.message.id, text: event.message.content, toolCalls: event.message.toolCalls ?? [], reasoning: (event.message.reasoning ?? []).map((b) => ({ format: b.format, text: b.text })) };
+    case 'tool_call':
+      return { type: 'tool_call', id: event.call.id, name: event.call.name, arguments: event.call.arguments };
+    case 'tool_result':
+      return { type: 'tool_result', id: event.callId, output: event.message.content, isError: event.message.meta?.isError ?? false, denied: event.message.meta?.denied ?? false };
+    case 'usage':
+      return { type: 'usage', request: event.record.requestIndex, estimatedInput: event.record.estimatedInputTokens, input: event.record.reportedInputTokens, output: event.record.reportedOutputTokens, cacheRead: event.record.cacheReadTokens, cacheWrite: event.record.cacheWriteTokens };
+    case 'compaction':
+      return { type: 'compaction', event: event.event };
+    case 'approval_needed':
+      return { type: 'approval_needed', id: event.request.callId, kind: event.request.kind, title: event.request.title };
+    case 'approval_resolved':
+      return { type: 'approval', id: event.callId, decision: event.decision };
+    case 'retry':
+      return { type: 'retry', attempt: event.attempt, delayMs: event.delayMs, reason: event.reason };
+    case 'notice':
+      return { type: 'notice', message: event.message };
+    case 'error':
+      return { type: 'error', kind: event.kind, message: event.message };
+    default:
+      return undefined;
+  }
+}
+
+/** Plain output: the answer on stdout, what happens around it on stderr. */
+function textLine(event: AgentEvent, out: (s: string) => void, err: (s: string) => void): void {
+  if (event.type === 'text_delta') out(event.text);
+  else if (event.type === 'reasoning_delta') err(event.text);
+  else if (event.type === 'tool_call') err(`\n→ ${event.call.name} ${event.call.arguments}\n`);
+  else if (event.type === 'tool_result') err(`← ${event.message.content.split('\n')[0].slice(0, 200)}\n`);
+  else if (event.type === 'error' || event.type === 'notice') err(`\ntally: ${event.message}\n`);
+  else if (event.type === 'compaction') err(`\n[compacted the context]\n`);
+  else if (event.type === 'approval_needed') err(`[needs approval: ${event.request.title}; allow it with --allow ${event.request.kind}]\n`);
+}
+
+export interface ExecIo {
+  env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Aborted on SIGINT/SIGTERM by the caller. */
+  signal?: AbortSignal;
+}
+
+/** Runs the task; resolves to the exit status. */
+export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
+  const apiKey = keyFor(args, io.env);
+  if (!apiKey && args.provider !== 'openai-compatible') {
+    io.stderr(`tally: no key: set ${args.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} or TALLY_API_KEY\n`);
+    return EXEC_EXIT.usage;
+  }
+  const folder = resolve(args.cwd);
+  const model = resolveModel(args.model, { contextWindow: args.window });
+  const settings = withSettings({ contextWindow: model.contextWindow });
+  const reasoningPlan = planReasoning(args.provider, args.model, args.effort);
+  const maxOutputTokens = Math.min(model.defaultOutputReserve, Math.floor(model.contextWindow / 4)) + reasoningPlan.extraOutputTokens;
+  const counter = getTokenCounter(model.encoding);
+  const store = await openStore(args.store ?? join(homedir(), '.tally', 'store'));
+  const emit = (line: Record<string, unknown>) => io.stdout(`${JSON.stringify(line)}\n`);
+  try {
+    const info = await store.createSession({ title: args.task.slice(0, 80), origin: 'exec' });
+    if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
+    const manager = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
+    let fixedNow = { system: 0, skills: 0, tools: 0 };
+    const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => undefined, skills: async () => [] });
+    const answer = async (request: ApprovalRequest) => ({ approved: args.allow.has(request.kind as 'read' | 'edit' | 'command') });
+    const registry: ToolRegistry = new ToolRegistry({
+      sources: [() => prompt.tools(), builtinTools, () => sessionTools(store, () => manager, () => fixedNow)],
+      workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }),
+      approvals: new SessionApprovals({
+        policy: () => ({ commands: args.allow.has('command') ? 'always' : 'ask', edits: args.allow.has('edit') ? 'always' : 'ask' }),
+        allowedTools: () => [],
+        ask: answer,
+      }),
+      limits: { commandTimeoutMs: 120_000, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
+      onCall: (name) => prompt.noteToolUse(name),
+    });
+    const provider = createChatProvider({ provider: args.provider, apiKey, baseUrl: args.baseUrl, openaiApi: args.openaiApi });
+    const source = {
+      prepare: async (room: { effectiveWindow: number; percentUsed: number }) => {
+        const prepared = await prompt.prepare(room);
+        fixedNow = prepared.fixed;
+        return prepared;
+      },
+    };
+    const agent = new AgentSession({ manager, provider, model: args.model, maxOutputTokens, prompt: source, tools: registry, maxSteps: args.maxSteps, reasoning: reasoningPlan.reasoning });
+    agent.on((event) => {
+      if (!args.json) return textLine(event, io.stdout, io.stderr);
+      const line = jsonLine(event);
+      if (line) emit(line);
+    });
+    const stop = await agent.send(args.task, io.signal);
+    agent.dispose();
+    await store.flush();
+    const code = EXIT_FOR[stop];
+    if (args.json) emit({ type: 'end', stopReason: stop, exitCode: code, session: info.id });
+    else io.stderr(`\n[${stop}] session ${info.id}\n`);
+    return code;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,90 @@
+/** The command line of `tally exec`, parsed and checked before anything runs. */
+import type { HttpProviderKind } from '../core/providers/chatProviderFactory';
+
+export type ExecPermission = 'read' | 'edit' | 'command';
+
+export interface ExecArgs {
+  task: string;
+  provider: HttpProviderKind;
+  model: string;
+  baseUrl?: string;
+  window?: number;
+  allow: Set<ExecPermission>;
+  json: boolean;
+  /** The folder the agent works in (default: the current one). */
+  cwd: string;
+  /** Where the session is written (default ~/.tally/store). */
+  store?: string;
+  openaiApi?: 'responses' | 'chat-completions';
+  maxSteps?: number;
+  effort?: 'low' | 'medium' | 'high';
+}
+
+const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
+const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command'];
+const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort']);
+
+function positive(name: string, raw: string): number {
+  const value = Number(raw.replace(/_/g, '').replace(/k$/i, '000'));
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive whole number (got "${raw}")`);
+  return value;
+}
+
+/** `argv` after `exec`. Throws with a message for the user on anything it does not understand. */
+export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
+  const words: string[] = [];
+  const values = new Map<string, string[]>();
+  let json = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      words.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('--')) {
+      words.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
+    if (name === 'json') {
+      json = true;
+      continue;
+    }
+    if (!VALUE_OPTIONS.has(name)) throw new Error(`unknown option --${name}`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new Error(`--${name} needs a value`);
+    values.set(name, [...(values.get(name) ?? []), value]);
+  }
+  const one = (name: string) => values.get(name)?.at(-1);
+  if (words.length !== 1 || !words[0].trim()) throw new Error('exec takes one task, in quotes: tally exec "fix the failing test" --provider P --model M');
+  const provider = one('provider');
+  if (!provider || !PROVIDERS.includes(provider as HttpProviderKind)) throw new Error(`--provider must be one of ${PROVIDERS.join(', ')}`);
+  const model = one('model');
+  if (!model) throw new Error('--model is required');
+  const allow = new Set<ExecPermission>();
+  for (const value of values.get('allow') ?? []) {
+    for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+      if (!PERMISSIONS.includes(part as ExecPermission)) throw new Error(`--allow takes ${PERMISSIONS.join(', ')} (got "${part}")`);
+      allow.add(part as ExecPermission);
+    }
+  }
+  const api = one('openai-api');
+  if (api !== undefined && api !== 'responses' && api !== 'chat-completions') throw new Error('--openai-api must be responses or chat-completions');
+  const effort = one('effort');
+  if (effort !== undefined && effort !== 'low' && effort !== 'medium' && effort !== 'high') throw new Error('--effort must be low, medium or high');
+  if (provider === 'openai-compatible' && !one('base-url')) throw new Error('--base-url is required for openai-compatible, e.g. http://127.0.0.1:11434/v1');
+  return {
+    task: words[0],
+    provider: provider as HttpProviderKind,
+    model,
+    baseUrl: one('base-url'),
+    window: one('window') === undefined ? undefined : positive('window', one('window')!),
+    allow,
+    json,
+    cwd: one('cd') ?? cwd,
+    store: one('store'),
+    openaiApi: api,
+    maxSteps: one('max-steps') === undefined ? undefined : positive('max-steps', one('max-steps')!),
+    effort,
+  };
+}
