@@ -1,10 +1,11 @@
 import type { Message } from '../model/message';
-import type { ComponentTokens } from '../model/records';
+import type { ComponentTokens, TurnUsageRecord } from '../model/records';
 import type { ContextSettings } from '../settings';
 import { ContextBudget } from './budget';
 import { Calibration } from './calibration';
 import { ChangeSinceReport } from './changeSinceReport';
 import { ComponentTally } from './componentTally';
+import { MESSAGE_OVERHEAD_TOKENS } from './messageTokens';
 
 /** Tokens outside the conversation, measured by the prompt builder. */
 export type FixedComponents = Pick<ComponentTokens, 'system' | 'skills' | 'tools'>;
@@ -47,6 +48,24 @@ export class UsageBasis {
     // Compare like with like: the estimate of exactly what was sent.
     const estimated = request.budget.estimatedTotal;
     this.calibration.observe(estimated, reported);
+    this.takeReport(reported, estimated, request.budget.components, request.messages, request.count);
+  }
+
+  /**
+   * Takes up the report of a stored session's last request when the session is opened again, so
+   * the figures after a resume or a window reload are the ones shown before it. The request's
+   * messages are its conversation items (each item is a message's count without its framing).
+   * A record without items by section (written before there were sections) leaves the estimate.
+   */
+  resume(last: Pick<TurnUsageRecord, 'estimatedInputTokens' | 'reportedInputTokens' | 'components' | 'items'>): void {
+    if (!last.reportedInputTokens || !last.items.some((i) => i.section)) return;
+    const sent = new Map<string, number>();
+    for (const item of last.items) if (item.section === 'conversation' && item.kind !== 'framing') sent.set(item.messageId, item.tokens + MESSAGE_OVERHEAD_TOKENS);
+    const messages = [...sent.keys()].map((id) => ({ id, agentVisible: true }) as Message);
+    this.takeReport(last.reportedInputTokens, last.estimatedInputTokens, last.components, messages, (m) => sent.get(m.id) ?? 0);
+  }
+
+  private takeReport(reported: number, estimated: number, components: ComponentTokens, messages: readonly Message[], count: (m: Message) => number): void {
     // A report far from the estimate is more likely a proxy's or a server's bug than a tokenizer
     // difference; trusting it could stop compaction, so the estimate stays the basis then.
     const ratio = reported / Math.max(1, estimated);
@@ -54,8 +73,8 @@ export class UsageBasis {
       this.last = undefined;
       return;
     }
-    this.change.reported(request.messages, request.count);
-    this.last = { reportedInput: reported, fixed: fixedTotal(request.budget.components) };
+    this.change.reported(messages, count);
+    this.last = { reportedInput: reported, fixed: fixedTotal(components) };
   }
 
   /**
