@@ -11,7 +11,7 @@ export interface ResumedSession {
   lastCreatedAt: number;
   nextRequestIndex: number;
   lastCompactionId?: string;
-  /** The last request sent, with its items: the usage basis takes up its report where it left off. */
+  /** The last request sent (its figures, not its items): the usage basis takes up its report where it left off. */
   lastRequest?: TurnUsageRecord;
 }
 
@@ -25,7 +25,7 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
   const [snapshot, nextRequestIndex] = await Promise.all([store.loadSnapshot(sessionId), store.nextRequestIndex(sessionId)]);
   let messages: Message[];
   let transcript: Message[];
-  const lastRequest = nextRequestIndex > 0 ? store.turnUsageAt(sessionId, nextRequestIndex - 1, { items: true }).catch(() => undefined) : undefined;
+  const lastRequest = nextRequestIndex > 0 ? store.turnUsageAt(sessionId, nextRequestIndex - 1, { items: false }).catch(() => undefined) : undefined;
   if (snapshot) {
     const [pins, newer] = await Promise.all([store.loadPins(sessionId, snapshot.createdAt), store.loadTranscript(sessionId, { createdAfter: snapshot.createdAt })]);
     transcript = newer;
