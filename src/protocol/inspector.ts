@@ -8,7 +8,7 @@ import type { CompactionEventRecord, ComponentTokens, RequestItem, TurnUsageReco
 import type { BlobInfo } from '../core/ports/blobStore';
 import type { WindowFigures } from '../core/accounting/windowFigures';
 
-export { formatShare, type WindowFigures } from '../core/accounting/windowFigures';
+export { compactionDelta, compactionEstimate, compactionSaved, formatShare, tokensWithEstimate, type WindowFigures } from '../core/accounting/windowFigures';
 
 export interface BudgetView {
   contextWindow: number;
@@ -56,8 +56,12 @@ export interface InspectorState {
 
 export interface CompactionPreviewView {
   focus?: string;
+  /** On the meter's basis, like a compaction's record. */
   tokensBefore: number;
   tokensAfter: number;
+  /** Tally's tokenizer alone. */
+  estimatedTokensBefore?: number;
+  estimatedTokensAfter?: number;
   strategies: string[];
   removed: CompactionEventRecord['removed'];
   status: CompactionEventRecord['status'];

@@ -37,7 +37,7 @@ export class ContextMeter implements vscode.Disposable {
     const f = chatMeter(session);
     this.item.text = `$(graph) ${formatShare(f.usedShare)}`;
     this.item.tooltip = new vscode.MarkdownString(
-      `**Tally context**: ${f.text.used}\n\n` +
+      `**Tally context**: ${f.text.used}${f.text.estimate ? ` (${f.text.estimate})` : ''}\n\n` +
         `Effective window: ${f.text.effectiveWindow}\n\n` +
         `Compaction threshold: ${f.text.compactAt}\n\n` +
         `Block threshold: ${f.text.blockAt}${f.warning ? `\n\n⚠ ${f.warning}` : ''}\n\nClick to open the inspector.`,

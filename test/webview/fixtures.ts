@@ -7,7 +7,7 @@ import { windowFigures } from '../../src/core/accounting/windowFigures';
 import { DEFAULT_SETTINGS } from '../../src/core/settings';
 
 /** The window figures the host would send for a budget (the same function the host uses). */
-export function figuresOf(b: Pick<BudgetView, 'contextWindow' | 'maxOutputTokens' | 'components' | 'warning'>, lastRequest?: WindowFigures['lastRequest']): WindowFigures {
+export function figuresOf(b: Pick<BudgetView, 'contextWindow' | 'maxOutputTokens' | 'components' | 'warning'>, lastRequest?: Parameters<typeof windowFigures>[1]): WindowFigures {
   const budget = new ContextBudget({ contextWindow: b.contextWindow, maxOutputTokens: b.maxOutputTokens, settings: DEFAULT_SETTINGS }).setComponents(b.components);
   return { ...windowFigures(budget, lastRequest), warning: b.warning };
 }

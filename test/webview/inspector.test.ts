@@ -2,6 +2,9 @@ import * as assert from 'assert';
 import { mkdirSync } from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
+import { ContextBudget } from '../../src/core/accounting/budget';
+import { requestFigures, windowFigures } from '../../src/core/accounting/windowFigures';
+import { DEFAULT_SETTINGS } from '../../src/core/settings';
 import { compaction, figuresOf, inspectorState, preview, turnItems, used } from './fixtures';
 import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
 
@@ -213,6 +216,23 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.match((await page.textContent('[data-fact="last-request"]')) ?? '', /Last request \(#5\).*\d/);
     assert.strictEqual(await page.getAttribute('.marker[data-marker="compact"]', 'title'), `Compaction threshold: ${f.text.compactAt}`);
     assert.match((await page.textContent('.legend [data-legend="compact-at"]')) ?? '', /174,800\s*95%/);
+  });
+
+  it('shows the reported figure with the estimate beside it in the header, the next-request list and the history, never one alone', async () => {
+    // The provider counts more than Tally's tokenizer: the items add up to the estimate.
+    const estimated = inspectorState.current.reduce((sum, i) => sum + i.tokens, 0);
+    const budget = new ContextBudget({ contextWindow: 200_000, maxOutputTokens: 16_000, settings: DEFAULT_SETTINGS }).setComponents({ system: 0, skills: 0, tools: 0, messages: estimated + 154, toolResults: 0, summaries: 0 });
+    budget.basis = 'reported';
+    budget.estimatedTotal = estimated;
+    const figures = windowFigures(budget, requestFigures(5, 2_823, 2_977));
+    const recorded = { ...compaction, tokensBefore: 3_085, tokensAfter: 1_785, estimatedTokensBefore: 2_931, estimatedTokensAfter: 1_631 };
+    await hostSends(page, { type: 'state', state: { ...inspectorState, figures, compactions: [recorded] } });
+    const now = (await page.textContent('[data-fact="used"] .fact-value')) ?? '';
+    assert.ok(now.startsWith(figures.text.used) && now.endsWith(`Tally's estimate ${estimated.toLocaleString('en-US')}`), now);
+    assert.strictEqual(await page.textContent('[data-fact="last-request"] .fact-value'), "2,977 tokens (Tally's estimate 2,823)");
+    const list = (await page.textContent('.current-slot .list-summary')) ?? '';
+    assert.ok(list.endsWith(`${figures.used.toLocaleString('en-US')} tokens (Tally's estimate ${estimated.toLocaleString('en-US')})`), `the list leads with the header's figure: ${list}`);
+    assert.match((await page.textContent('[data-compaction-id] summary')) ?? '', /3,085 → 1,785 tokens \(Tally's estimate 2,931 → 1,631\)/);
   });
 
   it('never clips a bar label: a narrow segment shows none (the legend and tooltip name it), a wide one its whole label', async () => {

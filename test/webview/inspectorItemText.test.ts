@@ -38,7 +38,9 @@ describe('inspector webview: every item expands to its exact text, fetched on de
     assert.match((await rows.nth(1).textContent()) ?? '', /ws\/AGENTS\.md.*40 tok/);
     assert.match((await rows.nth(3).textContent()) ?? '', /jira_search · MCP server tracker.*0 tok.*deferred/);
     assert.match((await rows.nth(4).textContent()) ?? '', /user\s*message/, 'a user message does not read "user user"');
-    assert.match((await page.textContent('.turn-slot .list-summary')) ?? '', /6 items · 326 tokens/);
+    // The items are Tally's estimate; the summary leads with what the provider reported for the request.
+    const reported = inspectorState.turns.find((t) => t.requestIndex === 3)!.reportedInputTokens!;
+    assert.strictEqual(await page.textContent('.turn-slot .list-summary'), `6 items · ${reported.toLocaleString('en-US')} tokens (Tally's estimate 326)`);
     assert.strictEqual(await page.locator('.turn-slot vscode-button[data-pin]').count(), 0, 'a stored request has no pin toggles');
   });
 

@@ -1,7 +1,7 @@
 import type { CompactionEventRecord } from '../../src/protocol/records';
 import { badge } from '../ui/controls';
 import { details, h } from '../ui/dom';
-import { tokens } from '../ui/format';
+import { compactionDelta, compactionSaved } from '../../src/protocol/inspector';
 
 const TRIGGERS: Record<CompactionEventRecord['trigger'], string> = {
   auto: 'Automatic',
@@ -20,14 +20,14 @@ export function renderCompactionNotice(record: CompactionEventRecord, open: bool
       h('span', {
         text: failed
           ? `Compaction failed (${TRIGGERS[record.trigger] ?? record.trigger}): nothing was changed`
-          : `Context compacted: ${tokens(record.tokensBefore)} → ${tokens(record.tokensAfter)} tokens`,
+          : `Context compacted: ${compactionDelta(record)}`,
       }),
       badge((TRIGGERS[record.trigger] ?? record.trigger).toLowerCase(), `trigger-${record.trigger}`),
     ],
     [
       h('dl', { class: 'props' }, [
         h('dt', { text: 'Trigger' }), h('dd', { text: TRIGGERS[record.trigger] ?? record.trigger }),
-        h('dt', { text: 'Tokens' }), h('dd', { text: `${tokens(record.tokensBefore)} → ${tokens(record.tokensAfter)} (saved ${tokens(record.tokensBefore - record.tokensAfter)})` }),
+        h('dt', { text: 'Tokens' }), h('dd', { text: `${compactionDelta(record)}, saved ${compactionSaved(record)}` }),
         h('dt', { text: 'Strategies' }), h('dd', { text: record.strategies.join(' → ') || 'none' }),
         h('dt', { text: 'Removed' }), h('dd', { attrs: { 'data-removed-count': record.removed.length }, text: `${record.removed.length} items (still in the transcript and the inspector)` }),
         record.focus ? h('dt', { text: 'Focus' }) : null, record.focus ? h('dd', { text: record.focus }) : null,

@@ -14,8 +14,12 @@ export function renderHeader(state: InspectorState): HTMLElement {
     facts.push(h('div', { class: 'fact', title, attrs: { 'data-fact': key } }, [h('span', { class: 'fact-label', text: label }), h('span', { class: 'fact-value', text: value })]));
   if (state.model) fact('Model', state.model, 'model');
   if (f) {
-    fact('Context now', f.text.used, 'used', f.basis === 'reported' ? "The provider's last reported count plus Tally's estimate of what changed since" : "Tally's estimate: the provider has not reported a count yet");
-    if (f.lastRequest) fact(`Last request (#${f.lastRequest.requestIndex})`, `${tokens(f.lastRequest.tokens)} tokens`, 'last-request', 'What the last request sent carried; the context now differs after a compaction or new messages');
+    const now = f.text.estimate ? `${f.text.used} · ${f.text.estimate}` : f.text.used;
+    fact('Context now', now, 'used', f.basis === 'reported' ? "What the next request would carry: the provider's last reported count plus Tally's estimate of what changed since" : "What the next request would carry, by Tally's estimate: the provider has not reported a count yet");
+    if (f.lastRequest) {
+      const reported = f.lastRequest.reported !== undefined;
+      fact(`Last request (#${f.lastRequest.requestIndex})`, f.text.lastRequest ?? `${tokens(f.lastRequest.tokens)} tokens`, 'last-request', `What the last request sent carried${reported ? ', as the provider reported it' : ", by Tally's estimate (the provider reported no count)"}; the context now differs after a compaction or new messages`);
+    }
     fact('Effective window', f.text.effectiveWindow, 'effective-window');
     fact('Compaction at', f.text.compactAt, 'compact-at');
     fact('Block at', f.text.blockAt, 'block-at', 'No request is sent above this: compaction must run first');

@@ -5,6 +5,7 @@ import { badge, button } from '../ui/controls';
 import { h, replace, replaceIfChanged } from '../ui/dom';
 import { KeyedChildren } from '../ui/keyedChildren';
 import { nextPageLabel, setPageButton } from '../ui/pageButton';
+import { tokensWithEstimate } from '../../src/protocol/inspector';
 import { tokens } from '../ui/format';
 
 export type ItemSort = 'position' | 'size';
@@ -21,6 +22,12 @@ export interface ItemListOptions {
   onRequestText?: (itemId: string) => void;
   /** Opens the item (by its position in wire order) as a read-only document in an editor. */
   onOpenInEditor?: (position: number) => void;
+  /**
+   * The figure the header shows for this list as a whole: the provider's count for a stored request,
+   * the context now for the next one. The items are Tally's estimate; where the two differ the
+   * summary shows both.
+   */
+  shownTotal?: number;
 }
 
 /** How many rows a list draws at first, and how many more each "Show more" adds. */
@@ -167,8 +174,8 @@ export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTM
   view.rows.update(rows);
   // The toolbar and the "Show more" button are made again when what they say changes; the rows'
   // list element stays in place (moving it would reconnect every row's controls).
-  replaceIfChanged(view.toolbar, `${items.length}\u0000${total}\u0000${opts.sort}`, () => [
-    h('span', { class: 'list-summary', text: `${items.length} items · ${tokens(total)} tokens` }),
+  replaceIfChanged(view.toolbar, `${items.length}\u0000${total}\u0000${opts.shownTotal}\u0000${opts.sort}`, () => [
+    h('span', { class: 'list-summary', text: `${items.length} items · ${tokensWithEstimate(opts.shownTotal ?? total, total)}` }),
     h('span', { class: 'sort-label', text: 'Sort:' }),
     sortButton('position', 'Position'),
     sortButton('size', 'Size'),

@@ -161,6 +161,7 @@ function renderRequests(): void {
       renderItemList(turnItems.items, {
         label: 'turn',
         requestIndex: turnItems.requestIndex,
+        shownTotal: state.turns.find((t) => t.requestIndex === turnItems!.requestIndex)?.reportedInputTokens,
         onRequestText: (itemId) => host.post({ type: 'requestItemText', requestIndex: turnItems!.requestIndex, itemId }),
         onOpenInEditor: (position) => host.post({ type: 'openRequestItem', requestIndex: turnItems!.requestIndex, position }),
         sort: ui.turnSort,
@@ -179,6 +180,7 @@ function renderCurrent(): void {
   replace(currentSlot, [
     renderItemList(state.current, {
       label: 'current',
+      shownTotal: state.figures?.used,
       sort: ui.currentSort,
       onSort: (sort) => {
         ui.currentSort = sort;

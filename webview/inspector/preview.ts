@@ -1,4 +1,4 @@
-import type { CompactionPreviewView } from '../../src/protocol/inspector';
+import { compactionDelta, type CompactionPreviewView } from '../../src/protocol/inspector';
 import { badge, button } from '../ui/controls';
 import { h } from '../ui/dom';
 import { percent, tokens } from '../ui/format';
@@ -11,7 +11,7 @@ export function renderPreview(preview: CompactionPreviewView, busy: boolean, onC
   return h('div', { class: 'preview-result', attrs: { 'data-status': preview.status } }, [
     h('div', { class: 'preview-numbers' }, [
       badge(preview.status, `status-${preview.status}`),
-      h('span', { class: 'delta', attrs: { 'data-preview': 'tokens' }, text: `${tokens(preview.tokensBefore)} → ${tokens(preview.tokensAfter)} tokens` }),
+      h('span', { class: 'delta', attrs: { 'data-preview': 'tokens' }, text: compactionDelta(preview) }),
       h('span', { class: 'saved', attrs: { 'data-preview': 'saved' }, text: `saves ${tokens(saved)} (${percent(preview.tokensBefore ? saved / preview.tokensBefore : 0)})` }),
     ]),
     h('dl', { class: 'props' }, [

@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import type { ComponentTokens } from '../model/records';
+import type { ComponentTokens, TurnUsageRecord } from '../model/records';
 import type { ContextSettings } from '../settings';
 import { ContextBudget } from './budget';
 import { Calibration } from './calibration';
@@ -33,6 +33,8 @@ export class UsageBasis {
   /** reported ÷ estimated for this session's model. */
   readonly calibration = new Calibration();
   private last?: { reportedInput: number; fixed: number };
+  /** The last report of a session opened again, with the estimate of that request, until a new report comes. */
+  private resumed?: { reportedInput: number; estimated: number };
   private readonly tally = new ComponentTally();
   private readonly change: ChangeSinceReport;
 
@@ -47,15 +49,35 @@ export class UsageBasis {
     // Compare like with like: the estimate of exactly what was sent.
     const estimated = request.budget.estimatedTotal;
     this.calibration.observe(estimated, reported);
-    // A report far from the estimate is more likely a proxy's or a server's bug than a tokenizer
-    // difference; trusting it could stop compaction, so the estimate stays the basis then.
-    const ratio = reported / Math.max(1, estimated);
-    if (ratio < 0.5 || ratio > 2) {
+    this.resumed = undefined;
+    // An untrusted report leaves the estimate as the basis.
+    if (!this.trusted(reported, estimated)) {
       this.last = undefined;
       return;
     }
     this.change.reported(request.messages, request.count);
     this.last = { reportedInput: reported, fixed: fixedTotal(request.budget.components) };
+  }
+
+  /**
+   * Takes up the report of a stored session's last request when the session is opened again, so
+   * the figures after a resume or a window reload are the ones shown before it. Only the request's
+   * figures are needed (no item list, which would cost reading older files on open): until the next
+   * report, the change since is the estimate now minus the estimate of that request. That equals
+   * the running change (new messages count, messages gone since count negatively, the fixed part's
+   * change) because a message's count is stored with it and is the same as when it was sent.
+   */
+  resume(last: Pick<TurnUsageRecord, 'estimatedInputTokens' | 'reportedInputTokens'>): void {
+    const reported = last.reportedInputTokens;
+    if (!reported || !this.trusted(reported, last.estimatedInputTokens)) return;
+    this.resumed = { reportedInput: reported, estimated: last.estimatedInputTokens };
+    this.last = undefined;
+  }
+
+  /** A report far from the estimate is more likely a proxy's or a server's bug than a tokenizer difference; trusting it could stop compaction. */
+  private trusted(reported: number, estimated: number): boolean {
+    const ratio = reported / Math.max(1, estimated);
+    return ratio >= 0.5 && ratio <= 2;
   }
 
   /**
@@ -80,11 +102,14 @@ export class UsageBasis {
     budget.setComponents(components);
     budget.estimatedTotal = budget.used;
     const basis = this.last;
-    if (!basis) return budget;
     const fixedNow = fixedTotal(fixed);
-    const delta = fixedNow - basis.fixed + this.change.since(working, count);
+    let delta: number;
+    if (basis) delta = fixedNow - basis.fixed + this.change.since(working, count);
+    else if (this.resumed) delta = budget.estimatedTotal - this.resumed.estimated;
+    else return budget;
+    const reportedInput = basis?.reportedInput ?? this.resumed!.reportedInput;
     const conversation = components.messages + components.toolResults + components.summaries;
-    const reportedConversation = Math.max(0, basis.reportedInput + delta - fixedNow);
+    const reportedConversation = Math.max(0, reportedInput + delta - fixedNow);
     if (conversation > 0) {
       const scale = reportedConversation / conversation;
       const messages = Math.round(components.messages * scale);

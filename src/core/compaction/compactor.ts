@@ -26,8 +26,12 @@ export interface CompactionResult {
   trigger: CompactionTrigger;
   status: CompactionEventRecord['status'];
   dryRun: boolean;
+  /** On the basis the meter shows (see CompactionEventRecord). */
   tokensBefore: number;
   tokensAfter: number;
+  /** Tally's tokenizer alone, when it differs from the figures above. */
+  estimatedTokensBefore?: number;
+  estimatedTokensAfter?: number;
   messagesBefore: number;
   messagesAfter: number;
   strategiesRun: string[];
@@ -53,6 +57,11 @@ export interface CompactionInput {
   summarizer: Summarizer;
   reinjectInstructions?: string;
   countTokens(message: Message): number;
+  /**
+   * What the meter would show for a working context with the same fixed part (the provider's last
+   * report plus what changed since). Without it, the estimate is the figure.
+   */
+  measure?(messages: readonly Message[]): number;
   /** Keeps text retrievable with read_result; undefined when it could not be kept. */
   offload(content: string, toolName: string, toolCallId?: string): Promise<string | undefined>;
   newId(): string;
@@ -91,7 +100,11 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
   const dryRun = Boolean(options.dryRun);
   const fixedTokens = fixedTotal(options.fixed ?? budget.components);
   const conversationBefore = totalTokens(history, input.countTokens);
-  const tokensBefore = fixedTokens + conversationBefore;
+  const estimatedBefore = fixedTokens + conversationBefore;
+  // The budget was measured on the meter's basis for this history: its total is the figure everyone saw.
+  const tokensBefore = input.measure ? budget.used : estimatedBefore;
+  const onBasis = (estimate: number, messages: readonly Message[]) => (input.measure ? input.measure(messages) : estimate);
+  const estimates = (before: number, after: number) => (input.measure ? { estimatedTokensBefore: before, estimatedTokensAfter: after } : {});
   const visibleBefore = history.filter((m) => m.agentVisible).length;
   input.emit({ type: 'start', id, trigger: options.trigger, focus: options.focus, tokensBefore, messagesBefore: visibleBefore, dryRun });
 
@@ -128,6 +141,7 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
     strategies: [],
     tokensBefore,
     tokensAfter: tokensBefore,
+    ...estimates(estimatedBefore, estimatedBefore),
     messagesBefore: visibleBefore,
     messagesAfter: visibleBefore,
     startedAt: started,
@@ -143,10 +157,12 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
     const violations = pairingViolations(after).filter((v) => !open.has(v.callId));
     if (violations.length) throw new Error(`compaction produced an invalid history: ${violations[0].text}`);
     const changed = outcome.removed.length > 0;
+    const estimatedAfter = fixedTokens + totalTokens(after, input.countTokens);
     const event = record({
       status: changed ? 'complete' : 'skipped',
       strategies: outcome.strategiesRun,
-      tokensAfter: fixedTokens + totalTokens(after, input.countTokens),
+      tokensAfter: onBasis(estimatedAfter, after),
+      ...estimates(estimatedBefore, estimatedAfter),
       messagesAfter: after.filter((m) => m.agentVisible).length,
       durationMs: now() - started,
       summary: outcome.summary,
@@ -169,6 +185,8 @@ export function compactionResult(outcome: CompactionOutcome, dryRun: boolean): C
     dryRun,
     tokensBefore: event.tokensBefore,
     tokensAfter: event.tokensAfter,
+    estimatedTokensBefore: event.estimatedTokensBefore,
+    estimatedTokensAfter: event.estimatedTokensAfter,
     messagesBefore: event.messagesBefore,
     messagesAfter: event.messagesAfter,
     strategiesRun: event.strategies,

@@ -30,8 +30,16 @@ export interface CompactionEventRecord {
   status: 'complete' | 'error' | 'skipped';
   error?: string;
   strategies: string[];
+  /**
+   * The context before and after, in the figure the status bar, the chat meter and the inspector
+   * show (the provider's last report plus what changed since, once there is a report). Events
+   * recorded before the estimates below were kept hold Tally's estimate here.
+   */
   tokensBefore: number;
   tokensAfter: number;
+  /** The same, counted by Tally's tokenizer alone. */
+  estimatedTokensBefore?: number;
+  estimatedTokensAfter?: number;
   messagesBefore: number;
   messagesAfter: number;
   startedAt: number;

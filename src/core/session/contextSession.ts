@@ -111,6 +111,7 @@ export class ContextSession {
     session.working = resumed.working;
     session.lastCreatedAt = resumed.lastCreatedAt;
     session.lastCompactionId = resumed.lastCompactionId;
+    if (resumed.lastRequest) session.basis.resume(resumed.lastRequest);
     session.ledger = new RequestLedger(options.store, options.sessionId, resumed.nextRequestIndex, session.now);
     return session;
   }
@@ -252,6 +253,11 @@ export class ContextSession {
     return this.lastMeasure.get(inputs, () => this.basis.measure({ working: this.working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }));
   }
 
+  /** The figure the meter would show for another working context (a compaction's outcome), on the same basis. */
+  private measureOf(working: readonly Message[], fixed: FixedComponents): number {
+    return this.basis.measure({ working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }).used;
+  }
+
   /**
    * What the next request would carry now (visible messages only, normalized so every call has
    * its output even if something went wrong upstream), with the prompt's dynamic part in place and
@@ -321,19 +327,21 @@ export class ContextSession {
   compact(options: CompactOptions): Promise<CompactionResult> {
     return this.mutex.run(async () => {
       const dryRun = Boolean(options.dryRun);
+      const fixed = options.fixed ?? EMPTY_FIXED;
       const id = newId('c');
       const outcome = await runCompaction({
         id,
         sessionId: this.sessionId,
         history: this.working,
         openCallIds: this.openCallIds(),
-        budget: this.measure(options.fixed ?? EMPTY_FIXED),
-        options: { ...options, fixed: options.fixed ?? EMPTY_FIXED },
+        budget: this.measure(fixed),
+        options: { ...options, fixed },
         settings: this.settings,
         strategies: this.strategies,
         summarizer: this.summarizer,
         reinjectInstructions: this.options.reinjectInstructions?.(),
         countTokens: this.count,
+        measure: (messages) => this.measureOf(messages, fixed),
         offload: (content, toolName, toolCallId) => this.offload(content, toolName, toolCallId, dryRun),
         newId: () => newId('m'),
         now: this.now,
@@ -349,7 +357,7 @@ export class ContextSession {
         if (outcome.changed) {
           this.working = [...outcome.messages];
           this.lastCompactionId = id;
-          await this.saveSnapshot(id, event.tokensAfter);
+          await this.saveSnapshot(id, event.estimatedTokensAfter ?? event.tokensAfter);
         }
         // An automatic check that found nothing to remove is not a compaction; a user's request is recorded either way.
         if (outcome.changed || options.trigger !== 'auto') await this.options.store.addCompactionEvent(event);

@@ -2,6 +2,7 @@ import { adoptStoredCounts } from '../accounting/messageTokens';
 import { normalizeHistory } from '../history/normalize';
 import { repairCallIdsOnLoad } from '../history/repairCallIds';
 import type { Message } from '../model/message';
+import type { TurnUsageRecord } from '../model/records';
 import type { SessionStore } from '../ports/sessionStore';
 
 export interface ResumedSession {
@@ -10,6 +11,8 @@ export interface ResumedSession {
   lastCreatedAt: number;
   nextRequestIndex: number;
   lastCompactionId?: string;
+  /** The last request sent (its figures, not its items): the usage basis takes up its report where it left off. */
+  lastRequest?: TurnUsageRecord;
 }
 
 /**
@@ -22,6 +25,7 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
   const [snapshot, nextRequestIndex] = await Promise.all([store.loadSnapshot(sessionId), store.nextRequestIndex(sessionId)]);
   let messages: Message[];
   let transcript: Message[];
+  const lastRequest = nextRequestIndex > 0 ? store.turnUsageAt(sessionId, nextRequestIndex - 1, { items: false }).catch(() => undefined) : undefined;
   if (snapshot) {
     const [pins, newer] = await Promise.all([store.loadPins(sessionId, snapshot.createdAt), store.loadTranscript(sessionId, { createdAfter: snapshot.createdAt })]);
     transcript = newer;
@@ -32,5 +36,5 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
   }
   adoptStoredCounts(messages);
   const lastCreatedAt = transcript.reduce((max, m) => Math.max(max, m.createdAt), snapshot?.createdAt ?? 0);
-  return { working: normalizeHistory(repairCallIdsOnLoad(messages, sessionId)).messages, lastCreatedAt, nextRequestIndex, lastCompactionId: snapshot?.compactionId };
+  return { working: normalizeHistory(repairCallIdsOnLoad(messages, sessionId)).messages, lastCreatedAt, nextRequestIndex, lastCompactionId: snapshot?.compactionId, lastRequest: await lastRequest };
 }

@@ -66,6 +66,8 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
         focus: m.focus,
         tokensBefore: result.tokensBefore,
         tokensAfter: result.tokensAfter,
+        estimatedTokensBefore: result.estimatedTokensBefore,
+        estimatedTokensAfter: result.estimatedTokensAfter,
         strategies: result.strategiesRun,
         removed: result.removed,
         status: result.status,

@@ -1,11 +1,13 @@
 import type { CompactionEvent } from '../../core/compaction/events';
 import type { CompactionTrigger } from '../../core/model/records';
 import type { ChatEntry } from '../../protocol/chat';
+import { formatTokens } from '../../core/accounting/windowFigures';
 
 /** A compaction that is running now, as the chat shows it. */
 export interface CompactionActivity {
   id: string;
   trigger: CompactionTrigger;
+  /** The context when it started, as the meter showed it. */
   tokensBefore: number;
   step?: string;
 }
@@ -38,6 +40,6 @@ export function compactionActivity(activity: CompactionActivity): ChatEntry {
     id: `compacting-${activity.id}`,
     level: 'info',
     busy: true,
-    text: `Compacting the context (${activity.tokensBefore.toLocaleString('en-US')} tokens) because ${WHY[activity.trigger] ?? activity.trigger}${step}…`,
+    text: `Compacting the context (${formatTokens(activity.tokensBefore)} tokens) because ${WHY[activity.trigger] ?? activity.trigger}${step}…`,
   };
 }

@@ -3,7 +3,7 @@
  * meter and the inspector show (the window figures before and after), not the compactor's own
  * local estimate. No `vscode` import.
  */
-import { formatTokens, type WindowFigures } from '../../core/accounting/windowFigures';
+import { compactionEstimate, formatTokens, type WindowFigures } from '../../core/accounting/windowFigures';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import type { ActiveSession } from './sessionPorts';
 import { sessionWindowFigures } from './turnFigures';
@@ -23,5 +23,7 @@ export interface CompactionOutcome {
 export function compactionMessage(result: CompactionOutcome, before: WindowFigures, after: WindowFigures): string {
   if (result.status === 'error') return `Compaction failed: ${result.error ?? 'unknown error'}. Nothing was changed; the context holds ${before.text.used}.`;
   if (result.status === 'skipped') return `Nothing to compact: the context holds ${after.text.used}.`;
-  return `Compacted context: ${formatTokens(before.used)} → ${formatTokens(after.used)} tokens (${result.strategiesRun.join(', ')}). The context holds ${after.text.used}.`;
+  const estimate = compactionEstimate({ tokensBefore: before.used, tokensAfter: after.used, estimatedTokensBefore: before.estimated, estimatedTokensAfter: after.estimated });
+  const how = [result.strategiesRun.join(', '), estimate].filter(Boolean).join('; ');
+  return `Compacted context: ${formatTokens(before.used)} → ${formatTokens(after.used)} tokens (${how}). The context holds ${after.text.used}.`;
 }

@@ -4,7 +4,7 @@
  */
 import type { ContextBudget } from '../../core/accounting/budget';
 import type { FixedComponents } from '../../core/accounting/usageBasis';
-import { windowFigures, type WindowFigures } from '../../core/accounting/windowFigures';
+import { requestFigures, windowFigures, type WindowFigures } from '../../core/accounting/windowFigures';
 import type { TurnUsageRecord } from '../../core/model/records';
 import { modelPrices, type ModelPrices } from '../../core/providers/modelRegistry';
 import type { ChatTurnUsage } from '../../protocol/chat';
@@ -24,7 +24,7 @@ export function sessionWindowFigures(session: { manager: { measure(fixed: FixedC
 
 /** The shared figures from a budget already measured (a planned request carries one). */
 export function budgetWindowFigures(budget: ContextBudget, last?: TurnUsageRecord): WindowFigures {
-  return windowFigures(budget, last && { requestIndex: last.requestIndex, tokens: requestInputTokens(last) });
+  return windowFigures(budget, last && requestFigures(last.requestIndex, last.estimatedInputTokens, last.reportedInputTokens));
 }
 
 /** The chat's meter: the shared figures; with no model there is no window to warn about (the banner asks for a model). */

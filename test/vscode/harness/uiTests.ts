@@ -195,6 +195,14 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
         shown = await contextNowShown(frame, inspector);
       }
       if (shown.chat !== shown.inspector) throw new Error(`after /compact the chat meter says ${shown.chat}, the inspector header ${shown.inspector}`);
+      // The notice says the compaction's "after" in the same figure the meter and the header show now.
+      const notice = (await frame.textContent('[data-kind="compaction"] summary')) ?? '';
+      const after = /→ ([\d,]+) tokens/.exec(notice)?.[1];
+      if (after !== shown.inspector) throw new Error(`the compaction notice says "${notice}", the inspector header ${shown.inspector}`);
+      await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+      await scrollToTop(inspector);
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: screenshotPath(`compacted-${theme}.png`) });
     });
     await check(`${theme}: the chat view is served with a strict CSP (nonce, no inline script)`, async () => {
       await assertStrictCsp(await findFrame(page, '.composer-input'), 'chat');

@@ -13,6 +13,7 @@ export function run(): Promise<void> {
     require('./modelPicker.test');
     require('./vscodeLmTurn.test');
     require('./windowFigures.test');
+    require('./oneFigure.test');
     require('./readOnlyDocuments.test');
     require('./settingsReopen.test');
   });

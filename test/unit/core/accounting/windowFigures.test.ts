@@ -1,7 +1,7 @@
 /** One definition of used, effective window and thresholds, each said with its denominator. */
 import { strict as assert } from 'assert';
 import { ContextBudget } from '../../../../src/core/accounting/budget';
-import { formatShare, formatTokens, windowFigures } from '../../../../src/core/accounting/windowFigures';
+import { compactionDelta, compactionSaved, formatShare, formatTokens, requestFigures, windowFigures } from '../../../../src/core/accounting/windowFigures';
 import { withSettings } from '../../../../src/core/settings';
 
 const budget = (used: number) =>
@@ -28,6 +28,34 @@ describe('window figures', () => {
     // The last request and the context now are different quantities, named as such.
     assert.equal(f.text.lastAndNow, 'last request 13,096 · context now 3,612');
     assert.equal(windowFigures(budget(3_612)).text.lastAndNow, 'context now 3,612');
+  });
+
+  it('puts the estimate beside the reported figure, never in its place, for the context now and the last request', () => {
+    const reported = budget(3_085);
+    reported.basis = 'reported';
+    reported.estimatedTotal = 2_931;
+    const f = windowFigures(reported, requestFigures(11, 2_823, 2_977));
+    assert.equal(f.used, 3_085, 'every surface shows the reported basis');
+    assert.equal(f.estimated, 2_931);
+    assert.equal(f.text.used, '3,085 of 119,808 tokens (2.6% of the effective window)');
+    assert.equal(f.text.estimate, "Tally's estimate 2,931");
+    assert.equal(f.lastRequest?.tokens, 2_977, "the last request: the provider's count");
+    assert.equal(f.text.lastRequest, "2,977 tokens (Tally's estimate 2,823)");
+    assert.equal(f.text.lastAndNow, 'last request 2,977 · context now 3,085');
+
+    const estimated = windowFigures(budget(2_931), requestFigures(11, 2_823));
+    assert.equal(estimated.estimated, 2_931);
+    assert.equal(estimated.text.estimate, undefined, 'on the estimate basis there is one figure only');
+    assert.equal(estimated.text.lastRequest, '2,823 tokens');
+  });
+
+  it("says a compaction's figures with the estimate beside them, and an older record's figures alone", () => {
+    const recorded = { tokensBefore: 3_085, tokensAfter: 1_785, estimatedTokensBefore: 2_931, estimatedTokensAfter: 1_631 };
+    assert.equal(compactionDelta(recorded), "3,085 → 1,785 tokens (Tally's estimate 2,931 → 1,631)");
+    assert.equal(compactionSaved(recorded), '1,300 tokens');
+    assert.equal(compactionSaved({ ...recorded, estimatedTokensAfter: 1_600 }), "1,300 tokens (Tally's estimate 1,331)");
+    assert.equal(compactionDelta({ tokensBefore: 2_931, tokensAfter: 1_631 }), '2,931 → 1,631 tokens', 'a record kept before the estimates were');
+    assert.equal(compactionDelta({ ...recorded, estimatedTokensBefore: 3_085, estimatedTokensAfter: 1_785 }), '3,085 → 1,785 tokens', 'no estimate beside an equal figure');
   });
 
   it('formats shares with one decimal, dropping a trailing .0', () => {
