@@ -23,6 +23,9 @@ import { readConfiguration, type TallyConfiguration } from '../config/readSettin
 import type { ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
 import type { ChatModel } from '../host/session/sessionPorts';
+import type { ResolvedPath } from '../core/ports/workspace';
+
+const FOLDER_SCOPED_TOOLS = new Set(['read_file', 'edit_file', 'write_file', 'list_files', 'search_text']);
 
 
 /** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
@@ -31,6 +34,8 @@ export class AgentFactory {
   private readonly approvals = new Map<string, { kind: ApprovalRequest['kind']; answer: (answer: ApprovalAnswer) => void }>();
   private readonly loggedSkips = new Set<string>();
   private readonly diffs = new EditApprovalDiffs();
+  /** Paths the latest session's agent read, edited, listed or searched: the AGENTS.md files of their folders load. */
+  private touched = { sessionId: '', paths: new Set<string>() };
 
   constructor(context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
     context.subscriptions.push(this.diffs, {
@@ -40,14 +45,23 @@ export class AgentFactory {
     });
   }
 
-  /** AGENTS.md files: the user's ~/.tally/AGENTS.md, every folder root, nested files down to the active file; none from an untrusted workspace. */
+  /**
+   * AGENTS.md files: the user's ~/.tally/AGENTS.md, every folder root, nested files down to the
+   * active file and to every path the agent worked on; none from an untrusted workspace.
+   */
   async loadInstructions(): Promise<InstructionsReport> {
     return loadInstructions({
       userFile: join(homedir(), '.tally', 'AGENTS.md'),
       workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
       activeFile: vscode.window.activeTextEditor?.document.uri.scheme === 'file' ? vscode.window.activeTextEditor.document.uri.fsPath : undefined,
+      touchedPaths: [...this.touched.paths],
       trusted: vscode.workspace.isTrusted,
     });
+  }
+
+  /** Remembers where the agent worked (file tools only; a command's folder is not what it reads). */
+  private noteTouched(toolName: string, path: ResolvedPath): void {
+    if (vscode.workspace.isTrusted && FOLDER_SCOPED_TOOLS.has(toolName)) this.touched.paths.add(path.absolute);
   }
 
   /** Skills from the workspace (trusted only) and ~/.tally/skills; a skill that cannot be read is logged once. */
@@ -67,6 +81,7 @@ export class AgentFactory {
   }
 
   async create(args: { manager: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; onFixed(fixed: FixedComponents): void }): Promise<AgentSession> {
+    if (this.touched.sessionId !== args.manager.sessionId) this.touched = { sessionId: args.manager.sessionId, paths: new Set() };
     const counter = getTokenCounter(args.chat.model.encoding);
     let fixedNow: FixedComponents = { system: 0, skills: 0, tools: 0 };
     const session = sessionTools(args.store, () => args.manager, () => fixedNow);
@@ -79,7 +94,7 @@ export class AgentFactory {
       skillText: (skill) => skillText(skill),
       toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
     });
-    const registry = this.registry(args.config, [() => prompt.tools(), builtinTools, () => session, lmTools], (name) => prompt.noteToolUse(name));
+    const registry = this.registry(args.config, [() => prompt.tools(), builtinTools, () => session, lmTools], (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
     const source = {
       prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
         const prepared = await prompt.prepare(p);
@@ -92,13 +107,14 @@ export class AgentFactory {
   }
 
   /** The session's tools, with the live workspace folders and trust, approvals through the chat panel and the diff editor. */
-  private registry(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void): ToolRegistry {
+  private registry(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void, onPathResolved?: ToolRegistryOptions['onPathResolved']): ToolRegistry {
     return new ToolRegistry({
       sources,
       workspace: () => new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
       approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request), withdraw: (request) => this.resolveApproval(request.callId, false) }),
       limits: { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
       onCall,
+      onPathResolved,
     });
   }
 
