@@ -24,6 +24,10 @@ import type { ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
 import type { ChatModel } from '../host/session/sessionPorts';
 import type { ResolvedPath } from '../core/ports/workspace';
+import type { ToolDefinition } from '../core/model/tool';
+import { isInternalTool, offeredByChoice } from '../core/tools/toolChoice';
+import type { Tool } from '../core/tools/types';
+import { ToolChoiceState } from '../vscodeLm/toolChoiceState';
 
 const FOLDER_SCOPED_TOOLS = new Set(['read_file', 'edit_file', 'write_file', 'list_files', 'search_text']);
 
@@ -36,8 +40,11 @@ export class AgentFactory {
   private readonly diffs = new EditApprovalDiffs();
   /** Paths the latest session's agent read, edited, listed or searched: the AGENTS.md files of their folders load. */
   private touched = { sessionId: '', paths: new Set<string>() };
+  /** Which tools the user chose to offer (Configure Tools), from the user's global state. */
+  readonly toolChoice: ToolChoiceState;
 
   constructor(context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+    this.toolChoice = new ToolChoiceState(context.globalState);
     context.subscriptions.push(this.diffs, {
       dispose: onCallIdRepair((sessionId, renamed) =>
         log.warn(`session ${sessionId}: repaired ${renamed.length} repeated tool-call id(s) on load (${renamed.map((r) => `${r.from || '(empty)'} → ${r.to}`).join(', ')})`),
@@ -57,6 +64,17 @@ export class AgentFactory {
       touchedPaths: [...this.touched.paths],
       trusted: vscode.workspace.isTrusted,
     });
+  }
+
+  /** The tools the user's choice offers (read on every request, so a change applies to the next one). */
+  private chosen(tools: readonly Tool[]): Tool[] {
+    const choice = this.toolChoice.get();
+    return tools.filter((tool) => offeredByChoice(tool.definition, choice));
+  }
+
+  /** Every tool Configure Tools lists: the built-in ones, then VS Code's, other extensions' and MCP servers' (internal ones never). */
+  pickableTools(): ToolDefinition[] {
+    return [...builtinTools().map((t) => t.definition), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name))];
   }
 
   /** Remembers where the agent worked (file tools only; a command's folder is not what it reads). */
@@ -92,9 +110,9 @@ export class AgentFactory {
       instructions: async () => (await this.loadInstructions()).parts,
       skills: async () => (await this.loadSkills()).skills,
       skillText: (skill) => skillText(skill),
-      toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
+      toolSearchNote: () => (!vscode.workspace.isTrusted && this.chosen(lmTools()).length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
     });
-    const registry = this.registry(args.config, [() => prompt.tools(), builtinTools, () => session, lmTools], (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
+    const registry = this.registry(args.config, [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => this.chosen(lmTools())], (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
     const source = {
       prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
         const prepared = await prompt.prepare(p);

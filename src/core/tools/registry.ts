@@ -65,12 +65,12 @@ export class ToolRegistry implements ToolRunner {
     return undefined;
   }
 
-  /** What the model is offered: listed tools, without other extensions' in Restricted Mode. */
+  /** What the model is offered: listed tools, once per name (the one a call runs), without other extensions' in Restricted Mode. */
   definitions(): ToolDefinition[] {
     const trusted = this.options.workspace().trusted;
-    return this.tools()
-      .filter((t) => !t.unlisted && (trusted || t.approval !== 'external'))
-      .map((t) => t.definition);
+    const firstByName = new Map<string, Tool>();
+    for (const tool of this.tools()) if (!firstByName.has(tool.definition.name)) firstByName.set(tool.definition.name, tool);
+    return [...firstByName.values()].filter((t) => !t.unlisted && (trusted || t.approval !== 'external')).map((t) => t.definition);
   }
 
   async run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult> {

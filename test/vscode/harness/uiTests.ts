@@ -222,6 +222,19 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
     await check(`${theme}: an edit waiting for approval opens the diff editor with Accept and Reject; Accept in its title bar writes the file`, async () => {
       await editApprovalInTheEditor(page, model, workspace, screenshotPath(`edit-approval-${theme}.png`));
     });
+    await check(`${theme}: Configure Tools lists each tool with its cost and source, the built-in ones picked`, async () => {
+      await page.keyboard.press('Escape');
+      await runCommand(page, 'Tally: Configure Tools…');
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'read_file' });
+      await row.first().waitFor({ timeout: 30_000 });
+      const rowText = (await row.first().textContent()) ?? '';
+      if (!/[\d,]+ tokens · built-in/.test(rowText)) throw new Error(`the read_file row shows no cost and source: ${rowText}`);
+      if (await page.locator('.quick-input-list', { hasText: '_internal' }).count()) throw new Error('an internal tool is listed');
+      if ((await row.first().getAttribute('aria-checked')) !== 'true') throw new Error('read_file is not picked by default');
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: screenshotPath(`tool-picker-${theme}.png`) });
+      await page.keyboard.press('Escape');
+    });
     await checkModelPicker(page, theme, check);
   } finally {
     await browser.close();
