@@ -8,8 +8,8 @@ const out = `tally-${version}.vsix`;
 const run = (command, args) => execFileSync(command, args, { stdio: 'inherit' });
 
 run(process.execPath, ['scripts/build.mjs', '--production']);
-// The bundles carry every dependency, so node_modules stays out. No repository is set, so the
-// README's relative links are kept as they are and neither a repository nor a licence prompt blocks.
-run('npx', ['vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--out', out]);
+// The bundles carry every dependency, so node_modules stays out. The README's relative links stay
+// relative: its images are in the package, so the details page of the installed extension shows them.
+run('npx', ['vsce', 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', out]);
 run('npx', ['vsce', 'ls', '--no-dependencies']);
 console.log(`package: ${out} ${(statSync(out).size / 1024 / 1024).toFixed(2)} MB`);
