@@ -1,5 +1,5 @@
 import { homedir } from 'os';
-import { join } from 'path';
+import { dirname, join } from 'path';
 import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import { loadInstructions, type InstructionsReport } from '../node/prompt/agentsMd';
@@ -29,7 +29,9 @@ import { isInternalTool, offeredByChoice } from '../core/tools/toolChoice';
 import type { Tool } from '../core/tools/types';
 import { ToolChoiceState } from '../vscodeLm/toolChoiceState';
 
-const FOLDER_SCOPED_TOOLS = new Set(['read_file', 'edit_file', 'write_file', 'list_files', 'search_text']);
+/** Tools whose path is a file (its folder is where the agent worked), and tools whose path is the folder itself. */
+const FILE_TOOLS = new Set(['read_file', 'edit_file', 'write_file']);
+const FOLDER_TOOLS = new Set(['list_files', 'search_text']);
 
 
 /** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
@@ -77,9 +79,11 @@ export class AgentFactory {
     return [...builtinTools().map((t) => t.definition), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name))];
   }
 
-  /** Remembers where the agent worked (file tools only; a command's folder is not what it reads). */
+  /** Remembers the folders the agent worked in (file tools only; a command's folder is not what it reads). */
   private noteTouched(toolName: string, path: ResolvedPath): void {
-    if (vscode.workspace.isTrusted && FOLDER_SCOPED_TOOLS.has(toolName)) this.touched.paths.add(path.absolute);
+    if (!vscode.workspace.isTrusted) return;
+    if (FILE_TOOLS.has(toolName)) this.touched.paths.add(dirname(path.absolute));
+    else if (FOLDER_TOOLS.has(toolName)) this.touched.paths.add(path.absolute);
   }
 
   /** Skills from the workspace (trusted only) and ~/.tally/skills; a skill that cannot be read is logged once. */
