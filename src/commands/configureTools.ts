@@ -39,7 +39,7 @@ export async function configureToolsCommand(agents: AgentFactory, args?: { picke
     const now = rows.filter((r) => r.picked).reduce((n, r) => n + r.tokens, 0);
     const chosen = await vscode.window.showQuickPick(items, {
       title: 'Tally: Configure Tools',
-      placeHolder: `The tools picked are offered to the model with every request (${now.toLocaleString('en-US')} tokens now)`,
+      placeHolder: `Offered to the model with every request: ${now.toLocaleString('en-US')} tokens now`,
       canPickMany: true,
       matchOnDescription: true,
       matchOnDetail: true,
