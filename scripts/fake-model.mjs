@@ -1,8 +1,10 @@
 // `npm run fake-model`: a scripted local model for trying Tally with no key and no network.
 // It speaks the OpenAI Chat Completions wire format (streaming, tool calls, usage with cached
-// tokens) on 127.0.0.1 and follows a small script: asked to list, read or run something, it calls
-// Tally's list_files / read_file / run_command tools on your workspace, then describes the result
-// in markdown. Every reply starts with "[scripted model]" so nobody mistakes it for a real model.
+// tokens) on 127.0.0.1 and follows a small script: asked to list, read, edit or run something, it
+// calls Tally's list_files / read_file / edit_file / run_command tools on your workspace (an edit
+// reads the file first, then adds one comment line at its top, so the diff approval shows), then
+// describes the result in markdown. Asked for a compaction summary, it answers one in the shape of
+// Tally's local summarizer. Every reply says "scripted model" so nobody mistakes it for a real model.
 //
 //   npm run fake-model                    # http://127.0.0.1:11435/v1
 //   FAKE_MODEL_PORT=9000 npm run fake-model
@@ -28,12 +30,14 @@ const HELP = [
   '',
   '- **"list files"**: I call `list_files` on your workspace',
   '- **"read README.md"**: I call `read_file` on that path',
+  '- **"edit README.md"**: I read it, then call `edit_file` to add a comment line at its top (Tally shows the diff and asks first)',
   '- **"run ls -la"**: I call `run_command` (Tally asks for your approval first)',
   '',
   '| You type | Tool I call |',
   '| :-- | :-- |',
   '| list files | `list_files` |',
   '| read <path> | `read_file` |',
+  '| edit <path> | `read_file`, then `edit_file` |',
   '| run <command> | `run_command` |',
   '',
   'A code block, to try **Copy** and **Insert at cursor**:',
@@ -47,9 +51,88 @@ const HELP = [
   'Open the inspector (click the context meter) to see what each request carried. More about Tally: [the VS Code API docs](https://code.visualstudio.com/api).',
 ].join('\n');
 
+const EDIT_REQUEST = /^(?:please\s+)?(?:edit|change|modify)\s+(\S+)/i;
+const SUMMARY_SYSTEM = 'You write checkpoints of a coding agent session';
+
+function textOf(message) {
+  return typeof message?.content === 'string' ? message.content : (message?.content ?? []).map((p) => p.text ?? '').join('');
+}
+
+/** A comment line in the file's own syntax, so the scripted edit leaves the file valid. */
+function commentLine(path) {
+  const text = "Edited by Tally's scripted model";
+  if (/\.(md|markdown|html?|xml|svg|vue)$/i.test(path)) return `<!-- ${text} -->`;
+  if (/\.(css|scss|less)$/i.test(path)) return `/* ${text} */`;
+  if (/\.(c|cc|cpp|h|hpp|cs|go|java|js|jsx|mjs|cjs|ts|tsx|kt|rs|swift|dart|scala|php)$/i.test(path)) return `// ${text}`;
+  if (/\.(sql|lua|hs)$/i.test(path)) return `-- ${text}`;
+  return `# ${text}`;
+}
+
+/**
+ * The edit once read_file answered: a comment line above the file's first lines (as few as match
+ * only once). Undefined when the file has no text to anchor an edit on.
+ */
+function scriptedEdit(path, readOutput) {
+  const lines = readOutput.split('\n').slice(1).map((line) => line.replace(/^\s*\d+ {2}/, ''));
+  const text = lines.join('\n');
+  for (let count = 1; count <= lines.length; count++) {
+    const anchor = lines.slice(0, count).join('\n');
+    if (!anchor.trim()) continue;
+    if (text.indexOf(anchor) === text.lastIndexOf(anchor)) return { path, old_text: anchor, new_text: `${commentLine(path)}\n${anchor}` };
+  }
+  return undefined;
+}
+
+/** A string field of a tool call's (possibly cut) JSON arguments. */
+function argument(args, key) {
+  const match = new RegExp(`"${key}":\\s*"((?:[^"\\\\]|\\\\.)*)"`).exec(args);
+  if (!match) return undefined;
+  try {
+    return JSON.parse(`"${match[1]}"`);
+  } catch {
+    return match[1];
+  }
+}
+
+/**
+ * A compaction summary in the fixed shape of Tally's local summarizer (checkpoint, episode or tool
+ * digest), built from the messages the summary request renders ("[role]" blocks, "→ tool(args)" calls).
+ */
+export function scriptedSummary(prompt) {
+  const messages = prompt.split(/\n(?=\[(?:user|assistant|tool|system)[\]: ])/).filter((block) => /^\[(?:user|assistant|tool|system)[\]: ]/.test(block));
+  const calls = [...prompt.matchAll(/^ {2}→ (\w+)\((.*)\)$/gm)].map(([, name, args]) => ({ name, args }));
+  const paths = (names) => [...new Set(calls.filter((c) => names.includes(c.name)).map((c) => argument(c.args, 'path')).filter(Boolean))];
+  const read = paths(['read_file']);
+  const changed = paths(['edit_file', 'write_file']);
+  const commands = calls.filter((c) => c.name === 'run_command').map((c) => argument(c.args, 'command')).filter(Boolean).map((c) => `- \`${c}\` → ran`);
+  const requests = messages.filter((block) => block.startsWith('[user]\n')).map((block) => block.slice('[user]\n'.length).split('\n  → ')[0].trim());
+  const files = [changed.length ? `changed: ${changed.join(', ')}` : '', read.length ? `read: ${read.join(', ')}` : ''].filter(Boolean);
+  if (prompt.startsWith('Summarize these tool calls')) {
+    const count = calls.length;
+    return [`[Digest of ${count} earlier tool call${count === 1 ? '' : 's'}; full outputs stay in the transcript]`, ...files.map((f) => f[0].toUpperCase() + f.slice(1)), ...commands].join('\n');
+  }
+  const heading = prompt.startsWith('Summarize this completed part') ? 'Episode summary' : 'Checkpoint';
+  const lines = [`## ${heading} (scripted model's summary of ${messages.length} message${messages.length === 1 ? '' : 's'})`];
+  if (requests[0]) lines.push('### Task', requests[0]);
+  if (requests.length > 1 && requests[requests.length - 1] !== requests[0]) lines.push('### Latest request', requests[requests.length - 1]);
+  if (files.length) lines.push('### Files touched', ...files.map((f) => `- ${f}`));
+  lines.push('### Next step', 'continue with the latest request');
+  if (commands.length) lines.push('### Commands run', ...commands);
+  return lines.join('\n');
+}
+
 /** What the script does next: a tool call for a fresh request, a summary once the tool answered. */
 export function scriptedReply(messages) {
+  if (messages[0]?.role === 'system' && textOf(messages[0]).startsWith(SUMMARY_SYSTEM)) return { text: scriptedSummary(lastUserText(messages)) };
   const last = messages[messages.length - 1];
+  const asked = lastUserText(messages).trim();
+  const editing = EDIT_REQUEST.exec(asked);
+  const previousCall = messages[messages.length - 2]?.tool_calls?.[0]?.function;
+  if (last?.role === 'tool' && editing && previousCall?.name === 'read_file') {
+    const edit = last.content && !/^\S+ is a (?:directory|binary file)/.test(textOf(last)) ? scriptedEdit(editing[1], textOf(last)) : undefined;
+    if (edit) return { text: `${LABEL} Adding a comment line at the top of \`${edit.path}\`. Tally shows the diff: accept or reject it.`, call: { name: 'edit_file', arguments: edit } };
+    return { text: `${LABEL} I could not find text in \`${editing[1]}\` to anchor an edit on, so I made no edit:\n\n${textOf(last).split('\n')[0]}` };
+  }
   if (last?.role === 'tool') {
     const output = typeof last.content === 'string' ? last.content : JSON.stringify(last.content);
     const lines = output.split('\n');
@@ -58,8 +141,9 @@ export function scriptedReply(messages) {
       text: `${LABEL} The tool answered with **${lines.length} lines** (${output.length.toLocaleString('en-US')} characters). The first ones:\n\n\`\`\`text\n${head}\n\`\`\`\n\nAsk me to *read* a file or *run* a command next.`,
     };
   }
-  const text = lastUserText(messages).trim();
+  const text = asked;
   let match;
+  if (editing) return { text: `${LABEL} Reading \`${editing[1]}\` first, to edit it.`, call: { name: 'read_file', arguments: { path: editing[1] } } };
   if ((match = /^(?:please\s+)?run\s+(.+)$/is.exec(text))) return { text: `${LABEL} Running \`${match[1].trim()}\`.`, call: { name: 'run_command', arguments: { command: match[1].trim() } } };
   if ((match = /^(?:please\s+)?(?:read|open|show)\s+(\S+)/i.exec(text))) return { text: `${LABEL} Reading \`${match[1]}\`.`, call: { name: 'read_file', arguments: { path: match[1] } } };
   if (/\b(list|files|ls)\b/i.test(text)) return { text: `${LABEL} Listing the workspace.`, call: { name: 'list_files', arguments: { path: '.', depth: 2 } } };
@@ -158,5 +242,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(`  "tally.provider": "openai-compatible",`);
   console.log(`  "tally.baseUrl": "${url}",`);
   console.log(`  "tally.model": "${MODEL_ID}"`);
-  console.log('Then type "list files", "read README.md", "run ls" or anything else in the chat.');
+  console.log('Then type "list files", "read README.md", "edit README.md", "run ls" or anything else in the chat.');
 }

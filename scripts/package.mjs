@@ -2,14 +2,13 @@
 // package's size and file listing. Exits non-zero if anything fails (CI runs this).
 import { execFileSync } from 'child_process';
 import { readFileSync, statSync } from 'fs';
+import { packVsix } from './pack-vsix.mjs';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const out = `tally-${version}.vsix`;
 const run = (command, args) => execFileSync(command, args, { stdio: 'inherit' });
 
 run(process.execPath, ['scripts/build.mjs', '--production']);
-// The bundles carry every dependency, so node_modules stays out. No repository is set, so the
-// README's relative links are kept as they are and neither a repository nor a licence prompt blocks.
-run('npx', ['vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--out', out]);
+packVsix(out);
 run('npx', ['vsce', 'ls', '--no-dependencies']);
 console.log(`package: ${out} ${(statSync(out).size / 1024 / 1024).toFixed(2)} MB`);

@@ -16,6 +16,7 @@ import { ReadOnlyDocuments } from './views/readOnlyDocuments';
 import { ChatViewProvider } from './views/chatViewProvider';
 import { InspectorPanel } from './views/inspectorPanel';
 import { showLoadedInstructions } from './commands/showInstructions';
+import { configureToolsCommand } from './commands/configureTools';
 
 /** What the extension-host tests reach through `activate()`'s return value. */
 export interface TallyApi {
@@ -71,6 +72,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     vscode.commands.registerCommand('tally.selectModel', () => run(() => sessions.whileChangingSettings(() => runModelPicker(keys)))()),
     vscode.commands.registerCommand('tally.setApiKey', (args?: Parameters<typeof setApiKeyCommand>[1]) => run(() => setApiKeyCommand(keys, args))()),
     vscode.commands.registerCommand('tally.showLoadedInstructions', () => run(() => showLoadedInstructions(agents, docs))()),
+    vscode.commands.registerCommand('tally.configureTools', (args?: { picked: string[] }) => run(() => configureToolsCommand(agents, args))()),
     vscode.commands.registerCommand('tally.exportSession', (args?: Parameters<typeof exportSessionCommand>[2]) => run(() => exportSessionCommand(sessions, docs, args))()),
     vscode.commands.registerCommand('tally.openTranscript', (file?: string) => run(() => openTranscriptCommand(sessions, typeof file === 'string' ? file : undefined))()),
     vscode.commands.registerCommand('tally.openDemoReplay', () => run(() => openDemoReplayCommand(sessions, context.extensionUri))()),

@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
+import { resumableSessions } from '../core/session/resumableSessions';
 import type { SessionController } from '../session/sessionController';
 
 export async function resumeSessionCommand(sessions: SessionController, id?: string): Promise<string | undefined> {
   const store = await sessions.store();
   if (!id) {
-    const list = (await store.listSessions()).sort((a, b) => b.updatedAt - a.updatedAt);
+    const list = await resumableSessions(store, await store.listSessions());
     if (list.length === 0) {
       void vscode.window.showInformationMessage('Tally has no saved sessions yet.');
       return undefined;

@@ -6,8 +6,8 @@ import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 export async function showLoadedInstructions(agents: AgentFactory, docs: ReadOnlyDocuments): Promise<string> {
   const loaded = await agents.loadInstructions();
   const lines = ['# Instructions Tally loads', '', vscode.workspace.isTrusted ? 'Workspace: trusted.' : 'Workspace: **not trusted** — workspace AGENTS.md files are not loaded.', ''];
-  if (loaded.files.length === 0) lines.push('No AGENTS.md was found (user file: ~/.tally/AGENTS.md; each workspace folder root).');
-  for (const f of loaded.files) lines.push(`- \`${f.path}\` — ${f.bytes} bytes — **${f.status}**${f.reason ? ` (${f.reason})` : ''}`);
+  if (loaded.files.length === 0) lines.push('No AGENTS.md was found (user file: ~/.tally/AGENTS.md; each workspace folder root; the folders of the active file and of the files the agent worked on).');
+  for (const f of loaded.files) lines.push(`- \`${f.path}\` — ${f.bytes} bytes — **${f.status}**${f.reason ? ` (${f.reason})` : ''}${f.because ? ` — applies because ${f.because}` : ''}`);
   const skills = await agents.loadSkills();
   lines.push('', '## Skills', '');
   if (!vscode.workspace.isTrusted) lines.push('Workspace skills (`.tally/skills`) are not loaded: the workspace is not trusted.', '');

@@ -1,5 +1,5 @@
 import { homedir } from 'os';
-import { join } from 'path';
+import { dirname, join } from 'path';
 import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import { loadInstructions, type InstructionsReport } from '../node/prompt/agentsMd';
@@ -23,6 +23,15 @@ import { readConfiguration, type TallyConfiguration } from '../config/readSettin
 import type { ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
 import type { ChatModel } from '../host/session/sessionPorts';
+import type { ResolvedPath } from '../core/ports/workspace';
+import type { ToolDefinition } from '../core/model/tool';
+import { isInternalTool, offeredByChoice } from '../core/tools/toolChoice';
+import type { Tool } from '../core/tools/types';
+import { ToolChoiceState } from '../vscodeLm/toolChoiceState';
+
+/** Tools whose path is a file (its folder is where the agent worked), and tools whose path is the folder itself. */
+const FILE_TOOLS = new Set(['read_file', 'edit_file', 'write_file']);
+const FOLDER_TOOLS = new Set(['list_files', 'search_text']);
 
 
 /** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
@@ -31,8 +40,13 @@ export class AgentFactory {
   private readonly approvals = new Map<string, { kind: ApprovalRequest['kind']; answer: (answer: ApprovalAnswer) => void }>();
   private readonly loggedSkips = new Set<string>();
   private readonly diffs = new EditApprovalDiffs();
+  /** Paths the latest session's agent read, edited, listed or searched: the AGENTS.md files of their folders load. */
+  private touched = { sessionId: '', paths: new Set<string>() };
+  /** Which tools the user chose to offer (Configure Tools), from the user's global state. */
+  readonly toolChoice: ToolChoiceState;
 
   constructor(context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+    this.toolChoice = new ToolChoiceState(context.globalState);
     context.subscriptions.push(this.diffs, {
       dispose: onCallIdRepair((sessionId, renamed) =>
         log.warn(`session ${sessionId}: repaired ${renamed.length} repeated tool-call id(s) on load (${renamed.map((r) => `${r.from || '(empty)'} → ${r.to}`).join(', ')})`),
@@ -40,14 +54,36 @@ export class AgentFactory {
     });
   }
 
-  /** AGENTS.md files: the user's ~/.tally/AGENTS.md, every folder root, nested files down to the active file; none from an untrusted workspace. */
+  /**
+   * AGENTS.md files: the user's ~/.tally/AGENTS.md, every folder root, nested files down to the
+   * active file and to every path the agent worked on; none from an untrusted workspace.
+   */
   async loadInstructions(): Promise<InstructionsReport> {
     return loadInstructions({
       userFile: join(homedir(), '.tally', 'AGENTS.md'),
       workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
       activeFile: vscode.window.activeTextEditor?.document.uri.scheme === 'file' ? vscode.window.activeTextEditor.document.uri.fsPath : undefined,
+      touchedPaths: [...this.touched.paths],
       trusted: vscode.workspace.isTrusted,
     });
+  }
+
+  /** The tools the user's choice offers (read on every request, so a change applies to the next one). */
+  private chosen(tools: readonly Tool[]): Tool[] {
+    const choice = this.toolChoice.get();
+    return tools.filter((tool) => offeredByChoice(tool.definition, choice));
+  }
+
+  /** Every tool Configure Tools lists: the built-in ones, then VS Code's, other extensions' and MCP servers' (internal ones never). */
+  pickableTools(): ToolDefinition[] {
+    return [...builtinTools().map((t) => t.definition), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name))];
+  }
+
+  /** Remembers the folders the agent worked in (file tools only; a command's folder is not what it reads). */
+  private noteTouched(toolName: string, path: ResolvedPath): void {
+    if (!vscode.workspace.isTrusted) return;
+    if (FILE_TOOLS.has(toolName)) this.touched.paths.add(dirname(path.absolute));
+    else if (FOLDER_TOOLS.has(toolName)) this.touched.paths.add(path.absolute);
   }
 
   /** Skills from the workspace (trusted only) and ~/.tally/skills; a skill that cannot be read is logged once. */
@@ -67,6 +103,7 @@ export class AgentFactory {
   }
 
   async create(args: { manager: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; onFixed(fixed: FixedComponents): void }): Promise<AgentSession> {
+    if (this.touched.sessionId !== args.manager.sessionId) this.touched = { sessionId: args.manager.sessionId, paths: new Set() };
     const counter = getTokenCounter(args.chat.model.encoding);
     let fixedNow: FixedComponents = { system: 0, skills: 0, tools: 0 };
     const session = sessionTools(args.store, () => args.manager, () => fixedNow);
@@ -77,9 +114,9 @@ export class AgentFactory {
       instructions: async () => (await this.loadInstructions()).parts,
       skills: async () => (await this.loadSkills()).skills,
       skillText: (skill) => skillText(skill),
-      toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
+      toolSearchNote: () => (!vscode.workspace.isTrusted && this.chosen(lmTools()).length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
     });
-    const registry = this.registry(args.config, [() => prompt.tools(), builtinTools, () => session, lmTools], (name) => prompt.noteToolUse(name));
+    const registry = this.registry(args.config, [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => this.chosen(lmTools())], (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
     const source = {
       prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
         const prepared = await prompt.prepare(p);
@@ -92,13 +129,14 @@ export class AgentFactory {
   }
 
   /** The session's tools, with the live workspace folders and trust, approvals through the chat panel and the diff editor. */
-  private registry(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void): ToolRegistry {
+  private registry(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void, onPathResolved?: ToolRegistryOptions['onPathResolved']): ToolRegistry {
     return new ToolRegistry({
       sources,
       workspace: () => new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
       approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request), withdraw: (request) => this.resolveApproval(request.callId, false) }),
       limits: { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
       onCall,
+      onPathResolved,
     });
   }
 

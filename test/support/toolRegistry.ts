@@ -1,7 +1,7 @@
 import type { ToolRunOptions, ToolRunResult } from '../../src/core/agent/toolRunner';
 import type { ApprovalAnswer, ApprovalPolicy } from '../../src/core/tools/approval';
 import { builtinTools } from '../../src/core/tools/builtin';
-import { ToolRegistry } from '../../src/core/tools/registry';
+import { ToolRegistry, type ToolRegistryOptions } from '../../src/core/tools/registry';
 import { SessionApprovals } from '../../src/core/tools/sessionApprovals';
 import type { ApprovalRequest, Tool, ToolLimits } from '../../src/core/tools/types';
 import { NodeWorkspace } from '../../src/node/tools/nodeWorkspace';
@@ -19,6 +19,7 @@ export interface TestRegistryOptions {
   withdraw?: (request: ApprovalRequest) => void;
   limits?: Partial<ToolLimits>;
   onCall?: (name: string) => void;
+  onPathResolved?: ToolRegistryOptions['onPathResolved'];
 }
 
 /** A registry over a Node workspace on disk, as the command line and the tests use it. */
@@ -35,6 +36,7 @@ export function testRegistry(options: TestRegistryOptions): ToolRegistry {
     }),
     limits: { ...TEST_LIMITS, ...options.limits },
     onCall: options.onCall,
+    onPathResolved: options.onPathResolved,
   });
 }
 

@@ -12,8 +12,10 @@ export interface InstructionPart {
   path: string;
   label: string;
   text: string;
-  /** A nested file, loaded because the active editor's file is below it: it goes in the dynamic part. */
+  /** A nested file, loaded because the active editor's file or a path the agent worked on is below it: it goes in the dynamic part. */
   followsActiveFile: boolean;
+  /** Why a nested file applies, said with its text (default: the active file is below it). */
+  because?: string;
 }
 
 /** One part of the prompt outside the conversation, with the exact text sent and its tokens. */

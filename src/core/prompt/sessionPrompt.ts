@@ -72,7 +72,7 @@ export class SessionPrompt implements PromptSource {
     const stable: PromptSection[] = [section({ id: 'system:base', kind: 'system-section', label: 'Base instructions', text: BASE_INSTRUCTIONS })];
     const dynamic: PromptSection[] = [];
     for (const part of instructionParts(instructions)) {
-      const text = part.followsActiveFile ? `Instructions from ${part.label} (the active file is below it):\n${part.text}` : `Project instructions (${part.label}):\n${part.text}`;
+      const text = part.followsActiveFile ? `Instructions from ${part.label} (${part.because ?? 'the active file is below it'}):\n${part.text}` : `Project instructions (${part.label}):\n${part.text}`;
       (part.followsActiveFile ? dynamic : stable).push(section({ id: `agents:${part.path}`, kind: 'agents-md', label: part.label, path: part.path, text }));
     }
     const instructionsEnd = stable.length;

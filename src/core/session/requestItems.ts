@@ -96,7 +96,9 @@ export function requestContent(args: { messages: readonly Message[]; sections?: 
     for (const s of sections.system) items.push(sectionItem(s, 'system'));
     for (const t of sections.tools) items.push(toolItem(t));
     const offered = sections.tools.filter((t) => !t.deferred).length;
-    if (offered) items.push(framingItem('framing:tools', 'Tool framing', offered * TOOL_CALL_OVERHEAD_TOKENS, `${TOOL_CALL_OVERHEAD_TOKENS} tokens per tool × ${offered} tools`, 'tools'));
+    const deferred = sections.tools.length - offered;
+    const sent = `${TOOL_CALL_OVERHEAD_TOKENS} tokens per tool × ${offered} tool${offered === 1 ? '' : 's'} sent${deferred ? ` (${deferred} deferred: listed, not sent)` : ''}`;
+    if (offered) items.push(framingItem('framing:tools', 'Tool framing', offered * TOOL_CALL_OVERHEAD_TOKENS, sent, 'tools'));
   }
   // A prompt whose numbers say more than its sections (or that gives numbers only) still adds up: the rest is one item.
   const unitemized = fixedTotal(args.fixed) - (sections ? fixedTotal(fixedOf(sections)) : 0);

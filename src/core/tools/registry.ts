@@ -1,7 +1,7 @@
 import type { ToolRunner, ToolRunOptions, ToolRunResult } from '../agent/toolRunner';
 import type { ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
-import type { Workspace } from '../ports/workspace';
+import type { ResolvedPath, Workspace } from '../ports/workspace';
 import { COMMANDS_RESTRICTED, EXTERNAL_TOOLS_RESTRICTED } from './approval';
 import { parseToolArguments } from './args';
 import type { SessionApprovals } from './sessionApprovals';
@@ -16,6 +16,25 @@ export interface ToolRegistryOptions {
   limits: ToolLimits;
   /** Told of every call before it runs (the prompt keeps recently used tools offered). */
   onCall?: (name: string) => void;
+  /** Told of every workspace path a call resolved (the folder-scoped AGENTS.md files follow where the agent works). */
+  onPathResolved?: (toolName: string, path: ResolvedPath) => void;
+}
+
+/** The same workspace, reporting each path it resolves. */
+function reportingResolves(workspace: Workspace, report: (path: ResolvedPath) => void): Workspace {
+  return new Proxy(workspace, {
+    get(target, property) {
+      if (property === 'resolve') {
+        return async (input: string, options: { mustExist: boolean }) => {
+          const resolved = await target.resolve(input, options);
+          report(resolved);
+          return resolved;
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /** Thrown by `approve` when a call may not go on; the registry turns it into the result. */
@@ -46,12 +65,12 @@ export class ToolRegistry implements ToolRunner {
     return undefined;
   }
 
-  /** What the model is offered: listed tools, without other extensions' in Restricted Mode. */
+  /** What the model is offered: listed tools, once per name (the one a call runs), without other extensions' in Restricted Mode. */
   definitions(): ToolDefinition[] {
     const trusted = this.options.workspace().trusted;
-    return this.tools()
-      .filter((t) => !t.unlisted && (trusted || t.approval !== 'external'))
-      .map((t) => t.definition);
+    const firstByName = new Map<string, Tool>();
+    for (const tool of this.tools()) if (!firstByName.has(tool.definition.name)) firstByName.set(tool.definition.name, tool);
+    return [...firstByName.values()].filter((t) => !t.unlisted && (trusted || t.approval !== 'external')).map((t) => t.definition);
   }
 
   async run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult> {
@@ -64,7 +83,8 @@ export class ToolRegistry implements ToolRunner {
     } catch (error) {
       return { output: `Invalid arguments for ${call.name}: ${(error as Error).message}`, isError: true };
     }
-    const workspace = this.options.workspace();
+    const onPath = this.options.onPathResolved;
+    const workspace = onPath ? reportingResolves(this.options.workspace(), (path) => onPath(call.name, path)) : this.options.workspace();
     if (!workspace.trusted && tool.approval === 'external') return { output: EXTERNAL_TOOLS_RESTRICTED, isError: true };
     if (!workspace.trusted && tool.approval === 'command') return { output: COMMANDS_RESTRICTED, isError: true };
     const ctx: ToolContext = {

@@ -12,6 +12,8 @@ export interface InstructionFile {
   bytes: number;
   status: 'loaded' | 'cut' | 'skipped';
   reason?: string;
+  /** Why a nested file was looked for: the active file or a path the agent worked on is below its folder. */
+  because?: string;
 }
 
 export interface InstructionsReport {
@@ -36,10 +38,13 @@ export const nodeInstructionsFs: InstructionsFs = {
   realPath: (path) => fsp.realpath(path),
 };
 
+const ACTIVE_FILE = 'the active file is below it';
+const AGENT_WORKED_HERE = 'the agent worked in this folder';
+
 /**
  * AGENTS.md files in a fixed order: the user's own file, then for each workspace folder
  * (in folder order) its root file and the nested ones from that root down to the active file's
- * folder. Merged root → leaf, capped at 32 KiB with a marker. An untrusted workspace contributes
+ * folder and to each path the agent read, edited, listed or searched. Merged root → leaf, capped at 32 KiB with a marker. An untrusted workspace contributes
  * nothing; binary, unreadable and looping files, and workspace files that are links leading out of
  * their workspace folder, are skipped with the reason.
  */
@@ -48,20 +53,19 @@ export async function loadInstructions(args: {
   userFile?: string;
   workspaceFolders: string[];
   activeFile?: string;
+  /** Files and folders the agent's tools read, edited, listed or searched (real paths). */
+  touchedPaths?: readonly string[];
   trusted: boolean;
   capBytes?: number;
 }): Promise<InstructionsReport> {
   const fs = args.fs ?? nodeInstructionsFs;
   const cap = args.capBytes ?? INSTRUCTIONS_CAP_BYTES;
-  const candidates: Array<{ path: string; label: string; workspace: boolean; folder?: string; nested?: boolean }> = [];
+  const candidates: Array<{ path: string; label: string; workspace: boolean; folder?: string; nested?: boolean; because?: string }> = [];
   if (args.userFile) candidates.push({ path: args.userFile, label: '~/' + FILE_NAME, workspace: false });
   for (const folder of args.workspaceFolders.map((f) => resolve(f))) {
     candidates.push({ path: join(folder, FILE_NAME), label: `${folder.split(sep).pop()}/${FILE_NAME}`, workspace: true, folder });
-    if (args.activeFile && isInside(folder, resolve(args.activeFile))) {
-      const parts = relative(folder, dirname(resolve(args.activeFile))).split(sep).filter(Boolean);
-      for (let i = 1; i <= parts.length; i++) {
-        candidates.push({ path: join(folder, ...parts.slice(0, i), FILE_NAME), label: `${folder.split(sep).pop()}/${parts.slice(0, i).join('/')}/${FILE_NAME}`, workspace: true, folder, nested: true });
-      }
+    for (const nested of await nestedFolders(fs, folder, args.activeFile, args.touchedPaths ?? [])) {
+      candidates.push({ path: join(folder, ...nested.parts, FILE_NAME), label: `${folder.split(sep).pop()}/${nested.parts.join('/')}/${FILE_NAME}`, workspace: true, folder, nested: true, because: nested.because });
     }
   }
   const files: InstructionFile[] = [];
@@ -79,7 +83,7 @@ export async function loadInstructions(args: {
       continue;
     }
     if (!stat) continue;
-    const skip = (reason: string) => files.push({ path: candidate.path, bytes: stat.size, status: 'skipped', reason });
+    const skip = (reason: string) => files.push({ path: candidate.path, bytes: stat.size, status: 'skipped', reason, ...(candidate.because ? { because: candidate.because } : {}) });
     if (!stat.isFile) {
       skip('not a regular file');
       continue;
@@ -129,9 +133,40 @@ export async function loadInstructions(args: {
     const cut = stat.size > end;
     const body = `${text.trimEnd()}${cut ? `\n[… ${candidate.label} cut at the 32 KiB instructions cap: ${stat.size - end} bytes not loaded …]` : ''}`;
     parts.push(`## ${candidate.label}\n${body}`);
-    fileParts.push({ path: candidate.path, label: candidate.label, text: body, followsActiveFile: Boolean(candidate.nested) });
+    fileParts.push({ path: candidate.path, label: candidate.label, text: body, followsActiveFile: Boolean(candidate.nested), ...(candidate.because ? { because: candidate.because } : {}) });
     used += end;
-    files.push({ path: candidate.path, bytes: stat.size, status: cut ? 'cut' : 'loaded' });
+    files.push({ path: candidate.path, bytes: stat.size, status: cut ? 'cut' : 'loaded', ...(candidate.because ? { because: candidate.because } : {}) });
   }
   return { files, parts: fileParts, text: parts.join('\n\n') };
+}
+
+/**
+ * The folders below a workspace folder whose AGENTS.md applies, parents before children: those on
+ * the way to the active file's folder, and to each path the agent touched (a touched folder
+ * included; for a file, its AGENTS.md "inside" it is simply absent). Touched paths are real paths,
+ * so they are also matched against the folder's real path.
+ */
+async function nestedFolders(fs: InstructionsFs, folder: string, activeFile: string | undefined, touched: readonly string[]): Promise<Array<{ parts: string[]; because: string }>> {
+  const found = new Map<string, { parts: string[]; because: string }>();
+  const add = (root: string, path: string, because: string) => {
+    const parts = relative(root, path).split(sep).filter(Boolean);
+    for (let i = 1; i <= parts.length; i++) {
+      const key = parts.slice(0, i).join('/');
+      if (!found.has(key)) found.set(key, { parts: parts.slice(0, i), because });
+    }
+  };
+  if (activeFile && isInside(folder, resolve(activeFile))) add(folder, dirname(resolve(activeFile)), ACTIVE_FILE);
+  if (touched.length) {
+    const realFolder = await fs.realPath(folder).catch(() => folder);
+    for (const path of touched.map((p) => resolve(p))) {
+      if (isInside(folder, path)) add(folder, path, AGENT_WORKED_HERE);
+      else if (isInside(realFolder, path)) add(realFolder, path, AGENT_WORKED_HERE);
+    }
+  }
+  return [...found.values()].sort((a, b) => compareParts(a.parts, b.parts));
+}
+
+function compareParts(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  return a.length - b.length;
 }

@@ -5,6 +5,14 @@ import type { Message } from '../../../src/core/model/message';
 import { createOpenAIProvider } from '../../../src/core/providers/openai';
 import type { ProviderEvent, ProviderRequest } from '../../../src/core/providers/types';
 import { READ_FILE } from '../core/providers/harness';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { LlmSummarizer } from '../../../src/core/compaction/llmSummarizer';
+import { completeOnce } from '../../../src/core/providers/completeOnce';
+import { hiddenUserMessage } from '../../../src/core/model/factories';
+import { builtinTools } from '../../../src/core/tools/builtin';
+import type { ApprovalRequest } from '../../../src/core/tools/types';
+import { outputText, runOptions, testRegistry } from '../../support/toolRegistry';
 
 type FakeModel = { url: string; close(): Promise<void> };
 // The script is an ES module; esbuild would turn a plain import() into require().
@@ -65,5 +73,56 @@ describe('npm run fake-model (scripted model server)', () => {
     assert.match(second.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join(''), /^\[scripted model\] The tool answered with \*\*402 lines\*\*/);
     const usage = second.find((e) => e.type === 'usage');
     assert.ok(usage && usage.type === 'usage' && (usage.usage.cacheReadTokens ?? 0) > 0, 'the shared prefix is reported as cached input');
+  });
+
+  it('scripts an edit: reads the file, then edit_file adds a comment line, which asks with the diff and changes the file on disk', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'tally-fake-edit-'));
+    try {
+      writeFileSync(path.join(folder, 'notes.md'), '# Notes\n\nBuy milk.\n');
+      const asked: ApprovalRequest[] = [];
+      const registry = testRegistry({ tools: builtinTools(), folders: [folder], ask: async (r) => (asked.push(r), { approved: true }) });
+      const provider = createOpenAIProvider({ baseUrl: server.url });
+      const tools = registry.definitions();
+      const history: Message[] = [msg({ role: 'user', kind: 'user', content: 'edit notes.md' })];
+      for (const expected of ['read_file', 'edit_file']) {
+        const events = await collect(provider.stream({ ...request(history), tools }));
+        const call = events.find((e) => e.type === 'tool_call');
+        assert.ok(call && call.type === 'tool_call', `the model calls ${expected}`);
+        assert.strictEqual(call.call.name, expected);
+        const result = await registry.run(call.call, runOptions());
+        assert.ok(!result.isError, outputText(result));
+        history.push(msg({ role: 'assistant', kind: 'assistant', content: '', toolCalls: [call.call] }), msg({ role: 'tool', kind: 'tool_result', content: outputText(result), toolCallId: call.call.id, toolName: expected }));
+      }
+      assert.deepStrictEqual(asked.map((r) => r.kind), ['edit'], 'the edit asked for approval, with its diff');
+      assert.match(asked[0].detail ?? '', /\+<!-- Edited by Tally's scripted model -->/);
+      assert.strictEqual(readFileSync(path.join(folder, 'notes.md'), 'utf8'), "<!-- Edited by Tally's scripted model -->\n# Notes\n\nBuy milk.\n");
+      const last = await collect(provider.stream({ ...request(history), tools }));
+      assert.match(last.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join(''), /^\[scripted model\] The tool answered/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('answers a compaction summary request with a checkpoint in the local summarizer\'s shape', async () => {
+    const provider = createOpenAIProvider({ baseUrl: server.url });
+    const summarizer = new LlmSummarizer(
+      async (p) => (await completeOnce(provider, { model: 'scripted-model', system: [{ text: p.system }], messages: [hiddenUserMessage(p.user, { id: 'summary-request' })], tools: [], maxOutputTokens: p.maxTokens })).text,
+      'scripted-model',
+    );
+    const call = { id: 'c1', name: 'run_command', arguments: JSON.stringify({ command: 'npm test' }) };
+    const edit = { id: 'c2', name: 'edit_file', arguments: JSON.stringify({ path: 'src/app.ts', old_text: 'a', new_text: 'b' }) };
+    const summary = await summarizer.summarize({
+      style: 'checkpoint',
+      maxTokens: 500,
+      messages: [
+        msg({ role: 'user', kind: 'user', content: 'make the tests pass' }),
+        msg({ role: 'assistant', kind: 'assistant', content: 'Running them.', toolCalls: [call] }),
+        msg({ role: 'tool', kind: 'tool_result', content: '1 failing', toolCallId: 'c1', toolName: 'run_command' }),
+        msg({ role: 'assistant', kind: 'assistant', content: '', toolCalls: [edit] }),
+        msg({ role: 'tool', kind: 'tool_result', content: 'Edited src/app.ts', toolCallId: 'c2', toolName: 'edit_file' }),
+      ],
+    });
+    assert.strictEqual(summarizer.lastError, undefined, 'the model answered (no local fallback)');
+    assert.match(summary, /^## Checkpoint \(scripted model's summary of 5 messages\)\n### Task\nmake the tests pass\n### Files touched\n- changed: src\/app\.ts\n### Next step\n.+\n### Commands run\n- `npm test` → ran$/);
   });
 });

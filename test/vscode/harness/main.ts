@@ -1,7 +1,8 @@
-// Runs the extension-host suites (trusted, and Restricted Mode) and the UI tests in code-server +
-// Chromium; prints `vscode: N passed, M failed` and writes the counts for scripts/test-all.mjs.
+// Runs the extension-host suites (trusted, and Restricted Mode), the UI tests and the installed
+// .vsix's listing in code-server + Chromium; prints `vscode: N passed, M failed` and writes the counts for scripts/test-all.mjs.
 import { writeFileSync } from 'fs';
 import { runSuite } from './runSuite';
+import { runListingUiTests } from './listingUi';
 import { runUiTests } from './uiTests';
 
 async function main() {
@@ -20,6 +21,11 @@ async function main() {
       if (r.ok) passed++;
       else failed++;
     }
+  }
+  for (const r of await runListingUiTests()) {
+    console.log(`${r.ok ? '✔' : '✘'} ${r.name}${r.detail ? ` — ${r.detail}` : ''}`);
+    if (r.ok) passed++;
+    else failed++;
   }
   console.log(`vscode: ${passed} passed, ${failed} failed`);
   if (process.env.TALLY_TEST_COUNTS) writeFileSync(process.env.TALLY_TEST_COUNTS, JSON.stringify({ passed, failed, skipped: 0 }));

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { ApprovalRequest } from '../../../src/core/tools/types';
 import type { TallyApi } from '../../../src/extension';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
+import { NO_TOOL_CHOICE } from '../../../src/core/tools/toolChoice';
 
 /** The tool the marker-tool test extension registers (test/vscode/markerTool). */
 export const MARKER_TOOL = 'tally_test_write_marker';
@@ -20,8 +21,12 @@ export function markerRuns(token: string): number {
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
-/** Tally activated, the marker extension active, and Tally pointed (user settings) at a local fake OpenAI-compatible server. */
-export async function withFakeModel(run: (ctx: { api: TallyApi; server: FakeOpenAIServer; approvals: ApprovalRequest[] }) => Promise<void>): Promise<void> {
+/**
+ * Tally activated, the marker extension active, its tool turned on in the user's tool choice
+ * (`markerOn: false` leaves the default choice), and Tally pointed (user settings) at a local fake
+ * OpenAI-compatible server.
+ */
+export async function withFakeModel(run: (ctx: { api: TallyApi; server: FakeOpenAIServer; approvals: ApprovalRequest[] }) => Promise<void>, options: { markerOn?: boolean } = {}): Promise<void> {
   const api = await vscode.extensions.getExtension<TallyApi>('tally-dev.tally')!.activate();
   await vscode.extensions.getExtension(MARKER_EXTENSION)?.activate();
   const server = await new FakeOpenAIServer().start();
@@ -31,9 +36,11 @@ export async function withFakeModel(run: (ctx: { api: TallyApi; server: FakeOpen
     await config.update('provider', 'openai-compatible', vscode.ConfigurationTarget.Global);
     await config.update('model', 'gpt-fake', vscode.ConfigurationTarget.Global);
     await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
+    if (options.markerOn !== false) await vscode.commands.executeCommand('tally.configureTools', { picked: [...api.agents.pickableTools().filter((t) => t.source === 'builtin').map((t) => t.name), MARKER_TOOL] });
     await run({ api, server, approvals: approvals.requests });
   } finally {
     approvals.dispose();
+    await api.agents.toolChoice.set(NO_TOOL_CHOICE);
     for (const key of ['provider', 'model', 'baseUrl']) await config.update(key, undefined, vscode.ConfigurationTarget.Global);
     await server.close();
   }

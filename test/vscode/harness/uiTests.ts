@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'fs';
+import { cpSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 import type { Frame } from 'playwright-core';
@@ -78,6 +78,8 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
   };
   const dir = mkdtempSync(join(tmpdir(), 'tally-ui-'));
   const workspace = makeWorkspace(dir);
+  // Another extension's tool beside Tally (test/vscode/markerTool), for the tool picker to list.
+  cpSync(join(ROOT, 'test', 'vscode', 'markerTool'), join(dir, 'extensions', 'tally-test.marker-tool-0.0.1'), { recursive: true });
   // A scripted model behind the real OpenAI wire format: six commands with large outputs, then a reply.
   const model = await new FakeOpenAIServer({ apiKey: undefined }).start();
   for (let i = 0; i < 6; i++) model.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'run_command', arguments: JSON.stringify({ command: `yes step-${i} | head -c 20000` }) } }], usage: null });
@@ -229,6 +231,25 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
     });
     await check(`${theme}: an edit waiting for approval opens the diff editor with Accept and Reject; Accept in its title bar writes the file`, async () => {
       await editApprovalInTheEditor(page, model, workspace, screenshotPath(`edit-approval-${theme}.png`));
+    });
+    await check(`${theme}: Configure Tools lists each tool with its cost and source, the built-in ones picked`, async () => {
+      await page.keyboard.press('Escape');
+      await runCommand(page, 'Tally: Configure Tools…');
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'read_file' });
+      await row.first().waitFor({ timeout: 30_000 });
+      const rowText = (await row.first().textContent()) ?? '';
+      if (!/[\d,]+ tokens · built-in/.test(rowText)) throw new Error(`the read_file row shows no cost and source: ${rowText}`);
+      if (await page.locator('.quick-input-list', { hasText: '_internal' }).count()) throw new Error('an internal tool is listed');
+      if ((await row.first().getAttribute('aria-checked')) !== 'true') throw new Error('read_file is not picked by default');
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: screenshotPath(`tool-picker-${theme}.png`) });
+      await page.locator('.quick-input-widget input').fill('tally_test_write_marker');
+      const marker = page.locator('.quick-input-list .monaco-list-row', { hasText: 'tally_test_write_marker' });
+      await marker.first().waitFor({ timeout: 10_000 });
+      const markerText = (await marker.first().textContent()) ?? '';
+      if (!/tokens · tally-test\.marker-tool/.test(markerText)) throw new Error(`another extension's tool is not listed with its cost and source: ${markerText}`);
+      if ((await marker.first().getAttribute('aria-checked')) === 'true') throw new Error('another extension\'s tool is picked by default');
+      await page.keyboard.press('Escape');
     });
     await checkModelPicker(page, theme, check);
   } finally {

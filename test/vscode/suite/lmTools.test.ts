@@ -39,4 +39,22 @@ describe('tools other extensions register (vscode.lm.tools)', () => {
       assert.deepEqual((await toolResults(api)).slice(-2), ['marker written', 'marker written']);
     });
   });
+
+  it('are not offered until the user turns them on in Configure Tools (kept in global state), and VS Code\'s internal tools never are', async () => {
+    await withFakeModel(async ({ api, server }) => {
+      await api.sessions.create('tool choice');
+      server.enqueue({ type: 'reply', parts: [{ text: 'ok' }] }, { type: 'reply', parts: [{ text: 'ok' }] });
+      await api.sessions.send('hello');
+      const first = offeredTools(server.requests[0].body);
+      assert.ok(first.includes('read_file') && !first.includes(MARKER_TOOL), `by default the built-in tools only: ${first.join(', ')}`);
+      assert.ok(!first.some((name) => /internal/i.test(name)), `no internal tool: ${first.join(', ')}`);
+      const listed = api.agents.pickableTools().map((t) => t.name);
+      assert.ok(listed.includes(MARKER_TOOL) && !listed.some((name) => /internal/i.test(name)), `the picker lists the marker tool, no internal tool: ${listed.join(', ')}`);
+      await vscode.commands.executeCommand('tally.configureTools', { picked: ['read_file', MARKER_TOOL] });
+      await api.sessions.send('again');
+      assert.deepEqual(offeredTools(server.requests[1].body).filter((n) => !['tool_search', 'activate_skill', 'read_result', 'compact_context'].includes(n)), ['read_file', MARKER_TOOL]);
+      const workspaceValue = vscode.workspace.getConfiguration('tally').inspect('toolChoice');
+      assert.equal(workspaceValue?.workspaceValue, undefined, 'the choice is no setting a repository could write');
+    }, { markerOn: false });
+  });
 });

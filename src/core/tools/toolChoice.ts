@@ -1,0 +1,85 @@
+import type { ToolDefinition } from '../model/tool';
+
+/**
+ * Which tools the user chose to offer the model (Configure Tools). Built-in tools are offered
+ * unless turned off; tools from VS Code, other extensions and MCP servers only once turned on. It
+ * lives in the user's global state, never in a setting a repository could write.
+ */
+export interface ToolChoice {
+  /** Tools from VS Code, other extensions and MCP servers the user turned on. */
+  enabled: string[];
+  /** Built-in tools the user turned off. */
+  disabled: string[];
+}
+
+export const NO_TOOL_CHOICE: ToolChoice = { enabled: [], disabled: [] };
+
+/** VS Code's own plumbing tools (`vscode_editFile_internal`…): never offered, not even listed. */
+export function isInternalTool(name: string): boolean {
+  return /(?:^|[_\-.])internal(?:$|[_\-.])/i.test(name);
+}
+
+/** Whether the choice offers this tool to the model. */
+export function offeredByChoice(tool: Pick<ToolDefinition, 'name' | 'source'>, choice: ToolChoice): boolean {
+  if (tool.source === 'builtin') return !choice.disabled.includes(tool.name);
+  return !isInternalTool(tool.name) && choice.enabled.includes(tool.name);
+}
+
+/** A stored choice read back: anything malformed counts as no choice (the defaults), never as "everything on". */
+export function parseToolChoice(value: unknown): ToolChoice {
+  if (!value || typeof value !== 'object') return NO_TOOL_CHOICE;
+  const names = (list: unknown) => (Array.isArray(list) ? list.filter((n): n is string => typeof n === 'string') : []);
+  const { enabled, disabled } = value as { enabled?: unknown; disabled?: unknown };
+  return { enabled: names(enabled).filter((n) => !isInternalTool(n)), disabled: names(disabled) };
+}
+
+/**
+ * The choice the picker's selection makes: every listed built-in not picked is off, every other
+ * listed tool picked is on. Tools not listed now (an extension that is disabled for the moment)
+ * keep their earlier state.
+ */
+export function choiceFromPicked(listed: ReadonlyArray<Pick<ToolDefinition, 'name' | 'source'>>, picked: ReadonlySet<string>, previous: ToolChoice = NO_TOOL_CHOICE): ToolChoice {
+  const shown = new Set(listed.map((t) => t.name));
+  return {
+    enabled: [...previous.enabled.filter((n) => !shown.has(n)), ...listed.filter((t) => t.source !== 'builtin' && picked.has(t.name) && !isInternalTool(t.name)).map((t) => t.name)],
+    disabled: [...previous.disabled.filter((n) => !shown.has(n)), ...listed.filter((t) => t.source === 'builtin' && !picked.has(t.name)).map((t) => t.name)],
+  };
+}
+
+/** One tool as the picker lists it: where it comes from, what it costs in every request, whether it is on. */
+export interface ToolPickerRow {
+  name: string;
+  description: string;
+  group: 'Built-in' | 'VS Code and extensions' | 'MCP servers';
+  source: ToolDefinition['source'];
+  /** Where it comes from in words (built-in, the extension's id, VS Code, the MCP server). */
+  origin: string;
+  /** Its definition's tokens with its framing: what offering it adds to every request. */
+  tokens: number;
+  picked: boolean;
+}
+
+/**
+ * The picker's rows: built-in tools first, then VS Code's and other extensions' tools, then MCP
+ * tools, each once (the first of a name wins, as a call would run it), internal tools left out.
+ */
+export function toolPickerRows(definitions: readonly ToolDefinition[], choice: ToolChoice, tokensOf: (tool: ToolDefinition) => number): ToolPickerRow[] {
+  const group = (tool: ToolDefinition): ToolPickerRow['group'] => (tool.source === 'builtin' ? 'Built-in' : tool.source === 'mcp' ? 'MCP servers' : 'VS Code and extensions');
+  const order: ReadonlyArray<ToolPickerRow['group']> = ['Built-in', 'VS Code and extensions', 'MCP servers'];
+  const seen = new Set<string>();
+  const rows: ToolPickerRow[] = [];
+  for (const tool of definitions) {
+    if (seen.has(tool.name) || isInternalTool(tool.name)) continue;
+    seen.add(tool.name);
+    rows.push({
+      name: tool.name,
+      description: tool.description.replace(/\s+/g, ' ').trim(),
+      group: group(tool),
+      source: tool.source,
+      origin: tool.source === 'builtin' ? 'built-in' : (tool.origin ?? tool.source),
+      tokens: tokensOf(tool),
+      picked: offeredByChoice(tool, choice),
+    });
+  }
+  return rows.sort((a, b) => order.indexOf(a.group) - order.indexOf(b.group));
+}

@@ -1,0 +1,81 @@
+import { strict as assert } from 'assert';
+import { countToolDefinitions } from '../../../../src/core/accounting/messageTokens';
+import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
+import type { ToolDefinition } from '../../../../src/core/model/tool';
+import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';
+import { requestContent } from '../../../../src/core/session/requestItems';
+import { withSettings } from '../../../../src/core/settings';
+import { builtinTools } from '../../../../src/core/tools/builtin';
+import { choiceFromPicked, NO_TOOL_CHOICE, offeredByChoice, parseToolChoice, toolPickerRows, type ToolChoice } from '../../../../src/core/tools/toolChoice';
+import type { Tool } from '../../../../src/core/tools/types';
+import { testRegistry } from '../../../support/toolRegistry';
+
+/** What `vscode.lm.tools` holds in a real VS Code with Copilot and one MCP server, as Tally reads it. */
+const lmDefinitions: ToolDefinition[] = [
+  { name: 'vscode_searchExtensions_internal', description: 'Search the marketplace', inputSchema: { type: 'object' }, source: 'extension', origin: 'VS Code' },
+  { name: 'vscode_editFile_internal', description: '', inputSchema: { type: 'object' }, source: 'extension', origin: 'VS Code' },
+  { name: 'copilot_fetchWebPage', description: 'Fetch a web page', inputSchema: { type: 'object', properties: { url: { type: 'string' } } }, source: 'extension', origin: 'github.copilot-chat' },
+  { name: 'mcp_github_search', description: 'Search GitHub issues', inputSchema: { type: 'object' }, source: 'mcp', origin: 'an MCP server' },
+  { name: 'read_file', description: 'An extension tool that reuses a built-in name', inputSchema: { type: 'object' }, source: 'extension', origin: 'some.extension' },
+];
+const lmTools: Tool[] = lmDefinitions.map((definition) => ({ definition, approval: 'external', execute: async () => ({ output: 'ran' }) }));
+const BUILTIN_NAMES = builtinTools().map((t) => t.definition.name);
+
+/** The tools a session offers for a choice, through the real registry (as the agent factory wires it). */
+function offered(choice: ToolChoice): ToolDefinition[] {
+  const chosen = (tools: readonly Tool[]) => tools.filter((t) => offeredByChoice(t.definition, choice));
+  return testRegistry({ tools: () => [...chosen(builtinTools()), ...chosen(lmTools)] }).definitions();
+}
+
+describe('the tools the model is offered (Configure Tools)', () => {
+  it('by default: the built-in tools only, none of VS Code\'s internal tools, other extensions\' or MCP servers\'', () => {
+    assert.deepEqual(offered(NO_TOOL_CHOICE).map((t) => t.name), BUILTIN_NAMES);
+  });
+
+  it('offers an extension or MCP tool once the user turned it on, and a built-in turned off is not offered', () => {
+    const names = offered({ enabled: ['copilot_fetchWebPage', 'mcp_github_search'], disabled: ['run_command'] }).map((t) => t.name);
+    assert.deepEqual(names, [...BUILTIN_NAMES.filter((n) => n !== 'run_command'), 'copilot_fetchWebPage', 'mcp_github_search']);
+  });
+
+  it('never offers an internal tool, even when a stored choice names it', () => {
+    const stored = parseToolChoice({ enabled: ['vscode_editFile_internal', 'copilot_fetchWebPage', 42], disabled: 'all' });
+    assert.deepEqual(stored, { enabled: ['copilot_fetchWebPage'], disabled: [] }, 'malformed parts are dropped, internal names too');
+    assert.ok(!offered({ enabled: ['vscode_editFile_internal', 'vscode_searchExtensions_internal'], disabled: [] }).some((t) => /internal/.test(t.name)));
+    assert.deepEqual(parseToolChoice('everything'), NO_TOOL_CHOICE, 'a value that is not a choice means the defaults');
+  });
+
+  it('lists each tool once with its group, source and its cost per request; internal ones not at all', async () => {
+    const counter = getTokenCounter();
+    await counter.load();
+    const rows = toolPickerRows([...builtinTools().map((t) => t.definition), ...lmDefinitions], { enabled: ['mcp_github_search'], disabled: ['write_file'] }, (t) => countToolDefinitions([t], counter));
+    assert.deepEqual(rows.map((r) => `${r.group}|${r.name}|${r.origin}|${r.picked}`), [
+      ...BUILTIN_NAMES.map((n) => `Built-in|${n}|built-in|${n !== 'write_file'}`),
+      'VS Code and extensions|copilot_fetchWebPage|github.copilot-chat|false',
+      'MCP servers|mcp_github_search|an MCP server|true',
+    ]);
+    const fetch = rows.find((r) => r.name === 'copilot_fetchWebPage')!;
+    assert.equal(fetch.tokens, countToolDefinitions([lmDefinitions[2]], counter));
+  });
+
+  it('the picker\'s selection becomes the choice, keeping tools that are not listed right now', () => {
+    const rows = toolPickerRows([...builtinTools().map((t) => t.definition), ...lmDefinitions], NO_TOOL_CHOICE, () => 1);
+    const choice = choiceFromPicked(rows, new Set(['read_file', 'list_files', 'copilot_fetchWebPage']), { enabled: ['tool_of_a_disabled_extension'], disabled: [] });
+    assert.deepEqual(choice.enabled, ['tool_of_a_disabled_extension', 'copilot_fetchWebPage']);
+    assert.deepEqual(choice.disabled, BUILTIN_NAMES.filter((n) => n !== 'read_file' && n !== 'list_files'));
+  });
+
+  it('a request lists each offered schema once, and the tool framing counts exactly the schemas sent', async () => {
+    const counter = getTokenCounter();
+    await counter.load();
+    const settings = withSettings({ contextWindow: 32_000, maxOutputTokens: 2_000 });
+    const registry = testRegistry({ tools: () => [...builtinTools(), ...lmTools.filter((t) => offeredByChoice(t.definition, { enabled: ['read_file', 'copilot_fetchWebPage'], disabled: [] }))] });
+    const prompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => [], skills: async () => [] });
+    const prepared = await prompt.prepare({ effectiveWindow: 30_000, percentUsed: 0 });
+    const items = requestContent({ messages: [], sections: prepared.sections, fixed: prepared.fixed, count: () => 0 }).items;
+    const schemas = items.filter((i) => i.kind === 'tool-schema');
+    assert.deepEqual(schemas.map((i) => i.toolName), [...BUILTIN_NAMES, 'copilot_fetchWebPage'], 'a name shared with a built-in is listed once, as the built-in a call runs');
+    const framing = items.find((i) => i.messageId === 'framing:tools')!;
+    assert.match(framing.preview, new RegExp(`× ${schemas.length} tools sent$`));
+    assert.equal(prepared.tools.length, schemas.length, 'the schemas listed are the schemas sent');
+  });
+});
