@@ -11,10 +11,12 @@ export interface ChatToolCallView {
   name: string;
   arguments: string;
   status: 'running' | 'awaiting_approval' | 'done' | 'error' | 'denied' | 'aborted';
-  /** What the model sees of the result (truncated / reference). */
+  /** The result as a person reads it: the output (or its stored preview), without the lines addressed to the model. */
   resultPreview?: string;
   truncated?: boolean;
   offloadRef?: string;
+  /** The output was stored whole: its size, shown as "N lines stored · Open" (the ref id stays in the inspector). */
+  stored?: { lines: number; bytes: number };
   /**
    * `allowForSession`: what "Allow <…> for this session" covers (a tool's name, or a command's allowance);
    * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none.

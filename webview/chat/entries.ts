@@ -3,11 +3,11 @@ import { button, progressRing } from '../ui/controls';
 import { h } from '../ui/dom';
 import { KeyedChildren } from '../ui/keyedChildren';
 import { setPageButton } from '../ui/pageButton';
-import { tokens } from '../ui/format';
 import { renderCompactionNotice } from './compactionNotice';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { renderToolCard, type ToolCardActions } from './toolCard';
 import { renderTurnUsage } from './turnUsage';
+import { countOf } from '../../src/protocol/wording';
 
 export interface EntryActions extends ToolCardActions, MarkdownActions {
   openNotices: ReadonlySet<string>;
@@ -21,7 +21,7 @@ export interface EntryActions extends ToolCardActions, MarkdownActions {
 }
 
 function tokenBadge(count: number | undefined): HTMLElement | null {
-  return count === undefined ? null : h('span', { class: 'entry-tokens', title: 'Tokens this message takes in the context', attrs: { 'data-tokens': count }, text: `${tokens(count)} tokens` });
+  return count === undefined ? null : h('span', { class: 'entry-tokens', title: 'Tokens this message takes in the context', attrs: { 'data-tokens': count }, text: countOf(count, 'token') });
 }
 
 function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: EntryActions): HTMLElement | null {

@@ -1,6 +1,7 @@
 import type { ChatMeter } from '../../src/protocol/chat';
 import { h } from '../ui/dom';
 import { percent, shortTokens } from '../ui/format';
+import { countOf } from '../../src/protocol/wording';
 
 /** ok below 80% of the compaction threshold, near up to it, over past it. */
 export function meterLevel(m: ChatMeter): 'ok' | 'near' | 'over' {
@@ -21,7 +22,7 @@ export function renderMeter(meter: ChatMeter | undefined, onOpen: () => void): H
   fill.style.width = `${Math.min(100, Math.max(0, meter.usedShare * 100))}%`;
   const mark = h('div', { class: 'meter-mark', attrs: { 'data-marker': 'compact', 'data-tokens': meter.compactAt } });
   mark.style.left = `${Math.min(100, meter.compactShare * 100)}%`;
-  const label = `Context now: ${meter.text.used}. Compaction threshold: ${meter.text.compactAt}.${meter.lastRequest ? ` The last request (#${meter.lastRequest.requestIndex}) carried ${meter.lastRequest.tokens.toLocaleString('en-US')} tokens.` : ''} Click to open the inspector.`;
+  const label = `Context now: ${meter.text.used}. Compaction threshold: ${meter.text.compactAt}.${meter.lastRequest ? ` The last request (#${meter.lastRequest.requestIndex}) carried ${countOf(meter.lastRequest.tokens, 'token')}.` : ''} Click to open the inspector.`;
   return h('div', { class: 'meter-wrap' }, [
     h('button', { class: `meter level-${level}`, title: label, attrs: { type: 'button', 'data-level': level, 'data-used': meter.used, 'aria-label': label }, on: { click: onOpen } }, [
       h('div', { class: 'meter-track' }, [fill, mark]),

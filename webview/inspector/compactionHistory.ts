@@ -3,6 +3,7 @@ import { badge, button } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { duration, tokens, time } from '../ui/format';
 import { renderRemoved } from './removedItems';
+import { countOf } from '../../src/protocol/wording';
 
 export const TRIGGER_LABELS: Record<CompactionEventRecord['trigger'], string> = {
   auto: 'automatic',
@@ -22,14 +23,14 @@ export function renderCompactionHistory(records: CompactionEventRecord[], open: 
         h('span', { class: 'when', text: time(r.startedAt) }),
         badge(TRIGGER_LABELS[r.trigger] ?? r.trigger, `trigger-${r.trigger}`),
         badge(r.status, `status-${r.status}`),
-        h('span', { class: 'delta', text: `${tokens(r.tokensBefore)} → ${tokens(r.tokensAfter)} tokens` }),
-        h('span', { class: 'delta', text: `${r.messagesBefore} → ${r.messagesAfter} messages` }),
+        h('span', { class: 'delta', text: `${tokens(r.tokensBefore)} → ${countOf(r.tokensAfter, 'token')}` }),
+        h('span', { class: 'delta', text: `${tokens(r.messagesBefore)} → ${countOf(r.messagesAfter, 'message')}` }),
         h('span', { class: 'muted', text: duration(r.durationMs) }),
       ],
       [
         h('dl', { class: 'props' }, [
           h('dt', { text: 'Strategies' }), h('dd', { text: r.strategies.length ? r.strategies.join(' → ') : 'none' }),
-          h('dt', { text: 'Saved' }), h('dd', { text: `${tokens(r.tokensBefore - r.tokensAfter)} tokens` }),
+          h('dt', { text: 'Saved' }), h('dd', { text: countOf(r.tokensBefore - r.tokensAfter, 'token') }),
           r.focus ? h('dt', { text: 'Focus' }) : null, r.focus ? h('dd', { text: r.focus }) : null,
           r.error ? h('dt', { text: 'Error' }) : null, r.error ? h('dd', { class: 'error-text', text: r.error }) : null,
         ]),

@@ -1,6 +1,7 @@
 import type { InspectorState } from '../../src/protocol/inspector';
 import { h } from '../ui/dom';
 import { tokens } from '../ui/format';
+import { countOf } from '../../src/protocol/wording';
 
 /**
  * Session, model, replay label, window warnings and the forecast. The window numbers are the
@@ -15,13 +16,13 @@ export function renderHeader(state: InspectorState): HTMLElement {
   if (state.model) fact('Model', state.model, 'model');
   if (f) {
     fact('Context now', f.text.used, 'used', f.basis === 'reported' ? "The provider's last reported count plus Tally's estimate of what changed since" : "Tally's estimate: the provider has not reported a count yet");
-    if (f.lastRequest) fact(`Last request (#${f.lastRequest.requestIndex})`, `${tokens(f.lastRequest.tokens)} tokens`, 'last-request', 'What the last request sent carried; the context now differs after a compaction or new messages');
+    if (f.lastRequest) fact(`Last request (#${f.lastRequest.requestIndex})`, countOf(f.lastRequest.tokens, 'token'), 'last-request', 'What the last request sent carried; the context now differs after a compaction or new messages');
     fact('Effective window', f.text.effectiveWindow, 'effective-window');
     fact('Compaction at', f.text.compactAt, 'compact-at');
     fact('Block at', f.text.blockAt, 'block-at', 'No request is sent above this: compaction must run first');
   }
-  if (b?.calibration) fact('Calibration', `×${b.calibration.factor.toFixed(3)} ± ${b.calibration.error.toFixed(3)} (${b.calibration.samples} samples)`, 'calibration');
-  if (state.averageTurnTokens !== undefined) fact('Average turn', `${tokens(state.averageTurnTokens)} tokens`, 'average-turn');
+  if (b?.calibration) fact('Calibration', `×${b.calibration.factor.toFixed(3)} ± ${b.calibration.error.toFixed(3)} (${countOf(b.calibration.samples, 'sample')})`, 'calibration');
+  if (state.averageTurnTokens !== undefined) fact('Average turn', countOf(state.averageTurnTokens, 'token'), 'average-turn');
   if (state.turnsRemaining !== undefined) fact('Turns until compaction', `≈ ${tokens(state.turnsRemaining)}`, 'turns-remaining');
 
   const warning = f?.warning ?? b?.warning;

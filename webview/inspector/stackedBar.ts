@@ -2,6 +2,7 @@ import { formatShare, type WindowFigures } from '../../src/protocol/inspector';
 import { h } from '../ui/dom';
 import { shortTokens, tokens } from '../ui/format';
 import { segmentsFor, type Segment } from './segments';
+import { countOf } from '../../src/protocol/wording';
 
 /** Every share the bar and the legend show is a share of the effective window. */
 function shareText(s: Segment, f: WindowFigures): string {
@@ -9,7 +10,7 @@ function shareText(s: Segment, f: WindowFigures): string {
 }
 
 function segmentTitle(s: Segment, f: WindowFigures): string {
-  return `${s.label}: ${tokens(s.tokens)} tokens (${shareText(s, f)})`;
+  return `${s.label}: ${countOf(s.tokens, 'token')} (${shareText(s, f)})`;
 }
 
 function marker(kind: 'compact' | 'block', at: number, scale: number, label: string): HTMLElement {

@@ -1,6 +1,7 @@
 import type { RequestItem } from '../../src/protocol/records';
 import { h } from '../ui/dom';
 import { tokens } from '../ui/format';
+import { countOf } from '../../src/protocol/wording';
 
 /** An item as this view reads it: tool schemas (kind 'tool-schema') may say which source offered the tool. */
 export type ToolItem = Pick<RequestItem, 'kind' | 'role' | 'tokens' | 'toolName'> & { source?: string };
@@ -63,7 +64,7 @@ export function renderToolTokens(items: readonly ToolItem[], schemaTotal: number
   const itemized = items.some((i) => i.kind === 'tool-schema');
   const note = itemized
     ? null
-    : h('p', { class: 'hint', text: `Tool schemas: ${tokens(schemaTotal)} tokens in all; this record does not list them tool by tool, so the table shows tool results only.` });
+    : h('p', { class: 'hint', text: `Tool schemas: ${countOf(schemaTotal, 'token')} in all; this record does not list them tool by tool, so the table shows tool results only.` });
   if (groups.length === 0) return h('div', { class: 'tool-tokens' }, [note ?? h('p', { class: 'empty', text: 'No tools in this request.' })]);
   const body: HTMLElement[] = [];
   for (const g of groups) {

@@ -1,6 +1,7 @@
 import type { CompactionEvent } from '../../core/compaction/events';
 import type { CompactionTrigger } from '../../core/model/records';
 import type { ChatEntry } from '../../protocol/chat';
+import { countOf } from '../../protocol/wording';
 
 /** A compaction that is running now, as the chat shows it. */
 export interface CompactionActivity {
@@ -38,6 +39,6 @@ export function compactionActivity(activity: CompactionActivity): ChatEntry {
     id: `compacting-${activity.id}`,
     level: 'info',
     busy: true,
-    text: `Compacting the context (${activity.tokensBefore.toLocaleString('en-US')} tokens) because ${WHY[activity.trigger] ?? activity.trigger}${step}…`,
+    text: `Compacting the context (${countOf(activity.tokensBefore, 'token')}) because ${WHY[activity.trigger] ?? activity.trigger}${step}…`,
   };
 }

@@ -4,6 +4,7 @@
  * local estimate. No `vscode` import.
  */
 import { formatTokens, type WindowFigures } from '../../core/accounting/windowFigures';
+import { nounFor } from '../../protocol/wording';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import type { ActiveSession } from './sessionPorts';
 import { sessionWindowFigures } from './turnFigures';
@@ -23,5 +24,5 @@ export interface CompactionOutcome {
 export function compactionMessage(result: CompactionOutcome, before: WindowFigures, after: WindowFigures): string {
   if (result.status === 'error') return `Compaction failed: ${result.error ?? 'unknown error'}. Nothing was changed; the context holds ${before.text.used}.`;
   if (result.status === 'skipped') return `Nothing to compact: the context holds ${after.text.used}.`;
-  return `Compacted context: ${formatTokens(before.used)} → ${formatTokens(after.used)} tokens (${result.strategiesRun.join(', ')}). The context holds ${after.text.used}.`;
+  return `Compacted context: ${formatTokens(before.used)} → ${formatTokens(after.used)} ${nounFor(after.used, 'token')} (${result.strategiesRun.join(', ')}). The context holds ${after.text.used}.`;
 }
