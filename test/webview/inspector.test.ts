@@ -67,11 +67,24 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     const b = inspectorState.budget!;
     const over = { ...b, components: { ...b.components, toolResults: 190_000 }, used: b.used - 61_200 + 190_000 };
     await hostSends(page, { type: 'state', state: { ...inspectorState, budget: over, figures: figuresOf(over) } });
-    const free = await page.getAttribute('.seg[data-segment="free"]', 'data-tokens');
-    assert.strictEqual(free, '0');
+    assert.strictEqual(await page.locator('.seg[data-segment="free"]').count(), 0, 'no free space is drawn');
+    assert.strictEqual(await page.locator('.legend [data-legend="free"] td').nth(1).textContent(), '0', 'the legend still lists it');
     const widths = await page.$$eval('.stacked-bar .seg', (els) => els.reduce((a, e) => a + e.getBoundingClientRect().width, 0));
     const barWidth = await page.$eval('.stacked-bar', (e) => e.clientWidth);
     assert.ok(widths <= barWidth + 2, 'the bar does not spill over');
+  });
+
+  it('draws every owner to scale and nothing for an owner with no tokens', async () => {
+    const b = inspectorState.budget!;
+    const small = { ...b, contextWindow: 32_000, maxOutputTokens: 4_000, components: { system: 231, skills: 0, tools: 0, messages: 3, toolResults: 0, summaries: 0 } };
+    await hostSends(page, { type: 'state', state: { ...inspectorState, budget: { ...small, used: 234 }, figures: figuresOf(small) } });
+    const drawn = await page.$$eval('.stacked-bar .seg', (els) => els.map((e) => ({ name: e.getAttribute('data-segment'), width: e.getBoundingClientRect().width })));
+    assert.deepStrictEqual(drawn.map((d) => d.name), ['system', 'messages', 'free', 'reserve']);
+    const barWidth = await page.$eval('.stacked-bar', (e) => e.clientWidth);
+    const width = (name: string) => drawn.find((d) => d.name === name)!.width;
+    assert.ok(Math.abs(width('system') - (231 / 32_000) * barWidth) < 1, `System is drawn ${width('system')} px wide, its share of ${barWidth} px`);
+    assert.ok(width('messages') < width('system'), `3 tokens (${width('messages')} px) are drawn narrower than 231 (${width('system')} px)`);
+    assert.ok(Math.abs(width('reserve') - (4_000 / 32_000) * barWidth) < 1, 'the reserve is its share too');
   });
 
   it('labels replays and shows the 128K fallback warning', async () => {

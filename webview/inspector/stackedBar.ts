@@ -50,7 +50,8 @@ export function fitSegmentLabels(bar: HTMLElement): void {
 export function renderStackedBar(f: WindowFigures): HTMLElement {
   const { segments, scale } = segmentsFor(f);
   const bar = h('div', { class: 'stacked-bar', attrs: { role: 'img', 'aria-label': `Context window: ${f.text.used}` } });
-  for (const s of segments) {
+  // Drawn to scale: an owner with no tokens has no segment (the legend still lists it).
+  for (const s of segments.filter((x) => x.tokens > 0)) {
     const seg = h('div', {
       class: `seg seg-${s.name}${s.used ? ' seg-used' : ''}`,
       title: segmentTitle(s, f),
