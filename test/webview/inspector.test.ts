@@ -32,7 +32,8 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     const header = await page.textContent('.inspector-header');
     assert.match(header ?? '', /Fix config loader tests/);
     assert.match(header ?? '', /Claude Sonnet 4\.5/);
-    assert.match(header ?? '', /×1\.031 ± 0\.012/);
+    assert.match(header ?? '', /The provider counts 3\.1% more tokens than Tally's own count \(± 1\.2%, over 9 requests\) \(×1\.031 ± 0\.012\)/);
+    assert.doesNotMatch(header ?? '', /Calibration/);
     assert.match(header ?? '', /≈ 10/);
     assert.strictEqual(await page.locator('.replay-label').count(), 0, 'no replay label on a live session');
   });
@@ -263,6 +264,8 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
   it('counts tokens by tool source and tool: schemas when the request lists them, results always', async () => {
     await hostSends(page, { type: 'state', state: inspectorState });
     assert.match((await page.textContent('.tool-slot')) ?? '', /does not list them tool by tool/);
+    assert.match((await page.textContent('.tool-slot')) ?? '', /Origin unknown \(this record does not say which extension or server offered them\)/);
+    assert.doesNotMatch((await page.textContent('.tool-slot')) ?? '', /source not recorded/);
     assert.match((await page.textContent('.tool-slot [data-tool="run_command"]')) ?? '', /run_command/);
     const schema = (tool: string, source: string, tokens: number) => ({ messageId: `schema-${tool}`, role: 'system', kind: 'tool-schema', tokens, toolName: tool, source, badges: [], preview: '' });
     const current = [

@@ -3,6 +3,14 @@ import { h } from '../ui/dom';
 import { tokens } from '../ui/format';
 import { countOf } from '../../src/protocol/wording';
 
+/** "The provider counts 8.2% more tokens than Tally's own count (± 1.4%, over 9 requests)". */
+export function calibrationWords(factor: number, error: number, samples: number): string {
+  const over = Math.abs(factor - 1) * 100;
+  const spread = `± ${(error * 100).toFixed(1)}%, over ${countOf(samples, 'request')}`;
+  if (over < 0.05) return `The provider counts the same tokens as Tally's own count (${spread})`;
+  return `The provider counts ${over.toFixed(1)}% ${factor > 1 ? 'more' : 'fewer'} tokens than Tally's own count (${spread})`;
+}
+
 /**
  * Session, model, replay label, window warnings and the forecast. The window numbers are the
  * host's figures, as the status bar and the chat meter show them, each with its denominator.
@@ -21,7 +29,10 @@ export function renderHeader(state: InspectorState): HTMLElement {
     fact('Compaction at', f.text.compactAt, 'compact-at');
     fact('Block at', f.text.blockAt, 'block-at', 'No request is sent above this: compaction must run first');
   }
-  if (b?.calibration) fact('Calibration', `×${b.calibration.factor.toFixed(3)} ± ${b.calibration.error.toFixed(3)} (${countOf(b.calibration.samples, 'sample')})`, 'calibration');
+  if (b?.calibration) {
+    const c = b.calibration;
+    fact('Estimate vs provider', `${calibrationWords(c.factor, c.error, c.samples)} (×${c.factor.toFixed(3)} ± ${c.error.toFixed(3)})`, 'calibration', "Tally counts tokens itself before each request and corrects its count by this factor, learned from the provider's reported counts");
+  }
   if (state.averageTurnTokens !== undefined) fact('Average turn', countOf(state.averageTurnTokens, 'token'), 'average-turn');
   if (state.turnsRemaining !== undefined) fact('Turns until compaction', `≈ ${tokens(state.turnsRemaining)}`, 'turns-remaining');
 

@@ -20,7 +20,8 @@ export interface SourceGroup {
   rows: ToolRow[];
 }
 
-const NO_SOURCE = 'source not recorded';
+/** The group of tools whose origin the record does not say (records written before it was kept). */
+const NO_SOURCE = 'Origin unknown (this record does not say which extension or server offered them)';
 
 /**
  * Tokens by tool, grouped by where the tool comes from (built-in, an extension, an MCP server):
