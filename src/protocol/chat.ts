@@ -87,6 +87,8 @@ export type ChatToHost =
   | { type: 'newSession' }
   | { type: 'resumeSession'; sessionId: string }
   | { type: 'selectModel' }
+  /** Opens the demo replay (offered while no model is chosen). */
+  | { type: 'openDemo' }
   /** Drops the message kept while no model is configured, so choosing a model later does not send it. */
   | { type: 'discardPending' }
   | { type: 'openResult'; refId: string }

@@ -140,6 +140,24 @@ describe('chat webview (headless Chromium, host CSP)', function () {
     ]);
   });
 
+  it('without a model, an empty chat offers Select model and the demo and shows no empty meter; the label changes as soon as a model arrives', async () => {
+    const { model: _model, ...noModel } = idle;
+    await hostSends(page, { type: 'state', state: { ...noModel, entries: [], sessionId: 's-new', sessionTitle: 'New session' } });
+    assert.strictEqual(await page.textContent('.model-label'), 'No model selected');
+    assert.strictEqual(await page.locator('.meter-text').count(), 0, 'no "0/120K" for a window no model has');
+    assert.match((await page.textContent('.empty-hint')) ?? '', /Choose a model to start/);
+    await page.click('vscode-button[data-action="empty-select-model"]');
+    await page.click('vscode-button[data-action="open-demo"]');
+    assert.deepStrictEqual(await posted(page), [{ type: 'selectModel' }, { type: 'openDemo' }]);
+    // The host's next update (same session, a model now) changes the label, the hint and the meter at once.
+    const { entries: _entries, ...rest } = { ...idle, entries: [], sessionId: 's-new', sessionTitle: 'New session' };
+    await hostSends(page, { type: 'update', state: rest, patch: { keep: 0, tail: [], upserts: [] } });
+    assert.match((await page.textContent('.model-label')) ?? '', /Claude Sonnet 4\.5/);
+    assert.match((await page.textContent('.empty-hint')) ?? '', /Ask Tally to read/);
+    assert.strictEqual(await page.locator('.empty-hint vscode-button').count(), 0);
+    assert.strictEqual(await page.locator('.meter-text').count(), 1);
+  });
+
   it('shows the banner when the host sets one', async () => {
     assert.strictEqual(await page.locator('.banner').count(), 0);
     await hostSends(page, { type: 'state', state: { ...idle, banner: 'No model is configured. Run "Tally: Select Model".' } });
