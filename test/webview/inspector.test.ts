@@ -198,6 +198,27 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.strictEqual(await page.locator('.preview-result').count(), 0, 'the preview closes');
   });
 
+  it('marks a preview out of date after a new request, offers Refresh, and holds Confirm until it is fresh', async () => {
+    await hostSends(page, { type: 'preview', preview });
+    const result = page.locator('.preview-result');
+    assert.strictEqual(await result.getAttribute('data-stale'), 'false');
+    assert.strictEqual(await result.locator('[data-preview="stale"]').count(), 0);
+    // A new turn: the host's next state has one more request.
+    const latest = inspectorState.turns[inspectorState.turns.length - 1];
+    const next = { ...latest, requestIndex: latest.requestIndex + 1, createdAt: latest.createdAt + 60_000 };
+    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: [...inspectorState.turns, next] } });
+    assert.strictEqual(await result.getAttribute('data-stale'), 'true');
+    assert.match((await result.locator('[data-preview="stale"]').textContent()) ?? '', /Out of date: the context changed after this preview was made/);
+    assert.strictEqual(await result.locator('vscode-button[data-action="confirm"]').getAttribute('disabled'), '');
+    await clearPosted(page);
+    await result.locator('vscode-button[data-action="refresh-preview"]').click();
+    assert.deepStrictEqual(await posted(page), [{ type: 'previewCompaction', focus: 'keep the snapshot diff' }], 'the same focus again');
+    await hostSends(page, { type: 'preview', preview });
+    assert.strictEqual(await page.locator('.preview-result').getAttribute('data-stale'), 'false');
+    assert.strictEqual(await page.locator('.preview-result vscode-button[data-action="confirm"]').getAttribute('disabled'), null);
+    await hostSends(page, { type: 'state', state: inspectorState });
+  });
+
   it('cancelling a preview posts nothing', async () => {
     await page.click('vscode-button[data-action="preview"]');
     assert.deepStrictEqual((await posted(page)).at(-1), { type: 'previewCompaction' }, 'no focus when the field is empty');
