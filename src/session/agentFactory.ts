@@ -22,6 +22,7 @@ import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
 import type { ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
+import { toolWireText } from '../core/providers/toolWireForms';
 import type { ChatModel } from '../host/session/sessionPorts';
 
 
@@ -78,6 +79,7 @@ export class AgentFactory {
       skills: async () => (await this.loadSkills()).skills,
       skillText: (skill) => skillText(skill),
       toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
+      toolText: (tool) => toolWireText(args.chat.provider.id, tool),
     });
     const registry = this.registry(args.config, [() => prompt.tools(), builtinTools, () => session, lmTools], (name) => prompt.noteToolUse(name));
     const source = {

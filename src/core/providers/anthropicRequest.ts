@@ -1,6 +1,7 @@
 import type { Message } from '../model/message';
 import { argumentsAsObject } from './toolArguments';
 import type { ProviderRequest } from './types';
+import { anthropicTool } from './toolWireForms';
 import { DYNAMIC_NOTE_ID } from '../prompt/promptSections';
 
 /** Anthropic accepts at most this many blocks with `cache_control` in one request. */
@@ -141,11 +142,7 @@ export function systemBlocks(request: ProviderRequest, slots: number): Array<{ t
 export function anthropicFieldsAfterMessages(request: ProviderRequest): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   if (request.tools.length) {
-    fields.tools = request.tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: { type: 'object', ...tool.inputSchema },
-    }));
+    fields.tools = request.tools.map(anthropicTool);
   }
   if (request.temperature !== undefined) fields.temperature = request.temperature;
   return fields;
