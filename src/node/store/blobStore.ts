@@ -1,4 +1,4 @@
-import { newId } from '../../core/model/ids';
+import { newRefId } from '../../core/model/ids';
 import { BlobFiles, type RefRecord } from './blobFiles';
 import type { WriteFs } from './atomicFile';
 import type { StoreMode } from './flusher';
@@ -38,7 +38,7 @@ export class BlobStore {
   async put(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array; measured?: { sha256: string; lineCount: number } }): Promise<BlobInfo> {
     const measured = blob.measured ?? (await scanOutput(blob.content));
     const info: BlobInfo = {
-      id: newId('r'),
+      id: newRefId(),
       sessionId,
       toolName: blob.toolName,
       toolCallId: blob.toolCallId,
