@@ -32,7 +32,7 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     const header = await page.textContent('.inspector-header');
     assert.match(header ?? '', /Fix config loader tests/);
     assert.match(header ?? '', /Claude Sonnet 4\.5/);
-    assert.match(header ?? '', /The provider counts 3\.1% more tokens than Tally's own count \(± 1\.2%, over 9 requests\) \(×1\.031 ± 0\.012\)/);
+    assert.match(header ?? '', /The provider counts 3\.1% more tokens than Tally's own count \(± 1\.2%, over 9 requests\) · ×1\.031 ± 0\.012/);
     assert.doesNotMatch(header ?? '', /Calibration/);
     assert.match(header ?? '', /≈ 10/);
     assert.strictEqual(await page.locator('.replay-label').count(), 0, 'no replay label on a live session');
