@@ -8,7 +8,8 @@ export function calibrationWords(factor: number, error: number, samples: number)
   const over = Math.abs(factor - 1) * 100;
   const spread = `± ${(error * 100).toFixed(1)}%, over ${countOf(samples, 'request')}`;
   if (over < 0.05) return `The provider counts the same tokens as Tally's own count (${spread})`;
-  return `The provider counts ${over.toFixed(1)}% ${factor > 1 ? 'more' : 'fewer'} tokens than Tally's own count (${spread})`;
+  const direction = factor > 1 ? 'more tokens' : 'fewer tokens';
+  return `The provider counts ${over.toFixed(1)}% ${direction} than Tally's own count (${spread})`;
 }
 
 /**
