@@ -34,6 +34,9 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.match(header ?? '', /Claude Sonnet 4\.5/);
     assert.match(header ?? '', /The provider counts 3\.1% more tokens than Tally's own count \(± 1\.2%, over 9 requests\) · ×1\.031 ± 0\.012/);
     assert.doesNotMatch(header ?? '', /Calibration/);
+    await hostSends(page, { type: 'state', state: { ...inspectorState, budget: { ...inspectorState.budget!, calibration: { factor: 0.9, error: 0, samples: 1 } } } });
+    assert.match((await page.textContent('[data-fact="calibration"]')) ?? '', /The provider counts 10\.0% fewer tokens than Tally's own count \(from 1 request so far\) · ×0\.900/);
+    await hostSends(page, { type: 'state', state: inspectorState });
     assert.match(header ?? '', /≈ 10/);
     assert.strictEqual(await page.locator('.replay-label').count(), 0, 'no replay label on a live session');
   });

@@ -6,7 +6,8 @@ import { countOf } from '../../src/protocol/wording';
 /** "The provider counts 8.2% more tokens than Tally's own count (± 1.4%, over 9 requests)". */
 export function calibrationWords(factor: number, error: number, samples: number): string {
   const over = Math.abs(factor - 1) * 100;
-  const spread = `± ${(error * 100).toFixed(1)}%, over ${countOf(samples, 'request')}`;
+  // One request gives no spread to speak of: it is named rather than shown as "± 0.0%".
+  const spread = samples < 2 ? `from ${countOf(samples, 'request')} so far` : `± ${(error * 100).toFixed(1)}%, over ${countOf(samples, 'request')}`;
   if (over < 0.05) return `The provider counts the same tokens as Tally's own count (${spread})`;
   const direction = factor > 1 ? 'more tokens' : 'fewer tokens';
   return `The provider counts ${over.toFixed(1)}% ${direction} than Tally's own count (${spread})`;
