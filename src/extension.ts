@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { compactContextCommand } from './commands/compactContext';
 import { exportSessionCommand } from './commands/exportSession';
 import { setApiKeyCommand } from './commands/modelCommands';
-import { runModelPicker } from './commands/modelPicker';
+import { reopenWithoutModel, selectModelCommand } from './commands/selectModel';
 import { resumeSessionCommand } from './commands/sessionCommands';
 import { openRequestItemCommand, openResultCommand, openSummaryCommand } from './commands/openDocuments';
 import { openDemoReplayCommand, openTranscriptCommand } from './commands/transcriptCommands';
@@ -69,7 +69,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     })()),
     vscode.commands.registerCommand('tally.newSession', () => run(async () => (await sessions.create()).info.id)()),
     vscode.commands.registerCommand('tally.resumeSession', (id?: string) => run(() => resumeSessionCommand(sessions, typeof id === 'string' ? id : undefined))()),
-    vscode.commands.registerCommand('tally.selectModel', () => run(() => sessions.whileChangingSettings(() => runModelPicker(keys)))()),
+    vscode.commands.registerCommand('tally.selectModel', () => run(() => selectModelCommand(sessions, keys))()),
     vscode.commands.registerCommand('tally.setApiKey', (args?: Parameters<typeof setApiKeyCommand>[1]) => run(() => setApiKeyCommand(keys, args))()),
     vscode.commands.registerCommand('tally.showLoadedInstructions', () => run(() => showLoadedInstructions(agents, docs))()),
     vscode.commands.registerCommand('tally.configureTools', (args?: { picked: string[] }) => run(() => configureToolsCommand(agents, args))()),
@@ -84,6 +84,8 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
       if (e.affectsConfiguration('tally')) sessions.reopenActive('settings');
     }),
     keys.onDidChange(() => sessions.reopenActive('key')),
+    // A model registered after the session opened (Copilot signs in later): a session still without one takes it at once.
+    ...(vscode.lm?.onDidChangeChatModels ? [vscode.lm.onDidChangeChatModels(() => reopenWithoutModel(sessions))] : []),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.onTrustChanged()),
   );
   return { sessions, agents, keys, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };

@@ -2,6 +2,7 @@ import { basename, join } from 'path';
 import * as vscode from 'vscode';
 import { replayInWorker } from '../node/transcripts/replayInWorker';
 import type { SessionController } from '../session/sessionController';
+import { readConfiguration } from '../config/readSettings';
 
 export const DEMO_RUN = 'media/demo/demo-run.traj.json';
 const DEMO_WINDOW = 32_000;
@@ -14,7 +15,7 @@ const DEMO_WINDOW = 32_000;
 export async function replayIntoSession(sessions: SessionController, file: string, label: string, window: number): Promise<string> {
   await sessions.store(); // the folder exists and the host's store is open before the worker writes
   const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Tally: replaying ${label}…` }, () =>
-    replayInWorker(join(__dirname, 'replayWorker.js'), { file, label, window, storeFolder: sessions.storageFolder, wasmPath: join(__dirname, 'sql-wasm.wasm') }),
+    replayInWorker(join(__dirname, 'replayWorker.js'), { file, label, window, storeFolder: sessions.storageFolder, wasmPath: join(__dirname, 'sql-wasm.wasm'), settings: readConfiguration().context }),
   );
   await sessions.open(result.sessionId, label);
   await vscode.commands.executeCommand('tally.openInspector');

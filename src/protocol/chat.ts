@@ -11,10 +11,12 @@ export interface ChatToolCallView {
   name: string;
   arguments: string;
   status: 'running' | 'awaiting_approval' | 'done' | 'error' | 'denied' | 'aborted';
-  /** What the model sees of the result (truncated / reference). */
+  /** The result as a person reads it: the output (or its stored preview), without the lines addressed to the model. */
   resultPreview?: string;
   truncated?: boolean;
   offloadRef?: string;
+  /** The output was stored whole: its size, shown as "N lines stored · Open" (the ref id stays in the inspector). */
+  stored?: { lines: number; bytes: number };
   /**
    * `allowForSession`: what "Allow <…> for this session" covers (a tool's name, or a command's allowance);
    * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none.
@@ -97,6 +99,8 @@ export type ChatToHost =
   | { type: 'newSession' }
   | { type: 'resumeSession'; sessionId: string }
   | { type: 'selectModel' }
+  /** Opens the demo replay (offered while no model is chosen). */
+  | { type: 'openDemo' }
   /** Drops the message kept while no model is configured, so choosing a model later does not send it. */
   | { type: 'discardPending' }
   | { type: 'openResult'; refId: string }

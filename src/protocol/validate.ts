@@ -97,6 +97,7 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   showEarlier: { keys: [], build: () => ({ ok: true, value: { type: 'showEarlier' } }) },
   retry: { keys: [], build: () => ({ ok: true, value: { type: 'retry' } }) },
   selectModel: { keys: [], build: () => ({ ok: true, value: { type: 'selectModel' } }) },
+  openDemo: { keys: [], build: () => ({ ok: true, value: { type: 'openDemo' } }) },
   discardPending: { keys: [], build: () => ({ ok: true, value: { type: 'discardPending' } }) },
   copyCode: fields('copyCode', { code: (f, key) => readString(f, key, LIMITS.codeBytes, { allowEmpty: true }) }),
   insertCode: fields('insertCode', { code: (f, key) => readString(f, key, LIMITS.codeBytes) }),

@@ -22,6 +22,7 @@ import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
 import type { ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
+import { toolWireText } from '../core/providers/toolWireForms';
 import type { ChatModel } from '../host/session/sessionPorts';
 import type { ResolvedPath } from '../core/ports/workspace';
 import type { ToolDefinition } from '../core/model/tool';
@@ -115,6 +116,7 @@ export class AgentFactory {
       skills: async () => (await this.loadSkills()).skills,
       skillText: (skill) => skillText(skill),
       toolSearchNote: () => (!vscode.workspace.isTrusted && this.chosen(lmTools()).length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
+      toolText: (tool) => toolWireText(args.chat.provider, tool),
     });
     const registry = this.registry(args.config, [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => this.chosen(lmTools())], (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
     const source = {

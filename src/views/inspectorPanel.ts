@@ -30,6 +30,8 @@ export class InspectorPanel implements vscode.Disposable {
     const panel = vscode.window.createWebviewPanel(InspectorPanel.viewType, 'Tally: Context Inspector', vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: webviewRoots(extensionUri),
+      // Coming back to the tab finds the page as it was left (scroll, selection, open rows) at once, not rebuilt.
+      retainContextWhenHidden: true,
     });
     InspectorPanel.current = new InspectorPanel(panel, extensionUri, sessions, log);
     return InspectorPanel.current;

@@ -1,8 +1,17 @@
 import * as vscode from 'vscode';
 import { ViewTexts } from './documentAddress';
 
+/** The context inspector's panel type (InspectorPanel.viewType). */
+const INSPECTOR_VIEW_TYPE = 'tally.inspector';
+
 /** The URI scheme of everything Tally opens: read-only, never untitled, never asks to be saved. */
 export const VIEW_SCHEME = 'tally-view';
+
+/** The active tab is the context inspector (its view type, as the tab reports it, ends with the panel's). */
+function inspectorIsActive(): boolean {
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  return input instanceof vscode.TabInputWebview && input.viewType.endsWith(INSPECTOR_VIEW_TYPE);
+}
 
 /**
  * Serves Tally's read-only views (offloaded results, summaries, instructions, request items,
@@ -33,7 +42,8 @@ export class ReadOnlyDocuments implements vscode.TextDocumentContentProvider, vs
     const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path });
     if (changed) this.changed.fire(uri);
     const doc = await vscode.workspace.openTextDocument(uri);
-    await vscode.window.showTextDocument(doc, { preview: true });
+    // Opened from the inspector: beside it, so the inspector stays in view with its place and selection.
+    await vscode.window.showTextDocument(doc, { preview: true, ...(inspectorIsActive() ? { viewColumn: vscode.ViewColumn.Beside } : {}) });
     return doc;
   }
 

@@ -4,6 +4,7 @@ import { freshCallId } from '../core/history/uniqueCallIds';
 import { ProviderError } from '../core/providers/errors';
 import { classifyLanguageModelError } from '../core/providers/languageModelErrors';
 import type { ChatProvider, ProviderEvent, ProviderRequest } from '../core/providers/types';
+import { languageModelTool } from '../core/providers/toolWireForms';
 
 function parseInput(raw: string): object {
   try {
@@ -65,7 +66,7 @@ export class VsCodeLmProvider implements ChatProvider {
           toLanguageModelMessages(request),
           {
             justification: 'Tally sends your chat to the model you picked.',
-            tools: request.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+            tools: request.tools.map(languageModelTool),
           },
           source.token,
         );

@@ -107,11 +107,21 @@ describe('approval cards show exactly what will run (headless Chromium)', functi
     assert.strictEqual(await page.locator('.approval-warning').count(), 0);
   });
 
+  it('draws the command in a title as code, without the backticks, and names the workspace folder', async () => {
+    await hostSends(page, { type: 'state', state: stateWith([{ ...padded, approval: { title: 'Run `ls -la` in .', detail: 'ls -la', kind: 'command' } }]) });
+    const title = page.locator('.tool-card[data-call-id="c-pad"] .approval-title');
+    assert.strictEqual(await title.textContent(), 'Run ls -la in the workspace folder');
+    assert.strictEqual(await title.locator('code').textContent(), 'ls -la');
+    await hostSends(page, { type: 'state', state: stateWith([{ ...padded, approval: { title: 'Run `echo `date`` in sub', detail: 'echo `date`', kind: 'command' } }]) });
+    assert.strictEqual(await title.locator('code').textContent(), 'echo `date`', 'a command holding backticks is shown whole');
+    assert.strictEqual(await title.textContent(), 'Run echo `date` in sub');
+  });
+
   it('shows the scripts a package command runs and what its allowance covers; a card without one says why', async () => {
     await hostSends(page, { type: 'state', state: stateWith([npm, find]) });
     const card = page.locator('.tool-card[data-call-id="c-npm"]');
     assert.strictEqual(await card.locator('.approval-runs').textContent(), scripts);
-    assert.strictEqual(await card.locator('[data-approve-session]').textContent(), 'Allow `npm test` in sub while its scripts in sub/package.json stay unchanged for this session');
+    assert.strictEqual(await card.locator('[data-approve-session]').textContent(), 'Allow “npm test” in sub while its scripts in sub/package.json stay unchanged for this session');
     assert.strictEqual(await card.locator('.approval-warning').count(), 0, 'the scripts are not counted as lines of the command');
     const other = page.locator('.tool-card[data-call-id="c-find"]');
     assert.strictEqual(await other.locator('[data-approve-session]').count(), 0);

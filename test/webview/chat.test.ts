@@ -37,12 +37,15 @@ describe('chat webview (headless Chromium, host CSP)', function () {
     assert.strictEqual(await page.locator('[data-entry-id="a-3"]').count(), 1);
   });
 
-  it('shows a tool card with pretty arguments, badges and an Open full result button', async () => {
+  it('shows a tool card with pretty arguments, badges, and a stored output as "N lines stored · Open"', async () => {
     const card = page.locator('.tool-card[data-call-id="call_1"]');
     assert.match((await card.locator('.tool-head').textContent()) ?? '', /run_command.*npm test.*done.*truncated.*offloaded/s);
     await card.locator('.tool-args-details summary').click();
     assert.strictEqual(await card.locator('pre.tool-args').textContent(), JSON.stringify({ command: 'npm test -- test/config.test.ts', timeout: 120 }, null, 2));
-    await card.locator('vscode-button[data-open-result]').click();
+    assert.strictEqual(await card.locator('.stored-result').textContent(), '1,204 lines stored · Open');
+    assert.doesNotMatch((await card.locator('.tool-result').textContent()) ?? '', /res_a1|ref_id/, 'the id stays in the inspector');
+    assert.strictEqual(await card.locator('[data-open-result]').textContent(), 'Open');
+    await card.locator('[data-open-result]').click();
     assert.deepStrictEqual(await posted(page), [{ type: 'openResult', refId: 'res_a1' }]);
   });
 
@@ -63,6 +66,7 @@ describe('chat webview (headless Chromium, host CSP)', function () {
   it('expands an inline compaction notice to trigger, tokens, strategies, summary and removed count', async () => {
     const notice = page.locator('.compaction-notice[data-entry-id="cmp-1"]');
     assert.match((await notice.locator('summary').textContent()) ?? '', /Context compacted: 176,420 → 71,980 tokens/);
+    assert.doesNotMatch((await notice.locator('summary').textContent()) ?? '', /⇣/, 'no lone glyph before the words');
     assert.strictEqual(await notice.evaluate((e) => (e as HTMLDetailsElement).open), false);
     await notice.locator('summary').click();
     const body = (await notice.textContent()) ?? '';
@@ -134,6 +138,24 @@ describe('chat webview (headless Chromium, host CSP)', function () {
       { type: 'newSession' },
       { type: 'resumeSession', sessionId: 's-0' },
     ]);
+  });
+
+  it('without a model, an empty chat offers Select model and the demo and shows no empty meter; the label changes as soon as a model arrives', async () => {
+    const { model: _model, ...noModel } = idle;
+    await hostSends(page, { type: 'state', state: { ...noModel, entries: [], sessionId: 's-new', sessionTitle: 'New session' } });
+    assert.strictEqual(await page.textContent('.model-label'), 'No model selected');
+    assert.strictEqual(await page.locator('.meter-text').count(), 0, 'no "0/120K" for a window no model has');
+    assert.match((await page.textContent('.empty-hint')) ?? '', /Choose a model to start/);
+    await page.click('vscode-button[data-action="empty-select-model"]');
+    await page.click('vscode-button[data-action="open-demo"]');
+    assert.deepStrictEqual(await posted(page), [{ type: 'selectModel' }, { type: 'openDemo' }]);
+    // The host's next update (same session, a model now) changes the label, the hint and the meter at once.
+    const { entries: _entries, ...rest } = { ...idle, entries: [], sessionId: 's-new', sessionTitle: 'New session' };
+    await hostSends(page, { type: 'update', state: rest, patch: { keep: 0, tail: [], upserts: [] } });
+    assert.match((await page.textContent('.model-label')) ?? '', /Claude Sonnet 4\.5/);
+    assert.match((await page.textContent('.empty-hint')) ?? '', /Ask Tally to read/);
+    assert.strictEqual(await page.locator('.empty-hint vscode-button').count(), 0);
+    assert.strictEqual(await page.locator('.meter-text').count(), 1);
   });
 
   it('shows the banner when the host sets one', async () => {

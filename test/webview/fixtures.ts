@@ -117,7 +117,7 @@ export const chatState: ChatState = {
       id: 'a-1',
       text: 'Let me run the tests first.\n```sh\nnpm test -- test/config.test.ts\n```',
       toolCalls: [
-        { callId: 'call_1', name: 'run_command', arguments: '{"command":"npm test -- test/config.test.ts","timeout":120}', status: 'done', resultPreview: 'FAIL test/config.test.ts\n  ● loads relative paths\n[full output stored: read_result("res_a1")]', truncated: true, offloadRef: 'res_a1' },
+        { callId: 'call_1', name: 'run_command', arguments: '{"command":"npm test -- test/config.test.ts","timeout":120}', status: 'done', resultPreview: 'FAIL test/config.test.ts\n  ● loads relative paths', truncated: true, offloadRef: 'res_a1', stored: { lines: 1_204, bytes: 48_213 } },
       ],
     },
     { kind: 'compaction', id: 'cmp-1', record: compaction },

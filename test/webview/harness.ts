@@ -88,10 +88,12 @@ export async function startHarness(): Promise<Harness> {
       res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(body);
     };
-    const theme: ThemeName = url.searchParams.get('theme') === 'light' ? 'light' : 'dark';
+    const asked = url.searchParams.get('theme');
+    const theme: ThemeName = asked === 'light' || asked === 'high-contrast' ? asked : 'dark';
     if (url.pathname === '/inspector.html' || url.pathname === '/chat.html') return send('text/html', page(url.pathname === '/chat.html' ? 'chat' : 'inspector', theme, origin));
     if (url.pathname === '/stub.js') return send('text/javascript', STUB);
-    if (url.pathname === '/theme/dark.css' || url.pathname === '/theme/light.css') return send('text/css', themeCss(url.pathname.includes('light') ? 'light' : 'dark'));
+    const themeFile = /^\/theme\/(dark|light|high-contrast)\.css$/.exec(url.pathname);
+    if (themeFile) return send('text/css', themeCss(themeFile[1] as ThemeName));
     const allowed = /^\/(dist\/webview\/(inspector|chat)\.js|media\/webview\/(common|inspector|chat)\.css)$/.exec(url.pathname);
     if (allowed) {
       const file = path.join(ROOT, url.pathname);

@@ -35,7 +35,11 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     const header = await page.textContent('.inspector-header');
     assert.match(header ?? '', /Fix config loader tests/);
     assert.match(header ?? '', /Claude Sonnet 4\.5/);
-    assert.match(header ?? '', /×1\.031 ± 0\.012/);
+    assert.match(header ?? '', /The provider counts 3\.1% more tokens than Tally's own count \(± 1\.2%, over 9 requests\) · ×1\.031 ± 0\.012/);
+    assert.doesNotMatch(header ?? '', /Calibration/);
+    await hostSends(page, { type: 'state', state: { ...inspectorState, budget: { ...inspectorState.budget!, calibration: { factor: 0.9, error: 0, samples: 1 } } } });
+    assert.match((await page.textContent('[data-fact="calibration"]')) ?? '', /The provider counts 10\.0% fewer tokens than Tally's own count \(from 1 request so far\) · ×0\.900/);
+    await hostSends(page, { type: 'state', state: inspectorState });
     assert.match(header ?? '', /≈ 10/);
     assert.strictEqual(await page.locator('.replay-label').count(), 0, 'no replay label on a live session');
   });
@@ -70,11 +74,24 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     const b = inspectorState.budget!;
     const over = { ...b, components: { ...b.components, toolResults: 190_000 }, used: b.used - 61_200 + 190_000 };
     await hostSends(page, { type: 'state', state: { ...inspectorState, budget: over, figures: figuresOf(over) } });
-    const free = await page.getAttribute('.seg[data-segment="free"]', 'data-tokens');
-    assert.strictEqual(free, '0');
+    assert.strictEqual(await page.locator('.seg[data-segment="free"]').count(), 0, 'no free space is drawn');
+    assert.strictEqual(await page.locator('.legend [data-legend="free"] td').nth(1).textContent(), '0', 'the legend still lists it');
     const widths = await page.$$eval('.stacked-bar .seg', (els) => els.reduce((a, e) => a + e.getBoundingClientRect().width, 0));
     const barWidth = await page.$eval('.stacked-bar', (e) => e.clientWidth);
     assert.ok(widths <= barWidth + 2, 'the bar does not spill over');
+  });
+
+  it('draws every owner to scale and nothing for an owner with no tokens', async () => {
+    const b = inspectorState.budget!;
+    const small = { ...b, contextWindow: 32_000, maxOutputTokens: 4_000, components: { system: 231, skills: 0, tools: 0, messages: 3, toolResults: 0, summaries: 0 } };
+    await hostSends(page, { type: 'state', state: { ...inspectorState, budget: { ...small, used: 234 }, figures: figuresOf(small) } });
+    const drawn = await page.$$eval('.stacked-bar .seg', (els) => els.map((e) => ({ name: e.getAttribute('data-segment'), width: e.getBoundingClientRect().width })));
+    assert.deepStrictEqual(drawn.map((d) => d.name), ['system', 'messages', 'free', 'reserve']);
+    const barWidth = await page.$eval('.stacked-bar', (e) => e.clientWidth);
+    const width = (name: string) => drawn.find((d) => d.name === name)!.width;
+    assert.ok(Math.abs(width('system') - (231 / 32_000) * barWidth) < 1, `System is drawn ${width('system')} px wide, its share of ${barWidth} px`);
+    assert.ok(width('messages') < width('system'), `3 tokens (${width('messages')} px) are drawn narrower than 231 (${width('system')} px)`);
+    assert.ok(Math.abs(width('reserve') - (4_000 / 32_000) * barWidth) < 1, 'the reserve is its share too');
   });
 
   it('labels replays and shows the 128K fallback warning', async () => {
@@ -187,6 +204,27 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.strictEqual(await page.locator('.preview-result').count(), 0, 'the preview closes');
   });
 
+  it('marks a preview out of date after a new request, offers Refresh, and holds Confirm until it is fresh', async () => {
+    await hostSends(page, { type: 'preview', preview });
+    const result = page.locator('.preview-result');
+    assert.strictEqual(await result.getAttribute('data-stale'), 'false');
+    assert.strictEqual(await result.locator('[data-preview="stale"]').count(), 0);
+    // A new turn: the host's next state has one more request.
+    const latest = inspectorState.turns[inspectorState.turns.length - 1];
+    const next = { ...latest, requestIndex: latest.requestIndex + 1, createdAt: latest.createdAt + 60_000 };
+    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: [...inspectorState.turns, next] } });
+    assert.strictEqual(await result.getAttribute('data-stale'), 'true');
+    assert.match((await result.locator('[data-preview="stale"]').textContent()) ?? '', /Out of date: the context changed after this preview was made/);
+    assert.strictEqual(await result.locator('vscode-button[data-action="confirm"]').getAttribute('disabled'), '');
+    await clearPosted(page);
+    await result.locator('vscode-button[data-action="refresh-preview"]').click();
+    assert.deepStrictEqual(await posted(page), [{ type: 'previewCompaction', focus: 'keep the snapshot diff' }], 'the same focus again');
+    await hostSends(page, { type: 'preview', preview });
+    assert.strictEqual(await page.locator('.preview-result').getAttribute('data-stale'), 'false');
+    assert.strictEqual(await page.locator('.preview-result vscode-button[data-action="confirm"]').getAttribute('disabled'), null);
+    await hostSends(page, { type: 'state', state: inspectorState });
+  });
+
   it('cancelling a preview posts nothing', async () => {
     await page.click('vscode-button[data-action="preview"]');
     assert.deepStrictEqual((await posted(page)).at(-1), { type: 'previewCompaction' }, 'no focus when the field is empty');
@@ -270,6 +308,8 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
   it('counts tokens by tool source and tool: schemas when the request lists them, results always', async () => {
     await hostSends(page, { type: 'state', state: inspectorState });
     assert.match((await page.textContent('.tool-slot')) ?? '', /does not list them tool by tool/);
+    assert.match((await page.textContent('.tool-slot')) ?? '', /Origin unknown \(this record does not say which extension or server offered them\)/);
+    assert.doesNotMatch((await page.textContent('.tool-slot')) ?? '', /source not recorded/);
     assert.match((await page.textContent('.tool-slot [data-tool="run_command"]')) ?? '', /run_command/);
     const schema = (tool: string, source: string, tokens: number) => ({ messageId: `schema-${tool}`, role: 'system', kind: 'tool-schema', tokens, toolName: tool, source, badges: [], preview: '' });
     const current = [

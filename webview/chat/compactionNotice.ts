@@ -2,6 +2,7 @@ import type { CompactionEventRecord } from '../../src/protocol/records';
 import { badge } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { compactionDelta, compactionSaved } from '../../src/protocol/inspector';
+import { countOf } from '../../src/protocol/wording';
 
 const TRIGGERS: Record<CompactionEventRecord['trigger'], string> = {
   auto: 'Automatic',
@@ -16,7 +17,7 @@ export function renderCompactionNotice(record: CompactionEventRecord, open: bool
   const failed = record.status === 'error';
   return details(
     [
-      h('span', { class: 'notice-icon', attrs: { 'aria-hidden': 'true' }, text: failed ? '⚠' : '⇣' }),
+      failed ? h('span', { class: 'notice-icon', attrs: { 'aria-hidden': 'true' }, text: '⚠' }) : null,
       h('span', {
         text: failed
           ? `Compaction failed (${TRIGGERS[record.trigger] ?? record.trigger}): nothing was changed`
@@ -29,7 +30,7 @@ export function renderCompactionNotice(record: CompactionEventRecord, open: bool
         h('dt', { text: 'Trigger' }), h('dd', { text: TRIGGERS[record.trigger] ?? record.trigger }),
         h('dt', { text: 'Tokens' }), h('dd', { text: `${compactionDelta(record)}, saved ${compactionSaved(record)}` }),
         h('dt', { text: 'Strategies' }), h('dd', { text: record.strategies.join(' → ') || 'none' }),
-        h('dt', { text: 'Removed' }), h('dd', { attrs: { 'data-removed-count': record.removed.length }, text: `${record.removed.length} items (still in the transcript and the inspector)` }),
+        h('dt', { text: 'Removed' }), h('dd', { attrs: { 'data-removed-count': record.removed.length }, text: `${countOf(record.removed.length, 'item')} (still in the transcript and the inspector)` }),
         record.focus ? h('dt', { text: 'Focus' }) : null, record.focus ? h('dd', { text: record.focus }) : null,
         record.error ? h('dt', { text: 'Error' }) : null, record.error ? h('dd', { class: 'error-text', text: record.error }) : null,
       ]),

@@ -3,11 +3,11 @@ import { button, progressRing } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { KeyedChildren } from '../ui/keyedChildren';
 import { setPageButton } from '../ui/pageButton';
-import { tokens } from '../ui/format';
 import { renderCompactionNotice } from './compactionNotice';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { renderToolCard, type ToolCardActions } from './toolCard';
 import { renderTurnUsage } from './turnUsage';
+import { countOf } from '../../src/protocol/wording';
 
 export interface EntryActions extends ToolCardActions, MarkdownActions {
   openNotices: ReadonlySet<string>;
@@ -26,7 +26,7 @@ export interface EntryActions extends ToolCardActions, MarkdownActions {
 }
 
 function tokenBadge(count: number | undefined): HTMLElement | null {
-  return count === undefined ? null : h('span', { class: 'entry-tokens', title: 'Tokens this message takes in the context', attrs: { 'data-tokens': count }, text: `${tokens(count)} tokens` });
+  return count === undefined ? null : h('span', { class: 'entry-tokens', title: 'Tokens this message takes in the context', attrs: { 'data-tokens': count }, text: countOf(count, 'token') });
 }
 
 function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: EntryActions): HTMLElement | null {
@@ -43,8 +43,8 @@ function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: En
 
 /** The model's thinking: one line ("Thinking · 1,234 tokens") that expands to the text. */
 function thinkingBlock(id: string, thinking: ChatThinking, actions: EntryActions): HTMLElement {
-  const size = thinking.tokens !== undefined ? `${tokens(thinking.tokens)} tokens` : undefined;
-  const redacted = thinking.redacted ? `${thinking.redacted} redacted block${thinking.redacted === 1 ? '' : 's'}` : undefined;
+  const size = thinking.tokens !== undefined ? countOf(thinking.tokens, 'token') : undefined;
+  const redacted = thinking.redacted ? countOf(thinking.redacted, 'redacted block') : undefined;
   const label = thinking.streaming ? 'Thinking…' : 'Thinking';
   const summary = [h('span', { class: 'thinking-label', text: label }), ...[size, redacted].filter(Boolean).map((text) => h('span', { class: 'thinking-size', text: ` · ${text}` }))];
   const body = [

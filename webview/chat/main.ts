@@ -2,7 +2,7 @@
 import { chatEntryKey, type ChatEntry, type ChatState, type ChatToHost, type HostToChat } from '../../src/protocol/chat';
 import { applyChatEntriesPatch, type HeldChatEntries } from '../../src/protocol/chatPatch';
 import { heldListOf } from '../../src/protocol/listPatch';
-import { registerControls } from '../ui/controls';
+import { button, registerControls } from '../ui/controls';
 import { h, replace } from '../ui/dom';
 import { channel, onHostMessage } from '../ui/vscodeApi';
 import { createComposer } from './composer';
@@ -58,7 +58,24 @@ const entries = new EntryList({
   onLoadEarlier: () => host.post({ type: 'showEarlier' }),
 });
 const scroller = h('div', { class: 'scroller' }, [entries.element]);
-const emptyHint = h('p', { class: 'empty-hint', text: 'Ask Tally to read, change or run something in this workspace. Type /compact to compact the context now.' });
+const emptyHint = h('div', { class: 'empty-hint' });
+let emptySignature = '';
+
+/** What an empty chat offers: with a model, what to ask; without one, choosing a model or watching the demo. */
+function fillEmptyHint(hasModel: boolean): void {
+  const signature = hasModel ? 'model' : 'none';
+  if (signature === emptySignature) return;
+  emptySignature = signature;
+  replace(emptyHint, hasModel
+    ? [h('p', { text: 'Ask Tally to read, change or run something in this workspace. Type /compact to compact the context now.' })]
+    : [
+        h('p', { text: 'Choose a model to start: a VS Code model such as Copilot, Anthropic, OpenAI or a local server. Or watch a recorded session to see how Tally shows the context.' }),
+        h('div', { class: 'empty-actions' }, [
+          button('Select model', () => host.post({ type: 'selectModel' }), { attrs: { 'data-action': 'empty-select-model' } }),
+          button('Open the demo', () => host.post({ type: 'openDemo' }), { appearance: 'secondary', attrs: { 'data-action': 'open-demo' } }),
+        ]),
+      ]);
+}
 const composer = createComposer(
   (text) => host.post({ type: 'send', text }),
   () => host.post({ type: 'cancel' }),
@@ -70,7 +87,10 @@ const revealedApprovals = new Set<string>();
 
 function renderEntries(list: readonly ChatEntry[]): void {
   entries.render(list, state?.earlierUnloaded === true);
-  if (list.length === 0) scroller.appendChild(emptyHint);
+  if (list.length === 0) {
+    fillEmptyHint(Boolean(state?.model));
+    scroller.appendChild(emptyHint);
+  }
   else emptyHint.remove();
   follow.afterRender();
   revealNewApprovals();
@@ -104,7 +124,9 @@ function render(next: ChatState): void {
     ]);
   }
   replace(bannerSlot, next.banner ? [h('div', { class: 'banner', attrs: { role: 'alert' }, text: next.banner })] : []);
-  replace(meterSlot, [renderMeter(next.meter, () => host.post({ type: 'openInspector' }))]);
+  // Without a model and with nothing said yet there is no window to measure: no "0/120K".
+  const meter = next.model || next.entries.length > 0 ? next.meter : undefined;
+  replace(meterSlot, [renderMeter(meter, () => host.post({ type: 'openInspector' }))]);
   composer.setBusy(next.busy);
   renderEntries(next.entries);
 }

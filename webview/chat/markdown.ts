@@ -4,6 +4,7 @@ import { button } from '../ui/controls';
 import { append, h } from '../ui/dom';
 import { hiddenSummary } from '../../src/protocol/hiddenCharacters';
 import { revealedNodes, revealHidden } from './revealHidden';
+import { countOf } from '../../src/protocol/wording';
 
 /** Links the chat will ask the host to open; anything else stays plain text. */
 export function isOpenableUrl(url: string): boolean {
@@ -68,7 +69,7 @@ function codeBlock(pre: HTMLPreElement, actions: MarkdownActions): HTMLElement {
     ? h('div', {
         class: 'code-warning',
         attrs: { role: 'note' },
-        text: `⚠ This code contains ${found.count} invisible or direction-changing character${found.count === 1 ? '' : 's'} (${found.codePoints.join(', ')}), shown as ⟨U+…⟩ markers. Copy copies the exact text, those characters included; Insert at cursor asks first.`,
+        text: `⚠ This code contains ${countOf(found.count, 'invisible or direction-changing character')} (${found.codePoints.join(', ')}), shown as ⟨U+…⟩ markers. Copy copies the exact text, those characters included; Insert at cursor asks first.`,
       })
     : null;
   return h('div', { class: 'code-block', attrs: found.count ? { 'data-hidden-chars': found.count } : {} }, [

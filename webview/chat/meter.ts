@@ -1,6 +1,7 @@
 import type { ChatMeter } from '../../src/protocol/chat';
 import { h } from '../ui/dom';
 import { percent, shortTokens } from '../ui/format';
+import { countOf } from '../../src/protocol/wording';
 
 /** ok below 80% of the compaction threshold, near up to it, over past it. */
 export function meterLevel(m: ChatMeter): 'ok' | 'near' | 'over' {
@@ -22,7 +23,7 @@ export function renderMeter(meter: ChatMeter | undefined, onOpen: () => void): H
   const mark = h('div', { class: 'meter-mark', attrs: { 'data-marker': 'compact', 'data-tokens': meter.compactAt } });
   mark.style.left = `${Math.min(100, meter.compactShare * 100)}%`;
   const estimate = meter.text.estimate ? ` (${meter.text.estimate})` : '';
-  const last = meter.lastRequest ? ` The last request (#${meter.lastRequest.requestIndex}) carried ${meter.text.lastRequest ?? `${meter.lastRequest.tokens.toLocaleString('en-US')} tokens`}.` : '';
+  const last = meter.lastRequest ? ` The last request (#${meter.lastRequest.requestIndex}) carried ${meter.text.lastRequest ?? countOf(meter.lastRequest.tokens, 'token')}.` : '';
   const label = `Context now: ${meter.text.used}${estimate}. Compaction threshold: ${meter.text.compactAt}.${last} Click to open the inspector.`;
   return h('div', { class: 'meter-wrap' }, [
     h('button', { class: `meter level-${level}`, title: label, attrs: { type: 'button', 'data-level': level, 'data-used': meter.used, 'aria-label': label }, on: { click: onOpen } }, [

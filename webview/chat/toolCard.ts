@@ -2,6 +2,8 @@ import type { ChatToolCallView } from '../../src/protocol/chat';
 import { badge, button, progressRing } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { lineCount, revealedNodes, revealHidden, revealPlain } from './revealHidden';
+import { countOf } from '../../src/protocol/wording';
+import { bytes } from '../ui/format';
 
 const STATUS_LABELS: Record<ChatToolCallView['status'], string> = {
   running: 'running',
@@ -67,7 +69,7 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
           h('div', { class: 'actions' }, [
             button('Approve', () => actions.onApproval(call.callId, true), { attrs: { 'data-approve': call.callId } }),
             approval.allowForSession
-              ? button(`Allow ${approval.allowForSession} for this session`, () => actions.onApproval(call.callId, true, true), { appearance: 'secondary', attrs: { 'data-approve-session': call.callId } })
+              ? button(`Allow ${approval.allowForSession.replace(/`([^`]*)`/g, '“$1”')} for this session`, () => actions.onApproval(call.callId, true, true), { appearance: 'secondary', attrs: { 'data-approve-session': call.callId } })
               : null,
             button('Deny', () => actions.onApproval(call.callId, false), { appearance: 'secondary', attrs: { 'data-deny': call.callId } }),
           ]),
@@ -75,19 +77,46 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
       : null,
     call.resultPreview !== undefined
       ? h('div', { class: 'tool-result' }, [
-          h('pre', { class: 'tool-result-text', text: call.resultPreview }),
-          call.offloadRef
-            ? button('Open full result', () => actions.onOpenResult(call.offloadRef as string), { appearance: 'secondary', attrs: { 'data-open-result': call.offloadRef } })
-            : null,
+          call.offloadRef ? storedLine(call, call.offloadRef, actions) : null,
+          call.resultPreview ? h('pre', { class: 'tool-result-text', text: call.resultPreview }) : null,
         ])
       : null,
   ]);
 }
 
-function revealed(tag: 'div' | 'pre', cls: string, text: string, findings: Set<string>): HTMLElement {
+/** "412 lines stored · Open": the whole output is kept and opens in an editor; below it, the part the model saw. */
+function storedLine(call: ChatToolCallView, refId: string, actions: ToolCardActions): HTMLElement {
+  const what = call.stored ? `${countOf(call.stored.lines, 'line')} stored` : 'Full output stored';
+  return h('div', { class: 'stored-result', attrs: { 'data-stored': refId }, title: call.stored ? `${bytes(call.stored.bytes)}; the model saw the part below and can read the rest` : undefined }, [
+    h('span', { class: 'stored-text', text: `${what} · ` }),
+    h('button', { class: 'link-button', attrs: { type: 'button', 'data-open-result': refId, 'aria-label': `Open the full output (${what})` }, text: 'Open', on: { click: () => actions.onOpenResult(refId) } }),
+  ]);
+}
+
+function revealedParts(text: string, findings: Set<string>): ReturnType<typeof revealedNodes> {
   const { parts, findings: found } = revealHidden(text);
   for (const f of found) findings.add(f);
-  return h(tag, { class: cls }, revealedNodes(parts));
+  return revealedNodes(parts);
+}
+
+function revealed(tag: 'div' | 'pre', cls: string, text: string, findings: Set<string>): HTMLElement {
+  return h(tag, { class: cls }, revealedParts(text, findings));
+}
+
+/**
+ * A title such as "Run `ls -la` in src": what sits between its first and last backtick is code
+ * (a command may itself hold backticks), drawn as code rather than with the backticks shown.
+ */
+function revealedTitle(title: string, findings: Set<string>): HTMLElement {
+  const first = title.indexOf('`');
+  const last = title.lastIndexOf('`');
+  if (first < 0 || last <= first + 1) return revealed('div', 'approval-title', title, findings);
+  const place = title.slice(last + 1).replace(/^ in \.$/, ' in the workspace folder');
+  return h('div', { class: 'approval-title' }, [
+    ...revealedParts(title.slice(0, first), findings),
+    h('code', { class: 'approval-code' }, revealedParts(title.slice(first + 1, last), findings)),
+    ...revealedParts(place, findings),
+  ]);
 }
 
 /**
@@ -97,12 +126,12 @@ function revealed(tag: 'div' | 'pre', cls: string, text: string, findings: Set<s
  */
 function approvalBody(approval: NonNullable<ChatToolCallView['approval']>): HTMLElement[] {
   const findings = new Set<string>();
-  const title = revealed('div', 'approval-title', approval.title, findings);
+  const title = revealedTitle(approval.title, findings);
   const detail = approval.detail ? revealed('pre', `approval-detail${approval.kind === 'command' ? ' approval-full' : ''}`, approval.detail, findings) : undefined;
   const lines = approval.kind === 'command' && approval.detail ? lineCount(approval.detail.trimEnd()) : 1;
   const runs = approval.runs ? revealed('pre', 'approval-runs', approval.runs, findings) : undefined;
   const warnings = [...findings];
-  if (lines > 1) warnings.unshift(`the command spans ${lines} lines; all of them run`);
+  if (lines > 1) warnings.unshift(`the command spans ${countOf(lines, 'line')}; all of them run`);
   const warning = warnings.length ? h('div', { class: 'approval-warning', attrs: { role: 'alert' }, text: `⚠ Look closely: ${warnings.join('; ')}.` }) : undefined;
   const noAllowance = approval.noAllowance ? h('div', { class: 'approval-note', text: `No "allow for this session" here: ${approval.noAllowance}.` }) : undefined;
   return [title, ...(warning ? [warning] : []), ...(detail ? [detail] : []), ...(runs ? [runs] : []), ...(noAllowance ? [noAllowance] : [])];

@@ -1,6 +1,7 @@
 import type { ChatTurnUsage } from '../../src/protocol/chat';
 import { h } from '../ui/dom';
 import { percent, tokens } from '../ui/format';
+import { countOf } from '../../src/protocol/wording';
 
 /** Dollars with enough digits to tell small turns apart: $0.0042, $0.13, $2.40. */
 export function dollars(amount: number): string {
@@ -11,9 +12,9 @@ export function dollars(amount: number): string {
 /** The line under a turn: how big its request was, what the cache saved, what it cost. */
 export function renderTurnUsage(id: string, usage: ChatTurnUsage): HTMLElement {
   const parts: Array<[string, string, string]> = [
-    ['request', `Last request ${tokens(usage.lastRequestTokens)} tokens`, 'Input tokens of the last request of this turn: how much context it carried then (the meter above shows the context now)'],
+    ['request', `Last request ${countOf(usage.lastRequestTokens, 'token')}`, 'Input tokens of the last request of this turn: how much context it carried then (the meter above shows the context now)'],
   ];
-  if (usage.requests > 1) parts.push(['requests', `${usage.requests} requests, ${tokens(usage.inputTokens)} in`, 'Input tokens over all requests of this turn']);
+  if (usage.requests > 1) parts.push(['requests', `${countOf(usage.requests, 'request')}, ${tokens(usage.inputTokens)} in`, 'Input tokens over all requests of this turn']);
   if (usage.cachedTokens !== undefined) {
     const share = usage.inputTokens > 0 ? usage.cachedTokens / usage.inputTokens : 0;
     parts.push(['cached', `${tokens(usage.cachedTokens)} cached (${percent(share, 0)})`, 'Input tokens the provider read from its prompt cache']);

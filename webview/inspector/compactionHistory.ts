@@ -2,8 +2,9 @@ import type { CompactionEventRecord } from '../../src/protocol/records';
 import { badge, button } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { compactionDelta, compactionSaved } from '../../src/protocol/inspector';
-import { duration, time } from '../ui/format';
+import { duration, time, tokens } from '../ui/format';
 import { renderRemoved } from './removedItems';
+import { countOf } from '../../src/protocol/wording';
 
 export const TRIGGER_LABELS: Record<CompactionEventRecord['trigger'], string> = {
   auto: 'automatic',
@@ -24,7 +25,7 @@ export function renderCompactionHistory(records: CompactionEventRecord[], open: 
         badge(TRIGGER_LABELS[r.trigger] ?? r.trigger, `trigger-${r.trigger}`),
         badge(r.status, `status-${r.status}`),
         h('span', { class: 'delta', text: compactionDelta(r) }),
-        h('span', { class: 'delta', text: `${r.messagesBefore} → ${r.messagesAfter} messages` }),
+        h('span', { class: 'delta', text: `${tokens(r.messagesBefore)} → ${countOf(r.messagesAfter, 'message')}` }),
         h('span', { class: 'muted', text: duration(r.durationMs) }),
       ],
       [

@@ -1,6 +1,17 @@
 import type { InspectorState } from '../../src/protocol/inspector';
 import { h } from '../ui/dom';
 import { tokens } from '../ui/format';
+import { countOf } from '../../src/protocol/wording';
+
+/** "The provider counts 8.2% more tokens than Tally's own count (± 1.4%, over 9 requests)". */
+export function calibrationWords(factor: number, error: number, samples: number): string {
+  const over = Math.abs(factor - 1) * 100;
+  // One request gives no spread to speak of: it is named rather than shown as "± 0.0%".
+  const spread = samples < 2 ? `from ${countOf(samples, 'request')} so far` : `± ${(error * 100).toFixed(1)}%, over ${countOf(samples, 'request')}`;
+  if (over < 0.05) return `The provider counts the same tokens as Tally's own count (${spread})`;
+  const direction = factor > 1 ? 'more tokens' : 'fewer tokens';
+  return `The provider counts ${over.toFixed(1)}% ${direction} than Tally's own count (${spread})`;
+}
 
 /**
  * Session, model, replay label, window warnings and the forecast. The window numbers are the
@@ -18,14 +29,17 @@ export function renderHeader(state: InspectorState): HTMLElement {
     fact('Context now', now, 'used', f.basis === 'reported' ? "What the next request would carry: the provider's last reported count plus Tally's estimate of what changed since" : "What the next request would carry, by Tally's estimate: the provider has not reported a count yet");
     if (f.lastRequest) {
       const reported = f.lastRequest.reported !== undefined;
-      fact(`Last request (#${f.lastRequest.requestIndex})`, f.text.lastRequest ?? `${tokens(f.lastRequest.tokens)} tokens`, 'last-request', `What the last request sent carried${reported ? ', as the provider reported it' : ", by Tally's estimate (the provider reported no count)"}; the context now differs after a compaction or new messages`);
+      fact(`Last request (#${f.lastRequest.requestIndex})`, f.text.lastRequest ?? countOf(f.lastRequest.tokens, 'token'), 'last-request', `What the last request sent carried${reported ? ', as the provider reported it' : ", by Tally's estimate (the provider reported no count)"}; the context now differs after a compaction or new messages`);
     }
     fact('Effective window', f.text.effectiveWindow, 'effective-window');
     fact('Compaction at', f.text.compactAt, 'compact-at');
     fact('Block at', f.text.blockAt, 'block-at', 'No request is sent above this: compaction must run first');
   }
-  if (b?.calibration) fact('Calibration', `×${b.calibration.factor.toFixed(3)} ± ${b.calibration.error.toFixed(3)} (${b.calibration.samples} samples)`, 'calibration');
-  if (state.averageTurnTokens !== undefined) fact('Average turn', `${tokens(state.averageTurnTokens)} tokens`, 'average-turn');
+  if (b?.calibration) {
+    const c = b.calibration;
+    fact('Estimate vs provider', `${calibrationWords(c.factor, c.error, c.samples)} · ×${c.factor.toFixed(3)} ± ${c.error.toFixed(3)}`, 'calibration', "Tally counts tokens itself before each request and corrects its count by this factor, learned from the provider's reported counts");
+  }
+  if (state.averageTurnTokens !== undefined) fact('Average turn', countOf(state.averageTurnTokens, 'token'), 'average-turn');
   if (state.turnsRemaining !== undefined) fact('Turns until compaction', `≈ ${tokens(state.turnsRemaining)}`, 'turns-remaining');
 
   const warning = f?.warning ?? b?.warning;

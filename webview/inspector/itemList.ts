@@ -7,6 +7,7 @@ import { KeyedChildren } from '../ui/keyedChildren';
 import { nextPageLabel, setPageButton } from '../ui/pageButton';
 import { tokensWithEstimate } from '../../src/protocol/inspector';
 import { tokens } from '../ui/format';
+import { countOf } from '../../src/protocol/wording';
 
 export type ItemSort = 'position' | 'size';
 
@@ -175,13 +176,13 @@ export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTM
   // The toolbar and the "Show more" button are made again when what they say changes; the rows'
   // list element stays in place (moving it would reconnect every row's controls).
   replaceIfChanged(view.toolbar, `${items.length}\u0000${total}\u0000${opts.shownTotal}\u0000${opts.sort}`, () => [
-    h('span', { class: 'list-summary', text: `${items.length} items · ${tokensWithEstimate(opts.shownTotal ?? total, total)}` }),
+    h('span', { class: 'list-summary', text: `${countOf(items.length, 'item')} · ${tokensWithEstimate(opts.shownTotal ?? total, total)}` }),
     h('span', { class: 'sort-label', text: 'Sort:' }),
     sortButton('position', 'Position'),
     sortButton('size', 'Size'),
   ]);
   replace(view.body, [items.length ? view.rows.container : view.empty]);
-  setPageButton(view.more, nextPageLabel(hidden, ITEMS_PAGE, 'more items', 'not shown'), 'show-more-items', () => {
+  setPageButton(view.more, nextPageLabel(hidden, ITEMS_PAGE, 'more item', 'not shown'), 'show-more-items', () => {
     shownRows.set(listKey, (shownRows.get(listKey) ?? ITEMS_PAGE) + ITEMS_PAGE);
     view!.opts.onSort(view!.opts.sort); // renders the list again
   });

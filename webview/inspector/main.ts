@@ -45,6 +45,8 @@ let heldItems: HeldList<RequestItem> = heldListOf<RequestItem>([], (item) => ite
 let heldBlobs: HeldList<InspectorState['blobs'][number]> = heldListOf<InspectorState['blobs'][number]>([], (blob) => blob.id);
 let turnItems: { requestIndex: number; items: RequestItem[] } | undefined;
 let preview: CompactionPreviewView | undefined;
+/** The context the shown preview was made for (see contextBasis). */
+let previewBasis = '';
 let busy = false;
 /** The selected request's heading, kept while it stays selected (so its list is not moved). */
 let turnHeading: HTMLElement | undefined;
@@ -235,6 +237,13 @@ function renderBlobs(): void {
   ]);
 }
 
+/** What the context was when a preview arrived: the session, its latest request and its compactions. */
+function contextBasis(s: InspectorState | undefined): string {
+  if (!s) return '';
+  const latest = s.turns.reduce((at, t) => Math.max(at, t.requestIndex), -1);
+  return JSON.stringify([s.session?.id, latest, s.compactions.length]);
+}
+
 function renderPreviewSlot(): void {
   setDisabled(previewButton, busy);
   if (!preview) {
@@ -242,14 +251,19 @@ function renderPreviewSlot(): void {
     return;
   }
   const shown = preview;
+  const stale = previewBasis !== contextBasis(state);
   replace(previewSlot, [
-    renderPreview(shown, busy, () => {
-      host.post(shown.focus === undefined ? { type: 'confirmCompaction' } : { type: 'confirmCompaction', focus: shown.focus });
-      preview = undefined;
-      renderPreviewSlot();
-    }, () => {
-      preview = undefined;
-      renderPreviewSlot();
+    renderPreview(shown, busy, stale, {
+      onConfirm: () => {
+        host.post(shown.focus === undefined ? { type: 'confirmCompaction' } : { type: 'confirmCompaction', focus: shown.focus });
+        preview = undefined;
+        renderPreviewSlot();
+      },
+      onCancel: () => {
+        preview = undefined;
+        renderPreviewSlot();
+      },
+      onRefresh: () => host.post(shown.focus === undefined ? { type: 'previewCompaction' } : { type: 'previewCompaction', focus: shown.focus }),
     }),
   ]);
 }
@@ -318,6 +332,7 @@ onHostMessage<HostToInspector>((message) => {
     }
     case 'preview':
       preview = message.preview;
+      previewBasis = contextBasis(state);
       renderPreviewSlot();
       return;
     case 'busy':

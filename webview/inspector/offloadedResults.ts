@@ -3,7 +3,8 @@ import { button, progressRing } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { KeyedChildren } from '../ui/keyedChildren';
 import { nextPageLabel, setPageButton } from '../ui/pageButton';
-import { bytes, tokens, time } from '../ui/format';
+import { bytes, time } from '../ui/format';
+import { countOf } from '../../src/protocol/wording';
 
 /** Pages of one offloaded output loaded so far. */
 export interface BlobView {
@@ -63,7 +64,7 @@ function renderResult(row: ResultRow, opts: () => OffloadedOptions): HTMLElement
     [
       h('span', { class: 'blob-tool', title: `ref_id ${b.id}`, text: row.title }),
       h('span', { class: 'blob-size', text: bytes(b.byteSize) }),
-      h('span', { class: 'blob-lines', text: `${tokens(b.lineCount)} lines` }),
+      h('span', { class: 'blob-lines', text: countOf(b.lineCount, 'line') }),
     ],
     blobBody(b, opts()),
     { open: row.open, class: 'blob', attrs: { 'data-ref-id': b.id }, onToggle: (isOpen) => opts().onToggle(b.id, isOpen) },
@@ -100,7 +101,7 @@ export function renderOffloadedResults(blobs: BlobInfo[], titles: Readonly<Recor
   const view = current;
   view.opts = opts;
   const earlier = Math.max(0, blobs.length - Math.max(1, opts.shown));
-  setPageButton(view.more, nextPageLabel(earlier, RESULTS_PAGE, 'earlier results'), 'show-earlier-results', () => view.opts.onShowEarlier());
+  setPageButton(view.more, nextPageLabel(earlier, RESULTS_PAGE, 'earlier result'), 'show-earlier-results', () => view.opts.onShowEarlier());
   view.rows.update(blobs.slice(earlier).map((blob) => ({ blob, title: titles[blob.id] ?? blob.toolName, open: opts.open.has(blob.id), view: opts.pages.get(blob.id) })));
   return view.root;
 }

@@ -2,6 +2,7 @@ import { formatShare, type WindowFigures } from '../../src/protocol/inspector';
 import { h } from '../ui/dom';
 import { shortTokens, tokens } from '../ui/format';
 import { segmentsFor, type Segment } from './segments';
+import { countOf } from '../../src/protocol/wording';
 
 /** Every share the bar and the legend show is a share of the effective window. */
 function shareText(s: Segment, f: WindowFigures): string {
@@ -9,7 +10,7 @@ function shareText(s: Segment, f: WindowFigures): string {
 }
 
 function segmentTitle(s: Segment, f: WindowFigures): string {
-  return `${s.label}: ${tokens(s.tokens)} tokens (${shareText(s, f)})`;
+  return `${s.label}: ${countOf(s.tokens, 'token')} (${shareText(s, f)})`;
 }
 
 function marker(kind: 'compact' | 'block', at: number, scale: number, label: string): HTMLElement {
@@ -49,7 +50,8 @@ export function fitSegmentLabels(bar: HTMLElement): void {
 export function renderStackedBar(f: WindowFigures): HTMLElement {
   const { segments, scale } = segmentsFor(f);
   const bar = h('div', { class: 'stacked-bar', attrs: { role: 'img', 'aria-label': `Context window: ${f.text.used}` } });
-  for (const s of segments) {
+  // Drawn to scale: an owner with no tokens has no segment (the legend still lists it).
+  for (const s of segments.filter((x) => x.tokens > 0)) {
     const seg = h('div', {
       class: `seg seg-${s.name}${s.used ? ' seg-used' : ''}`,
       title: segmentTitle(s, f),

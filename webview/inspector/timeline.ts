@@ -4,9 +4,10 @@ import { KeyedChildren } from '../ui/keyedChildren';
 import { nextPageLabel, setPageButton } from '../ui/pageButton';
 import { tokens, time } from '../ui/format';
 import { USED_SEGMENTS } from './segments';
+import { countOf } from '../../src/protocol/wording';
 
 function turnTitle(t: TurnView): string {
-  const lines = [`Request #${t.requestIndex} · ${time(t.createdAt)}`, `Estimated input: ${tokens(t.estimatedInputTokens)} tokens${t.itemCount === undefined ? '' : `, ${t.itemCount} items`}`];
+  const lines = [`Request #${t.requestIndex} · ${time(t.createdAt)}`, `Estimated input: ${countOf(t.estimatedInputTokens, 'token')}${t.itemCount === undefined ? '' : `, ${countOf(t.itemCount, 'item')}`}`];
   if (t.reportedInputTokens !== undefined) lines.push(`Reported input: ${tokens(t.reportedInputTokens)}`);
   if (t.reportedOutputTokens !== undefined) lines.push(`Reported output: ${tokens(t.reportedOutputTokens)}`);
   if (t.cacheReadTokens !== undefined) lines.push(`Cache read: ${tokens(t.cacheReadTokens)}`);
@@ -98,8 +99,8 @@ export function renderTimeline(turns: TurnView[], options: TimelineOptions): HTM
   const drawn = newestFirst.slice(0, Math.max(1, options.shown));
   const older = newestFirst.length - drawn.length;
   view.columns.update(drawn.map((turn) => ({ turn, scale, selected: selected === turn.requestIndex })));
-  setPageButton(view.more, nextPageLabel(older, TIMELINE_PAGE, 'older requests'), 'show-older-requests', () => view?.onShowOlder());
+  setPageButton(view.more, nextPageLabel(older, TIMELINE_PAGE, 'older request'), 'show-older-requests', () => view?.onShowOlder());
   const compactions = turns.filter((t) => t.compactionId).length;
-  view.hint.textContent = `${turns.length} requests, latest first · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${tokens(requestSize(newestFirst[0]))} tokens, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})`;
+  view.hint.textContent = `${countOf(turns.length, 'request')}, latest first · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${countOf(requestSize(newestFirst[0]), 'token')}, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})`;
   return view.wrap;
 }

@@ -1,6 +1,7 @@
 import type { RequestItem } from '../../src/protocol/records';
 import { h } from '../ui/dom';
 import { tokens } from '../ui/format';
+import { countOf } from '../../src/protocol/wording';
 
 /** An item as this view reads it: tool schemas (kind 'tool-schema') may say which source offered the tool. */
 export type ToolItem = Pick<RequestItem, 'kind' | 'role' | 'tokens' | 'toolName'> & { source?: string };
@@ -19,7 +20,8 @@ export interface SourceGroup {
   rows: ToolRow[];
 }
 
-const NO_SOURCE = 'source not recorded';
+/** The group of tools whose origin the record does not say (records written before it was kept). */
+const NO_SOURCE = 'Origin unknown (this record does not say which extension or server offered them)';
 
 /**
  * Tokens by tool, grouped by where the tool comes from (built-in, an extension, an MCP server):
@@ -63,7 +65,7 @@ export function renderToolTokens(items: readonly ToolItem[], schemaTotal: number
   const itemized = items.some((i) => i.kind === 'tool-schema');
   const note = itemized
     ? null
-    : h('p', { class: 'hint', text: `Tool schemas: ${tokens(schemaTotal)} tokens in all; this record does not list them tool by tool, so the table shows tool results only.` });
+    : h('p', { class: 'hint', text: `Tool schemas: ${countOf(schemaTotal, 'token')} in all; this record does not list them tool by tool, so the table shows tool results only.` });
   if (groups.length === 0) return h('div', { class: 'tool-tokens' }, [note ?? h('p', { class: 'empty', text: 'No tools in this request.' })]);
   const body: HTMLElement[] = [];
   for (const g of groups) {

@@ -39,7 +39,7 @@ export interface ToolSection {
   source: string;
   /** The tool's description, flattened and cut, for a preview. */
   description: string;
-  /** The definition as the wire formats send it (name, description, input schema). */
+  /** The definition as the provider sends it (its wire form, as JSON text). */
   text: string;
   /** Name, description and schema tokens; 0 when deferred. The per-tool framing is its own item. */
   tokens: number;
@@ -69,10 +69,13 @@ export function toolSourceLabel(tool: ToolDefinition): string {
   return tool.source;
 }
 
-/** The tool as a wire format sends it; the text an inspector shows for it. */
+/** A tool's text when no provider is known (tests, tools outside a session): its name, description and schema. */
 export function toolDefinitionText(tool: ToolDefinition): string {
   return JSON.stringify({ name: tool.name, description: tool.description, input_schema: { type: 'object', ...tool.inputSchema } }, null, 2);
 }
+
+/** The text the inspector shows for a tool: the provider's own wire form of it (see providers/toolWireForms.ts). */
+export type ToolText = (tool: ToolDefinition) => string;
 
 /** Tokens of one tool's name, description and schema (its framing is counted apart). */
 export function toolContentTokens(tool: ToolDefinition, counter: Pick<TokenCounter, 'count'>): number {
@@ -84,26 +87,26 @@ export function toolContentTokens(tool: ToolDefinition, counter: Pick<TokenCount
  * deferral and the counter are: its text is then stringified and counted once, and its request
  * item (cached by section object) is reused instead of hashed again.
  */
-const toolSectionCache = new WeakMap<ToolDefinition, { deferred: boolean; counter: TokenCounter; section: ToolSection }>();
+const toolSectionCache = new WeakMap<ToolDefinition, { deferred: boolean; counter: TokenCounter; textOf: ToolText; section: ToolSection }>();
 
-function toolSection(tool: ToolDefinition, deferred: boolean, counter: TokenCounter): ToolSection {
+function toolSection(tool: ToolDefinition, deferred: boolean, counter: TokenCounter, textOf: ToolText): ToolSection {
   const known = toolSectionCache.get(tool);
-  if (known && known.deferred === deferred && known.counter === counter) return known.section;
+  if (known && known.deferred === deferred && known.counter === counter && known.textOf === textOf) return known.section;
   const section: ToolSection = {
     id: `tool:${tool.name}`,
     name: tool.name,
     source: toolSourceLabel(tool),
     description: tool.description.replace(/\s+/g, ' ').trim().slice(0, 160),
-    text: toolDefinitionText(tool),
+    text: textOf(tool),
     tokens: deferred ? 0 : toolContentTokens(tool, counter),
     deferred,
   };
-  toolSectionCache.set(tool, { deferred, counter, section });
+  toolSectionCache.set(tool, { deferred, counter, textOf, section });
   return section;
 }
 
-export function toolSections(active: readonly ToolDefinition[], deferred: readonly ToolDefinition[], counter: TokenCounter): ToolSection[] {
-  return [...active.map((t) => toolSection(t, false, counter)), ...deferred.map((t) => toolSection(t, true, counter))];
+export function toolSections(active: readonly ToolDefinition[], deferred: readonly ToolDefinition[], counter: TokenCounter, textOf: ToolText = toolDefinitionText): ToolSection[] {
+  return [...active.map((t) => toolSection(t, false, counter, textOf)), ...deferred.map((t) => toolSection(t, true, counter, textOf))];
 }
 
 /** The text of the dynamic note: its sections' texts, in order. */

@@ -5,7 +5,7 @@ import type { ToolDefinition } from '../model/tool';
 import type { ContextSettings } from '../settings';
 import type { Tool, ToolOutput } from '../tools/types';
 import { BASE_INSTRUCTIONS } from './baseInstructions';
-import { fixedOf, promptSection, toolSections, type InstructionPart, type PromptSection, type PromptSections } from './promptSections';
+import { fixedOf, promptSection, toolSections, type InstructionPart, type PromptSection, type PromptSections, type ToolText } from './promptSections';
 import { ACTIVATE_SKILL_TOOL, skillsIndex, type Skill } from './skills';
 import { searchTools, selectTools, TOOL_SEARCH_TOOL } from './toolDeferral';
 
@@ -21,6 +21,8 @@ export interface SessionPromptOptions {
   skillText?: (skill: Skill) => Promise<string>;
   /** Said with every tool_search answer, e.g. why some tools are not offered at all. */
   toolSearchNote?: () => string | undefined;
+  /** A tool's text as the session's provider sends it (default: name, description and schema). */
+  toolText?: ToolText;
 }
 
 /** The AGENTS.md parts: a merged text (older callers, tests) is one stable part. */
@@ -93,7 +95,7 @@ export class SessionPrompt implements PromptSource {
       const text = `[Context: ${Math.round(args.percentUsed * 100)}% used. You can call compact_context to free space before continuing with large operations.]`;
       dynamic.push(section({ id: 'note:context', kind: 'note', label: 'Context status note', text }));
     }
-    const sections: PromptSections = { system: stable, tools: toolSections(selection.active, selection.deferred, counter), dynamic };
+    const sections: PromptSections = { system: stable, tools: toolSections(selection.active, selection.deferred, counter, this.options.toolText), dynamic };
     return { system, tools: selection.active, sections, fixed: fixedOf(sections) };
   }
 

@@ -1,6 +1,7 @@
 import type { Message } from '../model/message';
 import { argumentsAsObject } from './toolArguments';
 import type { ProviderRequest } from './types';
+import { anthropicTool } from './toolWireForms';
 import { DYNAMIC_NOTE_ID } from '../prompt/promptSections';
 import { thinkingFields } from './anthropicThinking';
 
@@ -161,11 +162,7 @@ export function systemBlocks(request: ProviderRequest, slots: number): Array<{ t
 export function anthropicFieldsAfterMessages(request: ProviderRequest): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   if (request.tools.length) {
-    fields.tools = request.tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: { type: 'object', ...tool.inputSchema },
-    }));
+    fields.tools = request.tools.map(anthropicTool);
   }
   const thinking = thinkingFields(request.model, request.reasoning, request.maxOutputTokens);
   // The API rejects temperature together with thinking.

@@ -1,6 +1,7 @@
 import type { Message } from '../model/message';
 import { argumentsAsJsonText } from './toolArguments';
 import type { ProviderRequest } from './types';
+import { openAITool } from './toolWireForms';
 
 /**
  * Which field carries the output limit. OpenAI's own API wants `max_completion_tokens` (its
@@ -70,10 +71,7 @@ export function openAIFieldsAfterMessages(request: ProviderRequest, options: Ope
   };
   if (options.includeUsage ?? true) fields.stream_options = { include_usage: true };
   if (request.tools.length) {
-    fields.tools = request.tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: { type: 'object', ...tool.inputSchema } },
-    }));
+    fields.tools = request.tools.map(openAITool);
   }
   if (request.temperature !== undefined) fields.temperature = request.temperature;
   return fields;

@@ -182,6 +182,7 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesOptions): 
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   return {
     id: 'openai',
+    wireFormat: 'openai-responses',
     async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
       const body = responsesBodyChunks(request);
       const headers: Record<string, string> = { ...options.headers };

@@ -27,6 +27,7 @@
  * - `response.usage`: `input_tokens` (cached included), `input_tokens_details.cached_tokens`,
  *   `output_tokens` (reasoning included), `output_tokens_details.reasoning_tokens`.
  */
+import { responsesTool } from './toolWireForms';
 import type { Message, ReasoningBlock } from '../model/message';
 import { argumentsAsJsonText } from './toolArguments';
 import type { ProviderRequest } from './types';
@@ -87,7 +88,7 @@ export function responsesFieldsAfterInput(request: ProviderRequest): Record<stri
   if (request.reasoning) fields.reasoning = { effort: request.reasoning.effort, summary: 'auto' };
   else if (reasons) fields.reasoning = { summary: 'auto' };
   if (request.tools.length) {
-    fields.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: { type: 'object', ...tool.inputSchema } }));
+    fields.tools = request.tools.map(responsesTool);
   }
   // Reasoning models refuse it ("Unsupported parameter: 'temperature' is not supported with this model").
   if (request.temperature !== undefined && !isReasoningModel(request.model)) fields.temperature = request.temperature;

@@ -74,5 +74,7 @@ export type ProviderEvent =
 export interface ChatProvider {
   /** 'anthropic', 'openai', 'openai-compatible', … */
   readonly id: string;
+  /** Set where one id speaks more than one wire format: 'openai-responses' for OpenAI's Responses API. */
+  readonly wireFormat?: string;
   stream(request: ProviderRequest, signal?: AbortSignal): AsyncIterable<ProviderEvent>;
 }

@@ -217,6 +217,13 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
       for (const m of await manager.append(message)) retention.entered(m);
     }
   }
+  // The run ends where the product would prepare its next request: a context left over the
+  // compaction threshold (a last user or tool message no request followed) is compacted as that
+  // request would compact it, so the replayed session obeys the thresholds the product keeps.
+  if (manager.measure(fixed).shouldCompact()) {
+    const next = await manager.nextRequest({ fixed, sections });
+    if (next.compactionId) compactions++;
+  }
   await store.flush();
 
   const effective = manager.measure(fixed).effectiveWindow;

@@ -59,7 +59,7 @@ interface RecordedRequest {
 const MAX_LOST = 500;
 const clip = (text: string) => (text.length > 160 ? `${text.slice(0, 159)}…` : text).replace(/\s+/g, ' ');
 /** The shape of a stored result's reference (see the blob store's ids). */
-const REF = /\br[0-9a-z]{9}[0-9a-f]{12}\b/g;
+const REF = /\br(?:\d{28}|[0-9a-z]{9}[0-9a-f]{12})\b/g;
 
 /**
  * Follows a replay request by request and reports which facts that had entered the conversation

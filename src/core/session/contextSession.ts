@@ -11,7 +11,7 @@ import type { CompactionStrategy, Summarizer } from '../compaction/types';
 import { totalTokens } from '../compaction/units';
 import { VisibleHistory } from '../history/visibleHistory';
 import { abortedToolResult, assistantMessage, userMessage } from '../model/factories';
-import { newId } from '../model/ids';
+import { newId, newRefId } from '../model/ids';
 import type { Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { TurnUsageRecord } from '../model/records';
 import type { SessionStore } from '../ports/sessionStore';
@@ -368,7 +368,7 @@ export class ContextSession {
   }
 
   private async offload(content: string, toolName: string, toolCallId: string | undefined, dryRun: boolean): Promise<string | undefined> {
-    if (dryRun) return newId('r'); // same shape as a real ref, so the preview counts the same
+    if (dryRun) return newRefId(); // same shape as a real ref, so the preview counts the same
     try {
       const info = await this.options.store.putBlob(this.sessionId, { toolName, toolCallId, content: new TextEncoder().encode(content) });
       return info.id;

@@ -103,7 +103,7 @@ export function requestContent(args: { messages: readonly Message[]; sections?: 
   // A prompt whose numbers say more than its sections (or that gives numbers only) still adds up: the rest is one item.
   const unitemized = fixedTotal(args.fixed) - (sections ? fixedTotal(fixedOf(sections)) : 0);
   if (unitemized !== 0) {
-    items.push({ messageId: 'system:prompt', role: 'system', kind: 'system-section', tokens: unitemized, badges: [], preview: 'prompt tokens given as numbers only', section: 'system', label: 'Prompt outside the conversation' });
+    items.push({ messageId: 'system:prompt', role: 'system', kind: 'system-section', tokens: unitemized, badges: [], preview: `${unitemized.toLocaleString('en-US')} tokens of instructions and tool definitions, recorded as a total rather than part by part`, section: 'system', label: 'Prompt outside the conversation' });
   }
   const messages = [...args.messages];
   const dynamic = sections?.dynamic ?? [];

@@ -3,6 +3,7 @@ import type { Message, ToolCall } from '../model/message';
 import type { BlobStore } from '../ports/blobStore';
 import type { ContextSettings } from '../settings';
 import { scanOutput } from './scan';
+import { readResultHint, storedResultHeader } from './storedResultHeader';
 import { truncateMeasured } from './truncate';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -36,10 +37,10 @@ export async function recordToolResult(args: RecordArgs): Promise<Message> {
   if (overThreshold || (scan.binary && settings.offloadThresholdBytes > 0)) {
     try {
       const info = await args.store.putBlob(args.sessionId, { toolName: call.name, toolCallId: call.id, content: scan.bytes, measured: scan });
-      const header = `[Tool result stored — ${fmt(info.byteSize)} bytes, ${fmt(info.lineCount)} lines from "${call.name}"${args.isError ? ' (error)' : ''}; ref_id="${info.id}"]`;
+      const header = storedResultHeader({ byteSize: info.byteSize, lineCount: info.lineCount, toolName: call.name, isError: Boolean(args.isError), refId: info.id });
       if (scan.binary) return { ...base, content: `${header}\n${binaryNote}`, meta: { ...base.meta, offloadRef: info.id } };
       const preview = truncateMeasured(scan, { maxLines: Math.min(settings.truncation.maxLines, 60), maxBytes: settings.offloadPreviewBytes });
-      const content = `${header}\n${preview.text}${encodingNote}\n[Use read_result with ref_id="${info.id}", offset and limit (bytes) to read the full output.]`;
+      const content = `${header}\n${preview.text}${encodingNote}\n${readResultHint(info.id)}`;
       return { ...base, content, meta: { ...base.meta, offloadRef: info.id, truncated: preview.info } };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);

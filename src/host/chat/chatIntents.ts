@@ -51,6 +51,9 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     selectModel: async () => {
       await d.executeCommand('tally.selectModel');
     },
+    openDemo: async () => {
+      await d.executeCommand('tally.openDemoReplay');
+    },
     discardPending: () => d.sessions.discardPendingMessage(),
     openResult: async (m) => {
       await d.executeCommand('tally.openResult', m.refId);

@@ -8,6 +8,7 @@ import { ChatTimeline } from './chatTimeline';
 import { chatMeter, itemTokens, turnUsage, usageByTurn } from '../session/turnFigures';
 import type { ActiveSession } from '../session/sessionPorts';
 import { turnNotice, type LiveTurn, type TurnNotice } from '../session/turnTracker';
+import { countOf } from '../../protocol/wording';
 
 /** What the chat shows besides the stored conversation. */
 export interface ChatExtras {
@@ -25,7 +26,7 @@ export interface ChatExtras {
 
 /** A `/compact` that found nothing to remove is recorded as skipped: the chat says so. */
 function nothingToCompact(record: CompactionEventRecord): ChatEntry {
-  return { kind: 'notice', id: record.id, level: 'info', text: `Nothing to compact: the context (${record.tokensBefore.toLocaleString('en-US')} tokens) has nothing the strategies can remove yet.` };
+  return { kind: 'notice', id: record.id, level: 'info', text: `Nothing to compact: the context (${countOf(record.tokensBefore, 'token')}) has nothing the strategies can remove yet.` };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Message } from '../../core/model/message';
 import type { ChatToolCallView } from '../../protocol/chat';
+import { readStoredResult } from '../../core/toolOutput/storedResultHeader';
 
 const PREVIEW_CHARS = 2_000;
 
@@ -14,13 +15,15 @@ export function toolView(call: { id: string; name: string; arguments: string }, 
         : result.meta?.isError
           ? 'error'
           : 'done';
+  const stored = result?.meta?.offloadRef ? readStoredResult(result.content) : undefined;
   return {
     callId: call.id,
     name: call.name,
     arguments: call.arguments,
     status,
-    resultPreview: result ? result.content.slice(0, PREVIEW_CHARS) : undefined,
+    resultPreview: result ? (stored?.preview ?? result.content).slice(0, PREVIEW_CHARS) : undefined,
     truncated: Boolean(result?.meta?.truncated),
     offloadRef: result?.meta?.offloadRef,
+    ...(stored ? { stored: { lines: stored.facts.lineCount, bytes: stored.facts.byteSize } } : {}),
   };
 }

@@ -4,6 +4,7 @@
  * after a modal question, which offers to insert it without those characters. No `vscode` import.
  */
 import { hiddenSummary, withoutHidden } from '../../protocol/hiddenCharacters';
+import { countOf } from '../../protocol/wording';
 
 export const INSERT_WITHOUT_HIDDEN = 'Insert without them';
 export const INSERT_ANYWAY = 'Insert anyway';
@@ -18,7 +19,7 @@ export function insertWarning(code: string): { message: string; detail: string }
   if (!count) return undefined;
   const listed = codePoints.length > LISTED_CODE_POINTS ? `${codePoints.slice(0, LISTED_CODE_POINTS).join(', ')}, …` : codePoints.join(', ');
   return {
-    message: `This code contains ${count} invisible or direction-changing character${count === 1 ? '' : 's'} (${listed}). Insert anyway?`,
+    message: `This code contains ${countOf(count, 'invisible or direction-changing character')} (${listed}). Insert anyway?`,
     detail: `Such characters can make code read differently from how it runs. The chat shows them as ⟨U+…⟩ markers. "${INSERT_WITHOUT_HIDDEN}" removes them; "${INSERT_ANYWAY}" inserts the code exactly as the reply has it.`,
   };
 }

@@ -1,7 +1,7 @@
 import type { CompactionEvent } from '../../core/compaction/events';
 import type { CompactionTrigger } from '../../core/model/records';
 import type { ChatEntry } from '../../protocol/chat';
-import { formatTokens } from '../../core/accounting/windowFigures';
+import { countOf } from '../../protocol/wording';
 
 /** A compaction that is running now, as the chat shows it. */
 export interface CompactionActivity {
@@ -40,6 +40,6 @@ export function compactionActivity(activity: CompactionActivity): ChatEntry {
     id: `compacting-${activity.id}`,
     level: 'info',
     busy: true,
-    text: `Compacting the context (${formatTokens(activity.tokensBefore)} tokens) because ${WHY[activity.trigger] ?? activity.trigger}${step}…`,
+    text: `Compacting the context (${countOf(activity.tokensBefore, 'token')}) because ${WHY[activity.trigger] ?? activity.trigger}${step}…`,
   };
 }

@@ -4,6 +4,7 @@
  * local estimate. No `vscode` import.
  */
 import { compactionEstimate, formatTokens, type WindowFigures } from '../../core/accounting/windowFigures';
+import { nounFor } from '../../protocol/wording';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import type { ActiveSession } from './sessionPorts';
 import { sessionWindowFigures } from './turnFigures';
@@ -25,5 +26,5 @@ export function compactionMessage(result: CompactionOutcome, before: WindowFigur
   if (result.status === 'skipped') return `Nothing to compact: the context holds ${after.text.used}.`;
   const estimate = compactionEstimate({ tokensBefore: before.used, tokensAfter: after.used, estimatedTokensBefore: before.estimated, estimatedTokensAfter: after.estimated });
   const how = [result.strategiesRun.join(', '), estimate].filter(Boolean).join('; ');
-  return `Compacted context: ${formatTokens(before.used)} → ${formatTokens(after.used)} tokens (${how}). The context holds ${after.text.used}.`;
+  return `Compacted context: ${formatTokens(before.used)} → ${formatTokens(after.used)} ${nounFor(after.used, 'token')} (${how}). The context holds ${after.text.used}.`;
 }

@@ -1,4 +1,5 @@
 import { Worker } from 'worker_threads';
+import type { ContextSettings } from '../../core/settings';
 
 export interface ReplayJob {
   file: string;
@@ -7,6 +8,8 @@ export interface ReplayJob {
   /** The session store's folder; the worker writes the replayed session there as its own writer. */
   storeFolder: string;
   wasmPath?: string;
+  /** The user's context settings (thresholds, offloading…): the replay keeps the rules the live session will measure it by. */
+  settings?: ContextSettings;
 }
 
 export type ReplayOutcome =

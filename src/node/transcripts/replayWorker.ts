@@ -25,6 +25,7 @@ async function run(job: ReplayJob): Promise<ReplayOutcome> {
         counter: getTokenCounter('o200k_base'),
         contextWindow: job.window,
         maxOutputTokens: Math.min(8_192, Math.floor(job.window / 8)),
+        ...(job.settings ? { baseSettings: job.settings } : {}),
       });
       await store.flush();
       return { ok: true, sessionId: report.sessionId, requests: report.requests, warnings: transcript.meta.warnings };

@@ -125,6 +125,7 @@ describe('protocol validators: chat → host', () => {
     { type: 'newSession' },
     { type: 'resumeSession', sessionId: 's-20240101' },
     { type: 'selectModel' },
+    { type: 'openDemo' },
     { type: 'discardPending' },
     { type: 'openResult', refId: 'res_1' },
     { type: 'openInspector' },

@@ -18,9 +18,15 @@ export async function editApprovalInTheEditor(page: Page, model: FakeOpenAIServe
   await frame.locator('.composer-input textarea').fill('Document add().');
   await frame.locator('.composer-input textarea').press('Enter');
   await frame.waitForSelector('[data-approve]', { timeout: 60_000 });
-  const accept = page.locator('.editor-actions [aria-label="Accept Proposed Edit"]');
+  const accept = page.locator('.editor-actions [aria-label="Accept Edit"]');
   await accept.waitFor({ state: 'visible', timeout: 30_000 });
-  if (!(await page.locator('.editor-actions [aria-label="Reject Proposed Edit"]').isVisible())) throw new Error('the diff editor offers no Reject');
+  const reject = page.locator('.editor-actions [aria-label="Reject Edit"]');
+  if (!(await reject.isVisible())) throw new Error('the diff editor offers no Reject');
+  // The title bar says the words, not only an icon a user has to hover to understand.
+  for (const [button, words] of [[accept, 'Accept Edit'], [reject, 'Reject Edit']] as const) {
+    const shown = ((await button.textContent()) ?? '').trim();
+    if (shown !== words) throw new Error(`the diff editor's button shows "${shown}", not "${words}"`);
+  }
   await page.locator('.monaco-diff-editor').first().waitFor({ state: 'visible', timeout: 30_000 });
   await page.waitForTimeout(800);
   await page.screenshot({ path: screenshot });

@@ -99,4 +99,27 @@ describe('Everything Tally opens is a read-only document with a useful title', (
     assert.match(bidi.uri.path.split('/').pop() ?? '', /^run_command yes "x⟨U\+202E⟩yz" \| head -c 20000 · request #\d+ \(full result\)\.txt$/);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
+
+  it('opens a result from the inspector beside it, so the inspector stays in view', async function () {
+    this.timeout(120_000);
+    const t = await api();
+    await until('the model is ready', async () => Boolean((await t.sessions.current()).agent));
+    const session = await t.sessions.create('beside the inspector');
+    server.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'run_command', arguments: JSON.stringify({ command: 'yes beside | head -c 20000' }) } }], usage: null });
+    server.enqueue({ type: 'reply', parts: [{ text: 'Done.' }], usage: null });
+    await t.sessions.send('Print a lot beside.');
+    await until('the turn ended', async () => !(await t.sessions.current()).agent?.busy);
+    const [blob] = await (await t.sessions.store()).listBlobs(session.info.id);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('tally.openInspector');
+    const isInspector = (tab: vscode.Tab | undefined) => tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('tally.inspector');
+    await until('the inspector is the active tab', () => isInspector(vscode.window.tabGroups.activeTabGroup.activeTab));
+    const inspectorGroup = vscode.window.tabGroups.activeTabGroup;
+    const doc = await vscode.commands.executeCommand<vscode.TextDocument>('tally.openResult', blob.id);
+    const shownIn = vscode.window.tabGroups.all.find((g) => g.tabs.some((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === doc?.uri.toString()));
+    assert.ok(shownIn, 'the result is shown');
+    assert.notEqual(shownIn.viewColumn, inspectorGroup.viewColumn, 'in another column than the inspector');
+    assert.ok(isInspector(inspectorGroup.activeTab), 'the inspector is still the tab its column shows');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
 });

@@ -48,6 +48,12 @@ describe('Request items in a live session: every token is an item, and the prefi
     assert.ok(tools.some((i) => i.toolName === 'read_result' && i.source === 'session'));
     assert.ok(first.some((i) => i.messageId === 'framing:tools') && first.some((i) => i.messageId === 'framing:messages'));
 
+    // A tool opened from the inspector is the text this OpenAI-compatible server was sent: its own form, no Anthropic input_schema.
+    const readFile = tools.find((i) => i.toolName === 'read_file')!;
+    const toolText = (await requestItemText({ store, sessionId: session.info.id, requestIndex: 0, itemId: readFile.messageId, working: [] })).text;
+    assert.ok(server.requests[0].rawBody.includes(toolText), `the request body holds the text the inspector opens: ${toolText.slice(0, 80)}`);
+    assert.doesNotMatch(toolText, /input_schema/);
+
     const nested = first.find((i) => i.path === join(ws(), 'src', 'AGENTS.md'))!;
     const text = await requestItemText({ store, sessionId: session.info.id, requestIndex: 0, itemId: nested.messageId, working: [] });
     assert.match(text.text, /Keep functions pure\./);

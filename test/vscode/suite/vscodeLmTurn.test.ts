@@ -85,4 +85,17 @@ describe('The default provider (vscode-lm) with a model another extension regist
     assert.equal(config().inspect('model')?.globalValue, 'scripted');
     assert.deepEqual(shown.info, ['Tally will use Scripted test model (tally-test) through VS Code, window 60,000 tokens of input (reported by VS Code).']);
   });
+
+  it('a chat opened before any model takes the model as soon as VS Code lists it, in the same session, without New Session', async () => {
+    const api = await vscode.extensions.getExtension<TallyApi>('tally-dev.tally')!.activate();
+    for (const key of ['provider', 'model']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    const provider = (await vscode.extensions.getExtension<ScriptedModelApi>(PROVIDER_EXTENSION)!.activate()) as ScriptedModelApi;
+    provider.unregister();
+    await until('VS Code lists no chat model', async () => (await vscode.lm.selectChatModels({})).length === 0, 30_000);
+    const session = await api.sessions.create('before any model');
+    assert.equal(session.chat, undefined, 'the session opened without a model');
+    provider.register();
+    await until('the open session has the model', () => api.sessions.active?.chat?.label === 'Scripted test model (tally-test)', 30_000);
+    assert.equal(api.sessions.active?.info.id, session.info.id, 'the same session, not a new one');
+  });
 });

@@ -1,4 +1,4 @@
-import { newId } from '../../../core/model/ids';
+import { newRefId } from '../../../core/model/ids';
 import { BlobFiles, type RefRecord } from './blobFiles';
 import type { WriteFs } from '../files/atomicFile';
 import type { StoreMode } from '../files/flusher';
@@ -39,7 +39,7 @@ export class ResultBlobs {
   async put(sessionId: string, blob: { toolName: string; toolCallId?: string; content: Uint8Array; measured?: { sha256: string; lineCount: number } }): Promise<BlobInfo> {
     const measured = blob.measured ?? (await scanOutput(blob.content));
     const info: BlobInfo = {
-      id: newId('r'),
+      id: newRefId(),
       sessionId,
       toolName: blob.toolName,
       toolCallId: blob.toolCallId,

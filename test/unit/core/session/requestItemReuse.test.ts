@@ -70,3 +70,13 @@ describe('request items of a long session', () => {
     assert.deepEqual(requestContent({ messages, fixed, count: double, reuse }).items, requestContent({ messages, fixed, count: double }).items);
   });
 });
+
+describe('the prompt item a record gives only as a total', () => {
+  it('says in words what its tokens are, with the figure', () => {
+    const items = requestContent({ messages: [userMessage('Hi.', { createdAt: 1 })], fixed: { system: 1_200, skills: 0, tools: 3_000 }, count }).items;
+    const prompt = items.find((i) => i.messageId === 'system:prompt');
+    assert.ok(prompt);
+    assert.equal(prompt.tokens, 4_200);
+    assert.equal(prompt.preview, '4,200 tokens of instructions and tool definitions, recorded as a total rather than part by part');
+  });
+});

@@ -6,6 +6,9 @@ import { join } from 'path';
 import { openStore } from '../../../../src/node/store';
 import { replayInWorker } from '../../../../src/node/transcripts/replayInWorker';
 import { measureBlocking } from '../../../support/eventLoopBlocks';
+import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
+import { ContextSession } from '../../../../src/core/session/contextSession';
+import { DEFAULT_SETTINGS, type ContextSettings } from '../../../../src/core/settings';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const WASM = require.resolve('sql.js/dist/sql-wasm.wasm');
@@ -51,6 +54,37 @@ describe('transcript replay in a worker thread', function () {
     } finally {
       await store.close();
     }
+  });
+
+  /** The demo as Open Demo Replay runs it, then the session as the chat and the inspector open it. */
+  async function demoAsOpened(storeFolder: string, settings: ContextSettings): Promise<{ requests: number[]; now: number; compactAt: number; blockAt: number }> {
+    const result = await replayInWorker(workerPath, { file: join(ROOT, 'media', 'demo', 'demo-run.traj.json'), label: 'demo', window: 32_000, storeFolder, wasmPath: WASM, settings });
+    const store = await openStore(storeFolder, { wasmPath: WASM });
+    try {
+      const usage = await store.listTurnUsage(result.sessionId, { items: false });
+      const last = usage[usage.length - 1];
+      const manager = await ContextSession.open({ store, sessionId: result.sessionId, settings, counter: getTokenCounter('o200k_base'), contextWindow: last.contextWindow, maxOutputTokens: last.maxOutputTokens });
+      const budget = manager.measure({ system: last.components.system, skills: last.components.skills, tools: last.components.tools });
+      return { requests: usage.map((u) => u.estimatedInputTokens), now: budget.used, compactAt: budget.compactAtTokens, blockAt: budget.blockAtTokens };
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('the demo gives the same figures on every run and ends within the thresholds the live session measures it by', async () => {
+    const first = await demoAsOpened(join(dir, 'demo-1'), DEFAULT_SETTINGS);
+    const second = await demoAsOpened(join(dir, 'demo-2'), DEFAULT_SETTINGS);
+    assert.deepEqual(second, first, 'the same figures on every run (no random id changes what is counted)');
+    assert.ok(first.now <= first.compactAt, `the context now (${first.now}) is within the compaction threshold (${first.compactAt})`);
+    for (const [i, tokens] of first.requests.entries()) assert.ok(tokens <= first.blockAt, `request #${i} (${tokens}) is within the block threshold (${first.blockAt})`);
+  });
+
+  it("replays by the user's own thresholds", async () => {
+    const early = { ...DEFAULT_SETTINGS, compactTrigger: 0.6, hardBlock: 0.7 };
+    const run = await demoAsOpened(join(dir, 'demo-early'), early);
+    assert.ok(run.compactAt < 17_000, `the compaction threshold is the user's (${run.compactAt})`);
+    assert.ok(run.now <= run.compactAt, `the context now (${run.now}) is within it`);
+    for (const [i, tokens] of run.requests.entries()) assert.ok(tokens <= run.blockAt, `request #${i} (${tokens}) is within the user's block threshold (${run.blockAt})`);
   });
 
   it('rejects with the import error, naming the file', async () => {
