@@ -23,6 +23,7 @@ import { readConfiguration, type TallyConfiguration } from '../config/readSettin
 import type { ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
 import type { ChatModel } from '../host/session/sessionPorts';
+import { delegateTool, workspaceAgents } from './subagentEnvironment';
 
 
 /** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
@@ -79,9 +80,12 @@ export class AgentFactory {
       skillText: (skill) => skillText(skill),
       toolSearchNote: () => (!vscode.workspace.isTrusted && lmToolDefinitions().length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
     });
-    const registry = this.registry(args.config, [() => prompt.tools(), builtinTools, () => session, lmTools], (name) => prompt.noteToolUse(name));
+    const options = this.registryOptions(args.config, [() => prompt.tools(), builtinTools, () => session, () => [delegate], lmTools], (name) => prompt.noteToolUse(name));
+    const registry = new ToolRegistry(options);
+    const delegate = delegateTool({ ...args, counter, registry: options, agents: () => workspaceAgents(this.log, this.loggedSkips) });
     const source = {
       prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
+        await delegate.refreshAgents();
         const prepared = await prompt.prepare(p);
         fixedNow = prepared.fixed;
         args.onFixed(prepared.fixed);
@@ -92,19 +96,19 @@ export class AgentFactory {
   }
 
   /** The session's tools, with the live workspace folders and trust, approvals through the chat panel and the diff editor. */
-  private registry(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void): ToolRegistry {
-    return new ToolRegistry({
+  private registryOptions(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void): ToolRegistryOptions {
+    return {
       sources,
       workspace: () => new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
       approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request), withdraw: (request) => this.resolveApproval(request.callId, false) }),
       limits: { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
       onCall,
-    });
+    };
   }
 
   /** Runs one built-in tool call outside a chat turn (used by the extension-host tests and diagnostics). */
   runWorkspaceTool(call: ToolCall, onApprovalNeeded: (request: ApprovalRequest) => void = () => undefined): Promise<ToolRunResult> {
-    return this.registry(readConfiguration(), [builtinTools]).run(call, { signal: new AbortController().signal, onApprovalNeeded, onApprovalResolved: () => undefined });
+    return new ToolRegistry(this.registryOptions(readConfiguration(), [builtinTools])).run(call, { signal: new AbortController().signal, onApprovalNeeded, onApprovalResolved: () => undefined });
   }
 
   /** Waits for the answer to an approval card; an edit's diff is open in the editor meanwhile. */

@@ -261,14 +261,11 @@ export class AgentSession {
   private async finishResponse(response: StreamedResponse, signal: AbortSignal): Promise<TurnStopReason | 'tool_use'> {
     await this.recordAssistant(response.text, response.calls);
     if (response.calls.length === 0) return response.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn';
+    // Calls of a concurrent tool (subagents) start together; results are still recorded in call order.
+    const started = new Map(response.calls.filter((c) => this.options.tools.concurrent?.(c.name)).map((c) => [c.id, this.runTool(c, signal)]));
     for (const call of response.calls) {
       if (signal.aborted) throw new CancelledError('cancelled');
-      this.emit({ type: 'tool_call', call });
-      const output = await this.options.tools.run(call, {
-        signal,
-        onApprovalNeeded: (request) => this.emit({ type: 'approval_needed', request }),
-        onApprovalResolved: (decision) => this.emit({ type: 'approval_resolved', callId: call.id, decision }),
-      });
+      const output = await (started.get(call.id) ?? this.runTool(call, signal));
       if (signal.aborted && output.cancelled) {
         const message = await this.manager.recordToolResult(call, output.output, true);
         this.emit({ type: 'tool_result', callId: call.id, message });
@@ -278,5 +275,15 @@ export class AgentSession {
       this.emit({ type: 'tool_result', callId: call.id, message });
     }
     return 'tool_use';
+  }
+
+  private runTool(call: ToolCall, signal: AbortSignal) {
+    this.emit({ type: 'tool_call', call });
+    return this.options.tools.run(call, {
+      signal,
+      onApprovalNeeded: (request) => this.emit({ type: 'approval_needed', request }),
+      onApprovalResolved: (decision) => this.emit({ type: 'approval_resolved', callId: call.id, decision }),
+      onEvent: (event) => this.emit(event),
+    });
   }
 }

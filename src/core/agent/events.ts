@@ -18,7 +18,17 @@ export type AgentEvent =
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
   | { type: 'notice'; message: string }
   | { type: 'error'; message: string; kind: string }
-  | { type: 'turn_end'; stopReason: TurnStopReason };
+  | { type: 'turn_end'; stopReason: TurnStopReason }
+  | { type: 'subagent'; progress: SubagentProgress };
+
+/** A subagent's progress, as the parent's events carry it: `callId` is the parent's delegate call, `sessionId` the subagent's own session. */
+export type SubagentProgress = { callId: string; sessionId: string; agent?: string } & (
+  | { kind: 'started'; task: string }
+  | { kind: 'request'; requestIndex: number; usedTokens: number; effectiveWindow: number; percent: number }
+  | { kind: 'usage'; record: TurnUsageRecord }
+  | { kind: 'compaction'; event: CompactionEvent }
+  | { kind: 'ended'; stopReason: TurnStopReason | 'request_cap' | 'token_cap'; requests: number; tokens: number }
+);
 
 export type TurnStopReason = 'end_turn' | 'max_tokens' | 'cancelled' | 'error' | 'max_steps' | 'blocked';
 
