@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
 import type { SessionController } from '../session/sessionController';
 
 export async function resumeSessionCommand(sessions: SessionController, id?: string): Promise<string | undefined> {
@@ -10,7 +11,7 @@ export async function resumeSessionCommand(sessions: SessionController, id?: str
       return undefined;
     }
     const pick = await vscode.window.showQuickPick(
-      list.map((s) => ({ label: s.title, description: new Date(s.updatedAt).toLocaleString(), detail: s.origin?.startsWith('replay:') ? 'replay of a recorded run' : undefined, id: s.id })),
+      list.map((s) => ({ label: s.title, description: new Date(s.updatedAt).toLocaleString(), detail: s.origin?.startsWith('replay:') ? 'replay of a recorded run' : subagentLinkOf(s) ? `a subagent's session (${subagentLinkOf(s)!.agent})` : undefined, id: s.id })),
       { title: 'Tally: Resume Session', matchOnDescription: true },
     );
     id = pick?.id;

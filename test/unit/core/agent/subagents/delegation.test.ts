@@ -127,6 +127,26 @@ describe('subagents: delegation', function () {
     await tokenCapped.env.dispose();
   });
 
+  it('a long report is cut to the report bound, its beginning and end kept', async () => {
+    const long = ['FIRST LINE', ...Array.from({ length: 3000 }, (_, i) => `finding ${i}`), 'LAST LINE'].join('\n');
+    server = await new FakeOpenAIServer({
+      apiKey: 'sk-test',
+      fallback: router(
+        (_req, step) => (step === 0 ? { type: 'reply', parts: [delegateCall('TASK long')] } : { type: 'reply', parts: [{ text: 'ok' }] }),
+        () => ({ type: 'reply', parts: [{ text: long }] }),
+      ),
+    }).start();
+    const h = await subagentHarness({ server, limits: { maxReportBytes: 2_048 } });
+    await h.agent.send('USER: long');
+    const parentSecond = server.requests.filter((r) => firstUser(r).startsWith('USER:'))[1];
+    const report = (parentSecond.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'tool')!.content;
+    assert.ok(Buffer.byteLength(report) < 2_048 + 200, `${Buffer.byteLength(report)} bytes`);
+    assert.match(report, /^FIRST LINE\n/);
+    assert.match(report, /omitted .* lines/);
+    assert.match(report, /LAST LINE\n\[general subagent: 1 request, \d+ tokens\]$/);
+    await h.env.dispose();
+  });
+
   it('no more subagents run at once than the bound allows; the rest wait and still run', async () => {
     server = await new FakeOpenAIServer({
       apiKey: 'sk-test',
