@@ -27,7 +27,8 @@ export type SubagentProgress = { callId: string; sessionId: string; agent?: stri
   | { kind: 'request'; requestIndex: number; usedTokens: number; effectiveWindow: number; percent: number }
   | { kind: 'usage'; record: TurnUsageRecord }
   | { kind: 'compaction'; event: CompactionEvent }
-  | { kind: 'ended'; stopReason: TurnStopReason | 'request_cap' | 'token_cap'; requests: number; tokens: number }
+  | { kind: 'tool_call'; toolName: string; toolCallId: string }
+  | { kind: 'ended'; stopReason: TurnStopReason | 'request_cap' | 'token_cap'; requests: number; tokens: number; error?: string }
 );
 
 export type TurnStopReason = 'end_turn' | 'max_tokens' | 'cancelled' | 'error' | 'max_steps' | 'blocked';

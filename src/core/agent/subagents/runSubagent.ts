@@ -92,6 +92,7 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
   let tokens = 0;
   let capped: 'token_cap' | undefined;
   let report = '';
+  let failure: string | undefined;
   subagent.on((event: AgentEvent) => {
     switch (event.type) {
       case 'request_start':
@@ -108,6 +109,12 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
         break;
       case 'compaction':
         progress({ kind: 'compaction', event: event.event });
+        break;
+      case 'tool_call':
+        progress({ kind: 'tool_call', toolName: event.call.name, toolCallId: event.call.id });
+        break;
+      case 'error':
+        failure = event.message;
         break;
       case 'assistant_message':
         if (event.message.content.trim()) report = event.message.content;
@@ -132,10 +139,10 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
     ctx.signal.removeEventListener('abort', onParentAbort);
     subagent.dispose();
     const ended = capped ?? (stopReason === 'max_steps' ? 'request_cap' : stopReason);
-    progress({ kind: 'ended', stopReason: ended, requests, tokens });
+    progress({ kind: 'ended', stopReason: ended, requests, tokens, ...(failure ? { error: failure } : {}) });
   }
   const ended = capped ?? (stopReason === 'max_steps' ? 'request_cap' : stopReason);
-  return boundedReport({ report, ended, name, requests, tokens, limits, cancelled: ctx.signal.aborted });
+  return boundedReport({ report, ended, name, requests, tokens, limits, cancelled: ctx.signal.aborted, failure });
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -149,12 +156,12 @@ function askedBySubagent(request: ApprovalRequest, asker: NonNullable<ApprovalRe
   return { ...request, callId: subagentCallId(asker.sessionId, request.callId), title: `${asker.name} subagent: ${request.title}`, subagent: asker };
 }
 
-function boundedReport(args: { report: string; ended: string; name: string; requests: number; tokens: number; limits: ReturnType<SubagentEnvironment['limits']>; cancelled: boolean }): ToolOutput {
+function boundedReport(args: { report: string; ended: string; name: string; requests: number; tokens: number; limits: ReturnType<SubagentEnvironment['limits']>; cancelled: boolean; failure?: string }): ToolOutput {
   const why: Record<string, string> = {
     token_cap: `it reached its token cap (${args.limits.maxTokens})`,
     request_cap: `it reached its request cap (${args.limits.maxRequests})`,
     cancelled: 'the turn was cancelled',
-    error: 'a request failed',
+    error: `a request failed${args.failure ? ` (${args.failure.slice(0, 300)})` : ''}`,
     blocked: 'its context was full after compaction',
     max_tokens: 'its last reply hit the output limit',
   };

@@ -65,7 +65,7 @@ describe('subagents: delegation', function () {
     const progress = h.progress();
     for (const child of children) {
       const kinds = new Set(progress.filter((p) => p.sessionId === child.info.id).map((p) => p.kind));
-      assert.deepEqual([...kinds].sort(), ['compaction', 'ended', 'request', 'started', 'usage']);
+      assert.deepEqual([...kinds].sort(), ['compaction', 'ended', 'request', 'started', 'tool_call', 'usage']);
     }
     const totals = await totalsWithSubagents(h.env.store, h.manager.sessionId);
     assert.equal(totals.requests, 22);
@@ -125,6 +125,23 @@ describe('subagents: delegation', function () {
     const second = (await tokenCapped.env.store.loadTranscript(tokenCapped.manager.sessionId)).find((m) => m.role === 'tool')!.content;
     assert.match(second, /stopped early: it reached its token cap \(1500\)/);
     await tokenCapped.env.dispose();
+  });
+
+  it("a subagent whose request fails ends with an error result that says why, and the parent goes on", async () => {
+    server = await new FakeOpenAIServer({
+      apiKey: 'sk-test',
+      fallback: router(
+        (_req, step) => (step === 0 ? { type: 'reply', parts: [delegateCall('TASK fails')] } : { type: 'reply', parts: [{ text: 'I will do it myself.' }] }),
+        () => ({ type: 'error', status: 400, body: { error: { message: 'model not found', type: 'invalid_request_error' } } }),
+      ),
+    }).start();
+    const h = await subagentHarness({ server });
+    assert.equal(await h.agent.send('USER: try'), 'end_turn');
+    const result = (await h.env.store.loadTranscript(h.manager.sessionId)).find((m) => m.role === 'tool')!;
+    assert.match(result.content, /^The subagent stopped before it wrote a report\.\n\[general subagent: 1 request, 0 tokens; stopped early: a request failed \(.*model not found.*\)\]$/);
+    const ended = h.progress().find((p) => p.kind === 'ended');
+    assert.ok(ended?.kind === 'ended' && ended.stopReason === 'error' && /model not found/.test(ended.error ?? ''));
+    await h.env.dispose();
   });
 
   it('a long report is cut to the report bound, its beginning and end kept', async () => {
