@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { resumableSessions } from '../core/session/resumableSessions';
+import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
 import type { SessionController } from '../session/sessionController';
 
 export async function resumeSessionCommand(sessions: SessionController, id?: string): Promise<string | undefined> {
@@ -11,7 +12,7 @@ export async function resumeSessionCommand(sessions: SessionController, id?: str
       return undefined;
     }
     const pick = await vscode.window.showQuickPick(
-      list.map((s) => ({ label: s.title, description: new Date(s.updatedAt).toLocaleString(), detail: s.origin?.startsWith('replay:') ? 'replay of a recorded run' : undefined, id: s.id })),
+      list.map((s) => ({ label: s.title, description: new Date(s.updatedAt).toLocaleString(), detail: s.origin?.startsWith('replay:') ? 'replay of a recorded run' : subagentLinkOf(s) ? `a subagent's session (${subagentLinkOf(s)!.agent})` : undefined, id: s.id })),
       { title: 'Tally: Resume Session', matchOnDescription: true },
     );
     id = pick?.id;

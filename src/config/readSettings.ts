@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import { contextSettingsFrom, withSettings, type ContextSettings } from '../core/settings';
 import type { ReasoningRequest } from '../core/providers/types';
-import { settingDefault, type SettingKey } from '../core/settingsSchema';
+import { SETTINGS_SCHEMA, settingDefault, type SettingKey } from '../core/settingsSchema';
 import type { OpenAIApiSetting } from '../core/providers/chatProviderFactory';
+import type { SubagentLimits } from '../core/agent/subagents/delegateTool';
 import { userValue, warnIgnoredWorkspaceSettings } from './userScope';
 
 export type ProviderKind = 'vscode-lm' | 'anthropic' | 'openai' | 'openai-compatible';
@@ -20,6 +21,8 @@ export interface TallyConfiguration {
   approval: { commands: 'ask' | 'always'; edits: 'ask' | 'always' };
   commandTimeoutMs: number;
   context: ContextSettings;
+  /** What bounds subagents: from the user's own settings only (they decide what runs and what it costs). */
+  subagents: SubagentLimits;
 }
 
 const OPENAI_APIS: readonly OpenAIApiSetting[] = ['auto', 'responses', 'chat-completions'];
@@ -45,6 +48,11 @@ export function readConfiguration(): TallyConfiguration {
   const userString = (key: SettingKey) => {
     const value = user(key);
     return typeof value === 'string' ? value : (settingDefault(key) as string);
+  };
+  const userNumber = (key: SettingKey) => {
+    const value = numberOr(user(key), settingDefault(key) as number);
+    const minimum = (SETTINGS_SCHEMA[key] as { minimum?: number }).minimum;
+    return minimum !== undefined ? Math.max(minimum, value) : value;
   };
   warnIgnoredWorkspaceSettings();
   const window = c.get<number | null>('contextWindow');
@@ -73,5 +81,13 @@ export function readConfiguration(): TallyConfiguration {
     },
     commandTimeoutMs: num('commandTimeoutSeconds') * 1000,
     context,
+    subagents: {
+      maxRequests: userNumber('subagents.maxRequests'),
+      maxTokens: userNumber('subagents.maxTokens'),
+      maxConcurrent: Math.min(8, userNumber('subagents.maxConcurrent')),
+      allowNested: user('subagents.allowNested') === true,
+      maxReportLines: context.truncation.maxLines,
+      maxReportBytes: userNumber('subagents.maxReportBytes'),
+    },
   };
 }

@@ -10,10 +10,10 @@
 export type SettingScope = 'application' | 'window' | 'resource';
 
 export interface SettingSpec {
-  type: 'string' | 'number' | 'array' | 'object' | ['number', 'null'];
+  type: 'string' | 'number' | 'boolean' | 'array' | 'object' | ['number', 'null'];
   items?: { type: 'string' };
   additionalProperties?: typeof PRICE_SHAPE;
-  default: string | number | null | readonly string[] | Record<string, never>;
+  default: string | number | boolean | null | readonly string[] | Record<string, never>;
   minimum?: number;
   maximum?: number;
   enum?: readonly string[];
@@ -60,6 +60,11 @@ export const SETTINGS_SCHEMA = {
   'approval.edits': { type: 'string', default: 'ask', enum: ['ask', 'always'], scope: 'application' },
   commandTimeoutSeconds: { type: 'number', default: 120, minimum: 1, scope: 'window' },
   'tools.allowed': { type: 'array', items: { type: 'string' }, default: [], scope: 'application' },
+  'subagents.maxRequests': { type: 'number', default: 30, minimum: 1, scope: 'application' },
+  'subagents.maxTokens': { type: 'number', default: 500000, minimum: 1000, scope: 'application' },
+  'subagents.maxConcurrent': { type: 'number', default: 3, minimum: 1, maximum: 8, scope: 'application' },
+  'subagents.allowNested': { type: 'boolean', default: false, scope: 'application' },
+  'subagents.maxReportBytes': { type: 'number', default: 16384, minimum: 1024, scope: 'application' },
   modelPrices: { type: 'object', default: {}, scope: 'application', additionalProperties: PRICE_SHAPE },
 } as const satisfies Record<string, SettingSpec>;
 

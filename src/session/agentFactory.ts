@@ -33,6 +33,7 @@ import { ToolChoiceState } from '../vscodeLm/toolChoiceState';
 /** Tools whose path is a file (its folder is where the agent worked), and tools whose path is the folder itself. */
 const FILE_TOOLS = new Set(['read_file', 'edit_file', 'write_file']);
 const FOLDER_TOOLS = new Set(['list_files', 'search_text']);
+import { delegateTool, workspaceAgents } from './subagentEnvironment';
 
 
 /** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
@@ -118,9 +119,12 @@ export class AgentFactory {
       toolSearchNote: () => (!vscode.workspace.isTrusted && this.chosen(lmTools()).length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
       toolText: (tool) => toolWireText(args.chat.provider, tool),
     });
-    const registry = this.registry(args.config, [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => this.chosen(lmTools())], (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
+    const options = this.registryOptions(args.config, [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => [delegate], () => this.chosen(lmTools())], (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
+    const registry = new ToolRegistry(options);
+    const delegate = delegateTool({ ...args, counter, registry: options, agents: () => workspaceAgents(this.log, this.loggedSkips) });
     const source = {
       prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
+        await delegate.refreshAgents();
         const prepared = await prompt.prepare(p);
         fixedNow = prepared.fixed;
         args.onFixed(prepared.fixed);
@@ -131,20 +135,20 @@ export class AgentFactory {
   }
 
   /** The session's tools, with the live workspace folders and trust, approvals through the chat panel and the diff editor. */
-  private registry(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void, onPathResolved?: ToolRegistryOptions['onPathResolved']): ToolRegistry {
-    return new ToolRegistry({
+  private registryOptions(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void, onPathResolved?: ToolRegistryOptions['onPathResolved']): ToolRegistryOptions {
+    return {
       sources,
       workspace: () => new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
       approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request), withdraw: (request) => this.resolveApproval(request.callId, false) }),
       limits: { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
       onCall,
       onPathResolved,
-    });
+    };
   }
 
   /** Runs one built-in tool call outside a chat turn (used by the extension-host tests and diagnostics). */
   runWorkspaceTool(call: ToolCall, onApprovalNeeded: (request: ApprovalRequest) => void = () => undefined): Promise<ToolRunResult> {
-    return this.registry(readConfiguration(), [builtinTools]).run(call, { signal: new AbortController().signal, onApprovalNeeded, onApprovalResolved: () => undefined });
+    return new ToolRegistry(this.registryOptions(readConfiguration(), [builtinTools])).run(call, { signal: new AbortController().signal, onApprovalNeeded, onApprovalResolved: () => undefined });
   }
 
   /** Waits for the answer to an approval card; an edit's diff is open in the editor meanwhile. */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import type { AgentEvent } from '../core/agent/events';
 import type { FixedComponents } from '../core/accounting/usageBasis';
@@ -91,7 +92,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     if (this.activeSession) return this.activeSession;
     this.opening ??= (async () => {
       const store = await this.store();
-      const latest = (await store.listSessions()).filter((s) => !s.origin?.startsWith('replay:')).sort((a, b) => b.updatedAt - a.updatedAt)[0];
+      const latest = (await store.listSessions()).filter((s) => !s.origin?.startsWith('replay:') && !subagentLinkOf(s)).sort((a, b) => b.updatedAt - a.updatedAt)[0];
       return latest ? this.open(latest.id) : this.create();
     })().finally(() => (this.opening = undefined));
     return this.opening;

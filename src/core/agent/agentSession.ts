@@ -304,14 +304,11 @@ export class AgentSession {
     }
     if (response.stopReason === 'pause_turn' && response.calls.length === 0) return 'pause_turn';
     if (response.calls.length === 0) return 'end_turn';
+    // Calls of a concurrent tool (subagents) start together; results are still recorded in call order.
+    const started = new Map(response.calls.filter((c) => this.options.tools.concurrent?.(c.name)).map((c) => [c.id, this.runTool(c, signal)]));
     for (const call of response.calls) {
       if (signal.aborted) throw new CancelledError('cancelled');
-      this.emit({ type: 'tool_call', call });
-      const output = await this.options.tools.run(call, {
-        signal,
-        onApprovalNeeded: (request) => this.emit({ type: 'approval_needed', request }),
-        onApprovalResolved: (decision) => this.emit({ type: 'approval_resolved', callId: call.id, decision }),
-      });
+      const output = await (started.get(call.id) ?? this.runTool(call, signal));
       if (signal.aborted && output.cancelled) {
         const message = await this.manager.recordToolResult(call, output.output, true);
         this.emit({ type: 'tool_result', callId: call.id, message });
@@ -321,5 +318,15 @@ export class AgentSession {
       this.emit({ type: 'tool_result', callId: call.id, message });
     }
     return 'tool_use';
+  }
+
+  private runTool(call: ToolCall, signal: AbortSignal) {
+    this.emit({ type: 'tool_call', call });
+    return this.options.tools.run(call, {
+      signal,
+      onApprovalNeeded: (request) => this.emit({ type: 'approval_needed', request }),
+      onApprovalResolved: (decision) => this.emit({ type: 'approval_resolved', callId: call.id, decision }),
+      onEvent: (event) => this.emit(event),
+    });
   }
 }

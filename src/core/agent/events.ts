@@ -21,7 +21,18 @@ export type AgentEvent =
   /** `action: 'continue'`: the chat offers to let the model carry on (an answer cut at the output limit). */
   | { type: 'notice'; message: string; action?: 'continue' }
   | { type: 'error'; message: string; kind: string }
-  | { type: 'turn_end'; stopReason: TurnStopReason };
+  | { type: 'turn_end'; stopReason: TurnStopReason }
+  | { type: 'subagent'; progress: SubagentProgress };
+
+/** A subagent's progress, as the parent's events carry it: `callId` is the parent's delegate call, `sessionId` the subagent's own session. */
+export type SubagentProgress = { callId: string; sessionId: string; agent?: string } & (
+  | { kind: 'started'; task: string }
+  | { kind: 'request'; requestIndex: number; usedTokens: number; effectiveWindow: number; percent: number }
+  | { kind: 'usage'; record: TurnUsageRecord }
+  | { kind: 'compaction'; event: CompactionEvent }
+  | { kind: 'tool_call'; toolName: string; toolCallId: string }
+  | { kind: 'ended'; stopReason: TurnStopReason | 'request_cap' | 'token_cap'; requests: number; tokens: number; error?: string }
+);
 
 /** `refusal`: the model declined to answer; the turn ends cleanly. */
 export type TurnStopReason = 'end_turn' | 'max_tokens' | 'refusal' | 'cancelled' | 'error' | 'max_steps' | 'blocked';

@@ -1,10 +1,13 @@
 import type { ToolCall } from '../model/message';
+import type { AgentEvent } from './events';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/types';
 
 export interface ToolRunOptions {
   signal: AbortSignal;
   onApprovalNeeded(request: ApprovalRequest): void;
   onApprovalResolved(decision: ApprovalDecision): void;
+  /** The loop's own event stream, for tools that report progress (subagents). */
+  onEvent?(event: AgentEvent): void;
 }
 
 export interface ToolRunResult {
@@ -19,4 +22,6 @@ export interface ToolRunResult {
 /** Executes one tool call; never throws for the model's mistakes (they become error results). */
 export interface ToolRunner {
   run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult>;
+  /** Whether calls of this tool in one response may run together (the loop starts them at once). */
+  concurrent?(name: string): boolean;
 }

@@ -12,7 +12,7 @@ export interface ToolRegistryOptions {
   sources: ReadonlyArray<() => readonly Tool[]>;
   /** The workspace as it is now (folders and trust change while a session runs). */
   workspace: () => Workspace;
-  approvals: SessionApprovals;
+  approvals: Pick<SessionApprovals, 'decide'>;
   limits: ToolLimits;
   /** Told of every call before it runs (the prompt keeps recently used tools offered). */
   onCall?: (name: string) => void;
@@ -73,6 +73,10 @@ export class ToolRegistry implements ToolRunner {
     return [...firstByName.values()].filter((t) => !t.unlisted && (trusted || t.approval !== 'external')).map((t) => t.definition);
   }
 
+  concurrent(name: string): boolean {
+    return this.find(name)?.concurrent === true;
+  }
+
   async run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult> {
     this.options.onCall?.(call.name);
     const tool = this.find(call.name);
@@ -92,6 +96,7 @@ export class ToolRegistry implements ToolRunner {
       callId: call.id,
       signal: options.signal,
       limits: this.options.limits,
+      onEvent: options.onEvent,
       approve: async (asked, what) => {
         const request: ApprovalRequest = { ...asked, callId: call.id, toolName: call.name, kind: tool.approval === 'edit' ? 'edit' : tool.approval === 'command' ? 'command' : tool.approval === 'read' ? 'read' : 'other' };
         const outcome = await this.options.approvals.decide(request, workspace, options);

@@ -1,3 +1,4 @@
+import type { AgentEvent } from '../agent/events';
 import type { ToolDefinition } from '../model/tool';
 import type { Workspace } from '../ports/workspace';
 import type { CommandAllowance } from './commandAllowance';
@@ -28,6 +29,8 @@ export interface ApprovalRequest {
   preview?: { before: string; after: string };
   /** Why it asks even though the settings might allow it (a path that can run code, Restricted Mode). */
   reason?: string;
+  /** Set when a subagent asks: which one (its session, its agent's name) and the parent's delegate call that started it. */
+  subagent?: { sessionId: string; name: string; parentCallId: string };
 }
 
 export type ApprovalDecision = 'approved' | 'denied';
@@ -59,6 +62,8 @@ export interface ToolContext {
   approve(request: Omit<ApprovalRequest, 'callId' | 'toolName' | 'kind'>, what: string): Promise<void>;
   /** Settings the tools honour. */
   limits: ToolLimits;
+  /** Reports progress among the agent's own events (a subagent's). */
+  onEvent?(event: AgentEvent): void;
 }
 
 export interface ToolOutput {
@@ -73,6 +78,8 @@ export interface Tool {
   readonly approval: ApprovalKind;
   /** Offered by the prompt itself when it applies (tool_search, activate_skill), not in the tool list. */
   readonly unlisted?: boolean;
+  /** Several calls of it in one response start together instead of one after another (subagents). */
+  readonly concurrent?: boolean;
   /** Parsed JSON arguments (already checked to be an object); throws ToolInputError on bad input. */
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }

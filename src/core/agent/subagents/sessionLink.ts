@@ -1,0 +1,68 @@
+import type { SessionInfo, SessionStore } from '../../ports/sessionStore';
+
+/** How a subagent's session names its parent: the parent's session, the parent's delegate call, the agent. */
+export interface SubagentLink {
+  parentSessionId: string;
+  parentCallId: string;
+  agent: string;
+}
+
+const PREFIX = 'subagent:';
+
+/** The session's `origin` for a subagent (each part escaped, so ids with separators stay whole). */
+export function subagentOrigin(link: SubagentLink): string {
+  return PREFIX + [link.parentSessionId, link.parentCallId, link.agent].map(encodeURIComponent).join('/');
+}
+
+/** The link a session's origin states, or undefined for a session that is not a subagent's. */
+export function subagentLinkOf(info: Pick<SessionInfo, 'origin'>): SubagentLink | undefined {
+  if (!info.origin?.startsWith(PREFIX)) return undefined;
+  const parts = info.origin.slice(PREFIX.length).split('/');
+  if (parts.length !== 3) return undefined;
+  try {
+    const [parentSessionId, parentCallId, agent] = parts.map(decodeURIComponent);
+    return { parentSessionId, parentCallId, agent };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The subagent sessions a session started (directly), oldest first, with their links. */
+export async function subagentSessions(store: SessionStore, parentSessionId: string): Promise<Array<{ info: SessionInfo; link: SubagentLink }>> {
+  const found: Array<{ info: SessionInfo; link: SubagentLink }> = [];
+  for (const info of await store.listSessions()) {
+    const link = subagentLinkOf(info);
+    if (link?.parentSessionId === parentSessionId) found.push({ info, link });
+  }
+  return found.sort((a, b) => a.info.createdAt - b.info.createdAt);
+}
+
+export interface SessionTokenTotals {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** A session's requests and tokens (reported where the provider said, else estimated), with every subagent under it. */
+export async function totalsWithSubagents(store: SessionStore, sessionId: string, seen = new Set<string>()): Promise<SessionTokenTotals & { subagents: SessionTokenTotals }> {
+  seen.add(sessionId);
+  const own = await sessionTotals(store, sessionId);
+  const subagents: SessionTokenTotals = { requests: 0, inputTokens: 0, outputTokens: 0 };
+  for (const { info } of await subagentSessions(store, sessionId)) {
+    if (seen.has(info.id)) continue;
+    const child = await totalsWithSubagents(store, info.id, seen);
+    subagents.requests += child.requests;
+    subagents.inputTokens += child.inputTokens;
+    subagents.outputTokens += child.outputTokens;
+  }
+  return { requests: own.requests + subagents.requests, inputTokens: own.inputTokens + subagents.inputTokens, outputTokens: own.outputTokens + subagents.outputTokens, subagents };
+}
+
+async function sessionTotals(store: SessionStore, sessionId: string): Promise<SessionTokenTotals> {
+  const records = await store.listTurnUsage(sessionId, { items: false });
+  return {
+    requests: records.length,
+    inputTokens: records.reduce((sum, r) => sum + (r.reportedInputTokens ?? r.estimatedInputTokens), 0),
+    outputTokens: records.reduce((sum, r) => sum + (r.reportedOutputTokens ?? 0), 0),
+  };
+}

@@ -1,0 +1,149 @@
+import { getTokenCounter } from '../../../../../src/core/accounting/tokenizer';
+import { AgentSession } from '../../../../../src/core/agent/agentSession';
+import type { AgentEvent, SubagentProgress } from '../../../../../src/core/agent/events';
+import { DelegateTool, type SubagentLimits } from '../../../../../src/core/agent/subagents/delegateTool';
+import type { NamedAgent } from '../../../../../src/core/agent/subagents/namedAgents';
+import type { ToolDefinition } from '../../../../../src/core/model/tool';
+import { createOpenAIProvider } from '../../../../../src/core/providers/openai';
+import { SessionPrompt } from '../../../../../src/core/prompt/sessionPrompt';
+import { ContextSession } from '../../../../../src/core/session/contextSession';
+import { withSettings, type ContextSettings } from '../../../../../src/core/settings';
+import type { ApprovalAnswer } from '../../../../../src/core/tools/approval';
+import { ToolRegistry } from '../../../../../src/core/tools/registry';
+import { SessionApprovals } from '../../../../../src/core/tools/sessionApprovals';
+import { sessionTools } from '../../../../../src/core/tools/sessionTools';
+import type { ApprovalRequest, Tool } from '../../../../../src/core/tools/types';
+import { NodeWorkspace } from '../../../../../src/node/tools/nodeWorkspace';
+import type { FakeOpenAIServer } from '../../../../fakes/openaiServer';
+import type { RecordedRequest } from '../../../../fakes/scriptedServer';
+import { tempStore } from '../../../../support/tempStore';
+import { TEST_LIMITS } from '../../../../support/toolRegistry';
+
+const ECHO: ToolDefinition = { name: 'echo', description: 'Echo text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, source: 'builtin' };
+
+export const DEFAULT_LIMITS: SubagentLimits = { maxRequests: 30, maxTokens: 1_000_000, maxConcurrent: 3, allowNested: false, maxReportLines: 400, maxReportBytes: 16_384 };
+
+/** A rendezvous: `arrive()` resolves once `count` callers have arrived (proves they run at the same time). */
+export class Barrier {
+  private arrived = 0;
+  private readonly waiters: Array<() => void> = [];
+  constructor(private readonly count: number) {}
+  arrive(): Promise<void> {
+    this.arrived++;
+    if (this.arrived >= this.count) for (const w of this.waiters.splice(0)) w();
+    return this.arrived >= this.count ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
+
+export interface HarnessOptions {
+  server: FakeOpenAIServer;
+  limits?: Partial<SubagentLimits>;
+  /** The subagents' window settings (the parent's are 32K). */
+  subSettings?: ContextSettings;
+  agents?: NamedAgent[];
+  ask?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+  barrier?: Barrier;
+  /** Called each time the `wait` tool starts (it then blocks until the turn is cancelled). */
+  onWait?: () => void;
+}
+
+/** A parent agent with the delegate tool, on a real store and a fake OpenAI server on 127.0.0.1. */
+export async function subagentHarness(options: HarnessOptions) {
+  const env = await tempStore();
+  const counter = getTokenCounter();
+  const settings = withSettings({ contextWindow: 32_000, maxOutputTokens: 1_000 });
+  const subSettings = options.subSettings ?? settings;
+  const parentId = (await env.store.createSession({ title: 'parent' })).id;
+  const manager = await ContextSession.open({ store: env.store, sessionId: parentId, settings, counter });
+  const provider = createOpenAIProvider({ apiKey: 'sk-test', baseUrl: options.server.url, retry: { maxAttempts: 1, sleep: async () => undefined } });
+  const asked: ApprovalRequest[] = [];
+  const approvals = new SessionApprovals({
+    policy: () => ({ commands: 'ask', edits: 'ask' }),
+    allowedTools: () => [],
+    ask: async (request) => (asked.push(request), options.ask ? options.ask(request) : { approved: false }),
+  });
+  const testTools: Tool[] = [
+    { definition: ECHO, approval: 'read', execute: async (args) => ({ output: args.big ? `${args.text}\n`.repeat(Number(args.big)) : String(args.text) }) },
+    {
+      definition: { ...ECHO, name: 'meet' },
+      approval: 'read',
+      async execute() {
+        await options.barrier?.arrive();
+        return { output: 'met' };
+      },
+    },
+    {
+      definition: { ...ECHO, name: 'wait' },
+      approval: 'read',
+      async execute(_args, ctx) {
+        options.onWait?.();
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+        return { output: 'cancelled', isError: true };
+      },
+    },
+    {
+      definition: { ...ECHO, name: 'run_it' },
+      approval: 'command',
+      async execute(_args, ctx) {
+        await ctx.approve({ title: 'Run the thing' }, 'running the thing');
+        return { output: 'ran' };
+      },
+    },
+  ];
+  const registryOptions = { workspace: () => new NodeWorkspace({ folders: [], trusted: true }), limits: TEST_LIMITS, approvals };
+  const delegate = new DelegateTool({
+    store: env.store,
+    parentSessionId: () => manager.sessionId,
+    provider,
+    model: 'test-model',
+    maxOutputTokens: 500,
+    modelAllowed: (model) => model === 'test-model' || model === 'test-small',
+    counter,
+    settings: subSettings,
+    openContext: (sessionId) => ContextSession.open({ store: env.store, sessionId, settings: subSettings, counter }),
+    tools: (sub, fixed) => [...testTools, ...sessionTools(env.store, () => sub, fixed)],
+    registry: registryOptions,
+    agents: async () => options.agents ?? [],
+    limits: () => ({ ...DEFAULT_LIMITS, ...options.limits }),
+  });
+  let fixed = { system: 0, skills: 0, tools: 0 };
+  const session = sessionTools(env.store, () => manager, () => fixed);
+  const registry: ToolRegistry = new ToolRegistry({ sources: [() => prompt.tools(), () => testTools, () => [delegate], () => session], ...registryOptions, onCall: (name) => prompt.noteToolUse(name) });
+  const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => undefined, skills: async () => [] });
+  const agent = new AgentSession({
+    manager,
+    provider,
+    model: 'test-model',
+    maxOutputTokens: 1_000,
+    prompt: {
+      prepare: async (a) => {
+        await delegate.refreshAgents();
+        const p = await prompt.prepare(a);
+        fixed = p.fixed;
+        return p;
+      },
+    },
+    tools: registry,
+    sleep: async () => undefined,
+  });
+  const events: AgentEvent[] = [];
+  agent.on((e) => events.push(e));
+  const progress = () => events.flatMap((e) => (e.type === 'subagent' ? [e.progress] : [])) as SubagentProgress[];
+  return { env, manager, agent, events, progress, asked, delegate };
+}
+
+/** The first user message of a request (a subagent's task, or the user's words for the parent). */
+export function firstUser(request: RecordedRequest): string {
+  const messages = request.body.messages as Array<{ role: string; content: unknown }>;
+  const user = messages.find((m) => m.role === 'user');
+  return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
+}
+
+/** How many tool results a request carries (which step of its agent it is). */
+export function toolResults(request: RecordedRequest): number {
+  return (request.body.messages as Array<{ role: string }>).filter((m) => m.role === 'tool').length;
+}
+
+export function offeredTools(request: RecordedRequest): string[] {
+  return ((request.body.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name);
+}
