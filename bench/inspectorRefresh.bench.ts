@@ -59,8 +59,8 @@ async function measure(messages: number): Promise<Record<string, number>> {
     if (i % OFFLOAD_EVERY === 0) await raw.putBlob(info.id, { toolName: 'run_command', toolCallId: `c${i}`, content: Buffer.from(`FAIL case-${i}\n`.repeat(2_000)) });
   });
   const store = withSessionReadCache(raw);
-  const manager = await ContextSession.open({ store, sessionId: info.id, settings: withSettings({ contextWindow: 1_000_000, maxOutputTokens: 8_000 }), counter: getTokenCounter('o200k_base'), contextWindow: 1_000_000, maxOutputTokens: 8_000 });
-  const session: ActiveSession = { info, manager, fixed: FIXED };
+  const manager = await ContextSession.open({ store, sessionId: info.id, settings: withSettings({ contextWindow: 1_000_000, maxOutputTokens: 8_000 }), counter: getTokenCounter('o200k_base'), contextWindow: 1_000_000, maxOutputTokens: 8_000, fixed: FIXED });
+  const session: ActiveSession = { info, manager };
 
   /** One agent step through the session, as the agent loop records it. */
   const recordStep = async () => {

@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import type { AgentEvent } from '../core/agent/events';
-import type { FixedComponents } from '../core/accounting/usageBasis';
 import type { CompactionResult } from '../core/compaction/compactor';
 import { ContextSession } from '../core/session/contextSession';
 import { lastTurnUsage } from '../core/session/lastTurnUsage';
@@ -175,6 +174,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
       // A window nobody reported (an unknown model) is left to the budget's fallback, which says it assumed one.
       contextWindow: chat ? (chat.window.source === 'assumed' ? undefined : chat.model.contextWindow) ?? config.context.contextWindow : lastUsage?.contextWindow ?? config.context.contextWindow,
       maxOutputTokens: chat?.maxOutputTokens ?? lastUsage?.maxOutputTokens ?? config.context.maxOutputTokens,
+      fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : undefined,
     });
     const session: ActiveSession = {
       info,
@@ -182,10 +182,9 @@ export class SessionController implements vscode.Disposable, SessionActions {
       chat,
       replayLabel,
       unavailable: replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : resolution && !resolution.ok ? resolution.reason : undefined,
-      fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : { system: 0, skills: 0, tools: 0 },
     };
     if (chat) {
-      const agent = await this.agents.create({ manager, chat, config, store, onFixed: (fixed: FixedComponents) => (session.fixed = fixed) });
+      const agent = await this.agents.create({ manager, chat, config, store });
       session.agent = agent;
       this.subscriptions.push(agent.on((event) => this.onAgent(event)));
     }
@@ -297,14 +296,14 @@ export class SessionController implements vscode.Disposable, SessionActions {
   async compact(focus?: string): Promise<CompactionResult> {
     const session = await this.current();
     if (session.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before compacting.');
-    const result = await session.manager.compact({ trigger: 'manual', focus, fixed: session.fixed });
+    const result = await session.manager.compact({ trigger: 'manual', focus });
     this.changed.fire();
     return result;
   }
 
   async preview(focus?: string): Promise<CompactionResult> {
     const session = await this.current();
-    return session.manager.compact({ trigger: 'manual', focus, fixed: session.fixed, dryRun: true });
+    return session.manager.compact({ trigger: 'manual', focus, dryRun: true });
   }
 
   async setPinned(messageId: string, pinned: boolean): Promise<boolean> {

@@ -25,6 +25,8 @@ import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
 import { resumeSession } from './resume';
 import { LastMeasure } from './lastMeasure';
+import { SessionChanges, type SessionChangeListener } from './sessionChanges';
+import type { BlobInfo } from '../ports/blobStore';
 
 export interface ContextSessionOptions {
   store: SessionStore;
@@ -38,6 +40,8 @@ export interface ContextSessionOptions {
   /** Text re-injected after a checkpoint, when instructions live in the conversation. */
   reinjectInstructions?: () => string | undefined;
   now?: () => number;
+  /** The prompt's tokens outside the conversation until the first request builds it (the last request's, on resume). */
+  fixed?: FixedComponents;
 }
 
 /**
@@ -87,6 +91,9 @@ export class ContextSession {
   private readonly conversationItems = new ConversationItems();
   private readonly mutex = new Mutex();
   private readonly listeners = new Set<CompactionListener>();
+  private readonly changes = new SessionChanges();
+  /** The prompt's tokens outside the conversation, from the last prompt built. */
+  private promptFixed: FixedComponents;
   private readonly strategies: CompactionStrategy[];
   private readonly summarizer: Summarizer;
   private readonly now: () => number;
@@ -100,6 +107,7 @@ export class ContextSession {
     this.now = options.now ?? Date.now;
     this.contextWindow = options.contextWindow;
     this.maxOutputTokens = options.maxOutputTokens;
+    this.promptFixed = options.fixed ?? EMPTY_FIXED;
   }
 
   /** Opens a session where it left off (see resume.ts). */
@@ -111,7 +119,7 @@ export class ContextSession {
     session.working = resumed.working;
     session.lastCreatedAt = resumed.lastCreatedAt;
     session.lastCompactionId = resumed.lastCompactionId;
-    session.ledger = new RequestLedger(options.store, options.sessionId, resumed.nextRequestIndex, session.now);
+    session.ledger = new RequestLedger(options.store, options.sessionId, resumed.nextRequestIndex, session.now, (record) => session.changes.emit({ type: 'usage', record }));
     return session;
   }
 
@@ -136,6 +144,16 @@ export class ContextSession {
   /** The working context, as the agent sees it (hidden messages included, flagged). */
   get messages(): readonly Message[] {
     return this.working;
+  }
+
+  /** The prompt's tokens outside the conversation (system, skills, tools), from the last prompt built. */
+  get fixed(): FixedComponents {
+    return this.promptFixed;
+  }
+
+  /** Every write, with what it wrote: messages, usage records, compaction events, stored results. */
+  onChange(listener: SessionChangeListener): () => void {
+    return this.changes.on(listener);
   }
 
   onCompaction(listener: CompactionListener): () => void {
@@ -193,6 +211,7 @@ export class ContextSession {
         recorded.push(message);
       }
       await this.persist(recorded);
+      this.changes.emit({ type: 'messages', appended: recorded, replaced: [] });
       return recorded;
     });
   }
@@ -210,7 +229,8 @@ export class ContextSession {
 
   /** Truncates / offloads a tool's output and records it as the call's result. */
   async recordToolResult(call: ToolCall, output: string | Uint8Array, isError = false, denied = false): Promise<Message> {
-    const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, denied, settings: this.settings, now: this.now });
+    const onStored = (blob: BlobInfo) => this.changes.emit({ type: 'result', blob, title: { toolName: call.name, arguments: call.arguments, requestIndex: this.nextRequestIndex } });
+    const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, denied, settings: this.settings, now: this.now, onStored });
     const [recorded] = await this.append(message);
     return recorded;
   }
@@ -231,7 +251,10 @@ export class ContextSession {
   abortOpenCalls(reason = 'cancelled by the user'): Promise<Message[]> {
     return this.mutex.run(async () => {
       const added = this.closeOpenCalls(reason);
-      if (added.length) await this.persist(added);
+      if (added.length) {
+        await this.persist(added);
+        this.changes.emit({ type: 'messages', appended: added, replaced: [] });
+      }
       return added;
     });
   }
@@ -242,7 +265,7 @@ export class ContextSession {
    * The budget for the current working context. Once the provider reported usage, the total is that
    * report plus the estimate of what changed since.
    */
-  measure(fixed: FixedComponents = EMPTY_FIXED): ContextBudget {
+  measure(fixed: FixedComponents = this.promptFixed): ContextBudget {
     const inputs = { working: this.working, fixed, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens, observed: this.observedReports };
     return this.lastMeasure.get(inputs, () => this.basis.measure({ working: this.working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }));
   }
@@ -253,7 +276,7 @@ export class ContextSession {
    * every item of the request. Changes nothing; for views and checks. `measured`: the budget of this
    * working context with these fixed components, when the caller just measured it.
    */
-  planRequest(fixed: FixedComponents = EMPTY_FIXED, sections?: PromptSections, measured?: ContextBudget): RequestPlan {
+  planRequest(fixed: FixedComponents = this.promptFixed, sections?: PromptSections, measured?: ContextBudget): RequestPlan {
     const visible = this.visible.view(this.working);
     const { messages, items } = requestContent({ messages: visible.messages, sections, fixed, count: this.count, reuse: this.conversationItems });
     return { messages, items, budget: measured ?? this.measure(fixed), repaired: visible.repaired };
@@ -267,7 +290,8 @@ export class ContextSession {
   async nextRequest<P extends PromptPart>(prompt: PromptInput<P>, signal?: AbortSignal): Promise<PlannedRequest<P>> {
     const build = typeof prompt === 'function' ? prompt : undefined;
     const roomOf = (budget: ContextBudget) => ({ effectiveWindow: budget.effectiveWindow, percentUsed: budget.percent });
-    let prepared = build ? await build(roomOf(this.measure())) : (prompt as P);
+    let prepared = build ? await build(roomOf(this.measure(EMPTY_FIXED))) : (prompt as P);
+    this.promptFixed = prepared.fixed;
     // Measured once per step: no await stands between a measure and the plan that reuses it.
     let budget = this.measure(prepared.fixed);
     let compaction: CompactionResult | undefined;
@@ -280,6 +304,7 @@ export class ContextSession {
     const compactionId = compaction?.status === 'complete' ? compaction.id : undefined;
     if (compactionId && build && !blocked) {
       prepared = await build(roomOf(budget));
+      this.promptFixed = prepared.fixed;
       budget = this.measure(prepared.fixed);
     }
     return { status: blocked ? 'blocked' : 'ready', prompt: prepared, plan: this.planRequest(prepared.fixed, prepared.sections, budget), requestIndex: this.nextRequestIndex, compaction, compactionId, recovered: false };
@@ -317,13 +342,14 @@ export class ContextSession {
     return this.mutex.run(async () => {
       const dryRun = Boolean(options.dryRun);
       const id = newId('c');
+      const fixed = options.fixed ?? this.promptFixed;
       const outcome = await runCompaction({
         id,
         sessionId: this.sessionId,
         history: this.working,
         openCallIds: this.openCallIds(),
-        budget: this.measure(options.fixed ?? EMPTY_FIXED),
-        options: { ...options, fixed: options.fixed ?? EMPTY_FIXED },
+        budget: this.measure(fixed),
+        options: { ...options, fixed },
         settings: this.settings,
         strategies: this.strategies,
         summarizer: this.summarizer,
@@ -336,7 +362,10 @@ export class ContextSession {
       });
       const { event } = outcome;
       if (event.status === 'error') {
-        if (!dryRun) await this.options.store.addCompactionEvent(event).catch(() => undefined);
+        if (!dryRun) {
+          const stored = await this.options.store.addCompactionEvent(event).then(() => true, () => false);
+          if (stored) this.changes.emit({ type: 'compaction', record: event });
+        }
         this.emit({ type: 'error', id, error: event.error ?? '', record: event });
         return compactionResult(outcome, dryRun);
       }
@@ -347,7 +376,10 @@ export class ContextSession {
           await this.saveSnapshot(id, event.tokensAfter);
         }
         // An automatic check that found nothing to remove is not a compaction; a user's request is recorded either way.
-        if (outcome.changed || options.trigger !== 'auto') await this.options.store.addCompactionEvent(event);
+        if (outcome.changed || options.trigger !== 'auto') {
+          await this.options.store.addCompactionEvent(event);
+          this.changes.emit({ type: 'compaction', record: event });
+        }
       }
       this.emit({ type: 'complete', id, record: event, dryRun });
       return compactionResult(outcome, dryRun);
@@ -358,6 +390,8 @@ export class ContextSession {
     if (dryRun) return newId('r'); // same shape as a real ref, so the preview counts the same
     try {
       const info = await this.options.store.putBlob(this.sessionId, { toolName, toolCallId, content: new TextEncoder().encode(content) });
+      const call = toolCallId === undefined ? undefined : this.working.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === toolCallId);
+      this.changes.emit({ type: 'result', blob: info, title: { toolName, arguments: call?.arguments, requestIndex: this.nextRequestIndex } });
       return info.id;
     } catch {
       return undefined; // the transcript still holds the original
@@ -372,7 +406,10 @@ export class ContextSession {
       const updated = { ...this.working[index], pinned };
       this.working[index] = updated;
       // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
-      if (!updated.meta?.replaces && !updated.meta?.synthetic) await this.persist([updated]);
+      if (!updated.meta?.replaces && !updated.meta?.synthetic) {
+        await this.persist([updated]);
+        this.changes.emit({ type: 'messages', appended: [], replaced: [updated] });
+      }
       if (this.lastCompactionId) await this.saveSnapshot(this.lastCompactionId, totalTokens(this.working, this.count));
       return true;
     });

@@ -1,6 +1,6 @@
 import { toolResultMessage } from '../model/factories';
 import type { Message, ToolCall } from '../model/message';
-import type { BlobStore } from '../ports/blobStore';
+import type { BlobInfo, BlobStore } from '../ports/blobStore';
 import type { ContextSettings } from '../settings';
 import { scanOutput } from './scan';
 import { truncateMeasured } from './truncate';
@@ -17,6 +17,8 @@ export interface RecordArgs {
   denied?: boolean;
   settings: ContextSettings;
   now?: () => number;
+  /** Told about the output stored whole, right after it is stored. */
+  onStored?: (blob: BlobInfo) => void;
 }
 
 /**
@@ -36,6 +38,7 @@ export async function recordToolResult(args: RecordArgs): Promise<Message> {
   if (overThreshold || (scan.binary && settings.offloadThresholdBytes > 0)) {
     try {
       const info = await args.store.putBlob(args.sessionId, { toolName: call.name, toolCallId: call.id, content: scan.bytes, measured: scan });
+      args.onStored?.(info);
       const header = `[Tool result stored — ${fmt(info.byteSize)} bytes, ${fmt(info.lineCount)} lines from "${call.name}"${args.isError ? ' (error)' : ''}; ref_id="${info.id}"]`;
       if (scan.binary) return { ...base, content: `${header}\n${binaryNote}`, meta: { ...base.meta, offloadRef: info.id } };
       const preview = truncateMeasured(scan, { maxLines: Math.min(settings.truncation.maxLines, 60), maxBytes: settings.offloadPreviewBytes });

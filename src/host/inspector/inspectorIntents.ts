@@ -29,7 +29,7 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     },
     requestItemText: async (m) => {
       const session = await d.sessions.current();
-      const current = m.requestIndex === undefined ? session.manager.planRequest(session.fixed).items : undefined;
+      const current = m.requestIndex === undefined ? session.manager.planRequest().items : undefined;
       const found = await requestItemText({ store: await d.sessions.store(), sessionId: session.info.id, requestIndex: m.requestIndex, itemId: m.itemId, working: session.manager.messages, current });
       d.post({ type: 'requestItemText', ...(m.requestIndex === undefined ? {} : { requestIndex: m.requestIndex }), itemId: m.itemId, text: found.text, totalChars: found.totalChars });
     },

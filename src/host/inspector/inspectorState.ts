@@ -36,7 +36,7 @@ export async function buildInspectorState(session: ActiveSession | undefined, st
   if (!session) return { turns: [], compactions: [], blobs: [], current: [] };
   const id = session.info.id;
   const [usage, compactions, blobs] = await Promise.all([store.listTurnUsage(id, { items: false }), store.listCompactionEvents(id), store.listBlobs(id)]);
-  const plan = session.manager.planRequest(session.fixed);
+  const plan = session.manager.planRequest();
   const budget = plan.budget;
   const calibration = session.manager.calibration.view();
   const budgetView: BudgetView = {

@@ -1,4 +1,3 @@
-import type { FixedComponents } from '../../core/accounting/usageBasis';
 import type { AgentSession } from '../../core/agent/agentSession';
 import type { CompactionResult } from '../../core/compaction/compactor';
 import type { Summarizer } from '../../core/compaction/types';
@@ -32,8 +31,6 @@ export interface ActiveSession {
   replayLabel?: string;
   /** Why there is no agent, for the chat banner. */
   unavailable?: string;
-  /** Tokens outside the conversation, from the last prompt built. */
-  fixed: FixedComponents;
 }
 
 /** What the chat's and the inspector's intents ask of the session controller. */
