@@ -52,6 +52,9 @@ export interface InspectorState {
   current: RequestItem[];
   averageTurnTokens?: number;
   turnsRemaining?: number;
+  /** How many older requests and offloaded results the webview was not sent (it asks with `showEarlier`). */
+  earlierTurns?: number;
+  earlierResults?: number;
 }
 
 export interface CompactionPreviewView {
@@ -98,4 +101,6 @@ export type InspectorToHost =
   | { type: 'pin'; messageId: string; pinned: boolean }
   | { type: 'previewCompaction'; focus?: string }
   | { type: 'confirmCompaction'; focus?: string }
-  | { type: 'refresh' };
+  | { type: 'refresh' }
+  /** A page more of the older requests or offloaded results. */
+  | { type: 'showEarlier'; list: 'turns' | 'results' };

@@ -8,7 +8,10 @@ import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { resolveChatModel } from './modelService';
-import type { ActiveSession, SessionActions } from '../host/session/sessionPorts';
+import type { ActiveSession, SessionActions, ViewChange } from '../host/session/sessionPorts';
+import { CHAT_PAGE_MESSAGES, SessionView } from '../host/session/sessionView';
+import { userValue } from '../config/userScope';
+import { parsePriceOverrides } from '../core/providers/modelRegistry';
 import type { AgentFactory } from './agentFactory';
 import { TurnTracker, type LiveTurn, type TurnNotice } from '../host/session/turnTracker';
 import { nextCompactionActivity, type CompactionActivity } from '../host/session/compactionActivity';
@@ -19,7 +22,7 @@ import { nextCompactionActivity, type CompactionActivity } from '../host/session
  * the views when anything changed. The views never touch the store or the manager directly.
  */
 export class SessionController implements vscode.Disposable, SessionActions {
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly changed = new vscode.EventEmitter<ViewChange>();
   private readonly agentEvents = new vscode.EventEmitter<AgentEvent>();
   readonly onDidChange = this.changed.event;
   readonly onAgentEvent = this.agentEvents.event;
@@ -165,6 +168,9 @@ export class SessionController implements vscode.Disposable, SessionActions {
     ]);
     const chat = resolution?.ok ? resolution.chat : undefined;
     const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
+    // What the views show is read while the session resumes; prices come from user settings only.
+    const prices = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
+    const viewing = SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, prices);
     const manager = await ContextSession.open({
       store,
       sessionId,
@@ -176,9 +182,11 @@ export class SessionController implements vscode.Disposable, SessionActions {
       maxOutputTokens: chat?.maxOutputTokens ?? lastUsage?.maxOutputTokens ?? config.context.maxOutputTokens,
       fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : undefined,
     });
+    const view = await viewing;
     const session: ActiveSession = {
       info,
       manager,
+      view,
       chat,
       replayLabel,
       unavailable: replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : resolution && !resolution.ok ? resolution.reason : undefined,
@@ -191,11 +199,15 @@ export class SessionController implements vscode.Disposable, SessionActions {
     this.subscriptions.push(
       manager.onCompaction((event) => {
         this.compactionActivity = nextCompactionActivity(this.compactionActivity, event);
-        this.changed.fire();
+        this.changed.fire({ type: 'status' });
+      }),
+      manager.onChange((change) => {
+        view.apply(change);
+        this.changed.fire(change);
       }),
     );
     this.activeSession = session;
-    this.changed.fire();
+    this.changed.fire({ type: 'opened' });
     if (session.agent && this.pending !== undefined) this.sendPending();
     return session;
   }
@@ -204,7 +216,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
   discardPendingMessage(): void {
     if (this.pending === undefined) return;
     this.pending = undefined;
-    this.changed.fire();
+    this.changed.fire({ type: 'status' });
   }
 
   /** The message kept while no model was configured goes out now that there is one. */
@@ -215,7 +227,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     this.send(text).catch((error: Error) => {
       this.pending ??= text;
       this.log.error(`chat: the waiting message could not be sent: ${error.message}`);
-      this.changed.fire();
+      this.changed.fire({ type: 'status' });
     });
   }
 
@@ -227,7 +239,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     }
     if (event.type === 'turn_end' && event.stopReason === 'error') this.failedTurnUserId = this.lastTurnUserId;
     this.agentEvents.fire(event);
-    if (event.type !== 'text_delta') this.changed.fire();
+    if (event.type !== 'text_delta') this.changed.fire({ type: 'status' });
     if (event.type === 'error') this.log.error(`agent: ${event.kind}: ${event.message}`);
   }
 
@@ -253,7 +265,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
       // Kept in the chat with a "Choose a model" action; sent when a model is configured. A second
       // message typed meanwhile joins the first rather than replacing it.
       this.pending = this.pending === undefined ? text : `${this.pending}\n\n${text}`;
-      this.changed.fire();
+      this.changed.fire({ type: 'status' });
       return;
     }
     const store = await this.store();
@@ -297,7 +309,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     const session = await this.current();
     if (session.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before compacting.');
     const result = await session.manager.compact({ trigger: 'manual', focus });
-    this.changed.fire();
+    this.changed.fire({ type: 'status' });
     return result;
   }
 
@@ -309,7 +321,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
   async setPinned(messageId: string, pinned: boolean): Promise<boolean> {
     const session = await this.current();
     const ok = await session.manager.setPinned(messageId, pinned);
-    this.changed.fire();
+    this.changed.fire({ type: 'status' });
     return ok;
   }
 

@@ -144,8 +144,11 @@ function renderRequests(): void {
       selected: ui.selectedTurn,
       onSelect: selectTurn,
       shown: timelineShown,
+      notSent: state.earlierTurns,
       onShowOlder: () => {
         timelineShown += TIMELINE_PAGE;
+        // Past what this webview holds: the host sends a page more of the older requests.
+        if (timelineShown > (state?.turns.length ?? 0) && state?.earlierTurns) host.post({ type: 'showEarlier', list: 'turns' });
         renderRequests();
       },
     }),
@@ -207,8 +210,10 @@ function renderBlobs(): void {
   replace(blobSlot, [
     renderOffloadedResults(state.blobs, state.blobTitles ?? {}, {
       shown: resultsShown,
+      notSent: state.earlierResults,
       onShowEarlier: () => {
         resultsShown += RESULTS_PAGE;
+        if (resultsShown > (state?.blobs.length ?? 0) && state?.earlierResults) host.post({ type: 'showEarlier', list: 'results' });
         renderBlobs();
       },
       open: openBlobs,

@@ -179,8 +179,11 @@ export class ContextSession {
     return { ...message, createdAt };
   }
 
-  private persist(messages: readonly Message[]): Promise<void> {
-    return this.options.store.putMessages(this.sessionId, messages.map((m) => withStoredCount(m, this.options.counter)));
+  /** Stores messages with their counts; returns them as stored (what the views are told). */
+  private async persist(messages: readonly Message[]): Promise<Message[]> {
+    const stored = messages.map((m) => withStoredCount(m, this.options.counter));
+    await this.options.store.putMessages(this.sessionId, stored);
+    return stored;
   }
 
   private saveSnapshot(compactionId: string, tokenCount: number): Promise<void> {
@@ -210,8 +213,7 @@ export class ContextSession {
         this.working.push(message);
         recorded.push(message);
       }
-      await this.persist(recorded);
-      this.changes.emit({ type: 'messages', appended: recorded, replaced: [] });
+      this.changes.emit({ type: 'messages', appended: await this.persist(recorded), replaced: [] });
       return recorded;
     });
   }
@@ -252,8 +254,7 @@ export class ContextSession {
     return this.mutex.run(async () => {
       const added = this.closeOpenCalls(reason);
       if (added.length) {
-        await this.persist(added);
-        this.changes.emit({ type: 'messages', appended: added, replaced: [] });
+        this.changes.emit({ type: 'messages', appended: await this.persist(added), replaced: [] });
       }
       return added;
     });
@@ -407,8 +408,7 @@ export class ContextSession {
       this.working[index] = updated;
       // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
       if (!updated.meta?.replaces && !updated.meta?.synthetic) {
-        await this.persist([updated]);
-        this.changes.emit({ type: 'messages', appended: [], replaced: [updated] });
+        this.changes.emit({ type: 'messages', appended: [], replaced: await this.persist([updated]) });
       }
       if (this.lastCompactionId) await this.saveSnapshot(this.lastCompactionId, totalTokens(this.working, this.count));
       return true;
