@@ -55,6 +55,11 @@ export interface InspectorState {
   /** How many older requests and offloaded results the webview was not sent (it asks with `showEarlier`). */
   earlierTurns?: number;
   earlierResults?: number;
+  /**
+   * Items of the next request left out of `current`: `count` older conversation items that go at
+   * `at` (after the system sections and tool schemas); `showEarlier` with 'current' asks for all.
+   */
+  currentOmitted?: { at: number; count: number };
 }
 
 export interface CompactionPreviewView {
@@ -103,4 +108,4 @@ export type InspectorToHost =
   | { type: 'confirmCompaction'; focus?: string }
   | { type: 'refresh' }
   /** A page more of the older requests or offloaded results. */
-  | { type: 'showEarlier'; list: 'turns' | 'results' };
+  | { type: 'showEarlier'; list: 'turns' | 'results' | 'current' };

@@ -64,7 +64,7 @@ function fields<T>(type: string, required: Record<string, Reader>, optional: Rec
 const readItemId: Reader = (f, key) => readString(f, key, LIMITS.itemIdBytes);
 
 /** Which paged list of the inspector a "show earlier" asks for. */
-const readPagedList: Reader = (f, key) => (f[key] === 'turns' || f[key] === 'results' ? { ok: true, value: f[key] } : { ok: false, error: `"${key}" must be "turns" or "results"` });
+const readPagedList: Reader = (f, key) => (f[key] === 'turns' || f[key] === 'results' || f[key] === 'current' ? { ok: true, value: f[key] } : { ok: false, error: `"${key}" must be "turns", "results" or "current"` });
 
 const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
   ready: { keys: [], build: () => ({ ok: true, value: { type: 'ready' } }) },

@@ -179,7 +179,18 @@ function renderRequests(): void {
 
 function renderCurrent(): void {
   if (!state) return;
+  const omitted = state.currentOmitted;
+  // Positions are in wire order: the items after the ones left out stand `count` further on.
+  const wirePosition = (position: number) => (omitted && position >= omitted.at ? position + omitted.count : position);
   replace(currentSlot, [
+    ...(omitted
+      ? [
+          h('p', { class: 'hint omitted-items' }, [
+            `${omitted.count.toLocaleString('en-US')} older messages of the conversation are not loaded: the list and the tokens by tool show the newest ones. `,
+            button('Load all items', () => host.post({ type: 'showEarlier', list: 'current' }), { appearance: 'secondary', attrs: { 'data-action': 'load-all-items' } }),
+          ]),
+        ]
+      : []),
     renderItemList(state.current, {
       label: 'current',
       sort: ui.currentSort,
@@ -190,7 +201,7 @@ function renderCurrent(): void {
       },
       onPin: (messageId, pinned) => host.post({ type: 'pin', messageId, pinned }),
       onRequestText: (itemId) => host.post({ type: 'requestItemText', itemId }),
-      onOpenInEditor: (position) => host.post({ type: 'openRequestItem', position }),
+      onOpenInEditor: (position) => host.post({ type: 'openRequestItem', position: wirePosition(position) }),
     }),
   ]);
 }

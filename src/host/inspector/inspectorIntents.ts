@@ -14,7 +14,7 @@ export interface InspectorIntentDeps {
   /** Pushes the inspector state to the webview now (`whole`: all of it, not only what changed). */
   sendState(whole?: boolean): Promise<void>;
   /** The next state carries a page more of the older requests or results. */
-  showEarlier(list: 'turns' | 'results'): void;
+  showEarlier(list: 'turns' | 'results' | 'current'): void;
   executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
   showInformation(text: string): void;
 }

@@ -9,6 +9,20 @@ import { SentList } from './sentList';
 export const INSPECTOR_PAGE = 200;
 
 /**
+ * The items of the next request the webview gets: those before the conversation (system
+ * sections, tool schemas) and the newest INSPECTOR_PAGE after them; the older conversation
+ * items in between are left out until the webview asks for them all (`omitted` says where and
+ * how many).
+ */
+export function pagedItems(items: readonly RequestItem[], all: boolean): { list: readonly RequestItem[]; omitted?: { at: number; count: number } } {
+  if (all || items.length <= INSPECTOR_PAGE) return { list: items };
+  const head = items.findIndex((item) => item.section === 'conversation');
+  const tailFrom = items.length - INSPECTOR_PAGE;
+  if (head < 0 || tailFrom <= head) return { list: items };
+  return { list: [...items.slice(0, head), ...items.slice(tailFrom)], omitted: { at: head, count: tailFrom - head } };
+}
+
+/**
  * The newest part of a list that only grows (requests, offloaded results): sent from `start`,
  * extended by what is appended and, when the webview asks, by a page of older elements. Nothing
  * is compared: an element, once recorded, does not change.
@@ -85,6 +99,8 @@ export class InspectorUpdates {
   /** How many items carry each id in the list last sent, and that list: keys are made for what changed only. */
   private idCounts = new Map<string, number>();
   private lastItems: readonly RequestItem[] = [];
+  /** The webview asked for every item of the next request. */
+  private allItems = false;
 
   /** Keys of `items[from..]`, where `items[0..from)` carry the ids the items last sent there did. */
   private readonly itemKeysAfter = (items: readonly RequestItem[]) => (from: number): string[] => {
@@ -106,14 +122,17 @@ export class InspectorUpdates {
     return keys;
   };
 
-  /** The webview asked for older requests or results: the next message carries a page more. */
-  showEarlier(list: 'turns' | 'results'): void {
-    (list === 'turns' ? this.turns : this.blobs).showEarlier();
+  /** The webview asked for older requests or results (a page more), or for every item of the next request. */
+  showEarlier(list: 'turns' | 'results' | 'current'): void {
+    if (list === 'current') this.allItems = true;
+    else (list === 'turns' ? this.turns : this.blobs).showEarlier();
   }
 
   /** `state` holds every request and result; `titlesVersion` changes whenever a title does. */
   message(state: InspectorState, whole = false, titlesVersion?: number): HostToInspector {
-    const { turns, current, blobs, blobTitles, ...rest } = state;
+    const { turns, current: allCurrent, blobs, blobTitles, ...rest } = state;
+    if (state.session?.id !== this.sessionId) this.allItems = false;
+    const { list: current, omitted } = pagedItems(allCurrent, this.allItems);
     if (whole || state.session?.id !== this.sessionId) {
       this.sessionId = state.session?.id;
       this.current.reset();
@@ -124,7 +143,7 @@ export class InspectorUpdates {
       const shownBlobs = this.blobs.whole(blobs);
       const titles = titlesOf(shownBlobs, blobTitles);
       this.titles = titlesVersion === undefined ? JSON.stringify(titles ?? {}) : `v${titlesVersion}`;
-      return { type: 'state', state: { ...rest, ...this.earlier(), turns: shownTurns, current, blobs: shownBlobs, ...(titles ? { blobTitles: titles } : {}) } };
+      return { type: 'state', state: { ...rest, ...this.earlier(omitted), turns: shownTurns, current: current as RequestItem[], blobs: shownBlobs, ...(titles ? { blobTitles: titles } : {}) } };
     }
     const turnsPatch = this.turns.change(turns);
     const blobsPatch = this.blobs.change(blobs);
@@ -141,7 +160,7 @@ export class InspectorUpdates {
     }
     return {
       type: 'update',
-      state: { ...rest, ...this.earlier() },
+      state: { ...rest, ...this.earlier(omitted) },
       turns: turnsPatch,
       current: this.current.change(current, this.itemKeysAfter(current)),
       blobs: blobsPatch,
@@ -149,8 +168,8 @@ export class InspectorUpdates {
     };
   }
 
-  private earlier(): Pick<InspectorState, 'earlierTurns' | 'earlierResults'> {
-    return { ...(this.turns.earlier ? { earlierTurns: this.turns.earlier } : {}), ...(this.blobs.earlier ? { earlierResults: this.blobs.earlier } : {}) };
+  private earlier(omitted?: { at: number; count: number }): Pick<InspectorState, 'earlierTurns' | 'earlierResults' | 'currentOmitted'> {
+    return { ...(this.turns.earlier ? { earlierTurns: this.turns.earlier } : {}), ...(this.blobs.earlier ? { earlierResults: this.blobs.earlier } : {}), ...(omitted ? { currentOmitted: omitted } : {}) };
   }
 }
 

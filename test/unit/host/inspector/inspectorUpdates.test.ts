@@ -84,6 +84,28 @@ describe('inspector updates: only what changed travels, and the webview ends up 
     assert.equal(view.asksAgain, 0);
   });
 
+  it('the next request\'s items of a long conversation come as the prompt\'s parts and the newest page, the rest when asked for', () => {
+    const updates = new InspectorUpdates();
+    const view = new Webview();
+    const prompt = [item('system:base', 900, { kind: 'system-section', section: 'system' }), item('tool:read_file', 120, { kind: 'tool-schema', section: 'tools' })];
+    const conversation = Array.from({ length: 10_000 }, (_, i) => item(`m${i}`, i, { section: 'conversation' }));
+    const all = [...prompt, ...conversation];
+    const first = updates.message(state([turn(0)], all));
+    view.receive(first);
+    assert.deepEqual(view.state?.current.map((i) => i.messageId), [...prompt, ...conversation.slice(-INSPECTOR_PAGE)].map((i) => i.messageId));
+    assert.deepEqual(view.state?.currentOmitted, { at: 2, count: 10_000 - INSPECTOR_PAGE });
+    assert.ok(JSON.stringify(first).length < 100_000, `${JSON.stringify(first).length} bytes`);
+
+    const grown = [...all, item('m10000', 5, { section: 'conversation' })];
+    view.receive(updates.message(state([turn(0)], grown)));
+    assert.equal(view.state?.current.at(-1)?.messageId, 'm10000');
+    assert.equal(view.state?.currentOmitted?.count, 10_001 - INSPECTOR_PAGE);
+    updates.showEarlier('current');
+    view.receive(updates.message(state([turn(0)], grown)));
+    assert.deepEqual(view.state, state([turn(0)], grown), 'every item, nothing left out');
+    assert.equal(view.asksAgain, 0);
+  });
+
   it('items rebuilt with the same content, changed items, two items with one id, a compaction: the webview always matches', () => {
     const updates = new InspectorUpdates();
     const view = new Webview();
