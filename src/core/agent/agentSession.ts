@@ -270,11 +270,11 @@ export class AgentSession {
         onApprovalResolved: (decision) => this.emit({ type: 'approval_resolved', callId: call.id, decision }),
       });
       if (signal.aborted && output.cancelled) {
-        const message = await this.manager.recordToolResult(call, output.output, true);
+        const message = await this.manager.recordToolResult(call, output.output, { isError: true });
         this.emit({ type: 'tool_result', callId: call.id, message });
         throw new CancelledError('cancelled');
       }
-      const message = await this.manager.recordToolResult(call, output.output, output.isError ?? false, output.denied ?? false);
+      const message = await this.manager.recordToolResult(call, output.output, { isError: output.isError, denied: output.denied });
       this.emit({ type: 'tool_result', callId: call.id, message });
     }
     return 'tool_use';

@@ -229,8 +229,12 @@ export class ContextSession {
     return recorded[recorded.length - 1];
   }
 
-  /** Truncates / offloads a tool's output and records it as the call's result. */
-  async recordToolResult(call: ToolCall, output: string | Uint8Array, isError = false, denied = false): Promise<Message> {
+  /**
+   * Truncates / offloads a tool's output and records it as the call's result. `isError`: the tool
+   * failed; `denied`: the user refused the call.
+   */
+  async recordToolResult(call: ToolCall, output: string | Uint8Array, result: { isError?: boolean; denied?: boolean } = {}): Promise<Message> {
+    const { isError = false, denied = false } = result;
     const onStored = (blob: BlobInfo) => this.changes.emit({ type: 'result', blob, title: { toolName: call.name, arguments: call.arguments, requestIndex: this.nextRequestIndex } });
     const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, denied, settings: this.settings, now: this.now, onStored });
     const [recorded] = await this.append(message);
