@@ -168,10 +168,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     ]);
     const chat = resolution?.ok ? resolution.chat : undefined;
     const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
-    // What the views show is read while the session resumes; prices come from user settings only.
-    const prices = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
-    const viewing = SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, prices);
-    const manager = await ContextSession.open({
+    const resuming = ContextSession.open({
       store,
       sessionId,
       settings: config.context,
@@ -182,7 +179,11 @@ export class SessionController implements vscode.Disposable, SessionActions {
       maxOutputTokens: chat?.maxOutputTokens ?? lastUsage?.maxOutputTokens ?? config.context.maxOutputTokens,
       fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : undefined,
     });
-    const view = await viewing;
+    // What the views show is read while the session resumes, the chat's page from the messages it
+    // read when they hold one; prices come from user settings only.
+    const prices = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
+    const viewing = SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, prices, resuming.then((resumed) => resumed.takeResumedTranscript(), () => undefined));
+    const [manager, view] = await Promise.all([resuming, viewing]);
     const session: ActiveSession = {
       info,
       manager,

@@ -100,6 +100,8 @@ export class ContextSession {
   contextWindow?: number;
   maxOutputTokens?: number;
   lastCompactionId?: string;
+  /** The transcript messages read to resume, until a view takes them. */
+  private resumedTranscript?: { messages: Message[]; complete: boolean };
 
   private constructor(private readonly options: ContextSessionOptions) {
     this.strategies = options.strategies ?? defaultStrategies();
@@ -119,8 +121,19 @@ export class ContextSession {
     session.working = resumed.working;
     session.lastCreatedAt = resumed.lastCreatedAt;
     session.lastCompactionId = resumed.lastCompactionId;
+    session.resumedTranscript = resumed.transcript;
     session.ledger = new RequestLedger(options.store, options.sessionId, resumed.nextRequestIndex, session.now, (record) => session.changes.emit({ type: 'usage', record }));
     return session;
+  }
+
+  /**
+   * The transcript messages read to resume (all of them, or those after the snapshot), handed
+   * over once so a view need not read them again; undefined after the first call.
+   */
+  takeResumedTranscript(): { messages: readonly Message[]; complete: boolean } | undefined {
+    const taken = this.resumedTranscript;
+    this.resumedTranscript = undefined;
+    return taken;
   }
 
   get sessionId(): string {

@@ -10,6 +10,8 @@ export interface ResumedSession {
   lastCreatedAt: number;
   nextRequestIndex: number;
   lastCompactionId?: string;
+  /** The transcript messages read: all of them (`complete`), or those after the snapshot. */
+  transcript: { messages: Message[]; complete: boolean };
 }
 
 /**
@@ -32,5 +34,5 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
   }
   adoptStoredCounts(messages);
   const lastCreatedAt = transcript.reduce((max, m) => Math.max(max, m.createdAt), snapshot?.createdAt ?? 0);
-  return { working: normalizeHistory(repairCallIdsOnLoad(messages, sessionId)).messages, lastCreatedAt, nextRequestIndex, lastCompactionId: snapshot?.compactionId };
+  return { working: normalizeHistory(repairCallIdsOnLoad(messages, sessionId)).messages, lastCreatedAt, nextRequestIndex, lastCompactionId: snapshot?.compactionId, transcript: { messages: transcript, complete: !snapshot } };
 }

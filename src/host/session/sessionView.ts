@@ -1,7 +1,7 @@
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
 import type { BlobInfo } from '../../core/ports/blobStore';
-import type { SessionStore } from '../../core/ports/sessionStore';
+import type { RecentTranscript, SessionStore } from '../../core/ports/sessionStore';
 import type { ModelPrices } from '../../core/providers/modelRegistry';
 import type { SessionChange } from '../../core/session/sessionChanges';
 import type { TurnView } from '../../protocol/inspector';
@@ -25,6 +25,26 @@ function turnView(u: TurnUsageRecord): TurnView {
     compactionId: u.compactionId,
     itemCount: u.itemCount ?? u.items.length,
   };
+}
+
+/** Transcript messages a session read to resume: all of them, or the newest part. */
+export interface ResumedTranscript {
+  messages: readonly Message[];
+  complete: boolean;
+}
+
+/**
+ * The newest `count` messages of `known`, cut as the store cuts a page (after the time of the
+ * newest message left out); undefined when `known` does not hold a whole page.
+ */
+export function pageOf(known: ResumedTranscript, count: number): RecentTranscript | undefined {
+  const list = known.messages;
+  if (list.length <= count) return known.complete ? { messages: [...list], complete: true } : undefined;
+  const leftOut = list[list.length - count - 1].createdAt;
+  let start = list.length - count;
+  while (start < list.length && list[start].createdAt <= leftOut) start++;
+  if (start >= list.length) return undefined;
+  return { messages: list.slice(start), complete: false, createdAfter: leftOut };
 }
 
 /** Usage figures without the item list (the views need only the figures; items are read when a request is opened). */
@@ -63,11 +83,19 @@ export class SessionView {
     this.chat = new ChatEntries(prices);
   }
 
-  /** Reads what the views show of a session: its newest `page` messages and its lists. */
-  static async open(store: SessionStore, sessionId: string, page: number, prices: Record<string, ModelPrices> = {}): Promise<SessionView> {
+  /**
+   * Reads what the views show of a session: its newest `page` messages and its lists. `resumed`:
+   * the transcript messages the session read to resume, when it hands them over; the page is taken
+   * from them when they hold it, so the newest files are not read twice.
+   */
+  static async open(store: SessionStore, sessionId: string, page: number, prices: Record<string, ModelPrices> = {}, resumed?: Promise<ResumedTranscript | undefined>): Promise<SessionView> {
     const view = new SessionView(store, sessionId, prices);
+    const recentPage = async (): Promise<RecentTranscript> => {
+      const known = await resumed;
+      return (known && pageOf(known, page)) ?? store.loadRecentTranscript(sessionId, page);
+    };
     const [recent, compactions, usage, blobs] = await Promise.all([
-      store.loadRecentTranscript(sessionId, page),
+      recentPage(),
       store.listCompactionEvents(sessionId),
       store.listTurnUsage(sessionId, { items: false }),
       store.listBlobs(sessionId),

@@ -56,10 +56,8 @@ describe('opening a long session in a new window', function () {
       // What the session controller reads to open the session: the session resumes while its view
       // is read; the chat's and the inspector's first states are then built from the view.
       const last = await lastTurnUsage(store, SESSION);
-      const [manager, view] = await Promise.all([
-        ContextSession.open({ store, sessionId: SESSION, settings: policy.settings({ ...DEFAULT_SETTINGS, contextWindow: 128_000, maxOutputTokens: 8_192 }), counter: getTokenCounter(), strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 }),
-        SessionView.open(store, SESSION, 200),
-      ]);
+      const resuming = ContextSession.open({ store, sessionId: SESSION, settings: policy.settings({ ...DEFAULT_SETTINGS, contextWindow: 128_000, maxOutputTokens: 8_192 }), counter: getTokenCounter(), strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
+      const [manager, view] = await Promise.all([resuming, SessionView.open(store, SESSION, 200, {}, resuming.then((s) => s.takeResumedTranscript()))]);
       return { manager, last, view };
     });
     assert.equal(result.last?.requestIndex, TURNS - 1);

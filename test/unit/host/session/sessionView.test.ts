@@ -85,6 +85,19 @@ describe('the session view: read once when the session opens, then kept by its c
     assert.equal(await view.showEarlier(10), false);
   });
 
+  it('takes its first page from the messages the session read to resume, cut as the store cuts a page, instead of reading them again', async () => {
+    const { session } = await openSession(env.store, sessionId);
+    for (let n = 0; n < 12; n++) await turn(session, n);
+    const { store, reads } = countingStore(env.store, /^loadRecentTranscript$/);
+    const resuming = ContextSession.open({ store, sessionId, counter, settings: withSettings({ contextWindow: 64_000, maxOutputTokens: 2_000 }) });
+    const handed = await SessionView.open(store, sessionId, 10, {}, resuming.then((s) => s.takeResumedTranscript()));
+    assert.deepEqual(reads, {}, 'the page came from the resumed transcript');
+    const read = await SessionView.open(env.store, sessionId, 10);
+    assert.deepEqual(handed.chat.entries(), read.chat.entries());
+    assert.equal(handed.earlierUnloaded, read.earlierUnloaded);
+    assert.equal((await resuming).takeResumedTranscript(), undefined, 'handed over once');
+  });
+
   it('a pin rewrites a message already shown: the chat is folded again and stays the same', async () => {
     const { session, view } = await openSession(env.store, sessionId);
     await turn(session, 0);
