@@ -141,10 +141,14 @@ export class SessionView {
   seedTitles(): Promise<void> {
     const unnamed = this.blobList.filter((b) => !this.titles.has(b.id));
     if (unnamed.length === 0) return Promise.resolve();
-    this.seeding ??= seededTitles(this.store, this.sessionId, unnamed, this.usage, this.messages).then((titles) => {
-      for (const [id, title] of titles) if (!this.titles.has(id)) this.titles.set(id, title);
-      this.versions.titles++;
-    });
+    // A store that cannot say leaves those results named by their tool (the list falls back to it).
+    this.seeding ??= seededTitles(this.store, this.sessionId, unnamed, this.usage, this.messages).then(
+      (titles) => {
+        for (const [id, title] of titles) if (!this.titles.has(id)) this.titles.set(id, title);
+        this.versions.titles++;
+      },
+      () => undefined,
+    );
     return this.seeding;
   }
 
