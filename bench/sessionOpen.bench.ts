@@ -140,10 +140,14 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
   const measured = await measureBlocking(async () => {
     if (what === 'window') {
       const open = () => ContextSession.open({ store, sessionId: SESSION, settings, counter, strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
-      const viewModule = codeModule<{ SessionView: { open(store: SessionStore, id: string, page: number): Promise<{ chat: { entries(): unknown[] } }> } }>('../src/host/session/sessionView');
+      type Resumed = { messages: readonly Message[]; complete: boolean } | undefined;
+      const viewModule = codeModule<{ SessionView: { open(store: SessionStore, id: string, page: number, prices: object, resumed: Promise<Resumed>): Promise<{ chat: { entries(): unknown[] } }> } }>('../src/host/session/sessionView');
       if (viewModule) {
+        // As the session controller does: the view takes its page from what the session read to resume.
         await lastRequestFigures(store);
-        const [session, view] = await Promise.all([open(), viewModule.SessionView.open(store, SESSION, CHAT_PAGE)]);
+        const resuming = open();
+        const handOver = resuming.then((s) => (s as unknown as { takeResumedTranscript(): Resumed }).takeResumedTranscript());
+        const [session, view] = await Promise.all([resuming, viewModule.SessionView.open(store, SESSION, CHAT_PAGE, {}, handOver)]);
         const entries = view.chat.entries();
         firstPage = { messages: entries.length, bytes: JSON.stringify(entries).length };
         return session.messages.length;
