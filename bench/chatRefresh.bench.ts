@@ -1,19 +1,20 @@
 /**
  * Chat refresh at 10 / 1,000 / 10,000 messages: what the chat view does ~100 ms after each
- * change. "whole" is the refresh as it was: read the transcript, compaction events and usage
+ * change. "whole" is the refresh as it was first: read the transcript, compaction events and usage
  * from the store, rebuild every entry and post the whole state. "incremental" is the refresh as
- * it is: reads answered from memory, stored messages' entries reused, and only the change posted.
- * Both run in this process on the same real sql.js store, after a new message is appended each
- * time, so the ratio holds on a noisy machine. The posted bytes are the JSON the webview receives.
+ * it is: the session view, read once when the session opened, folds the step's messages into the
+ * chat's entries as they are written, and the refresh posts the entries the fold added or changed.
+ * Both run in this process on the same real sql.js store, after a new step is written each time,
+ * so the ratio holds on a noisy machine. The posted bytes are the JSON the webview receives.
  * Writes bench/results/chatRefresh.json. Run: node -r ./test/register.cjs bench/chatRefresh.bench.ts [counts…]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { cpus, tmpdir } from 'os';
 import { join, resolve } from 'path';
 import type { TurnUsageRecord } from '../src/core/model/records';
-import { SentChatEntries } from '../src/host/chat/chatEntriesPatch';
-import { buildChatState, ChatEntryMemo } from '../src/host/chat/chatState';
-import { withSessionReadCache } from '../src/host/session/sessionReadCache';
+import { ChatEntriesSent } from '../src/host/chat/chatEntriesPatch';
+import { buildChatState, chatHeader } from '../src/host/chat/chatState';
+import { SessionView } from '../src/host/session/sessionView';
 import { openStore } from '../src/node/store';
 import { agentStep, fillAgentSession } from './agentSteps';
 import { median } from './median';
@@ -33,18 +34,22 @@ async function measure(messages: number): Promise<Record<string, number>> {
   let next = await fillAgentSession(raw, session.id, messages, async (i, at) => {
     if (i % 10 === 0) await raw.addTurnUsage(usage(session.id, i, at + 2));
   });
-  const cached = withSessionReadCache(raw);
-  const memo = new ChatEntryMemo();
-  const sent = new SentChatEntries();
+  const view = await SessionView.open(raw, session.id, 200);
+  const sent = new ChatEntriesSent();
+  let first = true;
 
   const whole = async () => {
     const [transcript, compactions, sessions, usageList] = await Promise.all([raw.loadTranscript(session.id), raw.listCompactionEvents(session.id), raw.listSessions(), raw.listTurnUsage(session.id)]);
     return JSON.stringify({ type: 'state', state: buildChatState({ transcript, compactions, sessions, usage: usageList }) }).length;
   };
   const incremental = async () => {
-    const [transcript, compactions, sessions, usageList] = await Promise.all([cached.loadTranscript(session.id), cached.listCompactionEvents(session.id), cached.listSessions(), cached.listTurnUsage(session.id, { items: false })]);
-    const { entries, ...rest } = buildChatState({ transcript, compactions, sessions, usage: usageList, memo });
-    return JSON.stringify({ type: 'update', state: rest, patch: sent.change(entries) }).length;
+    // As the chat view does: the session list is read, the rest comes from the view.
+    const state = chatHeader({ sessions: await raw.listSessions(), earlierUnloaded: view.earlierUnloaded, usage: view.usageFigures });
+    if (first) {
+      first = false;
+      return JSON.stringify({ type: 'state', state: { ...state, entries: sent.whole(view.chat, {}) } }).length;
+    }
+    return JSON.stringify({ type: 'update', state, patch: sent.change(view.chat, {}) }).length;
   };
   await incremental(); // the first refresh after opening sends everything once
   const times: Record<'whole' | 'incremental', number[]> = { whole: [], incremental: [] };
@@ -52,9 +57,12 @@ async function measure(messages: number): Promise<Record<string, number>> {
   // Each way in its own loop, so one's garbage is not collected on the other's time.
   for (const [name, refresh] of [['incremental', incremental], ['whole', whole]] as const) {
     for (let round = 0; round < ROUNDS; round++) {
-      await cached.putMessages(session.id, agentStep(next, 10_000_000 + next * 2));
+      const step = agentStep(next, 10_000_000 + next * 2);
+      await raw.putMessages(session.id, step);
       next++;
       const start = process.hrtime.bigint();
+      // The session tells its view what it wrote; the fold is part of the refresh's cost here.
+      if (name === 'incremental') view.apply({ type: 'messages', appended: step, replaced: [] });
       const size = await refresh();
       times[name].push(Number(process.hrtime.bigint() - start) / 1e6);
       bytes[name].push(size);

@@ -1,12 +1,13 @@
 /**
  * Inspector refresh at 1,000 / 10,000 messages: what the inspector panel does ~150 ms after each
  * change. A session of that many messages (one request per agent step, a few offloaded results)
- * sits in a real sql.js store on disk, opened the way the host opens it (the read cache over the
- * store, a ContextSession resumed from it). Each round records one new agent step through the
- * session (the call, its result, the request and its usage), then times the refresh as the panel
- * does it: build the state from the session and the store, and serialize the message it posts
- * (after the first, whole state: only the requests, items and results that changed).
- * Then the parts of that refresh are timed one by one (store reads, the session's plan, the update).
+ * sits in a real sql.js store on disk, opened the way the host opens it (a ContextSession resumed
+ * from it, its session view read once and kept by the session's changes). Each round records one
+ * new agent step through the session (the call, its result, the request and its usage), then times
+ * the refresh as the panel does it: build the state from the session and its view, and serialize
+ * the message it posts (after the first, whole state: only the requests, items and results that
+ * changed). Then the parts of that refresh are timed one by one (the state from the view, the
+ * session's plan, the update).
  * Writes bench/results/inspectorRefresh.json. Run: node -r ./test/register.cjs bench/inspectorRefresh.bench.ts [counts…]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
@@ -20,7 +21,7 @@ import { buildInspectorState } from '../src/host/inspector/inspectorState';
 import { InspectorUpdates } from '../src/host/inspector/inspectorUpdates';
 import type { InspectorState } from '../src/protocol/inspector';
 import type { ActiveSession } from '../src/host/session/sessionPorts';
-import { withSessionReadCache } from '../src/host/session/sessionReadCache';
+import { SessionView } from '../src/host/session/sessionView';
 import { openStore } from '../src/node/store';
 import { fillAgentSession, stepCall } from './agentSteps';
 import { median } from './median';
@@ -58,9 +59,11 @@ async function measure(messages: number): Promise<Record<string, number>> {
     await raw.addTurnUsage(usage(info.id, i, at));
     if (i % OFFLOAD_EVERY === 0) await raw.putBlob(info.id, { toolName: 'run_command', toolCallId: `c${i}`, content: Buffer.from(`FAIL case-${i}\n`.repeat(2_000)) });
   });
-  const store = withSessionReadCache(raw);
-  const manager = await ContextSession.open({ store, sessionId: info.id, settings: withSettings({ contextWindow: 1_000_000, maxOutputTokens: 8_000 }), counter: getTokenCounter('o200k_base'), contextWindow: 1_000_000, maxOutputTokens: 8_000 });
-  const session: ActiveSession = { info, manager, fixed: FIXED };
+  const store = raw;
+  const [manager, view] = await Promise.all([ContextSession.open({ store, sessionId: info.id, settings: withSettings({ contextWindow: 1_000_000, maxOutputTokens: 8_000 }), counter: getTokenCounter('o200k_base'), contextWindow: 1_000_000, maxOutputTokens: 8_000, fixed: FIXED }), SessionView.open(store, info.id, 200)]);
+  manager.onChange((change) => view.apply(change));
+  await view.seedTitles();
+  const session: ActiveSession = { info, manager, view };
 
   /** One agent step through the session, as the agent loop records it. */
   const recordStep = async () => {
@@ -74,20 +77,21 @@ async function measure(messages: number): Promise<Record<string, number>> {
   // As the panel does: after the first whole state, only what changed is posted.
   const updates = new InspectorUpdates();
   const refresh = async () => {
-    state = await buildInspectorState(session, store);
-    return JSON.stringify(updates.message(state)).length;
+    state = buildInspectorState(session);
+    return JSON.stringify(updates.message(state, false, view.versions.titles)).length;
   };
-  // Where the time goes, each part timed on its own after the same new step: the store reads the
-  // state makes (answered by the read cache), the session's plan of the next request (budget and
-  // every item), and serializing the posted message.
+  // Where the time goes, each part timed on its own after the same new step: the state from the
+  // session and its view (no store read), the session's plan of the next request (budget and every
+  // item), and serializing the posted message.
   const parts = {
-    reads: () => Promise.all([store.listTurnUsage(info.id, { items: false }), store.listCompactionEvents(info.id), store.listBlobs(info.id), store.loadTranscript(info.id)]),
+    state: async () => buildInspectorState(session),
     plan: async () => manager.planRequest(FIXED),
-    serialize: async () => JSON.stringify(updates.message(state!)),
+    serialize: async () => JSON.stringify(updates.message(state!, false, view.versions.titles)),
   };
 
   await recordStep();
-  await refresh(); // the panel's first refresh after opening fills the read cache
+  state = buildInspectorState(session);
+  const firstBytes = JSON.stringify(updates.message(state, true, view.versions.titles)).length; // the panel's first, whole state
   const times: number[] = [];
   const sizes: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -109,7 +113,7 @@ async function measure(messages: number): Promise<Record<string, number>> {
   }
   await raw.close();
   rmSync(folder, { recursive: true, force: true });
-  return { messages, refreshMs: +median(times).toFixed(2), minMs: +Math.min(...times).toFixed(2), postedBytes: median(sizes), items: state?.current.length ?? 0, requests: state?.turns.length ?? 0, ...partMs };
+  return { messages, refreshMs: +median(times).toFixed(2), minMs: +Math.min(...times).toFixed(2), postedBytes: median(sizes), firstStateBytes: firstBytes, items: state?.current.length ?? 0, requests: state?.turns.length ?? 0, ...partMs };
 }
 
 async function main(): Promise<void> {
@@ -119,7 +123,7 @@ async function main(): Promise<void> {
   for (const messages of counts.length ? counts : [1_000, 10_000]) {
     const row = await measure(messages);
     rows.push(row);
-    console.log(`${String(messages).padStart(6)} msgs  refresh ${String(row.refreshMs).padStart(7)} ms (min ${row.minMs})  posted ${String(row.postedBytes).padStart(8)} B  | reads ${row.readsMs}  plan ${row.planMs}  serialize ${row.serializeMs} ms`);
+    console.log(`${String(messages).padStart(6)} msgs  refresh ${String(row.refreshMs).padStart(7)} ms (min ${row.minMs})  posted ${String(row.postedBytes).padStart(8)} B  first state ${row.firstStateBytes} B | state ${row.stateMs}  plan ${row.planMs}  serialize ${row.serializeMs} ms`);
   }
   writeFileSync(join(ROOT, 'bench', 'results', 'inspectorRefresh.json'), JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, node: process.version, rounds: ROUNDS, target: 'inspector refresh ≤ 10 ms at 10,000 messages', rows }, null, 2) + '\n');
 }

@@ -4,10 +4,11 @@
  * checked yet) and later (files checked before are not checked again); the chat's recent
  * messages, and the whole transcript. Then 40 closed windows' 2 MB files merged on open. Each measure: wall time, longest event-loop block (1 ms timer
  * probe), peak RSS. Writes bench/results/sessionOpen.json.
- * "Window open" is what a new window does before the chat and the inspector show the session: the
- * session resumed through the views' read cache, its last request's figures, then the chat's first
- * refresh twice (its view's "ready" and the session's change) and the inspector's, at once; it
- * counts the segment files loaded. "Never compacted": the same for a session of 10,000 short
+ * "Window open" is what a new window does before the chat and the inspector show the session: its
+ * last request's figures, then the session resumed while its view (the chat's newest messages,
+ * the compaction events, the usage figures, the offloaded results) is read, from which both views
+ * build their first state (older code: the chat's and the inspector's first reads through the
+ * views' read cache); it counts the segment files loaded. "Never compacted": the same for a session of 10,000 short
  * messages and no snapshot, with the messages and bytes of the chat's first page.
  * `--old DIR`: each measure also runs with the code of another checkout (a clone at an older
  * commit), on the same data, alternating.
@@ -23,10 +24,7 @@ import { policyNamed } from '../src/core/replay/baselines';
 import { answeredCall } from '../src/core/session/answeredCall';
 import { ContextSession } from '../src/core/session/contextSession';
 import type { SessionStore } from '../src/core/ports/sessionStore';
-import type { BlobInfo } from '../src/core/ports/blobStore';
 import type { CompactionEventRecord, TurnUsageRecord } from '../src/core/model/records';
-import { resultTitles } from '../src/host/inspector/resultTitles';
-import { withSessionReadCache } from '../src/host/session/sessionReadCache';
 import { DEFAULT_SETTINGS } from '../src/core/settings';
 import { openStore } from '../src/node/store';
 import { bytesUnder } from '../test/support/folderBytes';
@@ -103,7 +101,7 @@ const CHAT_PAGE = 200;
 /** The first turn's tool output: an old item the views do not hold, opened in an editor. */
 const OLDEST_MESSAGE_ID = 'first-output';
 
-type OpenMeasure = 'resume' | 'transcript' | 'recent' | 'earlier' | 'message' | 'index' | 'titles' | 'window';
+type OpenMeasure = 'resume' | 'transcript' | 'recent' | 'earlier' | 'message' | 'index' | 'window';
 
 /** Child: opens the session once and reports what it cost. */
 async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
@@ -129,9 +127,6 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
   rmSync(warm, { recursive: true, force: true });
   const store = await openStore(folder, { debounceMs: 1e9 });
   const shown = what === 'earlier' ? await store.loadRecentTranscript(SESSION, CHAT_PAGE) : undefined;
-  // The inspector with the chat's newest messages in memory, its results already named; then a step offloads a new result.
-  const views = withSessionReadCache(store);
-  const offloaded = what === 'titles' ? await stepThatOffloads(views) : [];
   const segmentLoads: string[] = [];
   const readFile = fsp.readFile;
   if (what === 'window') {
@@ -144,7 +139,21 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
   const started = performance.now();
   const measured = await measureBlocking(async () => {
     if (what === 'window') {
-      const views = withSessionReadCache(store);
+      const open = () => ContextSession.open({ store, sessionId: SESSION, settings, counter, strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
+      type Resumed = { messages: readonly Message[]; complete: boolean } | undefined;
+      const viewModule = codeModule<{ SessionView: { open(store: SessionStore, id: string, page: number, prices: object, resumed: Promise<Resumed>): Promise<{ chat: { entries(): unknown[] } }> } }>('../src/host/session/sessionView');
+      if (viewModule) {
+        // As the session controller does: the view takes its page from what the session read to resume.
+        await lastRequestFigures(store);
+        const resuming = open();
+        const handOver = resuming.then((s) => (s as unknown as { takeResumedTranscript(): Resumed }).takeResumedTranscript());
+        const [session, view] = await Promise.all([resuming, viewModule.SessionView.open(store, SESSION, CHAT_PAGE, {}, handOver)]);
+        const entries = view.chat.entries();
+        firstPage = { messages: entries.length, bytes: JSON.stringify(entries).length };
+        return session.messages.length;
+      }
+      // Older code: the views read through their cache of the store.
+      const views = codeModule<{ withSessionReadCache(store: SessionStore): SessionStore }>('../src/host/session/sessionReadCache')!.withSessionReadCache(store);
       const session = await ContextSession.open({ store: views, sessionId: SESSION, settings, counter, strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
       await lastRequestFigures(views);
       const chat = () => Promise.all([views.loadRecentTranscript(SESSION, CHAT_PAGE), views.listCompactionEvents(SESSION), views.listSessions(), views.listTurnUsage(SESSION, { items: false })]);
@@ -154,7 +163,6 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
       return session.messages.length;
     }
     if (what === 'index') return (await store.loadToolCallIndex(SESSION)).calls.size;
-    if (what === 'titles') return Object.keys(await resultTitles(SESSION, offloaded, [], views)).length;
     if (what === 'resume') {
       const session = await ContextSession.open({ store, sessionId: SESSION, settings, counter, strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
       return session.messages.length;
@@ -176,6 +184,15 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
   process.stdout.write(JSON.stringify({ ms: Math.round(ms), longestBlockMs: +measured.longestBlockMs.toFixed(1), peakRssMiB: Math.round(peakRss / 2 ** 20), messages: measured.result, ...window }) + '\n');
 }
 
+/** A module of the code measured, or undefined when that code has no such module. */
+function codeModule<T>(path: string): T | undefined {
+  try {
+    return require(path) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The last request's figures, as the session controller reads them when it opens a session (read alone where the code has that). */
 async function lastRequestFigures(store: SessionStore): Promise<unknown> {
   let alone: ((store: SessionStore, sessionId: string) => Promise<unknown>) | undefined;
@@ -185,19 +202,6 @@ async function lastRequestFigures(store: SessionStore): Promise<unknown> {
     // older code: the whole list, its last record
   }
   return alone ? alone(store, SESSION) : (await store.listTurnUsage(SESSION, { items: false })).pop();
-}
-
-/** Names the session's last result (the index of calls read once), then adds a step whose result is offloaded: the results to name. */
-async function stepThatOffloads(views: SessionStore): Promise<BlobInfo[]> {
-  const recent = (await views.loadRecentTranscript(SESSION, CHAT_PAGE)).messages;
-  const last = recent.filter((m) => m.toolCallId).pop()!;
-  const content = new TextEncoder().encode(last.content);
-  const first = await views.putBlob(SESSION, { toolName: 'run_command', toolCallId: last.toolCallId, content });
-  await resultTitles(SESSION, [first], [], views);
-  const c = call('run_command', { command: 'npm test -- --grep offloaded' });
-  const at = recent[recent.length - 1].createdAt;
-  await views.putMessages(SESSION, [msg({ role: 'assistant', content: 'One more step.', toolCalls: [c], createdAt: at + 1 }), msg({ role: 'tool', content: last.content, toolCallId: c.id, createdAt: at + 2 })]);
-  return [first, await views.putBlob(SESSION, { toolName: 'run_command', toolCallId: c.id, content: new TextEncoder().encode(`${last.content}\n`) })];
 }
 
 /** Another checkout to measure too (`--old DIR`), with this bench copied into it. */
@@ -240,7 +244,6 @@ async function main() {
     rows.push({ measure: `an old tool result and its call (Open item in an editor), later open`, storedMiB, ...inChild(long, 'message') });
     rows.push({ measure: `whole transcript of ${turns} turns, later open`, storedMiB, ...inChild(long, 'transcript') });
     rows.push({ measure: `the session's index of tool calls (how every result was named after each step)`, storedMiB, ...inChild(long, 'index') });
-    rows.push({ measure: `a result offloaded by a new step, named for the inspector`, storedMiB, ...inChild(long, 'titles') });
   } finally {
     rmSync(long, { recursive: true, force: true });
   }

@@ -147,11 +147,10 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
     const info = await store.createSession({ title: args.task.slice(0, 80), origin: 'exec' });
     if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
     const manager = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
-    let fixedNow = { system: 0, skills: 0, tools: 0 };
     const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => undefined, skills: async () => [] });
     const answer = async (request: ApprovalRequest) => ({ approved: args.allow.has(request.kind as 'read' | 'edit' | 'command') });
     const registry: ToolRegistry = new ToolRegistry({
-      sources: [() => prompt.tools(), builtinTools, () => sessionTools(store, () => manager, () => fixedNow)],
+      sources: [() => prompt.tools(), builtinTools, () => sessionTools(store, () => manager)],
       workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }),
       approvals: new SessionApprovals({
         policy: () => ({ commands: args.allow.has('command') ? 'always' : 'ask', edits: args.allow.has('edit') ? 'always' : 'ask' }),
@@ -162,13 +161,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       onCall: (name) => prompt.noteToolUse(name),
     });
     const provider = createChatProvider({ provider: args.provider, apiKey, baseUrl: args.baseUrl, openaiApi: args.openaiApi });
-    const source = {
-      prepare: async (room: { effectiveWindow: number; percentUsed: number }) => {
-        const prepared = await prompt.prepare(room);
-        fixedNow = prepared.fixed;
-        return prepared;
-      },
-    };
+    const source = { prepare: (room: { effectiveWindow: number; percentUsed: number }) => prompt.prepare(room) };
     const agent = new AgentSession({ manager, provider, model: args.model, maxOutputTokens, prompt: source, tools: registry, maxSteps: args.maxSteps, reasoning: reasoningPlan.reasoning });
     agent.on((event) => {
       if (!args.json) return textLine(event, io.stdout, io.stderr);

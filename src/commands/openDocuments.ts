@@ -27,7 +27,7 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
   let planned: readonly Message[] = [];
   let record: TurnUsageRecord | undefined;
   if (requestIndex === undefined) {
-    const plan = session.manager.planRequest(session.fixed);
+    const plan = session.manager.planRequest();
     items = plan.items;
     planned = plan.messages;
   } else {

@@ -52,6 +52,14 @@ export interface InspectorState {
   current: RequestItem[];
   averageTurnTokens?: number;
   turnsRemaining?: number;
+  /** How many older requests and offloaded results the webview was not sent (it asks with `showEarlier`). */
+  earlierTurns?: number;
+  earlierResults?: number;
+  /**
+   * Items of the next request left out of `current`: `count` older conversation items that go at
+   * `at` (after the system sections and tool schemas); `showEarlier` with 'current' asks for all.
+   */
+  currentOmitted?: { at: number; count: number };
 }
 
 export interface CompactionPreviewView {
@@ -102,4 +110,6 @@ export type InspectorToHost =
   | { type: 'pin'; messageId: string; pinned: boolean }
   | { type: 'previewCompaction'; focus?: string }
   | { type: 'confirmCompaction'; focus?: string }
-  | { type: 'refresh' };
+  | { type: 'refresh' }
+  /** A page more of the older requests or offloaded results. */
+  | { type: 'showEarlier'; list: 'turns' | 'results' | 'current' };

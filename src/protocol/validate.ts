@@ -63,8 +63,12 @@ function fields<T>(type: string, required: Record<string, Reader>, optional: Rec
 // Item ids hold AGENTS.md paths, which may be longer than a plain id.
 const readItemId: Reader = (f, key) => readString(f, key, LIMITS.itemIdBytes);
 
+/** Which paged list of the inspector a "show earlier" asks for. */
+const readPagedList: Reader = (f, key) => (f[key] === 'turns' || f[key] === 'results' || f[key] === 'current' ? { ok: true, value: f[key] } : { ok: false, error: `"${key}" must be "turns", "results" or "current"` });
+
 const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
   ready: { keys: [], build: () => ({ ok: true, value: { type: 'ready' } }) },
+  showEarlier: fields('showEarlier', { list: readPagedList }),
   refresh: { keys: [], build: () => ({ ok: true, value: { type: 'refresh' } }) },
   selectTurn: fields('selectTurn', { requestIndex: readIndex }),
   requestItemText: fields('requestItemText', { itemId: readItemId }, { requestIndex: readIndex }),

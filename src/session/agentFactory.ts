@@ -16,7 +16,6 @@ import { ToolRegistry, type ToolRegistryOptions } from '../core/tools/registry';
 import { SessionApprovals } from '../core/tools/sessionApprovals';
 import { EditApprovalDiffs } from '../workspace/editApprovalDiff';
 import { VscodeWorkspace } from '../workspace/vscodeWorkspace';
-import type { FixedComponents } from '../core/accounting/usageBasis';
 import type { ContextSession } from '../core/session/contextSession';
 import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
@@ -104,11 +103,10 @@ export class AgentFactory {
     return report;
   }
 
-  async create(args: { manager: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; onFixed(fixed: FixedComponents): void }): Promise<AgentSession> {
+  async create(args: { manager: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore }): Promise<AgentSession> {
     if (this.touched.sessionId !== args.manager.sessionId) this.touched = { sessionId: args.manager.sessionId, paths: new Set() };
     const counter = getTokenCounter(args.chat.model.encoding);
-    let fixedNow: FixedComponents = { system: 0, skills: 0, tools: 0 };
-    const session = sessionTools(args.store, () => args.manager, () => fixedNow);
+    const session = sessionTools(args.store, () => args.manager);
     const prompt: SessionPrompt = new SessionPrompt({
       counter,
       settings: args.config.context,
@@ -125,10 +123,7 @@ export class AgentFactory {
     const source = {
       prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
         await delegate.refreshAgents();
-        const prepared = await prompt.prepare(p);
-        fixedNow = prepared.fixed;
-        args.onFixed(prepared.fixed);
-        return prepared;
+        return prompt.prepare(p);
       },
     };
     return new AgentSession({ manager: args.manager, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, reasoning: args.chat.reasoning, prompt: source, tools: registry });

@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import type { AgentEvent } from '../core/agent/events';
-import type { FixedComponents } from '../core/accounting/usageBasis';
 import type { CompactionResult } from '../core/compaction/compactor';
 import { ContextSession } from '../core/session/contextSession';
 import { lastTurnUsage } from '../core/session/lastTurnUsage';
@@ -10,7 +9,10 @@ import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { resolveChatModel } from './modelService';
-import type { ActiveSession, SessionActions } from '../host/session/sessionPorts';
+import type { ActiveSession, SessionActions, ViewChange } from '../host/session/sessionPorts';
+import { CHAT_PAGE_MESSAGES, SessionView } from '../host/session/sessionView';
+import { userValue } from '../config/userScope';
+import { parsePriceOverrides } from '../core/providers/modelRegistry';
 import type { AgentFactory } from './agentFactory';
 import { TurnTracker, type LiveTurn, type TurnNotice } from '../host/session/turnTracker';
 import { nextCompactionActivity, type CompactionActivity } from '../host/session/compactionActivity';
@@ -21,7 +23,7 @@ import { nextCompactionActivity, type CompactionActivity } from '../host/session
  * the views when anything changed. The views never touch the store or the manager directly.
  */
 export class SessionController implements vscode.Disposable, SessionActions {
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly changed = new vscode.EventEmitter<ViewChange>();
   private readonly agentEvents = new vscode.EventEmitter<AgentEvent>();
   readonly onDidChange = this.changed.event;
   readonly onAgentEvent = this.agentEvents.event;
@@ -167,7 +169,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     ]);
     const chat = resolution?.ok ? resolution.chat : undefined;
     const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
-    const manager = await ContextSession.open({
+    const resuming = ContextSession.open({
       store,
       sessionId,
       settings: config.context,
@@ -176,28 +178,38 @@ export class SessionController implements vscode.Disposable, SessionActions {
       // A window nobody reported (an unknown model) is left to the budget's fallback, which says it assumed one.
       contextWindow: chat ? (chat.window.source === 'assumed' ? undefined : chat.model.contextWindow) ?? config.context.contextWindow : lastUsage?.contextWindow ?? config.context.contextWindow,
       maxOutputTokens: chat?.maxOutputTokens ?? lastUsage?.maxOutputTokens ?? config.context.maxOutputTokens,
+      fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : undefined,
     });
+    // What the views show is read while the session resumes, the chat's page from the messages it
+    // read when they hold one; prices come from user settings only.
+    const prices = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
+    const viewing = SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, prices, resuming.then((resumed) => resumed.takeResumedTranscript(), () => undefined));
+    const [manager, view] = await Promise.all([resuming, viewing]);
     const session: ActiveSession = {
       info,
       manager,
+      view,
       chat,
       replayLabel,
       unavailable: replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : resolution && !resolution.ok ? resolution.reason : undefined,
-      fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : { system: 0, skills: 0, tools: 0 },
     };
     if (chat) {
-      const agent = await this.agents.create({ manager, chat, config, store, onFixed: (fixed: FixedComponents) => (session.fixed = fixed) });
+      const agent = await this.agents.create({ manager, chat, config, store });
       session.agent = agent;
       this.subscriptions.push(agent.on((event) => this.onAgent(event)));
     }
     this.subscriptions.push(
       manager.onCompaction((event) => {
         this.compactionActivity = nextCompactionActivity(this.compactionActivity, event);
-        this.changed.fire();
+        this.changed.fire({ type: 'status' });
+      }),
+      manager.onChange((change) => {
+        view.apply(change);
+        this.changed.fire(change);
       }),
     );
     this.activeSession = session;
-    this.changed.fire();
+    this.changed.fire({ type: 'opened' });
     if (session.agent && this.pending !== undefined) this.sendPending();
     return session;
   }
@@ -206,7 +218,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
   discardPendingMessage(): void {
     if (this.pending === undefined) return;
     this.pending = undefined;
-    this.changed.fire();
+    this.changed.fire({ type: 'status' });
   }
 
   /** The message kept while no model was configured goes out now that there is one. */
@@ -217,7 +229,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     this.send(text).catch((error: Error) => {
       this.pending ??= text;
       this.log.error(`chat: the waiting message could not be sent: ${error.message}`);
-      this.changed.fire();
+      this.changed.fire({ type: 'status' });
     });
   }
 
@@ -229,7 +241,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     }
     if (event.type === 'turn_end' && event.stopReason === 'error') this.failedTurnUserId = this.lastTurnUserId;
     this.agentEvents.fire(event);
-    if (event.type !== 'text_delta') this.changed.fire();
+    if (event.type !== 'text_delta') this.changed.fire({ type: 'status' });
     if (event.type === 'error') this.log.error(`agent: ${event.kind}: ${event.message}`);
   }
 
@@ -255,7 +267,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
       // Kept in the chat with a "Choose a model" action; sent when a model is configured. A second
       // message typed meanwhile joins the first rather than replacing it.
       this.pending = this.pending === undefined ? text : `${this.pending}\n\n${text}`;
-      this.changed.fire();
+      this.changed.fire({ type: 'status' });
       return;
     }
     const store = await this.store();
@@ -298,20 +310,20 @@ export class SessionController implements vscode.Disposable, SessionActions {
   async compact(focus?: string): Promise<CompactionResult> {
     const session = await this.current();
     if (session.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before compacting.');
-    const result = await session.manager.compact({ trigger: 'manual', focus, fixed: session.fixed });
-    this.changed.fire();
+    const result = await session.manager.compact({ trigger: 'manual', focus });
+    this.changed.fire({ type: 'status' });
     return result;
   }
 
   async preview(focus?: string): Promise<CompactionResult> {
     const session = await this.current();
-    return session.manager.compact({ trigger: 'manual', focus, fixed: session.fixed, dryRun: true });
+    return session.manager.compact({ trigger: 'manual', focus, dryRun: true });
   }
 
   async setPinned(messageId: string, pinned: boolean): Promise<boolean> {
     const session = await this.current();
     const ok = await session.manager.setPinned(messageId, pinned);
-    this.changed.fire();
+    this.changed.fire({ type: 'status' });
     return ok;
   }
 

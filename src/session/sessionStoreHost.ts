@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import { openStore } from '../node/store';
 import { StoreOpener } from '../node/store/storeOpener';
 import type { SessionStore, StoreProblem } from '../core/ports/sessionStore';
-import { withSessionReadCache } from '../host/session/sessionReadCache';
 
 /**
  * Opens the sql.js store in global storage on first use (never during activation) and reports
@@ -30,7 +29,7 @@ export class SessionStoreHost implements vscode.Disposable {
     const store = await openStore(folder, { wasmPath, log: (line) => this.log.info(line) });
     for (const problem of store.problems) this.report(problem);
     store.onProblem((problem) => this.report(problem));
-    return withSessionReadCache(store);
+    return store;
   }
 
   private report(problem: StoreProblem): void {

@@ -53,7 +53,7 @@ export function delegateTool(args: { manager: ContextSession; chat: ChatModel; c
         contextWindow: (chat.window.source === 'assumed' ? undefined : chat.model.contextWindow) ?? config.context.contextWindow,
         maxOutputTokens: chat.maxOutputTokens,
       }),
-    tools: (manager, fixed) => [...builtinTools(), ...sessionTools(store, () => manager, fixed), ...lmTools()],
+    tools: (manager) => [...builtinTools(), ...sessionTools(store, () => manager), ...lmTools()],
     registry: args.registry,
     agents: args.agents,
     limits: () => config.subagents,

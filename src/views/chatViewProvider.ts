@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import { userValue } from '../config/userScope';
 import { parsePriceOverrides } from '../core/providers/modelRegistry';
-import { buildChatState, ChatEntryMemo } from '../host/chat/chatState';
-import { SentChatEntries } from '../host/chat/chatEntriesPatch';
+import { chatHeader } from '../host/chat/chatState';
+import { ChatEntriesSent } from '../host/chat/chatEntriesPatch';
+import { CHAT_PAGE_MESSAGES } from '../host/session/sessionView';
 import { chatHandlers } from '../host/chat/chatIntents';
 import { RefreshQueue } from '../host/session/refreshQueue';
 import type { SessionController } from '../session/sessionController';
@@ -10,9 +11,6 @@ import type { HostToChat } from '../protocol/chat';
 import { receiveWebviewMessage } from '../protocol/receive';
 import { parseChatMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
-
-/** The chat opens with about this many of a session's newest messages, and shows earlier ones this many at a time. */
-const CHAT_PAGE_MESSAGES = 200;
 
 /** The chat panel: a webview view in Tally's activity-bar container. */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -22,11 +20,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private refreshTimer?: NodeJS.Timeout;
   private readonly handlers: ReturnType<typeof chatHandlers>;
   /** What the webview holds, so a refresh sends only the entries that changed. */
-  private readonly sent = new SentChatEntries();
-  private memo = new ChatEntryMemo();
-  private sentSession?: string;
-  /** How many of each session's newest messages the chat shows: a page more each time earlier ones are asked for. */
-  private readonly shownMessages = new Map<string, number>();
+  private sent = new ChatEntriesSent();
+  /** The session view whose entries the webview holds. */
+  private sentView?: object;
+  private sentPrices?: string;
   /** The webview's "ready" and the session's changes each ask for a refresh: one runs at a time. */
   private readonly refreshes = new RefreshQueue((whole) => this.sendStateNow({ whole }));
 
@@ -42,9 +39,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       scheduleRefresh: () => this.scheduleRefresh(),
       showEarlier: async () => {
         const session = await this.sessions.current();
-        const id = session.info.id;
-        this.shownMessages.set(id, (this.shownMessages.get(id) ?? CHAT_PAGE_MESSAGES) + CHAT_PAGE_MESSAGES);
-        await this.sendState();
+        // Older messages go before those held: the entries are folded again, so the webview gets them whole.
+        if (await session.view.showEarlier(CHAT_PAGE_MESSAGES)) await this.sendState({ whole: true });
       },
       workbench: {
         insertAtCursor: async (text) => {
@@ -100,8 +96,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /**
-   * Sends the chat's state. After the first send only the entries that changed travel: the store
-   * keeps the session's records in memory and stored messages' entries are memoized, so a refresh
+   * Sends the chat's state. After the first send only the entries that changed travel: the
+   * session view folds each write into the entries as it happens, so a refresh reads nothing and
    * costs about the same at 10 and at 10,000 messages. `whole`: the webview (re)loaded.
    */
   private sendState(options: { whole?: boolean } = {}): Promise<void> {
@@ -111,44 +107,26 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private async sendStateNow(options: { whole?: boolean }): Promise<void> {
     try {
       const session = await this.sessions.current();
-      const store = await this.sessions.store();
-      const id = session.info.id;
-      const [recent, compactions, sessions, usage] = await Promise.all([
-        // A long session opens with its recent messages; its files of older ones are not read
-        // until "Show earlier" asks for them, a page at a time.
-        store.loadRecentTranscript(id, this.shownMessages.get(id) ?? CHAT_PAGE_MESSAGES),
-        store.listCompactionEvents(session.info.id),
-        store.listSessions(),
-        store.listTurnUsage(session.info.id, { items: false }),
-      ]);
+      const { view } = session;
       // Prices are read from user settings only: a workspace must not change what a turn is said to cost.
       const priceOverrides = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
-      this.shownMessages.set(id, Math.max(this.shownMessages.get(id) ?? 0, recent.messages.length));
-      const whole = options.whole || this.sentSession !== session.info.id;
-      if (this.sentSession !== session.info.id) this.memo = new ChatEntryMemo();
-      const state = buildChatState({
-        memo: this.memo,
-        session,
-        transcript: recent.messages,
-        compactions: recent.createdAfter === undefined ? compactions : compactions.filter((c) => c.startedAt > recent.createdAfter!),
-        earlierUnloaded: !recent.complete,
-        sessions,
-        usage,
-        priceOverrides,
+      const prices = JSON.stringify(priceOverrides);
+      if (this.sentPrices !== undefined && prices !== this.sentPrices) view.setPrices(priceOverrides);
+      this.sentPrices = prices;
+      const store = await this.sessions.store();
+      const extras = {
         live: this.sessions.live,
         ended: this.sessions.endedTurnNotices,
         pending: this.sessions.pendingMessage,
         compacting: this.sessions.compacting,
         canRetry: this.sessions.canRetry,
-      });
-      this.sentSession = session.info.id;
-      if (whole) this.sent.reset();
-      const patch = this.sent.change(state.entries);
-      if (whole) this.post({ type: 'state', state });
-      else {
-        const { entries: _entries, ...rest } = state;
-        this.post({ type: 'update', state: rest, patch });
-      }
+      };
+      const whole = options.whole || this.sentView !== view;
+      if (whole) this.sent = new ChatEntriesSent();
+      this.sentView = view;
+      const state = chatHeader({ session, sessions: await store.listSessions(), earlierUnloaded: view.earlierUnloaded, usage: view.usageFigures, ...extras });
+      if (whole) this.post({ type: 'state', state: { ...state, entries: this.sent.whole(view.chat, extras) } });
+      else this.post({ type: 'update', state, patch: this.sent.change(view.chat, extras) });
     } catch (error) {
       this.log.error(`chat: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -47,6 +47,7 @@ export class InspectorPanel implements vscode.Disposable {
       sessions,
       post: (message) => this.post(message),
       sendState: (whole) => this.sendState(whole),
+      showEarlier: (list) => this.updates.showEarlier(list),
       executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),
       showInformation: (text) => void vscode.window.showInformationMessage(text),
     });
@@ -80,8 +81,9 @@ export class InspectorPanel implements vscode.Disposable {
   private async sendStateNow(whole: boolean): Promise<void> {
     try {
       const session = await this.sessions.current();
-      const state = await buildInspectorState(session, await this.sessions.store());
-      this.post(this.updates.message(state, whole));
+      // Results stored before the session opened are named once, when the inspector first shows them.
+      await session.view.seedTitles();
+      this.post(this.updates.message(buildInspectorState(session), whole, session.view.versions.titles));
     } catch (error) {
       this.post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
     }

@@ -35,6 +35,15 @@ describe('inspector webview: updates that carry only what changed (headless Chro
     assert.match((await page.locator('.current-slot').textContent()) ?? '', /jest test\/config\.test\.ts/, 'earlier items stay');
   });
 
+  it('asks the host for older requests and for every item of the next request when the first state left them out', async () => {
+    await hostSends(page, { type: 'state', state: { ...inspectorState, earlierTurns: 450, currentOmitted: { at: 2, count: 9_800 } } });
+    assert.match((await page.locator('.current-slot').textContent()) ?? '', /9,800 older messages of the conversation are not loaded/);
+    await clearPosted(page);
+    await page.click('vscode-button[data-action="load-all-items"]');
+    await page.click('vscode-button[data-action="show-older-requests"]');
+    assert.deepStrictEqual(await posted(page), [{ type: 'showEarlier', list: 'current' }, { type: 'showEarlier', list: 'turns' }]);
+  });
+
   it('asks for the whole state when an update does not fit what it holds', async () => {
     const updates = new InspectorUpdates();
     await hostSends(page, updates.message(inspectorState));

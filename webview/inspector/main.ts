@@ -146,8 +146,11 @@ function renderRequests(): void {
       selected: ui.selectedTurn,
       onSelect: selectTurn,
       shown: timelineShown,
+      notSent: state.earlierTurns,
       onShowOlder: () => {
         timelineShown += TIMELINE_PAGE;
+        // Past what this webview holds: the host sends a page more of the older requests.
+        if (timelineShown > (state?.turns.length ?? 0) && state?.earlierTurns) host.post({ type: 'showEarlier', list: 'turns' });
         renderRequests();
       },
     }),
@@ -179,7 +182,18 @@ function renderRequests(): void {
 
 function renderCurrent(): void {
   if (!state) return;
+  const omitted = state.currentOmitted;
+  // Positions are in wire order: the items after the ones left out stand `count` further on.
+  const wirePosition = (position: number) => (omitted && position >= omitted.at ? position + omitted.count : position);
   replace(currentSlot, [
+    ...(omitted
+      ? [
+          h('p', { class: 'hint omitted-items' }, [
+            `${omitted.count.toLocaleString('en-US')} older messages of the conversation are not loaded: the list and the tokens by tool show the newest ones. `,
+            button('Load all items', () => host.post({ type: 'showEarlier', list: 'current' }), { appearance: 'secondary', attrs: { 'data-action': 'load-all-items' } }),
+          ]),
+        ]
+      : []),
     renderItemList(state.current, {
       label: 'current',
       shownTotal: state.figures?.used,
@@ -191,7 +205,7 @@ function renderCurrent(): void {
       },
       onPin: (messageId, pinned) => host.post({ type: 'pin', messageId, pinned }),
       onRequestText: (itemId) => host.post({ type: 'requestItemText', itemId }),
-      onOpenInEditor: (position) => host.post({ type: 'openRequestItem', position }),
+      onOpenInEditor: (position) => host.post({ type: 'openRequestItem', position: wirePosition(position) }),
     }),
   ]);
 }
@@ -211,8 +225,10 @@ function renderBlobs(): void {
   replace(blobSlot, [
     renderOffloadedResults(state.blobs, state.blobTitles ?? {}, {
       shown: resultsShown,
+      notSent: state.earlierResults,
       onShowEarlier: () => {
         resultsShown += RESULTS_PAGE;
+        if (resultsShown > (state?.blobs.length ?? 0) && state?.earlierResults) host.post({ type: 'showEarlier', list: 'results' });
         renderBlobs();
       },
       open: openBlobs,

@@ -21,6 +21,8 @@ export interface OffloadedOptions {
   /** How many of the latest results are drawn. */
   shown: number;
   onShowEarlier: () => void;
+  /** Earlier results the host has not sent yet (showing earlier ones asks for them). */
+  notSent?: number;
   open: ReadonlySet<string>;
   pages: ReadonlyMap<string, BlobView>;
   onToggle: (refId: string, open: boolean) => void;
@@ -101,7 +103,7 @@ export function renderOffloadedResults(blobs: BlobInfo[], titles: Readonly<Recor
   const view = current;
   view.opts = opts;
   const earlier = Math.max(0, blobs.length - Math.max(1, opts.shown));
-  setPageButton(view.more, nextPageLabel(earlier, RESULTS_PAGE, 'earlier result'), 'show-earlier-results', () => view.opts.onShowEarlier());
+  setPageButton(view.more, nextPageLabel(earlier + (opts.notSent ?? 0), RESULTS_PAGE, 'earlier result'), 'show-earlier-results', () => view.opts.onShowEarlier());
   view.rows.update(blobs.slice(earlier).map((blob) => ({ blob, title: titles[blob.id] ?? blob.toolName, open: opts.open.has(blob.id), view: opts.pages.get(blob.id) })));
   return view.root;
 }

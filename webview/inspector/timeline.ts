@@ -32,6 +32,8 @@ export interface TimelineOptions {
   /** How many of the latest requests are drawn (the rest come with "Show older requests"). */
   shown: number;
   onShowOlder(): void;
+  /** Older requests the host has not sent yet (showing older ones asks for them). */
+  notSent?: number;
 }
 
 /** What one column shows. */
@@ -97,10 +99,11 @@ export function renderTimeline(turns: TurnView[], options: TimelineOptions): HTM
   // The latest request comes first: it is the one a user looks for, and older ones scroll into view.
   const newestFirst = [...turns].sort((a, b) => b.requestIndex - a.requestIndex);
   const drawn = newestFirst.slice(0, Math.max(1, options.shown));
-  const older = newestFirst.length - drawn.length;
+  const notSent = options.notSent ?? 0;
+  const older = newestFirst.length - drawn.length + notSent;
   view.columns.update(drawn.map((turn) => ({ turn, scale, selected: selected === turn.requestIndex })));
   setPageButton(view.more, nextPageLabel(older, TIMELINE_PAGE, 'older request'), 'show-older-requests', () => view?.onShowOlder());
   const compactions = turns.filter((t) => t.compactionId).length;
-  view.hint.textContent = `${countOf(turns.length, 'request')}, latest first · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${countOf(requestSize(newestFirst[0]), 'token')}, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})`;
+  view.hint.textContent = `${countOf(turns.length + notSent, 'request')}, latest first · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${countOf(requestSize(newestFirst[0]), 'token')}, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})`;
   return view.wrap;
 }

@@ -310,11 +310,11 @@ export class AgentSession {
       if (signal.aborted) throw new CancelledError('cancelled');
       const output = await (started.get(call.id) ?? this.runTool(call, signal));
       if (signal.aborted && output.cancelled) {
-        const message = await this.manager.recordToolResult(call, output.output, true);
+        const message = await this.manager.recordToolResult(call, output.output, { isError: true });
         this.emit({ type: 'tool_result', callId: call.id, message });
         throw new CancelledError('cancelled');
       }
-      const message = await this.manager.recordToolResult(call, output.output, output.isError ?? false, output.denied ?? false);
+      const message = await this.manager.recordToolResult(call, output.output, { isError: output.isError, denied: output.denied });
       this.emit({ type: 'tool_result', callId: call.id, message });
     }
     return 'tool_use';

@@ -212,7 +212,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
       const call = message.toolCallId ? openCalls.get(message.toolCallId) : undefined;
       if (!call || !manager.openCallIds().has(call.id)) continue; // broken pair in the source: the normalizer covers it
       openCalls.delete(call.id);
-      retention.entered(await manager.recordToolResult(call, source.content, Boolean(source.meta?.isError)));
+      retention.entered(await manager.recordToolResult(call, source.content, { isError: Boolean(source.meta?.isError) }));
     } else {
       for (const m of await manager.append(message)) retention.entered(m);
     }

@@ -25,6 +25,8 @@ import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
 import { resumeSession } from './resume';
 import { LastMeasure } from './lastMeasure';
+import { SessionChanges, type SessionChangeListener } from './sessionChanges';
+import type { BlobInfo } from '../ports/blobStore';
 
 export interface ContextSessionOptions {
   store: SessionStore;
@@ -38,6 +40,8 @@ export interface ContextSessionOptions {
   /** Text re-injected after a checkpoint, when instructions live in the conversation. */
   reinjectInstructions?: () => string | undefined;
   now?: () => number;
+  /** The prompt's tokens outside the conversation until the first request builds it (the last request's, on resume). */
+  fixed?: FixedComponents;
 }
 
 /**
@@ -87,12 +91,17 @@ export class ContextSession {
   private readonly conversationItems = new ConversationItems();
   private readonly mutex = new Mutex();
   private readonly listeners = new Set<CompactionListener>();
+  private readonly changes = new SessionChanges();
+  /** The prompt's tokens outside the conversation, from the last prompt built. */
+  private promptFixed: FixedComponents;
   private readonly strategies: CompactionStrategy[];
   private readonly summarizer: Summarizer;
   private readonly now: () => number;
   contextWindow?: number;
   maxOutputTokens?: number;
   lastCompactionId?: string;
+  /** The transcript messages read to resume, until a view takes them. */
+  private resumedTranscript?: { messages: Message[]; complete: boolean };
 
   private constructor(private readonly options: ContextSessionOptions) {
     this.strategies = options.strategies ?? defaultStrategies();
@@ -100,6 +109,7 @@ export class ContextSession {
     this.now = options.now ?? Date.now;
     this.contextWindow = options.contextWindow;
     this.maxOutputTokens = options.maxOutputTokens;
+    this.promptFixed = options.fixed ?? EMPTY_FIXED;
   }
 
   /** Opens a session where it left off (see resume.ts). */
@@ -112,8 +122,19 @@ export class ContextSession {
     session.lastCreatedAt = resumed.lastCreatedAt;
     session.lastCompactionId = resumed.lastCompactionId;
     if (resumed.lastRequest) session.basis.resume(resumed.lastRequest);
-    session.ledger = new RequestLedger(options.store, options.sessionId, resumed.nextRequestIndex, session.now);
+    session.resumedTranscript = resumed.transcript;
+    session.ledger = new RequestLedger(options.store, options.sessionId, resumed.nextRequestIndex, session.now, (record) => session.changes.emit({ type: 'usage', record }));
     return session;
+  }
+
+  /**
+   * The transcript messages read to resume (all of them, or those after the snapshot), handed
+   * over once so a view need not read them again; undefined after the first call.
+   */
+  takeResumedTranscript(): { messages: readonly Message[]; complete: boolean } | undefined {
+    const taken = this.resumedTranscript;
+    this.resumedTranscript = undefined;
+    return taken;
   }
 
   get sessionId(): string {
@@ -139,6 +160,16 @@ export class ContextSession {
     return this.working;
   }
 
+  /** The prompt's tokens outside the conversation (system, skills, tools), from the last prompt built. */
+  get fixed(): FixedComponents {
+    return this.promptFixed;
+  }
+
+  /** Every write, with what it wrote: messages, usage records, compaction events, stored results. */
+  onChange(listener: SessionChangeListener): () => void {
+    return this.changes.on(listener);
+  }
+
   onCompaction(listener: CompactionListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -162,8 +193,11 @@ export class ContextSession {
     return { ...message, createdAt };
   }
 
-  private persist(messages: readonly Message[]): Promise<void> {
-    return this.options.store.putMessages(this.sessionId, messages.map((m) => withStoredCount(m, this.options.counter)));
+  /** Stores messages with their counts; returns them as stored (what the views are told). */
+  private async persist(messages: readonly Message[]): Promise<Message[]> {
+    const stored = messages.map((m) => withStoredCount(m, this.options.counter));
+    await this.options.store.putMessages(this.sessionId, stored);
+    return stored;
   }
 
   private saveSnapshot(compactionId: string, tokenCount: number): Promise<void> {
@@ -193,7 +227,7 @@ export class ContextSession {
         this.working.push(message);
         recorded.push(message);
       }
-      await this.persist(recorded);
+      this.changes.emit({ type: 'messages', appended: await this.persist(recorded), replaced: [] });
       return recorded;
     });
   }
@@ -214,9 +248,14 @@ export class ContextSession {
     return recorded[recorded.length - 1];
   }
 
-  /** Truncates / offloads a tool's output and records it as the call's result. */
-  async recordToolResult(call: ToolCall, output: string | Uint8Array, isError = false, denied = false): Promise<Message> {
-    const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, denied, settings: this.settings, now: this.now });
+  /**
+   * Truncates / offloads a tool's output and records it as the call's result. `isError`: the tool
+   * failed; `denied`: the user refused the call.
+   */
+  async recordToolResult(call: ToolCall, output: string | Uint8Array, result: { isError?: boolean; denied?: boolean } = {}): Promise<Message> {
+    const { isError = false, denied = false } = result;
+    const onStored = (blob: BlobInfo) => this.changes.emit({ type: 'result', blob, title: { toolName: call.name, arguments: call.arguments, requestIndex: this.nextRequestIndex } });
+    const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, denied, settings: this.settings, now: this.now, onStored });
     const [recorded] = await this.append(message);
     return recorded;
   }
@@ -237,7 +276,9 @@ export class ContextSession {
   abortOpenCalls(reason = 'cancelled by the user'): Promise<Message[]> {
     return this.mutex.run(async () => {
       const added = this.closeOpenCalls(reason);
-      if (added.length) await this.persist(added);
+      if (added.length) {
+        this.changes.emit({ type: 'messages', appended: await this.persist(added), replaced: [] });
+      }
       return added;
     });
   }
@@ -248,7 +289,7 @@ export class ContextSession {
    * The budget for the current working context. Once the provider reported usage, the total is that
    * report plus the estimate of what changed since.
    */
-  measure(fixed: FixedComponents = EMPTY_FIXED): ContextBudget {
+  measure(fixed: FixedComponents = this.promptFixed): ContextBudget {
     const inputs = { working: this.working, fixed, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens, observed: this.observedReports };
     return this.lastMeasure.get(inputs, () => this.basis.measure({ working: this.working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }));
   }
@@ -264,7 +305,7 @@ export class ContextSession {
    * every item of the request. Changes nothing; for views and checks. `measured`: the budget of this
    * working context with these fixed components, when the caller just measured it.
    */
-  planRequest(fixed: FixedComponents = EMPTY_FIXED, sections?: PromptSections, measured?: ContextBudget): RequestPlan {
+  planRequest(fixed: FixedComponents = this.promptFixed, sections?: PromptSections, measured?: ContextBudget): RequestPlan {
     const visible = this.visible.view(this.working);
     const { messages, items } = requestContent({ messages: visible.messages, sections, fixed, count: this.count, reuse: this.conversationItems });
     return { messages, items, budget: measured ?? this.measure(fixed), repaired: visible.repaired };
@@ -278,7 +319,8 @@ export class ContextSession {
   async nextRequest<P extends PromptPart>(prompt: PromptInput<P>, signal?: AbortSignal): Promise<PlannedRequest<P>> {
     const build = typeof prompt === 'function' ? prompt : undefined;
     const roomOf = (budget: ContextBudget) => ({ effectiveWindow: budget.effectiveWindow, percentUsed: budget.percent });
-    let prepared = build ? await build(roomOf(this.measure())) : (prompt as P);
+    let prepared = build ? await build(roomOf(this.measure(EMPTY_FIXED))) : (prompt as P);
+    this.promptFixed = prepared.fixed;
     // Measured once per step: no await stands between a measure and the plan that reuses it.
     let budget = this.measure(prepared.fixed);
     let compaction: CompactionResult | undefined;
@@ -291,6 +333,7 @@ export class ContextSession {
     const compactionId = compaction?.status === 'complete' ? compaction.id : undefined;
     if (compactionId && build && !blocked) {
       prepared = await build(roomOf(budget));
+      this.promptFixed = prepared.fixed;
       budget = this.measure(prepared.fixed);
     }
     return { status: blocked ? 'blocked' : 'ready', prompt: prepared, plan: this.planRequest(prepared.fixed, prepared.sections, budget), requestIndex: this.nextRequestIndex, compaction, compactionId, recovered: false };
@@ -327,8 +370,8 @@ export class ContextSession {
   compact(options: CompactOptions): Promise<CompactionResult> {
     return this.mutex.run(async () => {
       const dryRun = Boolean(options.dryRun);
-      const fixed = options.fixed ?? EMPTY_FIXED;
       const id = newId('c');
+      const fixed = options.fixed ?? this.promptFixed;
       const outcome = await runCompaction({
         id,
         sessionId: this.sessionId,
@@ -349,7 +392,10 @@ export class ContextSession {
       });
       const { event } = outcome;
       if (event.status === 'error') {
-        if (!dryRun) await this.options.store.addCompactionEvent(event).catch(() => undefined);
+        if (!dryRun) {
+          const stored = await this.options.store.addCompactionEvent(event).then(() => true, () => false);
+          if (stored) this.changes.emit({ type: 'compaction', record: event });
+        }
         this.emit({ type: 'error', id, error: event.error ?? '', record: event });
         return compactionResult(outcome, dryRun);
       }
@@ -360,7 +406,10 @@ export class ContextSession {
           await this.saveSnapshot(id, event.estimatedTokensAfter ?? event.tokensAfter);
         }
         // An automatic check that found nothing to remove is not a compaction; a user's request is recorded either way.
-        if (outcome.changed || options.trigger !== 'auto') await this.options.store.addCompactionEvent(event);
+        if (outcome.changed || options.trigger !== 'auto') {
+          await this.options.store.addCompactionEvent(event);
+          this.changes.emit({ type: 'compaction', record: event });
+        }
       }
       this.emit({ type: 'complete', id, record: event, dryRun });
       return compactionResult(outcome, dryRun);
@@ -371,6 +420,8 @@ export class ContextSession {
     if (dryRun) return newRefId(); // same shape as a real ref, so the preview counts the same
     try {
       const info = await this.options.store.putBlob(this.sessionId, { toolName, toolCallId, content: new TextEncoder().encode(content) });
+      const call = toolCallId === undefined ? undefined : this.working.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === toolCallId);
+      this.changes.emit({ type: 'result', blob: info, title: { toolName, arguments: call?.arguments, requestIndex: this.nextRequestIndex } });
       return info.id;
     } catch {
       return undefined; // the transcript still holds the original
@@ -385,7 +436,9 @@ export class ContextSession {
       const updated = { ...this.working[index], pinned };
       this.working[index] = updated;
       // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
-      if (!updated.meta?.replaces && !updated.meta?.synthetic) await this.persist([updated]);
+      if (!updated.meta?.replaces && !updated.meta?.synthetic) {
+        this.changes.emit({ type: 'messages', appended: [], replaced: await this.persist([updated]) });
+      }
       if (this.lastCompactionId) await this.saveSnapshot(this.lastCompactionId, totalTokens(this.working, this.count));
       return true;
     });

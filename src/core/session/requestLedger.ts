@@ -29,6 +29,8 @@ export class RequestLedger {
     private readonly sessionId: string,
     private nextIndex: number,
     private readonly now: () => number,
+    /** Told about each record once it is stored. */
+    private readonly onRecorded: (record: TurnUsageRecord) => void = () => undefined,
   ) {}
 
   /** Index the next recorded request will get. */
@@ -84,6 +86,7 @@ export class RequestLedger {
     if (texts) record.texts = texts;
     await this.store.addTurnUsage(record);
     for (const hash of Object.keys(texts ?? {})) this.storedTexts?.add(hash);
+    this.onRecorded(record);
     return record;
   }
 }

@@ -13,6 +13,8 @@ export interface ResumedSession {
   lastCompactionId?: string;
   /** The last request sent (its figures, not its items): the usage basis takes up its report where it left off. */
   lastRequest?: TurnUsageRecord;
+  /** The transcript messages read: all of them (`complete`), or those after the snapshot. */
+  transcript: { messages: Message[]; complete: boolean };
 }
 
 /**
@@ -36,5 +38,5 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
   }
   adoptStoredCounts(messages);
   const lastCreatedAt = transcript.reduce((max, m) => Math.max(max, m.createdAt), snapshot?.createdAt ?? 0);
-  return { working: normalizeHistory(repairCallIdsOnLoad(messages, sessionId)).messages, lastCreatedAt, nextRequestIndex, lastCompactionId: snapshot?.compactionId, lastRequest: await lastRequest };
+  return { working: normalizeHistory(repairCallIdsOnLoad(messages, sessionId)).messages, lastCreatedAt, nextRequestIndex, lastCompactionId: snapshot?.compactionId, lastRequest: await lastRequest, transcript: { messages: transcript, complete: !snapshot } };
 }

@@ -1,6 +1,6 @@
 import { toolResultMessage } from '../model/factories';
 import type { Message, ToolCall } from '../model/message';
-import type { BlobStore } from '../ports/blobStore';
+import type { BlobInfo, BlobStore } from '../ports/blobStore';
 import type { ContextSettings } from '../settings';
 import { scanOutput } from './scan';
 import { readResultHint, storedResultHeader } from './storedResultHeader';
@@ -18,6 +18,8 @@ export interface RecordArgs {
   denied?: boolean;
   settings: ContextSettings;
   now?: () => number;
+  /** Told about the output stored whole, right after it is stored. */
+  onStored?: (blob: BlobInfo) => void;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function recordToolResult(args: RecordArgs): Promise<Message> {
   if (overThreshold || (scan.binary && settings.offloadThresholdBytes > 0)) {
     try {
       const info = await args.store.putBlob(args.sessionId, { toolName: call.name, toolCallId: call.id, content: scan.bytes, measured: scan });
+      args.onStored?.(info);
       const header = storedResultHeader({ byteSize: info.byteSize, lineCount: info.lineCount, toolName: call.name, isError: Boolean(args.isError), refId: info.id });
       if (scan.binary) return { ...base, content: `${header}\n${binaryNote}`, meta: { ...base.meta, offloadRef: info.id } };
       const preview = truncateMeasured(scan, { maxLines: Math.min(settings.truncation.maxLines, 60), maxBytes: settings.offloadPreviewBytes });

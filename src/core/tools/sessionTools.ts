@@ -13,7 +13,7 @@ export const COMPACT_CONTEXT_TOOL: ToolDefinition = {
 };
 
 /** The tools that act on the session itself: read an offloaded result again, compact the context. */
-export function sessionTools(store: SessionStore, manager: () => ContextSession, fixed: () => { system: number; skills: number; tools: number }): Tool[] {
+export function sessionTools(store: SessionStore, manager: () => ContextSession): Tool[] {
   return [
     {
       definition: READ_RESULT_TOOL,
@@ -31,7 +31,7 @@ export function sessionTools(store: SessionStore, manager: () => ContextSession,
       async execute(args) {
         const focus = typeof args.focus === 'string' ? args.focus : undefined;
         // The call's own group is still open; compaction keeps it whole (it is the latest unit).
-        const result = await manager().compact({ trigger: 'tool', focus, fixed: fixed() });
+        const result = await manager().compact({ trigger: 'tool', focus });
         if (result.status === 'error') return { output: `Compaction failed: ${result.error}`, isError: true };
         if (result.status === 'skipped') return { output: `Nothing to compact: the context holds ${result.tokensBefore} tokens.` };
         return { output: `Compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens (${result.strategiesRun.join(', ')}). Archived outputs stay readable with read_result.` };

@@ -13,6 +13,8 @@ export interface InspectorIntentDeps {
   post(message: HostToInspector): void;
   /** Pushes the inspector state to the webview now (`whole`: all of it, not only what changed). */
   sendState(whole?: boolean): Promise<void>;
+  /** The next state carries a page more of the older requests or results. */
+  showEarlier(list: 'turns' | 'results' | 'current'): void;
   executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
   showInformation(text: string): void;
 }
@@ -22,6 +24,10 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
   return {
     ready: () => d.sendState(true),
     refresh: () => d.sendState(true),
+    showEarlier: (m) => {
+      d.showEarlier(m.list);
+      return d.sendState();
+    },
     selectTurn: async (m) => {
       const session = await d.sessions.current();
       const turn = await (await d.sessions.store()).turnUsageAt(session.info.id, m.requestIndex);
@@ -29,7 +35,7 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     },
     requestItemText: async (m) => {
       const session = await d.sessions.current();
-      const current = m.requestIndex === undefined ? session.manager.planRequest(session.fixed).items : undefined;
+      const current = m.requestIndex === undefined ? session.manager.planRequest().items : undefined;
       const found = await requestItemText({ store: await d.sessions.store(), sessionId: session.info.id, requestIndex: m.requestIndex, itemId: m.itemId, working: session.manager.messages, current });
       d.post({ type: 'requestItemText', ...(m.requestIndex === undefined ? {} : { requestIndex: m.requestIndex }), itemId: m.itemId, text: found.text, totalChars: found.totalChars });
     },

@@ -1,4 +1,3 @@
-import type { FixedComponents } from '../../core/accounting/usageBasis';
 import type { AgentSession } from '../../core/agent/agentSession';
 import type { CompactionResult } from '../../core/compaction/compactor';
 import type { Summarizer } from '../../core/compaction/types';
@@ -6,6 +5,8 @@ import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
 import type { ResolvedModel } from '../../core/providers/modelRegistry';
 import type { ChatProvider, ReasoningRequest } from '../../core/providers/types';
 import type { ContextSession } from '../../core/session/contextSession';
+import type { SessionChange } from '../../core/session/sessionChanges';
+import type { SessionView } from './sessionView';
 
 /** Where the planned context window comes from, for the confirmation and the meter. */
 export type WindowSource = 'setting' | 'server' | 'registry' | 'assumed';
@@ -27,6 +28,8 @@ export interface ChatModel {
 export interface ActiveSession {
   info: SessionInfo;
   manager: ContextSession;
+  /** What the chat and the inspector show of it, kept current by its changes. */
+  view: SessionView;
   /** Absent for replays, or while no model is configured. */
   agent?: AgentSession;
   chat?: ChatModel;
@@ -34,9 +37,14 @@ export interface ActiveSession {
   replayLabel?: string;
   /** Why there is no agent, for the chat banner. */
   unavailable?: string;
-  /** Tokens outside the conversation, from the last prompt built. */
-  fixed: FixedComponents;
 }
+
+/**
+ * What changed for the views: a write of the session (already folded into its view), another
+ * session opened, or the state around the records (the running turn, a waiting message, a
+ * compaction running, the session's title).
+ */
+export type ViewChange = SessionChange | { type: 'opened' } | { type: 'status' };
 
 /** What the chat's and the inspector's intents ask of the session controller. */
 export interface SessionActions {

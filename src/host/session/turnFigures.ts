@@ -3,7 +3,6 @@
  * shows too), so a number is the same wherever it appears. No `vscode` import.
  */
 import type { ContextBudget } from '../../core/accounting/budget';
-import type { FixedComponents } from '../../core/accounting/usageBasis';
 import { requestFigures, windowFigures, type WindowFigures } from '../../core/accounting/windowFigures';
 import type { TurnUsageRecord } from '../../core/model/records';
 import { modelPrices, type ModelPrices } from '../../core/providers/modelRegistry';
@@ -18,8 +17,8 @@ export function requestInputTokens(record: TurnUsageRecord): number {
  * The window figures every surface shows (status bar, chat meter, inspector, command messages),
  * from the working context now and the last request sent.
  */
-export function sessionWindowFigures(session: { manager: { measure(fixed: FixedComponents): ContextBudget }; fixed: FixedComponents }, last?: TurnUsageRecord): WindowFigures {
-  return budgetWindowFigures(session.manager.measure(session.fixed), last);
+export function sessionWindowFigures(session: { manager: { measure(): ContextBudget } }, last?: TurnUsageRecord): WindowFigures {
+  return budgetWindowFigures(session.manager.measure(), last);
 }
 
 /** The shared figures from a budget already measured (a planned request carries one). */

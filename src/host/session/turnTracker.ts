@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../../core/agent/events';
+import type { ChatToolCallView } from '../../protocol/chat';
 
 /** The live state the chat panel shows while a turn runs (the store holds the rest). */
 export interface LiveTurn {
@@ -6,6 +7,10 @@ export interface LiveTurn {
   /** Thinking streamed by the response in flight. */
   streamingThinking: string;
   events: AgentEvent[];
+  /** Approvals asked for and not answered yet, by call id. */
+  approvals: Map<string, NonNullable<ChatToolCallView['approval']>>;
+  /** What the turn said so far (errors, retries, notices), each with an id of its own. */
+  notices: Array<TurnNotice & { id: string }>;
 }
 
 /** A line the chat shows about a turn rather than from the conversation: an error, a retry, a stop. */
@@ -46,7 +51,7 @@ export class TurnTracker {
 
   apply(event: AgentEvent): void {
     if (event.type === 'turn_start') {
-      this.live = { streamingText: '', streamingThinking: '', events: [] };
+      this.live = { streamingText: '', streamingThinking: '', events: [], approvals: new Map(), notices: [] };
       this.ended = [];
     }
     if (this.live) {
@@ -55,6 +60,13 @@ export class TurnTracker {
       else if (event.type === 'assistant_message' || event.type === 'retry') this.live.streamingText = this.live.streamingThinking = '';
       // Thinking deltas come many per second: the streaming entry shows them, the event list needs none.
       if (event.type !== 'reasoning_delta') this.live.events.push(event);
+      if (event.type === 'approval_needed') {
+        const { title, detail, kind, allowForSession, runs, noAllowance } = event.request;
+        this.live.approvals.set(event.request.callId, { title, detail, kind, allowForSession, runs, noAllowance });
+      }
+      if (event.type === 'approval_resolved') this.live.approvals.delete(event.callId);
+      const notice = turnNotice(event);
+      if (notice) this.live.notices.push({ id: `live-${event.type === 'error' ? 'err' : event.type}-${this.live.notices.length}`, ...notice });
     } else {
       // An error outside a turn still reaches the user.
       const notice = turnNotice(event, true);

@@ -82,6 +82,7 @@ function inspectorInbox(r: Recorder) {
       sessions: fakeSessions(r),
       post: (message) => void r.calls.push(`post ${message.type}`),
       sendState: async () => void r.calls.push('sendState'),
+      showEarlier: (list) => void r.calls.push(`showEarlier ${list}`),
       executeCommand: async (command: string, ...args: unknown[]) => void r.calls.push(`command ${command} ${JSON.stringify(args)}`),
       showInformation: (text) => void r.calls.push(`info ${text}`),
     }),

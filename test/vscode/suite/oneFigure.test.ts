@@ -41,7 +41,7 @@ describe('One number for the context on every surface, through compactions and r
     const store = await t.sessions.store();
     const [transcript, compactions, usage] = await Promise.all([store.loadTranscript(session.info.id), store.listCompactionEvents(session.info.id), store.listTurnUsage(session.info.id)]);
     const chatState = buildChatState({ session, transcript, compactions, sessions: [], usage });
-    const inspectorState = await buildInspectorState(session, store);
+    const inspectorState = buildInspectorState(session);
     const f = inspectorState.figures!;
     const shown = () => vscode.commands.executeCommand<{ text: string; tooltip: string }>('tally.statusBarShown');
     await until(`the status bar shows ${f.text.used}`, async () => ((await shown())?.tooltip ?? '').includes(f.text.used), 10_000);

@@ -32,7 +32,7 @@ describe('Every surface shows the same window figures, after a turn and after a 
     const store = await t.sessions.store();
     const [transcript, compactions, usage] = await Promise.all([store.loadTranscript(session.info.id), store.listCompactionEvents(session.info.id), store.listTurnUsage(session.info.id)]);
     const chat = buildChatState({ session, transcript, compactions, sessions: [], usage }).meter!;
-    const inspector = (await buildInspectorState(session, store)).figures!;
+    const inspector = buildInspectorState(session).figures!;
     // The status bar follows change events: give it a moment to show the latest figures.
     const shown = () => vscode.commands.executeCommand<{ text: string; tooltip: string }>('tally.statusBarShown');
     await until('the status bar shows the current figures', async () => ((await shown())?.tooltip ?? '').includes(inspector.text.used), 5_000).catch(() => undefined);

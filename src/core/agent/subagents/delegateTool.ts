@@ -1,5 +1,4 @@
 import type { TokenCounter } from '../../accounting/tokenizer';
-import type { FixedComponents } from '../../accounting/usageBasis';
 import type { ToolDefinition } from '../../model/tool';
 import type { SessionStore } from '../../ports/sessionStore';
 import type { ChatProvider } from '../../providers/types';
@@ -44,7 +43,7 @@ export interface SubagentEnvironment {
   /** Opens the subagent's own context session (same window rules and summarizer as the parent's). */
   openContext(sessionId: string): Promise<ContextSession>;
   /** Every tool a subagent's session could have, its own session tools bound to its own manager. */
-  tools(manager: ContextSession, fixed: () => FixedComponents): Tool[];
+  tools(manager: ContextSession): Tool[];
   /** The parent registry's workspace, approvals (shared: the same cards and session allowances) and limits. */
   registry: Pick<ToolRegistryOptions, 'workspace' | 'limits'> & { approvals: Pick<SessionApprovals, 'decide'> };
   /** The named agents known now (none from an untrusted workspace). */

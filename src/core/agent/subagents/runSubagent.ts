@@ -1,4 +1,3 @@
-import type { FixedComponents } from '../../accounting/usageBasis';
 import { SessionPrompt } from '../../prompt/sessionPrompt';
 import { truncateOutput } from '../../toolOutput/truncate';
 import { ToolRegistry } from '../../tools/registry';
@@ -54,8 +53,7 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
   const progress = (p: DistributiveOmit<SubagentProgress, 'callId' | 'sessionId' | 'agent'>) =>
     ctx.onEvent?.({ type: 'subagent', progress: { callId: ctx.callId, sessionId: info.id, ...(agent ? { agent: agent.name } : {}), ...p } as SubagentProgress });
 
-  let fixed: FixedComponents = { system: 0, skills: 0, tools: 0 };
-  const all = env.tools(manager, () => fixed);
+  const all = env.tools(manager);
   const nested = run.nested?.(info.id);
   const tools = subagentTools(all, agent, nested);
   const asker = { sessionId: info.id, name, parentCallId: ctx.callId };
@@ -76,9 +74,7 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
     prompt: {
       prepare: async (a) => {
         await nested?.refreshAgents();
-        const prepared = await prompt.prepare(a);
-        fixed = prepared.fixed;
-        return prepared;
+        return prompt.prepare(a);
       },
     },
     tools: registry,

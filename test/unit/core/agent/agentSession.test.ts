@@ -55,7 +55,7 @@ async function setup(provider: ChatProvider, settings: ContextSettings = withSet
   const counter = getTokenCounter();
   const manager = await ContextSession.open({ store: env.store, sessionId, settings, counter });
   let fixed = { system: 0, skills: 0, tools: 0 };
-  const session = sessionTools(env.store, () => manager, () => fixed);
+  const session = sessionTools(env.store, () => manager);
   const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => [ECHO, ...session.map((t) => t.definition)], instructions: async () => 'Always run the tests.', skills: async () => [] });
   const tools = testRegistry({ tools: () => [...prompt.tools(), ...testTools, ...session], onCall: (name) => prompt.noteToolUse(name) });
   const agent = new AgentSession({

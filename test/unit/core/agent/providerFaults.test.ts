@@ -175,7 +175,7 @@ async function openSession(store: SessionStore, sessionId: string, provider: Cha
   const counter = getTokenCounter();
   const manager = await ContextSession.open({ store, sessionId, settings: SETTINGS, counter });
   let fixed = { system: 0, skills: 0, tools: 0 };
-  const session = sessionTools(store, () => manager, () => fixed);
+  const session = sessionTools(store, () => manager);
   const prompt: SessionPrompt = new SessionPrompt({ counter, settings: SETTINGS, tools: () => runner.definitions(), instructions: async () => undefined, skills: async () => [] });
   const runner = testRegistry({
     tools: () => [...prompt.tools(), ...builtinTools(), ...session],

@@ -21,15 +21,15 @@ describe('the focus of a manual compaction', function () {
     await manager.append(msg({ role: 'user', content: 'Make the parser tests pass.' }));
     const test = call('run_command', { command: 'pytest tests/test_parser.py' });
     await manager.append(msg({ role: 'assistant', content: 'Running the tests.', toolCalls: [test] }));
-    const failing = await manager.recordToolResult(test, `${'collecting ...\n'.repeat(300)}${FAILING}`, true);
+    const failing = await manager.recordToolResult(test, `${'collecting ...\n'.repeat(300)}${FAILING}`, { isError: true });
     for (const turn of scriptedTurns(25, 5, 1000)) {
       await manager.append(msg({ role: 'assistant', content: turn.assistantText, toolCalls: turn.calls.map((c) => c.call) }));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output.replace(/Error: .*/g, 'done'), false);
+      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output.replace(/Error: .*/g, 'done'));
     }
     // A newer failure, so the matching one is not simply the newest failing output (always kept).
     const build = call('run_command', { command: 'make build' });
     await manager.append(msg({ role: 'assistant', content: 'Building.', toolCalls: [build] }));
-    await manager.recordToolResult(build, 'compile error: missing semicolon in src/app.c', true);
+    await manager.recordToolResult(build, 'compile error: missing semicolon in src/app.c', { isError: true });
     return { env, manager, failing };
   }
 

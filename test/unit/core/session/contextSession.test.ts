@@ -41,7 +41,7 @@ async function fill(manager: ContextSession, request: string, turns: ReturnType<
   await manager.append(withId(userMessage(request)));
   for (const turn of turns) {
     await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-    for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+    for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, { isError: c.isError });
   }
 }
 
@@ -74,7 +74,7 @@ describe('context session', function () {
       await manager.recordResponse(request, { model: 'test-model', reported: { inputTokens: plan.budget.used, outputTokens: 50 } });
       requests++;
       await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, { isError: c.isError });
     }
     const completes = events.filter((e) => e.type === 'complete');
     assert.ok(completes.length >= 3, `expected several compactions, saw ${completes.length}`);
@@ -142,7 +142,7 @@ describe('context session', function () {
     await manager.append(withId(userMessage('Investigate the flaky build.')));
     for (const turn of scriptedTurns(40, 11, 1000)) {
       await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, { isError: c.isError });
       await manager.nextRequest({ fixed: FIXED });
     }
     const history = await env.store.listCompactionEvents(sessionId);
@@ -245,7 +245,7 @@ describe('context session', function () {
     for (const [i, turn] of scriptedTurns(25, 9, 1000).entries()) {
       await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
       for (const c of turn.calls) {
-        const recorded = await manager.recordToolResult(c.call, c.output, c.isError);
+        const recorded = await manager.recordToolResult(c.call, c.output, { isError: c.isError });
         if (i === 0 && !pinnedId) pinnedId = recorded.id;
       }
     }

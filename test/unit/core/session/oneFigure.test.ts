@@ -47,7 +47,7 @@ describe('one figure for the context, on every path', function () {
     await manager.append(message('user', 'Find out why the parser test fails and fix it.'));
     for (const turn of scriptedTurns(12, 3, 100)) {
       await manager.append(message('assistant', turn.assistantText, { toolCalls: turn.calls.map((c) => c.call) }));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, c.isError);
+      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, { isError: c.isError });
     }
     const request = await manager.nextRequest({ fixed: FIXED });
     assert.equal(request.status, 'ready');

@@ -49,7 +49,7 @@ describe('planning a request from what changed since the last one', function () 
     await session.appendUser('Fix the failing build.');
     for (const turn of scriptedTurns(30, 3, 1000)) {
       await session.appendAssistant(turn.assistantText, turn.calls.map((c) => c.call));
-      for (const c of turn.calls) await session.recordToolResult(c.call, c.output, c.isError);
+      for (const c of turn.calls) await session.recordToolResult(c.call, c.output, { isError: c.isError });
       assertPlanIsCurrent(session, `after "${turn.assistantText.slice(0, 20)}"`);
     }
   });

@@ -178,7 +178,7 @@ describe('a 100 MB tool output through the agent loop', function () {
       const manager = await ContextSession.open({ store: env.store, sessionId, settings, counter });
       const log = hundredMegabyteLog();
       const DUMP: ToolDefinition = { name: 'dump_log', description: 'Print the build log', inputSchema: { type: 'object' }, source: 'builtin' };
-      const session = sessionTools(env.store, () => manager, () => ({ system: 0, skills: 0, tools: 0 }));
+      const session = sessionTools(env.store, () => manager);
       const tools = testRegistry({ tools: [...session, { definition: DUMP, approval: 'read', execute: async () => ({ output: log }) }] });
       const prompt = new SessionPrompt({ counter, settings, tools: () => tools.definitions(), instructions: async () => '', skills: async () => [] });
       const agent = new AgentSession({ manager, provider: createOpenAIProvider({ apiKey: 'sk-test', baseUrl: openai.url, retry: { maxAttempts: 1, sleep: async () => undefined } }), model: 'gpt-4.1', maxOutputTokens: 2_000, prompt, tools, sleep: async () => undefined });

@@ -18,7 +18,7 @@ describe('read_result reads only the results of the session the agent works in',
     const own = await env.store.putBlob(b.id, { toolName: 'run_command', content: Buffer.from('build ok\n') });
 
     // The tool as the agent of a session in workspace B holds it.
-    const tool = sessionTools(env.store, () => ({ sessionId: b.id }) as unknown as ContextSession, () => ({ system: 0, skills: 0, tools: 0 })).find((t) => t.definition.name === 'read_result')!;
+    const tool = sessionTools(env.store, () => ({ sessionId: b.id }) as unknown as ContextSession).find((t) => t.definition.name === 'read_result')!;
     const ctx = {} as ToolContext;
     await assert.rejects(tool.execute({ ref_id: secret.id }, ctx), new RegExp(`^Error: no stored result ${secret.id} in this session$`));
     await assert.rejects(tool.execute({ ref_id: secret.id, offset: 5, limit: 10 }, ctx), /no stored result .* in this session/);

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import type { BlobInfo } from '../../../../src/core/ports/blobStore';
 import type { RequestItem } from '../../../../src/core/model/records';
-import { InspectorUpdates } from '../../../../src/host/inspector/inspectorUpdates';
+import { INSPECTOR_PAGE, InspectorUpdates } from '../../../../src/host/inspector/inspectorUpdates';
 import type { HostToInspector, InspectorState, TurnView } from '../../../../src/protocol/inspector';
 import { applyListPatch, heldListOf, type HeldList } from '../../../../src/protocol/listPatch';
 import { requestItemKeys } from '../../../../src/protocol/requestItemKeys';
@@ -42,19 +42,68 @@ describe('inspector updates: only what changed travels, and the webview ends up 
   it('a new request adds its figures and its items; nothing else is sent again', () => {
     const updates = new InspectorUpdates();
     const view = new Webview();
-    const turns = Array.from({ length: 500 }, (_, i) => turn(i));
+    const turns = Array.from({ length: 150 }, (_, i) => turn(i));
     const items = Array.from({ length: 2_000 }, (_, i) => item(`m${i}`, 10 + i));
     const first = updates.message(state(turns, items, [blob('r1')], { r1: 'run_command npm test' }));
     view.receive(first);
     const bytesWhole = JSON.stringify(first).length;
 
-    const next = state([...turns, turn(500)], [...items, item('m2000', 7), item('m2001', 8)], [blob('r1'), blob('r2')], { r1: 'run_command npm test', r2: 'read_file a.ts' });
+    const next = state([...turns, turn(150)], [...items, item('m2000', 7), item('m2001', 8)], [blob('r1'), blob('r2')], { r1: 'run_command npm test', r2: 'read_file a.ts' });
     const message = updates.message(next);
     view.receive(message);
     assert.equal(message.type, 'update');
     assert.deepEqual(view.state, next);
     const bytes = JSON.stringify(message).length;
     assert.ok(bytes < 2_000 && bytes * 50 < bytesWhole, `${bytes} bytes posted against ${bytesWhole} for the whole state`);
+  });
+
+  it('a long session\'s first state carries the newest page of requests and results; older pages come when asked for', () => {
+    const updates = new InspectorUpdates();
+    const view = new Webview();
+    const turns = Array.from({ length: 4_500 }, (_, i) => turn(i));
+    const blobs = Array.from({ length: 450 }, (_, i) => blob(`r${i}`));
+    const titles = Object.fromEntries(blobs.map((b) => [b.id, `run_command test ${b.id}`]));
+    const first = updates.message(state(turns, [item('m0', 1)], blobs, titles));
+    view.receive(first);
+    assert.equal(view.state?.turns.length, INSPECTOR_PAGE);
+    assert.equal(view.state?.turns[0].requestIndex, 4_500 - INSPECTOR_PAGE, 'the newest requests');
+    assert.equal(view.state?.earlierTurns, 4_500 - INSPECTOR_PAGE);
+    assert.deepEqual(Object.keys(view.state?.blobTitles ?? {}), blobs.slice(-INSPECTOR_PAGE).map((b) => b.id), 'titles of the results sent only');
+    assert.ok(JSON.stringify(first).length < 100_000, `${JSON.stringify(first).length} bytes`);
+
+    // A request is made, then the webview asks for older requests: both arrive in one update.
+    const more = [...turns, turn(4_500)];
+    updates.showEarlier('turns');
+    view.receive(updates.message(state(more, [item('m0', 1)], blobs, titles)));
+    assert.deepEqual(view.state?.turns.map((t) => t.requestIndex), more.slice(4_500 - 2 * INSPECTOR_PAGE).map((t) => t.requestIndex));
+    assert.equal(view.state?.earlierTurns, 4_500 - 2 * INSPECTOR_PAGE);
+    updates.showEarlier('results');
+    view.receive(updates.message(state(more, [item('m0', 1)], blobs, titles)));
+    assert.equal(view.state?.blobs.length, 2 * INSPECTOR_PAGE);
+    assert.equal(Object.keys(view.state?.blobTitles ?? {}).length, 2 * INSPECTOR_PAGE);
+    assert.equal(view.asksAgain, 0);
+  });
+
+  it('the next request\'s items of a long conversation come as the prompt\'s parts and the newest page, the rest when asked for', () => {
+    const updates = new InspectorUpdates();
+    const view = new Webview();
+    const prompt = [item('system:base', 900, { kind: 'system-section', section: 'system' }), item('tool:read_file', 120, { kind: 'tool-schema', section: 'tools' })];
+    const conversation = Array.from({ length: 10_000 }, (_, i) => item(`m${i}`, i, { section: 'conversation' }));
+    const all = [...prompt, ...conversation];
+    const first = updates.message(state([turn(0)], all));
+    view.receive(first);
+    assert.deepEqual(view.state?.current.map((i) => i.messageId), [...prompt, ...conversation.slice(-INSPECTOR_PAGE)].map((i) => i.messageId));
+    assert.deepEqual(view.state?.currentOmitted, { at: 2, count: 10_000 - INSPECTOR_PAGE });
+    assert.ok(JSON.stringify(first).length < 100_000, `${JSON.stringify(first).length} bytes`);
+
+    const grown = [...all, item('m10000', 5, { section: 'conversation' })];
+    view.receive(updates.message(state([turn(0)], grown)));
+    assert.equal(view.state?.current.at(-1)?.messageId, 'm10000');
+    assert.equal(view.state?.currentOmitted?.count, 10_001 - INSPECTOR_PAGE);
+    updates.showEarlier('current');
+    view.receive(updates.message(state([turn(0)], grown)));
+    assert.deepEqual(view.state, state([turn(0)], grown), 'every item, nothing left out');
+    assert.equal(view.asksAgain, 0);
   });
 
   it('items rebuilt with the same content, changed items, two items with one id, a compaction: the webview always matches', () => {

@@ -44,7 +44,7 @@ describe('the chat and the inspector open only the shown session’s results', f
     source: 'inspector',
     parse: parseInspectorMessage,
     log: { warn: () => undefined },
-    handlers: inspectorHandlers({ sessions, post: (m) => void posted.push(m), sendState: async () => undefined, executeCommand, showInformation: () => undefined }),
+    handlers: inspectorHandlers({ sessions, post: (m) => void posted.push(m), sendState: async () => undefined, showEarlier: () => undefined, executeCommand, showInformation: () => undefined }),
     onError: (error: unknown) => void failures.push(error),
   });
 

@@ -5,7 +5,7 @@ import { policyNamed } from '../../../../src/core/replay/baselines';
 import { ContextSession } from '../../../../src/core/session/contextSession';
 import { lastTurnUsage } from '../../../../src/core/session/lastTurnUsage';
 import { DEFAULT_SETTINGS } from '../../../../src/core/settings';
-import { withSessionReadCache } from '../../../../src/host/session/sessionReadCache';
+import { SessionView } from '../../../../src/host/session/sessionView';
 import { call, logOutput, msg, prng } from '../../../support/syntheticSession';
 import { segmentsReadDuring } from '../../node/store/fixtures/filesRead';
 import { storeFolderPerTest } from '../../node/store/fixtures/storeFolder';
@@ -50,23 +50,21 @@ describe('opening a long session in a new window', function () {
     }
     await writing.close();
 
-    const { store: counted, reads } = countingStore(await stores.openStore(folder, { debounceMs: 1e9 }));
-    const store = withSessionReadCache(counted);
+    const { store, reads } = countingStore(await stores.openStore(folder, { debounceMs: 1e9 }));
     const policy = policyNamed('tally');
     const { result, read } = await segmentsReadDuring(async () => {
-      // What the session controller reads to open the session, then the chat's and the inspector's first refreshes, at once.
-      const manager = await ContextSession.open({ store, sessionId: SESSION, settings: policy.settings({ ...DEFAULT_SETTINGS, contextWindow: 128_000, maxOutputTokens: 8_192 }), counter: getTokenCounter(), strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
+      // What the session controller reads to open the session: the session resumes while its view
+      // is read; the chat's and the inspector's first states are then built from the view.
       const last = await lastTurnUsage(store, SESSION);
-      const chat = () => Promise.all([store.loadRecentTranscript(SESSION, 200), store.listCompactionEvents(SESSION), store.listSessions(), store.listTurnUsage(SESSION, { items: false })]);
-      const inspector = () => Promise.all([store.listTurnUsage(SESSION, { items: false }), store.listCompactionEvents(SESSION), store.listBlobs(SESSION)]);
-      const [ready, changed, panel] = await Promise.all([chat(), chat(), inspector()]);
-      return { manager, last, ready, changed, panel };
+      const resuming = ContextSession.open({ store, sessionId: SESSION, settings: policy.settings({ ...DEFAULT_SETTINGS, contextWindow: 128_000, maxOutputTokens: 8_192 }), counter: getTokenCounter(), strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
+      const [manager, view] = await Promise.all([resuming, SessionView.open(store, SESSION, 200, {}, resuming.then((s) => s.takeResumedTranscript()))]);
+      return { manager, last, view };
     });
     assert.equal(result.last?.requestIndex, TURNS - 1);
     assert.equal(result.last?.contextWindow, 100_000 + TURNS - 1, 'the last request\'s figures');
-    assert.equal(result.ready[0].messages.length, 200);
-    assert.equal(result.ready[3].length, TURNS);
-    assert.deepEqual(result.panel[1].map((e) => e.id), ['cmp29', 'cmp59', 'cmp89']);
+    assert.equal(result.view.chat.entries().filter((e) => e.kind === 'user' || e.kind === 'assistant').length, 133, 'the newest 200 messages: 66 whole turns (a user message and a reply) and the reply before them');
+    assert.equal(result.view.turns.length, TURNS);
+    assert.deepEqual(result.view.compactions.map((e) => e.id), ['cmp29', 'cmp59', 'cmp89']);
     assert.ok(result.manager.messages.length > 0);
 
     const segments = new Set(read);

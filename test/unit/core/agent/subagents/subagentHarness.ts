@@ -101,13 +101,12 @@ export async function subagentHarness(options: HarnessOptions) {
     counter,
     settings: subSettings,
     openContext: (sessionId) => ContextSession.open({ store: env.store, sessionId, settings: subSettings, counter }),
-    tools: (sub, fixed) => [...testTools, ...sessionTools(env.store, () => sub, fixed)],
+    tools: (sub) => [...testTools, ...sessionTools(env.store, () => sub)],
     registry: registryOptions,
     agents: async () => options.agents ?? [],
     limits: () => ({ ...DEFAULT_LIMITS, ...options.limits }),
   });
-  let fixed = { system: 0, skills: 0, tools: 0 };
-  const session = sessionTools(env.store, () => manager, () => fixed);
+  const session = sessionTools(env.store, () => manager);
   const registry: ToolRegistry = new ToolRegistry({ sources: [() => prompt.tools(), () => testTools, () => [delegate], () => session], ...registryOptions, onCall: (name) => prompt.noteToolUse(name) });
   const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => undefined, skills: async () => [] });
   const agent = new AgentSession({
@@ -119,7 +118,6 @@ export async function subagentHarness(options: HarnessOptions) {
       prepare: async (a) => {
         await delegate.refreshAgents();
         const p = await prompt.prepare(a);
-        fixed = p.fixed;
         return p;
       },
     },

@@ -1,6 +1,5 @@
 import { strict as assert } from 'assert';
 import type { Message } from '../../../../../src/core/model/message';
-import { withSessionReadCache } from '../../../../../src/host/session/sessionReadCache';
 import { storeFolderPerTest } from '../fixtures/storeFolder';
 
 const SESSION = 'sbyid';
@@ -34,36 +33,5 @@ describe('reading messages by id', function () {
     assert.equal(found[0].content, 'm3 rewritten by a later window', 'the latest copy');
     assert.equal(found[1].content, `m17 ${output}`);
     assert.deepEqual(await second.loadMessages(SESSION, []), []);
-  });
-
-  it('through the views’ cache: from memory when the kept part holds them, from the store otherwise', async () => {
-    const folder = stores.folder();
-    await writeClosedWindow(folder, 30);
-    const inner = await stores.openStore(folder, { debounceMs: 1e9 });
-    const asked: string[][] = [];
-    const loadMessages = inner.loadMessages.bind(inner);
-    inner.loadMessages = (id, ids) => {
-      asked.push([...ids]);
-      return loadMessages(id, ids);
-    };
-    const store = withSessionReadCache(inner);
-    await store.loadRecentTranscript(SESSION, 5);
-    // Rewritten with the same time as m26: the answer is in transcript order (time, then id) either way.
-    await store.putMessages(SESSION, [message('m25b', 26, 'shares a time with m26')]);
-    assert.deepEqual((await store.loadMessages(SESSION, ['m28', 'm26', 'm25b'])).map((m) => m.id), ['m25b', 'm26', 'm28']);
-    assert.deepEqual(asked, [], 'the recent part is in memory: the store is not asked');
-    const older = await store.loadMessages(SESSION, ['m2', 'm28']);
-    assert.deepEqual(older.map((m) => [m.id, m.content]), [['m2', `m2 ${output}`], ['m28', `m28 ${output}`]]);
-    assert.deepEqual(asked, [['m2', 'm28']], 'one not kept: the store is asked');
-  });
-
-  it('through the views’ cache: a page before a given time is read from the store, not taken from the recent part kept', async () => {
-    const folder = stores.folder();
-    await writeClosedWindow(folder, 30);
-    const store = withSessionReadCache(await stores.openStore(folder, { debounceMs: 1e9 }));
-    await store.loadRecentTranscript(SESSION, 5);
-    const page = await store.loadRecentTranscript(SESSION, 3, { createdUpTo: 10 });
-    assert.deepEqual(page.messages.map((m) => m.id), ['m7', 'm8', 'm9']);
-    assert.equal(page.complete, false);
   });
 });

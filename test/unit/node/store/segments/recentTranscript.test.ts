@@ -3,7 +3,6 @@ import { readdirSync, renameSync } from 'fs';
 import { basename, dirname, join } from 'path';
 import type { Message } from '../../../../../src/core/model/message';
 import { OpenDatabases } from '../../../../../src/node/store/files/openDatabases';
-import { withSessionReadCache } from '../../../../../src/host/session/sessionReadCache';
 import { segmentsReadDuring } from '../fixtures/filesRead';
 import { storeFolderPerTest } from '../fixtures/storeFolder';
 
@@ -40,33 +39,6 @@ describe('the recent part of a long transcript', function () {
     assert.deepEqual(all.messages.map((m) => m.id), whole.map((m) => m.id));
   });
 
-  it('through the views’ cache: new messages join the recent part, older rewrites stay out, and a whole read replaces it', async () => {
-    const folder = stores.folder();
-    const raw = await stores.openStore(folder, { debounceMs: 1e9 });
-    await raw.createSession({ id: SESSION, title: 'recent' });
-    await raw.putMessages(SESSION, Array.from({ length: 20 }, (_, i) => message(`m${String(i + 1).padStart(2, '0')}`, (i + 1) * 10)));
-    const store = withSessionReadCache(raw);
-    const recent = await store.loadRecentTranscript(SESSION, 4);
-    assert.deepEqual(recent.messages.map((m) => m.id), ['m17', 'm18', 'm19', 'm20']);
-    await store.putMessages(SESSION, [message('m21', 210), message('m02', 20, { pinned: true }), message('m18', 180, { pinned: true })]);
-    const again = await store.loadRecentTranscript(SESSION, 4);
-    assert.deepEqual(again.messages.map((m) => m.id), ['m17', 'm18', 'm19', 'm20', 'm21'], 'the new message joins; the old rewrite does not');
-    assert.equal(again.messages[1].pinned, true, 'a rewrite inside the recent part is kept');
-    assert.equal(again.complete, false);
-    const whole = await store.loadTranscript(SESSION);
-    assert.equal(whole.length, 21);
-    assert.equal(whole.find((m) => m.id === 'm02')?.pinned, true);
-    // Once read whole, pages come from memory: the newest few, then as many as asked for.
-    const afterWhole = await store.loadRecentTranscript(SESSION, 4);
-    assert.deepEqual(afterWhole.messages.map((m) => m.id), ['m18', 'm19', 'm20', 'm21']);
-    assert.equal(afterWhole.complete, false);
-    await store.putMessages(SESSION, [message('m22', 220)]);
-    assert.deepEqual((await store.loadRecentTranscript(SESSION, 4)).messages.map((m) => m.id), ['m18', 'm19', 'm20', 'm21', 'm22'], 'the page grows with new messages');
-    const everything = await store.loadRecentTranscript(SESSION, 100);
-    assert.equal(everything.complete, true);
-    assert.equal(everything.messages.length, 22);
-  });
-
   it('reads earlier pages before a time, opening only the segments that hold them, until the whole transcript is read', async () => {
     const folder = stores.folder();
     const writing = await stores.openStore(folder, { debounceMs: 1e9, segmentMaxBytes: 16 * 1024 });
@@ -95,35 +67,6 @@ describe('the recent part of a long transcript', function () {
     assert.deepEqual(pages.flat(), whole.map((m) => m.id), 'the pages put end to end are the whole transcript, each message once');
     assert.ok(pages.slice(1).every((p) => p.length === 7), pages.map((p) => p.length).join(' '));
     assert.ok(reads <= 10, `a page before a time opened ${reads} segments (those holding it, not every newer one)`);
-  });
-
-  it('through the views’ cache: asking for more than is kept reads the page before it and keeps both', async () => {
-    const folder = stores.folder();
-    const raw = await stores.openStore(folder, { debounceMs: 1e9 });
-    await raw.createSession({ id: SESSION, title: 'pages' });
-    await raw.putMessages(SESSION, Array.from({ length: 20 }, (_, i) => message(`m${String(i + 1).padStart(2, '0')}`, (i + 1) * 10)));
-    const store = withSessionReadCache(raw);
-    assert.deepEqual((await store.loadRecentTranscript(SESSION, 4)).messages.map((m) => m.id), ['m17', 'm18', 'm19', 'm20']);
-    await store.putMessages(SESSION, [message('m21', 210)]);
-    const more = await store.loadRecentTranscript(SESSION, 9);
-    assert.deepEqual(more.messages.map((m) => m.id), ['m13', 'm14', 'm15', 'm16', 'm17', 'm18', 'm19', 'm20', 'm21']);
-    assert.equal(more.complete, false);
-    assert.equal(more.createdAfter, 120);
-    const rest = await store.loadRecentTranscript(SESSION, 40);
-    assert.equal(rest.complete, true);
-    assert.deepEqual(rest.messages.map((m) => m.id), Array.from({ length: 21 }, (_, i) => `m${String(i + 1).padStart(2, '0')}`));
-  });
-
-  it('through the views’ cache: when more messages share one time than a page holds, the rest is read whole', async () => {
-    const folder = stores.folder();
-    const raw = await stores.openStore(folder, { debounceMs: 1e9 });
-    await raw.createSession({ id: SESSION, title: 'same time' });
-    await raw.putMessages(SESSION, [...Array.from({ length: 10 }, (_, i) => message(`a${i}`, 100)), message('b', 200), message('c', 300)]);
-    const store = withSessionReadCache(raw);
-    assert.deepEqual((await store.loadRecentTranscript(SESSION, 2)).messages.map((m) => m.id), ['b', 'c']);
-    const more = await store.loadRecentTranscript(SESSION, 5);
-    assert.equal(more.complete, true);
-    assert.equal(more.messages.length, 12, 'every message, none lost to the shared time');
   });
 
   it('a file merged away between finding the newest messages and reading their bodies: the page is read again, with no gap', async () => {
