@@ -33,6 +33,7 @@ import { ToolChoiceState } from '../vscodeLm/toolChoiceState';
 const FILE_TOOLS = new Set(['read_file', 'edit_file', 'write_file']);
 const FOLDER_TOOLS = new Set(['list_files', 'search_text']);
 import { delegateTool, workspaceAgents } from './subagentEnvironment';
+import { delegateDefinition } from '../core/agent/subagents/delegateTool';
 
 
 /** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
@@ -77,7 +78,7 @@ export class AgentFactory {
 
   /** Every tool Configure Tools lists: the built-in ones, then VS Code's, other extensions' and MCP servers' (internal ones never). */
   pickableTools(): ToolDefinition[] {
-    return [...builtinTools().map((t) => t.definition), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name))];
+    return [...builtinTools().map((t) => t.definition), delegateDefinition(), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name))];
   }
 
   /** Remembers the folders the agent worked in (file tools only; a command's folder is not what it reads). */
@@ -117,7 +118,7 @@ export class AgentFactory {
       toolSearchNote: () => (!vscode.workspace.isTrusted && this.chosen(lmTools()).length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
       toolText: (tool) => toolWireText(args.chat.provider, tool),
     });
-    const options = this.registryOptions(args.config, [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => [delegate], () => this.chosen(lmTools())], (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
+    const options = this.registryOptions(args.config, [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => this.chosen([delegate]), () => this.chosen(lmTools())], (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
     const registry = new ToolRegistry(options);
     const delegate = delegateTool({ ...args, counter, registry: options, agents: () => workspaceAgents(this.log, this.loggedSkips) });
     const source = {

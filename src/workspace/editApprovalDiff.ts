@@ -16,7 +16,7 @@ export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vs
   private readonly diffs = new PendingEditDiffs();
   /** Diffs still opening, by call: an answer that comes first waits for its diff, then closes it. */
   private readonly opening = new Map<string, Promise<unknown>>();
-  /** The address of each pending diff's proposed side, by call. */
+  /** The decoded query (its token) of each pending diff's proposed side, by call. */
   private readonly proposedSide = new Map<string, string>();
   /**
    * Diffs answered before their tab reached this window's list of tabs (it is told of a tab a
@@ -29,7 +29,8 @@ export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vs
   constructor() {
     this.registration = vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, this);
     this.tabWatch = vscode.window.tabGroups.onDidChangeTabs((change) => {
-      const late = change.opened.filter((t) => t.input instanceof vscode.TabInputTextDiff && this.closeWhenOpened.delete(t.input.modified.toString()));
+      // Compared by the decoded query (the diff's token): a tab's URI comes back from the window and its text form may be encoded differently.
+      const late = [...change.opened, ...change.changed].filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === DIFF_SCHEME && this.closeWhenOpened.delete(t.input.modified.query));
       if (late.length) void vscode.window.tabGroups.close(late, true);
     });
   }
@@ -44,7 +45,7 @@ export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vs
     const token = this.diffs.add(request.callId, request.preview);
     const side = (which: DiffSide) => vscode.Uri.from({ scheme: DIFF_SCHEME, path: request.target!, query: diffQuery(token, which) });
     const name = revealCharacters(request.target.split(/[\\/]/).pop() ?? request.target);
-    this.proposedSide.set(request.callId, side('after').toString());
+    this.proposedSide.set(request.callId, side('after').query);
     const opened = Promise.resolve(vscode.commands.executeCommand('vscode.diff', side('before'), side('after'), `${name}: proposed edit (Tally)`, { preview: false, preserveFocus: true }));
     this.opening.set(request.callId, opened);
     try {

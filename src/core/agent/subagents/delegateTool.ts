@@ -61,6 +61,24 @@ const BASE_DESCRIPTION =
  * loop, and returns its bounded report. One instance serves one parent agent (its gate bounds how
  * many of that parent's subagents run at once); `depth` is 0 for the user's agent.
  */
+/** The delegation tool as the model sees it; `index` lists the named agents it can run. */
+export function delegateDefinition(index = '', names: readonly string[] = []): ToolDefinition {
+  return {
+    name: DELEGATE_TOOL_NAME,
+    description: index ? `${BASE_DESCRIPTION}\n${index}` : BASE_DESCRIPTION,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        task: { type: 'string', description: 'The whole task: what to find or do, and what the report should say.' },
+        ...(names.length ? { agent: { type: 'string', enum: [...names], description: 'A named agent to run the task.' } } : {}),
+      },
+      required: ['task'],
+    },
+    source: 'builtin',
+    origin: 'session',
+  };
+}
+
 export class DelegateTool implements Tool {
   readonly approval = 'read' as const;
   readonly concurrent = true;
@@ -82,23 +100,7 @@ export class DelegateTool implements Tool {
     const index = agentsIndex(this.known);
     if (this.described?.index !== index) {
       const names = this.known.map((a) => a.name);
-      this.described = {
-        index,
-        definition: {
-          name: DELEGATE_TOOL_NAME,
-          description: index ? `${BASE_DESCRIPTION}\n${index}` : BASE_DESCRIPTION,
-          inputSchema: {
-            type: 'object',
-            properties: {
-              task: { type: 'string', description: 'The whole task: what to find or do, and what the report should say.' },
-              ...(names.length ? { agent: { type: 'string', enum: names, description: 'A named agent to run the task.' } } : {}),
-            },
-            required: ['task'],
-          },
-          source: 'builtin',
-          origin: 'session',
-        },
-      };
+      this.described = { index, definition: delegateDefinition(index, names) };
     }
     return this.described.definition;
   }
