@@ -20,6 +20,7 @@ import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
 import { recordToolResult } from '../toolOutput/recorder';
 import { ConversationItems } from './conversationItems';
+import { freezeMessages, frozenMessage } from './frozenMessages';
 import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
@@ -108,7 +109,7 @@ export class ContextSession {
     // The encoder's ranks load in slices here, so the first count never blocks the host; the
     // session's files are read meanwhile (resuming counts nothing).
     const [, resumed] = await Promise.all([options.counter.load(), resumeSession(options.store, options.sessionId)]);
-    session.working = resumed.working;
+    session.working = freezeMessages(resumed.working);
     session.lastCreatedAt = resumed.lastCreatedAt;
     session.lastCompactionId = resumed.lastCompactionId;
     session.ledger = new RequestLedger(options.store, options.sessionId, resumed.nextRequestIndex, session.now);
@@ -158,7 +159,7 @@ export class ContextSession {
   private stamp(message: Message): Message {
     const createdAt = Math.max(this.now(), this.lastCreatedAt + 1);
     this.lastCreatedAt = createdAt;
-    return { ...message, createdAt };
+    return frozenMessage({ ...message, createdAt });
   }
 
   private persist(messages: readonly Message[]): Promise<void> {
@@ -342,7 +343,7 @@ export class ContextSession {
       }
       if (!dryRun) {
         if (outcome.changed) {
-          this.working = [...outcome.messages];
+          this.working = freezeMessages([...outcome.messages]);
           this.lastCompactionId = id;
           await this.saveSnapshot(id, event.tokensAfter);
         }
@@ -369,7 +370,7 @@ export class ContextSession {
     return this.mutex.run(async () => {
       const index = this.working.findIndex((m) => m.id === messageId);
       if (index < 0) return false;
-      const updated = { ...this.working[index], pinned };
+      const updated = frozenMessage({ ...this.working[index], pinned });
       this.working[index] = updated;
       // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
       if (!updated.meta?.replaces && !updated.meta?.synthetic) await this.persist([updated]);

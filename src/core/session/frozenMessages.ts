@@ -1,0 +1,17 @@
+import type { Message } from '../model/message';
+
+/**
+ * A session's messages are frozen as they enter its working context: a change to one is a new
+ * object, never a field replaced in place. So what was built from a message (its request bytes)
+ * stays right while it is the same object, and a request body need not read the whole context
+ * again to check that (see SentMessages in providers/bodyBytes.ts). Freezing is shallow: a field's
+ * own value (tool calls, meta) is replaced whole, never edited.
+ */
+export function frozenMessage<T extends Message>(message: T): T {
+  return Object.freeze(message);
+}
+
+export function freezeMessages<T extends readonly Message[]>(messages: T): T {
+  for (const message of messages) Object.freeze(message);
+  return messages;
+}
