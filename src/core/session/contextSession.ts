@@ -20,7 +20,7 @@ import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
 import { recordToolResult } from '../toolOutput/recorder';
 import { ConversationItems } from './conversationItems';
-import { freezeMessages, frozenMessage } from './frozenMessages';
+import { countedAndFrozen, freezeMessages } from './frozenMessages';
 import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
@@ -159,7 +159,7 @@ export class ContextSession {
   private stamp(message: Message): Message {
     const createdAt = Math.max(this.now(), this.lastCreatedAt + 1);
     this.lastCreatedAt = createdAt;
-    return frozenMessage({ ...message, createdAt });
+    return { ...message, createdAt };
   }
 
   private persist(messages: readonly Message[]): Promise<void> {
@@ -190,7 +190,7 @@ export class ContextSession {
         }
         const message = this.stamp(incoming);
         await countMessageAsync(message, this.options.counter);
-        this.working.push(message);
+        this.working.push(countedAndFrozen(message, this.count));
         recorded.push(message);
       }
       await this.persist(recorded);
@@ -223,7 +223,7 @@ export class ContextSession {
 
   /** "Aborted" outputs for every open call, in the working context only (the caller persists). */
   private closeOpenCalls(reason: string): Message[] {
-    const added = openCalls(this.working).map((call) => this.stamp(abortedToolResult(call, reason)));
+    const added = openCalls(this.working).map((call) => countedAndFrozen(this.stamp(abortedToolResult(call, reason)), this.count));
     this.working.push(...added);
     return added;
   }
@@ -343,7 +343,7 @@ export class ContextSession {
       }
       if (!dryRun) {
         if (outcome.changed) {
-          this.working = freezeMessages([...outcome.messages]);
+          this.working = outcome.messages.map((m) => countedAndFrozen(m, this.count));
           this.lastCompactionId = id;
           await this.saveSnapshot(id, event.tokensAfter);
         }
@@ -370,7 +370,7 @@ export class ContextSession {
     return this.mutex.run(async () => {
       const index = this.working.findIndex((m) => m.id === messageId);
       if (index < 0) return false;
-      const updated = frozenMessage({ ...this.working[index], pinned });
+      const updated = countedAndFrozen({ ...this.working[index], pinned }, this.count);
       this.working[index] = updated;
       // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
       if (!updated.meta?.replaces && !updated.meta?.synthetic) await this.persist([updated]);

@@ -11,6 +11,16 @@ export function frozenMessage<T extends Message>(message: T): T {
   return Object.freeze(message);
 }
 
+/**
+ * Counts `message` (memoized) before it is frozen: a count is kept in a slot on the message, which a
+ * frozen object cannot take (it would be kept aside, slower to look up on every measure).
+ */
+export function countedAndFrozen<T extends Message>(message: T, count: (m: Message) => number): T {
+  count(message);
+  return Object.freeze(message);
+}
+
+/** Freezes a list's messages; those counted (or whose stored counts were adopted) keep their count's slot. */
 export function freezeMessages<T extends readonly Message[]>(messages: T): T {
   for (const message of messages) Object.freeze(message);
   return messages;
