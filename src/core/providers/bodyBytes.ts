@@ -4,6 +4,7 @@
  * once instead of the whole body being stringified, scanned and encoded again each time.
  */
 import type { Message } from '../model/message';
+import { isSettled } from '../model/settledMessages';
 
 const encoder = new TextEncoder();
 
@@ -88,13 +89,14 @@ export class MessageWireCache<T> {
 
 /**
  * The messages a body was built from, to find how many of the next body's open the same way: the
- * same objects, unchanged since. A message frozen when it was kept can never change, so only its
- * reference is compared (a session freezes its messages: reading 50,000 of them, scattered in the
- * heap, cost a long session ~14 ms a request); the others are compared by the fields they are sent
- * from, so one replaced on the same object is noticed.
+ * same objects, unchanged since. A message its session settled (model/settledMessages.ts) or a
+ * frozen one is never changed in place, so only its reference is compared (reading 50,000 messages,
+ * scattered in the heap, cost a long session ~14 ms a request); the others are compared by the
+ * fields they are sent from, so one replaced on the same object is noticed.
  */
 export class SentMessages {
   private readonly messages: Message[] = [];
+  /** Per message: settled or frozen when kept, so it is not read again. */
   private readonly frozen: boolean[] = [];
   private readonly contents: string[] = [];
   private readonly calls: Array<Message['toolCalls']> = [];
@@ -105,7 +107,7 @@ export class SentMessages {
 
   push(message: Message): void {
     this.messages.push(message);
-    this.frozen.push(Object.isFrozen(message));
+    this.frozen.push(isSettled(message) || Object.isFrozen(message));
     this.contents.push(message.content);
     this.calls.push(message.toolCalls);
   }

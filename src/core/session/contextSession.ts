@@ -20,7 +20,7 @@ import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
 import { recordToolResult } from '../toolOutput/recorder';
 import { ConversationItems } from './conversationItems';
-import { countedAndFrozen, freezeMessages } from './frozenMessages';
+import { settledMessage, settleMessages } from '../model/settledMessages';
 import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
@@ -109,7 +109,7 @@ export class ContextSession {
     // The encoder's ranks load in slices here, so the first count never blocks the host; the
     // session's files are read meanwhile (resuming counts nothing).
     const [, resumed] = await Promise.all([options.counter.load(), resumeSession(options.store, options.sessionId)]);
-    session.working = freezeMessages(resumed.working);
+    session.working = settleMessages(resumed.working);
     session.lastCreatedAt = resumed.lastCreatedAt;
     session.lastCompactionId = resumed.lastCompactionId;
     session.ledger = new RequestLedger(options.store, options.sessionId, resumed.nextRequestIndex, session.now);
@@ -190,7 +190,7 @@ export class ContextSession {
         }
         const message = this.stamp(incoming);
         await countMessageAsync(message, this.options.counter);
-        this.working.push(countedAndFrozen(message, this.count));
+        this.working.push(settledMessage(message, this.count));
         recorded.push(message);
       }
       await this.persist(recorded);
@@ -223,7 +223,7 @@ export class ContextSession {
 
   /** "Aborted" outputs for every open call, in the working context only (the caller persists). */
   private closeOpenCalls(reason: string): Message[] {
-    const added = openCalls(this.working).map((call) => countedAndFrozen(this.stamp(abortedToolResult(call, reason)), this.count));
+    const added = openCalls(this.working).map((call) => settledMessage(this.stamp(abortedToolResult(call, reason)), this.count));
     this.working.push(...added);
     return added;
   }
@@ -343,7 +343,7 @@ export class ContextSession {
       }
       if (!dryRun) {
         if (outcome.changed) {
-          this.working = outcome.messages.map((m) => countedAndFrozen(m, this.count));
+          this.working = outcome.messages.map((m) => settledMessage(m, this.count));
           this.lastCompactionId = id;
           await this.saveSnapshot(id, event.tokensAfter);
         }
@@ -370,7 +370,7 @@ export class ContextSession {
     return this.mutex.run(async () => {
       const index = this.working.findIndex((m) => m.id === messageId);
       if (index < 0) return false;
-      const updated = countedAndFrozen({ ...this.working[index], pinned }, this.count);
+      const updated = settledMessage({ ...this.working[index], pinned }, this.count);
       this.working[index] = updated;
       // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
       if (!updated.meta?.replaces && !updated.meta?.synthetic) await this.persist([updated]);

@@ -6,6 +6,7 @@
  */
 import { strict as assert } from 'assert';
 import type { Message } from '../../../../src/core/model/message';
+import { settledMessage } from '../../../../src/core/model/settledMessages';
 import { DYNAMIC_NOTE_ID } from '../../../../src/core/prompt/promptSections';
 import { OpenAIBodyBuilder } from '../../../../src/core/providers/openaiBodyBytes';
 import { toOpenAIBody, type OpenAIRequestOptions } from '../../../../src/core/providers/openaiRequest';
@@ -86,12 +87,12 @@ describe('OpenAI request bodies as chunks', () => {
     });
   });
 
-  it('a long session\'s next body reads none of the frozen messages it sent before, only the new ones', () => {
+  it('a long session\'s next body reads none of the settled messages it sent before, only the new ones', () => {
     // Each message counts the reads of its content: checking that a message is unchanged reads it.
     let reads = 0;
     const counted = (m: Message): Message => {
       const { content, ...rest } = m;
-      return Object.freeze(Object.defineProperty({ ...rest } as Message, 'content', { enumerable: true, get: () => (reads++, content) }));
+      return settledMessage(Object.defineProperty({ ...rest } as Message, 'content', { enumerable: true, get: () => (reads++, content) }));
     };
     const history: Message[] = [];
     for (let turn = 0; turn < 400; turn++) {
@@ -106,10 +107,10 @@ describe('OpenAI request bodies as chunks', () => {
     history.push(message({ role: 'user', content: 'Thanks.' }));
     reads = 0;
     const body = send(history);
-    assert.equal(reads, 0, `the third body read ${reads} of the ${history.length - 2} frozen messages it had sent`);
+    assert.equal(reads, 0, `the third body read ${reads} of the ${history.length - 2} settled messages it had sent`);
     assert.equal(body, JSON.stringify(toOpenAIBody(request(history), OPTIONS)));
 
-    // A message that is not frozen is still read, so a field replaced on it is noticed.
+    // A message that is not settled is still read, so a field replaced on it is noticed.
     const open = message({ role: 'user', content: 'open' });
     history.push(open);
     send(history);

@@ -1,11 +1,12 @@
 /**
- * A session's messages are never changed in place: each is frozen as it enters the working context
- * (appended, a tool's result, an aborted output, resumed, compacted, pinned), so a request body
- * can trust a message it already sent while it is the same object.
+ * A session's messages are never changed in place: each is marked settled as it enters the working
+ * context (appended, a tool's result, an aborted output, resumed, compacted, pinned), so a request
+ * body can trust a message it already sent while it is the same object.
  */
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import type { Message } from '../../../../src/core/model/message';
+import { isSettled } from '../../../../src/core/model/settledMessages';
 import { ContextSession } from '../../../../src/core/session/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { scriptedTurns } from '../../../support/syntheticSession';
@@ -17,9 +18,9 @@ function open(store: Awaited<ReturnType<typeof tempStore>>['store'], sessionId: 
   return ContextSession.open({ store, sessionId, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter });
 }
 
-function assertAllFrozen(messages: readonly Message[], when: string) {
-  const open = messages.filter((m) => !Object.isFrozen(m));
-  assert.equal(open.length, 0, `${when}: ${open.length} of ${messages.length} messages can be changed in place`);
+function assertAllSettled(messages: readonly Message[], when: string) {
+  const open = messages.filter((m) => !isSettled(m));
+  assert.equal(open.length, 0, `${when}: ${open.length} of ${messages.length} messages are not settled`);
 }
 
 describe('a session\'s messages', function () {
@@ -27,7 +28,7 @@ describe('a session\'s messages', function () {
   let env: Awaited<ReturnType<typeof tempStore>>;
   afterEach(async () => env?.dispose());
 
-  it('are frozen once in the working context: appended, resumed, compacted and pinned', async () => {
+  it('are settled once in the working context: appended, resumed, compacted and pinned', async () => {
     env = await tempStore();
     const sessionId = (await env.store.createSession({ title: 'test' })).id;
     const session = await open(env.store, sessionId);
@@ -39,19 +40,19 @@ describe('a session\'s messages', function () {
     }
     // The first call of the last turn got no result: the next user message closes it with an aborted output.
     await session.appendUser('Now add a test.');
-    assertAllFrozen(session.messages, 'appended');
+    assertAllSettled(session.messages, 'appended');
     const last = session.messages[session.messages.length - 1];
-    assert.equal(Reflect.set(last, 'content', 'changed in place'), false, 'a field cannot be replaced in place');
-    assert.equal(last.content, 'Now add a test.');
+    assert.equal(JSON.stringify(Object.keys(last)).includes('settled'), false, 'the mark is not part of the message data');
+    assert.equal(isSettled({ ...last }), false, 'a copy (a changed message) is not settled');
 
     assert.equal(await session.setPinned(session.messages[3].id, true), true);
-    assertAllFrozen(session.messages, 'pinned');
+    assertAllSettled(session.messages, 'pinned');
     assert.equal((await session.compact({ trigger: 'manual' })).status, 'complete');
-    assertAllFrozen(session.messages, 'compacted');
+    assertAllSettled(session.messages, 'compacted');
     await env.store.flush();
 
     const resumed = await open(env.store, sessionId);
     assert.ok(resumed.messages.length > 0);
-    assertAllFrozen(resumed.messages, 'resumed');
+    assertAllSettled(resumed.messages, 'resumed');
   });
 });
