@@ -19,12 +19,8 @@ export function isSettled(message: Message): boolean {
   return (message as Marked)[SETTLED] === true;
 }
 
-/**
- * Marks `message` settled, after counting it (memoized): its count is kept in a slot of its own, so
- * it is counted first, like every message the session holds.
- */
-export function settledMessage<T extends Message>(message: T, count?: (m: Message) => number): T {
-  count?.(message);
+/** Marks `message` settled: its session will never replace a field of it in place. */
+export function settledMessage<T extends Message>(message: T): T {
   if (!isSettled(message) && Object.isExtensible(message)) Object.defineProperty(message, SETTLED, { value: true, enumerable: false });
   return message;
 }

@@ -190,7 +190,7 @@ export class ContextSession {
         }
         const message = this.stamp(incoming);
         await countMessageAsync(message, this.options.counter);
-        this.working.push(settledMessage(message, this.count));
+        this.working.push(settledMessage(message));
         recorded.push(message);
       }
       await this.persist(recorded);
@@ -223,7 +223,7 @@ export class ContextSession {
 
   /** "Aborted" outputs for every open call, in the working context only (the caller persists). */
   private closeOpenCalls(reason: string): Message[] {
-    const added = openCalls(this.working).map((call) => settledMessage(this.stamp(abortedToolResult(call, reason)), this.count));
+    const added = openCalls(this.working).map((call) => settledMessage(this.stamp(abortedToolResult(call, reason))));
     this.working.push(...added);
     return added;
   }
@@ -343,7 +343,7 @@ export class ContextSession {
       }
       if (!dryRun) {
         if (outcome.changed) {
-          this.working = outcome.messages.map((m) => settledMessage(m, this.count));
+          this.working = settleMessages([...outcome.messages]);
           this.lastCompactionId = id;
           await this.saveSnapshot(id, event.tokensAfter);
         }
@@ -370,7 +370,7 @@ export class ContextSession {
     return this.mutex.run(async () => {
       const index = this.working.findIndex((m) => m.id === messageId);
       if (index < 0) return false;
-      const updated = settledMessage({ ...this.working[index], pinned }, this.count);
+      const updated = settledMessage({ ...this.working[index], pinned });
       this.working[index] = updated;
       // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
       if (!updated.meta?.replaces && !updated.meta?.synthetic) await this.persist([updated]);
