@@ -125,7 +125,7 @@ describe('token counting', function () {
     assert.ok(countToolDefinitions([{ name: 'read_file', description: 'Read a file', inputSchema: { type: 'object' }, source: 'builtin' }], counter) > 5);
   });
 
-  it('a message counted, then frozen (as a session keeps it), is counted once per encoding, also after a change of model', () => {
+  it('a message counted, then frozen, is counted once per encoding, also after a change of model', () => {
     const o200k = getTokenCounter('o200k_base');
     const cl100k = getTokenCounter('cl100k_base');
     let calls = 0;
