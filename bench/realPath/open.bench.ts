@@ -54,8 +54,8 @@ async function main() {
       }
       for (const build of builds) {
         const runs = results.get(build.name)!;
-        const med = (key: keyof OpenRunResult) => median(runs.map((r) => r[key]));
-        rows.push({ session: session.name, build: build.name, chatStateMs: med('chatStateMs'), chatStateKB: med('chatStateKB'), chatEntries: med('chatEntries'), segmentLoads: med('segmentLoads'), segmentFiles: med('segmentFiles'), inspectorStateMs: med('inspectorStateMs'), inspectorStateKB: med('inspectorStateKB'), rssMiB: med('rssMiB'), runs: runs.length });
+        const med = (key: keyof OpenRunResult) => median(runs.map((r) => r[key] ?? Number.NaN));
+        rows.push({ session: session.name, build: build.name, chatStateMs: med('chatStateMs'), chatStateCpuMs: med('chatStateCpuMs'), chatStateKB: med('chatStateKB'), chatEntries: med('chatEntries'), segmentLoads: med('segmentLoads'), segmentFiles: med('segmentFiles'), inspectorStateMs: med('inspectorStateMs'), inspectorStateKB: med('inspectorStateKB'), rssMiB: med('rssMiB'), runs: runs.length });
       }
     } finally {
       rmSync(seeded, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 /**
  * Writes a chat session of `turns` turns through the store's own functions, as a long agent
- * session leaves it: each turn a user message, an assistant step with a tool call and a log output
+ * session leaves it (each message with its token count, as the session stores it): each turn a user message, an assistant step with a tool call and a log output
  * of about 10 KB as its result, two usage records (the call, then the answer), and every 100 turns
  * a compaction (its record and a snapshot of the context after it).
  */
@@ -10,6 +10,7 @@ import type { Message } from '../../src/core/model/message';
 import type { CompactionEventRecord, RequestItem } from '../../src/core/model/records';
 import { openStore } from '../../src/node/store';
 import { call, logOutput, msg, prng } from '../../test/support/syntheticSession';
+import { withStoredCounts } from './seedSession';
 
 export async function seedLongSession(storageDir: string, turns: number): Promise<string> {
   const folder = join(storageDir, 'store');
@@ -22,11 +23,11 @@ export async function seedLongSession(storageDir: string, turns: number): Promis
   const recent: Message[] = [];
   for (let t = 0; t < turns; t++) {
     const c = call('run_command', { command: `npm test -- --grep case${t}` });
-    const batch = [
+    const batch = withStoredCounts([
       msg({ role: 'user', content: `Turn ${t}: keep going.`, createdAt: at++ }),
       msg({ role: 'assistant', content: `Step ${t}.`, toolCalls: [c], createdAt: at++ }),
       msg({ role: 'tool', content: logOutput(random, 120, random() < 0.2), toolCallId: c.id, toolName: 'run_command', createdAt: at++ }),
-    ];
+    ]);
     await store.putMessages(id, batch);
     recent.push(...batch);
     if (recent.length > 30) recent.splice(0, recent.length - 30);
@@ -40,7 +41,7 @@ export async function seedLongSession(storageDir: string, turns: number): Promis
     }
     if (t % 100 === 99) {
       await store.addCompactionEvent({ id: `cmp${t}`, sessionId: id, trigger: 'auto', status: 'done', startedAt: at - 1, tokensBefore: 150_000, tokensAfter: 20_000 } as unknown as CompactionEventRecord);
-      await store.saveSnapshot({ sessionId: id, compactionId: `cmp${t}`, tokenCount: 20_000, createdAt: at - 1, messages: [msg({ role: 'user', content: `Summary up to turn ${t}.`, createdAt: at - 1 }), ...recent.slice(-9)] });
+      await store.saveSnapshot({ sessionId: id, compactionId: `cmp${t}`, tokenCount: 20_000, createdAt: at - 1, messages: withStoredCounts([msg({ role: 'user', content: `Summary up to turn ${t}.`, createdAt: at - 1 }), ...recent.slice(-9)]) });
     }
     if (t % 20 === 19) await store.flush();
   }

@@ -1,6 +1,7 @@
 /**
  * Writes a session of `count` messages through the store's own functions (createSession,
- * putMessages, flush), as a chat session that ran that long would have left them: a user request
+ * putMessages, flush), as a chat session that ran that long would have left them (each message
+ * with its token count, as the session stores it): a user request
  * every 50 messages, then assistant steps with a tool call each and a short log output as the
  * result (about 270 bytes of request JSON a message on average, like a long agent session).
  */
@@ -8,6 +9,8 @@ import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { withStoredCount } from '../../src/core/accounting/messageTokens';
+import { getTokenCounter } from '../../src/core/accounting/tokenizer';
 import type { Message } from '../../src/core/model/message';
 import { openStore } from '../../src/node/store';
 import { call, logOutput, msg, prng } from '../../test/support/syntheticSession';
@@ -28,13 +31,19 @@ export function sessionMessages(count: number, startAt: number): Message[] {
   return out.slice(0, count);
 }
 
+/** The messages as a session stores them: each with its count (o200k_base, the extension's default), so resuming counts nothing. */
+export function withStoredCounts(messages: readonly Message[]): Message[] {
+  const counter = getTokenCounter('o200k_base');
+  return messages.map((m) => withStoredCount(m, counter));
+}
+
 /** Seeds `<storageDir>/store` (where the extension keeps its store under globalStorage) with one chat session. */
 export async function seedSession(storageDir: string, count: number): Promise<string> {
   const folder = join(storageDir, 'store');
   mkdirSync(folder, { recursive: true });
   const store = await openStore(folder, { debounceMs: 1e9 });
   const { id } = await store.createSession({ title: `Bench session of ${count} messages`, origin: 'chat' });
-  await store.putMessages(id, sessionMessages(count, Date.now() - count - 60_000));
+  await store.putMessages(id, withStoredCounts(sessionMessages(count, Date.now() - count - 60_000)));
   await store.flush();
   await store.close();
   return id;

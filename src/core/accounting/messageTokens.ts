@@ -29,8 +29,11 @@ type WithSlot = Message & { [COUNT]?: CountSlot };
 const frozenCounts = new WeakMap<Message, CountSlot>();
 
 function memoized(message: Message, encoding: string): number | undefined {
-  const slot = (message as WithSlot)[COUNT] ?? frozenCounts.get(message);
-  return slot !== undefined && slot.encoding === encoding ? slot.tokens : undefined;
+  const slot = (message as WithSlot)[COUNT];
+  if (slot?.encoding === encoding) return slot.tokens;
+  // A message frozen with a count of another encoding keeps this encoding's count aside.
+  const aside = frozenCounts.get(message);
+  return aside?.encoding === encoding ? aside.tokens : undefined;
 }
 
 function remember(message: Message, slot: CountSlot): void {

@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import { ByteChunks, MessageWireCache, utf8 } from './bodyBytes';
+import { ByteChunks, MessageWireCache, SentMessages, utf8 } from './bodyBytes';
 import { chatMessageOf, openAIFieldsAfterMessages, systemChatMessage, type OpenAIRequestOptions } from './openaiRequest';
 import type { ProviderRequest } from './types';
 
@@ -13,23 +13,21 @@ const COMMA = utf8(',');
 
 /**
  * The messages of the last body, each preceded by a comma. `ends[i]` is where message i's bytes end
- * in that sequence; the fields a message is sent from are kept to notice one replaced on the same
- * object. The first `blockCount` messages are also kept as one block of bytes (`block`, filled up
- * to `ends[blockCount - 1]`): messages go into it once a later body sends them again, so the block
+ * in that sequence; `messages` tells which of the next body's messages are these, unchanged. The
+ * first `blockCount` messages are also kept as one block of bytes (`block`, filled up to
+ * `ends[blockCount - 1]`): messages go into it once a later body sends them again, so the block
  * grows at its end and a body sends it as one chunk. Bytes of the block that were sent are never
  * written again (a body may still be on its way): a block cut back is copied into a new one.
  */
 interface LastConversation {
-  messages: Message[];
-  contents: string[];
-  calls: Array<Message['toolCalls']>;
+  messages: SentMessages;
   ends: number[];
   block: Uint8Array;
   blockCount: number;
 }
 
 function emptyConversation(): LastConversation {
-  return { messages: [], contents: [], calls: [], ends: [], block: new Uint8Array(0), blockCount: 0 };
+  return { messages: new SentMessages(), ends: [], block: new Uint8Array(0), blockCount: 0 };
 }
 
 /** Room for `needed` bytes and the growth of many more requests, so the block is rarely moved. */
@@ -67,7 +65,8 @@ export class OpenAIBodyBuilder {
     const kept = this.last ?? emptyConversation();
     // Until this body is done, nothing is reused from a record being changed.
     this.last = undefined;
-    kept.messages.length = kept.contents.length = kept.calls.length = kept.ends.length = reused;
+    kept.messages.truncate(reused);
+    kept.ends.length = reused;
     if (kept.blockCount > reused) this.cutBlock(kept, reused);
     else this.extendBlock(kept, messages, reused);
     emit(kept.block.subarray(0, kept.blockCount > 0 ? kept.ends[kept.blockCount - 1] : 0));
@@ -83,8 +82,6 @@ export class OpenAIBodyBuilder {
         size += 1 + bytes.length;
       }
       kept.messages.push(message);
-      kept.contents.push(message.content);
-      kept.calls.push(message.toolCalls);
       kept.ends.push(size);
     }
     // The fields after the messages always hold `stream`, so their object is never empty.
@@ -140,9 +137,6 @@ export class OpenAIBodyBuilder {
     if (!last) return 0;
     // The block must still hold what it held (nothing detached it).
     if (last.block.byteLength < (last.blockCount > 0 ? last.ends[last.blockCount - 1] : 0)) return 0;
-    const max = Math.min(last.messages.length, messages.length);
-    let k = 0;
-    while (k < max && last.messages[k] === messages[k] && last.contents[k] === messages[k].content && last.calls[k] === messages[k].toolCalls) k++;
-    return k;
+    return last.messages.unchangedPrefix(messages);
   }
 }

@@ -20,6 +20,7 @@ import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
 import { recordToolResult } from '../toolOutput/recorder';
 import { ConversationItems } from './conversationItems';
+import { settledMessage, settleMessages } from '../model/settledMessages';
 import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
@@ -118,7 +119,7 @@ export class ContextSession {
     // The encoder's ranks load in slices here, so the first count never blocks the host; the
     // session's files are read meanwhile (resuming counts nothing).
     const [, resumed] = await Promise.all([options.counter.load(), resumeSession(options.store, options.sessionId)]);
-    session.working = resumed.working;
+    session.working = settleMessages(resumed.working);
     session.lastCreatedAt = resumed.lastCreatedAt;
     session.lastCompactionId = resumed.lastCompactionId;
     if (resumed.lastRequest) session.basis.resume(resumed.lastRequest);
@@ -224,7 +225,7 @@ export class ContextSession {
         }
         const message = this.stamp(incoming);
         await countMessageAsync(message, this.options.counter);
-        this.working.push(message);
+        this.working.push(settledMessage(message));
         recorded.push(message);
       }
       this.changes.emit({ type: 'messages', appended: await this.persist(recorded), replaced: [] });
@@ -267,7 +268,7 @@ export class ContextSession {
 
   /** "Aborted" outputs for every open call, in the working context only (the caller persists). */
   private closeOpenCalls(reason: string): Message[] {
-    const added = openCalls(this.working).map((call) => this.stamp(abortedToolResult(call, reason)));
+    const added = openCalls(this.working).map((call) => settledMessage(this.stamp(abortedToolResult(call, reason))));
     this.working.push(...added);
     return added;
   }
@@ -401,7 +402,7 @@ export class ContextSession {
       }
       if (!dryRun) {
         if (outcome.changed) {
-          this.working = [...outcome.messages];
+          this.working = settleMessages([...outcome.messages]);
           this.lastCompactionId = id;
           await this.saveSnapshot(id, event.estimatedTokensAfter ?? event.tokensAfter);
         }
@@ -433,7 +434,7 @@ export class ContextSession {
     return this.mutex.run(async () => {
       const index = this.working.findIndex((m) => m.id === messageId);
       if (index < 0) return false;
-      const updated = { ...this.working[index], pinned };
+      const updated = settledMessage({ ...this.working[index], pinned });
       this.working[index] = updated;
       // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
       if (!updated.meta?.replaces && !updated.meta?.synthetic) {

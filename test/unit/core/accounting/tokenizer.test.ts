@@ -124,6 +124,23 @@ describe('token counting', function () {
     assert.equal(countMessage(Object.freeze({ ...plain }), counter), base, 'a frozen message is counted too');
     assert.ok(countToolDefinitions([{ name: 'read_file', description: 'Read a file', inputSchema: { type: 'object' }, source: 'builtin' }], counter) > 5);
   });
+
+  it('a message counted, then frozen, is counted once per encoding, also after a change of model', () => {
+    const o200k = getTokenCounter('o200k_base');
+    const cl100k = getTokenCounter('cl100k_base');
+    let calls = 0;
+    const spied = (counter: typeof o200k) => ({ ...counter, encoding: counter.encoding, count: (t: string) => (calls++, counter.count(t)) });
+    const message: Message = { id: 'a', role: 'user', kind: 'user', content: 'Count me once per encoding.', agentVisible: true, userVisible: true, createdAt: 1 };
+    const first = countMessage(message, spied(o200k));
+    Object.freeze(message);
+    const other = countMessage(message, spied(cl100k));
+    calls = 0;
+    for (let i = 0; i < 3; i++) {
+      assert.equal(countMessage(message, spied(cl100k)), other);
+      assert.equal(countMessage(message, spied(o200k)), first);
+    }
+    assert.equal(calls, 0, 'no text was counted again');
+  });
 });
 
 describe('context budget', () => {

@@ -6,6 +6,7 @@
  */
 import { strict as assert } from 'assert';
 import type { Message } from '../../../../src/core/model/message';
+import { settledMessage } from '../../../../src/core/model/settledMessages';
 import { DYNAMIC_NOTE_ID } from '../../../../src/core/prompt/promptSections';
 import { OpenAIBodyBuilder } from '../../../../src/core/providers/openaiBodyBytes';
 import { toOpenAIBody, type OpenAIRequestOptions } from '../../../../src/core/providers/openaiRequest';
@@ -84,5 +85,36 @@ describe('OpenAI request bodies as chunks', () => {
       const now = parts.map(text).join('');
       assert.equal(now, before, `the chunks of body ${i} changed after it was sent`);
     });
+  });
+
+  it('a long session\'s next body reads none of the settled messages it sent before, only the new ones', () => {
+    // Each message counts the reads of its content: checking that a message is unchanged reads it.
+    let reads = 0;
+    const counted = (m: Message): Message => {
+      const { content, ...rest } = m;
+      return settledMessage(Object.defineProperty({ ...rest } as Message, 'content', { enumerable: true, get: () => (reads++, content) }));
+    };
+    const history: Message[] = [];
+    for (let turn = 0; turn < 400; turn++) {
+      const call = toolCall(`call_${turn}`, 'read_file', { path: `src/${turn}.ts` });
+      history.push(counted(message({ role: 'user', content: `Turn ${turn}` })), counted(message({ role: 'assistant', content: '', toolCalls: [call] })), counted(message({ role: 'tool', content: `contents of ${turn}`, toolCallId: call.id })));
+    }
+    const bodies = new OpenAIBodyBuilder();
+    const send = (messages: Message[]) => text(bodies.chunks(request(messages), OPTIONS).join());
+    send(history);
+    history.push(message({ role: 'assistant', content: 'Read them all.' }));
+    send(history); // the messages sent before now go into the block, read once more for their bytes
+    history.push(message({ role: 'user', content: 'Thanks.' }));
+    reads = 0;
+    const body = send(history);
+    assert.equal(reads, 0, `the third body read ${reads} of the ${history.length - 2} settled messages it had sent`);
+    assert.equal(body, JSON.stringify(toOpenAIBody(request(history), OPTIONS)));
+
+    // A message that is not settled is still read, so a field replaced on it is noticed.
+    const open = message({ role: 'user', content: 'open' });
+    history.push(open);
+    send(history);
+    (open as { content: string }).content = 'changed';
+    assert.ok(send(history).includes('"changed"'));
   });
 });
