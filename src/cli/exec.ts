@@ -94,9 +94,7 @@ function jsonLine(event: AgentEvent): Record<string, unknown> | undefined {
     case 'tool_result':
       return { type: 'tool_result', id: event.callId, output: event.message.content, isError: event.message.meta?.isError ?? false, denied: event.message.meta?.denied ?? false };
     case 'usage':
-      return { type: 'usage', request: event.record.requestIndex, estimatedInput: event.record.estimatedInputTokens, input: event.record.reportedInputTokens, output: event.record.reportedOutputTokens, reasoning: event.reported?.reasoningTokens, cacheRead: event.record.cacheReadTokens, cacheWrite: event.record.cacheWriteTokens };
-    case 'subagent':
-      return subagentJsonLine(event.progress);
+      return { type: 'usage', request: event.record.requestIndex, estimatedInput: event.record.estimatedInputTokens, input: event.record.reportedInputTokens, output: event.record.reportedOutputTokens, cacheRead: event.record.cacheReadTokens, cacheWrite: event.record.cacheWriteTokens, reasoning: event.record.reasoningTokens };
     case 'compaction':
       return { type: 'compaction', event: event.event };
     case 'approval_needed':
@@ -109,6 +107,8 @@ function jsonLine(event: AgentEvent): Record<string, unknown> | undefined {
       return { type: 'notice', message: event.message };
     case 'error':
       return { type: 'error', kind: event.kind, message: event.message };
+    case 'subagent':
+      return subagentJsonLine(event.progress);
     default:
       return undefined;
   }
@@ -131,10 +131,9 @@ function textLine(event: AgentEvent, out: (s: string) => void, err: (s: string) 
 }
 
 /** A request's tokens as the provider reported them (or Tally's estimate when it reported none). */
-function usageText(event: Extract<AgentEvent, { type: 'usage' }>): string {
-  const { record, reported } = event;
+function usageText({ record }: Extract<AgentEvent, { type: 'usage' }>): string {
   if (record.reportedInputTokens === undefined) return `estimated ${record.estimatedInputTokens} in`;
-  const reasoning = reported?.reasoningTokens ? ` (${reported.reasoningTokens} reasoning)` : '';
+  const reasoning = record.reasoningTokens ? ` (${record.reasoningTokens} reasoning)` : '';
   return `${record.reportedInputTokens} in, ${record.reportedOutputTokens ?? '?'} out${reasoning}`;
 }
 

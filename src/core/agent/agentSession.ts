@@ -194,7 +194,7 @@ export class AgentSession {
         throw error;
       }
       const record = await this.manager.recordResponse(request, { model: this.options.model, reported: response.usage });
-      this.emit({ type: 'usage', record, ...(response.usage ? { reported: response.usage } : {}) });
+      this.emit({ type: 'usage', record });
       return this.finishResponse(response, signal);
     }
   }

@@ -1,6 +1,5 @@
 import type { CompactionEvent } from '../compaction/events';
 import type { Message, ToolCall } from '../model/message';
-import type { ReportedUsage } from '../providers/types';
 import type { TurnUsageRecord } from '../model/records';
 import type { ApprovalRequest } from '../tools/types';
 
@@ -17,8 +16,7 @@ export type AgentEvent =
   | { type: 'approval_resolved'; callId: string; decision: 'approved' | 'denied' }
   | { type: 'tool_result'; callId: string; message: Message }
   | { type: 'compaction'; event: CompactionEvent }
-  /** `reported`: the provider's own figures for the request as it sent them (reasoning tokens among them). */
-  | { type: 'usage'; record: TurnUsageRecord; reported?: ReportedUsage }
+  | { type: 'usage'; record: TurnUsageRecord }
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
   /** `action: 'continue'`: the chat offers to let the model carry on (an answer cut at the output limit). */
   | { type: 'notice'; message: string; action?: 'continue' }

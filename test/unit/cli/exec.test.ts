@@ -108,6 +108,27 @@ describe('tally exec', function () {
     assert.match(shown, /#3 gpt-5.1-codex-max: estimated \d+ in; reported 299 in, 12 out/);
   });
 
+  it('runs a recorded Anthropic tool-use stream to its end, answering the call under its id', async () => {
+    const folder = join(RECORDINGS, 'anthropic-exec');
+    const opens = (type: string) => type === 'message_start';
+    const server = new RecordedStreamServer('/v1/messages', [
+      ...recordedResponses(join(folder, 'anthropic-json-other-tool.1.chunks.txt'), opens),
+      ...recordedResponses(join(folder, 'anthropic-message-delta-input-tokens.chunks.txt'), opens),
+    ]);
+    servers.push(server);
+    const url = await server.start();
+    const run = await exec(['What is the weather in San Francisco?', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', url], { ANTHROPIC_API_KEY: KEY });
+
+    assert.equal(run.code, EXEC_EXIT.done, run.stderr);
+    assert.equal(server.requests[0].headers['x-api-key'], KEY);
+    const call = run.lines.find((l) => l.type === 'tool_call')!;
+    assert.deepEqual([call.id, call.name, call.arguments], ['toolu_019Zvehfe1XQWweT1pm7okyt', 'weather', '{"location": "San Francisco"}']);
+    const answered = (server.requests[1].body.messages as any[]).flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((b: any) => b.type === 'tool_result');
+    assert.equal(answered.tool_use_id, 'toolu_019Zvehfe1XQWweT1pm7okyt');
+    assert.equal(run.lines.filter((l) => l.type === 'text').map((l) => l.text).join(''), 'pong');
+    assert.deepEqual(run.lines.filter((l) => l.type === 'usage').map((u) => u.output), [28, 2]);
+  });
+
   it('completes a thinking Claude turn with a tool call against recorded traffic: the second request sends the signed thinking first and unchanged', async () => {
     const server = await new FakeAnthropicServer({ apiKey: KEY }).start();
     servers.push(server);
@@ -155,27 +176,8 @@ describe('tally exec', function () {
     assert.ok(shown.includes('Let me first call the fixed_version tool to see what version it returns.'));
     assert.match(shown, /→ fixed_version \{\}\s+\[toolu_01825dXWLSoJwCst1qTsiWdb\]/);
     assert.ok(shown.includes('The version is **0.32a0**.'));
-  });
-
-  it('runs a recorded Anthropic tool-use stream to its end, answering the call under its id', async () => {
-    const folder = join(RECORDINGS, 'anthropic-exec');
-    const opens = (type: string) => type === 'message_start';
-    const server = new RecordedStreamServer('/v1/messages', [
-      ...recordedResponses(join(folder, 'anthropic-json-other-tool.1.chunks.txt'), opens),
-      ...recordedResponses(join(folder, 'anthropic-message-delta-input-tokens.chunks.txt'), opens),
-    ]);
-    servers.push(server);
-    const url = await server.start();
-    const run = await exec(['What is the weather in San Francisco?', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', url], { ANTHROPIC_API_KEY: KEY });
-
-    assert.equal(run.code, EXEC_EXIT.done, run.stderr);
-    assert.equal(server.requests[0].headers['x-api-key'], KEY);
-    const call = run.lines.find((l) => l.type === 'tool_call')!;
-    assert.deepEqual([call.id, call.name, call.arguments], ['toolu_019Zvehfe1XQWweT1pm7okyt', 'weather', '{"location": "San Francisco"}']);
-    const answered = (server.requests[1].body.messages as any[]).flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((b: any) => b.type === 'tool_result');
-    assert.equal(answered.tool_use_id, 'toolu_019Zvehfe1XQWweT1pm7okyt');
-    assert.equal(run.lines.filter((l) => l.type === 'text').map((l) => l.text).join(''), 'pong');
-    assert.deepEqual(run.lines.filter((l) => l.type === 'usage').map((u) => u.output), [28, 2]);
+    assert.match(shown, /#0 claude-haiku-4-5-20251001: estimated \d+ in; reported 598 in, 92 out \(53 reasoning\)\n/);
+    assert.match(shown, /#1 claude-haiku-4-5-20251001: estimated \d+ in; reported 707 in, 89 out \(0 reasoning\)\n/);
   });
 
   it('plain output puts the thinking, each request with its reasoning tokens and the subagent steps on stderr, the answer on stdout', async () => {
