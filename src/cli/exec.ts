@@ -123,7 +123,7 @@ function textLine(event: AgentEvent, out: (s: string) => void, err: (s: string) 
   else if (event.type === 'error' || event.type === 'notice') err(`\ntally: ${event.message}\n`);
   else if (event.type === 'compaction') err(`\n[compacted the context]\n`);
   else if (event.type === 'approval_needed') err(`[needs approval: ${event.request.title}; allow it with --allow ${event.request.kind}]\n`);
-  else if (event.type === 'usage') err(`[request #${event.record.requestIndex}: ${usageText(event)}]\n`);
+  else if (event.type === 'usage') err(`\n[request #${event.record.requestIndex}: ${usageText(event)}]\n`);
   else if (event.type === 'subagent') {
     const line = subagentTextLine(event.progress);
     if (line) err(line);
