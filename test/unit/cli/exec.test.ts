@@ -259,6 +259,12 @@ describe('tally exec', function () {
     const report = run.lines.find((l) => l.type === 'tool_result' && l.id === 'call_delegate')!;
     assert.match(report.output, /^VERSION\.txt says 1\.2\.3\.\n\[general subagent: 2 requests, \d+ tokens\]$/);
     assert.equal(run.lines.filter((l) => l.type === 'text').map((l) => l.text).join(''), 'The version is 1.2.3.');
+
+    // The subagent's work is stored as a session of its own, which tally inspect --session prints.
+    const subagentSession = await inspect(steps[0].session);
+    assert.match(subagentSession, /^session \S+: general: Read VERSION\.txt and report the version\./);
+    assert.match(subagentSession, /→ read_file \{"path":"VERSION.txt"\}\s+\[call_read\]/);
+    assert.ok(subagentSession.includes('VERSION.txt says 1.2.3.'));
   });
 
   it("a subagent asks under exec's --allow like the parent: a hard-linked file it reads stays unread without --allow read", async () => {
