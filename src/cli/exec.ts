@@ -15,13 +15,14 @@ import { SessionPrompt } from '../core/prompt/sessionPrompt';
 import { ContextSession } from '../core/session/contextSession';
 import { withSettings } from '../core/settings';
 import { builtinTools } from '../core/tools/builtin';
-import { ToolRegistry } from '../core/tools/registry';
+import { ToolRegistry, type ToolRegistryOptions } from '../core/tools/registry';
 import { SessionApprovals } from '../core/tools/sessionApprovals';
 import { sessionTools } from '../core/tools/sessionTools';
 import type { ApprovalRequest } from '../core/tools/types';
 import { openStore } from '../node/store';
 import { NodeWorkspace } from '../node/tools/nodeWorkspace';
-import type { ExecArgs } from './execArgs';
+import type { ExecArgs, ExecPermission } from './execArgs';
+import { execDelegateTool, subagentJsonLine, subagentTextLine } from './execSubagents';
 
 /** How a run ended, as its exit status. */
 export const EXEC_EXIT = {
@@ -54,7 +55,7 @@ const EXIT_FOR: Record<TurnStopReason, number> = {
 };
 
 export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
-    [--base-url U] [--window N] [--allow read|edit|command …] [--json] [--cd DIR] [--store DIR]
+    [--base-url U] [--window N] [--allow read|edit|command|delegate …] [--json] [--cd DIR] [--store DIR]
     [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high]
 
   Runs one task with Tally's agent loop in DIR (default: the current folder), with no editor.
@@ -62,8 +63,10 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
   TALLY_API_KEY (any provider; the only one sent to an openai-compatible --base-url).
   Approvals come from --allow alone and nothing asks: without --allow edit no file is written,
   without --allow command no command runs, and reading a file that has other hard links needs
-  --allow read. No AGENTS.md or skill is loaded. --json prints one JSON object per line (text,
-  reasoning, tool calls and results, usage, compactions, the session). The session is stored in
+  --allow read. --allow delegate offers the delegate tool: subagents with their own context
+  window, read-only tools, the same --allow approvals and no named agents. No AGENTS.md or skill
+  is loaded. --json prints one JSON object per line (text, reasoning, tool calls and results,
+  usage with reasoning tokens, subagent progress, compactions, the session). The session is stored in
   --store (default ~/.tally/store): show it with tally inspect --session ID --store DIR.
   --effort sets the reasoning effort (OpenAI reasoning.effort; Anthropic thinking where supported).
 
@@ -91,7 +94,7 @@ function jsonLine(event: AgentEvent): Record<string, unknown> | undefined {
     case 'tool_result':
       return { type: 'tool_result', id: event.callId, output: event.message.content, isError: event.message.meta?.isError ?? false, denied: event.message.meta?.denied ?? false };
     case 'usage':
-      return { type: 'usage', request: event.record.requestIndex, estimatedInput: event.record.estimatedInputTokens, input: event.record.reportedInputTokens, output: event.record.reportedOutputTokens, cacheRead: event.record.cacheReadTokens, cacheWrite: event.record.cacheWriteTokens };
+      return { type: 'usage', request: event.record.requestIndex, estimatedInput: event.record.estimatedInputTokens, input: event.record.reportedInputTokens, output: event.record.reportedOutputTokens, cacheRead: event.record.cacheReadTokens, cacheWrite: event.record.cacheWriteTokens, reasoning: event.record.reasoningTokens };
     case 'compaction':
       return { type: 'compaction', event: event.event };
     case 'approval_needed':
@@ -104,6 +107,8 @@ function jsonLine(event: AgentEvent): Record<string, unknown> | undefined {
       return { type: 'notice', message: event.message };
     case 'error':
       return { type: 'error', kind: event.kind, message: event.message };
+    case 'subagent':
+      return subagentJsonLine(event.progress);
     default:
       return undefined;
   }
@@ -118,6 +123,18 @@ function textLine(event: AgentEvent, out: (s: string) => void, err: (s: string) 
   else if (event.type === 'error' || event.type === 'notice') err(`\ntally: ${event.message}\n`);
   else if (event.type === 'compaction') err(`\n[compacted the context]\n`);
   else if (event.type === 'approval_needed') err(`[needs approval: ${event.request.title}; allow it with --allow ${event.request.kind}]\n`);
+  else if (event.type === 'usage') err(`\n[request #${event.record.requestIndex}: ${usageText(event)}]\n`);
+  else if (event.type === 'subagent') {
+    const line = subagentTextLine(event.progress);
+    if (line) err(line);
+  }
+}
+
+/** A request's tokens as the provider reported them (or Tally's estimate when it reported none). */
+function usageText({ record }: Extract<AgentEvent, { type: 'usage' }>): string {
+  if (record.reportedInputTokens === undefined) return `estimated ${record.estimatedInputTokens} in`;
+  const reasoning = record.reasoningTokens ? ` (${record.reasoningTokens} reasoning)` : '';
+  return `${record.reportedInputTokens} in, ${record.reportedOutputTokens ?? '?'} out${reasoning}`;
 }
 
 export interface ExecIo {
@@ -148,9 +165,10 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
     if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
     const manager = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
     const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => undefined, skills: async () => [] });
-    const answer = async (request: ApprovalRequest) => ({ approved: args.allow.has(request.kind as 'read' | 'edit' | 'command') });
-    const registry: ToolRegistry = new ToolRegistry({
-      sources: [() => prompt.tools(), builtinTools, () => sessionTools(store, () => manager)],
+    const answer = async (request: ApprovalRequest) => ({ approved: args.allow.has(request.kind as ExecPermission) });
+    const provider = createChatProvider({ provider: args.provider, apiKey, baseUrl: args.baseUrl, openaiApi: args.openaiApi });
+    const options: ToolRegistryOptions = {
+      sources: [() => prompt.tools(), builtinTools, () => sessionTools(store, () => manager), () => (delegate ? [delegate] : [])],
       workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }),
       approvals: new SessionApprovals({
         policy: () => ({ commands: args.allow.has('command') ? 'always' : 'ask', edits: args.allow.has('edit') ? 'always' : 'ask' }),
@@ -159,8 +177,11 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       }),
       limits: { commandTimeoutMs: 120_000, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
       onCall: (name) => prompt.noteToolUse(name),
-    });
-    const provider = createChatProvider({ provider: args.provider, apiKey, baseUrl: args.baseUrl, openaiApi: args.openaiApi });
+    };
+    const registry = new ToolRegistry(options);
+    const delegate = args.allow.has('delegate')
+      ? execDelegateTool({ store, parentSessionId: info.id, provider, model: args.model, maxOutputTokens, contextWindow: model.contextWindow, counter, settings, registry: options })
+      : undefined;
     const source = { prepare: (room: { effectiveWindow: number; percentUsed: number }) => prompt.prepare(room) };
     const agent = new AgentSession({ manager, provider, model: args.model, maxOutputTokens, prompt: source, tools: registry, maxSteps: args.maxSteps, reasoning: reasoningPlan.reasoning });
     agent.on((event) => {

@@ -1,7 +1,8 @@
 /** The command line of `tally exec`, parsed and checked before anything runs. */
 import type { HttpProviderKind } from '../core/providers/chatProviderFactory';
 
-export type ExecPermission = 'read' | 'edit' | 'command';
+/** What `--allow` grants: reads that ask, edits, commands, and starting subagents (the delegate tool). */
+export type ExecPermission = 'read' | 'edit' | 'command' | 'delegate';
 
 export interface ExecArgs {
   task: string;
@@ -21,7 +22,7 @@ export interface ExecArgs {
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
-const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command'];
+const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command', 'delegate'];
 const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort']);
 
 function positive(name: string, raw: string): number {

@@ -3,18 +3,25 @@
  * folder on disk, a real sql.js store, and the stored session as `tally inspect --session` prints it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'fs';
+import { existsSync, linkSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { EXEC_EXIT, runExec } from '../../../src/cli/exec';
 import { parseExecArgs } from '../../../src/cli/execArgs';
 import { renderStoredSession } from '../../../src/cli/storedSession';
 import { openStore } from '../../../src/node/store';
+import { FakeAnthropicServer } from '../../fakes/anthropicServer';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { recordedResponses, RecordedStreamServer } from '../../fakes/recordedStreamServer';
+import { anthropicFacts } from '../core/providers/conformance/recordingFacts';
+import { ANTHROPIC_MESSAGES, recordedRequest, sseChunks } from '../core/providers/conformance/replay';
 
 const RECORDINGS = join(__dirname, '..', 'core', 'providers', 'conformance', 'recordings');
 const KEY = 'sk-exec-test';
+
+function toolNames(body: any): string[] {
+  return ((body.tools ?? []) as any[]).map((t) => t.function?.name ?? t.name);
+}
 
 interface Run {
   code: number;
@@ -38,12 +45,17 @@ describe('tally exec', function () {
     rmSync(storeFolder, { recursive: true, force: true });
   });
 
-  async function exec(argv: string[], env: Record<string, string>): Promise<Run> {
-    let out = '';
+  async function execPlain(argv: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+    let stdout = '';
     let stderr = '';
-    const args = parseExecArgs([...argv, '--json', '--store', storeFolder, '--cd', work], work);
-    const code = await runExec(args, { env, stdout: (t) => (out += t), stderr: (t) => (stderr += t) });
-    return { code, lines: out.split('\n').filter(Boolean).map((line) => JSON.parse(line)), stderr };
+    const args = parseExecArgs([...argv, '--store', storeFolder, '--cd', work], work);
+    const code = await runExec(args, { env, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+    return { code, stdout, stderr };
+  }
+
+  async function exec(argv: string[], env: Record<string, string>): Promise<Run> {
+    const { code, stdout, stderr } = await execPlain([...argv, '--json'], env);
+    return { code, lines: stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)), stderr };
   }
 
   async function inspect(sessionId: string): Promise<string> {
@@ -115,6 +127,173 @@ describe('tally exec', function () {
     assert.equal(answered.tool_use_id, 'toolu_019Zvehfe1XQWweT1pm7okyt');
     assert.equal(run.lines.filter((l) => l.type === 'text').map((l) => l.text).join(''), 'pong');
     assert.deepEqual(run.lines.filter((l) => l.type === 'usage').map((u) => u.output), [28, 2]);
+  });
+
+  it('completes a thinking Claude turn with a tool call against recorded traffic: the second request sends the signed thinking first and unchanged', async () => {
+    const server = await new FakeAnthropicServer({ apiKey: KEY }).start();
+    servers.push(server);
+    const sse = { 'content-type': 'text/event-stream; charset=utf-8' };
+    server.enqueue(
+      { type: 'raw', headers: sse, chunks: sseChunks(ANTHROPIC_MESSAGES, 'thinking-tool-chain.1.sse') },
+      { type: 'raw', headers: sse, chunks: sseChunks(ANTHROPIC_MESSAGES, 'thinking-tool-chain.2.sse') },
+    );
+    const first = recordedRequest(ANTHROPIC_MESSAGES, 'thinking-tool-chain.1.request.json');
+    const recordedNext = recordedRequest(ANTHROPIC_MESSAGES, 'thinking-tool-chain.2.request.json');
+    const run = await exec([first.messages[0].content[0].text, '--provider', 'anthropic', '--model', first.model, '--base-url', server.url, '--effort', 'low'], { ANTHROPIC_API_KEY: KEY });
+
+    assert.equal(run.code, EXEC_EXIT.done, run.stderr);
+    assert.equal(server.requests.length, 2);
+    // --effort low on a model with a fixed thinking budget: thinking on, its budget inside max_tokens, no temperature.
+    const sent = server.requests[0].body;
+    assert.deepEqual(sent.thinking, { type: 'enabled', budget_tokens: 2048 });
+    assert.ok(sent.max_tokens > 2048, `max_tokens ${sent.max_tokens} leaves room for the answer`);
+    assert.equal(sent.temperature, undefined);
+
+    // The readable thinking streamed as reasoning lines, and the assistant message carries it.
+    const recordedThinking = recordedNext.messages[1].content[0];
+    assert.equal(run.lines.filter((l) => l.type === 'reasoning').map((l) => l.text).join(''), recordedThinking.thinking);
+    const assistant = run.lines.find((l) => l.type === 'assistant_message')!;
+    assert.deepEqual(assistant.reasoning, [{ format: 'anthropic', text: recordedThinking.thinking }]);
+    const call = run.lines.find((l) => l.type === 'tool_call')!;
+    assert.deepEqual([call.id, call.name], ['toolu_01825dXWLSoJwCst1qTsiWdb', 'fixed_version']);
+
+    // The second request: the thinking block first, byte for byte with its signature, then the call; the call answered under its id.
+    const loop = (server.requests[1].body.messages as any[]).find((m) => m.role === 'assistant');
+    assert.deepEqual(loop.content[0], recordedThinking);
+    assert.deepEqual([loop.content[1].type, loop.content[1].id], ['tool_use', call.id]);
+    const answered = (server.requests[1].body.messages as any[]).flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((b: any) => b.type === 'tool_result');
+    assert.equal(answered.tool_use_id, call.id);
+    assert.deepEqual(server.requests[1].body.thinking, sent.thinking);
+
+    // exec has no fixed_version tool: the model is told so under the call's id, and the recorded answer completes the turn.
+    assert.deepEqual([answered.is_error, run.lines.find((l) => l.type === 'tool_result')!.output], [true, 'Unknown tool "fixed_version".']);
+    assert.equal(run.lines.filter((l) => l.type === 'text').map((l) => l.text).join(''), anthropicFacts(ANTHROPIC_MESSAGES, 'thinking-tool-chain.2.sse').text);
+    // Usage lines carry the thinking tokens the API reported (53 of the first reply's 92 output tokens).
+    assert.deepEqual(run.lines.filter((l) => l.type === 'usage').map((u) => [u.input, u.output, u.reasoning]), [[598, 92, 53], [707, 89, 0]]);
+
+    const shown = await inspect(run.lines[0].id);
+    assert.match(shown, /reasoning \(anthropic, signed\):/);
+    assert.ok(shown.includes('Let me first call the fixed_version tool to see what version it returns.'));
+    assert.match(shown, /→ fixed_version \{\}\s+\[toolu_01825dXWLSoJwCst1qTsiWdb\]/);
+    assert.ok(shown.includes('The version is **0.32a0**.'));
+    assert.match(shown, /#0 claude-haiku-4-5-20251001: estimated \d+ in; reported 598 in, 92 out \(53 reasoning\)\n/);
+    assert.match(shown, /#1 claude-haiku-4-5-20251001: estimated \d+ in; reported 707 in, 89 out \(0 reasoning\)\n/);
+  });
+
+  it('plain output puts the thinking, each request with its reasoning tokens and the subagent steps on stderr, the answer on stdout', async () => {
+    const server = await new FakeAnthropicServer({ apiKey: KEY }).start();
+    servers.push(server);
+    const sse = { 'content-type': 'text/event-stream; charset=utf-8' };
+    server.enqueue(
+      { type: 'raw', headers: sse, chunks: sseChunks(ANTHROPIC_MESSAGES, 'thinking-tool-chain.1.sse') },
+      { type: 'raw', headers: sse, chunks: sseChunks(ANTHROPIC_MESSAGES, 'thinking-tool-chain.2.sse') },
+    );
+    const run = await execPlain(['Use the fixed_version tool.', '--provider', 'anthropic', '--model', 'claude-haiku-4-5-20251001', '--base-url', server.url, '--effort', 'low'], { ANTHROPIC_API_KEY: KEY });
+    assert.equal(run.code, EXEC_EXIT.done, run.stderr);
+    assert.equal(run.stdout, anthropicFacts(ANTHROPIC_MESSAGES, 'thinking-tool-chain.2.sse').text);
+    assert.ok(run.stderr.includes('Let me first call the fixed_version tool'));
+    assert.ok(run.stderr.includes('[request #0: 598 in, 92 out (53 reasoning)]'), run.stderr);
+    assert.ok(run.stderr.includes('[request #1: 707 in, 89 out]'), run.stderr);
+
+    const openai = await new FakeOpenAIServer({ apiKey: KEY }).start();
+    servers.push(openai as never);
+    openai.enqueue(
+      { type: 'reply', parts: [{ toolCall: { id: 'call_delegate', name: 'delegate', arguments: JSON.stringify({ task: 'List the files.' }) } }] },
+      { type: 'reply', parts: [{ toolCall: { id: 'call_list', name: 'list_files', arguments: '{}' } }] },
+      { type: 'reply', parts: [{ text: 'no files' }] },
+      { type: 'reply', parts: [{ text: 'done' }] },
+    );
+    const delegated = await execPlain(['List the files', '--provider', 'openai-compatible', '--model', 'local', '--base-url', openai.url, '--allow', 'delegate'], { TALLY_API_KEY: KEY });
+    assert.equal(delegated.code, EXEC_EXIT.done, delegated.stderr);
+    assert.match(delegated.stderr, /\[general subagent started: List the files\.\]\n\[general subagent → list_files\]\n(.|\n)*\[general subagent ended \(end_turn\): 2 requests, \d+ tokens\]/);
+  });
+
+  it('--effort asks Claude to think in the form its model takes, and no thinking without it', async () => {
+    const server = await new FakeAnthropicServer({ apiKey: KEY }).start();
+    servers.push(server);
+    const answer = { type: 'reply' as const, parts: [{ text: 'ok' }] };
+    server.enqueue(answer, answer, answer);
+    const base = ['hello', '--provider', 'anthropic', '--base-url', server.url];
+    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-6', '--effort', 'high'], { ANTHROPIC_API_KEY: KEY })).code, EXEC_EXIT.done);
+    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-5', '--effort', 'medium'], { ANTHROPIC_API_KEY: KEY })).code, EXEC_EXIT.done);
+    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-5'], { ANTHROPIC_API_KEY: KEY })).code, EXEC_EXIT.done);
+    const [adaptive, budget, none] = server.requests.map((r) => r.body);
+    assert.deepEqual([adaptive.thinking, adaptive.output_config], [{ type: 'adaptive' }, { effort: 'high' }]);
+    assert.deepEqual(budget.thinking, { type: 'enabled', budget_tokens: 8192 });
+    assert.ok(budget.max_tokens > 8192);
+    assert.equal(none.thinking, undefined);
+  });
+
+  it('offers the delegate tool only with --allow delegate, and prints each subagent step as a JSON line', async () => {
+    writeFileSync(join(work, 'VERSION.txt'), '1.2.3\n');
+    const server = await new FakeOpenAIServer({ apiKey: KEY }).start();
+    servers.push(server as never);
+    const base = ['What version is this?', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.url];
+    server.enqueue({ type: 'reply', parts: [{ text: 'no subagents' }] });
+    await exec(base, { TALLY_API_KEY: KEY });
+    assert.equal(toolNames(server.requests[0].body).includes('delegate'), false);
+
+    server.enqueue(
+      { type: 'reply', parts: [{ toolCall: { id: 'call_delegate', name: 'delegate', arguments: JSON.stringify({ task: 'Read VERSION.txt and report the version.' }) } }] },
+      { type: 'reply', parts: [{ toolCall: { id: 'call_read', name: 'read_file', arguments: JSON.stringify({ path: 'VERSION.txt' }) } }] },
+      { type: 'reply', parts: [{ text: 'VERSION.txt says 1.2.3.' }] },
+      { type: 'reply', parts: [{ text: 'The version is 1.2.3.' }] },
+    );
+    const run = await exec([...base, '--allow', 'delegate'], { TALLY_API_KEY: KEY });
+    assert.equal(run.code, EXEC_EXIT.done, run.stderr);
+    assert.equal(server.requests.length, 5);
+    const [parentAsks, subagentAsks, subagentReports] = server.requests.slice(1).map((r) => r.body);
+    const isSubagent = (body: any) => JSON.stringify(body.messages[0]).includes('You are a subagent');
+    assert.ok(toolNames(parentAsks).includes('delegate') && !isSubagent(parentAsks));
+    assert.ok(isSubagent(subagentAsks), 'the subagent asks next, in a context of its own');
+    assert.equal(JSON.stringify(subagentAsks.messages).includes('What version is this?'), false);
+    assert.deepEqual(toolNames(subagentAsks).filter((n) => ['write_file', 'edit_file', 'run_command', 'delegate'].includes(n)), [], 'a subagent gets read-only tools');
+    assert.ok(JSON.stringify(subagentReports.messages).includes('1.2.3'), 'the subagent read the file');
+
+    const steps = run.lines.filter((l) => l.type === 'subagent');
+    assert.deepEqual(steps.map((l) => l.kind), ['started', 'request', 'usage', 'tool_call', 'request', 'usage', 'ended']);
+    assert.ok(steps.every((l) => l.call === 'call_delegate' && l.session === steps[0].session && l.session !== run.lines[0].id));
+    assert.equal(steps[0].task, 'Read VERSION.txt and report the version.');
+    assert.deepEqual([steps[3].name, steps[3].id], ['read_file', 'call_read']);
+    assert.deepEqual([steps[6].stopReason, steps[6].requests], ['end_turn', 2]);
+    const report = run.lines.find((l) => l.type === 'tool_result' && l.id === 'call_delegate')!;
+    assert.match(report.output, /^VERSION\.txt says 1\.2\.3\.\n\[general subagent: 2 requests, \d+ tokens\]$/);
+    assert.equal(run.lines.filter((l) => l.type === 'text').map((l) => l.text).join(''), 'The version is 1.2.3.');
+
+    // The subagent's work is stored as a session of its own, which tally inspect --session prints.
+    const subagentSession = await inspect(steps[0].session);
+    assert.match(subagentSession, /^session \S+: general: Read VERSION\.txt and report the version\./);
+    assert.match(subagentSession, /→ read_file \{"path":"VERSION.txt"\}\s+\[call_read\]/);
+    assert.ok(subagentSession.includes('VERSION.txt says 1.2.3.'));
+  });
+
+  it("a subagent asks under exec's --allow like the parent: a hard-linked file it reads stays unread without --allow read", async () => {
+    writeFileSync(join(work, 'secret.txt'), 'linked-secret\n');
+    linkSync(join(work, 'secret.txt'), join(work, 'alias.txt'));
+    const server = await new FakeOpenAIServer({ apiKey: KEY }).start();
+    servers.push(server as never);
+    const script = () =>
+      server.enqueue(
+        { type: 'reply', parts: [{ toolCall: { id: 'call_delegate', name: 'delegate', arguments: JSON.stringify({ task: 'Read alias.txt.' }) } }] },
+        { type: 'reply', parts: [{ toolCall: { id: 'call_read', name: 'read_file', arguments: JSON.stringify({ path: 'alias.txt' }) } }] },
+        { type: 'reply', parts: [{ text: 'report' }] },
+        { type: 'reply', parts: [{ text: 'done' }] },
+      );
+    const base = ['Read alias.txt', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.url];
+    script();
+    const denied = await exec([...base, '--allow', 'delegate'], { TALLY_API_KEY: KEY });
+    assert.equal(denied.code, EXEC_EXIT.done, denied.stderr);
+    assert.equal(JSON.stringify(server.requests.map((r) => r.body)).includes('linked-secret'), false, 'the file never reached the model');
+    const asked = denied.lines.find((l) => l.type === 'approval_needed')!;
+    assert.equal(asked.kind, 'read');
+    assert.match(asked.title, /^general subagent: Read alias\.txt/);
+    assert.equal(denied.lines.find((l) => l.type === 'approval')!.decision, 'denied');
+
+    server.requests.splice(0);
+    script();
+    const allowed = await exec([...base, '--allow', 'delegate,read'], { TALLY_API_KEY: KEY });
+    assert.equal(allowed.code, EXEC_EXIT.done, allowed.stderr);
+    assert.ok(JSON.stringify(server.requests[2].body.messages).includes('linked-secret'));
   });
 
   it('writes no file unless --allow edit is given, and never asks', async () => {
