@@ -63,6 +63,37 @@ describe('inspector webview: editing the summary in the compaction preview', fun
     assert.strictEqual(await confirmDisabled(page), '', 'typing does not release a stale Confirm');
   });
 
+  it('says the summary was changed, and Restore puts the proposed one back', async () => {
+    const page = ui.page();
+    await hostSends(page, { type: 'preview', preview: withSummary });
+    const note = page.locator('.preview-result [data-preview="summary-edited"]');
+    assert.strictEqual(await note.isVisible(), false, 'no note on the proposed summary');
+    await editor(page).fill(EDITED);
+    assert.strictEqual(await note.isVisible(), true);
+    await note.locator('vscode-button[data-action="restore-summary"]').click();
+    assert.strictEqual(await editor(page).inputValue(), PROPOSED);
+    assert.strictEqual(await note.isVisible(), false);
+    await page.click('.preview-result vscode-button[data-action="confirm"]');
+    assert.deepStrictEqual(await posted(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff', summary: PROPOSED }]);
+  });
+
+  it('keeps the user\'s edit when an out-of-date preview is refreshed', async () => {
+    const page = ui.page();
+    await hostSends(page, { type: 'preview', preview: withSummary });
+    await editor(page).fill(EDITED);
+    const latest = inspectorState.turns[inspectorState.turns.length - 1];
+    const next = { ...inspectorState, turns: [...inspectorState.turns, { ...latest, requestIndex: latest.requestIndex + 1 }] };
+    await hostSends(page, { type: 'state', state: next });
+    await page.click('.preview-result vscode-button[data-action="refresh-preview"]');
+    await hostSends(page, { type: 'preview', preview: { ...withSummary, summary: `${PROPOSED}\nNext: the snapshot tests.` } });
+    assert.strictEqual(await page.locator('.preview-result').getAttribute('data-stale'), 'false');
+    assert.strictEqual(await editor(page).inputValue(), EDITED, 'the edit was not thrown away');
+    assert.strictEqual(await page.locator('.preview-result [data-preview="summary-edited"]').isVisible(), true);
+    await clearPosted(page);
+    await page.click('.preview-result vscode-button[data-action="confirm"]');
+    assert.deepStrictEqual(await posted(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff', summary: EDITED }]);
+  });
+
   it('has no editor when the compaction would write no summary', async () => {
     const page = ui.page();
     await hostSends(page, { type: 'preview', preview });

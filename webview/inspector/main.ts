@@ -49,6 +49,8 @@ let preview: CompactionPreviewView | undefined;
 let previewBasis = '';
 /** The preview's summary as the user is editing it; the same element across renders, so the edit survives them. */
 let previewSummary: TextInput | undefined;
+/** The session the shown preview was made for: an edit is carried into a refreshed preview of the same session only. */
+let previewSession: string | undefined;
 let busy = false;
 /** The selected request's heading, kept while it stays selected (so its list is not moved). */
 let turnHeading: HTMLElement | undefined;
@@ -270,6 +272,10 @@ function renderPreviewSlot(): void {
         previewSummary = undefined;
         renderPreviewSlot();
       },
+      onRestoreSummary: () => {
+        if (previewSummary && shown.summary !== undefined) previewSummary.value = shown.summary;
+        renderPreviewSlot();
+      },
       onRefresh: () => host.post(shown.focus === undefined ? { type: 'previewCompaction' } : { type: 'previewCompaction', focus: shown.focus }),
     }),
   ]);
@@ -282,6 +288,7 @@ function summaryEditor(text: string): TextInput {
   editor.element.addEventListener('input', () => {
     const confirm = previewSlot.querySelector<HTMLElement>('[data-action="confirm"]');
     if (confirm && preview) setDisabled(confirm, busy || !canConfirmPreview(preview, previewBasis !== contextBasis(state), editor));
+    previewSlot.querySelector('[data-preview="summary-edited"]')?.toggleAttribute('hidden', editor.value === preview?.summary);
   });
   return editor;
 }
@@ -348,12 +355,16 @@ onHostMessage<HostToInspector>((message) => {
       renderBlobs();
       return;
     }
-    case 'preview':
+    case 'preview': {
+      // A refreshed preview proposes a new summary; what the user wrote on the last one is not thrown away.
+      const edit = previewSummary && preview && previewSession === state?.session?.id && previewSummary.value !== preview.summary ? previewSummary.value : undefined;
       preview = message.preview;
       previewBasis = contextBasis(state);
-      previewSummary = message.preview.summary === undefined ? undefined : summaryEditor(message.preview.summary);
+      previewSession = state?.session?.id;
+      previewSummary = message.preview.summary === undefined ? undefined : summaryEditor(edit ?? message.preview.summary);
       renderPreviewSlot();
       return;
+    }
     case 'busy':
       busy = message.busy;
       renderBusy(message.label);

@@ -10,6 +10,8 @@ export interface PreviewActions {
   onConfirm: () => void;
   onCancel: () => void;
   onRefresh: () => void;
+  /** Puts the proposed summary back in the editor. */
+  onRestoreSummary: () => void;
 }
 
 /** Why the summary as written cannot be confirmed, or undefined when it can. */
@@ -55,6 +57,10 @@ export function renderPreview(preview: CompactionPreviewView, busy: boolean, sta
     summary
       ? h('div', { class: 'preview-summary' }, [
           summary.element,
+          h('div', { class: 'summary-edited', attrs: { 'data-preview': 'summary-edited', hidden: summary.value === preview.summary } }, [
+            h('span', { text: 'You changed this summary: Confirm uses your text. ' }),
+            button('Restore the proposed summary', actions.onRestoreSummary, { appearance: 'secondary', attrs: { 'data-action': 'restore-summary' } }),
+          ]),
           h('p', { class: 'muted', text: 'Edit it if it misses something: what you write here is exactly what the model will see from now on.' }),
         ])
       : null,
