@@ -74,6 +74,8 @@ export interface CompactionPreviewView {
   removed: CompactionEventRecord['removed'];
   status: CompactionEventRecord['status'];
   error?: string;
+  /** The summary that would replace the summarized messages, which the user may edit before confirming. */
+  summary?: string;
 }
 
 export type HostToInspector =
@@ -109,7 +111,8 @@ export type InspectorToHost =
   | { type: 'openSummary'; compactionId: string }
   | { type: 'pin'; messageId: string; pinned: boolean }
   | { type: 'previewCompaction'; focus?: string }
-  | { type: 'confirmCompaction'; focus?: string }
+  /** `summary`: the preview's summary as the user left it (edited or not); it is what replaces the history. */
+  | { type: 'confirmCompaction'; focus?: string; summary?: string }
   | { type: 'refresh' }
   /** A page more of the older requests or offloaded results. */
   | { type: 'showEarlier'; list: 'turns' | 'results' | 'current' };

@@ -85,10 +85,15 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
     },
   },
   confirmCompaction: {
-    keys: ['focus'],
+    keys: ['focus', 'summary'],
     build: (f) => {
       const focus = readOptionalFocus(f, 'focus');
-      return all([focus], () => withFocus({ type: 'confirmCompaction' }, value(focus)));
+      const summary = readOptionalSummary(f, 'summary');
+      return all([focus, summary], () => {
+        const message = withFocus({ type: 'confirmCompaction' as const }, value(focus));
+        const text = value(summary);
+        return text === undefined ? message : { ...message, summary: text };
+      });
     },
   },
 };
@@ -118,6 +123,14 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   resumeSession: fields('resumeSession', { sessionId: readId }),
   openResult: fields('openResult', { refId: readId }),
 };
+
+/** A summary to compact with: optional, but when present a bounded string that says something. */
+function readOptionalSummary(f: Fields, key: string): Check<string | undefined> {
+  if (f[key] === undefined) return { ok: true, value: undefined };
+  const text = readString(f, key, LIMITS.summaryBytes, { allowEmpty: true });
+  if (text.ok && text.value.trim().length === 0) return { ok: false, error: `"${key}" is blank: a compaction needs a summary to replace the history with` };
+  return text;
+}
 
 function withFocus<T extends { type: string }>(message: T, focus: string | undefined): T & { focus?: string } {
   return focus === undefined ? message : { ...message, focus };

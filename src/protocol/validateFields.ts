@@ -12,6 +12,8 @@ export const LIMITS = {
   itemIdBytes: 8 * 1024,
   /** The focus instruction of a compaction. */
   focusBytes: 2 * 1024,
+  /** A compaction summary the user edited in the preview. */
+  summaryBytes: 256 * 1024,
   /** A code block the user copies or inserts. */
   codeBytes: 1024 * 1024,
   /** A link the user opens. */

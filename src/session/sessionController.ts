@@ -3,6 +3,7 @@ import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import type { AgentEvent } from '../core/agent/events';
 import type { CompactionResult } from '../core/compaction/compactor';
+import type { UserSummary } from '../core/compaction/userSummary';
 import { ContextSession } from '../core/session/contextSession';
 import { lastTurnUsage } from '../core/session/lastTurnUsage';
 import type { SessionStore } from '../core/ports/sessionStore';
@@ -307,10 +308,10 @@ export class SessionController implements vscode.Disposable, SessionActions {
     this.activeSession?.agent?.cancel();
   }
 
-  async compact(focus?: string): Promise<CompactionResult> {
+  async compact(focus?: string, userSummary?: UserSummary): Promise<CompactionResult> {
     const session = await this.current();
     if (session.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before compacting.');
-    const result = await session.manager.compact({ trigger: 'manual', focus });
+    const result = await session.manager.compact({ trigger: 'manual', focus, userSummary });
     this.changed.fire({ type: 'status' });
     return result;
   }

@@ -24,6 +24,7 @@ export function renderCompactionHistory(records: CompactionEventRecord[], open: 
         h('span', { class: 'when', text: time(r.startedAt) }),
         badge(TRIGGER_LABELS[r.trigger] ?? r.trigger, `trigger-${r.trigger}`),
         badge(r.status, `status-${r.status}`),
+        r.originalSummary !== undefined ? badge('summary edited by you', 'edited') : null,
         h('span', { class: 'delta', text: compactionDelta(r) }),
         h('span', { class: 'delta', text: `${tokens(r.messagesBefore)} → ${countOf(r.messagesAfter, 'message')}` }),
         h('span', { class: 'muted', text: duration(r.durationMs) }),
@@ -39,9 +40,16 @@ export function renderCompactionHistory(records: CompactionEventRecord[], open: 
           ? h('div', { class: 'summary' }, [
               h('div', { class: 'summary-head' }, [
                 h('h4', { text: 'Summary' }),
+                r.originalSummary !== undefined ? h('span', { class: 'muted', attrs: { 'data-summary': 'edited' }, text: 'edited by you' }) : null,
                 button('Open in editor', () => onOpenSummary(r.id), { appearance: 'secondary', attrs: { 'data-open-summary': r.id } }),
               ]),
               h('pre', { class: 'summary-text', text: r.summary }),
+              r.originalSummary !== undefined
+                ? h('details', { class: 'original-summary' }, [
+                    h('summary', { text: 'The summary Tally proposed, before your edit' }),
+                    h('pre', { class: 'summary-text', attrs: { 'data-summary': 'original' }, text: r.originalSummary }),
+                  ])
+                : null,
             ])
           : null,
         h('h4', { text: `Removed items (${r.removed.length})` }),

@@ -3,14 +3,14 @@ import type { RequestItem } from '../../src/protocol/records';
 import { turnViewKey, type CompactionPreviewView, type HostToInspector, type InspectorState, type InspectorToHost, type TurnView } from '../../src/protocol/inspector';
 import { applyListPatch, heldListOf, type HeldList } from '../../src/protocol/listPatch';
 import { requestItemKeys } from '../../src/protocol/requestItemKeys';
-import { button, progressRing, registerControls, setDisabled, textField } from '../ui/controls';
+import { button, progressRing, registerControls, setDisabled, textArea, textField, type TextInput } from '../ui/controls';
 import { h, replace, replaceIfChanged } from '../ui/dom';
 import { channel, onHostMessage } from '../ui/vscodeApi';
 import { renderCompactionHistory } from './compactionHistory';
 import { renderHeader } from './header';
 import { itemTextArrived, renderItemList, type ItemSort } from './itemList';
 import { renderOffloadedResults, RESULTS_PAGE, type BlobView } from './offloadedResults';
-import { renderPreview } from './preview';
+import { canConfirmPreview, renderPreview } from './preview';
 import { renderLegend, renderStackedBar } from './stackedBar';
 import { renderTimeline, TIMELINE_PAGE } from './timeline';
 import { renderToolTokens } from './toolTokens';
@@ -47,6 +47,10 @@ let turnItems: { requestIndex: number; items: RequestItem[] } | undefined;
 let preview: CompactionPreviewView | undefined;
 /** The context the shown preview was made for (see contextBasis). */
 let previewBasis = '';
+/** The preview's summary as the user is editing it; the same element across renders, so the edit survives them. */
+let previewSummary: TextInput | undefined;
+/** The session the shown preview was made for: an edit is carried into a refreshed preview of the same session only. */
+let previewSession: string | undefined;
 let busy = false;
 /** The selected request's heading, kept while it stays selected (so its list is not moved). */
 let turnHeading: HTMLElement | undefined;
@@ -269,19 +273,40 @@ function renderPreviewSlot(): void {
   const shown = preview;
   const stale = previewBasis !== contextBasis(state);
   replace(previewSlot, [
-    renderPreview(shown, busy, stale, {
+    renderPreview(shown, busy, stale, previewSummary, {
       onConfirm: () => {
-        host.post(shown.focus === undefined ? { type: 'confirmCompaction' } : { type: 'confirmCompaction', focus: shown.focus });
+        const confirm: Extract<InspectorToHost, { type: 'confirmCompaction' }> = { type: 'confirmCompaction' };
+        if (shown.focus !== undefined) confirm.focus = shown.focus;
+        if (previewSummary) confirm.summary = previewSummary.value;
+        host.post(confirm);
         preview = undefined;
+        previewSummary = undefined;
         renderPreviewSlot();
       },
       onCancel: () => {
         preview = undefined;
+        previewSummary = undefined;
+        renderPreviewSlot();
+      },
+      onRestoreSummary: () => {
+        if (previewSummary && shown.summary !== undefined) previewSummary.value = shown.summary;
         renderPreviewSlot();
       },
       onRefresh: () => host.post(shown.focus === undefined ? { type: 'previewCompaction' } : { type: 'previewCompaction', focus: shown.focus }),
     }),
   ]);
+}
+
+/** An editable copy of a preview's summary; Confirm follows what it holds (a blank summary cannot be confirmed). */
+function summaryEditor(text: string): TextInput {
+  const editor = textArea({ label: 'Summary that would replace the summarized messages', rows: 10, class: 'summary-editor' });
+  editor.value = text;
+  editor.element.addEventListener('input', () => {
+    const confirm = previewSlot.querySelector<HTMLElement>('[data-action="confirm"]');
+    if (confirm && preview) setDisabled(confirm, busy || !canConfirmPreview(preview, previewBasis !== contextBasis(state), editor));
+    previewSlot.querySelector('[data-preview="summary-edited"]')?.toggleAttribute('hidden', editor.value === preview?.summary);
+  });
+  return editor;
 }
 
 function renderBusy(label: string | undefined): void {
@@ -346,11 +371,16 @@ onHostMessage<HostToInspector>((message) => {
       renderBlobs();
       return;
     }
-    case 'preview':
+    case 'preview': {
+      // A refreshed preview proposes a new summary; what the user wrote on the last one is not thrown away.
+      const edit = previewSummary && preview && previewSession === state?.session?.id && previewSummary.value !== preview.summary ? previewSummary.value : undefined;
       preview = message.preview;
       previewBasis = contextBasis(state);
+      previewSession = state?.session?.id;
+      previewSummary = message.preview.summary === undefined ? undefined : summaryEditor(edit ?? message.preview.summary);
       renderPreviewSlot();
       return;
+    }
     case 'busy':
       busy = message.busy;
       renderBusy(message.label);

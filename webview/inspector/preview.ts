@@ -1,5 +1,6 @@
 import { compactionDelta, type CompactionPreviewView } from '../../src/protocol/inspector';
-import { badge, button } from '../ui/controls';
+import { LIMITS } from '../../src/protocol/validateFields';
+import { badge, button, type TextInput } from '../ui/controls';
 import { h } from '../ui/dom';
 import { percent, tokens } from '../ui/format';
 import { renderRemoved } from './removedItems';
@@ -9,16 +10,33 @@ export interface PreviewActions {
   onConfirm: () => void;
   onCancel: () => void;
   onRefresh: () => void;
+  /** Puts the proposed summary back in the editor. */
+  onRestoreSummary: () => void;
+}
+
+/** Why the summary as written cannot be confirmed, or undefined when it can. */
+export function summaryProblem(text: string): string | undefined {
+  if (text.trim().length === 0) return 'Write a summary first: it is what replaces the summarized messages';
+  if (new TextEncoder().encode(text).length > LIMITS.summaryBytes) return `The summary is longer than ${LIMITS.summaryBytes / 1024} KiB`;
+  return undefined;
+}
+
+/** Whether Confirm may be pressed for this preview with the summary as the user left it. */
+export function canConfirmPreview(preview: CompactionPreviewView, stale: boolean, summary: TextInput | undefined): boolean {
+  const saved = preview.tokensBefore - preview.tokensAfter;
+  return preview.status === 'complete' && saved > 0 && !stale && !(summary && summaryProblem(summary.value));
 }
 
 /**
  * What a compaction would do, before it is confirmed. `stale`: the context changed since it was
  * computed (a new request, a compaction), so its numbers no longer hold: it says so, offers Refresh,
- * and Confirm waits for a fresh preview.
+ * and Confirm waits for a fresh preview. `summary`: the editable summary (kept by the caller across
+ * renders so an edit survives them); what it holds when Confirm is pressed is what is stored and sent.
  */
-export function renderPreview(preview: CompactionPreviewView, busy: boolean, stale: boolean, actions: PreviewActions): HTMLElement {
+export function renderPreview(preview: CompactionPreviewView, busy: boolean, stale: boolean, summary: TextInput | undefined, actions: PreviewActions): HTMLElement {
   const saved = preview.tokensBefore - preview.tokensAfter;
-  const canConfirm = preview.status === 'complete' && saved > 0 && !stale;
+  const canConfirm = canConfirmPreview(preview, stale, summary);
+  const problem = summary ? summaryProblem(summary.value) : undefined;
   return h('div', { class: `preview-result${stale ? ' stale' : ''}`, attrs: { 'data-status': preview.status, 'data-stale': stale ? 'true' : 'false' } }, [
     stale
       ? h('div', { class: 'stale-line', attrs: { role: 'status', 'data-preview': 'stale' } }, [
@@ -36,10 +54,20 @@ export function renderPreview(preview: CompactionPreviewView, busy: boolean, sta
       preview.focus ? h('dt', { text: 'Focus' }) : null, preview.focus ? h('dd', { text: preview.focus }) : null,
       preview.error ? h('dt', { text: 'Error' }) : null, preview.error ? h('dd', { class: 'error-text', text: preview.error }) : null,
     ]),
+    summary
+      ? h('div', { class: 'preview-summary' }, [
+          summary.element,
+          h('div', { class: 'summary-edited', attrs: { 'data-preview': 'summary-edited', hidden: summary.value === preview.summary } }, [
+            h('span', { text: 'You changed this summary: Confirm uses your text. ' }),
+            button('Restore the proposed summary', actions.onRestoreSummary, { appearance: 'secondary', attrs: { 'data-action': 'restore-summary' } }),
+          ]),
+          h('p', { class: 'muted', text: 'Edit it if it misses something: what you write here is exactly what the model will see from now on.' }),
+        ])
+      : null,
     h('h4', { text: `Would remove ${countOf(preview.removed.length, 'item')}` }),
     renderRemoved(preview.removed),
     h('div', { class: 'actions' }, [
-      button('Confirm', actions.onConfirm, { disabled: busy || !canConfirm, attrs: { 'data-action': 'confirm' }, title: stale ? 'Refresh the preview first' : canConfirm ? 'Compact now with this focus' : 'Nothing to compact' }),
+      button('Confirm', actions.onConfirm, { disabled: busy || !canConfirm, attrs: { 'data-action': 'confirm' }, title: stale ? 'Refresh the preview first' : problem ?? (canConfirm ? 'Compact now with this summary and focus' : 'Nothing to compact') }),
       button('Cancel', actions.onCancel, { appearance: 'secondary', attrs: { 'data-action': 'cancel' } }),
     ]),
   ]);

@@ -8,6 +8,7 @@ import { runStrategyChain } from './chain';
 import type { CompactionEvent } from './events';
 import type { CompactionStrategy, StrategyContext, Summarizer } from './types';
 import { totalTokens } from './units';
+import { summarizerUsing, summaryFields, type UserSummary } from './userSummary';
 
 export interface CompactOptions {
   trigger: CompactionTrigger;
@@ -19,6 +20,8 @@ export interface CompactOptions {
   /** Run only these strategies (by name), in the chain's order. */
   only?: string[];
   signal?: AbortSignal;
+  /** The summary the user confirmed in the preview: it replaces the history instead of a new one. */
+  userSummary?: UserSummary;
 }
 
 export interface CompactionResult {
@@ -37,6 +40,8 @@ export interface CompactionResult {
   strategiesRun: string[];
   removed: RemovedItem[];
   summary?: string;
+  /** The summary as proposed, when the user edited it before confirming. */
+  originalSummary?: string;
   durationMs: number;
   error?: string;
   /** The working context the compaction produced (or would produce, for a dry run). */
@@ -119,7 +124,7 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
     reinjectInstructions: input.reinjectInstructions,
     dryRun,
     countTokens: input.countTokens,
-    summarizer: input.summarizer,
+    summarizer: options.userSummary ? summarizerUsing(options.userSummary, input.summarizer) : input.summarizer,
     offload: (content, toolName, toolCallId) => input.offload(content, toolName, toolCallId),
     newId: input.newId,
     now,
@@ -156,6 +161,9 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
     const after = normalizeHistory(outcome.messages).messages.filter((m) => !(m.kind === 'aborted' && m.meta?.synthetic && open.has(m.toolCallId ?? '')));
     const violations = pairingViolations(after).filter((v) => !open.has(v.callId));
     if (violations.length) throw new Error(`compaction produced an invalid history: ${violations[0].text}`);
+    if (options.userSummary && outcome.summary === undefined) {
+      throw new Error('this compaction wrote no summary, so the one you confirmed was not used; preview the compaction again');
+    }
     const changed = outcome.removed.length > 0;
     const estimatedAfter = fixedTokens + totalTokens(after, input.countTokens);
     const event = record({
@@ -165,7 +173,7 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
       ...estimates(estimatedBefore, estimatedAfter),
       messagesAfter: after.filter((m) => m.agentVisible).length,
       durationMs: now() - started,
-      summary: outcome.summary,
+      ...summaryFields(outcome.summary, options.userSummary),
       removed: outcome.removed,
     });
     return { event, messages: after, changed };
@@ -192,6 +200,7 @@ export function compactionResult(outcome: CompactionOutcome, dryRun: boolean): C
     strategiesRun: event.strategies,
     removed: event.removed,
     summary: event.summary,
+    originalSummary: event.originalSummary,
     durationMs: event.durationMs,
     error: event.error,
     messages: outcome.messages,

@@ -44,8 +44,10 @@ export interface CompactionEventRecord {
   messagesAfter: number;
   startedAt: number;
   durationMs: number;
-  /** The summary text produced, when a summarizing strategy ran. */
+  /** The summary text produced, when a summarizing strategy ran (the user's text when they edited it). */
   summary?: string;
+  /** Set when the user edited the summary before confirming: the summary as Tally proposed it. */
+  originalSummary?: string;
   removed: RemovedItem[];
 }
 

@@ -21,6 +21,8 @@ export interface InspectorIntentDeps {
 
 /** What each validated message from the inspector webview does. */
 export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToHost> {
+  // The summary the last preview proposed: kept here, so the record's original never comes from the webview.
+  let proposedSummary: string | undefined;
   return {
     ready: () => d.sendState(true),
     refresh: () => d.sendState(true),
@@ -78,15 +80,18 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
         removed: result.removed,
         status: result.status,
         error: result.error,
+        summary: result.summary,
       };
+      proposedSummary = result.summary;
       d.post({ type: 'busy', busy: false });
       d.post({ type: 'preview', preview });
     },
     confirmCompaction: async (m) => {
+      if (m.summary !== undefined && proposedSummary === undefined) throw new Error('There is no previewed summary to confirm; preview the compaction again.');
       d.post({ type: 'busy', busy: true, label: 'Compacting…' });
       const session = await d.sessions.current();
       const before = await currentFigures(d.sessions, session);
-      const result = await d.sessions.compact(m.focus);
+      const result = await d.sessions.compact(m.focus, m.summary === undefined ? undefined : { text: m.summary, proposed: proposedSummary! });
       d.post({ type: 'busy', busy: false });
       d.showInformation(compactionMessage(result, before, await currentFigures(d.sessions, session)));
       await d.sendState();

@@ -1,6 +1,7 @@
 import type { AgentSession } from '../../core/agent/agentSession';
 import type { CompactionResult } from '../../core/compaction/compactor';
 import type { Summarizer } from '../../core/compaction/types';
+import type { UserSummary } from '../../core/compaction/userSummary';
 import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
 import type { ResolvedModel } from '../../core/providers/modelRegistry';
 import type { ChatProvider, ReasoningRequest } from '../../core/providers/types';
@@ -56,7 +57,8 @@ export interface SessionActions {
   send(text: string): Promise<void>;
   retry(): Promise<void>;
   cancel(): void;
-  compact(focus?: string): Promise<CompactionResult>;
+  /** `summary`: the preview's summary the user confirmed, used instead of writing a new one. */
+  compact(focus?: string, summary?: UserSummary): Promise<CompactionResult>;
   preview(focus?: string): Promise<CompactionResult>;
   setPinned(messageId: string, pinned: boolean): Promise<boolean>;
   resolveApproval(callId: string, approved: boolean, forSession?: boolean): void;
