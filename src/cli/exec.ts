@@ -91,7 +91,7 @@ function jsonLine(event: AgentEvent): Record<string, unknown> | undefined {
     case 'tool_result':
       return { type: 'tool_result', id: event.callId, output: event.message.content, isError: event.message.meta?.isError ?? false, denied: event.message.meta?.denied ?? false };
     case 'usage':
-      return { type: 'usage', request: event.record.requestIndex, estimatedInput: event.record.estimatedInputTokens, input: event.record.reportedInputTokens, output: event.record.reportedOutputTokens, cacheRead: event.record.cacheReadTokens, cacheWrite: event.record.cacheWriteTokens };
+      return { type: 'usage', request: event.record.requestIndex, estimatedInput: event.record.estimatedInputTokens, input: event.record.reportedInputTokens, output: event.record.reportedOutputTokens, cacheRead: event.record.cacheReadTokens, cacheWrite: event.record.cacheWriteTokens, reasoning: event.record.reasoningTokens };
     case 'compaction':
       return { type: 'compaction', event: event.event };
     case 'approval_needed':

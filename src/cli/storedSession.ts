@@ -34,7 +34,9 @@ export async function renderStoredSession(store: SessionStore, sessionId: string
   for (const message of messages) out.push(messageText(message));
   if (usage.length) out.push('', 'requests:');
   for (const record of usage) {
-    const reported = record.reportedInputTokens === undefined ? 'not reported' : `${record.reportedInputTokens} in, ${record.reportedOutputTokens ?? '?'} out${record.cacheReadTokens ? `, ${record.cacheReadTokens} cached` : ''}`;
+    const reasoning = record.reasoningTokens === undefined ? '' : ` (${record.reasoningTokens} reasoning)`;
+    const cache = [record.cacheReadTokens ? `${record.cacheReadTokens} cached` : '', record.cacheWriteTokens ? `${record.cacheWriteTokens} written to cache` : ''].filter(Boolean).map((part) => `, ${part}`).join('');
+    const reported = record.reportedInputTokens === undefined ? 'not reported' : `${record.reportedInputTokens} in, ${record.reportedOutputTokens ?? '?'} out${reasoning}${cache}`;
     out.push(`  #${record.requestIndex} ${record.model}: estimated ${record.estimatedInputTokens} in; reported ${reported}`);
   }
   return `${out.join('\n')}\n`;

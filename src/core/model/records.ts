@@ -119,6 +119,8 @@ export interface TurnUsageRecord {
   reportedOutputTokens?: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Output tokens the model spent reasoning (part of `reportedOutputTokens`); absent on records written before they were kept. */
+  reasoningTokens?: number;
   /** The compaction that ran right before this request, if any. */
   compactionId?: string;
   items: RequestItem[];

@@ -77,6 +77,7 @@ export class RequestLedger {
       reportedOutputTokens: reported?.outputTokens,
       cacheReadTokens: reported?.cacheReadTokens,
       cacheWriteTokens: reported?.cacheWriteTokens,
+      reasoningTokens: reported?.reasoningTokens,
       compactionId: args.compactionId,
       items: plan.items,
       itemCount: plan.items.length,
