@@ -9,7 +9,7 @@ import { countOf } from '../../src/protocol/wording';
 function turnTitle(t: TurnView): string {
   const lines = [`Request #${t.requestIndex} · ${time(t.createdAt)}`, `Estimated input: ${countOf(t.estimatedInputTokens, 'token')}${t.itemCount === undefined ? '' : `, ${countOf(t.itemCount, 'item')}`}`];
   if (t.reportedInputTokens !== undefined) lines.push(`Reported input: ${tokens(t.reportedInputTokens)}`);
-  if (t.reportedOutputTokens !== undefined) lines.push(`Reported output: ${tokens(t.reportedOutputTokens)}`);
+  if (t.reportedOutputTokens !== undefined) lines.push(`Reported output: ${tokens(t.reportedOutputTokens)}${t.reasoningTokens ? ` (${tokens(t.reasoningTokens)} reasoning)` : ''}`);
   if (t.cacheReadTokens !== undefined) lines.push(`Cache read: ${tokens(t.cacheReadTokens)}`);
   if (t.cacheWriteTokens !== undefined) lines.push(`Cache write: ${tokens(t.cacheWriteTokens)}`);
   for (const s of USED_SEGMENTS) if (t.components[s.name] > 0) lines.push(`${s.label}: ${tokens(t.components[s.name])}`);
