@@ -41,12 +41,13 @@ function sameContent(a: RequestItem, b: RequestItem): boolean {
   return a.messageId === b.messageId && a.tokens === b.tokens && a.kind === b.kind && a.textHash === b.textHash && a.preview === b.preview;
 }
 
-function describe(item: RequestItem, current: Figures): { kind: CacheMissKind; cause: string } {
+function describe(item: RequestItem, current: Figures, moved: boolean): { kind: CacheMissKind; cause: string } {
   if (item.kind === 'agents-md') return { kind: 'agents-md', cause: `${item.path ?? 'AGENTS.md'} changed` };
   if (item.kind === 'tool-schema' || item.section === 'tools') return { kind: 'tools', cause: 'tool list changed' };
   if (item.kind === 'skills-index' || item.kind === 'skill') return { kind: 'skills', cause: 'skills changed' };
   if (item.section === 'system' || item.kind === 'system-section') return { kind: 'system', cause: 'system prompt changed' };
-  if (item.section === 'dynamic' || item.kind === 'note') return { kind: 'dynamic', cause: 'context note changed' };
+  // The note sits before the latest user message, so a new one moves it even when its text is the same.
+  if (item.section === 'dynamic' || item.kind === 'note') return { kind: 'dynamic', cause: moved ? 'context note moved to the new user message' : 'context note changed' };
   if (current.compactionId) return { kind: 'compaction', cause: `compaction at #${current.requestIndex}` };
   const what = item.toolName ? `${item.toolName} result` : item.role === 'assistant' ? 'assistant message' : item.role === 'user' ? 'user message' : 'message';
   return { kind: 'message', cause: `earlier ${what} changed` };
@@ -71,16 +72,18 @@ export function cacheMissCause(previous: Figures, current: Figures): CacheMissCa
     const lost = Math.max(0, (previous.cacheReadTokens ?? 0) - (current.cacheReadTokens ?? 0));
     return { ...base, kind: 'unchanged', cause: 'nothing before changed: the provider dropped its cache (expired or evicted)', uncachedTokens: lost };
   }
-  const nowIds = new Set(now.map((item) => item.messageId));
   const beforeIds = new Set(before.map((item) => item.messageId));
   const gone = before[at];
   const here = now[at];
-  // A removed item is named by what left; a changed or inserted one by what is here now.
-  const culprit = here === undefined || (!nowIds.has(gone.messageId) && beforeIds.has(here.messageId)) ? gone : here;
+  // A changed or inserted item is named by what is here now; when what is here was sent before
+  // further on, the item before it was removed or moved, and is named instead.
+  const culprit = here === undefined || (here.messageId !== gone.messageId && beforeIds.has(here.messageId)) ? gone : here;
   const sentBefore = new Map(before.slice(at).map((item) => [item.messageId, item]));
   const uncachedTokens = now.slice(at).reduce((sum, item) => {
     const old = sentBefore.get(item.messageId);
     return old && sameContent(old, item) ? sum + item.tokens : sum;
   }, 0);
-  return { ...base, ...describe(culprit, current), itemId: culprit.messageId, position: here ? at : undefined, uncachedTokens };
+  const twin = (culprit === gone ? now : before).find((item) => item.messageId === culprit.messageId);
+  const moved = twin !== undefined && sameContent(twin, culprit);
+  return { ...base, ...describe(culprit, current, moved), itemId: culprit.messageId, position: here ? at : undefined, uncachedTokens };
 }
