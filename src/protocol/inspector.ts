@@ -10,6 +10,7 @@ import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CacheMissCause } from '../core/accounting/cacheMissCause';
 
 export type { CacheMissCause } from '../core/accounting/cacheMissCause';
+export { cachedShareFell } from '../core/accounting/cacheMissCause';
 
 export { compactionDelta, compactionEstimate, compactionSaved, formatShare, tokensWithEstimate, type WindowFigures } from '../core/accounting/windowFigures';
 

@@ -136,6 +136,10 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.strictEqual(await miss.getAttribute('data-cause'), 'agents-md');
     assert.strictEqual(await miss.textContent(), 'Cache 31%, down from 68% at #2: AGENTS.md changed; 58,200 tokens sent before went uncached.');
     assert.match((await page.getAttribute('.turn[data-request-index="3"]', 'title')) ?? '', /Reported output: 850 \(610 reasoning\)/);
+    // The request row whose cached share fell is marked in the timeline; the others are not.
+    assert.deepStrictEqual(await page.$$eval('.turn:has([data-cache-fell])', (els) => els.map((e) => e.getAttribute('data-request-index'))), ['3']);
+    assert.match((await page.getAttribute('.turn[data-request-index="3"]', 'title')) ?? '', /Cached share fell from 68% at #2 to 31%: open the request to see why/);
+    assert.match((await page.textContent('.timeline-wrap .hint')) ?? '', /1 of those shown read less from the cache than the request before \(marked ↓\)/);
 
     // A request whose cache held shows no cause; one the provider reported nothing for says so.
     await page.click('.turn[data-request-index="2"]');

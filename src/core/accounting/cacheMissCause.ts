@@ -25,7 +25,8 @@ export interface CacheMissCause {
 
 type Figures = Pick<TurnUsageRecord, 'requestIndex' | 'estimatedInputTokens' | 'reportedInputTokens' | 'cacheReadTokens' | 'compactionId' | 'items'>;
 
-function cachedShare(record: Figures): number | undefined {
+/** The share of a request's input the provider read from its cache; undefined without a cache report. */
+export function cachedShare(record: Pick<TurnUsageRecord, 'estimatedInputTokens' | 'reportedInputTokens' | 'cacheReadTokens'>): number | undefined {
   const input = record.reportedInputTokens ?? record.estimatedInputTokens;
   if (record.cacheReadTokens === undefined || input <= 0) return undefined;
   return Math.min(1, record.cacheReadTokens / input);
@@ -53,14 +54,21 @@ function describe(item: RequestItem, current: Figures, moved: boolean): { kind: 
   return { kind: 'message', cause: `earlier ${what} changed` };
 }
 
+/** The cached shares of two consecutive requests when the second's fell below the first's: the figures alone tell, without the items. */
+export function cachedShareFell(previous: Parameters<typeof cachedShare>[0], current: Parameters<typeof cachedShare>[0]): { from: number; to: number } | undefined {
+  const from = cachedShare(previous);
+  const to = cachedShare(current);
+  return from !== undefined && to !== undefined && to < from ? { from, to } : undefined;
+}
+
 /**
  * The cause, when this request's cached share fell below the previous request's; undefined when it
  * did not fall, either request has no cache report, or an item list was not kept.
  */
 export function cacheMissCause(previous: Figures, current: Figures): CacheMissCause | undefined {
-  const previousShare = cachedShare(previous);
-  const share = cachedShare(current);
-  if (previousShare === undefined || share === undefined || share >= previousShare) return undefined;
+  const fell = cachedShareFell(previous, current);
+  if (!fell) return undefined;
+  const [previousShare, share] = [fell.from, fell.to];
   const before = prefixItems(previous.items);
   const now = prefixItems(current.items);
   if (before.length === 0 || now.length === 0) return undefined;
