@@ -141,10 +141,17 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.match((await page.getAttribute('.turn[data-request-index="3"]', 'title')) ?? '', /Cached share fell from 68% at #2 to 31%: open the request to see why/);
     assert.match((await page.textContent('.timeline-wrap .hint')) ?? '', /1 of those shown read less from the cache than the request before \(marked ↓\)/);
 
+    // Request #3 again, with no cause from the host (only new tokens went uncached): the drop is explained as that.
+    await page.click('.turn[data-request-index="2"]');
+    await page.click('.turn[data-request-index="3"]');
+    await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems });
+    assert.strictEqual(await page.locator('.turn-slot [data-field="cache-miss"]').count(), 0);
+    assert.strictEqual(await page.textContent('.turn-slot [data-field="cache-share"]'), 'Cache 31%, down from 68% at #2: nothing sent before went uncached; the new tokens were not in the cache yet.');
+
     // A request whose cache held shows no cause; one the provider reported nothing for says so.
     await page.click('.turn[data-request-index="2"]');
     await hostSends(page, { type: 'turnItems', requestIndex: 2, items: turnItems });
-    assert.strictEqual(await page.locator('.turn-slot [data-field="cache-miss"]').count(), 0);
+    assert.strictEqual(await page.locator('.turn-slot [data-field="cache-miss"], .turn-slot [data-field="cache-share"]').count(), 0);
     assert.doesNotMatch((await page.textContent('.turn-slot [data-field="usage"]')) ?? '', /written|reasoning/);
     const silent = inspectorState.turns.map((t) => (t.requestIndex === 1 ? { requestIndex: 1, createdAt: t.createdAt, components: t.components, estimatedInputTokens: 4_000 } : t));
     await hostSends(page, { type: 'state', state: { ...inspectorState, turns: silent } });

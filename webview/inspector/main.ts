@@ -161,7 +161,7 @@ function renderRequests(): void {
     if (turnHeading?.dataset.request !== String(turnItems.requestIndex)) turnHeading = h('h3', { text: `Request #${turnItems.requestIndex}`, attrs: { 'data-request': turnItems.requestIndex } });
     replace(turnSlot, [
       turnHeading,
-      renderRequestUsage(state.turns.find((t) => t.requestIndex === turnItems!.requestIndex), turnItems.cacheMiss),
+      renderRequestUsage(state.turns.find((t) => t.requestIndex === turnItems!.requestIndex), state.turns.find((t) => t.requestIndex === turnItems!.requestIndex - 1), turnItems.cacheMiss),
       renderItemList(turnItems.items, {
         label: 'turn',
         requestIndex: turnItems.requestIndex,

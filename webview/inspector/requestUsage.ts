@@ -1,4 +1,4 @@
-import type { CacheMissCause, TurnView } from '../../src/protocol/inspector';
+import { cachedShareFell, type CacheMissCause, type TurnView } from '../../src/protocol/inspector';
 import { countOf } from '../../src/protocol/wording';
 import { h } from '../ui/dom';
 import { percent, tokens } from '../ui/format';
@@ -18,10 +18,14 @@ export function cacheMissText(miss: CacheMissCause): string {
   return `${share}: ${miss.cause}; ${countOf(miss.uncachedTokens, 'token')} sent before went uncached.`;
 }
 
-/** The drill-down's lines under a request's heading. */
-export function renderRequestUsage(turn: TurnView | undefined, miss: CacheMissCause | undefined): HTMLElement {
+/** The drill-down's lines under a request's heading (`previous`: the request before it, when listed). */
+export function renderRequestUsage(turn: TurnView | undefined, previous: TurnView | undefined, miss: CacheMissCause | undefined): HTMLElement {
+  const fell = !miss && turn && previous ? cachedShareFell(previous, turn) : undefined;
   return h('div', { class: 'request-usage' }, [
     turn ? h('p', { class: 'request-usage-line', attrs: { 'data-field': 'usage' }, text: requestUsageText(turn) }) : null,
     miss ? h('p', { class: 'cache-miss', attrs: { 'data-field': 'cache-miss', 'data-cause': miss.kind, role: 'note' }, text: cacheMissText(miss) }) : null,
+    fell && turn
+      ? h('p', { class: 'request-usage-line', attrs: { 'data-field': 'cache-share' }, text: `Cache ${percent(fell.to, 0)}, down from ${percent(fell.from, 0)} at #${turn.requestIndex - 1}: nothing sent before went uncached; the new tokens were not in the cache yet.` })
+      : null,
   ]);
 }

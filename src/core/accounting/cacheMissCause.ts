@@ -63,7 +63,8 @@ export function cachedShareFell(previous: Parameters<typeof cachedShare>[0], cur
 
 /**
  * The cause, when this request's cached share fell below the previous request's; undefined when it
- * did not fall, either request has no cache report, or an item list was not kept.
+ * did not fall, either request has no cache report, an item list was not kept, or nothing the
+ * previous request sent went uncached (the share fell only because new tokens were added).
  */
 export function cacheMissCause(previous: Figures, current: Figures): CacheMissCause | undefined {
   const fell = cachedShareFell(previous, current);
@@ -78,6 +79,8 @@ export function cacheMissCause(previous: Figures, current: Figures): CacheMissCa
   if (at === before.length) {
     // The whole previous request is this one's prefix: nothing Tally sent broke the cache.
     const lost = Math.max(0, (previous.cacheReadTokens ?? 0) - (current.cacheReadTokens ?? 0));
+    // The cache read as much as before: the share fell only because new tokens were added.
+    if (lost === 0) return undefined;
     return { ...base, kind: 'unchanged', cause: 'nothing before changed: the provider dropped its cache (expired or evicted)', uncachedTokens: lost };
   }
   const beforeIds = new Set(before.map((item) => item.messageId));
@@ -91,6 +94,7 @@ export function cacheMissCause(previous: Figures, current: Figures): CacheMissCa
     const old = sentBefore.get(item.messageId);
     return old && sameContent(old, item) ? sum + item.tokens : sum;
   }, 0);
+  if (uncachedTokens === 0) return undefined;
   const twin = (culprit === gone ? now : before).find((item) => item.messageId === culprit.messageId);
   const moved = twin !== undefined && sameContent(twin, culprit);
   return { ...base, ...describe(culprit, current, moved), itemId: culprit.messageId, position: here ? at : undefined, uncachedTokens };

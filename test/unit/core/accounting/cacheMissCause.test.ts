@@ -89,6 +89,11 @@ describe('why a request missed the cache', () => {
     assert.equal(miss?.uncachedTokens, 8_000);
   });
 
+  it('finds no cause when only new tokens went uncached: a long new result lowers the share while the cache read as much as before', () => {
+    const next = request(14, [system, agents, readTool, runTool, ...conversation, message('m5', 'tool', 40_000, { toolName: 'run_command' }), framing], 9_200);
+    assert.equal(cacheMissCause(previous, next), undefined);
+  });
+
   it('finds no cause when the cached share did not fall, or a request has no cache report', () => {
     const grown = request(14, [system, agents, readTool, runTool, ...conversation, message('m5', 'user', 50), framing], 9_600);
     assert.equal(cacheMissCause(previous, grown), undefined);
