@@ -34,6 +34,10 @@ export interface ChatTurnUsage {
   outputTokens: number;
   /** Input tokens the provider reported as read from its cache, when it reported any. */
   cachedTokens?: number;
+  /** Input tokens the provider reported as written to its cache, when it reported any. */
+  cacheWriteTokens?: number;
+  /** Output tokens spent reasoning (part of outputTokens), when the provider reported any. */
+  reasoningTokens?: number;
   /** In US dollars, when the model's price is known. */
   cost?: number;
 }

@@ -7,6 +7,10 @@ import type { ListPatch } from './listPatch';
 import type { CompactionEventRecord, ComponentTokens, RequestItem, TurnUsageRecord } from '../core/model/records';
 import type { BlobInfo } from '../core/ports/blobStore';
 import type { WindowFigures } from '../core/accounting/windowFigures';
+import type { CacheMissCause } from '../core/accounting/cacheMissCause';
+
+export type { CacheMissCause } from '../core/accounting/cacheMissCause';
+export { cachedShareFell } from '../core/accounting/cacheMissCause';
 
 export { compactionDelta, compactionEstimate, compactionSaved, formatShare, tokensWithEstimate, type WindowFigures } from '../core/accounting/windowFigures';
 
@@ -27,7 +31,7 @@ export interface BudgetView {
 
 export type TurnView = Pick<
   TurnUsageRecord,
-  'requestIndex' | 'createdAt' | 'components' | 'estimatedInputTokens' | 'reportedInputTokens' | 'reportedOutputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'compactionId'
+  'requestIndex' | 'createdAt' | 'components' | 'estimatedInputTokens' | 'reportedInputTokens' | 'reportedOutputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'reasoningTokens' | 'compactionId'
 > & { itemCount?: number };
 
 /** A request's key in the lists host and webview keep in step (see listPatch.ts). */
@@ -90,7 +94,8 @@ export type HostToInspector =
       /** Present when the titles changed; otherwise the webview keeps the ones it has. */
       blobTitles?: Record<string, string>;
     }
-  | { type: 'turnItems'; requestIndex: number; items: RequestItem[] }
+  /** A request's items, and why it read less from the cache than the request before it, when it did. */
+  | { type: 'turnItems'; requestIndex: number; items: RequestItem[]; cacheMiss?: CacheMissCause }
   /** The exact text of one item, asked for when the user expands it (never sent with the state). */
   | { type: 'requestItemText'; requestIndex?: number; itemId: string; text: string; totalChars: number }
   | { type: 'blobPage'; refId: string; offset: number; text: string; totalBytes: number; nextOffset?: number }

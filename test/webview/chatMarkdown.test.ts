@@ -79,7 +79,8 @@ describe('chat webview: markdown, figures and actions (headless Chromium, host C
     assert.strictEqual(await usage.locator('[data-field="request"]').textContent(), 'Last request 14,200 tokens');
     assert.strictEqual(await usage.locator('[data-field="requests"]').textContent(), '2 requests, 27,900 in');
     assert.strictEqual(await usage.locator('[data-field="cached"]').textContent(), '13,500 cached (48%)');
-    assert.strictEqual(await usage.locator('[data-field="output"]').textContent(), '512 out');
+    assert.strictEqual(await usage.locator('[data-field="written"]').textContent(), '1,200 written to cache');
+    assert.strictEqual(await usage.locator('[data-field="output"]').textContent(), '512 out (300 reasoning)');
     assert.strictEqual(await usage.locator('[data-field="cost"]').textContent(), '$0.03');
   });
 

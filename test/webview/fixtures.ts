@@ -1,7 +1,7 @@
 /** Realistic host states for the webview tests: a coding session two hours in, one compaction behind it. */
 import type { CompactionEventRecord, RequestItem } from '../../src/protocol/records';
 import type { ChatState } from '../../src/protocol/chat';
-import type { BudgetView, CompactionPreviewView, InspectorState, WindowFigures } from '../../src/protocol/inspector';
+import type { BudgetView, CacheMissCause, CompactionPreviewView, InspectorState, WindowFigures } from '../../src/protocol/inspector';
 import { ContextBudget } from '../../src/core/accounting/budget';
 import { windowFigures } from '../../src/core/accounting/windowFigures';
 import { DEFAULT_SETTINGS } from '../../src/core/settings';
@@ -79,7 +79,7 @@ export const inspectorState: InspectorState = {
     blockAtTokens: Math.floor(184_000 * 0.98),
     calibration: { factor: 1.031, error: 0.012, samples: 9 },
   },
-  turns: [turn(0, 0.2), turn(1, 0.6), turn(2, 1.2), turn(3, 2.1), turn(4, 0.9, 'cmp-1'), turn(5, 1.3)],
+  turns: [turn(0, 0.2), turn(1, 0.6), turn(2, 1.2), { ...turn(3, 2.1), cacheReadTokens: 51_535, cacheWriteTokens: 1_200, reasoningTokens: 610 }, turn(4, 0.9, 'cmp-1'), turn(5, 1.3)],
   compactions: [compaction, olderCompaction],
   blobs: [
     { id: 'res_a1', sessionId: 's-1', toolName: 'run_command', toolCallId: 'call_17', byteSize: 48_213, lineCount: 1_204, sha256: 'ab12cd34ef56ab12cd34ef56', createdAt: T0 + 30 * 60_000 },
@@ -93,6 +93,9 @@ inspectorState.blobTitles = { res_a1: 'run_command npm test · request #3', res_
 inspectorState.figures = figuresOf(inspectorState.budget!, { requestIndex: 5, tokens: used + 1_300 });
 
 export const turnItems: RequestItem[] = currentItems.slice(0, 6).map((i) => ({ ...i, messageId: `${i.messageId}-t3` }));
+
+/** Request #3 read less from the cache than #2: AGENTS.md changed near the start of its prefix. */
+export const turnCacheMiss: CacheMissCause = { kind: 'agents-md', cause: 'AGENTS.md changed', previousRequest: 2, previousShare: 68_880 / 101_352, share: 51_535 / 166_242, itemId: 'agents:AGENTS.md', position: 1, uncachedTokens: 58_200 };
 
 export const preview: CompactionPreviewView = {
   focus: 'keep the snapshot diff',
@@ -171,6 +174,6 @@ export const markdownState: ChatState = {
   entries: [
     { kind: 'user', id: 'u-1', text: 'Fix the loader.', tokens: 12 },
     { kind: 'assistant', id: 'a-md', text: markdownReply, toolCalls: [], tokens: 118 },
-    { kind: 'usage', id: 'usage-u-1', usage: { requests: 2, lastRequestTokens: 14_200, inputTokens: 27_900, outputTokens: 512, cachedTokens: 13_500, cost: 0.0271 } },
+    { kind: 'usage', id: 'usage-u-1', usage: { requests: 2, lastRequestTokens: 14_200, inputTokens: 27_900, outputTokens: 512, cachedTokens: 13_500, cacheWriteTokens: 1_200, reasoningTokens: 300, cost: 0.0271 } },
   ],
 };

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { ContextBudget } from '../../src/core/accounting/budget';
 import { requestFigures, windowFigures } from '../../src/core/accounting/windowFigures';
 import { DEFAULT_SETTINGS } from '../../src/core/settings';
-import { compaction, figuresOf, inspectorState, preview, turnItems, used } from './fixtures';
+import { compaction, figuresOf, inspectorState, preview, turnCacheMiss, turnItems, used } from './fixtures';
 import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
 
 describe('inspector webview (headless Chromium, host CSP)', function () {
@@ -124,6 +124,40 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     const positions = await page.$$eval('.turn-slot .item', (els) => els.map((e) => Number(e.getAttribute('data-position'))));
     assert.deepStrictEqual(positions, [0, 1, 2, 3, 4, 5]);
     assert.deepStrictEqual((await posted(page)).filter((m) => m.type !== 'selectTurn'), [], 'sorting is local');
+  });
+
+  it("a request's drill-down shows its reported input, cache reads and writes, output and reasoning, and why it missed the cache", async () => {
+    const t3 = inspectorState.turns[3];
+    await page.click('.turn[data-request-index="3"]');
+    await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems, cacheMiss: turnCacheMiss });
+    const usage = `${t3.reportedInputTokens!.toLocaleString('en-US')} in (${t3.cacheReadTokens!.toLocaleString('en-US')} cached, 1,200 written) · 850 out (610 reasoning)`;
+    assert.strictEqual(await page.textContent('.turn-slot [data-field="usage"]'), usage);
+    const miss = page.locator('.turn-slot [data-field="cache-miss"]');
+    assert.strictEqual(await miss.getAttribute('data-cause'), 'agents-md');
+    assert.strictEqual(await miss.textContent(), 'Cache 31%, down from 68% at #2: AGENTS.md changed; 58,200 tokens sent before went uncached.');
+    assert.match((await page.getAttribute('.turn[data-request-index="3"]', 'title')) ?? '', /Reported output: 850 \(610 reasoning\)/);
+    // The request row whose cached share fell is marked in the timeline; the others are not.
+    assert.deepStrictEqual(await page.$$eval('.turn:has([data-cache-fell])', (els) => els.map((e) => e.getAttribute('data-request-index'))), ['3']);
+    assert.match((await page.getAttribute('.turn[data-request-index="3"]', 'title')) ?? '', /Cached share fell from 68% at #2 to 31%: open the request to see why/);
+    assert.match((await page.textContent('.timeline-wrap .hint')) ?? '', /1 of those shown read less from the cache than the request before \(marked ↓\)/);
+
+    // Request #3 again, with no cause from the host (only new tokens went uncached): the drop is explained as that.
+    await page.click('.turn[data-request-index="2"]');
+    await page.click('.turn[data-request-index="3"]');
+    await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems });
+    assert.strictEqual(await page.locator('.turn-slot [data-field="cache-miss"]').count(), 0);
+    assert.strictEqual(await page.textContent('.turn-slot [data-field="cache-share"]'), 'Cache 31%, down from 68% at #2: nothing sent before went uncached; the new tokens were not in the cache yet.');
+
+    // A request whose cache held shows no cause; one the provider reported nothing for says so.
+    await page.click('.turn[data-request-index="2"]');
+    await hostSends(page, { type: 'turnItems', requestIndex: 2, items: turnItems });
+    assert.strictEqual(await page.locator('.turn-slot [data-field="cache-miss"], .turn-slot [data-field="cache-share"]').count(), 0);
+    assert.doesNotMatch((await page.textContent('.turn-slot [data-field="usage"]')) ?? '', /written|reasoning/);
+    const silent = inspectorState.turns.map((t) => (t.requestIndex === 1 ? { requestIndex: 1, createdAt: t.createdAt, components: t.components, estimatedInputTokens: 4_000 } : t));
+    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: silent } });
+    await page.click('.turn[data-request-index="1"]');
+    await hostSends(page, { type: 'turnItems', requestIndex: 1, items: turnItems });
+    assert.strictEqual(await page.textContent('.turn-slot [data-field="usage"]'), '4,000 in (estimated; the provider reported no usage)');
   });
 
   it('ignores a late reply for a request that is no longer selected', async () => {
@@ -341,7 +375,7 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
       try {
         await hostSends(themed, { type: 'state', state: inspectorState });
         await themed.click('.turn[data-request-index="3"]');
-        await hostSends(themed, { type: 'turnItems', requestIndex: 3, items: turnItems });
+        await hostSends(themed, { type: 'turnItems', requestIndex: 3, items: turnItems, cacheMiss: turnCacheMiss });
         await themed.locator('.compaction[data-compaction-id="cmp-1"] summary').click();
         await themed.locator('.blob[data-ref-id="res_a1"] summary').click();
         await hostSends(themed, { type: 'blobPage', refId: 'res_a1', offset: 0, text: '> jest\nFAIL test/config.test.ts\n  ● loads relative paths\n', totalBytes: 48_213, nextOffset: 16_384 });
@@ -351,6 +385,7 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
         assert.strictEqual(colour, theme === 'dark' ? 'rgb(55, 148, 255)' : 'rgb(26, 133, 255)');
         mkdirSync(ARTIFACTS, { recursive: true });
         await themed.screenshot({ path: path.join(ARTIFACTS, `inspector-${theme}.png`), fullPage: true });
+        await themed.locator('.turn-slot').screenshot({ path: path.join(ARTIFACTS, `inspector-request-${theme}.png`) });
         assert.deepStrictEqual(await cspViolations(themed), []);
       } finally {
         await themed.close();

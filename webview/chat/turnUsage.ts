@@ -19,7 +19,9 @@ export function renderTurnUsage(id: string, usage: ChatTurnUsage): HTMLElement {
     const share = usage.inputTokens > 0 ? usage.cachedTokens / usage.inputTokens : 0;
     parts.push(['cached', `${tokens(usage.cachedTokens)} cached (${percent(share, 0)})`, 'Input tokens the provider read from its prompt cache']);
   }
-  parts.push(['output', `${tokens(usage.outputTokens)} out`, 'Output tokens over all requests of this turn']);
+  if (usage.cacheWriteTokens) parts.push(['written', `${tokens(usage.cacheWriteTokens)} written to cache`, 'Input tokens the provider wrote to its prompt cache (billed at the cache-write price)']);
+  const reasoning = usage.reasoningTokens ? ` (${tokens(usage.reasoningTokens)} reasoning)` : '';
+  parts.push(['output', `${tokens(usage.outputTokens)} out${reasoning}`, 'Output tokens over all requests of this turn, with those the model spent reasoning']);
   if (usage.cost !== undefined) parts.push(['cost', dollars(usage.cost), 'Estimated from the model price per million tokens (tally.modelPrices overrides it)']);
   return h('div', { class: 'entry turn-usage', attrs: { 'data-entry-id': id, 'data-kind': 'usage' } },
     parts.map(([field, text, title]) => h('span', { class: 'usage-part', title, attrs: { 'data-field': field }, text })),

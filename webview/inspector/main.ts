@@ -1,6 +1,6 @@
 /** The context inspector webview: renders what the host sends, posts intents back. */
 import type { RequestItem } from '../../src/protocol/records';
-import { turnViewKey, type CompactionPreviewView, type HostToInspector, type InspectorState, type InspectorToHost, type TurnView } from '../../src/protocol/inspector';
+import { turnViewKey, type CacheMissCause, type CompactionPreviewView, type HostToInspector, type InspectorState, type InspectorToHost, type TurnView } from '../../src/protocol/inspector';
 import { applyListPatch, heldListOf, type HeldList } from '../../src/protocol/listPatch';
 import { requestItemKeys } from '../../src/protocol/requestItemKeys';
 import { button, progressRing, registerControls, setDisabled, textArea, textField, type TextInput } from '../ui/controls';
@@ -11,6 +11,7 @@ import { renderHeader } from './header';
 import { itemTextArrived, renderItemList, type ItemSort } from './itemList';
 import { renderOffloadedResults, RESULTS_PAGE, type BlobView } from './offloadedResults';
 import { canConfirmPreview, renderPreview } from './preview';
+import { renderRequestUsage } from './requestUsage';
 import { renderLegend, renderStackedBar } from './stackedBar';
 import { renderTimeline, TIMELINE_PAGE } from './timeline';
 import { renderToolTokens } from './toolTokens';
@@ -43,7 +44,7 @@ let state: InspectorState | undefined;
 let heldTurns: HeldList<TurnView> = heldListOf<TurnView>([], turnViewKey);
 let heldItems: HeldList<RequestItem> = heldListOf<RequestItem>([], (item) => item.messageId);
 let heldBlobs: HeldList<InspectorState['blobs'][number]> = heldListOf<InspectorState['blobs'][number]>([], (blob) => blob.id);
-let turnItems: { requestIndex: number; items: RequestItem[] } | undefined;
+let turnItems: { requestIndex: number; items: RequestItem[]; cacheMiss?: CacheMissCause } | undefined;
 let preview: CompactionPreviewView | undefined;
 /** The context the shown preview was made for (see contextBasis). */
 let previewBasis = '';
@@ -167,6 +168,7 @@ function renderRequests(): void {
     if (turnHeading?.dataset.request !== String(turnItems.requestIndex)) turnHeading = h('h3', { text: `Request #${turnItems.requestIndex}`, attrs: { 'data-request': turnItems.requestIndex } });
     replace(turnSlot, [
       turnHeading,
+      renderRequestUsage(state.turns.find((t) => t.requestIndex === turnItems!.requestIndex), state.turns.find((t) => t.requestIndex === turnItems!.requestIndex - 1), turnItems.cacheMiss),
       renderItemList(turnItems.items, {
         label: 'turn',
         requestIndex: turnItems.requestIndex,
@@ -356,7 +358,7 @@ onHostMessage<HostToInspector>((message) => {
     }
     case 'turnItems':
       if (message.requestIndex !== ui.selectedTurn) return;
-      turnItems = { requestIndex: message.requestIndex, items: message.items };
+      turnItems = { requestIndex: message.requestIndex, items: message.items, cacheMiss: message.cacheMiss };
       renderRequests();
       return;
     case 'requestItemText':

@@ -1,19 +1,27 @@
-import { formatShare, type TurnView } from '../../src/protocol/inspector';
+import { cachedShareFell, formatShare, type TurnView } from '../../src/protocol/inspector';
 import { h } from '../ui/dom';
 import { KeyedChildren } from '../ui/keyedChildren';
 import { nextPageLabel, setPageButton } from '../ui/pageButton';
-import { tokens, time } from '../ui/format';
+import { percent, tokens, time } from '../ui/format';
 import { USED_SEGMENTS } from './segments';
 import { countOf } from '../../src/protocol/wording';
 
-function turnTitle(t: TurnView): string {
+/** How far a request's cached share fell against the request before it, when it fell. */
+type CacheFell = { from: number; to: number } | undefined;
+
+function cacheFellText(t: TurnView, fell: NonNullable<CacheFell>): string {
+  return `Cached share fell from ${percent(fell.from, 0)} at #${t.requestIndex - 1} to ${percent(fell.to, 0)}: open the request to see why`;
+}
+
+function turnTitle(t: TurnView, fell: CacheFell): string {
   const lines = [`Request #${t.requestIndex} · ${time(t.createdAt)}`, `Estimated input: ${countOf(t.estimatedInputTokens, 'token')}${t.itemCount === undefined ? '' : `, ${countOf(t.itemCount, 'item')}`}`];
   if (t.reportedInputTokens !== undefined) lines.push(`Reported input: ${tokens(t.reportedInputTokens)}`);
-  if (t.reportedOutputTokens !== undefined) lines.push(`Reported output: ${tokens(t.reportedOutputTokens)}`);
+  if (t.reportedOutputTokens !== undefined) lines.push(`Reported output: ${tokens(t.reportedOutputTokens)}${t.reasoningTokens ? ` (${tokens(t.reasoningTokens)} reasoning)` : ''}`);
   if (t.cacheReadTokens !== undefined) lines.push(`Cache read: ${tokens(t.cacheReadTokens)}`);
   if (t.cacheWriteTokens !== undefined) lines.push(`Cache write: ${tokens(t.cacheWriteTokens)}`);
   for (const s of USED_SEGMENTS) if (t.components[s.name] > 0) lines.push(`${s.label}: ${tokens(t.components[s.name])}`);
   if (t.compactionId) lines.push('A compaction ran before this request');
+  if (fell) lines.push(cacheFellText(t, fell));
   return lines.join('\n');
 }
 
@@ -41,9 +49,10 @@ interface Column {
   turn: TurnView;
   scale: number;
   selected: boolean;
+  cacheFell: CacheFell;
 }
 
-function renderColumn({ turn: t, scale, selected }: Column, onSelect: (requestIndex: number) => void): HTMLElement {
+function renderColumn({ turn: t, scale, selected, cacheFell }: Column, onSelect: (requestIndex: number) => void): HTMLElement {
   const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, t.components[s.name]), 0);
   const stack = h('div', { class: 'turn-stack' });
   stack.style.height = `${Math.max(2, (requestSize(t) / scale) * 100)}%`;
@@ -56,13 +65,14 @@ function renderColumn({ turn: t, scale, selected }: Column, onSelect: (requestIn
   }
   return h('button', {
     class: `turn${selected ? ' selected' : ''}${t.compactionId ? ' compacted' : ''}`,
-    title: turnTitle(t),
+    title: turnTitle(t, cacheFell),
     attrs: { 'data-request-index': t.requestIndex, 'aria-pressed': selected ? 'true' : 'false', 'data-compaction': t.compactionId, type: 'button' },
     on: { click: () => onSelect(t.requestIndex) },
   }, [
     h('div', { class: 'turn-track' }, [stack]),
     h('span', { class: 'turn-label', text: `#${t.requestIndex}` }),
     t.compactionId ? h('span', { class: 'turn-compacted', text: 'C', title: 'Compaction ran before this request' }) : null,
+    cacheFell ? h('span', { class: 'turn-cache-fell', text: '↓', title: cacheFellText(t, cacheFell), attrs: { 'data-cache-fell': 'true' } }) : null,
   ]);
 }
 
@@ -82,7 +92,7 @@ export function renderTimeline(turns: TurnView[], options: TimelineOptions): HTM
     const created = {
       wrap: h('div', { class: 'timeline-wrap' }),
       row: h('div', { class: 'timeline', attrs: { role: 'group', 'aria-label': 'Requests, latest first' } }),
-      columns: new KeyedChildren<Column>(columnsEl, (c) => String(c.turn.requestIndex), (c) => renderColumn(c, (i) => created.onSelect(i)), (a, b) => a.turn === b.turn && a.scale === b.scale && a.selected === b.selected),
+      columns: new KeyedChildren<Column>(columnsEl, (c) => String(c.turn.requestIndex), (c) => renderColumn(c, (i) => created.onSelect(i)), (a, b) => a.turn === b.turn && a.scale === b.scale && a.selected === b.selected && a.cacheFell?.from === b.cacheFell?.from && a.cacheFell?.to === b.cacheFell?.to),
       more: h('div', { class: 'timeline-more' }),
       hint: h('p', { class: 'hint' }),
       onSelect: options.onSelect,
@@ -101,9 +111,15 @@ export function renderTimeline(turns: TurnView[], options: TimelineOptions): HTM
   const drawn = newestFirst.slice(0, Math.max(1, options.shown));
   const notSent = options.notSent ?? 0;
   const older = newestFirst.length - drawn.length + notSent;
-  view.columns.update(drawn.map((turn) => ({ turn, scale, selected: selected === turn.requestIndex })));
+  const byIndex = new Map(turns.map((t) => [t.requestIndex, t]));
+  const columns = drawn.map((turn) => {
+    const previous = byIndex.get(turn.requestIndex - 1);
+    return { turn, scale, selected: selected === turn.requestIndex, cacheFell: previous && cachedShareFell(previous, turn) };
+  });
+  view.columns.update(columns);
+  const fell = columns.filter((c) => c.cacheFell).length;
   setPageButton(view.more, nextPageLabel(older, TIMELINE_PAGE, 'older request'), 'show-older-requests', () => view?.onShowOlder());
   const compactions = turns.filter((t) => t.compactionId).length;
-  view.hint.textContent = `${countOf(turns.length + notSent, 'request')}, latest first · ${compactions} with a compaction before them (marked C) · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${countOf(requestSize(newestFirst[0]), 'token')}, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})`;
+  view.hint.textContent = `${countOf(turns.length + notSent, 'request')}, latest first · ${compactions} with a compaction before them (marked C)${fell ? ` · ${fell} of those shown read less from the cache than the request before (marked ↓)` : ''} · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${countOf(requestSize(newestFirst[0]), 'token')}, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})`;
   return view.wrap;
 }

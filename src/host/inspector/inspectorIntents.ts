@@ -1,6 +1,7 @@
 import type { CompactionPreviewView, HostToInspector, InspectorToHost } from '../../protocol/inspector';
 import type { Handlers } from '../../protocol/receive';
 import { requestItemText } from '../../core/session/itemText';
+import { cacheMissCause } from '../../core/accounting/cacheMissCause';
 import { compactionMessage, currentFigures } from '../session/compactionMessage';
 import type { SessionActions } from '../session/sessionPorts';
 
@@ -32,8 +33,10 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     },
     selectTurn: async (m) => {
       const session = await d.sessions.current();
-      const turn = await (await d.sessions.store()).turnUsageAt(session.info.id, m.requestIndex);
-      d.post({ type: 'turnItems', requestIndex: m.requestIndex, items: turn?.items ?? [] });
+      const store = await d.sessions.store();
+      const [turn, previous] = await Promise.all([store.turnUsageAt(session.info.id, m.requestIndex), m.requestIndex > 0 ? store.turnUsageAt(session.info.id, m.requestIndex - 1) : undefined]);
+      const cacheMiss = turn && previous ? cacheMissCause(previous, turn) : undefined;
+      d.post({ type: 'turnItems', requestIndex: m.requestIndex, items: turn?.items ?? [], ...(cacheMiss ? { cacheMiss } : {}) });
     },
     requestItemText: async (m) => {
       const session = await d.sessions.current();

@@ -22,6 +22,7 @@ function turnView(u: TurnUsageRecord): TurnView {
     reportedOutputTokens: u.reportedOutputTokens,
     cacheReadTokens: u.cacheReadTokens,
     cacheWriteTokens: u.cacheWriteTokens,
+    reasoningTokens: u.reasoningTokens,
     compactionId: u.compactionId,
     itemCount: u.itemCount ?? u.items.length,
   };

@@ -38,8 +38,14 @@ export function requestCost(record: TurnUsageRecord, prices: ModelPrices): numbe
   const cacheRead = record.cacheReadTokens ?? 0;
   const cacheWrite = record.cacheWriteTokens ?? 0;
   const fresh = Math.max(0, input - cacheRead - cacheWrite);
-  const output = record.reportedOutputTokens ?? 0;
+  // Reasoning is billed as output and is part of it; a report with reasoning but no output total still costs it.
+  const output = Math.max(record.reportedOutputTokens ?? 0, record.reasoningTokens ?? 0);
   return (fresh * prices.input + cacheRead * (prices.cacheRead ?? prices.input) + cacheWrite * (prices.cacheWrite ?? prices.input) + output * prices.output) / 1_000_000;
+}
+
+/** A figure summed over requests, or undefined when no request reported it. */
+function reportedSum(records: readonly TurnUsageRecord[], key: 'cacheWriteTokens' | 'reasoningTokens'): number | undefined {
+  return records.some((r) => r[key] !== undefined) ? records.reduce((sum, r) => sum + (r[key] ?? 0), 0) : undefined;
 }
 
 /** Sums a turn's requests. Cost only when every request's model has a price. */
@@ -58,6 +64,8 @@ export function turnUsage(records: readonly TurnUsageRecord[], priceOverrides: R
     inputTokens: records.reduce((sum, r) => sum + requestInputTokens(r), 0),
     outputTokens: records.reduce((sum, r) => sum + (r.reportedOutputTokens ?? 0), 0),
     cachedTokens: reportedCache ? records.reduce((sum, r) => sum + (r.cacheReadTokens ?? 0), 0) : undefined,
+    cacheWriteTokens: reportedSum(records, 'cacheWriteTokens'),
+    reasoningTokens: reportedSum(records, 'reasoningTokens'),
     cost,
   };
 }

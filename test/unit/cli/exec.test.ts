@@ -105,7 +105,8 @@ describe('tally exec', function () {
     assert.ok(shown.includes("I'll compute 12 plus 7, then multiply the result by 3"));
     assert.ok(shown.includes('The final result is **570**.'));
     assert.match(shown, /→ calculator \{"a":12,"b":7,"op":"add"\}\s+\[call_AB6AaRZ1FYZB2RwS6A5vbdqn\]/);
-    assert.match(shown, /#3 gpt-5.1-codex-max: estimated \d+ in; reported 299 in, 12 out/);
+    assert.match(shown, /#3 gpt-5.1-codex-max: estimated \d+ in; reported 299 in, 12 out \(0 reasoning\)/);
+    assert.deepEqual(run.lines.filter((l) => l.type === 'usage').map((u) => u.reasoning), [0, 0, 0, 0]);
   });
 
   it('runs a recorded Anthropic tool-use stream to its end, answering the call under its id', async () => {

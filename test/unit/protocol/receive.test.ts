@@ -237,7 +237,7 @@ describe('webview boundary: inspector messages through receiveWebviewMessage and
     [{ type: 'refresh' }, ['sendState']],
     [{ type: 'pin', messageId: 'm1', pinned: true }, ['setPinned("m1", true)']],
     [{ type: 'openBlobInEditor', refId: 'res_1' }, ['command tally.openResult ["res_1"]']],
-    [{ type: 'selectTurn', requestIndex: 3 }, ['current()', 'store()', 'store.turnUsageAt("s1", 3)', 'post turnItems']],
+    [{ type: 'selectTurn', requestIndex: 3 }, ['current()', 'store()', 'store.turnUsageAt("s1", 3)', 'store.turnUsageAt("s1", 2)', 'post turnItems']],
     [{ type: 'loadBlob', refId: 'res_1', offset: 0 }, ['current()', 'store()', 'store.readBlob("s1", "res_1", 0, 16384)', 'post blobPage']],
     [{ type: 'previewCompaction', focus: 'tests' }, ['post busy', 'preview("tests")', 'post busy', 'post preview']],
     [{ type: 'openRequestItem', requestIndex: 3, position: 2 }, ['command tally.openRequestItem [3,2]']],

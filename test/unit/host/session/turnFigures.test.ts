@@ -26,15 +26,32 @@ describe('chat turn figures', () => {
       record({ model: 'gpt-4o', requestIndex: 1, reportedInputTokens: 12_000, reportedOutputTokens: 200, cacheReadTokens: 9_984 }),
     ]);
     assert.deepStrictEqual({ ...usage, cost: usage?.cost?.toFixed(6) }, {
-      requests: 2, lastRequestTokens: 12_000, inputTokens: 22_000, outputTokens: 500, cachedTokens: 9_984,
+      requests: 2, lastRequestTokens: 12_000, inputTokens: 22_000, outputTokens: 500, cachedTokens: 9_984, cacheWriteTokens: undefined, reasoningTokens: undefined,
       // (10,000 + 2,016) × 2.5 + 9,984 × 1.25 + 500 × 10, per million.
       cost: '0.047520',
     });
   });
 
+  it('sums cache writes and reasoning over a turn, and leaves them out when no request reported them', () => {
+    const usage = turnUsage([
+      record({ reportedInputTokens: 12_340, cacheReadTokens: 9_800, cacheWriteTokens: 1_200, reportedOutputTokens: 820, reasoningTokens: 610 }),
+      record({ requestIndex: 1, reportedInputTokens: 13_000, cacheReadTokens: 12_000, reportedOutputTokens: 100 }),
+    ]);
+    assert.deepStrictEqual([usage?.cachedTokens, usage?.cacheWriteTokens, usage?.outputTokens, usage?.reasoningTokens], [21_800, 1_200, 920, 610]);
+    const plain = turnUsage([record({ model: 'gpt-4o', reportedInputTokens: 100, reportedOutputTokens: 5 })]);
+    assert.deepStrictEqual([plain?.cacheWriteTokens, plain?.reasoningTokens], [undefined, undefined]);
+  });
+
+  it('bills reasoning as output once: it is part of the output count, and a report of reasoning alone still costs it', () => {
+    const prices = modelPrices('claude-sonnet-4-5')!;
+    // Thinking is inside the 2,000 output tokens: 2,000 × $15 per million, not 2,000 + 1,500.
+    assert.strictEqual(requestCost(record({ reportedInputTokens: 0, reportedOutputTokens: 2_000, reasoningTokens: 1_500 }), prices).toFixed(6), '0.030000');
+    assert.strictEqual(requestCost(record({ reportedInputTokens: 0, reasoningTokens: 1_500 }), prices).toFixed(6), '0.022500');
+  });
+
   it('uses the estimate when the provider reported nothing, and shows no cache or cost it cannot know', () => {
     const usage = turnUsage([record({ model: 'qwen2.5-coder:14b', estimatedInputTokens: 5_000 })]);
-    assert.deepStrictEqual(usage, { requests: 1, lastRequestTokens: 5_000, inputTokens: 5_000, outputTokens: 0, cachedTokens: undefined, cost: undefined });
+    assert.deepStrictEqual(usage, { requests: 1, lastRequestTokens: 5_000, inputTokens: 5_000, outputTokens: 0, cachedTokens: undefined, cacheWriteTokens: undefined, reasoningTokens: undefined, cost: undefined });
   });
 
   it('a price from tally.modelPrices overrides the list price and prices a model the list lacks; bad entries are ignored', () => {
