@@ -66,7 +66,8 @@ async function* decodeOpenAI(ctx: ErrorContext, events: AsyncIterable<SseEvent>)
     if (chunk.usage && typeof chunk.usage === 'object') {
       const u = chunk.usage as Record<string, unknown>;
       const details = (u.prompt_tokens_details ?? {}) as Record<string, unknown>;
-      usage = { inputTokens: num(u.prompt_tokens), outputTokens: num(u.completion_tokens), cacheReadTokens: num(details?.cached_tokens) };
+      const output = (u.completion_tokens_details ?? {}) as Record<string, unknown>;
+      usage = { inputTokens: num(u.prompt_tokens), outputTokens: num(u.completion_tokens), cacheReadTokens: num(details?.cached_tokens), reasoningTokens: num(output?.reasoning_tokens) };
     }
     const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as Record<string, unknown> | undefined) : undefined;
     if (!choice) continue;

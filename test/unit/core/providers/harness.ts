@@ -61,6 +61,7 @@ export const openaiHarness: Harness = {
       inputTokens: u.input + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0),
       outputTokens: u.output,
       cacheReadTokens: u.cacheRead ?? 0,
+      reasoningTokens: 0,
     };
   },
 };

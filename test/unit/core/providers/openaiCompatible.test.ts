@@ -33,6 +33,21 @@ describe('OpenAI-compatible servers', () => {
     assert.deepEqual(events[events.length - 1], { type: 'done', stopReason: 'tool_use' });
   });
 
+  it('reasoning tokens a server reports in completion_tokens_details are kept with the usage', async () => {
+    server.enqueue({
+      type: 'raw',
+      chunks: [
+        chunk({ role: 'assistant', content: 'ok' }),
+        chunk({}, 'stop'),
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 40, completion_tokens: 300, prompt_tokens_details: { cached_tokens: 32 }, completion_tokens_details: { reasoning_tokens: 256 } } })}\n\n`,
+        'data: [DONE]\n\n',
+      ],
+    });
+    const { events, error } = await run(createOpenAIProvider({ baseUrl: server.url }), request());
+    assert.equal(error, undefined);
+    assert.deepEqual(ofType(events, 'usage').map((e) => e.usage), [{ inputTokens: 40, outputTokens: 300, cacheReadTokens: 32, reasoningTokens: 256 }]);
+  });
+
   it('a connection reset after finish_reason loses only the usage chunk', async () => {
     server.enqueue({ type: 'raw', chunks: [chunk({ content: 'complete answer' }), chunk({}, 'stop')], then: 'reset' });
     const { events, error } = await run(createOpenAIProvider({ baseUrl: server.url }), request());

@@ -13,7 +13,7 @@ describe('conformance: OpenAI Chat Completions recordings', () => {
     assert.equal(r.text, facts.text);
     assert.ok(r.text.length > 500);
     assert.equal(r.stopReason, 'end_turn');
-    assert.deepEqual(r.usage, { inputTokens: facts.usage.prompt_tokens, outputTokens: facts.usage.completion_tokens, cacheReadTokens: facts.usage.prompt_tokens_details.cached_tokens });
+    assert.deepEqual(r.usage, { inputTokens: facts.usage.prompt_tokens, outputTokens: facts.usage.completion_tokens, cacheReadTokens: facts.usage.prompt_tokens_details.cached_tokens, reasoningTokens: facts.usage.completion_tokens_details.reasoning_tokens });
   });
 
   it('parallel tool calls with include_usage (Mirascope): both calls by index, then the next request answers each call id', async () => {
@@ -28,7 +28,7 @@ describe('conformance: OpenAI Chat Completions recordings', () => {
     assert.equal(facts.calls.length, 2);
     assert.deepEqual(r.calls, facts.calls);
     assert.equal(r.stopReason, 'tool_use');
-    assert.deepEqual(r.usage, { inputTokens: facts.usage.prompt_tokens, outputTokens: facts.usage.completion_tokens, cacheReadTokens: 0 });
+    assert.deepEqual(r.usage, { inputTokens: facts.usage.prompt_tokens, outputTokens: facts.usage.completion_tokens, cacheReadTokens: 0, reasoningTokens: facts.usage.completion_tokens_details.reasoning_tokens });
     assert.equal(r.sent.stream_options?.include_usage, true);
 
     const recordedNext = recordedRequest(WIRE, 'parallel-tool-calls.2.request.json');
