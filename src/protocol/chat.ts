@@ -22,6 +22,23 @@ export interface ChatToolCallView {
    * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none.
    */
   approval?: { title: string; detail?: string; kind: 'command' | 'edit' | 'read' | 'other'; allowForSession?: string; runs?: string; noAllowance?: string };
+  /** The subagent a running delegate call started, as far as the turn has reported it. */
+  subagent?: ChatSubagentView;
+}
+
+/**
+ * A running subagent: `waiting` until a slot frees, `working` once it started, `ended` with
+ * `outcome` (how it stopped, in words). `requests` and `tokens` are what it used so far.
+ */
+export interface ChatSubagentView {
+  agent?: string;
+  task: string;
+  phase: 'waiting' | 'working' | 'ended';
+  requests: number;
+  tokens: number;
+  compactions: number;
+  lastTool?: string;
+  outcome?: string;
 }
 
 /** What one turn cost, from the host's usage records (the inspector shows the same numbers). */

@@ -1,4 +1,4 @@
-import type { ChatToolCallView } from '../../src/protocol/chat';
+import type { ChatSubagentView, ChatToolCallView } from '../../src/protocol/chat';
 import { badge, button, progressRing } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { lineCount, revealedNodes, revealHidden, revealPlain } from './revealHidden';
@@ -34,10 +34,10 @@ export function prettyArguments(args: string): string {
 function gist(args: string): string {
   try {
     const parsed = JSON.parse(args) as Record<string, unknown>;
-    for (const key of ['command', 'path', 'file', 'pattern', 'query', 'url', 'ref_id']) {
+    for (const key of ['command', 'path', 'file', 'pattern', 'query', 'url', 'ref_id', 'task']) {
       const v = parsed?.[key];
       if (typeof v === 'string') {
-        const shown = revealPlain(v).replace(/\n/g, ' ⏎ ');
+        const shown = revealPlain(key === 'task' ? firstLine(v) : v).replace(/\n/g, ' ⏎ ');
         return shown.length > 80 ? `${shown.slice(0, 79)}…` : shown;
       }
     }
@@ -47,17 +47,43 @@ function gist(args: string): string {
   return '';
 }
 
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0] ?? '';
+}
+
+/** The delegate tool starts a subagent: its card says so. */
+const DELEGATE = 'delegate';
+
+/** "working · 3 requests · 12,400 tokens · last: read_file", or "waiting for a slot" before it starts. */
+function subagentProgress(view: ChatSubagentView): string {
+  if (view.phase === 'waiting') return 'waiting for a slot';
+  const parts = [view.phase === 'ended' ? (view.outcome ?? 'ended') : 'working', countOf(view.requests, 'request'), countOf(view.tokens, 'token')];
+  if (view.compactions) parts.push(countOf(view.compactions, 'compaction'));
+  if (view.lastTool && view.phase !== 'ended') parts.push(`last: ${view.lastTool}`);
+  return parts.join(' · ');
+}
+
+function subagentBlock(view: ChatSubagentView): HTMLElement {
+  const failed = view.phase === 'ended' && view.outcome !== 'finished';
+  return h('div', { class: `subagent subagent-${view.phase}${failed ? ' subagent-stopped' : ''}`, attrs: { 'data-subagent-phase': view.phase } }, [
+    h('div', { class: 'subagent-who' }, [h('span', { class: 'subagent-agent', text: view.agent ?? 'subagent' }), h('span', { class: 'subagent-task', text: revealPlain(firstLine(view.task)) })]),
+    h('div', { class: 'subagent-progress', attrs: { role: 'status' }, text: subagentProgress(view) }),
+  ]);
+}
+
 export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions): HTMLElement {
   const approval = call.status === 'awaiting_approval' && call.approval;
   return h('div', { class: `tool-card status-${call.status}`, attrs: { 'data-call-id': call.callId, 'data-status': call.status } }, [
     h('div', { class: 'tool-head' }, [
       call.status === 'running' ? progressRing('Running') : null,
       h('span', { class: 'tool-name', text: call.name }),
+      call.name === DELEGATE ? badge('subagent', 'subagent-badge') : null,
       h('span', { class: 'tool-gist', text: gist(call.arguments) }),
       badge(STATUS_LABELS[call.status], `status-${call.status}`),
       call.truncated ? badge('truncated') : null,
       call.offloadRef ? badge('offloaded') : null,
     ]),
+    call.subagent ? subagentBlock(call.subagent) : null,
     details([h('span', { text: 'Arguments' })], [h('pre', { class: 'tool-args', text: prettyArguments(call.arguments) })], {
       open: actions.openArgs.has(call.callId),
       class: 'tool-args-details',

@@ -2,7 +2,7 @@ import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
 import type { SessionInfo } from '../../core/ports/sessionStore';
 import type { ModelPrices } from '../../core/providers/modelRegistry';
-import type { ChatEntry, ChatState } from '../../protocol/chat';
+import type { ChatEntry, ChatState, ChatToolCallView } from '../../protocol/chat';
 import { compactionActivity, type CompactionActivity } from '../session/compactionActivity';
 import { ChatEntries } from './chatEntries';
 import { chatMeter } from '../session/turnFigures';
@@ -41,14 +41,17 @@ export function chatTail(stored: ChatEntries, extras: ChatExtras = {}): { tail: 
   }
   if (live) {
     for (const notice of live.notices) tail.push({ kind: 'notice', ...notice });
-    // A pending approval belongs to the latest card with its id: the call running now.
-    for (const [callId, approval] of live.approvals) {
+    // A pending approval and a subagent's progress belong to the latest card with the call's id: the call of this turn.
+    const marked = (callId: string, mark: (call: ChatToolCallView) => ChatToolCallView | undefined): void => {
       const key = stored.cardOf(callId);
       const entry = key === undefined ? undefined : cards.get(key) ?? stored.entry(key);
-      if (key === undefined || entry?.kind !== 'assistant') continue;
+      if (key === undefined || entry?.kind !== 'assistant') return;
       const at = entry.toolCalls.map((c) => c.callId).lastIndexOf(callId);
-      if (entry.toolCalls[at]?.status === 'running') cards.set(key, { ...entry, toolCalls: entry.toolCalls.map((c, j) => (j === at ? { ...c, status: 'awaiting_approval' as const, approval } : c)) });
-    }
+      const call = entry.toolCalls[at] && mark(entry.toolCalls[at]);
+      if (call) cards.set(key, { ...entry, toolCalls: entry.toolCalls.map((c, j) => (j === at ? call : c)) });
+    };
+    for (const [callId, approval] of live.approvals) marked(callId, (c) => (c.status === 'running' ? { ...c, status: 'awaiting_approval', approval } : undefined));
+    for (const [callId, subagent] of live.subagents ?? []) marked(callId, (c) => ({ ...c, subagent: { ...subagent } }));
     if (live.streamingText || live.streamingThinking) {
       const thinking = live.streamingThinking ? { thinking: { text: live.streamingThinking, redacted: 0, streaming: !live.streamingText } } : {};
       tail.push({ kind: 'assistant', id: 'streaming', text: live.streamingText, streaming: true, toolCalls: [], ...thinking });

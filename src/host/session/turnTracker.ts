@@ -1,5 +1,7 @@
 import type { AgentEvent } from '../../core/agent/events';
-import type { ChatToolCallView } from '../../protocol/chat';
+import type { ChatSubagentView, ChatToolCallView } from '../../protocol/chat';
+import { DELEGATE_TOOL_NAME } from '../../core/agent/subagents/delegateTool';
+import { foldSubagent, waitingSubagent } from './subagentFold';
 
 /** The live state the chat panel shows while a turn runs (the store holds the rest). */
 export interface LiveTurn {
@@ -11,6 +13,8 @@ export interface LiveTurn {
   approvals: Map<string, NonNullable<ChatToolCallView['approval']>>;
   /** What the turn said so far (errors, retries, notices), each with an id of its own. */
   notices: Array<TurnNotice & { id: string }>;
+  /** The subagents the turn's delegate calls started, by the parent's call id. */
+  subagents?: Map<string, ChatSubagentView>;
 }
 
 /** A line the chat shows about a turn rather than from the conversation: an error, a retry, a stop. */
@@ -58,13 +62,18 @@ export class TurnTracker {
       if (event.type === 'text_delta') this.live.streamingText += event.text;
       else if (event.type === 'reasoning_delta') this.live.streamingThinking += event.text;
       else if (event.type === 'assistant_message' || event.type === 'retry') this.live.streamingText = this.live.streamingThinking = '';
-      // Thinking deltas come many per second: the streaming entry shows them, the event list needs none.
-      if (event.type !== 'reasoning_delta') this.live.events.push(event);
+      // Thinking deltas and subagent progress come many per second: the entry and the subagent's record show them, the event list needs neither.
+      if (event.type !== 'reasoning_delta' && event.type !== 'subagent') this.live.events.push(event);
       if (event.type === 'approval_needed') {
         const { title, detail, kind, allowForSession, runs, noAllowance } = event.request;
         this.live.approvals.set(event.request.callId, { title, detail, kind, allowForSession, runs, noAllowance });
       }
       if (event.type === 'approval_resolved') this.live.approvals.delete(event.callId);
+      if (event.type === 'tool_call' && event.call.name === DELEGATE_TOOL_NAME) (this.live.subagents ??= new Map()).set(event.call.id, waitingSubagent(event.call));
+      if (event.type === 'subagent') {
+        const view = this.live.subagents?.get(event.progress.callId);
+        if (view) foldSubagent(view, event.progress);
+      }
       const notice = turnNotice(event);
       if (notice) this.live.notices.push({ id: `live-${event.type === 'error' ? 'err' : event.type}-${this.live.notices.length}`, ...notice });
     } else {
