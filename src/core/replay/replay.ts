@@ -6,7 +6,8 @@ import { fixedOf, promptSection, type PromptSections } from '../prompt/promptSec
 import { countMessage } from '../accounting/messageTokens';
 import type { SessionStore } from '../ports/sessionStore';
 import { DEFAULT_SETTINGS, type ContextSettings } from '../settings';
-import { ContextSession, type PlannedRequest } from '../session/contextSession';
+import { ContextSession } from '../session/contextSession';
+import type { PlannedRequest } from '../session/contextSessionTypes';
 import type { ReplayPolicy } from './baselines';
 import { PairingCheck } from './pairingCheck';
 import { RetentionTracker, type RetentionReport } from './retention';

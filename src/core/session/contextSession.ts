@@ -1,6 +1,5 @@
 import type { ContextBudget } from '../accounting/budget';
 import { countMessage, countMessageAsync, reasoningTokens, withStoredCount } from '../accounting/messageTokens';
-import type { TokenCounter } from '../accounting/tokenizer';
 import { EMPTY_FIXED, UsageBasis, type FixedComponents } from '../accounting/usageBasis';
 import { defaultStrategies } from '../compaction/chain';
 import { compactionResult, runCompaction, type CompactionResult, type CompactOptions } from '../compaction/compactor';
@@ -14,7 +13,6 @@ import { abortedToolResult, assistantMessage, userMessage } from '../model/facto
 import { newId, newRefId } from '../model/ids';
 import type { Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { TurnUsageRecord } from '../model/records';
-import type { SessionStore } from '../ports/sessionStore';
 import type { PromptSections } from '../prompt/promptSections';
 import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
@@ -28,52 +26,7 @@ import { resumeSession } from './resume';
 import { LastMeasure } from './lastMeasure';
 import { SessionChanges, type SessionChangeListener } from './sessionChanges';
 import type { BlobInfo } from '../ports/blobStore';
-
-export interface ContextSessionOptions {
-  store: SessionStore;
-  sessionId: string;
-  settings: ContextSettings;
-  counter: TokenCounter;
-  summarizer?: Summarizer;
-  strategies?: CompactionStrategy[];
-  contextWindow?: number;
-  maxOutputTokens?: number;
-  /** Text re-injected after a checkpoint, when instructions live in the conversation. */
-  reinjectInstructions?: () => string | undefined;
-  now?: () => number;
-  /** The prompt's tokens outside the conversation until the first request builds it (the last request's, on resume). */
-  fixed?: FixedComponents;
-}
-
-/**
- * What the prompt side contributes to a request: the tokens it adds outside the conversation and,
- * when it can say, the sections they come from (then each is an item of the request, and the
- * dynamic part is placed in the conversation).
- */
-export interface PromptPart {
-  fixed: FixedComponents;
-  sections?: PromptSections;
-}
-
-/** A prompt, or how to build one for the room left (it is built again after a compaction). */
-export type PromptInput<P extends PromptPart> = P | ((room: { effectiveWindow: number; percentUsed: number }) => P | Promise<P>);
-
-/**
- * The next request: the prompt, the planned messages and what the ledger needs. `blocked`: the
- * context is still over the hard limit after compaction, and the request must not be sent.
- */
-export interface PlannedRequest<P extends PromptPart = PromptPart> {
-  status: 'ready' | 'blocked';
-  prompt: P;
-  plan: RequestPlan;
-  requestIndex: number;
-  /** The compaction that ran before this request (whatever its status). */
-  compaction?: CompactionResult;
-  /** The compaction that changed the context for this request, for the ledger. */
-  compactionId?: string;
-  /** True once the request was planned again after the provider said it was too long. */
-  recovered: boolean;
-}
+import type { ContextSessionOptions, PlannedRequest, PromptInput, PromptPart } from './contextSessionTypes';
 
 /**
  * One session's working context: records messages and tool results (every call answered), measures

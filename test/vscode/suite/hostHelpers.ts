@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { TallyApi } from '../../../src/extension';
 import type { ToolRunResult } from '../../../src/core/agent/toolRunner';
+import { FakeOpenAIServer } from '../../fakes/openaiServer';
 
 /** Tally's API, activating it first if needed. */
 export async function tallyApi(): Promise<TallyApi> {
@@ -28,4 +29,36 @@ export async function runAndDeny(agents: TallyApi['agents'], id: string, name: s
   if (first === 'asked') agents.resolveApproval(id, false);
   const result: ToolRunResult = await pending;
   return { asked: first === 'asked', output: String(result.output) };
+}
+
+/** The settings the window-figure suites run with: a scripted OpenAI-compatible model that compacts eagerly. */
+export const SCRIPTED_WINDOW_SETTINGS: Readonly<Record<string, unknown>> = {
+  provider: 'openai-compatible',
+  model: 'scripted-model',
+  contextWindow: 64_000,
+  'compaction.keepToolResults': 0,
+  'compaction.minBatchTokens': 0,
+};
+
+/**
+ * Starts a keyless fake OpenAI server for the suite and points Tally's user settings at it (with
+ * `settings`) before the suite's tests, and puts both back after them. The server is read through
+ * the returned function once the suite runs.
+ */
+export function scriptedModelForSuite(settings: Readonly<Record<string, unknown>>): () => FakeOpenAIServer {
+  const config = () => vscode.workspace.getConfiguration('tally');
+  let server: FakeOpenAIServer | undefined;
+  before(async () => {
+    server = await new FakeOpenAIServer({ apiKey: undefined }).start();
+    for (const [key, value] of Object.entries(settings)) await config().update(key, value, vscode.ConfigurationTarget.Global);
+    await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
+  });
+  after(async () => {
+    for (const key of [...Object.keys(settings), 'baseUrl']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    await server?.close();
+  });
+  return () => {
+    if (!server) throw new Error('the scripted model server starts before the suite runs');
+    return server;
+  };
 }

@@ -4,16 +4,7 @@ import { buildChatState } from '../../../src/host/chat/chatState';
 import { buildInspectorState } from '../../../src/host/inspector/inspectorState';
 import type { CompactionEventRecord } from '../../../src/core/model/records';
 import type { TallyApi } from '../../../src/extension';
-import { FakeOpenAIServer } from '../../fakes/openaiServer';
-import { tallyApi as api, until } from './hostHelpers';
-
-const SETTINGS: Record<string, unknown> = {
-  provider: 'openai-compatible',
-  model: 'scripted-model',
-  contextWindow: 64_000,
-  'compaction.keepToolResults': 0,
-  'compaction.minBatchTokens': 0,
-};
+import { SCRIPTED_WINDOW_SETTINGS, scriptedModelForSuite, tallyApi as api, until } from './hostHelpers';
 
 const n = (tokens: number) => tokens.toLocaleString('en-US');
 
@@ -23,17 +14,7 @@ const n = (tokens: number) => tokens.toLocaleString('en-US');
  * figure after a turn, /compact, the palette's Compact Context, New Session and Resume, and a reopen.
  */
 describe('One number for the context on every surface, through compactions and reopens', () => {
-  const config = () => vscode.workspace.getConfiguration('tally');
-  let server: FakeOpenAIServer;
-  before(async () => {
-    server = await new FakeOpenAIServer({ apiKey: undefined }).start();
-    for (const [key, value] of Object.entries(SETTINGS)) await config().update(key, value, vscode.ConfigurationTarget.Global);
-    await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
-  });
-  after(async () => {
-    for (const key of [...Object.keys(SETTINGS), 'baseUrl']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
-    await server.close();
-  });
+  const scripted = scriptedModelForSuite(SCRIPTED_WINDOW_SETTINGS);
 
   /** Every surface's figure now, read from what the host builds for it (the status bar from the item itself). */
   async function surfaces(t: TallyApi) {
@@ -77,8 +58,8 @@ describe('One number for the context on every surface, through compactions and r
 
   async function turnReadingTheFile(t: TallyApi, factor: number, last: number): Promise<void> {
     const reported = Math.round(last * factor);
-    for (let i = 0; i < 3; i++) server.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'read_file', arguments: JSON.stringify({ path: 'src/oneFigure.ts' }) } }], usage: { input: reported + i * 400, output: 20 } });
-    server.enqueue({ type: 'reply', parts: [{ text: 'Read it three times.' }], usage: { input: reported + 1_600, output: 30 } });
+    for (let i = 0; i < 3; i++) scripted().enqueue({ type: 'reply', parts: [{ toolCall: { name: 'read_file', arguments: JSON.stringify({ path: 'src/oneFigure.ts' }) } }], usage: { input: reported + i * 400, output: 20 } });
+    scripted().enqueue({ type: 'reply', parts: [{ text: 'Read it three times.' }], usage: { input: reported + 1_600, output: 30 } });
     await t.sessions.send('Read src/oneFigure.ts three times.');
     await until('the turn ended', async () => !(await t.sessions.current()).agent?.busy);
   }
@@ -93,7 +74,7 @@ describe('One number for the context on every surface, through compactions and r
     const lines = Array.from({ length: 60 }, (_, i) => `export const figure${i} = measure(${i}, 'a line long enough that the file counts for something');`);
     await vscode.workspace.fs.writeFile(file, Buffer.from(lines.join('\n')));
     try {
-      server.enqueue({ type: 'reply', parts: [{ text: 'Ready.' }], usage: null });
+      scripted().enqueue({ type: 'reply', parts: [{ text: 'Ready.' }], usage: null });
       await t.sessions.send('Say ready.');
       const start = assertOneNumber(await surfaces(t), 'after the first turn');
 

@@ -2,29 +2,10 @@ import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
 import { buildChatState } from '../../../src/host/chat/chatState';
 import { buildInspectorState } from '../../../src/host/inspector/inspectorState';
-import { FakeOpenAIServer } from '../../fakes/openaiServer';
-import { tallyApi as api, until } from './hostHelpers';
-
-const SETTINGS: Record<string, unknown> = {
-  provider: 'openai-compatible',
-  model: 'scripted-model',
-  contextWindow: 64_000,
-  'compaction.keepToolResults': 0,
-  'compaction.minBatchTokens': 0,
-};
+import { SCRIPTED_WINDOW_SETTINGS, scriptedModelForSuite, tallyApi as api, until } from './hostHelpers';
 
 describe('Every surface shows the same window figures, after a turn and after a compaction', () => {
-  const config = () => vscode.workspace.getConfiguration('tally');
-  let server: FakeOpenAIServer;
-  before(async () => {
-    server = await new FakeOpenAIServer({ apiKey: undefined }).start();
-    for (const [key, value] of Object.entries(SETTINGS)) await config().update(key, value, vscode.ConfigurationTarget.Global);
-    await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
-  });
-  after(async () => {
-    for (const key of [...Object.keys(SETTINGS), 'baseUrl']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
-    await server.close();
-  });
+  const scripted = scriptedModelForSuite(SCRIPTED_WINDOW_SETTINGS);
 
   /** What each surface shows now: the status bar item, the chat meter and the inspector, as the host built them. */
   async function surfaces(t: Awaited<ReturnType<typeof api>>) {
@@ -62,7 +43,7 @@ describe('Every surface shows the same window figures, after a turn and after a 
     const folder = vscode.workspace.workspaceFolders![0].uri;
     const lines = Array.from({ length: 40 }, (_, i) => `export const value${i} = compute(${i}, 'a longer line so the file counts');`);
     await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder, 'src', 'figures.ts'), Buffer.from(lines.join('\n')));
-    server.enqueue({ type: 'reply', parts: [{ text: 'Ready.' }], usage: null });
+    scripted().enqueue({ type: 'reply', parts: [{ text: 'Ready.' }], usage: null });
     await t.sessions.send('Say ready.');
     const first = await surfaces(t);
     assertAgree(first, 'after the first turn');
@@ -70,8 +51,8 @@ describe('Every surface shows the same window figures, after a turn and after a 
     // adding about its size in tokens), so the reported basis is used.
     const perRead = Math.round(lines.join('\n').length / 4);
     const reported = (reads: number) => Math.round((first.inspector.used + reads * perRead) * 1.2);
-    for (let i = 0; i < 3; i++) server.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'read_file', arguments: JSON.stringify({ path: 'src/figures.ts' }) } }], usage: { input: reported(i), output: 20 } });
-    server.enqueue({ type: 'reply', parts: [{ text: 'Read it three times.' }], usage: { input: reported(3), output: 30 } });
+    for (let i = 0; i < 3; i++) scripted().enqueue({ type: 'reply', parts: [{ toolCall: { name: 'read_file', arguments: JSON.stringify({ path: 'src/figures.ts' }) } }], usage: { input: reported(i), output: 20 } });
+    scripted().enqueue({ type: 'reply', parts: [{ text: 'Read it three times.' }], usage: { input: reported(3), output: 30 } });
     await t.sessions.send('Read src/figures.ts three times.');
     await until('the turn ended', async () => !(await t.sessions.current()).agent?.busy);
     const afterTurn = await surfaces(t);

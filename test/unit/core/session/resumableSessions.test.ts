@@ -10,7 +10,7 @@ describe('Resume Session list', () => {
       const empty = await store.createSession({ title: 'New session', origin: 'chat' });
       const used = await store.createSession({ title: 'New session', origin: 'chat' });
       await store.putMessages(used.id, [msg({ role: 'user', content: 'fix the build' })]);
-      await store.updateSession(used.id, { title: 'fix the build', updatedAt: Date.now() + 60_000 });
+      await store.updateSession(used.id, { title: 'fix the build', updatedAt: used.updatedAt + 60_000 });
       const replay = await store.createSession({ title: 'replay of run.jsonl', origin: 'replay:run.jsonl' });
       await store.putMessages(replay.id, [msg({ role: 'user', content: 'recorded' })]);
       const renamedButEmpty = await store.createSession({ title: 'Named', origin: 'chat' });
