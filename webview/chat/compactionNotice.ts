@@ -10,6 +10,9 @@ const TRIGGERS: Record<CompactionEventRecord['trigger'], string> = {
   manual: 'Manual',
   overflow: 'Overflow recovery',
   tool: 'Model-requested',
+  rewind: 'Rewind',
+  fork: 'Fork',
+  restore: 'Files restored',
 };
 
 /** An inline notice where a compaction happened; expands to what it did. */

@@ -12,6 +12,9 @@ export const TRIGGER_LABELS: Record<CompactionEventRecord['trigger'], string> = 
   manual: 'manual',
   overflow: 'overflow recovery',
   tool: 'model tool call',
+  rewind: 'rewind',
+  fork: 'fork',
+  restore: 'files restored',
 };
 
 /** Compactions, newest first, each expandable to its summary and removed items. */

@@ -3,7 +3,26 @@
  * and the per-request ledger (what each request carried, what the provider reported).
  */
 
-export type CompactionTrigger = 'auto' | 'blocked' | 'manual' | 'overflow' | 'tool';
+/**
+ * Why an entry of the session's history was recorded. Compactions: 'auto', 'blocked', 'manual',
+ * 'overflow', 'tool'. Steps the user took on the history: 'rewind' (the conversation went back to
+ * before a user message), 'fork' (this session started from another session's request) and
+ * 'restore' (files went back to a checkpoint; the conversation is unchanged).
+ */
+export type CompactionTrigger = 'auto' | 'blocked' | 'manual' | 'overflow' | 'tool' | 'rewind' | 'fork' | 'restore';
+
+/** What a user's step on the history ('rewind', 'fork', 'restore') did, beside its entry. */
+export interface HistoryStep {
+  kind: 'rewind' | 'fork' | 'restore';
+  /** rewind: the user message the conversation went back to before. */
+  messageId?: string;
+  /** fork: the session and the request (its index) this session started from. */
+  fromSessionId?: string;
+  fromRequestIndex?: number;
+  /** restore (and a rewind that also restored files): the checkpoint restored and the files it changed, workspace-relative. */
+  checkpointId?: string;
+  files?: string[];
+}
 
 export type RemovalReason = 'archived' | 'tool_summarized' | 'summarized' | 'episodic' | 'dropped';
 
@@ -49,6 +68,8 @@ export interface CompactionEventRecord {
   /** Set when the user edited the summary before confirming: the summary as Tally proposed it. */
   originalSummary?: string;
   removed: RemovedItem[];
+  /** Set on entries that record a user's step on the history rather than a compaction. */
+  step?: HistoryStep;
 }
 
 /**

@@ -18,6 +18,9 @@ const WHY: Record<CompactionTrigger, string> = {
   manual: 'you asked for it',
   overflow: 'the provider refused a request as too long',
   tool: 'the model asked for it',
+  rewind: 'you rewound the conversation',
+  fork: 'you forked the session',
+  restore: 'you restored files',
 };
 
 /** Follows the context manager's compaction events; previews (dry runs) are not shown. */
