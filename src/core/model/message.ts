@@ -12,6 +12,7 @@ export type Role = 'system' | 'user' | 'assistant' | 'tool';
 /** What a message is, beyond its role; decides visibility and how it is counted. */
 export type MessageKind =
   | 'user' // a user's own message
+  | 'attachment' // something the user attached to their next message (a file, a selection, problems…), sent as user content right before it
   | 'assistant' // model output, possibly with tool calls
   | 'tool_result' // a tool's output as the model sees it (maybe truncated / offloaded)
   | 'tool_result_archived' // an old tool result replaced by a pointer (masking strategy)
@@ -60,6 +61,18 @@ export interface TruncationInfo {
   omittedBytes: number;
 }
 
+/** What an attachment message holds and where it came from. */
+export interface AttachmentInfo {
+  kind: 'file' | 'folder' | 'selection' | 'problems' | 'diff' | 'terminal';
+  /** What the chip and the inspector call it ("src/app.ts", "app.ts:12-40", "Problems in app.ts"). */
+  label: string;
+  /** Workspace-relative path of the file or folder, when there is one. */
+  path?: string;
+  /** A selection's lines, 1-based and inclusive. */
+  startLine?: number;
+  endLine?: number;
+}
+
 export interface MessageMeta {
   truncated?: TruncationInfo;
   /** Offloaded full output: the ref id in tool_result_blobs, readable again with read_result. */
@@ -78,6 +91,8 @@ export interface MessageMeta {
   denied?: boolean;
   /** Free-form provenance for imported transcripts. */
   source?: string;
+  /** Attachment messages: what was attached. */
+  attachment?: AttachmentInfo;
   /** Assistant messages: tokens of the thinking they carry, counted when recorded (the chat shows it). */
   reasoningTokens?: number;
 }
