@@ -90,7 +90,7 @@ export type ItemSection = 'system' | 'tools' | 'dynamic' | 'conversation';
 
 /**
  * One item of a request, in prompt order: system sections, tool schemas, then the conversation with
- * the dynamic part right before the latest user message, then the framing items. A request's item
+ * the dynamic part after it, then the framing items. A request's item
  * tokens add up exactly to its `estimatedInputTokens` (see core/session/requestItems.ts).
  */
 export interface RequestItem {

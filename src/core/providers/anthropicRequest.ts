@@ -79,10 +79,10 @@ function conversationAnchor(messages: readonly Message[]): number {
 }
 
 /**
- * The messages that carry conversation breakpoints, latest first. With a dynamic part (a note right
- * before the latest user message), one breakpoint ends the stable prefix just before it, so a
- * change in the dynamic part never moves anything up to there; when the turn went on past the
- * user's message (tool calls and results), the last message gets one too.
+ * The messages that carry conversation breakpoints, latest first. With a dynamic part (a note after
+ * the conversation), one breakpoint ends the stable prefix just before it, so a change in the
+ * dynamic part never moves anything up to there, and the next request (of this turn or the next)
+ * finds everything before it cached; a reply being continued after the note gets one too.
  */
 export function conversationAnchors(messages: readonly Message[]): number[] {
   const dynamic = messages.findIndex((m) => m.id === DYNAMIC_NOTE_ID);

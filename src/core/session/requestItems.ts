@@ -17,13 +17,16 @@ export interface RequestContent {
 }
 
 /**
- * Where the dynamic part goes: right before the latest message the user typed, so the user's words
- * stay after it and everything before it stays byte-identical when the dynamic part changes. With
- * no user message, at the end.
+ * Where the dynamic part goes: after the conversation, so that everything sent before it stays
+ * byte-identical from request to request and from turn to turn. A provider's cache then keeps the
+ * whole conversation: a note placed before the latest user message would leave the previous note's
+ * place empty on the next turn, and everything after that place (the whole previous turn) would be
+ * paid again. A reply the model is continuing (trailing assistant messages) stays last.
  */
 export function dynamicNoteIndex(messages: readonly Message[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user' && messages[i].kind === 'user') return i;
-  return messages.length;
+  let at = messages.length;
+  while (at > 0 && messages[at - 1].role === 'assistant') at--;
+  return at;
 }
 
 /**

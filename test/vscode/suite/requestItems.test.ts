@@ -58,12 +58,14 @@ describe('Request items in a live session: every token is an item, and the prefi
     const text = await requestItemText({ store, sessionId: session.info.id, requestIndex: 0, itemId: nested.messageId, working: [] });
     assert.match(text.text, /Keep functions pure\./);
 
-    // On the wire: the same system prompt and tools for both turns, and the user's words last.
+    // On the wire: the same system prompt and tools for both turns; the user's words, then the dynamic part.
     const [a, c] = [server.requests[0].body, server.requests[2].body] as Array<{ messages: Array<{ role: string; content: string }>; tools: unknown[] }>;
     assert.deepEqual(c.messages[0], a.messages[0], 'the system message did not change with the tab');
     assert.deepEqual(c.tools, a.tools);
-    assert.match(a.messages.at(-2)!.content, /Rules for src/);
-    assert.deepEqual(a.messages.at(-1), { role: 'user', content: 'What does add do?' });
-    assert.deepEqual(c.messages.at(-1), { role: 'user', content: 'And the test script?' });
+    assert.match(a.messages.at(-1)!.content, /Rules for src/);
+    assert.deepEqual(a.messages.at(-2), { role: 'user', content: 'What does add do?' });
+    const cUser = c.messages.map((m) => m.content).lastIndexOf('And the test script?');
+    assert.ok(cUser >= 0 && c.messages.slice(cUser + 1).every((m) => m.role === 'user' && m.content !== 'And the test script?'), 'after the latest question comes only the dynamic part, if any');
+    assert.deepEqual(JSON.stringify(c.messages.slice(0, a.messages.length - 1)), JSON.stringify(a.messages.slice(0, -1)), 'the second turn sends the first turn again unchanged, up to the dynamic part');
   });
 });

@@ -55,7 +55,7 @@ describe('a stable prefix: switching the active file changes only what follows t
     return { before, after };
   }
 
-  it('Anthropic Messages: the body is byte-identical up to the last cache_control, and the user\'s words come last', async () => {
+  it('Anthropic Messages: the body is byte-identical up to the last cache_control, which ends with the user\'s words; the dynamic part follows', async () => {
     const { before, after } = await twoRequests();
     const [a, b] = [toAnthropicBody(before), toAnthropicBody(after)];
     assert.notEqual(JSON.stringify(a), JSON.stringify(b), 'the requests differ (the nested AGENTS.md changed)');
@@ -64,11 +64,12 @@ describe('a stable prefix: switching the active file changes only what follows t
     const turns = b.messages as Array<{ role: string; content: Array<{ type: string; text?: string }> }>;
     const last = turns.at(-1)!;
     assert.equal(last.role, 'user');
-    assert.equal(last.content.at(-1)!.text, 'second question', 'the user\'s request is the last block');
-    assert.match(last.content.at(-2)!.text!, /Rules for lib/, 'the dynamic part sits right before it');
+    assert.match(last.content.at(-1)!.text!, /Rules for lib/, 'the dynamic part is the last block');
+    assert.equal(last.content.at(-2)!.text, 'second question', 'the user\'s request sits right before it');
+    assert.ok((last.content.at(-2) as { cache_control?: unknown }).cache_control, 'and ends the cached prefix');
   });
 
-  it('OpenAI Chat Completions: every message before the dynamic part is byte-identical, and the user\'s words come last', async () => {
+  it('OpenAI Chat Completions: every message before the dynamic part is byte-identical, the user\'s words included', async () => {
     const { before, after } = await twoRequests();
     const options = { maxTokensField: 'max_tokens' as const };
     const [a, b] = [toOpenAIBody(before, options), toOpenAIBody(after, options)];
@@ -79,24 +80,29 @@ describe('a stable prefix: switching the active file changes only what follows t
     assert.equal(JSON.stringify(mb.slice(0, dynamicAt)), JSON.stringify(ma.slice(0, dynamicAt)));
     assert.match(ma[dynamicAt].content, /Rules for src/);
     assert.deepEqual(b.tools, a.tools);
-    assert.deepEqual(mb.at(-1), { role: 'user', content: 'second question' });
+    assert.equal(dynamicAt, mb.length - 1, 'the dynamic part is the last message');
+    assert.deepEqual(mb.at(-2), { role: 'user', content: 'second question' });
   });
 
-  it('in a turn that goes on with tool calls, the stable prefix keeps its breakpoint and the last message gets one too (at most four)', async () => {
+  it('in a turn that goes on with tool calls, the breakpoint moves to the tool result before the dynamic part, and everything the request before sent up to its breakpoint is sent again unchanged', async () => {
     const { after } = await twoRequests();
+    const note = after.messages.length - 1;
     const request: ProviderRequest = {
       ...after,
       messages: [
-        ...after.messages,
+        ...after.messages.slice(0, note),
         { id: 'a9', role: 'assistant', kind: 'assistant', content: '', toolCalls: [{ id: 'c9', name: 'read_file', arguments: '{"path":"a"}' }], agentVisible: true, userVisible: true, createdAt: 9 },
         { id: 't9', role: 'tool', kind: 'tool_result', content: 'text of a', toolCallId: 'c9', toolName: 'read_file', agentVisible: true, userVisible: true, createdAt: 10 },
+        after.messages[note],
       ],
     };
     const json = JSON.stringify(toAnthropicBody(request));
     assert.ok((json.match(/"cache_control"/g) ?? []).length <= 4);
     const turns = toAnthropicBody(request).messages as Array<{ content: Array<{ type: string; text?: string; cache_control?: unknown }> }>;
-    assert.ok(turns.at(-1)!.content.at(-1)!.cache_control, 'the tool result carries a breakpoint');
-    const firstAnswer = turns.find((t) => t.content.some((b) => b.text === 'first answer'))!;
-    assert.ok(firstAnswer.content.at(-1)!.cache_control, 'the message before the dynamic part carries one');
+    const last = turns.at(-1)!.content;
+    assert.match(last.at(-1)!.text!, /Rules for lib/, 'the dynamic part is still last');
+    assert.ok(last.at(-2)!.cache_control, 'the tool result right before it carries the breakpoint');
+    const previous = upToLastBreakpoint(toAnthropicBody(after)).replace(/,"cache_control":\{"type":"ephemeral"\}/g, '');
+    assert.ok(json.replace(/,"cache_control":\{"type":"ephemeral"\}/g, '').startsWith(previous.slice(0, -1)), 'the request before is a prefix of this one, up to its breakpoint');
   });
 });

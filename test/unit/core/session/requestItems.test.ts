@@ -113,14 +113,14 @@ describe('request items: every token of a request is an item', function () {
     assert.match((parseInspectorMessage({ type: 'requestItemText', itemId: 'x', text: 'extra' }) as { error: string }).error, /text/);
   });
 
-  it('the dynamic part goes right before the user message: the model gets the user\'s words last', async () => {
+  it('the dynamic part follows the conversation, so nothing before it moves when it changes or the turn goes on', async () => {
     const { env, agent } = await liveSession({ value: 'src' });
     try {
-      server.enqueue((req) => ({ type: 'reply', parts: [{ text: `answering: ${req.body.messages.at(-1).content}` }] }));
+      server.enqueue((req) => ({ type: 'reply', parts: [{ text: `answering: ${req.body.messages.at(-2).content}` }] }));
       assert.equal(await agent.send('please list the files'), 'end_turn');
       const messages = server.lastBody.messages as Array<{ role: string; content: string }>;
-      assert.deepEqual(messages.at(-1), { role: 'user', content: 'please list the files' });
-      assert.match(messages.at(-2)!.content, /Rules for src[\s\S]*tools? deferred to save context/);
+      assert.deepEqual(messages.at(-2), { role: 'user', content: 'please list the files' });
+      assert.match(messages.at(-1)!.content, /Rules for src[\s\S]*tools? deferred to save context/);
     } finally {
       await env.dispose().catch(() => undefined);
     }
