@@ -2,6 +2,8 @@ import type { CompactionEventRecord } from '../core/model/records';
 import { tokensWithEstimate } from '../core/accounting/windowFigures';
 import { countOf } from './wording';
 
+export { isMessageItem } from '../core/session/forkSession';
+
 /** Whether a history entry records that the session was forked from another session's request. */
 export function isForkEntry(record: Pick<CompactionEventRecord, 'step'>): boolean {
   return record.step?.kind === 'fork';

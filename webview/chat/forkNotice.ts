@@ -6,7 +6,7 @@ import { details, h } from '../ui/dom';
 /** Where a forked session starts: the request it was forked from and what that request carried. */
 export function renderForkNotice(record: CompactionEventRecord, open: boolean, onToggle: (open: boolean) => void): HTMLElement {
   return details(
-    [h('span', { class: 'notice-icon', attrs: { 'aria-hidden': 'true' }, text: '⑂' }), h('span', { attrs: { 'data-field': 'fork' }, text: forkEntryText(record) }), badge('fork', 'trigger-fork')],
+    [h('span', { attrs: { 'data-field': 'fork' }, text: forkEntryText(record) }), badge('fork', 'trigger-fork')],
     [
       h('p', {
         class: 'muted',

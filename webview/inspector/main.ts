@@ -13,6 +13,7 @@ import { renderOffloadedResults, RESULTS_PAGE, type BlobView } from './offloaded
 import { canConfirmPreview, renderPreview } from './preview';
 import { renderRequestUsage } from './requestUsage';
 import { renderForkAction } from './forkAction';
+import { isMessageItem } from '../../src/protocol/forkEntry';
 import { renderLegend, renderStackedBar } from './stackedBar';
 import { renderTimeline, TIMELINE_PAGE } from './timeline';
 import { renderToolTokens } from './toolTokens';
@@ -191,7 +192,7 @@ function renderRequests(): void {
 /** Fork from the selected request: offered for a stored chat session's request that carried messages. */
 function forkAction(turn: { requestIndex: number; items: RequestItem[] }): HTMLElement | null {
   const sessionId = state?.session?.id;
-  const messages = turn.items.filter((i) => (!i.section || i.section === 'conversation') && i.kind !== 'framing').length;
+  const messages = turn.items.filter(isMessageItem).length;
   if (!sessionId || state?.replayLabel || messages === 0) return null;
   return renderForkAction(turn.requestIndex, messages, () => host.post({ type: 'forkFromRequest', sessionId, requestIndex: turn.requestIndex }));
 }

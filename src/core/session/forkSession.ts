@@ -4,6 +4,7 @@ import type { Message } from '../model/message';
 import type { CompactionEventRecord, RequestItem, TurnUsageRecord } from '../model/records';
 import type { SessionInfo, SessionStore } from '../ports/sessionStore';
 import { inConversation } from './itemText';
+import { DYNAMIC_NOTE_ID } from '../prompt/promptSections';
 
 /** Where a fork starts: a stored session and one of its requests. */
 export interface ForkPoint {
@@ -39,9 +40,17 @@ export function forkPointOf(info: Pick<SessionInfo, 'origin'>): ForkPoint | unde
   }
 }
 
-/** The messages a request carried, item by item (prompt parts, the dynamic note and framing left out). */
-export function conversationItemsOf(record: TurnUsageRecord): RequestItem[] {
-  return record.items.filter((item) => inConversation(item) && item.kind !== 'framing');
+/** Kinds of items that are parts of the prompt, not messages (a record from before items had sections may list them with no section). */
+const PROMPT_PART_KINDS = new Set(['system', 'system-section', 'agents-md', 'skills-index', 'skill', 'tool-schema', 'framing']);
+
+/** Whether a request's item is one of the messages it carried (prompt parts, the dynamic note and framing are not). */
+export function isMessageItem(item: Pick<RequestItem, 'section' | 'kind' | 'messageId'>): boolean {
+  return inConversation(item as RequestItem) && !PROMPT_PART_KINDS.has(item.kind) && item.messageId !== DYNAMIC_NOTE_ID;
+}
+
+/** The messages a request carried, item by item. */
+export function conversationItemsOf(record: Pick<TurnUsageRecord, 'items'>): RequestItem[] {
+  return record.items.filter(isMessageItem);
 }
 
 /**
