@@ -2,7 +2,7 @@ import type { CompactionEventRecord } from '../core/model/records';
 import { tokensWithEstimate } from '../core/accounting/windowFigures';
 import { countOf } from './wording';
 
-export { isMessageItem } from '../core/session/forkSession';
+export { isMessageItem } from '../core/session/messageItems';
 
 /** Whether a history entry records that the session was forked from another session's request. */
 export function isForkEntry(record: Pick<CompactionEventRecord, 'step'>): boolean {

@@ -90,6 +90,18 @@ describe('fork from a request: the inspector\'s action and the forked session\'s
     });
   }
 
+  it('the inspector\'s history says where the session was forked in the chat notice\'s words, with no duration', async () => {
+    const page = await harness.open('inspector');
+    try {
+      await hostSends(page, { type: 'state', state: { ...inspectorState, session: { id: 's-fork', title: 'Fork of Fix config loader tests at #3' }, compactions: [forkEntry] } });
+      const row = page.locator('details.compaction[data-compaction-id="c-fork"] summary');
+      assert.strictEqual(await row.locator('[data-field="fork"]').textContent(), `Forked from request #3 with 5 messages, ${request3.reportedInputTokens!.toLocaleString('en-US')} tokens (Tally's estimate ${request3.estimatedInputTokens.toLocaleString('en-US')})`);
+      assert.doesNotMatch((await row.textContent()) ?? '', /\d ms\b|→/, 'no duration and no before → after');
+    } finally {
+      await page.close();
+    }
+  });
+
   it('no fork is offered on a replay of a recorded run', async () => {
     const page = await harness.open('inspector');
     try {

@@ -31,8 +31,11 @@ export function renderCompactionHistory(records: CompactionEventRecord[], open: 
         r.originalSummary !== undefined ? badge('summary edited by you', 'edited') : null,
         ...(isForkEntry(r)
           ? [h('span', { class: 'delta', attrs: { 'data-field': 'fork' }, text: forkEntryText(r) })]
-          : [h('span', { class: 'delta', text: compactionDelta(r) }), h('span', { class: 'delta', text: `${tokens(r.messagesBefore)} → ${countOf(r.messagesAfter, 'message')}` })]),
-        h('span', { class: 'muted', text: duration(r.durationMs) }),
+          : [
+              h('span', { class: 'delta', text: compactionDelta(r) }),
+              h('span', { class: 'delta', text: `${tokens(r.messagesBefore)} → ${countOf(r.messagesAfter, 'message')}` }),
+              h('span', { class: 'muted', text: duration(r.durationMs) }),
+            ]),
       ],
       [
         h('dl', { class: 'props' }, [

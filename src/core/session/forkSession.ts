@@ -3,8 +3,7 @@ import { newId } from '../model/ids';
 import type { Message } from '../model/message';
 import type { CompactionEventRecord, RequestItem, TurnUsageRecord } from '../model/records';
 import type { SessionInfo, SessionStore } from '../ports/sessionStore';
-import { inConversation } from './itemText';
-import { DYNAMIC_NOTE_ID } from '../prompt/promptSections';
+import { conversationItemsOf } from './messageItems';
 
 /** Where a fork starts: a stored session and one of its requests. */
 export interface ForkPoint {
@@ -40,19 +39,6 @@ export function forkPointOf(info: Pick<SessionInfo, 'origin'>): ForkPoint | unde
   }
 }
 
-/** Kinds of items that are parts of the prompt, not messages (a record from before items had sections may list them with no section). */
-const PROMPT_PART_KINDS = new Set(['system', 'system-section', 'agents-md', 'skills-index', 'skill', 'tool-schema', 'framing']);
-
-/** Whether a request's item is one of the messages it carried (prompt parts, the dynamic note and framing are not). */
-export function isMessageItem(item: Pick<RequestItem, 'section' | 'kind' | 'messageId'>): boolean {
-  return inConversation(item as RequestItem) && !PROMPT_PART_KINDS.has(item.kind) && item.messageId !== DYNAMIC_NOTE_ID;
-}
-
-/** The messages a request carried, item by item. */
-export function conversationItemsOf(record: Pick<TurnUsageRecord, 'items'>): RequestItem[] {
-  return record.items.filter(isMessageItem);
-}
-
 /**
  * Each item's message as the request sent it. Transcript messages are read from the transcript (a
  * later copy differs only in its pin and visibility, which are set back to what the request sent);
@@ -68,7 +54,7 @@ async function messagesSent(store: SessionStore, point: ForkPoint, items: readon
   return items.map((item) => {
     const found = byId.get(item.messageId);
     if (!found) {
-      const what = item.badges.includes('summarized') ? 'a summary' : item.badges.includes('archived') ? 'an archived result' : `a ${item.kind} message`;
+      const what = item.badges.includes('summarized') ? 'a summary' : item.badges.includes('archived') ? 'an archived result' : `${/^[aeiou]/.test(item.kind) ? 'an' : 'a'} ${item.kind} message`;
       throw new Error(`request #${point.fromRequestIndex} carried ${what} that a later compaction replaced and Tally no longer keeps ("${item.preview.slice(0, 60)}"); fork from a request after the latest compaction`);
     }
     if (found.role !== item.role || found.kind !== item.kind) {

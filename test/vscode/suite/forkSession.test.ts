@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
-import { conversationItemsOf } from '../../../src/core/session/forkSession';
+import { conversationItemsOf } from '../../../src/core/session/messageItems';
 import { requestItemFullText } from '../../../src/core/session/itemText';
 import { forkEntryText } from '../../../src/protocol/forkEntry';
 import { scriptedModelForSuite, tallyApi as api, until } from './hostHelpers';

@@ -4,7 +4,8 @@ import type { FixedComponents } from '../../../../src/core/accounting/usageBasis
 import type { Message } from '../../../../src/core/model/message';
 import type { SessionStore } from '../../../../src/core/ports/sessionStore';
 import { ContextSession } from '../../../../src/core/session/contextSession';
-import { conversationItemsOf, forkPointOf, forkSession } from '../../../../src/core/session/forkSession';
+import { forkPointOf, forkSession } from '../../../../src/core/session/forkSession';
+import { conversationItemsOf } from '../../../../src/core/session/messageItems';
 import { requestItemFullText } from '../../../../src/core/session/itemText';
 import { withSettings } from '../../../../src/core/settings';
 import { scriptedTurns } from '../../../support/syntheticSession';
