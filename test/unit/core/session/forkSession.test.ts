@@ -133,6 +133,20 @@ describe('forking a session from one of its requests', function () {
     assert.ok(!fork.messages[0].pinned);
   });
 
+  it('sends and shows again a message the request carried that a retry hid later', async () => {
+    const store = await stores.openStore(stores.folder(), { debounceMs: 5 });
+    const { id } = await store.createSession({ title: 'retried' });
+    const session = await open(store, id);
+    const [asked] = await session.append(message({ role: 'user', kind: 'user', content: 'Try the flaky request.' }));
+    await sendRequest(session);
+    // What Retry does to the failed attempt: hidden from the model and the chat, kept in the transcript.
+    await store.putMessages(id, [{ ...asked, agentVisible: false, userVisible: false }]);
+    const forked = await forkSession(store, { fromSessionId: id, fromRequestIndex: 0 });
+    assert.deepEqual([forked.messages[0].agentVisible, forked.messages[0].userVisible], [true, true]);
+    const fork = await open(store, forked.info.id);
+    assert.deepEqual(fork.planRequest().messages.map((m) => m.content), ['Try the flaky request.']);
+  });
+
   it('refuses clearly what it cannot fork, and stores nothing', async () => {
     const store = await stores.openStore(stores.folder(), { debounceMs: 5 });
     const { id } = await store.createSession({ title: 'short' });
