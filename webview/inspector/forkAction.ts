@@ -1,3 +1,4 @@
+import { countOf } from '../../src/protocol/wording';
 import { button } from '../ui/controls';
 import { h } from '../ui/dom';
 
@@ -9,9 +10,9 @@ export function renderForkAction(requestIndex: number, messages: number, onFork:
   return h('div', { class: 'fork-action' }, [
     button(`Fork from request #${requestIndex}`, onFork, {
       appearance: 'secondary',
-      title: `Start a new session with the ${messages.toLocaleString('en-US')} messages request #${requestIndex} carried; this session stays as it is`,
+      title: `Start a new session with the ${countOf(messages, 'message')} request #${requestIndex} carried; this session stays as it is`,
       attrs: { 'data-action': 'fork', 'data-request': String(requestIndex) },
     }),
-    h('span', { class: 'muted', text: `new session with its ${messages.toLocaleString('en-US')} message${messages === 1 ? '' : 's'}` }),
+    h('span', { class: 'muted', text: `new session with its ${countOf(messages, 'message')}` }),
   ]);
 }
