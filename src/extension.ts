@@ -5,6 +5,7 @@ import { exportSessionCommand } from './commands/exportSession';
 import { setApiKeyCommand } from './commands/modelCommands';
 import { reopenWithoutModel, selectModelCommand } from './commands/selectModel';
 import { resumeSessionCommand } from './commands/sessionCommands';
+import { forkFromRequestCommand } from './commands/forkFromRequest';
 import { openRequestItemCommand, openResultCommand, openSummaryCommand } from './commands/openDocuments';
 import { openDemoReplayCommand, openTranscriptCommand } from './commands/transcriptCommands';
 import { AgentFactory } from './session/agentFactory';
@@ -78,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     vscode.commands.registerCommand('tally.openDemoReplay', () => run(() => openDemoReplayCommand(sessions, context.extensionUri))()),
     vscode.commands.registerCommand('tally.openResult', (refId: string) => run(() => openResultCommand(sessions, docs, refId))()),
     vscode.commands.registerCommand('tally.openSummary', (compactionId: string) => run(() => openSummaryCommand(sessions, docs, compactionId))()),
+    vscode.commands.registerCommand('tally.forkFromRequest', (sessionId: unknown, requestIndex: unknown) => run(() => forkFromRequestCommand(sessions, sessionId, requestIndex))()),
     vscode.commands.registerCommand('tally.openRequestItem', (requestIndex: number | undefined, position: number) => run(() => openRequestItemCommand(sessions, docs, requestIndex, position))()),
     vscode.commands.registerCommand('tally.statusBarShown', () => meter.shown),
     vscode.workspace.onDidChangeConfiguration((e) => {

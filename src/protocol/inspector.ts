@@ -114,6 +114,8 @@ export type InspectorToHost =
   | { type: 'openRequestItem'; requestIndex?: number; position: number }
   /** Opens a compaction's summary as a read-only document. */
   | { type: 'openSummary'; compactionId: string }
+  /** Starts a new session from what request `requestIndex` of the session shown (`sessionId`) carried. */
+  | { type: 'forkFromRequest'; sessionId: string; requestIndex: number }
   | { type: 'pin'; messageId: string; pinned: boolean }
   | { type: 'previewCompaction'; focus?: string }
   /** `summary`: the preview's summary as the user left it (edited or not); it is what replaces the history. */

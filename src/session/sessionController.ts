@@ -6,6 +6,7 @@ import type { CompactionResult } from '../core/compaction/compactor';
 import type { UserSummary } from '../core/compaction/userSummary';
 import { ContextSession } from '../core/session/contextSession';
 import { lastTurnUsage } from '../core/session/lastTurnUsage';
+import { forkSession, forkStartUsage, type ForkPoint } from '../core/session/forkSession';
 import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
@@ -108,6 +109,20 @@ export class SessionController implements vscode.Disposable, SessionActions {
   }
 
   /**
+   * Starts a session from what request `fromRequestIndex` of a stored session carried (see
+   * core/session/forkSession.ts) and opens it.
+   */
+  async fork(point: ForkPoint): Promise<ActiveSession> {
+    const active = this.activeSession;
+    if (active?.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before forking.');
+    const store = await this.store();
+    const working = active?.info.id === point.fromSessionId ? active.manager.messages : undefined;
+    const forked = await forkSession(store, point, { working });
+    this.log.info(`fork: session ${forked.info.id} started from request #${point.fromRequestIndex} of ${point.fromSessionId} (${forked.messages.length} messages)`);
+    return this.open(forked.info.id);
+  }
+
+  /**
    * Settings or keys changed: the active session is opened again with them, unless a turn is
    * running. A burst of changes reopens once: a reopen already queued reads the settings when it
    * starts, and changes made inside `whileChangingSettings` reopen once at its end.
@@ -166,7 +181,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     // The model is resolved while the last request's figures are read.
     const [resolution, lastUsage] = await Promise.all([
       replayLabel ? undefined : resolveChatModel(config, this.keys).catch((error: Error) => ({ ok: false as const, reason: error.message })),
-      lastTurnUsage(store, sessionId),
+      lastTurnUsage(store, sessionId).then((usage) => usage ?? forkStartUsage(store, info)),
     ]);
     const chat = resolution?.ok ? resolution.chat : undefined;
     const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');

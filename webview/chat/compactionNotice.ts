@@ -3,6 +3,8 @@ import { badge } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { compactionDelta, compactionSaved } from '../../src/protocol/inspector';
 import { countOf } from '../../src/protocol/wording';
+import { isForkEntry } from '../../src/protocol/forkEntry';
+import { renderForkNotice } from './forkNotice';
 
 const TRIGGERS: Record<CompactionEventRecord['trigger'], string> = {
   auto: 'Automatic',
@@ -17,6 +19,7 @@ const TRIGGERS: Record<CompactionEventRecord['trigger'], string> = {
 
 /** An inline notice where a compaction happened; expands to what it did. */
 export function renderCompactionNotice(record: CompactionEventRecord, open: boolean, onToggle: (open: boolean) => void): HTMLElement {
+  if (isForkEntry(record)) return renderForkNotice(record, open, onToggle);
   const failed = record.status === 'error';
   return details(
     [

@@ -5,6 +5,7 @@ import { compactionDelta, compactionSaved } from '../../src/protocol/inspector';
 import { duration, time, tokens } from '../ui/format';
 import { renderRemoved } from './removedItems';
 import { countOf } from '../../src/protocol/wording';
+import { forkEntryText, isForkEntry } from '../../src/protocol/forkEntry';
 
 export const TRIGGER_LABELS: Record<CompactionEventRecord['trigger'], string> = {
   auto: 'automatic',
@@ -28,9 +29,13 @@ export function renderCompactionHistory(records: CompactionEventRecord[], open: 
         badge(TRIGGER_LABELS[r.trigger] ?? r.trigger, `trigger-${r.trigger}`),
         badge(r.status, `status-${r.status}`),
         r.originalSummary !== undefined ? badge('summary edited by you', 'edited') : null,
-        h('span', { class: 'delta', text: compactionDelta(r) }),
-        h('span', { class: 'delta', text: `${tokens(r.messagesBefore)} → ${countOf(r.messagesAfter, 'message')}` }),
-        h('span', { class: 'muted', text: duration(r.durationMs) }),
+        ...(isForkEntry(r)
+          ? [h('span', { class: 'delta', attrs: { 'data-field': 'fork' }, text: forkEntryText(r) })]
+          : [
+              h('span', { class: 'delta', text: compactionDelta(r) }),
+              h('span', { class: 'delta', text: `${tokens(r.messagesBefore)} → ${countOf(r.messagesAfter, 'message')}` }),
+              h('span', { class: 'muted', text: duration(r.durationMs) }),
+            ]),
       ],
       [
         h('dl', { class: 'props' }, [

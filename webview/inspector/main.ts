@@ -12,6 +12,8 @@ import { itemTextArrived, renderItemList, type ItemSort } from './itemList';
 import { renderOffloadedResults, RESULTS_PAGE, type BlobView } from './offloadedResults';
 import { canConfirmPreview, renderPreview } from './preview';
 import { renderRequestUsage } from './requestUsage';
+import { renderForkAction } from './forkAction';
+import { isMessageItem } from '../../src/protocol/forkEntry';
 import { renderLegend, renderStackedBar } from './stackedBar';
 import { renderTimeline, TIMELINE_PAGE } from './timeline';
 import { renderToolTokens } from './toolTokens';
@@ -169,6 +171,7 @@ function renderRequests(): void {
     replace(turnSlot, [
       turnHeading,
       renderRequestUsage(state.turns.find((t) => t.requestIndex === turnItems!.requestIndex), state.turns.find((t) => t.requestIndex === turnItems!.requestIndex - 1), turnItems.cacheMiss),
+      forkAction(turnItems),
       renderItemList(turnItems.items, {
         label: 'turn',
         requestIndex: turnItems.requestIndex,
@@ -184,6 +187,14 @@ function renderRequests(): void {
       }),
     ]);
   }
+}
+
+/** Fork from the selected request: offered for a stored chat session's request that carried messages. */
+function forkAction(turn: { requestIndex: number; items: RequestItem[] }): HTMLElement | null {
+  const sessionId = state?.session?.id;
+  const messages = turn.items.filter(isMessageItem).length;
+  if (!sessionId || state?.replayLabel || messages === 0) return null;
+  return renderForkAction(turn.requestIndex, messages, () => host.post({ type: 'forkFromRequest', sessionId, requestIndex: turn.requestIndex }));
 }
 
 function renderCurrent(): void {

@@ -32,4 +32,10 @@ export interface BlobStore {
   /** Throws "no stored result <ref> in this session" for an unknown ref or one `sessionId` does not own. */
   readBlob(sessionId: string, refId: string, offset: number, limit: number): Promise<BlobSlice>;
   listBlobs(sessionId: string): Promise<BlobInfo[]>;
+  /**
+   * Lets `toSessionId` read the results of `refIds` that `fromSessionId` may read (a fork reads
+   * the results its messages refer to), and lists them among its results. Returns those shared;
+   * an unknown ref, another session's, a damaged one or one stored by an earlier version is skipped.
+   */
+  shareBlobs(fromSessionId: string, toSessionId: string, refIds: readonly string[]): Promise<BlobInfo[]>;
 }

@@ -4,6 +4,7 @@ import { requestItemText } from '../../core/session/itemText';
 import { cacheMissCause } from '../../core/accounting/cacheMissCause';
 import { compactionMessage, currentFigures } from '../session/compactionMessage';
 import type { SessionActions } from '../session/sessionPorts';
+import { forkFromRequest } from './forkFromRequest';
 
 /** Bytes of an offloaded result sent per page. */
 export const PAGE_BYTES = 16 * 1024;
@@ -64,6 +65,7 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     openRequestItem: async (m) => {
       await d.executeCommand('tally.openRequestItem', m.requestIndex, m.position);
     },
+    forkFromRequest: (m) => forkFromRequest(d, m),
     openSummary: async (m) => {
       await d.executeCommand('tally.openSummary', m.compactionId);
     },

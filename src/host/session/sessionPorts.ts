@@ -6,6 +6,7 @@ import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
 import type { ResolvedModel } from '../../core/providers/modelRegistry';
 import type { ChatProvider, ReasoningRequest } from '../../core/providers/types';
 import type { ContextSession } from '../../core/session/contextSession';
+import type { ForkPoint } from '../../core/session/forkSession';
 import type { SessionChange } from '../../core/session/sessionChanges';
 import type { SessionView } from './sessionView';
 
@@ -61,5 +62,7 @@ export interface SessionActions {
   compact(focus?: string, summary?: UserSummary): Promise<CompactionResult>;
   preview(focus?: string): Promise<CompactionResult>;
   setPinned(messageId: string, pinned: boolean): Promise<boolean>;
+  /** A new session from what a stored request carried, opened. */
+  fork(point: ForkPoint): Promise<ActiveSession>;
   resolveApproval(callId: string, approved: boolean, forSession?: boolean): void;
 }

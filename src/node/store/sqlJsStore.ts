@@ -262,6 +262,10 @@ export class SqlJsStore implements SessionStore {
     return this.blobs.read(sessionId, refId, offset, limit);
   }
 
+  shareBlobs(fromSessionId: string, toSessionId: string, refIds: readonly string[]): Promise<BlobInfo[]> {
+    return this.blobs.share(fromSessionId, toSessionId, refIds);
+  }
+
   listBlobs(sessionId: string): Promise<BlobInfo[]> {
     return this.read(sessionId, () => this.blobs.list(sessionId));
   }

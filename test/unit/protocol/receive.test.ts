@@ -214,6 +214,7 @@ describe('webview boundary: inspector messages through receiveWebviewMessage and
     ['extra nested junk', { type: 'refresh', junk: { deep: [[[{}]]] } }, /unexpected key "junk"/],
     ['a 5 MB focus', { type: 'confirmCompaction', focus: 'f'.repeat(5 * MB) }, /type "confirmCompaction".*"focus" is longer than 2048 bytes/],
     ['a 5 MB ref id', { type: 'openBlobInEditor', refId: 'r'.repeat(5 * MB) }, /"refId" is longer than 200 characters/],
+    ['a fork from a made-up request number', { type: 'forkFromRequest', sessionId: 's1', requestIndex: -3 }, /type "forkFromRequest".*"requestIndex" must be a non-negative integer/],
     ['null', null, /\(null\)/],
     ['a number', 7, /\(a number\)/],
     ['a string', 'refresh', /\(a string of 7 characters\)/],
@@ -242,6 +243,7 @@ describe('webview boundary: inspector messages through receiveWebviewMessage and
     [{ type: 'previewCompaction', focus: 'tests' }, ['post busy', 'preview("tests")', 'post busy', 'post preview']],
     [{ type: 'openRequestItem', requestIndex: 3, position: 2 }, ['command tally.openRequestItem [3,2]']],
     [{ type: 'openSummary', compactionId: 'c1' }, ['command tally.openSummary ["c1"]']],
+    [{ type: 'forkFromRequest', sessionId: 's1', requestIndex: 4 }, ['current()', 'command tally.forkFromRequest ["s1",4]']],
     [
       { type: 'confirmCompaction' },
       [
@@ -267,4 +269,16 @@ describe('webview boundary: inspector messages through receiveWebviewMessage and
       assert.deepStrictEqual(r.warnings, []);
     });
   }
+});
+
+describe('webview boundary: a fork asked for another session than the inspector shows', () => {
+  it('is refused with a clear error and no fork is made', async () => {
+    const r = recorder();
+    const errors: string[] = [];
+    const inbox = { ...inspectorInbox(r), onError: (e: unknown) => void errors.push(e instanceof Error ? e.message : String(e)) };
+    await receiveWebviewMessage({ type: 'forkFromRequest', sessionId: 'some-other-session', requestIndex: 0 }, inbox);
+    assert.deepStrictEqual(r.calls, ['current()'], 'no command ran');
+    assert.strictEqual(errors.length, 1);
+    assert.match(errors[0], /The inspector now shows .*select the request to fork from again/);
+  });
 });

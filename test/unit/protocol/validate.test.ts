@@ -24,6 +24,8 @@ describe('protocol validators: inspector → host', () => {
     { type: 'previewCompaction', focus: '' },
     { type: 'confirmCompaction' },
     { type: 'confirmCompaction', focus: 'keep the failing test output' },
+    { type: 'forkFromRequest', sessionId: 's-1', requestIndex: 0 },
+    { type: 'forkFromRequest', sessionId: 's-1', requestIndex: 12 },
   ];
   for (const message of valid) {
     it(`accepts ${JSON.stringify(message)}`, () => {
@@ -42,6 +44,14 @@ describe('protocol validators: inspector → host', () => {
     ['a chat-only type', { type: 'send', text: 'hi' }],
     ['an inherited type name', { type: 'toString' }],
     ['an extra key on ready', { type: 'ready', extra: 1 }],
+    ['forkFromRequest without a session', { type: 'forkFromRequest', requestIndex: 1 }],
+    ['forkFromRequest with an empty session', { type: 'forkFromRequest', sessionId: '', requestIndex: 1 }],
+    ['forkFromRequest with a 201-char session', { type: 'forkFromRequest', sessionId: 's'.repeat(201), requestIndex: 1 }],
+    ['forkFromRequest without an index', { type: 'forkFromRequest', sessionId: 's-1' }],
+    ['forkFromRequest with a string index', { type: 'forkFromRequest', sessionId: 's-1', requestIndex: '2' }],
+    ['forkFromRequest with a negative index', { type: 'forkFromRequest', sessionId: 's-1', requestIndex: -1 }],
+    ['forkFromRequest with a fractional index', { type: 'forkFromRequest', sessionId: 's-1', requestIndex: 0.5 }],
+    ['forkFromRequest with an extra key', { type: 'forkFromRequest', sessionId: 's-1', requestIndex: 1, messages: [] }],
     ['selectTurn without index', { type: 'selectTurn' }],
     ['selectTurn with a string index', { type: 'selectTurn', requestIndex: '3' }],
     ['selectTurn with a negative index', { type: 'selectTurn', requestIndex: -1 }],

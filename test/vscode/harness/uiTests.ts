@@ -4,6 +4,7 @@ import { join, resolve } from 'path';
 import type { Frame } from 'playwright-core';
 import { findFrame, launchBrowser, runCommand } from './browser';
 import { editApprovalInTheEditor } from './editApprovalUi';
+import { forkFromTheInspector } from './forkUi';
 import { startCodeServer } from './codeServer';
 import { checkModelPicker } from './modelPickerUi';
 import { screenshotPath } from './screenshots';
@@ -205,6 +206,9 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       await scrollToTop(inspector);
       await page.waitForTimeout(500);
       await page.screenshot({ path: screenshotPath(`compacted-${theme}.png`) });
+    });
+    await check(`${theme}: Fork from request #N in the inspector opens the fork in the chat, which says where it was forked as the inspector's history does`, async () => {
+      await forkFromTheInspector(page, { action: screenshotPath(`fork-action-${theme}.png`), forked: screenshotPath(`fork-opened-${theme}.png`) });
     });
     await check(`${theme}: the chat view is served with a strict CSP (nonce, no inline script)`, async () => {
       await assertStrictCsp(await findFrame(page, '.composer-input'), 'chat');

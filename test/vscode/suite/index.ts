@@ -16,5 +16,7 @@ export function run(): Promise<void> {
     require('./oneFigure.test');
     require('./readOnlyDocuments.test');
     require('./settingsReopen.test');
+    require('./forkSession.test');
+    require('./summaryEdit.test');
   });
 }

@@ -64,6 +64,11 @@ export class BlobFiles {
     return record;
   }
 
+  /** Writes a ref's record again (its content is already there): the same temp file and rename as the first write. */
+  async rewriteRef(record: RefRecord): Promise<void> {
+    await this.writeFile(this.parts.layout.refPath(record.id), Buffer.from(JSON.stringify(record)));
+  }
+
   /** Temp file, written in parts with event-loop turns between, then renamed over `path`. */
   private async writeFile(path: string, data: Uint8Array): Promise<void> {
     const temp = `${path}.tmp-${this.parts.layout.writer}-${(this.temps++).toString(36)}`;

@@ -56,12 +56,47 @@ export class ResultBlobs {
       this.parts.problems.writeFailed(this.parts.layout.refPath(info.id), error);
       throw error;
     }
+    await this.listIn(sessionId, info);
+    this.refs.set(info.id, record);
+    return info;
+  }
+
+  /**
+   * A row in the session's segment, so the session's results list it. The row names the session
+   * that lists it; who may read the result is the ref file's (its owner and `sharedWith`).
+   */
+  private async listIn(sessionId: string, info: BlobInfo): Promise<void> {
     const segment = await ownDb(this.parts, this.parts.own.segmentPath(sessionId));
     runPrepared(segment, 'INSERT OR REPLACE INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, content, byte_size, line_count, sha256, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)', [
       info.id, sessionId, info.toolName, info.toolCallId ?? null, info.byteSize, info.lineCount, info.sha256, info.createdAt,
     ]);
-    this.refs.set(info.id, record);
-    return info;
+  }
+
+  /**
+   * `toSessionId` may read each result of `refIds` that `fromSessionId` may read: its ref file is
+   * written again with the session added to `sharedWith` (read from the disk first, so a share
+   * another window wrote is kept), and the session lists it. Results stored by earlier versions
+   * (in databases) and damaged ones are not shared.
+   */
+  async share(fromSessionId: string, toSessionId: string, refIds: readonly string[]): Promise<BlobInfo[]> {
+    const shared: BlobInfo[] = [];
+    for (const refId of new Set(refIds)) {
+      const found = await this.findFor(fromSessionId, refId).catch(() => undefined);
+      if (!found?.record) continue;
+      const latest = this.mode === 'disk' ? ((await this.files.readRef(refId).catch(() => undefined)) ?? found.record) : found.record;
+      const record: RefRecord = { ...latest, sharedWith: [...new Set([...(latest.sharedWith ?? []), toSessionId])] };
+      try {
+        if (this.mode === 'disk') await this.files.rewriteRef(record);
+      } catch (error) {
+        this.parts.problems.writeFailed(this.parts.layout.refPath(refId), error);
+        throw error;
+      }
+      this.refs.set(refId, record);
+      const { partBytes: _partBytes, partHashes: _partHashes, ...info } = record;
+      await this.listIn(toSessionId, info);
+      shared.push(info);
+    }
+    return shared;
   }
 
   private async find(refId: string): Promise<{ record?: RefRecord; legacy?: BlobInfo } | undefined> {
@@ -95,6 +130,11 @@ export class ResultBlobs {
     } catch (error) {
       if (await this.listedBy(sessionId, refId)) throw error;
       return undefined;
+    }
+    if (found?.record && !ownsResult(sessionId, found.record) && this.mode === 'disk') {
+      // Kept from an earlier read: another window may have shared it since (a fork made there).
+      const fresh = await this.files.readRef(refId).catch(() => undefined);
+      if (fresh) this.refs.set(refId, (found = { record: fresh }).record!);
     }
     return found && ownsResult(sessionId, found.record ?? found.legacy!) ? found : undefined;
   }
