@@ -4,30 +4,16 @@
  * This file has no `vscode` import: the webview bundle uses it too.
  */
 import type { ListPatch } from './listPatch';
-import type { CompactionEventRecord, ComponentTokens, RequestItem, TurnUsageRecord } from '../core/model/records';
+import type { CompactionEventRecord, RequestItem, TurnUsageRecord } from '../core/model/records';
 import type { BlobInfo } from '../core/ports/blobStore';
 import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CacheMissCause } from '../core/accounting/cacheMissCause';
+import type { CalibrationView } from '../core/accounting/calibration';
 
 export type { CacheMissCause } from '../core/accounting/cacheMissCause';
 export { cachedShareFell } from '../core/accounting/cacheMissCause';
 
 export { compactionDelta, compactionEstimate, compactionSaved, formatShare, tokensWithEstimate, type WindowFigures } from '../core/accounting/windowFigures';
-
-export interface BudgetView {
-  contextWindow: number;
-  maxOutputTokens: number;
-  effectiveWindow: number;
-  components: ComponentTokens;
-  used: number;
-  percent: number;
-  compactAtTokens: number;
-  blockAtTokens: number;
-  /** Set when the context window is unknown and 128K is assumed. */
-  warning?: string;
-  /** Learned reported ÷ estimated factor for this model, with its error. */
-  calibration?: { factor: number; error: number; samples: number };
-}
 
 export type TurnView = Pick<
   TurnUsageRecord,
@@ -44,9 +30,10 @@ export interface InspectorState {
   /** Set for replays of recorded runs so the UI labels them clearly. */
   replayLabel?: string;
   model?: string;
-  budget?: BudgetView;
   /** Used, effective window and thresholds: the numbers every surface shows, computed once by the host. */
   figures?: WindowFigures;
+  /** Learned reported ÷ estimated factor for the session's model, with its error, once the provider has reported a count. */
+  calibration?: CalibrationView;
   turns: TurnView[];
   compactions: CompactionEventRecord[];
   blobs: BlobInfo[];
