@@ -53,20 +53,19 @@ export interface InspectorState {
   currentOmitted?: { at: number; count: number };
 }
 
-export interface CompactionPreviewView {
-  focus?: string;
-  /** On the meter's basis, like a compaction's record. */
-  tokensBefore: number;
-  tokensAfter: number;
-  /** Tally's tokenizer alone. */
-  estimatedTokensBefore?: number;
-  estimatedTokensAfter?: number;
-  strategies: string[];
-  removed: CompactionEventRecord['removed'];
-  status: CompactionEventRecord['status'];
-  error?: string;
-  /** The summary that would replace the summarized messages, which the user may edit before confirming. */
-  summary?: string;
+/**
+ * What a compaction would record, as the preview shows it: the record's own fields (the figures on
+ * the meter's basis and Tally's estimate, strategies, what it would remove, the summary the user may
+ * edit before confirming), without the new messages.
+ */
+const PREVIEW_FIELDS = ['focus', 'tokensBefore', 'tokensAfter', 'estimatedTokensBefore', 'estimatedTokensAfter', 'strategies', 'removed', 'status', 'error', 'summary'] as const;
+export type CompactionPreviewView = Pick<CompactionEventRecord, (typeof PREVIEW_FIELDS)[number]>;
+
+/** The preview of a compaction run (a dry run's record). */
+export function compactionPreview(record: CompactionEventRecord): CompactionPreviewView {
+  const preview: Partial<CompactionPreviewView> = {};
+  for (const field of PREVIEW_FIELDS) if (record[field] !== undefined) Object.assign(preview, { [field]: record[field] });
+  return preview as CompactionPreviewView;
 }
 
 export type HostToInspector =

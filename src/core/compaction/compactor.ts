@@ -2,7 +2,7 @@ import type { ContextBudget } from '../accounting/budget';
 import { fixedTotal, type FixedComponents } from '../accounting/usageBasis';
 import { normalizeHistory, pairingViolations } from '../history/normalize';
 import type { Message } from '../model/message';
-import type { CompactionEventRecord, CompactionTrigger, RemovedItem } from '../model/records';
+import type { CompactionEventRecord, CompactionTrigger } from '../model/records';
 import type { ContextSettings } from '../settings';
 import { runStrategyChain } from './chain';
 import type { CompactionEvent } from './events';
@@ -24,26 +24,9 @@ export interface CompactOptions {
   userSummary?: UserSummary;
 }
 
-export interface CompactionResult {
-  id: string;
-  trigger: CompactionTrigger;
-  status: CompactionEventRecord['status'];
+/** A compaction run as the caller sees it: the record it made, plus the working context it produced. */
+export interface CompactionResult extends CompactionEventRecord {
   dryRun: boolean;
-  /** On the basis the meter shows (see CompactionEventRecord). */
-  tokensBefore: number;
-  tokensAfter: number;
-  /** Tally's tokenizer alone, when it differs from the figures above. */
-  estimatedTokensBefore?: number;
-  estimatedTokensAfter?: number;
-  messagesBefore: number;
-  messagesAfter: number;
-  strategiesRun: string[];
-  removed: RemovedItem[];
-  summary?: string;
-  /** The summary as proposed, when the user edited it before confirming. */
-  originalSummary?: string;
-  durationMs: number;
-  error?: string;
   /** The working context the compaction produced (or would produce, for a dry run). */
   messages: readonly Message[];
 }
@@ -185,24 +168,5 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
 
 /** The caller's view of a compaction run. */
 export function compactionResult(outcome: CompactionOutcome, dryRun: boolean): CompactionResult {
-  const { event } = outcome;
-  return {
-    id: event.id,
-    trigger: event.trigger,
-    status: event.status,
-    dryRun,
-    tokensBefore: event.tokensBefore,
-    tokensAfter: event.tokensAfter,
-    estimatedTokensBefore: event.estimatedTokensBefore,
-    estimatedTokensAfter: event.estimatedTokensAfter,
-    messagesBefore: event.messagesBefore,
-    messagesAfter: event.messagesAfter,
-    strategiesRun: event.strategies,
-    removed: event.removed,
-    summary: event.summary,
-    originalSummary: event.originalSummary,
-    durationMs: event.durationMs,
-    error: event.error,
-    messages: outcome.messages,
-  };
+  return { ...outcome.event, dryRun, messages: outcome.messages };
 }
