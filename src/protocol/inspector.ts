@@ -4,30 +4,16 @@
  * This file has no `vscode` import: the webview bundle uses it too.
  */
 import type { ListPatch } from './listPatch';
-import type { CompactionEventRecord, ComponentTokens, RequestItem, TurnUsageRecord } from '../core/model/records';
+import type { CompactionEventRecord, RequestItem, TurnUsageRecord } from '../core/model/records';
 import type { BlobInfo } from '../core/ports/blobStore';
 import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CacheMissCause } from '../core/accounting/cacheMissCause';
+import type { CalibrationView } from '../core/accounting/calibration';
 
 export type { CacheMissCause } from '../core/accounting/cacheMissCause';
 export { cachedShareFell } from '../core/accounting/cacheMissCause';
 
 export { compactionDelta, compactionEstimate, compactionSaved, formatShare, tokensWithEstimate, type WindowFigures } from '../core/accounting/windowFigures';
-
-export interface BudgetView {
-  contextWindow: number;
-  maxOutputTokens: number;
-  effectiveWindow: number;
-  components: ComponentTokens;
-  used: number;
-  percent: number;
-  compactAtTokens: number;
-  blockAtTokens: number;
-  /** Set when the context window is unknown and 128K is assumed. */
-  warning?: string;
-  /** Learned reported ÷ estimated factor for this model, with its error. */
-  calibration?: { factor: number; error: number; samples: number };
-}
 
 export type TurnView = Pick<
   TurnUsageRecord,
@@ -44,9 +30,10 @@ export interface InspectorState {
   /** Set for replays of recorded runs so the UI labels them clearly. */
   replayLabel?: string;
   model?: string;
-  budget?: BudgetView;
   /** Used, effective window and thresholds: the numbers every surface shows, computed once by the host. */
   figures?: WindowFigures;
+  /** Learned reported ÷ estimated factor for the session's model, with its error, once the provider has reported a count. */
+  calibration?: CalibrationView;
   turns: TurnView[];
   compactions: CompactionEventRecord[];
   blobs: BlobInfo[];
@@ -66,20 +53,19 @@ export interface InspectorState {
   currentOmitted?: { at: number; count: number };
 }
 
-export interface CompactionPreviewView {
-  focus?: string;
-  /** On the meter's basis, like a compaction's record. */
-  tokensBefore: number;
-  tokensAfter: number;
-  /** Tally's tokenizer alone. */
-  estimatedTokensBefore?: number;
-  estimatedTokensAfter?: number;
-  strategies: string[];
-  removed: CompactionEventRecord['removed'];
-  status: CompactionEventRecord['status'];
-  error?: string;
-  /** The summary that would replace the summarized messages, which the user may edit before confirming. */
-  summary?: string;
+/**
+ * What a compaction would record, as the preview shows it: the record's own fields (the figures on
+ * the meter's basis and Tally's estimate, strategies, what it would remove, the summary the user may
+ * edit before confirming), without the new messages.
+ */
+const PREVIEW_FIELDS = ['focus', 'tokensBefore', 'tokensAfter', 'estimatedTokensBefore', 'estimatedTokensAfter', 'strategies', 'removed', 'status', 'error', 'summary'] as const;
+export type CompactionPreviewView = Pick<CompactionEventRecord, (typeof PREVIEW_FIELDS)[number]>;
+
+/** The preview of a compaction run (a dry run's record). */
+export function compactionPreview(record: CompactionEventRecord): CompactionPreviewView {
+  const preview: Partial<CompactionPreviewView> = {};
+  for (const field of PREVIEW_FIELDS) if (record[field] !== undefined) Object.assign(preview, { [field]: record[field] });
+  return preview as CompactionPreviewView;
 }
 
 export type HostToInspector =

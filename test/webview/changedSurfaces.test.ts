@@ -4,7 +4,7 @@ import * as path from 'path';
 import type { Page } from 'playwright-core';
 import type { ChatState, ChatToolCallView } from '../../src/protocol/chat';
 import { textContrast } from './contrast';
-import { chatState, figuresOf, inspectorState, preview } from './fixtures';
+import { chatState, figuresOf, inspectorState, inspectorWindow, preview } from './fixtures';
 import { ARTIFACTS, cspViolations, errorsIn, hostSends, startHarness, type Harness } from './harness';
 import type { ThemeName } from './themes';
 
@@ -63,9 +63,8 @@ describe('the surfaces this change touches read well in dark, light and high con
     it(`${theme}: the bar drawn to scale, the figures in words and a stale compaction preview`, async () => {
       const page = await harness.open('inspector', { theme, width: 1100, height: 1400 });
       try {
-        const b = inspectorState.budget!;
-        const small = { ...b, components: { ...b.components, skills: 0, summaries: 0 } };
-        const state = { ...inspectorState, budget: { ...small, used: Object.values(small.components).reduce((x, y) => x + y, 0) }, figures: figuresOf(small) };
+        const small = { ...inspectorWindow, components: { ...inspectorWindow.components, skills: 0, summaries: 0 } };
+        const state = { ...inspectorState, figures: figuresOf(small) };
         await hostSends(page, { type: 'state', state });
         await hostSends(page, { type: 'preview', preview });
         const latest = state.turns[state.turns.length - 1];

@@ -1,13 +1,21 @@
 /** Realistic host states for the webview tests: a coding session two hours in, one compaction behind it. */
-import type { CompactionEventRecord, RequestItem } from '../../src/protocol/records';
+import type { CompactionEventRecord, ComponentTokens, RequestItem } from '../../src/protocol/records';
 import type { ChatState } from '../../src/protocol/chat';
-import type { BudgetView, CacheMissCause, CompactionPreviewView, InspectorState, WindowFigures } from '../../src/protocol/inspector';
+import type { CacheMissCause, CompactionPreviewView, InspectorState, WindowFigures } from '../../src/protocol/inspector';
 import { ContextBudget } from '../../src/core/accounting/budget';
 import { windowFigures } from '../../src/core/accounting/windowFigures';
 import { DEFAULT_SETTINGS } from '../../src/core/settings';
 
+/** A model's window and what the context holds: what the host measures the figures from. */
+export interface WindowShape {
+  contextWindow: number;
+  maxOutputTokens: number;
+  components: ComponentTokens;
+  warning?: string;
+}
+
 /** The window figures the host would send for a budget (the same function the host uses). */
-export function figuresOf(b: Pick<BudgetView, 'contextWindow' | 'maxOutputTokens' | 'components' | 'warning'>, lastRequest?: Parameters<typeof windowFigures>[1]): WindowFigures {
+export function figuresOf(b: WindowShape, lastRequest?: Parameters<typeof windowFigures>[1]): WindowFigures {
   const budget = new ContextBudget({ contextWindow: b.contextWindow, maxOutputTokens: b.maxOutputTokens, settings: DEFAULT_SETTINGS }).setComponents(b.components);
   return { ...windowFigures(budget, lastRequest), warning: b.warning };
 }
@@ -48,6 +56,8 @@ export const olderCompaction: CompactionEventRecord = {
 
 const components = { system: 3_200, skills: 1_800, tools: 9_400, messages: 28_500, toolResults: 61_200, summaries: 4_100 };
 export const used = Object.values(components).reduce((a, b) => a + b, 0);
+/** The inspector's window: 200K, 16K reserved for output. */
+export const inspectorWindow: WindowShape = { contextWindow: 200_000, maxOutputTokens: 16_000, components };
 
 function turn(i: number, scale: number, compactionId?: string) {
   const c = { system: 3_200, skills: 1_800, tools: 9_400, messages: Math.round(20_000 * scale), toolResults: Math.round(50_000 * scale), summaries: compactionId ? 4_100 : 0 };
@@ -68,17 +78,8 @@ export const currentItems: RequestItem[] = [
 export const inspectorState: InspectorState = {
   session: { id: 's-1', title: 'Fix config loader tests', origin: 'chat' },
   model: 'Claude Sonnet 4.5',
-  budget: {
-    contextWindow: 200_000,
-    maxOutputTokens: 16_000,
-    effectiveWindow: 184_000,
-    components,
-    used,
-    percent: used / 184_000,
-    compactAtTokens: Math.floor(184_000 * 0.95),
-    blockAtTokens: Math.floor(184_000 * 0.98),
-    calibration: { factor: 1.031, error: 0.012, samples: 9 },
-  },
+  figures: figuresOf(inspectorWindow, { requestIndex: 5, tokens: used + 1_300 }),
+  calibration: { factor: 1.031, error: 0.012, samples: 9 },
   turns: [turn(0, 0.2), turn(1, 0.6), turn(2, 1.2), { ...turn(3, 2.1), cacheReadTokens: 51_535, cacheWriteTokens: 1_200, reasoningTokens: 610 }, turn(4, 0.9, 'cmp-1'), turn(5, 1.3)],
   compactions: [compaction, olderCompaction],
   blobs: [
@@ -90,7 +91,6 @@ export const inspectorState: InspectorState = {
   turnsRemaining: 10,
 };
 inspectorState.blobTitles = { res_a1: 'run_command npm test · request #3', res_b2: 'search loadConfig · request #4' };
-inspectorState.figures = figuresOf(inspectorState.budget!, { requestIndex: 5, tokens: used + 1_300 });
 
 export const turnItems: RequestItem[] = currentItems.slice(0, 6).map((i) => ({ ...i, messageId: `${i.messageId}-t3` }));
 

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { ContextBudget } from '../../src/core/accounting/budget';
 import { requestFigures, windowFigures } from '../../src/core/accounting/windowFigures';
 import { DEFAULT_SETTINGS } from '../../src/core/settings';
-import { compaction, figuresOf, inspectorState, preview, turnCacheMiss, turnItems, used } from './fixtures';
+import { compaction, figuresOf, inspectorState, inspectorWindow, preview, turnCacheMiss, turnItems, used } from './fixtures';
 import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
 
 describe('inspector webview (headless Chromium, host CSP)', function () {
@@ -37,23 +37,23 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.match(header ?? '', /Claude Sonnet 4\.5/);
     assert.match(header ?? '', /The provider counts 3\.1% more tokens than Tally's own count \(± 1\.2%, over 9 requests\) · ×1\.031 ± 0\.012/);
     assert.doesNotMatch(header ?? '', /Calibration/);
-    await hostSends(page, { type: 'state', state: { ...inspectorState, budget: { ...inspectorState.budget!, calibration: { factor: 0.9, error: 0, samples: 1 } } } });
+    await hostSends(page, { type: 'state', state: { ...inspectorState, calibration: { factor: 0.9, error: 0, samples: 1 } } });
     assert.match((await page.textContent('[data-fact="calibration"]')) ?? '', /The provider counts 10\.0% fewer tokens than Tally's own count \(from 1 request so far\) · ×0\.900/);
     await hostSends(page, { type: 'state', state: inspectorState });
     assert.match(header ?? '', /≈ 10/);
     assert.strictEqual(await page.locator('.replay-label').count(), 0, 'no replay label on a live session');
   });
 
-  it('draws segments that add up to the window, used ones to budget.used, with both threshold markers', async () => {
+  it('draws segments that add up to the window, used ones to the context now, with both threshold markers', async () => {
     const segs = await page.$$eval('.stacked-bar .seg', (els) =>
       els.map((e) => ({ name: e.getAttribute('data-segment'), tokens: Number(e.getAttribute('data-tokens')), width: e.getBoundingClientRect().width, title: e.getAttribute('title') })),
     );
-    const budget = inspectorState.budget!;
+    const figures = inspectorState.figures!;
     assert.deepStrictEqual(segs.map((s) => s.name), ['system', 'skills', 'tools', 'messages', 'toolResults', 'summaries', 'free', 'reserve']);
-    assert.strictEqual(segs.reduce((a, s) => a + s.tokens, 0), budget.contextWindow);
+    assert.strictEqual(segs.reduce((a, s) => a + s.tokens, 0), figures.contextWindow);
     const usedNames = ['system', 'skills', 'tools', 'messages', 'toolResults', 'summaries'];
     assert.strictEqual(segs.filter((s) => usedNames.includes(s.name!)).reduce((a, s) => a + s.tokens, 0), used);
-    assert.strictEqual(segs.find((s) => s.name === 'reserve')!.tokens, budget.maxOutputTokens);
+    assert.strictEqual(segs.find((s) => s.name === 'reserve')!.tokens, figures.outputReserve);
     // Widths are proportional: tool results (61,200 of 200,000) is ~30.6% of the bar.
     const barWidth = await page.$eval('.stacked-bar', (e) => e.clientWidth);
     const total = segs.reduce((a, s) => a + s.width, 0);
@@ -63,17 +63,16 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     // Every share is a share of the effective window (184,000), the denominator the status bar and the chat use.
     assert.match(results.title ?? '', /Tool results: 61,200 tokens \(33\.3% of the 184,000-token effective window/);
     const compactMarker = page.locator('.marker[data-marker="compact"]');
-    assert.strictEqual(await compactMarker.getAttribute('data-tokens'), String(budget.compactAtTokens));
-    assert.strictEqual(await page.locator('.marker[data-marker="block"]').getAttribute('data-tokens'), String(budget.blockAtTokens));
+    assert.strictEqual(await compactMarker.getAttribute('data-tokens'), String(figures.compactAt));
+    assert.strictEqual(await page.locator('.marker[data-marker="block"]').getAttribute('data-tokens'), String(figures.blockAt));
     // The legend repeats every number as text.
     assert.match((await page.textContent('.legend [data-legend="toolResults"]')) ?? '', /61,200\s*33\.3%/);
     assert.match((await page.textContent('.legend [data-legend="compact-at"]')) ?? '', /174,800\s*95%/);
   });
 
   it('shrinks the free space and keeps the sum when the context overflows', async () => {
-    const b = inspectorState.budget!;
-    const over = { ...b, components: { ...b.components, toolResults: 190_000 }, used: b.used - 61_200 + 190_000 };
-    await hostSends(page, { type: 'state', state: { ...inspectorState, budget: over, figures: figuresOf(over) } });
+    const over = { ...inspectorWindow, components: { ...inspectorWindow.components, toolResults: 190_000 } };
+    await hostSends(page, { type: 'state', state: { ...inspectorState, figures: figuresOf(over) } });
     assert.strictEqual(await page.locator('.seg[data-segment="free"]').count(), 0, 'no free space is drawn');
     assert.strictEqual(await page.locator('.legend [data-legend="free"] td').nth(1).textContent(), '0', 'the legend still lists it');
     const widths = await page.$$eval('.stacked-bar .seg', (els) => els.reduce((a, e) => a + e.getBoundingClientRect().width, 0));
@@ -82,9 +81,8 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
   });
 
   it('draws every owner to scale and nothing for an owner with no tokens', async () => {
-    const b = inspectorState.budget!;
-    const small = { ...b, contextWindow: 32_000, maxOutputTokens: 4_000, components: { system: 231, skills: 0, tools: 0, messages: 3, toolResults: 0, summaries: 0 } };
-    await hostSends(page, { type: 'state', state: { ...inspectorState, budget: { ...small, used: 234 }, figures: figuresOf(small) } });
+    const small = { contextWindow: 32_000, maxOutputTokens: 4_000, components: { system: 231, skills: 0, tools: 0, messages: 3, toolResults: 0, summaries: 0 } };
+    await hostSends(page, { type: 'state', state: { ...inspectorState, figures: figuresOf(small) } });
     const drawn = await page.$$eval('.stacked-bar .seg', (els) => els.map((e) => ({ name: e.getAttribute('data-segment'), width: e.getBoundingClientRect().width })));
     assert.deepStrictEqual(drawn.map((d) => d.name), ['system', 'messages', 'free', 'reserve']);
     const barWidth = await page.$eval('.stacked-bar', (e) => e.clientWidth);

@@ -18,7 +18,6 @@ export function calibrationWords(factor: number, error: number, samples: number)
  * host's figures, as the status bar and the chat meter show them, each with its denominator.
  */
 export function renderHeader(state: InspectorState): HTMLElement {
-  const b = state.budget;
   const f = state.figures;
   const facts: HTMLElement[] = [];
   const fact = (label: string, value: string, key: string, title?: string) =>
@@ -35,14 +34,14 @@ export function renderHeader(state: InspectorState): HTMLElement {
     fact('Compaction at', f.text.compactAt, 'compact-at');
     fact('Block at', f.text.blockAt, 'block-at', 'No request is sent above this: compaction must run first');
   }
-  if (b?.calibration) {
-    const c = b.calibration;
+  if (state.calibration) {
+    const c = state.calibration;
     fact('Estimate vs provider', `${calibrationWords(c.factor, c.error, c.samples)} · ×${c.factor.toFixed(3)} ± ${c.error.toFixed(3)}`, 'calibration', "Tally counts tokens itself before each request and corrects its count by this factor, learned from the provider's reported counts");
   }
   if (state.averageTurnTokens !== undefined) fact('Average turn', countOf(state.averageTurnTokens, 'token'), 'average-turn');
   if (state.turnsRemaining !== undefined) fact('Turns until compaction', `≈ ${tokens(state.turnsRemaining)}`, 'turns-remaining');
 
-  const warning = f?.warning ?? b?.warning;
+  const warning = f?.warning;
   return h('header', { class: 'inspector-header' }, [
     h('div', { class: 'title-row' }, [
       h('h1', { text: state.session?.title ?? 'No session' }),

@@ -1,5 +1,5 @@
 import { TOKEN_OWNERS, type ComponentTokens } from '../../src/protocol/records';
-import type { BudgetView } from '../../src/protocol/inspector';
+import type { WindowFigures } from '../../src/protocol/inspector';
 
 export type UsedSegment = keyof ComponentTokens;
 export type SegmentName = UsedSegment | 'free' | 'reserve';
@@ -27,7 +27,7 @@ export interface Segment {
  * and the output reserve. When used exceeds the effective window, free space is 0 and the
  * scale grows so the widths still add up to 100%.
  */
-export function segmentsFor(budget: Pick<BudgetView, 'contextWindow' | 'effectiveWindow' | 'components'>): { segments: Segment[]; scale: number } {
+export function segmentsFor(budget: Pick<WindowFigures, 'contextWindow' | 'effectiveWindow' | 'components'>): { segments: Segment[]; scale: number } {
   const reserve = Math.max(0, budget.contextWindow - budget.effectiveWindow);
   const used = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, budget.components[s.name]), 0);
   const free = Math.max(0, budget.contextWindow - reserve - used);

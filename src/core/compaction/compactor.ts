@@ -2,11 +2,11 @@ import type { ContextBudget } from '../accounting/budget';
 import { fixedTotal, type FixedComponents } from '../accounting/usageBasis';
 import { normalizeHistory, pairingViolations } from '../history/normalize';
 import type { Message } from '../model/message';
-import type { CompactionEventRecord, CompactionTrigger, RemovedItem } from '../model/records';
+import type { CompactionEventRecord, CompactionTrigger } from '../model/records';
 import type { ContextSettings } from '../settings';
 import { runStrategyChain } from './chain';
 import type { CompactionEvent } from './events';
-import type { CompactionStrategy, StrategyContext, Summarizer } from './types';
+import type { CompactionStrategy, CompactionTools, StrategyContext } from './types';
 import { totalTokens } from './units';
 import { summarizerUsing, summaryFields, type UserSummary } from './userSummary';
 
@@ -24,32 +24,15 @@ export interface CompactOptions {
   userSummary?: UserSummary;
 }
 
-export interface CompactionResult {
-  id: string;
-  trigger: CompactionTrigger;
-  status: CompactionEventRecord['status'];
+/** A compaction run as the caller sees it: the record it made, plus the working context it produced. */
+export interface CompactionResult extends CompactionEventRecord {
   dryRun: boolean;
-  /** On the basis the meter shows (see CompactionEventRecord). */
-  tokensBefore: number;
-  tokensAfter: number;
-  /** Tally's tokenizer alone, when it differs from the figures above. */
-  estimatedTokensBefore?: number;
-  estimatedTokensAfter?: number;
-  messagesBefore: number;
-  messagesAfter: number;
-  strategiesRun: string[];
-  removed: RemovedItem[];
-  summary?: string;
-  /** The summary as proposed, when the user edited it before confirming. */
-  originalSummary?: string;
-  durationMs: number;
-  error?: string;
   /** The working context the compaction produced (or would produce, for a dry run). */
   messages: readonly Message[];
 }
 
 /** Everything one compaction run needs; the run itself reads and writes nothing else. */
-export interface CompactionInput {
+export interface CompactionInput extends CompactionTools {
   id: string;
   sessionId: string;
   history: readonly Message[];
@@ -57,20 +40,12 @@ export interface CompactionInput {
   openCallIds: ReadonlySet<string>;
   budget: ContextBudget;
   options: CompactOptions;
-  settings: ContextSettings;
   strategies: readonly CompactionStrategy[];
-  summarizer: Summarizer;
-  reinjectInstructions?: string;
-  countTokens(message: Message): number;
   /**
    * What the meter would show for a working context with the same fixed part (the provider's last
    * report plus what changed since). Without it, the estimate is the figure.
    */
   measure?(messages: readonly Message[]): number;
-  /** Keeps text retrievable with read_result; undefined when it could not be kept. */
-  offload(content: string, toolName: string, toolCallId?: string): Promise<string | undefined>;
-  newId(): string;
-  now(): number;
   emit(event: CompactionEvent): void;
 }
 
@@ -100,46 +75,42 @@ function targetFor(options: CompactOptions, budget: ContextBudget, settings: Con
  * and then emitting complete or error is the caller's job. Never throws: a failure is an event.
  */
 export async function runCompaction(input: CompactionInput): Promise<CompactionOutcome> {
-  const { id, options, budget, history, settings, now } = input;
+  const { id, sessionId, history, openCallIds, budget, options, strategies: chain, measure, emit, ...tools } = input;
+  const { settings, now } = tools;
   const started = now();
   const dryRun = Boolean(options.dryRun);
   const fixedTokens = fixedTotal(options.fixed ?? budget.components);
-  const conversationBefore = totalTokens(history, input.countTokens);
+  const conversationBefore = totalTokens(history, tools.countTokens);
   const estimatedBefore = fixedTokens + conversationBefore;
   // The budget was measured on the meter's basis for this history: its total is the figure everyone saw.
-  const tokensBefore = input.measure ? budget.used : estimatedBefore;
-  const onBasis = (estimate: number, messages: readonly Message[]) => (input.measure ? input.measure(messages) : estimate);
-  const estimates = (before: number, after: number) => (input.measure ? { estimatedTokensBefore: before, estimatedTokensAfter: after } : {});
+  const tokensBefore = measure ? budget.used : estimatedBefore;
+  const onBasis = (estimate: number, messages: readonly Message[]) => (measure ? measure(messages) : estimate);
+  const estimates = (before: number, after: number) => (measure ? { estimatedTokensBefore: before, estimatedTokensAfter: after } : {});
   const visibleBefore = history.filter((m) => m.agentVisible).length;
-  input.emit({ type: 'start', id, trigger: options.trigger, focus: options.focus, tokensBefore, messagesBefore: visibleBefore, dryRun });
+  emit({ type: 'start', id, trigger: options.trigger, focus: options.focus, tokensBefore, messagesBefore: visibleBefore, dryRun });
 
   let currentStrategy: string | undefined;
   const ctx: StrategyContext & { onStrategy: (name: string) => void } = {
-    settings,
+    ...tools,
+    summarizer: options.userSummary ? summarizerUsing(options.userSummary, tools.summarizer) : tools.summarizer,
     effectiveWindow: budget.effectiveWindow,
     fixedTokens,
     targetTokens: targetFor(options, budget, settings, conversationBefore),
     trigger: options.trigger,
     focus: options.focus,
-    reinjectInstructions: input.reinjectInstructions,
     dryRun,
-    countTokens: input.countTokens,
-    summarizer: options.userSummary ? summarizerUsing(options.userSummary, input.summarizer) : input.summarizer,
-    offload: (content, toolName, toolCallId) => input.offload(content, toolName, toolCallId),
-    newId: input.newId,
-    now,
-    progress: (step) => input.emit({ type: 'progress', id, strategy: currentStrategy, step }),
+    progress: (step) => emit({ type: 'progress', id, strategy: currentStrategy, step }),
     onStrategy: (name) => {
       currentStrategy = name;
-      input.emit({ type: 'progress', id, strategy: name, step: `running ${name}` });
+      emit({ type: 'progress', id, strategy: name, step: `running ${name}` });
     },
     signal: options.signal,
   };
-  const strategies = options.only ? input.strategies.filter((s) => options.only!.includes(s.name)) : input.strategies;
+  const strategies = options.only ? chain.filter((s) => options.only!.includes(s.name)) : chain;
 
   const record = (fields: Partial<CompactionEventRecord>): CompactionEventRecord => ({
     id,
-    sessionId: input.sessionId,
+    sessionId,
     trigger: options.trigger,
     focus: options.focus,
     status: 'complete',
@@ -157,7 +128,7 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
 
   try {
     const outcome = await runStrategyChain(history, strategies, ctx);
-    const open = input.openCallIds;
+    const open = openCallIds;
     const after = normalizeHistory(outcome.messages).messages.filter((m) => !(m.kind === 'aborted' && m.meta?.synthetic && open.has(m.toolCallId ?? '')));
     const violations = pairingViolations(after).filter((v) => !open.has(v.callId));
     if (violations.length) throw new Error(`compaction produced an invalid history: ${violations[0].text}`);
@@ -165,7 +136,7 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
       throw new Error('this compaction wrote no summary, so the one you confirmed was not used; preview the compaction again');
     }
     const changed = outcome.removed.length > 0;
-    const estimatedAfter = fixedTokens + totalTokens(after, input.countTokens);
+    const estimatedAfter = fixedTokens + totalTokens(after, tools.countTokens);
     const event = record({
       status: changed ? 'complete' : 'skipped',
       strategies: outcome.strategiesRun,
@@ -185,24 +156,5 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
 
 /** The caller's view of a compaction run. */
 export function compactionResult(outcome: CompactionOutcome, dryRun: boolean): CompactionResult {
-  const { event } = outcome;
-  return {
-    id: event.id,
-    trigger: event.trigger,
-    status: event.status,
-    dryRun,
-    tokensBefore: event.tokensBefore,
-    tokensAfter: event.tokensAfter,
-    estimatedTokensBefore: event.estimatedTokensBefore,
-    estimatedTokensAfter: event.estimatedTokensAfter,
-    messagesBefore: event.messagesBefore,
-    messagesAfter: event.messagesAfter,
-    strategiesRun: event.strategies,
-    removed: event.removed,
-    summary: event.summary,
-    originalSummary: event.originalSummary,
-    durationMs: event.durationMs,
-    error: event.error,
-    messages: outcome.messages,
-  };
+  return { ...outcome.event, dryRun, messages: outcome.messages };
 }

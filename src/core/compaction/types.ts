@@ -20,9 +20,21 @@ export interface SummaryRequest {
   signal?: AbortSignal;
 }
 
-/** Everything a strategy may use; strategies never touch storage directly. */
-export interface StrategyContext {
+/** What a compaction run works with, handed on as it is to every strategy it runs. */
+export interface CompactionTools {
   settings: ContextSettings;
+  /** Instructions to re-inject after a threshold-summarization checkpoint, when they live in the conversation. */
+  reinjectInstructions?: string;
+  countTokens(message: Message): number;
+  summarizer: Summarizer;
+  /** Keeps a copy of text retrievable with read_result; returns the ref id (a placeholder in dry runs, undefined when it could not be kept). */
+  offload(content: string, toolName: string, toolCallId?: string): Promise<string | undefined>;
+  newId(): string;
+  now(): number;
+}
+
+/** Everything a strategy may use: the run's tools and what this run aims for. Strategies never touch storage directly. */
+export interface StrategyContext extends CompactionTools {
   effectiveWindow: number;
   /** Tokens outside the conversation (system, skills, tools): fixed for this compaction. */
   fixedTokens: number;
@@ -30,15 +42,7 @@ export interface StrategyContext {
   targetTokens: number;
   trigger: CompactionTrigger;
   focus?: string;
-  /** Instructions to re-inject after a threshold-summarization checkpoint, when they live in the conversation. */
-  reinjectInstructions?: string;
   dryRun: boolean;
-  countTokens(message: Message): number;
-  summarizer: Summarizer;
-  /** Keeps a copy of text retrievable with read_result; returns the ref id (a placeholder in dry runs). */
-  offload(content: string, toolName: string, toolCallId?: string): Promise<string | undefined>;
-  newId(): string;
-  now(): number;
   progress(step: string): void;
   signal?: AbortSignal;
 }

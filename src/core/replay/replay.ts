@@ -185,7 +185,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
       offloaded: badges.total(1),
       archived: badges.total(2),
       summarized: badges.total(3),
-      compaction: compaction && { id: compaction.id, strategies: compaction.strategiesRun, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter },
+      compaction: compaction && { id: compaction.id, strategies: compaction.strategies, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter },
     };
     if (options.withItems) report.items = plan.items.map(itemOf);
     return report;

@@ -34,7 +34,7 @@ export function sessionTools(store: SessionStore, manager: () => ContextSession)
         const result = await manager().compact({ trigger: 'tool', focus });
         if (result.status === 'error') return { output: `Compaction failed: ${result.error}`, isError: true };
         if (result.status === 'skipped') return { output: `Nothing to compact: the context holds ${result.tokensBefore} tokens.` };
-        return { output: `Compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens (${result.strategiesRun.join(', ')}). Archived outputs stay readable with read_result.` };
+        return { output: `Compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens (${result.strategies.join(', ')}). Archived outputs stay readable with read_result.` };
       },
     },
   ];

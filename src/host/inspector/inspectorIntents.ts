@@ -1,4 +1,4 @@
-import type { CompactionPreviewView, HostToInspector, InspectorToHost } from '../../protocol/inspector';
+import { compactionPreview, type HostToInspector, type InspectorToHost } from '../../protocol/inspector';
 import type { Handlers } from '../../protocol/receive';
 import { requestItemText } from '../../core/session/itemText';
 import { cacheMissCause } from '../../core/accounting/cacheMissCause';
@@ -75,18 +75,7 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     previewCompaction: async (m) => {
       d.post({ type: 'busy', busy: true, label: 'Computing compaction preview…' });
       const result = await d.sessions.preview(m.focus);
-      const preview: CompactionPreviewView = {
-        focus: m.focus,
-        tokensBefore: result.tokensBefore,
-        tokensAfter: result.tokensAfter,
-        estimatedTokensBefore: result.estimatedTokensBefore,
-        estimatedTokensAfter: result.estimatedTokensAfter,
-        strategies: result.strategiesRun,
-        removed: result.removed,
-        status: result.status,
-        error: result.error,
-        summary: result.summary,
-      };
+      const preview = compactionPreview(result);
       proposedSummary = result.summary;
       d.post({ type: 'busy', busy: false });
       d.post({ type: 'preview', preview });

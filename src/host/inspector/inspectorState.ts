@@ -1,4 +1,4 @@
-import type { BudgetView, InspectorState } from '../../protocol/inspector';
+import type { InspectorState } from '../../protocol/inspector';
 import type { ActiveSession } from '../session/sessionPorts';
 import { budgetWindowFigures } from '../session/turnFigures';
 
@@ -14,26 +14,14 @@ export function buildInspectorState(session: ActiveSession | undefined): Inspect
   const plan = session.manager.planRequest();
   const budget = plan.budget;
   const calibration = session.manager.calibration.view();
-  const budgetView: BudgetView = {
-    contextWindow: budget.contextWindow,
-    maxOutputTokens: budget.maxOutputTokens,
-    effectiveWindow: budget.effectiveWindow,
-    components: { ...budget.components },
-    used: budget.used,
-    percent: budget.percent,
-    compactAtTokens: budget.compactAtTokens,
-    blockAtTokens: budget.blockAtTokens,
-    warning: budget.windowIsFallback ? budget.warning : undefined,
-    calibration: calibration.samples > 0 ? calibration : undefined,
-  };
   const turns = view.turns;
   const growth = turns.length > 1 ? (turns[turns.length - 1].estimatedInputTokens - turns[0].estimatedInputTokens) / (turns.length - 1) : undefined;
   return {
     session: { id: session.info.id, title: session.info.title, origin: session.info.origin },
     replayLabel: session.replayLabel,
     model: session.chat?.label ?? usage[usage.length - 1]?.model,
-    budget: budgetView,
     figures: budgetWindowFigures(budget, usage[usage.length - 1]),
+    calibration: calibration.samples > 0 ? calibration : undefined,
     turns: turns as InspectorState['turns'],
     compactions: [...view.compactions].sort((a, b) => b.startedAt - a.startedAt),
     blobs: view.blobs as InspectorState['blobs'],

@@ -6,6 +6,7 @@
 import { compactionEstimate, formatTokens, type WindowFigures } from '../../core/accounting/windowFigures';
 import { nounFor } from '../../protocol/wording';
 import type { SessionStore } from '../../core/ports/sessionStore';
+import type { CompactionEventRecord } from '../../core/model/records';
 import type { ActiveSession } from './sessionPorts';
 import { sessionWindowFigures } from './turnFigures';
 
@@ -15,16 +16,10 @@ export async function currentFigures(sessions: { store(): Promise<SessionStore> 
   return sessionWindowFigures(session, usage[usage.length - 1]);
 }
 
-export interface CompactionOutcome {
-  status: string;
-  strategiesRun: string[];
-  error?: string;
-}
-
-export function compactionMessage(result: CompactionOutcome, before: WindowFigures, after: WindowFigures): string {
+export function compactionMessage(result: Pick<CompactionEventRecord, 'status' | 'strategies' | 'error'>, before: WindowFigures, after: WindowFigures): string {
   if (result.status === 'error') return `Compaction failed: ${result.error ?? 'unknown error'}. Nothing was changed; the context holds ${before.text.used}.`;
   if (result.status === 'skipped') return `Nothing to compact: the context holds ${after.text.used}.`;
   const estimate = compactionEstimate({ tokensBefore: before.used, tokensAfter: after.used, estimatedTokensBefore: before.estimated, estimatedTokensAfter: after.estimated });
-  const how = [result.strategiesRun.join(', '), estimate].filter(Boolean).join('; ');
+  const how = [result.strategies.join(', '), estimate].filter(Boolean).join('; ');
   return `Compacted context: ${formatTokens(before.used)} → ${formatTokens(after.used)} ${nounFor(after.used, 'token')} (${how}). The context holds ${after.text.used}.`;
 }

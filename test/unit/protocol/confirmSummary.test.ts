@@ -24,7 +24,7 @@ function inspector() {
   const warnings: string[] = [];
   const errors: unknown[] = [];
   const manager = { measure: () => new ContextBudget({ contextWindow: 1_000, maxOutputTokens: 100, settings: DEFAULT_SETTINGS }).setComponents({ system: 0, skills: 0, tools: 0, messages: 100, toolResults: 0, summaries: 0 }) };
-  const result = { status: 'complete', tokensBefore: 100, tokensAfter: 40, strategiesRun: ['threshold-summarization'], removed: [], summary: PROPOSED };
+  const result = { status: 'complete', tokensBefore: 100, tokensAfter: 40, strategies: ['threshold-summarization'], removed: [], summary: PROPOSED };
   const sessions = {
     current: async () => ({ info: { id: 's1' }, manager, fixed: { system: 0, skills: 0, tools: 0 } }),
     store: async () => ({ listTurnUsage: async () => [] }),

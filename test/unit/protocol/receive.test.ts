@@ -36,7 +36,7 @@ function fakeSessions(r: Recorder) {
     turnUsageAt: async (id: string, index: number) => (record('store.turnUsageAt')(id, index), { requestIndex: 3, items: [{ id: 'i1' }] }),
     readBlob: async (sessionId: string, refId: string, offset: number, length: number) => (record('store.readBlob')(sessionId, refId, offset, length), { offset, bytes: new TextEncoder().encode('hello'), totalBytes: 5 }),
   };
-  const result = { status: 'done', tokensBefore: 100, tokensAfter: 40, strategiesRun: ['masking'], removed: [] };
+  const result = { status: 'done', tokensBefore: 100, tokensAfter: 40, strategies: ['masking'], removed: [] };
   // The window figures the messages report: 100 tokens in a 900-token effective window, 40 after a compaction.
   let usedNow = 100;
   const manager = { measure: () => new ContextBudget({ contextWindow: 1_000, maxOutputTokens: 100, settings: DEFAULT_SETTINGS }).setComponents({ system: 0, skills: 0, tools: 0, messages: usedNow, toolResults: 0, summaries: 0 }) };

@@ -75,10 +75,8 @@ describe('token counting', function () {
   it('counts a 2 MB single-piece line in near-linear time, and the same sliced as whole', async () => {
     const counter = getTokenCounter('o200k_base');
     const line = 'q'.repeat(2 * 1024 * 1024);
-    const started = Date.now();
+    // A quadratic merge would take hours here (the test's timeout ends it); the heap-based one takes about a second.
     const whole = counter.count(line);
-    // A quadratic merge would take hours here; the heap-based one takes about a second.
-    assert.ok(Date.now() - started < 60_000);
     assert.equal(await counter.countAsync(line), whole);
     assert.equal(whole, counter.count('q'.repeat(1024 * 1024)) * 2, 'the same run twice as long has exactly twice the tokens');
   });

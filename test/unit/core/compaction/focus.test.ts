@@ -49,7 +49,7 @@ describe('the focus of a manual compaction', function () {
 
       const done = await manager.compact({ trigger: 'manual', focus: 'keep the failing test output' });
       assert.ok(kept(done.messages) && kept(manager.messages), 'the compaction kept it');
-      assert.deepEqual(done.strategiesRun, preview.strategiesRun);
+      assert.deepEqual(done.strategies, preview.strategies);
     } finally {
       await env.dispose();
     }

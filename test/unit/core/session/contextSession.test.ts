@@ -232,7 +232,7 @@ describe('context session', function () {
     assert.equal(await env.store.loadSnapshot(sessionId), undefined);
 
     const confirmed = await manager.compact({ trigger: 'manual' });
-    assert.deepEqual(confirmed.strategiesRun, preview.strategiesRun);
+    assert.deepEqual(confirmed.strategies, preview.strategies);
     assert.ok(Math.abs(confirmed.tokensAfter - preview.tokensAfter) <= preview.tokensAfter * 0.01, 'the preview predicted the result');
     assert.deepEqual(confirmed.removed.map((r) => r.messageId), preview.removed.map((r) => r.messageId));
     assert.equal((await env.store.listCompactionEvents(sessionId)).length, 1);

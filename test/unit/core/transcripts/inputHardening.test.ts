@@ -8,12 +8,11 @@ import { TranscriptError } from '../../../../src/core/transcripts/types';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 
-/** Imports in a child process (a hang or a runaway read must not take the test run down with it). */
-function importInChild(path: string): { message: string; ms: number } {
+/** Imports in a child process (a hang or a runaway read must not take the test run down with it: it ends as "did not finish"). */
+function importInChild(path: string): { message: string } {
   const script = `try { require('./src/node/transcripts/readTranscriptFile').importTranscriptFile(process.argv[1]); console.log('imported'); } catch (e) { console.log(e.message); }`;
-  const started = Date.now();
   const child = spawnSync(process.execPath, ['-r', './test/register.cjs', '-e', script, path], { cwd: ROOT, timeout: 15_000, encoding: 'utf8' });
-  return { message: child.error ? `did not finish: ${child.error.message}` : child.stdout.trim(), ms: Date.now() - started };
+  return { message: child.error ? `did not finish: ${child.error.message}` : child.stdout.trim() };
 }
 
 describe('transcript input hardening', function () {
@@ -24,9 +23,8 @@ describe('transcript input hardening', function () {
 
   it('refuses /dev/zero at once instead of reading without end', function () {
     if (process.platform === 'win32') this.skip();
-    const { message, ms } = importInChild('/dev/zero');
+    const { message } = importInChild('/dev/zero');
     assert.equal(message, 'zero: a character device, not a regular file; only transcript files can be opened');
-    assert.ok(ms < 10_000, `took ${ms} ms`);
   });
 
   it('refuses a named pipe instead of hanging on it', function () {
