@@ -1,0 +1,16 @@
+import type { ChatSentAttachment } from '../../src/protocol/chat';
+import { h } from '../ui/dom';
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** What was attached to a sent message: one chip each, with the tokens its item carried. */
+export function renderSentAttachments(attachments: readonly ChatSentAttachment[] | undefined): HTMLElement | null {
+  if (!attachments?.length) return null;
+  return h('div', { class: 'attach-chips sent', attrs: { role: 'list', 'aria-label': 'Attached' } }, attachments.map((a) => {
+    const detail = [a.tokens !== undefined ? `${fmt(a.tokens)} tokens` : '', a.stored ? `stored, ${fmt(a.stored.sentLines)} of ${fmt(a.stored.lines)} lines sent` : ''].filter(Boolean).join(' · ');
+    return h('div', { class: 'attach-chip', attrs: { role: 'listitem', 'data-id': a.id, 'data-tokens': a.tokens } }, [
+      h('span', { class: 'attach-chip-label', text: a.label }),
+      h('span', { class: 'attach-chip-detail', text: detail }),
+    ]);
+  }));
+}
