@@ -165,7 +165,7 @@ export class AttachmentComposer implements ComposerParts {
     replace(this.list, this.items.map((item, i) => {
       const row = h('div', {
         class: `attach-option${i === this.active ? ' active' : ''}${item.unavailable ? ' unavailable' : ''}`,
-        attrs: { role: 'option', 'aria-selected': i === this.active, 'aria-disabled': Boolean(item.unavailable), 'data-kind': item.target.kind },
+        attrs: { role: 'option', 'aria-selected': String(i === this.active), 'aria-disabled': item.unavailable ? 'true' : undefined, 'data-kind': item.target.kind },
         on: { mousedown: (event) => {
           event.preventDefault();
           this.choose(i);
