@@ -26,6 +26,8 @@ export interface TallyApi {
   agents: AgentFactory;
   /** The chips above the chat's input (the attachment tests read them). */
   attachments: ChatAttachments;
+  /** The chat view: what its webview posts goes through `receive`. */
+  chat: ChatViewProvider;
   keys: ApiKeys;
   /** Where VS Code keeps this extension's logs and global state (the key-leak test searches them). */
   folders: { log: string; globalStorage: string };
@@ -96,7 +98,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     ...(vscode.lm?.onDidChangeChatModels ? [vscode.lm.onDidChangeChatModels(() => reopenWithoutModel(sessions))] : []),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.onTrustChanged()),
   );
-  return { sessions, agents, keys, attachments, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
+  return { sessions, agents, keys, attachments, chat, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
 }
 
 export function deactivate(): void {

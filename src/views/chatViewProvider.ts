@@ -138,8 +138,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
-  /** Every message from the webview goes through the validated boundary: invalid ones are logged and dropped. */
-  private receive(raw: unknown): Promise<unknown> {
+  /** Every message from the webview goes through the validated boundary: invalid ones are logged and dropped (the extension-host tests post here too). */
+  receive(raw: unknown): Promise<unknown> {
     return receiveWebviewMessage(raw, {
       source: 'chat',
       parse: parseChatMessage,
