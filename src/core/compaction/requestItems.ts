@@ -14,11 +14,9 @@ export function requestItemOf(message: Message, tokens: number): RequestItem {
   const thinking = sentThinking(message);
   if (thinking) badges.push('thinking');
   const item: RequestItem = { messageId: message.id, role: message.role, kind: message.kind, tokens, badges, toolName: message.toolName, preview: thinking ? `${thinking} · ${previewOf(message)}` : previewOf(message) };
+  // An attachment is named by what was attached (its label holds the path, so the path is not repeated).
   const attached = message.meta?.attachment;
-  if (attached) {
-    item.label = `Attached: ${attached.label}`;
-    if (attached.path !== undefined) item.path = attached.path;
-  }
+  if (attached) item.label = `Attached: ${attached.label}`;
   return item;
 }
 
