@@ -10,8 +10,11 @@ import type { TerminalOutputs } from './terminalOutputs';
 
 /** Largest file attached (it is stored whole and a preview sent past the offload threshold). */
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
-/** Files listed for completion, at most (the workspace's own excludes apply). */
+/** Files listed for completion, at most; dependencies and git's own folder are left out. */
 const MAX_LISTED_FILES = 5_000;
+const LISTING_EXCLUDE = '**/{node_modules,.git}/**';
+/** The listing is read again after this long (completion asks on every keystroke). */
+const LISTING_FRESH_MS = 5_000;
 const MAX_PROBLEMS = 500;
 const fmt = (n: number) => n.toLocaleString('en-US');
 
@@ -25,7 +28,19 @@ function folders(): string[] {
  * editor's selection, problems, the working tree's changes and the last terminal command's output.
  */
 export class WorkspaceAttachments implements AttachmentSources {
+  private listing?: { at: number; uris: Promise<vscode.Uri[]> };
+
   constructor(private readonly terminals: TerminalOutputs) {}
+
+  private workspaceFiles(): Promise<vscode.Uri[]> {
+    const now = Date.now();
+    if (!this.listing || now - this.listing.at > LISTING_FRESH_MS) {
+      const uris = Promise.resolve(vscode.workspace.findFiles('**/*', LISTING_EXCLUDE, MAX_LISTED_FILES));
+      this.listing = { at: now, uris };
+      uris.catch(() => (this.listing = undefined));
+    }
+    return this.listing.uris;
+  }
 
   private workspace(): Workspace {
     return new VscodeWorkspace({ folders: folders(), trusted: vscode.workspace.isTrusted });
@@ -64,7 +79,7 @@ export class WorkspaceAttachments implements AttachmentSources {
   /** Files and folders whose path holds the query, folders first, shorter paths first. */
   private async matchingPaths(q: string, max: number): Promise<AttachCompletion[]> {
     if (max <= 0 || folders().length === 0) return [];
-    const uris = await vscode.workspace.findFiles('**/*', undefined, MAX_LISTED_FILES);
+    const uris = await this.workspaceFiles();
     const files = new Set<string>();
     const dirs = new Set<string>();
     for (const uri of uris) {

@@ -42,6 +42,8 @@ export interface DraftSession {
 interface Staged {
   id: string;
   target: AttachTarget;
+  /** What was read, to tell at send whether it changed since. */
+  content?: string | Uint8Array;
   info?: AttachmentInfo;
   prepared?: PreparedAttachment;
   error?: string;
@@ -160,17 +162,25 @@ export class AttachmentDraft {
     }
   }
 
+  /**
+   * Reads the target and makes its message. Read again at send: unchanged content with the same
+   * standing in the context keeps the message the chip counted (a large one is not stored twice).
+   */
   private async prepare(session: DraftSession, staged: Staged): Promise<void> {
     try {
       const { info, content } = await this.sources.read(staged.target);
+      const inContext = info.kind === 'file' && info.path !== undefined && filesInContext(session.messages).has(normalizeRelativePath(info.path));
+      if (staged.prepared && !staged.error && inContext === Boolean(staged.inContext) && sameContent(staged.content, content)) return;
       staged.info = info;
+      staged.content = content;
       staged.error = undefined;
-      staged.inContext = info.kind === 'file' && info.path !== undefined && filesInContext(session.messages).has(normalizeRelativePath(info.path));
+      staged.inContext = inContext;
       staged.prepared = staged.inContext
         ? { message: attachmentMessage(info, alreadyInContextText(info)) }
         : await prepareAttachment({ store: session.store, sessionId: session.sessionId, settings: session.settings, info, content });
     } catch (error) {
       staged.prepared = undefined;
+      staged.content = undefined;
       staged.error = error instanceof Error ? error.message : String(error);
     }
   }
@@ -184,6 +194,15 @@ export class AttachmentDraft {
     if (s.inContext) view.inContext = true;
     return view;
   }
+}
+
+function sameContent(a: string | Uint8Array | undefined, b: string | Uint8Array): boolean {
+  if (a === undefined || typeof a !== typeof b) return false;
+  if (typeof a === 'string') return a === b;
+  const other = b as Uint8Array;
+  if (a.length !== other.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== other[i]) return false;
+  return true;
 }
 
 function sameTarget(a: AttachTarget, b: AttachTarget): boolean {

@@ -4,6 +4,8 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import * as vscode from 'vscode';
 import type { ChatAttachmentView } from '../../../src/protocol/attachments';
+import { attachmentMessage, noteMessage, userMessage } from '../../../src/core/model/factories';
+import { toLanguageModelMessages } from '../../../src/vscodeLm/vscodeLmProvider';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { api, forgetScriptedModel, until, useScriptedModel } from './liveSession';
 
@@ -102,5 +104,23 @@ describe('Attachments in a live session: chips, commands, drops', () => {
     const text = vscode.window.activeTextEditor!.document.getText();
     const users = [...text.matchAll(/"key":\s*"ctrl\+alt\+a",\s*"command":\s*"([^"]+)"/g)].map((m) => m[1]);
     assert.deepEqual(users.filter((c) => !c.startsWith('-')), ['tally.addSelectionToChat']);
+  });
+
+  it('on the vscode.lm wire, attachments are user text messages before the question, none empty', () => {
+    const messages = toLanguageModelMessages({
+      model: 'm',
+      system: [{ text: 'You are Tally.' }],
+      messages: [
+        attachmentMessage({ kind: 'file', label: 'src/math.ts', path: 'src/math.ts' }, '[Attached file src/math.ts]\nexport function add() {}'),
+        attachmentMessage({ kind: 'selection', label: 'math.ts:1-1' }, '[Attached selection math.ts:1-1]\nexport function add() {}'),
+        noteMessage('Active file: src/math.ts'),
+        userMessage('What does add do?'),
+      ],
+      tools: [],
+      maxOutputTokens: 1_000,
+    });
+    const texts = messages.map((m) => ({ role: m.role, text: m.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('') }));
+    assert.ok(texts.every((m) => m.role === vscode.LanguageModelChatMessageRole.User && m.text.length > 0), JSON.stringify(texts));
+    assert.deepEqual(texts.map((m) => m.text.split('\n')[0]), ['You are Tally.', '[Attached file src/math.ts]', '[Attached selection math.ts:1-1]', 'Active file: src/math.ts', 'What does add do?']);
   });
 });

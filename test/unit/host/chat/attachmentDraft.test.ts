@@ -134,6 +134,15 @@ describe('attachments: chips, their tokens and the request that carries them', f
     const message = (await env.store.loadTranscript(sessionId)).find((m) => m.kind === 'attachment')!;
     const slice = await env.store.readBlob(sessionId, message.meta!.offloadRef!, 0, 10_000_000);
     assert.equal(new TextDecoder().decode(slice.bytes), big);
+    assert.equal((await env.store.listBlobs(sessionId)).length, 1, 'read again at send, unchanged: stored once, the counted message sent');
+  });
+
+  it('a file changed between attaching and sending is sent as it is at send', async () => {
+    const { draft, session, sources } = await setup();
+    await draft.add(session, { kind: 'file', path: 'src/app.ts' });
+    sources.files.set('src/app.ts', 'export const changed = true;\n');
+    const [message] = await draft.takeForSend(session);
+    assert.equal(message.content, '[Attached file src/app.ts]\nexport const changed = true;\n');
   });
 
   it('a binary file is refused on its chip, and a send with it keeps the message and the chips', async () => {
