@@ -30,6 +30,8 @@ export class AttachmentComposer implements ComposerParts {
   private items: AttachCompletion[] = [];
   private active = 0;
   private draftTimer?: number;
+  /** What the chips and the cost line show now: the host sends them on every refresh, they are redrawn only when they change (focus stays on a chip). */
+  private shown = '';
 
   constructor(private readonly post: (message: ChatToHost) => void) {
     this.list.hidden = true;
@@ -79,9 +81,13 @@ export class AttachmentComposer implements ComposerParts {
 
   /** The chips and the cost line the host sent; `restore`: a send failed, its text comes back. */
   showComposer(attachments: ChatAttachmentView[], cost: ComposerCost | undefined, restore?: string): void {
-    replace(this.chips, attachments.map((a) => this.chip(a)));
-    this.chips.hidden = attachments.length === 0;
-    replace(this.beside, cost ? [h('span', { class: 'cost-text', text: cost.text }), cost.note ? h('span', { class: 'cost-note', text: ` · ${cost.note}` }) : null] : []);
+    const signature = JSON.stringify([attachments, cost]);
+    if (signature !== this.shown) {
+      this.shown = signature;
+      replace(this.chips, attachments.map((a) => this.chip(a)));
+      this.chips.hidden = attachments.length === 0;
+      replace(this.beside, cost ? [h('span', { class: 'cost-text', text: cost.text }), cost.note ? h('span', { class: 'cost-note', text: ` · ${cost.note}` }) : null] : []);
+    }
     if (restore !== undefined && this.input && !this.input.value.trim()) {
       this.input.value = restore;
       this.postDraftNow(restore);

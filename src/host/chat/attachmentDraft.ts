@@ -57,6 +57,8 @@ export class AttachmentDraft {
   private staged: Staged[] = [];
   private draftText = '';
   private sessionId?: string;
+  /** The draft's count, kept while its text and the session's count are the same (the cost line is asked for on every refresh). */
+  private textCount?: { text: string; count: DraftSession['count']; tokens: number };
 
   constructor(private readonly sources: AttachmentSources) {}
 
@@ -129,7 +131,7 @@ export class AttachmentDraft {
     if (!session || !figures) return undefined;
     if (!this.draftText.trim() && this.staged.length === 0) return undefined;
     const items = this.staged.filter((s) => s.prepared && !s.error).map((s) => this.tokensOf(session, s.prepared!.message));
-    if (this.draftText.trim()) items.push(this.tokensOf(session, userMessage(this.draftText)));
+    if (this.draftText.trim()) items.push(this.draftTokens(session));
     const cost = messageCost(figures, items);
     return { text: cost.text, note: cost.note, tokens: cost.tokens, shareAfter: cost.shareAfter };
   }
@@ -148,6 +150,14 @@ export class AttachmentDraft {
     const messages = this.staged.map((s) => s.prepared!.message);
     this.clear();
     return messages;
+  }
+
+  private draftTokens(session: DraftSession): number {
+    const known = this.textCount;
+    if (known && known.text === this.draftText && known.count === session.count) return known.tokens;
+    const tokens = this.tokensOf(session, userMessage(this.draftText));
+    this.textCount = { text: this.draftText, count: session.count, tokens };
+    return tokens;
   }
 
   private tokensOf(session: DraftSession, message: Message): number {

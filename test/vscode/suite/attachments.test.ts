@@ -98,6 +98,29 @@ describe('Attachments in a live session: chips, commands, drops', () => {
     }
   });
 
+  it('completions offer workspace files and folders, the selection, problems and changes, and say why terminal output is not offered when it is not', async () => {
+    const { sessions, attachments, chat } = await api();
+    await sessions.create('attach completions');
+    await selectLines();
+    const all = await attachments.draft.complete('');
+    const kinds = all.map((c) => c.target.kind);
+    for (const kind of ['selection', 'problems', 'diff', 'terminal', 'folder', 'file']) assert.ok(kinds.includes(kind as never), `offers ${kind}: ${kinds.join(', ')}`);
+    const terminal = all.find((c) => c.target.kind === 'terminal')!;
+    assert.ok(terminal.detail || /shell integration|does not expose/.test(terminal.unavailable ?? ''), JSON.stringify(terminal));
+    const math = await attachments.draft.complete('math');
+    assert.deepEqual(math.filter((c) => c.target.kind === 'file').map((c) => c.label), ['src/math.ts']);
+    assert.ok(all.length <= 50, 'results are capped');
+    await chat.receive({ type: 'attach', target: { kind: 'folder', path: 'src' } });
+    const [folder] = attachments.draft.views(await attachments.session());
+    try {
+      assert.equal(folder.label, 'src/');
+      assert.ok(folder.tokens! > 0 && !folder.error);
+      assert.match(attachments.draft.textOf(folder.id)!.text, /^\[Attached folder listing src\]\n\d+ entries\n[\s\S]*math\.ts/);
+    } finally {
+      attachments.draft.clear();
+    }
+  });
+
   it('the Add Selection keybinding is not one of VS Code\'s own', async () => {
     await vscode.commands.executeCommand('workbench.action.openDefaultKeybindingsFile');
     await until('the default keybindings are open', () => Boolean(vscode.window.activeTextEditor?.document.getText().includes('"key"')));
