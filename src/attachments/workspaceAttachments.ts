@@ -4,6 +4,7 @@ import type { AttachmentInfo } from '../core/model/message';
 import type { ResolvedPath, Workspace } from '../core/ports/workspace';
 import type { AttachmentSources } from '../host/chat/attachmentDraft';
 import { ATTACH_QUERY_LIMITS, type AttachCompletion, type AttachTarget } from '../protocol/attachments';
+import { countOf } from '../protocol/wording';
 import { VscodeWorkspace } from '../workspace/vscodeWorkspace';
 import { workingTreeChanges } from './gitChanges';
 import type { TerminalOutputs } from './terminalOutputs';
@@ -201,7 +202,7 @@ export class WorkspaceAttachments implements AttachmentSources {
     }
     if (total === 0) throw new Error(`There are no problems to attach${input !== undefined ? ` in ${input}` : ''}.`);
     const more = total > lines.length ? `\n[${fmt(total - lines.length)} more not listed]` : '';
-    return { info: input !== undefined ? { kind: 'problems', label, path: input } : { kind: 'problems', label }, content: `${fmt(total)} problem${total === 1 ? '' : 's'}\n${lines.join('\n')}${more}` };
+    return { info: input !== undefined ? { kind: 'problems', label, path: input } : { kind: 'problems', label }, content: `${countOf(total, 'problem')}\n${lines.join('\n')}${more}` };
   }
 
   async dropped(raw: string): Promise<AttachTarget> {
@@ -227,7 +228,7 @@ function selectionLabel(editor: vscode.TextEditor): string {
 }
 
 function problemCount(diagnostics: readonly vscode.Diagnostic[]): string {
-  return `${fmt(diagnostics.length)} problem${diagnostics.length === 1 ? '' : 's'}`;
+  return countOf(diagnostics.length, 'problem');
 }
 
 function severityName(severity: vscode.DiagnosticSeverity): string {

@@ -6,6 +6,7 @@
 import type { AttachCompletion, ChatAttachmentView, ComposerCost } from '../../src/protocol/attachments';
 import type { ChatToHost } from '../../src/protocol/chat';
 import type { TextInput } from '../ui/controls';
+import { countOf } from '../../src/protocol/wording';
 import { h, replace } from '../ui/dom';
 import type { ComposerParts } from './composer';
 
@@ -114,7 +115,7 @@ export class AttachmentComposer implements ComposerParts {
   private chip(a: ChatAttachmentView): HTMLElement {
     const detail = a.error
       ? a.error
-      : [a.tokens !== undefined ? `${fmt(a.tokens)} tokens` : '', a.inContext ? 'already in context' : '', a.stored ? `stored, ${fmt(a.stored.sentLines)} of ${fmt(a.stored.lines)} lines sent` : ''].filter(Boolean).join(' · ');
+      : [a.tokens !== undefined ? countOf(a.tokens, 'token') : '', a.inContext ? 'already in context' : '', a.stored ? `stored, ${fmt(a.stored.sentLines)} of ${countOf(a.stored.lines, 'line')} sent` : ''].filter(Boolean).join(' · ');
     const open = h('button', {
       class: 'attach-chip-open',
       title: a.error ? a.error : 'Open the exact text that will be sent',
