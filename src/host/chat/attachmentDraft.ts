@@ -74,7 +74,11 @@ export class AttachmentDraft {
   async add(session: DraftSession, target: AttachTarget): Promise<ChatAttachmentView> {
     this.follow(session);
     const same = this.staged.find((s) => sameTarget(s.target, target) && target.kind !== 'selection');
-    if (same) return this.viewOf(session, same);
+    if (same) {
+      // Asked for again after it failed (a file created or fixed since): read it again.
+      if (same.error) await this.prepare(session, same);
+      return this.viewOf(session, same);
+    }
     const staged: Staged = { id: newId('att'), target };
     this.staged.push(staged);
     await this.prepare(session, staged);
