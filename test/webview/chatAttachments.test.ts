@@ -111,6 +111,15 @@ describe('chat webview: attachments (headless Chromium, host CSP)', function () 
     assert.strictEqual((await page.locator('.composer-cost').textContent())?.trim(), 'this message 2,421 tokens → 58% of the window after sending · a compaction will run first');
   });
 
+  it('a list with nothing that can be attached does not take Enter: the message is sent', async () => {
+    await typeInComposer(page, 'see #term');
+    const queries = await postedOf(page, 'attachQuery');
+    await hostSends(page, { type: 'completions', queryId: queries[queries.length - 1].queryId, items: completions.filter((c) => c.unavailable) });
+    assert.strictEqual(await page.locator('.attach-list').isVisible(), true, 'the reason is shown');
+    await page.keyboard.press('Enter');
+    assert.deepStrictEqual((await posted(page)).filter((m) => m.type === 'send'), [{ type: 'send', text: 'see #term' }]);
+  });
+
   it('puts the text of a send that failed back in the input', async () => {
     await hostSends(page, { type: 'composer', attachments: chips.slice(4), restore: 'Explain the logo' });
     assert.strictEqual(await page.locator('vscode-text-area.composer-input textarea').inputValue(), 'Explain the logo');

@@ -49,7 +49,8 @@ export class AttachmentComposer implements ComposerParts {
   }
 
   onKey(event: KeyboardEvent): boolean {
-    if (this.list.hidden || !this.items.length) return false;
+    // A list with nothing to choose does not take keys: Enter still sends.
+    if (this.list.hidden || !this.items.some((i) => !i.unavailable)) return false;
     const move = (by: number) => {
       event.preventDefault();
       this.active = (this.active + by + this.items.length) % this.items.length;
