@@ -1,6 +1,7 @@
 import { strict as assert } from 'assert';
 import { LocalSummarizer } from '../../../../src/core/compaction/localSummarizer';
 import { EmergencyDrop } from '../../../../src/core/compaction/strategies/emergencyDrop';
+import { checkModelSummary } from '../../../../src/core/compaction/summaryCheck';
 import { ThresholdSummarization } from '../../../../src/core/compaction/strategies/thresholdSummarization';
 import type { StrategyContext } from '../../../../src/core/compaction/types';
 import { validateHistory } from '../../../../src/core/history/normalize';
@@ -65,5 +66,12 @@ describe('compaction treats attachments as user content', () => {
     const summary = out.messages.find((m) => m.kind === 'summary');
     assert.ok(summary, 'a summary was written');
     assert.match(summary!.content, /docs\/old\.md/);
+  });
+
+  it("a model's summary that leaves out a path the user attached gets it back, said as attached", () => {
+    const messages = [attached('docs/old.md'), attached('docs/spec.md'), attached('src/latest.ts'), msg({ role: 'user', content: 'Implement the spec.' })];
+    const text = '## Task\nImplement docs/spec.md (see docs/old.md).\n## Files touched\nnone\n## Commands run\nnone\n## Errors\nnone\n## Decisions\nnone\n## Next step\nstart';
+    const checked = checkModelSummary(text, { messages, style: 'checkpoint', maxTokens: 2_000 });
+    assert.match(checked, /Attached by the user: src\/latest\.ts\n\(completed: 1 attached path the model's summary left out\)$/);
   });
 });
