@@ -1,7 +1,8 @@
 /**
- * What an attachment sends: the text the user attached, framed with what it is, kept whole when
- * small and, past the same threshold as a tool's output, stored whole in the blob store with a
- * head+tail preview sent in its place (read_result reads the rest). Binary content is refused.
+ * What an attachment sends: the text the user attached, framed with what it is, kept whole up to
+ * the tool-output truncation limit and, past it, stored whole in the blob store like a large tool
+ * output, with a head+tail preview sent in its place (read_result reads the rest). Binary content
+ * is refused.
  */
 import { attachmentMessage } from '../model/factories';
 import type { AttachmentInfo, Message } from '../model/message';
@@ -63,7 +64,15 @@ export async function prepareAttachment(args: AttachmentArgs): Promise<PreparedA
   const scan = await scanOutput(args.content);
   if (scan.binary) throw new AttachmentError(`${info.path ?? info.label} is a binary file (${fmt(scan.byteSize)} bytes); only text can be attached.`);
   const heading = attachmentHeading(info);
-  if (settings.offloadThresholdBytes > 0 && scan.byteSize > settings.offloadThresholdBytes) {
+  // What the user attached is sent whole up to what a tool result keeps inline (the truncation
+  // limit), not only up to the offload threshold: they chose it for the model to read.
+  const inlineBytes = Math.max(settings.offloadThresholdBytes, settings.truncation.maxBytes);
+  if (scan.byteSize > inlineBytes && settings.offloadThresholdBytes === 0) {
+    // Offloading turned off: head and tail inline, as a tool result is then.
+    const cut = truncateMeasured(scan, settings.truncation);
+    return { message: attachmentMessage(info, `${heading}\n${cut.text}`, { meta: { truncated: cut.info } }) };
+  }
+  if (scan.byteSize > inlineBytes) {
     const blob = await args.store.putBlob(args.sessionId, { toolName: 'attachment', content: scan.bytes, measured: scan });
     const preview = truncateMeasured(scan, { maxLines: Math.min(settings.truncation.maxLines, 60), maxBytes: settings.offloadPreviewBytes });
     const sentLines = preview.info ? preview.info.originalLines - preview.info.omittedLines : blob.lineCount;

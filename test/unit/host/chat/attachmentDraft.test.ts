@@ -117,7 +117,7 @@ describe('attachments: chips, their tokens and the request that carries them', f
 
   it('a large file is stored whole and a preview sent: the chip says so, the item is marked offloaded, and the whole text stays readable', async () => {
     const settings = withSettings({ contextWindow: 32_000, maxOutputTokens: 2_000 });
-    const { env, sessionId, agent, draft, session, sources, deps } = await setup({ ...settings, offloadThresholdBytes: 4_000, offloadPreviewBytes: 1_000 });
+    const { env, sessionId, agent, draft, session, sources, deps } = await setup({ ...settings, offloadThresholdBytes: 4_000, offloadPreviewBytes: 1_000, truncation: { maxLines: 400, maxBytes: 8_000 } });
     const big = Array.from({ length: 2_000 }, (_, i) => `line ${i + 1} of the log`).join('\n');
     sources.files.set('logs/build.log', big);
     const chip = await draft.add(session, { kind: 'file', path: 'logs/build.log' });
@@ -135,6 +135,15 @@ describe('attachments: chips, their tokens and the request that carries them', f
     const slice = await env.store.readBlob(sessionId, message.meta!.offloadRef!, 0, 10_000_000);
     assert.equal(new TextDecoder().decode(slice.bytes), big);
     assert.equal((await env.store.listBlobs(sessionId)).length, 1, 'read again at send, unchanged: stored once, the counted message sent');
+  });
+
+  it('a file a tool result would offload but within the truncation limit is sent whole: the user chose it for the model to read', async () => {
+    const { draft, session, sources } = await setup();
+    const text = 'export const x = 1;\n'.repeat(600); // 12 KB: past the 4 KB offload threshold, under the 32 KB limit
+    sources.files.set('src/long.ts', text);
+    const chip = await draft.add(session, { kind: 'file', path: 'src/long.ts' });
+    assert.equal(chip.stored, undefined);
+    assert.equal(draft.textOf(chip.id)!.text, `[Attached file src/long.ts]\n${text}`);
   });
 
   it('a file changed between attaching and sending is sent as it is at send', async () => {
