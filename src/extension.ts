@@ -18,11 +18,17 @@ import { ChatViewProvider } from './views/chatViewProvider';
 import { InspectorPanel } from './views/inspectorPanel';
 import { showLoadedInstructions } from './commands/showInstructions';
 import { configureToolsCommand } from './commands/configureTools';
+import { addFileCommand, addSelectionCommand } from './commands/attachCommands';
+import { ChatAttachments } from './attachments/chatAttachments';
 
 /** What the extension-host tests reach through `activate()`'s return value. */
 export interface TallyApi {
   sessions: SessionController;
   agents: AgentFactory;
+  /** The chips above the chat's input (the attachment tests read them). */
+  attachments: ChatAttachments;
+  /** The chat view: what its webview posts goes through `receive`. */
+  chat: ChatViewProvider;
   keys: ApiKeys;
   /** Where VS Code keeps this extension's logs and global state (the key-leak test searches them). */
   folders: { log: string; globalStorage: string };
@@ -38,9 +44,10 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   const keys = new ApiKeys(context.secrets);
   const agents = new AgentFactory(context, log);
   const sessions = new SessionController(storeHost, keys, agents, log);
-  const chat = new ChatViewProvider(context.extensionUri, sessions, log);
-  const meter = new ContextMeter(sessions);
   const docs = new ReadOnlyDocuments();
+  const attachments = new ChatAttachments(sessions, docs);
+  const chat = new ChatViewProvider(context.extensionUri, sessions, log, attachments);
+  const meter = new ContextMeter(sessions);
   const run = <T>(task: () => Promise<T>) => async (): Promise<T | undefined> => {
     try {
       return await task();
@@ -56,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     log,
     storeHost,
     sessions,
+    attachments,
     chat,
     meter,
     docs,
@@ -82,6 +90,8 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     vscode.commands.registerCommand('tally.forkFromRequest', (sessionId: unknown, requestIndex: unknown) => run(() => forkFromRequestCommand(sessions, sessionId, requestIndex))()),
     vscode.commands.registerCommand('tally.openRequestItem', (requestIndex: number | undefined, position: number) => run(() => openRequestItemCommand(sessions, docs, requestIndex, position))()),
     vscode.commands.registerCommand('tally.statusBarShown', () => meter.shown),
+    vscode.commands.registerCommand('tally.addSelectionToChat', () => run(() => addSelectionCommand(attachments))()),
+    vscode.commands.registerCommand('tally.addFileToChat', (clicked?: unknown, selected?: unknown) => run(() => addFileCommand(attachments, clicked, selected))()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('tally')) sessions.reopenActive('settings');
     }),
@@ -90,7 +100,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     ...(vscode.lm?.onDidChangeChatModels ? [vscode.lm.onDidChangeChatModels(() => reopenWithoutModel(sessions))] : []),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.onTrustChanged()),
   );
-  return { sessions, agents, keys, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
+  return { sessions, agents, keys, attachments, chat, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
 }
 
 export function deactivate(): void {

@@ -4,6 +4,7 @@
  */
 import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CompactionEventRecord } from '../core/model/records';
+import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost } from './attachments';
 import type { ListPatch } from './listPatch';
 
 export interface ChatToolCallView {
@@ -73,12 +74,22 @@ export interface ChatThinking {
 
 export type ChatEntry =
   /** `pending`: kept while no model is configured; it is sent once one is chosen. `tokens`: the host's count. */
-  | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean }
+  | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean; attachments?: ChatSentAttachment[] }
   | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking }
   | { kind: 'compaction'; id: string; record: CompactionEventRecord }
   /** `busy`: work still running (a compaction); `action`: the button the notice offers (`continue` sends "Continue"). */
   | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' | 'continue' }
   | { kind: 'usage'; id: string; usage: ChatTurnUsage };
+
+/** An attachment as sent with a user message: a chip on the message. */
+export interface ChatSentAttachment {
+  id: string;
+  kind: ChatAttachmentView['kind'];
+  label: string;
+  tokens?: number;
+  /** Stored whole: `lines` in all, `sentLines` sent. */
+  stored?: { lines: number; sentLines: number };
+}
 
 /** The context meter shows the window figures every surface shares (see core/accounting/windowFigures). */
 export type ChatMeter = WindowFigures;
@@ -110,7 +121,11 @@ export type HostToChat =
   | { type: 'state'; state: ChatState }
   /** Everything but the entries in full, and the entries as a change of what was sent last. */
   | { type: 'update'; state: Omit<ChatState, 'entries'>; patch: ChatEntriesPatch }
-  | { type: 'delta'; entryId: string; text: string };
+  | { type: 'delta'; entryId: string; text: string }
+  /** The answer to an `attachQuery`: the lines to offer, and what is not offered here and why. */
+  | { type: 'completions'; queryId: number; items: AttachCompletion[] }
+  /** The chips above the input and what the message will cost; `restore`: a send failed, the text goes back in the input. */
+  | { type: 'composer'; attachments: ChatAttachmentView[]; cost?: ComposerCost; restore?: string };
 
 export type ChatToHost =
   | { type: 'ready' }
@@ -133,4 +148,14 @@ export type ChatToHost =
   | { type: 'copyCode'; code: string }
   | { type: 'insertCode'; code: string }
   /** http, https or mailto only; the host opens it outside the webview. */
-  | { type: 'openLink'; url: string };
+  | { type: 'openLink'; url: string }
+  /** The composer's text after `#` or `@`: the host answers with `completions`. */
+  | { type: 'attachQuery'; queryId: number; query: string }
+  | { type: 'attach'; target: AttachTarget }
+  | { type: 'removeAttachment'; id: string }
+  /** Opens the exact text a chip will send. */
+  | { type: 'openAttachment'; id: string }
+  /** The text being written, so the host can say what the message will cost. */
+  | { type: 'draft'; text: string }
+  /** Files dropped on the chat: each must be a file inside the workspace. */
+  | { type: 'dropUris'; uris: string[] };

@@ -18,6 +18,7 @@ import {
   type Check,
   type Fields,
 } from './validateFields';
+import { readAttachTarget, readQuery, readQueryId, readUriList } from './validateAttachments';
 
 export type Invalid = { error: string };
 
@@ -123,6 +124,12 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   approval: fields('approval', { callId: readId, approved: readBoolean }, { forSession: readBoolean }),
   resumeSession: fields('resumeSession', { sessionId: readId }),
   openResult: fields('openResult', { refId: readId }),
+  attachQuery: fields('attachQuery', { queryId: readQueryId, query: readQuery }),
+  attach: fields('attach', { target: readAttachTarget }),
+  removeAttachment: fields('removeAttachment', { id: readId }),
+  openAttachment: fields('openAttachment', { id: readId }),
+  draft: fields('draft', { text: (f, key) => readString(f, key, LIMITS.textBytes, { allowEmpty: true }) }),
+  dropUris: fields('dropUris', { uris: readUriList }),
 };
 
 /** A summary to compact with: optional, but when present a bounded string that says something. */

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import type { AgentEvent } from '../core/agent/events';
+import type { Message } from '../core/model/message';
 import type { CompactionResult } from '../core/compaction/compactor';
 import type { UserSummary } from '../core/compaction/userSummary';
 import { ContextSession } from '../core/session/contextSession';
@@ -270,8 +271,8 @@ export class SessionController implements vscode.Disposable, SessionActions {
     this.failedTurnUserId = undefined;
   }
 
-  /** Sends a chat message; `/compact [focus]` compacts instead. */
-  async send(text: string): Promise<void> {
+  /** Sends a chat message, after what the user attached to it; `/compact [focus]` compacts instead. */
+  async send(text: string, attachments: readonly Message[] = []): Promise<void> {
     const session = await this.current();
     const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
     if (compact) {
@@ -279,6 +280,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
       return;
     }
     if (!session.agent) {
+      if (attachments.length) throw new Error('Choose a model first: attachments are sent with a message to a model.');
       if (session.replayLabel) throw new Error(session.unavailable ?? 'This session is a replay.');
       // Kept in the chat with a "Choose a model" action; sent when a model is configured. A second
       // message typed meanwhile joins the first rather than replacing it.
@@ -294,7 +296,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     } else {
       await store.updateSession(session.info.id, { updatedAt: Date.now() });
     }
-    await session.agent.send(text);
+    await session.agent.send(text, undefined, attachments);
   }
 
   /**

@@ -11,6 +11,7 @@ import type { HostToChat } from '../protocol/chat';
 import { receiveWebviewMessage } from '../protocol/receive';
 import { parseChatMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
+import type { ChatAttachments } from '../attachments/chatAttachments';
 
 /** The chat panel: a webview view in Tally's activity-bar container. */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -31,8 +32,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly extensionUri: vscode.Uri,
     private readonly sessions: SessionController,
     private readonly log: vscode.LogOutputChannel,
+    private readonly attachments?: ChatAttachments,
   ) {
+    if (attachments) attachments.post = (message) => this.post(message);
     this.handlers = chatHandlers({
+      attachments: attachments?.deps(),
       sessions,
       executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),
       sendState: () => this.sendState({ whole: true }),
@@ -127,13 +131,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       const state = chatHeader({ session, sessions: await store.listSessions(), earlierUnloaded: view.earlierUnloaded, usage: view.usageFigures, ...extras });
       if (whole) this.post({ type: 'state', state: { ...state, entries: this.sent.whole(view.chat, extras) } });
       else this.post({ type: 'update', state, patch: this.sent.change(view.chat, extras) });
+      // The cost line follows the meter; the chips follow the session.
+      await this.attachments?.refreshComposer();
     } catch (error) {
       this.log.error(`chat: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
-  /** Every message from the webview goes through the validated boundary: invalid ones are logged and dropped. */
-  private receive(raw: unknown): Promise<unknown> {
+  /** Every message from the webview goes through the validated boundary: invalid ones are logged and dropped (the extension-host tests post here too). */
+  receive(raw: unknown): Promise<unknown> {
     return receiveWebviewMessage(raw, {
       source: 'chat',
       parse: parseChatMessage,

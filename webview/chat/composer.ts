@@ -1,4 +1,4 @@
-import { button, textArea } from '../ui/controls';
+import { button, textArea, type TextInput } from '../ui/controls';
 import { h } from '../ui/dom';
 
 const MAX_BYTES = 100 * 1024;
@@ -8,9 +8,19 @@ export interface Composer {
   setBusy(busy: boolean): void;
 }
 
+/** What another part adds to the composer: elements above the input, a line beside the buttons, a first look at keys. */
+export interface ComposerParts {
+  above: HTMLElement[];
+  beside?: HTMLElement;
+  bind(input: TextInput): void;
+  /** True when the key was used (an open completion list takes Enter and the arrows). */
+  onKey(event: KeyboardEvent): boolean;
+  onSent(): void;
+}
+
 /** The input box: Enter sends, Shift+Enter is a newline; Cancel replaces Send while a turn runs. */
-export function createComposer(onSend: (text: string) => void, onCancel: () => void): Composer {
-  const input = textArea({ placeholder: 'Ask Tally… (Enter to send, Shift+Enter for a new line, /compact [focus])', label: 'Message', rows: 3, class: 'composer-input' });
+export function createComposer(onSend: (text: string) => void, onCancel: () => void, parts?: ComposerParts): Composer {
+  const input = textArea({ placeholder: 'Ask Tally… (Enter to send, Shift+Enter for a new line, # to attach, /compact [focus])', label: 'Message', rows: 3, class: 'composer-input' });
   let busy = false;
   const note = h('div', { class: 'composer-note', attrs: { 'aria-live': 'polite' } });
 
@@ -25,8 +35,11 @@ export function createComposer(onSend: (text: string) => void, onCancel: () => v
     note.textContent = '';
     onSend(text);
     input.value = '';
+    parts?.onSent();
   };
+  parts?.bind(input);
   input.element.addEventListener('keydown', (event: KeyboardEvent) => {
+    if (parts?.onKey(event)) return;
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       send();
@@ -35,7 +48,7 @@ export function createComposer(onSend: (text: string) => void, onCancel: () => v
   const sendButton = button('Send', send, { attrs: { 'data-action': 'send' } });
   const cancelButton = button('Cancel', onCancel, { appearance: 'secondary', attrs: { 'data-action': 'cancel' } });
   cancelButton.hidden = true;
-  const element = h('div', { class: 'composer' }, [input.element, h('div', { class: 'composer-actions' }, [note, sendButton, cancelButton])]);
+  const element = h('div', { class: 'composer' }, [...(parts?.above ?? []), input.element, h('div', { class: 'composer-actions' }, [note, parts?.beside, sendButton, cancelButton])]);
   return {
     element,
     setBusy(value) {

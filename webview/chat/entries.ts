@@ -1,3 +1,4 @@
+import { renderSentAttachments } from './sentAttachments';
 import { chatEntryKey, type ChatEntry, type ChatThinking } from '../../src/protocol/chat';
 import { button, progressRing } from '../ui/controls';
 import { details, h } from '../ui/dom';
@@ -59,6 +60,7 @@ export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElemen
     case 'user':
       return h('div', { class: `entry user${entry.pending ? ' pending' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'user', 'data-pending': entry.pending } }, [
         h('div', { class: 'entry-head' }, [h('span', { class: 'entry-role', text: 'You' }), entry.pending ? h('span', { class: 'entry-state', text: 'not sent yet' }) : null, tokenBadge(entry.tokens)]),
+        renderSentAttachments(entry.attachments),
         h('div', { class: 'text', text: entry.text }),
       ]);
     case 'assistant':

@@ -5,6 +5,7 @@ import { heldListOf } from '../../src/protocol/listPatch';
 import { button, registerControls } from '../ui/controls';
 import { h, replace } from '../ui/dom';
 import { channel, onHostMessage } from '../ui/vscodeApi';
+import { AttachmentComposer } from './attachments';
 import { createComposer } from './composer';
 import { EntryList } from './entries';
 import { FollowOutput } from './followOutput';
@@ -76,11 +77,14 @@ function fillEmptyHint(hasModel: boolean): void {
         ]),
       ]);
 }
+const attachments = new AttachmentComposer((message) => host.post(message));
 const composer = createComposer(
   (text) => host.post({ type: 'send', text }),
   () => host.post({ type: 'cancel' }),
+  attachments,
 );
 replace(app, [toolbarSlot, bannerSlot, meterSlot, scroller, composer.element]);
+attachments.acceptDrops(app);
 const follow = new FollowOutput(scroller, entries.element);
 /** Approval cards already brought into view: each is brought once, when it appears. */
 const revealedApprovals = new Set<string>();
@@ -167,6 +171,8 @@ onHostMessage<HostToChat>((message) => {
     else render({ ...message.state, entries });
   }
   else if (message.type === 'delta' && typeof message.text === 'string' && typeof message.entryId === 'string') applyDelta(message.entryId, message.text);
+  else if (message.type === 'completions' && Array.isArray(message.items)) attachments.showCompletions(message.queryId, message.items);
+  else if (message.type === 'composer' && Array.isArray(message.attachments)) attachments.showComposer(message.attachments, message.cost, message.restore);
 });
 
 host.post({ type: 'ready' });

@@ -115,15 +115,18 @@ export class AgentSession {
     this.running?.abort();
   }
 
-  /** Runs one user turn to completion. Only one turn runs at a time. */
-  async send(text: string, external?: AbortSignal): Promise<TurnStopReason> {
+  /**
+   * Runs one user turn to completion. Only one turn runs at a time. `attachments`: attachment
+   * messages the user put with this message, recorded right before it.
+   */
+  async send(text: string, external?: AbortSignal, attachments: readonly Message[] = []): Promise<TurnStopReason> {
     if (this.running) throw new Error('the agent is already working on a request');
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     external?.addEventListener('abort', onAbort, { once: true });
     this.running = controller;
     try {
-      const user = await this.manager.appendUser(text);
+      const user = await this.manager.appendUser(text, attachments);
       this.emit({ type: 'turn_start', userMessageId: user.id });
       const reason = await this.loop(controller.signal);
       this.emit({ type: 'turn_end', stopReason: reason });

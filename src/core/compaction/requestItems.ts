@@ -6,14 +6,18 @@ import { previewOf } from './removedItems';
 export function requestItemOf(message: Message, tokens: number): RequestItem {
   const badges: RequestItem['badges'] = [];
   if (message.meta?.truncated) badges.push('truncated');
-  if (message.meta?.offloadRef && message.kind === 'tool_result') badges.push('offloaded');
+  if (message.meta?.offloadRef && (message.kind === 'tool_result' || message.kind === 'attachment')) badges.push('offloaded');
   if (message.kind === 'tool_result_archived') badges.push('archived');
   if (message.kind === 'summary' || message.kind === 'tool_summary' || message.kind === 'episode') badges.push('summarized');
   if (message.pinned) badges.push('pinned');
   if (message.meta?.synthetic) badges.push('synthetic');
   const thinking = sentThinking(message);
   if (thinking) badges.push('thinking');
-  return { messageId: message.id, role: message.role, kind: message.kind, tokens, badges, toolName: message.toolName, preview: thinking ? `${thinking} · ${previewOf(message)}` : previewOf(message) };
+  const item: RequestItem = { messageId: message.id, role: message.role, kind: message.kind, tokens, badges, toolName: message.toolName, preview: thinking ? `${thinking} · ${previewOf(message)}` : previewOf(message) };
+  // An attachment is named by what was attached (its label holds the path, so the path is not repeated).
+  const attached = message.meta?.attachment;
+  if (attached) item.label = `Attached: ${attached.label}`;
+  return item;
 }
 
 /** What an assistant message sends back of its thinking, in words ("sends back 2 thinking blocks, 1 redacted (1,204 tokens)"). */

@@ -182,6 +182,8 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
       carryForward(m.content, facts);
       continue;
     }
+    // An attached file or folder is something the user put in front of the model: its path is kept like a file read.
+    if (m.kind === 'attachment' && m.meta?.attachment?.path) pushUnique(facts.filesRead, m.meta.attachment.path, MAX_FILES);
     if (m.role === 'user' && m.kind === 'user') {
       facts.task ??= clip(m.content, 600);
       facts.latestRequest = clip(m.content, 400);

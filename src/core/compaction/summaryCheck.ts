@@ -11,6 +11,8 @@ export const CHECKPOINT_HEADINGS = ['Task', 'Files touched', 'Commands run', 'Er
 /** What a summary must carry of the messages it replaces, by kind, each verbatim. */
 interface DueFacts {
   paths: string[];
+  /** Files and folders the user attached. */
+  attached: string[];
   errorLines: string[];
   commands: string[];
   numbers: string[];
@@ -19,6 +21,7 @@ interface DueFacts {
 
 const LABELS: Record<keyof DueFacts, [string, string]> = {
   paths: ['path', 'paths'],
+  attached: ['attached path', 'attached paths'],
   errorLines: ['error line', 'error lines'],
   commands: ['command', 'commands'],
   numbers: ['number', 'numbers'],
@@ -39,7 +42,8 @@ function dueFacts(messages: readonly Message[], style: SummaryRequest['style']):
   const numbers = [...new Set([...numbersIn(errorLines.join('\n')), ...numbersIn(userText)])];
   // A tool digest's refs are listed by the strategy under it, not by the summary.
   const refs = style === 'tool_digest' ? [] : facts.storedRefs;
-  return { due: { paths: facts.filesChanged, errorLines, commands: [...new Set(commands)], numbers, refs }, facts };
+  const attached = [...new Set(messages.flatMap((m) => (m.kind === 'attachment' && m.meta?.attachment?.path ? [m.meta.attachment.path] : [])))];
+  return { due: { paths: facts.filesChanged, attached, errorLines, commands: [...new Set(commands)], numbers, refs }, facts };
 }
 
 /**
@@ -52,7 +56,7 @@ function dueFacts(messages: readonly Message[], style: SummaryRequest['style']):
  */
 export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'messages' | 'style' | 'focus' | 'maxTokens'>): string {
   const { due, facts } = dueFacts(request.messages, request.style);
-  const missing: DueFacts = { paths: [], errorLines: [], commands: [], numbers: [], refs: [] };
+  const missing: DueFacts = { paths: [], attached: [], errorLines: [], commands: [], numbers: [], refs: [] };
   let dueCount = 0;
   let missingCount = 0;
   for (const kind of Object.keys(due) as Array<keyof DueFacts>) {
@@ -71,6 +75,7 @@ export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'm
   if (missingCount === 0) return text;
   const lines = ['### Completed from the session (the model\'s summary left these out)'];
   if (missing.paths.length) lines.push(`Changed: ${missing.paths.join(', ')}`);
+  if (missing.attached.length) lines.push(`Attached by the user: ${missing.attached.join(', ')}`);
   if (missing.errorLines.length) lines.push('### Latest error', ...(facts.latestError ? [facts.latestError] : []), ...(facts.latestErrorLocation ? [`At: ${facts.latestErrorLocation}`] : []));
   if (missing.commands.length) {
     lines.push(lastCommandsSection({

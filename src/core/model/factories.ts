@@ -1,5 +1,5 @@
 import { newId } from './ids';
-import type { Message, MessageMeta, ToolCall } from './message';
+import type { AttachmentInfo, Message, MessageMeta, ToolCall } from './message';
 
 /**
  * The one place messages are made. Every factory gives a fresh id (unless one is passed) and
@@ -12,6 +12,11 @@ interface Made {
 
 export function userMessage(content: string, made: Made = {}): Message {
   return { id: made.id ?? newId('m'), role: 'user', kind: 'user', content, agentVisible: true, userVisible: true, createdAt: made.createdAt ?? 0 };
+}
+
+/** Something the user attached to their next message: user content, recorded right before that message. */
+export function attachmentMessage(info: AttachmentInfo, content: string, made: Made & { meta?: MessageMeta } = {}): Message {
+  return { id: made.id ?? newId('m'), role: 'user', kind: 'attachment', content, agentVisible: true, userVisible: true, createdAt: made.createdAt ?? 0, meta: { ...made.meta, attachment: { ...info } } };
 }
 
 export function assistantMessage(content: string, toolCalls: readonly ToolCall[] = [], made: Made = {}): Message {

@@ -139,7 +139,7 @@ export class ContextSession {
     }
   }
 
-  private readonly count = (message: Message): number => countMessage(message, this.options.counter);
+  readonly count = (message: Message): number => countMessage(message, this.options.counter); // what the request counts each message with
 
   private stamp(message: Message): Message {
     const createdAt = Math.max(this.now(), this.lastCreatedAt + 1);
@@ -186,9 +186,9 @@ export class ContextSession {
     });
   }
 
-  /** Records the user's message; returns it (not the aborted outputs recorded before it). */
-  async appendUser(text: string): Promise<Message> {
-    const recorded = await this.append(userMessage(text));
+  /** Records the user's message, after what they attached to it; returns it (not the aborted outputs or attachments before it). */
+  async appendUser(text: string, attachments: readonly Message[] = []): Promise<Message> {
+    const recorded = await this.append(...attachments, userMessage(text));
     return recorded[recorded.length - 1];
   }
 

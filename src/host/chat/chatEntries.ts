@@ -2,9 +2,10 @@ import { MESSAGE_OVERHEAD_TOKENS } from '../../core/accounting/messageTokens';
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
 import type { ModelPrices } from '../../core/providers/modelRegistry';
-import { chatEntryKey, type ChatEntry, type ChatThinking } from '../../protocol/chat';
+import { chatEntryKey, type ChatEntry, type ChatSentAttachment, type ChatThinking } from '../../protocol/chat';
 import { turnUsage } from '../session/turnFigures';
 import { toolView } from './chatToolView';
+import { sentAttachmentOf } from './sentAttachments';
 import { countOf } from '../../protocol/wording';
 
 /** An assistant message's thinking as the chat shows it: readable text, its tokens, and how many blocks came redacted. */
@@ -60,6 +61,8 @@ export class ChatEntries {
   private open?: OpenAssistant;
   /** The user messages shown, in order: each starts a turn. */
   private users: Array<{ id: string; createdAt: number }> = [];
+  /** Attachments recorded since the last user message: they go on the next one as chips. */
+  private attached: ChatSentAttachment[] = [];
   private turnRecords = new Map<string, TurnUsageRecord[]>();
   /** The newest shown message's time, and the newest compaction placed. */
   private lastShownAt = -Infinity;
@@ -76,6 +79,7 @@ export class ChatEntries {
     this.byKey = new Map();
     this.open = undefined;
     this.users = [];
+    this.attached = [];
     this.turnRecords = new Map();
     this.callOwners = new Map();
     this.lastShownAt = -Infinity;
@@ -217,13 +221,17 @@ export class ChatEntries {
       if (open.key === undefined) return;
       const before = this.byKey.get(open.key) as Extract<ChatEntry, { kind: 'assistant' }>;
       this.set(open.key, { ...before, toolCalls: before.toolCalls.map((view, i) => (i === slot ? toolView(calls[i], m) : view)) });
+    } else if (m.kind === 'attachment' && m.userVisible) {
+      this.attached.push(sentAttachmentOf(m, tokens));
     } else if (this.wouldShow(m)) {
       // The turn before closes with its figures, right before this message.
       const previous = this.lastUser();
       const figures = previous && turnUsage(this.turnRecords.get(previous.id) ?? [], this.prices);
       if (previous && figures) this.push({ kind: 'usage', id: `usage-${previous.id}`, usage: figures });
       this.users.push({ id: m.id, createdAt: m.createdAt });
-      this.push({ kind: 'user', id: m.id, text: m.content, tokens }, m.createdAt);
+      const attachments = this.attached;
+      this.attached = [];
+      this.push({ kind: 'user', id: m.id, text: m.content, tokens, ...(attachments.length ? { attachments } : {}) }, m.createdAt);
     }
   }
 

@@ -2,6 +2,7 @@ import type { ChatToHost } from '../../protocol/chat';
 import type { Handlers } from '../../protocol/receive';
 import { codeToInsert } from './insertWarning';
 import type { SessionActions } from '../session/sessionPorts';
+import { attachmentHandlers, attachmentsForSend, type AttachmentIntentDeps } from './attachmentIntents';
 
 /** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
 export interface ChatIntentDeps {
@@ -15,6 +16,8 @@ export interface ChatIntentDeps {
   scheduleRefresh(): void;
   /** The chat shows the session's whole history from now on (it opens with the recent part). */
   showEarlier(): Promise<void>;
+  /** The composer's attachments (the view passes the workspace's sources). */
+  attachments?: AttachmentIntentDeps;
 }
 
 export interface ChatWorkbench {
@@ -37,8 +40,9 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
   return {
     ready: () => d.sendState(),
     send: async (m) => {
+      const attachments = d.attachments ? await attachmentsForSend(d.attachments, m.text) : [];
       d.scheduleRefresh();
-      await d.sessions.send(m.text);
+      await d.sessions.send(m.text, attachments);
     },
     cancel: () => d.sessions.cancel(),
     approval: (m) => d.sessions.resolveApproval(m.callId, m.approved, m.forSession === true),
@@ -77,5 +81,9 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     openLink: async (m) => {
       await workbench(d).openExternal(m.url);
     },
+    ...attachmentHandlers(() => {
+      if (!d.attachments) throw new Error('Attachments are not available here.');
+      return d.attachments;
+    }),
   };
 }

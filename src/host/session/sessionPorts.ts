@@ -1,3 +1,4 @@
+import type { Message } from '../../core/model/message';
 import type { AgentSession } from '../../core/agent/agentSession';
 import type { CompactionResult } from '../../core/compaction/compactor';
 import type { Summarizer } from '../../core/compaction/types';
@@ -55,7 +56,8 @@ export interface SessionActions {
   create(title?: string): Promise<ActiveSession>;
   open(sessionId: string, replayLabel?: string): Promise<ActiveSession>;
   discardPendingMessage(): void;
-  send(text: string): Promise<void>;
+  /** `attachments`: attachment messages recorded right before the user's message. */
+  send(text: string, attachments?: readonly Message[]): Promise<void>;
   retry(): Promise<void>;
   cancel(): void;
   /** `summary`: the preview's summary the user confirmed, used instead of writing a new one. */

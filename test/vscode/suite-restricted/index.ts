@@ -6,5 +6,6 @@ export function run(): Promise<void> {
     require('./restricted.test');
     require('./lmToolsRestricted.test');
     require('./restrictedWrites.test');
+    require('./attachmentsRestricted.test');
   });
 }

@@ -18,5 +18,6 @@ export function run(): Promise<void> {
     require('./settingsReopen.test');
     require('./forkSession.test');
     require('./summaryEdit.test');
+    require('./attachments.test');
   });
 }

@@ -32,9 +32,11 @@ export class EmergencyDrop implements CompactionStrategy {
     const first = messages[unit.start];
     if (unitIsPinned(messages, unit) || first.role === 'system' || first.kind === 'instructions') return 'never';
     if (unit.start <= protectedUser && protectedUser < unit.end) return 'never';
+    // What the user attached to their latest message goes with it.
+    if (first.kind === 'attachment' && attachedToLatest(messages, unit.start, protectedUser)) return 'never';
     if (first.kind === 'note' && first.meta?.synthetic) return 'never'; // earlier cut markers
     for (let i = unit.start; i < unit.end; i++) if (focus.matches(messages[i])) return 'focus';
-    if (first.kind === 'summary' || first.kind === 'episode' || first.kind === 'tool_summary' || (first.role === 'user' && first.kind === 'user')) return 'memory';
+    if (first.kind === 'summary' || first.kind === 'episode' || first.kind === 'tool_summary' || (first.role === 'user' && (first.kind === 'user' || first.kind === 'attachment'))) return 'memory';
     return 'ordinary';
   }
 
@@ -96,4 +98,11 @@ export class EmergencyDrop implements CompactionStrategy {
     }
     return { messages: out, removed };
   }
+}
+
+/** True when only attachments lie between `at` and the latest user message: they were sent with it. */
+function attachedToLatest(messages: readonly Message[], at: number, latestUser: number): boolean {
+  if (at >= latestUser) return false;
+  for (let i = at; i < latestUser; i++) if (messages[i].kind !== 'attachment') return false;
+  return true;
 }

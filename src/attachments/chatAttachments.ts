@@ -1,0 +1,76 @@
+import * as vscode from 'vscode';
+import { AttachmentDraft, type DraftSession } from '../host/chat/attachmentDraft';
+import type { AttachmentIntentDeps } from '../host/chat/attachmentIntents';
+import { chatMeter } from '../host/session/turnFigures';
+import type { AttachTarget, ChatAttachmentView } from '../protocol/attachments';
+import type { HostToChat } from '../protocol/chat';
+import type { SessionController } from '../session/sessionController';
+import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
+import { TerminalOutputs } from './terminalOutputs';
+import { WorkspaceAttachments } from './workspaceAttachments';
+
+/**
+ * The chat's attachments in this window: one draft (the chips above the input) that the composer,
+ * the commands and drops all add to, read from the workspace, editors, problems, git and terminals.
+ */
+export class ChatAttachments implements vscode.Disposable {
+  readonly terminals = new TerminalOutputs();
+  readonly draft = new AttachmentDraft(new WorkspaceAttachments(this.terminals));
+  /** The chat view's way to the webview, once it is open. */
+  post?: (message: HostToChat) => void;
+
+  constructor(
+    private readonly sessions: SessionController,
+    private readonly docs: ReadOnlyDocuments,
+  ) {}
+
+  /** The open session as the draft reads it. */
+  async session(): Promise<DraftSession & { canSend: boolean }> {
+    const session = await this.sessions.current();
+    const store = await this.sessions.store();
+    const { manager, view } = session;
+    return {
+      sessionId: manager.sessionId,
+      settings: manager.settings,
+      messages: manager.messages,
+      count: manager.count,
+      store,
+      figures: () => chatMeter(session, view.usageFigures),
+      canSend: Boolean(session.agent),
+    };
+  }
+
+  /** Posts the chips and the cost line (and text to put back in the input after a failed send). */
+  postComposer(session: DraftSession | undefined, restore?: string): void {
+    this.post?.({ type: 'composer', attachments: this.draft.views(session), cost: this.draft.cost(session), ...(restore !== undefined ? { restore } : {}) });
+  }
+
+  async refreshComposer(): Promise<void> {
+    this.postComposer(await this.session());
+  }
+
+  /** What the chat's attachment intents use. */
+  deps(): AttachmentIntentDeps {
+    return {
+      draft: this.draft,
+      session: () => this.session(),
+      postComposer: (session, restore) => this.postComposer(session, restore),
+      postCompletions: (queryId, items) => this.post?.({ type: 'completions', queryId, items }),
+      openText: (id, title, text) => this.docs.open(['attachment', id], title, text),
+      showRefused: (reasons) => void vscode.window.showWarningMessage(`Tally: not attached: ${reasons.join('; ')}`),
+    };
+  }
+
+  /** Adds targets from a command, then shows the chat with their chips. */
+  async add(targets: readonly AttachTarget[]): Promise<ChatAttachmentView[]> {
+    const session = await this.session();
+    const views: ChatAttachmentView[] = [];
+    for (const target of targets) views.push(await this.draft.add(session, target));
+    this.postComposer(session);
+    return views;
+  }
+
+  dispose(): void {
+    this.terminals.dispose();
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * What the message being written will cost once sent, said before it is sent: its tokens and the
+ * share of the effective window the context will then fill, on the meter's own figures, and
+ * whether a compaction will run first (the context would pass the compaction threshold).
+ */
+import { MESSAGE_OVERHEAD_TOKENS } from './messageTokens';
+import { formatShare, formatTokens, type WindowFigures } from './windowFigures';
+
+export interface MessageCost {
+  /** The message's tokens: its text, every attachment sent with it, and their framing. */
+  tokens: number;
+  /** The window's `used` after sending, and its share of the effective window. */
+  usedAfter: number;
+  shareAfter: number;
+  /** The context would pass the compaction threshold: a compaction runs before the request. */
+  compactsFirst: boolean;
+  /** "this message 3,210 tokens → 58% of the window after sending" */
+  text: string;
+  /** "a compaction will run first", when it will. */
+  note?: string;
+}
+
+/**
+ * `items`: the tokens of each message the send records (the text's own count and each attachment
+ * item's), as a request lists them; each also carries the per-message framing.
+ */
+export function messageCost(figures: WindowFigures, items: readonly number[]): MessageCost {
+  const tokens = items.reduce((sum, n) => sum + n + MESSAGE_OVERHEAD_TOKENS, 0);
+  const usedAfter = figures.used + tokens;
+  const shareAfter = figures.effectiveWindow > 0 ? usedAfter / figures.effectiveWindow : 0;
+  const compactsFirst = usedAfter >= figures.compactAt;
+  return {
+    tokens,
+    usedAfter,
+    shareAfter,
+    compactsFirst,
+    text: `this message ${formatTokens(tokens)} tokens → ${formatShare(shareAfter)} of the window after sending`,
+    note: compactsFirst ? 'a compaction will run first' : undefined,
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * What the chat's composer and the host say about attachments: the completions offered after `#`
+ * or `@`, what the user asks to attach, the chips above the input and the message's cost.
+ */
+import type { AttachmentInfo } from '../core/model/message';
+
+export type AttachmentKind = AttachmentInfo['kind'];
+
+/** What the user asks to attach. Paths are workspace-relative (`/`-separated) and resolved by the host. */
+export type AttachTarget =
+  | { kind: 'file'; path: string }
+  | { kind: 'folder'; path: string }
+  | { kind: 'selection' }
+  /** Problems of one file, or of the whole workspace without a path. */
+  | { kind: 'problems'; path?: string }
+  | { kind: 'diff' }
+  | { kind: 'terminal' };
+
+/** One line of the composer's completion list. `unavailable`: why it cannot be attached here (shown, not offered). */
+export interface AttachCompletion {
+  target: AttachTarget;
+  label: string;
+  detail?: string;
+  unavailable?: string;
+}
+
+/** A chip above the input: what will be sent with the next message. */
+export interface ChatAttachmentView {
+  id: string;
+  kind: AttachmentKind;
+  label: string;
+  /** The attachment item's tokens in the request that carries it (counted by the session's tokenizer). */
+  tokens?: number;
+  /** Why it cannot be sent; the chip shows it and the send leaves it out. */
+  error?: string;
+  /** Large content stored whole: `lines` in all, `sentLines` sent. */
+  stored?: { lines: number; sentLines: number };
+  /** The file is already in the working context: a short pointer is sent instead of its text. */
+  inContext?: boolean;
+}
+
+/** The composer's cost line: "this message 3,210 tokens → 58% of the window after sending". */
+export interface ComposerCost {
+  text: string;
+  /** "a compaction will run first" */
+  note?: string;
+  tokens: number;
+  shareAfter: number;
+}
+
+/** Completion queries: at most this many characters, answered with at most `maxResults` lines. */
+export const ATTACH_QUERY_LIMITS = { queryChars: 200, maxResults: 50, pathChars: 4096, dropUris: 50 } as const;

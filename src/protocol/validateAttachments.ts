@@ -1,0 +1,63 @@
+/** Checks of the chat's attachment messages: what to attach, completion queries, dropped files. */
+import { ATTACH_QUERY_LIMITS, type AttachTarget } from './attachments';
+import { readIndex, readObject, readString, type Check, type Fields } from './validateFields';
+
+/** A workspace-relative path: bounded, no NUL, not absolute, no `..` segment (the host resolves it inside the folders again). */
+function readRelativePath(f: Fields, key: string): Check<string> {
+  const s = readString(f, key, ATTACH_QUERY_LIMITS.pathChars);
+  if (!s.ok) return s;
+  const path = s.value;
+  if (path.includes('\0')) return { ok: false, error: `"${key}" holds a NUL character` };
+  if (/^(?:[\\/]|[A-Za-z]:)/.test(path)) return { ok: false, error: `"${key}" must be relative to a workspace folder` };
+  if (path.split(/[\\/]/).includes('..')) return { ok: false, error: `"${key}" must not contain ".."` };
+  return s;
+}
+
+const TARGET_KEYS: Record<AttachTarget['kind'], { required: string[]; optional: string[] }> = {
+  file: { required: ['path'], optional: [] },
+  folder: { required: ['path'], optional: [] },
+  selection: { required: [], optional: [] },
+  problems: { required: [], optional: ['path'] },
+  diff: { required: [], optional: [] },
+  terminal: { required: [], optional: [] },
+};
+
+/** `target`: one of the attach targets, with only its own keys. */
+export function readAttachTarget(f: Fields, key: string): Check<AttachTarget> {
+  const raw = f[key];
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, error: `"${key}" must be an object` };
+  const kind = (raw as { kind?: unknown }).kind;
+  if (typeof kind !== 'string' || !Object.prototype.hasOwnProperty.call(TARGET_KEYS, kind)) return { ok: false, error: `"${key}.kind" is not an attachment kind` };
+  const spec = TARGET_KEYS[kind as AttachTarget['kind']];
+  const fields = readObject(raw, ['kind', ...spec.required, ...spec.optional]);
+  if (!fields.ok) return { ok: false, error: `"${key}": ${fields.error}` };
+  const out: Record<string, unknown> = { kind };
+  for (const name of [...spec.required, ...spec.optional]) {
+    if (fields.value[name] === undefined && spec.optional.includes(name)) continue;
+    const path = readRelativePath(fields.value, name);
+    if (!path.ok) return { ok: false, error: `"${key}": ${path.error}` };
+    out[name] = path.value;
+  }
+  return { ok: true, value: out as AttachTarget };
+}
+
+export function readQuery(f: Fields, key: string): Check<string> {
+  return readString(f, key, ATTACH_QUERY_LIMITS.queryChars, { allowEmpty: true });
+}
+
+export const readQueryId = readIndex;
+
+/** Dropped URIs: a bounded list of bounded strings; whether each is a workspace file is the host's check. */
+export function readUriList(f: Fields, key: string): Check<string[]> {
+  const raw = f[key];
+  if (!Array.isArray(raw)) return { ok: false, error: `"${key}" must be an array` };
+  if (raw.length === 0) return { ok: false, error: `"${key}" is empty` };
+  if (raw.length > ATTACH_QUERY_LIMITS.dropUris) return { ok: false, error: `"${key}" lists more than ${ATTACH_QUERY_LIMITS.dropUris} files` };
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const item = readString({ uri: raw[i] }, 'uri', ATTACH_QUERY_LIMITS.pathChars);
+    if (!item.ok) return { ok: false, error: `"${key}[${i}]": ${item.error}` };
+    out.push(item.value);
+  }
+  return { ok: true, value: out };
+}
