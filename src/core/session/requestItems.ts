@@ -108,27 +108,40 @@ export function requestContent(args: { messages: readonly Message[]; sections?: 
     items.push(promptTotalItem(unitemized));
   }
   const promptItems = items.length;
-  // Each list is copied once: at 50,000 messages a copy is 400 KB the next collection walks.
-  const messages = args.messages.slice();
   const dynamic = sections?.dynamic ?? [];
-  const at = dynamic.length ? dynamicNoteIndex(messages) : -1;
+  const at = dynamic.length ? dynamicNoteIndex(args.messages) : -1;
   const reuse = args.reuse ?? new ConversationItems();
   const conversation = reuse.itemsFor(args.messages, args.count);
+  const noteMessages = dynamic.length ? [noteMessage(dynamicNoteText(dynamic), { id: DYNAMIC_NOTE_ID })] : [];
+  const note = dynamic.map((s) => sectionItem(s, 'dynamic'));
+  const insertAt = at < 0 ? args.messages.length : at;
+  const messages = spliced([], args.messages, insertAt, noteMessages, []);
+  const framing = messages.length ? [framingItem('framing:messages', 'Message framing', messages.length * MESSAGE_OVERHEAD_TOKENS, `${MESSAGE_OVERHEAD_TOKENS} tokens per message × ${messages.length} messages`, 'conversation')] : [];
+  items = spliced(items, conversation, insertAt, note, framing);
   let remapped = false;
-  items = items.concat(conversation);
-  if (dynamic.length) {
-    messages.splice(at, 0, noteMessage(dynamicNoteText(dynamic), { id: DYNAMIC_NOTE_ID }));
-    const note = dynamic.map((s) => sectionItem(s, 'dynamic'));
-    items.splice(promptItems + at, 0, ...note);
-    // A message of the conversation with the note's own id (none in practice) is taken for the note too.
-    if (reuse.holdsId(DYNAMIC_NOTE_ID)) {
-      items = items.flatMap((item) => (item.messageId === DYNAMIC_NOTE_ID && item.section === 'conversation' ? note : [item]));
-      remapped = true;
-    }
+  // A message of the conversation with the note's own id (none in practice) is taken for the note too.
+  if (dynamic.length && reuse.holdsId(DYNAMIC_NOTE_ID)) {
+    items = items.flatMap((item) => (item.messageId === DYNAMIC_NOTE_ID && item.section === 'conversation' ? note : [item]));
+    remapped = true;
   }
-  if (messages.length) items.push(framingItem('framing:messages', 'Message framing', messages.length * MESSAGE_OVERHEAD_TOKENS, `${MESSAGE_OVERHEAD_TOKENS} tokens per message × ${messages.length} messages`, 'conversation'));
   args.lineage?.note({ messages, items, source: args.messages, conversation, promptItems, noteAt: at, remapped, withSections: sections !== undefined });
   return { messages, items };
+}
+
+/**
+ * `head`, then `list` with `inserted` before its position `at`, then `tail`, as one array made by
+ * one copy (concat), the part of `list` after `at` then moved along: at 50,000 messages a list is
+ * 400 KB, and each one made is a large object the next full collection has to free.
+ */
+function spliced<T>(head: readonly T[], list: readonly T[], at: number, inserted: readonly T[], tail: readonly T[]): T[] {
+  const out = head.concat(list, inserted, tail);
+  const n = inserted.length;
+  if (n && at < list.length) {
+    const from = head.length + at;
+    for (let i = head.length + list.length - 1; i >= from; i--) out[i + n] = out[i];
+    for (let j = 0; j < n; j++) out[from + j] = inserted[j];
+  }
+  return out;
 }
 
 /**
