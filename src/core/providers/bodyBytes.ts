@@ -103,6 +103,8 @@ export class SentMessages {
   private readonly frozen: boolean[] = [];
   private readonly contents: string[] = [];
   private readonly calls: Array<Message['toolCalls']> = [];
+  /** The other fields a wire format reads, for the messages neither settled nor frozen. */
+  private readonly rest: Array<Pick<Message, 'role' | 'kind' | 'toolCallId' | 'meta' | 'reasoning'> | undefined> = [];
   /** Positions of the messages neither settled nor frozen, ascending. */
   private readonly loose: number[] = [];
   /** The list these messages are, once the body built from them is complete. */
@@ -119,11 +121,12 @@ export class SentMessages {
     this.frozen.push(frozen);
     this.contents.push(message.content);
     this.calls.push(message.toolCalls);
+    this.rest.push(frozen ? undefined : { role: message.role, kind: message.kind, toolCallId: message.toolCallId, meta: message.meta, reasoning: message.reasoning });
   }
 
   /** Keeps the first `count` messages. */
   truncate(count: number): void {
-    this.messages.length = this.frozen.length = this.contents.length = this.calls.length = Math.min(count, this.messages.length);
+    this.messages.length = this.frozen.length = this.contents.length = this.calls.length = this.rest.length = Math.min(count, this.messages.length);
     while (this.loose.length && this.loose[this.loose.length - 1] >= count) this.loose.pop();
     this.mark = undefined;
   }
@@ -135,16 +138,26 @@ export class SentMessages {
 
   /** How many of `messages` open with these messages, unchanged since they were kept. */
   unchangedPrefix(messages: readonly Message[]): number {
-    const { messages: kept, frozen, contents, calls } = this;
+    const { messages: kept, frozen } = this;
     const max = Math.min(kept.length, messages.length);
     let known = Math.min(max, unchangedBefore(this.mark, messages));
     for (const i of this.loose) {
       if (i >= known) break;
-      if (contents[i] !== messages[i].content || calls[i] !== messages[i].toolCalls) known = i;
+      if (!this.sameFields(i, messages[i])) known = i;
     }
     let k = known;
-    while (k < max && kept[k] === messages[k] && (frozen[k] || (contents[k] === messages[k].content && calls[k] === messages[k].toolCalls))) k++;
+    while (k < max && kept[k] === messages[k] && (frozen[k] || this.sameFields(k, messages[k]))) k++;
     listWork.positionsRead += k - known + 1;
     return k;
+  }
+
+  /** Whether the message kept at `i` still has the fields it was sent from. */
+  private sameFields(i: number, message: Message): boolean {
+    const rest = this.rest[i];
+    return (
+      this.contents[i] === message.content &&
+      this.calls[i] === message.toolCalls &&
+      (!rest || (rest.role === message.role && rest.kind === message.kind && rest.toolCallId === message.toolCallId && rest.meta === message.meta && rest.reasoning === message.reasoning))
+    );
   }
 }
