@@ -59,6 +59,17 @@ function strictContext<T extends object>(members: T): T {
   });
 }
 
+/** globalState as VS Code keeps it for one run: in memory, starting empty. */
+function memoryMemento() {
+  const values = new Map<string, unknown>();
+  return {
+    keys: () => [...values.keys()],
+    get: <T>(key: string, fallback?: T) => (values.has(key) ? (values.get(key) as T) : fallback),
+    update: async (key: string, value: unknown) => { if (value === undefined) values.delete(key); else values.set(key, value); },
+    setKeysForSync: () => undefined,
+  };
+}
+
 export async function startExtension(options: StartOptions): Promise<RunningExtension> {
   if (started) throw new Error('startExtension: one extension per process (the vscode stand-in is bound at the first require)');
   started = true;
@@ -82,6 +93,7 @@ export async function startExtension(options: StartOptions): Promise<RunningExte
     globalStorageUri: Uri.file(options.storageDir),
     logUri: Uri.file(join(options.storageDir, 'logs')),
     extensionMode: 1,
+    globalState: memoryMemento(),
   });
   const activateStarted = performance.now();
   const api = extension.activate(context);

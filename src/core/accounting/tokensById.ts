@@ -1,11 +1,13 @@
 import type { Message } from '../model/message';
+import { listWork, markOf, unchangedBefore, type ListMark } from '../model/listLineage';
 
 /** How an update went: changes reported one by one, the map rebuilt without them, or a map that cannot be trusted. */
 export type TokensByIdUpdate = 'updated' | 'rebuilt' | 'unsure';
 
 /**
  * The tokens of a list of messages by id (the messages `included` says count), kept up to date by
- * position: only positions whose message object changed are read, and each id whose tokens change
+ * position: only positions whose message object changed are read (compared from the list's first
+ * change when its lineage tells it, model/listLineage.ts), and each id whose tokens change
  * (undefined: absent) is reported. An id held by two messages at once makes the map unsure (which
  * one's tokens would win?) until a later update rebuilds it from the whole list.
  */
@@ -17,6 +19,7 @@ export class TokensById {
   private repeated = 0;
   private unsure = false;
   private countUsed?: (m: Message) => number;
+  private mark?: ListMark;
 
   constructor(private readonly included: (m: Message) => boolean) {}
 
@@ -35,7 +38,9 @@ export class TokensById {
     if (this.unsure || count !== this.countUsed) return this.rebuild(messages, count);
     const seen = this.seen;
     const shared = Math.min(seen.length, messages.length);
-    for (let i = 0; i < shared; i++) {
+    const from = Math.min(shared, unchangedBefore(this.mark, messages));
+    listWork.positionsRead += Math.max(seen.length, messages.length) - from;
+    for (let i = from; i < shared; i++) {
       if (seen[i] === messages[i]) continue;
       this.remove(seen[i], changed);
       this.add(messages[i], changed);
@@ -47,6 +52,7 @@ export class TokensById {
       seen.push(messages[i]);
     }
     seen.length = messages.length;
+    this.mark = markOf(messages);
     if (this.repeated > 0) this.unsure = true;
     return this.unsure ? 'unsure' : 'updated';
   }
@@ -63,6 +69,8 @@ export class TokensById {
       this.seen.push(m);
     }
     this.unsure = this.repeated > 0;
+    this.mark = markOf(messages);
+    listWork.positionsRead += messages.length;
     return this.unsure ? 'unsure' : 'rebuilt';
   }
 

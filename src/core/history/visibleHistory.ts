@@ -1,9 +1,10 @@
 import type { Message } from '../model/message';
+import { listWork, markOf, noteEdit, trackEdits, unchangedBefore, type ListMark } from '../model/listLineage';
 import { abortedFor } from './normalize';
 
 /** What a request sends of a history: normalizeHistory's visible messages, and how many outputs it added or removed. */
 export interface VisibleHistoryView {
-  /** Read-only: the tracker keeps extending it. Copy it to keep it. */
+  /** Read-only: the tracker keeps extending it (telling its lineage what changed). Copy it to keep it. */
   messages: readonly Message[];
   repaired: number;
 }
@@ -11,7 +12,8 @@ export interface VisibleHistoryView {
 /**
  * normalizeHistory(history).messages filtered to the visible ones, kept up to date as the history
  * grows: when the history it is given starts with the same message objects as last time, only the
- * messages after them are walked. Anything else (a message replaced, removed or reordered) starts
+ * messages after them are walked (and when the history's lineage tells where it changed, the check
+ * that it starts with them reads from there: model/listLineage.ts). Anything else (a message replaced, removed or reordered) starts
  * over from the whole history. Gives exactly what the full normalization gives: appended messages
  * can only answer a call that had a synthetic output (it is swapped in at the same place), answer
  * calls made after them, or be dropped as duplicates and orphans.
@@ -29,11 +31,13 @@ export class VisibleHistory {
   /** Call id → where its synthetic "aborted" outputs stand in `out` (a call repeated within one message is answered twice). */
   private placeholders = new Map<string, number[]>();
   private placeholderCount = 0;
-  private out: Message[] = [];
+  private out: Message[] = trackEdits([]);
+  private mark?: ListMark;
 
   view(history: readonly Message[]): VisibleHistoryView {
     if (!this.extends(history)) this.reset();
     if (history.length > this.seen.length) this.add(history, this.seen.length);
+    this.mark = markOf(history);
     return { messages: this.out, repaired: this.placeholderCount + this.duplicates + this.orphanCount };
   }
 
@@ -41,7 +45,9 @@ export class VisibleHistory {
   private extends(history: readonly Message[]): boolean {
     const seen = this.seen;
     if (history.length < seen.length) return false;
-    for (let i = 0; i < seen.length; i++) if (seen[i] !== history[i]) return false;
+    const from = Math.min(seen.length, unchangedBefore(this.mark, history));
+    listWork.positionsRead += seen.length - from;
+    for (let i = from; i < seen.length; i++) if (seen[i] !== history[i]) return false;
     return true;
   }
 
@@ -54,10 +60,14 @@ export class VisibleHistory {
     this.duplicates = 0;
     this.placeholders = new Map();
     this.placeholderCount = 0;
-    this.out = [];
+    this.out = trackEdits([]);
+    this.mark = undefined;
   }
 
   private add(history: readonly Message[], from: number): void {
+    listWork.positionsRead += history.length - from;
+    /** The first position of `out` this changes. */
+    let changed = this.out.length;
     for (let i = from; i < history.length; i++) {
       const m = history[i];
       this.seen.push(m);
@@ -89,7 +99,10 @@ export class VisibleHistory {
         this.outputs.set(id, m);
         const stand = this.placeholders.get(id);
         if (stand) {
-          for (const at of stand) this.out[at] = m;
+          for (const at of stand) {
+            this.out[at] = m;
+            changed = Math.min(changed, at);
+          }
           this.placeholderCount -= stand.length;
           this.placeholders.delete(id);
         }
@@ -114,5 +127,6 @@ export class VisibleHistory {
         }
       }
     }
+    noteEdit(this.out, changed);
   }
 }

@@ -1,4 +1,5 @@
 import { carryItemIdCounts, itemIdCounts } from './itemIdCounts';
+import { listWork, markOf, unchangedBefore } from './listLineage';
 import type { RequestItem } from './records';
 
 /**
@@ -54,15 +55,18 @@ export function applyItemsDelta(base: readonly RequestItem[], removed: readonly 
  * The common case, found without indexing every item: the lists share a start and an end (mostly
  * the same item objects, as a session reuses them while a message is unchanged) and differ in one
  * stretch between them. Undefined when that stretch is not small, or an id in it also names an item
- * that stays (the general comparison then decides).
+ * that stays (the general comparison then decides). When the session told how the list was made
+ * from the base (model/listLineage.ts), the shared start is not compared again.
  */
 function positionalChange(items: readonly RequestItem[], base: { id: string; items: readonly RequestItem[] }): StoredRequestItems | undefined {
   const before = base.items;
   const shorter = Math.min(before.length, items.length);
-  let start = 0;
+  let start = Math.min(shorter, unchangedBefore(markOf(before), items));
+  const known = start;
   while (start < shorter && sameItem(before[start], items[start])) start++;
   let end = 0;
   while (end < shorter - start && sameItem(before[before.length - 1 - end], items[items.length - 1 - end])) end++;
+  listWork.positionsRead += start - known + end + 1;
   const gone = before.slice(start, before.length - end);
   const added = items.slice(start, items.length - end);
   if (gone.length + added.length >= items.length) return undefined;

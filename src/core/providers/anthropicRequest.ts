@@ -85,7 +85,17 @@ function conversationAnchor(messages: readonly Message[]): number {
  * finds everything before it cached; a reply being continued after the note gets one too.
  */
 export function conversationAnchors(messages: readonly Message[]): number[] {
-  const dynamic = messages.findIndex((m) => m.id === DYNAMIC_NOTE_ID);
+  return conversationAnchorsAround(messages, firstNoteFrom(messages, 0));
+}
+
+/** Index of the first dynamic note at or after `from` (-1: none). */
+export function firstNoteFrom(messages: readonly Message[], from: number): number {
+  for (let i = from; i < messages.length; i++) if (messages[i].id === DYNAMIC_NOTE_ID) return i;
+  return -1;
+}
+
+/** conversationAnchors, given the index of the first dynamic note (-1: none). */
+export function conversationAnchorsAround(messages: readonly Message[], dynamic: number): number[] {
   const end = conversationAnchor(messages);
   if (dynamic < 0) return [end];
   return end > dynamic + 1 ? [end, dynamic - 1] : [dynamic - 1];

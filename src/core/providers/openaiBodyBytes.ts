@@ -86,6 +86,7 @@ export class OpenAIBodyBuilder {
     }
     // The fields after the messages always hold `stream`, so their object is never empty.
     body.text(`],${JSON.stringify(openAIFieldsAfterMessages(request, options)).slice(1)}`);
+    kept.messages.follow(messages);
     this.last = kept;
     return body;
   }

@@ -18,6 +18,8 @@ import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
 import { recordToolResult } from '../toolOutput/recorder';
 import { ConversationItems } from './conversationItems';
+import { noteEdit, trackEdits } from '../model/listLineage';
+import { RequestLineage } from './requestLineage';
 import { settledMessage, settleMessages } from '../model/settledMessages';
 import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
@@ -34,7 +36,8 @@ import type { ContextSessionOptions, PlannedRequest, PromptInput, PromptPart } f
  * stores the transcript, compaction history and snapshots.
  */
 export class ContextSession {
-  private working: Message[] = [];
+  /** Changed in place only with noteEdit (or replaced by a new tracked array): its followers read what changed. */
+  private working: Message[] = trackEdits([]);
   private lastCreatedAt = 0;
   private ledger!: RequestLedger;
   private readonly basis = new UsageBasis((m) => m.id === DYNAMIC_NOTE_ID);
@@ -43,6 +46,7 @@ export class ContextSession {
   /** The working context as the next request sends it, updated with what was appended since the last plan. */
   private readonly visible = new VisibleHistory();
   private readonly conversationItems = new ConversationItems();
+  private readonly requestLineage = new RequestLineage();
   private readonly mutex = new Mutex();
   private readonly listeners = new Set<CompactionListener>();
   private readonly changes = new SessionChanges();
@@ -72,7 +76,7 @@ export class ContextSession {
     // The encoder's ranks load in slices here, so the first count never blocks the host; the
     // session's files are read meanwhile (resuming counts nothing).
     const [, resumed] = await Promise.all([options.counter.load(), resumeSession(options.store, options.sessionId)]);
-    session.working = settleMessages(resumed.working);
+    session.working = trackEdits(settleMessages(resumed.working));
     session.lastCreatedAt = resumed.lastCreatedAt;
     session.lastCompactionId = resumed.lastCompactionId;
     if (resumed.lastRequest) session.basis.resume(resumed.lastRequest);
@@ -179,6 +183,7 @@ export class ContextSession {
         const message = this.stamp(incoming);
         await countMessageAsync(message, this.options.counter);
         this.working.push(settledMessage(message));
+        noteEdit(this.working, this.working.length - 1);
         recorded.push(message);
       }
       this.changes.emit({ type: 'messages', appended: await this.persist(recorded), replaced: [] });
@@ -223,6 +228,7 @@ export class ContextSession {
   private closeOpenCalls(reason: string): Message[] {
     const added = openCalls(this.working).map((call) => settledMessage(this.stamp(abortedToolResult(call, reason))));
     this.working.push(...added);
+    noteEdit(this.working, this.working.length - added.length);
     return added;
   }
 
@@ -261,7 +267,7 @@ export class ContextSession {
    */
   planRequest(fixed: FixedComponents = this.promptFixed, sections?: PromptSections, measured?: ContextBudget): RequestPlan {
     const visible = this.visible.view(this.working);
-    const { messages, items } = requestContent({ messages: visible.messages, sections, fixed, count: this.count, reuse: this.conversationItems });
+    const { messages, items } = requestContent({ messages: visible.messages, sections, fixed, count: this.count, reuse: this.conversationItems, lineage: this.requestLineage });
     return { messages, items, budget: measured ?? this.measure(fixed), repaired: visible.repaired };
   }
 
@@ -355,7 +361,7 @@ export class ContextSession {
       }
       if (!dryRun) {
         if (outcome.changed) {
-          this.working = settleMessages([...outcome.messages]);
+          this.working = trackEdits(settleMessages([...outcome.messages]));
           this.lastCompactionId = id;
           await this.saveSnapshot(id, event.estimatedTokensAfter ?? event.tokensAfter);
         }
@@ -389,6 +395,7 @@ export class ContextSession {
       if (index < 0) return false;
       const updated = settledMessage({ ...this.working[index], pinned });
       this.working[index] = updated;
+      noteEdit(this.working, index);
       // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
       if (!updated.meta?.replaces && !updated.meta?.synthetic) {
         this.changes.emit({ type: 'messages', appended: [], replaced: await this.persist([updated]) });

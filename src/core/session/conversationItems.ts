@@ -1,5 +1,6 @@
 import { MESSAGE_OVERHEAD_TOKENS } from '../accounting/messageTokens';
 import { requestItemOf } from '../compaction/requestItems';
+import { listWork, markOf, noteEdit, trackEdits, unchangedBefore, type ListMark } from '../model/listLineage';
 import type { Message } from '../model/message';
 import type { RequestItem } from '../model/records';
 
@@ -34,12 +35,15 @@ function conversationItem(message: Message, tokens: number): RequestItem {
  * The items of a request's messages, kept from request to request: only positions whose message
  * object changed (and messages added at the end) get their item looked up; the others keep theirs
  * without reading the message at all (reading 50,000 messages scattered in memory costs more than
- * comparing 50,000 references). A different count function starts over.
+ * comparing 50,000 references), and a list whose lineage tells where it changed is compared from
+ * there (model/listLineage.ts). The items list is changed in place and tells its own lineage what
+ * changed. A different count function starts over.
  */
 export class ConversationItems {
   private messages: Message[] = [];
-  private items: RequestItem[] = [];
+  private items: RequestItem[] = trackEdits([]);
   private countUsed?: (m: Message) => number;
+  private mark?: ListMark;
   /** Message id → how many of the messages have it, for the few ids a caller asks about. */
   private readonly watched = new Map<string, number>();
 
@@ -47,20 +51,27 @@ export class ConversationItems {
   itemsFor(messages: readonly Message[], count: (m: Message) => number): readonly RequestItem[] {
     if (count !== this.countUsed) {
       this.messages = [];
-      this.items = [];
+      this.items = trackEdits([]);
+      this.mark = undefined;
       for (const id of this.watched.keys()) this.watched.set(id, 0);
       this.countUsed = count;
     }
     const known = this.messages;
     const shared = Math.min(known.length, messages.length);
-    for (let i = 0; i < shared; i++) {
+    const from = Math.min(shared, unchangedBefore(this.mark, messages));
+    listWork.positionsRead += Math.max(known.length, messages.length) - from;
+    let changed = known.length === messages.length ? Infinity : shared;
+    for (let i = from; i < shared; i++) {
       if (known[i] === messages[i]) continue;
       this.forget(known[i]);
       this.keep(i, messages[i], count);
+      if (i < changed) changed = i;
     }
     for (let i = shared; i < known.length; i++) this.forget(known[i]);
     known.length = this.items.length = shared;
     for (let i = shared; i < messages.length; i++) this.keep(i, messages[i], count);
+    if (changed !== Infinity) noteEdit(this.items, changed);
+    this.mark = markOf(messages);
     return this.items;
   }
 

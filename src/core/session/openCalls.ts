@@ -22,6 +22,9 @@ export function openCallIds(working: readonly Message[]): Set<string> {
 export function openCalls(working: readonly Message[]): ToolCall[] {
   const open = openCallIds(working);
   if (open.size === 0) return [];
-  const assistant = [...working].reverse().find((m) => m.role === 'assistant' && m.toolCalls?.length);
-  return (assistant?.toolCalls ?? []).filter((call) => open.has(call.id));
+  for (let i = working.length - 1; i >= 0; i--) {
+    const m = working[i];
+    if (m.role === 'assistant' && m.toolCalls?.length) return m.toolCalls.filter((call) => open.has(call.id));
+  }
+  return [];
 }

@@ -6,6 +6,7 @@ import type { Message } from '../model/message';
 import type { RequestItem } from '../model/records';
 import { textHash } from '../model/textHash';
 import { ConversationItems } from './conversationItems';
+import type { RequestLineage } from './requestLineage';
 import { DYNAMIC_NOTE_ID, dynamicNoteText, fixedOf, type PromptSection, type PromptSections } from '../prompt/promptSections';
 
 export { DYNAMIC_NOTE_ID };
@@ -90,9 +91,10 @@ function toolItem(t: PromptSections['tools'][number]): RequestItem {
  * - the framing of every offered tool is the item "Tool framing" (TOOL_CALL_OVERHEAD_TOKENS each);
  *   deferred tools are listed with 0 tokens.
  * Without sections (a prompt that gives only its numbers), one item stands for the fixed tokens.
- * `reuse`: the messages' items of the previous request, updated where the messages changed.
+ * `reuse`: the messages' items of the previous request, updated where the messages changed;
+ * `lineage`: told how this request's lists differ from the previous request's.
  */
-export function requestContent(args: { messages: readonly Message[]; sections?: PromptSections; fixed: FixedComponents; count: (m: Message) => number; reuse?: ConversationItems }): RequestContent {
+export function requestContent(args: { messages: readonly Message[]; sections?: PromptSections; fixed: FixedComponents; count: (m: Message) => number; reuse?: ConversationItems; lineage?: RequestLineage }): RequestContent {
   const { sections } = args;
   let items: RequestItem[] = [];
   if (sections) {
@@ -106,30 +108,64 @@ export function requestContent(args: { messages: readonly Message[]; sections?: 
   // A prompt whose numbers say more than its sections (or that gives numbers only) still adds up: the rest is one item.
   const unitemized = fixedTotal(args.fixed) - (sections ? fixedTotal(fixedOf(sections)) : 0);
   if (unitemized !== 0) {
-    items.push({ messageId: 'system:prompt', role: 'system', kind: 'system-section', tokens: unitemized, badges: [], preview: `${unitemized.toLocaleString('en-US')} tokens of instructions and tool definitions, recorded as a total rather than part by part`, section: 'system', label: 'Prompt outside the conversation' });
+    items.push(promptTotalItem(unitemized));
   }
-  const messages = [...args.messages];
+  const promptItems = items.length;
   const dynamic = sections?.dynamic ?? [];
-  const at = dynamicNoteIndex(messages);
+  const at = dynamic.length ? dynamicNoteIndex(args.messages) : -1;
   const reuse = args.reuse ?? new ConversationItems();
   const conversation = reuse.itemsFor(args.messages, args.count);
-  if (!dynamic.length) {
-    items = items.concat(conversation);
-  } else {
-    messages.splice(at, 0, noteMessage(dynamicNoteText(dynamic), { id: DYNAMIC_NOTE_ID }));
-    const note = dynamic.map((s) => sectionItem(s, 'dynamic'));
-    items = items.concat(conversation.slice(0, at), note, conversation.slice(at));
-    // A message of the conversation with the note's own id (none in practice) is taken for the note too.
-    if (reuse.holdsId(DYNAMIC_NOTE_ID)) {
-      items = items.flatMap((item) => (item.messageId === DYNAMIC_NOTE_ID && item.section === 'conversation' ? note : [item]));
-    }
+  const noteMessages = dynamic.length ? [noteMessage(dynamicNoteText(dynamic), { id: DYNAMIC_NOTE_ID })] : [];
+  const note = dynamic.map((s) => sectionItem(s, 'dynamic'));
+  const insertAt = at < 0 ? args.messages.length : at;
+  const messages = spliced([], args.messages, insertAt, noteMessages, []);
+  const framing = messages.length ? [framingItem('framing:messages', 'Message framing', messages.length * MESSAGE_OVERHEAD_TOKENS, `${MESSAGE_OVERHEAD_TOKENS} tokens per message × ${messages.length} messages`, 'conversation')] : [];
+  items = spliced(items, conversation, insertAt, note, framing);
+  let remapped = false;
+  // A message of the conversation with the note's own id (none in practice) is taken for the note too.
+  if (dynamic.length && reuse.holdsId(DYNAMIC_NOTE_ID)) {
+    items = items.flatMap((item) => (item.messageId === DYNAMIC_NOTE_ID && item.section === 'conversation' ? note : [item]));
+    remapped = true;
   }
-  if (messages.length) items.push(framingItem('framing:messages', 'Message framing', messages.length * MESSAGE_OVERHEAD_TOKENS, `${MESSAGE_OVERHEAD_TOKENS} tokens per message × ${messages.length} messages`, 'conversation'));
+  args.lineage?.note({ messages, items, source: args.messages, conversation, promptItems, noteAt: at, remapped, withSections: sections !== undefined });
   return { messages, items };
 }
 
+/**
+ * `head`, then `list` with `inserted` before its position `at`, then `tail`, as one array made by
+ * one copy (concat), the part of `list` after `at` then moved along: at 50,000 messages a list is
+ * 400 KB, and each one made is a large object the next full collection has to free.
+ */
+function spliced<T>(head: readonly T[], list: readonly T[], at: number, inserted: readonly T[], tail: readonly T[]): T[] {
+  const out = head.concat(list, inserted, tail);
+  const n = inserted.length;
+  if (n && at < list.length) {
+    const from = head.length + at;
+    for (let i = head.length + list.length - 1; i >= from; i--) out[i + n] = out[i];
+    for (let j = 0; j < n; j++) out[from + j] = inserted[j];
+  }
+  return out;
+}
+
+/**
+ * The items made here rather than kept with a section or a message, the same object while their
+ * fields are: consecutive requests then open with the same objects (see RequestLineage).
+ */
+const madeItems = new Map<string, RequestItem>();
+
+function sameMadeItem(item: RequestItem): RequestItem {
+  const known = madeItems.get(item.messageId);
+  if (known && known.tokens === item.tokens && known.preview === item.preview && known.label === item.label && known.role === item.role && known.section === item.section) return known;
+  madeItems.set(item.messageId, item);
+  return item;
+}
+
+function promptTotalItem(tokens: number): RequestItem {
+  return sameMadeItem({ messageId: 'system:prompt', role: 'system', kind: 'system-section', tokens, badges: [], preview: `${tokens.toLocaleString('en-US')} tokens of instructions and tool definitions, recorded as a total rather than part by part`, section: 'system', label: 'Prompt outside the conversation' });
+}
+
 function framingItem(id: string, label: string, tokens: number, preview: string, section: 'tools' | 'conversation'): RequestItem {
-  return { messageId: id, role: section === 'tools' ? 'tools' : 'framing', kind: 'framing', tokens, badges: [], preview, section, label };
+  return sameMadeItem({ messageId: id, role: section === 'tools' ? 'tools' : 'framing', kind: 'framing', tokens, badges: [], preview, section, label });
 }
 
 /** The text shown for a framing item (it has no text of its own on the wire). */

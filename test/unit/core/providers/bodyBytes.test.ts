@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import type { Message } from '../../../../src/core/model/message';
 import { DYNAMIC_NOTE_ID } from '../../../../src/core/prompt/promptSections';
-import { anthropicBodyBytes } from '../../../../src/core/providers/anthropicBodyBytes';
+import { AnthropicBodyBuilder, anthropicBodyBytes } from '../../../../src/core/providers/anthropicBodyBytes';
 import { toAnthropicBody, type AnthropicRequestOptions } from '../../../../src/core/providers/anthropicRequest';
 import { OpenAIBodyBuilder } from '../../../../src/core/providers/openaiBodyBytes';
 import { toOpenAIBody, type OpenAIRequestOptions } from '../../../../src/core/providers/openaiRequest';
@@ -104,6 +104,56 @@ describe('request bodies built from cached per-message bytes', () => {
       });
     }
     assert.ok(moved >= 5, `the breakpoints moved between requests (${moved} times)`);
+  });
+
+  it('Anthropic Messages, one builder for the session: each body starts from the turns of the last one and is still byte for byte the same', () => {
+    for (const options of anthropicOptions) {
+      const bodies = new AnthropicBodyBuilder();
+      // A body may still be on its way while later ones are built: the bytes it holds never change.
+      const earlier: Array<{ chunks: ReturnType<AnthropicBodyBuilder['chunks']>; bytes: Buffer }> = [];
+      growingSession().forEach(({ messages, system }, i) => {
+        const req = request(messages, { system, tools: i % 3 === 2 ? [] : [READ_FILE] });
+        const chunks = bodies.chunks(req, options);
+        assertSameBytes(chunks.join(), toAnthropicBody(req, options), `request ${i} (cacheConversation ${options.cacheConversation ?? true})`);
+        earlier.forEach((body, j) => assert.ok(Buffer.from(body.chunks.join()).equals(body.bytes), `body ${j}'s bytes unchanged while request ${i} was built`));
+        earlier.push({ chunks, bytes: Buffer.from(chunks.join()) });
+        // The same request again (a retry), then a summary request in between (other messages): the next body is still right.
+        assertSameBytes(bodies.chunks(req, options).join(), toAnthropicBody(req, options), `request ${i} again`);
+        if (i === 6) {
+          const summary = request([message({ role: 'user', content: 'Summarize.' })], { system: [] });
+          assertSameBytes(bodies.chunks(summary, options).join(), toAnthropicBody(summary, options), 'summary request');
+        }
+      });
+    }
+  });
+
+  it('Anthropic Messages, one builder: bodies sent before a compaction keep their bytes while later bodies are built', () => {
+    const step = (n: number, text = `Step ${n}.`) => {
+      const call = toolCall(`call_${n}`, 'read_file', { path: `${n}.ts` });
+      return [message({ role: 'assistant', content: text, toolCalls: [call] }), message({ role: 'tool', content: `output ${n}`, toolCallId: call.id })];
+    };
+    const history = [message({ role: 'user', content: 'Fix it.' }), ...[1, 2, 3, 4, 5, 6].flatMap((n) => step(n))];
+    const bodies = new AnthropicBodyBuilder();
+    const sent = [request(history), request([...history, ...step(7)])].map((req) => {
+      const chunks = bodies.chunks(req);
+      return { chunks, bytes: Buffer.from(chunks.join()) };
+    });
+    // A compaction replaced the early steps with a summary: the next bodies hold other turns where the first ones had theirs.
+    const compacted = [history[0], message({ role: 'user', kind: 'summary', content: 'Summary: steps 1 to 4 done.' }), ...history.slice(9), ...step(7)];
+    for (const req of [request(compacted), request([...compacted, ...step(8, 'A much longer step that takes the place of older bytes.')])]) {
+      assertSameBytes(bodies.chunks(req).join(), toAnthropicBody(req), 'after the compaction');
+      sent.forEach((body, j) => assert.ok(Buffer.from(body.chunks.join()).equals(body.bytes), `body ${j}'s bytes unchanged`));
+    }
+  });
+
+  it('Anthropic Messages, one builder: a result whose error flag is replaced on the same object is sent as it is now', () => {
+    const tool = message({ role: 'tool', content: 'failed', toolCallId: 'call_1' });
+    const messages = [message({ role: 'user', content: 'Read a.' }), message({ role: 'assistant', content: '', toolCalls: [toolCall('call_1', 'read_file', { path: 'a' })] }), tool, message({ role: 'assistant', content: 'It failed.' }), message({ role: 'user', content: 'Try again.' })];
+    const bodies = new AnthropicBodyBuilder();
+    bodies.chunks(request(messages));
+    (tool as { meta?: Message['meta'] }).meta = { isError: true };
+    const next = request([...messages, message({ role: 'assistant', content: 'Retrying.' }), message({ role: 'user', content: 'Go on.' })]);
+    assertSameBytes(bodies.chunks(next).join(), toAnthropicBody(next), 'after the flag changed');
   });
 
   it('Anthropic Messages: both conversation breakpoints on one block leave three for the system blocks, as before', () => {
