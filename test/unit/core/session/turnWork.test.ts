@@ -130,8 +130,8 @@ describe("a turn's own work", function () {
     const [, second] = requests;
     assert.ok('base' in second.stored, 'the second list is stored as a change of the first');
     if ('base' in second.stored) {
-      // From the dynamic note (new text) on: the user's message after it, the call and its result, the message framing.
-      assert.deepEqual(second.stored.added.map(([, item]) => item.kind), ['note', 'user', 'assistant', 'tool_result', 'framing']);
+      // What the turn appended (the call and its result), then the dynamic note after them (new text) and the message framing.
+      assert.deepEqual(second.stored.added.map(([, item]) => item.kind), ['assistant', 'tool_result', 'note', 'framing']);
     }
   });
 });
