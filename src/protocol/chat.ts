@@ -35,7 +35,10 @@ export interface ChatSubagentView {
   task: string;
   phase: 'waiting' | 'working' | 'ended';
   requests: number;
+  /** Input plus output tokens (what its token cap counts). */
   tokens: number;
+  /** Input tokens over its requests: what it read (sparedFigures.ts; the inspector's "read" is the same sum). */
+  read: number;
   compactions: number;
   lastTool?: string;
   outcome?: string;

@@ -54,20 +54,21 @@ function firstLine(text: string): string {
 /** The delegate tool starts a subagent: its card says so. */
 const DELEGATE = 'delegate';
 
-/** "working · 3 requests · 12,400 tokens · last: read_file", or "waiting for a slot" before it starts. */
+/** "working · 3 requests · read 12,400 tokens · last: read_file", or "waiting for a slot" before it starts. */
 function subagentProgress(view: ChatSubagentView): string {
   if (view.phase === 'waiting') return 'waiting for a slot';
-  const parts = [view.phase === 'ended' ? (view.outcome ?? 'ended') : 'working', countOf(view.requests, 'request'), countOf(view.tokens, 'token')];
+  const parts = [view.phase === 'ended' ? (view.outcome ?? 'ended') : 'working', countOf(view.requests, 'request'), `read ${countOf(view.read, 'token')}`];
   if (view.compactions) parts.push(countOf(view.compactions, 'compaction'));
   if (view.lastTool && view.phase !== 'ended') parts.push(`last: ${view.lastTool}`);
   return parts.join(' · ');
 }
 
+/** The agent and its progress; the task is the card's gist above it (said once), whole in the arguments. */
 function subagentBlock(view: ChatSubagentView): HTMLElement {
   const failed = view.phase === 'ended' && view.outcome !== 'finished';
   return h('div', { class: `subagent subagent-${view.phase}${failed ? ' subagent-stopped' : ''}`, attrs: { 'data-subagent-phase': view.phase } }, [
-    h('div', { class: 'subagent-who' }, [h('span', { class: 'subagent-agent', text: view.agent ?? 'subagent' }), h('span', { class: 'subagent-task', text: revealPlain(firstLine(view.task)) })]),
-    h('div', { class: 'subagent-progress', attrs: { role: 'status' }, text: subagentProgress(view) }),
+    h('div', { class: 'subagent-who' }, [h('span', { class: 'subagent-agent', text: view.agent ?? 'subagent' })]),
+    h('div', { class: 'subagent-progress', attrs: { role: 'status' }, title: 'Read: the input tokens of its requests, summed (what passed through its own window)', text: subagentProgress(view) }),
   ]);
 }
 

@@ -111,6 +111,11 @@ export class SessionView {
     return view;
   }
 
+  /** The transcript's newest part, as stored (each message with its count). */
+  get heldMessages(): readonly Message[] {
+    return this.messages;
+  }
+
   /** Older messages exist that are not held ("Show earlier" reads them). */
   get earlierUnloaded(): boolean {
     return this.from !== undefined;

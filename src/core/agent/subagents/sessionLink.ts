@@ -1,4 +1,5 @@
 import type { SessionInfo, SessionStore } from '../../ports/sessionStore';
+import { spendOf } from './sparedFigures';
 
 /** How a subagent's session names its parent: the parent's session, the parent's delegate call, the agent. */
 export interface SubagentLink {
@@ -59,10 +60,6 @@ export async function totalsWithSubagents(store: SessionStore, sessionId: string
 }
 
 async function sessionTotals(store: SessionStore, sessionId: string): Promise<SessionTokenTotals> {
-  const records = await store.listTurnUsage(sessionId, { items: false });
-  return {
-    requests: records.length,
-    inputTokens: records.reduce((sum, r) => sum + (r.reportedInputTokens ?? r.estimatedInputTokens), 0),
-    outputTokens: records.reduce((sum, r) => sum + (r.reportedOutputTokens ?? 0), 0),
-  };
+  const spend = spendOf(await store.listTurnUsage(sessionId, { items: false }));
+  return { requests: spend.requests, inputTokens: spend.read, outputTokens: spend.output };
 }

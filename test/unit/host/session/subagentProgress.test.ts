@@ -41,7 +41,7 @@ function chat() {
 describe('a subagent in the chat: the delegate card follows its progress', () => {
   it('waits for a slot, then counts requests, tokens, compactions and the last tool, then says how it ended', () => {
     const { tracker, card } = chat();
-    assert.deepEqual(card().subagent, { agent: 'explorer', task: 'Find where the CSV export reads its columns.\nReport the files.', phase: 'waiting', requests: 0, tokens: 0, compactions: 0 });
+    assert.deepEqual(card().subagent, { agent: 'explorer', task: 'Find where the CSV export reads its columns.\nReport the files.', phase: 'waiting', requests: 0, tokens: 0, read: 0, compactions: 0 });
 
     tracker.apply(progress({ kind: 'started', task: 'Find where the CSV export reads its columns.\nReport the files.' }));
     for (let i = 0; i < 3; i++) {
@@ -53,7 +53,7 @@ describe('a subagent in the chat: the delegate card follows its progress', () =>
     tracker.apply(progress({ kind: 'compaction', event: { type: 'complete', id: 'k', dryRun: false, record: {} } }));
     const working = card();
     assert.equal(working.status, 'running');
-    assert.deepEqual(working.subagent, { agent: 'explorer', task: 'Find where the CSV export reads its columns.\nReport the files.', phase: 'working', requests: 3, tokens: 12_399, compactions: 1, lastTool: 'read_file' });
+    assert.deepEqual(working.subagent, { agent: 'explorer', task: 'Find where the CSV export reads its columns.\nReport the files.', phase: 'working', requests: 3, tokens: 12_399, read: 12_000, compactions: 1, lastTool: 'read_file' });
 
     tracker.apply(progress({ kind: 'ended', stopReason: 'request_cap', requests: 3, tokens: 12_400 }));
     const ended = card().subagent;
