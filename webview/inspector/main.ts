@@ -280,7 +280,7 @@ function renderBlobs(): void {
         loadBlob(refId, offset);
         renderBlobs();
       },
-      onOpenInEditor: (refId) => host.post({ type: 'openBlobInEditor', refId }),
+      onOpenInEditor: state.subagentOf ? undefined : (refId) => host.post({ type: 'openBlobInEditor', refId }),
     }),
   ]);
 }
