@@ -21,7 +21,17 @@ export interface ChatToolCallView {
    * `allowForSession`: what "Allow <…> for this session" covers (a tool's name, or a command's allowance);
    * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none.
    */
-  approval?: { title: string; detail?: string; kind: 'command' | 'edit' | 'read' | 'other'; allowForSession?: string; runs?: string; noAllowance?: string };
+  approval?: {
+    title: string;
+    detail?: string;
+    kind: 'command' | 'edit' | 'read' | 'other';
+    allowForSession?: string;
+    runs?: string;
+    noAllowance?: string;
+    /** A subagent asks, on its delegate card: its name, and the id its approval is answered by (not the card's call id). */
+    subagent?: string;
+    answerId?: string;
+  };
   /** The subagent a running delegate call started, as far as the turn has reported it. */
   subagent?: ChatSubagentView;
 }

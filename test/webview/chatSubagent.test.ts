@@ -24,6 +24,12 @@ const entries: ChatEntry[] = [
       delegate('d-work', { subagent: { agent: 'explorer', task: TASK, phase: 'working', requests: 3, tokens: 12_400, read: 11_900, compactions: 1, lastTool: 'read_file' } }),
       delegate('d-wait', { arguments: JSON.stringify({ task: 'Check the tests of the CSV export' }), subagent: { task: 'Check the tests of the CSV export', phase: 'waiting', requests: 0, tokens: 0, read: 0, compactions: 0 } }),
       delegate('d-cap', { subagent: { agent: 'explorer', task: TASK, phase: 'ended', requests: 8, tokens: 61_020, read: 60_100, compactions: 0, lastTool: 'grep', outcome: 'stopped at its request cap' } }),
+      delegate('d-ask', {
+        status: 'awaiting_approval',
+        arguments: JSON.stringify({ task: 'Rename the CSV column helper', agent: 'editor' }),
+        subagent: { agent: 'editor', task: 'Rename the CSV column helper', phase: 'working', requests: 2, tokens: 5_300, read: 5_100, compactions: 0, lastTool: 'edit_file' },
+        approval: { title: 'editor subagent: Edit `src/export/columns.ts`', detail: '- export function columnsOf()\n+ export function csvColumns()', kind: 'edit', subagent: 'editor', answerId: 'sub-e/call_edit' },
+      }),
       delegate('d-done', { status: 'done', resultPreview: 'The columns come from columnsOf() in src/export/columns.ts; the writer in src/export/csv.ts only joins them.' }),
     ],
   },
@@ -53,6 +59,16 @@ describe('chat webview: a subagent on its delegate card (headless Chromium, host
     assert.strictEqual(await progressOf(page, 'd-wait'), 'waiting for a slot');
     assert.strictEqual(await page.locator('.tool-card[data-call-id="d-wait"] .subagent-agent').textContent(), 'subagent');
     assert.strictEqual(await progressOf(page, 'd-cap'), 'stopped at its request cap · 8 requests · read 60,100 tokens');
+  });
+
+  it("shows a subagent's approval on its delegate card, naming it, and answers the subagent's own request", async () => {
+    const page = pages.page();
+    const card = page.locator('.tool-card[data-call-id="d-ask"]');
+    assert.strictEqual(await card.locator('.approval-title').textContent(), 'editor subagent: Edit src/export/columns.ts');
+    assert.strictEqual(await card.locator('.subagent-agent').textContent(), 'editor');
+    await card.locator('[data-approve="sub-e/call_edit"]').click();
+    const sent = (await page.evaluate(() => (window as unknown as { __posted: Array<Record<string, unknown>> }).__posted)).filter((m) => m.type === 'approval');
+    assert.deepStrictEqual(sent, [{ type: 'approval', callId: 'sub-e/call_edit', approved: true }]);
   });
 
   it('keeps the report on the stored card, titled as a subagent, with no progress line', async () => {

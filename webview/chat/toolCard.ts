@@ -74,6 +74,8 @@ function subagentBlock(view: ChatSubagentView): HTMLElement {
 
 export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions): HTMLElement {
   const approval = call.status === 'awaiting_approval' && call.approval;
+  // A subagent's approval is answered by its own id, never the delegate call's.
+  const answerId = (approval && approval.answerId) || call.callId;
   return h('div', { class: `tool-card status-${call.status}`, attrs: { 'data-call-id': call.callId, 'data-status': call.status } }, [
     h('div', { class: 'tool-head' }, [
       call.status === 'running' ? progressRing('Running') : null,
@@ -94,11 +96,11 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
       ? h('div', { class: `approval approval-${approval.kind}`, attrs: { role: 'group', 'aria-label': 'Approval needed' } }, [
           ...approvalBody(approval),
           h('div', { class: 'actions' }, [
-            button('Approve', () => actions.onApproval(call.callId, true), { attrs: { 'data-approve': call.callId } }),
+            button('Approve', () => actions.onApproval(answerId, true), { attrs: { 'data-approve': answerId } }),
             approval.allowForSession
-              ? button(`Allow ${approval.allowForSession.replace(/`([^`]*)`/g, '“$1”')} for this session`, () => actions.onApproval(call.callId, true, true), { appearance: 'secondary', attrs: { 'data-approve-session': call.callId } })
+              ? button(`Allow ${approval.allowForSession.replace(/`([^`]*)`/g, '“$1”')} for this session`, () => actions.onApproval(answerId, true, true), { appearance: 'secondary', attrs: { 'data-approve-session': answerId } })
               : null,
-            button('Deny', () => actions.onApproval(call.callId, false), { appearance: 'secondary', attrs: { 'data-deny': call.callId } }),
+            button('Deny', () => actions.onApproval(answerId, false), { appearance: 'secondary', attrs: { 'data-deny': answerId } }),
           ]),
         ])
       : null,

@@ -82,4 +82,24 @@ describe('a subagent in the chat: the delegate card follows its progress', () =>
     assert.equal(card().subagent?.phase, 'waiting');
     assert.equal(tracker.live?.subagents?.size, 1);
   });
+
+  it("shows a subagent's approval on its delegate card, naming the subagent, answered by the subagent's own id", () => {
+    const { tracker, card } = chat();
+    tracker.apply(progress({ kind: 'started', task: 'Find the columns' }));
+    const answerId = 'sub/call_edit';
+    tracker.apply({
+      type: 'approval_needed',
+      request: { callId: answerId, toolName: 'edit_file', kind: 'edit', title: 'explorer subagent: Edit `src/export/columns.ts`', detail: '- a\n+ b', subagent: { sessionId: 'sub', name: 'explorer', parentCallId: 'call_d' } },
+    } as AgentEvent);
+    const asking = card();
+    assert.equal(asking.status, 'awaiting_approval', 'the user sees the question where the subagent works');
+    assert.equal(asking.approval?.title, 'explorer subagent: Edit `src/export/columns.ts`');
+    assert.equal(asking.approval?.subagent, 'explorer');
+    assert.equal(asking.approval?.answerId, answerId, "the card's buttons answer the subagent's request, not the delegate call");
+    assert.equal(asking.subagent?.phase, 'working', 'with its progress beside it');
+
+    tracker.apply({ type: 'approval_resolved', callId: answerId, decision: 'approved' });
+    assert.equal(card().status, 'running');
+    assert.equal(card().approval, undefined);
+  });
 });
