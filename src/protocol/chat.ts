@@ -70,6 +70,8 @@ export interface ChatTurnUsage {
   reasoningTokens?: number;
   /** In US dollars, when the model's price is known. */
   cost?: number;
+  /** The turn's subagents' share, included in the figures above (requests, tokens, cached, cost). */
+  subagents?: { requests: number; inputTokens: number; outputTokens: number; cost?: number };
 }
 
 /** The model's thinking before an answer: shown collapsed, with its size. */

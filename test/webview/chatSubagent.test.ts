@@ -34,6 +34,7 @@ const entries: ChatEntry[] = [
     ],
   },
 ];
+entries.push({ kind: 'usage', id: 'usage-u-s', usage: { requests: 14, lastRequestTokens: 9_800, inputTokens: 96_300, outputTokens: 2_410, cost: 0.31, subagents: { requests: 12, inputTokens: 77_100, outputTokens: 1_870, cost: 0.25 } } });
 const state: ChatState = { ...chatState, busy: true, entries };
 
 const progressOf = (page: Page, callId: string) => page.locator(`.tool-card[data-call-id="${callId}"] .subagent-progress`).textContent();
@@ -71,7 +72,14 @@ describe('chat webview: a subagent on its delegate card (headless Chromium, host
     assert.deepStrictEqual(sent, [{ type: 'approval', callId: 'sub-e/call_edit', approved: true }]);
   });
 
-  it('keeps the report on the stored card, titled as a subagent, with no progress line', async () => {
+  it("says a turn's figures include its subagents, and their share", async () => {
+    const page = pages.page();
+    const line = page.locator('.turn-usage[data-entry-id="usage-u-s"]');
+    assert.strictEqual(await line.locator('[data-field="requests"]').textContent(), '14 requests, 96,300 in');
+    assert.strictEqual(await line.locator('[data-field="subagents"]').textContent(), 'incl. subagents: 12 requests, 77,100 in, 1,870 out, $0.25');
+  });
+
+    it('keeps the report on the stored card, titled as a subagent, with no progress line', async () => {
     const page = pages.page();
     const card = page.locator('.tool-card[data-call-id="d-done"]');
     assert.strictEqual(await card.locator('.subagent').count(), 0);

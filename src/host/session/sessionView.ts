@@ -202,6 +202,11 @@ export class SessionView {
     }
   }
 
+  /** Requests of the session's subagents (read once it opened, or reported as they run): the turns they ran in count them. */
+  addSubagentUsage(records: readonly TurnUsageRecord[]): void {
+    for (const record of records) this.chat.addSubagentUsage(figuresOnly(record));
+  }
+
   /** Prices changed (a setting): the turns' figures are made again. */
   setPrices(prices: Record<string, ModelPrices>): void {
     this.chat.setPrices(prices);

@@ -12,6 +12,7 @@ import { InspectorSubject, SUBAGENT_READ_ONLY } from '../../../../src/host/inspe
 import { subagentSummaries } from '../../../../src/host/inspector/subagentSummaries';
 import type { ActiveSession } from '../../../../src/host/session/sessionPorts';
 import { SessionView } from '../../../../src/host/session/sessionView';
+import { subagentUsage } from '../../../../src/host/session/subagentUsage';
 import { TurnTracker } from '../../../../src/host/session/turnTracker';
 import type { HostToInspector, InspectorToHost } from '../../../../src/protocol/inspector';
 import { receiveWebviewMessage } from '../../../../src/protocol/receive';
@@ -123,7 +124,7 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
   });
 
   it('states one spared figure: the chat card\'s "read", the inspector\'s sums, and what came back as the parent\'s tool results carry it', async () => {
-    const { store, main, children, tracker } = await delegated();
+    const { store, main, children, tracker, h } = await delegated();
     const summary = (await subagentSummaries(store, { sessionId: main.info.id, usage: main.view.usageFigures, messages: [main.view.heldMessages] }))!;
     const cards = tracker.live?.subagents;
     assert.ok(cards && cards.size === 2);
@@ -147,5 +148,16 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
     assert.deepEqual(summary.total, { requests: totals.requests, inputTokens: totals.inputTokens, outputTokens: totals.outputTokens });
     assert.deepEqual(summary.share, { requests: 4, inputTokens: summary.spared.read, outputTokens: 12 + 20 + 12 + 20 });
     assert.equal(children.length, summary.spared.subagents);
+
+    // The chat's turn line includes the subagents' requests and says their share: the inspector's share, exactly.
+    main.view.addSubagentUsage(await subagentUsage(store, main.info.id));
+    // The same requests reported live while the turn ran are not counted twice.
+    main.view.addSubagentUsage(h.progress().flatMap((p) => (p.kind === 'usage' ? [p.record] : [])));
+    const line = main.view.chat.lastTurnFigures();
+    assert.ok(line?.kind === 'usage');
+    assert.deepEqual(line.usage.subagents, { requests: summary.share.requests, inputTokens: summary.share.inputTokens, outputTokens: summary.share.outputTokens });
+    assert.equal(line.usage.requests, summary.total.requests, "the turn's requests incl. subagents");
+    assert.equal(line.usage.inputTokens, summary.total.inputTokens);
+    assert.equal(line.usage.lastRequestTokens, 1_400, "the last request is the session's own");
   });
 });
