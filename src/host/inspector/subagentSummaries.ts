@@ -1,4 +1,4 @@
-import { subagentSessions, totalsWithSubagents } from '../../core/agent/subagents/sessionLink';
+import { subagentIndex, totalsWithSubagents } from '../../core/agent/subagents/sessionLink';
 import { reportTokens, sparedFigures, spendOf } from '../../core/agent/subagents/sparedFigures';
 import type { Message } from '../../core/model/message';
 import type { TurnUsageRecord } from '../../core/model/records';
@@ -25,7 +25,9 @@ function taskOf(title: string, agent: string): string {
  * list and each subagent's usage figures; the parent's messages are those already in memory.
  */
 export async function subagentSummaries(store: SessionStore, parent: SubagentParent): Promise<InspectorSubagents | undefined> {
-  const children = await subagentSessions(store, parent.sessionId);
+  // One listing for the whole tree of subagents.
+  const index = subagentIndex(await store.listSessions());
+  const children = index.get(parent.sessionId) ?? [];
   if (children.length === 0) return undefined;
   const calls = new Map<string, string>();
   const results = new Map<string, Message>();
@@ -38,7 +40,7 @@ export async function subagentSummaries(store: SessionStore, parent: SubagentPar
   }
   const list: InspectorSubagentView[] = [];
   for (const { info, link } of children) {
-    const totals = await totalsWithSubagents(store, info.id);
+    const totals = await totalsWithSubagents(store, info.id, new Set([parent.sessionId]), index);
     const result = results.get(link.parentCallId);
     const cameBack = result && reportTokens(result);
     list.push({
