@@ -98,7 +98,13 @@ export class InspectorPanel implements vscode.Disposable {
       await session.view.seedTitles();
       const subagents = await this.subagentSummaries.of(await this.sessions.store(), session);
       const subagentOf = this.subject.header(main);
-      const state = { ...buildInspectorState(session), ...(subagents ? { subagents } : {}), ...(subagentOf ? { subagentOf } : {}) };
+      const built = buildInspectorState(session);
+      // A subagent's session has ended: no forecast of its next turns.
+      if (subagentOf) {
+        delete built.averageTurnTokens;
+        delete built.turnsRemaining;
+      }
+      const state = { ...built, ...(subagents ? { subagents } : {}), ...(subagentOf ? { subagentOf } : {}) };
       this.post(this.updates.message(state, whole, session.view.versions.titles));
     } catch (error) {
       this.post({ type: 'error', message: error instanceof Error ? error.message : String(error) });

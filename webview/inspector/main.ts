@@ -107,6 +107,7 @@ replace(app, [
 const subagentsSection = app.querySelector<HTMLElement>('#subagents')!;
 const previewSection = app.querySelector<HTMLElement>('#preview')!;
 const nextTitle = app.querySelector<HTMLElement>('#next-title')!;
+const toolsTitle = app.querySelector<HTMLElement>('#tools-title')!;
 
 // ---- intents ----
 function openSubagent(sessionId: string): void {
@@ -153,6 +154,7 @@ function renderAll(): void {
   // A subagent's window is read-only: no compaction of it, and its next request is where it ended.
   previewSection.hidden = Boolean(state.subagentOf);
   nextTitle.textContent = state.subagentOf ? 'Its context when it ended' : 'Next request';
+  toolsTitle.textContent = state.subagentOf ? 'Tokens by tool (its context when it ended)' : 'Tokens by tool (next request)';
   replaceIfChanged(barSlot, JSON.stringify(state.figures ?? null), () => (state!.figures ? [renderStackedBar(state!.figures), renderLegend(state!.figures)] : [h('p', { class: 'empty', text: 'No budget yet: open a session.' })]));
   renderRequests();
   renderCurrent();
