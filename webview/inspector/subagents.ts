@@ -36,7 +36,7 @@ export function renderSubagents(subagents: InspectorSubagents, onOpen: (sessionI
         h('span', { class: 'subagent-row-task', title: s.task, text: s.task }),
       ]),
       h('div', { class: 'subagent-row-figures' }, [
-        h('span', { attrs: { 'data-subagent-read': s.sessionId }, text: `${countOf(s.requests, 'request')} · read ${formatTokens(s.read)} tokens` }),
+        h('span', { attrs: { 'data-subagent-read': s.sessionId }, text: `${countOf(s.requests, 'request')} · read ${countOf(s.read, 'token')}` }),
         h('span', { attrs: { 'data-subagent-back': s.sessionId }, text: s.cameBack === undefined ? ' · its report is not in the part of the conversation loaded' : ` · ${formatTokens(s.cameBack)} came back` }),
         h('button', { class: 'link-button', attrs: { type: 'button', 'data-open-subagent': s.sessionId }, text: OPEN_LABEL, on: { click: () => onOpen(s.sessionId) } }),
       ]),

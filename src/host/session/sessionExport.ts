@@ -2,6 +2,7 @@ import { subagentSessions, type SubagentLink } from '../../core/agent/subagents/
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
 import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
+import { countOf } from '../../protocol/wording';
 
 /** A session as it is exported: its records whole, and each subagent it started with the call that started it. */
 export interface SessionExport {
@@ -41,13 +42,13 @@ function markdownOf(tree: SessionExport, level: number): string[] {
   const hashes = (n: number) => '#'.repeat(Math.min(6, level + n));
   const byCall = new Map(tree.subagents.map((s) => [s.link?.parentCallId, s]));
   const title = tree.link ? `Subagent ${tree.link.agent} (delegate call ${tree.link.parentCallId}): ${info.title}` : info.title;
-  const lines = [`${hashes(0)} ${title}`, '', `Session ${info.id} · ${new Date(info.createdAt).toISOString()} · ${usage.length} requests · ${compactions.length} compactions${tree.subagents.length ? ` · ${tree.subagents.length} subagents (below)` : ''}`, ''];
+  const lines = [`${hashes(0)} ${title}`, '', `Session ${info.id} · ${new Date(info.createdAt).toISOString()} · ${countOf(usage.length, 'request')} · ${countOf(compactions.length, 'compaction')}${tree.subagents.length ? ` · ${countOf(tree.subagents.length, 'subagent')} (below)` : ''}`, ''];
   const events = [...compactions].sort((a, b) => a.startedAt - b.startedAt);
   let e = 0;
   for (const m of transcript) {
     while (e < events.length && events[e].startedAt <= m.createdAt) {
       const c = events[e++];
-      lines.push(`> **Compaction** (${c.trigger}, ${c.status}): ${c.tokensBefore} → ${c.tokensAfter} tokens; ${c.strategies.join(', ')}`, '');
+      lines.push(`> **Compaction** (${c.trigger}, ${c.status}): ${c.tokensBefore.toLocaleString('en-US')} → ${countOf(c.tokensAfter, 'token')}; ${c.strategies.join(', ')}`, '');
     }
     if (m.role === 'user' && m.kind === 'user') lines.push(`${hashes(1)} User`, '', m.content, '');
     else if (m.role === 'assistant') {
