@@ -180,7 +180,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
     };
     const registry = new ToolRegistry(options);
     const delegate = args.allow.has('delegate')
-      ? execDelegateTool({ store, parentSessionId: info.id, provider, model: args.model, maxOutputTokens, contextWindow: model.contextWindow, counter, settings, registry: options })
+      ? execDelegateTool({ store, parentSessionId: info.id, provider, model: args.model, maxOutputTokens, contextWindow: model.contextWindow, counter, settings, registry: options, reasoning: reasoningPlan.reasoning })
       : undefined;
     const source = { prepare: (room: { effectiveWindow: number; percentUsed: number }) => prompt.prepare(room) };
     const agent = new AgentSession({ manager, provider, model: args.model, maxOutputTokens, prompt: source, tools: registry, maxSteps: args.maxSteps, reasoning: reasoningPlan.reasoning });

@@ -8,7 +8,7 @@ import type { TokenCounter } from '../core/accounting/tokenizer';
 import type { SubagentProgress } from '../core/agent/events';
 import { DelegateTool, type SubagentLimits } from '../core/agent/subagents/delegateTool';
 import type { SessionStore } from '../core/ports/sessionStore';
-import type { ChatProvider } from '../core/providers/types';
+import type { ChatProvider, ReasoningRequest } from '../core/providers/types';
 import { ContextSession } from '../core/session/contextSession';
 import type { ContextSettings } from '../core/settings';
 import { settingDefault } from '../core/settingsSchema';
@@ -39,6 +39,8 @@ export interface ExecDelegateOptions {
   counter: TokenCounter;
   settings: ContextSettings;
   registry: Pick<ToolRegistryOptions, 'workspace' | 'limits'> & { approvals: Pick<SessionApprovals, 'decide'> };
+  /** The run's thinking, asked for by its subagents too. */
+  reasoning?: ReasoningRequest;
 }
 
 export function execDelegateTool(options: ExecDelegateOptions): DelegateTool {
@@ -56,6 +58,7 @@ export function execDelegateTool(options: ExecDelegateOptions): DelegateTool {
     tools: (manager) => [...builtinTools(), ...sessionTools(store, () => manager)],
     registry: options.registry,
     agents: async () => [],
+    ...(options.reasoning ? { reasoning: options.reasoning } : {}),
     limits: () => defaultSubagentLimits(settings),
   });
 }

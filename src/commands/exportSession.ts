@@ -1,32 +1,9 @@
 import { homedir } from 'os';
 import * as vscode from 'vscode';
-import type { Message } from '../core/model/message';
-import type { CompactionEventRecord, TurnUsageRecord } from '../core/model/records';
-import type { SessionInfo } from '../core/ports/sessionStore';
 import { exportFileName } from '../host/session/exportFileName';
+import { exportJson, exportMarkdown, readSessionExport } from '../host/session/sessionExport';
 import type { SessionController } from '../session/sessionController';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
-
-export function sessionToMarkdown(info: SessionInfo, transcript: Message[], compactions: CompactionEventRecord[], usage: TurnUsageRecord[]): string {
-  const lines = [`# ${info.title}`, '', `Session ${info.id} · ${new Date(info.createdAt).toISOString()} · ${usage.length} requests · ${compactions.length} compactions`, ''];
-  const events = [...compactions].sort((a, b) => a.startedAt - b.startedAt);
-  let e = 0;
-  for (const m of transcript) {
-    while (e < events.length && events[e].startedAt <= m.createdAt) {
-      const c = events[e++];
-      lines.push(`> **Compaction** (${c.trigger}, ${c.status}): ${c.tokensBefore} → ${c.tokensAfter} tokens; ${c.strategies.join(', ')}`, '');
-    }
-    if (m.role === 'user' && m.kind === 'user') lines.push('## User', '', m.content, '');
-    else if (m.role === 'assistant') {
-      lines.push('## Assistant', '', m.content, '');
-      for (const c of m.toolCalls ?? []) lines.push(`- tool call \`${c.name}\` \`${c.arguments}\``);
-      if (m.toolCalls?.length) lines.push('');
-    } else if (m.role === 'tool') {
-      lines.push(`### Result of ${m.toolName ?? 'tool'}${m.meta?.offloadRef ? ` (full output: ${m.meta.offloadRef})` : ''}`, '', '```', m.content, '```', '');
-    }
-  }
-  return lines.join('\n');
-}
 
 export interface ExportArgs {
   format: 'markdown' | 'json';
@@ -45,15 +22,9 @@ export async function exportSessionCommand(sessions: SessionController, docs: Re
   const store = await sessions.store();
   const format = args?.format ?? (await vscode.window.showQuickPick(['markdown', 'json'], { title: 'Tally: Export Session — format' }));
   if (format !== 'markdown' && format !== 'json') return undefined;
-  const [transcript, compactions, usage] = await Promise.all([
-    store.loadTranscript(session.info.id),
-    store.listCompactionEvents(session.info.id),
-    store.listTurnUsage(session.info.id),
-  ]);
-  const text =
-    format === 'json'
-      ? JSON.stringify({ session: session.info, transcript, compactions, usage }, null, 2)
-      : sessionToMarkdown(session.info, transcript, compactions, usage);
+  // The session's subagents go with it, each under the delegate call that started it.
+  const tree = await readSessionExport(store, session.info);
+  const text = format === 'json' ? exportJson(tree) : exportMarkdown(tree);
   if (args?.target) {
     await vscode.workspace.fs.writeFile(vscode.Uri.file(args.target), Buffer.from(text, 'utf8'));
     return args.target;

@@ -22,7 +22,17 @@ export interface ChatToolCallView {
    * `allowForSession`: what "Allow <…> for this session" covers (a tool's name, or a command's allowance);
    * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none.
    */
-  approval?: { title: string; detail?: string; kind: 'command' | 'edit' | 'read' | 'other'; allowForSession?: string; runs?: string; noAllowance?: string };
+  approval?: {
+    title: string;
+    detail?: string;
+    kind: 'command' | 'edit' | 'read' | 'other';
+    allowForSession?: string;
+    runs?: string;
+    noAllowance?: string;
+    /** A subagent asks, on its delegate card: its name, and the id its approval is answered by (not the card's call id). */
+    subagent?: string;
+    answerId?: string;
+  };
   /** The subagent a running delegate call started, as far as the turn has reported it. */
   subagent?: ChatSubagentView;
 }
@@ -36,7 +46,10 @@ export interface ChatSubagentView {
   task: string;
   phase: 'waiting' | 'working' | 'ended';
   requests: number;
+  /** Input plus output tokens (what its token cap counts). */
   tokens: number;
+  /** Input tokens over its requests: what it read (sparedFigures.ts; the inspector's "read" is the same sum). */
+  read: number;
   compactions: number;
   lastTool?: string;
   outcome?: string;
@@ -58,6 +71,8 @@ export interface ChatTurnUsage {
   reasoningTokens?: number;
   /** In US dollars, when the model's price is known. */
   cost?: number;
+  /** The turn's subagents' share, included in the figures above (requests, tokens, cached, cost). */
+  subagents?: { requests: number; inputTokens: number; outputTokens: number; cost?: number };
 }
 
 /** The model's thinking before an answer: shown collapsed, with its size. */

@@ -9,6 +9,7 @@ import type { BlobInfo } from '../core/ports/blobStore';
 import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CacheMissCause } from '../core/accounting/cacheMissCause';
 import type { CalibrationView } from '../core/accounting/calibration';
+import type { InspectorSubagents, InspectorSubagentSubject } from './inspectorSubagents';
 
 export type { CacheMissCause } from '../core/accounting/cacheMissCause';
 export { cachedShareFell } from '../core/accounting/cacheMissCause';
@@ -51,6 +52,10 @@ export interface InspectorState {
    * `at` (after the system sections and tool schemas); `showEarlier` with 'current' asks for all.
    */
   currentOmitted?: { at: number; count: number };
+  /** The subagents this session started, and what they spared its window. */
+  subagents?: InspectorSubagents;
+  /** Set when the inspector shows a subagent's window rather than the session open in the chat. */
+  subagentOf?: InspectorSubagentSubject;
 }
 
 /**
@@ -108,4 +113,8 @@ export type InspectorToHost =
   | { type: 'confirmCompaction'; focus?: string; summary?: string }
   | { type: 'refresh' }
   /** A page more of the older requests or offloaded results. */
-  | { type: 'showEarlier'; list: 'turns' | 'results' | 'current' };
+  | { type: 'showEarlier'; list: 'turns' | 'results' | 'current' }
+  /** Shows a subagent's window: only a subagent of the session shown now is opened. */
+  | { type: 'openSubagent'; sessionId: string }
+  /** Back from a subagent's window to the session that started it. */
+  | { type: 'closeSubagent' };

@@ -71,6 +71,8 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
   ready: { keys: [], build: () => ({ ok: true, value: { type: 'ready' } }) },
   showEarlier: fields('showEarlier', { list: readPagedList }),
   refresh: { keys: [], build: () => ({ ok: true, value: { type: 'refresh' } }) },
+  openSubagent: fields('openSubagent', { sessionId: readId }),
+  closeSubagent: { keys: [], build: () => ({ ok: true, value: { type: 'closeSubagent' } }) },
   selectTurn: fields('selectTurn', { requestIndex: readIndex }),
   requestItemText: fields('requestItemText', { itemId: readItemId }, { requestIndex: readIndex }),
   loadBlob: fields('loadBlob', { refId: readId, offset: readIndex }),

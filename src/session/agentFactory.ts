@@ -120,7 +120,8 @@ export class AgentFactory {
     });
     const options = this.registryOptions(args.config, [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => this.chosen([delegate]), () => this.chosen(lmTools())], (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
     const registry = new ToolRegistry(options);
-    const delegate = delegateTool({ ...args, counter, registry: options, agents: () => workspaceAgents(this.log, this.loggedSkips) });
+    // Subagents carry the same AGENTS.md files as the session (none from an untrusted workspace), counted in their own prompts.
+    const delegate = delegateTool({ ...args, counter, registry: options, agents: () => workspaceAgents(this.log, this.loggedSkips), instructions: async () => (await this.loadInstructions()).parts });
     const source = {
       prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
         await delegate.refreshAgents();

@@ -14,6 +14,7 @@ import type { ApiKeys } from '../secrets/apiKeys';
 import { resolveChatModel } from './modelService';
 import type { ActiveSession, SessionActions, ViewChange } from '../host/session/sessionPorts';
 import { CHAT_PAGE_MESSAGES, SessionView } from '../host/session/sessionView';
+import { subagentUsage } from '../host/session/subagentUsage';
 import { userValue } from '../config/userScope';
 import { parsePriceOverrides } from '../core/providers/modelRegistry';
 import type { AgentFactory } from './agentFactory';
@@ -227,6 +228,15 @@ export class SessionController implements vscode.Disposable, SessionActions {
     );
     this.activeSession = session;
     this.changed.fire({ type: 'opened' });
+    // The subagents' requests join their turns' figures once read; the open does not wait for them.
+    void subagentUsage(store, sessionId).then(
+      (records) => {
+        if (this.activeSession !== session || records.length === 0) return;
+        view.addSubagentUsage(records);
+        this.changed.fire({ type: 'status' });
+      },
+      (error: Error) => this.log.warn(`session ${sessionId}: its subagents' requests could not be read: ${error.message}`),
+    );
     if (session.agent && this.pending !== undefined) this.sendPending();
     return session;
   }
@@ -252,6 +262,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
 
   private onAgent(event: AgentEvent): void {
     this.turns.apply(event);
+    if (event.type === 'subagent' && event.progress.kind === 'usage') this.activeSession?.view.addSubagentUsage([event.progress.record]);
     if (event.type === 'turn_start') {
       this.lastTurnUserId = event.userMessageId;
       this.failedTurnUserId = undefined;

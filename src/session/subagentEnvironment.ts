@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { TokenCounter } from '../core/accounting/tokenizer';
 import { DelegateTool } from '../core/agent/subagents/delegateTool';
 import type { NamedAgent } from '../core/agent/subagents/namedAgents';
+import type { InstructionPart } from '../core/prompt/promptSections';
 import type { SessionStore } from '../core/ports/sessionStore';
 import { ContextSession } from '../core/session/contextSession';
 import { builtinTools } from '../core/tools/builtin';
@@ -31,7 +32,7 @@ export async function workspaceAgents(log: vscode.LogOutputChannel, logged: Set<
 }
 
 /** The delegation tool of a chat session: subagents with the session's provider, store, approvals and the user's limits. */
-export function delegateTool(args: { manager: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; counter: TokenCounter; registry: ToolRegistryOptions; agents: () => Promise<NamedAgent[]> }): DelegateTool {
+export function delegateTool(args: { manager: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; counter: TokenCounter; registry: ToolRegistryOptions; agents: () => Promise<NamedAgent[]>; instructions: () => Promise<readonly InstructionPart[]> }): DelegateTool {
   const { chat, config, store } = args;
   return new DelegateTool({
     store,
@@ -56,6 +57,8 @@ export function delegateTool(args: { manager: ContextSession; chat: ChatModel; c
     tools: (manager) => [...builtinTools(), ...sessionTools(store, () => manager), ...lmTools()],
     registry: args.registry,
     agents: args.agents,
+    instructions: args.instructions,
+    ...(chat.reasoning ? { reasoning: chat.reasoning } : {}),
     limits: () => config.subagents,
   });
 }

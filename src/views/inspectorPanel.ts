@@ -2,6 +2,9 @@ import * as vscode from 'vscode';
 import { inspectorHandlers } from '../host/inspector/inspectorIntents';
 import { buildInspectorState } from '../host/inspector/inspectorState';
 import { InspectorUpdates } from '../host/inspector/inspectorUpdates';
+import { InspectorSubject, SUBAGENT_READ_ONLY } from '../host/inspector/subagentSubject';
+import { SubagentSummaryCache } from '../host/inspector/subagentSummaries';
+import { readConfiguration } from '../config/readSettings';
 import { RefreshQueue } from '../host/session/refreshQueue';
 import type { SessionController } from '../session/sessionController';
 import type { HostToInspector } from '../protocol/inspector';
@@ -20,6 +23,9 @@ export class InspectorPanel implements vscode.Disposable {
   private readonly handlers: ReturnType<typeof inspectorHandlers>;
   /** The webview's "ready" and the session's changes each ask for a refresh: one runs at a time. */
   private readonly refreshes = new RefreshQueue((whole) => this.sendStateNow(whole));
+  /** The session shown: the chat's, or a subagent's window opened from it. */
+  private readonly subject: InspectorSubject;
+  private readonly subagentSummaries = new SubagentSummaryCache();
 
   static show(extensionUri: vscode.Uri, sessions: SessionController, log: vscode.LogOutputChannel): InspectorPanel {
     if (InspectorPanel.current) {
@@ -43,12 +49,18 @@ export class InspectorPanel implements vscode.Disposable {
     private readonly sessions: SessionController,
     private readonly log: vscode.LogOutputChannel,
   ) {
+    this.subject = new InspectorSubject({ store: () => sessions.store(), settings: () => readConfiguration().context });
     this.handlers = inspectorHandlers({
-      sessions,
+      sessions: this.subject.actions(sessions),
+      subagents: { open: async (sessionId) => this.subject.open(await sessions.current(), sessionId), back: () => this.subject.back() },
       post: (message) => this.post(message),
       sendState: (whole) => this.sendState(whole),
       showEarlier: (list) => this.updates.showEarlier(list),
-      executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),
+      // The editor commands open parts of the chat's session: not offered in a subagent's window.
+      executeCommand: async (command, ...args) => {
+        if (this.subject.showsSubagent(await sessions.current())) throw new Error(SUBAGENT_READ_ONLY);
+        return vscode.commands.executeCommand(command, ...args);
+      },
       showInformation: (text) => void vscode.window.showInformationMessage(text),
     });
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'tally.svg');
@@ -80,10 +92,20 @@ export class InspectorPanel implements vscode.Disposable {
 
   private async sendStateNow(whole: boolean): Promise<void> {
     try {
-      const session = await this.sessions.current();
+      const main = await this.sessions.current();
+      const session = this.subject.shown(main);
       // Results stored before the session opened are named once, when the inspector first shows them.
       await session.view.seedTitles();
-      this.post(this.updates.message(buildInspectorState(session), whole, session.view.versions.titles));
+      const subagents = await this.subagentSummaries.of(await this.sessions.store(), session);
+      const subagentOf = this.subject.header(main);
+      const built = buildInspectorState(session);
+      // A subagent's session has ended: no forecast of its next turns.
+      if (subagentOf) {
+        delete built.averageTurnTokens;
+        delete built.turnsRemaining;
+      }
+      const state = { ...built, ...(subagents ? { subagents } : {}), ...(subagentOf ? { subagentOf } : {}) };
+      this.post(this.updates.message(state, whole, session.view.versions.titles));
     } catch (error) {
       this.post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
     }

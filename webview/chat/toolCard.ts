@@ -54,25 +54,28 @@ function firstLine(text: string): string {
 /** The delegate tool starts a subagent: its card says so. */
 const DELEGATE = 'delegate';
 
-/** "working · 3 requests · 12,400 tokens · last: read_file", or "waiting for a slot" before it starts. */
+/** "working · 3 requests · read 12,400 tokens · last: read_file", or "waiting for a slot" before it starts. */
 function subagentProgress(view: ChatSubagentView): string {
   if (view.phase === 'waiting') return 'waiting for a slot';
-  const parts = [view.phase === 'ended' ? (view.outcome ?? 'ended') : 'working', countOf(view.requests, 'request'), countOf(view.tokens, 'token')];
+  const parts = [view.phase === 'ended' ? (view.outcome ?? 'ended') : 'working', countOf(view.requests, 'request'), `read ${countOf(view.read, 'token')}`];
   if (view.compactions) parts.push(countOf(view.compactions, 'compaction'));
   if (view.lastTool && view.phase !== 'ended') parts.push(`last: ${view.lastTool}`);
   return parts.join(' · ');
 }
 
+/** The agent and its progress; the task is the card's gist above it (said once), whole in the arguments. */
 function subagentBlock(view: ChatSubagentView): HTMLElement {
   const failed = view.phase === 'ended' && view.outcome !== 'finished';
   return h('div', { class: `subagent subagent-${view.phase}${failed ? ' subagent-stopped' : ''}`, attrs: { 'data-subagent-phase': view.phase } }, [
-    h('div', { class: 'subagent-who' }, [h('span', { class: 'subagent-agent', text: view.agent ?? 'subagent' }), h('span', { class: 'subagent-task', text: revealPlain(firstLine(view.task)) })]),
-    h('div', { class: 'subagent-progress', attrs: { role: 'status' }, text: subagentProgress(view) }),
+    h('div', { class: 'subagent-who' }, [h('span', { class: 'subagent-agent', text: view.agent ?? 'subagent' })]),
+    h('div', { class: 'subagent-progress', attrs: { role: 'status' }, title: 'Read: the input tokens of its requests, summed (what passed through its own window)', text: subagentProgress(view) }),
   ]);
 }
 
 export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions): HTMLElement {
   const approval = call.status === 'awaiting_approval' && call.approval;
+  // A subagent's approval is answered by its own id, never the delegate call's.
+  const answerId = (approval && approval.answerId) || call.callId;
   return h('div', { class: `tool-card status-${call.status}`, attrs: { 'data-call-id': call.callId, 'data-status': call.status } }, [
     h('div', { class: 'tool-head' }, [
       call.status === 'running' ? progressRing('Running') : null,
@@ -93,11 +96,11 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
       ? h('div', { class: `approval approval-${approval.kind}`, attrs: { role: 'group', 'aria-label': 'Approval needed' } }, [
           ...approvalBody(approval),
           h('div', { class: 'actions' }, [
-            button('Approve', () => actions.onApproval(call.callId, true), { attrs: { 'data-approve': call.callId } }),
+            button('Approve', () => actions.onApproval(answerId, true), { attrs: { 'data-approve': answerId } }),
             approval.allowForSession
-              ? button(`Allow ${approval.allowForSession.replace(/`([^`]*)`/g, '“$1”')} for this session`, () => actions.onApproval(call.callId, true, true), { appearance: 'secondary', attrs: { 'data-approve-session': call.callId } })
+              ? button(`Allow ${approval.allowForSession.replace(/`([^`]*)`/g, '“$1”')} for this session`, () => actions.onApproval(answerId, true, true), { appearance: 'secondary', attrs: { 'data-approve-session': answerId } })
               : null,
-            button('Deny', () => actions.onApproval(call.callId, false), { appearance: 'secondary', attrs: { 'data-deny': call.callId } }),
+            button('Deny', () => actions.onApproval(answerId, false), { appearance: 'secondary', attrs: { 'data-deny': answerId } }),
           ]),
         ])
       : null,

@@ -23,6 +23,10 @@ export function renderTurnUsage(id: string, usage: ChatTurnUsage): HTMLElement {
   const reasoning = usage.reasoningTokens ? ` (${tokens(usage.reasoningTokens)} reasoning)` : '';
   parts.push(['output', `${tokens(usage.outputTokens)} out${reasoning}`, 'Output tokens over all requests of this turn, with those the model spent reasoning']);
   if (usage.cost !== undefined) parts.push(['cost', dollars(usage.cost), 'Estimated from the model price per million tokens (tally.modelPrices overrides it)']);
+  if (usage.subagents) {
+    const s = usage.subagents;
+    parts.push(['subagents', `incl. subagents: ${countOf(s.requests, 'request')}, ${tokens(s.inputTokens)} in, ${tokens(s.outputTokens)} out${s.cost !== undefined ? `, ${dollars(s.cost)}` : ''}`, "The figures of this line include the requests of the subagents this turn started, each in its own window; this is their share"]);
+  }
   return h('div', { class: 'entry turn-usage', attrs: { 'data-entry-id': id, 'data-kind': 'usage' } },
     parts.map(([field, text, title]) => h('span', { class: 'usage-part', title, attrs: { 'data-field': field }, text })),
   );

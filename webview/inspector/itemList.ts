@@ -29,6 +29,16 @@ export interface ItemListOptions {
    * summary shows both.
    */
   shownTotal?: number;
+  /** A link the item's row carries, by message id (a delegate call or its result: "Open subagent's window"). */
+  links?: ReadonlyMap<string, ItemLink>;
+}
+
+/** A link on an item's row: its label, what it says on hover, and what it does. */
+export interface ItemLink {
+  key: string;
+  label: string;
+  title: string;
+  open: () => void;
 }
 
 /** How many rows a list draws at first, and how many more each "Show more" adds. */
@@ -71,9 +81,10 @@ interface Row {
   position: number;
   open: boolean;
   text?: { text: string; totalChars: number };
+  link?: ItemLink;
 }
 
-const sameRow = (a: Row, b: Row) => a.item === b.item && a.position === b.position && a.open === b.open && a.text === b.text;
+const sameRow = (a: Row, b: Row) => a.item === b.item && a.position === b.position && a.open === b.open && a.text === b.text && a.link?.key === b.link?.key;
 
 /** A list's elements, kept from render to render so unchanged rows are not drawn again. */
 interface ListView {
@@ -88,7 +99,7 @@ interface ListView {
 const views = new Map<string, ListView>();
 
 function renderRow(row: Row, view: ListView): HTMLElement {
-  const { item, position, open, text, textKey: at } = row;
+  const { item, position, open, text, textKey: at, link } = row;
   const opts = () => view.opts;
   const pinned = item.badges.includes('pinned');
   const where = item.section ? SECTION_TITLES[item.section] : '';
@@ -112,6 +123,7 @@ function renderRow(row: Row, view: ListView): HTMLElement {
       h('span', { class: 'item-tokens', text: `${tokens(item.tokens)} tok` }),
       h('span', { class: 'item-badges' }, item.badges.map((b) => badge(b))),
       toggle,
+      link ? h('button', { class: 'link-button item-link', title: link.title, attrs: { type: 'button', 'data-item-link': link.key }, text: link.label, on: { click: () => link.open() } }) : null,
       opts().onOpenInEditor && hasText
         ? button('Open', () => opts().onOpenInEditor?.(position), { appearance: 'secondary', class: 'open-item', title: 'Open the exact text in a read-only editor', attrs: { 'data-open-item': String(position) } })
         : null,
@@ -170,7 +182,8 @@ export function renderItemList(items: RequestItem[], opts: ItemListOptions): HTM
   const keys = requestItemKeys(items);
   const rows = indexed.slice(0, shown).map(({ item, position }): Row => {
     const at = key(opts.requestIndex, item.messageId);
-    return { key: keys[position], textKey: at, item, position, open: expanded.has(at), text: texts.get(at) };
+    const link = opts.links?.get(item.messageId);
+    return { key: keys[position], textKey: at, item, position, open: expanded.has(at), text: texts.get(at), ...(link ? { link } : {}) };
   });
   view.rows.update(rows);
   // The toolbar and the "Show more" button are made again when what they say changes; the rows'

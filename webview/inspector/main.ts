@@ -17,6 +17,7 @@ import { isMessageItem } from '../../src/protocol/forkEntry';
 import { renderLegend, renderStackedBar } from './stackedBar';
 import { renderTimeline, TIMELINE_PAGE } from './timeline';
 import { renderToolTokens } from './toolTokens';
+import { renderSubagentBanner, renderSubagents, subagentItemLinks } from './subagents';
 
 interface UiState {
   selectedTurn?: number;
@@ -80,6 +81,8 @@ const toolSlot = h('div', { class: 'tool-slot' });
 const previewSlot = h('div', { class: 'preview-slot' });
 const historySlot = h('div', { class: 'history-slot' });
 const blobSlot = h('div', { class: 'blob-slot' });
+const bannerSlot = h('div', { class: 'banner-slot' });
+const subagentSlot = h('div', { class: 'subagent-slot' });
 const focusField = textField({ placeholder: 'Focus (optional): what the summary should keep', maxLength: FOCUS_MAX, class: 'focus-field' });
 const previewButton = button('Preview compaction', () => requestPreview(), { attrs: { 'data-action': 'preview' } });
 const refreshButton = button('Refresh', () => host.post({ type: 'refresh' }), { appearance: 'secondary' });
@@ -89,10 +92,12 @@ function section(id: string, title: string, children: HTMLElement[]): HTMLElemen
 }
 
 replace(app, [
+  bannerSlot,
   h('div', { class: 'topbar' }, [headerSlot, refreshButton]),
   statusLine,
   errorLine,
   section('window', 'Context window', [barSlot]),
+  section('subagents', 'Subagents', [subagentSlot]),
   section('requests', 'Requests', [timelineSlot, turnSlot]),
   section('tools', 'Tokens by tool (next request)', [toolSlot]),
   section('next', 'Next request', [currentSlot]),
@@ -101,7 +106,21 @@ replace(app, [
   section('offloaded', 'Offloaded results', [blobSlot]),
 ]);
 
+const subagentsSection = app.querySelector<HTMLElement>('#subagents')!;
+const previewSection = app.querySelector<HTMLElement>('#preview')!;
+const nextTitle = app.querySelector<HTMLElement>('#next-title')!;
+const toolsTitle = app.querySelector<HTMLElement>('#tools-title')!;
+
 // ---- intents ----
+function openSubagent(sessionId: string): void {
+  host.post({ type: 'openSubagent', sessionId });
+}
+
+/** The links on the delegate calls and results of the requests shown (none in a subagent's window without subagents). */
+function itemLinks() {
+  return subagentItemLinks(state, openSubagent);
+}
+
 function focusValue(): string | undefined {
   const text = focusField.value.trim().slice(0, FOCUS_MAX);
   return text.length ? text : undefined;
@@ -131,6 +150,13 @@ function renderAll(): void {
   // The small sections are drawn again only when what they show changed.
   const { turns: _turns, current: _current, blobs: _blobs, blobTitles: _titles, compactions: _compactions, ...small } = state;
   replaceIfChanged(headerSlot, JSON.stringify(small), () => [renderHeader(state!)]);
+  replaceIfChanged(bannerSlot, JSON.stringify(state.subagentOf ?? null), () => (state!.subagentOf ? [renderSubagentBanner(state!.subagentOf, () => host.post({ type: 'closeSubagent' }))] : []));
+  subagentsSection.hidden = !state.subagents;
+  replaceIfChanged(subagentSlot, JSON.stringify(state.subagents ?? null), () => (state!.subagents ? [renderSubagents(state!.subagents, openSubagent)] : []));
+  // A subagent's window is read-only: no compaction of it, and its next request is where it ended.
+  previewSection.hidden = Boolean(state.subagentOf);
+  nextTitle.textContent = state.subagentOf ? 'Its context when it ended' : 'Next request';
+  toolsTitle.textContent = state.subagentOf ? 'Tokens by tool (its context when it ended)' : 'Tokens by tool (next request)';
   replaceIfChanged(barSlot, JSON.stringify(state.figures ?? null), () => (state!.figures ? [renderStackedBar(state!.figures), renderLegend(state!.figures)] : [h('p', { class: 'empty', text: 'No budget yet: open a session.' })]));
   renderRequests();
   renderCurrent();
@@ -177,7 +203,8 @@ function renderRequests(): void {
         requestIndex: turnItems.requestIndex,
         shownTotal: state.turns.find((t) => t.requestIndex === turnItems!.requestIndex)?.reportedInputTokens,
         onRequestText: (itemId) => host.post({ type: 'requestItemText', requestIndex: turnItems!.requestIndex, itemId }),
-        onOpenInEditor: (position) => host.post({ type: 'openRequestItem', requestIndex: turnItems!.requestIndex, position }),
+        onOpenInEditor: state.subagentOf ? undefined : (position) => host.post({ type: 'openRequestItem', requestIndex: turnItems!.requestIndex, position }),
+        links: itemLinks(),
         sort: ui.turnSort,
         onSort: (sort) => {
           ui.turnSort = sort;
@@ -220,9 +247,10 @@ function renderCurrent(): void {
         persist();
         renderCurrent();
       },
-      onPin: (messageId, pinned) => host.post({ type: 'pin', messageId, pinned }),
+      onPin: state.subagentOf ? undefined : (messageId, pinned) => host.post({ type: 'pin', messageId, pinned }),
       onRequestText: (itemId) => host.post({ type: 'requestItemText', itemId }),
-      onOpenInEditor: (position) => host.post({ type: 'openRequestItem', position: wirePosition(position) }),
+      onOpenInEditor: state.subagentOf ? undefined : (position) => host.post({ type: 'openRequestItem', position: wirePosition(position) }),
+      links: itemLinks(),
     }),
   ]);
 }
@@ -265,7 +293,7 @@ function renderBlobs(): void {
         loadBlob(refId, offset);
         renderBlobs();
       },
-      onOpenInEditor: (refId) => host.post({ type: 'openBlobInEditor', refId }),
+      onOpenInEditor: state.subagentOf ? undefined : (refId) => host.post({ type: 'openBlobInEditor', refId }),
     }),
   ]);
 }
@@ -331,10 +359,19 @@ function renderBusy(label: string | undefined): void {
 /** A new state from the host, whole or rebuilt from an update. */
 function stateArrived(next: InspectorState): void {
   const sessionChanged = state?.session?.id !== next.session?.id;
+  // Into or out of a subagent's window: the request selected belongs to the other session.
+  const subjectChanged = sessionChanged && state !== undefined && (Boolean(state.subagentOf) || Boolean(next.subagentOf));
   state = next;
   if (sessionChanged) {
     timelineShown = TIMELINE_PAGE;
     resultsShown = RESULTS_PAGE;
+  }
+  if (subjectChanged) {
+    ui.selectedTurn = undefined;
+    turnItems = undefined;
+    preview = undefined;
+    previewSummary = undefined;
+    persist();
   }
   if (sessionChanged && ui.selectedTurn !== undefined && !state.turns.some((t) => t.requestIndex === ui.selectedTurn)) {
     ui.selectedTurn = undefined;

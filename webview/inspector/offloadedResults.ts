@@ -27,14 +27,15 @@ export interface OffloadedOptions {
   pages: ReadonlyMap<string, BlobView>;
   onToggle: (refId: string, open: boolean) => void;
   onLoadMore: (refId: string, offset: number) => void;
-  onOpenInEditor: (refId: string) => void;
+  /** Absent where results do not open in an editor (a subagent's window). */
+  onOpenInEditor?: (refId: string) => void;
 }
 
 function blobBody(blob: BlobInfo, opts: OffloadedOptions): HTMLElement[] {
   const view = opts.pages.get(blob.id);
   const out: HTMLElement[] = [
     h('div', { class: 'blob-actions' }, [
-      button('Open in editor', () => opts.onOpenInEditor(blob.id), { appearance: 'secondary', attrs: { 'data-open-blob': blob.id } }),
+      opts.onOpenInEditor ? button('Open in editor', () => opts.onOpenInEditor?.(blob.id), { appearance: 'secondary', attrs: { 'data-open-blob': blob.id } }) : null,
       h('span', { class: 'muted', text: `ref_id ${blob.id} · sha256 ${blob.sha256.slice(0, 12)} · ${time(blob.createdAt)}` }),
     ]),
   ];

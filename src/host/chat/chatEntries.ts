@@ -2,7 +2,7 @@ import { MESSAGE_OVERHEAD_TOKENS } from '../../core/accounting/messageTokens';
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
 import type { ModelPrices } from '../../core/providers/modelRegistry';
-import { chatEntryKey, type ChatEntry, type ChatSentAttachment, type ChatThinking } from '../../protocol/chat';
+import { chatEntryKey, type ChatEntry, type ChatSentAttachment, type ChatThinking, type ChatTurnUsage } from '../../protocol/chat';
 import { turnUsage } from '../session/turnFigures';
 import { toolView } from './chatToolView';
 import { sentAttachmentOf } from './sentAttachments';
@@ -64,6 +64,9 @@ export class ChatEntries {
   /** Attachments recorded since the last user message: they go on the next one as chips. */
   private attached: ChatSentAttachment[] = [];
   private turnRecords = new Map<string, TurnUsageRecord[]>();
+  /** The subagents' requests (theirs and their own subagents'), by the turn they ran in; kept across a reset. */
+  private subagentUsage = new Map<string, TurnUsageRecord>();
+  private subagentRecords = new Map<string, TurnUsageRecord[]>();
   /** The newest shown message's time, and the newest compaction placed. */
   private lastShownAt = -Infinity;
   private lastCompactionAt = -Infinity;
@@ -81,6 +84,7 @@ export class ChatEntries {
     this.users = [];
     this.attached = [];
     this.turnRecords = new Map();
+    this.subagentRecords = new Map();
     this.callOwners = new Map();
     this.lastShownAt = -Infinity;
     this.lastCompactionAt = -Infinity;
@@ -102,6 +106,31 @@ export class ChatEntries {
     }
     while (nextCompaction < shown.length) this.placeCompaction(shown[nextCompaction++]);
     recordsUpTo(Infinity);
+    for (const record of this.subagentUsage.values()) this.countSubagentUsage(record);
+    for (const [userId] of this.subagentRecords) if (userId !== this.lastUser()?.id) this.showFigures(userId);
+  }
+
+  /** A subagent's request (read from the store, or reported live): its turn's figures include it. */
+  addSubagentUsage(record: TurnUsageRecord): void {
+    const key = `${record.sessionId}\u0000${record.requestIndex}`;
+    if (this.subagentUsage.has(key)) return;
+    this.subagentUsage.set(key, record);
+    const owner = this.countSubagentUsage(record);
+    if (owner && owner.id !== this.lastUser()?.id) this.showFigures(owner.id);
+  }
+
+  private countSubagentUsage(record: TurnUsageRecord): { id: string } | undefined {
+    const owner = this.turnOf(record.createdAt);
+    if (!owner) return undefined;
+    const list = this.subagentRecords.get(owner.id) ?? [];
+    list.push(record);
+    this.subagentRecords.set(owner.id, list);
+    return owner;
+  }
+
+  /** A turn's figures: its own requests and its subagents'. */
+  private figuresOf(userId: string): ChatTurnUsage | undefined {
+    return turnUsage(this.turnRecords.get(userId) ?? [], this.prices, this.subagentRecords.get(userId));
   }
 
   /** Prices changed (a setting): every turn's figures are made again. */
@@ -161,7 +190,7 @@ export class ChatEntries {
   /** The last turn's figures (shown after the stored entries while that turn is not running). */
   lastTurnFigures(): ChatEntry | undefined {
     const last = this.lastUser();
-    const figures = last && turnUsage(this.turnRecords.get(last.id) ?? [], this.prices);
+    const figures = last && this.figuresOf(last.id);
     return figures && last ? { kind: 'usage', id: `usage-${last.id}`, usage: figures } : undefined;
   }
 
@@ -226,7 +255,7 @@ export class ChatEntries {
     } else if (this.wouldShow(m)) {
       // The turn before closes with its figures, right before this message.
       const previous = this.lastUser();
-      const figures = previous && turnUsage(this.turnRecords.get(previous.id) ?? [], this.prices);
+      const figures = previous && this.figuresOf(previous.id);
       if (previous && figures) this.push({ kind: 'usage', id: `usage-${previous.id}`, usage: figures });
       this.users.push({ id: m.id, createdAt: m.createdAt });
       const attachments = this.attached;
@@ -236,7 +265,7 @@ export class ChatEntries {
   }
 
   private showFigures(userId: string): void {
-    const figures = turnUsage(this.turnRecords.get(userId) ?? [], this.prices);
+    const figures = this.figuresOf(userId);
     const key = `usage:usage-${userId}`;
     if (figures && this.byKey.has(key)) this.set(key, { kind: 'usage', id: `usage-${userId}`, usage: figures });
   }

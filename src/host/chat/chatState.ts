@@ -50,7 +50,10 @@ export function chatTail(stored: ChatEntries, extras: ChatExtras = {}): { tail: 
       const call = entry.toolCalls[at] && mark(entry.toolCalls[at]);
       if (call) cards.set(key, { ...entry, toolCalls: entry.toolCalls.map((c, j) => (j === at ? call : c)) });
     };
-    for (const [callId, approval] of live.approvals) marked(callId, (c) => (c.status === 'running' ? { ...c, status: 'awaiting_approval', approval } : undefined));
+    for (const [answerId, { card, ...approval }] of live.approvals) {
+      const shown = card ? { ...approval, answerId } : approval;
+      marked(card ?? answerId, (c) => (c.status === 'running' ? { ...c, status: 'awaiting_approval', approval: shown } : undefined));
+    }
     for (const [callId, subagent] of live.subagents ?? []) marked(callId, (c) => ({ ...c, subagent: { ...subagent } }));
     if (live.streamingText || live.streamingThinking) {
       const thinking = live.streamingThinking ? { thinking: { text: live.streamingThinking, redacted: 0, streaming: !live.streamingText } } : {};

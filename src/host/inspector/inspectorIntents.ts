@@ -19,6 +19,8 @@ export interface InspectorIntentDeps {
   showEarlier(list: 'turns' | 'results' | 'current'): void;
   executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
   showInformation(text: string): void;
+  /** Switches the inspector to a subagent's window and back (see subagentSubject.ts). */
+  subagents?: { open(sessionId: string): Promise<void>; back(): void };
 }
 
 /** What each validated message from the inspector webview does. */
@@ -28,6 +30,15 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
   return {
     ready: () => d.sendState(true),
     refresh: () => d.sendState(true),
+    openSubagent: async (m) => {
+      if (!d.subagents) throw new Error("This inspector cannot show a subagent's window.");
+      await d.subagents.open(m.sessionId);
+      await d.sendState(true);
+    },
+    closeSubagent: async () => {
+      d.subagents?.back();
+      await d.sendState(true);
+    },
     showEarlier: (m) => {
       d.showEarlier(m.list);
       return d.sendState();

@@ -111,6 +111,11 @@ export class SessionView {
     return view;
   }
 
+  /** The transcript's newest part, as stored (each message with its count). */
+  get heldMessages(): readonly Message[] {
+    return this.messages;
+  }
+
   /** Older messages exist that are not held ("Show earlier" reads them). */
   get earlierUnloaded(): boolean {
     return this.from !== undefined;
@@ -195,6 +200,11 @@ export class SessionView {
         return;
       }
     }
+  }
+
+  /** Requests of the session's subagents (read once it opened, or reported as they run): the turns they ran in count them. */
+  addSubagentUsage(records: readonly TurnUsageRecord[]): void {
+    for (const record of records) this.chat.addSubagentUsage(figuresOnly(record));
   }
 
   /** Prices changed (a setting): the turns' figures are made again. */

@@ -1,4 +1,5 @@
 import type { SubagentProgress } from '../../core/agent/events';
+import { requestRead } from '../../core/agent/subagents/sparedFigures';
 import type { ToolCall } from '../../core/model/message';
 import type { ChatSubagentView } from '../../protocol/chat';
 
@@ -16,6 +17,7 @@ export function waitingSubagent(call: Pick<ToolCall, 'arguments'>): ChatSubagent
     phase: 'waiting',
     requests: 0,
     tokens: 0,
+    read: 0,
     compactions: 0,
   };
 }
@@ -43,7 +45,8 @@ export function foldSubagent(view: ChatSubagentView, progress: SubagentProgress)
       view.requests++;
       break;
     case 'usage':
-      view.tokens += (progress.record.reportedInputTokens ?? progress.record.estimatedInputTokens) + (progress.record.reportedOutputTokens ?? 0);
+      view.tokens += requestRead(progress.record) + (progress.record.reportedOutputTokens ?? 0);
+      view.read += requestRead(progress.record);
       break;
     case 'compaction':
       if (progress.event.type === 'complete' && !progress.event.dryRun) view.compactions++;

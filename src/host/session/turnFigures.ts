@@ -48,8 +48,23 @@ function reportedSum(records: readonly TurnUsageRecord[], key: 'cacheWriteTokens
   return records.some((r) => r[key] !== undefined) ? records.reduce((sum, r) => sum + (r[key] ?? 0), 0) : undefined;
 }
 
-/** Sums a turn's requests. Cost only when every request's model has a price. */
-export function turnUsage(records: readonly TurnUsageRecord[], priceOverrides: Record<string, ModelPrices> = {}): ChatTurnUsage | undefined {
+/**
+ * Sums a turn's requests with its subagents' (`subagentRecords`), whose share is said apart; the
+ * last request is the session's own. Cost only when every request's model has a price.
+ */
+export function turnUsage(records: readonly TurnUsageRecord[], priceOverrides: Record<string, ModelPrices> = {}, subagentRecords: readonly TurnUsageRecord[] = []): ChatTurnUsage | undefined {
+  const own = ownTurnUsage(records, priceOverrides);
+  if (!own || subagentRecords.length === 0) return own;
+  const all = ownTurnUsage([...records, ...subagentRecords], priceOverrides)!;
+  const share = ownTurnUsage(subagentRecords, priceOverrides)!;
+  return {
+    ...all,
+    lastRequestTokens: own.lastRequestTokens,
+    subagents: { requests: share.requests, inputTokens: share.inputTokens, outputTokens: share.outputTokens, ...(share.cost !== undefined ? { cost: share.cost } : {}) },
+  };
+}
+
+function ownTurnUsage(records: readonly TurnUsageRecord[], priceOverrides: Record<string, ModelPrices>): ChatTurnUsage | undefined {
   if (records.length === 0) return undefined;
   const last = records[records.length - 1];
   const reportedCache = records.some((r) => r.cacheReadTokens !== undefined);

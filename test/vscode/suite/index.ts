@@ -19,5 +19,6 @@ export function run(): Promise<void> {
     require('./forkSession.test');
     require('./summaryEdit.test');
     require('./attachments.test');
+    require('./subagents.test');
   });
 }

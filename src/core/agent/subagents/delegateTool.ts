@@ -1,7 +1,8 @@
 import type { TokenCounter } from '../../accounting/tokenizer';
 import type { ToolDefinition } from '../../model/tool';
 import type { SessionStore } from '../../ports/sessionStore';
-import type { ChatProvider } from '../../providers/types';
+import type { InstructionPart } from '../../prompt/promptSections';
+import type { ChatProvider, ReasoningRequest } from '../../providers/types';
 import type { ContextSession } from '../../session/contextSession';
 import type { ContextSettings } from '../../settings';
 import type { SessionApprovals } from '../../tools/sessionApprovals';
@@ -48,6 +49,10 @@ export interface SubagentEnvironment {
   registry: Pick<ToolRegistryOptions, 'workspace' | 'limits'> & { approvals: Pick<SessionApprovals, 'decide'> };
   /** The named agents known now (none from an untrusted workspace). */
   agents(): Promise<NamedAgent[]>;
+  /** The AGENTS.md files the parent's prompt carries now (none from an untrusted workspace): a subagent works in the same project. */
+  instructions?(): Promise<readonly InstructionPart[]>;
+  /** The thinking the parent's requests ask for: a subagent on the parent's model asks the same. */
+  reasoning?: ReasoningRequest;
   limits(): SubagentLimits;
 }
 

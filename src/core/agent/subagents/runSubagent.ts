@@ -1,3 +1,4 @@
+import type { InstructionPart } from '../../prompt/promptSections';
 import { SessionPrompt } from '../../prompt/sessionPrompt';
 import { truncateOutput } from '../../toolOutput/truncate';
 import { ToolRegistry } from '../../tools/registry';
@@ -18,6 +19,12 @@ export interface SubagentRun {
 }
 
 const GENERAL_AGENT = 'general';
+
+/** The subagent's role, then the project's AGENTS.md files the parent carries (each its own part, counted in its prompt). */
+async function subagentParts(env: SubagentEnvironment, agent: NamedAgent | undefined): Promise<readonly InstructionPart[]> {
+  const role: InstructionPart = { path: 'subagent', label: agent ? `the subagent's role and the agent "${agent.name}"` : "the subagent's role", text: subagentInstructions(agent), followsActiveFile: false };
+  return [role, ...((await env.instructions?.()) ?? [])];
+}
 
 /** The subagent's instructions: who asked, what it has, and that its last message is the report. */
 function subagentInstructions(agent: NamedAgent | undefined): string {
@@ -65,12 +72,14 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
     approvals: { decide: (request, workspace, options) => env.registry.approvals.decide(askedBySubagent(request, asker), workspace, options) },
     onCall: (toolName) => prompt.noteToolUse(toolName),
   });
-  const prompt: SessionPrompt = new SessionPrompt({ counter: env.counter, settings: env.settings, tools: () => registry.definitions(), instructions: async () => subagentInstructions(agent), skills: async () => [] });
+  const prompt: SessionPrompt = new SessionPrompt({ counter: env.counter, settings: env.settings, tools: () => registry.definitions(), instructions: () => subagentParts(env, agent), skills: async () => [] });
   const subagent = new AgentSession({
     manager,
     provider: env.provider,
     model: agent?.model ?? env.model,
     maxOutputTokens: env.maxOutputTokens,
+    // Thinking as the parent's requests ask for it, on the parent's model (another model may not think).
+    ...(env.reasoning && (!agent?.model || agent.model === env.model) ? { reasoning: env.reasoning } : {}),
     prompt: {
       prepare: async (a) => {
         await nested?.refreshAgents();

@@ -1,4 +1,5 @@
 import type { SessionInfo, SessionStore } from '../../ports/sessionStore';
+import { spendOf } from './sparedFigures';
 
 /** How a subagent's session names its parent: the parent's session, the parent's delegate call, the agent. */
 export interface SubagentLink {
@@ -29,12 +30,21 @@ export function subagentLinkOf(info: Pick<SessionInfo, 'origin'>): SubagentLink 
 
 /** The subagent sessions a session started (directly), oldest first, with their links. */
 export async function subagentSessions(store: SessionStore, parentSessionId: string): Promise<Array<{ info: SessionInfo; link: SubagentLink }>> {
-  const found: Array<{ info: SessionInfo; link: SubagentLink }> = [];
-  for (const info of await store.listSessions()) {
+  return subagentIndex(await store.listSessions()).get(parentSessionId) ?? [];
+}
+
+/** Every listed subagent session by its parent's id, oldest first: one listing serves a whole tree. */
+export function subagentIndex(sessions: readonly SessionInfo[]): Map<string, Array<{ info: SessionInfo; link: SubagentLink }>> {
+  const byParent = new Map<string, Array<{ info: SessionInfo; link: SubagentLink }>>();
+  for (const info of sessions) {
     const link = subagentLinkOf(info);
-    if (link?.parentSessionId === parentSessionId) found.push({ info, link });
+    if (!link) continue;
+    const list = byParent.get(link.parentSessionId) ?? [];
+    list.push({ info, link });
+    byParent.set(link.parentSessionId, list);
   }
-  return found.sort((a, b) => a.info.createdAt - b.info.createdAt);
+  for (const list of byParent.values()) list.sort((a, b) => a.info.createdAt - b.info.createdAt);
+  return byParent;
 }
 
 export interface SessionTokenTotals {
@@ -44,13 +54,19 @@ export interface SessionTokenTotals {
 }
 
 /** A session's requests and tokens (reported where the provider said, else estimated), with every subagent under it. */
-export async function totalsWithSubagents(store: SessionStore, sessionId: string, seen = new Set<string>()): Promise<SessionTokenTotals & { subagents: SessionTokenTotals }> {
+export async function totalsWithSubagents(
+  store: SessionStore,
+  sessionId: string,
+  seen = new Set<string>(),
+  index?: Map<string, Array<{ info: SessionInfo; link: SubagentLink }>>,
+): Promise<SessionTokenTotals & { subagents: SessionTokenTotals }> {
   seen.add(sessionId);
+  const byParent = index ?? subagentIndex(await store.listSessions());
   const own = await sessionTotals(store, sessionId);
   const subagents: SessionTokenTotals = { requests: 0, inputTokens: 0, outputTokens: 0 };
-  for (const { info } of await subagentSessions(store, sessionId)) {
+  for (const { info } of byParent.get(sessionId) ?? []) {
     if (seen.has(info.id)) continue;
-    const child = await totalsWithSubagents(store, info.id, seen);
+    const child = await totalsWithSubagents(store, info.id, seen, byParent);
     subagents.requests += child.requests;
     subagents.inputTokens += child.inputTokens;
     subagents.outputTokens += child.outputTokens;
@@ -59,10 +75,6 @@ export async function totalsWithSubagents(store: SessionStore, sessionId: string
 }
 
 async function sessionTotals(store: SessionStore, sessionId: string): Promise<SessionTokenTotals> {
-  const records = await store.listTurnUsage(sessionId, { items: false });
-  return {
-    requests: records.length,
-    inputTokens: records.reduce((sum, r) => sum + (r.reportedInputTokens ?? r.estimatedInputTokens), 0),
-    outputTokens: records.reduce((sum, r) => sum + (r.reportedOutputTokens ?? 0), 0),
-  };
+  const spend = spendOf(await store.listTurnUsage(sessionId, { items: false }));
+  return { requests: spend.requests, inputTokens: spend.read, outputTokens: spend.output };
 }

@@ -41,7 +41,7 @@ function chat() {
 describe('a subagent in the chat: the delegate card follows its progress', () => {
   it('waits for a slot, then counts requests, tokens, compactions and the last tool, then says how it ended', () => {
     const { tracker, card } = chat();
-    assert.deepEqual(card().subagent, { agent: 'explorer', task: 'Find where the CSV export reads its columns.\nReport the files.', phase: 'waiting', requests: 0, tokens: 0, compactions: 0 });
+    assert.deepEqual(card().subagent, { agent: 'explorer', task: 'Find where the CSV export reads its columns.\nReport the files.', phase: 'waiting', requests: 0, tokens: 0, read: 0, compactions: 0 });
 
     tracker.apply(progress({ kind: 'started', task: 'Find where the CSV export reads its columns.\nReport the files.' }));
     for (let i = 0; i < 3; i++) {
@@ -53,7 +53,7 @@ describe('a subagent in the chat: the delegate card follows its progress', () =>
     tracker.apply(progress({ kind: 'compaction', event: { type: 'complete', id: 'k', dryRun: false, record: {} } }));
     const working = card();
     assert.equal(working.status, 'running');
-    assert.deepEqual(working.subagent, { agent: 'explorer', task: 'Find where the CSV export reads its columns.\nReport the files.', phase: 'working', requests: 3, tokens: 12_399, compactions: 1, lastTool: 'read_file' });
+    assert.deepEqual(working.subagent, { agent: 'explorer', task: 'Find where the CSV export reads its columns.\nReport the files.', phase: 'working', requests: 3, tokens: 12_399, read: 12_000, compactions: 1, lastTool: 'read_file' });
 
     tracker.apply(progress({ kind: 'ended', stopReason: 'request_cap', requests: 3, tokens: 12_400 }));
     const ended = card().subagent;
@@ -81,5 +81,25 @@ describe('a subagent in the chat: the delegate card follows its progress', () =>
     tracker.apply({ type: 'subagent', progress: { callId: 'sub:call_x', sessionId: 'grandchild', kind: 'started', task: 'deeper' } });
     assert.equal(card().subagent?.phase, 'waiting');
     assert.equal(tracker.live?.subagents?.size, 1);
+  });
+
+  it("shows a subagent's approval on its delegate card, naming the subagent, answered by the subagent's own id", () => {
+    const { tracker, card } = chat();
+    tracker.apply(progress({ kind: 'started', task: 'Find the columns' }));
+    const answerId = 'sub/call_edit';
+    tracker.apply({
+      type: 'approval_needed',
+      request: { callId: answerId, toolName: 'edit_file', kind: 'edit', title: 'explorer subagent: Edit `src/export/columns.ts`', detail: '- a\n+ b', subagent: { sessionId: 'sub', name: 'explorer', parentCallId: 'call_d' } },
+    } as AgentEvent);
+    const asking = card();
+    assert.equal(asking.status, 'awaiting_approval', 'the user sees the question where the subagent works');
+    assert.equal(asking.approval?.title, 'explorer subagent: Edit `src/export/columns.ts`');
+    assert.equal(asking.approval?.subagent, 'explorer');
+    assert.equal(asking.approval?.answerId, answerId, "the card's buttons answer the subagent's request, not the delegate call");
+    assert.equal(asking.subagent?.phase, 'working', 'with its progress beside it');
+
+    tracker.apply({ type: 'approval_resolved', callId: answerId, decision: 'approved' });
+    assert.equal(card().status, 'running');
+    assert.equal(card().approval, undefined);
   });
 });

@@ -5,6 +5,8 @@ import { DelegateTool, type SubagentLimits } from '../../../../../src/core/agent
 import type { NamedAgent } from '../../../../../src/core/agent/subagents/namedAgents';
 import type { ToolDefinition } from '../../../../../src/core/model/tool';
 import { createOpenAIProvider } from '../../../../../src/core/providers/openai';
+import type { ChatProvider, ReasoningRequest } from '../../../../../src/core/providers/types';
+import type { InstructionPart } from '../../../../../src/core/prompt/promptSections';
 import { SessionPrompt } from '../../../../../src/core/prompt/sessionPrompt';
 import { ContextSession } from '../../../../../src/core/session/contextSession';
 import { withSettings, type ContextSettings } from '../../../../../src/core/settings';
@@ -36,7 +38,15 @@ export class Barrier {
 }
 
 export interface HarnessOptions {
-  server: FakeOpenAIServer;
+  server?: FakeOpenAIServer;
+  /** Another provider than the fake OpenAI server's (an Anthropic fake, say). */
+  provider?: ChatProvider;
+  /** The parent's model (default test-model). */
+  model?: string;
+  /** The thinking the parent asks for (the environment hands it to subagents). */
+  reasoning?: ReasoningRequest;
+  /** The AGENTS.md parts the parent carries (the environment hands them to subagents). */
+  instructions?: () => Promise<readonly InstructionPart[]>;
   limits?: Partial<SubagentLimits>;
   /** The subagents' window settings (the parent's are 32K). */
   subSettings?: ContextSettings;
@@ -55,7 +65,7 @@ export async function subagentHarness(options: HarnessOptions) {
   const subSettings = options.subSettings ?? settings;
   const parentId = (await env.store.createSession({ title: 'parent' })).id;
   const manager = await ContextSession.open({ store: env.store, sessionId: parentId, settings, counter });
-  const provider = createOpenAIProvider({ apiKey: 'sk-test', baseUrl: options.server.url, retry: { maxAttempts: 1, sleep: async () => undefined } });
+  const provider = options.provider ?? createOpenAIProvider({ apiKey: 'sk-test', baseUrl: options.server!.url, retry: { maxAttempts: 1, sleep: async () => undefined } });
   const asked: ApprovalRequest[] = [];
   const approvals = new SessionApprovals({
     policy: () => ({ commands: 'ask', edits: 'ask' }),
@@ -95,8 +105,8 @@ export async function subagentHarness(options: HarnessOptions) {
     store: env.store,
     parentSessionId: () => manager.sessionId,
     provider,
-    model: 'test-model',
-    maxOutputTokens: 500,
+    model: options.model ?? 'test-model',
+    maxOutputTokens: options.reasoning ? 4_000 : 500,
     modelAllowed: (model) => model === 'test-model' || model === 'test-small',
     counter,
     settings: subSettings,
@@ -104,6 +114,8 @@ export async function subagentHarness(options: HarnessOptions) {
     tools: (sub) => [...testTools, ...sessionTools(env.store, () => sub)],
     registry: registryOptions,
     agents: async () => options.agents ?? [],
+    ...(options.instructions ? { instructions: options.instructions } : {}),
+    ...(options.reasoning ? { reasoning: options.reasoning } : {}),
     limits: () => ({ ...DEFAULT_LIMITS, ...options.limits }),
   });
   const session = sessionTools(env.store, () => manager);
@@ -112,8 +124,8 @@ export async function subagentHarness(options: HarnessOptions) {
   const agent = new AgentSession({
     manager,
     provider,
-    model: 'test-model',
-    maxOutputTokens: 1_000,
+    model: options.model ?? 'test-model',
+    maxOutputTokens: options.reasoning ? 4_000 : 1_000,
     prompt: {
       prepare: async (a) => {
         await delegate.refreshAgents();
@@ -122,6 +134,7 @@ export async function subagentHarness(options: HarnessOptions) {
       },
     },
     tools: registry,
+    ...(options.reasoning ? { reasoning: options.reasoning } : {}),
     sleep: async () => undefined,
   });
   const events: AgentEvent[] = [];

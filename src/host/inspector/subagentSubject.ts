@@ -1,0 +1,105 @@
+import { getTokenCounter } from '../../core/accounting/tokenizer';
+import { subagentLinkOf, type SubagentLink } from '../../core/agent/subagents/sessionLink';
+import type { SessionStore } from '../../core/ports/sessionStore';
+import { ContextSession } from '../../core/session/contextSession';
+import { lastTurnUsage } from '../../core/session/lastTurnUsage';
+import type { ContextSettings } from '../../core/settings';
+import type { InspectorSubagentSubject } from '../../protocol/inspectorSubagents';
+import type { ActiveSession, SessionActions } from '../session/sessionPorts';
+import { CHAT_PAGE_MESSAGES, SessionView } from '../session/sessionView';
+
+/** A subagent's window the inspector shows: its session read from the store, as a resumed session is. */
+interface ShownSubagent {
+  session: ActiveSession;
+  link: SubagentLink;
+  parentTitle: string;
+}
+
+/** What the inspector's subject needs: the store, and the settings a session is opened with. */
+export interface SubjectDeps {
+  store(): Promise<SessionStore>;
+  settings(): ContextSettings;
+}
+
+/** Why the inspector refuses a change while it shows a subagent's window. */
+export const SUBAGENT_READ_ONLY = "The inspector shows a subagent's window, which is read-only: go back to the session to pin, preview, compact or open its parts in an editor.";
+
+/**
+ * What the inspector shows: the session open in the chat, or a subagent's window opened from it
+ * (and, with nested subagents, one of that subagent's). The same panel switches its subject, as a
+ * link in a page does, with a back link; a subagent's session is closed, so it is read from the
+ * store once, like a resumed session's view, and changes no more. Only a subagent of the session
+ * shown now can be opened: the webview names a session, the store's link decides.
+ */
+export class InspectorSubject {
+  private stack: ShownSubagent[] = [];
+
+  constructor(private readonly deps: SubjectDeps) {}
+
+  /** The session shown, given the one open in the chat; another session opened there ends the subagent view. */
+  shown(main: ActiveSession): ActiveSession {
+    if (this.stack.length && this.stack[0].link.parentSessionId !== main.info.id) this.stack = [];
+    return this.stack[this.stack.length - 1]?.session ?? main;
+  }
+
+  /** Who the subagent shown is, for the header; undefined when the chat's session is shown. */
+  header(main: ActiveSession): InspectorSubagentSubject | undefined {
+    this.shown(main);
+    const top = this.stack[this.stack.length - 1];
+    if (!top) return undefined;
+    const task = top.session.info.title.startsWith(`${top.link.agent}: `) ? top.session.info.title.slice(top.link.agent.length + 2) : top.session.info.title;
+    return { agent: top.link.agent, task, parentSessionId: top.link.parentSessionId, parentTitle: top.parentTitle, depth: this.stack.length };
+  }
+
+  /** Opens the window of `sessionId`, which must be a subagent of the session shown now. */
+  async open(main: ActiveSession, sessionId: string): Promise<void> {
+    const parent = this.shown(main);
+    const store = await this.deps.store();
+    const info = await store.getSession(sessionId);
+    const link = info && subagentLinkOf(info);
+    if (!info || !link || link.parentSessionId !== parent.info.id) throw new Error('That session is not a subagent of the session shown; nothing was opened.');
+    const last = await lastTurnUsage(store, sessionId);
+    const settings = this.deps.settings();
+    const resuming = ContextSession.open({
+      store,
+      sessionId,
+      settings,
+      counter: getTokenCounter(parent.chat?.model.encoding ?? 'o200k_base'),
+      contextWindow: last?.contextWindow ?? settings.contextWindow,
+      maxOutputTokens: last?.maxOutputTokens ?? settings.maxOutputTokens,
+      fixed: last ? { system: last.components.system, skills: last.components.skills, tools: last.components.tools } : undefined,
+    });
+    const viewing = SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, {}, resuming.then((r) => r.takeResumedTranscript(), () => undefined));
+    const [manager, view] = await Promise.all([resuming, viewing]);
+    // Opened while another open ran: the subject moved on, this one is not shown.
+    if (this.shown(main) !== parent) return;
+    this.stack.push({ session: { info, manager, view }, link, parentTitle: parent.info.title });
+  }
+
+  /** Whether a subagent's window is shown (rather than the chat's session). */
+  showsSubagent(main: ActiveSession): boolean {
+    return this.shown(main) !== main;
+  }
+
+  /** Back to the session that started the subagent shown. */
+  back(): void {
+    this.stack.pop();
+  }
+
+  /**
+   * The controller as the inspector's intents reach it: requests, texts and results read from the
+   * session shown; pinning, previews and compactions only on the chat's session.
+   */
+  actions(sessions: Pick<SessionActions, 'current' | 'store' | 'setPinned' | 'preview' | 'compact'>): Pick<SessionActions, 'current' | 'store' | 'setPinned' | 'preview' | 'compact'> {
+    const readOnly = async (): Promise<void> => {
+      if (this.showsSubagent(await sessions.current())) throw new Error(SUBAGENT_READ_ONLY);
+    };
+    return {
+      current: async () => this.shown(await sessions.current()),
+      store: () => sessions.store(),
+      setPinned: async (messageId, pinned) => (await readOnly(), sessions.setPinned(messageId, pinned)),
+      preview: async (focus) => (await readOnly(), sessions.preview(focus)),
+      compact: async (focus, summary) => (await readOnly(), sessions.compact(focus, summary)),
+    };
+  }
+}

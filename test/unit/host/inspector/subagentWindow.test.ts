@@ -1,0 +1,163 @@
+/**
+ * The inspector's way into a subagent's window, over a real delegation (a fake OpenAI server on
+ * 127.0.0.1, a real sql.js store): only a subagent of the session shown opens, its requests are the
+ * subagent's, and the spared figure is the same number the chat's card shows.
+ */
+import { strict as assert } from 'assert';
+import { subagentOrigin, subagentSessions, totalsWithSubagents } from '../../../../src/core/agent/subagents/sessionLink';
+import { withSettings } from '../../../../src/core/settings';
+import { inspectorHandlers } from '../../../../src/host/inspector/inspectorIntents';
+import { buildInspectorState } from '../../../../src/host/inspector/inspectorState';
+import { InspectorSubject, SUBAGENT_READ_ONLY } from '../../../../src/host/inspector/subagentSubject';
+import { subagentSummaries } from '../../../../src/host/inspector/subagentSummaries';
+import type { ActiveSession } from '../../../../src/host/session/sessionPorts';
+import { SessionView } from '../../../../src/host/session/sessionView';
+import { subagentUsage } from '../../../../src/host/session/subagentUsage';
+import { TurnTracker } from '../../../../src/host/session/turnTracker';
+import type { HostToInspector, InspectorToHost } from '../../../../src/protocol/inspector';
+import { receiveWebviewMessage } from '../../../../src/protocol/receive';
+import { parseInspectorMessage } from '../../../../src/protocol/validate';
+import { FakeOpenAIServer } from '../../../fakes/openaiServer';
+import type { FakeReply, RecordedRequest } from '../../../fakes/scriptedServer';
+import { firstUser, subagentHarness, toolResults } from '../../core/agent/subagents/subagentHarness';
+
+const delegateCall = (task: string) => ({ toolCall: { name: 'delegate', arguments: JSON.stringify({ task }) } });
+
+function script(request: RecordedRequest): FakeReply {
+  const user = firstUser(request);
+  if (user.startsWith('USER:')) {
+    return toolResults(request) === 0
+      ? { type: 'reply', parts: [{ text: 'Asking two subagents.' }, delegateCall('TASK alpha: find the parser'), delegateCall('TASK beta: find the writer')], usage: { input: 1_000, output: 30 } }
+      : { type: 'reply', parts: [{ text: 'Both reported.' }], usage: { input: 1_400, output: 8 } };
+  }
+  const who = user.includes('alpha') ? 'ALPHA' : 'BETA';
+  return toolResults(request) === 0
+    ? { type: 'reply', parts: [{ toolCall: { name: 'echo', arguments: JSON.stringify({ text: `${who} looked`, big: 40 }) } }], usage: { input: who === 'ALPHA' ? 700 : 650, output: 12 } }
+    : { type: 'reply', parts: [{ text: `${who} report: it is in src/${who.toLowerCase()}.ts:7` }], usage: { input: who === 'ALPHA' ? 1_900 : 1_700, output: 20 } };
+}
+
+describe('inspector: a subagent\'s window and what subagents spared the main one', function () {
+  this.timeout(60_000);
+  let server: FakeOpenAIServer | undefined;
+  afterEach(async () => server?.close());
+
+  async function delegated() {
+    server = await new FakeOpenAIServer({ apiKey: 'sk-test', fallback: script }).start();
+    const h = await subagentHarness({ server });
+    // The chat's card, fed the turn's events as the controller feeds it (read while the turn is live).
+    const tracker = new TurnTracker();
+    h.agent.on((event) => {
+      if (event.type !== 'turn_end') tracker.apply(event);
+    });
+    assert.equal(await h.agent.send('USER: where are the parser and the writer?'), 'end_turn');
+    const store = h.env.store;
+    const info = (await store.getSession(h.manager.sessionId))!;
+    const view = await SessionView.open(store, info.id, 200);
+    const main: ActiveSession = { info, manager: h.manager, view };
+    const children = await subagentSessions(store, info.id);
+    assert.equal(children.length, 2);
+    return { h, store, main, children, tracker };
+  }
+
+  function inspector(main: ActiveSession, store: Awaited<ReturnType<typeof delegated>>['store']) {
+    const subject = new InspectorSubject({ store: async () => store, settings: () => withSettings({ contextWindow: 32_000, maxOutputTokens: 1_000 }) });
+    const posted: HostToInspector[] = [];
+    const errors: string[] = [];
+    const controller = { current: async () => main, store: async () => store, setPinned: async () => true, preview: async () => assert.fail('no preview'), compact: async () => assert.fail('no compaction') } as never;
+    const handlers = inspectorHandlers({
+      sessions: subject.actions(controller),
+      subagents: { open: (sessionId) => subject.open(main, sessionId), back: () => subject.back() },
+      post: (m) => void posted.push(m),
+      sendState: async () => undefined,
+      showEarlier: () => undefined,
+      executeCommand: async () => undefined,
+      showInformation: () => undefined,
+    });
+    const send = async (message: InspectorToHost | Record<string, unknown>) => {
+      await receiveWebviewMessage(message, { source: 'inspector', parse: parseInspectorMessage, log: { warn: (text: string) => void errors.push(`invalid: ${text}`) }, handlers, onError: (e: unknown) => void errors.push(e instanceof Error ? e.message : String(e)) });
+    };
+    return { subject, posted, errors, send, shown: () => subject.shown(main) };
+  }
+
+  it('opens only a subagent of the session shown: never a session the webview names at will', async () => {
+    const { store, main, children } = await delegated();
+    const { errors, send, shown } = inspector(main, store);
+    const unrelated = await store.createSession({ title: 'someone else\'s work' });
+    const othersChild = await store.createSession({ title: 'general: not yours', origin: subagentOrigin({ parentSessionId: unrelated.id, parentCallId: 'call_x', agent: 'general' }) });
+    for (const sessionId of [unrelated.id, othersChild.id, main.info.id, 'no-such-session']) {
+      errors.length = 0;
+      await send({ type: 'openSubagent', sessionId });
+      assert.equal(shown(), main, `${sessionId} was not opened`);
+      assert.deepEqual(errors, ['That session is not a subagent of the session shown; nothing was opened.']);
+    }
+    errors.length = 0;
+    await send({ type: 'openSubagent', sessionId: children[0].info.id });
+    assert.deepEqual(errors, []);
+    assert.equal(shown().info.id, children[0].info.id);
+    // From inside a subagent's window, its sibling is not "a subagent of the session shown".
+    await send({ type: 'openSubagent', sessionId: children[1].info.id });
+    assert.equal(shown().info.id, children[0].info.id);
+    assert.equal(errors.length, 1);
+  });
+
+  it("shows the subagent's own requests, items and header, is read-only there, and goes back", async () => {
+    const { store, main, children, h } = await delegated();
+    const { subject, posted, errors, send, shown } = inspector(main, store);
+    const alpha = children.find((c) => c.info.title.includes('alpha'))!;
+    await send({ type: 'openSubagent', sessionId: alpha.info.id });
+    const state = buildInspectorState(shown());
+    assert.equal(state.session?.id, alpha.info.id);
+    assert.deepEqual(state.turns.map((t) => t.reportedInputTokens), [700, 1_900], "the subagent's two requests, as its provider reported them");
+    assert.deepEqual(subject.header(main), { agent: 'general', task: 'TASK alpha: find the parser', parentSessionId: main.info.id, parentTitle: 'parent', depth: 1 });
+
+    await send({ type: 'selectTurn', requestIndex: 1 });
+    const items = posted.find((m): m is Extract<HostToInspector, { type: 'turnItems' }> => m.type === 'turnItems')!;
+    assert.ok(items.items.some((i) => i.preview.includes('TASK alpha')), "the request's items are the subagent's: its task is its user message");
+    assert.ok(items.items.some((i) => i.toolName === 'echo' && i.role === 'tool'), 'with its own tool results, which the parent never saw');
+
+    await send({ type: 'pin', messageId: h.manager.messages[0].id, pinned: true });
+    assert.deepEqual(errors, [SUBAGENT_READ_ONLY]);
+
+    await send({ type: 'closeSubagent' });
+    assert.equal(shown(), main);
+    assert.equal(subject.header(main), undefined);
+  });
+
+  it('states one spared figure: the chat card\'s "read", the inspector\'s sums, and what came back as the parent\'s tool results carry it', async () => {
+    const { store, main, children, tracker, h } = await delegated();
+    const summary = (await subagentSummaries(store, { sessionId: main.info.id, usage: main.view.usageFigures, messages: [main.view.heldMessages] }))!;
+    const cards = tracker.live?.subagents;
+    assert.ok(cards && cards.size === 2);
+    for (const row of summary.list) {
+      assert.equal(cards.get(row.callId)?.read, row.read, `the card and the inspector read the same figure for ${row.task}`);
+    }
+    assert.deepEqual(summary.list.map((r) => r.read).sort(), [650 + 1_700, 700 + 1_900].sort());
+    assert.equal(summary.spared.read, 700 + 1_900 + 650 + 1_700);
+    // Came back: each report as an item of the parent's next request, token for token.
+    const lastParentRequest = (await store.turnUsageAt(main.info.id, 1))!;
+    let back = 0;
+    for (const row of summary.list) {
+      const item = lastParentRequest.items.find((i) => i.messageId === row.resultMessageId);
+      assert.ok(item, 'the report is an item of the parent request that carried it');
+      assert.equal(row.cameBack, item.tokens);
+      back += item.tokens;
+    }
+    assert.equal(summary.spared.cameBack, back);
+    // Totals: the session's own requests with its subagents', as the store's totals helper sums them.
+    const totals = await totalsWithSubagents(store, main.info.id);
+    assert.deepEqual(summary.total, { requests: totals.requests, inputTokens: totals.inputTokens, outputTokens: totals.outputTokens });
+    assert.deepEqual(summary.share, { requests: 4, inputTokens: summary.spared.read, outputTokens: 12 + 20 + 12 + 20 });
+    assert.equal(children.length, summary.spared.subagents);
+
+    // The chat's turn line includes the subagents' requests and says their share: the inspector's share, exactly.
+    main.view.addSubagentUsage(await subagentUsage(store, main.info.id));
+    // The same requests reported live while the turn ran are not counted twice.
+    main.view.addSubagentUsage(h.progress().flatMap((p) => (p.kind === 'usage' ? [p.record] : [])));
+    const line = main.view.chat.lastTurnFigures();
+    assert.ok(line?.kind === 'usage');
+    assert.deepEqual(line.usage.subagents, { requests: summary.share.requests, inputTokens: summary.share.inputTokens, outputTokens: summary.share.outputTokens });
+    assert.equal(line.usage.requests, summary.total.requests, "the turn's requests incl. subagents");
+    assert.equal(line.usage.inputTokens, summary.total.inputTokens);
+    assert.equal(line.usage.lastRequestTokens, 1_400, "the last request is the session's own");
+  });
+});
