@@ -59,6 +59,17 @@ function strictContext<T extends object>(members: T): T {
   });
 }
 
+/** An in-memory Memento, as a fresh profile's globalState. */
+function memento() {
+  const values = new Map<string, unknown>();
+  return {
+    keys: () => [...values.keys()],
+    get: <T>(key: string, fallback?: T) => (values.has(key) ? (values.get(key) as T) : fallback),
+    update: async (key: string, value: unknown) => void (value === undefined ? values.delete(key) : values.set(key, value)),
+    setKeysForSync: () => undefined,
+  };
+}
+
 export async function startExtension(options: StartOptions): Promise<RunningExtension> {
   if (started) throw new Error('startExtension: one extension per process (the vscode stand-in is bound at the first require)');
   started = true;
@@ -82,6 +93,7 @@ export async function startExtension(options: StartOptions): Promise<RunningExte
     globalStorageUri: Uri.file(options.storageDir),
     logUri: Uri.file(join(options.storageDir, 'logs')),
     extensionMode: 1,
+    globalState: memento(),
   });
   const activateStarted = performance.now();
   const api = extension.activate(context);

@@ -167,6 +167,7 @@ export function createVscodeStub(options: StubOptions): StubWorld {
     lm: strictNamespace('lm', {
       tools: [],
       selectChatModels: async () => [],
+      onDidChangeChatModels: new EventEmitter<void>().event,
     }),
     extensions: strictNamespace('extensions', { all: [] }),
     env: strictNamespace('env', { language: 'en', appName: 'Tally bench (stub)' }),
