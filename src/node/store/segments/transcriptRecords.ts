@@ -29,20 +29,29 @@ export class TranscriptRecords {
     }
   }
 
+  /**
+   * The transcript (after `createdAfter` when given), in two passes like `loadRecent`: where each
+   * message's copies are (ids and times, no body), then the latest copies' bodies read and parsed
+   * in slices with a turn for the event loop between them. A never-compacted session of 10,000
+   * messages (2.6 MB) read and parsed in one go held the extension host for a second and more.
+   */
   async loadTranscript(sessionId: string, createdAfter?: number): Promise<Message[]> {
-    const latest: LatestMessages = new Map();
-    const [sql, params] = createdAfter === undefined
-      ? ['SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId]]
-      : ['SELECT id, written_at, body FROM messages WHERE session_id = ? AND created_at > ?', [sessionId, createdAfter]];
-    await eachSegment(this.parts, sessionId, {
-      // After a snapshot: the newest segments, which the chat's first page reads next.
-      keepOpen: createdAfter !== undefined,
-      fromFacts: (facts) => createdAfter !== undefined && facts.maxCreatedAt <= createdAfter, // nothing newer in it
-      fromRows: (db) => {
-        for (const r of rows(db, sql, params)) keepLatest(latest, r);
-      },
-    });
-    return inTranscriptOrder(latest);
+    const [after, params] = createdAfter === undefined ? ['', [sessionId]] : [' AND created_at > ?', [sessionId, createdAfter]];
+    for (let attempt = 0; ; attempt++) {
+      const copies: StoredCopy[] = [];
+      await eachSegment(this.parts, sessionId, {
+        keepOpen: true, // the bodies are read from the same files next
+        fromFacts: (facts) => createdAfter !== undefined && facts.maxCreatedAt <= createdAfter, // nothing newer in it
+        fromRows: (db, path) => {
+          for (const r of rows(db, `SELECT id, created_at, written_at, length(body) AS size FROM messages WHERE session_id = ?${after}`, params)) {
+            copies.push({ id: String(r.id), createdAt: Number(r.created_at), written: Number(r.written_at), size: Number(r.size), path });
+          }
+        },
+      });
+      const latest: LatestMessages = new Map();
+      // A file listed went away (merged by another window) before its bodies were read: read again.
+      if ((await this.readBodies(latestWritten(copies), latest)) || attempt === MAX_REREADS) return inTranscriptOrder(latest);
+    }
   }
 
   /** The latest copy of each message in `ids`: every segment is searched by id, and only those rows are parsed. */
