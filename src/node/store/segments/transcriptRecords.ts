@@ -30,28 +30,52 @@ export class TranscriptRecords {
   }
 
   /**
-   * The transcript (after `createdAfter` when given), in two passes like `loadRecent`: where each
-   * message's copies are (ids and times, no body), then the latest copies' bodies read and parsed
-   * in slices with a turn for the event loop between them. A never-compacted session of 10,000
-   * messages (2.6 MB) read and parsed in one go held the extension host for a second and more.
+   * The transcript (after `createdAfter` when given). Each segment gives its rows in one query;
+   * the latest copies' bodies are then parsed in slices of about `PARSE_SLICE_CHARS` with a turn
+   * for the event loop between them: a never-compacted session of 10,000 messages (2.6 MB) parsed
+   * in one go held the extension host for a second and more.
    */
   async loadTranscript(sessionId: string, createdAfter?: number): Promise<Message[]> {
-    const [after, params] = createdAfter === undefined ? ['', [sessionId]] : [' AND created_at > ?', [sessionId, createdAfter]];
-    for (let attempt = 0; ; attempt++) {
-      const copies: StoredCopy[] = [];
-      await eachSegment(this.parts, sessionId, {
-        keepOpen: true, // the bodies are read from the same files next
-        fromFacts: (facts) => createdAfter !== undefined && facts.maxCreatedAt <= createdAfter, // nothing newer in it
-        fromRows: (db, path) => {
-          for (const r of rows(db, `SELECT id, created_at, written_at, length(body) AS size FROM messages WHERE session_id = ?${after}`, params)) {
-            copies.push({ id: String(r.id), createdAt: Number(r.created_at), written: Number(r.written_at), size: Number(r.size), path });
-          }
-        },
-      });
-      const latest: LatestMessages = new Map();
-      // A file listed went away (merged by another window) before its bodies were read: read again.
-      if ((await this.readBodies(latestWritten(copies), latest)) || attempt === MAX_REREADS) return inTranscriptOrder(latest);
+    const bodies = new Map<string, StoredBody>();
+    /** Copies replaced by a later one (a message rewritten): read only when the later one does not parse. */
+    const older = new Map<string, StoredBody[]>();
+    const [sql, params] = createdAfter === undefined
+      ? ['SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId]]
+      : ['SELECT id, written_at, body FROM messages WHERE session_id = ? AND created_at > ?', [sessionId, createdAfter]];
+    await eachSegment(this.parts, sessionId, {
+      // After a snapshot: the newest segments, which the chat's first page reads next.
+      keepOpen: createdAfter !== undefined,
+      fromFacts: (facts) => createdAfter !== undefined && facts.maxCreatedAt <= createdAfter, // nothing newer in it
+      fromRows: (db) => {
+        for (const r of rows(db, sql, params)) {
+          const id = String(r.id);
+          const written = Number(r.written_at);
+          const previous = bodies.get(id);
+          const copy = { written, body: String(r.body) };
+          if (!previous || previous.written < written) bodies.set(id, copy);
+          if (previous) older.set(id, [...(older.get(id) ?? []), previous.written < written ? previous : copy]);
+        }
+      },
+    });
+    const messages: Message[] = [];
+    let parsed = 0;
+    for (const [id, latest] of bodies) {
+      // The latest copy that parses: a damaged one is skipped, and the rest of the transcript still loads.
+      for (const { body } of [latest, ...(older.get(id)?.sort((a, b) => b.written - a.written) ?? [])]) {
+        parsed += body.length;
+        try {
+          messages.push(JSON.parse(body) as Message);
+          break;
+        } catch {
+          // an older copy, if any
+        }
+      }
+      if (parsed >= PARSE_SLICE_CHARS) {
+        parsed = 0;
+        await nextTurn();
+      }
     }
+    return messages.sort(compareTranscriptOrder);
   }
 
   /** The latest copy of each message in `ids`: every segment is searched by id, and only those rows are parsed. */
@@ -271,6 +295,12 @@ function latestWritten(copies: readonly StoredCopy[]): StoredCopy[] {
     if (!previous || previous.written < c.written) chosen.set(c.id, c);
   }
   return [...chosen.values()];
+}
+
+/** A stored copy of a message, its body not parsed yet. */
+interface StoredBody {
+  written: number;
+  body: string;
 }
 
 /** Each message id's latest stored copy, by write time. */
