@@ -83,7 +83,6 @@ export class InspectorPanel implements vscode.Disposable {
       const session = await this.sessions.current();
       // Results stored before the session opened are named once, when the inspector first shows them.
       await session.view.seedTitles();
-      await session.manager.whenCounting(); // the next request's plan counts its prompt
       this.post(this.updates.message(buildInspectorState(session), whole, session.view.versions.titles));
     } catch (error) {
       this.post({ type: 'error', message: error instanceof Error ? error.message : String(error) });

@@ -84,11 +84,6 @@ export class ContextSession {
     return session;
   }
 
-  /** Resolves once the encoder can count without blocking (the session may open before: see open). */
-  whenCounting(): Promise<void> {
-    return this.options.counter.load();
-  }
-
   /**
    * The transcript messages read to resume (all of them, or those after the snapshot), handed
    * over once so a view need not read them again; undefined after the first call.

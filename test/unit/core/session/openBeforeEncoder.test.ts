@@ -51,13 +51,16 @@ describe('a session reopens without waiting for the encoder', function () {
     return { store, id, shown };
   }
 
-  it('opens with the figures it showed before while the ranks are still loading, and counts nothing', async () => {
+  it('opens with the figures it showed before while the ranks are still loading, plans the next request, and counts nothing', async () => {
     const { store, id, shown } = await storedSession(stores.folder());
     const counter = gatedCounter();
     const reopened = await ContextSession.open({ store, sessionId: id, settings, counter, fixed: FIXED }); // the ranks are never released before this
     const figures = reopened.measure(FIXED);
     assert.equal(figures.used, shown.used, 'the same figure as before the window closed');
     assert.deepEqual(figures.components, shown.components);
+    const plan = reopened.planRequest(FIXED); // what the inspector shows as the next request
+    assert.equal(plan.items.filter((item) => item.section === 'conversation').length, 21, 'twenty messages and their framing');
+    assert.equal(plan.budget.used, shown.used);
     assert.equal(counter.counted, 0, 'nothing was counted: the stored counts gave every figure');
     counter.release();
     await counter.load();
