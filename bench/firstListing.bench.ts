@@ -40,7 +40,7 @@ async function firstListing(folder: string, root: string): Promise<void> {
   const closedReads: string[] = [];
   const original = fsp.readFile;
   (fsp as { readFile: unknown }).readFile = (path: unknown, ...rest: unknown[]) => {
-    if (/[\\/]index[\\/]/.test(String(path))) closedReads.push(String(path));
+    if (/[\\/]index[\\/].*\.sqlite$/.test(String(path))) closedReads.push(String(path)); // index files, not the checks' cache (index/checked.json)
     return (original as (...a: unknown[]) => unknown)(path, ...rest);
   };
   let listMs = 0;

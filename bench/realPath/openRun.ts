@@ -25,6 +25,8 @@ export interface OpenRunResult {
   /** The host process's CPU time (user + system) over the same wait: what survives a loaded machine's noise. */
   chatStateCpuMs: number;
   chatStateKB: number;
+  /** The longest stretch without a turn of the event loop over the same wait (a 1 ms timer probe; on a loaded machine it includes time the process waited for a CPU). */
+  chatLongestBlockMs: number;
   chatEntries: number;
   segmentLoads: number;
   segmentFiles: number;
@@ -52,11 +54,20 @@ async function run(options: OpenRunOptions): Promise<OpenRunResult> {
     settings: { provider: 'openai-compatible', baseUrl: server.url, model: 'bench-model', contextWindow: 200_000, maxOutputTokens: 8_192 },
   });
   try {
+    let longestBlock = 0;
+    let lastTick = performance.now();
+    const probe = setInterval(() => {
+      const now = performance.now();
+      longestBlock = Math.max(longestBlock, now - lastTick - 1);
+      lastTick = now;
+    }, 1);
     const started = performance.now();
     const cpuBefore = process.cpuUsage();
     const chat = ext.showChat();
     const chatState = await chat.waitForPost('chat state', (p) => p.message.type === 'state', { timeoutMs });
     const cpu = process.cpuUsage(cpuBefore);
+    clearInterval(probe);
+    longestBlock = Math.max(longestBlock, chatState.at - lastTick - 1);
     const segmentLoads = loads.length;
     const segmentFiles = new Set(loads).size;
     const inspectorStarted = performance.now();
@@ -67,6 +78,7 @@ async function run(options: OpenRunOptions): Promise<OpenRunResult> {
       chatStateMs: Math.round(chatState.at - started),
       chatStateCpuMs: Math.round((cpu.user + cpu.system) / 1000),
       chatStateKB: Math.round(chatState.bytes / 1024),
+      chatLongestBlockMs: Math.round(Math.max(0, longestBlock)),
       chatEntries: entries,
       segmentLoads,
       segmentFiles,

@@ -73,6 +73,11 @@ export function countMessage(message: Message, counter: Pick<TokenCounter, 'enco
   return total;
 }
 
+/** True when the message's count in `encoding` is known (stored with it or counted before): counting it needs no encoder. */
+export function isCounted(message: Message, encoding: string): boolean {
+  return memoized(message, encoding) !== undefined;
+}
+
 /** Texts longer than this are counted with countAsync, so a huge paste never blocks the thread. */
 const ASYNC_COUNT_CHARS = 64 * 1024;
 

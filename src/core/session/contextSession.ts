@@ -1,5 +1,5 @@
 import type { ContextBudget } from '../accounting/budget';
-import { countMessage, countMessageAsync, reasoningTokens, withStoredCount } from '../accounting/messageTokens';
+import { countMessage, countMessageAsync, isCounted, reasoningTokens, withStoredCount } from '../accounting/messageTokens';
 import { EMPTY_FIXED, UsageBasis, type FixedComponents } from '../accounting/usageBasis';
 import { defaultStrategies } from '../compaction/chain';
 import { compactionResult, runCompaction, type CompactionResult, type CompactOptions } from '../compaction/compactor';
@@ -73,9 +73,12 @@ export class ContextSession {
   /** Opens a session where it left off (see resume.ts). */
   static async open(options: ContextSessionOptions): Promise<ContextSession> {
     const session = new ContextSession(options);
-    // The encoder's ranks load in slices here, so the first count never blocks the host; the
-    // session's files are read meanwhile (resuming counts nothing).
-    const [, resumed] = await Promise.all([options.counter.load(), resumeSession(options.store, options.sessionId)]);
+    // The encoder's ranks load in slices while the session's files are read (resuming counts
+    // nothing). When every message carries its count, the session opens without waiting for them.
+    const ranks = options.counter.load();
+    ranks.catch(() => undefined); // a failed load fails the first count that needs it
+    const resumed = await resumeSession(options.store, options.sessionId);
+    if (!resumed.working.every((m) => isCounted(m, options.counter.encoding))) await ranks;
     session.working = trackEdits(settleMessages(resumed.working));
     session.lastCreatedAt = resumed.lastCreatedAt;
     session.lastCompactionId = resumed.lastCompactionId;

@@ -169,6 +169,7 @@ export class SqlJsStore implements SessionStore {
       await this.parts.flusher.close();
       // This writer never writes again: the facts of its saved segments hold for good.
       await this.recordFinalSegments(this.parts.own.entries().filter(([path, file]) => SEGMENT_FILE.test(path) && file.saved && !file.dirty).map(([path, file]) => [path, file.db]));
+      if (this.mode === 'disk') await this.parts.summaries.save(undefined, true); // the facts' logs folded, once per window
     } finally {
       if (this.mode === 'disk') await this.heartbeat.stop().catch(() => undefined);
       this.parts.own.closeAll();

@@ -17,8 +17,9 @@ export async function cleanLeftovers(layout: StoreLayout, now: number): Promise<
 
 /** The same in every session folder: one `readdir` each, so it runs in the background. */
 export async function cleanSessionLeftovers(layout: StoreLayout, now: number): Promise<void> {
-  const dirs = await fsp.readdir(layout.sessionsDir).catch(() => [] as string[]);
-  await cleanFolders(dirs.map((d) => join(layout.sessionsDir, d)), layout.blobsDir, now);
+  const sessionsDir = layout.sessionsDir;
+  const dirs = await fsp.readdir(sessionsDir).catch(() => [] as string[]);
+  await cleanFolders(dirs.map((d) => join(sessionsDir, d)), layout.blobsDir, now);
 }
 
 async function cleanFolders(folders: string[], blobs: string, now: number): Promise<void> {

@@ -1,4 +1,5 @@
 import { promises as fsp } from 'fs';
+import { nextTurn } from '../../../core/nextTurn';
 import { basename, dirname, join } from 'path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { CheckedFiles } from './checkedFiles';
@@ -133,6 +134,7 @@ export class OpenDatabases {
       // passed before and has not changed since (same size and mtime) is not checked again.
       const unchanged = stat.size === bytes.length && (await this.checked?.unchangedSincePassed(path, stat.size, stat.mtimeMs));
       if (!unchanged) {
+        await nextTurn(); // loading the image and the check are each a slice of their own (tens of ms for a 1 MB file, the first cold)
         const check = String(db.exec('PRAGMA quick_check')[0]?.values[0]?.[0] ?? 'no result');
         if (check !== 'ok') throw new Error(`integrity check failed: ${check}`);
         if (stat.size === bytes.length) this.checked?.record(path, stat.size, stat.mtimeMs);

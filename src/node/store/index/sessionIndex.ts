@@ -2,8 +2,7 @@ import { promises as fsp } from 'fs';
 import { nextTurn } from '../../../core/nextTurn';
 import { join } from 'path';
 import { INDEX_FILE, SESSION_PATTERN } from '../files/storeLayout';
-import { laterRow, putSessionRows, SESSION_COLUMNS, sessionRowOf, type SessionRow } from './sessionRowSql';
-import { rows } from '../sql/connection';
+import { laterRow, putSessionRows, SESSION_COLUMNS, sessionRowOfValues, type SessionRow } from './sessionRowSql';
 import { ownDb, type StoreParts } from '../storeParts';
 import type { SessionInfo } from '../../../core/ports/sessionStore';
 
@@ -93,19 +92,26 @@ export class SessionIndex {
     return pending;
   }
 
-  /** The rows of an index file, from one opening of it (a consistent copy), a slice at a time. */
+  /**
+   * The rows of an index file, from one opening of it (a consistent copy) and one pass of one
+   * statement over its rows, a slice at a time: the copy is this read's alone, so the statement
+   * stays valid across the turns of the event loop between slices.
+   */
   private async readIndexFile(path: string): Promise<SessionRow[] | undefined> {
     const opened = await this.parts.reads.open(path);
     if (!('db' in opened)) return undefined;
+    const statement = opened.db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY rowid`);
     try {
       const out: SessionRow[] = [];
-      for (let offset = 0; ; offset += ROWS_PER_SLICE) {
-        const slice = rows(opened.db, `SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY rowid LIMIT ? OFFSET ?`, [ROWS_PER_SLICE, offset]);
-        for (const r of slice) out.push(sessionRowOf(r));
-        if (slice.length < ROWS_PER_SLICE) return out;
-        await nextTurn();
+      for (;;) {
+        await nextTurn(); // opening and checking the file was a slice of its own
+        for (let n = 0; n < ROWS_PER_SLICE; n++) {
+          if (!statement.step()) return out;
+          out.push(sessionRowOfValues(statement.get()));
+        }
       }
     } finally {
+      statement.free();
       this.parts.reads.close(opened.db);
     }
   }

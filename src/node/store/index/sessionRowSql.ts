@@ -13,17 +13,15 @@ export interface SessionRow {
 export const SESSION_COLUMNS = 'id, title, created_at, updated_at, model, origin, deleted, written_at';
 
 export function sessionRowOf(r: Row): SessionRow {
+  return sessionRowOfValues([r.id, r.title, r.created_at, r.updated_at, r.model, r.origin, r.deleted, r.written_at]);
+}
+
+/** The same from a statement's values in SESSION_COLUMNS order (no object per row to build first). */
+export function sessionRowOfValues(v: SqlValue[]): SessionRow {
   return {
-    written: Number(r.written_at),
-    deleted: Boolean(r.deleted),
-    info: {
-      id: String(r.id),
-      title: String(r.title),
-      createdAt: Number(r.created_at),
-      updatedAt: Number(r.updated_at),
-      model: r.model === null ? undefined : String(r.model),
-      origin: r.origin === null ? undefined : String(r.origin),
-    },
+    written: Number(v[7]),
+    deleted: Boolean(v[6]),
+    info: { id: String(v[0]), title: String(v[1]), createdAt: Number(v[2]), updatedAt: Number(v[3]), model: v[4] === null ? undefined : String(v[4]), origin: v[5] === null ? undefined : String(v[5]) },
   };
 }
 

@@ -29,8 +29,16 @@ export class TranscriptRecords {
     }
   }
 
+  /**
+   * The transcript (after `createdAfter` when given). Each segment gives its rows in one query;
+   * the latest copies' bodies are then parsed in slices of about `PARSE_SLICE_CHARS` with a turn
+   * for the event loop between them: a never-compacted session of 10,000 messages (2.6 MB) parsed
+   * in one go held the extension host for a second and more.
+   */
   async loadTranscript(sessionId: string, createdAfter?: number): Promise<Message[]> {
-    const latest: LatestMessages = new Map();
+    const bodies = new Map<string, StoredBody>();
+    /** Copies replaced by a later one (a message rewritten): read only when the later one does not parse. */
+    const older = new Map<string, StoredBody[]>();
     const [sql, params] = createdAfter === undefined
       ? ['SELECT id, written_at, body FROM messages WHERE session_id = ?', [sessionId]]
       : ['SELECT id, written_at, body FROM messages WHERE session_id = ? AND created_at > ?', [sessionId, createdAfter]];
@@ -39,10 +47,35 @@ export class TranscriptRecords {
       keepOpen: createdAfter !== undefined,
       fromFacts: (facts) => createdAfter !== undefined && facts.maxCreatedAt <= createdAfter, // nothing newer in it
       fromRows: (db) => {
-        for (const r of rows(db, sql, params)) keepLatest(latest, r);
+        for (const r of rows(db, sql, params)) {
+          const id = String(r.id);
+          const written = Number(r.written_at);
+          const previous = bodies.get(id);
+          const copy = { written, body: String(r.body) };
+          if (!previous || previous.written < written) bodies.set(id, copy);
+          if (previous) older.set(id, [...(older.get(id) ?? []), previous.written < written ? previous : copy]);
+        }
       },
     });
-    return inTranscriptOrder(latest);
+    const messages: Message[] = [];
+    let parsed = 0;
+    for (const [id, latest] of bodies) {
+      // The latest copy that parses: a damaged one is skipped, and the rest of the transcript still loads.
+      for (const { body } of [latest, ...(older.get(id)?.sort((a, b) => b.written - a.written) ?? [])]) {
+        parsed += body.length;
+        try {
+          messages.push(JSON.parse(body) as Message);
+          break;
+        } catch {
+          // an older copy, if any
+        }
+      }
+      if (parsed >= PARSE_SLICE_CHARS) {
+        parsed = 0;
+        await nextTurn();
+      }
+    }
+    return messages.sort(compareTranscriptOrder);
   }
 
   /** The latest copy of each message in `ids`: every segment is searched by id, and only those rows are parsed. */
@@ -262,6 +295,12 @@ function latestWritten(copies: readonly StoredCopy[]): StoredCopy[] {
     if (!previous || previous.written < c.written) chosen.set(c.id, c);
   }
   return [...chosen.values()];
+}
+
+/** A stored copy of a message, its body not parsed yet. */
+interface StoredBody {
+  written: number;
+  body: string;
 }
 
 /** Each message id's latest stored copy, by write time. */

@@ -9,7 +9,15 @@ export function rows(db: Database, sql: string, params: SqlValue[] = []): Row[] 
   try {
     statement.bind(params);
     const out: Row[] = [];
-    while (statement.step()) out.push(statement.getAsObject());
+    // The column names once, not per row as getAsObject asks sql.js for them (a string copied out of wasm per column per row).
+    let names: string[] | undefined;
+    while (statement.step()) {
+      names ??= statement.getColumnNames();
+      const values = statement.get();
+      const row: Row = {};
+      for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+      out.push(row);
+    }
     return out;
   } finally {
     statement.free();

@@ -2,6 +2,7 @@ import { strict as assert } from 'assert';
 import { readdirSync } from 'fs';
 import { join } from 'path';
 import { ABSORB_INDEX_MIN_FILES } from '../../../../../src/node/store/index/sessionIndex';
+import { sqlRuntime } from '../../../../../src/node/store/sql/sqlRuntime';
 import { filesReadDuring } from '../fixtures/filesRead';
 import { storeFolderPerTest } from '../fixtures/storeFolder';
 
@@ -45,5 +46,28 @@ describe('the first listing of sessions in a new window', function () {
     const final = await last.listSessions();
     assert.equal(final.length, SESSIONS + restarts);
     assert.deepEqual(final.slice(-2).map((s) => s.title), [`window ${restarts - 2}`, `window ${restarts - 1}`]);
+  });
+
+  it('reads the closed window’s session rows in one pass of one query, however many sessions it lists', async () => {
+    const folder = stores.folder();
+    const first = await stores.openStore(folder, { debounceMs: 1e9 });
+    for (let i = 0; i < SESSIONS; i++) await first.createSession({ title: `session ${i}`, createdAt: i });
+    await first.close();
+
+    const second = await stores.openStore(folder, { debounceMs: 1e9 });
+    const { Database } = await sqlRuntime();
+    const prepare = Database.prototype.prepare;
+    const queries: string[] = [];
+    Database.prototype.prepare = function (this: InstanceType<typeof Database>, sql: string, ...rest: unknown[]) {
+      if (/FROM sessions\b/.test(sql) && !/WHERE/.test(sql)) queries.push(sql);
+      return (prepare as (...a: unknown[]) => ReturnType<typeof prepare>).call(this, sql, ...rest);
+    } as typeof prepare;
+    try {
+      assert.equal((await second.listSessions()).length, SESSIONS);
+    } finally {
+      Database.prototype.prepare = prepare;
+      await second.close();
+    }
+    assert.equal(queries.length, 1, `one query over the index file's rows (ran ${queries.length})`);
   });
 });
