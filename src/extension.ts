@@ -10,6 +10,7 @@ import { openDemoReplayCommand, openTranscriptCommand } from './commands/transcr
 import { AgentFactory } from './session/agentFactory';
 import { SessionController } from './session/sessionController';
 import { SessionStoreHost } from './session/sessionStoreHost';
+import { SessionRewind } from './session/sessionRewind';
 import { ApiKeys } from './secrets/apiKeys';
 import { ContextMeter } from './views/contextMeter';
 import { ReadOnlyDocuments } from './views/readOnlyDocuments';
@@ -23,6 +24,8 @@ export interface TallyApi {
   sessions: SessionController;
   agents: AgentFactory;
   keys: ApiKeys;
+  /** Checkpoints, restore and rewind (the tests answer the confirmations themselves). */
+  rewind: SessionRewind;
   /** Where VS Code keeps this extension's logs and global state (the key-leak test searches them). */
   folders: { log: string; globalStorage: string };
 }
@@ -37,7 +40,9 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   const keys = new ApiKeys(context.secrets);
   const agents = new AgentFactory(context, log);
   const sessions = new SessionController(storeHost, keys, agents, log);
-  const chat = new ChatViewProvider(context.extensionUri, sessions, log);
+  const rewind = new SessionRewind(context.globalStorageUri.fsPath, sessions, log);
+  agents.useCheckpoints((workspace) => rewind.wrap(workspace));
+  const chat = new ChatViewProvider(context.extensionUri, sessions, log, rewind);
   const meter = new ContextMeter(sessions);
   const docs = new ReadOnlyDocuments();
   const run = <T>(task: () => Promise<T>) => async (): Promise<T | undefined> => {
@@ -55,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     log,
     storeHost,
     sessions,
+    rewind,
     chat,
     meter,
     docs,
@@ -88,7 +94,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     ...(vscode.lm?.onDidChangeChatModels ? [vscode.lm.onDidChangeChatModels(() => reopenWithoutModel(sessions))] : []),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.onTrustChanged()),
   );
-  return { sessions, agents, keys, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
+  return { sessions, agents, keys, rewind, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
 }
 
 export function deactivate(): void {

@@ -75,7 +75,8 @@ export type ChatEntry =
   /** `pending`: kept while no model is configured; it is sent once one is chosen. `tokens`: the host's count. */
   | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean }
   | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking }
-  | { kind: 'compaction'; id: string; record: CompactionEventRecord }
+  /** `headline`: what a user's step on the history did, in words ("Rewound to before “fix the test” · 4 messages set aside"). */
+  | { kind: 'compaction'; id: string; record: CompactionEventRecord; headline?: string }
   /** `busy`: work still running (a compaction); `action`: the button the notice offers (`continue` sends "Continue"). */
   | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' | 'continue' }
   | { kind: 'usage'; id: string; usage: ChatTurnUsage };
@@ -95,6 +96,18 @@ export interface ChatState {
   banner?: string;
   /** Older messages exist that the host has not read yet ("Show earlier" asks for them). */
   earlierUnloaded?: boolean;
+  /** The turns that changed files, by their user message: what "Restore files" offers on them. */
+  turnFiles?: ChatTurnFiles[];
+}
+
+/** What a turn changed in the workspace, from the host's checkpoints. */
+export interface ChatTurnFiles {
+  /** The user message that started the turn. */
+  messageId: string;
+  /** Files the turn edited, created or deleted. */
+  files: number;
+  /** Why some of them cannot be restored (checkpoint storage failed, a bound was reached). */
+  problem?: string;
 }
 
 /** An entry's key in the list: ids are unique within a kind. */
@@ -110,7 +123,9 @@ export type HostToChat =
   | { type: 'state'; state: ChatState }
   /** Everything but the entries in full, and the entries as a change of what was sent last. */
   | { type: 'update'; state: Omit<ChatState, 'entries'>; patch: ChatEntriesPatch }
-  | { type: 'delta'; entryId: string; text: string };
+  | { type: 'delta'; entryId: string; text: string }
+  /** Puts a message's text back in the composer to edit (after a rewind). */
+  | { type: 'editText'; text: string };
 
 export type ChatToHost =
   | { type: 'ready' }
@@ -133,4 +148,8 @@ export type ChatToHost =
   | { type: 'copyCode'; code: string }
   | { type: 'insertCode'; code: string }
   /** http, https or mailto only; the host opens it outside the webview. */
-  | { type: 'openLink'; url: string };
+  | { type: 'openLink'; url: string }
+  /** Puts the files back to before this user message's turn (after a diff and a confirmation on the host). */
+  | { type: 'restoreFiles'; messageId: string }
+  /** Takes the conversation back to before this user message (the host confirms, and offers to restore files too). */
+  | { type: 'rewind'; messageId: string };

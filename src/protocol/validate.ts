@@ -122,6 +122,8 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   approval: fields('approval', { callId: readId, approved: readBoolean }, { forSession: readBoolean }),
   resumeSession: fields('resumeSession', { sessionId: readId }),
   openResult: fields('openResult', { refId: readId }),
+  restoreFiles: fields('restoreFiles', { messageId: readId }),
+  rewind: fields('rewind', { messageId: readId }),
 };
 
 /** A summary to compact with: optional, but when present a bounded string that says something. */

@@ -6,6 +6,8 @@ const MAX_BYTES = 100 * 1024;
 export interface Composer {
   element: HTMLElement;
   setBusy(busy: boolean): void;
+  /** Puts text in the box to edit (a rewound message), the cursor at its end. */
+  setText(text: string): void;
 }
 
 /** The input box: Enter sends, Shift+Enter is a newline; Cancel replaces Send while a turn runs. */
@@ -42,6 +44,10 @@ export function createComposer(onSend: (text: string) => void, onCancel: () => v
       busy = value;
       sendButton.hidden = busy;
       cancelButton.hidden = !busy;
+    },
+    setText(text) {
+      input.value = text;
+      input.focus();
     },
   };
 }

@@ -69,7 +69,7 @@ export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElemen
         ...entry.toolCalls.map((call) => renderToolCard(call, actions)),
       ]);
     case 'compaction':
-      return renderCompactionNotice(entry.record, actions.openNotices.has(entry.id), (open) => actions.onToggleNotice(entry.id, open));
+      return renderCompactionNotice(entry.record, actions.openNotices.has(entry.id), (open) => actions.onToggleNotice(entry.id, open), entry.headline);
     case 'notice':
       return h('div', { class: `entry notice notice-${entry.level}${entry.busy ? ' busy' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'notice', 'data-busy': entry.busy, role: entry.level === 'error' ? 'alert' : 'status' } }, [
         entry.busy ? progressRing('Working') : null,

@@ -6,6 +6,7 @@ import { chatEntryKey, type ChatEntry, type ChatThinking } from '../../protocol/
 import { turnUsage } from '../session/turnFigures';
 import { toolView } from './chatToolView';
 import { countOf } from '../../protocol/wording';
+import { historyStepHeadline } from './historyStepHeadline';
 
 /** An assistant message's thinking as the chat shows it: readable text, its tokens, and how many blocks came redacted. */
 function thinkingView(m: Message): ChatThinking | undefined {
@@ -24,8 +25,8 @@ interface OpenAssistant {
 }
 
 /** A `/compact` that found nothing to remove is recorded as skipped: the chat says so. */
-function compactionEntry(record: CompactionEventRecord): ChatEntry {
-  if (record.status !== 'skipped') return { kind: 'compaction', id: record.id, record };
+function compactionEntry(record: CompactionEventRecord, headline?: string): ChatEntry {
+  if (record.status !== 'skipped') return headline ? { kind: 'compaction', id: record.id, record, headline } : { kind: 'compaction', id: record.id, record };
   return { kind: 'notice', id: record.id, level: 'info', text: `Nothing to compact: the context (${countOf(record.tokensBefore, 'token')}) has nothing the strategies can remove yet.` };
 }
 
@@ -125,9 +126,9 @@ export class ChatEntries {
   /** A compaction event written; false when it goes before messages already shown. */
   addCompaction(record: CompactionEventRecord): boolean {
     if (!shownCompaction(record)) return true;
-    const key = chatEntryKey(compactionEntry(record));
+    const key = chatEntryKey(this.compactionOf(record));
     if (this.byKey.has(key)) {
-      this.set(key, compactionEntry(record));
+      this.set(key, this.compactionOf(record));
       return true;
     }
     if (record.startedAt < this.lastShownAt || record.startedAt < this.lastCompactionAt) return false;
@@ -233,8 +234,14 @@ export class ChatEntries {
     if (figures && this.byKey.has(key)) this.set(key, { kind: 'usage', id: `usage-${userId}`, usage: figures });
   }
 
+  /** A history entry's chat entry; a user's step (rewind, restore) says what it did, quoting its message when shown. */
+  private compactionOf(record: CompactionEventRecord): ChatEntry {
+    const message = record.step?.messageId === undefined ? undefined : this.byKey.get(`user:${record.step.messageId}`);
+    return compactionEntry(record, historyStepHeadline(record, message?.kind === 'user' ? message.text : undefined));
+  }
+
   private placeCompaction(record: CompactionEventRecord): void {
-    this.push(compactionEntry(record));
+    this.push(this.compactionOf(record));
     this.lastCompactionAt = record.startedAt;
   }
 

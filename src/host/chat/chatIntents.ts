@@ -15,6 +15,18 @@ export interface ChatIntentDeps {
   scheduleRefresh(): void;
   /** The chat shows the session's whole history from now on (it opens with the recent part). */
   showEarlier(): Promise<void>;
+  /** Restore and rewind (rewindFlow.ts), with the views' diffs and modals. */
+  rewind?: ChatRewind;
+}
+
+export interface ChatRewind {
+  restoreFiles(messageId: string): Promise<unknown>;
+  rewind(messageId: string): Promise<unknown>;
+}
+
+function rewind(d: ChatIntentDeps): ChatRewind {
+  if (!d.rewind) throw new Error('Restore and rewind are not available here.');
+  return d.rewind;
 }
 
 export interface ChatWorkbench {
@@ -76,6 +88,14 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     },
     openLink: async (m) => {
       await workbench(d).openExternal(m.url);
+    },
+    restoreFiles: async (m) => {
+      await rewind(d).restoreFiles(m.messageId);
+      d.scheduleRefresh();
+    },
+    rewind: async (m) => {
+      await rewind(d).rewind(m.messageId);
+      d.scheduleRefresh();
     },
   };
 }
