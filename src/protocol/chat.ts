@@ -106,7 +106,7 @@ export interface ChatTurnFiles {
   messageId: string;
   /** Files the turn edited, created or deleted. */
   files: number;
-  /** Why some of them cannot be restored (checkpoint storage failed, a bound was reached). */
+  /** Why some of them cannot be restored (checkpoint storage failed, a bound was reached), as a sentence. */
   problem?: string;
 }
 

@@ -36,7 +36,9 @@ export function renderCompactionNotice(record: CompactionEventRecord, open: bool
     [
       h('dl', { class: 'props' }, [
         h('dt', { text: 'Trigger' }), h('dd', { text: TRIGGERS[record.trigger] ?? record.trigger }),
-        h('dt', { text: 'Tokens' }), h('dd', { text: `${compactionDelta(record)}, saved ${compactionSaved(record)}` }),
+        // A restore of files leaves the context as it was: no tokens to speak of.
+        record.step?.kind === 'restore' ? null : h('dt', { text: 'Tokens' }),
+        record.step?.kind === 'restore' ? null : h('dd', { text: `${compactionDelta(record)}, saved ${compactionSaved(record)}` }),
         record.step ? null : h('dt', { text: 'Strategies' }), record.step ? null : h('dd', { text: record.strategies.join(' → ') || 'none' }),
         record.step?.kind === 'rewind' ? h('dt', { text: 'Messages' }) : null,
         record.step?.kind === 'rewind' ? h('dd', { attrs: { 'data-set-aside': record.messagesBefore - record.messagesAfter }, text: `${countOf(record.messagesBefore - record.messagesAfter, 'message')} set aside (still in the transcript and the inspector)` }) : null,

@@ -28,7 +28,12 @@ function actionsRow(messageId: string, files: ChatTurnFiles | undefined, busy: b
           attrs: { 'data-action': 'restore-files', 'data-files': String(files.files) },
         })
       : null,
-    files?.problem ? h('span', { class: 'turn-files-problem', attrs: { role: 'note' }, text: `Files of this turn cannot all be restored: ${files.problem}` }) : null,
+    files?.problem
+      ? h('span', { class: 'turn-files-problem', attrs: { role: 'note' } }, [
+          h('span', { class: 'turn-files-icon', attrs: { 'aria-hidden': 'true' }, text: '⚠ ' }),
+          h('span', { class: 'turn-files-text', text: files.problem }),
+        ])
+      : null,
   ]);
 }
 

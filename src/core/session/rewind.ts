@@ -11,7 +11,7 @@ export class RewindRefused extends Error {}
  */
 export function rewindPoint(working: readonly Message[], messageId: string): number {
   const at = working.findIndex((m) => m.id === messageId);
-  if (at < 0) throw new RewindRefused('This message is no longer in the context: a compaction summarized it, so Tally cannot rewind to before it. Rewind to a later message, or start a new session.');
+  if (at < 0) throw new RewindRefused('This message is no longer in the context (a compaction summarized it, or an earlier rewind set it aside), so Tally cannot rewind to before it. Rewind to a later message, or start a new session.');
   const message = working[at];
   if (message.role !== 'user' || message.kind !== 'user' || !message.agentVisible) throw new RewindRefused('Only a message you sent can be rewound to.');
   return at;

@@ -111,7 +111,7 @@ export async function rewindToMessage(ports: RewindPorts, messageId: string): Pr
   if (blocked) throw new Error(blocked);
   const session = await ports.session();
   const at = session.messages.findIndex((m) => m.id === messageId);
-  if (at < 0) throw new RewindRefused('This message is no longer in the context: a compaction summarized it, so Tally cannot rewind to before it. Rewind to a later message, or start a new session.');
+  if (at < 0) throw new RewindRefused('This message is no longer in the context (a compaction summarized it, or an earlier rewind set it aside), so Tally cannot rewind to before it. Rewind to a later message, or start a new session.');
   const message = session.messages[at];
   if (message.role !== 'user' || message.kind !== 'user') throw new RewindRefused('Only a message you sent can be rewound to.');
   const setAside = session.messages.slice(at).filter((m) => m.agentVisible).length;

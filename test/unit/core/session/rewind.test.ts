@@ -43,6 +43,7 @@ describe('rewinding a session to before a user message', function () {
       assert.equal((await store.loadTranscript(id)).length, 6, 'the transcript keeps everything');
       assert.deepEqual((await store.listCompactionEvents(id)).map((e) => e.step?.kind), ['rewind'], 'the history holds the step');
 
+      await assert.rejects(session.rewind(target.id), /an earlier rewind set it aside/, 'a message set aside cannot be rewound to again');
       await session.appendUser('fix the test, but keep the old name');
       await store.flush();
       const resumed = await open(store, id);
@@ -61,7 +62,7 @@ describe('rewinding a session to before a user message', function () {
       await session.appendUser('first');
       const reply = await session.appendAssistant('answer');
       const before = ids(session.messages);
-      await assert.rejects(session.rewind('m-gone'), /summarized it/);
+      await assert.rejects(session.rewind('m-gone'), /a compaction summarized it/);
       await assert.rejects(session.rewind(reply.id), /Only a message you sent/);
       assert.deepEqual(ids(session.messages), before);
       assert.deepEqual(await store.listCompactionEvents(id), []);
