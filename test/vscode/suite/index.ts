@@ -16,5 +16,6 @@ export function run(): Promise<void> {
     require('./oneFigure.test');
     require('./readOnlyDocuments.test');
     require('./settingsReopen.test');
+    require('./rewind.test');
   });
 }
