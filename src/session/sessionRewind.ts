@@ -7,7 +7,7 @@ import type { Workspace } from '../core/ports/workspace';
 import { turnFilesOf, type RewindPorts } from '../host/chat/rewindFlow';
 import { FileCheckpointStore } from '../node/checkpoints/fileCheckpointStore';
 import type { ChatTurnFiles } from '../protocol/chat';
-import { checkpointDiffUri, CheckpointDocuments } from '../workspace/checkpointDocuments';
+import { CHECKPOINT_SCHEME, checkpointDiffUri, CheckpointDocuments } from '../workspace/checkpointDocuments';
 import { vscodeRestoreTarget } from '../workspace/vscodeRestoreTarget';
 import type { SessionController } from './sessionController';
 
@@ -80,6 +80,10 @@ export class SessionRewind implements vscode.Disposable {
       target: vscodeRestoreTarget,
       unsaved: (absolute) => vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolute && d.isDirty),
       showDiffs: (items) => this.showDiffs(items),
+      closeDiffs: async () => {
+        const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === CHECKPOINT_SCHEME);
+        if (tabs.length) await vscode.window.tabGroups.close(tabs);
+      },
       inform: (message) => void vscode.window.showInformationMessage(`Tally: ${message}`),
       warn: (message) => {
         this.log.warn(`restore: ${message}`);

@@ -3,7 +3,9 @@ import type { CheckpointFile, CheckpointStore, FileState, FolderListing, ListedF
 import type { ResolvedPath } from '../ports/workspace';
 
 /** How long recording the workspace before a command may take; files not reached by then cannot be restored. */
-export const COMMAND_CAPTURE_BUDGET_MS = 1500;
+export const COMMAND_CAPTURE_BUDGET_MS = 500;
+/** How far before a command's start a file's modification time may read and still count as the command's (coarse file-system clocks). */
+const MTIME_SLACK_MS = 100;
 /** Files read at once while recording before a command. */
 const CAPTURE_BATCH = 16;
 
@@ -87,15 +89,17 @@ export class TurnCheckpointRecorder {
     const states = new Map<string, FileState>();
     try {
       listed = await this.store.list(folders);
-      if (!listed.complete && listed.note) this.problem(turn, `Files this command changes may not all be restorable: ${listed.note}.`);
+      // A bound reached is said on the turn, not in a pop-up: large workspaces reach it on every command.
+      if (!listed.complete && listed.note) this.problem(turn, `Files this command changes may not all be restorable: ${listed.note}.`, false);
       await this.captureListing(listed.files, states);
     } catch (error) {
       this.problem(turn, `The workspace could not be recorded before a command, so its changes cannot be restored: ${messageOf(error)}`);
     }
+    const started = this.now();
     try {
       return await run();
     } finally {
-      if (listed) await this.recordChanges(turn, folders, listed, states).catch((error) => this.problem(turn, `The files a command changed could not be recorded: ${messageOf(error)}`));
+      if (listed) await this.recordChanges(turn, folders, listed, states, started).catch((error) => this.problem(turn, `The files a command changed could not be recorded: ${messageOf(error)}`));
     }
   }
 
@@ -106,21 +110,28 @@ export class TurnCheckpointRecorder {
         for (const f of files.slice(i)) states.set(f.absolute, unstored('the time to record files before the command ran out', f.size));
         return;
       }
-      await Promise.all(files.slice(i, i + CAPTURE_BATCH).map(async (f) => states.set(f.absolute, await this.store.capture(f.absolute).catch((e) => unstored(messageOf(e), f.size)))));
+      await Promise.all(files.slice(i, i + CAPTURE_BATCH).map(async (f) => states.set(f.absolute, await this.store.capture(f.absolute, f).catch((e) => unstored(messageOf(e), f.size)))));
     }
   }
 
-  private async recordChanges(turn: NonNullable<typeof this.turn>, folders: readonly string[], before: FolderListing, states: Map<string, FileState>): Promise<void> {
+  /**
+   * The files the command changed: listed after it with another size or time, new since (when the
+   * listing before was cut short, only those modified once the command started: the others were
+   * just not reached), or gone (when both listings are whole).
+   */
+  private async recordChanges(turn: NonNullable<typeof this.turn>, folders: readonly string[], before: FolderListing, states: Map<string, FileState>, started: number): Promise<void> {
     const after = await this.store.list(folders);
     const was = new Map(before.files.map((f) => [f.absolute, f]));
     const now = new Map(after.files.map((f) => [f.absolute, f]));
     const changed: Array<{ file: ListedFile; before: FileState }> = [];
     for (const f of after.files) {
       const old = was.get(f.absolute);
-      if (!old) changed.push({ file: f, before: before.complete ? { kind: 'absent' } : unstored('it was not listed before the command (the listing stopped early)') });
-      else if (old.size !== f.size || old.mtimeMs !== f.mtimeMs) changed.push({ file: f, before: states.get(f.absolute) ?? unstored('it was not recorded before the command', old.size) });
+      if (!old) {
+        if (before.complete) changed.push({ file: f, before: { kind: 'absent' } });
+        else if (f.mtimeMs >= started - MTIME_SLACK_MS) changed.push({ file: f, before: unstored('it was not listed before the command (the listing stopped early)') });
+      } else if (old.size !== f.size || old.mtimeMs !== f.mtimeMs) changed.push({ file: f, before: states.get(f.absolute) ?? unstored('it was not recorded before the command', old.size) });
     }
-    if (after.complete) for (const old of before.files) if (!now.has(old.absolute)) changed.push({ file: old, before: states.get(old.absolute) ?? unstored('it was not recorded before the command', old.size) });
+    if (after.complete && before.complete) for (const old of before.files) if (!now.has(old.absolute)) changed.push({ file: old, before: states.get(old.absolute) ?? unstored('it was not recorded before the command', old.size) });
     for (const { file, before: prior } of changed) {
       let entry = turn.byPath.get(file.absolute);
       if (!entry) {
@@ -147,9 +158,9 @@ export class TurnCheckpointRecorder {
     this.save(turn);
   }
 
-  private problem(turn: NonNullable<typeof this.turn>, message: string): void {
-    turn.checkpoint.problems.push(message);
-    if (!turn.warned) {
+  private problem(turn: NonNullable<typeof this.turn>, message: string, notify = true): void {
+    if (!turn.checkpoint.problems.includes(message)) turn.checkpoint.problems.push(message);
+    if (notify && !turn.warned) {
       turn.warned = true;
       this.options.onProblem?.(message);
     }

@@ -49,8 +49,12 @@ export interface FolderListing {
 }
 
 export interface CheckpointStore {
-  /** The file's state now; its bytes are stored when at most the size cap (a file unchanged since the last capture is not read again). */
-  capture(absolute: string): Promise<FileState>;
+  /**
+   * The file's state now; its bytes are stored when at most the size cap. A file unchanged since
+   * the last capture is not read again; `listed`: its size and time from a listing just made, so
+   * an unchanged file costs no file-system call at all.
+   */
+  capture(absolute: string, listed?: { size: number; mtimeMs: number }): Promise<FileState>;
   /** The files under the folders, bounded in count and time; version-control folders, node_modules and names the root .gitignore lists are skipped. */
   list(folders: readonly string[]): Promise<FolderListing>;
   /** The stored bytes of `hash`; throws when they are gone. */

@@ -25,8 +25,9 @@ export interface RewindPorts {
   target: RestoreTarget;
   /** An editor holds unsaved changes to this file. */
   unsaved(absolute: string): boolean;
-  /** Shows what a restore would change, a diff per file. */
+  /** Shows what a restore would change, a diff per file; `closeDiffs` closes them once the user answered. */
   showDiffs(items: readonly RestoreItem[]): Promise<void>;
+  closeDiffs(): Promise<void>;
   askModal(message: string, detail: string, choices: string[]): PromiseLike<string | undefined>;
   inform(message: string): void;
   warn(message: string): void;
@@ -93,7 +94,9 @@ export async function restoreTurnFiles(ports: RewindPorts, messageId: string): P
     return undefined;
   }
   await ports.showDiffs(plan.items.filter((i) => i.action !== 'unrestorable'));
-  const choice = await ports.askModal(`Restore ${countOf(plan.items.length, 'file')} to before ${quote}?`, restoreDetail(plan), [RESTORE]);
+  const choice = await ports.askModal(`Restore ${countOf(plan.items.length, 'file')} to before ${quote}?`, restoreDetail(plan), [RESTORE]).then(
+    (answer) => ports.closeDiffs().then(() => answer, () => answer),
+  );
   if (choice !== RESTORE) return undefined;
   const outcome = await applyRestore(plan, ports.files, ports.target);
   await session.recordStep({ kind: 'restore', messageId, checkpointId: plan.checkpointIds[0], files: outcome.restored });

@@ -13,7 +13,7 @@ export interface CheckpointStoreLimits {
   listBudgetMs: number;
 }
 
-export const DEFAULT_CHECKPOINT_LIMITS: CheckpointStoreLimits = { maxFileBytes: 1024 * 1024, maxFiles: 20_000, listBudgetMs: 1000 };
+export const DEFAULT_CHECKPOINT_LIMITS: CheckpointStoreLimits = { maxFileBytes: 1024 * 1024, maxFiles: 20_000, listBudgetMs: 400 };
 
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 const HASH = /^[0-9a-f]{64}$/;
@@ -46,7 +46,9 @@ export class FileCheckpointStore implements CheckpointStore {
     return join(this.root, 'content', hash.slice(0, 2), hash);
   }
 
-  async capture(absolute: string): Promise<FileState> {
+  async capture(absolute: string, listed?: { size: number; mtimeMs: number }): Promise<FileState> {
+    const cached = listed && this.known.get(absolute);
+    if (cached && listed && cached.size === listed.size && cached.mtimeMs === listed.mtimeMs) return { kind: 'stored', hash: cached.hash, size: cached.size };
     const stat = await fsp.lstat(absolute).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
       throw error;
@@ -84,19 +86,19 @@ export class FileCheckpointStore implements CheckpointStore {
       const skip = await ignoredNames(folder);
       const pending = [folder];
       while (pending.length) {
+        if (Date.now() > deadline) return { files, complete: false, note: `listing the workspace took longer than ${this.limits.listBudgetMs} ms` };
         const dir = pending.pop()!;
-        const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
-        for (const entry of entries) {
-          if (files.length >= this.limits.maxFiles) return { files, complete: false, note: `the workspace has more than ${this.limits.maxFiles.toLocaleString('en-US')} files` };
-          if (Date.now() > deadline) return { files, complete: false, note: `listing the workspace took longer than ${this.limits.listBudgetMs} ms` };
-          if (skip.has(entry.name)) continue;
+        const entries = (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).filter((e) => !skip.has(e.name));
+        for (const entry of entries) if (entry.isDirectory()) pending.push(join(dir, entry.name));
+        // A folder's files are stated together; links and special files are not listed.
+        const plain = entries.filter((e) => e.isFile()).slice(0, this.limits.maxFiles - files.length + 1);
+        const stats = await Promise.all(plain.map((e) => fsp.lstat(join(dir, e.name)).catch(() => undefined)));
+        plain.forEach((entry, i) => {
+          const stat = stats[i];
           const absolute = join(dir, entry.name);
-          if (entry.isDirectory()) pending.push(absolute);
-          else if (entry.isFile()) {
-            const stat = await fsp.lstat(absolute).catch(() => undefined);
-            if (stat?.isFile()) files.push({ absolute, relative: relativePath(folder, absolute).split(sep).join('/'), size: stat.size, mtimeMs: stat.mtimeMs });
-          }
-        }
+          if (stat?.isFile()) files.push({ absolute, relative: relativePath(folder, absolute).split(sep).join('/'), size: stat.size, mtimeMs: stat.mtimeMs });
+        });
+        if (files.length > this.limits.maxFiles) return { files: files.slice(0, this.limits.maxFiles), complete: false, note: `the workspace has more than ${this.limits.maxFiles.toLocaleString('en-US')} files` };
       }
     }
     return { files, complete: true };

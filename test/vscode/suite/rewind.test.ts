@@ -77,8 +77,10 @@ describe('Restore files and rewind in VS Code', function () {
       await until('the turn offers its files', async () => (await api.rewind.turnFilesOf(api.sessions.active!.info.id)).some((t) => t.messageId === messageId && t.files === 2));
 
       const { ports, asked } = portsAnswering(api, 'Restore Files');
-      const outcome = await restoreTurnFiles(ports, messageId);
-      assert.equal(checkpointDiffTabs().length, 2, 'a diff per file was shown before the question');
+      let diffsWhileAsked = -1;
+      const outcome = await restoreTurnFiles({ ...ports, askModal: async (...args) => ((diffsWhileAsked = checkpointDiffTabs().length), ports.askModal(...args)) }, messageId);
+      assert.equal(diffsWhileAsked, 2, 'a diff per file was shown before the question');
+      assert.equal(checkpointDiffTabs().length, 0, 'and closed once answered');
       assert.match(asked[0], /^Restore 2 files to before “Capitalise beta and add a file\.”\?/);
       assert.deepEqual(outcome?.failed, []);
       assert.equal(doc.getText(), 'alpha\nbeta\n', 'the open editor shows the restored text');

@@ -58,6 +58,7 @@ async function twoTurns() {
     target: nodeRestoreTarget,
     unsaved: () => false,
     showDiffs: async (items) => void diffs.push([...items]),
+    closeDiffs: async () => void diffs.push([]),
     askModal: async (message, detail, choices) => {
       asked.push({ message, detail, choices });
       return answer;
@@ -97,6 +98,7 @@ describe('restore and rewind from the chat (host flow)', function () {
       t.answer('Restore Files');
       const outcome = await restoreTurnFiles(t.ports, t.first.id);
       assert.deepEqual(t.diffs[0].map((i) => i.relative), ['app.ts', 'README.md'].sort((a, b) => a.localeCompare(b)), 'a diff per file before the question');
+      assert.deepEqual(t.diffs[1], [], 'the diffs are closed once answered');
       assert.equal(t.asked[0].message, 'Restore 2 files to before “change the port”?');
       assert.match(t.asked[0].detail, /Written back: app\.ts/);
       assert.match(t.asked[0].detail, /Deleted \(the agent created them\): README\.md/);
