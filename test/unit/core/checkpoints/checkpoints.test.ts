@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { CheckpointingWorkspace } from '../../../../src/core/checkpoints/checkpointingWorkspace';
@@ -191,13 +191,20 @@ describe('checkpoints: recording a turn\'s file changes and restoring them', fun
       const listing = await store.list([f.workspace]);
       assert.equal(listing.files.length, 3);
       assert.equal(listing.complete, false);
-      const { recorder, ws } = setUp(f.storage, f.workspace, store);
+      // The listing before the command is cut at 3 files; the one after reaches them all (as when a time bound cuts the first).
+      for (let i = 0; i < 6; i++) utimesSync(join(f.workspace, `f${i}.txt`), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      const whole = new FileCheckpointStore(join(f.root, 'whole'));
+      let listings = 0;
+      const cutFirst: CheckpointStore = { capture: (a, l) => store.capture(a, l), read: (h) => store.read(h), save: (c) => store.save(c), load: (id) => store.load(id), list: (folders) => (listings++ === 0 ? store.list(folders) : whole.list(folders)) };
+      const { recorder, ws, problems } = setUp(f.storage, f.workspace, cutFirst);
       recorder.begin('s1', 'u1');
-      await exec(ws, 'true');
+      await exec(ws, 'printf "new\\n" > zz-made.txt');
       const checkpoint = await recorder.end();
       assert.match(checkpoint?.problems.join('\n') ?? '', /more than 3 files/);
+      assert.deepEqual(problems, [], 'a bound reached is said on the turn, not in a pop-up');
+      assert.deepEqual(checkpoint?.files.map((x) => [x.relative, x.before.kind]), [['zz-made.txt', 'unstored']], 'only the file the command made counts, not the files the first listing did not reach; its prior state is unknown');
       const unbounded = await new FileCheckpointStore(join(f.root, 'other')).list([f.workspace]);
-      assert.deepEqual(unbounded.files.map((x) => x.relative).sort(), ['f0.txt', 'f1.txt', 'f2.txt', 'f3.txt', 'f4.txt', 'f5.txt'], 'node_modules is never listed');
+      assert.deepEqual(unbounded.files.map((x) => x.relative).sort(), ['f0.txt', 'f1.txt', 'f2.txt', 'f3.txt', 'f4.txt', 'f5.txt', 'zz-made.txt'], 'node_modules is never listed');
     } finally {
       f.dispose();
     }
