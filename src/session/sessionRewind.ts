@@ -6,6 +6,7 @@ import { TurnCheckpointRecorder } from '../core/checkpoints/turnRecorder';
 import type { Workspace } from '../core/ports/workspace';
 import { turnFilesOf, type RewindPorts } from '../host/chat/rewindFlow';
 import { FileCheckpointStore } from '../node/checkpoints/fileCheckpointStore';
+import { insideFolders } from '../node/checkpoints/restoreConfinement';
 import type { ChatTurnFiles } from '../protocol/chat';
 import { CHECKPOINT_SCHEME, checkpointDiffUri, CheckpointDocuments } from '../workspace/checkpointDocuments';
 import { vscodeRestoreTarget } from '../workspace/vscodeRestoreTarget';
@@ -78,6 +79,7 @@ export class SessionRewind implements vscode.Disposable {
       checkpoints: (sessionId) => this.recorder.checkpoints(sessionId),
       files: this.store,
       target: vscodeRestoreTarget,
+      insideWorkspace: (absolute) => insideFolders((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), absolute),
       unsaved: (absolute) => vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolute && d.isDirty),
       showDiffs: (items) => this.showDiffs(items),
       closeDiffs: async () => {

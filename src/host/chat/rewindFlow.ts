@@ -25,6 +25,8 @@ export interface RewindPorts {
   target: RestoreTarget;
   /** An editor holds unsaved changes to this file. */
   unsaved(absolute: string): boolean;
+  /** The file lies (links resolved) inside a workspace folder open now: only those are restored. */
+  insideWorkspace(absolute: string): Promise<boolean>;
   /** Shows what a restore would change, a diff per file; `closeDiffs` closes them once the user answered. */
   showDiffs(items: readonly RestoreItem[]): Promise<void>;
   closeDiffs(): Promise<void>;
@@ -59,7 +61,12 @@ async function planFor(ports: RewindPorts, session: RewindSession, messageId: st
   const message = session.messages.find((m) => m.id === messageId) ?? checkpoints.find((c) => c.userMessageId === messageId);
   if (!message) return { checkpointIds: [], items: [], problems: [] };
   const plan = await planRestore(checkpointsSince(checkpoints, message), ports.files);
-  return { ...plan, items: plan.items.map((item) => (ports.unsaved(item.absolute) ? { ...item, changedSince: true } : item)) };
+  const items: RestoreItem[] = [];
+  for (const item of plan.items) {
+    if (!(await ports.insideWorkspace(item.absolute))) items.push({ ...item, action: 'unrestorable', reason: 'it is outside the workspace folders open now' });
+    else items.push(ports.unsaved(item.absolute) ? { ...item, changedSince: true } : item);
+  }
+  return { ...plan, items };
 }
 
 /** The confirmation's lines: what each file becomes, and which ones someone changed since the agent did. */
@@ -91,6 +98,10 @@ export async function restoreTurnFiles(ports: RewindPorts, messageId: string): P
   const quote = quoteOf(session.messages.find((m) => m.id === messageId)?.content);
   if (!plan.items.length) {
     ports.inform(plan.checkpointIds.length ? `The files are already as they were before ${quote}.` : 'Tally has no record of files this turn changed.');
+    return undefined;
+  }
+  if (plan.items.every((i) => i.action === 'unrestorable')) {
+    ports.inform(`None of the files can be restored: ${plan.items.map((i) => `${i.relative} (${i.reason ?? 'not recorded'})`).join(', ')}.`);
     return undefined;
   }
   await ports.showDiffs(plan.items.filter((i) => i.action !== 'unrestorable'));

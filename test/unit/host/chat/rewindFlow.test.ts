@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
@@ -14,6 +14,7 @@ import { restoreTurnFiles, rewindToMessage, turnFilesOf, type RewindPorts } from
 import { FileCheckpointStore } from '../../../../src/node/checkpoints/fileCheckpointStore';
 import { nodeRestoreTarget } from '../../../../src/node/checkpoints/nodeRestoreTarget';
 import { NodeWorkspace } from '../../../../src/node/tools/nodeWorkspace';
+import { insideFolders } from '../../../../src/node/checkpoints/restoreConfinement';
 import type { ChatEntry } from '../../../../src/protocol/chat';
 import { tempStore } from '../../../support/tempStore';
 
@@ -50,6 +51,7 @@ async function twoTurns() {
   const said: string[] = [];
   let answer: string | undefined;
   let busy = false;
+  let openFolders = [workspace];
   const ports: RewindPorts = {
     blocked: () => (busy ? 'Wait for the current turn to finish, or stop it, before rewinding or restoring files.' : undefined),
     session: async () => session,
@@ -57,6 +59,7 @@ async function twoTurns() {
     files,
     target: nodeRestoreTarget,
     unsaved: () => false,
+    insideWorkspace: (absolute) => insideFolders(openFolders, absolute),
     showDiffs: async (items) => void diffs.push([...items]),
     closeDiffs: async () => void diffs.push([]),
     askModal: async (message, detail, choices) => {
@@ -72,6 +75,7 @@ async function twoTurns() {
     root, workspace, temp, session, recorder, ports, asked, diffs, composer, said, first, second,
     answer: (choice: string | undefined) => (answer = choice),
     setBusy: (value: boolean) => (busy = value),
+    openFolders: (folders: string[]) => (openFolders = folders),
     /** The chat's entries as a reopened chat folds them from the store. */
     chat: async (): Promise<ChatEntry[]> => {
       const entries = new ChatEntries();
@@ -150,6 +154,40 @@ describe('restore and rewind from the chat (host flow)', function () {
       assert.equal(readFileSync(join(t.workspace, 'app.ts'), 'utf8'), 'port = 9090\n');
       assert.deepEqual(headlines(await t.chat()), []);
       assert.deepEqual(t.composer, []);
+    } finally {
+      await t.dispose();
+    }
+  });
+
+  it('never writes outside the workspace open now: a session from another workspace, or a folder that became a link', async () => {
+    const t = await twoTurns();
+    const outside = join(t.root, 'elsewhere');
+    try {
+      mkdirSync(outside);
+      t.openFolders([outside]);
+      t.answer('Restore Files');
+      assert.equal(await restoreTurnFiles(t.ports, t.first.id), undefined);
+      assert.equal(t.asked.length, 0, 'nothing to confirm');
+      assert.match(t.said[0], /None of the files can be restored: app\.ts \(it is outside the workspace folders open now\), README\.md \(it is outside/);
+      assert.equal(readFileSync(join(t.workspace, 'app.ts'), 'utf8'), 'port = 9090\n', 'nothing written');
+
+      // The workspace's own folder of a turn's file became a link leading out.
+      t.openFolders([t.workspace]);
+      mkdirSync(join(t.workspace, 'docs'));
+      const path = join(t.workspace, 'docs');
+      writeFileSync(join(path, 'guide.md'), 'v0\n');
+      t.recorder.begin(t.session.sessionId, t.second.id);
+      const ws = new CheckpointingWorkspace(new NodeWorkspace({ folders: [t.workspace], trusted: true }), t.recorder);
+      await ws.writeFile('docs/guide.md', await ws.resolve('docs/guide.md', { mustExist: true }), 'v1\n', 'v0\n');
+      await t.recorder.end();
+      rmSync(path, { recursive: true });
+      symlinkSync(outside, path);
+      writeFileSync(join(outside, 'guide.md'), 'outside\n');
+      const outcome = await restoreTurnFiles(t.ports, t.second.id);
+      assert.equal(readFileSync(join(outside, 'guide.md'), 'utf8'), 'outside\n', 'the file behind the link is untouched');
+      assert.match(t.asked[t.asked.length - 1].detail, /Cannot be restored: docs\/guide\.md \(it is outside the workspace folders open now\)/);
+      assert.deepEqual(outcome?.unrestorable, ['docs/guide.md']);
+      assert.equal(existsSync(join(t.workspace, 'README.md')), false, 'the files inside are still restored');
     } finally {
       await t.dispose();
     }
