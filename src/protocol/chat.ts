@@ -73,8 +73,9 @@ export interface ChatThinking {
 
 export type ChatEntry =
   /** `pending`: kept while no model is configured; it is sent once one is chosen. `tokens`: the host's count. */
-  | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean }
-  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking }
+  | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean; setAside?: boolean }
+  /** `setAside` (user and assistant): a rewind took the conversation back to before it; the model no longer sees it. */
+  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking; setAside?: boolean }
   /** `headline`: what a user's step on the history did, in words ("Rewound to before “fix the test” · 4 messages set aside"). */
   | { kind: 'compaction'; id: string; record: CompactionEventRecord; headline?: string }
   /** `busy`: work still running (a compaction); `action`: the button the notice offers (`continue` sends "Continue"). */

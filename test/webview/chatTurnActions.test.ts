@@ -26,8 +26,8 @@ function state(busy: boolean): ChatState {
     entries: [
       { kind: 'user', id: 'u-1', text: 'The config tests fail after my refactor. Can you fix them?' },
       { kind: 'assistant', id: 'a-1', text: 'I fixed the loader and updated the test.', toolCalls: [] },
-      { kind: 'user', id: 'u-2', text: 'Now run the whole suite and fix what breaks.' },
-      { kind: 'assistant', id: 'a-2', text: 'All 212 tests pass.', toolCalls: [] },
+      { kind: 'user', id: 'u-2', text: 'Now run the whole suite and fix what breaks.', setAside: true },
+      { kind: 'assistant', id: 'a-2', text: 'All 212 tests pass.', toolCalls: [], setAside: true },
       { kind: 'compaction', id: 'c-rw', record: rewound, headline: 'Rewound to before “Now run the whole suite and fix what breaks.” · 14 messages set aside · 2 files restored' },
       { kind: 'compaction', id: 'c-rs', record: restored, headline: 'Restored 3 files to before “The config tests fail after my refactor. Can…”' },
       { kind: 'user', id: 'u-3', text: 'Run only the config tests.' },
@@ -63,15 +63,18 @@ describe('chat: restore and rewind actions on turns (headless Chromium)', functi
   it('offers Rewind on every sent message and Restore files (N) on turns that changed files; each posts the message id alone', async () => {
     const page = await open('dark', false);
     try {
-      assert.equal(await page.locator('[data-turn-actions] [data-action="rewind"]').count(), 3);
+      assert.equal(await page.locator('[data-turn-actions] [data-action="rewind"]').count(), 2, 'every sent message in the context offers Rewind');
+      assert.equal(await page.locator('[data-turn-actions="u-2"] [data-action="rewind"]').count(), 0, 'a message a rewind set aside does not');
+      assert.equal(await page.locator('.entry[data-entry-id="u-2"] .set-aside-label').textContent(), 'set aside');
+      assert.equal(await page.locator('.entry[data-entry-id="a-2"] .set-aside-label').textContent(), 'set aside');
       const restore = page.locator('[data-turn-actions="u-1"] [data-action="restore-files"]');
       assert.equal(await restore.textContent(), 'Restore files (3)');
       assert.equal(await page.locator('[data-turn-actions="u-3"] [data-action="restore-files"]').count(), 0, 'a turn that changed nothing offers no restore');
       assert.match((await page.locator('[data-turn-actions="u-2"] .turn-files-problem').textContent()) ?? '', /may not all be restorable: the workspace has more than 20,000 files/);
       await clearPosted(page);
       await restore.click();
-      await page.locator('[data-turn-actions="u-2"] [data-action="rewind"]').click();
-      assert.deepStrictEqual(await posted(page), [{ type: 'restoreFiles', messageId: 'u-1' }, { type: 'rewind', messageId: 'u-2' }]);
+      await page.locator('[data-turn-actions="u-3"] [data-action="rewind"]').click();
+      assert.deepStrictEqual(await posted(page), [{ type: 'restoreFiles', messageId: 'u-1' }, { type: 'rewind', messageId: 'u-3' }]);
     } finally {
       await done(page);
     }
@@ -127,6 +130,7 @@ describe('chat: restore and rewind actions on turns (headless Chromium)', functi
         await page.screenshot({ path: path.join(SCREENSHOTS, `turn-actions-${theme}.png`), fullPage: true });
         assert.ok((await textContrast(page.locator('[data-turn-actions="u-2"] .turn-files-text'))) >= 4.5, 'the problem note is readable');
         assert.ok((await textContrast(page.locator('[data-entry-id="c-rw"] .notice-headline'))) >= 4.5, 'the notice is readable');
+        assert.ok((await textContrast(page.locator('.entry[data-entry-id="u-2"] .set-aside-label'))) >= 4.5, 'the set-aside label is readable');
         const busy = await open(theme, true);
         await busy.screenshot({ path: path.join(SCREENSHOTS, `turn-actions-busy-${theme}.png`), fullPage: true });
         await done(busy);

@@ -11,15 +11,18 @@ export interface TurnActionHandlers {
 const BUSY_TITLE = 'A turn is running: wait for it to finish, or stop it, to rewind or restore files.';
 
 /** The row under a sent user message: "Rewind to here", and "Restore files (N)" when its turn changed files. */
-function actionsRow(messageId: string, files: ChatTurnFiles | undefined, busy: boolean, handlers: TurnActionHandlers): HTMLElement {
+function actionsRow(messageId: string, files: ChatTurnFiles | undefined, busy: boolean, setAside: boolean, handlers: TurnActionHandlers): HTMLElement {
   const restorable = files && files.files > 0;
   return h('div', { class: 'turn-actions', attrs: { 'data-turn-actions': messageId } }, [
-    button('Rewind to here', () => handlers.onRewind(messageId), {
-      appearance: 'secondary',
-      disabled: busy,
-      title: busy ? BUSY_TITLE : 'Take the conversation back to before this message and edit it (the transcript keeps everything)',
-      attrs: { 'data-action': 'rewind' },
-    }),
+    // A message set aside by a rewind is no longer in the context: there is nothing to rewind to before it.
+    setAside
+      ? null
+      : button('Rewind to here', () => handlers.onRewind(messageId), {
+          appearance: 'secondary',
+          disabled: busy,
+          title: busy ? BUSY_TITLE : 'Take the conversation back to before this message and edit it (the transcript keeps everything)',
+          attrs: { 'data-action': 'rewind' },
+        }),
     restorable
       ? button(`Restore files (${files.files})`, () => handlers.onRestoreFiles(messageId), {
           appearance: 'secondary',
@@ -46,10 +49,11 @@ export function decorateTurnActions(list: HTMLElement, turnFiles: readonly ChatT
   for (const entry of Array.from(list.querySelectorAll<HTMLElement>('.entry.user[data-entry-id]:not([data-pending])'))) {
     const messageId = entry.dataset.entryId ?? '';
     const files = byMessage.get(messageId);
-    const signature = JSON.stringify([busy, files?.files ?? 0, files?.problem ?? '']);
+    const setAside = entry.hasAttribute('data-set-aside');
+    const signature = JSON.stringify([busy, files?.files ?? 0, files?.problem ?? '', setAside]);
     const current = entry.querySelector<HTMLElement>(':scope > .turn-actions');
     if (current?.dataset.signature === signature) continue;
-    const row = actionsRow(messageId, files, busy, handlers);
+    const row = actionsRow(messageId, files, busy, setAside, handlers);
     row.dataset.signature = signature;
     if (current) current.replaceWith(row);
     else entry.appendChild(row);

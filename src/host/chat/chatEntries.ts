@@ -241,8 +241,20 @@ export class ChatEntries {
   }
 
   private placeCompaction(record: CompactionEventRecord): void {
+    this.setAsideBy(record);
     this.push(this.compactionOf(record));
     this.lastCompactionAt = record.startedAt;
+  }
+
+  /** A rewind: the messages shown from its user message on are marked set aside (the model no longer sees them). */
+  private setAsideBy(record: CompactionEventRecord): void {
+    if (record.step?.kind !== 'rewind' || record.step.messageId === undefined) return;
+    const from = this.order.indexOf(`user:${record.step.messageId}`);
+    if (from < 0) return;
+    for (const key of this.order.slice(from)) {
+      const entry = this.byKey.get(key);
+      if ((entry?.kind === 'user' || entry?.kind === 'assistant') && !entry.setAside) this.set(key, { ...entry, setAside: true });
+    }
   }
 
   private push(entry: ChatEntry, shownAt?: number): string {

@@ -131,7 +131,10 @@ describe('restore and rewind from the chat (host flow)', function () {
       assert.deepEqual(t.session.messages.map((m) => m.content), ['change the port', 'Changed the port to 9090.']);
       assert.deepEqual(t.composer, ['add a readme']);
       assert.deepEqual(record?.step, { kind: 'rewind', messageId: t.second.id, checkpointId: record?.step?.checkpointId, files: ['README.md'] });
-      const [headline] = headlines(await t.chat());
+      const chat = await t.chat();
+      const marked = chat.flatMap((e) => (e.kind === 'user' || e.kind === 'assistant' ? [[e.text, e.setAside === true]] : []));
+      assert.deepEqual(marked, [['change the port', false], ['Changed the port to 9090.', false], ['add a readme', true], ['Added README.md.', true]], 'the chat marks what the rewind set aside');
+      const [headline] = headlines(chat);
       assert.equal(headline, `Rewound to before “add a readme” · ${said[1]} messages set aside · 1 file restored`);
       assert.equal(Number(said[1]), record!.messagesBefore - record!.messagesAfter, 'the confirmation, the notice and the record say the same number');
     } finally {
