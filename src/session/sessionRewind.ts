@@ -92,6 +92,7 @@ export class SessionRewind implements vscode.Disposable {
         void vscode.window.showWarningMessage(`Tally: ${message}`);
       },
       changed: () => this.changed(),
+      rewound: () => this.sessions.forgetEndedTurn(),
     };
   }
 

@@ -37,6 +37,8 @@ export interface RewindPorts {
   editText(text: string): void;
   /** The turns' files changed (a restore ran): the chat's actions are read again. */
   changed(): void;
+  /** A rewind happened: the last turn's error and Retry no longer apply. */
+  rewound(): void;
 }
 
 const RESTORE = 'Restore Files';
@@ -144,6 +146,7 @@ export async function rewindToMessage(ports: RewindPorts, messageId: string): Pr
     ports.changed();
   }
   const record = await session.rewind(messageId, restored);
+  ports.rewound();
   ports.editText(message.content);
   return record;
 }

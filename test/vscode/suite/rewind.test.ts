@@ -135,4 +135,17 @@ describe('Restore files and rewind in VS Code', function () {
       assert.equal((await store.loadTranscript(api.sessions.active!.info.id)).filter((m) => m.kind === 'user').length, 3, 'the transcript keeps everything');
     });
   });
+
+  it('a rewind past a failed turn drops its error and Retry', async () => {
+    await withFakeModel(async ({ api, server }) => {
+      await api.sessions.create('rewind a failed turn');
+      server.enqueue({ type: 'error', status: 400, body: { error: { message: 'Scripted failure.', type: 'invalid_request_error', param: null, code: null } } });
+      await api.sessions.send('Fix the build.');
+      assert.equal(api.sessions.canRetry, true);
+      const { ports } = portsAnswering(api, 'Rewind');
+      await rewindToMessage(ports, await userMessageId(api, 'Fix the build.'));
+      assert.equal(api.sessions.canRetry, false, 'Retry would send a message the rewind set aside');
+      assert.deepEqual(api.sessions.endedTurnNotices, [], 'the error notice is gone');
+    });
+  });
 });

@@ -70,6 +70,7 @@ async function twoTurns() {
     warn: (m) => said.push(m),
     editText: (text) => composer.push(text),
     changed: () => undefined,
+    rewound: () => void said.push('rewound'),
   };
   return {
     root, workspace, temp, session, recorder, ports, asked, diffs, composer, said, first, second,
@@ -130,6 +131,7 @@ describe('restore and rewind from the chat (host flow)', function () {
       assert.equal(readFileSync(join(t.workspace, 'app.ts'), 'utf8'), 'port = 9090\n', 'the first turn\'s change stays');
       assert.deepEqual(t.session.messages.map((m) => m.content), ['change the port', 'Changed the port to 9090.']);
       assert.deepEqual(t.composer, ['add a readme']);
+      assert.ok(t.said.includes('rewound'), 'the last turn\'s error and Retry are dropped');
       assert.deepEqual(record?.step, { kind: 'rewind', messageId: t.second.id, checkpointId: record?.step?.checkpointId, files: ['README.md'] });
       const chat = await t.chat();
       const marked = chat.flatMap((e) => (e.kind === 'user' || e.kind === 'assistant' ? [[e.text, e.setAside === true]] : []));
