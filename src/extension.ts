@@ -11,6 +11,7 @@ import { openDemoReplayCommand, openTranscriptCommand } from './commands/transcr
 import { AgentFactory } from './session/agentFactory';
 import { SessionController } from './session/sessionController';
 import { SessionStoreHost } from './session/sessionStoreHost';
+import { SessionRewind } from './session/sessionRewind';
 import { ApiKeys } from './secrets/apiKeys';
 import { ContextMeter } from './views/contextMeter';
 import { ReadOnlyDocuments } from './views/readOnlyDocuments';
@@ -30,6 +31,8 @@ export interface TallyApi {
   /** The chat view: what its webview posts goes through `receive`. */
   chat: ChatViewProvider;
   keys: ApiKeys;
+  /** Checkpoints, restore and rewind (the tests answer the confirmations themselves). */
+  rewind: SessionRewind;
   /** Where VS Code keeps this extension's logs and global state (the key-leak test searches them). */
   folders: { log: string; globalStorage: string };
 }
@@ -44,9 +47,11 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   const keys = new ApiKeys(context.secrets);
   const agents = new AgentFactory(context, log);
   const sessions = new SessionController(storeHost, keys, agents, log);
+  const rewind = new SessionRewind(context.globalStorageUri.fsPath, sessions, log);
+  agents.useCheckpoints((workspace) => rewind.wrap(workspace));
   const docs = new ReadOnlyDocuments();
   const attachments = new ChatAttachments(sessions, docs);
-  const chat = new ChatViewProvider(context.extensionUri, sessions, log, attachments);
+  const chat = new ChatViewProvider(context.extensionUri, sessions, log, attachments, rewind);
   const meter = new ContextMeter(sessions);
   const run = <T>(task: () => Promise<T>) => async (): Promise<T | undefined> => {
     try {
@@ -64,6 +69,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     storeHost,
     sessions,
     attachments,
+    rewind,
     chat,
     meter,
     docs,
@@ -100,7 +106,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     ...(vscode.lm?.onDidChangeChatModels ? [vscode.lm.onDidChangeChatModels(() => reopenWithoutModel(sessions))] : []),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.onTrustChanged()),
   );
-  return { sessions, agents, keys, attachments, chat, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
+  return { sessions, agents, keys, attachments, chat, rewind, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
 }
 
 export function deactivate(): void {

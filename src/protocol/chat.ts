@@ -89,9 +89,11 @@ export interface ChatThinking {
 
 export type ChatEntry =
   /** `pending`: kept while no model is configured; it is sent once one is chosen. `tokens`: the host's count. */
-  | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean; attachments?: ChatSentAttachment[] }
-  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking }
-  | { kind: 'compaction'; id: string; record: CompactionEventRecord }
+  | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean; attachments?: ChatSentAttachment[]; setAside?: boolean }
+  /** `setAside` (user and assistant): a rewind took the conversation back to before it; the model no longer sees it. */
+  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking; setAside?: boolean }
+  /** `headline`: what a user's step on the history did, in words ("Rewound to before “fix the test” · 4 messages set aside"). */
+  | { kind: 'compaction'; id: string; record: CompactionEventRecord; headline?: string }
   /** `busy`: work still running (a compaction); `action`: the button the notice offers (`continue` sends "Continue"). */
   | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' | 'continue' }
   | { kind: 'usage'; id: string; usage: ChatTurnUsage };
@@ -121,6 +123,18 @@ export interface ChatState {
   banner?: string;
   /** Older messages exist that the host has not read yet ("Show earlier" asks for them). */
   earlierUnloaded?: boolean;
+  /** The turns that changed files, by their user message: what "Restore files" offers on them. */
+  turnFiles?: ChatTurnFiles[];
+}
+
+/** What a turn changed in the workspace, from the host's checkpoints. */
+export interface ChatTurnFiles {
+  /** The user message that started the turn. */
+  messageId: string;
+  /** Files the turn edited, created or deleted. */
+  files: number;
+  /** Why some of them cannot be restored (checkpoint storage failed, a bound was reached), as a sentence. */
+  problem?: string;
 }
 
 /** An entry's key in the list: ids are unique within a kind. */
@@ -140,7 +154,9 @@ export type HostToChat =
   /** The answer to an `attachQuery`: the lines to offer, and what is not offered here and why. */
   | { type: 'completions'; queryId: number; items: AttachCompletion[] }
   /** The chips above the input and what the message will cost; `restore`: a send failed, the text goes back in the input. */
-  | { type: 'composer'; attachments: ChatAttachmentView[]; cost?: ComposerCost; restore?: string };
+  | { type: 'composer'; attachments: ChatAttachmentView[]; cost?: ComposerCost; restore?: string }
+  /** Puts a message's text back in the composer to edit (after a rewind). */
+  | { type: 'editText'; text: string };
 
 export type ChatToHost =
   | { type: 'ready' }
@@ -173,4 +189,8 @@ export type ChatToHost =
   /** The text being written, so the host can say what the message will cost. */
   | { type: 'draft'; text: string }
   /** Files dropped on the chat: each must be a file inside the workspace. */
-  | { type: 'dropUris'; uris: string[] };
+  | { type: 'dropUris'; uris: string[] }
+  /** Puts the files back to before this user message's turn (after a diff and a confirmation on the host). */
+  | { type: 'restoreFiles'; messageId: string }
+  /** Takes the conversation back to before this user message (the host confirms, and offers to restore files too). */
+  | { type: 'rewind'; messageId: string };

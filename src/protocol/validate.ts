@@ -132,6 +132,8 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   openAttachment: fields('openAttachment', { id: readId }),
   draft: fields('draft', { text: (f, key) => readString(f, key, LIMITS.textBytes, { allowEmpty: true }) }),
   dropUris: fields('dropUris', { uris: readUriList }),
+  restoreFiles: fields('restoreFiles', { messageId: readId }),
+  rewind: fields('rewind', { messageId: readId }),
 };
 
 /** A summary to compact with: optional, but when present a bounded string that says something. */

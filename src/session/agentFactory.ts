@@ -23,7 +23,7 @@ import type { ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
 import { toolWireText } from '../core/providers/toolWireForms';
 import type { ChatModel } from '../host/session/sessionPorts';
-import type { ResolvedPath } from '../core/ports/workspace';
+import type { ResolvedPath, Workspace } from '../core/ports/workspace';
 import type { ToolDefinition } from '../core/model/tool';
 import { isInternalTool, offeredByChoice } from '../core/tools/toolChoice';
 import type { Tool } from '../core/tools/types';
@@ -46,6 +46,8 @@ export class AgentFactory {
   private touched = { sessionId: '', paths: new Set<string>() };
   /** Which tools the user chose to offer (Configure Tools), from the user's global state. */
   readonly toolChoice: ToolChoiceState;
+  /** Wraps the tools' workspace so each turn's writes and commands are recorded for restoring (sessionRewind.ts). */
+  private recordWrites: (workspace: Workspace) => Workspace = (workspace) => workspace;
 
   constructor(context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
     this.toolChoice = new ToolChoiceState(context.globalState);
@@ -54,6 +56,11 @@ export class AgentFactory {
         log.warn(`session ${sessionId}: repaired ${renamed.length} repeated tool-call id(s) on load (${renamed.map((r) => `${r.from || '(empty)'} → ${r.to}`).join(', ')})`),
       ),
     });
+  }
+
+  /** The tools' writes and commands are recorded through `wrap` from now on. */
+  useCheckpoints(wrap: (workspace: Workspace) => Workspace): void {
+    this.recordWrites = wrap;
   }
 
   /**
@@ -135,7 +142,7 @@ export class AgentFactory {
   private registryOptions(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void, onPathResolved?: ToolRegistryOptions['onPathResolved']): ToolRegistryOptions {
     return {
       sources,
-      workspace: () => new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }),
+      workspace: () => this.recordWrites(new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted })),
       approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request), withdraw: (request) => this.resolveApproval(request.callId, false) }),
       limits: { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
       onCall,

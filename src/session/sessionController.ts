@@ -336,6 +336,14 @@ export class SessionController implements vscode.Disposable, SessionActions {
     this.activeSession?.agent?.cancel();
   }
 
+  /** The conversation went back (a rewind): what the last turn left (its error, Retry) no longer applies. */
+  forgetEndedTurn(): void {
+    if (this.activeSession?.agent?.busy) return;
+    this.failedTurnUserId = undefined;
+    this.turns.reset();
+    this.changed.fire({ type: 'status' });
+  }
+
   async compact(focus?: string, userSummary?: UserSummary): Promise<CompactionResult> {
     const session = await this.current();
     if (session.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before compacting.');

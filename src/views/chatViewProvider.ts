@@ -5,6 +5,8 @@ import { chatHeader } from '../host/chat/chatState';
 import { ChatEntriesSent } from '../host/chat/chatEntriesPatch';
 import { CHAT_PAGE_MESSAGES } from '../host/session/sessionView';
 import { chatHandlers } from '../host/chat/chatIntents';
+import { restoreTurnFiles, rewindToMessage } from '../host/chat/rewindFlow';
+import type { SessionRewind } from '../session/sessionRewind';
 import { RefreshQueue } from '../host/session/refreshQueue';
 import type { SessionController } from '../session/sessionController';
 import type { HostToChat } from '../protocol/chat';
@@ -33,10 +35,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly sessions: SessionController,
     private readonly log: vscode.LogOutputChannel,
     private readonly attachments?: ChatAttachments,
+    private readonly rewind?: SessionRewind,
   ) {
     if (attachments) attachments.post = (message) => this.post(message);
+    const askModal = (message: string, detail: string, choices: string[]) => vscode.window.showWarningMessage(message, { modal: true, detail }, ...choices);
+    const ports = rewind?.ports({ askModal, editText: (text) => this.post({ type: 'editText', text }) });
     this.handlers = chatHandlers({
       attachments: attachments?.deps(),
+      rewind: ports && { restoreFiles: (messageId) => restoreTurnFiles(ports, messageId), rewind: (messageId) => rewindToMessage(ports, messageId) },
       sessions,
       executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),
       sendState: () => this.sendState({ whole: true }),
@@ -54,7 +60,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           if (!ok) throw new Error('The editor did not accept the insertion.');
         },
         copyToClipboard: (text) => vscode.env.clipboard.writeText(text),
-        askModal: (message, detail, choices) => vscode.window.showWarningMessage(message, { modal: true, detail }, ...choices),
+        askModal,
         openExternal: async (url) => {
           await vscode.env.openExternal(vscode.Uri.parse(url, true));
         },
@@ -62,6 +68,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     });
     this.disposables.push(
       sessions.onDidChange(() => this.scheduleRefresh()),
+      ...(rewind ? [rewind.onDidChange(() => this.scheduleRefresh())] : []),
       sessions.onAgentEvent((event) => {
         if (event.type === 'text_delta') this.post({ type: 'delta', entryId: 'streaming', text: event.text });
         if (event.type === 'approval_needed' && !this.view?.visible) void this.offerToShowApproval(event.request.kind);
@@ -128,7 +135,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       const whole = options.whole || this.sentView !== view;
       if (whole) this.sent = new ChatEntriesSent();
       this.sentView = view;
-      const state = chatHeader({ session, sessions: await store.listSessions(), earlierUnloaded: view.earlierUnloaded, usage: view.usageFigures, ...extras });
+      const turnFiles = this.rewind ? await this.rewind.turnFilesOf(session.info.id) : [];
+      const state = { ...chatHeader({ session, sessions: await store.listSessions(), earlierUnloaded: view.earlierUnloaded, usage: view.usageFigures, ...extras }), ...(turnFiles.length ? { turnFiles } : {}) };
       if (whole) this.post({ type: 'state', state: { ...state, entries: this.sent.whole(view.chat, extras) } });
       else this.post({ type: 'update', state, patch: this.sent.change(view.chat, extras) });
       // The cost line follows the meter; the chips follow the session.

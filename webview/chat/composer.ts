@@ -6,6 +6,8 @@ const MAX_BYTES = 100 * 1024;
 export interface Composer {
   element: HTMLElement;
   setBusy(busy: boolean): void;
+  /** Puts text in the box to edit (a rewound message), the cursor at its end. */
+  setText(text: string): void;
 }
 
 /** What another part adds to the composer: elements above the input, a line beside the buttons, a first look at keys. */
@@ -55,6 +57,10 @@ export function createComposer(onSend: (text: string) => void, onCancel: () => v
       busy = value;
       sendButton.hidden = busy;
       cancelButton.hidden = !busy;
+    },
+    setText(text) {
+      input.value = text;
+      input.focus();
     },
   };
 }

@@ -30,6 +30,11 @@ function tokenBadge(count: number | undefined): HTMLElement | null {
   return count === undefined ? null : h('span', { class: 'entry-tokens', title: 'Tokens this message takes in the context', attrs: { 'data-tokens': count }, text: countOf(count, 'token') });
 }
 
+/** Marks a message a rewind set aside: still shown, no longer sent to the model. */
+function setAsideLabel(setAside: boolean | undefined): HTMLElement | null {
+  return setAside ? h('span', { class: 'entry-state set-aside-label', title: 'A rewind took the conversation back to before this; the model no longer sees it (the transcript keeps it)', text: 'set aside' }) : null;
+}
+
 function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: EntryActions): HTMLElement | null {
   if (entry.action === 'retry') return button('Retry', () => actions.onRetry(), { appearance: 'secondary', attrs: { 'data-action': 'retry' } });
   if (entry.action === 'continue') return button('Continue', () => actions.onContinue(), { appearance: 'secondary', attrs: { 'data-action': 'continue' } });
@@ -58,20 +63,20 @@ function thinkingBlock(id: string, thinking: ChatThinking, actions: EntryActions
 export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElement {
   switch (entry.kind) {
     case 'user':
-      return h('div', { class: `entry user${entry.pending ? ' pending' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'user', 'data-pending': entry.pending } }, [
-        h('div', { class: 'entry-head' }, [h('span', { class: 'entry-role', text: 'You' }), entry.pending ? h('span', { class: 'entry-state', text: 'not sent yet' }) : null, tokenBadge(entry.tokens)]),
+      return h('div', { class: `entry user${entry.pending ? ' pending' : ''}${entry.setAside ? ' set-aside' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'user', 'data-pending': entry.pending, 'data-set-aside': entry.setAside } }, [
+        h('div', { class: 'entry-head' }, [h('span', { class: 'entry-role', text: 'You' }), entry.pending ? h('span', { class: 'entry-state', text: 'not sent yet' }) : null, setAsideLabel(entry.setAside), tokenBadge(entry.tokens)]),
         renderSentAttachments(entry.attachments),
         h('div', { class: 'text', text: entry.text }),
       ]);
     case 'assistant':
-      return h('div', { class: `entry assistant${entry.streaming ? ' streaming' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'assistant' } }, [
-        h('div', { class: 'entry-head' }, [h('span', { class: 'entry-role', text: 'Tally' }), tokenBadge(entry.tokens)]),
+      return h('div', { class: `entry assistant${entry.streaming ? ' streaming' : ''}${entry.setAside ? ' set-aside' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'assistant', 'data-set-aside': entry.setAside } }, [
+        h('div', { class: 'entry-head' }, [h('span', { class: 'entry-role', text: 'Tally' }), setAsideLabel(entry.setAside), tokenBadge(entry.tokens)]),
         entry.thinking ? thinkingBlock(entry.id, entry.thinking, actions) : null,
         entry.text ? h('div', { class: 'entry-body' }, [renderMarkdown(entry.text, actions)]) : null,
         ...entry.toolCalls.map((call) => renderToolCard(call, actions)),
       ]);
     case 'compaction':
-      return renderCompactionNotice(entry.record, actions.openNotices.has(entry.id), (open) => actions.onToggleNotice(entry.id, open));
+      return renderCompactionNotice(entry.record, actions.openNotices.has(entry.id), (open) => actions.onToggleNotice(entry.id, open), entry.headline);
     case 'notice':
       return h('div', { class: `entry notice notice-${entry.level}${entry.busy ? ' busy' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'notice', 'data-busy': entry.busy, role: entry.level === 'error' ? 'alert' : 'status' } }, [
         entry.busy ? progressRing('Working') : null,

@@ -11,6 +11,7 @@ import { EntryList } from './entries';
 import { FollowOutput } from './followOutput';
 import { renderMeter } from './meter';
 import { renderToolbar } from './toolbar';
+import { decorateTurnActions } from './turnActions';
 
 interface UiState {
   openNotices: string[];
@@ -96,6 +97,10 @@ function renderEntries(list: readonly ChatEntry[]): void {
     scroller.appendChild(emptyHint);
   }
   else emptyHint.remove();
+  decorateTurnActions(entries.element, state?.turnFiles, state?.busy === true, {
+    onRestoreFiles: (messageId) => host.post({ type: 'restoreFiles', messageId }),
+    onRewind: (messageId) => host.post({ type: 'rewind', messageId }),
+  });
   follow.afterRender();
   revealNewApprovals();
 }
@@ -173,6 +178,7 @@ onHostMessage<HostToChat>((message) => {
   else if (message.type === 'delta' && typeof message.text === 'string' && typeof message.entryId === 'string') applyDelta(message.entryId, message.text);
   else if (message.type === 'completions' && Array.isArray(message.items)) attachments.showCompletions(message.queryId, message.items);
   else if (message.type === 'composer' && Array.isArray(message.attachments)) attachments.showComposer(message.attachments, message.cost, message.restore);
+  else if (message.type === 'editText' && typeof message.text === 'string') composer.setText(message.text);
 });
 
 host.post({ type: 'ready' });

@@ -42,6 +42,8 @@ export function renderCompactionHistory(records: CompactionEventRecord[], open: 
           h('dt', { text: 'Strategies' }), h('dd', { text: r.strategies.length ? r.strategies.join(' → ') : 'none' }),
           h('dt', { text: 'Saved' }), h('dd', { text: compactionSaved(r) }),
           r.focus ? h('dt', { text: 'Focus' }) : null, r.focus ? h('dd', { text: r.focus }) : null,
+          r.step?.files?.length ? h('dt', { text: 'Files restored' }) : null,
+          r.step?.files?.length ? h('dd', { attrs: { 'data-files-restored': r.step.files.length }, text: r.step.files.join(', ') }) : null,
           r.error ? h('dt', { text: 'Error' }) : null, r.error ? h('dd', { class: 'error-text', text: r.error }) : null,
         ]),
         r.summary

@@ -1,6 +1,6 @@
 import type { ContextBudget } from '../accounting/budget';
 import { countMessage, countMessageAsync, isCounted, reasoningTokens, withStoredCount } from '../accounting/messageTokens';
-import { EMPTY_FIXED, UsageBasis, type FixedComponents } from '../accounting/usageBasis';
+import { EMPTY_FIXED, fixedTotal, UsageBasis, type FixedComponents } from '../accounting/usageBasis';
 import { defaultStrategies } from '../compaction/chain';
 import { compactionResult, runCompaction, type CompactionResult, type CompactOptions } from '../compaction/compactor';
 import type { CompactionEvent, CompactionListener } from '../compaction/events';
@@ -12,7 +12,7 @@ import { VisibleHistory } from '../history/visibleHistory';
 import { abortedToolResult, assistantMessage, userMessage } from '../model/factories';
 import { newId, newRefId } from '../model/ids';
 import type { Message, ReasoningBlock, ToolCall } from '../model/message';
-import type { TurnUsageRecord } from '../model/records';
+import type { CompactionEventRecord, HistoryStep, TurnUsageRecord } from '../model/records';
 import type { PromptSections } from '../prompt/promptSections';
 import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
@@ -25,6 +25,7 @@ import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
 import { resumeSession } from './resume';
+import { historyStepRecord, rewindPoint } from './rewind';
 import { LastMeasure } from './lastMeasure';
 import { SessionChanges, type SessionChangeListener } from './sessionChanges';
 import type { BlobInfo } from '../ports/blobStore';
@@ -389,6 +390,43 @@ export class ContextSession {
     } catch {
       return undefined; // the transcript still holds the original
     }
+  }
+
+  /**
+   * Rewind: the working context goes back to exactly what preceded a user message (refused when a
+   * compaction summarized it away: rewind.ts). The transcript keeps everything; the step is an
+   * entry of the history, and a snapshot, so a resume starts from here. `files`: what a restore done with it put back.
+   */
+  rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord> {
+    return this.mutex.run(async () => {
+      const kept = this.working.slice(0, rewindPoint(this.working, messageId));
+      const record = this.stepRecord({ kind: 'rewind', messageId, ...files }, kept);
+      this.working = settleMessages(kept);
+      this.lastCompactionId = record.id;
+      await this.saveSnapshot(record.id, record.estimatedTokensAfter ?? record.tokensAfter);
+      await this.options.store.addCompactionEvent(record);
+      this.changes.emit({ type: 'compaction', record });
+      return record;
+    });
+  }
+
+  /** Records a user's step that left the context as it is (files restored to a checkpoint). */
+  recordStep(step: HistoryStep): Promise<CompactionEventRecord> {
+    return this.mutex.run(async () => {
+      const record = this.stepRecord(step, this.working);
+      await this.options.store.addCompactionEvent(record);
+      this.changes.emit({ type: 'compaction', record });
+      return record;
+    });
+  }
+
+  private stepRecord(step: HistoryStep, after: readonly Message[]): CompactionEventRecord {
+    const fixed = this.promptFixed;
+    const measure = (messages: readonly Message[]) => this.measureOf(messages, fixed);
+    const estimate = (messages: readonly Message[]) => fixedTotal(fixed) + totalTokens(messages, this.count);
+    // The entry is placed after every message so far, and the next message after it.
+    this.lastCreatedAt = Math.max(this.now(), this.lastCreatedAt + 1);
+    return historyStepRecord({ id: newId('c'), sessionId: this.sessionId, step, startedAt: this.lastCreatedAt, before: this.working, after, measure, estimate });
   }
 
   /** Pins or unpins an item so compaction leaves it alone. */

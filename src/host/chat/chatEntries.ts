@@ -7,6 +7,7 @@ import { turnUsage } from '../session/turnFigures';
 import { toolView } from './chatToolView';
 import { sentAttachmentOf } from './sentAttachments';
 import { countOf } from '../../protocol/wording';
+import { historyStepHeadline } from './historyStepHeadline';
 
 /** An assistant message's thinking as the chat shows it: readable text, its tokens, and how many blocks came redacted. */
 function thinkingView(m: Message): ChatThinking | undefined {
@@ -25,8 +26,8 @@ interface OpenAssistant {
 }
 
 /** A `/compact` that found nothing to remove is recorded as skipped: the chat says so. */
-function compactionEntry(record: CompactionEventRecord): ChatEntry {
-  if (record.status !== 'skipped') return { kind: 'compaction', id: record.id, record };
+function compactionEntry(record: CompactionEventRecord, headline?: string): ChatEntry {
+  if (record.status !== 'skipped') return headline ? { kind: 'compaction', id: record.id, record, headline } : { kind: 'compaction', id: record.id, record };
   return { kind: 'notice', id: record.id, level: 'info', text: `Nothing to compact: the context (${countOf(record.tokensBefore, 'token')}) has nothing the strategies can remove yet.` };
 }
 
@@ -158,9 +159,9 @@ export class ChatEntries {
   /** A compaction event written; false when it goes before messages already shown. */
   addCompaction(record: CompactionEventRecord): boolean {
     if (!shownCompaction(record)) return true;
-    const key = chatEntryKey(compactionEntry(record));
+    const key = chatEntryKey(this.compactionOf(record));
     if (this.byKey.has(key)) {
-      this.set(key, compactionEntry(record));
+      this.set(key, this.compactionOf(record));
       return true;
     }
     if (record.startedAt < this.lastShownAt || record.startedAt < this.lastCompactionAt) return false;
@@ -270,9 +271,27 @@ export class ChatEntries {
     if (figures && this.byKey.has(key)) this.set(key, { kind: 'usage', id: `usage-${userId}`, usage: figures });
   }
 
+  /** A history entry's chat entry; a user's step (rewind, restore) says what it did, quoting its message when shown. */
+  private compactionOf(record: CompactionEventRecord): ChatEntry {
+    const message = record.step?.messageId === undefined ? undefined : this.byKey.get(`user:${record.step.messageId}`);
+    return compactionEntry(record, historyStepHeadline(record, message?.kind === 'user' ? message.text : undefined));
+  }
+
   private placeCompaction(record: CompactionEventRecord): void {
-    this.push(compactionEntry(record));
+    this.setAsideBy(record);
+    this.push(this.compactionOf(record));
     this.lastCompactionAt = record.startedAt;
+  }
+
+  /** A rewind: the messages shown from its user message on are marked set aside (the model no longer sees them). */
+  private setAsideBy(record: CompactionEventRecord): void {
+    if (record.step?.kind !== 'rewind' || record.step.messageId === undefined) return;
+    const from = this.order.indexOf(`user:${record.step.messageId}`);
+    if (from < 0) return;
+    for (const key of this.order.slice(from)) {
+      const entry = this.byKey.get(key);
+      if ((entry?.kind === 'user' || entry?.kind === 'assistant') && !entry.setAside) this.set(key, { ...entry, setAside: true });
+    }
   }
 
   private push(entry: ChatEntry, shownAt?: number): string {

@@ -18,6 +18,18 @@ export interface ChatIntentDeps {
   showEarlier(): Promise<void>;
   /** The composer's attachments (the view passes the workspace's sources). */
   attachments?: AttachmentIntentDeps;
+  /** Restore and rewind (rewindFlow.ts), with the views' diffs and modals. */
+  rewind?: ChatRewind;
+}
+
+export interface ChatRewind {
+  restoreFiles(messageId: string): Promise<unknown>;
+  rewind(messageId: string): Promise<unknown>;
+}
+
+function rewind(d: ChatIntentDeps): ChatRewind {
+  if (!d.rewind) throw new Error('Restore and rewind are not available here.');
+  return d.rewind;
 }
 
 export interface ChatWorkbench {
@@ -85,5 +97,13 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
       if (!d.attachments) throw new Error('Attachments are not available here.');
       return d.attachments;
     }),
+    restoreFiles: async (m) => {
+      await rewind(d).restoreFiles(m.messageId);
+      d.scheduleRefresh();
+    },
+    rewind: async (m) => {
+      await rewind(d).rewind(m.messageId);
+      d.scheduleRefresh();
+    },
   };
 }

@@ -5,6 +5,7 @@ import type { Frame } from 'playwright-core';
 import { findFrame, launchBrowser, runCommand } from './browser';
 import { editApprovalInTheEditor } from './editApprovalUi';
 import { forkFromTheInspector } from './forkUi';
+import { restoreAndRewindInTheChat } from './rewindUi';
 import { startCodeServer } from './codeServer';
 import { checkModelPicker } from './modelPickerUi';
 import { screenshotPath } from './screenshots';
@@ -235,6 +236,9 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
     });
     await check(`${theme}: an edit waiting for approval opens the diff editor with Accept and Reject; Accept in its title bar writes the file`, async () => {
       await editApprovalInTheEditor(page, model, workspace, screenshotPath(`edit-approval-${theme}.png`));
+    });
+    await check(`${theme}: Restore files shows the diff and a confirmation and puts the file back; Rewind to here asks, rewinds and puts the message in the composer`, async () => {
+      await restoreAndRewindInTheChat(page, workspace, { restore: screenshotPath(`restore-confirm-${theme}.png`), rewind: screenshotPath(`rewind-confirm-${theme}.png`), after: screenshotPath(`rewind-done-${theme}.png`) });
     });
     await check(`${theme}: Configure Tools lists each tool with its cost and source, the built-in ones picked`, async () => {
       await page.keyboard.press('Escape');

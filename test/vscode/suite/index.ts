@@ -20,5 +20,6 @@ export function run(): Promise<void> {
     require('./summaryEdit.test');
     require('./attachments.test');
     require('./subagents.test');
+    require('./rewind.test');
   });
 }

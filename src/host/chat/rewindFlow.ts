@@ -1,0 +1,152 @@
+import { applyRestore, checkpointsSince, planRestore, type RestoreItem, type RestoreOutcome, type RestorePlan } from '../../core/checkpoints/restore';
+import type { Message } from '../../core/model/message';
+import type { CompactionEventRecord, HistoryStep } from '../../core/model/records';
+import type { CheckpointStore, RestoreTarget, TurnCheckpoint } from '../../core/ports/checkpointStore';
+import { RewindRefused } from '../../core/session/rewind';
+import type { ChatTurnFiles } from '../../protocol/chat';
+import { countOf } from '../../protocol/wording';
+import { quoteOf } from './historyStepHeadline';
+
+/** The session a rewind or restore acts on. */
+export interface RewindSession {
+  sessionId: string;
+  readonly messages: readonly Message[];
+  rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord>;
+  recordStep(step: HistoryStep): Promise<CompactionEventRecord>;
+}
+
+/** What restoring and rewinding reach: no `vscode` here; the VS Code layer passes editors and modals, tests fakes. */
+export interface RewindPorts {
+  /** Why nothing may be rewound or restored now (a turn runs), or undefined. */
+  blocked(): string | undefined;
+  session(): Promise<RewindSession>;
+  checkpoints(sessionId: string): Promise<TurnCheckpoint[]>;
+  files: Pick<CheckpointStore, 'capture' | 'read'>;
+  target: RestoreTarget;
+  /** An editor holds unsaved changes to this file. */
+  unsaved(absolute: string): boolean;
+  /** The file lies (links resolved) inside a workspace folder open now: only those are restored. */
+  insideWorkspace(absolute: string): Promise<boolean>;
+  /** Shows what a restore would change, a diff per file; `closeDiffs` closes them once the user answered. */
+  showDiffs(items: readonly RestoreItem[]): Promise<void>;
+  closeDiffs(): Promise<void>;
+  askModal(message: string, detail: string, choices: string[]): PromiseLike<string | undefined>;
+  inform(message: string): void;
+  warn(message: string): void;
+  /** Puts the text in the composer. */
+  editText(text: string): void;
+  /** The turns' files changed (a restore ran): the chat's actions are read again. */
+  changed(): void;
+  /** A rewind happened: the last turn's error and Retry no longer apply. */
+  rewound(): void;
+}
+
+const RESTORE = 'Restore Files';
+const REWIND = 'Rewind';
+const REWIND_AND_RESTORE = 'Rewind and Restore Files';
+
+/** What each turn changed, by its user message, for the chat's "Restore files" actions. */
+export function turnFilesOf(checkpoints: readonly TurnCheckpoint[]): ChatTurnFiles[] {
+  const byTurn = new Map<string, { paths: Set<string>; problem?: string }>();
+  for (const c of checkpoints) {
+    const turn = byTurn.get(c.userMessageId) ?? { paths: new Set<string>() };
+    for (const f of c.files) turn.paths.add(f.absolute);
+    turn.problem ??= c.problems[0];
+    byTurn.set(c.userMessageId, turn);
+  }
+  return [...byTurn].filter(([, t]) => t.paths.size > 0 || t.problem).map(([messageId, t]) => ({ messageId, files: t.paths.size, ...(t.problem ? { problem: t.problem } : {}) }));
+}
+
+/** The plan to put the files back to before a user message's turn (and undo every later turn's changes). */
+async function planFor(ports: RewindPorts, session: RewindSession, messageId: string): Promise<RestorePlan> {
+  const checkpoints = await ports.checkpoints(session.sessionId);
+  const message = session.messages.find((m) => m.id === messageId) ?? checkpoints.find((c) => c.userMessageId === messageId);
+  if (!message) return { checkpointIds: [], items: [], problems: [] };
+  const plan = await planRestore(checkpointsSince(checkpoints, message), ports.files);
+  const items: RestoreItem[] = [];
+  for (const item of plan.items) {
+    if (!(await ports.insideWorkspace(item.absolute))) items.push({ ...item, action: 'unrestorable', reason: 'it is outside the workspace folders open now' });
+    else items.push(ports.unsaved(item.absolute) ? { ...item, changedSince: true } : item);
+  }
+  return { ...plan, items };
+}
+
+/** The confirmation's lines: what each file becomes, and which ones someone changed since the agent did. */
+export function restoreDetail(plan: RestorePlan): string {
+  const names = (items: readonly RestoreItem[]) => items.map((i) => i.relative).join(', ');
+  const written = plan.items.filter((i) => i.action === 'write');
+  const deleted = plan.items.filter((i) => i.action === 'delete');
+  const lost = plan.items.filter((i) => i.action === 'unrestorable');
+  const changed = plan.items.filter((i) => i.changedSince && i.action !== 'unrestorable');
+  return [
+    written.length ? `Written back: ${names(written)}` : '',
+    deleted.length ? `Deleted (the agent created them): ${names(deleted)}` : '',
+    lost.length ? `Cannot be restored: ${lost.map((i) => `${i.relative} (${i.reason ?? 'not recorded'})`).join(', ')}` : '',
+    changed.length ? `⚠ Changed since the agent changed them (by you or another program): ${names(changed)}. Those changes will be lost.` : '',
+    ...[...new Set(plan.problems)].map((p) => `⚠ ${p}`),
+  ].filter(Boolean).join('\n');
+}
+
+function reportOutcome(ports: RewindPorts, outcome: RestoreOutcome): void {
+  if (outcome.failed.length) ports.warn(`Tally could not restore ${outcome.failed.map((f) => `${f.relative} (${f.error})`).join(', ')}; the other files were restored.`);
+}
+
+/** "Restore files to before this turn": a diff per file, a modal confirmation, then the files written back. */
+export async function restoreTurnFiles(ports: RewindPorts, messageId: string): Promise<RestoreOutcome | undefined> {
+  const blocked = ports.blocked();
+  if (blocked) throw new Error(blocked);
+  const session = await ports.session();
+  const plan = await planFor(ports, session, messageId);
+  const quote = quoteOf(session.messages.find((m) => m.id === messageId)?.content);
+  if (!plan.items.length) {
+    ports.inform(plan.checkpointIds.length ? `The files are already as they were before ${quote}.` : 'Tally has no record of files this turn changed.');
+    return undefined;
+  }
+  if (plan.items.every((i) => i.action === 'unrestorable')) {
+    ports.inform(`None of the files can be restored: ${plan.items.map((i) => `${i.relative} (${i.reason ?? 'not recorded'})`).join(', ')}.`);
+    return undefined;
+  }
+  await ports.showDiffs(plan.items.filter((i) => i.action !== 'unrestorable'));
+  const choice = await ports.askModal(`Restore ${countOf(plan.items.length, 'file')} to before ${quote}?`, restoreDetail(plan), [RESTORE]).then(
+    (answer) => ports.closeDiffs().then(() => answer, () => answer),
+  );
+  if (choice !== RESTORE) return undefined;
+  const outcome = await applyRestore(plan, ports.files, ports.target);
+  await session.recordStep({ kind: 'restore', messageId, checkpointId: plan.checkpointIds[0], files: outcome.restored });
+  ports.changed();
+  reportOutcome(ports, outcome);
+  return outcome;
+}
+
+/**
+ * "Rewind to here": the conversation goes back to before the user message (after a modal that
+ * offers to restore the files too), and its text goes back in the composer to edit.
+ */
+export async function rewindToMessage(ports: RewindPorts, messageId: string): Promise<CompactionEventRecord | undefined> {
+  const blocked = ports.blocked();
+  if (blocked) throw new Error(blocked);
+  const session = await ports.session();
+  const at = session.messages.findIndex((m) => m.id === messageId);
+  if (at < 0) throw new RewindRefused('This message is no longer in the context (a compaction summarized it, or an earlier rewind set it aside), so Tally cannot rewind to before it. Rewind to a later message, or start a new session.');
+  const message = session.messages[at];
+  if (message.role !== 'user' || message.kind !== 'user') throw new RewindRefused('Only a message you sent can be rewound to.');
+  const setAside = session.messages.slice(at).filter((m) => m.agentVisible).length;
+  const plan = await planFor(ports, session, messageId);
+  const files = plan.items.length
+    ? `\n\nThe turns since changed ${countOf(plan.items.length, 'file')}. "${REWIND_AND_RESTORE}" also puts them back:\n${restoreDetail(plan)}`
+    : '';
+  const detail = `The conversation goes back to before this message: ${countOf(setAside, 'message')} ${setAside === 1 ? 'is' : 'are'} set aside (the transcript and the inspector keep them). Its text goes back into the message box to edit.${files}`;
+  const choice = await ports.askModal(`Rewind to before ${quoteOf(message.content)}?`, detail, plan.items.length ? [REWIND, REWIND_AND_RESTORE] : [REWIND]);
+  if (choice !== REWIND && choice !== REWIND_AND_RESTORE) return undefined;
+  let restored: Pick<HistoryStep, 'checkpointId' | 'files'> | undefined;
+  if (choice === REWIND_AND_RESTORE) {
+    const outcome = await applyRestore(plan, ports.files, ports.target);
+    restored = { checkpointId: plan.checkpointIds[0], files: outcome.restored };
+    reportOutcome(ports, outcome);
+    ports.changed();
+  }
+  const record = await session.rewind(messageId, restored);
+  ports.rewound();
+  ports.editText(message.content);
+  return record;
+}

@@ -1,0 +1,114 @@
+import { join } from 'path';
+import * as vscode from 'vscode';
+import { CheckpointingWorkspace } from '../core/checkpoints/checkpointingWorkspace';
+import type { RestoreItem } from '../core/checkpoints/restore';
+import { TurnCheckpointRecorder } from '../core/checkpoints/turnRecorder';
+import type { Workspace } from '../core/ports/workspace';
+import { turnFilesOf, type RewindPorts } from '../host/chat/rewindFlow';
+import { FileCheckpointStore } from '../node/checkpoints/fileCheckpointStore';
+import { insideFolders } from '../node/checkpoints/restoreConfinement';
+import type { ChatTurnFiles } from '../protocol/chat';
+import { CHECKPOINT_SCHEME, checkpointDiffUri, CheckpointDocuments } from '../workspace/checkpointDocuments';
+import { vscodeRestoreTarget } from '../workspace/vscodeRestoreTarget';
+import type { SessionController } from './sessionController';
+
+/** Diffs opened at most for one restore: the confirmation lists every file. */
+const MAX_DIFFS = 8;
+
+/**
+ * Checkpoints for the chat's turns in VS Code: records each turn's file changes (in the extension's
+ * global storage, `checkpoints/`), tells the chat which turns changed files, and gives the restore
+ * and rewind flows their editors, diffs and modals.
+ */
+export class SessionRewind implements vscode.Disposable {
+  readonly store: FileCheckpointStore;
+  readonly recorder: TurnCheckpointRecorder;
+  private readonly documents: CheckpointDocuments;
+  private readonly changedEmitter = new vscode.EventEmitter<void>();
+  /** The chat asks for the turns' files on each refresh: read from storage once per change. */
+  private turnFiles = new Map<string, Promise<ChatTurnFiles[]>>();
+  private readonly disposables: vscode.Disposable[] = [];
+  readonly onDidChange = this.changedEmitter.event;
+
+  constructor(globalStorage: string, private readonly sessions: SessionController, private readonly log: vscode.LogOutputChannel) {
+    this.store = new FileCheckpointStore(join(globalStorage, 'checkpoints'));
+    this.recorder = new TurnCheckpointRecorder(this.store, {
+      onProblem: (message) => {
+        log.warn(`checkpoints: ${message}`);
+        void vscode.window.showWarningMessage(`Tally: ${message}`);
+      },
+    });
+    this.documents = new CheckpointDocuments(this.store);
+    this.disposables.push(
+      this.documents,
+      this.changedEmitter,
+      sessions.onAgentEvent((event) => {
+        const sessionId = sessions.active?.info.id;
+        if (event.type === 'turn_start' && sessionId) this.recorder.begin(sessionId, event.userMessageId);
+        if (event.type === 'turn_end') void this.recorder.end().then(() => this.changed());
+      }),
+    );
+  }
+
+  /** The workspace the agent's tools use, its writes and commands recorded first. */
+  wrap(workspace: Workspace): Workspace {
+    return new CheckpointingWorkspace(workspace, this.recorder);
+  }
+
+  /** The turns of a session that changed files. */
+  turnFilesOf(sessionId: string): Promise<ChatTurnFiles[]> {
+    let files = this.turnFiles.get(sessionId);
+    if (!files) {
+      files = this.recorder.checkpoints(sessionId).then(turnFilesOf, () => []);
+      this.turnFiles.set(sessionId, files);
+    }
+    return files;
+  }
+
+  private changed(): void {
+    this.turnFiles = new Map();
+    this.changedEmitter.fire();
+  }
+
+  /** What the restore and rewind flows reach; `ui`: the modal and the composer (the chat's, or a test's). */
+  ports(ui: Pick<RewindPorts, 'askModal' | 'editText'>): RewindPorts {
+    return {
+      ...ui,
+      blocked: () => (this.sessions.active?.agent?.busy ? 'Wait for the current turn to finish, or stop it, before rewinding or restoring files.' : undefined),
+      session: async () => (await this.sessions.current()).manager,
+      checkpoints: (sessionId) => this.recorder.checkpoints(sessionId),
+      files: this.store,
+      target: vscodeRestoreTarget,
+      insideWorkspace: (absolute) => insideFolders((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), absolute),
+      unsaved: (absolute) => vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolute && d.isDirty),
+      showDiffs: (items) => this.showDiffs(items),
+      closeDiffs: async () => {
+        const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === CHECKPOINT_SCHEME);
+        if (tabs.length) await vscode.window.tabGroups.close(tabs);
+      },
+      inform: (message) => void vscode.window.showInformationMessage(`Tally: ${message}`),
+      warn: (message) => {
+        this.log.warn(`restore: ${message}`);
+        void vscode.window.showWarningMessage(`Tally: ${message}`);
+      },
+      changed: () => this.changed(),
+      rewound: () => this.sessions.forgetEndedTurn(),
+    };
+  }
+
+  /** A diff per file: the file now on the left, what the restore would make it on the right. */
+  private async showDiffs(items: readonly RestoreItem[]): Promise<void> {
+    for (const item of items.slice(0, MAX_DIFFS)) {
+      const now = vscode.Uri.file(item.absolute);
+      const exists = await vscode.workspace.fs.stat(now).then(() => true, () => false);
+      const left = exists ? now : checkpointDiffUri(undefined, item.relative);
+      const right = checkpointDiffUri(item.target.kind === 'stored' ? item.target.hash : undefined, item.relative);
+      const what = item.action === 'delete' ? 'deleted by the restore' : exists ? 'now ↔ restored' : 'restored (gone now)';
+      await vscode.commands.executeCommand('vscode.diff', left, right, `${item.relative} (${what})`, { preview: false, preserveFocus: true });
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,215 @@
+import { strict as assert } from 'assert';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
+import { CheckpointingWorkspace } from '../../../../src/core/checkpoints/checkpointingWorkspace';
+import { TurnCheckpointRecorder } from '../../../../src/core/checkpoints/turnRecorder';
+import type { RestoreItem } from '../../../../src/core/checkpoints/restore';
+import { ContextSession } from '../../../../src/core/session/contextSession';
+import { withSettings } from '../../../../src/core/settings';
+import { ChatEntries } from '../../../../src/host/chat/chatEntries';
+import { chatHandlers } from '../../../../src/host/chat/chatIntents';
+import { restoreTurnFiles, rewindToMessage, turnFilesOf, type RewindPorts } from '../../../../src/host/chat/rewindFlow';
+import { FileCheckpointStore } from '../../../../src/node/checkpoints/fileCheckpointStore';
+import { nodeRestoreTarget } from '../../../../src/node/checkpoints/nodeRestoreTarget';
+import { NodeWorkspace } from '../../../../src/node/tools/nodeWorkspace';
+import { insideFolders } from '../../../../src/node/checkpoints/restoreConfinement';
+import type { ChatEntry } from '../../../../src/protocol/chat';
+import { tempStore } from '../../../support/tempStore';
+
+/** A session with two turns that changed files, recorded as the agent would (real store, real folders). */
+async function twoTurns() {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'tally-rewind-flow-')));
+  const workspace = join(root, 'workspace');
+  mkdirSync(workspace);
+  writeFileSync(join(workspace, 'app.ts'), 'port = 8080\n');
+  const temp = await tempStore('tally-rewind-flow-store-');
+  const { id } = await temp.store.createSession({ title: 'flow' });
+  const session = await ContextSession.open({ store: temp.store, sessionId: id, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter: getTokenCounter('o200k_base') });
+  const files = new FileCheckpointStore(join(root, 'checkpoints'));
+  const recorder = new TurnCheckpointRecorder(files);
+  const ws = new CheckpointingWorkspace(new NodeWorkspace({ folders: [workspace], trusted: true }), recorder);
+  const write = async (relative: string, text: string) => {
+    const path = await ws.resolve(relative, { mustExist: false });
+    await ws.writeFile(relative, path, text, existsSync(path.absolute) ? readFileSync(path.absolute, 'utf8') : undefined);
+  };
+  const first = await session.appendUser('change the port');
+  recorder.begin(id, first.id);
+  await write('app.ts', 'port = 9090\n');
+  await session.appendAssistant('Changed the port to 9090.');
+  await recorder.end();
+  const second = await session.appendUser('add a readme');
+  recorder.begin(id, second.id);
+  await write('README.md', '# app\n');
+  await session.appendAssistant('Added README.md.');
+  await recorder.end();
+
+  const asked: Array<{ message: string; detail: string; choices: string[] }> = [];
+  const diffs: RestoreItem[][] = [];
+  const composer: string[] = [];
+  const said: string[] = [];
+  let answer: string | undefined;
+  let busy = false;
+  let openFolders = [workspace];
+  const ports: RewindPorts = {
+    blocked: () => (busy ? 'Wait for the current turn to finish, or stop it, before rewinding or restoring files.' : undefined),
+    session: async () => session,
+    checkpoints: (sessionId) => recorder.checkpoints(sessionId),
+    files,
+    target: nodeRestoreTarget,
+    unsaved: () => false,
+    insideWorkspace: (absolute) => insideFolders(openFolders, absolute),
+    showDiffs: async (items) => void diffs.push([...items]),
+    closeDiffs: async () => void diffs.push([]),
+    askModal: async (message, detail, choices) => {
+      asked.push({ message, detail, choices });
+      return answer;
+    },
+    inform: (m) => said.push(m),
+    warn: (m) => said.push(m),
+    editText: (text) => composer.push(text),
+    changed: () => undefined,
+    rewound: () => void said.push('rewound'),
+  };
+  return {
+    root, workspace, temp, session, recorder, ports, asked, diffs, composer, said, first, second,
+    answer: (choice: string | undefined) => (answer = choice),
+    setBusy: (value: boolean) => (busy = value),
+    openFolders: (folders: string[]) => (openFolders = folders),
+    /** The chat's entries as a reopened chat folds them from the store. */
+    chat: async (): Promise<ChatEntry[]> => {
+      const entries = new ChatEntries();
+      entries.reset(await temp.store.loadTranscript(id), await temp.store.listCompactionEvents(id), []);
+      return entries.entries();
+    },
+    async dispose() {
+      await temp.dispose();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+const headlines = (entries: ChatEntry[]) => entries.flatMap((e) => (e.kind === 'compaction' && e.headline ? [e.headline] : []));
+
+describe('restore and rewind from the chat (host flow)', function () {
+  this.timeout(60_000);
+
+  it('Restore files shows a diff per file and a confirmation, puts the files back, and the chat says what happened', async () => {
+    const t = await twoTurns();
+    try {
+      assert.deepEqual(turnFilesOf(await t.recorder.checkpoints(t.session.sessionId)).map((f) => [f.messageId, f.files]), [[t.first.id, 1], [t.second.id, 1]], 'each turn offers its files');
+      writeFileSync(join(t.workspace, 'README.md'), '# app, edited by the user\n');
+      t.answer('Restore Files');
+      const outcome = await restoreTurnFiles(t.ports, t.first.id);
+      assert.deepEqual(t.diffs[0].map((i) => i.relative), ['app.ts', 'README.md'].sort((a, b) => a.localeCompare(b)), 'a diff per file before the question');
+      assert.deepEqual(t.diffs[1], [], 'the diffs are closed once answered');
+      assert.equal(t.asked[0].message, 'Restore 2 files to before “change the port”?');
+      assert.match(t.asked[0].detail, /Written back: app\.ts/);
+      assert.match(t.asked[0].detail, /Deleted \(the agent created them\): README\.md/);
+      assert.match(t.asked[0].detail, /⚠ Changed since the agent changed them \(by you or another program\): README\.md/);
+      assert.deepEqual(outcome?.restored.sort(), ['README.md', 'app.ts']);
+      assert.equal(readFileSync(join(t.workspace, 'app.ts'), 'utf8'), 'port = 8080\n');
+      assert.equal(existsSync(join(t.workspace, 'README.md')), false);
+      assert.equal(t.session.messages.length, 4, 'the conversation is unchanged');
+      assert.deepEqual(headlines(await t.chat()), ['Restored 2 files to before “change the port”']);
+    } finally {
+      await t.dispose();
+    }
+  });
+
+  it('Rewind and Restore Files takes the conversation and the files back and puts the message in the composer; the set-aside count is one number everywhere', async () => {
+    const t = await twoTurns();
+    try {
+      t.answer('Rewind and Restore Files');
+      const record = await rewindToMessage(t.ports, t.second.id);
+      assert.equal(t.asked[0].message, 'Rewind to before “add a readme”?');
+      assert.deepEqual(t.asked[0].choices, ['Rewind', 'Rewind and Restore Files']);
+      const said = /(\d+) messages are set aside/.exec(t.asked[0].detail);
+      assert.ok(said, t.asked[0].detail);
+      assert.equal(existsSync(join(t.workspace, 'README.md')), false, 'the second turn\'s file is gone');
+      assert.equal(readFileSync(join(t.workspace, 'app.ts'), 'utf8'), 'port = 9090\n', 'the first turn\'s change stays');
+      assert.deepEqual(t.session.messages.map((m) => m.content), ['change the port', 'Changed the port to 9090.']);
+      assert.deepEqual(t.composer, ['add a readme']);
+      assert.ok(t.said.includes('rewound'), 'the last turn\'s error and Retry are dropped');
+      assert.deepEqual(record?.step, { kind: 'rewind', messageId: t.second.id, checkpointId: record?.step?.checkpointId, files: ['README.md'] });
+      const chat = await t.chat();
+      const marked = chat.flatMap((e) => (e.kind === 'user' || e.kind === 'assistant' ? [[e.text, e.setAside === true]] : []));
+      assert.deepEqual(marked, [['change the port', false], ['Changed the port to 9090.', false], ['add a readme', true], ['Added README.md.', true]], 'the chat marks what the rewind set aside');
+      const [headline] = headlines(chat);
+      assert.equal(headline, `Rewound to before “add a readme” · ${said[1]} messages set aside · 1 file restored`);
+      assert.equal(Number(said[1]), record!.messagesBefore - record!.messagesAfter, 'the confirmation, the notice and the record say the same number');
+    } finally {
+      await t.dispose();
+    }
+  });
+
+  it('nothing is asked or changed while a turn runs, or when the user cancels', async () => {
+    const t = await twoTurns();
+    try {
+      t.setBusy(true);
+      await assert.rejects(rewindToMessage(t.ports, t.first.id), /Wait for the current turn to finish/);
+      await assert.rejects(restoreTurnFiles(t.ports, t.first.id), /Wait for the current turn to finish/);
+      assert.equal(t.asked.length, 0);
+      t.setBusy(false);
+      t.answer(undefined);
+      assert.equal(await rewindToMessage(t.ports, t.first.id), undefined);
+      assert.equal(await restoreTurnFiles(t.ports, t.first.id), undefined);
+      assert.equal(t.session.messages.length, 4);
+      assert.equal(readFileSync(join(t.workspace, 'app.ts'), 'utf8'), 'port = 9090\n');
+      assert.deepEqual(headlines(await t.chat()), []);
+      assert.deepEqual(t.composer, []);
+    } finally {
+      await t.dispose();
+    }
+  });
+
+  it('never writes outside the workspace open now: a session from another workspace, or a folder that became a link', async () => {
+    const t = await twoTurns();
+    const outside = join(t.root, 'elsewhere');
+    try {
+      mkdirSync(outside);
+      t.openFolders([outside]);
+      t.answer('Restore Files');
+      assert.equal(await restoreTurnFiles(t.ports, t.first.id), undefined);
+      assert.equal(t.asked.length, 0, 'nothing to confirm');
+      assert.match(t.said[0], /None of the files can be restored: app\.ts \(it is outside the workspace folders open now\), README\.md \(it is outside/);
+      assert.equal(readFileSync(join(t.workspace, 'app.ts'), 'utf8'), 'port = 9090\n', 'nothing written');
+
+      // The workspace's own folder of a turn's file became a link leading out.
+      t.openFolders([t.workspace]);
+      mkdirSync(join(t.workspace, 'docs'));
+      const path = join(t.workspace, 'docs');
+      writeFileSync(join(path, 'guide.md'), 'v0\n');
+      t.recorder.begin(t.session.sessionId, t.second.id);
+      const ws = new CheckpointingWorkspace(new NodeWorkspace({ folders: [t.workspace], trusted: true }), t.recorder);
+      await ws.writeFile('docs/guide.md', await ws.resolve('docs/guide.md', { mustExist: true }), 'v1\n', 'v0\n');
+      await t.recorder.end();
+      rmSync(path, { recursive: true });
+      symlinkSync(outside, path);
+      writeFileSync(join(outside, 'guide.md'), 'outside\n');
+      const outcome = await restoreTurnFiles(t.ports, t.second.id);
+      assert.equal(readFileSync(join(outside, 'guide.md'), 'utf8'), 'outside\n', 'the file behind the link is untouched');
+      assert.match(t.asked[t.asked.length - 1].detail, /Cannot be restored: docs\/guide\.md \(it is outside the workspace folders open now\)/);
+      assert.deepEqual(outcome?.unrestorable, ['docs/guide.md']);
+      assert.equal(existsSync(join(t.workspace, 'README.md')), false, 'the files inside are still restored');
+    } finally {
+      await t.dispose();
+    }
+  });
+
+  it('the chat\'s intents reach the flow with the id alone', async () => {
+    const calls: string[] = [];
+    const handlers = chatHandlers({
+      sessions: {} as never,
+      executeCommand: async () => undefined,
+      sendState: async () => undefined,
+      scheduleRefresh: () => undefined,
+      showEarlier: async () => undefined,
+      rewind: { restoreFiles: async (id) => calls.push(`restore ${id}`), rewind: async (id) => calls.push(`rewind ${id}`) },
+    });
+    await handlers.restoreFiles({ type: 'restoreFiles', messageId: 'm1' });
+    await handlers.rewind({ type: 'rewind', messageId: 'm2' });
+    assert.deepEqual(calls, ['restore m1', 'rewind m2']);
+  });
+});
