@@ -398,35 +398,32 @@ export class ContextSession {
    * entry of the history, and a snapshot, so a resume starts from here. `files`: what a restore done with it put back.
    */
   rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord> {
-    return this.mutex.run(async () => {
-      const kept = this.working.slice(0, rewindPoint(this.working, messageId));
-      const record = this.stepRecord({ kind: 'rewind', messageId, ...files }, kept);
-      this.working = settleMessages(kept);
-      this.lastCompactionId = record.id;
-      await this.saveSnapshot(record.id, record.estimatedTokensAfter ?? record.tokensAfter);
-      await this.options.store.addCompactionEvent(record);
-      this.changes.emit({ type: 'compaction', record });
-      return record;
-    });
+    return this.mutex.run(() => this.addStep({ kind: 'rewind', messageId, ...files }, this.working.slice(0, rewindPoint(this.working, messageId))));
   }
 
   /** Records a user's step that left the context as it is (files restored to a checkpoint). */
   recordStep(step: HistoryStep): Promise<CompactionEventRecord> {
-    return this.mutex.run(async () => {
-      const record = this.stepRecord(step, this.working);
-      await this.options.store.addCompactionEvent(record);
-      this.changes.emit({ type: 'compaction', record });
-      return record;
-    });
+    return this.mutex.run(() => this.addStep(step));
   }
 
-  private stepRecord(step: HistoryStep, after: readonly Message[]): CompactionEventRecord {
+  /** Stores a user's step as an entry of the history; `after`: the working context it leaves (a snapshot, so a resume starts there). */
+  private async addStep(step: HistoryStep, after?: Message[]): Promise<CompactionEventRecord> {
     const fixed = this.promptFixed;
-    const measure = (messages: readonly Message[]) => this.measureOf(messages, fixed);
-    const estimate = (messages: readonly Message[]) => fixedTotal(fixed) + totalTokens(messages, this.count);
     // The entry is placed after every message so far, and the next message after it.
     this.lastCreatedAt = Math.max(this.now(), this.lastCreatedAt + 1);
-    return historyStepRecord({ id: newId('c'), sessionId: this.sessionId, step, startedAt: this.lastCreatedAt, before: this.working, after, measure, estimate });
+    const record = historyStepRecord({
+      id: newId('c'), sessionId: this.sessionId, step, startedAt: this.lastCreatedAt, before: this.working, after: after ?? this.working,
+      measure: (messages) => this.measureOf(messages, fixed),
+      estimate: (messages) => fixedTotal(fixed) + totalTokens(messages, this.count),
+    });
+    if (after) {
+      this.working = trackEdits(settleMessages(after));
+      this.lastCompactionId = record.id;
+      await this.saveSnapshot(record.id, record.estimatedTokensAfter ?? record.tokensAfter);
+    }
+    await this.options.store.addCompactionEvent(record);
+    this.changes.emit({ type: 'compaction', record });
+    return record;
   }
 
   /** Pins or unpins an item so compaction leaves it alone. */
