@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { cpus, tmpdir } from 'os';
 import { join, resolve } from 'path';
-import type { TurnUsageRecord } from '../src/core/model/records';
+import type { RequestUsageRecord } from '../src/core/model/records';
 import { ChatEntriesSent } from '../src/host/chat/chatEntriesPatch';
 import { buildChatState, chatHeader } from '../src/host/chat/chatState';
 import { SessionView } from '../src/host/session/sessionView';
@@ -22,8 +22,8 @@ import { median } from './median';
 const ROOT = resolve(__dirname, '..');
 const ROUNDS = 15;
 
-function usage(sessionId: string, i: number, at: number): TurnUsageRecord {
-  return { id: `r${i}`, sessionId, requestIndex: i, createdAt: at, model: 'claude-sonnet-4-5', contextWindow: 200_000, maxOutputTokens: 8_000, estimatedInputTokens: 1_000 + i, reportedInputTokens: 1_000 + i, components: { system: 900, skills: 0, tools: 100, messages: i, toolResults: 0, summaries: 0 }, items: [{ messageId: `a${i}`, role: 'assistant', kind: 'assistant', tokens: 20, badges: [], preview: 'step' }] } as TurnUsageRecord;
+function usage(sessionId: string, i: number, at: number): RequestUsageRecord {
+  return { id: `r${i}`, sessionId, requestIndex: i, createdAt: at, model: 'claude-sonnet-4-5', contextWindow: 200_000, maxOutputTokens: 8_000, estimatedInputTokens: 1_000 + i, reportedInputTokens: 1_000 + i, components: { system: 900, skills: 0, tools: 100, messages: i, toolResults: 0, summaries: 0 }, items: [{ messageId: `a${i}`, role: 'assistant', kind: 'assistant', tokens: 20, badges: [], preview: 'step' }] } as RequestUsageRecord;
 }
 
 async function measure(messages: number): Promise<Record<string, number>> {
@@ -32,14 +32,14 @@ async function measure(messages: number): Promise<Record<string, number>> {
   const session = await raw.createSession({ title: 'long session' });
   // A request's usage every 10 steps, recorded after the step (as the chat lists turns).
   let next = await fillAgentSession(raw, session.id, messages, async (i, at) => {
-    if (i % 10 === 0) await raw.addTurnUsage(usage(session.id, i, at + 2));
+    if (i % 10 === 0) await raw.addRequestUsage(usage(session.id, i, at + 2));
   });
   const view = await SessionView.open(raw, session.id, 200);
   const sent = new ChatEntriesSent();
   let first = true;
 
   const whole = async () => {
-    const [transcript, compactions, sessions, usageList] = await Promise.all([raw.loadTranscript(session.id), raw.listCompactionEvents(session.id), raw.listSessions(), raw.listTurnUsage(session.id)]);
+    const [transcript, compactions, sessions, usageList] = await Promise.all([raw.loadTranscript(session.id), raw.listCompactionEvents(session.id), raw.listSessions(), raw.listRequestUsage(session.id)]);
     return JSON.stringify({ type: 'state', state: buildChatState({ transcript, compactions, sessions, usage: usageList }) }).length;
   };
   const incremental = async () => {

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { cpus, tmpdir } from 'os';
 import { join, resolve } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
-import type { TurnUsageRecord } from '../src/core/model/records';
+import type { RequestUsageRecord } from '../src/core/model/records';
 import { ContextSession } from '../src/core/session/contextSession';
 import { withSettings } from '../src/core/settings';
 import { buildInspectorState } from '../src/host/inspector/inspectorState';
@@ -33,7 +33,7 @@ const FIXED = { system: 900, skills: 0, tools: 100 };
 const OFFLOAD_EVERY = 50;
 
 /** The request that produced step i, as the ledger records it. */
-function usage(sessionId: string, i: number, at: number): TurnUsageRecord {
+function usage(sessionId: string, i: number, at: number): RequestUsageRecord {
   return {
     id: `r${i}`,
     sessionId,
@@ -48,7 +48,7 @@ function usage(sessionId: string, i: number, at: number): TurnUsageRecord {
     components: { system: 900, skills: 0, tools: 100, messages: 40 * i, toolResults: 0, summaries: 0 },
     itemCount: 2 * i + 1,
     items: [],
-  } as TurnUsageRecord;
+  } as RequestUsageRecord;
 }
 
 async function measure(messages: number): Promise<Record<string, number>> {
@@ -56,21 +56,21 @@ async function measure(messages: number): Promise<Record<string, number>> {
   const raw = await openStore(folder, { debounceMs: 50 });
   const info = await raw.createSession({ title: 'long session' });
   let next = await fillAgentSession(raw, info.id, messages, async (i, at) => {
-    await raw.addTurnUsage(usage(info.id, i, at));
+    await raw.addRequestUsage(usage(info.id, i, at));
     if (i % OFFLOAD_EVERY === 0) await raw.putBlob(info.id, { toolName: 'run_command', toolCallId: `c${i}`, content: Buffer.from(`FAIL case-${i}\n`.repeat(2_000)) });
   });
   const store = raw;
-  const [manager, view] = await Promise.all([ContextSession.open({ store, sessionId: info.id, settings: withSettings({ contextWindow: 1_000_000, maxOutputTokens: 8_000 }), counter: getTokenCounter('o200k_base'), contextWindow: 1_000_000, maxOutputTokens: 8_000, fixed: FIXED }), SessionView.open(store, info.id, 200)]);
-  manager.onChange((change) => view.apply(change));
+  const [contextSession, view] = await Promise.all([ContextSession.open({ store, sessionId: info.id, settings: withSettings({ contextWindow: 1_000_000, maxOutputTokens: 8_000 }), counter: getTokenCounter('o200k_base'), contextWindow: 1_000_000, maxOutputTokens: 8_000, fixed: FIXED }), SessionView.open(store, info.id, 200)]);
+  contextSession.onChange((change) => view.apply(change));
   await view.seedTitles();
-  const session: ActiveSession = { info, manager, view };
+  const session: ActiveSession = { info, contextSession, view };
 
   /** One agent step through the session, as the agent loop records it. */
   const recordStep = async () => {
-    await manager.appendAssistant(`Step ${next}: running the **tests** for case ${next}.`, [stepCall(next)]);
-    await manager.recordToolResult(stepCall(next), `PASS case-${next}\n`.repeat(8));
-    const request = await manager.nextRequest({ fixed: FIXED });
-    await manager.recordResponse(request, { model: 'claude-sonnet-4-5', reported: { inputTokens: request.plan.budget.used + 20, outputTokens: 30 } });
+    await contextSession.appendAssistant(`Step ${next}: running the **tests** for case ${next}.`, [stepCall(next)]);
+    await contextSession.recordToolResult(stepCall(next), `PASS case-${next}\n`.repeat(8));
+    const request = await contextSession.nextRequest({ fixed: FIXED });
+    await contextSession.recordResponse(request, { model: 'claude-sonnet-4-5', reported: { inputTokens: request.plan.budget.used + 20, outputTokens: 30 } });
     next++;
   };
   let state: InspectorState | undefined;
@@ -85,7 +85,7 @@ async function measure(messages: number): Promise<Record<string, number>> {
   // item), and serializing the posted message.
   const parts = {
     state: async () => buildInspectorState(session),
-    plan: async () => manager.planRequest(FIXED),
+    plan: async () => contextSession.planRequest(FIXED),
     serialize: async () => JSON.stringify(updates.message(state!, false, view.versions.titles)),
   };
 

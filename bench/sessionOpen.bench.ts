@@ -24,7 +24,7 @@ import { policyNamed } from '../src/core/replay/baselines';
 import { answeredCall } from '../src/core/session/answeredCall';
 import { ContextSession } from '../src/core/session/contextSession';
 import type { SessionStore } from '../src/core/ports/sessionStore';
-import type { CompactionEventRecord, TurnUsageRecord } from '../src/core/model/records';
+import type { CompactionEventRecord, RequestUsageRecord } from '../src/core/model/records';
 import { DEFAULT_SETTINGS } from '../src/core/settings';
 import { openStore } from '../src/node/store';
 import { bytesUnder } from '../test/support/folderBytes';
@@ -39,7 +39,7 @@ async function buildLongSession(folder: string, turns: number): Promise<void> {
   await store.createSession({ id: SESSION, title: 'long' });
   let at = 1;
   const recent: Message[] = [];
-  let items: TurnUsageRecord['items'] = [];
+  let items: RequestUsageRecord['items'] = [];
   for (let t = 0; t < turns; t++) {
     const c = call('run_command', { command: `npm test -- --grep case${t}` });
     const batch = [
@@ -54,7 +54,7 @@ async function buildLongSession(folder: string, turns: number): Promise<void> {
     for (const [i, m] of batch.entries()) {
       if (i === 0) continue;
       items = [...items.slice(-60), { messageId: m.id, role: m.role, kind: m.kind, tokens: 200, badges: [], preview: m.content.slice(0, 80) }];
-      await store.addTurnUsage(usageRecord(2 * t + i - 1, m.createdAt, items));
+      await store.addRequestUsage(usageRecord(2 * t + i - 1, m.createdAt, items));
     }
     if (t % 100 === 99) {
       await store.addCompactionEvent({ id: `e${t}`, sessionId: SESSION, trigger: 'auto', status: 'done', startedAt: at - 1, tokensBefore: 100_000, tokensAfter: 1000 } as unknown as CompactionEventRecord);
@@ -65,7 +65,7 @@ async function buildLongSession(folder: string, turns: number): Promise<void> {
   await store.close();
 }
 
-function usageRecord(requestIndex: number, createdAt: number, items: TurnUsageRecord['items']): TurnUsageRecord {
+function usageRecord(requestIndex: number, createdAt: number, items: RequestUsageRecord['items']): RequestUsageRecord {
   return {
     id: `u${requestIndex}`, sessionId: SESSION, requestIndex, createdAt, model: 'gpt-test', contextWindow: 128_000, maxOutputTokens: 8_192,
     components: { system: 900, skills: 0, tools: 1_200, messages: items.length * 200, toolResults: 0, summaries: 0 }, estimatedInputTokens: 2_100 + items.length * 200, items,
@@ -156,8 +156,8 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
       const views = codeModule<{ withSessionReadCache(store: SessionStore): SessionStore }>('../src/host/session/sessionReadCache')!.withSessionReadCache(store);
       const session = await ContextSession.open({ store: views, sessionId: SESSION, settings, counter, strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
       await lastRequestFigures(views);
-      const chat = () => Promise.all([views.loadRecentTranscript(SESSION, CHAT_PAGE), views.listCompactionEvents(SESSION), views.listSessions(), views.listTurnUsage(SESSION, { items: false })]);
-      const inspector = () => Promise.all([views.listTurnUsage(SESSION, { items: false }), views.listCompactionEvents(SESSION), views.listBlobs(SESSION)]);
+      const chat = () => Promise.all([views.loadRecentTranscript(SESSION, CHAT_PAGE), views.listCompactionEvents(SESSION), views.listSessions(), views.listRequestUsage(SESSION, { items: false })]);
+      const inspector = () => Promise.all([views.listRequestUsage(SESSION, { items: false }), views.listCompactionEvents(SESSION), views.listBlobs(SESSION)]);
       const [[page]] = await Promise.all([chat(), chat(), inspector()]);
       firstPage = { messages: page.messages.length, bytes: JSON.stringify(page.messages).length };
       return session.messages.length;
@@ -197,11 +197,11 @@ function codeModule<T>(path: string): T | undefined {
 async function lastRequestFigures(store: SessionStore): Promise<unknown> {
   let alone: ((store: SessionStore, sessionId: string) => Promise<unknown>) | undefined;
   try {
-    alone = (require('../src/core/session/lastTurnUsage') as { lastTurnUsage: typeof alone }).lastTurnUsage;
+    alone = (require('../src/core/session/lastTurnUsage') as { lastRequestUsage: typeof alone }).lastRequestUsage;
   } catch {
     // older code: the whole list, its last record
   }
-  return alone ? alone(store, SESSION) : (await store.listTurnUsage(SESSION, { items: false })).pop();
+  return alone ? alone(store, SESSION) : (await store.listRequestUsage(SESSION, { items: false })).pop();
 }
 
 /** Another checkout to measure too (`--old DIR`), with this bench copied into it. */

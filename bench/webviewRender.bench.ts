@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import type { Page } from 'playwright-core';
 import type { ChatEntry, ChatState } from '../src/protocol/chat';
-import type { InspectorState, TurnView } from '../src/protocol/inspector';
+import type { InspectorState, RequestView } from '../src/protocol/inspector';
 import { chatState, inspectorState } from '../test/webview/fixtures';
 import { hostSends, startHarness } from '../test/webview/harness';
 import { median } from './median';
@@ -42,7 +42,7 @@ function inspectorOf(requests: number, blobs: number): InspectorState {
   const item = inspectorState.current[inspectorState.current.length - 1];
   return {
     ...inspectorState,
-    turns: Array.from({ length: requests }, (_, i): TurnView => ({ ...turn, requestIndex: i, createdAt: turn.createdAt + i, estimatedInputTokens: 20_000 + (i % 500) * 100, compactionId: undefined })),
+    turns: Array.from({ length: requests }, (_, i): RequestView => ({ ...turn, requestIndex: i, createdAt: turn.createdAt + i, estimatedInputTokens: 20_000 + (i % 500) * 100, compactionId: undefined })),
     current: Array.from({ length: 500 }, (_, i) => ({ ...item, messageId: `m${i}`, tokens: 10 + ((i * 37) % 900) })),
     blobs: Array.from({ length: blobs }, (_, i) => ({ ...inspectorState.blobs[0], id: `res_${i}`, createdAt: inspectorState.blobs[0].createdAt + i })),
     blobTitles: {},

@@ -34,7 +34,7 @@ export async function seedLongSession(storageDir: string, turns: number): Promis
     for (const [i, m] of batch.entries()) {
       if (i === 0) continue;
       items = [...items.slice(-80), { messageId: m.id, role: m.role, kind: m.kind, tokens: 200 + (m.content.length >> 2), badges: [], preview: m.content.slice(0, 80) }];
-      await store.addTurnUsage({
+      await store.addRequestUsage({
         id: `u${t}-${i}`, sessionId: id, requestIndex: 2 * t + i - 1, createdAt: m.createdAt, model: 'bench-model', contextWindow: 200_000, maxOutputTokens: 8_192,
         components: { system: 900, skills: 0, tools: 1_200, messages: items.length * 200, toolResults: 0, summaries: 0 }, estimatedInputTokens: 2_100 + items.length * 200, items,
       });

@@ -28,12 +28,12 @@ export class ChatAttachments implements vscode.Disposable {
   async session(): Promise<DraftSession & { canSend: boolean }> {
     const session = await this.sessions.current();
     const store = await this.sessions.store();
-    const { manager, view } = session;
+    const { contextSession, view } = session;
     return {
-      sessionId: manager.sessionId,
-      settings: manager.settings,
-      messages: manager.messages,
-      count: manager.count,
+      sessionId: contextSession.sessionId,
+      settings: contextSession.settings,
+      messages: contextSession.messages,
+      count: contextSession.count,
       store,
       figures: () => chatMeter(session, view.usageFigures),
       canSend: Boolean(session.agent),

@@ -163,12 +163,12 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
   try {
     const info = await store.createSession({ title: args.task.slice(0, 80), origin: 'exec' });
     if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
-    const manager = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
+    const session = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
     const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => undefined, skills: async () => [] });
     const answer = async (request: ApprovalRequest) => ({ approved: args.allow.has(request.kind as ExecPermission) });
     const provider = createChatProvider({ provider: args.provider, apiKey, baseUrl: args.baseUrl, openaiApi: args.openaiApi });
     const options: ToolRegistryOptions = {
-      sources: [() => prompt.tools(), builtinTools, () => sessionTools(store, () => manager), () => (delegate ? [delegate] : [])],
+      sources: [() => prompt.tools(), builtinTools, () => sessionTools(store, () => session), () => (delegate ? [delegate] : [])],
       workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }),
       approvals: new SessionApprovals({
         policy: () => ({ commands: args.allow.has('command') ? 'always' : 'ask', edits: args.allow.has('edit') ? 'always' : 'ask' }),
@@ -183,7 +183,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       ? execDelegateTool({ store, parentSessionId: info.id, provider, model: args.model, maxOutputTokens, contextWindow: model.contextWindow, counter, settings, registry: options, reasoning: reasoningPlan.reasoning })
       : undefined;
     const source = { prepare: (room: { effectiveWindow: number; percentUsed: number }) => prompt.prepare(room) };
-    const agent = new AgentSession({ manager, provider, model: args.model, maxOutputTokens, prompt: source, tools: registry, maxSteps: args.maxSteps, reasoning: reasoningPlan.reasoning });
+    const agent = new AgentSession({ contextSession: session, provider, model: args.model, maxOutputTokens, prompt: source, tools: registry, maxSteps: args.maxSteps, reasoning: reasoningPlan.reasoning });
     agent.on((event) => {
       if (!args.json) return textLine(event, io.stdout, io.stderr);
       const line = jsonLine(event);

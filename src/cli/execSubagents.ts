@@ -55,7 +55,7 @@ export function execDelegateTool(options: ExecDelegateOptions): DelegateTool {
     counter,
     settings,
     openContext: (sessionId) => ContextSession.open({ store, sessionId, settings, counter, contextWindow: options.contextWindow, maxOutputTokens: options.maxOutputTokens }),
-    tools: (manager) => [...builtinTools(), ...sessionTools(store, () => manager)],
+    tools: (session) => [...builtinTools(), ...sessionTools(store, () => session)],
     registry: options.registry,
     agents: async () => [],
     ...(options.reasoning ? { reasoning: options.reasoning } : {}),

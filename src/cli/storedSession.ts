@@ -29,7 +29,7 @@ function messageText(message: Message): string {
 export async function renderStoredSession(store: SessionStore, sessionId: string): Promise<string> {
   const info = await store.getSession(sessionId);
   if (!info) throw new Error(`no session ${sessionId} in this store`);
-  const [messages, usage, compactions] = await Promise.all([store.loadTranscript(sessionId), store.listTurnUsage(sessionId, { items: false }), store.listCompactionEvents(sessionId)]);
+  const [messages, usage, compactions] = await Promise.all([store.loadTranscript(sessionId), store.listRequestUsage(sessionId, { items: false }), store.listCompactionEvents(sessionId)]);
   const out = [`session ${info.id}: ${info.title}`, `${messages.length} messages, ${usage.length} requests, ${compactions.length} compactions`, ''];
   for (const message of messages) out.push(messageText(message));
   if (usage.length) out.push('', 'requests:');

@@ -12,6 +12,6 @@ export async function forkFromRequestCommand(sessions: SessionController, sessio
   if (typeof requestIndex !== 'number' || !Number.isSafeInteger(requestIndex) || requestIndex < 0) throw new Error(`Fork from request: "${String(requestIndex)}" is not a request number.`);
   const forked = await sessions.fork({ fromSessionId: sessionId, fromRequestIndex: requestIndex });
   await vscode.commands.executeCommand(`${ChatViewProvider.viewId}.focus`);
-  void vscode.window.showInformationMessage(`Tally: "${forked.info.title}" starts with the ${forked.manager.messages.length} messages request #${requestIndex} carried.`);
+  void vscode.window.showInformationMessage(`Tally: "${forked.info.title}" starts with the ${forked.contextSession.messages.length} messages request #${requestIndex} carried.`);
   return forked.info.id;
 }

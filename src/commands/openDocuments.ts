@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Message, ToolCall } from '../core/model/message';
-import type { RequestItem, TurnUsageRecord } from '../core/model/records';
+import type { RequestItem, RequestUsageRecord } from '../core/model/records';
 import { answeredCall } from '../core/session/answeredCall';
 import { inConversation, messageText, requestItemFullText } from '../core/session/itemText';
 import { toolCallLabel, withRequest } from '../host/inspector/documentTitles';
@@ -25,13 +25,13 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
   const store = await sessions.store();
   let items: RequestItem[];
   let planned: readonly Message[] = [];
-  let record: TurnUsageRecord | undefined;
+  let record: RequestUsageRecord | undefined;
   if (requestIndex === undefined) {
-    const plan = session.manager.planRequest();
+    const plan = session.contextSession.planRequest();
     items = plan.items;
     planned = plan.messages;
   } else {
-    record = await store.turnUsageAt(session.info.id, requestIndex);
+    record = await store.requestUsageAt(session.info.id, requestIndex);
     items = record?.items ?? [];
   }
   const item = items[position];
@@ -44,7 +44,7 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
   const call = item.toolName && message ? await answeredCall(store, session.info.id, message, planned) : undefined;
   // The same text the inspector shows when the item is expanded, whole: a message as it was sent,
   // a prompt part from the text its request stored.
-  const text = message ? messageText(message) : await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.manager.messages, current: requestIndex === undefined ? items : undefined, record }).then(
+  const text = message ? messageText(message) : await requestItemFullText({ store, sessionId: session.info.id, requestIndex, itemId: item.messageId, working: session.contextSession.messages, current: requestIndex === undefined ? items : undefined, record }).then(
     (found) => found.text,
     (error: unknown) => `${item.label ?? item.kind}: ${item.preview}\n\n(${error instanceof Error ? error.message : String(error)})`,
   );
@@ -55,7 +55,7 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
 export async function openSummaryCommand(sessions: SessionController, docs: ReadOnlyDocuments, compactionId: string): Promise<vscode.TextDocument | undefined> {
   const session = await sessions.current();
   const store = await sessions.store();
-  const [events, usage] = await Promise.all([store.listCompactionEvents(session.info.id), store.listTurnUsage(session.info.id, { items: false })]);
+  const [events, usage] = await Promise.all([store.listCompactionEvents(session.info.id), store.listRequestUsage(session.info.id, { items: false })]);
   const event = events.find((e) => e.id === compactionId);
   if (!event?.summary) {
     void vscode.window.showErrorMessage('Tally: this compaction wrote no summary.');

@@ -4,7 +4,7 @@
  * This file has no `vscode` import: the webview bundle uses it too.
  */
 import type { ListPatch } from './listPatch';
-import type { CompactionEventRecord, RequestItem, TurnUsageRecord } from '../core/model/records';
+import type { CompactionEventRecord, RequestItem, RequestUsageRecord } from '../core/model/records';
 import type { BlobInfo } from '../core/ports/blobStore';
 import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CacheMissCause } from '../core/accounting/cacheMissCause';
@@ -16,13 +16,13 @@ export { cachedShareFell } from '../core/accounting/cacheMissCause';
 
 export { compactionDelta, compactionEstimate, compactionSaved, formatShare, tokensWithEstimate, type WindowFigures } from '../core/accounting/windowFigures';
 
-export type TurnView = Pick<
-  TurnUsageRecord,
+export type RequestView = Pick<
+  RequestUsageRecord,
   'requestIndex' | 'createdAt' | 'components' | 'estimatedInputTokens' | 'reportedInputTokens' | 'reportedOutputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'reasoningTokens' | 'compactionId'
 > & { itemCount?: number };
 
 /** A request's key in the lists host and webview keep in step (see listPatch.ts). */
-export function turnViewKey(turn: TurnView): string {
+export function requestViewKey(turn: RequestView): string {
   return `r${turn.requestIndex}`;
 }
 
@@ -35,7 +35,7 @@ export interface InspectorState {
   figures?: WindowFigures;
   /** Learned reported ÷ estimated factor for the session's model, with its error, once the provider has reported a count. */
   calibration?: CalibrationView;
-  turns: TurnView[];
+  turns: RequestView[];
   compactions: CompactionEventRecord[];
   blobs: BlobInfo[];
   /** Each offloaded result named by its tool, what it acted on and its request ("run_command npm test · request #12"), by ref id. */
@@ -79,7 +79,7 @@ export type HostToInspector =
   | {
       type: 'update';
       state: Omit<InspectorState, 'turns' | 'current' | 'blobs' | 'blobTitles'>;
-      turns: ListPatch<TurnView>;
+      turns: ListPatch<RequestView>;
       current: ListPatch<RequestItem>;
       blobs: ListPatch<BlobInfo>;
       /** Present when the titles changed; otherwise the webview keeps the ones it has. */

@@ -111,10 +111,10 @@ export class AgentFactory {
     return report;
   }
 
-  async create(args: { manager: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore }): Promise<AgentSession> {
-    if (this.touched.sessionId !== args.manager.sessionId) this.touched = { sessionId: args.manager.sessionId, paths: new Set() };
+  async create(args: { contextSession: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore }): Promise<AgentSession> {
+    if (this.touched.sessionId !== args.contextSession.sessionId) this.touched = { sessionId: args.contextSession.sessionId, paths: new Set() };
     const counter = getTokenCounter(args.chat.model.encoding);
-    const session = sessionTools(args.store, () => args.manager);
+    const session = sessionTools(args.store, () => args.contextSession);
     const prompt: SessionPrompt = new SessionPrompt({
       counter,
       settings: args.config.context,
@@ -135,7 +135,7 @@ export class AgentFactory {
         return prompt.prepare(p);
       },
     };
-    return new AgentSession({ manager: args.manager, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, reasoning: args.chat.reasoning, prompt: source, tools: registry });
+    return new AgentSession({ contextSession: args.contextSession, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, reasoning: args.chat.reasoning, prompt: source, tools: registry });
   }
 
   /** The session's tools, with the live workspace folders and trust, approvals through the chat panel and the diff editor. */

@@ -6,7 +6,7 @@ import type { Message } from '../core/model/message';
 import type { CompactionResult } from '../core/compaction/compactor';
 import type { UserSummary } from '../core/compaction/userSummary';
 import { ContextSession } from '../core/session/contextSession';
-import { lastTurnUsage } from '../core/session/lastTurnUsage';
+import { lastRequestUsage } from '../core/session/lastRequestUsage';
 import { forkSession, forkStartUsage, type ForkPoint } from '../core/session/forkSession';
 import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration } from '../config/readSettings';
@@ -118,7 +118,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     const active = this.activeSession;
     if (active?.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before forking.');
     const store = await this.store();
-    const working = active?.info.id === point.fromSessionId ? active.manager.messages : undefined;
+    const working = active?.info.id === point.fromSessionId ? active.contextSession.messages : undefined;
     const forked = await forkSession(store, point, { working });
     this.log.info(`fork: session ${forked.info.id} started from request #${point.fromRequestIndex} of ${point.fromSessionId} (${forked.messages.length} messages)`);
     return this.open(forked.info.id);
@@ -183,7 +183,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     // The model is resolved while the last request's figures are read.
     const [resolution, lastUsage] = await Promise.all([
       replayLabel ? undefined : resolveChatModel(config, this.keys).catch((error: Error) => ({ ok: false as const, reason: error.message })),
-      lastTurnUsage(store, sessionId).then((usage) => usage ?? forkStartUsage(store, info)),
+      lastRequestUsage(store, sessionId).then((usage) => usage ?? forkStartUsage(store, info)),
     ]);
     const chat = resolution?.ok ? resolution.chat : undefined;
     const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
@@ -202,26 +202,26 @@ export class SessionController implements vscode.Disposable, SessionActions {
     // read when they hold one; prices come from user settings only.
     const prices = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
     const viewing = SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, prices, resuming.then((resumed) => resumed.takeResumedTranscript(), () => undefined));
-    const [manager, view] = await Promise.all([resuming, viewing]);
+    const [contextSession, view] = await Promise.all([resuming, viewing]);
     const session: ActiveSession = {
       info,
-      manager,
+      contextSession,
       view,
       chat,
       replayLabel,
       unavailable: replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : resolution && !resolution.ok ? resolution.reason : undefined,
     };
     if (chat) {
-      const agent = await this.agents.create({ manager, chat, config, store });
+      const agent = await this.agents.create({ contextSession, chat, config, store });
       session.agent = agent;
       this.subscriptions.push(agent.on((event) => this.onAgent(event)));
     }
     this.subscriptions.push(
-      manager.onCompaction((event) => {
+      contextSession.onCompaction((event) => {
         this.compactionActivity = nextCompactionActivity(this.compactionActivity, event);
         this.changed.fire({ type: 'status' });
       }),
-      manager.onChange((change) => {
+      contextSession.onChange((change) => {
         view.apply(change);
         this.changed.fire(change);
       }),
@@ -321,7 +321,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     if (!userId || !session.agent || session.agent.busy) throw new Error('There is no failed request to retry.');
     const store = await this.store();
     // What the failed turn recorded, read from its user message on rather than the whole transcript.
-    const failed = session.manager.messages.find((m) => m.id === userId);
+    const failed = session.contextSession.messages.find((m) => m.id === userId);
     const transcript = await store.loadTranscript(session.info.id, failed ? { createdAfter: failed.createdAt - 1 } : {});
     const at = transcript.findIndex((m) => m.id === userId);
     if (at < 0) throw new Error('The failed message is no longer in this session.');
@@ -347,19 +347,19 @@ export class SessionController implements vscode.Disposable, SessionActions {
   async compact(focus?: string, userSummary?: UserSummary): Promise<CompactionResult> {
     const session = await this.current();
     if (session.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before compacting.');
-    const result = await session.manager.compact({ trigger: 'manual', focus, userSummary });
+    const result = await session.contextSession.compact({ trigger: 'manual', focus, userSummary });
     this.changed.fire({ type: 'status' });
     return result;
   }
 
   async preview(focus?: string): Promise<CompactionResult> {
     const session = await this.current();
-    return session.manager.compact({ trigger: 'manual', focus, dryRun: true });
+    return session.contextSession.compact({ trigger: 'manual', focus, dryRun: true });
   }
 
   async setPinned(messageId: string, pinned: boolean): Promise<boolean> {
     const session = await this.current();
-    const ok = await session.manager.setPinned(messageId, pinned);
+    const ok = await session.contextSession.setPinned(messageId, pinned);
     this.changed.fire({ type: 'status' });
     return ok;
   }

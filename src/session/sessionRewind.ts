@@ -75,7 +75,7 @@ export class SessionRewind implements vscode.Disposable {
     return {
       ...ui,
       blocked: () => (this.sessions.active?.agent?.busy ? 'Wait for the current turn to finish, or stop it, before rewinding or restoring files.' : undefined),
-      session: async () => (await this.sessions.current()).manager,
+      session: async () => (await this.sessions.current()).contextSession,
       checkpoints: (sessionId) => this.recorder.checkpoints(sessionId),
       files: this.store,
       target: vscodeRestoreTarget,

@@ -32,11 +32,11 @@ export async function workspaceAgents(log: vscode.LogOutputChannel, logged: Set<
 }
 
 /** The delegation tool of a chat session: subagents with the session's provider, store, approvals and the user's limits. */
-export function delegateTool(args: { manager: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; counter: TokenCounter; registry: ToolRegistryOptions; agents: () => Promise<NamedAgent[]>; instructions: () => Promise<readonly InstructionPart[]> }): DelegateTool {
+export function delegateTool(args: { contextSession: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; counter: TokenCounter; registry: ToolRegistryOptions; agents: () => Promise<NamedAgent[]>; instructions: () => Promise<readonly InstructionPart[]> }): DelegateTool {
   const { chat, config, store } = args;
   return new DelegateTool({
     store,
-    parentSessionId: () => args.manager.sessionId,
+    parentSessionId: () => args.contextSession.sessionId,
     provider: chat.provider,
     model: chat.model.id,
     maxOutputTokens: chat.maxOutputTokens,
@@ -54,7 +54,7 @@ export function delegateTool(args: { manager: ContextSession; chat: ChatModel; c
         contextWindow: (chat.window.source === 'assumed' ? undefined : chat.model.contextWindow) ?? config.context.contextWindow,
         maxOutputTokens: chat.maxOutputTokens,
       }),
-    tools: (manager) => [...builtinTools(), ...sessionTools(store, () => manager), ...lmTools()],
+    tools: (session) => [...builtinTools(), ...sessionTools(store, () => session), ...lmTools()],
     registry: args.registry,
     agents: args.agents,
     instructions: args.instructions,

@@ -1,6 +1,6 @@
 /** The context inspector webview: renders what the host sends, posts intents back. */
 import type { RequestItem } from '../../src/protocol/records';
-import { turnViewKey, type CacheMissCause, type CompactionPreviewView, type HostToInspector, type InspectorState, type InspectorToHost, type TurnView } from '../../src/protocol/inspector';
+import { requestViewKey, type CacheMissCause, type CompactionPreviewView, type HostToInspector, type InspectorState, type InspectorToHost, type RequestView } from '../../src/protocol/inspector';
 import { applyListPatch, heldListOf, type HeldList } from '../../src/protocol/listPatch';
 import { requestItemKeys } from '../../src/protocol/requestItemKeys';
 import { button, progressRing, registerControls, setDisabled, textArea, textField, type TextInput } from '../ui/controls';
@@ -44,7 +44,7 @@ const openBlobs = new Set(ui.openBlobs);
 const blobPages = new Map<string, BlobView>();
 let state: InspectorState | undefined;
 /** The requests and items as the host sent them; updates change these lists. */
-let heldTurns: HeldList<TurnView> = heldListOf<TurnView>([], turnViewKey);
+let heldRequests: HeldList<RequestView> = heldListOf<RequestView>([], requestViewKey);
 let heldItems: HeldList<RequestItem> = heldListOf<RequestItem>([], (item) => item.messageId);
 let heldBlobs: HeldList<InspectorState['blobs'][number]> = heldListOf<InspectorState['blobs'][number]>([], (blob) => blob.id);
 let turnItems: { requestIndex: number; items: RequestItem[]; cacheMiss?: CacheMissCause } | undefined;
@@ -57,7 +57,7 @@ let previewSummary: TextInput | undefined;
 let previewSession: string | undefined;
 let busy = false;
 /** The selected request's heading, kept while it stays selected (so its list is not moved). */
-let turnHeading: HTMLElement | undefined;
+let requestHeading: HTMLElement | undefined;
 /** How many of the latest requests the timeline draws, and of the latest offloaded results the list. */
 let timelineShown = TIMELINE_PAGE;
 let resultsShown = RESULTS_PAGE;
@@ -75,7 +75,7 @@ const statusLine = h('div', { class: 'status-line', attrs: { 'aria-live': 'polit
 const errorLine = h('div', { class: 'error-line', attrs: { role: 'alert' } });
 const barSlot = h('div', { class: 'bar-slot' });
 const timelineSlot = h('div', { class: 'timeline-slot' });
-const turnSlot = h('div', { class: 'turn-slot' });
+const requestSlot = h('div', { class: 'turn-slot' });
 const currentSlot = h('div', { class: 'current-slot' });
 const toolSlot = h('div', { class: 'tool-slot' });
 const previewSlot = h('div', { class: 'preview-slot' });
@@ -98,7 +98,7 @@ replace(app, [
   errorLine,
   section('window', 'Context window', [barSlot]),
   section('subagents', 'Subagents', [subagentSlot]),
-  section('requests', 'Requests', [timelineSlot, turnSlot]),
+  section('requests', 'Requests', [timelineSlot, requestSlot]),
   section('tools', 'Tokens by tool (next request)', [toolSlot]),
   section('next', 'Next request', [currentSlot]),
   section('preview', 'Compaction preview', [h('div', { class: 'preview-form' }, [focusField.element, previewButton]), previewSlot]),
@@ -189,13 +189,13 @@ function renderRequests(): void {
     }),
   ]);
   if (ui.selectedTurn === undefined) {
-    replace(turnSlot, [h('p', { class: 'hint', text: 'Select a request to see exactly what it carried.' })]);
+    replace(requestSlot, [h('p', { class: 'hint', text: 'Select a request to see exactly what it carried.' })]);
   } else if (!turnItems || turnItems.requestIndex !== ui.selectedTurn) {
-    replace(turnSlot, [h('div', { class: 'loading' }, [progressRing('Loading'), `Loading request #${ui.selectedTurn}…`])]);
+    replace(requestSlot, [h('div', { class: 'loading' }, [progressRing('Loading'), `Loading request #${ui.selectedTurn}…`])]);
   } else {
-    if (turnHeading?.dataset.request !== String(turnItems.requestIndex)) turnHeading = h('h3', { text: `Request #${turnItems.requestIndex}`, attrs: { 'data-request': turnItems.requestIndex } });
-    replace(turnSlot, [
-      turnHeading,
+    if (requestHeading?.dataset.request !== String(turnItems.requestIndex)) requestHeading = h('h3', { text: `Request #${turnItems.requestIndex}`, attrs: { 'data-request': turnItems.requestIndex } });
+    replace(requestSlot, [
+      requestHeading,
       renderRequestUsage(state.turns.find((t) => t.requestIndex === turnItems!.requestIndex), state.turns.find((t) => t.requestIndex === turnItems!.requestIndex - 1), turnItems.cacheMiss),
       forkAction(turnItems),
       renderItemList(turnItems.items, {
@@ -387,7 +387,7 @@ function stateArrived(next: InspectorState): void {
 onHostMessage<HostToInspector>((message) => {
   switch (message.type) {
     case 'update': {
-      const turns = applyListPatch(heldTurns, message.turns, turnViewKey);
+      const turns = applyListPatch(heldRequests, message.turns, requestViewKey);
       const current = applyListPatch(heldItems, message.current, (item) => item.messageId);
       const blobs = applyListPatch(heldBlobs, message.blobs, (blob) => blob.id);
       // An update that does not fit what this webview holds: ask for the whole state again.
@@ -396,7 +396,7 @@ onHostMessage<HostToInspector>((message) => {
       return;
     }
     case 'state': {
-      heldTurns = heldListOf(message.state.turns, turnViewKey);
+      heldRequests = heldListOf(message.state.turns, requestViewKey);
       heldItems = heldListOf(message.state.current, (item) => item.messageId, requestItemKeys(message.state.current));
       heldBlobs = heldListOf(message.state.blobs, (blob) => blob.id);
       stateArrived(message.state);

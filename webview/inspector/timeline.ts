@@ -1,4 +1,4 @@
-import { cachedShareFell, formatShare, type TurnView } from '../../src/protocol/inspector';
+import { cachedShareFell, formatShare, type RequestView } from '../../src/protocol/inspector';
 import { h } from '../ui/dom';
 import { KeyedChildren } from '../ui/keyedChildren';
 import { nextPageLabel, setPageButton } from '../ui/pageButton';
@@ -9,11 +9,11 @@ import { countOf } from '../../src/protocol/wording';
 /** How far a request's cached share fell against the request before it, when it fell. */
 type CacheFell = { from: number; to: number } | undefined;
 
-function cacheFellText(t: TurnView, fell: NonNullable<CacheFell>): string {
+function cacheFellText(t: RequestView, fell: NonNullable<CacheFell>): string {
   return `Cached share fell from ${percent(fell.from, 0)} at #${t.requestIndex - 1} to ${percent(fell.to, 0)}: open the request to see why`;
 }
 
-function turnTitle(t: TurnView, fell: CacheFell): string {
+function requestTitle(t: RequestView, fell: CacheFell): string {
   const lines = [`Request #${t.requestIndex} · ${time(t.createdAt)}`, `Estimated input: ${countOf(t.estimatedInputTokens, 'token')}${t.itemCount === undefined ? '' : `, ${countOf(t.itemCount, 'item')}`}`];
   if (t.reportedInputTokens !== undefined) lines.push(`Reported input: ${tokens(t.reportedInputTokens)}`);
   if (t.reportedOutputTokens !== undefined) lines.push(`Reported output: ${tokens(t.reportedOutputTokens)}${t.reasoningTokens ? ` (${tokens(t.reasoningTokens)} reasoning)` : ''}`);
@@ -26,7 +26,7 @@ function turnTitle(t: TurnView, fell: CacheFell): string {
 }
 
 /** What a request carried, as every surface counts it: the provider's count when it reported one, the estimate otherwise. */
-function requestSize(t: TurnView): number {
+function requestSize(t: RequestView): number {
   return t.reportedInputTokens ?? t.estimatedInputTokens;
 }
 
@@ -46,13 +46,13 @@ export interface TimelineOptions {
 
 /** What one column shows. */
 interface Column {
-  turn: TurnView;
+  request: RequestView;
   scale: number;
   selected: boolean;
   cacheFell: CacheFell;
 }
 
-function renderColumn({ turn: t, scale, selected, cacheFell }: Column, onSelect: (requestIndex: number) => void): HTMLElement {
+function renderColumn({ request: t, scale, selected, cacheFell }: Column, onSelect: (requestIndex: number) => void): HTMLElement {
   const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, t.components[s.name]), 0);
   const stack = h('div', { class: 'turn-stack' });
   stack.style.height = `${Math.max(2, (requestSize(t) / scale) * 100)}%`;
@@ -65,7 +65,7 @@ function renderColumn({ turn: t, scale, selected, cacheFell }: Column, onSelect:
   }
   return h('button', {
     class: `turn${selected ? ' selected' : ''}${t.compactionId ? ' compacted' : ''}`,
-    title: turnTitle(t, cacheFell),
+    title: requestTitle(t, cacheFell),
     attrs: { 'data-request-index': t.requestIndex, 'aria-pressed': selected ? 'true' : 'false', 'data-compaction': t.compactionId, type: 'button' },
     on: { click: () => onSelect(t.requestIndex) },
   }, [
@@ -84,15 +84,15 @@ let view: { wrap: HTMLElement; row: HTMLElement; columns: KeyedChildren<Column>;
  * carried. The latest requests are drawn, a page at a time: a session of 10,000 requests costs
  * what a short one does until older ones are asked for. The same element is returned each time.
  */
-export function renderTimeline(turns: TurnView[], options: TimelineOptions): HTMLElement {
+export function renderTimeline(requests: RequestView[], options: TimelineOptions): HTMLElement {
   const { effectiveWindow, selected } = options;
-  if (turns.length === 0) return h('p', { class: 'empty', text: 'No requests sent yet.' });
+  if (requests.length === 0) return h('p', { class: 'empty', text: 'No requests sent yet.' });
   if (!view) {
     const columnsEl = h('div', { class: 'timeline-columns' });
     const created = {
       wrap: h('div', { class: 'timeline-wrap' }),
       row: h('div', { class: 'timeline', attrs: { role: 'group', 'aria-label': 'Requests, latest first' } }),
-      columns: new KeyedChildren<Column>(columnsEl, (c) => String(c.turn.requestIndex), (c) => renderColumn(c, (i) => created.onSelect(i)), (a, b) => a.turn === b.turn && a.scale === b.scale && a.selected === b.selected && a.cacheFell?.from === b.cacheFell?.from && a.cacheFell?.to === b.cacheFell?.to),
+      columns: new KeyedChildren<Column>(columnsEl, (c) => String(c.request.requestIndex), (c) => renderColumn(c, (i) => created.onSelect(i)), (a, b) => a.request === b.request && a.scale === b.scale && a.selected === b.selected && a.cacheFell?.from === b.cacheFell?.from && a.cacheFell?.to === b.cacheFell?.to),
       more: h('div', { class: 'timeline-more' }),
       hint: h('p', { class: 'hint' }),
       onSelect: options.onSelect,
@@ -105,21 +105,21 @@ export function renderTimeline(turns: TurnView[], options: TimelineOptions): HTM
   view.onSelect = options.onSelect;
   view.onShowOlder = options.onShowOlder;
   let scale = Math.max(effectiveWindow, 1);
-  for (const t of turns) scale = Math.max(scale, requestSize(t));
+  for (const t of requests) scale = Math.max(scale, requestSize(t));
   // The latest request comes first: it is the one a user looks for, and older ones scroll into view.
-  const newestFirst = [...turns].sort((a, b) => b.requestIndex - a.requestIndex);
+  const newestFirst = [...requests].sort((a, b) => b.requestIndex - a.requestIndex);
   const drawn = newestFirst.slice(0, Math.max(1, options.shown));
   const notSent = options.notSent ?? 0;
   const older = newestFirst.length - drawn.length + notSent;
-  const byIndex = new Map(turns.map((t) => [t.requestIndex, t]));
-  const columns = drawn.map((turn) => {
-    const previous = byIndex.get(turn.requestIndex - 1);
-    return { turn, scale, selected: selected === turn.requestIndex, cacheFell: previous && cachedShareFell(previous, turn) };
+  const byIndex = new Map(requests.map((t) => [t.requestIndex, t]));
+  const columns = drawn.map((request) => {
+    const previous = byIndex.get(request.requestIndex - 1);
+    return { request, scale, selected: selected === request.requestIndex, cacheFell: previous && cachedShareFell(previous, request) };
   });
   view.columns.update(columns);
   const fell = columns.filter((c) => c.cacheFell).length;
   setPageButton(view.more, nextPageLabel(older, TIMELINE_PAGE, 'older request'), 'show-older-requests', () => view?.onShowOlder());
-  const compactions = turns.filter((t) => t.compactionId).length;
-  view.hint.textContent = `${countOf(turns.length + notSent, 'request')}, latest first · ${compactions} with a compaction before them (marked C)${fell ? ` · ${fell} of those shown read less from the cache than the request before (marked ↓)` : ''} · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${countOf(requestSize(newestFirst[0]), 'token')}, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})`;
+  const compactions = requests.filter((t) => t.compactionId).length;
+  view.hint.textContent = `${countOf(requests.length + notSent, 'request')}, latest first · ${compactions} with a compaction before them (marked C)${fell ? ` · ${fell} of those shown read less from the cache than the request before (marked ↓)` : ''} · heights are shares of the ${tokens(effectiveWindow)}-token effective window (the last request: ${countOf(requestSize(newestFirst[0]), 'token')}, ${formatShare(requestSize(newestFirst[0]) / effectiveWindow)})`;
   return view.wrap;
 }

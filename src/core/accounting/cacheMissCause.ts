@@ -3,7 +3,7 @@
  * caches a request's prefix: the first item that differs from the previous request's list ends
  * what can be reused, and everything the previous request also sent after it is paid again.
  */
-import type { RequestItem, TurnUsageRecord } from '../model/records';
+import type { RequestItem, RequestUsageRecord } from '../model/records';
 
 export type CacheMissKind = 'agents-md' | 'tools' | 'skills' | 'system' | 'dynamic' | 'compaction' | 'message' | 'unchanged';
 
@@ -23,10 +23,10 @@ export interface CacheMissCause {
   uncachedTokens: number;
 }
 
-type Figures = Pick<TurnUsageRecord, 'requestIndex' | 'estimatedInputTokens' | 'reportedInputTokens' | 'cacheReadTokens' | 'compactionId' | 'items'>;
+type Figures = Pick<RequestUsageRecord, 'requestIndex' | 'estimatedInputTokens' | 'reportedInputTokens' | 'cacheReadTokens' | 'compactionId' | 'items'>;
 
 /** The share of a request's input the provider read from its cache; undefined without a cache report. */
-export function cachedShare(record: Pick<TurnUsageRecord, 'estimatedInputTokens' | 'reportedInputTokens' | 'cacheReadTokens'>): number | undefined {
+export function cachedShare(record: Pick<RequestUsageRecord, 'estimatedInputTokens' | 'reportedInputTokens' | 'cacheReadTokens'>): number | undefined {
   const input = record.reportedInputTokens ?? record.estimatedInputTokens;
   if (record.cacheReadTokens === undefined || input <= 0) return undefined;
   return Math.min(1, record.cacheReadTokens / input);

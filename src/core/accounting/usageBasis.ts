@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import type { ComponentTokens, TurnUsageRecord } from '../model/records';
+import type { ComponentTokens, RequestUsageRecord } from '../model/records';
 import type { ContextSettings } from '../settings';
 import { ContextBudget } from './budget';
 import { Calibration } from './calibration';
@@ -67,7 +67,7 @@ export class UsageBasis {
    * the running change (new messages count, messages gone since count negatively, the fixed part's
    * change) because a message's count is stored with it and is the same as when it was sent.
    */
-  resume(last: Pick<TurnUsageRecord, 'estimatedInputTokens' | 'reportedInputTokens'>): void {
+  resume(last: Pick<RequestUsageRecord, 'estimatedInputTokens' | 'reportedInputTokens'>): void {
     const reported = last.reportedInputTokens;
     if (!reported || !this.trusted(reported, last.estimatedInputTokens)) return;
     this.resumed = { reportedInput: reported, estimated: last.estimatedInputTokens };

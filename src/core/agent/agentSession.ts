@@ -27,7 +27,7 @@ export interface PromptSource {
 }
 
 export interface AgentOptions {
-  manager: ContextSession;
+  contextSession: ContextSession;
   provider: ChatProvider;
   model: string;
   maxOutputTokens: number;
@@ -78,11 +78,11 @@ export class AgentSession {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: AgentOptions) {
-    this.unsubscribe = options.manager.onCompaction((event) => this.emit({ type: 'compaction', event }));
+    this.unsubscribe = options.contextSession.onCompaction((event) => this.emit({ type: 'compaction', event }));
   }
 
-  get manager(): ContextSession {
-    return this.options.manager;
+  get contextSession(): ContextSession {
+    return this.options.contextSession;
   }
 
   get busy(): boolean {
@@ -126,7 +126,7 @@ export class AgentSession {
     external?.addEventListener('abort', onAbort, { once: true });
     this.running = controller;
     try {
-      const user = await this.manager.appendUser(text, attachments);
+      const user = await this.contextSession.appendUser(text, attachments);
       this.emit({ type: 'turn_start', userMessageId: user.id });
       const reason = await this.loop(controller.signal);
       this.emit({ type: 'turn_end', stopReason: reason });
@@ -155,13 +155,13 @@ export class AgentSession {
         if (outcome !== 'tool_use') return outcome;
       } catch (error) {
         if (error instanceof CancelledError || signal.aborted) {
-          await this.manager.abortOpenCalls('cancelled by the user');
+          await this.contextSession.abortOpenCalls('cancelled by the user');
           return 'cancelled';
         }
         const kind = error instanceof ProviderError ? error.kind : 'internal';
         const message = error instanceof Error ? error.message : String(error);
         await this.keepPartialText(message);
-        await this.manager.abortOpenCalls(`the request failed: ${message}`);
+        await this.contextSession.abortOpenCalls(`the request failed: ${message}`);
         this.emit({ type: 'error', message, kind });
         return 'error';
       }
@@ -172,7 +172,7 @@ export class AgentSession {
 
   private async step(signal: AbortSignal): Promise<TurnStopReason | 'tool_use' | 'pause_turn'> {
     const prompts = this.options.prompt;
-    let request = await this.manager.nextRequest((room) => prompts.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percentUsed }), signal);
+    let request = await this.contextSession.nextRequest((room) => prompts.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percentUsed }), signal);
     if (signal.aborted) throw new CancelledError('cancelled');
     if (request.status === 'blocked') {
       this.emit({
@@ -191,12 +191,12 @@ export class AgentSession {
       } catch (error) {
         if (error instanceof ProviderError && error.kind === 'context_too_long' && !request.recovered) {
           // The provider counted more than the estimate: compact and retry once.
-          request = await this.manager.recoverFromOverflow(request, signal);
+          request = await this.contextSession.recoverFromOverflow(request, signal);
           continue;
         }
         throw error;
       }
-      const record = await this.manager.recordResponse(request, { model: this.options.model, reported: response.usage });
+      const record = await this.contextSession.recordResponse(request, { model: this.options.model, reported: response.usage });
       this.emit({ type: 'usage', record });
       return this.finishResponse(response, signal);
     }
@@ -247,7 +247,7 @@ export class AgentSession {
             reasoning.push(event.block);
             break;
           case 'tool_call':
-            calls.push(this.callIds.claim(event.call, this.manager.messages));
+            calls.push(this.callIds.claim(event.call, this.contextSession.messages));
             break;
           case 'usage':
             usage = { ...usage, ...event.usage };
@@ -287,7 +287,7 @@ export class AgentSession {
   }
 
   private async recordAssistant(text: string, calls: ToolCall[], reasoning: ReasoningBlock[] = []): Promise<Message> {
-    const message = await this.manager.appendAssistant(text, calls, reasoning);
+    const message = await this.contextSession.appendAssistant(text, calls, reasoning);
     this.emit({ type: 'assistant_message', message });
     return message;
   }
@@ -301,7 +301,7 @@ export class AgentSession {
     }
     await this.recordAssistant(response.text, response.calls, response.reasoning);
     if (response.stopReason === 'refusal') {
-      await this.manager.abortOpenCalls('the model declined to answer');
+      await this.contextSession.abortOpenCalls('the model declined to answer');
       this.emit({ type: 'notice', message: STOP_NOTICES.refusal });
       return 'refusal';
     }
@@ -313,11 +313,11 @@ export class AgentSession {
       if (signal.aborted) throw new CancelledError('cancelled');
       const output = await (started.get(call.id) ?? this.runTool(call, signal));
       if (signal.aborted && output.cancelled) {
-        const message = await this.manager.recordToolResult(call, output.output, { isError: true });
+        const message = await this.contextSession.recordToolResult(call, output.output, { isError: true });
         this.emit({ type: 'tool_result', callId: call.id, message });
         throw new CancelledError('cancelled');
       }
-      const message = await this.manager.recordToolResult(call, output.output, { isError: output.isError, denied: output.denied });
+      const message = await this.contextSession.recordToolResult(call, output.output, { isError: output.isError, denied: output.denied });
       this.emit({ type: 'tool_result', callId: call.id, message });
     }
     return 'tool_use';

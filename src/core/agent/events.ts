@@ -1,6 +1,6 @@
 import type { CompactionEvent } from '../compaction/events';
 import type { Message, ToolCall } from '../model/message';
-import type { TurnUsageRecord } from '../model/records';
+import type { RequestUsageRecord } from '../model/records';
 import type { ApprovalRequest } from '../tools/types';
 
 /** What the agent loop reports while it works; the chat panel and the inspector render these. */
@@ -16,7 +16,7 @@ export type AgentEvent =
   | { type: 'approval_resolved'; callId: string; decision: 'approved' | 'denied' }
   | { type: 'tool_result'; callId: string; message: Message }
   | { type: 'compaction'; event: CompactionEvent }
-  | { type: 'usage'; record: TurnUsageRecord }
+  | { type: 'usage'; record: RequestUsageRecord }
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
   /** `action: 'continue'`: the chat offers to let the model carry on (an answer cut at the output limit). */
   | { type: 'notice'; message: string; action?: 'continue' }
@@ -28,7 +28,7 @@ export type AgentEvent =
 export type SubagentProgress = { callId: string; sessionId: string; agent?: string } & (
   | { kind: 'started'; task: string }
   | { kind: 'request'; requestIndex: number; usedTokens: number; effectiveWindow: number; percent: number }
-  | { kind: 'usage'; record: TurnUsageRecord }
+  | { kind: 'usage'; record: RequestUsageRecord }
   | { kind: 'compaction'; event: CompactionEvent }
   | { kind: 'tool_call'; toolName: string; toolCallId: string }
   | { kind: 'ended'; stopReason: TurnStopReason | 'request_cap' | 'token_cap'; requests: number; tokens: number; error?: string }

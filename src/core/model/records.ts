@@ -128,7 +128,7 @@ export interface ComponentTokens {
 }
 
 /** One request sent to the model: what it carried and what the provider said. */
-export interface TurnUsageRecord {
+export interface RequestUsageRecord {
   id: string;
   sessionId: string;
   requestIndex: number;

@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import type { CompactionEventRecord, TurnUsageRecord } from '../model/records';
+import type { CompactionEventRecord, RequestUsageRecord } from '../model/records';
 import type { BlobStore } from './blobStore';
 
 /** The records Tally keeps per session. All methods are safe to call before the first flush. */
@@ -91,14 +91,14 @@ export interface SessionStore extends BlobStore {
   addCompactionEvent(event: CompactionEventRecord): Promise<void>;
   listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]>;
 
-  addTurnUsage(record: TurnUsageRecord): Promise<void>;
+  addRequestUsage(record: RequestUsageRecord): Promise<void>;
   /** Usage records in request order; `{ items: false }` skips rebuilding each request's item list (left empty). */
-  listTurnUsage(sessionId: string, options?: { items?: boolean }): Promise<TurnUsageRecord[]>;
+  listRequestUsage(sessionId: string, options?: { items?: boolean }): Promise<RequestUsageRecord[]>;
   /**
    * One request's usage record with its item list, without reading the other requests' lists (the
    * first stored, if two share the index). `{ items: false }`: its figures alone (items left empty).
    */
-  turnUsageAt(sessionId: string, requestIndex: number, options?: { items?: boolean }): Promise<TurnUsageRecord | undefined>;
+  requestUsageAt(sessionId: string, requestIndex: number, options?: { items?: boolean }): Promise<RequestUsageRecord | undefined>;
   /** One past the highest request index of the usage records (0 when none), without reading them. */
   nextRequestIndex(sessionId: string): Promise<number>;
 

@@ -124,7 +124,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const { counter, store } = options;
   const settings = options.policy.settings({ ...(options.baseSettings ?? DEFAULT_SETTINGS), contextWindow: options.contextWindow, maxOutputTokens: options.maxOutputTokens });
   const session = await store.createSession({ title: `${options.label} (${options.policy.name})`, origin: `replay:${options.label}` });
-  const manager = await ContextSession.open({
+  const contextSession = await ContextSession.open({
     store,
     sessionId: session.id,
     settings,
@@ -193,12 +193,12 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
 
   const planRequest = async () => {
     // A blocked request is measured and recorded as if sent: the report counts it over the window.
-    const request = await manager.nextRequest({ fixed, sections });
+    const request = await contextSession.nextRequest({ fixed, sections });
     if (request.compactionId) compactions++;
     const report = reportOf(request);
     reports.push(report);
     retention.request(request.plan.messages, Boolean(request.compactionId));
-    await manager.recordResponse(request, { model: `replay:${options.policy.name}` });
+    await contextSession.recordResponse(request, { model: `replay:${options.policy.name}` });
     options.onRequest?.(report);
   };
 
@@ -207,27 +207,27 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     const message: Message = { ...source, id: prefix + source.id };
     if (message.role === 'assistant') {
       await planRequest();
-      for (const m of await manager.append(message)) retention.entered(m);
+      for (const m of await contextSession.append(message)) retention.entered(m);
       for (const call of message.toolCalls ?? []) openCalls.set(call.id, call);
     } else if (message.role === 'tool') {
       const call = message.toolCallId ? openCalls.get(message.toolCallId) : undefined;
-      if (!call || !manager.openCallIds().has(call.id)) continue; // broken pair in the source: the normalizer covers it
+      if (!call || !contextSession.openCallIds().has(call.id)) continue; // broken pair in the source: the normalizer covers it
       openCalls.delete(call.id);
-      retention.entered(await manager.recordToolResult(call, source.content, { isError: Boolean(source.meta?.isError) }));
+      retention.entered(await contextSession.recordToolResult(call, source.content, { isError: Boolean(source.meta?.isError) }));
     } else {
-      for (const m of await manager.append(message)) retention.entered(m);
+      for (const m of await contextSession.append(message)) retention.entered(m);
     }
   }
   // The run ends where the product would prepare its next request: a context left over the
   // compaction threshold (a last user or tool message no request followed) is compacted as that
   // request would compact it, so the replayed session obeys the thresholds the product keeps.
-  if (manager.measure(fixed).shouldCompact()) {
-    const next = await manager.nextRequest({ fixed, sections });
+  if (contextSession.measure(fixed).shouldCompact()) {
+    const next = await contextSession.nextRequest({ fixed, sections });
     if (next.compactionId) compactions++;
   }
   await store.flush();
 
-  const effective = manager.measure(fixed).effectiveWindow;
+  const effective = contextSession.measure(fixed).effectiveWindow;
   const cumulative = reports.reduce((n, r) => n + r.totalTokens, 0);
   const reused = reports.reduce((n, r) => n + r.prefixTokens, 0);
   const later = reports.slice(1);

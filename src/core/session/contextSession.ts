@@ -12,7 +12,7 @@ import { VisibleHistory } from '../history/visibleHistory';
 import { abortedToolResult, assistantMessage, userMessage } from '../model/factories';
 import { newId, newRefId } from '../model/ids';
 import type { Message, ReasoningBlock, ToolCall } from '../model/message';
-import type { CompactionEventRecord, HistoryStep, TurnUsageRecord } from '../model/records';
+import type { CompactionEventRecord, HistoryStep, RequestUsageRecord } from '../model/records';
 import type { PromptSections } from '../prompt/promptSections';
 import type { ReportedUsage } from '../providers/types';
 import type { ContextSettings } from '../settings';
@@ -320,7 +320,7 @@ export class ContextSession {
   }
 
   /** Records a request that was sent, with the provider's usage when it reported one. */
-  async recordResponse(request: PlannedRequest, response: { model: string; reported?: ReportedUsage }): Promise<TurnUsageRecord> {
+  async recordResponse(request: PlannedRequest, response: { model: string; reported?: ReportedUsage }): Promise<RequestUsageRecord> {
     const record = await this.ledger.record({ plan: request.plan, model: response.model, reported: response.reported, compactionId: request.compactionId, sections: request.prompt.sections });
     // The basis compares the messages of this request with the working context later: whole counts, the note left out.
     this.basis.observe({ budget: request.plan.budget, messages: request.plan.messages, count: this.count, reportedInputTokens: response.reported?.inputTokens });

@@ -1,7 +1,7 @@
 import { refsIn } from '../compaction/strategies/storeReplaced';
 import { newId } from '../model/ids';
 import type { Message } from '../model/message';
-import type { CompactionEventRecord, RequestItem, TurnUsageRecord } from '../model/records';
+import type { CompactionEventRecord, RequestItem, RequestUsageRecord } from '../model/records';
 import type { SessionInfo, SessionStore } from '../ports/sessionStore';
 import { conversationItemsOf } from './messageItems';
 
@@ -75,12 +75,12 @@ function referencedResults(messages: readonly Message[]): string[] {
 }
 
 /** The session and request a fork point names; throws, saying why, when either is not stored. */
-async function checkPoint(store: SessionStore, point: ForkPoint): Promise<{ from: SessionInfo; record: TurnUsageRecord }> {
+async function checkPoint(store: SessionStore, point: ForkPoint): Promise<{ from: SessionInfo; record: RequestUsageRecord }> {
   if (typeof point.fromSessionId !== 'string' || point.fromSessionId.length === 0) throw new Error('a fork needs the session it starts from');
   if (!Number.isSafeInteger(point.fromRequestIndex) || point.fromRequestIndex < 0) throw new Error(`"${String(point.fromRequestIndex)}" is not a request number`);
   const from = await store.getSession(point.fromSessionId);
   if (!from) throw new Error(`session ${point.fromSessionId} is not stored, so it cannot be forked`);
-  const record = await store.turnUsageAt(point.fromSessionId, point.fromRequestIndex);
+  const record = await store.requestUsageAt(point.fromSessionId, point.fromRequestIndex);
   if (!record) throw new Error(`session "${from.title}" has no request #${point.fromRequestIndex} to fork from`);
   return { from, record };
 }
@@ -133,7 +133,7 @@ export async function forkSession(store: SessionStore, point: ForkPoint, options
  * (its prompt outside the conversation, window and output reserve). Undefined for a session that
  * is not a fork, or when that request is no longer stored.
  */
-export async function forkStartUsage(store: SessionStore, info: Pick<SessionInfo, 'origin'>): Promise<TurnUsageRecord | undefined> {
+export async function forkStartUsage(store: SessionStore, info: Pick<SessionInfo, 'origin'>): Promise<RequestUsageRecord | undefined> {
   const point = forkPointOf(info);
-  return point ? store.turnUsageAt(point.fromSessionId, point.fromRequestIndex, { items: false }).catch(() => undefined) : undefined;
+  return point ? store.requestUsageAt(point.fromSessionId, point.fromRequestIndex, { items: false }).catch(() => undefined) : undefined;
 }

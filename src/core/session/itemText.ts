@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import type { RequestItem, TurnUsageRecord } from '../model/records';
+import type { RequestItem, RequestUsageRecord } from '../model/records';
 import type { SessionStore } from '../ports/sessionStore';
 import { framingText } from './requestItems';
 
@@ -13,7 +13,7 @@ export function messageText(message: Message): string {
 }
 
 /** The text a prompt item carried, from the `texts` of the session's usage records. */
-function storedText(usage: readonly TurnUsageRecord[], hash: string): string | undefined {
+function storedText(usage: readonly RequestUsageRecord[], hash: string): string | undefined {
   for (const record of usage) {
     const text = record.texts?.[hash];
     if (text !== undefined) return text;
@@ -35,7 +35,7 @@ export interface RequestItemQuery {
   /** The items of the next request, for an item of the working context that is not a message (framing). */
   current?: readonly RequestItem[];
   /** The request's usage record with its items, when the caller has read it already. */
-  record?: TurnUsageRecord;
+  record?: RequestUsageRecord;
 }
 
 /** One item's text for the inspector: cut at ITEM_TEXT_MAX_CHARS, with the full length. */
@@ -55,7 +55,7 @@ export async function requestItemFullText(args: RequestItemQuery): Promise<{ tex
   const { store, sessionId, itemId } = args;
   let item: RequestItem | undefined;
   if (args.requestIndex !== undefined) {
-    const record = args.record ?? (await store.turnUsageAt(sessionId, args.requestIndex));
+    const record = args.record ?? (await store.requestUsageAt(sessionId, args.requestIndex));
     if (!record) throw new Error(`request #${args.requestIndex} is not stored in this session`);
     item = record.items.find((i) => i.messageId === itemId);
     if (!item) throw new Error(`request #${args.requestIndex} has no item "${itemId}"`);
@@ -66,7 +66,7 @@ export async function requestItemFullText(args: RequestItemQuery): Promise<{ tex
   if (item?.kind === 'framing') text = framingText(item);
   else if (item?.textHash && args.requestIndex !== undefined) {
     // Texts are kept with the figures (not with the item lists): the list without items has them.
-    text = storedText(await store.listTurnUsage(sessionId, { items: false }), item.textHash);
+    text = storedText(await store.listRequestUsage(sessionId, { items: false }), item.textHash);
     if (text === undefined) throw new Error(`the text of "${item.label ?? itemId}" was not stored (a request recorded before texts were kept)`);
   } else {
     if (item && !inConversation(item)) throw new Error(`"${item.label ?? itemId}" has no stored text: open it in a request`);

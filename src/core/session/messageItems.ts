@@ -1,4 +1,4 @@
-import type { RequestItem, TurnUsageRecord } from '../model/records';
+import type { RequestItem, RequestUsageRecord } from '../model/records';
 
 /** Kinds of items that are parts of the prompt, not messages (a record from before items had sections lists them with none). */
 const PROMPT_PART_KINDS = new Set(['system', 'system-section', 'agents-md', 'skills-index', 'skill', 'tool-schema', 'framing']);
@@ -13,6 +13,6 @@ export function isMessageItem(item: Pick<RequestItem, 'section' | 'kind'>): bool
 }
 
 /** The messages a request carried, item by item. */
-export function conversationItemsOf(record: Pick<TurnUsageRecord, 'items'>): RequestItem[] {
+export function conversationItemsOf(record: Pick<RequestUsageRecord, 'items'>): RequestItem[] {
   return record.items.filter(isMessageItem);
 }

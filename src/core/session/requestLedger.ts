@@ -1,7 +1,7 @@
 import type { ContextBudget } from '../accounting/budget';
 import { newId } from '../model/ids';
 import type { Message } from '../model/message';
-import type { RequestItem, TurnUsageRecord } from '../model/records';
+import type { RequestItem, RequestUsageRecord } from '../model/records';
 import { textHash } from '../model/textHash';
 import type { PromptSections } from '../prompt/promptSections';
 import type { SessionStore } from '../ports/sessionStore';
@@ -30,7 +30,7 @@ export class RequestLedger {
     private nextIndex: number,
     private readonly now: () => number,
     /** Told about each record once it is stored. */
-    private readonly onRecorded: (record: TurnUsageRecord) => void = () => undefined,
+    private readonly onRecorded: (record: RequestUsageRecord) => void = () => undefined,
   ) {}
 
   /** Index the next recorded request will get. */
@@ -42,7 +42,7 @@ export class RequestLedger {
   private async knownTexts(): Promise<Set<string>> {
     if (!this.storedTexts) {
       const known = new Set<string>();
-      for (const record of await this.store.listTurnUsage(this.sessionId, { items: false })) for (const hash of Object.keys(record.texts ?? {})) known.add(hash);
+      for (const record of await this.store.listRequestUsage(this.sessionId, { items: false })) for (const hash of Object.keys(record.texts ?? {})) known.add(hash);
       this.storedTexts = known;
     }
     return this.storedTexts;
@@ -62,10 +62,10 @@ export class RequestLedger {
     return any ? texts : undefined;
   }
 
-  async record(args: { plan: RequestPlan; model: string; reported?: ReportedUsage; compactionId?: string; sections?: PromptSections }): Promise<TurnUsageRecord> {
+  async record(args: { plan: RequestPlan; model: string; reported?: ReportedUsage; compactionId?: string; sections?: PromptSections }): Promise<RequestUsageRecord> {
     const { plan, reported } = args;
     const texts = await this.newTexts(args.sections);
-    const record: TurnUsageRecord = {
+    const record: RequestUsageRecord = {
       id: newId('u'),
       sessionId: this.sessionId,
       requestIndex: this.nextIndex++,
@@ -85,7 +85,7 @@ export class RequestLedger {
       itemCount: plan.items.length,
     };
     if (texts) record.texts = texts;
-    await this.store.addTurnUsage(record);
+    await this.store.addRequestUsage(record);
     for (const hash of Object.keys(texts ?? {})) this.storedTexts?.add(hash);
     this.onRecorded(record);
     return record;

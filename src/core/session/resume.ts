@@ -2,7 +2,7 @@ import { adoptStoredCounts } from '../accounting/messageTokens';
 import { normalizeHistory } from '../history/normalize';
 import { repairCallIdsOnLoad } from '../history/repairCallIds';
 import type { Message } from '../model/message';
-import type { TurnUsageRecord } from '../model/records';
+import type { RequestUsageRecord } from '../model/records';
 import type { SessionStore } from '../ports/sessionStore';
 
 export interface ResumedSession {
@@ -12,7 +12,7 @@ export interface ResumedSession {
   nextRequestIndex: number;
   lastCompactionId?: string;
   /** The last request sent (its figures, not its items): the usage basis takes up its report where it left off. */
-  lastRequest?: TurnUsageRecord;
+  lastRequest?: RequestUsageRecord;
   /** The transcript messages read: all of them (`complete`), or those after the snapshot. */
   transcript: { messages: Message[]; complete: boolean };
 }
@@ -27,7 +27,7 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
   const [snapshot, nextRequestIndex] = await Promise.all([store.loadSnapshot(sessionId), store.nextRequestIndex(sessionId)]);
   let messages: Message[];
   let transcript: Message[];
-  const lastRequest = nextRequestIndex > 0 ? store.turnUsageAt(sessionId, nextRequestIndex - 1, { items: false }).catch(() => undefined) : undefined;
+  const lastRequest = nextRequestIndex > 0 ? store.requestUsageAt(sessionId, nextRequestIndex - 1, { items: false }).catch(() => undefined) : undefined;
   if (snapshot) {
     const [pins, newer] = await Promise.all([store.loadPins(sessionId, snapshot.createdAt), store.loadTranscript(sessionId, { createdAfter: snapshot.createdAt })]);
     transcript = newer;

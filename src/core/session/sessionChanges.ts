@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import type { CompactionEventRecord, TurnUsageRecord } from '../model/records';
+import type { CompactionEventRecord, RequestUsageRecord } from '../model/records';
 import type { BlobInfo } from '../ports/blobStore';
 
 /**
@@ -19,7 +19,7 @@ export interface ResultTitle {
  */
 export type SessionChange =
   | { type: 'messages'; appended: readonly Message[]; replaced: readonly Message[] }
-  | { type: 'usage'; record: TurnUsageRecord }
+  | { type: 'usage'; record: RequestUsageRecord }
   | { type: 'compaction'; record: CompactionEventRecord }
   | { type: 'result'; blob: BlobInfo; title: ResultTitle };
 

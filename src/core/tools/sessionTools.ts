@@ -13,7 +13,7 @@ export const COMPACT_CONTEXT_TOOL: ToolDefinition = {
 };
 
 /** The tools that act on the session itself: read an offloaded result again, compact the context. */
-export function sessionTools(store: SessionStore, manager: () => ContextSession): Tool[] {
+export function sessionTools(store: SessionStore, session: () => ContextSession): Tool[] {
   return [
     {
       definition: READ_RESULT_TOOL,
@@ -22,7 +22,7 @@ export function sessionTools(store: SessionStore, manager: () => ContextSession)
         const ref = args.ref_id;
         if (typeof ref !== 'string') return { output: 'read_result needs ref_id (a string).', isError: true };
         // Only the results of the session this agent works in: never another workspace's.
-        return { output: await readResult(store, manager().sessionId, { ref_id: ref, offset: typeof args.offset === 'number' ? args.offset : undefined, limit: typeof args.limit === 'number' ? args.limit : undefined }) };
+        return { output: await readResult(store, session().sessionId, { ref_id: ref, offset: typeof args.offset === 'number' ? args.offset : undefined, limit: typeof args.limit === 'number' ? args.limit : undefined }) };
       },
     },
     {
@@ -31,7 +31,7 @@ export function sessionTools(store: SessionStore, manager: () => ContextSession)
       async execute(args) {
         const focus = typeof args.focus === 'string' ? args.focus : undefined;
         // The call's own group is still open; compaction keeps it whole (it is the latest unit).
-        const result = await manager().compact({ trigger: 'tool', focus });
+        const result = await session().compact({ trigger: 'tool', focus });
         if (result.status === 'error') return { output: `Compaction failed: ${result.error}`, isError: true };
         if (result.status === 'skipped') return { output: `Nothing to compact: the context holds ${result.tokensBefore} tokens.` };
         return { output: `Compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens (${result.strategies.join(', ')}). Archived outputs stay readable with read_result.` };

@@ -1,6 +1,6 @@
 import { MESSAGE_OVERHEAD_TOKENS } from '../../core/accounting/messageTokens';
 import type { Message } from '../../core/model/message';
-import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
+import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import type { ModelPrices } from '../../core/providers/modelRegistry';
 import { chatEntryKey, type ChatEntry, type ChatSentAttachment, type ChatThinking, type ChatTurnUsage } from '../../protocol/chat';
 import { turnUsage } from '../session/turnFigures';
@@ -64,10 +64,10 @@ export class ChatEntries {
   private users: Array<{ id: string; createdAt: number }> = [];
   /** Attachments recorded since the last user message: they go on the next one as chips. */
   private attached: ChatSentAttachment[] = [];
-  private turnRecords = new Map<string, TurnUsageRecord[]>();
+  private turnRecords = new Map<string, RequestUsageRecord[]>();
   /** The subagents' requests (theirs and their own subagents'), by the turn they ran in; kept across a reset. */
-  private subagentUsage = new Map<string, TurnUsageRecord>();
-  private subagentRecords = new Map<string, TurnUsageRecord[]>();
+  private subagentUsage = new Map<string, RequestUsageRecord>();
+  private subagentRecords = new Map<string, RequestUsageRecord[]>();
   /** The newest shown message's time, and the newest compaction placed. */
   private lastShownAt = -Infinity;
   private lastCompactionAt = -Infinity;
@@ -78,7 +78,7 @@ export class ChatEntries {
   constructor(private prices: Record<string, ModelPrices> = {}) {}
 
   /** Folds the records again from the start (`messages` in transcript order). */
-  reset(messages: readonly Message[], compactions: readonly CompactionEventRecord[], usage: readonly TurnUsageRecord[]): void {
+  reset(messages: readonly Message[], compactions: readonly CompactionEventRecord[], usage: readonly RequestUsageRecord[]): void {
     this.order = [];
     this.byKey = new Map();
     this.open = undefined;
@@ -112,7 +112,7 @@ export class ChatEntries {
   }
 
   /** A subagent's request (read from the store, or reported live): its turn's figures include it. */
-  addSubagentUsage(record: TurnUsageRecord): void {
+  addSubagentUsage(record: RequestUsageRecord): void {
     const key = `${record.sessionId}\u0000${record.requestIndex}`;
     if (this.subagentUsage.has(key)) return;
     this.subagentUsage.set(key, record);
@@ -120,7 +120,7 @@ export class ChatEntries {
     if (owner && owner.id !== this.lastUser()?.id) this.showFigures(owner.id);
   }
 
-  private countSubagentUsage(record: TurnUsageRecord): { id: string } | undefined {
+  private countSubagentUsage(record: RequestUsageRecord): { id: string } | undefined {
     const owner = this.turnOf(record.createdAt);
     if (!owner) return undefined;
     const list = this.subagentRecords.get(owner.id) ?? [];
@@ -146,7 +146,7 @@ export class ChatEntries {
   }
 
   /** A usage record written; false when it belongs to a turn whose figures are not at the end. */
-  addUsage(record: TurnUsageRecord): boolean {
+  addUsage(record: RequestUsageRecord): boolean {
     const owner = this.turnOf(record.createdAt);
     if (!owner) return true; // before the first message shown
     this.countUsage(record);
@@ -218,7 +218,7 @@ export class ChatEntries {
     return this.users[lo - 1];
   }
 
-  private countUsage(record: TurnUsageRecord): void {
+  private countUsage(record: RequestUsageRecord): void {
     const owner = this.turnOf(record.createdAt);
     if (!owner) return;
     const list = this.turnRecords.get(owner.id) ?? [];

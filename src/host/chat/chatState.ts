@@ -1,5 +1,5 @@
 import type { Message } from '../../core/model/message';
-import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
+import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import type { SessionInfo } from '../../core/ports/sessionStore';
 import type { ModelPrices } from '../../core/providers/modelRegistry';
 import type { ChatEntry, ChatState, ChatToolCallView } from '../../protocol/chat';
@@ -13,7 +13,7 @@ import type { LiveTurn, TurnNotice } from '../session/turnTracker';
 export interface ChatExtras {
   live?: LiveTurn;
   ended?: readonly TurnNotice[];
-  usage?: readonly TurnUsageRecord[];
+  usage?: readonly RequestUsageRecord[];
   priceOverrides?: Record<string, ModelPrices>;
   /** A message typed while no model was configured, sent once one is chosen. */
   pending?: string;

@@ -4,7 +4,7 @@
  * shown as ⟨U+…⟩ markers (the inspector and the editor tabs show these names). No `vscode` import.
  */
 import type { Message } from '../../core/model/message';
-import type { TurnUsageRecord } from '../../core/model/records';
+import type { RequestUsageRecord } from '../../core/model/records';
 import { clipRevealed, revealCharacters } from '../../protocol/hiddenCharacters';
 
 /** Argument names that say what a call acted on, most telling first. */
@@ -52,7 +52,7 @@ export function withRequest(label: string, requestIndex: number | undefined): st
 }
 
 /** Usage records in the order they were made, for `firstRequestAfter`. */
-export function requestsByTime(usage: readonly TurnUsageRecord[]): TurnUsageRecord[] {
+export function requestsByTime(usage: readonly RequestUsageRecord[]): RequestUsageRecord[] {
   return [...usage].sort((a, b) => a.createdAt - b.createdAt || a.requestIndex - b.requestIndex);
 }
 
@@ -60,7 +60,7 @@ export function requestsByTime(usage: readonly TurnUsageRecord[]): TurnUsageReco
  * The first request made at or after `time`: the one that first carried a message recorded then
  * (found from the records' times, so no request's item list has to be read).
  */
-export function firstRequestAfter(byTime: readonly TurnUsageRecord[], time: number | undefined): number | undefined {
+export function firstRequestAfter(byTime: readonly RequestUsageRecord[], time: number | undefined): number | undefined {
   if (time === undefined) return undefined;
   let lo = 0;
   let hi = byTime.length;

@@ -46,14 +46,14 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     selectTurn: async (m) => {
       const session = await d.sessions.current();
       const store = await d.sessions.store();
-      const [turn, previous] = await Promise.all([store.turnUsageAt(session.info.id, m.requestIndex), m.requestIndex > 0 ? store.turnUsageAt(session.info.id, m.requestIndex - 1) : undefined]);
+      const [turn, previous] = await Promise.all([store.requestUsageAt(session.info.id, m.requestIndex), m.requestIndex > 0 ? store.requestUsageAt(session.info.id, m.requestIndex - 1) : undefined]);
       const cacheMiss = turn && previous ? cacheMissCause(previous, turn) : undefined;
       d.post({ type: 'turnItems', requestIndex: m.requestIndex, items: turn?.items ?? [], ...(cacheMiss ? { cacheMiss } : {}) });
     },
     requestItemText: async (m) => {
       const session = await d.sessions.current();
-      const current = m.requestIndex === undefined ? session.manager.planRequest().items : undefined;
-      const found = await requestItemText({ store: await d.sessions.store(), sessionId: session.info.id, requestIndex: m.requestIndex, itemId: m.itemId, working: session.manager.messages, current });
+      const current = m.requestIndex === undefined ? session.contextSession.planRequest().items : undefined;
+      const found = await requestItemText({ store: await d.sessions.store(), sessionId: session.info.id, requestIndex: m.requestIndex, itemId: m.itemId, working: session.contextSession.messages, current });
       d.post({ type: 'requestItemText', ...(m.requestIndex === undefined ? {} : { requestIndex: m.requestIndex }), itemId: m.itemId, text: found.text, totalChars: found.totalChars });
     },
     loadBlob: async (m) => {

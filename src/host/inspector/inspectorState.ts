@@ -11,18 +11,18 @@ export function buildInspectorState(session: ActiveSession | undefined): Inspect
   if (!session) return { turns: [], compactions: [], blobs: [], current: [] };
   const { view } = session;
   const usage = view.usageFigures;
-  const plan = session.manager.planRequest();
+  const plan = session.contextSession.planRequest();
   const budget = plan.budget;
-  const calibration = session.manager.calibration.view();
-  const turns = view.turns;
-  const growth = turns.length > 1 ? (turns[turns.length - 1].estimatedInputTokens - turns[0].estimatedInputTokens) / (turns.length - 1) : undefined;
+  const calibration = session.contextSession.calibration.view();
+  const requests = view.requests;
+  const growth = requests.length > 1 ? (requests[requests.length - 1].estimatedInputTokens - requests[0].estimatedInputTokens) / (requests.length - 1) : undefined;
   return {
     session: { id: session.info.id, title: session.info.title, origin: session.info.origin },
     replayLabel: session.replayLabel,
     model: session.chat?.label ?? usage[usage.length - 1]?.model,
     figures: budgetWindowFigures(budget, usage[usage.length - 1]),
     calibration: calibration.samples > 0 ? calibration : undefined,
-    turns: turns as InspectorState['turns'],
+    turns: requests as InspectorState['turns'],
     compactions: [...view.compactions].sort((a, b) => b.startedAt - a.startedAt),
     blobs: view.blobs as InspectorState['blobs'],
     blobTitles: view.blobs.length ? Object.fromEntries(view.blobTitles) : undefined,

@@ -1,7 +1,7 @@
 import type { RequestItem } from '../../core/model/records';
 import type { BlobInfo } from '../../core/ports/blobStore';
 import type { ListPatch } from '../../protocol/listPatch';
-import { turnViewKey, type HostToInspector, type InspectorState, type TurnView } from '../../protocol/inspector';
+import { requestViewKey, type HostToInspector, type InspectorState, type RequestView } from '../../protocol/inspector';
 import { requestItemKey } from '../../protocol/requestItemKeys';
 import { SentList } from './sentList';
 
@@ -90,7 +90,7 @@ class PagedList<T> {
  * by identity; an item rebuilt with the same content is matched by value.
  */
 export class InspectorUpdates {
-  private readonly turns = new PagedList<TurnView>(turnViewKey);
+  private readonly requests = new PagedList<RequestView>(requestViewKey);
   // An item's key depends on the ids before it: the same ids at the same places keep their keys.
   private readonly current = new SentList<RequestItem>((item) => item.messageId, () => true, (a, b) => a.messageId === b.messageId);
   private readonly blobs = new PagedList<BlobInfo>((blob) => blob.id);
@@ -125,7 +125,7 @@ export class InspectorUpdates {
   /** The webview asked for older requests or results (a page more), or for every item of the next request. */
   showEarlier(list: 'turns' | 'results' | 'current'): void {
     if (list === 'current') this.allItems = true;
-    else (list === 'turns' ? this.turns : this.blobs).showEarlier();
+    else (list === 'turns' ? this.requests : this.blobs).showEarlier();
   }
 
   /** `state` holds every request and result; `titlesVersion` changes whenever a title does. */
@@ -139,13 +139,13 @@ export class InspectorUpdates {
       this.idCounts = new Map();
       this.lastItems = [];
       this.current.change(current, this.itemKeysAfter(current));
-      const shownTurns = this.turns.whole(turns);
+      const shownRequests = this.requests.whole(turns);
       const shownBlobs = this.blobs.whole(blobs);
       const titles = titlesOf(shownBlobs, blobTitles);
       this.titles = titlesVersion === undefined ? JSON.stringify(titles ?? {}) : `v${titlesVersion}`;
-      return { type: 'state', state: { ...rest, ...this.earlier(omitted), turns: shownTurns, current: current as RequestItem[], blobs: shownBlobs, ...(titles ? { blobTitles: titles } : {}) } };
+      return { type: 'state', state: { ...rest, ...this.earlier(omitted), turns: shownRequests, current: current as RequestItem[], blobs: shownBlobs, ...(titles ? { blobTitles: titles } : {}) } };
     }
-    const turnsPatch = this.turns.change(turns);
+    const requestsPatch = this.requests.change(turns);
     const blobsPatch = this.blobs.change(blobs);
     // Titles are sent again when one changed or results were added to those shown.
     let shownTitles: Record<string, string> | undefined;
@@ -161,7 +161,7 @@ export class InspectorUpdates {
     return {
       type: 'update',
       state: { ...rest, ...this.earlier(omitted) },
-      turns: turnsPatch,
+      turns: requestsPatch,
       current: this.current.change(current, this.itemKeysAfter(current)),
       blobs: blobsPatch,
       ...(shownTitles ? { blobTitles: shownTitles } : {}),
@@ -169,7 +169,7 @@ export class InspectorUpdates {
   }
 
   private earlier(omitted?: { at: number; count: number }): Pick<InspectorState, 'earlierTurns' | 'earlierResults' | 'currentOmitted'> {
-    return { ...(this.turns.earlier ? { earlierTurns: this.turns.earlier } : {}), ...(this.blobs.earlier ? { earlierResults: this.blobs.earlier } : {}), ...(omitted ? { currentOmitted: omitted } : {}) };
+    return { ...(this.requests.earlier ? { earlierTurns: this.requests.earlier } : {}), ...(this.blobs.earlier ? { earlierResults: this.blobs.earlier } : {}), ...(omitted ? { currentOmitted: omitted } : {}) };
   }
 }
 

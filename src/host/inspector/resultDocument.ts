@@ -22,7 +22,7 @@ export async function resultDocument(store: SessionStore, sessionId: string, ref
 }
 
 async function indexedTitle(store: SessionStore, info: BlobInfo): Promise<string> {
-  const [index, usage] = await Promise.all([store.loadToolCallIndex(info.sessionId), store.listTurnUsage(info.sessionId, { items: false })]);
+  const [index, usage] = await Promise.all([store.loadToolCallIndex(info.sessionId), store.listRequestUsage(info.sessionId, { items: false })]);
   const call = info.toolCallId ? index.calls.get(info.toolCallId) : undefined;
   const resultTime = info.toolCallId ? index.resultTimes.get(info.toolCallId) : undefined;
   return withRequest(toolCallLabel(info.toolName, call?.arguments), firstRequestAfter(requestsByTime(usage), resultTime));

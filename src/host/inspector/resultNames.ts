@@ -1,5 +1,5 @@
 import type { Message } from '../../core/model/message';
-import type { TurnUsageRecord } from '../../core/model/records';
+import type { RequestUsageRecord } from '../../core/model/records';
 import type { BlobInfo } from '../../core/ports/blobStore';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import type { ResultTitle } from '../../core/session/sessionChanges';
@@ -15,7 +15,7 @@ export function titleOf(title: ResultTitle): string {
  * held (the newest part of the transcript), and only when some are not there in the session's
  * index of calls; each request is the first one made after its result was recorded.
  */
-export async function seededTitles(store: SessionStore, sessionId: string, blobs: readonly BlobInfo[], usage: readonly TurnUsageRecord[], held: readonly Message[]): Promise<Map<string, string>> {
+export async function seededTitles(store: SessionStore, sessionId: string, blobs: readonly BlobInfo[], usage: readonly RequestUsageRecord[], held: readonly Message[]): Promise<Map<string, string>> {
   let calls = callArguments(held);
   let resultTimes = new Map<string, number>();
   for (const m of held) if (m.toolCallId) resultTimes.set(m.toolCallId, m.createdAt);

@@ -2,7 +2,7 @@ import { getTokenCounter } from '../../core/accounting/tokenizer';
 import { subagentLinkOf, type SubagentLink } from '../../core/agent/subagents/sessionLink';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import { ContextSession } from '../../core/session/contextSession';
-import { lastTurnUsage } from '../../core/session/lastTurnUsage';
+import { lastRequestUsage } from '../../core/session/lastRequestUsage';
 import type { ContextSettings } from '../../core/settings';
 import type { InspectorSubagentSubject } from '../../protocol/inspectorSubagents';
 import type { ActiveSession, SessionActions } from '../session/sessionPorts';
@@ -58,7 +58,7 @@ export class InspectorSubject {
     const info = await store.getSession(sessionId);
     const link = info && subagentLinkOf(info);
     if (!info || !link || link.parentSessionId !== parent.info.id) throw new Error('That session is not a subagent of the session shown; nothing was opened.');
-    const last = await lastTurnUsage(store, sessionId);
+    const last = await lastRequestUsage(store, sessionId);
     const settings = this.deps.settings();
     const resuming = ContextSession.open({
       store,
@@ -70,10 +70,10 @@ export class InspectorSubject {
       fixed: last ? { system: last.components.system, skills: last.components.skills, tools: last.components.tools } : undefined,
     });
     const viewing = SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, {}, resuming.then((r) => r.takeResumedTranscript(), () => undefined));
-    const [manager, view] = await Promise.all([resuming, viewing]);
+    const [session, view] = await Promise.all([resuming, viewing]);
     // Opened while another open ran: the subject moved on, this one is not shown.
     if (this.shown(main) !== parent) return;
-    this.stack.push({ session: { info, manager, view }, link, parentTitle: parent.info.title });
+    this.stack.push({ session: { info, contextSession: session, view }, link, parentTitle: parent.info.title });
   }
 
   /** Whether a subagent's window is shown (rather than the chat's session). */

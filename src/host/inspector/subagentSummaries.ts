@@ -1,7 +1,7 @@
 import { subagentIndex, totalsWithSubagents } from '../../core/agent/subagents/sessionLink';
 import { reportTokens, sparedFigures, spendOf } from '../../core/agent/subagents/sparedFigures';
 import type { Message } from '../../core/model/message';
-import type { TurnUsageRecord } from '../../core/model/records';
+import type { RequestUsageRecord } from '../../core/model/records';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import type { InspectorSubagents, InspectorSubagentView } from '../../protocol/inspectorSubagents';
 import type { ActiveSession } from '../session/sessionPorts';
@@ -9,7 +9,7 @@ import type { ActiveSession } from '../session/sessionPorts';
 /** A session as its subagents' summary reads it: its id, its own requests and the messages it holds. */
 export interface SubagentParent {
   sessionId: string;
-  usage: readonly Pick<TurnUsageRecord, 'reportedInputTokens' | 'estimatedInputTokens' | 'reportedOutputTokens'>[];
+  usage: readonly Pick<RequestUsageRecord, 'reportedInputTokens' | 'estimatedInputTokens' | 'reportedOutputTokens'>[];
   /** Messages in memory (the working context, the chat's page): where the delegate calls and their results are looked for. */
   messages: readonly (readonly Message[])[];
 }
@@ -73,11 +73,11 @@ export async function subagentSummaries(store: SessionStore, parent: SubagentPar
 export class SubagentSummaryCache {
   private last?: { key: string; value: Promise<InspectorSubagents | undefined> };
 
-  of(store: SessionStore, session: Pick<ActiveSession, 'info' | 'manager' | 'view'>): Promise<InspectorSubagents | undefined> {
+  of(store: SessionStore, session: Pick<ActiveSession, 'info' | 'contextSession' | 'view'>): Promise<InspectorSubagents | undefined> {
     const held = session.view.heldMessages;
-    const key = [session.info.id, session.view.turns.length, held.length, held[held.length - 1]?.id ?? ''].join('\u0000');
+    const key = [session.info.id, session.view.requests.length, held.length, held[held.length - 1]?.id ?? ''].join('\u0000');
     if (this.last?.key !== key) {
-      const value = subagentSummaries(store, { sessionId: session.info.id, usage: session.view.usageFigures, messages: [held, session.manager.messages] });
+      const value = subagentSummaries(store, { sessionId: session.info.id, usage: session.view.usageFigures, messages: [held, session.contextSession.messages] });
       this.last = { key, value };
       // A failed read is not kept: the next refresh tries again.
       value.catch(() => {

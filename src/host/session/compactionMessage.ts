@@ -12,7 +12,7 @@ import { sessionWindowFigures } from './turnFigures';
 
 /** The window figures of a session now, as every surface shows them. */
 export async function currentFigures(sessions: { store(): Promise<SessionStore> }, session: ActiveSession): Promise<WindowFigures> {
-  const usage = await (await sessions.store()).listTurnUsage(session.info.id, { items: false });
+  const usage = await (await sessions.store()).listRequestUsage(session.info.id, { items: false });
   return sessionWindowFigures(session, usage[usage.length - 1]);
 }
 

@@ -1,6 +1,6 @@
 import { subagentSessions, type SubagentLink } from '../../core/agent/subagents/sessionLink';
 import type { Message } from '../../core/model/message';
-import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
+import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
 import { countOf } from '../../protocol/wording';
 
@@ -9,7 +9,7 @@ export interface SessionExport {
   session: SessionInfo;
   transcript: Message[];
   compactions: CompactionEventRecord[];
-  usage: TurnUsageRecord[];
+  usage: RequestUsageRecord[];
   /** Present on a subagent's export: the parent's delegate call and the agent. */
   link?: Pick<SubagentLink, 'parentCallId' | 'agent'>;
   subagents: SessionExport[];
@@ -18,7 +18,7 @@ export interface SessionExport {
 /** Reads a session and, below it, the sessions of its subagents (their own subagents too), each linked by its call. */
 export async function readSessionExport(store: SessionStore, info: SessionInfo, seen = new Set<string>()): Promise<SessionExport> {
   seen.add(info.id);
-  const [transcript, compactions, usage, children] = await Promise.all([store.loadTranscript(info.id), store.listCompactionEvents(info.id), store.listTurnUsage(info.id), subagentSessions(store, info.id)]);
+  const [transcript, compactions, usage, children] = await Promise.all([store.loadTranscript(info.id), store.listCompactionEvents(info.id), store.listRequestUsage(info.id), subagentSessions(store, info.id)]);
   const subagents: SessionExport[] = [];
   for (const child of children) {
     if (seen.has(child.info.id)) continue;

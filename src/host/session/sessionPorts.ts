@@ -30,7 +30,7 @@ export interface ChatModel {
 /** The session open in this window, as the chat and the inspector read it. */
 export interface ActiveSession {
   info: SessionInfo;
-  manager: ContextSession;
+  contextSession: ContextSession;
   /** What the chat and the inspector show of it, kept current by its changes. */
   view: SessionView;
   /** Absent for replays, or while no model is configured. */

@@ -1,10 +1,10 @@
 import type { Message } from '../../core/model/message';
-import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
+import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import type { BlobInfo } from '../../core/ports/blobStore';
 import type { RecentTranscript, SessionStore } from '../../core/ports/sessionStore';
 import type { ModelPrices } from '../../core/providers/modelRegistry';
 import type { SessionChange } from '../../core/session/sessionChanges';
-import type { TurnView } from '../../protocol/inspector';
+import type { RequestView } from '../../protocol/inspector';
 import { ChatEntries } from '../chat/chatEntries';
 import { seededTitles, titleOf } from '../inspector/resultNames';
 
@@ -12,7 +12,7 @@ import { seededTitles, titleOf } from '../inspector/resultNames';
 export const CHAT_PAGE_MESSAGES = 200;
 
 /** A request's figures as the inspector lists them. */
-function turnView(u: TurnUsageRecord): TurnView {
+function requestView(u: RequestUsageRecord): RequestView {
   return {
     requestIndex: u.requestIndex,
     createdAt: u.createdAt,
@@ -49,7 +49,7 @@ export function pageOf(known: ResumedTranscript, count: number): RecentTranscrip
 }
 
 /** Usage figures without the item list (the views need only the figures; items are read when a request is opened). */
-function figuresOnly(record: TurnUsageRecord): TurnUsageRecord {
+function figuresOnly(record: RequestUsageRecord): RequestUsageRecord {
   return record.items.length === 0 ? record : { ...record, itemCount: record.itemCount ?? record.items.length, items: [] };
 }
 
@@ -66,8 +66,8 @@ export class SessionView {
   /** When not the whole transcript: the held messages are those created after this time. */
   private from?: number;
   private compactionList: CompactionEventRecord[] = [];
-  private usage: TurnUsageRecord[] = [];
-  private turnList: TurnView[] = [];
+  private usage: RequestUsageRecord[] = [];
+  private requestList: RequestView[] = [];
   private blobList: BlobInfo[] = [];
   private titles = new Map<string, string>();
   /** Titles of the results stored before the session opened, made once when first asked for. */
@@ -98,14 +98,14 @@ export class SessionView {
     const [recent, compactions, usage, blobs] = await Promise.all([
       recentPage(),
       store.listCompactionEvents(sessionId),
-      store.listTurnUsage(sessionId, { items: false }),
+      store.listRequestUsage(sessionId, { items: false }),
       store.listBlobs(sessionId),
     ]);
     view.messages = recent.messages;
     view.from = recent.complete ? undefined : recent.createdAfter;
     view.compactionList = compactions;
     view.usage = usage.map(figuresOnly);
-    view.turnList = view.usage.map(turnView);
+    view.requestList = view.usage.map(requestView);
     view.blobList = blobs;
     view.refold();
     return view;
@@ -126,12 +126,12 @@ export class SessionView {
   }
 
   /** Usage figures in request order (items left empty). */
-  get usageFigures(): readonly TurnUsageRecord[] {
+  get usageFigures(): readonly RequestUsageRecord[] {
     return this.usage;
   }
 
-  get turns(): readonly TurnView[] {
-    return this.turnList;
+  get requests(): readonly RequestView[] {
+    return this.requestList;
   }
 
   get blobs(): readonly BlobInfo[] {
@@ -181,7 +181,7 @@ export class SessionView {
       case 'usage': {
         const record = figuresOnly(change.record);
         this.usage.push(record);
-        this.turnList.push(turnView(record));
+        this.requestList.push(requestView(record));
         if (!this.chat.addUsage(record)) this.refold();
         return;
       }
@@ -203,7 +203,7 @@ export class SessionView {
   }
 
   /** Requests of the session's subagents (read once it opened, or reported as they run): the turns they ran in count them. */
-  addSubagentUsage(records: readonly TurnUsageRecord[]): void {
+  addSubagentUsage(records: readonly RequestUsageRecord[]): void {
     for (const record of records) this.chat.addSubagentUsage(figuresOnly(record));
   }
 

@@ -4,12 +4,12 @@
  */
 import type { ContextBudget } from '../../core/accounting/budget';
 import { requestFigures, windowFigures, type WindowFigures } from '../../core/accounting/windowFigures';
-import type { TurnUsageRecord } from '../../core/model/records';
+import type { RequestUsageRecord } from '../../core/model/records';
 import { modelPrices, type ModelPrices } from '../../core/providers/modelRegistry';
 import type { ChatTurnUsage } from '../../protocol/chat';
 
 /** What a request carried: the provider's count when it reported one, Tally's estimate otherwise. */
-export function requestInputTokens(record: TurnUsageRecord): number {
+export function requestInputTokens(record: RequestUsageRecord): number {
   return record.reportedInputTokens ?? record.estimatedInputTokens;
 }
 
@@ -17,23 +17,23 @@ export function requestInputTokens(record: TurnUsageRecord): number {
  * The window figures every surface shows (status bar, chat meter, inspector, command messages),
  * from the working context now and the last request sent.
  */
-export function sessionWindowFigures(session: { manager: { measure(): ContextBudget } }, last?: TurnUsageRecord): WindowFigures {
-  return budgetWindowFigures(session.manager.measure(), last);
+export function sessionWindowFigures(session: { contextSession: { measure(): ContextBudget } }, last?: RequestUsageRecord): WindowFigures {
+  return budgetWindowFigures(session.contextSession.measure(), last);
 }
 
 /** The shared figures from a budget already measured (a planned request carries one). */
-export function budgetWindowFigures(budget: ContextBudget, last?: TurnUsageRecord): WindowFigures {
+export function budgetWindowFigures(budget: ContextBudget, last?: RequestUsageRecord): WindowFigures {
   return windowFigures(budget, last && requestFigures(last.requestIndex, last.estimatedInputTokens, last.reportedInputTokens));
 }
 
 /** The chat's meter: the shared figures; with no model there is no window to warn about (the banner asks for a model). */
-export function chatMeter(session: Parameters<typeof sessionWindowFigures>[0] & { chat?: unknown }, usage: readonly TurnUsageRecord[] = []): WindowFigures {
+export function chatMeter(session: Parameters<typeof sessionWindowFigures>[0] & { chat?: unknown }, usage: readonly RequestUsageRecord[] = []): WindowFigures {
   const figures = sessionWindowFigures(session, usage[usage.length - 1]);
   return session.chat ? figures : { ...figures, warning: undefined };
 }
 
 /** Dollars for one request. Input counts include cached tokens, which are billed at the cache prices. */
-export function requestCost(record: TurnUsageRecord, prices: ModelPrices): number {
+export function requestCost(record: RequestUsageRecord, prices: ModelPrices): number {
   const input = requestInputTokens(record);
   const cacheRead = record.cacheReadTokens ?? 0;
   const cacheWrite = record.cacheWriteTokens ?? 0;
@@ -44,7 +44,7 @@ export function requestCost(record: TurnUsageRecord, prices: ModelPrices): numbe
 }
 
 /** A figure summed over requests, or undefined when no request reported it. */
-function reportedSum(records: readonly TurnUsageRecord[], key: 'cacheWriteTokens' | 'reasoningTokens'): number | undefined {
+function reportedSum(records: readonly RequestUsageRecord[], key: 'cacheWriteTokens' | 'reasoningTokens'): number | undefined {
   return records.some((r) => r[key] !== undefined) ? records.reduce((sum, r) => sum + (r[key] ?? 0), 0) : undefined;
 }
 
@@ -52,7 +52,7 @@ function reportedSum(records: readonly TurnUsageRecord[], key: 'cacheWriteTokens
  * Sums a turn's requests with its subagents' (`subagentRecords`), whose share is said apart; the
  * last request is the session's own. Cost only when every request's model has a price.
  */
-export function turnUsage(records: readonly TurnUsageRecord[], priceOverrides: Record<string, ModelPrices> = {}, subagentRecords: readonly TurnUsageRecord[] = []): ChatTurnUsage | undefined {
+export function turnUsage(records: readonly RequestUsageRecord[], priceOverrides: Record<string, ModelPrices> = {}, subagentRecords: readonly RequestUsageRecord[] = []): ChatTurnUsage | undefined {
   const own = ownTurnUsage(records, priceOverrides);
   if (!own || subagentRecords.length === 0) return own;
   const all = ownTurnUsage([...records, ...subagentRecords], priceOverrides)!;
@@ -64,7 +64,7 @@ export function turnUsage(records: readonly TurnUsageRecord[], priceOverrides: R
   };
 }
 
-function ownTurnUsage(records: readonly TurnUsageRecord[], priceOverrides: Record<string, ModelPrices>): ChatTurnUsage | undefined {
+function ownTurnUsage(records: readonly RequestUsageRecord[], priceOverrides: Record<string, ModelPrices>): ChatTurnUsage | undefined {
   if (records.length === 0) return undefined;
   const last = records[records.length - 1];
   const reportedCache = records.some((r) => r.cacheReadTokens !== undefined);
@@ -86,15 +86,15 @@ function ownTurnUsage(records: readonly TurnUsageRecord[], priceOverrides: Recor
 }
 
 /** Each message's tokens as the last request that listed it counted them (records read with their items). */
-export function itemTokens(usage: readonly TurnUsageRecord[]): Map<string, number> {
+export function itemTokens(usage: readonly RequestUsageRecord[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const record of usage) for (const item of record.items) out.set(item.messageId, item.tokens);
   return out;
 }
 
 /** The usage records of each user turn: those created from its user message up to the next one. */
-export function usageByTurn(userMessages: ReadonlyArray<{ id: string; createdAt: number }>, usage: readonly TurnUsageRecord[]): Map<string, TurnUsageRecord[]> {
-  const out = new Map<string, TurnUsageRecord[]>();
+export function usageByTurn(userMessages: ReadonlyArray<{ id: string; createdAt: number }>, usage: readonly RequestUsageRecord[]): Map<string, RequestUsageRecord[]> {
+  const out = new Map<string, RequestUsageRecord[]>();
   const sorted = [...usage].sort((a, b) => a.createdAt - b.createdAt || a.requestIndex - b.requestIndex);
   if (userMessages.some((u, i) => i > 0 && u.createdAt < userMessages[i - 1].createdAt)) {
     userMessages.forEach((user, i) => {

@@ -33,7 +33,7 @@ import { segmentFacts, SegmentSummaries } from './segments/segmentSummaries';
 import type { StoreParts } from './storeParts';
 import type { RecentTranscript, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, ToolCallIndex } from '../../core/ports/sessionStore';
 import type { BlobInfo, BlobSlice } from '../../core/ports/blobStore';
-import type { CompactionEventRecord, TurnUsageRecord } from '../../core/model/records';
+import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import { liveWriters, WriterHeartbeat } from './files/writerLiveness';
 
 export interface StoreOptions {
@@ -287,16 +287,16 @@ export class SqlJsStore implements SessionStore {
     return this.read(sessionId, () => this.records.listCompactionEvents(sessionId));
   }
 
-  addTurnUsage(record: TurnUsageRecord): Promise<void> {
-    return this.usage.addTurnUsage(record);
+  addRequestUsage(record: RequestUsageRecord): Promise<void> {
+    return this.usage.addRequestUsage(record);
   }
 
-  listTurnUsage(sessionId: string, options?: { items?: boolean }): Promise<TurnUsageRecord[]> {
-    return this.read(sessionId, () => this.usage.listTurnUsage(sessionId, options));
+  listRequestUsage(sessionId: string, options?: { items?: boolean }): Promise<RequestUsageRecord[]> {
+    return this.read(sessionId, () => this.usage.listRequestUsage(sessionId, options));
   }
 
-  turnUsageAt(sessionId: string, requestIndex: number, options?: { items?: boolean }): Promise<TurnUsageRecord | undefined> {
-    return this.read(sessionId, () => (options?.items === false ? this.usage.figuresAt(sessionId, requestIndex) : this.usage.turnUsageAt(sessionId, requestIndex)));
+  requestUsageAt(sessionId: string, requestIndex: number, options?: { items?: boolean }): Promise<RequestUsageRecord | undefined> {
+    return this.read(sessionId, () => (options?.items === false ? this.usage.figuresAt(sessionId, requestIndex) : this.usage.requestUsageAt(sessionId, requestIndex)));
   }
 
   nextRequestIndex(sessionId: string): Promise<number> {

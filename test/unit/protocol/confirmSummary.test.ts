@@ -23,11 +23,11 @@ function inspector() {
   const compacted: unknown[][] = [];
   const warnings: string[] = [];
   const errors: unknown[] = [];
-  const manager = { measure: () => new ContextBudget({ contextWindow: 1_000, maxOutputTokens: 100, settings: DEFAULT_SETTINGS }).setComponents({ system: 0, skills: 0, tools: 0, messages: 100, toolResults: 0, summaries: 0 }) };
+  const session = { measure: () => new ContextBudget({ contextWindow: 1_000, maxOutputTokens: 100, settings: DEFAULT_SETTINGS }).setComponents({ system: 0, skills: 0, tools: 0, messages: 100, toolResults: 0, summaries: 0 }) };
   const result = { status: 'complete', tokensBefore: 100, tokensAfter: 40, strategies: ['threshold-summarization'], removed: [], summary: PROPOSED };
   const sessions = {
-    current: async () => ({ info: { id: 's1' }, manager, fixed: { system: 0, skills: 0, tools: 0 } }),
-    store: async () => ({ listTurnUsage: async () => [] }),
+    current: async () => ({ info: { id: 's1' }, contextSession: session, fixed: { system: 0, skills: 0, tools: 0 } }),
+    store: async () => ({ listRequestUsage: async () => [] }),
     setPinned: async () => true,
     preview: async () => result,
     compact: async (...args: unknown[]) => (compacted.push(args), result),

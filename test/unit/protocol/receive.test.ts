@@ -32,14 +32,14 @@ function fakeSessions(r: Recorder) {
     r.calls.push(`${name}(${args.map((a) => JSON.stringify(a)).join(', ')})`);
   };
   const store = {
-    listTurnUsage: async (id: string) => (record('store.listTurnUsage')(id), [{ requestIndex: 3, items: [{ id: 'i1' }] }]),
-    turnUsageAt: async (id: string, index: number) => (record('store.turnUsageAt')(id, index), { requestIndex: 3, items: [{ id: 'i1' }] }),
+    listRequestUsage: async (id: string) => (record('store.listTurnUsage')(id), [{ requestIndex: 3, items: [{ id: 'i1' }] }]),
+    requestUsageAt: async (id: string, index: number) => (record('store.turnUsageAt')(id, index), { requestIndex: 3, items: [{ id: 'i1' }] }),
     readBlob: async (sessionId: string, refId: string, offset: number, length: number) => (record('store.readBlob')(sessionId, refId, offset, length), { offset, bytes: new TextEncoder().encode('hello'), totalBytes: 5 }),
   };
   const result = { status: 'done', tokensBefore: 100, tokensAfter: 40, strategies: ['masking'], removed: [] };
   // The window figures the messages report: 100 tokens in a 900-token effective window, 40 after a compaction.
   let usedNow = 100;
-  const manager = { measure: () => new ContextBudget({ contextWindow: 1_000, maxOutputTokens: 100, settings: DEFAULT_SETTINGS }).setComponents({ system: 0, skills: 0, tools: 0, messages: usedNow, toolResults: 0, summaries: 0 }) };
+  const session = { measure: () => new ContextBudget({ contextWindow: 1_000, maxOutputTokens: 100, settings: DEFAULT_SETTINGS }).setComponents({ system: 0, skills: 0, tools: 0, messages: usedNow, toolResults: 0, summaries: 0 }) };
   return {
     send: async (text: string) => record('send')(text),
     cancel: () => record('cancel')(),
@@ -47,7 +47,7 @@ function fakeSessions(r: Recorder) {
     resolveApproval: (callId: string, approved: boolean, forSession?: boolean) => (forSession ? record('resolveApproval')(callId, approved, forSession) : record('resolveApproval')(callId, approved)),
     create: async () => (record('create')(), {}),
     open: async (id: string) => (record('open')(id), {}),
-    current: async () => (record('current')(), { info: { id: 's1' }, manager, fixed: { system: 0, skills: 0, tools: 0 } }),
+    current: async () => (record('current')(), { info: { id: 's1' }, contextSession: session, fixed: { system: 0, skills: 0, tools: 0 } }),
     store: async () => (record('store')(), store),
     setPinned: async (id: string, pinned: boolean) => (record('setPinned')(id, pinned), true),
     preview: async (focus?: string) => (record('preview')(focus), result),

@@ -13,8 +13,8 @@ import { api, forgetScriptedModel, until, useScriptedModel } from './liveSession
 async function lastRequestAttachments(sessionId: string, requests: number): Promise<Array<[string | undefined, number]>> {
   const { sessions } = await api();
   const store = await sessions.store();
-  await until('the request is stored', async () => (await store.listTurnUsage(sessionId)).length >= requests);
-  const usage = await store.listTurnUsage(sessionId);
+  await until('the request is stored', async () => (await store.listRequestUsage(sessionId)).length >= requests);
+  const usage = await store.listRequestUsage(sessionId);
   return usage[usage.length - 1].items.filter((i) => i.kind === 'attachment').map((i) => [i.label, i.tokens]);
 }
 

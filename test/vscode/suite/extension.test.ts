@@ -44,7 +44,7 @@ describe('Tally in VS Code', () => {
   it('Compact Context on a seeded session changes the stored history and records an event', async () => {
     const { sessions } = await api();
     const session = await sessions.create('seeded');
-    const m = session.manager;
+    const m = session.contextSession;
     await m.append({ id: 'u1', role: 'user', kind: 'user', content: 'Investigate the build.', agentVisible: true, userVisible: true, createdAt: 0 });
     for (let i = 0; i < 30; i++) {
       const call = { id: `c${i}`, name: 'run_command', arguments: JSON.stringify({ command: `make step${i}` }) };
@@ -109,7 +109,7 @@ describe('Tally in VS Code', () => {
     const id = await vscode.commands.executeCommand<string>('tally.openDemoReplay');
     assert.ok(id);
     const store = await sessions.store();
-    assert.ok((await store.listTurnUsage(id!)).length > 50);
+    assert.ok((await store.listRequestUsage(id!)).length > 50);
     assert.ok((await store.listCompactionEvents(id!)).length > 0);
     assert.equal(sessions.active?.replayLabel?.startsWith('demo'), true);
   });

@@ -32,7 +32,7 @@ describe('Fork from a request in a live session', () => {
       await t.sessions.send('Thanks.');
       await turnEnded();
       await until('three requests are stored', async () => (await store.nextRequestIndex(id)) >= 3);
-      const request1 = (await store.turnUsageAt(id, 1))!;
+      const request1 = (await store.requestUsageAt(id, 1))!;
       const sent = conversationItemsOf(request1);
       assert.ok(sent.some((i) => i.badges.includes('offloaded')), 'request #1 carried the offloaded read');
 
@@ -46,7 +46,7 @@ describe('Fork from a request in a live session', () => {
       assert.ok(forkEntryText(entry).startsWith(`Forked from request #1 with ${sent.length} messages, ${(request1.reportedInputTokens ?? request1.estimatedInputTokens).toLocaleString('en-US')} tokens`), forkEntryText(entry));
 
       // The inspector's Open on the fork's stored result.
-      const ref = fork.manager.messages.find((m) => m.meta?.offloadRef)!.meta!.offloadRef!;
+      const ref = fork.contextSession.messages.find((m) => m.meta?.offloadRef)!.meta!.offloadRef!;
       const opened = await vscode.commands.executeCommand<vscode.TextDocument>('tally.openResult', ref);
       assert.match(opened?.getText() ?? '', /line 1499 of the fork test file/);
 
@@ -54,17 +54,17 @@ describe('Fork from a request in a live session', () => {
       scripted().enqueue({ type: 'reply', parts: [{ toolCall: { name: 'read_result', arguments: JSON.stringify({ ref_id: ref, offset: 0, limit: 200 }) } }] }, { type: 'reply', parts: [{ text: 'Read it again.' }] });
       await t.sessions.send('Go on from here.');
       await turnEnded();
-      const first = (await store.turnUsageAt(forkId, 0))!;
+      const first = (await store.requestUsageAt(forkId, 0))!;
       const carried = conversationItemsOf(first);
       assert.deepEqual(carried.slice(0, sent.length), sent, 'same ids, kinds, tokens, badges and previews');
       assert.equal(carried[sent.length].preview, 'Go on from here.');
       const live = await t.sessions.current();
       for (const item of sent) {
         const there = await requestItemFullText({ store, sessionId: id, requestIndex: 1, itemId: item.messageId, working: [] });
-        const here = await requestItemFullText({ store, sessionId: forkId, requestIndex: 0, itemId: item.messageId, working: live.manager.messages });
+        const here = await requestItemFullText({ store, sessionId: forkId, requestIndex: 0, itemId: item.messageId, working: live.contextSession.messages });
         assert.equal(here.text, there.text, `the text of ${item.kind} ${item.messageId}`);
       }
-      const readBack = live.manager.messages.filter((m) => m.toolName === 'read_result').at(-1);
+      const readBack = live.contextSession.messages.filter((m) => m.toolName === 'read_result').at(-1);
       assert.match(readBack?.content ?? '', /line 0000 of the fork test file/, `read_result in the fork: ${readBack?.content.slice(0, 200)}`);
 
       // The original deleted and the fork opened again from its files: its result still opens.

@@ -37,8 +37,8 @@ describe('Select Model: the server lists its models, the key is asked in the sam
       const session = await waitForChat(api, 'qwen2.5-coder:14b');
       assert.equal(session.chat!.model.contextWindow, 4_096, 'the meter plans for the served window, not the trained 32,768');
       assert.equal(session.chat!.window.source, 'server');
-      assert.equal(session.manager.measure().warning, undefined, 'no "assumed" warning for a reported window');
-      assert.equal(session.manager.measure().contextWindow, 4_096);
+      assert.equal(session.contextSession.measure().warning, undefined, 'no "assumed" warning for a reported window');
+      assert.equal(session.contextSession.measure().contextWindow, 4_096);
     } finally {
       await server.close();
     }

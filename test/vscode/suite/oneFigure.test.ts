@@ -20,7 +20,7 @@ describe('One number for the context on every surface, through compactions and r
   async function surfaces(t: TallyApi) {
     const session = await t.sessions.current();
     const store = await t.sessions.store();
-    const [transcript, compactions, usage] = await Promise.all([store.loadTranscript(session.info.id), store.listCompactionEvents(session.info.id), store.listTurnUsage(session.info.id)]);
+    const [transcript, compactions, usage] = await Promise.all([store.loadTranscript(session.info.id), store.listCompactionEvents(session.info.id), store.listRequestUsage(session.info.id)]);
     const chatState = buildChatState({ session, transcript, compactions, sessions: [], usage });
     const inspectorState = buildInspectorState(session);
     const f = inspectorState.figures!;

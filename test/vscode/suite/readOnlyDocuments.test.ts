@@ -49,7 +49,7 @@ describe('Everything Tally opens is a read-only document with a useful title', (
     assert.equal(blobs.length, 1, 'the large output was offloaded');
 
     await assertReadOnly(await vscode.commands.executeCommand<vscode.TextDocument>('tally.openResult', blobs[0].id), /^run_command yes tally ∣?.*· request #\d+ \(full result\)\.txt$/);
-    const usage = await store.listTurnUsage(session.info.id);
+    const usage = await store.listRequestUsage(session.info.id);
     const lastRequest = usage[usage.length - 1];
     const toolPosition = lastRequest.items.findIndex((i) => i.role === 'tool');
     const itemDoc = await vscode.commands.executeCommand<vscode.TextDocument>('tally.openRequestItem', lastRequest.requestIndex, toolPosition);
@@ -57,7 +57,7 @@ describe('Everything Tally opens is a read-only document with a useful title', (
     await assertReadOnly(itemDoc, new RegExp(`^tool result · run_command yes tally.* · request #${lastRequest.requestIndex}\\.txt$|^run_command yes tally.* · request #${lastRequest.requestIndex}\\.txt$`));
     // The next request's items are laid out on their own (the prompt is one item there): find the user's message among them.
     const now = await t.sessions.current();
-    const nextItems = now.manager.planRequest().items;
+    const nextItems = now.contextSession.planRequest().items;
     const userDoc = await vscode.commands.executeCommand<vscode.TextDocument>('tally.openRequestItem', undefined, nextItems.findIndex((i) => i.role === 'user'));
     assert.equal(userDoc?.getText(), 'Print a lot.');
     await assertReadOnly(userDoc, /^user · next request\.txt$/);

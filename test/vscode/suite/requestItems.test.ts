@@ -28,15 +28,15 @@ describe('Request items in a live session: every token is an item, and the prefi
 
     server.enqueue({ type: 'reply', parts: [{ toolCall: { id: 'c1', name: 'list_files', arguments: '{"path":"."}' } }] }, { type: 'reply', parts: [{ text: 'It adds two numbers.' }] });
     await sessions.send('What does add do?');
-    await until('the first turn is stored', async () => (await (await sessions.store()).listTurnUsage(session.info.id)).length >= 2);
+    await until('the first turn is stored', async () => (await (await sessions.store()).listRequestUsage(session.info.id)).length >= 2);
 
     await vscode.window.showTextDocument(vscode.Uri.file(join(ws(), 'package.json')));
     server.enqueue({ type: 'reply', parts: [{ text: 'It runs node.' }] });
     await sessions.send('And the test script?');
     const store = await sessions.store();
-    await until('the second turn is stored', async () => (await store.listTurnUsage(session.info.id)).length >= 3);
+    await until('the second turn is stored', async () => (await store.listRequestUsage(session.info.id)).length >= 3);
 
-    const usage = await store.listTurnUsage(session.info.id);
+    const usage = await store.listRequestUsage(session.info.id);
     for (const record of usage) assert.equal(record.items.reduce((n, i) => n + i.tokens, 0), record.estimatedInputTokens, `request #${record.requestIndex} adds up`);
     const first = usage[0].items;
     assert.equal(first[0].label, 'Base instructions');

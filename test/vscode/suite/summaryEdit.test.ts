@@ -56,10 +56,10 @@ describe('Editing the compaction preview\'s summary in a live session', () => {
     const before = await store.nextRequestIndex(session.info.id);
     await t.sessions.send('Continue.');
     await turnEnded();
-    const next = (await store.turnUsageAt(session.info.id, before))!;
+    const next = (await store.requestUsageAt(session.info.id, before))!;
     const summaryItem = next.items.find((i) => i.kind === 'summary');
     assert.ok(summaryItem, 'the next request carries the summary');
-    const { text } = await requestItemText({ store, sessionId: session.info.id, requestIndex: next.requestIndex, itemId: summaryItem.messageId, working: (await t.sessions.current()).manager.messages });
+    const { text } = await requestItemText({ store, sessionId: session.info.id, requestIndex: next.requestIndex, itemId: summaryItem.messageId, working: (await t.sessions.current()).contextSession.messages });
     assert.equal(text.slice(text.indexOf('\n') + 1), typed, 'after its header line, the summary the model reads is what was typed');
     assert.ok(scripted().requests.at(-1)!.rawBody.includes(JSON.stringify(typed).slice(1, -1)), 'and it is on the wire');
   });

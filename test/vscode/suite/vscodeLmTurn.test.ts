@@ -69,7 +69,7 @@ describe('The default provider (vscode-lm) with a model another extension regist
     assert.equal(sent[0].extensionId, 'tally-dev.tally');
     assert.ok(sent[1].toolResult?.includes('export function add'), 'the tool result went back to the model');
 
-    const records = await store.listTurnUsage(session.info.id, { items: false });
+    const records = await store.listRequestUsage(session.info.id, { items: false });
     assert.ok(records.length >= 2, `the inspector has a record of each request (${records.length})`);
     assert.equal(records.at(-1)!.contextWindow, session.chat!.model.contextWindow);
   });

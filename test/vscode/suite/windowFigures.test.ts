@@ -11,7 +11,7 @@ describe('Every surface shows the same window figures, after a turn and after a 
   async function surfaces(t: Awaited<ReturnType<typeof api>>) {
     const session = await t.sessions.current();
     const store = await t.sessions.store();
-    const [transcript, compactions, usage] = await Promise.all([store.loadTranscript(session.info.id), store.listCompactionEvents(session.info.id), store.listTurnUsage(session.info.id)]);
+    const [transcript, compactions, usage] = await Promise.all([store.loadTranscript(session.info.id), store.listCompactionEvents(session.info.id), store.listRequestUsage(session.info.id)]);
     const chat = buildChatState({ session, transcript, compactions, sessions: [], usage }).meter!;
     const inspector = buildInspectorState(session).figures!;
     // The status bar follows change events: give it a moment to show the latest figures.

@@ -44,7 +44,7 @@ export interface SubagentEnvironment {
   /** Opens the subagent's own context session (same window rules and summarizer as the parent's). */
   openContext(sessionId: string): Promise<ContextSession>;
   /** Every tool a subagent's session could have, its own session tools bound to its own manager. */
-  tools(manager: ContextSession): Tool[];
+  tools(session: ContextSession): Tool[];
   /** The parent registry's workspace, approvals (shared: the same cards and session allowances) and limits. */
   registry: Pick<ToolRegistryOptions, 'workspace' | 'limits'> & { approvals: Pick<SessionApprovals, 'decide'> };
   /** The named agents known now (none from an untrusted workspace). */

@@ -56,11 +56,11 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
     model: agent?.model ?? env.model,
     origin: subagentOrigin({ parentSessionId: env.parentSessionId(), parentCallId: ctx.callId, agent: name }),
   });
-  const manager = await env.openContext(info.id);
+  const session = await env.openContext(info.id);
   const progress = (p: DistributiveOmit<SubagentProgress, 'callId' | 'sessionId' | 'agent'>) =>
     ctx.onEvent?.({ type: 'subagent', progress: { callId: ctx.callId, sessionId: info.id, ...(agent ? { agent: agent.name } : {}), ...p } as SubagentProgress });
 
-  const all = env.tools(manager);
+  const all = env.tools(session);
   const nested = run.nested?.(info.id);
   const tools = subagentTools(all, agent, nested);
   const asker = { sessionId: info.id, name, parentCallId: ctx.callId };
@@ -74,7 +74,7 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
   });
   const prompt: SessionPrompt = new SessionPrompt({ counter: env.counter, settings: env.settings, tools: () => registry.definitions(), instructions: () => subagentParts(env, agent), skills: async () => [] });
   const subagent = new AgentSession({
-    manager,
+    contextSession: session,
     provider: env.provider,
     model: agent?.model ?? env.model,
     maxOutputTokens: env.maxOutputTokens,

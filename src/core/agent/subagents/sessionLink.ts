@@ -75,6 +75,6 @@ export async function totalsWithSubagents(
 }
 
 async function sessionTotals(store: SessionStore, sessionId: string): Promise<SessionTokenTotals> {
-  const spend = spendOf(await store.listTurnUsage(sessionId, { items: false }));
+  const spend = spendOf(await store.listRequestUsage(sessionId, { items: false }));
   return { requests: spend.requests, inputTokens: spend.read, outputTokens: spend.output };
 }

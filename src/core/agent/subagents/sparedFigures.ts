@@ -1,14 +1,14 @@
 import { MESSAGE_OVERHEAD_TOKENS } from '../../accounting/messageTokens';
 import { formatTokens } from '../../accounting/windowFigures';
 import type { Message } from '../../model/message';
-import type { TurnUsageRecord } from '../../model/records';
+import type { RequestUsageRecord } from '../../model/records';
 
 /**
  * What a subagent read: the input of every request it sent (the provider's count where it reported
  * one, Tally's estimate otherwise), summed over its requests. A request re-reads what the one before
  * it carried, so this is what passed through the subagent's window, not the size of that window.
  */
-export function requestRead(record: Pick<TurnUsageRecord, 'reportedInputTokens' | 'estimatedInputTokens'>): number {
+export function requestRead(record: Pick<RequestUsageRecord, 'reportedInputTokens' | 'estimatedInputTokens'>): number {
   return record.reportedInputTokens ?? record.estimatedInputTokens;
 }
 
@@ -61,7 +61,7 @@ export function reportTokens(result: Pick<Message, 'tokens'>): number | undefine
 }
 
 /** A subagent's figures from its stored requests. */
-export function spendOf(usage: readonly Pick<TurnUsageRecord, 'reportedInputTokens' | 'estimatedInputTokens' | 'reportedOutputTokens'>[], cameBack?: number): SubagentSpend {
+export function spendOf(usage: readonly Pick<RequestUsageRecord, 'reportedInputTokens' | 'estimatedInputTokens' | 'reportedOutputTokens'>[], cameBack?: number): SubagentSpend {
   return {
     requests: usage.length,
     read: usage.reduce((sum, r) => sum + requestRead(r), 0),

@@ -1,6 +1,6 @@
 import type { RequestItem } from '../../../core/model/records';
 import { encodeRequestItems, type StoredRequestItems, applyItemsDelta } from '../../../core/model/requestItemsDelta';
-import type { TurnUsageRecord } from '../../../core/model/records';
+import type { RequestUsageRecord } from '../../../core/model/records';
 import { requestIndexSpan } from './segmentSummaries';
 import { collectRecords, collectSegmentList, eachSegment } from './segmentReads';
 import { FIGURES_BODY, ITEMS_KEY } from './sealedLists';
@@ -19,7 +19,7 @@ export class UsageRecords {
 
   constructor(private readonly parts: StoreParts) {}
 
-  async addTurnUsage(record: TurnUsageRecord): Promise<void> {
+  async addRequestUsage(record: RequestUsageRecord): Promise<void> {
     // A window's first record of a session is a change of the last one stored (by any window), not a full list.
     const last = this.lastItems.get(record.sessionId) ?? (await this.storedBase(record.sessionId, record.requestIndex));
     const db = await ownDb(this.parts, this.parts.own.segmentPath(record.sessionId));
@@ -34,15 +34,15 @@ export class UsageRecords {
     this.lastItems.set(record.sessionId, { id: record.id, items: record.items, changedSinceFull: changed });
   }
 
-  async listTurnUsage(sessionId: string, options: { items?: boolean } = {}): Promise<TurnUsageRecord[]> {
-    const order = (a: StoredTurnUsage, b: StoredTurnUsage) => a.requestIndex - b.requestIndex || a.createdAt - b.createdAt;
+  async listRequestUsage(sessionId: string, options: { items?: boolean } = {}): Promise<RequestUsageRecord[]> {
+    const order = (a: StoredRequestUsage, b: StoredRequestUsage) => a.requestIndex - b.requestIndex || a.createdAt - b.createdAt;
     if (options.items === false) {
       // A row's item list is written last in its body (`,"storedItems":…}`) and is most of it: the
       // figures alone are cut out in SQL, so the list is neither decoded nor parsed.
-      const figures = await collectSegmentList<StoredTurnUsage>(this.parts, sessionId, 'usageFigures', order);
+      const figures = await collectSegmentList<StoredRequestUsage>(this.parts, sessionId, 'usageFigures', order);
       return figures.map(({ storedItems: _stored, items: _items, ...rest }) => ({ ...rest, items: [] }));
     }
-    const stored = await collectRecords<StoredTurnUsage>(this.parts, sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', order);
+    const stored = await collectRecords<StoredRequestUsage>(this.parts, sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', order);
     return rebuildItemLists(stored);
   }
 
@@ -52,7 +52,7 @@ export class UsageRecords {
    * cut out in SQL), and the visit stops once the chain from the request back to a full list is
    * complete. Only that chain's bodies are parsed. Undefined when no such request is stored.
    */
-  async turnUsageAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
+  async requestUsageAt(sessionId: string, requestIndex: number): Promise<RequestUsageRecord | undefined> {
     const chain = await this.storedChainAt(sessionId, requestIndex);
     return chain && rebuildItemLists(chain).pop();
   }
@@ -71,7 +71,7 @@ export class UsageRecords {
   }
 
   /** The stored rows of request `requestIndex`'s record and the records its list rests on, oldest first; the record last. */
-  private async storedChainAt(sessionId: string, requestIndex: number): Promise<StoredTurnUsage[] | undefined> {
+  private async storedChainAt(sessionId: string, requestIndex: number): Promise<StoredRequestUsage[] | undefined> {
     const found = new Map<string, { index: number; createdAt: number; base?: string; body: string }>();
     const linkSql = `SELECT id, request_index, created_at, body, CASE WHEN instr(body, '${BASE_KEY}') > 0 THEN substr(body, instr(body, '${BASE_KEY}') + ${BASE_KEY.length}, 80) END AS base FROM turn_usage WHERE session_id = ? AND request_index <= ?`;
     // The same record a list in request order finds first: the earliest of its index.
@@ -102,10 +102,10 @@ export class UsageRecords {
     });
     const first = target();
     if (first === undefined) return undefined;
-    const stored: StoredTurnUsage[] = [];
+    const stored: StoredRequestUsage[] = [];
     for (const id of chainOf(first)) {
       try {
-        stored.push(JSON.parse(found.get(id)!.body) as StoredTurnUsage);
+        stored.push(JSON.parse(found.get(id)!.body) as StoredRequestUsage);
       } catch {
         // an unreadable row: the list that rests on it cannot be rebuilt
       }
@@ -117,15 +117,15 @@ export class UsageRecords {
    * One request's figures without its item list (left empty): only the segments whose request
    * indexes span it are opened, and no list is read. The first stored, if two share the index.
    */
-  async figuresAt(sessionId: string, requestIndex: number): Promise<TurnUsageRecord | undefined> {
-    let first: StoredTurnUsage | undefined;
+  async figuresAt(sessionId: string, requestIndex: number): Promise<RequestUsageRecord | undefined> {
+    let first: StoredRequestUsage | undefined;
     await eachSegment(this.parts, sessionId, {
       keepOpen: true, // the newest segments: the chat reads them next
       fromFacts: (facts) => facts.maxRequestIndex < requestIndex || (facts.minRequestIndex !== undefined && facts.minRequestIndex > requestIndex),
       fromRows: (db) => {
         for (const r of rows(db, `SELECT ${FIGURES_BODY} AS body FROM turn_usage WHERE session_id = ? AND request_index = ?`, [sessionId, requestIndex])) {
           try {
-            const found = JSON.parse(String(r.body)) as StoredTurnUsage;
+            const found = JSON.parse(String(r.body)) as StoredRequestUsage;
             if (!first || found.createdAt < first.createdAt) first = found;
           } catch {
             // an unreadable row
@@ -155,21 +155,21 @@ export class UsageRecords {
 }
 
 /** A usage row as stored: its item list in full or as a change (older rows carry `items`). */
-type StoredTurnUsage = Omit<TurnUsageRecord, 'items'> & { items?: RequestItem[]; storedItems?: StoredRequestItems };
+type StoredRequestUsage = Omit<RequestUsageRecord, 'items'> & { items?: RequestItem[]; storedItems?: StoredRequestItems };
 
 const REMEMBERED_SESSIONS = 16;
 /** Where a usage body's item list stored as a change names its base record. */
 const BASE_KEY = `${ITEMS_KEY}{"base":"`;
 
 /** Turns stored rows back into records with their whole item lists. A row whose base is lost gets an empty list. */
-export function rebuildItemLists(stored: readonly StoredTurnUsage[]): TurnUsageRecord[] {
+export function rebuildItemLists(stored: readonly StoredRequestUsage[]): RequestUsageRecord[] {
   const byId = new Map(stored.map((row) => [row.id, row]));
   const rebuilt = new Map<string, RequestItem[]>();
   const unrecoverable = new Set<string>();
-  const itemsOf = (row: StoredTurnUsage): RequestItem[] => {
+  const itemsOf = (row: StoredRequestUsage): RequestItem[] => {
     // Walk back to the nearest row whose list is known, then forward again (no recursion: chains can be long).
-    const chain: StoredTurnUsage[] = [];
-    let at: StoredTurnUsage | undefined = row;
+    const chain: StoredRequestUsage[] = [];
+    let at: StoredRequestUsage | undefined = row;
     let items: RequestItem[] = [];
     let lost = false;
     while (at) {

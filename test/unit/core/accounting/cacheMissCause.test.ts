@@ -1,7 +1,7 @@
 /** Why a request read less from the prompt cache than the one before: the first item its prefix breaks at. */
 import { strict as assert } from 'assert';
 import { cacheMissCause } from '../../../../src/core/accounting/cacheMissCause';
-import type { RequestItem, TurnUsageRecord } from '../../../../src/core/model/records';
+import type { RequestItem, RequestUsageRecord } from '../../../../src/core/model/records';
 
 type Request = Parameters<typeof cacheMissCause>[0];
 
@@ -20,7 +20,7 @@ const runTool = prompt('tool:run_command', 'tool-schema', 'tools', 400, 'run_com
 const conversation = [message('m1', 'user', 100), message('m2', 'assistant', 200), message('m3', 'tool', 5_000, { toolName: 'read_file' }), message('m4', 'assistant', 150)];
 const framing = prompt('framing:messages', 'framing', 'conversation', 40, 'framing');
 
-function request(index: number, items: RequestItem[], cacheRead: number | undefined, extra: Partial<TurnUsageRecord> = {}): Request {
+function request(index: number, items: RequestItem[], cacheRead: number | undefined, extra: Partial<RequestUsageRecord> = {}): Request {
   const input = items.reduce((sum, item) => sum + item.tokens, 0);
   return { requestIndex: index, estimatedInputTokens: input, reportedInputTokens: input, cacheReadTokens: cacheRead, items, ...extra };
 }

@@ -53,13 +53,13 @@ async function setup(provider: ChatProvider, settings: ContextSettings = withSet
   const env = await tempStore();
   const sessionId = (await env.store.createSession({ title: 'agent' })).id;
   const counter = getTokenCounter();
-  const manager = await ContextSession.open({ store: env.store, sessionId, settings, counter });
+  const contextSession = await ContextSession.open({ store: env.store, sessionId, settings, counter });
   let fixed = { system: 0, skills: 0, tools: 0 };
-  const session = sessionTools(env.store, () => manager);
+  const session = sessionTools(env.store, () => contextSession);
   const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => [ECHO, ...session.map((t) => t.definition)], instructions: async () => 'Always run the tests.', skills: async () => [] });
   const tools = testRegistry({ tools: () => [...prompt.tools(), ...testTools, ...session], onCall: (name) => prompt.noteToolUse(name) });
   const agent = new AgentSession({
-    manager,
+    contextSession,
     provider,
     model: 'test-model',
     maxOutputTokens: 2_000,
@@ -69,7 +69,7 @@ async function setup(provider: ChatProvider, settings: ContextSettings = withSet
   });
   const events: AgentEvent[] = [];
   agent.on((e) => events.push(e));
-  return { env, manager, agent, events };
+  return { env, contextSession, agent, events };
 }
 
 describe('agent loop', function () {
@@ -81,7 +81,7 @@ describe('agent loop', function () {
   const provider = () => createOpenAIProvider({ apiKey: 'sk-test', baseUrl: openai.url, retry: noRetry });
 
   it('runs a multi-tool turn with parallel calls, records results and usage, and ends on text', async () => {
-    const { env, manager, agent, events } = await setup(provider());
+    const { env, contextSession: session, agent, events } = await setup(provider());
     openai.enqueue(
       { type: 'reply', parts: [{ text: 'Echoing twice.' }, { toolCall: { name: 'echo', arguments: '{"text":"one"}' } }, { toolCall: { name: 'echo', arguments: '{"text":"two"}' } }], usage: { input: 900, output: 20 } },
       (req) => ({ type: 'reply', parts: [{ text: `I saw ${(req.body.messages as unknown[]).length} messages.` }], usage: { input: 950, output: 8 } }),
@@ -89,8 +89,8 @@ describe('agent loop', function () {
     assert.equal(await agent.send('Echo one and two.'), 'end_turn');
     const second = openai.requests[1].body.messages as Array<{ role: string; content: string }>;
     assert.deepEqual(second.filter((m) => m.role === 'tool').map((m) => m.content), ['one', 'two']);
-    assert.deepEqual(validateHistory(manager.planRequest().messages), []);
-    const usage = await env.store.listTurnUsage(manager.sessionId);
+    assert.deepEqual(validateHistory(session.planRequest().messages), []);
+    const usage = await env.store.listRequestUsage(session.sessionId);
     assert.deepEqual(usage.map((u) => u.reportedInputTokens), [900, 950]);
     assert.ok(usage[0].components.tools > 0 && usage[0].components.system > 0);
     assert.deepEqual(events.filter((e) => e.type === 'tool_result').length, 2);
@@ -99,7 +99,7 @@ describe('agent loop', function () {
   });
 
   it('a denied approval reaches the model as a tool result, not an error loop', async () => {
-    const { env, agent, manager } = await setup(provider());
+    const { env, agent, contextSession: session } = await setup(provider());
     openai.enqueue(
       { type: 'reply', parts: [{ toolCall: { name: 'deny_me', arguments: '{}' } }] },
       { type: 'reply', parts: [{ text: 'Understood, I will not run it.' }] },
@@ -108,7 +108,7 @@ describe('agent loop', function () {
     const tool = (openai.requests[1].body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'tool');
     assert.equal(tool?.content, 'The user denied running this command.');
     assert.equal(openai.requests.length, 2);
-    const stored = (await env.store.loadTranscript(manager.sessionId)).find((m) => m.role === 'tool');
+    const stored = (await env.store.loadTranscript(session.sessionId)).find((m) => m.role === 'tool');
     assert.equal(stored?.meta?.denied, true, 'the denial is marked on the result, not only said in its text');
     await env.dispose();
   });
@@ -126,83 +126,83 @@ describe('agent loop', function () {
   });
 
   it('retries a dropped stream without storing the cut tool call', async () => {
-    const { env, manager, agent, events } = await setup(provider());
+    const { env, contextSession: session, agent, events } = await setup(provider());
     openai.enqueue(
       { type: 'reply', parts: [{ text: 'Let me ' }, { toolCall: { name: 'echo', arguments: '{"text":"cut"}' } }], fault: { afterFirst: 'tool_args', action: 'reset' } },
       { type: 'reply', parts: [{ text: 'Done after the retry.' }] },
     );
     assert.equal(await agent.send('Go.'), 'end_turn');
     assert.ok(events.some((e) => e.type === 'retry'));
-    const transcript = await env.store.loadTranscript(manager.sessionId);
+    const transcript = await env.store.loadTranscript(session.sessionId);
     assert.ok(!transcript.some((m) => m.toolCalls?.length), 'no orphan tool call was stored');
     assert.equal(transcript[transcript.length - 1].content, 'Done after the retry.');
     await env.dispose();
   });
 
   it('recovers from "context too long" by compacting and retrying once', async () => {
-    const { env, manager, agent, events } = await setup(provider());
+    const { env, contextSession: session, agent, events } = await setup(provider());
     for (let i = 0; i < 12; i++) {
       openai.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'echo', arguments: JSON.stringify({ text: `output line ${i}`, big: 300 }) } }] });
     }
     openai.enqueue({ type: 'reply', parts: [{ text: 'Filled.' }] });
     await agent.send('Fill the context.');
-    const before = manager.measure().used;
+    const before = session.measure().used;
     openai.enqueue({ type: 'context_too_long' }, { type: 'reply', parts: [{ text: 'Fits now.' }] });
     assert.equal(await agent.send('Continue.'), 'end_turn');
     const completes = events.filter((e) => e.type === 'compaction' && e.event.type === 'complete');
     assert.ok(completes.length >= 1);
-    const history = await env.store.listCompactionEvents(manager.sessionId);
+    const history = await env.store.listCompactionEvents(session.sessionId);
     assert.equal(history[history.length - 1].trigger, 'overflow');
-    assert.ok(manager.measure().used < before);
+    assert.ok(session.measure().used < before);
     await env.dispose();
   });
 
   it('cancellation mid-tool leaves every call answered', async () => {
-    const { env, manager, agent } = await setup(provider());
+    const { env, contextSession: session, agent } = await setup(provider());
     openai.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'wait', arguments: '{}' } }, { toolCall: { name: 'echo', arguments: '{"text":"never"}' } }] });
     const started = new Promise<void>((resolve) => (waitStarted = resolve));
     const turn = agent.send('Wait forever.');
     await started;
     agent.cancel();
     assert.equal(await turn, 'cancelled');
-    assert.deepEqual(validateHistory(manager.planRequest().messages), []);
-    const transcript = await env.store.loadTranscript(manager.sessionId);
+    assert.deepEqual(validateHistory(session.planRequest().messages), []);
+    const transcript = await env.store.loadTranscript(session.sessionId);
     assert.equal(transcript.filter((m) => m.role === 'tool').length, 2, 'both calls have an output');
     assert.ok(transcript.some((m) => m.kind === 'aborted'));
     await env.dispose();
   });
 
   it('cancellation mid-stream keeps the text already shown and no partial call', async () => {
-    const { env, manager, agent, events } = await setup(provider());
+    const { env, contextSession: session, agent, events } = await setup(provider());
     openai.enqueue({ type: 'reply', parts: [{ text: 'Thinking about it' }, { toolCall: { name: 'echo', arguments: '{"text":"x"}' } }], fault: { afterFirst: 'text', action: 'stall' } });
     const firstText = new Promise<void>((resolve) => agent.on((e) => e.type === 'text_delta' && resolve()));
     const turn = agent.send('Go slowly.');
     await firstText;
     agent.cancel();
     assert.equal(await turn, 'cancelled');
-    const transcript = await env.store.loadTranscript(manager.sessionId);
+    const transcript = await env.store.loadTranscript(session.sessionId);
     const shown = events.flatMap((e) => (e.type === 'text_delta' ? [e.text] : [])).join('');
     assert.equal(transcript[transcript.length - 1].content, `${shown}\n[cancelled]`, 'the stored text is what the user saw');
-    assert.deepEqual(validateHistory(manager.planRequest().messages), []);
+    assert.deepEqual(validateHistory(session.planRequest().messages), []);
     await env.dispose();
   });
 
   it('a 300-request session with large outputs never exceeds the window, keeps pairs, and resumes compacted', async () => {
     const settings = withSettings({ contextWindow: 16_000, maxOutputTokens: 1_000 });
-    const { env, manager, agent } = await setup(provider(), settings);
+    const { env, contextSession: session, agent } = await setup(provider(), settings);
     for (let turn = 0; turn < 50; turn++) {
       for (let i = 0; i < 5; i++) openai.enqueue({ type: 'reply', parts: [{ toolCall: { name: 'echo', arguments: JSON.stringify({ text: `turn ${turn} step ${i} output`, big: 150 + i * 40 }) } }] });
       openai.enqueue({ type: 'reply', parts: [{ text: `Turn ${turn} done.` }] });
       assert.equal(await agent.send(`Task ${turn}`), 'end_turn');
     }
-    const usage = await env.store.listTurnUsage(manager.sessionId);
+    const usage = await env.store.listRequestUsage(session.sessionId);
     assert.equal(usage.length, 300);
     for (const u of usage) assert.ok(u.estimatedInputTokens <= 15_000, `request ${u.requestIndex}: ${u.estimatedInputTokens}`);
-    assert.deepEqual(validateHistory(manager.planRequest().messages), []);
-    assert.ok((await env.store.listCompactionEvents(manager.sessionId)).length > 0);
+    assert.deepEqual(validateHistory(session.planRequest().messages), []);
+    assert.ok((await env.store.listCompactionEvents(session.sessionId)).length > 0);
     await env.store.flush();
-    const resumed = await ContextSession.open({ store: env.store, sessionId: manager.sessionId, settings, counter: getTokenCounter() });
-    assert.deepEqual(resumed.messages.map((m) => m.id), manager.messages.map((m) => m.id));
+    const resumed = await ContextSession.open({ store: env.store, sessionId: session.sessionId, settings, counter: getTokenCounter() });
+    assert.deepEqual(resumed.messages.map((m) => m.id), session.messages.map((m) => m.id));
     await env.dispose();
   });
 });

@@ -155,7 +155,7 @@ function assertValidRequest(wire: Wire, body: unknown): WirePairs {
 }
 
 interface Session {
-  manager: ContextSession;
+  contextSession: ContextSession;
   agent: AgentSession;
   events: AgentEvent[];
   /** What the agent loop's own retry waits asked for. */
@@ -173,9 +173,9 @@ function tempWorkspace(): string {
 /** A real AgentSession on `store`: real prompt, real workspace tools chained to the session tools. */
 async function openSession(store: SessionStore, sessionId: string, provider: ChatProvider, workspace: string): Promise<Session> {
   const counter = getTokenCounter();
-  const manager = await ContextSession.open({ store, sessionId, settings: SETTINGS, counter });
+  const contextSession = await ContextSession.open({ store, sessionId, settings: SETTINGS, counter });
   let fixed = { system: 0, skills: 0, tools: 0 };
-  const session = sessionTools(store, () => manager);
+  const session = sessionTools(store, () => contextSession);
   const prompt: SessionPrompt = new SessionPrompt({ counter, settings: SETTINGS, tools: () => runner.definitions(), instructions: async () => undefined, skills: async () => [] });
   const runner = testRegistry({
     tools: () => [...prompt.tools(), ...builtinTools(), ...session],
@@ -187,7 +187,7 @@ async function openSession(store: SessionStore, sessionId: string, provider: Cha
   });
   const { delays, sleep } = recordingSleep();
   const agent = new AgentSession({
-    manager,
+    contextSession,
     provider,
     model: 'test-model',
     maxOutputTokens: 2_000,
@@ -205,7 +205,7 @@ async function openSession(store: SessionStore, sessionId: string, provider: Cha
   });
   const events: AgentEvent[] = [];
   agent.on((e) => events.push(e));
-  return { manager, agent, events, agentDelays: delays };
+  return { contextSession, agent, events, agentDelays: delays };
 }
 
 function errorsOf(events: AgentEvent[]): Array<Extract<AgentEvent, { type: 'error' }>> {
@@ -274,7 +274,7 @@ for (const wire of WIRES) {
       healthy = await wire.start();
       healthy.enqueue({ type: 'reply', parts: [{ text: 'Back on track: the answer is 42.' }] });
       const resumed = await openSession(again, sessionId, wire.provider(healthy, { retry: { maxAttempts: 1 } }), workspace);
-      assertPaired(resumed.manager.planRequest().messages, 'resumed working context');
+      assertPaired(resumed.contextSession.planRequest().messages, 'resumed working context');
       assert.equal(await resumed.agent.send(RESUME_PROMPT), 'end_turn', JSON.stringify(errorsOf(resumed.events)));
       assert.deepEqual(errorsOf(resumed.events), []);
       assert.equal(healthy.requests.length, 1);
@@ -411,7 +411,7 @@ for (const wire of WIRES) {
     });
 
     it('429 with retry-after: waits exactly what the server asked (injected sleep), then completes', async () => {
-      const { agent, events, manager } = await begin();
+      const { agent, events, contextSession: session } = await begin();
       server.enqueue({ type: 'rate_limited', retryAfterSeconds: 7 }, { type: 'reply', parts: [{ text: 'The answer is 42.' }], usage: { input: 1500, output: 9 } });
       assert.equal(await agent.send(FIRST_PROMPT), 'end_turn');
       assert.deepEqual(providerDelays, [7_000], 'retry-after: 7 honoured, not the computed backoff, through the injected sleep (not waited in wall time)');
@@ -421,7 +421,7 @@ for (const wire of WIRES) {
       assert.equal(server.requests.length, 2);
       assert.equal(server.requests[1].rawBody, server.requests[0].rawBody, 'the same request is re-sent');
       assert.deepEqual(errorsOf(events), []);
-      const usage = await store.listTurnUsage(manager.sessionId);
+      const usage = await store.listRequestUsage(session.sessionId);
       assert.equal(usage.length, 1, 'one request recorded, not two');
       const { store: again, transcript } = await reopenAndCheck();
       assert.deepEqual(transcript.map((m) => m.role), ['user', 'assistant']);
@@ -462,7 +462,7 @@ for (const wire of WIRES) {
       ['null', null],
     ] as const) {
       it(`usage ${label}: the turn completes and the ledger falls back to the estimate`, async () => {
-        const { agent, events, manager } = await begin();
+        const { agent, events, contextSession: session } = await begin();
         server.enqueue(
           { type: 'reply', parts: [{ text: 'Reading.' }, { toolCall: { name: 'read_file', arguments: '{"path":"src/a.ts"}' } }], usage },
           { type: 'reply', parts: [{ text: 'The answer is 42.' }], usage },
@@ -476,10 +476,10 @@ for (const wire of WIRES) {
           assert.equal(r.reportedOutputTokens, undefined);
           assert.ok(r.estimatedInputTokens > 0, 'the estimate is recorded instead');
         }
-        assert.equal(manager.measure().basis, 'estimate', 'the budget is based on the estimate');
-        assert.equal(manager.calibration.view().samples, 0, 'calibration learned nothing from a missing report');
+        assert.equal(session.measure().basis, 'estimate', 'the budget is based on the estimate');
+        assert.equal(session.calibration.view().samples, 0, 'calibration learned nothing from a missing report');
         const { store: again } = await reopenAndCheck();
-        const stored = await again.listTurnUsage(sessionId);
+        const stored = await again.listRequestUsage(sessionId);
         assert.deepEqual(
           stored.map((u) => [u.requestIndex, u.reportedInputTokens, u.estimatedInputTokens > 0]),
           [

@@ -50,9 +50,9 @@ describe('agent loop: thinking and stop reasons (Anthropic)', function () {
     const sessionId = (await env.store.createSession({ title: 'thinking' })).id;
     const counter = getTokenCounter();
     const maxOutputTokens = options.maxOutputTokens ?? 4_000;
-    const manager = await ContextSession.open({ store: env.store, sessionId, settings: withSettings({ contextWindow: 200_000, maxOutputTokens }), counter });
+    const session = await ContextSession.open({ store: env.store, sessionId, settings: withSettings({ contextWindow: 200_000, maxOutputTokens }), counter });
     const agent = new AgentSession({
-      manager,
+      contextSession: session,
       provider: createAnthropicProvider({ apiKey: KEY, baseUrl: server.url, retry: { maxAttempts: 1 } }),
       model: options.model ?? 'claude-haiku-4-5-20251001',
       maxOutputTokens,
@@ -63,11 +63,11 @@ describe('agent loop: thinking and stop reasons (Anthropic)', function () {
     });
     const events: AgentEvent[] = [];
     agent.on((e) => events.push(e));
-    return { env, manager, agent, events };
+    return { env, contextSession: session, agent, events };
   }
 
   it('keeps the thinking of a tool loop with its signature and sends it back first and unchanged (recorded llm-anthropic run)', async () => {
-    const { manager, agent, events } = await setup({ reasoning: { effort: 'low', budgetTokens: 1024 } });
+    const { contextSession: session, agent, events } = await setup({ reasoning: { effort: 'low', budgetTokens: 1024 } });
     server.enqueue(recorded('thinking-tool-chain.1.sse'), recorded('thinking-tool-chain.2.sse'));
     assert.equal(await agent.send('Use the fixed_version tool. Then tell me the version and make one short joke about it. Think about it first.'), 'end_turn');
     assert.deepEqual(runs, ['fixed_version']);
@@ -79,7 +79,7 @@ describe('agent loop: thinking and stop reasons (Anthropic)', function () {
     assert.equal(assistant.content[0].type, 'thinking');
     assert.ok(assistant.content[0].signature.startsWith('EoQDCm0IDhgCKkCDzGs2'));
     assert.equal(assistant.content[1].type, 'tool_use');
-    const stored = manager.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
+    const stored = session.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
     assert.equal(stored?.reasoning?.[0].signature, assistant.content[0].signature);
     assert.ok((stored?.meta?.reasoningTokens ?? 0) > 10, 'the thinking is counted');
     assert.ok(events.some((e) => e.type === 'reasoning_delta'), 'the thinking streams to the chat');
@@ -117,7 +117,7 @@ describe('agent loop: thinking and stop reasons (Anthropic)', function () {
   });
 
   it('max_tokens while writing a tool call: the cut call is not run and the chat offers to continue', async () => {
-    const { manager, agent, events } = await setup();
+    const { contextSession: session, agent, events } = await setup();
     server.enqueue(
       stream([
         start,
@@ -132,7 +132,7 @@ describe('agent loop: thinking and stop reasons (Anthropic)', function () {
     assert.deepEqual(runs, []);
     const notice = events.find((e) => e.type === 'notice');
     assert.deepEqual(notice, { type: 'notice', message: STOP_NOTICES.cutToolCall, action: 'continue' });
-    const last = manager.messages[manager.messages.length - 1];
+    const last = session.messages[session.messages.length - 1];
     assert.equal(last.role, 'assistant');
     assert.equal(last.toolCalls, undefined, 'no unanswered call is left in the history');
   });

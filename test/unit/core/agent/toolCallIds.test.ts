@@ -23,9 +23,9 @@ const noRetry = { maxAttempts: 1, sleep: async () => undefined };
 const echo: ToolRunner = { run: async (call) => ({ output: `echo:${String(JSON.parse(call.arguments).text)}` }) };
 
 async function agentFor(store: SessionStore, sessionId: string, provider: ChatProvider) {
-  const manager = await ContextSession.open({ store, sessionId, settings, counter: getTokenCounter() });
+  const session = await ContextSession.open({ store, sessionId, settings, counter: getTokenCounter() });
   const agent = new AgentSession({
-    manager,
+    contextSession: session,
     provider,
     model: 'test-model',
     maxOutputTokens: 2_000,
@@ -33,7 +33,7 @@ async function agentFor(store: SessionStore, sessionId: string, provider: ChatPr
     tools: echo,
     sleep: async () => undefined,
   });
-  return { manager, agent };
+  return { contextSession: session, agent };
 }
 
 /** One turn: the model calls echo with `text` under `id`, then answers. */
@@ -131,15 +131,15 @@ describe('tool-call ids are unique per session', function () {
     const reports: Array<{ sessionId: string; renamed: readonly CallIdRename[] }> = [];
     const stop = onCallIdRepair((id, renamed) => reports.push({ sessionId: id, renamed }));
     try {
-      const { manager, agent } = await agentFor(store, sessionId, createOpenAIProvider({ apiKey: 'sk-test', baseUrl: openai.url, retry: noRetry }));
+      const { contextSession: session, agent } = await agentFor(store, sessionId, createOpenAIProvider({ apiKey: 'sk-test', baseUrl: openai.url, retry: noRetry }));
       assert.deepEqual(reports, [{ sessionId, renamed: [{ messageId: 'a3', from: 'call_0', to: 'call_0_2' }] }]);
-      assert.deepEqual(pairs(manager.messages), ['read → echo:read', 'run → echo:run']);
+      assert.deepEqual(pairs(session.messages), ['read → echo:read', 'run → echo:run']);
       openai.enqueue(...echoTurn('call_0', 'again'));
       assert.equal(await agent.send('again'), 'end_turn');
       const wire = openaiWireIds(openai.requests[0].body);
       assertUnique(wire.calls, 'call ids on the wire');
       assert.deepEqual((openai.requests[0].body as any).messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content), ['echo:read', 'echo:run']);
-      assert.deepEqual(pairs(manager.messages), ['read → echo:read', 'run → echo:run', 'again → echo:again']);
+      assert.deepEqual(pairs(session.messages), ['read → echo:read', 'run → echo:run', 'again → echo:again']);
     } finally {
       stop();
       await store.close();
@@ -152,7 +152,7 @@ describe('tool-call ids are unique per session', function () {
     const env = await tempStore();
     try {
       const sessionId = (await env.store.createSession({ title: 'anthropic ids' })).id;
-      const { manager, agent } = await agentFor(env.store, sessionId, createAnthropicProvider({ apiKey: 'sk-ant-test', baseUrl: server.url, retry: noRetry }));
+      const { contextSession: session, agent } = await agentFor(env.store, sessionId, createAnthropicProvider({ apiKey: 'sk-ant-test', baseUrl: server.url, retry: noRetry }));
       server.enqueue(...echoTurn('toolu_0', 'one'), ...echoTurn('toolu_0', 'two'), { type: 'reply', parts: [{ text: 'ok' }] });
       assert.equal(await agent.send('one'), 'end_turn');
       assert.equal(await agent.send('two'), 'end_turn');
@@ -162,7 +162,7 @@ describe('tool-call ids are unique per session', function () {
       const uses = blocks.filter((b) => b.type === 'tool_use').map((b) => b.id);
       assertUnique(uses, 'tool_use ids on the wire');
       assert.deepEqual(blocks.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id), uses);
-      assert.deepEqual(pairs(manager.messages), ['one → echo:one', 'two → echo:two']);
+      assert.deepEqual(pairs(session.messages), ['one → echo:one', 'two → echo:two']);
     } finally {
       await env.dispose();
       await server.close();

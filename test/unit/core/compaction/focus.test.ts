@@ -17,38 +17,38 @@ describe('the focus of a manual compaction', function () {
   async function session() {
     const env = await tempStore();
     const sessionId = (await env.store.createSession({ title: 'focus' })).id;
-    const manager = await ContextSession.open({ store: env.store, sessionId, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter });
-    await manager.append(msg({ role: 'user', content: 'Make the parser tests pass.' }));
+    const session = await ContextSession.open({ store: env.store, sessionId, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter });
+    await session.append(msg({ role: 'user', content: 'Make the parser tests pass.' }));
     const test = call('run_command', { command: 'pytest tests/test_parser.py' });
-    await manager.append(msg({ role: 'assistant', content: 'Running the tests.', toolCalls: [test] }));
-    const failing = await manager.recordToolResult(test, `${'collecting ...\n'.repeat(300)}${FAILING}`, { isError: true });
+    await session.append(msg({ role: 'assistant', content: 'Running the tests.', toolCalls: [test] }));
+    const failing = await session.recordToolResult(test, `${'collecting ...\n'.repeat(300)}${FAILING}`, { isError: true });
     for (const turn of scriptedTurns(25, 5, 1000)) {
-      await manager.append(msg({ role: 'assistant', content: turn.assistantText, toolCalls: turn.calls.map((c) => c.call) }));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output.replace(/Error: .*/g, 'done'));
+      await session.append(msg({ role: 'assistant', content: turn.assistantText, toolCalls: turn.calls.map((c) => c.call) }));
+      for (const c of turn.calls) await session.recordToolResult(c.call, c.output.replace(/Error: .*/g, 'done'));
     }
     // A newer failure, so the matching one is not simply the newest failing output (always kept).
     const build = call('run_command', { command: 'make build' });
-    await manager.append(msg({ role: 'assistant', content: 'Building.', toolCalls: [build] }));
-    await manager.recordToolResult(build, 'compile error: missing semicolon in src/app.c', { isError: true });
-    return { env, manager, failing };
+    await session.append(msg({ role: 'assistant', content: 'Building.', toolCalls: [build] }));
+    await session.recordToolResult(build, 'compile error: missing semicolon in src/app.c', { isError: true });
+    return { env, contextSession: session, failing };
   }
 
   it('the preview shows matching items surviving, and the compaction keeps them', async () => {
-    const { env, manager, failing } = await session();
+    const { env, contextSession, failing } = await session();
     try {
       const kept = (messages: readonly Message[]) => messages.some((m) => m.kind === 'tool_result' && m.content === failing.content);
-      const unfocused = await manager.compact({ trigger: 'manual', dryRun: true });
+      const unfocused = await contextSession.compact({ trigger: 'manual', dryRun: true });
       assert.equal(unfocused.status, 'complete');
       assert.ok(!kept(unfocused.messages), 'without a focus the old failing output is compacted (the comparison is real)');
 
-      const preview = await manager.compact({ trigger: 'manual', dryRun: true, focus: 'keep the failing test output' });
+      const preview = await contextSession.compact({ trigger: 'manual', dryRun: true, focus: 'keep the failing test output' });
       assert.equal(preview.dryRun, true);
       assert.ok(preview.tokensAfter < preview.tokensBefore, 'it still frees space');
       assert.ok(kept(preview.messages), 'the preview keeps the failing test output whole');
       assert.ok(!preview.removed.some((r) => r.messageId === failing.id));
 
-      const done = await manager.compact({ trigger: 'manual', focus: 'keep the failing test output' });
-      assert.ok(kept(done.messages) && kept(manager.messages), 'the compaction kept it');
+      const done = await contextSession.compact({ trigger: 'manual', focus: 'keep the failing test output' });
+      assert.ok(kept(done.messages) && kept(contextSession.messages), 'the compaction kept it');
       assert.deepEqual(done.strategies, preview.strategies);
     } finally {
       await env.dispose();
@@ -56,10 +56,10 @@ describe('the focus of a manual compaction', function () {
   });
 
   it('matches by tool name and by path too', async () => {
-    const { env, manager, failing } = await session();
+    const { env, contextSession, failing } = await session();
     try {
       for (const focus of ['run_command', 'tests/test_parser.py']) {
-        const preview = await manager.compact({ trigger: 'manual', dryRun: true, focus });
+        const preview = await contextSession.compact({ trigger: 'manual', dryRun: true, focus });
         assert.ok(preview.messages.some((m) => m.id === failing.id), `focus "${focus}" keeps the item`);
       }
     } finally {

@@ -30,13 +30,13 @@ function scriptedSummarizer(): Summarizer & { calls: number } {
 }
 
 async function filledSession(store: SessionStore, sessionId: string, summarizer: Summarizer): Promise<ContextSession> {
-  const manager = await ContextSession.open({ store, sessionId, settings: withSettings({ contextWindow: 16_000, maxOutputTokens: 2_000 }), counter, summarizer });
-  await manager.append(withId({ role: 'user', kind: 'user', content: 'Explore the repository.', agentVisible: true, userVisible: true, createdAt: 0 }));
+  const session = await ContextSession.open({ store, sessionId, settings: withSettings({ contextWindow: 16_000, maxOutputTokens: 2_000 }), counter, summarizer });
+  await session.append(withId({ role: 'user', kind: 'user', content: 'Explore the repository.', agentVisible: true, userVisible: true, createdAt: 0 }));
   for (const turn of scriptedTurns(12, 2, 1000)) {
-    await manager.append(withId({ role: 'assistant', kind: 'assistant', content: turn.assistantText, toolCalls: turn.calls.map((c) => c.call), agentVisible: true, userVisible: true, createdAt: 0 }));
-    for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, { isError: c.isError });
+    await session.append(withId({ role: 'assistant', kind: 'assistant', content: turn.assistantText, toolCalls: turn.calls.map((c) => c.call), agentVisible: true, userVisible: true, createdAt: 0 }));
+    for (const c of turn.calls) await session.recordToolResult(c.call, c.output, { isError: c.isError });
   }
-  return manager;
+  return session;
 }
 
 const summaryMessages = (messages: readonly Message[]) => messages.filter((m) => m.kind === 'summary');
@@ -54,13 +54,13 @@ describe('a summary the user edited in the compaction preview', function () {
 
   it('replaces the history with the edited text, counts it, sends it, and keeps the original on the record', async () => {
     const summarizer = scriptedSummarizer();
-    const manager = await filledSession(env.store, sessionId, summarizer);
+    const session = await filledSession(env.store, sessionId, summarizer);
     const only = ['threshold-summarization'];
-    const preview = await manager.compact({ trigger: 'manual', dryRun: true, only });
+    const preview = await session.compact({ trigger: 'manual', dryRun: true, only });
     assert.equal(preview.summary, PROPOSED, 'the preview proposes a summary');
     const asked = summarizer.calls;
 
-    const result = await manager.compact({ trigger: 'manual', only, userSummary: { text: EDITED, proposed: PROPOSED } });
+    const result = await session.compact({ trigger: 'manual', only, userSummary: { text: EDITED, proposed: PROPOSED } });
     assert.equal(result.status, 'complete');
     assert.equal(summarizer.calls, asked, 'no new summary is written: the one confirmed is used');
 
@@ -69,7 +69,7 @@ describe('a summary the user edited in the compaction preview', function () {
     assert.equal(stored[0].summary, EDITED, 'the record holds what the user wrote');
     assert.equal(stored[0].originalSummary, PROPOSED, 'and the summary as proposed');
 
-    const sent = summaryMessages(manager.planRequest().messages);
+    const sent = summaryMessages(session.planRequest().messages);
     assert.equal(sent.length, 1);
     assert.ok(sent[0].content.endsWith(`\n${EDITED}`), 'the next request carries the edited summary');
     assert.ok(!sent[0].content.includes(PROPOSED), 'and not the proposed one');
@@ -83,11 +83,11 @@ describe('a summary the user edited in the compaction preview', function () {
 
   it('stores a summary confirmed unchanged as it was shown, not marked as edited', async () => {
     const summarizer = scriptedSummarizer();
-    const manager = await filledSession(env.store, sessionId, summarizer);
+    const session = await filledSession(env.store, sessionId, summarizer);
     const only = ['threshold-summarization'];
-    await manager.compact({ trigger: 'manual', dryRun: true, only });
+    await session.compact({ trigger: 'manual', dryRun: true, only });
     const asked = summarizer.calls;
-    await manager.compact({ trigger: 'manual', only, userSummary: { text: PROPOSED, proposed: PROPOSED } });
+    await session.compact({ trigger: 'manual', only, userSummary: { text: PROPOSED, proposed: PROPOSED } });
     assert.equal(summarizer.calls, asked);
     const [stored] = await env.store.listCompactionEvents(sessionId);
     assert.equal(stored.summary, PROPOSED);
@@ -95,11 +95,11 @@ describe('a summary the user edited in the compaction preview', function () {
   });
 
   it('fails and changes nothing when the compaction writes no summary to put the edit in', async () => {
-    const manager = await filledSession(env.store, sessionId, scriptedSummarizer());
-    const before = manager.messages.map((m) => m.id);
-    const result = await manager.compact({ trigger: 'manual', only: ['tool-result-masking'], userSummary: { text: EDITED, proposed: PROPOSED } });
+    const session = await filledSession(env.store, sessionId, scriptedSummarizer());
+    const before = session.messages.map((m) => m.id);
+    const result = await session.compact({ trigger: 'manual', only: ['tool-result-masking'], userSummary: { text: EDITED, proposed: PROPOSED } });
     assert.equal(result.status, 'error');
     assert.match(result.error ?? '', /wrote no summary, so the one you confirmed was not used/);
-    assert.deepEqual(manager.messages.map((m) => m.id), before, 'the history is as it was');
+    assert.deepEqual(session.messages.map((m) => m.id), before, 'the history is as it was');
   });
 });

@@ -25,11 +25,11 @@ function upToLastBreakpoint(body: Record<string, unknown>): string {
 describe('a stable prefix: switching the active file changes only what follows the last cache breakpoint', function () {
   this.timeout(30_000);
 
-  async function twoRequests(extra: (manager: ContextSession) => Promise<void> = async () => undefined) {
+  async function twoRequests(extra: (session: ContextSession) => Promise<void> = async () => undefined) {
     const env = await tempStore();
     const settings = withSettings({ contextWindow: 64_000, maxOutputTokens: 4_000 });
     const counter = getTokenCounter();
-    const manager = await ContextSession.open({ store: env.store, sessionId: (await env.store.createSession({ title: 'prefix' })).id, settings, counter });
+    const session = await ContextSession.open({ store: env.store, sessionId: (await env.store.createSession({ title: 'prefix' })).id, settings, counter });
     let active = 'src/a.ts';
     const prompt = new SessionPrompt({
       counter,
@@ -39,12 +39,12 @@ describe('a stable prefix: switching the active file changes only what follows t
       instructions: async () => [part('/ws/AGENTS.md', 'Use tabs.', false), part(`/ws/${active.split('/')[0]}/AGENTS.md`, `Rules for ${active.split('/')[0]}.`, true)],
       skills: async () => [],
     });
-    await manager.appendUser('first question');
-    await manager.appendAssistant('first answer');
-    await extra(manager);
-    await manager.appendUser('second question');
+    await session.appendUser('first question');
+    await session.appendAssistant('first answer');
+    await extra(session);
+    await session.appendUser('second question');
     const build = async (): Promise<ProviderRequest> => {
-      const request = await manager.nextRequest((room) => prompt.prepare(room));
+      const request = await session.nextRequest((room) => prompt.prepare(room));
       const prepared = request.prompt as PreparedPrompt;
       return { model: 'm', system: prepared.system, messages: request.plan.messages, tools: prepared.tools, maxOutputTokens: 1_000 };
     };

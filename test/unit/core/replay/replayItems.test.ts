@@ -21,7 +21,7 @@ describe('replayed requests: the items add up to each request\'s total', functio
     try {
       const report = await replayRun({ label: 'demo', messages: importTranscriptFile(DEMO).messages, policy: policyNamed('tally'), store: env.store, counter: getTokenCounter(), contextWindow: 16_000, maxOutputTokens: 2_000 });
       assert.ok(report.compactions > 0, 'summaries and archived results are among the items');
-      const usage = await env.store.listTurnUsage(report.sessionId);
+      const usage = await env.store.listRequestUsage(report.sessionId);
       assert.equal(usage.length, report.requests);
       for (const record of usage) {
         assert.equal(record.items.reduce((n, i) => n + i.tokens, 0), record.estimatedInputTokens, `request #${record.requestIndex}`);

@@ -37,11 +37,11 @@ async function openManager(store: SessionStore, sessionId: string, window = 32_0
 }
 
 /** A user's request, then scripted assistant turns with their tool results. */
-async function fill(manager: ContextSession, request: string, turns: ReturnType<typeof scriptedTurns>) {
-  await manager.append(withId(userMessage(request)));
+async function fill(session: ContextSession, request: string, turns: ReturnType<typeof scriptedTurns>) {
+  await session.append(withId(userMessage(request)));
   for (const turn of turns) {
-    await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-    for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, { isError: c.isError });
+    await session.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+    for (const c of turn.calls) await session.recordToolResult(c.call, c.output, { isError: c.isError });
   }
 }
 
@@ -57,31 +57,31 @@ describe('context session', function () {
   afterEach(async () => env.dispose());
 
   it('keeps every request of a 300-turn tool-heavy session under the effective window with valid pairs', async () => {
-    const manager = await openManager(env.store, sessionId);
+    const session = await openManager(env.store, sessionId);
     const events: CompactionEvent[] = [];
-    manager.onCompaction((e) => events.push(e));
+    session.onCompaction((e) => events.push(e));
     let maxUsed = 0;
     let requests = 0;
     for (const turn of scriptedTurns(300)) {
-      if (turn.user) await manager.append(withId(userMessage(turn.user)));
-      const request = await manager.nextRequest({ fixed: FIXED });
+      if (turn.user) await session.append(withId(userMessage(turn.user)));
+      const request = await session.nextRequest({ fixed: FIXED });
       assert.equal(request.status, 'ready');
       const { plan } = request;
       assert.deepEqual(validateHistory(plan.messages), [], `request ${requests} has broken pairs`);
       assert.ok(plan.budget.used <= plan.budget.effectiveWindow, `request ${requests}: ${plan.budget.used} > ${plan.budget.effectiveWindow}`);
       assert.equal(plan.repaired, 0, 'the write path kept the history valid');
       maxUsed = Math.max(maxUsed, plan.budget.used);
-      await manager.recordResponse(request, { model: 'test-model', reported: { inputTokens: plan.budget.used, outputTokens: 50 } });
+      await session.recordResponse(request, { model: 'test-model', reported: { inputTokens: plan.budget.used, outputTokens: 50 } });
       requests++;
-      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, { isError: c.isError });
+      await session.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+      for (const c of turn.calls) await session.recordToolResult(c.call, c.output, { isError: c.isError });
     }
     const completes = events.filter((e) => e.type === 'complete');
     assert.ok(completes.length >= 3, `expected several compactions, saw ${completes.length}`);
     const started = events.filter((e) => e.type === 'start').map((e) => e.id);
     const ended = events.filter((e) => e.type === 'complete' || e.type === 'error').map((e) => e.id);
     assert.deepEqual(ended, started, 'every start ends in exactly one complete or error');
-    assert.ok(maxUsed > 0.5 * manager.measure(FIXED).effectiveWindow, 'the window was actually used');
+    assert.ok(maxUsed > 0.5 * session.measure(FIXED).effectiveWindow, 'the window was actually used');
 
     const history = await env.store.listCompactionEvents(sessionId);
     assert.equal(history.length, completes.length);
@@ -95,16 +95,16 @@ describe('context session', function () {
     const toolResults = transcript.filter((m) => m.role === 'tool').length;
     const expectedResults = scriptedTurns(300).reduce((n, t) => n + t.calls.length, 0);
     assert.equal(toolResults, expectedResults);
-    const usage = await env.store.listTurnUsage(sessionId);
+    const usage = await env.store.listRequestUsage(sessionId);
     assert.equal(usage.length, 300);
     assert.ok(usage.some((u) => u.compactionId === undefined));
   });
 
   it('plans the next request in one call: builds the prompt, compacts when full, builds it again for the room left', async () => {
-    const manager = await openManager(env.store, sessionId, 16_000);
-    await fill(manager, 'Investigate the flaky build.', scriptedTurns(20, 11, 1000));
+    const session = await openManager(env.store, sessionId, 16_000);
+    await fill(session, 'Investigate the flaky build.', scriptedTurns(20, 11, 1000));
     const rooms: number[] = [];
-    const request = await manager.nextRequest((room) => {
+    const request = await session.nextRequest((room) => {
       rooms.push(room.percentUsed);
       return { fixed: FIXED, label: `prompt ${rooms.length}` };
     });
@@ -117,20 +117,20 @@ describe('context session', function () {
     assert.deepEqual(validateHistory(request.plan.messages), []);
     assert.ok(request.plan.budget.used <= request.plan.budget.effectiveWindow);
 
-    const record = await manager.recordResponse(request, { model: 'test-model', reported: { inputTokens: request.plan.budget.used } });
+    const record = await session.recordResponse(request, { model: 'test-model', reported: { inputTokens: request.plan.budget.used } });
     assert.equal(record.requestIndex, request.requestIndex);
     assert.equal(record.compactionId, request.compactionId, 'the ledger links the request to its compaction');
-    const next = await manager.nextRequest({ fixed: FIXED });
+    const next = await session.nextRequest({ fixed: FIXED });
     assert.equal(next.compaction, undefined, 'no compaction while there is room');
     assert.equal(next.requestIndex, record.requestIndex + 1);
   });
 
   it('re-plans a request the provider refused as too long, once compacted', async () => {
-    const manager = await openManager(env.store, sessionId, 32_000);
-    await fill(manager, 'Explore the repository.', scriptedTurns(12, 5, 1000));
-    const request = await manager.nextRequest({ fixed: FIXED });
+    const session = await openManager(env.store, sessionId, 32_000);
+    await fill(session, 'Explore the repository.', scriptedTurns(12, 5, 1000));
+    const request = await session.nextRequest({ fixed: FIXED });
     assert.equal(request.compaction, undefined);
-    const retried = await manager.recoverFromOverflow(request);
+    const retried = await session.recoverFromOverflow(request);
     assert.equal(retried.recovered, true);
     assert.equal(retried.compaction?.trigger, 'overflow');
     assert.ok(retried.plan.budget.used < request.plan.budget.used, 'the retried request is smaller');
@@ -138,12 +138,12 @@ describe('context session', function () {
   });
 
   it('records every removed item with its reason, and archived outputs stay retrievable', async () => {
-    const manager = await openManager(env.store, sessionId, 16_000);
-    await manager.append(withId(userMessage('Investigate the flaky build.')));
+    const session = await openManager(env.store, sessionId, 16_000);
+    await session.append(withId(userMessage('Investigate the flaky build.')));
     for (const turn of scriptedTurns(40, 11, 1000)) {
-      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, { isError: c.isError });
-      await manager.nextRequest({ fixed: FIXED });
+      await session.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+      for (const c of turn.calls) await session.recordToolResult(c.call, c.output, { isError: c.isError });
+      await session.nextRequest({ fixed: FIXED });
     }
     const history = await env.store.listCompactionEvents(sessionId);
     const removed = history.flatMap((e) => e.removed);
@@ -164,13 +164,13 @@ describe('context session', function () {
   });
 
   it('resumes a compacted session from its snapshot, then appends what came after', async () => {
-    const manager = await openManager(env.store, sessionId);
-    await fill(manager, 'Refactor the logger.', scriptedTurns(30, 3, 1000));
-    const result = await manager.compact({ trigger: 'manual', focus: 'logger API' });
+    const session = await openManager(env.store, sessionId);
+    await fill(session, 'Refactor the logger.', scriptedTurns(30, 3, 1000));
+    const result = await session.compact({ trigger: 'manual', focus: 'logger API' });
     assert.equal(result.status, 'complete');
     assert.ok(result.tokensAfter < result.tokensBefore);
-    await manager.append(withId(userMessage('Now add a test for it.')));
-    const expected = manager.messages.map((m) => m.id);
+    await session.append(withId(userMessage('Now add a test for it.')));
+    const expected = session.messages.map((m) => m.id);
     await env.store.flush();
 
     const resumed = await openManager(env.store, sessionId);
@@ -183,8 +183,8 @@ describe('context session', function () {
 
   it('reads the session\'s files while the encoder loads, not after', async function () {
     this.timeout(20_000); // the code before waited for ever here
-    const manager = await openManager(env.store, sessionId);
-    await manager.append(withId(userMessage('Hello.')));
+    const session = await openManager(env.store, sessionId);
+    await session.append(withId(userMessage('Hello.')));
     await env.store.flush();
     // An encoder that finishes loading only once the store has been read: opening waits for it.
     let storeRead!: () => void;
@@ -207,10 +207,10 @@ describe('context session', function () {
   });
 
   it('resumes with the counts stored with the messages instead of counting them again', async () => {
-    const manager = await openManager(env.store, sessionId);
-    await manager.append(withId(userMessage('Refactor the logger. '.repeat(200))));
-    await manager.append(withId(assistant('Done. '.repeat(300))));
-    const used = manager.measure(FIXED).used;
+    const session = await openManager(env.store, sessionId);
+    await session.append(withId(userMessage('Refactor the logger. '.repeat(200))));
+    await session.append(withId(assistant('Done. '.repeat(300))));
+    const used = session.measure(FIXED).used;
     await env.store.flush();
     let counted = 0;
     const spy: typeof counter = Object.create(counter);
@@ -221,17 +221,17 @@ describe('context session', function () {
   });
 
   it('previews a compaction without changing anything, then confirms it', async () => {
-    const manager = await openManager(env.store, sessionId);
-    await fill(manager, 'Explore the repository.', scriptedTurns(25, 5, 1000));
-    const before = manager.messages.map((m) => m.id);
-    const preview = await manager.compact({ trigger: 'manual', dryRun: true });
+    const session = await openManager(env.store, sessionId);
+    await fill(session, 'Explore the repository.', scriptedTurns(25, 5, 1000));
+    const before = session.messages.map((m) => m.id);
+    const preview = await session.compact({ trigger: 'manual', dryRun: true });
     assert.equal(preview.dryRun, true);
     assert.ok(preview.tokensAfter < preview.tokensBefore);
-    assert.deepEqual(manager.messages.map((m) => m.id), before, 'preview changed nothing');
+    assert.deepEqual(session.messages.map((m) => m.id), before, 'preview changed nothing');
     assert.equal((await env.store.listCompactionEvents(sessionId)).length, 0, 'preview stored no event');
     assert.equal(await env.store.loadSnapshot(sessionId), undefined);
 
-    const confirmed = await manager.compact({ trigger: 'manual' });
+    const confirmed = await session.compact({ trigger: 'manual' });
     assert.deepEqual(confirmed.strategies, preview.strategies);
     assert.ok(Math.abs(confirmed.tokensAfter - preview.tokensAfter) <= preview.tokensAfter * 0.01, 'the preview predicted the result');
     assert.deepEqual(confirmed.removed.map((r) => r.messageId), preview.removed.map((r) => r.messageId));
@@ -239,73 +239,73 @@ describe('context session', function () {
   });
 
   it('never removes a pinned item', async () => {
-    const manager = await openManager(env.store, sessionId);
-    await manager.append(withId(userMessage('Keep the schema in mind.')));
+    const session = await openManager(env.store, sessionId);
+    await session.append(withId(userMessage('Keep the schema in mind.')));
     let pinnedId = '';
     for (const [i, turn] of scriptedTurns(25, 9, 1000).entries()) {
-      await manager.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
+      await session.append(withId(assistant(turn.assistantText, turn.calls.map((c) => c.call))));
       for (const c of turn.calls) {
-        const recorded = await manager.recordToolResult(c.call, c.output, { isError: c.isError });
+        const recorded = await session.recordToolResult(c.call, c.output, { isError: c.isError });
         if (i === 0 && !pinnedId) pinnedId = recorded.id;
       }
     }
-    assert.equal(await manager.setPinned(pinnedId, true), true);
-    const result = await manager.compact({ trigger: 'manual' });
+    assert.equal(await session.setPinned(pinnedId, true), true);
+    const result = await session.compact({ trigger: 'manual' });
     assert.equal(result.status, 'complete');
     assert.ok(!result.removed.some((r) => r.messageId === pinnedId));
-    const pinned = manager.messages.find((m) => m.id === pinnedId);
+    const pinned = session.messages.find((m) => m.id === pinnedId);
     assert.ok(pinned?.pinned);
-    assert.deepEqual(validateHistory(manager.planRequest().messages), []);
+    assert.deepEqual(validateHistory(session.planRequest().messages), []);
   });
 
   it('gives open calls an "aborted" output when the next message arrives or the user cancels', async () => {
-    const manager = await openManager(env.store, sessionId);
-    await manager.append(withId(userMessage('Run the tests.')));
+    const session = await openManager(env.store, sessionId);
+    await session.append(withId(userMessage('Run the tests.')));
     const a = call('run_command', { command: 'npm test' });
     const b = call('read_file', { path: 'a.ts' });
-    await manager.append(withId(assistant('Running both.', [a, b])));
-    await manager.recordToolResult(a, 'ok');
-    const aborted = await manager.abortOpenCalls();
+    await session.append(withId(assistant('Running both.', [a, b])));
+    await session.recordToolResult(a, 'ok');
+    const aborted = await session.abortOpenCalls();
     assert.equal(aborted.length, 1);
     assert.equal(aborted[0].toolCallId, b.id);
     assert.equal(aborted[0].kind, 'aborted');
-    assert.deepEqual(validateHistory(manager.planRequest().messages), []);
-    await assert.rejects(manager.recordToolResult(b, 'late'), /refused/);
+    assert.deepEqual(validateHistory(session.planRequest().messages), []);
+    await assert.rejects(session.recordToolResult(b, 'late'), /refused/);
     const stored = await env.store.loadTranscript(sessionId);
     assert.ok(stored.some((m) => m.kind === 'aborted' && m.toolCallId === b.id), 'the aborted output is stored');
   });
 
   it('lets reported usage win: the next estimate is the report plus what was added since, with a calibration factor', async () => {
-    const manager = await openManager(env.store, sessionId);
-    await manager.append(withId(userMessage('Explain the build system in detail, please.')));
-    await manager.append(withId(assistant('It uses esbuild and a small script. '.repeat(40))));
-    const request = await manager.nextRequest({ fixed: FIXED });
+    const session = await openManager(env.store, sessionId);
+    await session.append(withId(userMessage('Explain the build system in detail, please.')));
+    await session.append(withId(assistant('It uses esbuild and a small script. '.repeat(40))));
+    const request = await session.nextRequest({ fixed: FIXED });
     const estimated = request.plan.budget.used;
     const reported = Math.round(estimated * 1.25);
-    await manager.recordResponse(request, { model: 'claude', reported: { inputTokens: reported, outputTokens: 30 } });
-    assert.equal(manager.measure(FIXED).used, reported, 'the provider\'s figure replaces the estimate');
-    assert.equal(manager.measure(FIXED).basis, 'reported');
-    const [added] = await manager.append(withId(userMessage('And the tests?')));
-    assert.equal(manager.measure(FIXED).used, reported + countMessage(added, counter), 'only what was added since is estimated');
-    const view = manager.calibration.view();
+    await session.recordResponse(request, { model: 'claude', reported: { inputTokens: reported, outputTokens: 30 } });
+    assert.equal(session.measure(FIXED).used, reported, 'the provider\'s figure replaces the estimate');
+    assert.equal(session.measure(FIXED).basis, 'reported');
+    const [added] = await session.append(withId(userMessage('And the tests?')));
+    assert.equal(session.measure(FIXED).used, reported + countMessage(added, counter), 'only what was added since is estimated');
+    const view = session.calibration.view();
     assert.ok(Math.abs(view.factor - 1.25) < 0.01, `factor ${view.factor}`);
     assert.equal(view.samples, 1);
-    const usage = await env.store.listTurnUsage(sessionId);
+    const usage = await env.store.listRequestUsage(sessionId);
     assert.equal(usage[0].estimatedInputTokens, estimated);
     assert.equal(usage[0].reportedInputTokens, reported);
   });
 
   it('does not trust a report wildly off the estimate (it could stop compaction)', async () => {
-    const manager = await openManager(env.store, sessionId);
-    await manager.append(withId(userMessage('Summarize the repository layout for me.')));
-    const request = await manager.nextRequest({ fixed: FIXED });
-    await manager.recordResponse(request, { model: 'proxy', reported: { inputTokens: 12 } });
-    assert.equal(manager.measure(FIXED).basis, 'estimate');
-    assert.equal(manager.measure(FIXED).used, request.plan.budget.used);
+    const session = await openManager(env.store, sessionId);
+    await session.append(withId(userMessage('Summarize the repository layout for me.')));
+    const request = await session.nextRequest({ fixed: FIXED });
+    await session.recordResponse(request, { model: 'proxy', reported: { inputTokens: 12 } });
+    assert.equal(session.measure(FIXED).basis, 'estimate');
+    assert.equal(session.measure(FIXED).used, request.plan.budget.used);
   });
 
   it('reports compaction events in order and stores a failed compaction as an error', async () => {
-    const manager = await ContextSession.open({
+    const session = await ContextSession.open({
       store: env.store,
       sessionId,
       settings: withSettings({ contextWindow: 16_000, maxOutputTokens: 2_000 }),
@@ -313,15 +313,15 @@ describe('context session', function () {
       summarizer: { name: 'broken', summarize: async () => { throw new Error('summarizer exploded'); } },
       strategies: undefined,
     });
-    await fill(manager, 'Long task.', scriptedTurns(12, 2, 1000));
+    await fill(session, 'Long task.', scriptedTurns(12, 2, 1000));
     const events: CompactionEvent[] = [];
-    manager.onCompaction((e) => events.push(e));
-    const result = await manager.compact({ trigger: 'manual', only: ['threshold-summarization'] });
+    session.onCompaction((e) => events.push(e));
+    const result = await session.compact({ trigger: 'manual', only: ['threshold-summarization'] });
     assert.equal(result.status, 'error');
     assert.match(result.error ?? '', /summarizer exploded/);
     assert.deepEqual(events.map((e) => e.type).filter((t) => t !== 'progress'), ['start', 'error']);
     const stored = await env.store.listCompactionEvents(sessionId);
     assert.equal(stored[0].status, 'error');
-    assert.ok(manager.messages.length > 10, 'a failed compaction leaves the history as it was');
+    assert.ok(session.messages.length > 10, 'a failed compaction leaves the history as it was');
   });
 });

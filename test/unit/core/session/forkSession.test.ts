@@ -68,7 +68,7 @@ describe('forking a session from one of its requests', function () {
     const other = await store.createSession({ title: 'someone else' });
     const otherRef = (await store.putBlob(other.id, { toolName: 'read_file', content: new TextEncoder().encode('secret of another session') })).id;
     const { id, session, user, offloaded, request1 } = await richSession(store, otherRef);
-    const sent = conversationItemsOf(await store.turnUsageAt(id, 1).then((r) => r!));
+    const sent = conversationItemsOf(await store.requestUsageAt(id, 1).then((r) => r!));
     for (const badge of ['summarized', 'archived', 'offloaded', 'thinking', 'pinned'] as const) assert.ok(sent.some((i) => i.badges.includes(badge)), `request #1 carried an item ${badge}`);
     assert.ok(sent.some((i) => i.kind === 'attachment'), 'and an attachment');
     assert.ok(sent.find((i) => i.messageId === user.id)?.badges.includes('pinned'), 'request #1 sent the user message pinned');
@@ -88,7 +88,7 @@ describe('forking a session from one of its requests', function () {
     await fork.appendUser('Go on from here.');
     const firstOfFork = await sendRequest(fork);
     assert.equal(firstOfFork.requestIndex, 0);
-    const carried = conversationItemsOf((await store.turnUsageAt(forked.info.id, 0))!);
+    const carried = conversationItemsOf((await store.requestUsageAt(forked.info.id, 0))!);
     assert.deepEqual(carried.slice(0, sent.length), sent, 'same ids, kinds, tokens, badges (pins) and previews, in order');
     assert.deepEqual(carried.slice(sent.length).map((i) => i.preview), ['Go on from here.']);
     for (const item of sent) {
@@ -161,9 +161,9 @@ describe('forking a session from one of its requests', function () {
     await assert.rejects(forkSession(store, { fromSessionId: '', fromRequestIndex: 0 }), /needs the session/);
 
     // A request that carried a summary a later compaction replaced (it is in no snapshot or transcript now).
-    const record = (await store.turnUsageAt(id, 0))!;
+    const record = (await store.requestUsageAt(id, 0))!;
     const gone = { ...record.items[0], messageId: 'summary-gone', role: 'user', kind: 'summary', badges: ['summarized' as const], preview: 'Goal: the old goal', section: 'conversation' as const };
-    await store.addTurnUsage({ ...record, id: 'u-replaced', requestIndex: 1, items: [gone, ...record.items] });
+    await store.addRequestUsage({ ...record, id: 'u-replaced', requestIndex: 1, items: [gone, ...record.items] });
     await assert.rejects(forkSession(store, { fromSessionId: id, fromRequestIndex: 1 }), /request #1 carried a summary that a later compaction replaced/);
     assert.equal((await store.listSessions()).length, before, 'no session was made');
   });

@@ -12,31 +12,31 @@ describe('the budget the status bar and the views read after every agent event',
     const env = await tempStore();
     const counter = getTokenCounter();
     const settings = withSettings({ contextWindow: 64_000, maxOutputTokens: 4_000 });
-    const manager = await ContextSession.open({ store: env.store, sessionId: (await env.store.createSession({ title: 'meter' })).id, settings, counter });
+    const session = await ContextSession.open({ store: env.store, sessionId: (await env.store.createSession({ title: 'meter' })).id, settings, counter });
     let fixed = { system: 120, skills: 0, tools: 40 };
-    const estimate = () => manager.messages.reduce((sum, m) => sum + countMessage(m, counter), 0) + fixed.system + fixed.skills + fixed.tools;
+    const estimate = () => session.messages.reduce((sum, m) => sum + countMessage(m, counter), 0) + fixed.system + fixed.skills + fixed.tools;
     const check = (when: string) => {
-      const budget = manager.measure(fixed);
-      assert.equal(manager.measure({ ...fixed }), budget, `${when}: asked again with nothing changed, the same budget`);
+      const budget = session.measure(fixed);
+      assert.equal(session.measure({ ...fixed }), budget, `${when}: asked again with nothing changed, the same budget`);
       return budget;
     };
     try {
-      await manager.appendUser('Read the config and fix the build.');
+      await session.appendUser('Read the config and fix the build.');
       assert.equal(check('a user message').used, estimate());
-      const assistant = await manager.appendAssistant('Reading it.', [{ id: 'call_1', name: 'read_file', arguments: '{"path":"a.json"}' }]);
+      const assistant = await session.appendAssistant('Reading it.', [{ id: 'call_1', name: 'read_file', arguments: '{"path":"a.json"}' }]);
       assert.equal(check('an assistant message').used, estimate());
-      await manager.recordToolResult({ id: 'call_1', name: 'read_file', arguments: '{"path":"a.json"}' }, '{ "strict": true }\n'.repeat(40));
+      await session.recordToolResult({ id: 'call_1', name: 'read_file', arguments: '{"path":"a.json"}' }, '{ "strict": true }\n'.repeat(40));
       assert.equal(check('a tool result').used, estimate());
-      await manager.setPinned(assistant.id, true);
+      await session.setPinned(assistant.id, true);
       assert.equal(check('a pin').used, estimate());
       fixed = { ...fixed, tools: 400 };
       assert.equal(check('more tools').used, estimate());
       const before = check('unchanged');
-      manager.contextWindow = 32_000;
+      session.contextWindow = 32_000;
       assert.notEqual(check('a smaller window').effectiveWindow, before.effectiveWindow);
-      const request = await manager.nextRequest({ fixed, system: [], sections: undefined } as never);
+      const request = await session.nextRequest({ fixed, system: [], sections: undefined } as never);
       const reported = Math.round(estimate() * 1.3);
-      await manager.recordResponse(request, { model: 'm', reported: { inputTokens: reported } });
+      await session.recordResponse(request, { model: 'm', reported: { inputTokens: reported } });
       assert.equal(check('a reported count').used, reported, 'the provider’s count is the basis once reported');
     } finally {
       await env.dispose();

@@ -38,36 +38,36 @@ describe('one figure for the context, on every path', function () {
   async function openSession(folder: string, sessionId?: string) {
     const store = await stores.openStore(folder, { debounceMs: 1e9 });
     const id = sessionId ?? (await store.createSession({ title: 'figures' })).id;
-    const manager = await ContextSession.open({ store, sessionId: id, settings, counter });
-    return { store, id, manager };
+    const session = await ContextSession.open({ store, sessionId: id, settings, counter });
+    return { store, id, contextSession: session };
   }
 
   /** A user's request, a few tool-using turns, and a request the provider reported on (with a turn after it). */
-  async function sessionWithReport(manager: ContextSession) {
-    await manager.append(message('user', 'Find out why the parser test fails and fix it.'));
+  async function sessionWithReport(session: ContextSession) {
+    await session.append(message('user', 'Find out why the parser test fails and fix it.'));
     for (const turn of scriptedTurns(12, 3, 100)) {
-      await manager.append(message('assistant', turn.assistantText, { toolCalls: turn.calls.map((c) => c.call) }));
-      for (const c of turn.calls) await manager.recordToolResult(c.call, c.output, { isError: c.isError });
+      await session.append(message('assistant', turn.assistantText, { toolCalls: turn.calls.map((c) => c.call) }));
+      for (const c of turn.calls) await session.recordToolResult(c.call, c.output, { isError: c.isError });
     }
-    const request = await manager.nextRequest({ fixed: FIXED });
+    const request = await session.nextRequest({ fixed: FIXED });
     assert.equal(request.status, 'ready');
-    await manager.recordResponse(request, { model: 'test-model', reported: { inputTokens: Math.round(request.plan.budget.used * PROVIDER_FACTOR), outputTokens: 40 } });
-    await manager.append(message('assistant', 'The tokenizer drops the last line when it has no newline; I will fix that.'));
-    const budget = manager.measure(FIXED);
+    await session.recordResponse(request, { model: 'test-model', reported: { inputTokens: Math.round(request.plan.budget.used * PROVIDER_FACTOR), outputTokens: 40 } });
+    await session.append(message('assistant', 'The tokenizer drops the last line when it has no newline; I will fix that.'));
+    const budget = session.measure(FIXED);
     assert.equal(budget.basis, 'reported', 'the setup has a trusted report');
     assert.notEqual(budget.used, budget.estimatedTotal, 'the setup has a report that differs from the estimate');
     return budget;
   }
 
   it('records a compaction in the figures the meter showed before and after, with the estimate beside them', async () => {
-    const { manager } = await openSession(stores.folder());
-    const before = await sessionWithReport(manager);
+    const { contextSession: session } = await openSession(stores.folder());
+    const before = await sessionWithReport(session);
     const events: CompactionEvent[] = [];
-    manager.onCompaction((e) => events.push(e));
+    session.onCompaction((e) => events.push(e));
 
-    const result = await manager.compact({ trigger: 'manual', fixed: FIXED });
+    const result = await session.compact({ trigger: 'manual', fixed: FIXED });
     assert.equal(result.status, 'complete');
-    const after = manager.measure(FIXED);
+    const after = session.measure(FIXED);
     assert.equal(result.tokensBefore, before.used, 'before: the meter figure, not the tokenizer alone');
     assert.equal(result.tokensAfter, after.used, 'after: the meter figure right after');
     assert.equal(result.estimatedTokensBefore, before.estimatedTotal);
@@ -79,13 +79,13 @@ describe('one figure for the context, on every path', function () {
   });
 
   it('previews a compaction in the meter figures and leaves the meter as it was', async () => {
-    const { manager } = await openSession(stores.folder());
-    const before = await sessionWithReport(manager);
-    const preview = await manager.compact({ trigger: 'manual', fixed: FIXED, dryRun: true });
+    const { contextSession: session } = await openSession(stores.folder());
+    const before = await sessionWithReport(session);
+    const preview = await session.compact({ trigger: 'manual', fixed: FIXED, dryRun: true });
     assert.equal(preview.tokensBefore, before.used);
     assert.ok(preview.tokensAfter < preview.tokensBefore, 'the preview would save tokens');
-    assert.equal(manager.measure(FIXED).used, before.used, 'a preview changes nothing');
-    const confirmed = await manager.compact({ trigger: 'manual', fixed: FIXED });
+    assert.equal(session.measure(FIXED).used, before.used, 'a preview changes nothing');
+    const confirmed = await session.compact({ trigger: 'manual', fixed: FIXED });
     // The preview's summary and references are not the stored ones word for word (a few tokens apart
     // by the tokenizer too); what must hold is that both are on the same basis.
     assert.equal(confirmed.tokensAfter - preview.tokensAfter, confirmed.estimatedTokensAfter! - preview.estimatedTokensAfter!, 'the preview and the compaction are on the same basis');
@@ -94,33 +94,33 @@ describe('one figure for the context, on every path', function () {
   it('shows the same figure after the session is opened again: after a turn, and after a compaction', async () => {
     const folder = stores.folder();
     const first = await openSession(folder);
-    const shown = (await sessionWithReport(first.manager)).used;
+    const shown = (await sessionWithReport(first.contextSession)).used;
     await first.store.flush();
     // The window reloads: a new store on the same files, the session opened from them.
     const reopened = await openSession(folder, first.id);
-    assert.equal(reopened.manager.measure(FIXED).used, shown, 'the figure after a reopen is the one shown before it');
-    assert.equal(reopened.manager.measure(FIXED).basis, 'reported');
+    assert.equal(reopened.contextSession.measure(FIXED).used, shown, 'the figure after a reopen is the one shown before it');
+    assert.equal(reopened.contextSession.measure(FIXED).basis, 'reported');
 
-    const compacted = await reopened.manager.compact({ trigger: 'manual', fixed: FIXED });
+    const compacted = await reopened.contextSession.compact({ trigger: 'manual', fixed: FIXED });
     assert.equal(compacted.status, 'complete');
-    const afterCompaction = reopened.manager.measure(FIXED).used;
+    const afterCompaction = reopened.contextSession.measure(FIXED).used;
     assert.equal(compacted.tokensAfter, afterCompaction);
     await reopened.store.flush();
     const again = await openSession(folder, first.id);
-    assert.equal(again.manager.measure(FIXED).used, afterCompaction, 'resumed from the snapshot, the figure is the one the compaction left');
+    assert.equal(again.contextSession.measure(FIXED).used, afterCompaction, 'resumed from the snapshot, the figure is the one the compaction left');
   });
 
   it('stays on the estimate after a reopen when the last request had no report', async () => {
     const folder = stores.folder();
     const first = await openSession(folder);
-    await first.manager.append(message('user', 'Hello there, what does this repository do?'));
-    const request = await first.manager.nextRequest({ fixed: FIXED });
-    await first.manager.recordResponse(request, { model: 'test-model' });
-    const shown = first.manager.measure(FIXED);
+    await first.contextSession.append(message('user', 'Hello there, what does this repository do?'));
+    const request = await first.contextSession.nextRequest({ fixed: FIXED });
+    await first.contextSession.recordResponse(request, { model: 'test-model' });
+    const shown = first.contextSession.measure(FIXED);
     assert.equal(shown.basis, 'estimate');
     await first.store.flush();
     const reopened = await openSession(folder, first.id);
-    assert.equal(reopened.manager.measure(FIXED).used, shown.used);
-    assert.equal(reopened.manager.measure(FIXED).basis, 'estimate');
+    assert.equal(reopened.contextSession.measure(FIXED).used, shown.used);
+    assert.equal(reopened.contextSession.measure(FIXED).basis, 'estimate');
   });
 });

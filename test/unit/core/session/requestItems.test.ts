@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import { AgentSession } from '../../../../src/core/agent/agentSession';
 import type { Tool } from '../../../../src/core/tools/types';
-import type { TurnUsageRecord } from '../../../../src/core/model/records';
+import type { RequestUsageRecord } from '../../../../src/core/model/records';
 import type { ToolDefinition } from '../../../../src/core/model/tool';
 import type { InstructionPart } from '../../../../src/core/prompt/promptSections';
 import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';
@@ -21,7 +21,7 @@ const echo: Tool = { definition: ECHO, approval: 'read', execute: async (args) =
 const ROOT: InstructionPart = { path: '/ws/AGENTS.md', label: 'ws/AGENTS.md', text: 'Use tabs.', followsActiveFile: false };
 const NESTED = (dir: string): InstructionPart => ({ path: `/ws/${dir}/AGENTS.md`, label: `ws/${dir}/AGENTS.md`, text: `Rules for ${dir}: ${'be careful. '.repeat(20)}`, followsActiveFile: true });
 
-const sum = (record: TurnUsageRecord) => record.items.reduce((n, i) => n + i.tokens, 0);
+const sum = (record: RequestUsageRecord) => record.items.reduce((n, i) => n + i.tokens, 0);
 
 describe('request items: every token of a request is an item', function () {
   this.timeout(60_000);
@@ -34,7 +34,7 @@ describe('request items: every token of a request is an item', function () {
     const sessionId = (await env.store.createSession({ title: 'items' })).id;
     const settings = withSettings({ contextWindow: 32_000, maxOutputTokens: 2_000, toolDeferralShare: 0.02 });
     const counter = getTokenCounter();
-    const manager = await ContextSession.open({ store: env.store, sessionId, settings, counter });
+    const session = await ContextSession.open({ store: env.store, sessionId, settings, counter });
     const prompt = new SessionPrompt({
       counter,
       settings,
@@ -43,7 +43,7 @@ describe('request items: every token of a request is an item', function () {
       skills: async () => [{ name: 'review', description: 'Review a diff', path: '/skills/review/SKILL.md', origin: 'user' }],
     });
     const tools = testRegistry({ tools: () => [...prompt.tools(), echo], onCall: (name) => prompt.noteToolUse(name) });
-    const agent = new AgentSession({ manager, provider: createOpenAIProvider({ apiKey: 'sk-test', baseUrl: server.url, retry: { maxAttempts: 1 } }), model: 'm', maxOutputTokens: 2_000, prompt, tools, sleep: async () => undefined });
+    const agent = new AgentSession({ contextSession: session, provider: createOpenAIProvider({ apiKey: 'sk-test', baseUrl: server.url, retry: { maxAttempts: 1 } }), model: 'm', maxOutputTokens: 2_000, prompt, tools, sleep: async () => undefined });
     return { env, sessionId, agent };
   }
 
@@ -56,7 +56,7 @@ describe('request items: every token of a request is an item', function () {
       active.value = 'lib';
       assert.equal(await agent.send('and now?'), 'end_turn');
       await env.store.flush();
-      const usage = await env.store.listTurnUsage(sessionId);
+      const usage = await env.store.listRequestUsage(sessionId);
       assert.equal(usage.length, 3);
       for (const record of usage) assert.equal(sum(record), record.estimatedInputTokens, `request #${record.requestIndex}: items add up to the total`);
 
@@ -86,7 +86,7 @@ describe('request items: every token of a request is an item', function () {
       assert.ok(Object.values(usage[2].texts ?? {}).some((t) => t.includes('Rules for lib')), 'the new nested AGENTS.md is stored with the request that first carried it');
 
       // Each item of a stored request opens to the exact text that was sent.
-      const open = (requestIndex: number | undefined, itemId: string) => requestItemText({ store: env.store, sessionId, requestIndex, itemId, working: agent.manager.messages });
+      const open = (requestIndex: number | undefined, itemId: string) => requestItemText({ store: env.store, sessionId, requestIndex, itemId, working: agent.contextSession.messages });
       assert.match((await open(2, 'system:base')).text, /^You are Tally/);
       assert.match((await open(2, 'agents:/ws/lib/AGENTS.md')).text, /^Instructions from ws\/lib\/AGENTS\.md[\s\S]*Rules for lib/);
       assert.match((await open(0, 'agents:/ws/src/AGENTS.md')).text, /Rules for src/, 'an earlier request keeps the text it carried');
@@ -94,10 +94,10 @@ describe('request items: every token of a request is an item', function () {
       assert.match((await open(0, 'framing:messages')).text, /4 tokens per message × 2 messages/);
       const toolCall = usage[1].items.find((i) => i.kind === 'assistant')!;
       assert.match((await open(1, toolCall.messageId)).text, /\[tool call echo \(c1\)\]\n\{"text":"hi"\}/);
-      const user = agent.manager.messages.find((m) => m.kind === 'user')!;
+      const user = agent.contextSession.messages.find((m) => m.kind === 'user')!;
       assert.equal((await open(undefined, user.id)).text, 'echo hi');
-      const current = agent.manager.planRequest().items;
-      assert.match((await requestItemText({ store: env.store, sessionId, itemId: 'framing:messages', working: agent.manager.messages, current })).text, /4 tokens per message × 6 messages/);
+      const current = agent.contextSession.planRequest().items;
+      assert.match((await requestItemText({ store: env.store, sessionId, itemId: 'framing:messages', working: agent.contextSession.messages, current })).text, /4 tokens per message × 6 messages/);
       await assert.rejects(open(0, 'tool:nope'), /request #0 has no item "tool:nope"/);
       await assert.rejects(open(9, 'system:base'), /request #9 is not stored/);
     } finally {

@@ -21,15 +21,15 @@ describe('request ledger usage figures', () => {
     store = await stores.openStore(stores.folder());
     const expected = { reportedInputTokens: 12_340, cacheReadTokens: 9_800, cacheWriteTokens: 1_200, reportedOutputTokens: 820, reasoningTokens: 610 };
     const figures = (r: Record<string, unknown> | undefined) => r && Object.fromEntries(Object.keys(expected).map((k) => [k, r[k]]));
-    assert.deepEqual(figures((await store.turnUsageAt(session.id, 0)) as never), expected);
-    assert.deepEqual(figures((await store.listTurnUsage(session.id, { items: false }))[0] as never), expected);
+    assert.deepEqual(figures((await store.requestUsageAt(session.id, 0)) as never), expected);
+    assert.deepEqual(figures((await store.listRequestUsage(session.id, { items: false }))[0] as never), expected);
   });
 
   it('reads a record written before reasoning tokens were kept, without them', async () => {
     const store = await stores.openStore(stores.folder());
     const session = await store.createSession({ title: 'old' });
-    await store.addTurnUsage({ id: 'u-old', sessionId: session.id, requestIndex: 0, createdAt: 5, model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 4_096, components: budget.components, estimatedInputTokens: 100, reportedInputTokens: 110, reportedOutputTokens: 20, cacheReadTokens: 0, items });
-    const record = await store.turnUsageAt(session.id, 0);
+    await store.addRequestUsage({ id: 'u-old', sessionId: session.id, requestIndex: 0, createdAt: 5, model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 4_096, components: budget.components, estimatedInputTokens: 100, reportedInputTokens: 110, reportedOutputTokens: 20, cacheReadTokens: 0, items });
+    const record = await store.requestUsageAt(session.id, 0);
     assert.deepEqual([record?.reportedInputTokens, record?.reportedOutputTokens, record?.reasoningTokens, record?.items.length], [110, 20, undefined, 1]);
   });
 });

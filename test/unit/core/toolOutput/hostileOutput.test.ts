@@ -175,13 +175,13 @@ describe('a 100 MB tool output through the agent loop', function () {
       const sessionId = (await env.store.createSession({ title: 'agent' })).id;
       const settings = withSettings({ contextWindow: 32_000, maxOutputTokens: 2_000 });
       const counter = getTokenCounter();
-      const manager = await ContextSession.open({ store: env.store, sessionId, settings, counter });
+      const contextSession = await ContextSession.open({ store: env.store, sessionId, settings, counter });
       const log = hundredMegabyteLog();
       const DUMP: ToolDefinition = { name: 'dump_log', description: 'Print the build log', inputSchema: { type: 'object' }, source: 'builtin' };
-      const session = sessionTools(env.store, () => manager);
+      const session = sessionTools(env.store, () => contextSession);
       const tools = testRegistry({ tools: [...session, { definition: DUMP, approval: 'read', execute: async () => ({ output: log }) }] });
       const prompt = new SessionPrompt({ counter, settings, tools: () => tools.definitions(), instructions: async () => '', skills: async () => [] });
-      const agent = new AgentSession({ manager, provider: createOpenAIProvider({ apiKey: 'sk-test', baseUrl: openai.url, retry: { maxAttempts: 1, sleep: async () => undefined } }), model: 'gpt-4.1', maxOutputTokens: 2_000, prompt, tools, sleep: async () => undefined });
+      const agent = new AgentSession({ contextSession, provider: createOpenAIProvider({ apiKey: 'sk-test', baseUrl: openai.url, retry: { maxAttempts: 1, sleep: async () => undefined } }), model: 'gpt-4.1', maxOutputTokens: 2_000, prompt, tools, sleep: async () => undefined });
       const tailOffset = Buffer.byteLength(log) - 37;
       let refId = '';
       openai.enqueue(

@@ -54,10 +54,10 @@ describe('attachments: chips, their tokens and the request that carries them', f
     disposers.push(() => env.dispose());
     const sessionId = (await env.store.createSession({ title: 'attach' })).id;
     const counter = getTokenCounter();
-    const manager = await ContextSession.open({ store: env.store, sessionId, settings, counter });
+    const contextSession = await ContextSession.open({ store: env.store, sessionId, settings, counter });
     const prompt = new SessionPrompt({ counter, settings, tools: () => [], instructions: async () => [], skills: async () => [] });
     const tools = testRegistry({ tools: () => prompt.tools() });
-    const agent = new AgentSession({ manager, provider: createOpenAIProvider({ apiKey: 'sk-test', baseUrl: server.url, retry: { maxAttempts: 1 } }), model: 'm', maxOutputTokens: 2_000, prompt, tools, sleep: async () => undefined });
+    const agent = new AgentSession({ contextSession, provider: createOpenAIProvider({ apiKey: 'sk-test', baseUrl: server.url, retry: { maxAttempts: 1 } }), model: 'm', maxOutputTokens: 2_000, prompt, tools, sleep: async () => undefined });
     const sources = new FakeSources();
     sources.files.set('src/app.ts', APP);
     const draft = new AttachmentDraft(sources);
@@ -65,11 +65,11 @@ describe('attachments: chips, their tokens and the request that carries them', f
       sessionId,
       settings,
       get messages() {
-        return manager.messages;
+        return contextSession.messages;
       },
-      count: manager.count,
+      count: contextSession.count,
       store: env.store,
-      figures: () => windowFigures(manager.measure()),
+      figures: () => windowFigures(contextSession.measure()),
       canSend: true,
     };
     const posted: Array<{ views: ChatAttachmentView[]; restore?: string }> = [];
@@ -81,7 +81,7 @@ describe('attachments: chips, their tokens and the request that carries them', f
       openText: async () => undefined,
       showRefused: () => undefined,
     };
-    return { env, sessionId, manager, agent, sources, draft, session, deps, posted };
+    return { env, sessionId, contextSession, agent, sources, draft, session, deps, posted };
   }
 
   it("each chip's number is its attachment item's tokens in the request that carries it, and the items come right before the user's message", async () => {
@@ -95,7 +95,7 @@ describe('attachments: chips, their tokens and the request that carries them', f
     assert.equal(await agent.send('what does this do?', undefined, attachments), 'end_turn');
     assert.equal(draft.count, 0, 'the chips leave with the message');
     await env.store.flush();
-    const [usage] = await env.store.listTurnUsage(sessionId);
+    const [usage] = await env.store.listRequestUsage(sessionId);
     const items = usage.items.filter((i) => i.section === 'conversation' && i.kind !== 'framing');
     const attached = items.filter((i) => i.kind === 'attachment');
     assert.deepEqual(attached.map((i) => [i.label, i.tokens]), [
@@ -127,7 +127,7 @@ describe('attachments: chips, their tokens and the request that carries them', f
     server.enqueue({ type: 'reply', parts: [{ text: 'ok' }] });
     await agent.send('why did it fail?', undefined, await attachmentsForSend(deps, 'why did it fail?'));
     await env.store.flush();
-    const [usage] = await env.store.listTurnUsage(sessionId);
+    const [usage] = await env.store.listRequestUsage(sessionId);
     const item = usage.items.find((i) => i.kind === 'attachment')!;
     assert.equal(item.tokens, chip.tokens);
     assert.ok(item.badges.includes('offloaded'));
@@ -166,34 +166,34 @@ describe('attachments: chips, their tokens and the request that carries them', f
   });
 
   it('a file deleted before the send: a clear error, the message and the chip are kept', async () => {
-    const { manager, draft, session, sources, deps, posted } = await setup();
+    const { contextSession, draft, session, sources, deps, posted } = await setup();
     await draft.add(session, { kind: 'file', path: 'src/app.ts' });
     sources.files.delete('src/app.ts');
     await assert.rejects(attachmentsForSend(deps, 'refactor it'), /Not sent: src\/app\.ts: src\/app\.ts no longer exists\..*your message is kept/);
     const last = posted[posted.length - 1];
     assert.equal(last.restore, 'refactor it');
     assert.match(last.views[0].error ?? '', /no longer exists/);
-    assert.equal(manager.messages.length, 0, 'nothing was recorded');
+    assert.equal(contextSession.messages.length, 0, 'nothing was recorded');
   });
 
   it('a file the agent read whole and still has in context is marked and sent as a short pointer, not twice', async () => {
-    const { manager, draft, session } = await setup();
+    const { contextSession, draft, session } = await setup();
     const read = assistantMessage('', [{ id: 'c1', name: 'read_file', arguments: '{"path":"./src/app.ts"}' }]);
-    await manager.append(userMessage('look at app'), read, toolResultMessage({ id: 'c1', name: 'read_file' }, `src/app.ts (lines 1–5 of 5)\n${APP}`));
+    await contextSession.append(userMessage('look at app'), read, toolResultMessage({ id: 'c1', name: 'read_file' }, `src/app.ts (lines 1–5 of 5)\n${APP}`));
     const chip = await draft.add(session, { kind: 'file', path: 'src/app.ts' });
     assert.equal(chip.inContext, true);
     const [message] = await draft.takeForSend(session);
     assert.match(message.content, /already in this conversation/);
     assert.ok(!message.content.includes('export function app()'));
-    assert.equal(chip.tokens, manager.count(message) - 4);
+    assert.equal(chip.tokens, contextSession.count(message) - 4);
   });
 
   it("the cost line is the message's tokens on the meter's figures, and says when a compaction will run first", async () => {
-    const { manager, draft, session } = await setup(withSettings({ contextWindow: 3_000, maxOutputTokens: 500 }));
+    const { contextSession, draft, session } = await setup(withSettings({ contextWindow: 3_000, maxOutputTokens: 500 }));
     const chip = await draft.add(session, { kind: 'file', path: 'src/app.ts' });
     draft.setDraftText('explain');
-    const figures = windowFigures(manager.measure());
-    const text = manager.count(userMessage('explain')) - 4;
+    const figures = windowFigures(contextSession.measure());
+    const text = contextSession.count(userMessage('explain')) - 4;
     const expected = messageCost(figures, [chip.tokens!, text]);
     const cost = draft.cost(session)!;
     assert.equal(cost.text, expected.text);

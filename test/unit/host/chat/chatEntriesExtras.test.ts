@@ -1,14 +1,14 @@
 /** What the chat shows besides the stored messages: a waiting first message, turn figures, compaction progress, Retry. */
 import { strict as assert } from 'assert';
 import type { Message } from '../../../../src/core/model/message';
-import type { CompactionEventRecord, TurnUsageRecord } from '../../../../src/core/model/records';
+import type { CompactionEventRecord, RequestUsageRecord } from '../../../../src/core/model/records';
 import { buildChatEntries, buildChatState } from '../../../../src/host/chat/chatState';
 import { nextCompactionActivity } from '../../../../src/host/session/compactionActivity';
 
 const msg = (id: string, role: 'user' | 'assistant', createdAt: number, content = id): Message => ({ id, role, kind: role, content, agentVisible: true, userVisible: true, createdAt });
-const usage = (createdAt: number, input: number): TurnUsageRecord => ({
+const usage = (createdAt: number, input: number): RequestUsageRecord => ({
   id: `r${createdAt}`, sessionId: 's', requestIndex: createdAt, createdAt, model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 16_000,
-  components: {} as TurnUsageRecord['components'], estimatedInputTokens: input, reportedInputTokens: input, reportedOutputTokens: 10, items: [],
+  components: {} as RequestUsageRecord['components'], estimatedInputTokens: input, reportedInputTokens: input, reportedOutputTokens: 10, items: [],
 });
 
 describe('chat entries: figures, notices and actions', () => {
@@ -27,7 +27,7 @@ describe('chat entries: figures, notices and actions', () => {
 
   it('does not warn about an assumed context window when no model is configured', () => {
     const budget = { percent: 0, used: 0, effectiveWindow: 112_000, compactAtTokens: 100_000, windowIsFallback: true, warning: 'Unknown context window: assumed 128,000 tokens.' };
-    const session = { info: { id: 's', title: 't' }, manager: { measure: () => budget }, fixed: {}, unavailable: 'No model is configured.' } as never;
+    const session = { info: { id: 's', title: 't' }, contextSession: { measure: () => budget }, fixed: {}, unavailable: 'No model is configured.' } as never;
     assert.strictEqual(buildChatState({ session, transcript: [], compactions: [], sessions: [] }).meter?.warning, undefined);
   });
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import { assistantMessage, toolResultMessage, userMessage } from '../../../../src/core/model/factories';
 import type { Message } from '../../../../src/core/model/message';
-import type { CompactionEventRecord, TurnUsageRecord } from '../../../../src/core/model/records';
+import type { CompactionEventRecord, RequestUsageRecord } from '../../../../src/core/model/records';
 import { ChatEntries } from '../../../../src/host/chat/chatEntries';
 import { ChatEntriesSent } from '../../../../src/host/chat/chatEntriesPatch';
 import { buildChatEntries, type ChatExtras } from '../../../../src/host/chat/chatState';
@@ -10,12 +10,12 @@ import type { ChatEntry } from '../../../../src/protocol/chat';
 
 const visible = (m: Message): Message => ({ ...m, userVisible: true, agentVisible: true });
 
-function usage(requestIndex: number, createdAt: number): TurnUsageRecord {
-  return { id: `r${requestIndex}`, sessionId: 's', requestIndex, createdAt, model: 'claude-sonnet-4-5', contextWindow: 200_000, maxOutputTokens: 8_000, estimatedInputTokens: 500 + requestIndex, components: { system: 1, skills: 0, tools: 0, messages: 1, toolResults: 0, summaries: 0 }, items: [] } as TurnUsageRecord;
+function usage(requestIndex: number, createdAt: number): RequestUsageRecord {
+  return { id: `r${requestIndex}`, sessionId: 's', requestIndex, createdAt, model: 'claude-sonnet-4-5', contextWindow: 200_000, maxOutputTokens: 8_000, estimatedInputTokens: 500 + requestIndex, components: { system: 1, skills: 0, tools: 0, messages: 1, toolResults: 0, summaries: 0 }, items: [] } as RequestUsageRecord;
 }
 
 /** A chat that grows the way a session does: a user message, calls, results, usage per request. */
-function grow(transcript: Message[], usageList: TurnUsageRecord[], turn: number): void {
+function grow(transcript: Message[], usageList: RequestUsageRecord[], turn: number): void {
   const t = turn * 100;
   transcript.push(visible(userMessage(`request ${turn}`, { id: `u${turn}`, createdAt: t + 1 })));
   const call = { id: `c${turn}`, name: 'run_command', arguments: `{"command":"npm test -- ${turn}"}` };
@@ -43,7 +43,7 @@ function chatPair() {
 describe('chat refresh sends only what changed', () => {
   it('after every turn, the webview holds exactly the entries a full rebuild gives, and only new or changed entries travel', () => {
     const transcript: Message[] = [];
-    const usageList: TurnUsageRecord[] = [];
+    const usageList: RequestUsageRecord[] = [];
     const { stored, post } = chatPair();
     for (let turn = 0; turn < 30; turn++) {
       const before = transcript.length;
@@ -96,7 +96,7 @@ describe('chat refresh sends only what changed', () => {
 
   it('a compaction that started before messages already shown is folded again and matches a full rebuild', () => {
     const transcript: Message[] = [];
-    const usageList: TurnUsageRecord[] = [];
+    const usageList: RequestUsageRecord[] = [];
     const { stored, post } = chatPair();
     for (let turn = 0; turn < 3; turn++) grow(transcript, usageList, turn);
     stored.reset(transcript, [], usageList);

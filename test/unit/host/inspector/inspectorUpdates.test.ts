@@ -2,18 +2,18 @@ import { strict as assert } from 'assert';
 import type { BlobInfo } from '../../../../src/core/ports/blobStore';
 import type { RequestItem } from '../../../../src/core/model/records';
 import { INSPECTOR_PAGE, InspectorUpdates } from '../../../../src/host/inspector/inspectorUpdates';
-import type { HostToInspector, InspectorState, TurnView } from '../../../../src/protocol/inspector';
+import type { HostToInspector, InspectorState, RequestView } from '../../../../src/protocol/inspector';
 import { applyListPatch, heldListOf, type HeldList } from '../../../../src/protocol/listPatch';
 import { requestItemKeys } from '../../../../src/protocol/requestItemKeys';
 
 const item = (messageId: string, tokens: number, extra: Partial<RequestItem> = {}): RequestItem => ({ messageId, role: 'tool', kind: 'tool_result', tokens, badges: [], preview: `${messageId} output`, ...extra });
-const turn = (requestIndex: number): TurnView => ({ requestIndex, createdAt: requestIndex, components: { system: 1, skills: 0, tools: 1, messages: requestIndex, toolResults: 0, summaries: 0 }, estimatedInputTokens: 100 + requestIndex });
+const turn = (requestIndex: number): RequestView => ({ requestIndex, createdAt: requestIndex, components: { system: 1, skills: 0, tools: 1, messages: requestIndex, toolResults: 0, summaries: 0 }, estimatedInputTokens: 100 + requestIndex });
 const blob = (id: string): BlobInfo => ({ id, sessionId: 's1', toolName: 'run_command', byteSize: 10, lineCount: 1, sha256: 'a'.repeat(64), createdAt: 1 });
 
 /** The webview's side: holds the lists and rebuilds the state from each message, as webview/inspector/main.ts does. */
 class Webview {
   state?: InspectorState;
-  private turns: HeldList<TurnView> = heldListOf<TurnView>([], (t) => `r${t.requestIndex}`);
+  private turns: HeldList<RequestView> = heldListOf<RequestView>([], (t) => `r${t.requestIndex}`);
   private items: HeldList<RequestItem> = heldListOf<RequestItem>([], (i) => i.messageId);
   private blobs: HeldList<BlobInfo> = heldListOf<BlobInfo>([], (b) => b.id);
   asksAgain = 0;
@@ -34,7 +34,7 @@ class Webview {
   }
 }
 
-function state(turns: TurnView[], current: RequestItem[], blobs: BlobInfo[] = [], titles?: Record<string, string>): InspectorState {
+function state(turns: RequestView[], current: RequestItem[], blobs: BlobInfo[] = [], titles?: Record<string, string>): InspectorState {
   return { session: { id: 's1', title: 'one' }, turns, current, compactions: [], blobs, blobTitles: titles };
 }
 

@@ -51,9 +51,9 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
     });
     assert.equal(await h.agent.send('USER: where are the parser and the writer?'), 'end_turn');
     const store = h.env.store;
-    const info = (await store.getSession(h.manager.sessionId))!;
+    const info = (await store.getSession(h.contextSession.sessionId))!;
     const view = await SessionView.open(store, info.id, 200);
-    const main: ActiveSession = { info, manager: h.manager, view };
+    const main: ActiveSession = { info, contextSession: h.contextSession, view };
     const children = await subagentSessions(store, info.id);
     assert.equal(children.length, 2);
     return { h, store, main, children, tracker };
@@ -115,7 +115,7 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
     assert.ok(items.items.some((i) => i.preview.includes('TASK alpha')), "the request's items are the subagent's: its task is its user message");
     assert.ok(items.items.some((i) => i.toolName === 'echo' && i.role === 'tool'), 'with its own tool results, which the parent never saw');
 
-    await send({ type: 'pin', messageId: h.manager.messages[0].id, pinned: true });
+    await send({ type: 'pin', messageId: h.contextSession.messages[0].id, pinned: true });
     assert.deepEqual(errors, [SUBAGENT_READ_ONLY]);
 
     await send({ type: 'closeSubagent' });
@@ -134,7 +134,7 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
     assert.deepEqual(summary.list.map((r) => r.read).sort(), [650 + 1_700, 700 + 1_900].sort());
     assert.equal(summary.spared.read, 700 + 1_900 + 650 + 1_700);
     // Came back: each report as an item of the parent's next request, token for token.
-    const lastParentRequest = (await store.turnUsageAt(main.info.id, 1))!;
+    const lastParentRequest = (await store.requestUsageAt(main.info.id, 1))!;
     let back = 0;
     for (const row of summary.list) {
       const item = lastParentRequest.items.find((i) => i.messageId === row.resultMessageId);

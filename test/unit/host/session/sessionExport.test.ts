@@ -25,9 +25,9 @@ describe('session export: a session with its subagents', function () {
     server = await new FakeOpenAIServer({ apiKey: 'sk-test', fallback: script }).start();
     const h = await subagentHarness({ server });
     assert.equal(await h.agent.send('USER: where is the parser?'), 'end_turn');
-    const info = (await h.env.store.getSession(h.manager.sessionId))!;
+    const info = (await h.env.store.getSession(h.contextSession.sessionId))!;
     const tree = await readSessionExport(h.env.store, info);
-    const callId = h.manager.messages.flatMap((m) => m.toolCalls ?? [])[0].id;
+    const callId = h.contextSession.messages.flatMap((m) => m.toolCalls ?? [])[0].id;
 
     assert.equal(tree.subagents.length, 1);
     const sub = tree.subagents[0];

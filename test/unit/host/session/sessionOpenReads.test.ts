@@ -1,9 +1,9 @@
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
-import type { RequestItem, TurnUsageRecord } from '../../../../src/core/model/records';
+import type { RequestItem, RequestUsageRecord } from '../../../../src/core/model/records';
 import { policyNamed } from '../../../../src/core/replay/baselines';
 import { ContextSession } from '../../../../src/core/session/contextSession';
-import { lastTurnUsage } from '../../../../src/core/session/lastTurnUsage';
+import { lastRequestUsage } from '../../../../src/core/session/lastRequestUsage';
 import { DEFAULT_SETTINGS } from '../../../../src/core/settings';
 import { SessionView } from '../../../../src/host/session/sessionView';
 import { call, logOutput, msg, prng } from '../../../support/syntheticSession';
@@ -14,7 +14,7 @@ import { countingStore } from '../../../support/countingStore';
 const SESSION = 'sopen';
 const TURNS = 90;
 
-function usage(index: number, items: RequestItem[]): TurnUsageRecord {
+function usage(index: number, items: RequestItem[]): RequestUsageRecord {
   return {
     id: `u${index}`, sessionId: SESSION, requestIndex: index, createdAt: index * 10, model: 'm', contextWindow: 100_000 + index, maxOutputTokens: 8_000,
     components: { system: 11, skills: 0, tools: 22, messages: 0, toolResults: items.length, summaries: 0 }, estimatedInputTokens: items.length, items,
@@ -41,7 +41,7 @@ describe('opening a long session in a new window', function () {
         msg({ role: 'tool', content: logOutput(random, 30, false), toolCallId: c.id, createdAt: at + 3 }),
       ]);
       items = [...items, { messageId: `m${t}`, role: 'tool', kind: 'tool_result', tokens: 40, badges: [], preview: `output ${t}` }];
-      await writing.addTurnUsage(usage(t, items));
+      await writing.addRequestUsage(usage(t, items));
       if (t % 30 === 29) {
         await writing.addCompactionEvent({ id: `cmp${t}`, sessionId: SESSION, trigger: 'auto', status: 'done', startedAt: at + 4, tokensBefore: 10 } as never);
         await writing.saveSnapshot({ sessionId: SESSION, compactionId: `cmp${t}`, tokenCount: 10, createdAt: at + 3, messages: [msg({ role: 'user', content: `summary to ${t}`, createdAt: at + 3 })] });
@@ -55,23 +55,23 @@ describe('opening a long session in a new window', function () {
     const { result, read } = await segmentsReadDuring(async () => {
       // What the session controller reads to open the session: the session resumes while its view
       // is read; the chat's and the inspector's first states are then built from the view.
-      const last = await lastTurnUsage(store, SESSION);
+      const last = await lastRequestUsage(store, SESSION);
       const resuming = ContextSession.open({ store, sessionId: SESSION, settings: policy.settings({ ...DEFAULT_SETTINGS, contextWindow: 128_000, maxOutputTokens: 8_192 }), counter: getTokenCounter(), strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
-      const [manager, view] = await Promise.all([resuming, SessionView.open(store, SESSION, 200, {}, resuming.then((s) => s.takeResumedTranscript()))]);
-      return { manager, last, view };
+      const [session, view] = await Promise.all([resuming, SessionView.open(store, SESSION, 200, {}, resuming.then((s) => s.takeResumedTranscript()))]);
+      return { contextSession: session, last, view };
     });
     assert.equal(result.last?.requestIndex, TURNS - 1);
     assert.equal(result.last?.contextWindow, 100_000 + TURNS - 1, 'the last request\'s figures');
     assert.equal(result.view.chat.entries().filter((e) => e.kind === 'user' || e.kind === 'assistant').length, 133, 'the newest 200 messages: 66 whole turns (a user message and a reply) and the reply before them');
-    assert.equal(result.view.turns.length, TURNS);
+    assert.equal(result.view.requests.length, TURNS);
     assert.deepEqual(result.view.compactions.map((e) => e.id), ['cmp29', 'cmp59', 'cmp89']);
-    assert.ok(result.manager.messages.length > 0);
+    assert.ok(result.contextSession.messages.length > 0);
 
     const segments = new Set(read);
     assert.ok(segments.size >= 8, `a session of many segments (${segments.size})`);
     const twice = [...segments].filter((path) => read.filter((p) => p === path).length > 1);
     assert.deepEqual(twice, [], `read more than once: ${twice.length} of ${segments.size} files, ${read.length} reads`);
-    assert.equal(reads.listTurnUsage ?? 0, 1, 'the usage figures listed once');
+    assert.equal(reads.listRequestUsage ?? 0, 1, 'the usage figures listed once');
     assert.equal(reads.listCompactionEvents, 1);
     assert.equal(reads.loadRecentTranscript, 1);
   });

@@ -54,7 +54,7 @@ describe('the session view: read once when the session opens, then kept by its c
     const fresh = await SessionView.open(env.store, sessionId, 200);
     assert.deepEqual(view.chat.entries(), fresh.chat.entries());
     assert.deepEqual(view.chat.lastTurnFigures(), fresh.chat.lastTurnFigures());
-    assert.deepEqual(view.turns, fresh.turns);
+    assert.deepEqual(view.requests, fresh.requests);
     assert.deepEqual(view.compactions.map((c) => c.id), fresh.compactions.map((c) => c.id));
     assert.deepEqual(view.blobs.map((b) => b.id), fresh.blobs.map((b) => b.id));
     assert.equal(view.blobs.length, 1);

@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import type { AgentEvent, SubagentProgress } from '../../../../src/core/agent/events';
 import { assistantMessage, toolResultMessage, userMessage } from '../../../../src/core/model/factories';
 import type { Message } from '../../../../src/core/model/message';
-import type { TurnUsageRecord } from '../../../../src/core/model/records';
+import type { RequestUsageRecord } from '../../../../src/core/model/records';
 import { ChatEntries } from '../../../../src/host/chat/chatEntries';
 import { ChatEntriesSent } from '../../../../src/host/chat/chatEntriesPatch';
 import { TurnTracker } from '../../../../src/host/session/turnTracker';
@@ -12,8 +12,8 @@ import type { ChatEntry, ChatToolCallView } from '../../../../src/protocol/chat'
 const visible = (m: Message): Message => ({ ...m, userVisible: true, agentVisible: true });
 const delegateCall = { id: 'call_d', name: 'delegate', arguments: JSON.stringify({ task: 'Find where the CSV export reads its columns.\nReport the files.', agent: 'explorer' }) };
 
-function usage(input: number, output: number): TurnUsageRecord {
-  return { id: 'r', sessionId: 'sub', requestIndex: 0, createdAt: 1, model: 'm', contextWindow: 200_000, maxOutputTokens: 8_000, estimatedInputTokens: input, reportedInputTokens: input, reportedOutputTokens: output, components: { system: 1, skills: 0, tools: 0, messages: 1, toolResults: 0, summaries: 0 }, items: [] } as TurnUsageRecord;
+function usage(input: number, output: number): RequestUsageRecord {
+  return { id: 'r', sessionId: 'sub', requestIndex: 0, createdAt: 1, model: 'm', contextWindow: 200_000, maxOutputTokens: 8_000, estimatedInputTokens: input, reportedInputTokens: input, reportedOutputTokens: output, components: { system: 1, skills: 0, tools: 0, messages: 1, toolResults: 0, summaries: 0 }, items: [] } as RequestUsageRecord;
 }
 
 function progress(p: Record<string, unknown>): AgentEvent {

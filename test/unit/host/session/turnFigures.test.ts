@@ -1,14 +1,14 @@
 /** Cost and cache figures the chat shows under a turn, from the usage records and the model's price. */
 import { strict as assert } from 'assert';
-import type { TurnUsageRecord } from '../../../../src/core/model/records';
+import type { RequestUsageRecord } from '../../../../src/core/model/records';
 import { modelPrices, parsePriceOverrides } from '../../../../src/core/providers/modelRegistry';
 import { buildChatEntries } from '../../../../src/host/chat/chatState';
 import { requestCost, turnUsage } from '../../../../src/host/session/turnFigures';
 
-function record(fields: Partial<TurnUsageRecord>): TurnUsageRecord {
+function record(fields: Partial<RequestUsageRecord>): RequestUsageRecord {
   return {
     id: 'u', sessionId: 's', requestIndex: 0, createdAt: 1, model: 'claude-sonnet-4-5', contextWindow: 200_000, maxOutputTokens: 16_000,
-    components: { system: 0, skills: 0, tools: 0, messages: 0, toolResults: 0, summaries: 0 } as TurnUsageRecord['components'],
+    components: { system: 0, skills: 0, tools: 0, messages: 0, toolResults: 0, summaries: 0 } as RequestUsageRecord['components'],
     estimatedInputTokens: 0, items: [], ...fields,
   };
 }

@@ -76,7 +76,7 @@ describe('sql.js store', function () {
     const blob = await store.putBlob(session.id, { toolName: 'run_command', content: Buffer.from('line1\nline2\n') });
     await store.saveSnapshot({ sessionId: session.id, messages: [message('m2', 2)], tokenCount: 42, compactionId: 'c1', createdAt: 2 });
     await store.addCompactionEvent({ id: 'c1', sessionId: session.id, trigger: 'manual', status: 'complete', strategies: ['tool-result-masking'], tokensBefore: 100, tokensAfter: 40, messagesBefore: 2, messagesAfter: 1, startedAt: 5, durationMs: 3, removed: [] });
-    await store.addTurnUsage({ id: 'u1', sessionId: session.id, requestIndex: 0, createdAt: 6, model: 'm', contextWindow: 1000, maxOutputTokens: 100, components: { system: 1, skills: 0, tools: 2, messages: 3, toolResults: 4, summaries: 0 }, estimatedInputTokens: 10, reportedInputTokens: 12, items: [] });
+    await store.addRequestUsage({ id: 'u1', sessionId: session.id, requestIndex: 0, createdAt: 6, model: 'm', contextWindow: 1000, maxOutputTokens: 100, components: { system: 1, skills: 0, tools: 2, messages: 3, toolResults: 4, summaries: 0 }, estimatedInputTokens: 10, reportedInputTokens: 12, items: [] });
     await store.updateSession(session.id, { title: 'renamed' });
     await store.close();
     assert.deepEqual(filesUnder(folder).filter((f) => f.includes('.tmp-')), [], 'no temp files left');
@@ -88,7 +88,7 @@ describe('sql.js store', function () {
     assert.equal((await store.listBlobs(session.id)).length, 1);
     assert.equal((await store.loadSnapshot(session.id))?.tokenCount, 42);
     assert.equal((await store.listCompactionEvents(session.id))[0].tokensAfter, 40);
-    assert.equal((await store.listTurnUsage(session.id))[0].reportedInputTokens, 12);
+    assert.equal((await store.listRequestUsage(session.id))[0].reportedInputTokens, 12);
     await store.deleteSession(session.id);
     assert.equal((await store.listSessions()).length, 0);
     await store.close();

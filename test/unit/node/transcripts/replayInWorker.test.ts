@@ -61,10 +61,10 @@ describe('transcript replay in a worker thread', function () {
     const result = await replayInWorker(workerPath, { file: join(ROOT, 'media', 'demo', 'demo-run.traj.json'), label: 'demo', window: 32_000, storeFolder, wasmPath: WASM, settings });
     const store = await openStore(storeFolder, { wasmPath: WASM });
     try {
-      const usage = await store.listTurnUsage(result.sessionId, { items: false });
+      const usage = await store.listRequestUsage(result.sessionId, { items: false });
       const last = usage[usage.length - 1];
-      const manager = await ContextSession.open({ store, sessionId: result.sessionId, settings, counter: getTokenCounter('o200k_base'), contextWindow: last.contextWindow, maxOutputTokens: last.maxOutputTokens });
-      const budget = manager.measure({ system: last.components.system, skills: last.components.skills, tools: last.components.tools });
+      const session = await ContextSession.open({ store, sessionId: result.sessionId, settings, counter: getTokenCounter('o200k_base'), contextWindow: last.contextWindow, maxOutputTokens: last.maxOutputTokens });
+      const budget = session.measure({ system: last.components.system, skills: last.components.skills, tools: last.components.tools });
       return { requests: usage.map((u) => u.estimatedInputTokens), now: budget.used, compactAt: budget.compactAtTokens, blockAt: budget.blockAtTokens };
     } finally {
       await store.close();

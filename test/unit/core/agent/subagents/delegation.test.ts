@@ -51,15 +51,15 @@ describe('subagents: delegation', function () {
     assert.ok(!JSON.stringify(parentRequests[1].body).includes('RAW-OUTPUT'), 'no subagent tool output reaches the parent');
 
     // Each subagent is a stored session of its own, linked to the parent's call, and compacted in its window.
-    const calls = h.manager.messages.flatMap((m) => m.toolCalls ?? []);
-    const children = await subagentSessions(h.env.store, h.manager.sessionId);
+    const calls = h.contextSession.messages.flatMap((m) => m.toolCalls ?? []);
+    const children = await subagentSessions(h.env.store, h.contextSession.sessionId);
     assert.deepEqual(children.map((c) => c.link.parentCallId).sort(), calls.map((c) => c.id).sort());
     for (const child of children) {
       const transcript = await h.env.store.loadTranscript(child.info.id);
       assert.match(transcript[0].content, /^TASK (alpha|beta)$/);
       assert.equal(transcript.filter((m) => m.role === 'tool').length, 9, 'every tool result is kept in the stored transcript');
       assert.ok((await h.env.store.listCompactionEvents(child.info.id)).length > 0, `${child.info.id} compacted`);
-      assert.equal((await h.env.store.listTurnUsage(child.info.id)).length, 10);
+      assert.equal((await h.env.store.listRequestUsage(child.info.id)).length, 10);
     }
     // Progress reached the parent's events under each subagent's session id.
     const progress = h.progress();
@@ -67,7 +67,7 @@ describe('subagents: delegation', function () {
       const kinds = new Set(progress.filter((p) => p.sessionId === child.info.id).map((p) => p.kind));
       assert.deepEqual([...kinds].sort(), ['compaction', 'ended', 'request', 'started', 'tool_call', 'usage']);
     }
-    const totals = await totalsWithSubagents(h.env.store, h.manager.sessionId);
+    const totals = await totalsWithSubagents(h.env.store, h.contextSession.sessionId);
     assert.equal(totals.requests, 22);
     assert.equal(totals.subagents.requests, 20);
     await h.env.dispose();
@@ -89,7 +89,7 @@ describe('subagents: delegation', function () {
     await ready;
     h.agent.cancel();
     assert.equal(await turn, 'cancelled');
-    const children = await subagentSessions(h.env.store, h.manager.sessionId);
+    const children = await subagentSessions(h.env.store, h.contextSession.sessionId);
     assert.equal(children.length, 2);
     const ended = h.progress().filter((p) => p.kind === 'ended');
     assert.deepEqual(ended.map((p) => p.kind === 'ended' && p.stopReason), ['cancelled', 'cancelled']);
@@ -97,7 +97,7 @@ describe('subagents: delegation', function () {
       const transcript = await h.env.store.loadTranscript(child.info.id);
       assert.deepEqual(validateHistory(transcript), [], 'the subagent history has every call answered');
     }
-    assert.deepEqual(validateHistory(h.manager.planRequest().messages), []);
+    assert.deepEqual(validateHistory(h.contextSession.planRequest().messages), []);
     assert.equal(server.requests.length, 3, 'nothing was sent after the cancel');
     await h.env.dispose();
   });
@@ -114,7 +114,7 @@ describe('subagents: delegation', function () {
     await capped.agent.send('USER: go');
     const subRequests = () => server!.requests.filter((r) => firstUser(r).startsWith('TASK'));
     assert.equal(subRequests().length, 3);
-    const report = (await capped.env.store.loadTranscript(capped.manager.sessionId)).find((m) => m.role === 'tool')!.content;
+    const report = (await capped.env.store.loadTranscript(capped.contextSession.sessionId)).find((m) => m.role === 'tool')!.content;
     assert.match(report, /^step 2\n\[general subagent: 3 requests, 2850 tokens; stopped early: it reached its request cap \(3\)\]$/);
     await capped.env.dispose();
 
@@ -122,7 +122,7 @@ describe('subagents: delegation', function () {
     const tokenCapped = await subagentHarness({ server, limits: { maxTokens: 1_500 } });
     await tokenCapped.agent.send('USER: go');
     assert.equal(subRequests().length - before, 2, 'the second request crossed the cap');
-    const second = (await tokenCapped.env.store.loadTranscript(tokenCapped.manager.sessionId)).find((m) => m.role === 'tool')!.content;
+    const second = (await tokenCapped.env.store.loadTranscript(tokenCapped.contextSession.sessionId)).find((m) => m.role === 'tool')!.content;
     assert.match(second, /stopped early: it reached its token cap \(1500\)/);
     await tokenCapped.env.dispose();
   });
@@ -137,7 +137,7 @@ describe('subagents: delegation', function () {
     }).start();
     const h = await subagentHarness({ server });
     assert.equal(await h.agent.send('USER: try'), 'end_turn');
-    const result = (await h.env.store.loadTranscript(h.manager.sessionId)).find((m) => m.role === 'tool')!;
+    const result = (await h.env.store.loadTranscript(h.contextSession.sessionId)).find((m) => m.role === 'tool')!;
     assert.match(result.content, /^The subagent stopped before it wrote a report\.\n\[general subagent: 1 request, 0 tokens; stopped early: a request failed \(.*model not found.*\)\]$/);
     const ended = h.progress().find((p) => p.kind === 'ended');
     assert.ok(ended?.kind === 'ended' && ended.stopReason === 'error' && /model not found/.test(ended.error ?? ''));
@@ -197,7 +197,7 @@ describe('subagents: delegation', function () {
     const first = server.requests.find((r) => firstUser(r) === 'TASK nest')!;
     assert.deepEqual(offeredTools(first).sort(), ['compact_context', 'echo', 'meet', 'read_result', 'wait'].sort(), 'read-only tools only: no command tool, no delegate');
     assert.equal(server.requests.filter((r) => firstUser(r) === 'TASK deeper').length, 0, 'the nested delegation did not run');
-    const subTranscript = await h.env.store.loadTranscript((await subagentSessions(h.env.store, h.manager.sessionId))[0].info.id);
+    const subTranscript = await h.env.store.loadTranscript((await subagentSessions(h.env.store, h.contextSession.sessionId))[0].info.id);
     assert.match(subTranscript.find((m) => m.role === 'tool')!.content, /Unknown tool "delegate"/);
     await h.env.dispose();
     await server.close();
@@ -209,7 +209,7 @@ describe('subagents: delegation', function () {
     const deeper = server.requests.find((r) => firstUser(r) === 'TASK deeper');
     assert.ok(deeper, 'the nested subagent ran');
     assert.ok(!offeredTools(deeper).includes('delegate'), 'one level deeper at most');
-    const child = (await subagentSessions(allowed.env.store, allowed.manager.sessionId))[0];
+    const child = (await subagentSessions(allowed.env.store, allowed.contextSession.sessionId))[0];
     assert.equal((await subagentSessions(allowed.env.store, child.info.id)).length, 1, 'the grandchild is linked to the child');
     await allowed.env.dispose();
   });

@@ -89,11 +89,11 @@ describe('subagents: named agents', function () {
       await withAgent.delegate.refreshAgents();
       assert.match(withAgent.delegate.definition.description, /- reviewer: Reviews a change for bugs/);
       await withAgent.agent.send('USER: review');
-      const usage = await withAgent.env.store.listTurnUsage(withAgent.manager.sessionId);
+      const usage = await withAgent.env.store.listRequestUsage(withAgent.contextSession.sessionId);
       assert.ok(usage[0].components.tools > 0);
       server.enqueue({ type: 'reply', parts: [{ text: 'nothing to do' }] });
       await plain.agent.send('USER: plain');
-      const plainUsage = await plain.env.store.listTurnUsage(plain.manager.sessionId);
+      const plainUsage = await plain.env.store.listRequestUsage(plain.contextSession.sessionId);
       assert.ok(usage[0].components.tools > plainUsage[0].components.tools, 'the agents index is counted with the tools');
 
       const sub = server.requests.find((r) => firstUser(r) === 'TASK review')!;
@@ -101,7 +101,7 @@ describe('subagents: named agents', function () {
       assert.deepEqual(offeredTools(sub).sort(), ['echo', 'run_it']);
       const system = (sub.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'system').map((m) => m.content).join('\n');
       assert.match(system, /Look for off-by-one errors first\./);
-      const [child] = await subagentSessions(withAgent.env.store, withAgent.manager.sessionId);
+      const [child] = await subagentSessions(withAgent.env.store, withAgent.contextSession.sessionId);
       assert.equal(child.link.agent, 'reviewer');
       await plain.env.dispose();
       await withAgent.env.dispose();
@@ -112,7 +112,7 @@ describe('subagents: named agents', function () {
       const h = await subagentHarness({ server, agents: [{ ...reviewer, model: 'some-expensive-model' }] });
       await h.agent.send('USER: review');
       assert.equal(server.requests.filter((r) => firstUser(r).startsWith('TASK')).length, 0);
-      const result = (await h.env.store.loadTranscript(h.manager.sessionId)).find((m) => m.role === 'tool')!.content;
+      const result = (await h.env.store.loadTranscript(h.contextSession.sessionId)).find((m) => m.role === 'tool')!.content;
       assert.match(result, /asks for the model "some-expensive-model", which is not a model the user configured/);
       await h.env.dispose();
     });
@@ -122,8 +122,8 @@ describe('subagents: named agents', function () {
       const h = await subagentHarness({ server, agents: [reviewer] });
       await h.agent.send('USER: review');
       assert.equal(h.asked.length, 1, 'the user was asked');
-      const [child] = await subagentSessions(h.env.store, h.manager.sessionId);
-      const parentCall = h.manager.messages.flatMap((m) => m.toolCalls ?? [])[0];
+      const [child] = await subagentSessions(h.env.store, h.contextSession.sessionId);
+      const parentCall = h.contextSession.messages.flatMap((m) => m.toolCalls ?? [])[0];
       assert.deepEqual(h.asked[0].subagent, { sessionId: child.info.id, name: 'reviewer', parentCallId: parentCall.id });
       assert.notEqual(h.asked[0].callId, 'call_1', 'the card id cannot collide with another call of the same name');
       assert.ok(h.events.some((e) => e.type === 'approval_needed' && e.request.subagent?.name === 'reviewer'), 'the parent shows the card');

@@ -64,7 +64,7 @@ export async function subagentHarness(options: HarnessOptions) {
   const settings = withSettings({ contextWindow: 32_000, maxOutputTokens: 1_000 });
   const subSettings = options.subSettings ?? settings;
   const parentId = (await env.store.createSession({ title: 'parent' })).id;
-  const manager = await ContextSession.open({ store: env.store, sessionId: parentId, settings, counter });
+  const contextSession = await ContextSession.open({ store: env.store, sessionId: parentId, settings, counter });
   const provider = options.provider ?? createOpenAIProvider({ apiKey: 'sk-test', baseUrl: options.server!.url, retry: { maxAttempts: 1, sleep: async () => undefined } });
   const asked: ApprovalRequest[] = [];
   const approvals = new SessionApprovals({
@@ -103,7 +103,7 @@ export async function subagentHarness(options: HarnessOptions) {
   const registryOptions = { workspace: () => new NodeWorkspace({ folders: [], trusted: true }), limits: TEST_LIMITS, approvals };
   const delegate = new DelegateTool({
     store: env.store,
-    parentSessionId: () => manager.sessionId,
+    parentSessionId: () => contextSession.sessionId,
     provider,
     model: options.model ?? 'test-model',
     maxOutputTokens: options.reasoning ? 4_000 : 500,
@@ -118,11 +118,11 @@ export async function subagentHarness(options: HarnessOptions) {
     ...(options.reasoning ? { reasoning: options.reasoning } : {}),
     limits: () => ({ ...DEFAULT_LIMITS, ...options.limits }),
   });
-  const session = sessionTools(env.store, () => manager);
+  const session = sessionTools(env.store, () => contextSession);
   const registry: ToolRegistry = new ToolRegistry({ sources: [() => prompt.tools(), () => testTools, () => [delegate], () => session], ...registryOptions, onCall: (name) => prompt.noteToolUse(name) });
   const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => undefined, skills: async () => [] });
   const agent = new AgentSession({
-    manager,
+    contextSession,
     provider,
     model: options.model ?? 'test-model',
     maxOutputTokens: options.reasoning ? 4_000 : 1_000,
@@ -140,7 +140,7 @@ export async function subagentHarness(options: HarnessOptions) {
   const events: AgentEvent[] = [];
   agent.on((e) => events.push(e));
   const progress = () => events.flatMap((e) => (e.type === 'subagent' ? [e.progress] : [])) as SubagentProgress[];
-  return { env, manager, agent, events, progress, asked, delegate };
+  return { env, contextSession, agent, events, progress, asked, delegate };
 }
 
 /** The first user message of a request (a subagent's task, or the user's words for the parent). */

@@ -49,8 +49,8 @@ describe('subagents: their prompt', function () {
     const h = await subagentHarness({ server: openai, instructions });
     assert.equal(await h.agent.send('USER: how are tests run here?'), 'end_turn');
     const sub = openai.requests.find((r) => firstUser(r).startsWith('TASK'))!;
-    const [child] = await subagentSessions(h.env.store, h.manager.sessionId);
-    const usage = await h.env.store.turnUsageAt(child.info.id, 0);
+    const [child] = await subagentSessions(h.env.store, h.contextSession.sessionId);
+    const usage = await h.env.store.requestUsageAt(child.info.id, 0);
     return { sub, usage };
   }
 

@@ -21,7 +21,7 @@ async function windowSession(folder: string, window: number, options = {}): Prom
   const store = await openStore(folder, { debounceMs: 5, ...options });
   if (!(await store.getSession(SESSION))) await store.createSession({ id: SESSION, title: 'merged' });
   await store.putMessages(SESSION, [message(`w${window}-a`, window * 10), message(`w${window}-b`, window * 10 + 1)]);
-  await store.addTurnUsage({ id: `u${window}`, sessionId: SESSION, requestIndex: window, createdAt: window, model: 'm', contextWindow: 1000, maxOutputTokens: 100, components: { system: 1, skills: 0, tools: 0, messages: 0, toolResults: 0, summaries: 0 }, estimatedInputTokens: 1, items: [] });
+  await store.addRequestUsage({ id: `u${window}`, sessionId: SESSION, requestIndex: window, createdAt: window, model: 'm', contextWindow: 1000, maxOutputTokens: 100, components: { system: 1, skills: 0, tools: 0, messages: 0, toolResults: 0, summaries: 0 }, estimatedInputTokens: 1, items: [] });
   await store.addCompactionEvent({ id: `c${window}`, sessionId: SESSION, trigger: 'manual', status: 'complete', strategies: [], tokensBefore: 2, tokensAfter: 1, messagesBefore: 2, messagesAfter: 1, startedAt: window, durationMs: 1, removed: [] });
   await store.saveSnapshot({ sessionId: SESSION, compactionId: `c${window}`, tokenCount: window, createdAt: window, messages: [message(`w${window}-a`, window * 10)] });
   await store.updateSession(SESSION, { title: `title after window ${window}` });
@@ -32,7 +32,7 @@ async function everything(store: SqlJsStore) {
   return {
     messages: (await store.loadTranscript(SESSION)).map((m) => m.id),
     title: (await store.getSession(SESSION))?.title,
-    usage: (await store.listTurnUsage(SESSION)).map((u) => u.id),
+    usage: (await store.listRequestUsage(SESSION)).map((u) => u.id),
     events: (await store.listCompactionEvents(SESSION)).map((e) => e.id),
     snapshot: (await store.loadSnapshot(SESSION))?.compactionId,
   };

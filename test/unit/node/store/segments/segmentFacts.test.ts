@@ -17,7 +17,7 @@ async function longSession(store: SqlJsStore): Promise<void> {
   await store.createSession({ id: SESSION, title: 'facts' });
   for (let t = 1; t <= 40; t++) {
     await store.putMessages(SESSION, [message(`m${t}`, t)]);
-    await store.addTurnUsage(usage(t - 1) as never);
+    await store.addRequestUsage(usage(t - 1) as never);
     if (t === 30) await store.saveSnapshot({ sessionId: SESSION, compactionId: 'c30', tokenCount: 10, createdAt: 30, messages: [message('summary', 30), message('m29', 29), message('m30', 30)] });
     if (t === 5) await store.putMessages(SESSION, [message('m3', 3, { pinned: true })]); // an old message pinned, then unpinned later
     if (t === 35) await store.putMessages(SESSION, [message('m3', 3, { pinned: false }), message('m29', 29, { pinned: true })]);

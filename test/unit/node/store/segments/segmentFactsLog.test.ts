@@ -19,14 +19,14 @@ const filler = 'log line with some output\n'.repeat(300);
 async function writeTurns(store: SqlJsStore, from: number, to: number): Promise<void> {
   for (let t = from; t < to; t++) {
     await store.putMessages(SESSION, [{ id: `m${t}`, role: 'user', kind: 'user', content: `${t} ${filler}`, agentVisible: true, userVisible: true, createdAt: t + 1 }]);
-    await store.addTurnUsage({ id: `u${t}`, sessionId: SESSION, requestIndex: t, createdAt: t + 1, model: 'm', contextWindow: 1000 + t, components: { system: 0, skills: 0, tools: 0, messages: 1, toolResults: 0, summaries: 0 }, estimatedInputTokens: 1, items: [] } as never);
+    await store.addRequestUsage({ id: `u${t}`, sessionId: SESSION, requestIndex: t, createdAt: t + 1, model: 'm', contextWindow: 1000 + t, components: { system: 0, skills: 0, tools: 0, messages: 1, toolResults: 0, summaries: 0 }, estimatedInputTokens: 1, items: [] } as never);
     if (t % 8 === 7) await store.addCompactionEvent({ id: `cmp${t}`, sessionId: SESSION, trigger: 'auto', status: 'done', startedAt: t + 1, tokensBefore: 10 } as never);
     await store.flush();
   }
 }
 
 async function openLists(store: SqlJsStore) {
-  const [figures, compactions] = await Promise.all([store.listTurnUsage(SESSION, { items: false }), store.listCompactionEvents(SESSION)]);
+  const [figures, compactions] = await Promise.all([store.listRequestUsage(SESSION, { items: false }), store.listCompactionEvents(SESSION)]);
   return { figures: figures.map((u) => [u.requestIndex, u.contextWindow]), compactions: compactions.map((c) => c.id) };
 }
 

@@ -14,7 +14,7 @@ async function writeSession(store: SqlJsStore): Promise<void> {
   await store.createSession({ id: SESSION, title: 'lists' });
   for (let t = 0; t < 30; t++) {
     await store.putMessages(SESSION, [{ id: `m${t}`, role: 'user', kind: 'user', content: `${t} ${filler}`, agentVisible: true, userVisible: true, createdAt: t }]);
-    await store.addTurnUsage(usage(t) as never);
+    await store.addRequestUsage(usage(t) as never);
     if (t % 3 === 0) await store.putBlob(SESSION, { toolName: 'run_command', toolCallId: `c${t}`, content: Buffer.from(`output ${t}\n`) });
     if (t % 10 === 9) await store.addCompactionEvent({ id: `cmp${t}`, sessionId: SESSION, trigger: 'auto', status: 'done', startedAt: t, tokensBefore: 10 } as never);
     await store.flush();
@@ -23,7 +23,7 @@ async function writeSession(store: SqlJsStore): Promise<void> {
 
 /** What the chat and the inspector list when a window opens the session. */
 async function openLists(store: SqlJsStore) {
-  const [figures, compactions, blobs] = await Promise.all([store.listTurnUsage(SESSION, { items: false }), store.listCompactionEvents(SESSION), store.listBlobs(SESSION)]);
+  const [figures, compactions, blobs] = await Promise.all([store.listRequestUsage(SESSION, { items: false }), store.listCompactionEvents(SESSION), store.listBlobs(SESSION)]);
   return { figures: figures.map((u) => [u.requestIndex, u.contextWindow]), compactions: compactions.map((c) => c.id), blobs: blobs.map((b) => [b.id, b.toolCallId, b.byteSize]).sort() };
 }
 

@@ -2,13 +2,13 @@ import { strict as assert } from 'assert';
 import { join } from 'path';
 import { openStore } from '../../../../../src/node/store';
 import { rebuildItemLists } from '../../../../../src/node/store/segments/usageRecords';
-import type { RequestItem, TurnUsageRecord } from '../../../../../src/core/model/records';
+import type { RequestItem, RequestUsageRecord } from '../../../../../src/core/model/records';
 import { tempStore } from '../../../../support/tempStore';
 import { bytesUnder } from '../../../../support/folderBytes';
 
 const item = (id: string, tokens: number, badges: RequestItem['badges'] = []): RequestItem => ({ messageId: id, role: 'tool', kind: 'tool_result', tokens, badges, preview: `output of ${id} `.repeat(6) });
 
-function usage(sessionId: string, index: number, items: RequestItem[]): TurnUsageRecord {
+function usage(sessionId: string, index: number, items: RequestItem[]): RequestUsageRecord {
   return {
     id: `u${index}`, sessionId, requestIndex: index, createdAt: index, model: 'm', contextWindow: 200_000, maxOutputTokens: 8_000,
     components: { system: 1, skills: 0, tools: 0, messages: 0, toolResults: items.length, summaries: 0 }, estimatedInputTokens: items.length, items,
@@ -16,14 +16,14 @@ function usage(sessionId: string, index: number, items: RequestItem[]): TurnUsag
 }
 
 /** Writes `requests` usage records of a context that grows by two items a request, with an archive now and then. */
-async function writeGrowingSession(store: Awaited<ReturnType<typeof tempStore>>['store'], sessionId: string, requests: number): Promise<TurnUsageRecord[]> {
-  const written: TurnUsageRecord[] = [];
+async function writeGrowingSession(store: Awaited<ReturnType<typeof tempStore>>['store'], sessionId: string, requests: number): Promise<RequestUsageRecord[]> {
+  const written: RequestUsageRecord[] = [];
   let items: RequestItem[] = [];
   for (let i = 0; i < requests; i++) {
     items = [...items, item(`a${i}`, 40), item(`t${i}`, 400)];
     if (i % 25 === 24) items = items.map((it, at) => (at === 1 ? item(it.messageId, 12, ['archived']) : it));
     const record = usage(sessionId, i, items);
-    await store.addTurnUsage(record);
+    await store.addRequestUsage(record);
     written.push(record);
   }
   await store.flush();
@@ -47,7 +47,7 @@ describe('usage records grow with what changed, not with the context', () => {
       await large.store.close();
       const reopened = await openStore(large.folder, { debounceMs: 5 });
       try {
-        const read = await reopened.listTurnUsage(b.id);
+        const read = await reopened.listRequestUsage(b.id);
         assert.equal(read.length, 600);
         for (const [i, record] of read.entries()) assert.deepEqual(record.items, written[i].items, `request ${i}`);
       } finally {

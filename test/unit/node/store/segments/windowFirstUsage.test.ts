@@ -1,14 +1,14 @@
 import { strict as assert } from 'assert';
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
-import type { RequestItem, TurnUsageRecord } from '../../../../../src/core/model/records';
+import type { RequestItem, RequestUsageRecord } from '../../../../../src/core/model/records';
 import { sqlRuntime } from '../../../../../src/node/store/sql/sqlRuntime';
 import { storeFolderPerTest } from '../fixtures/storeFolder';
 
 const SESSION = 'sfirst';
 const item = (id: string, tokens: number): RequestItem => ({ messageId: id, role: 'tool', kind: 'tool_result', tokens, badges: [], preview: `output of ${id} `.repeat(6) });
 
-function usage(index: number, items: RequestItem[]): TurnUsageRecord {
+function usage(index: number, items: RequestItem[]): RequestUsageRecord {
   return {
     id: `u${index}`, sessionId: SESSION, requestIndex: index, createdAt: index, model: 'm', contextWindow: 200_000, maxOutputTokens: 8_000,
     components: { system: 1, skills: 0, tools: 0, messages: 0, toolResults: items.length, summaries: 0 }, estimatedInputTokens: items.length, items,
@@ -42,7 +42,7 @@ describe('a window’s first usage record of a session', function () {
     let items: RequestItem[] = [];
     for (let i = 0; i < 400; i++) {
       items = [...items, item(`a${i}`, 40), item(`t${i}`, 400)];
-      await first.addTurnUsage(usage(i, items));
+      await first.addRequestUsage(usage(i, items));
     }
     await first.close();
     const wholeList = JSON.stringify(items).length;
@@ -50,14 +50,14 @@ describe('a window’s first usage record of a session', function () {
 
     const second = await stores.openStore(folder, { debounceMs: 1e9 });
     const next = [...items, item('b400', 50)];
-    await second.addTurnUsage(usage(400, next));
+    await second.addRequestUsage(usage(400, next));
     await second.close();
 
     const bytes = await storedBytes(folder, 'u400');
     assert.ok(bytes <= 4 * 1024 + JSON.stringify(item('b400', 50)).length, `the first record of the new window is ${bytes} bytes (the whole list is ${wholeList})`);
     const reader = await stores.openStore(folder, { debounceMs: 1e9 });
-    assert.deepEqual((await reader.turnUsageAt(SESSION, 400))?.items, next);
-    const all = await reader.listTurnUsage(SESSION);
+    assert.deepEqual((await reader.requestUsageAt(SESSION, 400))?.items, next);
+    const all = await reader.listRequestUsage(SESSION);
     assert.deepEqual(all[400].items, next);
     assert.deepEqual(all[399].items, items);
   });
@@ -66,9 +66,9 @@ describe('a window’s first usage record of a session', function () {
     const folder = stores.folder();
     const store = await stores.openStore(folder, { debounceMs: 1e9 });
     await store.createSession({ id: SESSION, title: 'new' });
-    await store.addTurnUsage(usage(0, [item('a', 1)]));
+    await store.addRequestUsage(usage(0, [item('a', 1)]));
     await store.close();
     const reader = await stores.openStore(folder, { debounceMs: 1e9 });
-    assert.deepEqual((await reader.turnUsageAt(SESSION, 0))?.items, [item('a', 1)]);
+    assert.deepEqual((await reader.requestUsageAt(SESSION, 0))?.items, [item('a', 1)]);
   });
 });

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import { readdirSync } from 'fs';
 import { join } from 'path';
-import type { RequestItem, TurnUsageRecord } from '../../../../../src/core/model/records';
+import type { RequestItem, RequestUsageRecord } from '../../../../../src/core/model/records';
 import { segmentsReadDuring } from '../fixtures/filesRead';
 import { parsesDuring } from '../fixtures/jsonParses';
 import { storeFolderPerTest } from '../fixtures/storeFolder';
@@ -9,7 +9,7 @@ import { storeFolderPerTest } from '../fixtures/storeFolder';
 const SESSION = 'sturn';
 const item = (id: string, tokens: number, badges: RequestItem['badges'] = []): RequestItem => ({ messageId: id, role: 'tool', kind: 'tool_result', tokens, badges, preview: `output of ${id}` });
 
-function usage(index: number, items: RequestItem[], createdAt = index): TurnUsageRecord {
+function usage(index: number, items: RequestItem[], createdAt = index): RequestUsageRecord {
   return {
     id: `u${index}-${createdAt}`, sessionId: SESSION, requestIndex: index, createdAt, model: 'm', contextWindow: 200_000, maxOutputTokens: 8_000,
     components: { system: 1, skills: 0, tools: 0, messages: 0, toolResults: items.length, summaries: 0 }, estimatedInputTokens: items.length, items,
@@ -29,7 +29,7 @@ describe('one request’s usage record, read alone', function () {
       items = [...items, item(`a${i}`, 40), item(`t${i}`, 400)];
       if (i % 30 === 29) items = items.slice(-6); // a compaction: most of the list goes, a full list is stored
       if (i % 20 === 19) items = items.map((it, at) => (at === 1 ? item(it.messageId, 12, ['archived']) : it));
-      await first.addTurnUsage(usage(i, items));
+      await first.addRequestUsage(usage(i, items));
       if (i % 10 === 9) await first.flush();
     }
     await first.close();
@@ -37,27 +37,27 @@ describe('one request’s usage record, read alone', function () {
     const second = await stores.openStore(folder, { debounceMs: 1e9 });
     for (let i = 120; i < 140; i++) {
       items = [...items, item(`b${i}`, 50)];
-      await second.addTurnUsage(usage(i, items));
+      await second.addRequestUsage(usage(i, items));
     }
     await second.close();
 
     const store = await stores.openStore(folder, { debounceMs: 1e9 });
-    const whole = await store.listTurnUsage(SESSION);
+    const whole = await store.listRequestUsage(SESSION);
     assert.equal(whole.length, 140);
     for (const expected of whole) {
-      const { result: one, parsed } = await parsesDuring(() => store.turnUsageAt(SESSION, expected.requestIndex), '"requestIndex"');
+      const { result: one, parsed } = await parsesDuring(() => store.requestUsageAt(SESSION, expected.requestIndex), '"requestIndex"');
       assert.deepEqual(one, expected, `request ${expected.requestIndex}`);
       // Back to the last compaction (a full list) at most, never the requests after it.
       const sinceFull = expected.requestIndex >= 120 ? expected.requestIndex - 120 : expected.requestIndex % 30;
       assert.ok(parsed <= sinceFull + 2, `request ${expected.requestIndex}: ${parsed} bodies parsed`);
     }
-    assert.equal(await store.turnUsageAt(SESSION, 140), undefined, 'no such request');
+    assert.equal(await store.requestUsageAt(SESSION, 140), undefined, 'no such request');
 
     // A later window, with every segment's facts recorded: a recent request opens the newest segments only.
     await store.close();
     const later = await stores.openStore(folder, { debounceMs: 1e9 });
     const segments = readdirSync(join(folder, 'sessions', SESSION)).filter((n) => /\.seg\d+\.sqlite$/.test(n)).length;
-    const { result, read } = await segmentsReadDuring(() => later.turnUsageAt(SESSION, 100));
+    const { result, read } = await segmentsReadDuring(() => later.requestUsageAt(SESSION, 100));
     assert.deepEqual(result, whole[100]);
     assert.ok(segments >= 10 && read.length <= 4, `read ${read.length} of ${segments} segments`);
   });
@@ -66,10 +66,10 @@ describe('one request’s usage record, read alone', function () {
     const folder = stores.folder();
     const store = await stores.openStore(folder, { debounceMs: 1e9 });
     await store.createSession({ id: SESSION, title: 'twice' });
-    await store.addTurnUsage(usage(0, [item('a', 1)], 10));
-    await store.addTurnUsage(usage(0, [item('a', 1), item('b', 2)], 5));
-    const listed = (await store.listTurnUsage(SESSION)).find((u) => u.requestIndex === 0);
-    assert.deepEqual(await store.turnUsageAt(SESSION, 0), listed);
+    await store.addRequestUsage(usage(0, [item('a', 1)], 10));
+    await store.addRequestUsage(usage(0, [item('a', 1), item('b', 2)], 5));
+    const listed = (await store.listRequestUsage(SESSION)).find((u) => u.requestIndex === 0);
+    assert.deepEqual(await store.requestUsageAt(SESSION, 0), listed);
     assert.equal(listed?.createdAt, 5);
   });
 });
