@@ -93,6 +93,8 @@ describe('inspector webview: subagents (headless Chromium, host CSP)', function 
     assert.strictEqual(await page.locator('.current-slot [data-open-item]').count(), 0);
     assert.strictEqual(await page.locator('.turn.selected').count(), 0, "the parent's selected request is not carried into the subagent's window");
     await page.locator('.blob[data-ref-id="res_a1"] summary').click();
+    // The details element tells it opened after the click returns: wait for its request for the text.
+    await page.waitForFunction(() => (window as unknown as { __posted: Array<{ type: string; refId?: string }> }).__posted.some((m) => m.type === 'loadBlob' && m.refId === 'res_a1'));
     assert.strictEqual(await page.locator('.blob[data-ref-id="res_a1"] .blob-actions').count(), 1);
     assert.strictEqual(await page.locator('[data-open-blob]').count(), 0, 'its stored results read here, not in an editor');
     await clearPosted(page);

@@ -1,16 +1,13 @@
 import type { ContextBudget } from '../accounting/budget';
 import { countMessage, countMessageAsync, isCounted, reasoningTokens, withStoredCount } from '../accounting/messageTokens';
-import { EMPTY_FIXED, fixedTotal, UsageBasis, type FixedComponents } from '../accounting/usageBasis';
+import { EMPTY_FIXED, UsageBasis, type FixedComponents } from '../accounting/usageBasis';
 import { defaultStrategies } from '../compaction/chain';
-import { compactionResult, runCompaction, type CompactionResult, type CompactOptions } from '../compaction/compactor';
-import type { CompactionEvent, CompactionListener } from '../compaction/events';
+import type { CompactionResult, CompactOptions } from '../compaction/compactor';
+import type { CompactionListener } from '../compaction/events';
 import { LocalSummarizer } from '../compaction/localSummarizer';
 import { Mutex } from '../compaction/mutex';
-import type { CompactionStrategy, Summarizer } from '../compaction/types';
-import { totalTokens } from '../compaction/units';
 import { VisibleHistory } from '../history/visibleHistory';
 import { abortedToolResult, assistantMessage, userMessage } from '../model/factories';
-import { newId, newRefId } from '../model/ids';
 import type { Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { CompactionEventRecord, HistoryStep, RequestUsageRecord } from '../model/records';
 import type { PromptSections } from '../prompt/promptSections';
@@ -25,7 +22,7 @@ import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
 import { resumeSession } from './resume';
-import { historyStepRecord, rewindPoint } from './rewind';
+import { HistoryEdits, type EditedSession } from './historyEdits';
 import { LastMeasure } from './lastMeasure';
 import { SessionChanges, type SessionChangeListener } from './sessionChanges';
 import type { BlobInfo } from '../ports/blobStore';
@@ -34,7 +31,8 @@ import type { ContextSessionOptions, PlannedRequest, PromptInput, PromptPart } f
 /**
  * One session's working context: records messages and tool results (every call answered), measures
  * the budget, plans each request (compacting first when needed), keeps the per-request ledger, and
- * stores the transcript, compaction history and snapshots.
+ * stores the transcript and snapshots. Editing the history (compaction, rewind and restore steps,
+ * pinning) is HistoryEdits' job (historyEdits.ts), on this session's working context and queue of writes.
  */
 export class ContextSession {
   /** Changed in place only with noteEdit (or replaced by a new tracked array): its followers read what changed. */
@@ -49,12 +47,10 @@ export class ContextSession {
   private readonly conversationItems = new ConversationItems();
   private readonly requestLineage = new RequestLineage();
   private readonly mutex = new Mutex();
-  private readonly listeners = new Set<CompactionListener>();
   private readonly changes = new SessionChanges();
+  private readonly edits: HistoryEdits;
   /** The prompt's tokens outside the conversation, from the last prompt built. */
   private promptFixed: FixedComponents;
-  private readonly strategies: CompactionStrategy[];
-  private readonly summarizer: Summarizer;
   private readonly now: () => number;
   contextWindow?: number;
   maxOutputTokens?: number;
@@ -63,12 +59,48 @@ export class ContextSession {
   private resumedTranscript?: { messages: Message[]; complete: boolean };
 
   private constructor(private readonly options: ContextSessionOptions) {
-    this.strategies = options.strategies ?? defaultStrategies();
-    this.summarizer = options.summarizer ?? new LocalSummarizer();
     this.now = options.now ?? Date.now;
     this.contextWindow = options.contextWindow;
     this.maxOutputTokens = options.maxOutputTokens;
     this.promptFixed = options.fixed ?? EMPTY_FIXED;
+    this.edits = new HistoryEdits(this.editedSession(), {
+      strategies: options.strategies ?? defaultStrategies(),
+      summarizer: options.summarizer ?? new LocalSummarizer(),
+      reinjectInstructions: options.reinjectInstructions,
+    });
+  }
+
+  /** What editing the history reads and changes of this session. */
+  private editedSession(): EditedSession {
+    const session = this; // the getters read the session's fields as they are when read
+    return {
+      sessionId: this.sessionId,
+      settings: this.settings,
+      store: this.options.store,
+      changes: this.changes,
+      mutex: this.mutex,
+      now: this.now,
+      count: this.count,
+      get working() {
+        return session.working;
+      },
+      get promptFixed() {
+        return session.promptFixed;
+      },
+      get lastCompactionId() {
+        return session.lastCompactionId;
+      },
+      get nextRequestIndex() {
+        return session.nextRequestIndex;
+      },
+      openCallIds: () => this.openCallIds(),
+      measure: (fixed) => this.measure(fixed),
+      measureOf: (working, fixed) => this.measureOf(working, fixed),
+      nextCreatedAt: () => this.nextCreatedAt(),
+      persist: (messages) => this.persist(messages),
+      saveSnapshot: (compactionId, tokenCount) => this.saveSnapshot(compactionId, tokenCount),
+      replaceWorking: (after, compactionId, tokenCount) => this.replaceWorking(after, compactionId, tokenCount),
+    };
   }
 
   /** Opens a session where it left off (see resume.ts). */
@@ -133,26 +165,19 @@ export class ContextSession {
   }
 
   onCompaction(listener: CompactionListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private emit(event: CompactionEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A listener's failure must not break the session.
-      }
-    }
+    return this.edits.onCompaction(listener);
   }
 
   readonly count = (message: Message): number => countMessage(message, this.options.counter); // what the request counts each message with
 
+  /** A creation time after every message so far. */
+  private nextCreatedAt(): number {
+    this.lastCreatedAt = Math.max(this.now(), this.lastCreatedAt + 1);
+    return this.lastCreatedAt;
+  }
+
   private stamp(message: Message): Message {
-    const createdAt = Math.max(this.now(), this.lastCreatedAt + 1);
-    this.lastCreatedAt = createdAt;
-    return { ...message, createdAt };
+    return { ...message, createdAt: this.nextCreatedAt() };
   }
 
   /** Stores messages with their counts; returns them as stored (what the views are told). */
@@ -165,6 +190,13 @@ export class ContextSession {
   private saveSnapshot(compactionId: string, tokenCount: number): Promise<void> {
     const messages = this.working.map((m) => withStoredCount(m, this.options.counter));
     return this.options.store.saveSnapshot({ sessionId: this.sessionId, messages, tokenCount, compactionId, createdAt: this.lastCreatedAt });
+  }
+
+  /** The working context as an edit of the history left it (a new tracked list), saved as a snapshot. */
+  private async replaceWorking(after: readonly Message[], compactionId: string, tokenCount: number): Promise<void> {
+    this.working = trackEdits(settleMessages([...after]));
+    this.lastCompactionId = compactionId;
+    await this.saveSnapshot(compactionId, tokenCount);
   }
 
   // ---- write path: every call gets exactly one output ----
@@ -328,68 +360,11 @@ export class ContextSession {
     return record;
   }
 
-  // ---- compaction and pinning ----
+  // ---- editing the history: compaction, the user's steps, pinning (historyEdits.ts) ----
 
   /** Runs (or, with dryRun, previews) a compaction and stores its outcome. */
   compact(options: CompactOptions): Promise<CompactionResult> {
-    return this.mutex.run(async () => {
-      const dryRun = Boolean(options.dryRun);
-      const id = newId('c');
-      const fixed = options.fixed ?? this.promptFixed;
-      const outcome = await runCompaction({
-        id,
-        sessionId: this.sessionId,
-        history: this.working,
-        openCallIds: this.openCallIds(),
-        budget: this.measure(fixed),
-        options: { ...options, fixed },
-        settings: this.settings,
-        strategies: this.strategies,
-        summarizer: this.summarizer,
-        reinjectInstructions: this.options.reinjectInstructions?.(),
-        countTokens: this.count,
-        measure: (messages) => this.measureOf(messages, fixed),
-        offload: (content, toolName, toolCallId) => this.offload(content, toolName, toolCallId, dryRun),
-        newId: () => newId('m'),
-        now: this.now,
-        emit: (event) => this.emit(event),
-      });
-      const { event } = outcome;
-      if (event.status === 'error') {
-        if (!dryRun) {
-          const stored = await this.options.store.addCompactionEvent(event).then(() => true, () => false);
-          if (stored) this.changes.emit({ type: 'compaction', record: event });
-        }
-        this.emit({ type: 'error', id, error: event.error ?? '', record: event });
-        return compactionResult(outcome, dryRun);
-      }
-      if (!dryRun) {
-        if (outcome.changed) {
-          this.working = trackEdits(settleMessages([...outcome.messages]));
-          this.lastCompactionId = id;
-          await this.saveSnapshot(id, event.estimatedTokensAfter ?? event.tokensAfter);
-        }
-        // An automatic check that found nothing to remove is not a compaction; a user's request is recorded either way.
-        if (outcome.changed || options.trigger !== 'auto') {
-          await this.options.store.addCompactionEvent(event);
-          this.changes.emit({ type: 'compaction', record: event });
-        }
-      }
-      this.emit({ type: 'complete', id, record: event, dryRun });
-      return compactionResult(outcome, dryRun);
-    });
-  }
-
-  private async offload(content: string, toolName: string, toolCallId: string | undefined, dryRun: boolean): Promise<string | undefined> {
-    if (dryRun) return newRefId(); // same shape as a real ref, so the preview counts the same
-    try {
-      const info = await this.options.store.putBlob(this.sessionId, { toolName, toolCallId, content: new TextEncoder().encode(content) });
-      const call = toolCallId === undefined ? undefined : this.working.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === toolCallId);
-      this.changes.emit({ type: 'result', blob: info, title: { toolName, arguments: call?.arguments, requestIndex: this.nextRequestIndex } });
-      return info.id;
-    } catch {
-      return undefined; // the transcript still holds the original
-    }
+    return this.edits.compact(options);
   }
 
   /**
@@ -398,48 +373,16 @@ export class ContextSession {
    * entry of the history, and a snapshot, so a resume starts from here. `files`: what a restore done with it put back.
    */
   rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord> {
-    return this.mutex.run(() => this.addStep({ kind: 'rewind', messageId, ...files }, this.working.slice(0, rewindPoint(this.working, messageId))));
+    return this.edits.rewind(messageId, files);
   }
 
   /** Records a user's step that left the context as it is (files restored to a checkpoint). */
   recordStep(step: HistoryStep): Promise<CompactionEventRecord> {
-    return this.mutex.run(() => this.addStep(step));
-  }
-
-  /** Stores a user's step as an entry of the history; `after`: the working context it leaves (a snapshot, so a resume starts there). */
-  private async addStep(step: HistoryStep, after?: Message[]): Promise<CompactionEventRecord> {
-    const fixed = this.promptFixed;
-    // The entry is placed after every message so far, and the next message after it.
-    this.lastCreatedAt = Math.max(this.now(), this.lastCreatedAt + 1);
-    const record = historyStepRecord({
-      id: newId('c'), sessionId: this.sessionId, step, startedAt: this.lastCreatedAt, before: this.working, after: after ?? this.working,
-      measure: (messages) => this.measureOf(messages, fixed),
-      estimate: (messages) => fixedTotal(fixed) + totalTokens(messages, this.count),
-    });
-    if (after) {
-      this.working = trackEdits(settleMessages(after));
-      this.lastCompactionId = record.id;
-      await this.saveSnapshot(record.id, record.estimatedTokensAfter ?? record.tokensAfter);
-    }
-    await this.options.store.addCompactionEvent(record);
-    this.changes.emit({ type: 'compaction', record });
-    return record;
+    return this.edits.recordStep(step);
   }
 
   /** Pins or unpins an item so compaction leaves it alone. */
   setPinned(messageId: string, pinned: boolean): Promise<boolean> {
-    return this.mutex.run(async () => {
-      const index = this.working.findIndex((m) => m.id === messageId);
-      if (index < 0) return false;
-      const updated = settledMessage({ ...this.working[index], pinned });
-      this.working[index] = updated;
-      noteEdit(this.working, index);
-      // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
-      if (!updated.meta?.replaces && !updated.meta?.synthetic) {
-        this.changes.emit({ type: 'messages', appended: [], replaced: await this.persist([updated]) });
-      }
-      if (this.lastCompactionId) await this.saveSnapshot(this.lastCompactionId, totalTokens(this.working, this.count));
-      return true;
-    });
+    return this.edits.setPinned(messageId, pinned);
   }
 }

@@ -1,0 +1,177 @@
+import type { ContextBudget } from '../accounting/budget';
+import { fixedTotal, type FixedComponents } from '../accounting/usageBasis';
+import { compactionResult, runCompaction, type CompactionResult, type CompactOptions } from '../compaction/compactor';
+import type { CompactionEvent, CompactionListener } from '../compaction/events';
+import type { Mutex } from '../compaction/mutex';
+import type { CompactionStrategy, Summarizer } from '../compaction/types';
+import { totalTokens } from '../compaction/units';
+import { newId, newRefId } from '../model/ids';
+import { noteEdit } from '../model/listLineage';
+import type { Message } from '../model/message';
+import type { CompactionEventRecord, HistoryStep } from '../model/records';
+import { settledMessage } from '../model/settledMessages';
+import type { SessionStore } from '../ports/sessionStore';
+import type { ContextSettings } from '../settings';
+import { historyStepRecord, rewindPoint } from './rewind';
+import type { SessionChanges } from './sessionChanges';
+
+/** What editing the history reads and changes of the session it belongs to. */
+export interface EditedSession {
+  readonly sessionId: string;
+  readonly settings: ContextSettings;
+  readonly store: SessionStore;
+  readonly changes: SessionChanges;
+  /** The session's one queue of writes: an edit waits for appends, and they for it. */
+  readonly mutex: Mutex;
+  readonly now: () => number;
+  readonly count: (message: Message) => number;
+  /** The working context now; changed in place only with noteEdit. */
+  readonly working: Message[];
+  readonly promptFixed: FixedComponents;
+  readonly lastCompactionId?: string;
+  readonly nextRequestIndex: number;
+  openCallIds(): Set<string>;
+  measure(fixed: FixedComponents): ContextBudget;
+  /** The figure the meter would show for another working context, on the same basis. */
+  measureOf(working: readonly Message[], fixed: FixedComponents): number;
+  /** A creation time after every message so far (the next message is placed after it). */
+  nextCreatedAt(): number;
+  /** Stores messages with their counts; returns them as stored. */
+  persist(messages: readonly Message[]): Promise<Message[]>;
+  saveSnapshot(compactionId: string, tokenCount: number): Promise<void>;
+  /** The working context becomes `after` (a new tracked list) as left by an edit, saved as a snapshot. */
+  replaceWorking(after: readonly Message[], compactionId: string, tokenCount: number): Promise<void>;
+}
+
+/**
+ * Edits of a session's history: compactions (run or previewed, their events told to listeners),
+ * the user's steps (rewind, restore) recorded beside them, and pinning an item.
+ */
+export class HistoryEdits {
+  private readonly listeners = new Set<CompactionListener>();
+
+  constructor(
+    private readonly session: EditedSession,
+    private readonly compaction: { strategies: CompactionStrategy[]; summarizer: Summarizer; reinjectInstructions?: () => string | undefined },
+  ) {}
+
+  onCompaction(listener: CompactionListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: CompactionEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure must not break the session.
+      }
+    }
+  }
+
+  /** Runs (or, with dryRun, previews) a compaction and stores its outcome. */
+  compact(options: CompactOptions): Promise<CompactionResult> {
+    const session = this.session;
+    return session.mutex.run(async () => {
+      const dryRun = Boolean(options.dryRun);
+      const id = newId('c');
+      const fixed = options.fixed ?? session.promptFixed;
+      const outcome = await runCompaction({
+        id,
+        sessionId: session.sessionId,
+        history: session.working,
+        openCallIds: session.openCallIds(),
+        budget: session.measure(fixed),
+        options: { ...options, fixed },
+        settings: session.settings,
+        strategies: this.compaction.strategies,
+        summarizer: this.compaction.summarizer,
+        reinjectInstructions: this.compaction.reinjectInstructions?.(),
+        countTokens: session.count,
+        measure: (messages) => session.measureOf(messages, fixed),
+        offload: (content, toolName, toolCallId) => this.offload(content, toolName, toolCallId, dryRun),
+        newId: () => newId('m'),
+        now: session.now,
+        emit: (event) => this.emit(event),
+      });
+      const { event } = outcome;
+      if (event.status === 'error') {
+        if (!dryRun) {
+          const stored = await session.store.addCompactionEvent(event).then(() => true, () => false);
+          if (stored) session.changes.emit({ type: 'compaction', record: event });
+        }
+        this.emit({ type: 'error', id, error: event.error ?? '', record: event });
+        return compactionResult(outcome, dryRun);
+      }
+      if (!dryRun) {
+        if (outcome.changed) await session.replaceWorking(outcome.messages, id, event.estimatedTokensAfter ?? event.tokensAfter);
+        // An automatic check that found nothing to remove is not a compaction; a user's request is recorded either way.
+        if (outcome.changed || options.trigger !== 'auto') {
+          await session.store.addCompactionEvent(event);
+          session.changes.emit({ type: 'compaction', record: event });
+        }
+      }
+      this.emit({ type: 'complete', id, record: event, dryRun });
+      return compactionResult(outcome, dryRun);
+    });
+  }
+
+  private async offload(content: string, toolName: string, toolCallId: string | undefined, dryRun: boolean): Promise<string | undefined> {
+    if (dryRun) return newRefId(); // same shape as a real ref, so the preview counts the same
+    const session = this.session;
+    try {
+      const info = await session.store.putBlob(session.sessionId, { toolName, toolCallId, content: new TextEncoder().encode(content) });
+      const call = toolCallId === undefined ? undefined : session.working.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === toolCallId);
+      session.changes.emit({ type: 'result', blob: info, title: { toolName, arguments: call?.arguments, requestIndex: session.nextRequestIndex } });
+      return info.id;
+    } catch {
+      return undefined; // the transcript still holds the original
+    }
+  }
+
+  /** See ContextSession.rewind. */
+  rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord> {
+    return this.session.mutex.run(() => this.addStep({ kind: 'rewind', messageId, ...files }, this.session.working.slice(0, rewindPoint(this.session.working, messageId))));
+  }
+
+  /** Records a user's step that left the context as it is (files restored to a checkpoint). */
+  recordStep(step: HistoryStep): Promise<CompactionEventRecord> {
+    return this.session.mutex.run(() => this.addStep(step));
+  }
+
+  /** Stores a user's step as an entry of the history; `after`: the working context it leaves (a snapshot, so a resume starts there). */
+  private async addStep(step: HistoryStep, after?: Message[]): Promise<CompactionEventRecord> {
+    const session = this.session;
+    const fixed = session.promptFixed;
+    const before = session.working;
+    const record = historyStepRecord({
+      id: newId('c'), sessionId: session.sessionId, step, startedAt: session.nextCreatedAt(), before, after: after ?? before,
+      measure: (messages) => session.measureOf(messages, fixed),
+      estimate: (messages) => fixedTotal(fixed) + totalTokens(messages, session.count),
+    });
+    if (after) await session.replaceWorking(after, record.id, record.estimatedTokensAfter ?? record.tokensAfter);
+    await session.store.addCompactionEvent(record);
+    session.changes.emit({ type: 'compaction', record });
+    return record;
+  }
+
+  /** Pins or unpins an item so compaction leaves it alone. */
+  setPinned(messageId: string, pinned: boolean): Promise<boolean> {
+    const session = this.session;
+    return session.mutex.run(async () => {
+      const working = session.working;
+      const index = working.findIndex((m) => m.id === messageId);
+      if (index < 0) return false;
+      const updated = settledMessage({ ...working[index], pinned });
+      working[index] = updated;
+      noteEdit(working, index);
+      // Synthetic items (summaries, pointers) live only in the working context and its snapshot.
+      if (!updated.meta?.replaces && !updated.meta?.synthetic) {
+        session.changes.emit({ type: 'messages', appended: [], replaced: await session.persist([updated]) });
+      }
+      if (session.lastCompactionId) await session.saveSnapshot(session.lastCompactionId, totalTokens(session.working, session.count));
+      return true;
+    });
+  }
+}
