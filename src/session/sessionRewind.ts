@@ -62,7 +62,10 @@ export class SessionRewind implements vscode.Disposable {
   turnFilesOf(sessionId: string): Promise<ChatTurnFiles[]> {
     let files = this.turnFiles.get(sessionId);
     if (!files) {
-      files = this.recorder.checkpoints(sessionId).then(turnFilesOf, () => []);
+      files = (async () => {
+        const history = await (await this.sessions.store()).listCompactionEvents(sessionId).catch(() => []);
+        return turnFilesOf(await this.recorder.checkpoints(sessionId), history);
+      })().catch(() => []);
       this.turnFiles.set(sessionId, files);
     }
     return files;
