@@ -36,6 +36,7 @@ export class ChatAttachments implements vscode.Disposable {
       count: contextSession.count,
       store,
       figures: () => chatMeter(session, view.usageFigures),
+      resultStored: (blob, toolName, args) => contextSession.resultStored(blob, toolName, args),
       canSend: Boolean(session.agent),
     };
   }

@@ -135,6 +135,8 @@ export interface ChatTurnFiles {
   files: number;
   /** Why some of them cannot be restored (checkpoint storage failed, a bound was reached), as a sentence. */
   problem?: string;
+  /** When they were put back (epoch ms): a restore to before this turn or an earlier one, with no file changed by a turn since. */
+  restoredAt?: number;
 }
 
 /** An entry's key in the list: ids are unique within a kind. */

@@ -45,7 +45,10 @@ export class SessionRewind implements vscode.Disposable {
       sessions.onAgentEvent((event) => {
         const sessionId = sessions.active?.info.id;
         if (event.type === 'turn_start' && sessionId) this.recorder.begin(sessionId, event.userMessageId);
-        if (event.type === 'turn_end') void this.recorder.end().then(() => this.changed());
+        if (event.type === 'turn_end') void this.recorder.end().then(() => {
+          this.changed();
+          this.pruneOnce();
+        });
       }),
     );
   }
@@ -59,10 +62,33 @@ export class SessionRewind implements vscode.Disposable {
   turnFilesOf(sessionId: string): Promise<ChatTurnFiles[]> {
     let files = this.turnFiles.get(sessionId);
     if (!files) {
-      files = this.recorder.checkpoints(sessionId).then(turnFilesOf, () => []);
+      files = (async () => {
+        const history = await (await this.sessions.store()).listCompactionEvents(sessionId).catch(() => []);
+        return turnFilesOf(await this.recorder.checkpoints(sessionId), history);
+      })().catch(() => []);
       this.turnFiles.set(sessionId, files);
     }
     return files;
+  }
+
+  private pruned = false;
+
+  /**
+   * Keeps the checkpoint storage bounded, once per window, after its first turn (never on the way
+   * to opening a session): deleted sessions' checkpoints go, then the oldest sessions' past the cap.
+   */
+  private pruneOnce(): void {
+    if (this.pruned) return;
+    this.pruned = true;
+    void (async () => {
+      const live = new Set((await (await this.sessions.store()).listSessions()).map((s) => s.id));
+      const active = this.sessions.active?.info.id;
+      const outcome = await this.store.prune({ liveSessions: live, keepSessions: new Set(active ? [active] : []) });
+      if (outcome.removedSessions.length || outcome.removedContentFiles) {
+        this.log.info(`checkpoints: removed ${outcome.removedSessions.length} session(s)' checkpoints and ${outcome.removedContentFiles} stored file(s); ${Math.round(outcome.keptBytes / 1024)} KB kept`);
+        this.changed();
+      }
+    })().catch((error) => this.log.warn(`checkpoints: pruning the storage failed: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   private changed(): void {

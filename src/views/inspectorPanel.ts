@@ -69,6 +69,14 @@ export class InspectorPanel implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       sessions.onDidChange(() => this.scheduleRefresh()),
+      // A running subagent's window shown here follows its requests.
+      sessions.onAgentEvent((event) => {
+        if (event.type !== 'subagent') return;
+        void sessions
+          .current()
+          .then((main) => this.subject.follow(main, event.progress))
+          .then((reread) => reread && this.scheduleRefresh(), (error: Error) => log.warn(`inspector: a subagent's window could not be read again: ${error.message}`));
+      }),
       panel.onDidChangeViewState(() => panel.visible && this.scheduleRefresh()),
     );
   }

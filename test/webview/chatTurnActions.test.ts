@@ -111,6 +111,26 @@ describe('chat: restore and rewind actions on turns (headless Chromium)', functi
     }
   });
 
+  for (const theme of ['dark', 'light'] as const) {
+    it(`after a restore the turn says "Files restored" with the time instead of offering the restore again (${theme}, screenshot)`, async () => {
+      const page = await open(theme, false);
+      try {
+        const at = T0 + 5 * 60_000;
+        await hostSends(page, { type: 'state', state: { ...state(false), turnFiles: [{ messageId: 'u-1', files: 3, restoredAt: at }, { messageId: 'u-2', files: 5, restoredAt: at }] } });
+        const row = page.locator('[data-turn-actions="u-1"]');
+        assert.equal(await row.locator('[data-action="restore-files"]').count(), 0, 'no Restore files once restored');
+        const expected = await page.evaluate((t) => new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }), at);
+        assert.equal(await row.locator('.turn-files-restored').textContent(), `✓ Files restored ${expected}`);
+        assert.equal(await row.locator('.turn-files-restored').getAttribute('data-restored-at'), String(at));
+        assert.equal(await row.locator('[data-action="rewind"]').count(), 1, 'Rewind stays');
+        assert.ok((await textContrast(row.locator('.turn-files-restored'))) >= 4.5, 'the note is readable');
+        await page.screenshot({ path: path.join(SCREENSHOTS, `turn-actions-restored-${theme}.png`), fullPage: true });
+      } finally {
+        await done(page);
+      }
+    });
+  }
+
   it('puts a rewound message back in the composer', async () => {
     const page = await open('dark', false);
     try {

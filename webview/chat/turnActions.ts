@@ -8,6 +8,9 @@ export interface TurnActionHandlers {
   onRewind: (messageId: string) => void;
 }
 
+/** "14:05" in the user's locale: when today's restore happened. */
+const clockTime = (at: number) => new Date(at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+
 const BUSY_TITLE = 'A turn is running: wait for it to finish, or stop it, to rewind or restore files.';
 
 /** The row under a sent user message: "Rewind to here", and "Restore files (N)" when its turn changed files. */
@@ -23,7 +26,13 @@ function actionsRow(messageId: string, files: ChatTurnFiles | undefined, busy: b
           title: busy ? BUSY_TITLE : 'Take the conversation back to before this message and edit it (the transcript keeps everything)',
           attrs: { 'data-action': 'rewind' },
         }),
-    restorable
+    restorable && files.restoredAt !== undefined
+      ? h('span', {
+          class: 'turn-files-restored',
+          attrs: { 'data-restored-at': String(files.restoredAt), title: 'The files this turn and the later ones changed were put back. Restore files shows again once a turn changes files.' },
+          text: `✓ Files restored ${clockTime(files.restoredAt)}`,
+        })
+      : restorable
       ? button(`Restore files (${files.files})`, () => handlers.onRestoreFiles(messageId), {
           appearance: 'secondary',
           disabled: busy,
@@ -50,7 +59,7 @@ export function decorateTurnActions(list: HTMLElement, turnFiles: readonly ChatT
     const messageId = entry.dataset.entryId ?? '';
     const files = byMessage.get(messageId);
     const setAside = entry.hasAttribute('data-set-aside');
-    const signature = JSON.stringify([busy, files?.files ?? 0, files?.problem ?? '', setAside]);
+    const signature = JSON.stringify([busy, files?.files ?? 0, files?.problem ?? '', files?.restoredAt ?? 0, setAside]);
     const current = entry.querySelector<HTMLElement>(':scope > .turn-actions');
     if (current?.dataset.signature === signature) continue;
     const row = actionsRow(messageId, files, busy, setAside, handlers);

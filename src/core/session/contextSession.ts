@@ -255,6 +255,11 @@ export class ContextSession {
     return recorded;
   }
 
+  /** A result stored outside a tool call (an attachment stored when attached): the views list it now, named for the next request. */
+  resultStored(blob: BlobInfo, toolName: string, args?: string): void {
+    this.changes.emit({ type: 'result', blob, title: { toolName, arguments: args, requestIndex: this.nextRequestIndex } });
+  }
+
   /** Tool calls of the latest assistant message that have no output yet. */
   openCallIds(): Set<string> {
     return openCallIds(this.working);

@@ -6,7 +6,7 @@
  */
 import { attachmentMessage } from '../model/factories';
 import type { AttachmentInfo, Message } from '../model/message';
-import type { BlobStore } from '../ports/blobStore';
+import type { BlobInfo, BlobStore } from '../ports/blobStore';
 import type { ContextSettings } from '../settings';
 import { scanOutput } from './scan';
 import { readResultHint } from './storedResultHeader';
@@ -56,6 +56,8 @@ export interface AttachmentArgs {
   settings: ContextSettings;
   info: AttachmentInfo;
   content: string | Uint8Array;
+  /** Called once the content is stored whole (the views list it with the session's stored results). */
+  onStored?: (blob: BlobInfo) => void;
 }
 
 /** The attachment's message as it will be sent (and stored), offloading large content. */
@@ -74,6 +76,7 @@ export async function prepareAttachment(args: AttachmentArgs): Promise<PreparedA
   }
   if (scan.byteSize > inlineBytes) {
     const blob = await args.store.putBlob(args.sessionId, { toolName: 'attachment', content: scan.bytes, measured: scan });
+    args.onStored?.(blob);
     const preview = truncateMeasured(scan, { maxLines: Math.min(settings.truncation.maxLines, 60), maxBytes: settings.offloadPreviewBytes });
     const sentLines = preview.info ? preview.info.originalLines - preview.info.omittedLines : blob.lineCount;
     const content = `${storedHeading(info, blob.byteSize, blob.lineCount, blob.id)}\n${preview.text}\n${readResultHint(blob.id)}`;

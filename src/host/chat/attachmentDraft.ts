@@ -10,7 +10,7 @@ import type { WindowFigures } from '../../core/accounting/windowFigures';
 import { attachmentMessage, userMessage } from '../../core/model/factories';
 import { newId } from '../../core/model/ids';
 import type { AttachmentInfo, Message } from '../../core/model/message';
-import type { BlobStore } from '../../core/ports/blobStore';
+import type { BlobInfo, BlobStore } from '../../core/ports/blobStore';
 import type { ContextSettings } from '../../core/settings';
 import { filesInContext, normalizeRelativePath } from '../../core/session/filesInContext';
 import { alreadyInContextText, AttachmentError, prepareAttachment, type PreparedAttachment } from '../../core/toolOutput/attachmentContent';
@@ -37,6 +37,8 @@ export interface DraftSession {
   store: BlobStore;
   /** The meter's figures now; absent when there is no window to measure. */
   figures(): WindowFigures | undefined;
+  /** An attachment was stored whole: the session tells its views (the inspector lists it at once). */
+  resultStored?(blob: BlobInfo, toolName: string, args?: string): void;
 }
 
 interface Staged {
@@ -191,7 +193,10 @@ export class AttachmentDraft {
       staged.inContext = inContext;
       staged.prepared = staged.inContext
         ? { message: attachmentMessage(info, alreadyInContextText(info)) }
-        : await prepareAttachment({ store: session.store, sessionId: session.sessionId, settings: session.settings, info, content });
+        : await prepareAttachment({
+            store: session.store, sessionId: session.sessionId, settings: session.settings, info, content,
+            onStored: (blob) => session.resultStored?.(blob, 'attachment', JSON.stringify({ path: info.path ?? info.label })),
+          });
     } catch (error) {
       staged.prepared = undefined;
       staged.content = undefined;

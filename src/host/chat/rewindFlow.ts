@@ -45,8 +45,28 @@ const RESTORE = 'Restore Files';
 const REWIND = 'Rewind';
 const REWIND_AND_RESTORE = 'Rewind and Restore Files';
 
-/** What each turn changed, by its user message, for the chat's "Restore files" actions. */
-export function turnFilesOf(checkpoints: readonly TurnCheckpoint[]): ChatTurnFiles[] {
+/**
+ * When the files of each turn were last put back, from the history's restore steps (a restore, or
+ * a rewind that restored files): a restore to before a turn puts back that turn and every later
+ * one, and holds until a turn changes files again.
+ */
+function restoredAtOf(checkpoints: readonly TurnCheckpoint[], history: readonly CompactionEventRecord[]): Map<string, number> {
+  const restoredAt = new Map<string, number>();
+  const firstAt = new Map<string, number>();
+  for (const c of checkpoints) if (c.files.length && !firstAt.has(c.userMessageId)) firstAt.set(c.userMessageId, c.createdAt);
+  const lastChange = Math.max(0, ...checkpoints.filter((c) => c.files.length).map((c) => c.createdAt));
+  for (const entry of history) {
+    const step = entry.step;
+    if (!step || (step.kind !== 'restore' && step.kind !== 'rewind') || !step.files?.length || entry.startedAt < lastChange) continue;
+    const from = checkpoints.find((c) => c.id === step.checkpointId)?.createdAt ?? (step.messageId ? firstAt.get(step.messageId) : undefined);
+    if (from === undefined) continue;
+    for (const [messageId, at] of firstAt) if (at >= from) restoredAt.set(messageId, Math.max(restoredAt.get(messageId) ?? 0, entry.startedAt));
+  }
+  return restoredAt;
+}
+
+/** What each turn changed, by its user message, for the chat's "Restore files" actions; `history`: the session's, for when they were restored. */
+export function turnFilesOf(checkpoints: readonly TurnCheckpoint[], history: readonly CompactionEventRecord[] = []): ChatTurnFiles[] {
   const byTurn = new Map<string, { paths: Set<string>; problem?: string }>();
   for (const c of checkpoints) {
     const turn = byTurn.get(c.userMessageId) ?? { paths: new Set<string>() };
@@ -54,7 +74,10 @@ export function turnFilesOf(checkpoints: readonly TurnCheckpoint[]): ChatTurnFil
     turn.problem ??= c.problems[0];
     byTurn.set(c.userMessageId, turn);
   }
-  return [...byTurn].filter(([, t]) => t.paths.size > 0 || t.problem).map(([messageId, t]) => ({ messageId, files: t.paths.size, ...(t.problem ? { problem: t.problem } : {}) }));
+  const restoredAt = restoredAtOf(checkpoints, history);
+  return [...byTurn]
+    .filter(([, t]) => t.paths.size > 0 || t.problem)
+    .map(([messageId, t]) => ({ messageId, files: t.paths.size, ...(t.problem ? { problem: t.problem } : {}), ...(restoredAt.has(messageId) ? { restoredAt: restoredAt.get(messageId) } : {}) }));
 }
 
 /** The plan to put the files back to before a user message's turn (and undo every later turn's changes). */
@@ -143,9 +166,10 @@ export async function rewindToMessage(ports: RewindPorts, messageId: string): Pr
     const outcome = await applyRestore(plan, ports.files, ports.target);
     restored = { checkpointId: plan.checkpointIds[0], files: outcome.restored };
     reportOutcome(ports, outcome);
-    ports.changed();
   }
   const record = await session.rewind(messageId, restored);
+  // After the step is stored: the turns' actions read it to say the files were restored.
+  if (restored) ports.changed();
   ports.rewound();
   ports.editText(message.content);
   return record;

@@ -1,6 +1,7 @@
 import { getTokenCounter } from '../../core/accounting/tokenizer';
 import { subagentLinkOf, type SubagentLink } from '../../core/agent/subagents/sessionLink';
-import type { SessionStore } from '../../core/ports/sessionStore';
+import type { SubagentProgress } from '../../core/agent/events';
+import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
 import { ContextSession } from '../../core/session/contextSession';
 import { lastRequestUsage } from '../../core/session/lastRequestUsage';
 import type { ContextSettings } from '../../core/settings';
@@ -21,14 +22,17 @@ export interface SubjectDeps {
   settings(): ContextSettings;
 }
 
+/** The progress after which a subagent's window has something new: a request made or reported, a compaction, the end. */
+const FOLLOWED: ReadonlySet<SubagentProgress['kind']> = new Set(['request', 'usage', 'compaction', 'ended']);
+
 /** Why the inspector refuses a change while it shows a subagent's window. */
 export const SUBAGENT_READ_ONLY = "The inspector shows a subagent's window, which is read-only: go back to the session to pin, preview, compact or open its parts in an editor.";
 
 /**
  * What the inspector shows: the session open in the chat, or a subagent's window opened from it
  * (and, with nested subagents, one of that subagent's). The same panel switches its subject, as a
- * link in a page does, with a back link; a subagent's session is closed, so it is read from the
- * store once, like a resumed session's view, and changes no more. Only a subagent of the session
+ * link in a page does, with a back link; a subagent's session is read from the store like a
+ * resumed session's view, and read again as a running subagent reports progress (`follow`). Only a subagent of the session
  * shown now can be opened: the webview names a session, the store's link decides.
  */
 export class InspectorSubject {
@@ -58,6 +62,59 @@ export class InspectorSubject {
     const info = await store.getSession(sessionId);
     const link = info && subagentLinkOf(info);
     if (!info || !link || link.parentSessionId !== parent.info.id) throw new Error('That session is not a subagent of the session shown; nothing was opened.');
+    const session = await this.read(store, parent, info);
+    // Opened while another open ran: the subject moved on, this one is not shown.
+    if (this.shown(main) !== parent) return;
+    this.stack.push({ session, link, parentTitle: parent.info.title });
+  }
+
+  /**
+   * A subagent reported progress (the parent's events carry it): when its window is shown, it is
+   * read again once the subagent's writes are in the store, so the window follows the run. Resolves
+   * true when a window shown was read again (the panel then sends its state). Reports that arrive
+   * while one is read are folded into one more read.
+   */
+  follow(main: ActiveSession, progress: Pick<SubagentProgress, 'sessionId' | 'kind'>): Promise<boolean> {
+    if (!FOLLOWED.has(progress.kind) || !this.stack.some((s) => s.session.info.id === progress.sessionId)) return Promise.resolve(false);
+    if (this.following?.sessionId === progress.sessionId) {
+      this.following.again = true;
+      return this.following.done;
+    }
+    const following: { sessionId: string; again: boolean; done: Promise<boolean> } = { sessionId: progress.sessionId, again: false, done: Promise.resolve(false) };
+    following.done = (async () => {
+      let reread = false;
+      do {
+        following.again = false;
+        reread = (await this.reread(main, progress.sessionId)) || reread;
+      } while (following.again);
+      return reread;
+    })().finally(() => {
+      if (this.following === following) this.following = undefined;
+    });
+    this.following = following;
+    return following.done;
+  }
+
+  private following?: { sessionId: string; again: boolean; done: Promise<boolean> };
+
+  private async reread(main: ActiveSession, sessionId: string): Promise<boolean> {
+    this.shown(main);
+    const at = this.stack.findIndex((s) => s.session.info.id === sessionId);
+    if (at < 0) return false;
+    const shown = this.stack[at];
+    const parent = at === 0 ? main : this.stack[at - 1].session;
+    const store = await this.deps.store();
+    const info = (await store.getSession(sessionId)) ?? shown.session.info;
+    const session = await this.read(store, parent, info);
+    // Closed or replaced while it was read: nothing to update.
+    if (this.stack[at] !== shown) return false;
+    this.stack[at] = { ...shown, session };
+    return true;
+  }
+
+  /** A subagent's session and view, read from the store as a resumed session is. */
+  private async read(store: SessionStore, parent: ActiveSession, info: SessionInfo): Promise<ActiveSession> {
+    const sessionId = info.id;
     const last = await lastRequestUsage(store, sessionId);
     const settings = this.deps.settings();
     const resuming = ContextSession.open({
@@ -71,9 +128,7 @@ export class InspectorSubject {
     });
     const viewing = SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, {}, resuming.then((r) => r.takeResumedTranscript(), () => undefined));
     const [session, view] = await Promise.all([resuming, viewing]);
-    // Opened while another open ran: the subject moved on, this one is not shown.
-    if (this.shown(main) !== parent) return;
-    this.stack.push({ session: { info, contextSession: session, view }, link, parentTitle: parent.info.title });
+    return { info, contextSession: session, view };
   }
 
   /** Whether a subagent's window is shown (rather than the chat's session). */

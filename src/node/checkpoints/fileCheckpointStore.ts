@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import { promises as fsp } from 'fs';
 import { join, relative as relativePath, sep } from 'path';
 import type { CheckpointStore, FileState, FolderListing, ListedFile, TurnCheckpoint } from '../../core/ports/checkpointStore';
+import { pruneCheckpoints, type PruneOptions, type PruneOutcome, UNREFERENCED_CONTENT_GRACE_MS } from './checkpointPruning';
 import { ignoredNames } from './ignoredNames';
 
 export interface CheckpointStoreLimits {
@@ -14,6 +15,9 @@ export interface CheckpointStoreLimits {
 }
 
 export const DEFAULT_CHECKPOINT_LIMITS: CheckpointStoreLimits = { maxFileBytes: 1024 * 1024, maxFiles: 20_000, listBudgetMs: 400 };
+
+/** A hash remembered longer than this is confirmed on disk again, its time refreshed (well within the pruning grace). */
+const RECHECK_MS = UNREFERENCED_CONTENT_GRACE_MS / 24;
 
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 const HASH = /^[0-9a-f]{64}$/;
@@ -38,9 +42,9 @@ async function writeWhole(path: string, bytes: Uint8Array | string): Promise<voi
  */
 export class FileCheckpointStore implements CheckpointStore {
   /** What was hashed last, by path: a file whose size and time did not move is not read again. */
-  private readonly known = new Map<string, { size: number; mtimeMs: number; hash: string }>();
+  private readonly known = new Map<string, { size: number; mtimeMs: number; hash: string; checkedAt: number }>();
 
-  constructor(private readonly root: string, private readonly limits: CheckpointStoreLimits = DEFAULT_CHECKPOINT_LIMITS) {}
+  constructor(private readonly root: string, private readonly limits: CheckpointStoreLimits = DEFAULT_CHECKPOINT_LIMITS, private readonly now: () => number = Date.now) {}
 
   private contentPath(hash: string): string {
     return join(this.root, 'content', hash.slice(0, 2), hash);
@@ -48,7 +52,7 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async capture(absolute: string, listed?: { size: number; mtimeMs: number }): Promise<FileState> {
     const cached = listed && this.known.get(absolute);
-    if (cached && listed && cached.size === listed.size && cached.mtimeMs === listed.mtimeMs) return { kind: 'stored', hash: cached.hash, size: cached.size };
+    if (cached && listed && cached.size === listed.size && cached.mtimeMs === listed.mtimeMs && this.now() - cached.checkedAt < RECHECK_MS) return { kind: 'stored', hash: cached.hash, size: cached.size };
     const stat = await fsp.lstat(absolute).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
       throw error;
@@ -57,19 +61,24 @@ export class FileCheckpointStore implements CheckpointStore {
     if (!stat.isFile()) return { kind: 'unstored', size: stat.size, reason: 'it is not a regular file' };
     if (stat.size > this.limits.maxFileBytes) return { kind: 'unstored', size: stat.size, reason: `it is larger than ${Math.round(this.limits.maxFileBytes / 1024)} KB` };
     const known = this.known.get(absolute);
-    if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs && (await this.has(known.hash))) return { kind: 'stored', hash: known.hash, size: known.size };
+    if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs && (await this.keep(known.hash))) {
+      known.checkedAt = this.now();
+      return { kind: 'stored', hash: known.hash, size: known.size };
+    }
     const bytes = await fsp.readFile(absolute);
     const hash = createHash('sha256').update(bytes).digest('hex');
-    if (!(await this.has(hash))) {
+    if (!(await this.keep(hash))) {
       await fsp.mkdir(join(this.root, 'content', hash.slice(0, 2)), { recursive: true });
       await writeWhole(this.contentPath(hash), bytes);
     }
-    this.known.set(absolute, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
+    this.known.set(absolute, { size: stat.size, mtimeMs: stat.mtimeMs, hash, checkedAt: this.now() });
     return { kind: 'stored', hash, size: bytes.length };
   }
 
-  private has(hash: string): Promise<boolean> {
-    return fsp.access(this.contentPath(hash)).then(() => true, () => false);
+  /** Whether the content is stored; its time is refreshed so pruning leaves it while a turn may still name it. */
+  private keep(hash: string): Promise<boolean> {
+    const at = new Date(this.now());
+    return fsp.utimes(this.contentPath(hash), at, at).then(() => true, () => false);
   }
 
   async read(hash: string): Promise<Uint8Array> {
@@ -108,6 +117,18 @@ export class FileCheckpointStore implements CheckpointStore {
     const dir = join(this.root, 'turns', safeName(checkpoint.sessionId, 'session id'));
     await fsp.mkdir(dir, { recursive: true });
     await writeWhole(join(dir, `${safeName(checkpoint.id, 'checkpoint id')}.json`), JSON.stringify(checkpoint));
+  }
+
+  /** Removes a session's checkpoints (its content goes at the next prune, when no other session names it). */
+  async removeSession(sessionId: string): Promise<void> {
+    await fsp.rm(join(this.root, 'turns', safeName(sessionId, 'session id')), { recursive: true, force: true });
+  }
+
+  /** Keeps the storage bounded (see checkpointPruning.ts); what this window remembered is confirmed again. */
+  async prune(options: PruneOptions = {}): Promise<PruneOutcome> {
+    const outcome = await pruneCheckpoints(this.root, (id) => this.load(id), (id) => this.removeSession(id), { now: this.now(), ...options });
+    if (outcome.removedContentFiles) this.known.clear();
+    return outcome;
   }
 
   async load(sessionId: string): Promise<TurnCheckpoint[]> {

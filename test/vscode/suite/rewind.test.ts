@@ -89,6 +89,8 @@ describe('Restore files and rewind in VS Code', function () {
       assert.equal(existsSync(created), false, 'the file the turn created is gone');
       const history = await (await api.sessions.store()).listCompactionEvents(api.sessions.active!.info.id);
       assert.deepEqual(history.map((e) => [e.trigger, e.step?.files?.length]), [['restore', 2]]);
+      const [turnFiles] = (await api.rewind.turnFilesOf(api.sessions.active!.info.id)).filter((t) => t.messageId === messageId);
+      assert.equal(turnFiles.restoredAt, history[0].startedAt, 'the turn says its files were restored, and when, instead of offering the restore again');
     });
   });
 

@@ -11,6 +11,7 @@ import { withSettings, type ContextSettings } from '../../../../src/core/setting
 import { AttachmentDraft, type AttachmentSources, type DraftSession } from '../../../../src/host/chat/attachmentDraft';
 import { attachmentsForSend, type AttachmentIntentDeps } from '../../../../src/host/chat/attachmentIntents';
 import type { AttachTarget, ChatAttachmentView } from '../../../../src/protocol/attachments';
+import { SessionView } from '../../../../src/host/session/sessionView';
 import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';
 import { testRegistry } from '../../../support/toolRegistry';
@@ -70,6 +71,7 @@ describe('attachments: chips, their tokens and the request that carries them', f
       count: contextSession.count,
       store: env.store,
       figures: () => windowFigures(contextSession.measure()),
+      resultStored: (blob, toolName, args) => contextSession.resultStored(blob, toolName, args),
       canSend: true,
     };
     const posted: Array<{ views: ChatAttachmentView[]; restore?: string }> = [];
@@ -135,6 +137,24 @@ describe('attachments: chips, their tokens and the request that carries them', f
     const slice = await env.store.readBlob(sessionId, message.meta!.offloadRef!, 0, 10_000_000);
     assert.equal(new TextDecoder().decode(slice.bytes), big);
     assert.equal((await env.store.listBlobs(sessionId)).length, 1, 'read again at send, unchanged: stored once, the counted message sent');
+  });
+
+  it('a large attachment is in the inspector\'s stored results as soon as it is attached, as a reopened session lists it', async () => {
+    const settings = withSettings({ contextWindow: 32_000, maxOutputTokens: 2_000 });
+    const { env, sessionId, contextSession, draft, session, sources } = await setup({ ...settings, offloadThresholdBytes: 4_000, offloadPreviewBytes: 1_000, truncation: { maxLines: 400, maxBytes: 8_000 } });
+    const view = await SessionView.open(env.store, sessionId, 200);
+    contextSession.onChange((change) => view.apply(change));
+    assert.equal(view.blobs.length, 0);
+    sources.files.set('logs/build.log', Array.from({ length: 2_000 }, (_, i) => `line ${i + 1}`).join('\n'));
+    const chip = await draft.add(session, { kind: 'file', path: 'logs/build.log' });
+    assert.ok(chip.stored, 'stored whole');
+    const [stored] = await env.store.listBlobs(sessionId);
+    assert.deepEqual(view.blobs.map((b) => b.id), [stored.id], 'the stored result is listed at once, before the message is sent');
+    const listed = view.blobs[0];
+    assert.equal(listed.lineCount, chip.stored.lines, 'the list and the chip say the same line count');
+    assert.equal(view.blobTitles.get(listed.id), 'attachment logs/build.log · request #0', 'named for the request that will carry it (the session’s first)');
+    const reopened = await SessionView.open(env.store, sessionId, 200);
+    assert.deepEqual(reopened.blobs.map((b) => [b.id, b.lineCount]), view.blobs.map((b) => [b.id, b.lineCount]), 'the same list a reopened session shows');
   });
 
   it('a file a tool result would offload but within the truncation limit is sent whole: the user chose it for the model to read', async () => {

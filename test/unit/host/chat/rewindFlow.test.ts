@@ -73,7 +73,7 @@ async function twoTurns() {
     rewound: () => void said.push('rewound'),
   };
   return {
-    root, workspace, temp, session, recorder, ports, asked, diffs, composer, said, first, second,
+    root, workspace, temp, session, recorder, ports, write, asked, diffs, composer, said, first, second,
     answer: (choice: string | undefined) => (answer = choice),
     setBusy: (value: boolean) => (busy = value),
     openFolders: (folders: string[]) => (openFolders = folders),
@@ -193,6 +193,48 @@ describe('restore and rewind from the chat (host flow)', function () {
       assert.match(t.asked[t.asked.length - 1].detail, /Cannot be restored: docs\/guide\.md \(it is outside the workspace folders open now\)/);
       assert.deepEqual(outcome?.unrestorable, ['docs/guide.md']);
       assert.equal(existsSync(join(t.workspace, 'README.md')), false, 'the files inside are still restored');
+    } finally {
+      await t.dispose();
+    }
+  });
+
+  it('after a restore the turns say their files were restored (and when), not Restore files again, until a turn changes files', async () => {
+    const t = await twoTurns();
+    try {
+      const turnFiles = async () => turnFilesOf(await t.recorder.checkpoints(t.session.sessionId), await t.temp.store.listCompactionEvents(t.session.sessionId));
+      assert.deepEqual((await turnFiles()).map((f) => f.restoredAt), [undefined, undefined], 'nothing restored yet');
+      t.answer('Restore Files');
+      await restoreTurnFiles(t.ports, t.second.id);
+      const [step] = (await t.temp.store.listCompactionEvents(t.session.sessionId)).filter((e) => e.step?.kind === 'restore');
+      assert.deepEqual((await turnFiles()).map((f) => [f.messageId, f.restoredAt]), [[t.first.id, undefined], [t.second.id, step.startedAt]], 'the restored turn says when; the earlier one still offers its restore');
+
+      await restoreTurnFiles(t.ports, t.first.id);
+      const restores = (await t.temp.store.listCompactionEvents(t.session.sessionId)).filter((e) => e.step?.kind === 'restore');
+      assert.deepEqual((await turnFiles()).map((f) => f.restoredAt), [restores[1].startedAt, restores[1].startedAt], 'restoring an earlier turn puts back the later one too');
+
+      const third = await t.session.appendUser('change the port again');
+      t.recorder.begin(t.session.sessionId, third.id);
+      await t.write('app.ts', 'port = 7070\n');
+      await t.recorder.end();
+      assert.deepEqual((await turnFiles()).map((f) => f.restoredAt), [undefined, undefined, undefined], 'once a turn changes files, each turn offers its restore again');
+    } finally {
+      await t.dispose();
+    }
+  });
+
+  it('a rewind that restored files marks the turns restored, one that did not leaves them', async () => {
+    const t = await twoTurns();
+    try {
+      const turnFiles = async () => turnFilesOf(await t.recorder.checkpoints(t.session.sessionId), await t.temp.store.listCompactionEvents(t.session.sessionId));
+      let seenAtChange: Promise<boolean> = Promise.resolve(false);
+      t.ports.changed = () => void (seenAtChange = t.temp.store.listCompactionEvents(t.session.sessionId).then((h) => h.some((e) => e.step?.kind === 'rewind' && e.step.files?.length)));
+      t.answer('Rewind');
+      await rewindToMessage(t.ports, t.second.id);
+      assert.deepEqual((await turnFiles()).map((f) => f.restoredAt), [undefined, undefined]);
+      t.answer('Rewind and Restore Files');
+      const record = await rewindToMessage(t.ports, t.first.id);
+      assert.deepEqual((await turnFiles()).map((f) => f.restoredAt), [record?.startedAt, record?.startedAt]);
+      assert.ok(await seenAtChange, 'the chat is told to read the turns again once the step is stored');
     } finally {
       await t.dispose();
     }

@@ -160,4 +160,49 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
     assert.equal(line.usage.inputTokens, summary.total.inputTokens);
     assert.equal(line.usage.lastRequestTokens, 1_400, "the last request is the session's own");
   });
+
+  it("a subagent's window opened while it runs follows its requests to the end", async () => {
+    const release: Array<() => void> = [];
+    let asked!: () => void;
+    const askedOnce = new Promise<void>((resolve) => (asked = resolve));
+    server = await new FakeOpenAIServer({
+      apiKey: 'sk-test',
+      fallback: (request) => {
+        const user = firstUser(request);
+        if (user.startsWith('USER:')) {
+          return toolResults(request) === 0
+            ? { type: 'reply', parts: [{ toolCall: { name: 'delegate', arguments: JSON.stringify({ task: 'TASK gamma: run the thing', agent: 'runner' }) } }], usage: { input: 1_000, output: 30 } }
+            : { type: 'reply', parts: [{ text: 'Done.' }], usage: { input: 1_300, output: 5 } };
+        }
+        return toolResults(request) === 0
+          ? { type: 'reply', parts: [{ toolCall: { name: 'run_it', arguments: '{}' } }], usage: { input: 800, output: 10 } }
+          : { type: 'reply', parts: [{ text: 'GAMMA ran it.' }], usage: { input: 950, output: 6 } };
+      },
+    }).start();
+    // The subagent's command waits for the user's approval: the window is opened then, mid-run.
+    const runner = { name: 'runner', description: 'Runs the thing', tools: ['run_it'], instructions: 'Run it.', path: '/agents/runner.md', origin: 'user' as const };
+    const h = await subagentHarness({ server, agents: [runner], ask: () => new Promise((resolve) => (asked(), release.push(() => resolve({ approved: true })))) });
+    const store = h.env.store;
+    const info = (await store.getSession(h.contextSession.sessionId))!;
+    const main: ActiveSession = { info, contextSession: h.contextSession, view: await SessionView.open(store, info.id, 200) };
+    const { subject, send, shown } = inspector(main, store);
+    const followed: Array<Promise<boolean>> = [];
+    h.agent.on((event) => {
+      if (event.type === 'subagent') followed.push(subject.follow(main, event.progress));
+    });
+    const turn = h.agent.send('USER: run the thing in a subagent');
+    await askedOnce;
+    const [gamma] = await subagentSessions(store, info.id);
+    await send({ type: 'openSubagent', sessionId: gamma.info.id });
+    assert.equal(shown().info.id, gamma.info.id);
+    assert.deepEqual(buildInspectorState(shown()).turns.map((t) => t.reportedInputTokens), [800], 'one request so far');
+
+    release.forEach((r) => r());
+    assert.equal(await turn, 'end_turn');
+    assert.ok((await Promise.all(followed)).some(Boolean), 'the window was read again as the subagent went on');
+    const state = buildInspectorState(shown());
+    assert.equal(state.session?.id, gamma.info.id, 'still the subagent\'s window');
+    assert.deepEqual(state.turns.map((t) => t.reportedInputTokens), [800, 950], 'its second request is shown without reopening it');
+    assert.ok(shown().view.heldMessages.some((m) => m.content.includes('GAMMA ran it.')), 'and its final answer');
+  });
 });
