@@ -62,8 +62,17 @@ export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vs
     const proposed = this.proposedSide.get(callId);
     this.proposedSide.delete(callId);
     if (!this.diffs.remove(callId)) return;
-    if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
-    else if (proposed) this.closeWhenOpened.add(proposed);
+    if (tabs.length) await vscode.window.tabGroups.close(tabs, true).then(undefined, () => false);
+    if (!proposed) return;
+    // A tab not yet in the window's list, or one still opening when it was closed (the close can
+    // miss it), is closed when the window next reports it, and now if it is listed already.
+    const left = this.tabsShowing(proposed);
+    if (left.length) await vscode.window.tabGroups.close(left, true).then(undefined, () => false);
+    if (!tabs.length || this.tabsShowing(proposed).length) this.closeWhenOpened.add(proposed);
+  }
+
+  private tabsShowing(proposedQuery: string): vscode.Tab[] {
+    return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === DIFF_SCHEME && t.input.modified.query === proposedQuery);
   }
 
   /** The call an open diff's document belongs to (undefined for any other address). */
