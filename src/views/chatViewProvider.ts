@@ -8,6 +8,7 @@ import { chatHandlers } from '../host/chat/chatIntents';
 import { restoreTurnFiles, rewindToMessage } from '../host/chat/rewindFlow';
 import type { SessionRewind } from '../session/sessionRewind';
 import { RefreshQueue } from '../host/session/refreshQueue';
+import { SessionListing } from '../host/session/sessionListing';
 import type { SessionController } from '../session/sessionController';
 import type { HostToChat } from '../protocol/chat';
 import { receiveWebviewMessage } from '../protocol/receive';
@@ -27,6 +28,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** The session view whose entries the webview holds. */
   private sentView?: object;
   private sentPrices?: string;
+  private listing?: SessionListing;
   /** The webview's "ready" and the session's changes each ask for a refresh: one runs at a time. */
   private readonly refreshes = new RefreshQueue((whole) => this.sendStateNow({ whole }));
 
@@ -125,6 +127,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       if (this.sentPrices !== undefined && prices !== this.sentPrices) view.setPrices(priceOverrides);
       this.sentPrices = prices;
       const store = await this.sessions.store();
+      if (this.listing?.store !== store) {
+        this.listing?.dispose();
+        this.listing = new SessionListing(store);
+      }
+      // The chat (re)loaded: other windows may have changed the list since it was read.
+      if (options.whole) this.listing.stale();
       const extras = {
         live: this.sessions.live,
         ended: this.sessions.endedTurnNotices,
@@ -136,7 +144,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       if (whole) this.sent = new ChatEntriesSent();
       this.sentView = view;
       const turnFiles = this.rewind ? await this.rewind.turnFilesOf(session.info.id) : [];
-      const state = { ...chatHeader({ session, sessions: await store.listSessions(), earlierUnloaded: view.earlierUnloaded, usage: view.usageFigures, ...extras }), ...(turnFiles.length ? { turnFiles } : {}) };
+      const state = { ...chatHeader({ session, sessions: await this.listing.sessions(), earlierUnloaded: view.earlierUnloaded, usage: view.usageFigures, ...extras }), ...(turnFiles.length ? { turnFiles } : {}) };
       if (whole) this.post({ type: 'state', state: { ...state, entries: this.sent.whole(view.chat, extras) } });
       else this.post({ type: 'update', state, patch: this.sent.change(view.chat, extras) });
       // The cost line follows the meter; the chips follow the session.
@@ -162,6 +170,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   dispose(): void {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.listing?.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }

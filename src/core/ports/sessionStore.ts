@@ -62,6 +62,8 @@ export interface SessionStore extends BlobStore {
   getSession(id: string): Promise<SessionInfo | undefined>;
   listSessions(): Promise<SessionInfo[]>;
   deleteSession(id: string): Promise<void>;
+  /** Called after this window created, updated or deleted a session (whether or not the write succeeded), so a kept list knows it is stale. */
+  onSessionsChanged(listener: () => void): () => void;
 
   /** Insert or replace transcript messages by id (used for new messages and memoized token counts). */
   putMessages(sessionId: string, messages: Message[]): Promise<void>;

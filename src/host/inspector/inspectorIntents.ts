@@ -5,6 +5,7 @@ import { cacheMissCause } from '../../core/accounting/cacheMissCause';
 import { compactionMessage, currentFigures } from '../session/compactionMessage';
 import type { SessionActions } from '../session/sessionPorts';
 import { forkFromRequest } from './forkFromRequest';
+import { currentPlan } from './currentPlan';
 
 /** Bytes of an offloaded result sent per page. */
 export const PAGE_BYTES = 16 * 1024;
@@ -52,7 +53,7 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     },
     requestItemText: async (m) => {
       const session = await d.sessions.current();
-      const current = m.requestIndex === undefined ? session.contextSession.planRequest().items : undefined;
+      const current = m.requestIndex === undefined ? currentPlan(session.contextSession).items : undefined;
       const found = await requestItemText({ store: await d.sessions.store(), sessionId: session.info.id, requestIndex: m.requestIndex, itemId: m.itemId, working: session.contextSession.messages, current });
       d.post({ type: 'requestItemText', ...(m.requestIndex === undefined ? {} : { requestIndex: m.requestIndex }), itemId: m.itemId, text: found.text, totalChars: found.totalChars });
     },

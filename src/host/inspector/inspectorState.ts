@@ -1,6 +1,7 @@
 import type { InspectorState } from '../../protocol/inspector';
 import type { ActiveSession } from '../session/sessionPorts';
 import { budgetWindowFigures } from '../session/turnFigures';
+import { currentPlan } from './currentPlan';
 
 /**
  * What the inspector shows for a session: the working context now from the session, the history
@@ -11,7 +12,7 @@ export function buildInspectorState(session: ActiveSession | undefined): Inspect
   if (!session) return { turns: [], compactions: [], blobs: [], current: [] };
   const { view } = session;
   const usage = view.usageFigures;
-  const plan = session.contextSession.planRequest();
+  const plan = currentPlan(session.contextSession);
   const budget = plan.budget;
   const calibration = session.contextSession.calibration.view();
   const requests = view.requests;

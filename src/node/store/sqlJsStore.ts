@@ -79,6 +79,7 @@ export class SqlJsStore implements SessionStore {
   private indexMerge?: Promise<void>;
   private sessionCleanup?: Promise<void>;
   private sessionCleanupWanted = false;
+  private readonly sessionListeners = new Set<() => void>();
 
   constructor(readonly root: string, SQL: SqlJsStatic, options: StoreOptions = {}) {
     const now = options.now ?? Date.now;
@@ -189,7 +190,7 @@ export class SqlJsStore implements SessionStore {
   }
 
   createSession(init: Partial<SessionInfo> & { title: string }): Promise<SessionInfo> {
-    return this.sessions.create(init);
+    return this.sessionWrite(this.sessions.create(init));
   }
 
   getSession(id: string): Promise<SessionInfo | undefined> {
@@ -197,7 +198,7 @@ export class SqlJsStore implements SessionStore {
   }
 
   updateSession(id: string, patch: Partial<Omit<SessionInfo, 'id'>>): Promise<void> {
-    return this.sessions.update(id, patch);
+    return this.sessionWrite(this.sessions.update(id, patch));
   }
 
   async listSessions(): Promise<SessionInfo[]> {
@@ -207,7 +208,24 @@ export class SqlJsStore implements SessionStore {
   }
 
   deleteSession(id: string): Promise<void> {
-    return this.sessions.delete(id);
+    return this.sessionWrite(this.sessions.delete(id));
+  }
+
+  onSessionsChanged(listener: () => void): () => void {
+    this.sessionListeners.add(listener);
+    return () => this.sessionListeners.delete(listener);
+  }
+
+  private sessionWrite<T>(write: Promise<T>): Promise<T> {
+    return write.finally(() => {
+      for (const listener of this.sessionListeners) {
+        try {
+          listener();
+        } catch {
+          // A listener's failure must not fail the write.
+        }
+      }
+    });
   }
 
   putMessages(sessionId: string, messages: Message[]): Promise<void> {
