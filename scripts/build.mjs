@@ -26,7 +26,7 @@ mkdirSync('dist', { recursive: true });
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
 // The tokenizer's ranks ship once, as binary files beside the bundles (src/node/accounting/rankFile.ts).
 require('../test/register.cjs');
-require('../src/node/accounting/rankFile.ts').writeRankFiles('dist/ranks');
+require('../src/node/accounting/rankFile.ts').writeRankFiles('dist/ranks', production ? 'best' : 'fast');
 // A production build must not leave an earlier development build's source maps behind.
 if (production) for (const file of readdirSync('dist', { recursive: true })) if (String(file).endsWith('.map')) rmSync(`dist/${file}`);
 console.log('build: done');

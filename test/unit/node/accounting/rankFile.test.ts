@@ -57,6 +57,16 @@ describe('rank files', function () {
     });
   }
 
+  it('the package build compresses them harder: smaller files that decode to the same bytes', function () {
+    this.timeout(60_000);
+    const fast = writeRankFiles(join(dir, 'fast'));
+    const best = writeRankFiles(join(dir, 'best'), 'best');
+    for (const [i, path] of best.entries()) {
+      assert.ok(statSync(path).size < statSync(fast[i]).size * 0.96, `${path}: ${statSync(path).size} bytes against ${statSync(fast[i]).size}`);
+      assert.ok(brotliDecompressSync(readFileSync(path)).equals(brotliDecompressSync(readFileSync(fast[i]))));
+    }
+  });
+
   it('is written by the build into one folder and read from there, smaller than the bundled rank modules', async () => {
     const paths = writeRankFiles(dir);
     assert.deepEqual(paths.map((p) => p.slice(dir.length + 1)).sort(), ENCODINGS.map(rankFileName).sort());
