@@ -123,6 +123,8 @@ export function createVscodeStub(options: StubOptions): StubWorld {
       activeTextEditor: undefined,
       visibleTextEditors: [],
       tabGroups: { all: [], onDidChangeTabs: () => new Disposable(() => undefined), close: async () => true },
+      onDidStartTerminalShellExecution: new EventEmitter<unknown>().event,
+      onDidEndTerminalShellExecution: new EventEmitter<unknown>().event,
       createOutputChannel: (name: string) => {
         const line = (level: string) => (message: string) => void logLines.push(`${level} ${message}`);
         return { name, info: line('info'), warn: line('warn'), error: line('error'), debug: line('debug'), trace: line('trace'), append: line(''), appendLine: line(''), show() {}, hide() {}, clear() {}, dispose() {} };
