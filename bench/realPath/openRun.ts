@@ -4,7 +4,8 @@
  * the inspector opened until its first state is posted. Prints one JSON line: the wait for each
  * (and the CPU time of the chat's),
  * the bytes posted, the chat's entries, the segment files the host loaded before the chat's first
- * state, and the host's RSS. Run by open.bench.ts, or alone:
+ * state, and the host's RSS. With `profileFile`, a CPU profile of the wait for the chat's first
+ * state is written there. Run by open.bench.ts, or alone:
  *   node -r ./test/register.cjs bench/realPath/openRun.ts '<json options>'
  */
 import { copyStorage, workspaceFolder } from './seedSession';
@@ -13,11 +14,14 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { InstantModelServer } from './modelServer';
 import { startExtension } from './startExtension';
+import { TurnProfiler } from './turnProfiler';
 
 export interface OpenRunOptions {
   extensionRoot: string;
   seededStorage: string;
   timeoutMs?: number;
+  /** Where to write a CPU profile of the wait for the chat's first state (profileSummary.ts reads it). */
+  profileFile?: string;
 }
 
 export interface OpenRunResult {
@@ -61,12 +65,14 @@ async function run(options: OpenRunOptions): Promise<OpenRunResult> {
       longestBlock = Math.max(longestBlock, now - lastTick - 1);
       lastTick = now;
     }, 1);
+    const profiler = options.profileFile ? await TurnProfiler.start() : undefined;
     const started = performance.now();
     const cpuBefore = process.cpuUsage();
     const chat = ext.showChat();
     const chatState = await chat.waitForPost('chat state', (p) => p.message.type === 'state', { timeoutMs });
     const cpu = process.cpuUsage(cpuBefore);
     clearInterval(probe);
+    if (profiler && options.profileFile) await profiler.stopInto(options.profileFile);
     longestBlock = Math.max(longestBlock, chatState.at - lastTick - 1);
     const segmentLoads = loads.length;
     const segmentFiles = new Set(loads).size;

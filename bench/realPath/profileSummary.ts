@@ -1,7 +1,8 @@
 /**
  * Self time by function in a .cpuprofile, heaviest first: where a measured turn's CPU goes. With
  * --turns, only the samples inside the turns (intent → turn_end) that turnRun.ts wrote beside it.
- * Run: node -r ./test/register.cjs bench/realPath/profileSummary.ts <file.cpuprofile> [rows] [--turns]
+ * With --inclusive, each function's time with its callees (every function on a sample's stack, once).
+ * Run: node -r ./test/register.cjs bench/realPath/profileSummary.ts <file.cpuprofile> [rows] [--turns] [--inclusive]
  */
 import { readFileSync } from 'fs';
 
@@ -21,6 +22,10 @@ const profile = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Profile;
 const rows = Number(process.argv.slice(3).find((a) => !a.startsWith('--')) ?? 40);
 const windows = process.argv.includes('--turns') ? (JSON.parse(readFileSync(`${process.argv[2]}.turns.json`, 'utf8')) as Array<[number, number]>) : undefined;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parentOf = new Map<number, number>();
+for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+const inclusive = process.argv.includes('--inclusive');
+const keyOf = (node: ProfileNode) => `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}`;
 const self = new Map<string, number>();
 let total = 0;
 let at = profile.startTime;
@@ -29,9 +34,9 @@ profile.samples.forEach((id, i) => {
   const us = profile.timeDeltas[i] ?? 0;
   at += us;
   if (windows && !windows.some(([from, to]) => at >= from && at <= to)) return;
-  const { functionName, url, lineNumber } = node.callFrame;
-  const key = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
-  self.set(key, (self.get(key) ?? 0) + us);
+  const keys = new Set([keyOf(node)]);
+  if (inclusive) for (let up = parentOf.get(id); up !== undefined; up = parentOf.get(up)) keys.add(keyOf(byId.get(up)!));
+  for (const key of keys) self.set(key, (self.get(key) ?? 0) + us);
   total += us;
 });
 console.log(`total ${(total / 1000).toFixed(1)} ms`);

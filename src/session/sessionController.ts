@@ -6,7 +6,7 @@ import type { Message } from '../core/model/message';
 import type { CompactionResult } from '../core/compaction/compactor';
 import type { UserSummary } from '../core/compaction/userSummary';
 import { ContextSession } from '../core/session/contextSession';
-import { lastRequestUsage } from '../core/session/lastRequestUsage';
+import { readLastRequest } from '../core/session/lastRequestUsage';
 import { forkSession, forkStartUsage, type ForkPoint } from '../core/session/forkSession';
 import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration } from '../config/readSettings';
@@ -180,10 +180,11 @@ export class SessionController implements vscode.Disposable, SessionActions {
     if (!info) throw new Error(`Session ${sessionId} was not found.`);
     this.detach();
     const config = readConfiguration();
-    // The model is resolved while the last request's figures are read.
+    // The model is resolved while the last request's figures are read (once: the resume takes them too).
+    const lastRequest = readLastRequest(store, sessionId);
     const [resolution, lastUsage] = await Promise.all([
       replayLabel ? undefined : resolveChatModel(config, this.keys).catch((error: Error) => ({ ok: false as const, reason: error.message })),
-      lastRequestUsage(store, sessionId).then((usage) => usage ?? forkStartUsage(store, info)),
+      lastRequest.then((last) => last.record ?? forkStartUsage(store, info)),
     ]);
     const chat = resolution?.ok ? resolution.chat : undefined;
     const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
@@ -197,6 +198,8 @@ export class SessionController implements vscode.Disposable, SessionActions {
       contextWindow: chat ? (chat.window.source === 'assumed' ? undefined : chat.model.contextWindow) ?? config.context.contextWindow : lastUsage?.contextWindow ?? config.context.contextWindow,
       maxOutputTokens: chat?.maxOutputTokens ?? lastUsage?.maxOutputTokens ?? config.context.maxOutputTokens,
       fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : undefined,
+      encoderAfterFirstState: true, // the chat starts the ranks once it shows the session
+      lastRequest,
     });
     // What the views show is read while the session resumes, the chat's page from the messages it
     // read when they hold one; prices come from user settings only.

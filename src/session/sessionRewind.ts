@@ -4,7 +4,7 @@ import { CheckpointingWorkspace } from '../core/checkpoints/checkpointingWorkspa
 import type { RestoreItem } from '../core/checkpoints/restore';
 import { TurnCheckpointRecorder } from '../core/checkpoints/turnRecorder';
 import type { Workspace } from '../core/ports/workspace';
-import { turnFilesOf, type RewindPorts } from '../host/chat/rewindFlow';
+import { readTurnFiles, type RewindPorts } from '../host/chat/rewindFlow';
 import { FileCheckpointStore } from '../node/checkpoints/fileCheckpointStore';
 import { insideFolders } from '../node/checkpoints/restoreConfinement';
 import type { ChatTurnFiles } from '../protocol/chat';
@@ -62,10 +62,7 @@ export class SessionRewind implements vscode.Disposable {
   turnFilesOf(sessionId: string): Promise<ChatTurnFiles[]> {
     let files = this.turnFiles.get(sessionId);
     if (!files) {
-      files = (async () => {
-        const history = await (await this.sessions.store()).listCompactionEvents(sessionId).catch(() => []);
-        return turnFilesOf(await this.recorder.checkpoints(sessionId), history);
-      })().catch(() => []);
+      files = readTurnFiles(this.recorder.checkpoints(sessionId), async () => (await this.sessions.store()).listCompactionEvents(sessionId).catch(() => [])).catch(() => []);
       this.turnFiles.set(sessionId, files);
     }
     return files;

@@ -145,8 +145,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       this.sentView = view;
       const turnFiles = this.rewind ? await this.rewind.turnFilesOf(session.info.id) : [];
       const state = { ...chatHeader({ session, sessions: await this.listing.sessions(), earlierUnloaded: view.earlierUnloaded, usage: view.usageFigures, ...extras }), ...(turnFiles.length ? { turnFiles } : {}) };
-      if (whole) this.post({ type: 'state', state: { ...state, entries: this.sent.whole(view.chat, extras) } });
-      else this.post({ type: 'update', state, patch: this.sent.change(view.chat, extras) });
+      if (whole) {
+        this.post({ type: 'state', state: { ...state, entries: this.sent.whole(view.chat, extras) } });
+        session.contextSession.loadEncoder(); // now that the session shows, for the next message to count
+      } else this.post({ type: 'update', state, patch: this.sent.change(view.chat, extras) });
       // The cost line follows the meter; the chips follow the session.
       await this.attachments?.refreshComposer();
     } catch (error) {

@@ -107,11 +107,12 @@ export class ContextSession {
   static async open(options: ContextSessionOptions): Promise<ContextSession> {
     const session = new ContextSession(options);
     // The encoder's ranks load in slices while the session's files are read (resuming counts
-    // nothing). When every message carries its count, the session opens without waiting for them.
-    const ranks = options.counter.load();
-    ranks.catch(() => undefined); // a failed load fails the first count that needs it
-    const resumed = await resumeSession(options.store, options.sessionId);
-    if (!resumed.working.every((m) => isCounted(m, options.counter.encoding))) await ranks;
+    // nothing), unless the caller starts them once the first state shows (reading and unpacking
+    // them takes CPU from it). When every message carries its count, the open does not wait for them.
+    const ranks = options.encoderAfterFirstState ? undefined : options.counter.load();
+    ranks?.catch(() => undefined); // a failed load fails the first count that needs it
+    const resumed = await resumeSession(options.store, options.sessionId, options.lastRequest);
+    if (!resumed.working.every((m) => isCounted(m, options.counter.encoding))) await (ranks ?? options.counter.load());
     session.working = trackEdits(settleMessages(resumed.working));
     session.lastCreatedAt = resumed.lastCreatedAt;
     session.lastCompactionId = resumed.lastCompactionId;
@@ -129,6 +130,14 @@ export class ContextSession {
     const taken = this.resumedTranscript;
     this.resumedTranscript = undefined;
     return taken;
+  }
+
+  /**
+   * Starts loading the encoder's ranks in the background, for the next message to count; a failed
+   * load fails the first count that needs it. Called once the session's first state is shown.
+   */
+  loadEncoder(): void {
+    this.options.counter.load().catch(() => undefined);
   }
 
   get sessionId(): string {

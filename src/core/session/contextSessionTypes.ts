@@ -6,6 +6,7 @@ import type { CompactionStrategy, Summarizer } from '../compaction/types';
 import type { SessionStore } from '../ports/sessionStore';
 import type { PromptSections } from '../prompt/promptSections';
 import type { ContextSettings } from '../settings';
+import type { LastRequest } from './lastRequestUsage';
 import type { RequestPlan } from './requestLedger';
 
 export interface ContextSessionOptions {
@@ -22,6 +23,13 @@ export interface ContextSessionOptions {
   now?: () => number;
   /** The prompt's tokens outside the conversation until the first request builds it (the last request's, on resume). */
   fixed?: FixedComponents;
+  /**
+   * The caller starts the encoder's ranks loading (loadEncoder) once the session's first state is
+   * shown: an open whose messages all carry their counts does not read them meanwhile.
+   */
+  encoderAfterFirstState?: boolean;
+  /** Where the session's requests left off, when the caller reads it anyway: the resume does not read it again. */
+  lastRequest?: Promise<LastRequest>;
 }
 
 /**

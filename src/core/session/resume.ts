@@ -4,6 +4,7 @@ import { repairCallIdsOnLoad } from '../history/repairCallIds';
 import type { Message } from '../model/message';
 import type { RequestUsageRecord } from '../model/records';
 import type { SessionStore } from '../ports/sessionStore';
+import { readLastRequest, type LastRequest } from './lastRequestUsage';
 
 export interface ResumedSession {
   working: Message[];
@@ -21,13 +22,16 @@ export interface ResumedSession {
  * Resume path: the latest snapshot plus only the transcript messages recorded after it (the older
  * ones are not read, only whether they are pinned now). Without a readable snapshot (none yet, or
  * a damaged one set aside), the whole transcript. A history stored by an older version or cut by
- * a crash is repaired here, not trusted.
+ * a crash is repaired here, not trusted. `lastRead`: the last request, when the caller reads it
+ * anyway (it is not read twice).
  */
-export async function resumeSession(store: SessionStore, sessionId: string): Promise<ResumedSession> {
-  const [snapshot, nextRequestIndex] = await Promise.all([store.loadSnapshot(sessionId), store.nextRequestIndex(sessionId)]);
+export async function resumeSession(store: SessionStore, sessionId: string, lastRead?: Promise<LastRequest>): Promise<ResumedSession> {
+  // The last request's figures are read beside the messages, unless the caller is reading them already.
+  const last = lastRead ?? readLastRequest(store, sessionId);
+  last.catch(() => undefined); // its failure fails the resume below, once the messages are read
+  const snapshot = await store.loadSnapshot(sessionId);
   let messages: Message[];
   let transcript: Message[];
-  const lastRequest = nextRequestIndex > 0 ? store.requestUsageAt(sessionId, nextRequestIndex - 1, { items: false }).catch(() => undefined) : undefined;
   if (snapshot) {
     const [pins, newer] = await Promise.all([store.loadPins(sessionId, snapshot.createdAt), store.loadTranscript(sessionId, { createdAfter: snapshot.createdAt })]);
     transcript = newer;
@@ -37,6 +41,7 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
     messages = transcript;
   }
   adoptStoredCounts(messages);
+  const { nextRequestIndex, record: lastRequest } = await last;
   const lastCreatedAt = transcript.reduce((max, m) => Math.max(max, m.createdAt), snapshot?.createdAt ?? 0);
-  return { working: normalizeHistory(repairCallIdsOnLoad(messages, sessionId)).messages, lastCreatedAt, nextRequestIndex, lastCompactionId: snapshot?.compactionId, lastRequest: await lastRequest, transcript: { messages: transcript, complete: !snapshot } };
+  return { working: normalizeHistory(repairCallIdsOnLoad(messages, sessionId)).messages, lastCreatedAt, nextRequestIndex, lastCompactionId: snapshot?.compactionId, lastRequest, transcript: { messages: transcript, complete: !snapshot } };
 }

@@ -80,6 +80,17 @@ export function turnFilesOf(checkpoints: readonly TurnCheckpoint[], history: rea
     .map(([messageId, t]) => ({ messageId, files: t.paths.size, ...(t.problem ? { problem: t.problem } : {}), ...(restoredAt.has(messageId) ? { restoredAt: restoredAt.get(messageId) } : {}) }));
 }
 
+/**
+ * What each turn of a session changed, read from its checkpoints; its history (for when files were
+ * restored) is read only when a turn changed files: most sessions have none, and the chat's first
+ * state waits for this.
+ */
+export async function readTurnFiles(checkpoints: Promise<readonly TurnCheckpoint[]>, history: () => Promise<readonly CompactionEventRecord[]>): Promise<ChatTurnFiles[]> {
+  const recorded = await checkpoints;
+  if (!recorded.some((c) => c.files.length > 0 || c.problems.length > 0)) return [];
+  return turnFilesOf(recorded, await history());
+}
+
 /** The plan to put the files back to before a user message's turn (and undo every later turn's changes). */
 async function planFor(ports: RewindPorts, session: RewindSession, messageId: string): Promise<RestorePlan> {
   const checkpoints = await ports.checkpoints(session.sessionId);

@@ -67,6 +67,32 @@ describe('a session reopens without waiting for the encoder', function () {
     assert.equal(reopened.measure(FIXED).used, shown.used, 'the same figure once the encoder is ready');
   });
 
+  it('does not read the ranks while a window opens the session for the chat, and reads them once when the chat asks after showing it', async () => {
+    const { store, id, shown } = await storedSession(stores.folder());
+    const real = createTokenCounter('o200k_base');
+    let loads = 0;
+    const counter: TokenCounter = { encoding: real.encoding, count: (text) => real.count(text), countAsync: (text) => real.countAsync(text), load: () => (loads++, real.load()) };
+    const reopened = await ContextSession.open({ store, sessionId: id, settings, counter, fixed: FIXED, encoderAfterFirstState: true });
+    assert.equal(reopened.measure(FIXED).used, shown.used, 'the figures come from the stored counts');
+    assert.equal(loads, 0, 'the ranks were not read before the first state');
+    reopened.loadEncoder(); // the chat has posted its first state
+    assert.equal(loads, 1, 'the chat starts the ranks once');
+  });
+
+  it('still waits for the ranks it did not start when a stored message has no count', async () => {
+    const folder = stores.folder();
+    const { store, id } = await storedSession(folder);
+    await store.putMessages(id, [{ ...message('user', 'A message an older version stored without its count.'), createdAt: Date.now() + 1_000 }]);
+    const counter = gatedCounter();
+    let opened = false;
+    const opening = ContextSession.open({ store, sessionId: id, settings, counter, fixed: FIXED, encoderAfterFirstState: true }).then((session) => ((opened = true), session));
+    await store.loadTranscript(id);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(opened, false, 'the session waits for the encoder to count that message');
+    counter.release();
+    await opening;
+  });
+
   it('waits for the ranks when a stored message has no count', async () => {
     const folder = stores.folder();
     const { store, id, shown } = await storedSession(folder);

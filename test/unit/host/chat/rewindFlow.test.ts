@@ -10,7 +10,7 @@ import { ContextSession } from '../../../../src/core/session/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { ChatEntries } from '../../../../src/host/chat/chatEntries';
 import { chatHandlers } from '../../../../src/host/chat/chatIntents';
-import { restoreTurnFiles, rewindToMessage, turnFilesOf, type RewindPorts } from '../../../../src/host/chat/rewindFlow';
+import { readTurnFiles, restoreTurnFiles, rewindToMessage, turnFilesOf, type RewindPorts } from '../../../../src/host/chat/rewindFlow';
 import { FileCheckpointStore } from '../../../../src/node/checkpoints/fileCheckpointStore';
 import { nodeRestoreTarget } from '../../../../src/node/checkpoints/nodeRestoreTarget';
 import { NodeWorkspace } from '../../../../src/node/tools/nodeWorkspace';
@@ -94,6 +94,22 @@ const headlines = (entries: ChatEntry[]) => entries.flatMap((e) => (e.kind === '
 
 describe('restore and rewind from the chat (host flow)', function () {
   this.timeout(60_000);
+
+  it('the turns\' files are read without the session\'s history when no turn changed files (the chat\'s first state waits for them)', async () => {
+    const t = await twoTurns();
+    try {
+      let historyReads = 0;
+      const history = async () => (historyReads++, t.temp.store.listCompactionEvents(t.session.sessionId));
+      const other = await t.temp.store.createSession({ title: 'no file changes' });
+      assert.deepEqual(await readTurnFiles(t.recorder.checkpoints(other.id), history), [], 'no turn offers files');
+      assert.equal(historyReads, 0, 'the history was not read');
+      const files = await readTurnFiles(t.recorder.checkpoints(t.session.sessionId), history);
+      assert.deepEqual(files.map((f) => [f.messageId, f.files]), [[t.first.id, 1], [t.second.id, 1]], 'each turn that changed files offers them');
+      assert.equal(historyReads, 1, 'read once when turns changed files');
+    } finally {
+      await t.dispose();
+    }
+  });
 
   it('Restore files shows a diff per file and a confirmation, puts the files back, and the chat says what happened', async () => {
     const t = await twoTurns();

@@ -3,7 +3,7 @@ import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import type { RequestItem, RequestUsageRecord } from '../../../../src/core/model/records';
 import { policyNamed } from '../../../../src/core/replay/baselines';
 import { ContextSession } from '../../../../src/core/session/contextSession';
-import { lastRequestUsage } from '../../../../src/core/session/lastRequestUsage';
+import { readLastRequest } from '../../../../src/core/session/lastRequestUsage';
 import { DEFAULT_SETTINGS } from '../../../../src/core/settings';
 import { SessionView } from '../../../../src/host/session/sessionView';
 import { call, logOutput, msg, prng } from '../../../support/syntheticSession';
@@ -55,8 +55,10 @@ describe('opening a long session in a new window', function () {
     const { result, read } = await segmentsReadDuring(async () => {
       // What the session controller reads to open the session: the session resumes while its view
       // is read; the chat's and the inspector's first states are then built from the view.
-      const last = await lastRequestUsage(store, SESSION);
-      const resuming = ContextSession.open({ store, sessionId: SESSION, settings: policy.settings({ ...DEFAULT_SETTINGS, contextWindow: 128_000, maxOutputTokens: 8_192 }), counter: getTokenCounter(), strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
+      // The last request is read once, for the model's figures and for the resume.
+      const lastRequest = readLastRequest(store, SESSION);
+      const last = (await lastRequest).record;
+      const resuming = ContextSession.open({ store, sessionId: SESSION, settings: policy.settings({ ...DEFAULT_SETTINGS, contextWindow: 128_000, maxOutputTokens: 8_192 }), counter: getTokenCounter(), strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192, lastRequest });
       const [session, view] = await Promise.all([resuming, SessionView.open(store, SESSION, 200, {}, resuming.then((s) => s.takeResumedTranscript()))]);
       return { contextSession: session, last, view };
     });
@@ -74,5 +76,8 @@ describe('opening a long session in a new window', function () {
     assert.equal(reads.listRequestUsage ?? 0, 1, 'the usage figures listed once');
     assert.equal(reads.listCompactionEvents, 1);
     assert.equal(reads.loadRecentTranscript, 1);
+    assert.equal(reads.nextRequestIndex, 1, 'where the requests left off, read once');
+    assert.equal(reads.requestUsageAt, 1, 'the last request\'s figures, read once');
+    assert.equal(result.contextSession.nextRequestIndex, TURNS, 'the next request follows the last');
   });
 });
