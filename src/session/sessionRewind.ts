@@ -44,7 +44,12 @@ export class SessionRewind implements vscode.Disposable {
       this.changedEmitter,
       sessions.onAgentEvent((event) => {
         const sessionId = sessions.active?.info.id;
-        if (event.type === 'turn_start' && sessionId) this.recorder.begin(sessionId, event.userMessageId);
+        if (event.type === 'turn_start' && sessionId) {
+          const messages = sessions.active?.contextSession.messages ?? [];
+          let at = messages.length - 1;
+          while (at >= 0 && messages[at].id !== event.userMessageId) at--;
+          this.recorder.begin(sessionId, event.userMessageId, messages[at]?.createdAt);
+        }
         if (event.type === 'turn_end') void this.recorder.end().then(() => {
           this.changed();
           this.pruneOnce();

@@ -35,9 +35,13 @@ export class TurnCheckpointRecorder {
     this.now = options.now ?? Date.now;
   }
 
-  /** A turn started: its writes are recorded against its user message. */
-  begin(sessionId: string, userMessageId: string): void {
-    const checkpoint: TurnCheckpoint = { id: newId('k'), sessionId, userMessageId, createdAt: this.now(), files: [], problems: [] };
+  /**
+   * A turn started: its writes are recorded against its user message. `notBefore`: the message's
+   * own time (the session's clock, which can run a little ahead of this one): the checkpoint is
+   * never dated before its message, so it is never taken for older than a restore recorded before it.
+   */
+  begin(sessionId: string, userMessageId: string, notBefore = 0): void {
+    const checkpoint: TurnCheckpoint = { id: newId('k'), sessionId, userMessageId, createdAt: Math.max(this.now(), notBefore), files: [], problems: [] };
     this.turn = { checkpoint, byPath: new Map(), warned: false };
   }
 

@@ -26,7 +26,9 @@ async function twoTurns() {
   writeFileSync(join(workspace, 'app.ts'), 'port = 8080\n');
   const temp = await tempStore('tally-rewind-flow-store-');
   const { id } = await temp.store.createSession({ title: 'flow' });
-  const session = await ContextSession.open({ store: temp.store, sessionId: id, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter: getTokenCounter('o200k_base') });
+  // The session's clock runs a minute ahead of the checkpoints' (as it can after a burst of messages, or with stored times from another machine):
+  // what orders a turn's checkpoint after a restore must not depend on the two clocks agreeing.
+  const session = await ContextSession.open({ store: temp.store, sessionId: id, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter: getTokenCounter('o200k_base'), now: () => Date.now() + 60_000 });
   const files = new FileCheckpointStore(join(root, 'checkpoints'));
   const recorder = new TurnCheckpointRecorder(files);
   const ws = new CheckpointingWorkspace(new NodeWorkspace({ folders: [workspace], trusted: true }), recorder);
@@ -35,12 +37,12 @@ async function twoTurns() {
     await ws.writeFile(relative, path, text, existsSync(path.absolute) ? readFileSync(path.absolute, 'utf8') : undefined);
   };
   const first = await session.appendUser('change the port');
-  recorder.begin(id, first.id);
+  recorder.begin(id, first.id, first.createdAt);
   await write('app.ts', 'port = 9090\n');
   await session.appendAssistant('Changed the port to 9090.');
   await recorder.end();
   const second = await session.appendUser('add a readme');
-  recorder.begin(id, second.id);
+  recorder.begin(id, second.id, second.createdAt);
   await write('README.md', '# app\n');
   await session.appendAssistant('Added README.md.');
   await recorder.end();
@@ -229,7 +231,7 @@ describe('restore and rewind from the chat (host flow)', function () {
       assert.deepEqual((await turnFiles()).map((f) => f.restoredAt), [restores[1].startedAt, restores[1].startedAt], 'restoring an earlier turn puts back the later one too');
 
       const third = await t.session.appendUser('change the port again');
-      t.recorder.begin(t.session.sessionId, third.id);
+      t.recorder.begin(t.session.sessionId, third.id, third.createdAt);
       await t.write('app.ts', 'port = 7070\n');
       await t.recorder.end();
       assert.deepEqual((await turnFiles()).map((f) => f.restoredAt), [undefined, undefined, undefined], 'once a turn changes files, each turn offers its restore again');
