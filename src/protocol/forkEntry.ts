@@ -1,5 +1,4 @@
 import type { CompactionEventRecord } from '../core/model/records';
-import { tokensWithEstimate } from '../core/accounting/windowFigures';
 import { countOf } from './wording';
 
 export { isMessageItem } from '../core/session/messageItems';
@@ -11,9 +10,11 @@ export function isForkEntry(record: Pick<CompactionEventRecord, 'step'>): boolea
 
 /**
  * A fork entry in words, the same in the chat and the inspector: "Forked from request #12 with 18
- * messages, 9,000 tokens (Tally's estimate 8,940)" — the figure the original session's request shows.
+ * messages, 8,940 tokens (request #12: 9,000 as the provider counted)" — first the figure the fork's
+ * meter shows until its own first request, then the one the original session shows for the request.
  */
-export function forkEntryText(record: Pick<CompactionEventRecord, 'step' | 'messagesAfter' | 'tokensAfter' | 'estimatedTokensAfter'>): string {
-  const at = record.step?.fromRequestIndex;
-  return `Forked from request #${at ?? '?'} with ${countOf(record.messagesAfter, 'message')}, ${tokensWithEstimate(record.tokensAfter, record.estimatedTokensAfter)}`;
+export function forkEntryText(record: Pick<CompactionEventRecord, 'step' | 'messagesAfter' | 'tokensBefore' | 'tokensAfter'>): string {
+  const at = record.step?.fromRequestIndex ?? '?';
+  const original = record.tokensBefore !== record.tokensAfter ? ` (request #${at}: ${record.tokensBefore.toLocaleString('en-US')} as the provider counted)` : '';
+  return `Forked from request #${at} with ${countOf(record.messagesAfter, 'message')}, ${record.tokensAfter.toLocaleString('en-US')} tokens${original}`;
 }

@@ -9,7 +9,7 @@ import { ARTIFACTS, cspViolations, errorsIn, hostSends, posted, startHarness, cl
 
 const SHOTS = path.join(ARTIFACTS, '..', 'screenshots');
 const request3 = inspectorState.turns.find((t) => t.requestIndex === 3)!;
-/** The fork's first entry, as the host stores it: the figure request #3 reported. */
+/** The fork's first entry, as the host stores it: request #3's reported figure before, the fork's own count after. */
 const forkEntry: CompactionEventRecord = {
   id: 'c-fork',
   sessionId: 's-fork',
@@ -17,7 +17,7 @@ const forkEntry: CompactionEventRecord = {
   status: 'complete',
   strategies: [],
   tokensBefore: request3.reportedInputTokens!,
-  tokensAfter: request3.reportedInputTokens!,
+  tokensAfter: request3.estimatedInputTokens,
   estimatedTokensBefore: request3.estimatedInputTokens,
   estimatedTokensAfter: request3.estimatedInputTokens,
   messagesBefore: 5,
@@ -72,14 +72,13 @@ describe('fork from a request: the inspector\'s action and the forked session\'s
       }
     });
 
-    it(`${theme}: the forked session opens in the chat with the carried messages, then where it was forked, with the figure request #3 reported`, async () => {
+    it(`${theme}: the forked session opens in the chat with the carried messages, then where it was forked, with its own figure and the one request #3 reported`, async () => {
       const page = await harness.open('chat', { theme, width: 460, height: 640 });
       try {
         await hostSends(page, { type: 'state', state: forkedChat });
         const notice = page.locator('[data-entry-id="c-fork"]');
         assert.strictEqual(await notice.getAttribute('data-step'), 'fork');
-        const shown = request3.reportedInputTokens!.toLocaleString('en-US');
-        assert.strictEqual(await notice.locator('[data-field="fork"]').textContent(), `Forked from request #3 with 5 messages, ${shown} tokens (Tally's estimate ${request3.estimatedInputTokens.toLocaleString('en-US')})`);
+        assert.strictEqual(await notice.locator('[data-field="fork"]').textContent(), `Forked from request #3 with 5 messages, ${request3.estimatedInputTokens.toLocaleString('en-US')} tokens (request #3: ${request3.reportedInputTokens!.toLocaleString('en-US')} as the provider counted)`);
         assert.ok((await textContrast(notice.locator('[data-field="fork"]'))) >= 4.5);
         await page.screenshot({ path: path.join(SHOTS, `webview-fork-chat-${theme}.png`) });
         assert.deepStrictEqual(await cspViolations(page), []);
@@ -95,7 +94,7 @@ describe('fork from a request: the inspector\'s action and the forked session\'s
     try {
       await hostSends(page, { type: 'state', state: { ...inspectorState, session: { id: 's-fork', title: 'Fork of Fix config loader tests at #3' }, compactions: [forkEntry] } });
       const row = page.locator('details.compaction[data-compaction-id="c-fork"] summary');
-      assert.strictEqual(await row.locator('[data-field="fork"]').textContent(), `Forked from request #3 with 5 messages, ${request3.reportedInputTokens!.toLocaleString('en-US')} tokens (Tally's estimate ${request3.estimatedInputTokens.toLocaleString('en-US')})`);
+      assert.strictEqual(await row.locator('[data-field="fork"]').textContent(), `Forked from request #3 with 5 messages, ${request3.estimatedInputTokens.toLocaleString('en-US')} tokens (request #3: ${request3.reportedInputTokens!.toLocaleString('en-US')} as the provider counted)`);
       assert.doesNotMatch((await row.textContent()) ?? '', /\d ms\b|→/, 'no duration and no before → after');
     } finally {
       await page.close();

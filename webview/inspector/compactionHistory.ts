@@ -39,8 +39,8 @@ export function renderCompactionHistory(records: CompactionEventRecord[], open: 
       ],
       [
         h('dl', { class: 'props' }, [
-          h('dt', { text: 'Strategies' }), h('dd', { text: r.strategies.length ? r.strategies.join(' → ') : 'none' }),
-          h('dt', { text: 'Saved' }), h('dd', { text: compactionSaved(r) }),
+          // A fork compacts nothing: its before and after are the two sessions' counts of the same items.
+          ...(isForkEntry(r) ? [] : [h('dt', { text: 'Strategies' }), h('dd', { text: r.strategies.length ? r.strategies.join(' → ') : 'none' }), h('dt', { text: 'Saved' }), h('dd', { text: compactionSaved(r) })]),
           r.focus ? h('dt', { text: 'Focus' }) : null, r.focus ? h('dd', { text: r.focus }) : null,
           r.step?.files?.length ? h('dt', { text: 'Files restored' }) : null,
           r.step?.files?.length ? h('dd', { attrs: { 'data-files-restored': r.step.files.length }, text: r.step.files.join(', ') }) : null,

@@ -103,6 +103,8 @@ export async function forkSession(store: SessionStore, point: ForkPoint, options
   await store.shareBlobs(point.fromSessionId, info.id, referencedResults(messages));
   // Summaries and pointers live in the working context only, as in any session.
   await store.putMessages(info.id, messages.filter((m) => !m.meta?.synthetic && !m.meta?.replaces));
+  // Before: the figure the original session shows for the request (its provider's count). After:
+  // what the fork's meter shows until its own first request, Tally's count of the same items.
   const reported = record.reportedInputTokens ?? record.estimatedInputTokens;
   const entry: CompactionEventRecord = {
     id: newId('c'),
@@ -111,7 +113,7 @@ export async function forkSession(store: SessionStore, point: ForkPoint, options
     status: 'complete',
     strategies: [],
     tokensBefore: reported,
-    tokensAfter: reported,
+    tokensAfter: record.estimatedInputTokens,
     estimatedTokensBefore: record.estimatedInputTokens,
     estimatedTokensAfter: record.estimatedInputTokens,
     messagesBefore: messages.length,

@@ -43,7 +43,7 @@ describe('Fork from a request in a live session', () => {
       assert.ok((await store.listSessions()).some((s) => s.id === forkId), 'it is in the session list');
       const [entry] = fork.view.compactions;
       assert.deepEqual(entry.step, { kind: 'fork', fromSessionId: id, fromRequestIndex: 1 });
-      assert.ok(forkEntryText(entry).startsWith(`Forked from request #1 with ${sent.length} messages, ${(request1.reportedInputTokens ?? request1.estimatedInputTokens).toLocaleString('en-US')} tokens`), forkEntryText(entry));
+      assert.ok(forkEntryText(entry).startsWith(`Forked from request #1 with ${sent.length} messages, ${request1.estimatedInputTokens.toLocaleString('en-US')} tokens`), forkEntryText(entry));
 
       // The inspector's Open on the fork's stored result.
       const ref = fork.contextSession.messages.find((m) => m.meta?.offloadRef)!.meta!.offloadRef!;

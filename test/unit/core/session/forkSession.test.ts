@@ -81,7 +81,8 @@ describe('forking a session from one of its requests', function () {
     assert.deepEqual(await store.listCompactionEvents(id), historyBefore, 'the original session records nothing');
     const [entry] = await store.listCompactionEvents(forked.info.id);
     assert.deepEqual([entry.trigger, entry.step], ['fork', { kind: 'fork', fromSessionId: id, fromRequestIndex: 1 }]);
-    assert.equal(entry.tokensAfter, request1.reportedInputTokens, 'the entry says the figure the original request shows');
+    assert.equal(entry.tokensBefore, request1.reportedInputTokens, 'the entry keeps the figure the original request shows');
+    assert.equal(entry.tokensAfter, request1.estimatedInputTokens, 'and the one the fork shows until its own first request');
 
     // The fork's first request: the same conversation items, then the new message.
     const fork = await open(store, forked.info.id);

@@ -36,7 +36,10 @@ describe('a forked session as the chat and the inspector first show it', functio
     const notice = entries.at(-1)!;
     assert.equal(notice.kind, 'compaction');
     const record = (notice as Extract<typeof notice, { kind: 'compaction' }>).record;
-    assert.equal(forkEntryText(record), `Forked from request #1 with 3 messages, ${request1.reportedInputTokens!.toLocaleString('en-US')} tokens (Tally's estimate ${request1.estimatedInputTokens.toLocaleString('en-US')})`);
+    assert.equal(forkEntryText(record), `Forked from request #1 with 3 messages, ${request1.estimatedInputTokens.toLocaleString('en-US')} tokens (request #1: ${request1.reportedInputTokens!.toLocaleString('en-US')} as the provider counted)`);
+    // One number: the fork's meter, before its own first request, shows the entry's figure.
+    const reopened = await ContextSession.open({ store: env.store, sessionId: forked.info.id, counter, settings });
+    assert.equal(reopened.measure(FIXED).used, record.tokensAfter, "the fork's context now is the figure its entry says");
     assert.deepEqual(view.compactions.map((c) => c.trigger), ['fork']);
     assert.equal(view.blobs.length, 1, 'the offloaded result is listed in the fork');
     assert.equal((await env.store.readBlob(forked.info.id, view.blobs[0].id, 0, 4)).bytes.length, 4);
