@@ -90,10 +90,8 @@ export class ContextSession {
       get lastCompactionId() {
         return session.lastCompactionId;
       },
-      get nextRequestIndex() {
-        return session.nextRequestIndex;
-      },
       openCallIds: () => this.openCallIds(),
+      resultStored: (blob, toolName, args) => this.resultStored(blob, toolName, args),
       measure: (fixed) => this.measure(fixed),
       measureOf: (working, fixed) => this.measureOf(working, fixed),
       nextCreatedAt: () => this.nextCreatedAt(),
@@ -258,13 +256,13 @@ export class ContextSession {
    */
   async recordToolResult(call: ToolCall, output: string | Uint8Array, result: { isError?: boolean; denied?: boolean } = {}): Promise<Message> {
     const { isError = false, denied = false } = result;
-    const onStored = (blob: BlobInfo) => this.changes.emit({ type: 'result', blob, title: { toolName: call.name, arguments: call.arguments, requestIndex: this.nextRequestIndex } });
+    const onStored = (blob: BlobInfo) => this.resultStored(blob, call.name, call.arguments);
     const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, denied, settings: this.settings, now: this.now, onStored });
     const [recorded] = await this.append(message);
     return recorded;
   }
 
-  /** A result stored outside a tool call (an attachment stored when attached): the views list it now, named for the next request. */
+  /** A result stored whole (a tool's output, an offloaded result, an attachment): the views list it now, named for the next request. */
   resultStored(blob: BlobInfo, toolName: string, args?: string): void {
     this.changes.emit({ type: 'result', blob, title: { toolName, arguments: args, requestIndex: this.nextRequestIndex } });
   }

@@ -1,3 +1,4 @@
+import type { BlobInfo } from '../ports/blobStore';
 import type { ContextBudget } from '../accounting/budget';
 import { fixedTotal, type FixedComponents } from '../accounting/usageBasis';
 import { compactionResult, runCompaction, type CompactionResult, type CompactOptions } from '../compaction/compactor';
@@ -29,8 +30,9 @@ export interface EditedSession {
   readonly working: Message[];
   readonly promptFixed: FixedComponents;
   readonly lastCompactionId?: string;
-  readonly nextRequestIndex: number;
   openCallIds(): Set<string>;
+  /** Tells the views of a result stored whole, named for the next request. */
+  resultStored(blob: BlobInfo, toolName: string, args?: string): void;
   measure(fixed: FixedComponents): ContextBudget;
   /** The figure the meter would show for another working context, on the same basis. */
   measureOf(working: readonly Message[], fixed: FixedComponents): number;
@@ -123,7 +125,7 @@ export class HistoryEdits {
     try {
       const info = await session.store.putBlob(session.sessionId, { toolName, toolCallId, content: new TextEncoder().encode(content) });
       const call = toolCallId === undefined ? undefined : session.working.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === toolCallId);
-      session.changes.emit({ type: 'result', blob: info, title: { toolName, arguments: call?.arguments, requestIndex: session.nextRequestIndex } });
+      session.resultStored(info, toolName, call?.arguments);
       return info.id;
     } catch {
       return undefined; // the transcript still holds the original

@@ -192,7 +192,9 @@ describe('checkpoints: recording a turn\'s file changes and restoring them', fun
       assert.equal(listing.files.length, 3);
       assert.equal(listing.complete, false);
       // The listing before the command is cut at 3 files; the one after reaches them all (as when a time bound cuts the first).
-      for (let i = 0; i < 6; i++) utimesSync(join(f.workspace, `f${i}.txt`), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      // Files last changed long before the command (a fixed date, not the clock).
+      const longAgo = new Date('2020-01-01T00:00:00Z');
+      for (let i = 0; i < 6; i++) utimesSync(join(f.workspace, `f${i}.txt`), longAgo, longAgo);
       const whole = new FileCheckpointStore(join(f.root, 'whole'));
       let listings = 0;
       const cutFirst: CheckpointStore = { capture: (a, l) => store.capture(a, l), read: (h) => store.read(h), save: (c) => store.save(c), load: (id) => store.load(id), list: (folders) => (listings++ === 0 ? store.list(folders) : whole.list(folders)) };

@@ -82,7 +82,7 @@ describe('a session reopens without waiting for the encoder', function () {
   it('still waits for the ranks it did not start when a stored message has no count', async () => {
     const folder = stores.folder();
     const { store, id } = await storedSession(folder);
-    await store.putMessages(id, [{ ...message('user', 'A message an older version stored without its count.'), createdAt: Date.now() + 1_000 }]);
+    await store.putMessages(id, [{ ...message('user', 'A message an older version stored without its count.'), createdAt: (await store.loadTranscript(id)).at(-1)!.createdAt + 1 }]);
     const counter = gatedCounter();
     let opened = false;
     const opening = ContextSession.open({ store, sessionId: id, settings, counter, fixed: FIXED, encoderAfterFirstState: true }).then((session) => ((opened = true), session));
@@ -96,7 +96,7 @@ describe('a session reopens without waiting for the encoder', function () {
   it('waits for the ranks when a stored message has no count', async () => {
     const folder = stores.folder();
     const { store, id, shown } = await storedSession(folder);
-    await store.putMessages(id, [{ ...message('user', 'A message an older version stored without its count.'), createdAt: Date.now() + 1_000 }]);
+    await store.putMessages(id, [{ ...message('user', 'A message an older version stored without its count.'), createdAt: (await store.loadTranscript(id)).at(-1)!.createdAt + 1 }]);
     const counter = gatedCounter();
     let opened = false;
     const opening = ContextSession.open({ store, sessionId: id, settings, counter, fixed: FIXED }).then((session) => ((opened = true), session));
