@@ -58,17 +58,20 @@ export class EditApprovalDiffs implements vscode.TextDocumentContentProvider, vs
   /** Closes the diff of an approval once it is answered, also when the answer came while it was opening. */
   async close(callId: string): Promise<void> {
     await this.opening.get(callId)?.catch(() => undefined);
-    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && this.callOf(t.input.modified) === callId);
     const proposed = this.proposedSide.get(callId);
     this.proposedSide.delete(callId);
-    if (!this.diffs.remove(callId)) return;
-    if (tabs.length) await vscode.window.tabGroups.close(tabs, true).then(undefined, () => false);
-    if (!proposed) return;
+    if (!this.diffs.remove(callId) || !proposed) return;
+    const listed = this.tabsShowing(proposed);
+    if (listed.length) await this.closeTabs(listed);
     // A tab not yet in the window's list, or one still opening when it was closed (the close can
     // miss it), is closed when the window next reports it, and now if it is listed already.
     const left = this.tabsShowing(proposed);
-    if (left.length) await vscode.window.tabGroups.close(left, true).then(undefined, () => false);
-    if (!tabs.length || this.tabsShowing(proposed).length) this.closeWhenOpened.add(proposed);
+    if (left.length) await this.closeTabs(left);
+    if (!listed.length || this.tabsShowing(proposed).length) this.closeWhenOpened.add(proposed);
+  }
+
+  private closeTabs(tabs: readonly vscode.Tab[]): Thenable<boolean> {
+    return vscode.window.tabGroups.close(tabs, true).then(undefined, () => false);
   }
 
   private tabsShowing(proposedQuery: string): vscode.Tab[] {
