@@ -5,14 +5,17 @@
  * call; 'text': a short final reply) and gets, per request, the time spent inside the handler: from
  * the request body's last byte to the answer's last byte written (receiving the body is the
  * sender's work: a bigger body takes longer to send). A request with no scripted answer gets
- * a 500 and is reported, so a turn that asks more than the bench expects stops the bench.
+ * a 500 and is reported, so a turn that asks more than the bench expects stops the bench. A request
+ * that offers no tools is a compaction's summary request: it is answered with a short summary
+ * without a script (how many a compaction sends is the extension's business) and reported as 'summary'.
  */
 import { createServer } from 'http';
 
 export type ScriptedAnswer = 'tool' | 'text';
+export type Answer = ScriptedAnswer | 'summary';
 export type ToParent =
   | { type: 'listening'; port: number }
-  | { type: 'handled'; answer: ScriptedAnswer; handlerMs: number; bodyBytes: number }
+  | { type: 'handled'; answer: Answer; handlerMs: number; bodyBytes: number }
   | { type: 'unexpected'; method: string; url: string; bodyBytes: number };
 export type ToChild = { type: 'script'; answers: ScriptedAnswer[] } | { type: 'close' };
 
@@ -23,7 +26,7 @@ function send(message: ToParent): void {
   process.send?.(message);
 }
 
-function events(answer: ScriptedAnswer, model: string, promptTokens: number): string {
+function events(answer: Answer, model: string, promptTokens: number): string {
   const n = ++served;
   const base = { id: `chatcmpl-bench-${n}`, object: 'chat.completion.chunk', created: 1_700_000_000 + n, model, system_fingerprint: 'fp_bench' };
   const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
@@ -33,6 +36,9 @@ function events(answer: ScriptedAnswer, model: string, promptTokens: number): st
     out.push(chunk({ tool_calls: [{ index: 0, id: `call_bench_${process.pid}_${n}`, type: 'function', function: { name: 'list_files', arguments: '' } }] }));
     out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":"."}' } }] }));
     out.push(chunk({}, 'tool_calls'));
+  } else if (answer === 'summary') {
+    out.push(chunk({ content: '## Goal\nAnswer the user\'s questions about the workspace.\n## Progress\nListed the workspace\'s files several times.\n## Next\nAnswer the next question.' }));
+    out.push(chunk({}, 'stop'));
   } else {
     out.push(chunk({ content: 'The workspace holds ' }));
     out.push(chunk({ content: 'three files.' }));
@@ -45,13 +51,18 @@ function events(answer: ScriptedAnswer, model: string, promptTokens: number): st
 const server = createServer((req, res) => {
   let bodyBytes = 0;
   let head = '';
+  const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => {
     if (head.length < 256) head += chunk.subarray(0, 256).toString('utf8');
     bodyBytes += chunk.length;
+    chunks.push(chunk);
   });
   req.on('end', () => {
     const received = performance.now();
-    const answer = req.method === 'POST' && req.url === '/v1/chat/completions' ? queue.shift() : undefined;
+    const chat = req.method === 'POST' && req.url === '/v1/chat/completions';
+    // A top-level "tools" key (inside a string its quotes would be escaped).
+    const offersTools = chat && /(^|[^\\])"tools":\[/.test(Buffer.concat(chunks).toString('utf8'));
+    const answer: Answer | undefined = !chat ? undefined : offersTools ? queue.shift() : 'summary';
     if (!answer) {
       send({ type: 'unexpected', method: req.method ?? '', url: req.url ?? '', bodyBytes });
       res.writeHead(500, { 'content-type': 'application/json' });

@@ -1,10 +1,10 @@
 /** Starts instantModel.ts in a child process and collects what it reports about each request it answered. */
 import { fork, type ChildProcess } from 'child_process';
 import { join } from 'path';
-import type { ScriptedAnswer, ToChild, ToParent } from './instantModel';
+import type { Answer, ScriptedAnswer, ToChild, ToParent } from './instantModel';
 
 export interface HandledRequest {
-  answer: ScriptedAnswer;
+  answer: Answer;
   handlerMs: number;
   bodyBytes: number;
 }
@@ -47,9 +47,9 @@ export class InstantModelServer {
     return this.handled.splice(0);
   }
 
-  /** Waits, bounded, until `count` requests have been reported since the last take. */
+  /** Waits, bounded, until `count` scripted requests (summary requests not counted) have been reported since the last take; returns them all. */
   async waitForHandled(count: number, timeoutMs = 30_000): Promise<HandledRequest[]> {
-    const done = () => this.handled.length >= count || this.unexpected !== undefined;
+    const done = () => this.handled.filter((h) => h.answer !== 'summary').length >= count || this.unexpected !== undefined;
     if (!done()) {
       await new Promise<void>((resolve, reject) => {
         const check = () => {

@@ -4,7 +4,11 @@
  * model's own time subtracted; and the host's RSS. Each (build, size, round) runs in a fresh
  * process (turnRun.ts); with --old, the other build runs in every round too, the order alternating
  * round by round, so both see the same load. Writes bench/results/realPath-turn.json.
- * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/turn.bench.ts [sizes…] [--old <extension root>] [--rounds 3] [--turns 5]
+ * With --window N the model's window is N tokens (a real model's, e.g. 200000), so a long session
+ * compacts in its first (warm-up) turn and the measured turns carry what a real window holds;
+ * without it the window is 20,000,000 tokens and every stored message is sent in every request.
+ * That run writes bench/results/realPath-turn-window-N.json.
+ * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/turn.bench.ts [sizes…] [--old <extension root>] [--rounds 3] [--turns 5] [--window 200000]
  */
 import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
@@ -38,6 +42,7 @@ async function main() {
   const oldRoot = flag('old');
   const rounds = Number(flag('rounds') ?? 3);
   const turns = Number(flag('turns') ?? 5);
+  const contextWindow = flag('window') === undefined ? undefined : Number(flag('window'));
   const builds = [{ name: 'new', root: REPOSITORY_ROOT }, ...(oldRoot ? [{ name: 'old', root: oldRoot }] : [])];
   const loadBefore = loadavg();
   const rows = [];
@@ -48,7 +53,7 @@ async function main() {
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? builds : [...builds].reverse();
       for (const build of order) {
-        const result = runOnce({ extensionRoot: build.root, seededStorage: seeded, turns, warmup: 1 });
+        const result = runOnce({ extensionRoot: build.root, seededStorage: seeded, turns, warmup: 1, contextWindow });
         results.get(build.name)!.push(result);
         console.error(`${count} messages, ${build.name}, round ${round + 1}: share ${result.turns.map((t) => t.shareMs.toFixed(1)).join(' / ')} ms`);
       }
@@ -80,6 +85,7 @@ async function main() {
     date: new Date().toISOString(),
     load: { before: loadBefore.map(round1), after: loadavg().map(round1) },
     builds: Object.fromEntries(builds.map((b) => [b.name, b.root])),
+    contextWindow: contextWindow ?? 20_000_000,
     measures: {
       shareMs: 'turn wall time (send intent → turn_end) minus the model server’s time inside its handlers (from the request body’s last byte to the answer’s last byte), median over turns',
       turnCpuMs: 'host CPU from the send intent to turn_end (the model runs in another process)',
@@ -90,7 +96,7 @@ async function main() {
     targets: { shareMsAt10000: 20 },
   };
   mkdirSync(join(REPOSITORY_ROOT, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(REPOSITORY_ROOT, 'bench', 'results', 'realPath-turn.json'), JSON.stringify(result, null, 2) + '\n');
+  writeFileSync(join(REPOSITORY_ROOT, 'bench', 'results', contextWindow ? `realPath-turn-window-${contextWindow}.json` : 'realPath-turn.json'), JSON.stringify(result, null, 2) + '\n');
   console.table(rows.map(({ shareMsPerRound: _s, ...row }) => row));
 }
 

@@ -25,6 +25,8 @@ export interface TurnRunOptions {
   timeoutMs?: number;
   /** Writes a CPU profile of the measured turns (not the open) to this .cpuprofile file. */
   profileTo?: string;
+  /** The model's context window in tokens; by default 20,000,000, so every stored message is sent in every request. */
+  contextWindow?: number;
 }
 
 export interface MeasuredTurn {
@@ -62,7 +64,7 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
     extensionRoot: options.extensionRoot,
     storageDir,
     workspace: [workspace],
-    settings: { provider: 'openai-compatible', baseUrl: server.url, model: 'bench-model', contextWindow: 20_000_000, maxOutputTokens: 8_192 },
+    settings: { provider: 'openai-compatible', baseUrl: server.url, model: 'bench-model', contextWindow: options.contextWindow ?? 20_000_000, maxOutputTokens: 8_192 },
   });
   try {
     const openStarted = performance.now();

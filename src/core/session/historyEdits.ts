@@ -8,7 +8,7 @@ import type { CompactionStrategy, Summarizer } from '../compaction/types';
 import { totalTokens } from '../compaction/units';
 import { newId, newRefId } from '../model/ids';
 import { noteEdit } from '../model/listLineage';
-import type { Message } from '../model/message';
+import type { Message, ToolCall } from '../model/message';
 import type { CompactionEventRecord, HistoryStep } from '../model/records';
 import { settledMessage } from '../model/settledMessages';
 import type { SessionStore } from '../ports/sessionStore';
@@ -79,6 +79,9 @@ export class HistoryEdits {
       const dryRun = Boolean(options.dryRun);
       const id = newId('c');
       const fixed = options.fixed ?? session.promptFixed;
+      // The calls whose results are stored are looked up by id, the index made once per run (not a walk per result).
+      let calls: Map<string, ToolCall> | undefined;
+      const callsById = () => (calls ??= new Map(session.working.flatMap((m) => m.toolCalls ?? []).map((c) => [c.id, c])));
       const outcome = await runCompaction({
         id,
         sessionId: session.sessionId,
@@ -92,7 +95,7 @@ export class HistoryEdits {
         reinjectInstructions: this.compaction.reinjectInstructions?.(),
         countTokens: session.count,
         measure: (messages) => session.measureOf(messages, fixed),
-        offload: (content, toolName, toolCallId) => this.offload(content, toolName, toolCallId, dryRun),
+        offload: (content, toolName, toolCallId) => this.offload(content, toolName, toolCallId, toolCallId === undefined ? undefined : callsById().get(toolCallId), dryRun),
         newId: () => newId('m'),
         now: session.now,
         emit: (event) => this.emit(event),
@@ -119,12 +122,11 @@ export class HistoryEdits {
     });
   }
 
-  private async offload(content: string, toolName: string, toolCallId: string | undefined, dryRun: boolean): Promise<string | undefined> {
+  private async offload(content: string, toolName: string, toolCallId: string | undefined, call: ToolCall | undefined, dryRun: boolean): Promise<string | undefined> {
     if (dryRun) return newRefId(); // same shape as a real ref, so the preview counts the same
     const session = this.session;
     try {
       const info = await session.store.putBlob(session.sessionId, { toolName, toolCallId, content: new TextEncoder().encode(content) });
-      const call = toolCallId === undefined ? undefined : session.working.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === toolCallId);
       session.resultStored(info, toolName, call?.arguments);
       return info.id;
     } catch {

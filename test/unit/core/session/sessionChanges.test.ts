@@ -48,6 +48,19 @@ describe('a session tells its views what it wrote', function () {
     assert.deepEqual((await env.store.listBlobs(session.sessionId)).map((b) => b.id), [result.blob.id]);
   });
 
+  it('names each result a compaction stores with its own call\'s arguments', async () => {
+    const calls = Array.from({ length: 40 }, (_, i) => ({ id: `call-${i}`, name: 'run_command', arguments: `{"command":"npm test -- shard ${i}"}` }));
+    for (const call of calls) {
+      await session.append(userMessage(`run shard ${call.id}`), assistantMessage('', [call]));
+      await session.recordToolResult(call, `shard ${call.id}: ok\n`.repeat(40));
+    }
+    changes = [];
+    await session.compact({ trigger: 'manual' });
+    const named = changes.flatMap((c) => (c.type === 'result' ? [[c.blob.toolCallId, c.title.arguments]] : []));
+    assert.ok(named.length >= 30, `${named.length} results stored by the compaction`);
+    for (const [callId, args] of named) assert.equal(args, calls.find((c) => c.id === callId)?.arguments);
+  });
+
   it('carries the usage record and the compaction event it stored, and a pin as a replaced message', async () => {
     const first = await session.appendUser('hello');
     const request = await session.nextRequest({ fixed: FIXED });
