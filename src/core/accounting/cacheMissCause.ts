@@ -42,13 +42,16 @@ function sameContent(a: RequestItem, b: RequestItem): boolean {
   return a.messageId === b.messageId && a.tokens === b.tokens && a.kind === b.kind && a.textHash === b.textHash && a.preview === b.preview;
 }
 
+function isNote(item: RequestItem): boolean {
+  return item.section === 'dynamic' || item.kind === 'note';
+}
+
 function describe(item: RequestItem, current: Figures, moved: boolean): { kind: CacheMissKind; cause: string } {
   if (item.kind === 'agents-md') return { kind: 'agents-md', cause: `${item.path ?? 'AGENTS.md'} changed` };
   if (item.kind === 'tool-schema' || item.section === 'tools') return { kind: 'tools', cause: 'tool list changed' };
   if (item.kind === 'skills-index' || item.kind === 'skill') return { kind: 'skills', cause: 'skills changed' };
   if (item.section === 'system' || item.kind === 'system-section') return { kind: 'system', cause: 'system prompt changed' };
-  // The note sits before the latest user message, so a new one moves it even when its text is the same.
-  if (item.section === 'dynamic' || item.kind === 'note') return { kind: 'dynamic', cause: moved ? 'context note moved to the new user message' : 'context note changed' };
+  if (isNote(item)) return { kind: 'dynamic', cause: moved ? 'context note moved' : 'context note changed' };
   if (current.compactionId) return { kind: 'compaction', cause: `compaction at #${current.requestIndex}` };
   const what = item.toolName ? `${item.toolName} result` : item.role === 'assistant' ? 'assistant message' : item.role === 'user' ? 'user message' : 'message';
   return { kind: 'message', cause: `earlier ${what} changed` };
@@ -90,11 +93,16 @@ export function cacheMissCause(previous: Figures, current: Figures): CacheMissCa
   // further on, the item before it was removed or moved, and is named instead.
   const culprit = here === undefined || (here.messageId !== gone.messageId && beforeIds.has(here.messageId)) ? gone : here;
   const sentBefore = new Map(before.slice(at).map((item) => [item.messageId, item]));
-  const uncachedTokens = now.slice(at).reduce((sum, item) => {
+  const repaid = now.slice(at).filter((item) => {
     const old = sentBefore.get(item.messageId);
-    return old && sameContent(old, item) ? sum + item.tokens : sum;
-  }, 0);
+    return old !== undefined && sameContent(old, item);
+  });
+  const uncachedTokens = repaid.reduce((sum, item) => sum + item.tokens, 0);
   if (uncachedTokens === 0) return undefined;
+  // The context note goes after the conversation: new messages land where it stood, and only the note is paid again.
+  if (!beforeIds.has(culprit.messageId) && repaid.every(isNote)) {
+    return { ...base, kind: 'dynamic', cause: 'context note moved after the new messages', itemId: repaid[0].messageId, position: now.indexOf(repaid[0]), uncachedTokens };
+  }
   const twin = (culprit === gone ? now : before).find((item) => item.messageId === culprit.messageId);
   const moved = twin !== undefined && sameContent(twin, culprit);
   return { ...base, ...describe(culprit, current, moved), itemId: culprit.messageId, position: here ? at : undefined, uncachedTokens };

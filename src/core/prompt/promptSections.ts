@@ -49,7 +49,7 @@ export interface ToolSection {
 /**
  * Everything a request carries outside the conversation: the stable system sections (one system
  * block each), the tools, and the dynamic part (sections that may change between requests, sent as
- * one note right before the latest user message, never after it).
+ * one note after the conversation, so a change to it leaves the cached prefix whole).
  */
 export interface PromptSections {
   system: PromptSection[];

@@ -71,15 +71,16 @@ describe('why a request missed the cache', () => {
     assert.deepEqual([miss?.kind, miss?.cause, miss?.itemId, miss?.uncachedTokens], ['message', 'earlier read_file result changed', 'm3', 150]);
   });
 
-  it('tells a context note that moved to a new user message from one whose text changed', () => {
+  it('tells a context note that moved after the new messages from one whose text changed', () => {
     const note = prompt('dynamic:status', 'note', 'dynamic', 60, 'Context: 40% used.', { role: 'user' });
-    const before = request(13, [system, agents, ...conversation.slice(0, 2), note, message('u2', 'user', 30), framing], 3_600);
-    const movedNote = request(14, [system, agents, ...conversation.slice(0, 2), message('u2', 'user', 30), message('a2', 'assistant', 900), note, message('u3', 'user', 40), framing], 3_000);
+    const before = request(13, [system, agents, ...conversation.slice(0, 2), message('u2', 'user', 30), note, framing], 3_600);
+    const movedNote = request(14, [system, agents, ...conversation.slice(0, 2), message('u2', 'user', 30), message('a2', 'assistant', 900), message('u3', 'user', 40), note, framing], 3_000);
     const moved = cacheMissCause(before, movedNote);
-    assert.deepEqual([moved?.kind, moved?.cause, moved?.itemId, moved?.uncachedTokens], ['dynamic', 'context note moved to the new user message', 'dynamic:status', 30 + 60]);
+    assert.deepEqual([moved?.kind, moved?.cause, moved?.itemId, moved?.position, moved?.uncachedTokens], ['dynamic', 'context note moved after the new messages', 'dynamic:status', 7, 60]);
     const edited = prompt('dynamic:status', 'note', 'dynamic', 60, 'Context: 45% used.', { role: 'user' });
-    const changed = cacheMissCause(before, request(14, [system, agents, ...conversation.slice(0, 2), edited, message('u2', 'user', 30), message('a2', 'assistant', 900), framing], 3_000));
-    assert.deepEqual([changed?.cause, changed?.uncachedTokens], ['context note changed', 30]);
+    const noteAndMessage = request(14, [system, agents, conversation[0], message('m2-edited', 'assistant', 200), message('u2', 'user', 30), edited, framing], 3_000);
+    const changed = cacheMissCause(before, noteAndMessage);
+    assert.deepEqual([changed?.kind, changed?.uncachedTokens], ['message', 30]);
   });
 
   it('says the provider dropped its cache when the previous request is still the whole prefix', () => {
