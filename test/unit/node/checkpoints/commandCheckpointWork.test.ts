@@ -170,4 +170,25 @@ describe('checkpoints: a command after a command costs stats, not reads', functi
       t.dispose();
     }
   });
+  it('when the storage cannot be written, a command\'s files are still restorable while the window is open, and the turn says so', async () => {
+    const t = setUp();
+    try {
+      const file = join(t.workspace, 'notes.txt');
+      writeFileSync(file, 'first draft\n');
+      utimesSync(file, LONG_AGO, LONG_AGO);
+      // A file where the storage folder should be: nothing can be written there.
+      writeFileSync(join(t.root, 'storage'), 'not a folder');
+      t.recorder.begin('s1', 'u1');
+      await command(t.recorder, t.workspace, () => writeFileSync(file, 'rewritten by the command\n'));
+      const checkpoint = (await t.recorder.end())!;
+      assert.equal(checkpoint.files[0].before.kind, 'stored', 'its bytes before the command were kept (in memory)');
+      assert.match(checkpoint.problems.join('\n'), /can be restored only while this window stays open/);
+      const [held] = await t.recorder.checkpoints('s1');
+      const outcome = await applyRestore(await planRestore([held], t.store), t.store, nodeRestoreTarget);
+      assert.deepEqual(outcome.failed, []);
+      assert.equal(readFileSync(file, 'utf8'), 'first draft\n');
+    } finally {
+      t.dispose();
+    }
+  });
 });
