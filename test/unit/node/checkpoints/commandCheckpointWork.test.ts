@@ -131,25 +131,31 @@ describe('checkpoints: a command after a command costs stats, not reads', functi
     }
   });
 
-  it('a command that rewrites a file in the same second as its time (same size) is recorded and restored', async () => {
-    const t = setUp();
-    try {
-      const file = join(t.workspace, 'version.txt');
-      const second = thisSecond();
-      writeFileSync(file, '1.0.0\n');
-      utimesSync(file, second, second);
-      t.recorder.begin('s1', 'u1');
-      await command(t.recorder, t.workspace, () => {
-        writeFileSync(file, '2.0.0\n');
-        utimesSync(file, second, second);
-      });
-      const checkpoint = await restoreTurn(t.store, t.recorder);
-      assert.deepEqual(checkpoint.files.map((f) => f.relative), ['version.txt']);
-      assert.equal(readFileSync(file, 'utf8'), '1.0.0\n');
-    } finally {
-      t.dispose();
-    }
-  });
+  for (const [what, time] of [
+    ['a whole second (a file system that keeps seconds)', thisSecond],
+    // Half a second past the next whole second: never a whole second, and never older than the listing, however slow the machine.
+    ['a time with its milliseconds (a file system that keeps them)', () => thisSecond() + 1.5],
+  ] as const) {
+    it(`a command that rewrites a file in the same clock step as its time, ${what}, same size, is recorded and restored`, async () => {
+      const t = setUp();
+      try {
+        const file = join(t.workspace, 'version.txt');
+        const at = time();
+        writeFileSync(file, '1.0.0\n');
+        utimesSync(file, at, at);
+        t.recorder.begin('s1', 'u1');
+        await command(t.recorder, t.workspace, () => {
+          writeFileSync(file, '2.0.0\n');
+          utimesSync(file, at, at);
+        });
+        const checkpoint = await restoreTurn(t.store, t.recorder);
+        assert.deepEqual(checkpoint.files.map((f) => f.relative), ['version.txt']);
+        assert.equal(readFileSync(file, 'utf8'), '1.0.0\n');
+      } finally {
+        t.dispose();
+      }
+    });
+  }
 
   it('a file made in a folder in the same second as the folder\'s time is listed, though the folder\'s time did not move', async () => {
     const t = setUp();
