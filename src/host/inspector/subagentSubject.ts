@@ -116,6 +116,10 @@ export class InspectorSubject {
       waiting?.cancel();
       const read = readNow();
       waiting?.settle(read);
+      // Its run is over: nothing more to follow once this read is in (a report after starts afresh).
+      void read.finally(() => {
+        if (this.following.get(progress.sessionId) === f && !f.waiting && f.reading === read) this.following.delete(progress.sessionId);
+      }).catch(() => undefined);
       return read;
     }
     if (f.waiting) return f.waiting.done;

@@ -76,11 +76,6 @@ export class ContentFiles {
     return fsp.readFile(this.path(hash));
   }
 
-  /** Writes every waiting file now (tests; a window closing). */
-  async flushAll(): Promise<void> {
-    await this.flush([...this.waiting.keys()]);
-  }
-
   private writeSoon(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {

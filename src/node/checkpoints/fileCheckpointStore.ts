@@ -127,11 +127,6 @@ export class FileCheckpointStore implements CheckpointStore {
     });
   }
 
-  /** Writes now every file's bytes still waiting in memory (tests and benches, to start from a settled storage). */
-  flushContent(): Promise<void> {
-    return this.content.flushAll();
-  }
-
   /** The files under the folders (see WorkspaceLister: folders' names are kept between listings, files stated each time). */
   list(folders: readonly string[]): Promise<FolderListing> {
     return this.lister.list(folders);
