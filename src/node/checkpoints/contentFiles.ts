@@ -34,8 +34,7 @@ export class ContentFiles {
   /** Files written so far (counted for tests and benches). */
   written = 0;
 
-  /** `onDropped`: waiting bytes that could not be written are gone: whoever named them must capture again. */
-  constructor(private readonly root: string, private readonly now: () => number, private readonly onDropped: (hash: string) => void, private readonly options: ContentFilesOptions = DEFAULT_CONTENT_OPTIONS) {}
+  constructor(private readonly root: string, private readonly now: () => number, private readonly options: ContentFilesOptions = DEFAULT_CONTENT_OPTIONS) {}
 
   path(hash: string): string {
     return join(this.root, 'content', hash.slice(0, 2), hash);
@@ -85,14 +84,16 @@ export class ContentFiles {
     this.timer.unref?.();
   }
 
-  /** One file at a time, in the background; a file that cannot be written is dropped (it is captured again when needed). */
+  /**
+   * One file at a time, in the background. A file that cannot be written stays waiting (a turn may
+   * already name it: its checkpoint's save tries again, and a restore in this window reads it from
+   * memory); the writing stops there until more bytes come.
+   */
   private async writeAllWaiting(): Promise<void> {
     for (const [hash, bytes] of [...this.waiting]) {
       if (this.timer) return; // more bytes came: wait for the next quiet moment
-      await this.writeWaiting(hash, bytes).catch(() => {
-        this.forget(hash);
-        this.onDropped(hash);
-      });
+      const written = await this.writeWaiting(hash, bytes).then(() => true, () => false);
+      if (!written) return;
     }
   }
 

@@ -57,7 +57,7 @@ export class FileCheckpointStore implements CheckpointStore {
 
   constructor(private readonly root: string, private readonly limits: CheckpointStoreLimits = DEFAULT_CHECKPOINT_LIMITS, private readonly now: () => number = Date.now, contentOptions: ContentFilesOptions = DEFAULT_CONTENT_OPTIONS) {
     this.lister = new WorkspaceLister(limits, this.slices);
-    this.content = new ContentFiles(root, now, (hash) => this.forgetHash(hash), contentOptions);
+    this.content = new ContentFiles(root, now, contentOptions);
   }
 
   /** The file-system work done so far (counted for tests and benches). */
@@ -113,11 +113,6 @@ export class FileCheckpointStore implements CheckpointStore {
     else if (!(await this.content.keep(hash))) await this.content.put(hash, bytes, false);
     this.known.set(absolute, { size: stat.size, mtimeMs: stat.mtimeMs, hash, checkedAt: this.now(), trusted: !timeMayHideChange(stat.mtimeMs, readAt) });
     return { kind: 'stored', hash, size: bytes.length };
-  }
-
-  /** Bytes that could not be written: the files that had them are read again when next captured. */
-  private forgetHash(hash: string): void {
-    for (const [path, known] of this.known) if (known.hash === hash) this.known.delete(path);
   }
 
   async read(hash: string): Promise<Uint8Array> {
