@@ -11,6 +11,8 @@ const CAPTURE_BATCH = 16;
 
 export interface TurnRecorderOptions {
   now?: () => number;
+  /** How long recording the workspace before a command may take (COMMAND_CAPTURE_BUDGET_MS unless said). */
+  captureBudgetMs?: number;
   /** A recording or saving problem, said once per turn (the turn goes on). */
   onProblem?: (message: string) => void;
 }
@@ -108,7 +110,7 @@ export class TurnCheckpointRecorder {
   }
 
   private async captureListing(files: readonly ListedFile[], states: Map<string, FileState>): Promise<void> {
-    const deadline = this.now() + COMMAND_CAPTURE_BUDGET_MS;
+    const deadline = this.now() + (this.options.captureBudgetMs ?? COMMAND_CAPTURE_BUDGET_MS);
     for (let i = 0; i < files.length; i += CAPTURE_BATCH) {
       if (this.now() > deadline) {
         for (const f of files.slice(i)) states.set(f.absolute, unstored('the time to record files before the command ran out', f.size));
@@ -119,30 +121,38 @@ export class TurnCheckpointRecorder {
   }
 
   /**
-   * The files the command changed: listed after it with another size or time, new since (when the
+   * The files the command changed: listed after it with another size or time, or with the same
+   * ones when its time was too recent before to tell (then by its bytes), new since (when the
    * listing before was cut short, only those modified once the command started: the others were
    * just not reached), or gone (when both listings are whole).
    */
   private async recordChanges(turn: NonNullable<typeof this.turn>, folders: readonly string[], before: FolderListing, states: Map<string, FileState>, started: number): Promise<void> {
     const after = await this.store.list(folders);
+    if (!after.complete && after.note) this.problem(turn, `Files this command changed may not all be restorable: ${after.note}.`, false);
     const was = new Map(before.files.map((f) => [f.absolute, f]));
     const now = new Map(after.files.map((f) => [f.absolute, f]));
-    const changed: Array<{ file: ListedFile; before: FileState }> = [];
+    const changed: Array<{ file: ListedFile; before: FileState; after?: FileState }> = [];
     for (const f of after.files) {
       const old = was.get(f.absolute);
       if (!old) {
         if (before.complete) changed.push({ file: f, before: { kind: 'absent' } });
         else if (f.mtimeMs >= started - MTIME_SLACK_MS) changed.push({ file: f, before: unstored('it was not listed before the command (the listing stopped early)') });
       } else if (old.size !== f.size || old.mtimeMs !== f.mtimeMs) changed.push({ file: f, before: states.get(f.absolute) ?? unstored('it was not recorded before the command', old.size) });
+      else if (old.timeUnsure) {
+        const prior = states.get(f.absolute);
+        if (prior?.kind !== 'stored') continue;
+        const current = await this.capture(f.absolute, f.relative);
+        if (current.kind !== 'stored' || current.hash !== prior.hash) changed.push({ file: f, before: prior, after: current });
+      }
     }
     if (after.complete && before.complete) for (const old of before.files) if (!now.has(old.absolute)) changed.push({ file: old, before: states.get(old.absolute) ?? unstored('it was not recorded before the command', old.size) });
-    for (const { file, before: prior } of changed) {
+    for (const { file, before: prior, after: known } of changed) {
       let entry = turn.byPath.get(file.absolute);
       if (!entry) {
         entry = { absolute: file.absolute, relative: file.relative, before: prior };
         this.add(turn, entry);
       }
-      entry.after = now.has(file.absolute) ? await this.capture(file.absolute, file.relative) : { kind: 'absent' };
+      entry.after = known ?? (now.has(file.absolute) ? await this.capture(file.absolute, file.relative) : { kind: 'absent' });
     }
     if (changed.length) this.save(turn);
   }

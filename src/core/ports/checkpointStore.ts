@@ -39,6 +39,11 @@ export interface ListedFile {
   relative: string;
   size: number;
   mtimeMs: number;
+  /**
+   * Its time was so recent when listed that a change in the same clock step would leave it as it
+   * is: whether it changed is told by its bytes, not by its size and time.
+   */
+  timeUnsure?: boolean;
 }
 
 /** The workspace's files, listed with bounds: `complete` is false when a bound stopped the listing (`note` says which). */
@@ -51,8 +56,9 @@ export interface FolderListing {
 export interface CheckpointStore {
   /**
    * The file's state now; its bytes are stored when at most the size cap. A file unchanged since
-   * the last capture is not read again; `listed`: its size and time from a listing just made, so
-   * an unchanged file costs no file-system call at all.
+   * the last capture is not read again (unless its time was too recent then to show a later
+   * change); `listed`: its size and time from a listing just made, so an unchanged file costs no
+   * file-system call at all.
    */
   capture(absolute: string, listed?: { size: number; mtimeMs: number }): Promise<FileState>;
   /** The files under the folders, bounded in count and time; version-control folders, node_modules and names the root .gitignore lists are skipped. */

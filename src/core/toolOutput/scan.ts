@@ -10,8 +10,8 @@ export function useSha256(create: () => Sha256): void {
   newSha256 = create;
 }
 
-/** Whether `bytes` is valid UTF-8 (a slice that ends on a character boundary). */
-function isUtf8(bytes: Uint8Array): boolean {
+/** Whether `bytes` is valid UTF-8 (a slice that ends on a character boundary), by decoding it: portable, and makes a string of it. */
+function isUtf8ByDecoding(bytes: Uint8Array): boolean {
   try {
     new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     return true;
@@ -20,8 +20,18 @@ function isUtf8(bytes: Uint8Array): boolean {
   }
 }
 
-/** Bytes handled between turns of the event loop (hashing 4 MiB takes ≈ 10 ms). */
-export const SCAN_SLICE_BYTES = 4 * 1024 * 1024;
+let isUtf8: (bytes: Uint8Array) => boolean = isUtf8ByDecoding;
+
+/** Sets how scans check UTF-8; Node's entry points install its native check (no string made, ~15× faster). */
+export function useUtf8Check(check: (bytes: Uint8Array) => boolean): void {
+  isUtf8 = check;
+}
+
+/**
+ * Bytes handled between turns of the event loop: hashing, counting the lines and checking the
+ * UTF-8 of 1 MiB takes ≈ 5 ms (4 MiB held the host 20–80 ms under load).
+ */
+export const SCAN_SLICE_BYTES = 1024 * 1024;
 
 /** What the recorder needs to know about a tool's output before deciding how to keep it. */
 export interface OutputScan {

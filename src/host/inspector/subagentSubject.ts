@@ -16,10 +16,29 @@ interface ShownSubagent {
   parentTitle: string;
 }
 
+/** Time as following a subagent reads it: now, and a call later (tests pass their own). */
+export interface FollowClock {
+  now(): number;
+  /** Runs `run` in `ms`; the function returned cancels it. */
+  later(run: () => void, ms: number): () => void;
+}
+
+const SYSTEM_CLOCK: FollowClock = {
+  now: () => Date.now(),
+  later: (run, ms) => {
+    const timer = setTimeout(run, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
+/** While a subagent runs, its window shown is read again at most once in this long (each read reads its whole session). */
+export const FOLLOW_INTERVAL_MS = 1000;
+
 /** What the inspector's subject needs: the store, and the settings a session is opened with. */
 export interface SubjectDeps {
   store(): Promise<SessionStore>;
   settings(): ContextSettings;
+  clock?: FollowClock;
 }
 
 /** The progress after which a subagent's window has something new: a request made or reported, a compaction, the end. */
@@ -32,7 +51,7 @@ export const SUBAGENT_READ_ONLY = "The inspector shows a subagent's window, whic
  * What the inspector shows: the session open in the chat, or a subagent's window opened from it
  * (and, with nested subagents, one of that subagent's). The same panel switches its subject, as a
  * link in a page does, with a back link; a subagent's session is read from the store like a
- * resumed session's view, and read again as a running subagent reports progress (`follow`). Only a subagent of the session
+ * resumed session's view, and read again as a running subagent reports progress (`follow`, at most once a second). Only a subagent of the session
  * shown now can be opened: the webview names a session, the store's link decides.
  */
 export class InspectorSubject {
@@ -70,32 +89,60 @@ export class InspectorSubject {
 
   /**
    * A subagent reported progress (the parent's events carry it): when its window is shown, it is
-   * read again once the subagent's writes are in the store, so the window follows the run. Resolves
-   * true when a window shown was read again (the panel then sends its state). Reports that arrive
-   * while one is read are folded into one more read.
+   * read again once the subagent's writes are in the store, so the window follows the run. A read
+   * reads the subagent's whole session, so while it runs it is read at most once per
+   * FOLLOW_INTERVAL_MS: a report within that time of the last read is folded into one read at its
+   * end; its end is read at once. Resolves true when a window shown was read again with the
+   * report in it (the panel then sends its state).
    */
   follow(main: ActiveSession, progress: Pick<SubagentProgress, 'sessionId' | 'kind'>): Promise<boolean> {
     if (!FOLLOWED.has(progress.kind) || !this.stack.some((s) => s.session.info.id === progress.sessionId)) return Promise.resolve(false);
-    if (this.following?.sessionId === progress.sessionId) {
-      this.following.again = true;
-      return this.following.done;
+    const clock = this.deps.clock ?? SYSTEM_CLOCK;
+    let following = this.following.get(progress.sessionId);
+    if (!following) {
+      following = { readAt: -Infinity, reading: Promise.resolve(false) };
+      this.following.set(progress.sessionId, following);
     }
-    const following: { sessionId: string; again: boolean; done: Promise<boolean> } = { sessionId: progress.sessionId, again: false, done: Promise.resolve(false) };
-    following.done = (async () => {
-      let reread = false;
-      do {
-        following.again = false;
-        reread = (await this.reread(main, progress.sessionId)) || reread;
-      } while (following.again);
-      return reread;
-    })().finally(() => {
-      if (this.following === following) this.following = undefined;
-    });
-    this.following = following;
-    return following.done;
+    const f = following;
+    const readNow = (): Promise<boolean> => {
+      f.readAt = clock.now();
+      const read = f.reading.catch(() => false).then(() => this.reread(main, progress.sessionId));
+      f.reading = read;
+      return read;
+    };
+    if (progress.kind === 'ended') {
+      const waiting = f.waiting;
+      f.waiting = undefined;
+      waiting?.cancel();
+      const read = readNow();
+      waiting?.settle(read);
+      // Its run is over: nothing more to follow once this read is in (a report after starts afresh).
+      void read.finally(() => {
+        if (this.following.get(progress.sessionId) === f && !f.waiting && f.reading === read) this.following.delete(progress.sessionId);
+      }).catch(() => undefined);
+      return read;
+    }
+    if (f.waiting) return f.waiting.done;
+    const due = f.readAt + FOLLOW_INTERVAL_MS;
+    if (clock.now() >= due) return readNow();
+    let settle!: (read: Promise<boolean>) => void;
+    const done = new Promise<boolean>((resolve, reject) => (settle = (read) => void read.then(resolve, reject)));
+    const cancel = clock.later(() => {
+      if (f.waiting?.done !== done) return;
+      f.waiting = undefined;
+      settle(readNow());
+    }, due - clock.now());
+    f.waiting = { done, settle, cancel };
+    return done;
   }
 
-  private following?: { sessionId: string; again: boolean; done: Promise<boolean> };
+  /** Resolves once no read of a followed window is under way (one waiting for its interval's end is not under way). */
+  async idle(): Promise<void> {
+    for (const f of this.following.values()) await f.reading.catch(() => false);
+  }
+
+  /** Per subagent followed: when its window was last read, the read under way, and the read waiting for the interval's end. */
+  private readonly following = new Map<string, { readAt: number; reading: Promise<boolean>; waiting?: { done: Promise<boolean>; settle(read: Promise<boolean>): void; cancel(): void } }>();
 
   private async reread(main: ActiveSession, sessionId: string): Promise<boolean> {
     this.shown(main);

@@ -1,9 +1,12 @@
 import { createHash } from 'crypto';
-import { promises as fsp } from 'fs';
-import { join, relative as relativePath, sep } from 'path';
-import type { CheckpointStore, FileState, FolderListing, ListedFile, TurnCheckpoint } from '../../core/ports/checkpointStore';
+import { promises as fsp, readFileSync } from 'fs';
+import { join } from 'path';
+import type { CheckpointStore, FileState, FolderListing, TurnCheckpoint } from '../../core/ports/checkpointStore';
 import { pruneCheckpoints, type PruneOptions, type PruneOutcome, UNREFERENCED_CONTENT_GRACE_MS } from './checkpointPruning';
-import { ignoredNames } from './ignoredNames';
+import { ContentFiles, type ContentFilesOptions, DEFAULT_CONTENT_OPTIONS, writeWhole } from './contentFiles';
+import { EventLoopSlices } from './eventLoopSlices';
+import { timeMayHideChange } from './modificationTimes';
+import { type ListingWork, WorkspaceLister } from './workspaceLister';
 
 export interface CheckpointStoreLimits {
   /** Files larger than this are listed but their bytes not kept. */
@@ -27,11 +30,11 @@ function safeName(name: string, what: string): string {
   return name;
 }
 
-/** Writes a file whole or not at all: a temporary file, then a rename. */
-async function writeWhole(path: string, bytes: Uint8Array | string): Promise<void> {
-  const temp = `${path}.${process.pid}.${Date.now().toString(36)}.tmp`;
-  await fsp.writeFile(temp, bytes);
-  await fsp.rename(temp, path);
+function* namedHashes(checkpoint: TurnCheckpoint): Iterable<string> {
+  for (const file of checkpoint.files) {
+    if (file.before.kind === 'stored') yield file.before.hash;
+    if (file.after?.kind === 'stored') yield file.after.hash;
+  }
 }
 
 /**
@@ -41,79 +44,92 @@ async function writeWhole(path: string, bytes: Uint8Array | string): Promise<voi
  * identical whoever writes them, so two windows never overwrite each other's.
  */
 export class FileCheckpointStore implements CheckpointStore {
-  /** What was hashed last, by path: a file whose size and time did not move is not read again. */
-  private readonly known = new Map<string, { size: number; mtimeMs: number; hash: string; checkedAt: number }>();
+  /**
+   * What was hashed last, by path: a file whose size and time did not move is not read again,
+   * unless its time was too recent when it was read to show a change after (`trusted` false).
+   */
+  private readonly known = new Map<string, { size: number; mtimeMs: number; hash: string; checkedAt: number; trusted: boolean }>();
+  private readonly lister: WorkspaceLister;
+  private readonly content: ContentFiles;
+  /** Listing and reading are synchronous calls (a few microseconds each) in slices, with turns of the event loop between. */
+  private readonly slices = new EventLoopSlices();
+  private filesRead = 0;
 
-  constructor(private readonly root: string, private readonly limits: CheckpointStoreLimits = DEFAULT_CHECKPOINT_LIMITS, private readonly now: () => number = Date.now) {}
-
-  private contentPath(hash: string): string {
-    return join(this.root, 'content', hash.slice(0, 2), hash);
+  constructor(private readonly root: string, private readonly limits: CheckpointStoreLimits = DEFAULT_CHECKPOINT_LIMITS, private readonly now: () => number = Date.now, contentOptions: ContentFilesOptions = DEFAULT_CONTENT_OPTIONS) {
+    this.lister = new WorkspaceLister(limits, this.slices);
+    this.content = new ContentFiles(root, now, contentOptions);
   }
 
+  /** The file-system work done so far (counted for tests and benches). */
+  get work(): ListingWork & { filesRead: number; contentFilesWritten: number } {
+    return { ...this.lister.work, filesRead: this.filesRead, contentFilesWritten: this.content.written };
+  }
+
+  /**
+   * With `listed` (a file from a listing, before a command), the bytes read may wait in memory and
+   * be written after the command: only those of the files it changes are written before their
+   * checkpoint is saved. Without, they are written before this returns.
+   */
   async capture(absolute: string, listed?: { size: number; mtimeMs: number }): Promise<FileState> {
-    const cached = listed && this.known.get(absolute);
-    if (cached && listed && cached.size === listed.size && cached.mtimeMs === listed.mtimeMs && this.now() - cached.checkedAt < RECHECK_MS) return { kind: 'stored', hash: cached.hash, size: cached.size };
+    const known = this.known.get(absolute);
+    if (listed) {
+      if (known && known.trusted && known.size === listed.size && known.mtimeMs === listed.mtimeMs) {
+        if (this.now() - known.checkedAt < RECHECK_MS) return { kind: 'stored', hash: known.hash, size: known.size };
+        if (await this.content.keep(known.hash)) {
+          known.checkedAt = this.now();
+          return { kind: 'stored', hash: known.hash, size: known.size };
+        }
+      }
+      if (listed.size > this.limits.maxFileBytes) return this.tooLarge(listed.size);
+      await this.slices.turnIfDue();
+      // Listed as a regular file an instant ago: its size and time are those recorded with the bytes read now (a change between moves its time).
+      return this.readAndKeep(absolute, listed, true);
+    }
     const stat = await fsp.lstat(absolute).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
       throw error;
     });
     if (!stat) return { kind: 'absent' };
     if (!stat.isFile()) return { kind: 'unstored', size: stat.size, reason: 'it is not a regular file' };
-    if (stat.size > this.limits.maxFileBytes) return { kind: 'unstored', size: stat.size, reason: `it is larger than ${Math.round(this.limits.maxFileBytes / 1024)} KB` };
-    const known = this.known.get(absolute);
-    if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs && (await this.keep(known.hash))) {
+    if (stat.size > this.limits.maxFileBytes) return this.tooLarge(stat.size);
+    if (known && known.trusted && known.size === stat.size && known.mtimeMs === stat.mtimeMs && (await this.content.keep(known.hash))) {
       known.checkedAt = this.now();
       return { kind: 'stored', hash: known.hash, size: known.size };
     }
-    const bytes = await fsp.readFile(absolute);
-    const hash = createHash('sha256').update(bytes).digest('hex');
-    if (!(await this.keep(hash))) {
-      await fsp.mkdir(join(this.root, 'content', hash.slice(0, 2)), { recursive: true });
-      await writeWhole(this.contentPath(hash), bytes);
-    }
-    this.known.set(absolute, { size: stat.size, mtimeMs: stat.mtimeMs, hash, checkedAt: this.now() });
-    return { kind: 'stored', hash, size: bytes.length };
+    return this.readAndKeep(absolute, stat, false);
   }
 
-  /** Whether the content is stored; its time is refreshed so pruning leaves it while a turn may still name it. */
-  private keep(hash: string): Promise<boolean> {
-    const at = new Date(this.now());
-    return fsp.utimes(this.contentPath(hash), at, at).then(() => true, () => false);
+  private tooLarge(size: number): FileState {
+    return { kind: 'unstored', size, reason: `it is larger than ${Math.round(this.limits.maxFileBytes / 1024)} KB` };
+  }
+
+  private async readAndKeep(absolute: string, stat: { size: number; mtimeMs: number }, later: boolean): Promise<FileState> {
+    const readAt = Date.now();
+    this.filesRead++;
+    const bytes = readFileSync(absolute);
+    if (bytes.length > this.limits.maxFileBytes) return this.tooLarge(bytes.length);
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    if (later) await this.content.put(hash, bytes, true);
+    else if (!(await this.content.keep(hash))) await this.content.put(hash, bytes, false);
+    this.known.set(absolute, { size: stat.size, mtimeMs: stat.mtimeMs, hash, checkedAt: this.now(), trusted: !timeMayHideChange(stat.mtimeMs, readAt) });
+    return { kind: 'stored', hash, size: bytes.length };
   }
 
   async read(hash: string): Promise<Uint8Array> {
     if (!HASH.test(hash)) throw new Error('not a stored content hash');
-    return fsp.readFile(this.contentPath(hash)).catch(() => {
+    return this.content.read(hash).catch(() => {
       throw new Error('its saved content is gone from the checkpoint storage');
     });
   }
 
-  async list(folders: readonly string[]): Promise<FolderListing> {
-    const deadline = Date.now() + this.limits.listBudgetMs;
-    const files: ListedFile[] = [];
-    for (const folder of folders) {
-      const skip = await ignoredNames(folder);
-      const pending = [folder];
-      while (pending.length) {
-        if (Date.now() > deadline) return { files, complete: false, note: `listing the workspace took longer than ${this.limits.listBudgetMs} ms` };
-        const dir = pending.pop()!;
-        const entries = (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).filter((e) => !skip.has(e.name));
-        for (const entry of entries) if (entry.isDirectory()) pending.push(join(dir, entry.name));
-        // A folder's files are stated together; links and special files are not listed.
-        const plain = entries.filter((e) => e.isFile()).slice(0, this.limits.maxFiles - files.length + 1);
-        const stats = await Promise.all(plain.map((e) => fsp.lstat(join(dir, e.name)).catch(() => undefined)));
-        plain.forEach((entry, i) => {
-          const stat = stats[i];
-          const absolute = join(dir, entry.name);
-          if (stat?.isFile()) files.push({ absolute, relative: relativePath(folder, absolute).split(sep).join('/'), size: stat.size, mtimeMs: stat.mtimeMs });
-        });
-        if (files.length > this.limits.maxFiles) return { files: files.slice(0, this.limits.maxFiles), complete: false, note: `the workspace has more than ${this.limits.maxFiles.toLocaleString('en-US')} files` };
-      }
-    }
-    return { files, complete: true };
+  /** The files under the folders (see WorkspaceLister: folders' names are kept between listings, files stated each time). */
+  list(folders: readonly string[]): Promise<FolderListing> {
+    return this.lister.list(folders);
   }
 
+  /** Writes a turn's checkpoint, once the bytes it names are written. */
   async save(checkpoint: TurnCheckpoint): Promise<void> {
+    await this.content.flush(namedHashes(checkpoint));
     const dir = join(this.root, 'turns', safeName(checkpoint.sessionId, 'session id'));
     await fsp.mkdir(dir, { recursive: true });
     await writeWhole(join(dir, `${safeName(checkpoint.id, 'checkpoint id')}.json`), JSON.stringify(checkpoint));

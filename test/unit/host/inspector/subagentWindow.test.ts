@@ -205,4 +205,53 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
     assert.deepEqual(state.turns.map((t) => t.reportedInputTokens), [800, 950], 'its second request is shown without reopening it');
     assert.ok(shown().view.heldMessages.some((m) => m.content.includes('GAMMA ran it.')), 'and its final answer');
   });
+  it("a subagent's window shown while 50 progress reports come in is read a few times, not once per report, and shows the end", async () => {
+    const { store, main, children } = await delegated();
+    const alpha = children.find((c) => c.info.title.includes('alpha'))!;
+    // Store reads about the subagent's session, counted.
+    let reads = 0;
+    const counted = new Proxy(store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (args[0] === alpha.info.id) reads++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    // A clock the test moves: a report every 200 ms, 10 s of a run.
+    let now = 0;
+    let timers: Array<{ at: number; run: () => void }> = [];
+    const clock = {
+      now: () => now,
+      later: (run: () => void, ms: number) => {
+        const timer = { at: now + ms, run };
+        timers.push(timer);
+        return () => void (timers = timers.filter((t) => t !== timer));
+      },
+    };
+    const subject = new InspectorSubject({ store: async () => counted, settings: () => withSettings({ contextWindow: 32_000, maxOutputTokens: 1_000 }), clock });
+    await subject.open(main, alpha.info.id);
+    const opened = reads;
+    assert.ok(opened > 0);
+    const followed: Array<Promise<boolean>> = [];
+    for (let i = 0; i < 50; i++) {
+      now += 200;
+      for (const timer of timers.filter((t) => t.at <= now)) {
+        timers = timers.filter((t) => t !== timer);
+        timer.run();
+      }
+      followed.push(subject.follow(main, { sessionId: alpha.info.id, kind: i % 2 ? 'usage' : 'request' }));
+      // Reports come seconds apart in a real run: each one's read (if any) is over before the next.
+      await (typeof subject.idle === 'function' ? Promise.race([subject.idle(), followed[i]]) : followed[i]);
+    }
+    followed.push(subject.follow(main, { sessionId: alpha.info.id, kind: 'ended' }));
+    assert.ok((await Promise.all(followed)).every(Boolean), 'every report is in a read of the window');
+    const windowReads = (reads - opened) / opened;
+    // One read, then one per second of reports (10 s), and the end: 12 at most, against 51 (one per report).
+    assert.ok(windowReads <= 12, `${windowReads} reads of the window for 51 reports`);
+    assert.equal(subject.shown(main).info.id, alpha.info.id, "still the subagent's window");
+    assert.deepEqual(buildInspectorState(subject.shown(main)).turns.map((t) => t.reportedInputTokens), [700, 1_900], 'its requests, as read at the end');
+  });
 });
