@@ -55,7 +55,7 @@ async function main() {
       for (const build of builds) {
         const runs = results.get(build.name)!;
         const med = (key: keyof OpenRunResult) => median(runs.map((r) => r[key] ?? Number.NaN));
-        rows.push({ session: session.name, build: build.name, chatStateMs: med('chatStateMs'), chatStateCpuMs: med('chatStateCpuMs'), chatStateKB: med('chatStateKB'), chatLongestBlockMs: med('chatLongestBlockMs'), chatEntries: med('chatEntries'), segmentLoads: med('segmentLoads'), segmentFiles: med('segmentFiles'), inspectorStateMs: med('inspectorStateMs'), inspectorStateKB: med('inspectorStateKB'), rssMiB: med('rssMiB'), runs: runs.length });
+        rows.push({ session: session.name, build: build.name, chatStateMs: med('chatStateMs'), chatStateCpuMs: med('chatStateCpuMs'), chatStateKB: med('chatStateKB'), chatLongestBlockMs: med('chatLongestBlockMs'), chatEntries: med('chatEntries'), chatMeterMs: med('chatMeterMs'), segmentLoads: med('segmentLoads'), segmentFiles: med('segmentFiles'), inspectorStateMs: med('inspectorStateMs'), inspectorStateKB: med('inspectorStateKB'), rssMiB: med('rssMiB'), runs: runs.length });
       }
     } finally {
       rmSync(seeded, { recursive: true, force: true });

@@ -5,8 +5,8 @@ import type { ModelPrices } from '../../core/providers/modelRegistry';
 import type { ChatEntry, ChatState, ChatToolCallView } from '../../protocol/chat';
 import { compactionActivity, type CompactionActivity } from '../session/compactionActivity';
 import { ChatEntries } from './chatEntries';
-import { chatMeter } from '../session/turnFigures';
-import type { ActiveSession } from '../session/sessionPorts';
+import { chatMeter, countingMeter } from '../session/turnFigures';
+import { isResumed, type ShownSession } from '../session/sessionPorts';
 import type { LiveTurn, TurnNotice } from '../session/turnTracker';
 
 /** What the chat shows besides the stored conversation. */
@@ -85,21 +85,24 @@ export function buildChatEntries(transcript: readonly Message[], compactions: re
 
 /** Everything the chat shows but its entries. */
 export function chatHeader(args: {
-  session?: ActiveSession;
+  /** While it resumes, the meter says it is counting (with the last request's stored figure). */
+  session?: ShownSession;
   sessions: readonly SessionInfo[];
   banner?: string;
   /** The transcript is the recent part of the session: older messages were not read. */
   earlierUnloaded?: boolean;
 } & ChatExtras): Omit<ChatState, 'entries'> {
   const { session } = args;
+  const resumed = session && isResumed(session) ? session : undefined;
   return {
     sessionId: session?.info.id,
     sessionTitle: session?.info.title,
-    busy: Boolean(session?.agent?.busy),
-    meter: session && chatMeter(session, args.usage),
+    busy: Boolean(resumed?.agent?.busy),
+    meter: resumed && chatMeter(resumed, args.usage),
+    ...(session && !resumed && !session.readError ? { counting: countingMeter(args.usage) } : {}),
     model: session?.chat ? { id: session.chat.model.id, label: session.chat.label } : undefined,
     sessions: [...args.sessions].sort((a, b) => b.updatedAt - a.updatedAt).slice(0, 50).map((s) => ({ id: s.id, title: s.title, updatedAt: s.updatedAt })),
-    banner: args.banner ?? (args.pending !== undefined ? undefined : session?.unavailable),
+    banner: args.banner ?? session?.readError ?? (args.pending !== undefined ? undefined : session?.unavailable),
     ...(args.earlierUnloaded ? { earlierUnloaded: true } : {}),
   };
 }
