@@ -11,6 +11,7 @@ import Module from 'module';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
+import { formatShare } from '../../../../src/core/accounting/windowFigures';
 import type { Message } from '../../../../src/core/model/message';
 import type { RequestUsageRecord } from '../../../../src/core/model/records';
 import type { SessionStore } from '../../../../src/core/ports/sessionStore';
@@ -66,7 +67,7 @@ describe('a long session that never compacted shows before it resumes', function
   let world: StubWorld;
   let restoreLoader: () => void;
   let workspace: string;
-  let load: () => { SessionController: typeof import('../../../../src/session/sessionController').SessionController; ChatViewProvider: typeof import('../../../../src/views/chatViewProvider').ChatViewProvider; ApiKeys: typeof import('../../../../src/secrets/apiKeys').ApiKeys; readConfiguration: typeof import('../../../../src/config/readSettings').readConfiguration };
+  let load: () => { SessionController: typeof import('../../../../src/session/sessionController').SessionController; ChatViewProvider: typeof import('../../../../src/views/chatViewProvider').ChatViewProvider; ApiKeys: typeof import('../../../../src/secrets/apiKeys').ApiKeys; readConfiguration: typeof import('../../../../src/config/readSettings').readConfiguration; ContextMeter: typeof import('../../../../src/views/contextMeter').ContextMeter };
 
   before(() => {
     workspace = mkdtempSync(join(tmpdir(), 'tally-first-state-ws-'));
@@ -83,6 +84,7 @@ describe('a long session that never compacted shows before it resumes', function
       ChatViewProvider: require('../../../../src/views/chatViewProvider').ChatViewProvider,
       ApiKeys: require('../../../../src/secrets/apiKeys').ApiKeys,
       readConfiguration: require('../../../../src/config/readSettings').readConfiguration,
+      ContextMeter: require('../../../../src/views/contextMeter').ContextMeter,
     });
     /* eslint-enable @typescript-eslint/no-require-imports */
   });
@@ -132,6 +134,7 @@ describe('a long session that never compacted shows before it resumes', function
     const { store, reads, release } = holdingWholeReads(await stores.openStore(folder, { debounceMs: 1e9 }));
     const { sessions, chat, webview, sent, reads: counted } = await openChat(store, folder);
     counted.wholeDone = () => reads.done;
+    const statusBar = new (load().ContextMeter)(sessions);
     try {
       const first = await webview.waitForPost('the chat\'s first state (the whole transcript is still held)', (p) => p.message.type === 'state', { timeoutMs: 30_000 });
       assert.equal(reads.done, 0, 'the whole transcript was not read before the chat showed the session');
@@ -147,6 +150,8 @@ describe('a long session that never compacted shows before it resumes', function
       assert.equal(state.counting.lastRequest?.tokens, 52_044, 'the last request\'s stored figure');
       assert.equal(state.model?.id, 'bench-model');
       assert.equal(sessions.active, undefined, 'not resumed yet');
+      statusBar.update();
+      assert.equal(statusBar.shown.text, '$(graph) counting…', 'the status bar shows no share either');
 
       // A message sent now waits for the resume: the agent gets it after the whole transcript was read.
       const sending = sessions.send('Continue with the next module.');
@@ -159,6 +164,8 @@ describe('a long session that never compacted shows before it resumes', function
       assert.equal(stateOf(counted)!.counting, undefined);
       assert.equal(meter.lastRequest?.tokens, state.counting.lastRequest?.tokens, 'the last request: one number, before and after');
       assert.equal(meter.text.lastRequest, state.counting.text.lastRequest);
+      statusBar.update();
+      assert.equal(statusBar.shown.text, `$(graph) ${formatShare(meter.usedShare)}`, 'the status bar and the chat: one share');
 
       // What an open that resumes before it shows (the old order) computes for the same session.
       const expected = await resumedFirstMeter(await stores.openStore(folder, { debounceMs: 1e9 }), long);
@@ -166,6 +173,7 @@ describe('a long session that never compacted shows before it resumes', function
       assert.equal(reads.started, 1, 'the whole transcript read once');
     } finally {
       release();
+      statusBar.dispose();
       chat.dispose();
       sessions.dispose();
     }
