@@ -26,6 +26,16 @@ const REPOSITORY = resolve(__dirname, '..', '..', '..', '..');
 const MESSAGES = 1_500;
 const SETTINGS = { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', model: 'bench-model', contextWindow: 200_000, maxOutputTokens: 8_192 };
 
+/**
+ * Forgets the loaded modules of the VS Code layer (those outside core, node, protocol and host), so
+ * they bind this test's `vscode` (another test may have loaded one with its own) and no later test binds it.
+ */
+function forgetVscodeLayer(): void {
+  const source = join(REPOSITORY, 'src') + '/';
+  const vscodeFree = ['core', 'node', 'protocol', 'host'].map((dir) => `${source}${dir}/`);
+  for (const path of Object.keys(require.cache)) if (path.startsWith(source) && !vscodeFree.some((dir) => path.startsWith(dir))) delete require.cache[path];
+}
+
 type Controller = import('../../../../src/session/sessionController').SessionController;
 
 /** The store with its whole-transcript reads (`loadTranscript` without `createdAfter`) held until `release`, and counted. */
@@ -70,6 +80,7 @@ describe('a long session that never compacted shows before it resumes', function
   let load: () => { SessionController: typeof import('../../../../src/session/sessionController').SessionController; ChatViewProvider: typeof import('../../../../src/views/chatViewProvider').ChatViewProvider; ApiKeys: typeof import('../../../../src/secrets/apiKeys').ApiKeys; readConfiguration: typeof import('../../../../src/config/readSettings').readConfiguration; ContextMeter: typeof import('../../../../src/views/contextMeter').ContextMeter };
 
   before(() => {
+    forgetVscodeLayer();
     workspace = mkdtempSync(join(tmpdir(), 'tally-first-state-ws-'));
     world = createVscodeStub({ extensionRoot: REPOSITORY, workspace: [workspace], settings: SETTINGS });
     const loader = Module as unknown as { _load(request: string, parent: unknown, isMain: boolean): unknown };
@@ -90,6 +101,7 @@ describe('a long session that never compacted shows before it resumes', function
   });
   after(() => {
     restoreLoader();
+    forgetVscodeLayer();
     rmSync(workspace, { recursive: true, force: true });
   });
 
