@@ -12,7 +12,7 @@ import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { resolveChatModel } from './modelService';
-import type { ActiveSession, SessionActions, ShownSession, ViewChange } from '../host/session/sessionPorts';
+import { MessageNotSent, type ActiveSession, type SessionActions, type ShownSession, type ViewChange } from '../host/session/sessionPorts';
 import { CHAT_PAGE_MESSAGES, SessionView } from '../host/session/sessionView';
 import { subagentUsage } from '../host/session/subagentUsage';
 import { userValue } from '../config/userScope';
@@ -47,6 +47,8 @@ export class SessionController implements vscode.Disposable, SessionActions {
   private subscriptions: Array<() => void> = [];
   private readonly turns = new TurnTracker();
   private pending?: string;
+  /** Messages sent while the shown session resumes: shown as not sent yet, sent once it resumed. */
+  private waiting: string[] = [];
   private openQueue: Promise<void> = Promise.resolve();
   /** A reopen for changed settings or keys, queued or running: the next use waits for it. */
   private reopening?: Promise<void>;
@@ -365,6 +367,11 @@ export class SessionController implements vscode.Disposable, SessionActions {
     return session;
   }
 
+  /** Messages sent while the shown session resumes, not sent yet. */
+  get waitingMessages(): readonly string[] {
+    return this.waiting;
+  }
+
   /** Drops the message kept while no model was configured (the user chose Discard in the chat). */
   discardPendingMessage(): void {
     if (this.pending === undefined) return;
@@ -408,7 +415,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
 
   /** Sends a chat message, after what the user attached to it; `/compact [focus]` compacts instead. */
   async send(text: string, attachments: readonly Message[] = []): Promise<void> {
-    const session = await this.current();
+    const session = await this.resumedFor(text);
     const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
     if (compact) {
       await this.compact(compact[1]?.trim() || undefined);
@@ -432,6 +439,26 @@ export class SessionController implements vscode.Disposable, SessionActions {
       await store.updateSession(session.info.id, { updatedAt: Date.now() });
     }
     await session.agent.send(text, undefined, attachments);
+  }
+
+  /**
+   * The resumed session for a message: one sent while the session resumes shows as not sent yet
+   * until then; when the resume fails, the message is not sent and its text goes back.
+   */
+  private async resumedFor(text: string): Promise<ActiveSession> {
+    if (this.activeSession || !this.resuming) return this.current();
+    const entry = text;
+    this.waiting = [...this.waiting, entry];
+    this.changed.fire({ type: 'status' });
+    try {
+      return await this.current();
+    } catch (error) {
+      throw new MessageNotSent(`The message was not sent: ${error instanceof Error ? error.message : String(error)}`, text);
+    } finally {
+      const at = this.waiting.indexOf(entry);
+      this.waiting = this.waiting.filter((_, i) => i !== at);
+      this.changed.fire({ type: 'status' });
+    }
   }
 
   /**

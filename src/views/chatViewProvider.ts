@@ -142,6 +142,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         live: this.sessions.live,
         ended: this.sessions.endedTurnNotices,
         pending: this.sessions.pendingMessage,
+        waiting: this.sessions.waitingMessages,
         compacting: this.sessions.compacting,
         canRetry: this.sessions.canRetry,
       };

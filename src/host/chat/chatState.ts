@@ -17,6 +17,8 @@ export interface ChatExtras {
   priceOverrides?: Record<string, ModelPrices>;
   /** A message typed while no model was configured, sent once one is chosen. */
   pending?: string;
+  /** Messages sent while the session's context is read, sent once it is. */
+  waiting?: readonly string[];
   /** The compaction running now. */
   compacting?: CompactionActivity;
   /** The last turn failed and can be sent again. */
@@ -35,6 +37,7 @@ export function chatTail(stored: ChatEntries, extras: ChatExtras = {}): { tail: 
   const cards = new Map<string, ChatEntry>();
   const figures = stored.lastTurnFigures();
   if (figures && !live) tail.push(figures);
+  (extras.waiting ?? []).forEach((text, i) => tail.push({ kind: 'user', id: `waiting-${i}`, text, pending: true }));
   if (extras.pending !== undefined) {
     tail.push({ kind: 'user', id: 'pending', text: extras.pending, pending: true });
     tail.push({ kind: 'notice', id: 'pending-model', level: 'warning', text: 'No model is configured, so this message has not been sent. Choose a model and it is sent right away.', action: 'selectModel' });

@@ -51,6 +51,13 @@ export interface ActiveSession extends ShownSession {
   agent?: AgentSession;
 }
 
+/** A message that was not sent because the session it waited for could not be resumed: `text` goes back to the composer. */
+export class MessageNotSent extends Error {
+  constructor(message: string, readonly text: string) {
+    super(message);
+  }
+}
+
 /** The shown session has resumed: its figures can be counted. */
 export function isResumed(session: ShownSession): session is ActiveSession {
   return 'contextSession' in session;

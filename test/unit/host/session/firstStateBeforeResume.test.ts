@@ -165,11 +165,15 @@ describe('a long session that never compacted shows before it resumes', function
       statusBar.update();
       assert.equal(statusBar.shown.text, '$(graph) counting…', 'the status bar shows no share either');
 
-      // A message sent now waits for the resume: the agent gets it after the whole transcript was read.
-      const sending = sessions.send('Continue with the next module.');
+      // A message sent now shows as not sent yet, and goes to the agent once the whole transcript was read.
+      const sending = webview.send({ type: 'send', text: 'Continue with the next module.' });
+      const waiting = await webview.waitForPost('the message shown as not sent yet', (p) => stateOf(p)?.sessionId === long && Boolean((p.message as { patch?: { upserts?: Array<{ pending?: boolean; text?: string }> } }).patch?.upserts?.some((e) => e.pending && e.text === 'Continue with the next module.')), { timeoutMs: 30_000 });
+      assert.ok(waiting);
+      assert.equal(reads.done, 0, 'still held');
       release();
       await sending;
       assert.deepEqual(sent, [{ text: 'Continue with the next module.', wholeReadsDone: 1 }]);
+      assert.deepEqual(sessions.waitingMessages, []);
 
       const counted = await webview.waitForPost('the chat\'s meter with figures', (p) => stateOf(p)?.meter !== undefined, { timeoutMs: 30_000 });
       const meter = stateOf(counted)!.meter!;
@@ -221,14 +225,19 @@ describe('a long session that never compacted shows before it resumes', function
     const { sessions, chat, webview } = await openChat(store, folder);
     try {
       await webview.waitForPost('the long session shown', (p) => p.message.type === 'state' && stateOf(p)?.sessionId === long, { timeoutMs: 30_000 });
+      const sending = webview.send({ type: 'send', text: 'Keep going.' });
       release();
+      await sending;
+      assert.ok(world.shown.some((m) => m.level === 'error' && /The message was not sent: database disk image is malformed/.test(m.message)), 'the message sent meanwhile says why it was not sent');
       const failed = await webview.waitForPost('the error in the chat', (p) => Boolean(stateOf(p)?.banner), { timeoutMs: 30_000 });
       const state = stateOf(failed)!;
       assert.equal(state.banner, 'This session could not be read: database disk image is malformed');
       assert.equal(state.counting, undefined);
       assert.equal(state.meter, undefined);
       await assert.rejects(sessions.current(), /malformed/, 'what needs the session says why it cannot continue');
-      await assert.rejects(sessions.send('hello'), /malformed/);
+      await webview.send({ type: 'send', text: 'hello' });
+      assert.ok(world.shown.some((m) => m.level === 'error' && /not sent: database disk image is malformed/.test(m.message)), JSON.stringify(world.shown));
+      assert.deepEqual(sessions.waitingMessages, [], 'no message left "not sent yet"');
     } finally {
       chat.dispose();
       sessions.dispose();
