@@ -2,11 +2,12 @@
  * Opening a session through the built extension as VS Code drives it (startExtension.ts): the
  * chat view resolved until its first state is posted, then the inspector until its first state.
  * Sessions of 500 / 1,500 / 4,500 turns (compacted every 100 turns, a 10 KB output a turn; see
- * seedLongSession.ts) and of 1K / 10K / 50K messages that never compacted (seedSession.ts). Each
+ * seedLongSession.ts) and of 1K / 10K / 50K messages that never compacted (seedSession.ts: flushed
+ * every 250 messages, or in one segment file with --one-segment). Each
  * (build, session, round) runs in a fresh process (openRun.ts) on a copy of the seeded store; with
  * --old, the other build runs in every round too, the order alternating round by round.
  * Writes bench/results/realPath-open.json.
- * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/open.bench.ts [--turns 500,1500,4500] [--messages 1000,10000,50000] [--old <extension root>] [--rounds 2]
+ * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/open.bench.ts [--turns 500,1500,4500] [--messages 1000,10000,50000] [--old <extension root>] [--rounds 2] [--one-segment]
  */
 import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
@@ -33,9 +34,12 @@ function runOnce(options: OpenRunOptions): OpenRunResult {
 async function main() {
   const oldRoot = flag('old');
   const rounds = Number(flag('rounds') ?? 2);
+  const oneSegment = process.argv.includes('--one-segment');
   const sessions = [
     ...list(flag('turns'), [500, 1_500, 4_500]).map((turns) => ({ name: `${turns} turns, compacted`, seed: (dir: string) => seedLongSession(dir, turns) })),
-    ...list(flag('messages'), [1_000, 10_000, 50_000]).map((count) => ({ name: `${count} messages, never compacted`, seed: (dir: string) => seedSession(dir, count) })),
+    // Written as a session that ran that long flushed it (a flush every 250 messages, segments sealed
+    // at the store's 2 MB), unless --one-segment asks for the whole session in one segment file.
+    ...list(flag('messages'), [1_000, 10_000, 50_000]).map((count) => ({ name: `${count} messages, never compacted${oneSegment ? ', one segment' : ''}`, seed: (dir: string) => seedSession(dir, count, oneSegment ? undefined : 250) })),
   ];
   const builds = oldRoot ? [{ name: 'this', root: REPOSITORY_ROOT }, { name: 'old', root: oldRoot }] : [{ name: 'this', root: REPOSITORY_ROOT }];
   const rows: Array<Record<string, unknown>> = [];
@@ -55,7 +59,7 @@ async function main() {
       for (const build of builds) {
         const runs = results.get(build.name)!;
         const med = (key: keyof OpenRunResult) => median(runs.map((r) => r[key] ?? Number.NaN));
-        rows.push({ session: session.name, build: build.name, chatStateMs: med('chatStateMs'), chatStateCpuMs: med('chatStateCpuMs'), chatStateKB: med('chatStateKB'), chatLongestBlockMs: med('chatLongestBlockMs'), chatEntries: med('chatEntries'), segmentLoads: med('segmentLoads'), segmentFiles: med('segmentFiles'), inspectorStateMs: med('inspectorStateMs'), inspectorStateKB: med('inspectorStateKB'), rssMiB: med('rssMiB'), runs: runs.length });
+        rows.push({ session: session.name, build: build.name, chatStateMs: med('chatStateMs'), chatStateCpuMs: med('chatStateCpuMs'), chatStateKB: med('chatStateKB'), chatLongestBlockMs: med('chatLongestBlockMs'), chatEntries: med('chatEntries'), chatMeterMs: med('chatMeterMs'), segmentLoads: med('segmentLoads'), segmentFiles: med('segmentFiles'), inspectorStateMs: med('inspectorStateMs'), inspectorStateKB: med('inspectorStateKB'), rssMiB: med('rssMiB'), runs: runs.length });
       }
     } finally {
       rmSync(seeded, { recursive: true, force: true });

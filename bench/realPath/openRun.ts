@@ -1,7 +1,9 @@
 /**
  * One measured open, in its own process: the built extension (startExtension.ts) on a copy of a
- * seeded store; the chat view resolved (its `ready` sent) until its first state is posted, then
- * the inspector opened until its first state is posted. Prints one JSON line: the wait for each
+ * seeded store; the chat view resolved (its `ready` sent) until its first state that shows the
+ * session's entries is posted (and, not in the CPU figure, until its meter has figures: a session
+ * shown while its context resumes gets them in a later update), then the inspector opened until
+ * its first state is posted. Prints one JSON line: the wait for each
  * (and the CPU time of the chat's),
  * the bytes posted, the chat's entries, the segment files the host loaded before the chat's first
  * state, and the host's RSS. With `profileFile`, a CPU profile of the wait for the chat's first
@@ -32,6 +34,8 @@ export interface OpenRunResult {
   /** The longest stretch without a turn of the event loop over the same wait (a 1 ms timer probe; on a loaded machine it includes time the process waited for a CPU). */
   chatLongestBlockMs: number;
   chatEntries: number;
+  /** From the chat's resolve until it was posted the meter with figures (the working context resumed): the first state's time when that state had them. */
+  chatMeterMs: number;
   segmentLoads: number;
   segmentFiles: number;
   inspectorStateMs: number;
@@ -69,13 +73,15 @@ async function run(options: OpenRunOptions): Promise<OpenRunResult> {
     const started = performance.now();
     const cpuBefore = process.cpuUsage();
     const chat = ext.showChat();
-    const chatState = await chat.waitForPost('chat state', (p) => p.message.type === 'state', { timeoutMs });
+    // The first state that shows the session: its entries (a state without them would be a placeholder).
+    const chatState = await chat.waitForPost('chat state', (p) => p.message.type === 'state' && ((p.message as { state?: { entries?: unknown[] } }).state?.entries?.length ?? 0) > 0, { timeoutMs });
     const cpu = process.cpuUsage(cpuBefore);
     clearInterval(probe);
     if (profiler && options.profileFile) await profiler.stopInto(options.profileFile);
     longestBlock = Math.max(longestBlock, chatState.at - lastTick - 1);
     const segmentLoads = loads.length;
     const segmentFiles = new Set(loads).size;
+    const chatMeter = await chat.waitForPost('chat meter with figures', (p) => (p.message.type === 'state' || p.message.type === 'update') && (p.message as { state?: { meter?: unknown } }).state?.meter !== undefined, { timeoutMs });
     const inspectorStarted = performance.now();
     const inspector = await ext.openInspector();
     const inspectorState = await inspector.waitForPost('inspector state', (p) => p.message.type === 'state', { timeoutMs });
@@ -86,6 +92,7 @@ async function run(options: OpenRunOptions): Promise<OpenRunResult> {
       chatStateKB: Math.round(chatState.bytes / 1024),
       chatLongestBlockMs: Math.round(Math.max(0, longestBlock)),
       chatEntries: entries,
+      chatMeterMs: Math.round(chatMeter.at - started),
       segmentLoads,
       segmentFiles,
       inspectorStateMs: Math.round(inspectorState.at - inspectorStarted),

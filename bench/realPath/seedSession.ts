@@ -37,14 +37,23 @@ export function withStoredCounts(messages: readonly Message[]): Message[] {
   return messages.map((m) => withStoredCount(m, counter));
 }
 
-/** Seeds `<storageDir>/store` (where the extension keeps its store under globalStorage) with one chat session. */
-export async function seedSession(storageDir: string, count: number): Promise<string> {
+/**
+ * Seeds `<storageDir>/store` (where the extension keeps its store under globalStorage) with one chat
+ * session. `flushEvery`: messages written between two flushes. A session that ran that long flushed
+ * many times (its segments sealed at the store's size as it grew); undefined writes it in one flush,
+ * one segment file of the whole session.
+ */
+export async function seedSession(storageDir: string, count: number, flushEvery?: number): Promise<string> {
   const folder = join(storageDir, 'store');
   mkdirSync(folder, { recursive: true });
   const store = await openStore(folder, { debounceMs: 1e9 });
   const { id } = await store.createSession({ title: `Bench session of ${count} messages`, origin: 'chat' });
-  await store.putMessages(id, withStoredCounts(sessionMessages(count, Date.now() - count - 60_000)));
-  await store.flush();
+  const messages = withStoredCounts(sessionMessages(count, Date.now() - count - 60_000));
+  const batch = flushEvery ?? messages.length;
+  for (let at = 0; at < messages.length; at += batch) {
+    await store.putMessages(id, messages.slice(at, at + batch));
+    await store.flush();
+  }
   await store.close();
   return id;
 }

@@ -3,7 +3,7 @@ import type { SessionController } from '../session/sessionController';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { runModelPicker, vscodePickerUi, type PickerUi } from './modelPicker';
 
-type Sessions = Pick<SessionController, 'whileChangingSettings' | 'reopenActive' | 'current' | 'active'>;
+type Sessions = Pick<SessionController, 'whileChangingSettings' | 'reopenActive' | 'current' | 'shown'>;
 
 /**
  * Tally: Select Model. The chat takes the chosen model at once: choosing the model the settings
@@ -23,6 +23,6 @@ export async function selectModelCommand(sessions: Sessions, keys: ApiKeys, ui: 
 
 /** VS Code's list of language models changed: a chat session still without a model opens again to take one. */
 export function reopenWithoutModel(sessions: Sessions): void {
-  const active = sessions.active;
+  const active = sessions.shown; // a session still resuming opens again once resumed
   if (active && !active.chat && !active.replayLabel && readConfiguration().provider === 'vscode-lm') sessions.reopenActive('settings');
 }

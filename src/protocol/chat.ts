@@ -6,6 +6,7 @@ import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CompactionEventRecord } from '../core/model/records';
 import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost } from './attachments';
 import type { ListPatch } from './listPatch';
+import type { MeterCounting } from './meterCounting';
 
 export interface ChatToolCallView {
   callId: string;
@@ -117,6 +118,8 @@ export interface ChatState {
   entries: ChatEntry[];
   busy: boolean;
   meter?: ChatMeter;
+  /** Set instead of `meter` while the session's context is being read (its newest messages show already). */
+  counting?: MeterCounting;
   model?: { id: string; label: string };
   sessions: Array<{ id: string; title: string; updatedAt: number }>;
   /** Shown when no model is configured or the workspace is untrusted. */

@@ -12,7 +12,7 @@ import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { resolveChatModel } from './modelService';
-import type { ActiveSession, SessionActions, ViewChange } from '../host/session/sessionPorts';
+import { MessageNotSent, type ActiveSession, type SessionActions, type ShownSession, type ViewChange } from '../host/session/sessionPorts';
 import { CHAT_PAGE_MESSAGES, SessionView } from '../host/session/sessionView';
 import { subagentUsage } from '../host/session/subagentUsage';
 import { userValue } from '../config/userScope';
@@ -32,10 +32,23 @@ export class SessionController implements vscode.Disposable, SessionActions {
   readonly onDidChange = this.changed.event;
   readonly onAgentEvent = this.agentEvents.event;
   private activeSession?: ActiveSession;
+  /** The session the views show: the active one, or one whose working context is still resuming. */
+  private shownSession?: ShownSession;
+  /** The shown session's resume, while it runs (or after it failed): `go` lets its whole-transcript read start. */
+  private resuming?: { session: ShownSession; resumed: Promise<ActiveSession>; go(): void };
+  /** Calls waiting for a resumed session: an open they wait for reads its transcript at once. */
+  private resumedWanted = 0;
+  /** Opens waiting in the queue: the one running does not hold its resume for them. */
+  private queuedOpens = 0;
+  private readonly shownWaiters: Array<(session: ShownSession) => void> = [];
+  /** True when a chat will post the first state of a session shown now (and then call `firstStateShown`). */
+  private chatWillShow: () => boolean = () => false;
   private opening?: Promise<ActiveSession>;
   private subscriptions: Array<() => void> = [];
   private readonly turns = new TurnTracker();
   private pending?: string;
+  /** Messages sent while the shown session resumes: shown as not sent yet, sent once it resumed. */
+  private waiting: string[] = [];
   private openQueue: Promise<void> = Promise.resolve();
   /** A reopen for changed settings or keys, queued or running: the next use waits for it. */
   private reopening?: Promise<void>;
@@ -54,8 +67,14 @@ export class SessionController implements vscode.Disposable, SessionActions {
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
+  /** The session open, once its working context resumed. */
   get active(): ActiveSession | undefined {
     return this.activeSession;
+  }
+
+  /** The session the views show: the active one, or one still resuming (its figures are not counted yet). */
+  get shown(): ShownSession | undefined {
+    return this.shownSession;
   }
 
   /** The turn running now, for the chat panel. */
@@ -91,11 +110,43 @@ export class SessionController implements vscode.Disposable, SessionActions {
     return this.storeHost.get();
   }
 
-  /** The active session, creating one on first use. */
+  /** The active session, its working context resumed, opening the latest (or a new one) on first use. */
   async current(): Promise<ActiveSession> {
-    // A change of settings or keys applies before the next message is sent.
-    if (this.reopening) await this.reopening;
-    if (this.activeSession) return this.activeSession;
+    this.resumedWanted++;
+    this.resuming?.go();
+    try {
+      // A change of settings or keys applies before the next message is sent.
+      if (this.reopening) await this.reopening;
+      if (this.activeSession) return this.activeSession;
+      if (this.resuming) return await this.resuming.resumed;
+      return await this.openLatest();
+    } finally {
+      this.resumedWanted--;
+    }
+  }
+
+  /**
+   * What the chat shows: the shown session, which may still be resuming, opening the latest on
+   * first use. The chat calls `firstStateShown` once it posted it: a session that must read its
+   * whole transcript to resume starts that read then, so the chat shows its newest page first.
+   */
+  async showing(): Promise<ShownSession> {
+    if (this.shownSession) return this.shownSession;
+    const shown = new Promise<ShownSession>((resolve) => this.shownWaiters.push(resolve));
+    return Promise.race([shown, this.openLatest()]);
+  }
+
+  /** The chat posted the shown session's first state: its resume may read the whole transcript now. */
+  firstStateShown(session: ShownSession): void {
+    if (this.resuming?.session === session) this.resuming.go();
+  }
+
+  /** How the controller tells whether a chat will post a shown session's state (and call `firstStateShown`). */
+  setChatWillShow(willShow: () => boolean): void {
+    this.chatWillShow = willShow;
+  }
+
+  private openLatest(): Promise<ActiveSession> {
     this.opening ??= (async () => {
       const store = await this.store();
       const latest = (await store.listSessions()).filter((s) => !s.origin?.startsWith('replay:') && !subagentLinkOf(s)).sort((a, b) => b.updatedAt - a.updatedAt)[0];
@@ -130,18 +181,23 @@ export class SessionController implements vscode.Disposable, SessionActions {
    * starts, and changes made inside `whileChangingSettings` reopen once at its end.
    */
   reopenActive(reason: 'settings' | 'key'): void {
-    const active = this.activeSession;
-    if (!active || active.agent?.busy || (reason === 'key' && active.replayLabel)) return;
+    // A session still resuming counts as open: it opens again once its resume is over.
+    const active = this.activeSession ?? this.resuming?.session;
+    if (!active || this.activeSession?.agent?.busy || (reason === 'key' && active.replayLabel)) return;
     if (this.reopenHolds > 0) {
       this.reopenWanted = true;
       return;
     }
     if (this.reopenQueued) return;
     this.reopenQueued = true;
+    this.queuedOpens++;
+    this.resuming?.go();
     const next = this.openQueue.then(async () => {
       this.reopenQueued = false;
-      const now = this.activeSession; // the session active when the reopen starts, not when it was asked for
-      if (now && !now.agent?.busy) await this.openNow(now.info.id, now.replayLabel);
+      this.queuedOpens--;
+      // The session shown when the reopen starts, not when it was asked for.
+      const now = this.activeSession ?? this.resuming?.session;
+      if (now && !this.activeSession?.agent?.busy) await this.openNow(now.info.id, now.replayLabel);
     });
     const done = next.then(() => undefined, () => undefined);
     this.openQueue = done;
@@ -169,7 +225,13 @@ export class SessionController implements vscode.Disposable, SessionActions {
    * older one finishing last must not replace (or detach) the session a newer one set up.
    */
   open(sessionId: string, replayLabel?: string): Promise<ActiveSession> {
-    const next = this.openQueue.then(() => this.openNow(sessionId, replayLabel));
+    // The open running now does not hold its resume for the chat: this one waits for it.
+    this.resuming?.go();
+    this.queuedOpens++;
+    const next = this.openQueue.then(() => {
+      this.queuedOpens--;
+      return this.openNow(sessionId, replayLabel);
+    });
     this.openQueue = next.then(() => undefined, () => undefined);
     return next;
   }
@@ -188,6 +250,12 @@ export class SessionController implements vscode.Disposable, SessionActions {
     ]);
     const chat = resolution?.ok ? resolution.chat : undefined;
     const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
+    // Without a snapshot the resume reads the whole transcript: the chat shows the session's newest
+    // page first, read from the store, and the read waits until the chat posted it (`go`).
+    let wholeTranscript!: () => void;
+    const readsWhole = new Promise<true>((resolve) => (wholeTranscript = () => resolve(true)));
+    let go!: () => void;
+    const mayReadWhole = new Promise<void>((resolve) => (go = resolve));
     const resuming = ContextSession.open({
       store,
       sessionId,
@@ -200,20 +268,71 @@ export class SessionController implements vscode.Disposable, SessionActions {
       fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : undefined,
       encoderAfterFirstState: true, // the chat starts the ranks once it shows the session
       lastRequest,
+      beforeWholeTranscript: () => {
+        wholeTranscript();
+        return mayReadWhole;
+      },
     });
-    // What the views show is read while the session resumes, the chat's page from the messages it
-    // read when they hold one; prices come from user settings only.
+    const showFirst = await Promise.race([readsWhole, resuming.then(() => false, () => false)]);
+    // What the views show is read while the session resumes: the chat's page from the messages the
+    // resume read when it reads only those after its snapshot (quick), else from the store. Prices
+    // come from user settings only.
     const prices = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
-    const viewing = SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, prices, resuming.then((resumed) => resumed.takeResumedTranscript(), () => undefined));
-    const [contextSession, view] = await Promise.all([resuming, viewing]);
-    const session: ActiveSession = {
+    const page = showFirst ? undefined : resuming.then((resumed) => resumed.takeResumedTranscript(), () => undefined);
+    const view = await SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, prices, page).catch((error: Error) => {
+      go(); // the resume is not left waiting; the open fails with the view's error
+      resuming.catch(() => undefined);
+      throw error;
+    });
+    const shown: ShownSession = {
       info,
-      contextSession,
       view,
       chat,
       replayLabel,
       unavailable: replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : resolution && !resolution.ok ? resolution.reason : undefined,
     };
+    // A session whose whole transcript is the page (a new or short one) resumes before it shows: no "counting…" to flash.
+    const shownFirst = showFirst && view.earlierUnloaded;
+    const resumed = this.resume(shown, resuming, store, config, shownFirst);
+    if (shownFirst) {
+      this.resuming = { session: shown, resumed, go };
+      resumed.catch(() => undefined); // the open's caller and `current` get the failure
+      this.show(shown);
+      this.activeSession = undefined;
+      this.changed.fire({ type: 'opened' });
+      // Nobody will post it first, or someone needs it resumed: the resume reads on at once.
+      if (this.resumedWanted > 0 || this.queuedOpens > 0 || !this.chatWillShow()) go();
+    } else go();
+    return resumed;
+  }
+
+  private show(session: ShownSession): void {
+    this.shownSession = session;
+    for (const resolve of this.shownWaiters.splice(0)) resolve(session);
+  }
+
+  /** Waits for the shown session's working context, then makes it the active session (its agent, its changes). */
+  private async resume(shown: ShownSession, resuming: Promise<ContextSession>, store: SessionStore, config: ReturnType<typeof readConfiguration>, shownFirst: boolean): Promise<ActiveSession> {
+    const sessionId = shown.info.id;
+    const { view, chat } = shown;
+    let contextSession: ContextSession;
+    try {
+      contextSession = await resuming;
+    } catch (error) {
+      // The chat shows the session's messages and says why it cannot continue it.
+      const reason = error instanceof Error ? error.message : String(error);
+      this.log.error(`session ${sessionId}: its context could not be read: ${reason}`);
+      shown.readError = `This session could not be read: ${reason}`;
+      if (this.resuming?.session !== shown) {
+        this.show(shown);
+        this.activeSession = undefined;
+        this.resuming = { session: shown, resumed: Promise.reject(error as Error), go: () => undefined };
+        this.resuming.resumed.catch(() => undefined);
+        this.changed.fire({ type: 'opened' });
+      } else this.changed.fire({ type: 'status' });
+      throw error;
+    }
+    const session: ActiveSession = { ...shown, contextSession };
     if (chat) {
       const agent = await this.agents.create({ contextSession, chat, config, store });
       session.agent = agent;
@@ -230,7 +349,11 @@ export class SessionController implements vscode.Disposable, SessionActions {
       }),
     );
     this.activeSession = session;
-    this.changed.fire({ type: 'opened' });
+    this.resuming = undefined;
+    this.show(session);
+    // A session shown before it resumed gets its figures now (the chat has shown it: the ranks load for the next message).
+    if (shownFirst) contextSession.loadEncoder();
+    this.changed.fire(shownFirst ? { type: 'status' } : { type: 'opened' });
     // The subagents' requests join their turns' figures once read; the open does not wait for them.
     void subagentUsage(store, sessionId).then(
       (records) => {
@@ -242,6 +365,11 @@ export class SessionController implements vscode.Disposable, SessionActions {
     );
     if (session.agent && this.pending !== undefined) this.sendPending();
     return session;
+  }
+
+  /** Messages sent while the shown session resumes, not sent yet. */
+  get waitingMessages(): readonly string[] {
+    return this.waiting;
   }
 
   /** Drops the message kept while no model was configured (the user chose Discard in the chat). */
@@ -287,7 +415,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
 
   /** Sends a chat message, after what the user attached to it; `/compact [focus]` compacts instead. */
   async send(text: string, attachments: readonly Message[] = []): Promise<void> {
-    const session = await this.current();
+    const session = await this.resumedFor(text);
     const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
     if (compact) {
       await this.compact(compact[1]?.trim() || undefined);
@@ -311,6 +439,26 @@ export class SessionController implements vscode.Disposable, SessionActions {
       await store.updateSession(session.info.id, { updatedAt: Date.now() });
     }
     await session.agent.send(text, undefined, attachments);
+  }
+
+  /**
+   * The resumed session for a message: one sent while the session resumes shows as not sent yet
+   * until then; when the resume fails, the message is not sent and its text goes back.
+   */
+  private async resumedFor(text: string): Promise<ActiveSession> {
+    if (this.activeSession || !this.resuming) return this.current();
+    const entry = text;
+    this.waiting = [...this.waiting, entry];
+    this.changed.fire({ type: 'status' });
+    try {
+      return await this.current();
+    } catch (error) {
+      throw new MessageNotSent(`The message was not sent: ${error instanceof Error ? error.message : String(error)}`, text);
+    } finally {
+      const at = this.waiting.indexOf(entry);
+      this.waiting = this.waiting.filter((_, i) => i !== at);
+      this.changed.fire({ type: 'status' });
+    }
   }
 
   /**

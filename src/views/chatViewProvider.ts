@@ -10,6 +10,7 @@ import type { SessionRewind } from '../session/sessionRewind';
 import { RefreshQueue } from '../host/session/refreshQueue';
 import { SessionListing } from '../host/session/sessionListing';
 import type { SessionController } from '../session/sessionController';
+import { isResumed, type ShownSession } from '../host/session/sessionPorts';
 import type { HostToChat } from '../protocol/chat';
 import { receiveWebviewMessage } from '../protocol/receive';
 import { parseChatMessage } from '../protocol/validate';
@@ -50,7 +51,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       sendState: () => this.sendState({ whole: true }),
       scheduleRefresh: () => this.scheduleRefresh(),
       showEarlier: async () => {
-        const session = await this.sessions.current();
+        const session = await this.sessions.showing();
         // Older messages go before those held: the entries are folded again, so the webview gets them whole.
         if (await session.view.showEarlier(CHAT_PAGE_MESSAGES)) await this.sendState({ whole: true });
       },
@@ -68,6 +69,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         },
       },
     });
+    // A session shown before it resumes reads its whole transcript once this chat posted it, unless no chat shows.
+    sessions.setChatWillShow(() => Boolean(this.view?.visible));
     this.disposables.push(
       sessions.onDidChange(() => this.scheduleRefresh()),
       ...(rewind ? [rewind.onDidChange(() => this.scheduleRefresh())] : []),
@@ -118,8 +121,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private async sendStateNow(options: { whole?: boolean }): Promise<void> {
+    let session: ShownSession | undefined;
     try {
-      const session = await this.sessions.current();
+      // The session as shown, possibly still resuming: its newest messages show while its context is counted.
+      session = await this.sessions.showing();
       const { view } = session;
       // Prices are read from user settings only: a workspace must not change what a turn is said to cost.
       const priceOverrides = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
@@ -137,6 +142,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         live: this.sessions.live,
         ended: this.sessions.endedTurnNotices,
         pending: this.sessions.pendingMessage,
+        waiting: this.sessions.waitingMessages,
         compacting: this.sessions.compacting,
         canRetry: this.sessions.canRetry,
       };
@@ -147,12 +153,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       const state = { ...chatHeader({ session, sessions: await this.listing.sessions(), earlierUnloaded: view.earlierUnloaded, usage: view.usageFigures, ...extras }), ...(turnFiles.length ? { turnFiles } : {}) };
       if (whole) {
         this.post({ type: 'state', state: { ...state, entries: this.sent.whole(view.chat, extras) } });
-        session.contextSession.loadEncoder(); // now that the session shows, for the next message to count
+        if (isResumed(session)) session.contextSession.loadEncoder(); // now that the session shows, for the next message to count
       } else this.post({ type: 'update', state, patch: this.sent.change(view.chat, extras) });
-      // The cost line follows the meter; the chips follow the session.
-      await this.attachments?.refreshComposer();
+      // The cost line follows the meter (once the session resumed); the chips follow the session.
+      if (isResumed(session)) await this.attachments?.refreshComposer();
     } catch (error) {
       this.log.error(`chat: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      // A state that could not be posted does not hold the session's resume.
+      if (session) this.sessions.firstStateShown(session);
     }
   }
 

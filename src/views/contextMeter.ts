@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { formatShare } from '../core/accounting/windowFigures';
 import type { SessionController } from '../session/sessionController';
 import { chatMeter } from '../host/session/turnFigures';
+import { COUNTING } from '../protocol/meterCounting';
 
 /** Status-bar context meter: share of the effective window; warns near the compaction threshold; opens the inspector. */
 export class ContextMeter implements vscode.Disposable {
@@ -32,8 +33,16 @@ export class ContextMeter implements vscode.Disposable {
 
   /** Redraws from the session's budget, which the session keeps until its context or usage changes. */
   update(): void {
+    const shown = this.sessions.shown;
+    if (!shown) return;
     const session = this.sessions.active;
-    if (!session) return;
+    if (!session || session !== shown) {
+      // The session shows while its context is read: no share yet that would change once counted.
+      this.item.text = shown.readError ? '$(graph) Tally' : `$(graph) ${COUNTING}`;
+      this.item.tooltip = shown.readError ? `Tally: ${shown.readError}` : 'Tally context: counting the session\'s context… Click to open the inspector.';
+      this.item.backgroundColor = undefined;
+      return;
+    }
     const f = chatMeter(session);
     this.item.text = `$(graph) ${formatShare(f.usedShare)}`;
     this.item.tooltip = new vscode.MarkdownString(

@@ -1,6 +1,7 @@
 /** The chat panel webview: renders the conversation the host sends, posts intents back. */
 import { chatEntryKey, type ChatEntry, type ChatState, type ChatToHost, type HostToChat } from '../../src/protocol/chat';
 import { applyChatEntriesPatch, type HeldChatEntries } from '../../src/protocol/chatPatch';
+import { readMeterCounting } from '../../src/protocol/meterCounting';
 import { heldListOf } from '../../src/protocol/listPatch';
 import { button, registerControls } from '../ui/controls';
 import { h, replace } from '../ui/dom';
@@ -135,7 +136,7 @@ function render(next: ChatState): void {
   replace(bannerSlot, next.banner ? [h('div', { class: 'banner', attrs: { role: 'alert' }, text: next.banner })] : []);
   // Without a model and with nothing said yet there is no window to measure: no "0/120K".
   const meter = next.model || next.entries.length > 0 ? next.meter : undefined;
-  replace(meterSlot, [renderMeter(meter, () => host.post({ type: 'openInspector' }))]);
+  replace(meterSlot, [renderMeter(meter, () => host.post({ type: 'openInspector' }), next.model || next.entries.length > 0 ? readMeterCounting(next.counting) : undefined)]);
   composer.setBusy(next.busy);
   renderEntries(next.entries);
 }

@@ -2,6 +2,7 @@ import type { ChatMeter } from '../../src/protocol/chat';
 import { h } from '../ui/dom';
 import { percent, shortTokens } from '../ui/format';
 import { countOf } from '../../src/protocol/wording';
+import { COUNTING, type MeterCounting } from '../../src/protocol/meterCounting';
 
 /** ok below 80% of the compaction threshold, near up to it, over past it. */
 export function meterLevel(m: ChatMeter): 'ok' | 'near' | 'over' {
@@ -15,7 +16,8 @@ export function meterLevel(m: ChatMeter): 'ok' | 'near' | 'over' {
  * Every number and text comes from the host's window figures, the ones the status bar and the
  * inspector show. The last request's size is named as such, since it is not the context now.
  */
-export function renderMeter(meter: ChatMeter | undefined, onOpen: () => void): HTMLElement {
+export function renderMeter(meter: ChatMeter | undefined, onOpen: () => void, counting?: MeterCounting): HTMLElement {
+  if (!meter && counting) return renderCounting(counting, onOpen);
   if (!meter) return h('div', { class: 'meter empty' });
   const level = meterLevel(meter);
   const fill = h('div', { class: 'meter-fill' });
@@ -32,5 +34,21 @@ export function renderMeter(meter: ChatMeter | undefined, onOpen: () => void): H
     ]),
     h('div', { class: 'meter-detail', attrs: { 'data-meter': 'last-and-now' }, text: meter.text.lastAndNow }),
     meter.warning ? h('div', { class: 'meter-warning', attrs: { role: 'status' }, text: meter.warning }) : null,
+  ]);
+}
+
+/**
+ * The meter while the session's context is read: an empty track that says so, no share and no
+ * window figure (they would change once counted); the last request's stored figure when there is one.
+ */
+function renderCounting(counting: MeterCounting, onOpen: () => void): HTMLElement {
+  const last = counting.lastRequest ? ` The last request (#${counting.lastRequest.requestIndex}) carried ${counting.text.lastRequest ?? countOf(counting.lastRequest.tokens, 'token')}.` : '';
+  const label = `Counting the context of this session.${last} Click to open the inspector.`;
+  return h('div', { class: 'meter-wrap' }, [
+    h('button', { class: 'meter counting', title: label, attrs: { type: 'button', 'data-level': 'counting', 'aria-label': label, 'aria-busy': 'true' }, on: { click: onOpen } }, [
+      h('div', { class: 'meter-track' }, [h('div', { class: 'meter-counting' })]),
+      h('span', { class: 'meter-text', text: COUNTING }),
+    ]),
+    h('div', { class: 'meter-detail', attrs: { 'data-meter': 'last-and-now' }, text: counting.text.lastAndNow }),
   ]);
 }

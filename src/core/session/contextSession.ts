@@ -109,7 +109,7 @@ export class ContextSession {
     // them takes CPU from it). When every message carries its count, the open does not wait for them.
     const ranks = options.encoderAfterFirstState ? undefined : options.counter.load();
     ranks?.catch(() => undefined); // a failed load fails the first count that needs it
-    const resumed = await resumeSession(options.store, options.sessionId, options.lastRequest);
+    const resumed = await resumeSession(options.store, options.sessionId, options.lastRequest, options.beforeWholeTranscript);
     if (!resumed.working.every((m) => isCounted(m, options.counter.encoding))) await (ranks ?? options.counter.load());
     session.working = trackEdits(settleMessages(resumed.working));
     session.lastCreatedAt = resumed.lastCreatedAt;

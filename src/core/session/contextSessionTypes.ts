@@ -30,6 +30,11 @@ export interface ContextSessionOptions {
   encoderAfterFirstState?: boolean;
   /** Where the session's requests left off, when the caller reads it anyway: the resume does not read it again. */
   lastRequest?: Promise<LastRequest>;
+  /**
+   * Called when the session has no readable snapshot and must read its whole transcript: the read
+   * waits for the promise it returns (the window shows the session's newest page first).
+   */
+  beforeWholeTranscript?: () => Promise<void>;
 }
 
 /**

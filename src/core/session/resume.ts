@@ -23,9 +23,9 @@ export interface ResumedSession {
  * ones are not read, only whether they are pinned now). Without a readable snapshot (none yet, or
  * a damaged one set aside), the whole transcript. A history stored by an older version or cut by
  * a crash is repaired here, not trusted. `lastRead`: the last request, when the caller reads it
- * anyway (it is not read twice).
+ * anyway (it is not read twice). `beforeWholeTranscript`: the whole transcript's read waits for it.
  */
-export async function resumeSession(store: SessionStore, sessionId: string, lastRead?: Promise<LastRequest>): Promise<ResumedSession> {
+export async function resumeSession(store: SessionStore, sessionId: string, lastRead?: Promise<LastRequest>, beforeWholeTranscript?: () => Promise<void>): Promise<ResumedSession> {
   // The last request's figures are read beside the messages, unless the caller is reading them already.
   const last = lastRead ?? readLastRequest(store, sessionId);
   last.catch(() => undefined); // its failure fails the resume below, once the messages are read
@@ -37,6 +37,7 @@ export async function resumeSession(store: SessionStore, sessionId: string, last
     transcript = newer;
     messages = [...snapshot.messages.map((m) => (pins.has(m.id) ? { ...m, pinned: pins.get(m.id) } : m)), ...newer];
   } else {
+    await beforeWholeTranscript?.();
     transcript = await store.loadTranscript(sessionId);
     messages = transcript;
   }

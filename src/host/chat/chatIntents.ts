@@ -1,7 +1,7 @@
 import type { ChatToHost } from '../../protocol/chat';
 import type { Handlers } from '../../protocol/receive';
 import { codeToInsert } from './insertWarning';
-import type { SessionActions } from '../session/sessionPorts';
+import { MessageNotSent, type SessionActions } from '../session/sessionPorts';
 import { attachmentHandlers, attachmentsForSend, type AttachmentIntentDeps } from './attachmentIntents';
 
 /** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
@@ -54,7 +54,13 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     send: async (m) => {
       const attachments = d.attachments ? await attachmentsForSend(d.attachments, m.text) : [];
       d.scheduleRefresh();
-      await d.sessions.send(m.text, attachments);
+      try {
+        await d.sessions.send(m.text, attachments);
+      } catch (error) {
+        // Sent while the session resumed, and the resume failed: the text goes back to the composer.
+        if (error instanceof MessageNotSent) d.attachments?.postComposer(undefined, error.text);
+        throw error;
+      }
     },
     cancel: () => d.sessions.cancel(),
     approval: (m) => d.sessions.resolveApproval(m.callId, m.approved, m.forSession === true),

@@ -5,8 +5,8 @@ import type { ModelPrices } from '../../core/providers/modelRegistry';
 import type { ChatEntry, ChatState, ChatToolCallView } from '../../protocol/chat';
 import { compactionActivity, type CompactionActivity } from '../session/compactionActivity';
 import { ChatEntries } from './chatEntries';
-import { chatMeter } from '../session/turnFigures';
-import type { ActiveSession } from '../session/sessionPorts';
+import { chatMeter, countingMeter } from '../session/turnFigures';
+import { isResumed, type ShownSession } from '../session/sessionPorts';
 import type { LiveTurn, TurnNotice } from '../session/turnTracker';
 
 /** What the chat shows besides the stored conversation. */
@@ -17,6 +17,8 @@ export interface ChatExtras {
   priceOverrides?: Record<string, ModelPrices>;
   /** A message typed while no model was configured, sent once one is chosen. */
   pending?: string;
+  /** Messages sent while the session's context is read, sent once it is. */
+  waiting?: readonly string[];
   /** The compaction running now. */
   compacting?: CompactionActivity;
   /** The last turn failed and can be sent again. */
@@ -35,6 +37,7 @@ export function chatTail(stored: ChatEntries, extras: ChatExtras = {}): { tail: 
   const cards = new Map<string, ChatEntry>();
   const figures = stored.lastTurnFigures();
   if (figures && !live) tail.push(figures);
+  (extras.waiting ?? []).forEach((text, i) => tail.push({ kind: 'user', id: `waiting-${i}`, text, pending: true }));
   if (extras.pending !== undefined) {
     tail.push({ kind: 'user', id: 'pending', text: extras.pending, pending: true });
     tail.push({ kind: 'notice', id: 'pending-model', level: 'warning', text: 'No model is configured, so this message has not been sent. Choose a model and it is sent right away.', action: 'selectModel' });
@@ -85,21 +88,24 @@ export function buildChatEntries(transcript: readonly Message[], compactions: re
 
 /** Everything the chat shows but its entries. */
 export function chatHeader(args: {
-  session?: ActiveSession;
+  /** While it resumes, the meter says it is counting (with the last request's stored figure). */
+  session?: ShownSession;
   sessions: readonly SessionInfo[];
   banner?: string;
   /** The transcript is the recent part of the session: older messages were not read. */
   earlierUnloaded?: boolean;
 } & ChatExtras): Omit<ChatState, 'entries'> {
   const { session } = args;
+  const resumed = session && isResumed(session) ? session : undefined;
   return {
     sessionId: session?.info.id,
     sessionTitle: session?.info.title,
-    busy: Boolean(session?.agent?.busy),
-    meter: session && chatMeter(session, args.usage),
+    busy: Boolean(resumed?.agent?.busy),
+    meter: resumed && chatMeter(resumed, args.usage),
+    ...(session && !resumed && !session.readError ? { counting: countingMeter(args.usage) } : {}),
     model: session?.chat ? { id: session.chat.model.id, label: session.chat.label } : undefined,
     sessions: [...args.sessions].sort((a, b) => b.updatedAt - a.updatedAt).slice(0, 50).map((s) => ({ id: s.id, title: s.title, updatedAt: s.updatedAt })),
-    banner: args.banner ?? (args.pending !== undefined ? undefined : session?.unavailable),
+    banner: args.banner ?? session?.readError ?? (args.pending !== undefined ? undefined : session?.unavailable),
     ...(args.earlierUnloaded ? { earlierUnloaded: true } : {}),
   };
 }

@@ -27,19 +27,40 @@ export interface ChatModel {
   label: string;
 }
 
-/** The session open in this window, as the chat and the inspector read it. */
-export interface ActiveSession {
+/**
+ * A session the chat shows: its newest messages and lists, read while its working context may
+ * still be resuming (a long session that never compacted reads its whole transcript for that).
+ */
+export interface ShownSession {
   info: SessionInfo;
-  contextSession: ContextSession;
   /** What the chat and the inspector show of it, kept current by its changes. */
   view: SessionView;
-  /** Absent for replays, or while no model is configured. */
-  agent?: AgentSession;
   chat?: ChatModel;
   /** Set for a replay of a recorded run. */
   replayLabel?: string;
   /** Why there is no agent, for the chat banner. */
   unavailable?: string;
+  /** Why its working context could not be read (it shows, but cannot continue). */
+  readError?: string;
+}
+
+/** The session open in this window, its working context resumed, as the chat and the inspector read it. */
+export interface ActiveSession extends ShownSession {
+  contextSession: ContextSession;
+  /** Absent for replays, or while no model is configured. */
+  agent?: AgentSession;
+}
+
+/** A message that was not sent because the session it waited for could not be resumed: `text` goes back to the composer. */
+export class MessageNotSent extends Error {
+  constructor(message: string, readonly text: string) {
+    super(message);
+  }
+}
+
+/** The shown session has resumed: its figures can be counted. */
+export function isResumed(session: ShownSession): session is ActiveSession {
+  return 'contextSession' in session;
 }
 
 /**

@@ -3,10 +3,11 @@
  * shows too), so a number is the same wherever it appears. No `vscode` import.
  */
 import type { ContextBudget } from '../../core/accounting/budget';
-import { requestFigures, windowFigures, type WindowFigures } from '../../core/accounting/windowFigures';
+import { formatTokens, requestFigures, tokensWithEstimate, windowFigures, type WindowFigures } from '../../core/accounting/windowFigures';
 import type { RequestUsageRecord } from '../../core/model/records';
 import { modelPrices, type ModelPrices } from '../../core/providers/modelRegistry';
 import type { ChatTurnUsage } from '../../protocol/chat';
+import { COUNTING, type MeterCounting } from '../../protocol/meterCounting';
 
 /** What a request carried: the provider's count when it reported one, Tally's estimate otherwise. */
 export function requestInputTokens(record: RequestUsageRecord): number {
@@ -30,6 +31,17 @@ export function budgetWindowFigures(budget: ContextBudget, last?: RequestUsageRe
 export function chatMeter(session: Parameters<typeof sessionWindowFigures>[0] & { chat?: unknown }, usage: readonly RequestUsageRecord[] = []): WindowFigures {
   const figures = sessionWindowFigures(session, usage[usage.length - 1]);
   return session.chat ? figures : { ...figures, warning: undefined };
+}
+
+/**
+ * The chat's meter while the session's context is read: only the last request's stored figure,
+ * made as the counted meter makes it (it does not change once the context is counted).
+ */
+export function countingMeter(usage: readonly RequestUsageRecord[] = []): MeterCounting {
+  const record = usage[usage.length - 1];
+  if (!record) return { text: { lastAndNow: `context now ${COUNTING}` } };
+  const last = requestFigures(record.requestIndex, record.estimatedInputTokens, record.reportedInputTokens);
+  return { lastRequest: last, text: { lastAndNow: `last request ${formatTokens(last.tokens)} · context now ${COUNTING}`, lastRequest: tokensWithEstimate(last.tokens, last.estimated) } };
 }
 
 /** Dollars for one request. Input counts include cached tokens, which are billed at the cache prices. */
