@@ -1,7 +1,16 @@
 import type { RemovedItem } from '../../src/protocol/records';
-import { badge } from '../ui/controls';
+import { REMOVED_MORE, type RemovedPage } from '../../src/protocol/inspector';
+import { countOf } from '../../src/protocol/wording';
+import { badge, button } from '../ui/controls';
 import { h } from '../ui/dom';
 import { tokens } from '../ui/format';
+
+/** The removed items past those carried that the webview asked for: from where, and whether more are on the way. */
+export interface MoreRemoved {
+  from: number;
+  items: RemovedItem[];
+  loading: boolean;
+}
 
 const REASONS: Record<RemovedItem['reason'], string> = {
   archived: 'archived',
@@ -33,4 +42,24 @@ export function renderRemoved(removed: RemovedItem[]): HTMLElement {
       r.preview ? h('div', { class: 'item-preview', text: r.preview }) : null,
     ]),
   ));
+}
+
+/** "Removed items (5,000) · 1,150,000 tokens": the count and tokens of all the items, not of those shown. */
+export function removedHeading(page: RemovedPage, title = 'Removed items'): HTMLElement {
+  return h('h4', { attrs: { 'data-removed-count': page.removedCount }, text: `${title} (${page.removedCount.toLocaleString('en-US')}) · ${countOf(page.removedTokens, 'token')}` });
+}
+
+/** The items carried, those asked for since, and a button for the next page of the rest (all of them when one page holds them). */
+export function renderRemovedPage(page: RemovedPage, more: MoreRemoved | undefined, onShowMore: (offset: number) => void): HTMLElement {
+  const shown = more && more.from === page.removedFirst.length ? [...page.removedFirst, ...more.items] : page.removedFirst;
+  const left = page.removedCount - shown.length;
+  if (left <= 0) return renderRemoved(shown);
+  const label = left <= REMOVED_MORE ? `Show all ${countOf(page.removedCount, 'removed item')}` : `Show ${countOf(REMOVED_MORE, 'more removed item')}`;
+  return h('div', { class: 'removed-page' }, [
+    renderRemoved(shown),
+    h('p', { class: 'hint removed-more' }, [
+      `${shown.length.toLocaleString('en-US')} of ${countOf(page.removedCount, 'item')} shown.`,
+      button(more?.loading ? 'Loading…' : label, () => onShowMore(shown.length), { appearance: 'secondary', disabled: more?.loading, attrs: { 'data-action': 'show-removed' } }),
+    ]),
+  ]);
 }

@@ -101,6 +101,9 @@ export class InspectorUpdates {
   private lastItems: readonly RequestItem[] = [];
   /** The webview asked for every item of the next request. */
   private allItems = false;
+  /** How many compaction histories were sent, and which view's count of changes the last one matched. */
+  private historySent = 0;
+  private historyOf?: { versions: object; compactions: number };
 
   /** Keys of `items[from..]`, where `items[0..from)` carry the ids the items last sent there did. */
   private readonly itemKeysAfter = (items: readonly RequestItem[]) => (from: number): string[] => {
@@ -128,9 +131,14 @@ export class InspectorUpdates {
     else (list === 'turns' ? this.requests : this.blobs).showEarlier();
   }
 
-  /** `state` holds every request and result; `titlesVersion` changes whenever a title does. */
-  message(state: InspectorState, whole = false, titlesVersion?: number): HostToInspector {
-    const { turns, current: allCurrent, blobs, blobTitles, ...rest } = state;
+  /**
+   * `state` holds every request and result. `versions`: the session view's counts of changes (the
+   * same object while the view lives): titles and the compaction history are sent only when theirs
+   * moved; without it, they are sent whenever they differ (titles) or always (history).
+   */
+  message(state: InspectorState, whole = false, versions?: { readonly titles: number; readonly compactions: number }): HostToInspector {
+    const { turns, current: allCurrent, blobs, blobTitles, compactions, ...rest } = state;
+    const titlesVersion = versions?.titles;
     if (state.session?.id !== this.sessionId) this.allItems = false;
     const { list: current, omitted } = pagedItems(allCurrent, this.allItems);
     if (whole || state.session?.id !== this.sessionId) {
@@ -143,7 +151,8 @@ export class InspectorUpdates {
       const shownBlobs = this.blobs.whole(blobs);
       const titles = titlesOf(shownBlobs, blobTitles);
       this.titles = titlesVersion === undefined ? JSON.stringify(titles ?? {}) : `v${titlesVersion}`;
-      return { type: 'state', state: { ...rest, ...this.earlier(omitted), turns: shownRequests, current: current as RequestItem[], blobs: shownBlobs, ...(titles ? { blobTitles: titles } : {}) } };
+      this.historyHeld(versions);
+      return { type: 'state', state: { ...rest, ...this.earlier(omitted), turns: shownRequests, current: current as RequestItem[], blobs: shownBlobs, ...(titles ? { blobTitles: titles } : {}), compactions, historySent: this.historySent } };
     }
     const requestsPatch = this.requests.change(turns);
     const blobsPatch = this.blobs.change(blobs);
@@ -158,14 +167,23 @@ export class InspectorUpdates {
       shownTitles = titlesOf(blobs.slice(this.blobs.earlier), blobTitles) ?? {};
       this.titles = `v${titlesVersion}`;
     }
+    const historyChanged = !versions || this.historyOf?.versions !== versions || this.historyOf.compactions !== versions.compactions;
+    if (historyChanged) this.historyHeld(versions);
     return {
       type: 'update',
-      state: { ...rest, ...this.earlier(omitted) },
+      state: { ...rest, ...this.earlier(omitted), historySent: this.historySent },
       turns: requestsPatch,
       current: this.current.change(current, this.itemKeysAfter(current)),
       blobs: blobsPatch,
       ...(shownTitles ? { blobTitles: shownTitles } : {}),
+      ...(historyChanged ? { compactions } : {}),
     };
+  }
+
+  /** The history goes with this message. */
+  private historyHeld(versions?: { readonly compactions: number }): void {
+    this.historySent++;
+    this.historyOf = versions ? { versions, compactions: versions.compactions } : undefined;
   }
 
   private earlier(omitted?: { at: number; count: number }): Pick<InspectorState, 'earlierTurns' | 'earlierResults' | 'currentOmitted'> {

@@ -13,6 +13,8 @@ const blob = (id: string): BlobInfo => ({ id, sessionId: 's1', toolName: 'run_co
 /** The webview's side: holds the lists and rebuilds the state from each message, as webview/inspector/main.ts does. */
 class Webview {
   state?: InspectorState;
+  /** Which history the webview holds (kept apart from the state, which the tests compare with the host's). */
+  historySent?: number;
   private turns: HeldList<RequestView> = heldListOf<RequestView>([], (t) => `r${t.requestIndex}`);
   private items: HeldList<RequestItem> = heldListOf<RequestItem>([], (i) => i.messageId);
   private blobs: HeldList<BlobInfo> = heldListOf<BlobInfo>([], (b) => b.id);
@@ -23,13 +25,20 @@ class Webview {
       this.turns = heldListOf(message.state.turns, (t) => `r${t.requestIndex}`);
       this.items = heldListOf(message.state.current, (i) => i.messageId, requestItemKeys(message.state.current));
       this.blobs = heldListOf(message.state.blobs, (b) => b.id);
-      this.state = message.state;
+      const { historySent, ...state } = message.state;
+      this.state = state;
+      this.historySent = historySent;
     } else if (message.type === 'update') {
       const turns = applyListPatch(this.turns, message.turns, (t) => `r${t.requestIndex}`);
       const current = applyListPatch(this.items, message.current, (i) => i.messageId);
       const blobs = applyListPatch(this.blobs, message.blobs, (b) => b.id);
-      if (turns.missing.length || current.missing.length || blobs.missing.length) this.asksAgain++;
-      else this.state = { ...message.state, turns: turns.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ?? this.state?.blobTitles };
+      const { historySent, ...state } = message.state;
+      const compactions = message.compactions ?? (this.historySent === historySent ? this.state?.compactions : undefined);
+      if (turns.missing.length || current.missing.length || blobs.missing.length || !compactions) this.asksAgain++;
+      else {
+        this.state = { ...state, turns: turns.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ?? this.state?.blobTitles, compactions };
+        this.historySent = historySent;
+      }
     }
   }
 }
