@@ -90,7 +90,7 @@ export type HostToInspector =
       turns: ListPatch<RequestView>;
       current: ListPatch<RequestItem>;
       blobs: ListPatch<BlobInfo>;
-      /** Present when the titles changed; otherwise the webview keeps the ones it has. */
+      /** Present when titles changed or were added: those the webview does not hold yet, added to the ones it has. */
       blobTitles?: Record<string, string>;
       /** Present when the compaction history changed (`state.historySent` counts it); otherwise the webview keeps the one it has. */
       compactions?: CompactionView[];

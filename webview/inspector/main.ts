@@ -31,7 +31,7 @@ onHostMessage<HostToInspector>((message) => {
       const compactions = message.compactions ?? (view.state && view.state.historySent === message.state.historySent ? view.state.compactions : undefined);
       // An update that does not fit what this webview holds: ask for the whole state again.
       if (turns.missing.length > 0 || current.missing.length > 0 || blobs.missing.length > 0 || !view.state || !compactions) host.post({ type: 'ready' });
-      else stateArrived({ ...message.state, turns: turns.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ?? view.state.blobTitles, compactions });
+      else stateArrived({ ...message.state, turns: turns.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ? { ...view.state.blobTitles, ...message.blobTitles } : view.state.blobTitles, compactions });
       return;
     }
     case 'state': {
