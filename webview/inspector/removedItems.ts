@@ -45,8 +45,8 @@ export function renderRemoved(removed: RemovedItem[]): HTMLElement {
 }
 
 /** "Removed items (5,000) · 1,150,000 tokens": the count and tokens of all the items, not of those shown. */
-export function removedHeading(page: RemovedPage, title = 'Removed items'): HTMLElement {
-  return h('h4', { attrs: { 'data-removed-count': page.removedCount }, text: `${title} (${page.removedCount.toLocaleString('en-US')}) · ${countOf(page.removedTokens, 'token')}` });
+export function removedHeading(page: RemovedPage): HTMLElement {
+  return h('h4', { attrs: { 'data-removed-count': page.removedCount }, text: `Removed items (${page.removedCount.toLocaleString('en-US')})${page.removedCount ? ` · ${countOf(page.removedTokens, 'token')}` : ''}` });
 }
 
 /** The items carried, those asked for since, and a button for the next page of the rest (all of them when one page holds them). */
