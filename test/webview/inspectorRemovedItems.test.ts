@@ -70,6 +70,20 @@ describe('inspector webview: a compaction of 5,000 removed items (headless Chrom
     assert.strictEqual(await entry(page).locator('h4[data-removed-count]').getAttribute('data-removed-count'), '5000');
   });
 
+  it('keeps where the list was scrolled when another entry opens and when the rest of the items arrive', async () => {
+    await entry(page).locator('summary').click();
+    const list = entry(page).locator('ol.removed');
+    await list.evaluate((e) => (e.scrollTop = 1_500));
+    const scrolled = await list.evaluate((e) => e.scrollTop);
+    assert.ok(scrolled > 1_000, `the list scrolls inside its entry (${scrolled})`);
+    await page.locator('.compaction[data-compaction-id="cmp-1"] summary').click(); // redraws the history
+    assert.strictEqual(await entry(page).locator('ol.removed').evaluate((e) => e.scrollTop), scrolled);
+    await entry(page).locator('[data-action="show-removed"]').click();
+    await hostSends(page, { type: 'removedItems', compactionId: 'cmp-big', offset: REMOVED_FIRST, items: big.removed.slice(REMOVED_FIRST), total: COUNT });
+    assert.strictEqual(await entry(page).locator('.removed-item').count(), COUNT);
+    assert.strictEqual(await entry(page).locator('ol.removed').evaluate((e) => e.scrollTop), scrolled);
+  });
+
   it('says the count the chat notice says for the same compaction', async () => {
     const chat = await harness.open('chat');
     try {

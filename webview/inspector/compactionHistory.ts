@@ -72,7 +72,7 @@ export function renderCompactionHistory(records: CompactionView[], open: Readonl
             ])
           : null,
         removedHeading(r),
-        renderRemovedPage(r, more.get(r.id), (offset) => actions.onShowRemoved(r.id, offset)),
+        renderRemovedPage(r.id, r, more.get(r.id), (offset) => actions.onShowRemoved(r.id, offset)),
       ],
       { open: open.has(r.id), class: 'compaction', attrs: { 'data-compaction-id': r.id }, onToggle: (isOpen) => onToggle(r.id, isOpen) },
     ),

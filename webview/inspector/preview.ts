@@ -67,7 +67,7 @@ export function renderPreview(preview: CompactionPreviewView, busy: boolean, sta
         ])
       : null,
     h('h4', { attrs: { 'data-removed-count': preview.removedCount }, text: `Would remove ${countOf(preview.removedCount, 'item')} · ${countOf(preview.removedTokens, 'token')}` }),
-    renderRemovedPage(preview, more, actions.onShowRemoved),
+    renderRemovedPage(preview.id, preview, more, actions.onShowRemoved),
     h('div', { class: 'actions' }, [
       button('Confirm', actions.onConfirm, { disabled: busy || !canConfirm, attrs: { 'data-action': 'confirm' }, title: stale ? 'Refresh the preview first' : problem ?? (canConfirm ? 'Compact now with this summary and focus' : 'Nothing to compact') }),
       button('Cancel', actions.onCancel, { appearance: 'secondary', attrs: { 'data-action': 'cancel' } }),

@@ -10,6 +10,7 @@ import { renderHeader } from './header';
 import { renderItemList } from './itemList';
 import { renderOffloadedResults, RESULTS_PAGE } from './offloadedResults';
 import { canConfirmPreview, renderPreview } from './preview';
+import { keepingRemovedScroll } from './removedItems';
 import { renderRequestUsage } from './requestUsage';
 import { renderLegend, renderStackedBar } from './stackedBar';
 import { renderSubagentBanner, renderSubagents, subagentItemLinks } from './subagents';
@@ -212,7 +213,7 @@ export function renderHistory(): void {
   if (!view.state) return;
   // A compaction's record does not change once written: its id, outcome and size stand for it, with the removed items asked for.
   const history = view.state.compactions.map((c) => [c.id, c.status, c.tokensAfter, c.removedCount, removedMore.get(c.id)?.items.length, removedMore.get(c.id)?.loading]);
-  replaceIfChanged(historySlot, JSON.stringify([history, [...openCompactions]]), historyChildren);
+  keepingRemovedScroll(historySlot, () => replaceIfChanged(historySlot, JSON.stringify([history, [...openCompactions]]), historyChildren));
 }
 
 function historyChildren(): HTMLElement[] {
@@ -280,7 +281,7 @@ export function renderPreviewSlot(): void {
   }
   const shown = view.preview;
   const stale = view.previewBasis !== contextBasis(view.state);
-  replace(previewSlot, [
+  keepingRemovedScroll(previewSlot, () => replace(previewSlot, [
     renderPreview(shown, view.busy, stale, view.previewSummary, removedMore.get(shown.id), {
       onConfirm: () => {
         const confirm: Extract<InspectorToHost, { type: 'confirmCompaction' }> = { type: 'confirmCompaction' };
@@ -306,7 +307,7 @@ export function renderPreviewSlot(): void {
         renderPreviewSlot();
       },
     }),
-  ]);
+  ]));
 }
 
 /** An editable copy of a preview's summary; Confirm follows what it holds (a blank summary cannot be confirmed). */
