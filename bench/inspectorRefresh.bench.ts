@@ -78,7 +78,7 @@ async function measure(messages: number): Promise<Record<string, number>> {
   const updates = new InspectorUpdates();
   const refresh = async () => {
     state = buildInspectorState(session);
-    return JSON.stringify(updates.message(state, false, view.versions.titles)).length;
+    return JSON.stringify(updates.message(state, false, view.versions)).length;
   };
   // Where the time goes, each part timed on its own after the same new step: the state from the
   // session and its view (no store read), the session's plan of the next request (budget and every
@@ -86,12 +86,12 @@ async function measure(messages: number): Promise<Record<string, number>> {
   const parts = {
     state: async () => buildInspectorState(session),
     plan: async () => contextSession.planRequest(FIXED),
-    serialize: async () => JSON.stringify(updates.message(state!, false, view.versions.titles)),
+    serialize: async () => JSON.stringify(updates.message(state!, false, view.versions)),
   };
 
   await recordStep();
   state = buildInspectorState(session);
-  const firstBytes = JSON.stringify(updates.message(state, true, view.versions.titles)).length; // the panel's first, whole state
+  const firstBytes = JSON.stringify(updates.message(state, true, view.versions)).length; // the panel's first, whole state
   const times: number[] = [];
   const sizes: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {

@@ -4,14 +4,16 @@
  * This file has no `vscode` import: the webview bundle uses it too.
  */
 import type { ListPatch } from './listPatch';
-import type { CompactionEventRecord, RequestItem, RequestUsageRecord } from '../core/model/records';
+import type { CompactionEventRecord, RemovedItem, RequestItem, RequestUsageRecord } from '../core/model/records';
 import type { BlobInfo } from '../core/ports/blobStore';
 import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CacheMissCause } from '../core/accounting/cacheMissCause';
 import type { CalibrationView } from '../core/accounting/calibration';
 import type { InspectorSubagents, InspectorSubagentSubject } from './inspectorSubagents';
+import { removedPage, type CompactionView, type RemovedPage } from './inspectorCompactions';
 
 export type { CacheMissCause } from '../core/accounting/cacheMissCause';
+export { REMOVED_FIRST, REMOVED_MORE, compactionView, type CompactionView, type RemovedPage } from './inspectorCompactions';
 export { cachedShareFell } from '../core/accounting/cacheMissCause';
 
 export { compactionDelta, compactionEstimate, compactionSaved, formatShare, tokensWithEstimate, type WindowFigures } from '../core/accounting/windowFigures';
@@ -36,7 +38,13 @@ export interface InspectorState {
   /** Learned reported ÷ estimated factor for the session's model, with its error, once the provider has reported a count. */
   calibration?: CalibrationView;
   turns: RequestView[];
-  compactions: CompactionEventRecord[];
+  /** Newest first; each with its first removed items only (see inspectorCompactions.ts). */
+  compactions: CompactionView[];
+  /**
+   * Counts the compaction histories the webview was sent: an update carries the history only when
+   * it changed, and one that names another count than the webview holds finds it behind.
+   */
+  historySent?: number;
   blobs: BlobInfo[];
   /** Each offloaded result named by its tool, what it acted on and its request ("run_command npm test · request #12"), by ref id. */
   blobTitles?: Record<string, string>;
@@ -59,18 +67,18 @@ export interface InspectorState {
 }
 
 /**
- * What a compaction would record, as the preview shows it: the record's own fields (the figures on
- * the meter's basis and Tally's estimate, strategies, what it would remove, the summary the user may
- * edit before confirming), without the new messages.
+ * What a compaction would record, as the preview shows it: the record's own fields (its id, the
+ * figures on the meter's basis and Tally's estimate, strategies, the summary the user may edit
+ * before confirming) and the first items it would remove, without the new messages.
  */
-const PREVIEW_FIELDS = ['focus', 'tokensBefore', 'tokensAfter', 'estimatedTokensBefore', 'estimatedTokensAfter', 'strategies', 'removed', 'status', 'error', 'summary'] as const;
-export type CompactionPreviewView = Pick<CompactionEventRecord, (typeof PREVIEW_FIELDS)[number]>;
+const PREVIEW_FIELDS = ['id', 'focus', 'tokensBefore', 'tokensAfter', 'estimatedTokensBefore', 'estimatedTokensAfter', 'strategies', 'status', 'error', 'summary'] as const;
+export type CompactionPreviewView = Pick<CompactionEventRecord, (typeof PREVIEW_FIELDS)[number]> & RemovedPage;
 
 /** The preview of a compaction run (a dry run's record). */
 export function compactionPreview(record: CompactionEventRecord): CompactionPreviewView {
   const preview: Partial<CompactionPreviewView> = {};
   for (const field of PREVIEW_FIELDS) if (record[field] !== undefined) Object.assign(preview, { [field]: record[field] });
-  return preview as CompactionPreviewView;
+  return { ...(preview as Pick<CompactionEventRecord, (typeof PREVIEW_FIELDS)[number]>), ...removedPage(record.removed) };
 }
 
 export type HostToInspector =
@@ -78,12 +86,14 @@ export type HostToInspector =
   /** After the first state: its small parts whole, and only the requests and items that changed (see listPatch.ts). */
   | {
       type: 'update';
-      state: Omit<InspectorState, 'turns' | 'current' | 'blobs' | 'blobTitles'>;
+      state: Omit<InspectorState, 'turns' | 'current' | 'blobs' | 'blobTitles' | 'compactions'>;
       turns: ListPatch<RequestView>;
       current: ListPatch<RequestItem>;
       blobs: ListPatch<BlobInfo>;
-      /** Present when the titles changed; otherwise the webview keeps the ones it has. */
+      /** Present when titles changed or were added: those the webview does not hold yet, added to the ones it has. */
       blobTitles?: Record<string, string>;
+      /** Present when the compaction history changed (`state.historySent` counts it); otherwise the webview keeps the one it has. */
+      compactions?: CompactionView[];
     }
   /** A request's items, and why it read less from the cache than the request before it, when it did. */
   | { type: 'turnItems'; requestIndex: number; items: RequestItem[]; cacheMiss?: CacheMissCause }
@@ -91,6 +101,8 @@ export type HostToInspector =
   | { type: 'requestItemText'; requestIndex?: number; itemId: string; text: string; totalChars: number }
   | { type: 'blobPage'; refId: string; offset: number; text: string; totalBytes: number; nextOffset?: number }
   | { type: 'preview'; preview: CompactionPreviewView }
+  /** Removed items of a compaction (or of the preview, by its id) from `offset`, answering `showRemoved`; `total`: how many it removed. */
+  | { type: 'removedItems'; compactionId: string; offset: number; items: RemovedItem[]; total: number }
   | { type: 'busy'; busy: boolean; label?: string }
   | { type: 'error'; message: string };
 
@@ -103,6 +115,8 @@ export type InspectorToHost =
   | { type: 'openBlobInEditor'; refId: string }
   /** Opens one item of a request (position in wire order) as a read-only document; no requestIndex: the next request. */
   | { type: 'openRequestItem'; requestIndex?: number; position: number }
+  /** A page more of a compaction's removed items (or the preview's, by its id), from `offset`. */
+  | { type: 'showRemoved'; compactionId: string; offset: number }
   /** Opens a compaction's summary as a read-only document. */
   | { type: 'openSummary'; compactionId: string }
   /** Starts a new session from what request `requestIndex` of the session shown (`sessionId`) carried. */

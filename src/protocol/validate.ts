@@ -78,6 +78,7 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
   loadBlob: fields('loadBlob', { refId: readId, offset: readIndex }),
   openBlobInEditor: fields('openBlobInEditor', { refId: readId }),
   openSummary: fields('openSummary', { compactionId: readId }),
+  showRemoved: fields('showRemoved', { compactionId: readId, offset: readIndex }),
   forkFromRequest: fields('forkFromRequest', { sessionId: readId, requestIndex: readIndex }),
   openRequestItem: fields('openRequestItem', { position: readIndex }, { requestIndex: readIndex }),
   pin: fields('pin', { messageId: readId, pinned: readBoolean }),

@@ -113,7 +113,7 @@ export class InspectorPanel implements vscode.Disposable {
         delete built.turnsRemaining;
       }
       const state = { ...built, ...(subagents ? { subagents } : {}), ...(subagentOf ? { subagentOf } : {}) };
-      this.post(this.updates.message(state, whole, session.view.versions.titles));
+      this.post(this.updates.message(state, whole, session.view.versions));
     } catch (error) {
       this.post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
     }

@@ -1,7 +1,7 @@
 /** Realistic host states for the webview tests: a coding session two hours in, one compaction behind it. */
 import type { CompactionEventRecord, ComponentTokens, RequestItem } from '../../src/protocol/records';
 import type { ChatState } from '../../src/protocol/chat';
-import type { CacheMissCause, CompactionPreviewView, InspectorState, WindowFigures } from '../../src/protocol/inspector';
+import { compactionPreview, compactionView, type CacheMissCause, type CompactionPreviewView, type InspectorState, type WindowFigures } from '../../src/protocol/inspector';
 import { ContextBudget } from '../../src/core/accounting/budget';
 import { windowFigures } from '../../src/core/accounting/windowFigures';
 import { DEFAULT_SETTINGS } from '../../src/core/settings';
@@ -81,7 +81,7 @@ export const inspectorState: InspectorState = {
   figures: figuresOf(inspectorWindow, { requestIndex: 5, tokens: used + 1_300 }),
   calibration: { factor: 1.031, error: 0.012, samples: 9 },
   turns: [turn(0, 0.2), turn(1, 0.6), turn(2, 1.2), { ...turn(3, 2.1), cacheReadTokens: 51_535, cacheWriteTokens: 1_200, reasoningTokens: 610 }, turn(4, 0.9, 'cmp-1'), turn(5, 1.3)],
-  compactions: [compaction, olderCompaction],
+  compactions: [compactionView(compaction), compactionView(olderCompaction)],
   blobs: [
     { id: 'res_a1', sessionId: 's-1', toolName: 'run_command', toolCallId: 'call_17', byteSize: 48_213, lineCount: 1_204, sha256: 'ab12cd34ef56ab12cd34ef56', createdAt: T0 + 30 * 60_000 },
     { id: 'res_b2', sessionId: 's-1', toolName: 'search', byteSize: 9_950, lineCount: 310, sha256: 'ff00ee11dd22cc33bb44aa55', createdAt: T0 + 50 * 60_000 },
@@ -97,7 +97,9 @@ export const turnItems: RequestItem[] = currentItems.slice(0, 6).map((i) => ({ .
 /** Request #3 read less from the cache than #2: AGENTS.md changed near the start of its prefix. */
 export const turnCacheMiss: CacheMissCause = { kind: 'agents-md', cause: 'AGENTS.md changed', previousRequest: 2, previousShare: 68_880 / 101_352, share: 51_535 / 166_242, itemId: 'agents:AGENTS.md', position: 1, uncachedTokens: 58_200 };
 
-export const preview: CompactionPreviewView = {
+export const preview: CompactionPreviewView = compactionPreview({
+  ...compaction,
+  id: 'cmp-preview',
   focus: 'keep the snapshot diff',
   tokensBefore: used,
   tokensAfter: 52_300,
@@ -107,7 +109,8 @@ export const preview: CompactionPreviewView = {
     { messageId: 'a-41', reason: 'summarized', strategy: 'threshold-summarization', kind: 'assistant', role: 'assistant', tokens: 640, preview: 'Running the snapshot tests now.' },
   ],
   status: 'complete',
-};
+  summary: undefined,
+});
 
 export const chatState: ChatState = {
   sessionId: 's-1',

@@ -4,6 +4,7 @@ import * as path from 'path';
 import type { ChatState } from '../../src/protocol/chat';
 import type { CompactionEventRecord } from '../../src/protocol/records';
 import { textContrast } from './contrast';
+import { compactionView } from '../../src/protocol/inspector';
 import { chatState, inspectorState, turnItems } from './fixtures';
 import { ARTIFACTS, cspViolations, errorsIn, hostSends, posted, startHarness, clearPosted, type Harness } from './harness';
 
@@ -92,7 +93,7 @@ describe('fork from a request: the inspector\'s action and the forked session\'s
   it('the inspector\'s history says where the session was forked in the chat notice\'s words, with no duration', async () => {
     const page = await harness.open('inspector');
     try {
-      await hostSends(page, { type: 'state', state: { ...inspectorState, session: { id: 's-fork', title: 'Fork of Fix config loader tests at #3' }, compactions: [forkEntry] } });
+      await hostSends(page, { type: 'state', state: { ...inspectorState, session: { id: 's-fork', title: 'Fork of Fix config loader tests at #3' }, compactions: [compactionView(forkEntry)] } });
       const row = page.locator('details.compaction[data-compaction-id="c-fork"] summary');
       assert.strictEqual(await row.locator('[data-field="fork"]').textContent(), `Forked from request #3 with 5 messages, ${request3.estimatedInputTokens.toLocaleString('en-US')} tokens (request #3: ${request3.reportedInputTokens!.toLocaleString('en-US')} as the provider counted)`);
       assert.doesNotMatch((await row.textContent()) ?? '', /\d ms\b|→/, 'no duration and no before → after');

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { ContextBudget } from '../../src/core/accounting/budget';
 import { requestFigures, windowFigures } from '../../src/core/accounting/windowFigures';
 import { DEFAULT_SETTINGS } from '../../src/core/settings';
+import { compactionView } from '../../src/protocol/inspector';
 import { compaction, figuresOf, inspectorState, inspectorWindow, preview, turnCacheMiss, turnItems, used } from './fixtures';
 import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
 
@@ -296,7 +297,7 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     budget.estimatedTotal = estimated;
     const figures = windowFigures(budget, requestFigures(5, 2_823, 2_977));
     const recorded = { ...compaction, tokensBefore: 3_085, tokensAfter: 1_785, estimatedTokensBefore: 2_931, estimatedTokensAfter: 1_631 };
-    await hostSends(page, { type: 'state', state: { ...inspectorState, figures, compactions: [recorded] } });
+    await hostSends(page, { type: 'state', state: { ...inspectorState, figures, compactions: [compactionView(recorded)] } });
     const now = (await page.textContent('[data-fact="used"] .fact-value')) ?? '';
     assert.ok(now.startsWith(figures.text.used) && now.endsWith(`Tally's estimate ${estimated.toLocaleString('en-US')}`), now);
     assert.strictEqual(await page.textContent('[data-fact="last-request"] .fact-value'), "2,977 tokens (Tally's estimate 2,823)");

@@ -3,6 +3,7 @@ import { mkdirSync } from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import type { CompactionEventRecord } from '../../src/protocol/records';
+import { compactionView } from '../../src/protocol/inspector';
 import { compaction, inspectorState, preview } from './fixtures';
 import { clearPosted, cspViolations, errorsIn, hostSends, posted, usePage } from './harness';
 
@@ -104,7 +105,7 @@ describe('inspector webview: editing the summary in the compaction preview', fun
 
   it('marks an edited summary "edited by you" in the history and shows the original on expand', async () => {
     const page = ui.page();
-    await hostSends(page, { type: 'state', state: { ...inspectorState, compactions: [compaction, edited] } });
+    await hostSends(page, { type: 'state', state: { ...inspectorState, compactions: [compactionView(compaction), compactionView(edited)] } });
     const entry = page.locator('.compaction[data-compaction-id="cmp-2"]');
     assert.match((await entry.locator('summary').first().textContent()) ?? '', /summary edited by you/);
     const untouched = page.locator('.compaction[data-compaction-id="cmp-1"]');
@@ -122,7 +123,7 @@ describe('inspector webview: editing the summary in the compaction preview', fun
     it(`renders the editable summary and the history mark in the ${theme} theme (screenshot)`, async () => {
       const themed = await ui.harness().open('inspector', { theme, height: 1800 });
       try {
-        await hostSends(themed, { type: 'state', state: { ...inspectorState, compactions: [compaction, edited] } });
+        await hostSends(themed, { type: 'state', state: { ...inspectorState, compactions: [compactionView(compaction), compactionView(edited)] } });
         await clearPosted(themed);
         const entry = themed.locator('.compaction[data-compaction-id="cmp-2"]');
         await entry.locator('summary').first().click();

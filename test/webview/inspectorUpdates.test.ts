@@ -52,4 +52,17 @@ describe('inspector webview: updates that carry only what changed (headless Chro
     await hostSends(page, updates.message({ ...inspectorState, current: [...currentItems, { ...currentItems[6], messageId: 'lost' }, { ...currentItems[6], messageId: 'next' }] }));
     assert.deepStrictEqual(await posted(page), [{ type: 'ready' }]);
   });
+
+  it('adds the titles an update brings to those it holds: a new result is named, the others keep their names', async () => {
+    const updates = new InspectorUpdates();
+    const versions = { titles: 1, compactions: 0 };
+    await hostSends(page, updates.message(inspectorState, true, versions));
+    const added = { ...inspectorState.blobs[1], id: 'res_c3', toolName: 'read_file' };
+    versions.titles++;
+    const update = updates.message({ ...inspectorState, blobs: [...inspectorState.blobs, added], blobTitles: { ...inspectorState.blobTitles, res_c3: 'read_file src/config/load.ts · request #5' } }, false, versions);
+    assert.deepStrictEqual(update.type === 'update' && update.blobTitles, { res_c3: 'read_file src/config/load.ts · request #5' }, 'only the new title travels');
+    await hostSends(page, update);
+    const names = await page.$$eval('.blob .blob-tool', (els) => els.map((e) => e.textContent));
+    assert.deepStrictEqual([...names].sort(), ['read_file src/config/load.ts · request #5', 'run_command npm test · request #3', 'search loadConfig · request #4']);
+  });
 });

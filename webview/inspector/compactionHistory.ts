@@ -1,9 +1,10 @@
 import type { CompactionEventRecord } from '../../src/protocol/records';
+import type { CompactionView } from '../../src/protocol/inspector';
 import { badge, button } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { compactionDelta, compactionSaved } from '../../src/protocol/inspector';
 import { duration, time, tokens } from '../ui/format';
-import { renderRemoved } from './removedItems';
+import { removedHeading, renderRemovedPage, type MoreRemoved } from './removedItems';
 import { countOf } from '../../src/protocol/wording';
 import { forkEntryText, isForkEntry } from '../../src/protocol/forkEntry';
 
@@ -18,8 +19,16 @@ export const TRIGGER_LABELS: Record<CompactionEventRecord['trigger'], string> = 
   restore: 'files restored',
 };
 
-/** Compactions, newest first, each expandable to its summary and removed items. */
-export function renderCompactionHistory(records: CompactionEventRecord[], open: ReadonlySet<string>, onToggle: (id: string, open: boolean) => void, onOpenSummary: (id: string) => void): HTMLElement {
+export interface HistoryActions {
+  onToggle(id: string, open: boolean): void;
+  onOpenSummary(id: string): void;
+  /** Asks for a page more of a compaction's removed items, from `offset`. */
+  onShowRemoved(id: string, offset: number): void;
+}
+
+/** Compactions, newest first, each expandable to its summary and removed items (`more`: those asked for past the first, by id). */
+export function renderCompactionHistory(records: CompactionView[], open: ReadonlySet<string>, more: ReadonlyMap<string, MoreRemoved>, actions: HistoryActions): HTMLElement {
+  const { onToggle, onOpenSummary } = actions;
   if (records.length === 0) return h('p', { class: 'empty', text: 'No compactions yet.' });
   const newestFirst = [...records].sort((a, b) => b.startedAt - a.startedAt);
   return h('div', { class: 'compactions' }, newestFirst.map((r) =>
@@ -62,8 +71,8 @@ export function renderCompactionHistory(records: CompactionEventRecord[], open: 
                 : null,
             ])
           : null,
-        h('h4', { text: `Removed items (${r.removed.length})` }),
-        renderRemoved(r.removed),
+        removedHeading(r),
+        renderRemovedPage(r.id, r, more.get(r.id), (offset) => actions.onShowRemoved(r.id, offset)),
       ],
       { open: open.has(r.id), class: 'compaction', attrs: { 'data-compaction-id': r.id }, onToggle: (isOpen) => onToggle(r.id, isOpen) },
     ),

@@ -5,8 +5,8 @@ import { applyListPatch, heldListOf, type HeldList } from '../../src/protocol/li
 import { requestItemKeys } from '../../src/protocol/requestItemKeys';
 import { onHostMessage } from '../ui/vscodeApi';
 import { itemTextArrived } from './itemList';
-import { renderAll, renderBlobs, renderBusy, renderCurrent, renderPreviewSlot, renderRequests, showError, summaryEditor } from './render';
-import { blobPages, contextBasis, host, takeState, ui, view } from './viewState';
+import { renderAll, renderBlobs, renderBusy, renderCurrent, renderHistory, renderPreviewSlot, renderRequests, showError, summaryEditor } from './render';
+import { blobPages, contextBasis, host, removedMore, takeState, ui, view } from './viewState';
 
 /** The requests and items as the host sent them; updates change these lists. */
 let heldRequests: HeldList<RequestView> = heldListOf<RequestView>([], requestViewKey);
@@ -27,9 +27,11 @@ onHostMessage<HostToInspector>((message) => {
       const turns = applyListPatch(heldRequests, message.turns, requestViewKey);
       const current = applyListPatch(heldItems, message.current, (item) => item.messageId);
       const blobs = applyListPatch(heldBlobs, message.blobs, (blob) => blob.id);
+      // The history comes only when it changed: one this webview missed leaves it behind.
+      const compactions = message.compactions ?? (view.state && view.state.historySent === message.state.historySent ? view.state.compactions : undefined);
       // An update that does not fit what this webview holds: ask for the whole state again.
-      if (turns.missing.length > 0 || current.missing.length > 0 || blobs.missing.length > 0 || !view.state) host.post({ type: 'ready' });
-      else stateArrived({ ...message.state, turns: turns.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ?? view.state.blobTitles });
+      if (turns.missing.length > 0 || current.missing.length > 0 || blobs.missing.length > 0 || !view.state || !compactions) host.post({ type: 'ready' });
+      else stateArrived({ ...message.state, turns: turns.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ? { ...view.state.blobTitles, ...message.blobTitles } : view.state.blobTitles, compactions });
       return;
     }
     case 'state': {
@@ -66,6 +68,15 @@ onHostMessage<HostToInspector>((message) => {
       view.previewSession = view.state?.session?.id;
       view.previewSummary = message.preview.summary === undefined ? undefined : summaryEditor(edit ?? message.preview.summary);
       renderPreviewSlot();
+      return;
+    }
+    case 'removedItems': {
+      const held = removedMore.get(message.compactionId);
+      // Only the page asked for last is taken: a late answer to an earlier ask is dropped.
+      if (!held || held.from + held.items.length !== message.offset) return;
+      removedMore.set(message.compactionId, { from: held.from, items: [...held.items, ...message.items], loading: false });
+      if (view.preview?.id === message.compactionId) renderPreviewSlot();
+      else renderHistory();
       return;
     }
     case 'busy':

@@ -3,7 +3,7 @@ import { LIMITS } from '../../src/protocol/validateFields';
 import { badge, button, type TextInput } from '../ui/controls';
 import { h } from '../ui/dom';
 import { percent, tokens } from '../ui/format';
-import { renderRemoved } from './removedItems';
+import { renderRemovedPage, type MoreRemoved } from './removedItems';
 import { countOf } from '../../src/protocol/wording';
 
 export interface PreviewActions {
@@ -12,6 +12,8 @@ export interface PreviewActions {
   onRefresh: () => void;
   /** Puts the proposed summary back in the editor. */
   onRestoreSummary: () => void;
+  /** Asks for a page more of the items it would remove, from `offset`. */
+  onShowRemoved: (offset: number) => void;
 }
 
 /** Why the summary as written cannot be confirmed, or undefined when it can. */
@@ -33,7 +35,7 @@ export function canConfirmPreview(preview: CompactionPreviewView, stale: boolean
  * and Confirm waits for a fresh preview. `summary`: the editable summary (kept by the caller across
  * renders so an edit survives them); what it holds when Confirm is pressed is what is stored and sent.
  */
-export function renderPreview(preview: CompactionPreviewView, busy: boolean, stale: boolean, summary: TextInput | undefined, actions: PreviewActions): HTMLElement {
+export function renderPreview(preview: CompactionPreviewView, busy: boolean, stale: boolean, summary: TextInput | undefined, more: MoreRemoved | undefined, actions: PreviewActions): HTMLElement {
   const saved = preview.tokensBefore - preview.tokensAfter;
   const canConfirm = canConfirmPreview(preview, stale, summary);
   const problem = summary ? summaryProblem(summary.value) : undefined;
@@ -64,8 +66,8 @@ export function renderPreview(preview: CompactionPreviewView, busy: boolean, sta
           h('p', { class: 'muted', text: 'Edit it if it misses something: what you write here is exactly what the model will see from now on.' }),
         ])
       : null,
-    h('h4', { text: `Would remove ${countOf(preview.removed.length, 'item')}` }),
-    renderRemoved(preview.removed),
+    h('h4', { attrs: { 'data-removed-count': preview.removedCount }, text: `Would remove ${countOf(preview.removedCount, 'item')} · ${countOf(preview.removedTokens, 'token')}` }),
+    renderRemovedPage(preview.id, preview, more, actions.onShowRemoved),
     h('div', { class: 'actions' }, [
       button('Confirm', actions.onConfirm, { disabled: busy || !canConfirm, attrs: { 'data-action': 'confirm' }, title: stale ? 'Refresh the preview first' : problem ?? (canConfirm ? 'Compact now with this summary and focus' : 'Nothing to compact') }),
       button('Cancel', actions.onCancel, { appearance: 'secondary', attrs: { 'data-action': 'cancel' } }),

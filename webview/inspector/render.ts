@@ -10,12 +10,13 @@ import { renderHeader } from './header';
 import { renderItemList } from './itemList';
 import { renderOffloadedResults, RESULTS_PAGE } from './offloadedResults';
 import { canConfirmPreview, renderPreview } from './preview';
+import { keepingRemovedScroll } from './removedItems';
 import { renderRequestUsage } from './requestUsage';
 import { renderLegend, renderStackedBar } from './stackedBar';
 import { renderSubagentBanner, renderSubagents, subagentItemLinks } from './subagents';
 import { renderTimeline, TIMELINE_PAGE } from './timeline';
 import { renderToolTokens } from './toolTokens';
-import { blobPages, contextBasis, host, openBlobs, openCompactions, persist, ui, view } from './viewState';
+import { blobPages, contextBasis, host, openBlobs, openCompactions, persist, removedMore, ui, view } from './viewState';
 
 const FOCUS_MAX = 2048;
 /** The selected request's heading, kept while it stays selected (so its list is not moved). */
@@ -103,7 +104,7 @@ function loadBlob(refId: string, offset: number): void {
 export function renderAll(): void {
   if (!view.state) return;
   // The small sections are drawn again only when what they show changed.
-  const { turns: _turns, current: _current, blobs: _blobs, blobTitles: _titles, compactions: _compactions, ...small } = view.state;
+  const { turns: _turns, current: _current, blobs: _blobs, blobTitles: _titles, compactions: _compactions, historySent: _historySent, ...small } = view.state;
   replaceIfChanged(headerSlot, JSON.stringify(small), () => [renderHeader(view.state!)]);
   replaceIfChanged(bannerSlot, JSON.stringify(view.state.subagentOf ?? null), () => (view.state!.subagentOf ? [renderSubagentBanner(view.state!.subagentOf, () => host.post({ type: 'closeSubagent' }))] : []));
   subagentsSection.hidden = !view.state.subagents;
@@ -116,9 +117,7 @@ export function renderAll(): void {
   renderRequests();
   renderCurrent();
   replace(toolSlot, [renderToolTokens(view.state.current, view.state.figures?.components.tools ?? 0)]);
-  // A compaction's record does not change once written: its id, outcome and size stand for it.
-  const history = view.state.compactions.map((c) => [c.id, c.status, c.tokensAfter, c.removed.length]);
-  replaceIfChanged(historySlot, JSON.stringify([history, [...openCompactions]]), historyChildren);
+  renderHistory();
   renderBlobs();
   renderPreviewSlot();
 }
@@ -210,14 +209,35 @@ export function renderCurrent(): void {
   ]);
 }
 
+export function renderHistory(): void {
+  if (!view.state) return;
+  // A compaction's record does not change once written: its id, outcome and size stand for it, with the removed items asked for.
+  const history = view.state.compactions.map((c) => [c.id, c.status, c.tokensAfter, c.removedCount, removedMore.get(c.id)?.items.length, removedMore.get(c.id)?.loading]);
+  keepingRemovedScroll(historySlot, () => replaceIfChanged(historySlot, JSON.stringify([history, [...openCompactions]]), historyChildren));
+}
+
 function historyChildren(): HTMLElement[] {
   return [
-    renderCompactionHistory(view.state?.compactions ?? [], openCompactions, (id, open) => {
-      if (open) openCompactions.add(id);
-      else openCompactions.delete(id);
-      persist();
-    }, (compactionId) => host.post({ type: 'openSummary', compactionId })),
+    renderCompactionHistory(view.state?.compactions ?? [], openCompactions, removedMore, {
+      onToggle: (id, open) => {
+        if (open) openCompactions.add(id);
+        else openCompactions.delete(id);
+        persist();
+      },
+      onOpenSummary: (compactionId) => host.post({ type: 'openSummary', compactionId }),
+      onShowRemoved: (id, offset) => {
+        showRemoved(id, offset);
+        renderHistory();
+      },
+    }),
   ];
+}
+
+/** Asks the host for a page more of a compaction's (or the preview's) removed items; the page arrives as `removedItems`. */
+function showRemoved(compactionId: string, offset: number): void {
+  const held = removedMore.get(compactionId);
+  removedMore.set(compactionId, held && held.from + held.items.length === offset ? { ...held, loading: true } : { from: offset, items: [], loading: true });
+  host.post({ type: 'showRemoved', compactionId, offset });
 }
 
 export function renderBlobs(): void {
@@ -261,8 +281,8 @@ export function renderPreviewSlot(): void {
   }
   const shown = view.preview;
   const stale = view.previewBasis !== contextBasis(view.state);
-  replace(previewSlot, [
-    renderPreview(shown, view.busy, stale, view.previewSummary, {
+  keepingRemovedScroll(previewSlot, () => replace(previewSlot, [
+    renderPreview(shown, view.busy, stale, view.previewSummary, removedMore.get(shown.id), {
       onConfirm: () => {
         const confirm: Extract<InspectorToHost, { type: 'confirmCompaction' }> = { type: 'confirmCompaction' };
         if (shown.focus !== undefined) confirm.focus = shown.focus;
@@ -282,8 +302,12 @@ export function renderPreviewSlot(): void {
         renderPreviewSlot();
       },
       onRefresh: () => host.post(shown.focus === undefined ? { type: 'previewCompaction' } : { type: 'previewCompaction', focus: shown.focus }),
+      onShowRemoved: (offset) => {
+        showRemoved(shown.id, offset);
+        renderPreviewSlot();
+      },
     }),
-  ]);
+  ]));
 }
 
 /** An editable copy of a preview's summary; Confirm follows what it holds (a blank summary cannot be confirmed). */

@@ -9,6 +9,7 @@ import { channel } from '../ui/vscodeApi';
 import type { ItemSort } from './itemList';
 import { RESULTS_PAGE, type BlobView } from './offloadedResults';
 import { TIMELINE_PAGE } from './timeline';
+import type { MoreRemoved } from './removedItems';
 
 interface UiState {
   selectedTurn?: number;
@@ -31,6 +32,8 @@ export const ui: UiState = {
 export const openCompactions = new Set(ui.openCompactions);
 export const openBlobs = new Set(ui.openBlobs);
 export const blobPages = new Map<string, BlobView>();
+/** Removed items asked for past those a compaction (or the preview) carries, by its id. */
+export const removedMore = new Map<string, MoreRemoved>();
 
 export const view: {
   state?: InspectorState;
@@ -85,6 +88,9 @@ export function takeState(next: InspectorState): void {
     ui.selectedTurn = undefined;
     view.turnItems = undefined;
   }
+  if (sessionChanged) removedMore.clear();
+  const compactions = new Set([...next.compactions.map((c) => c.id), view.preview?.id]);
+  for (const id of [...removedMore.keys()]) if (!compactions.has(id)) removedMore.delete(id);
   const known = new Set(next.blobs.map((b) => b.id));
   for (const id of [...openBlobs]) if (!known.has(id)) openBlobs.delete(id);
 }

@@ -1,4 +1,6 @@
 import { compactionPreview, type HostToInspector, type InspectorToHost } from '../../protocol/inspector';
+import { removedAfter } from '../../protocol/inspectorCompactions';
+import type { CompactionEventRecord } from '../../core/model/records';
 import type { Handlers } from '../../protocol/receive';
 import { requestItemText } from '../../core/session/itemText';
 import { cacheMissCause } from '../../core/accounting/cacheMissCause';
@@ -28,6 +30,8 @@ export interface InspectorIntentDeps {
 export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToHost> {
   // The summary the last preview proposed: kept here, so the record's original never comes from the webview.
   let proposedSummary: string | undefined;
+  // The last preview's record: the items it would remove past the first page are answered from it.
+  let previewed: Pick<CompactionEventRecord, 'id' | 'removed'> | undefined;
   return {
     ready: () => d.sendState(true),
     refresh: () => d.sendState(true),
@@ -78,6 +82,11 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
       await d.executeCommand('tally.openRequestItem', m.requestIndex, m.position);
     },
     forkFromRequest: (m) => forkFromRequest(d, m),
+    showRemoved: async (m) => {
+      const record = previewed?.id === m.compactionId ? previewed : (await d.sessions.current()).view.compactions.find((c) => c.id === m.compactionId);
+      if (!record) throw new Error('That compaction is not in the history of the session shown: refresh the inspector.');
+      d.post({ type: 'removedItems', compactionId: m.compactionId, offset: m.offset, ...removedAfter(record.removed, m.offset) });
+    },
     openSummary: async (m) => {
       await d.executeCommand('tally.openSummary', m.compactionId);
     },
@@ -89,6 +98,7 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
       const result = await d.sessions.preview(m.focus);
       const preview = compactionPreview(result);
       proposedSummary = result.summary;
+      previewed = { id: result.id, removed: result.removed };
       d.post({ type: 'busy', busy: false });
       d.post({ type: 'preview', preview });
     },

@@ -1,4 +1,5 @@
-import type { InspectorState } from '../../protocol/inspector';
+import type { CompactionEventRecord } from '../../core/model/records';
+import { compactionView, type CompactionView, type InspectorState } from '../../protocol/inspector';
 import type { ActiveSession } from '../session/sessionPorts';
 import { budgetWindowFigures } from '../session/turnFigures';
 import { currentPlan } from './currentPlan';
@@ -24,11 +25,19 @@ export function buildInspectorState(session: ActiveSession | undefined): Inspect
     figures: budgetWindowFigures(budget, usage[usage.length - 1]),
     calibration: calibration.samples > 0 ? calibration : undefined,
     turns: requests as InspectorState['turns'],
-    compactions: [...view.compactions].sort((a, b) => b.startedAt - a.startedAt),
+    compactions: [...view.compactions].sort((a, b) => b.startedAt - a.startedAt).map(viewOf),
     blobs: view.blobs as InspectorState['blobs'],
     blobTitles: view.blobs.length ? Object.fromEntries(view.blobTitles) : undefined,
     current: plan.items,
     averageTurnTokens: growth !== undefined ? Math.max(0, Math.round(growth)) : undefined,
     turnsRemaining: growth && growth > 0 ? Math.floor(Math.max(0, budget.compactAtTokens - budget.used) / growth) : undefined,
   };
+}
+
+/** A record is replaced, never changed, once written: its view is made once. */
+const views = new WeakMap<CompactionEventRecord, CompactionView>();
+function viewOf(record: CompactionEventRecord): CompactionView {
+  let made = views.get(record);
+  if (!made) views.set(record, (made = compactionView(record)));
+  return made;
 }

@@ -94,13 +94,18 @@ export class InspectorUpdates {
   // An item's key depends on the ids before it: the same ids at the same places keep their keys.
   private readonly current = new SentList<RequestItem>((item) => item.messageId, () => true, (a, b) => a.messageId === b.messageId);
   private readonly blobs = new PagedList<BlobInfo>((blob) => blob.id);
-  private titles?: string;
+  /** The titles the webview holds, by result id, and the view's count of title changes they were checked at. */
+  private sentTitles = new Map<string, string>();
+  private titlesChecked?: { versions: object; titles: number };
   private sessionId?: string;
   /** How many items carry each id in the list last sent, and that list: keys are made for what changed only. */
   private idCounts = new Map<string, number>();
   private lastItems: readonly RequestItem[] = [];
   /** The webview asked for every item of the next request. */
   private allItems = false;
+  /** How many compaction histories were sent, and which view's count of changes the last one matched. */
+  private historySent = 0;
+  private historyOf?: { versions: object; compactions: number };
 
   /** Keys of `items[from..]`, where `items[0..from)` carry the ids the items last sent there did. */
   private readonly itemKeysAfter = (items: readonly RequestItem[]) => (from: number): string[] => {
@@ -128,9 +133,15 @@ export class InspectorUpdates {
     else (list === 'turns' ? this.requests : this.blobs).showEarlier();
   }
 
-  /** `state` holds every request and result; `titlesVersion` changes whenever a title does. */
-  message(state: InspectorState, whole = false, titlesVersion?: number): HostToInspector {
-    const { turns, current: allCurrent, blobs, blobTitles, ...rest } = state;
+  /**
+   * `state` holds every request and result. `versions`: the session view's counts of changes (the
+   * same object while the view lives): titles and the compaction history are looked at only when
+   * theirs moved (or results were added); without it, titles always are and the history is sent.
+   * Only the titles the webview does not hold travel: a compaction that stores thousands of results
+   * sends each title once, not all of them again at each refresh.
+   */
+  message(state: InspectorState, whole = false, versions?: { readonly titles: number; readonly compactions: number }): HostToInspector {
+    const { turns, current: allCurrent, blobs, blobTitles, compactions, ...rest } = state;
     if (state.session?.id !== this.sessionId) this.allItems = false;
     const { list: current, omitted } = pagedItems(allCurrent, this.allItems);
     if (whole || state.session?.id !== this.sessionId) {
@@ -142,30 +153,49 @@ export class InspectorUpdates {
       const shownRequests = this.requests.whole(turns);
       const shownBlobs = this.blobs.whole(blobs);
       const titles = titlesOf(shownBlobs, blobTitles);
-      this.titles = titlesVersion === undefined ? JSON.stringify(titles ?? {}) : `v${titlesVersion}`;
-      return { type: 'state', state: { ...rest, ...this.earlier(omitted), turns: shownRequests, current: current as RequestItem[], blobs: shownBlobs, ...(titles ? { blobTitles: titles } : {}) } };
+      this.sentTitles = new Map(Object.entries(titles ?? {}));
+      this.titlesChecked = versions && { versions, titles: versions.titles };
+      this.historyHeld(versions);
+      return { type: 'state', state: { ...rest, ...this.earlier(omitted), turns: shownRequests, current: current as RequestItem[], blobs: shownBlobs, ...(titles ? { blobTitles: titles } : {}), compactions, historySent: this.historySent } };
     }
     const requestsPatch = this.requests.change(turns);
     const blobsPatch = this.blobs.change(blobs);
-    // Titles are sent again when one changed or results were added to those shown.
-    let shownTitles: Record<string, string> | undefined;
-    if (titlesVersion === undefined) {
-      const titles = titlesOf(blobs.slice(this.blobs.earlier), blobTitles) ?? {};
-      const json = JSON.stringify(titles);
-      if (json !== this.titles) shownTitles = titles;
-      this.titles = json;
-    } else if (`v${titlesVersion}` !== this.titles || blobsPatch.upserts.length > 0) {
-      shownTitles = titlesOf(blobs.slice(this.blobs.earlier), blobTitles) ?? {};
-      this.titles = `v${titlesVersion}`;
+    // Titles are looked at when one changed or results were added to those shown.
+    let newTitles: Record<string, string> | undefined;
+    if (!versions || this.titlesChecked?.versions !== versions || this.titlesChecked.titles !== versions.titles || blobsPatch.upserts.length > 0) {
+      newTitles = this.titlesNotHeld(blobs.slice(this.blobs.earlier), blobTitles);
+      this.titlesChecked = versions && { versions, titles: versions.titles };
     }
+    const historyChanged = !versions || this.historyOf?.versions !== versions || this.historyOf.compactions !== versions.compactions;
+    if (historyChanged) this.historyHeld(versions);
     return {
       type: 'update',
-      state: { ...rest, ...this.earlier(omitted) },
+      state: { ...rest, ...this.earlier(omitted), historySent: this.historySent },
       turns: requestsPatch,
       current: this.current.change(current, this.itemKeysAfter(current)),
       blobs: blobsPatch,
-      ...(shownTitles ? { blobTitles: shownTitles } : {}),
+      ...(newTitles ? { blobTitles: newTitles } : {}),
+      ...(historyChanged ? { compactions } : {}),
     };
+  }
+
+  /** The titles of the results shown that the webview does not hold as they are now, marked as held. */
+  private titlesNotHeld(blobs: readonly BlobInfo[], titles: Record<string, string> | undefined): Record<string, string> | undefined {
+    if (!titles) return undefined;
+    let out: Record<string, string> | undefined;
+    for (const b of blobs) {
+      const title = titles[b.id];
+      if (title === undefined || this.sentTitles.get(b.id) === title) continue;
+      (out ??= {})[b.id] = title;
+      this.sentTitles.set(b.id, title);
+    }
+    return out;
+  }
+
+  /** The history goes with this message. */
+  private historyHeld(versions?: { readonly compactions: number }): void {
+    this.historySent++;
+    this.historyOf = versions ? { versions, compactions: versions.compactions } : undefined;
   }
 
   private earlier(omitted?: { at: number; count: number }): Pick<InspectorState, 'earlierTurns' | 'earlierResults' | 'currentOmitted'> {

@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
 import { buildChatState } from '../../../src/host/chat/chatState';
 import { buildInspectorState } from '../../../src/host/inspector/inspectorState';
-import type { CompactionEventRecord } from '../../../src/core/model/records';
+import type { CompactionView } from '../../../src/protocol/inspector';
 import type { TallyApi } from '../../../src/extension';
 import { SCRIPTED_WINDOW_SETTINGS, scriptedModelForSuite, tallyApi as api, until } from './hostHelpers';
 
@@ -46,7 +46,7 @@ describe('One number for the context on every surface, through compactions and r
     return f.used;
   }
 
-  function assertRecorded(s: Awaited<ReturnType<typeof surfaces>>, before: number, when: string): CompactionEventRecord {
+  function assertRecorded(s: Awaited<ReturnType<typeof surfaces>>, before: number, when: string): CompactionView {
     const newest = s.history[0];
     assert.ok(newest && newest.status === 'complete', `${when}: a compaction was recorded`);
     assert.equal(newest.tokensBefore, before, `${when}: the history's "before" is the figure the surfaces showed before`);

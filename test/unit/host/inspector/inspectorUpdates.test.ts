@@ -13,6 +13,8 @@ const blob = (id: string): BlobInfo => ({ id, sessionId: 's1', toolName: 'run_co
 /** The webview's side: holds the lists and rebuilds the state from each message, as webview/inspector/main.ts does. */
 class Webview {
   state?: InspectorState;
+  /** Which history the webview holds (kept apart from the state, which the tests compare with the host's). */
+  historySent?: number;
   private turns: HeldList<RequestView> = heldListOf<RequestView>([], (t) => `r${t.requestIndex}`);
   private items: HeldList<RequestItem> = heldListOf<RequestItem>([], (i) => i.messageId);
   private blobs: HeldList<BlobInfo> = heldListOf<BlobInfo>([], (b) => b.id);
@@ -23,13 +25,20 @@ class Webview {
       this.turns = heldListOf(message.state.turns, (t) => `r${t.requestIndex}`);
       this.items = heldListOf(message.state.current, (i) => i.messageId, requestItemKeys(message.state.current));
       this.blobs = heldListOf(message.state.blobs, (b) => b.id);
-      this.state = message.state;
+      const { historySent, ...state } = message.state;
+      this.state = state;
+      this.historySent = historySent;
     } else if (message.type === 'update') {
       const turns = applyListPatch(this.turns, message.turns, (t) => `r${t.requestIndex}`);
       const current = applyListPatch(this.items, message.current, (i) => i.messageId);
       const blobs = applyListPatch(this.blobs, message.blobs, (b) => b.id);
-      if (turns.missing.length || current.missing.length || blobs.missing.length) this.asksAgain++;
-      else this.state = { ...message.state, turns: turns.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ?? this.state?.blobTitles };
+      const { historySent, ...state } = message.state;
+      const compactions = message.compactions ?? (this.historySent === historySent ? this.state?.compactions : undefined);
+      if (turns.missing.length || current.missing.length || blobs.missing.length || !compactions) this.asksAgain++;
+      else {
+        this.state = { ...state, turns: turns.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ? { ...this.state?.blobTitles, ...message.blobTitles } : this.state?.blobTitles, compactions };
+        this.historySent = historySent;
+      }
     }
   }
 }
@@ -166,5 +175,36 @@ describe('inspector updates: only what changed travels, and the webview ends up 
       assert.deepEqual(view.state, next, `step ${step}`);
     }
     assert.equal(view.asksAgain, 0);
+  });
+
+  it('a compaction that stores thousands of results sends each title once, not all of them at each refresh; a title renamed later is sent again', () => {
+    const updates = new InspectorUpdates();
+    const view = new Webview();
+    const versions = { titles: 0, compactions: 0 };
+    let blobs: BlobInfo[] = [];
+    const titles: Record<string, string> = {};
+    view.receive(updates.message(state([turn(0)], [item('m0', 1)], blobs, titles), true, versions));
+    const titleBytes: number[] = [];
+    for (let refresh = 0; refresh < 40; refresh++) {
+      const added = Array.from({ length: 100 }, (_, i) => blob(`r${refresh * 100 + i}`));
+      for (const b of added) titles[b.id] = `run_command npm test -- --grep "case ${b.id}" · request #1`;
+      blobs = [...blobs, ...added];
+      versions.titles += added.length;
+      const message = updates.message(state([turn(0)], [item('m0', 1)], blobs, { ...titles }), false, versions);
+      view.receive(message);
+      titleBytes.push(JSON.stringify((message as { blobTitles?: unknown }).blobTitles ?? {}).length);
+    }
+    assert.deepEqual(view.state?.blobTitles, titles, 'the webview holds every title');
+    assert.ok(Math.max(...titleBytes) < 2 * titleBytes[0], `titles posted per refresh stay those of the 100 new results: ${titleBytes[0]} … ${titleBytes[titleBytes.length - 1]} bytes`);
+
+    // A refresh with nothing new sends no title; a result named again (its call read back) sends that one.
+    const quiet = updates.message(state([turn(0)], [item('m0', 1)], blobs, { ...titles }), false, versions);
+    assert.equal((quiet as { blobTitles?: unknown }).blobTitles, undefined);
+    titles.r7 = 'read_file src/app.ts · request #1';
+    versions.titles++;
+    const renamed = updates.message(state([turn(0)], [item('m0', 1)], blobs, { ...titles }), false, versions);
+    assert.deepEqual((renamed as { blobTitles?: unknown }).blobTitles, { r7: 'read_file src/app.ts · request #1' });
+    view.receive(renamed);
+    assert.deepEqual(view.state?.blobTitles, titles);
   });
 });
