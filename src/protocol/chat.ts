@@ -88,13 +88,24 @@ export interface ChatThinking {
   streaming?: boolean;
 }
 
+/**
+ * A compaction as the chat's notice shows it: its figures and summary, and how many items it
+ * removed; the removed items themselves (thousands after a large compaction) are the inspector's.
+ */
+export type ChatCompactionRecord = Omit<CompactionEventRecord, 'removed'> & { removedCount: number };
+
+export function chatCompactionRecord(record: CompactionEventRecord): ChatCompactionRecord {
+  const { removed, ...rest } = record;
+  return { ...rest, removedCount: removed.length };
+}
+
 export type ChatEntry =
   /** `pending`: kept while no model is configured; it is sent once one is chosen. `tokens`: the host's count. */
   | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean; attachments?: ChatSentAttachment[]; setAside?: boolean }
   /** `setAside` (user and assistant): a rewind took the conversation back to before it; the model no longer sees it. */
   | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking; setAside?: boolean }
   /** `headline`: what a user's step on the history did, in words ("Rewound to before “fix the test” · 4 messages set aside"). */
-  | { kind: 'compaction'; id: string; record: CompactionEventRecord; headline?: string }
+  | { kind: 'compaction'; id: string; record: ChatCompactionRecord; headline?: string }
   /** `busy`: work still running (a compaction); `action`: the button the notice offers (`continue` sends "Continue"). */
   | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' | 'continue' }
   | { kind: 'usage'; id: string; usage: ChatTurnUsage };

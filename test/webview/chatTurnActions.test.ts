@@ -3,7 +3,7 @@ import { mkdirSync } from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import type { CompactionEventRecord } from '../../src/core/model/records';
-import type { ChatState } from '../../src/protocol/chat';
+import { chatCompactionRecord, type ChatState } from '../../src/protocol/chat';
 import { textContrast } from './contrast';
 import { chatState } from './fixtures';
 import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
@@ -28,8 +28,8 @@ function state(busy: boolean): ChatState {
       { kind: 'assistant', id: 'a-1', text: 'I fixed the loader and updated the test.', toolCalls: [] },
       { kind: 'user', id: 'u-2', text: 'Now run the whole suite and fix what breaks.', setAside: true },
       { kind: 'assistant', id: 'a-2', text: 'All 212 tests pass.', toolCalls: [], setAside: true },
-      { kind: 'compaction', id: 'c-rw', record: rewound, headline: 'Rewound to before “Now run the whole suite and fix what breaks.” · 14 messages set aside · 2 files restored' },
-      { kind: 'compaction', id: 'c-rs', record: restored, headline: 'Restored 3 files to before “The config tests fail after my refactor. Can…”' },
+      { kind: 'compaction', id: 'c-rw', record: chatCompactionRecord(rewound), headline: 'Rewound to before “Now run the whole suite and fix what breaks.” · 14 messages set aside · 2 files restored' },
+      { kind: 'compaction', id: 'c-rs', record: chatCompactionRecord(restored), headline: 'Restored 3 files to before “The config tests fail after my refactor. Can…”' },
       { kind: 'user', id: 'u-3', text: 'Run only the config tests.' },
     ],
     turnFiles: [

@@ -1,6 +1,6 @@
 /** Realistic host states for the webview tests: a coding session two hours in, one compaction behind it. */
 import type { CompactionEventRecord, ComponentTokens, RequestItem } from '../../src/protocol/records';
-import type { ChatState } from '../../src/protocol/chat';
+import { chatCompactionRecord, type ChatState } from '../../src/protocol/chat';
 import { compactionPreview, compactionView, type CacheMissCause, type CompactionPreviewView, type InspectorState, type WindowFigures } from '../../src/protocol/inspector';
 import { ContextBudget } from '../../src/core/accounting/budget';
 import { windowFigures } from '../../src/core/accounting/windowFigures';
@@ -126,7 +126,7 @@ export const chatState: ChatState = {
         { callId: 'call_1', name: 'run_command', arguments: '{"command":"npm test -- test/config.test.ts","timeout":120}', status: 'done', resultPreview: 'FAIL test/config.test.ts\n  ● loads relative paths', truncated: true, offloadRef: 'res_a1', stored: { lines: 1_204, bytes: 48_213 } },
       ],
     },
-    { kind: 'compaction', id: 'cmp-1', record: compaction },
+    { kind: 'compaction', id: 'cmp-1', record: chatCompactionRecord(compaction) },
     {
       kind: 'assistant',
       id: 'a-2',

@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import { mkdirSync } from 'fs';
 import * as path from 'path';
-import type { ChatState } from '../../src/protocol/chat';
+import { chatCompactionRecord, type ChatState } from '../../src/protocol/chat';
 import type { CompactionEventRecord } from '../../src/protocol/records';
 import { textContrast } from './contrast';
 import { compactionView } from '../../src/protocol/inspector';
@@ -36,7 +36,7 @@ const forkedChat: ChatState = {
   entries: [
     { kind: 'user', id: 'u-40', text: 'Never touch the generated files in src/gen.' },
     { kind: 'assistant', id: 'a-41', text: 'Running the snapshot tests now.', toolCalls: [{ callId: 'call_1', name: 'run_command', arguments: '{"command":"npm test -- test/config.test.ts"}', status: 'done', resultPreview: 'FAIL test/config.test.ts\n  ● loads relative paths', truncated: true, offloadRef: 'res_a1', stored: { lines: 1_204, bytes: 48_213 } }] },
-    { kind: 'compaction', id: forkEntry.id, record: forkEntry },
+    { kind: 'compaction', id: forkEntry.id, record: chatCompactionRecord(forkEntry) },
   ],
 };
 

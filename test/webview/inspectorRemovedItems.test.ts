@@ -3,6 +3,7 @@
  * page of items, asks the host for the rest when the user wants them, and says the count the
  * chat's notice says. An update that does not carry the history keeps what the webview holds.
  */
+import { chatCompactionRecord } from '../../src/protocol/chat';
 import * as assert from 'assert';
 import { mkdirSync } from 'fs';
 import * as path from 'path';
@@ -87,7 +88,7 @@ describe('inspector webview: a compaction of 5,000 removed items (headless Chrom
   it('says the count the chat notice says for the same compaction', async () => {
     const chat = await harness.open('chat');
     try {
-      await hostSends(chat, { type: 'state', state: { ...chatState, entries: [...chatState.entries, { kind: 'compaction', id: big.id, record: big }] } });
+      await hostSends(chat, { type: 'state', state: { ...chatState, entries: [...chatState.entries, { kind: 'compaction', id: big.id, record: chatCompactionRecord(big) }] } });
       const chatCount = Number(await chat.locator(`.compaction-notice[data-entry-id="${big.id}"] [data-removed-count]`).getAttribute('data-removed-count'));
       await entry(page).locator('summary').click();
       const heading = (await entry(page).locator('h4[data-removed-count]').textContent()) ?? '';

@@ -1,3 +1,4 @@
+import type { ChatCompactionRecord } from '../../src/protocol/chat';
 import type { CompactionEventRecord } from '../../src/protocol/records';
 import { badge } from '../ui/controls';
 import { details, h } from '../ui/dom';
@@ -21,7 +22,7 @@ const TRIGGERS: Record<CompactionEventRecord['trigger'], string> = {
  * An inline notice where a compaction happened; expands to what it did. `headline`: a user's step
  * on the history (rewind, restore) in the host's words, shown instead of the compaction's line.
  */
-export function renderCompactionNotice(record: CompactionEventRecord, open: boolean, onToggle: (open: boolean) => void, headline?: string): HTMLElement {
+export function renderCompactionNotice(record: ChatCompactionRecord, open: boolean, onToggle: (open: boolean) => void, headline?: string): HTMLElement {
   if (isForkEntry(record)) return renderForkNotice(record, open, onToggle);
   const failed = record.status === 'error';
   const files = record.step?.files ?? [];
@@ -46,7 +47,7 @@ export function renderCompactionNotice(record: CompactionEventRecord, open: bool
         record.step?.kind === 'rewind' ? h('dt', { text: 'Messages' }) : null,
         record.step?.kind === 'rewind' ? h('dd', { attrs: { 'data-set-aside': record.messagesBefore - record.messagesAfter }, text: `${countOf(record.messagesBefore - record.messagesAfter, 'message')} set aside (still in the transcript and the inspector)` }) : null,
         files.length ? h('dt', { text: 'Files restored' }) : null, files.length ? h('dd', { attrs: { 'data-files-restored': files.length }, text: files.join(', ') }) : null,
-        record.step ? null : h('dt', { text: 'Removed' }), record.step ? null : h('dd', { attrs: { 'data-removed-count': record.removed.length }, text: `${countOf(record.removed.length, 'item')} (still in the transcript and the inspector)` }),
+        record.step ? null : h('dt', { text: 'Removed' }), record.step ? null : h('dd', { attrs: { 'data-removed-count': record.removedCount }, text: `${countOf(record.removedCount, 'item')} (still in the transcript and the inspector)` }),
         record.focus ? h('dt', { text: 'Focus' }) : null, record.focus ? h('dd', { text: record.focus }) : null,
         record.error ? h('dt', { text: 'Error' }) : null, record.error ? h('dd', { class: 'error-text', text: record.error }) : null,
       ]),

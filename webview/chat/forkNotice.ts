@@ -1,10 +1,10 @@
-import type { CompactionEventRecord } from '../../src/protocol/records';
+import type { ChatCompactionRecord } from '../../src/protocol/chat';
 import { forkEntryText } from '../../src/protocol/forkEntry';
 import { badge } from '../ui/controls';
 import { details, h } from '../ui/dom';
 
 /** Where a forked session starts: the request it was forked from and what that request carried. */
-export function renderForkNotice(record: CompactionEventRecord, open: boolean, onToggle: (open: boolean) => void): HTMLElement {
+export function renderForkNotice(record: ChatCompactionRecord, open: boolean, onToggle: (open: boolean) => void): HTMLElement {
   return details(
     [h('span', { attrs: { 'data-field': 'fork' }, text: forkEntryText(record) }), badge('fork', 'trigger-fork')],
     [

@@ -2,7 +2,7 @@ import { MESSAGE_OVERHEAD_TOKENS } from '../../core/accounting/messageTokens';
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import type { ModelPrices } from '../../core/providers/modelRegistry';
-import { chatEntryKey, type ChatEntry, type ChatSentAttachment, type ChatThinking, type ChatTurnUsage } from '../../protocol/chat';
+import { chatCompactionRecord, chatEntryKey, type ChatEntry, type ChatSentAttachment, type ChatThinking, type ChatTurnUsage } from '../../protocol/chat';
 import { turnUsage } from '../session/turnFigures';
 import { toolView } from './chatToolView';
 import { sentAttachmentOf } from './sentAttachments';
@@ -27,7 +27,7 @@ interface OpenAssistant {
 
 /** A `/compact` that found nothing to remove is recorded as skipped: the chat says so. */
 function compactionEntry(record: CompactionEventRecord, headline?: string): ChatEntry {
-  if (record.status !== 'skipped') return headline ? { kind: 'compaction', id: record.id, record, headline } : { kind: 'compaction', id: record.id, record };
+  if (record.status !== 'skipped') return { kind: 'compaction', id: record.id, record: chatCompactionRecord(record), ...(headline ? { headline } : {}) };
   return { kind: 'notice', id: record.id, level: 'info', text: `Nothing to compact: the context (${countOf(record.tokensBefore, 'token')}) has nothing the strategies can remove yet.` };
 }
 

@@ -3,6 +3,7 @@ import type { AgentEvent } from '../../../../src/core/agent/events';
 import type { Message } from '../../../../src/core/model/message';
 import { buildChatState } from '../../../../src/host/chat/chatState';
 import { TurnTracker } from '../../../../src/host/session/turnTracker';
+import { compaction } from '../../../webview/fixtures';
 
 /**
  * The chat state as the chat view builds it ~100 ms after the last change, from what
@@ -106,5 +107,19 @@ describe('chat state after a failed turn', () => {
     run(tracker, failedTurn('boom', 'server'));
     const ids = stateAfter(tracker).entries.map((e) => e.id);
     assert.strictEqual(new Set(ids).size, ids.length);
+  });
+});
+
+describe('a large compaction in the chat', () => {
+  it('carries how many items it removed, not the items: a compaction of 5,000 keeps its notice small', () => {
+    const removed = Array.from({ length: 5_000 }, (_, i) => ({ ...compaction.removed[0], messageId: `m-${i}`, preview: `result ${i} `.repeat(20) }));
+    const record = { ...compaction, startedAt: 2, removed };
+    const state = buildChatState({ transcript: [user], compactions: [record], sessions: [] });
+    const notice = state.entries.find((e) => e.kind === 'compaction');
+    assert.ok(notice && notice.kind === 'compaction');
+    assert.equal(notice.record.removedCount, 5_000);
+    assert.equal('removed' in notice.record, false);
+    assert.equal(notice.record.tokensAfter, compaction.tokensAfter);
+    assert.ok(JSON.stringify(notice).length < 2_000, `${JSON.stringify(notice).length} characters`);
   });
 });
