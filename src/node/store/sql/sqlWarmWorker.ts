@@ -1,4 +1,4 @@
-/** The worker thread of warmSqlRuntime (sqlWarmUp.ts): loads sql.js, runs the warm-up once, says so, and ends. */
+/** The worker thread of startSqlWarmUp (sqlWarmUp.ts): loads sql.js, runs the warm-up once, says so, and ends. */
 import { parentPort, workerData } from 'worker_threads';
 import { WARMED, warmUp } from './sqlWarmUp';
 import { sqlRuntime } from './sqlRuntime';
