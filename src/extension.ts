@@ -39,11 +39,13 @@ export interface TallyApi {
 
 /**
  * Activation only wires things up: the tokenizer's ranks and the database load on first use,
- * so starting VS Code costs nothing noticeable.
+ * so starting VS Code costs nothing noticeable. sql.js starts loading in the background, in
+ * small steps, so the first session opened does not wait for it.
  */
 export function activate(context: vscode.ExtensionContext): TallyApi {
   const log = vscode.window.createOutputChannel('Tally', { log: true });
   const storeHost = new SessionStoreHost(context, log);
+  storeHost.warmUp();
   const keys = new ApiKeys(context.secrets);
   const agents = new AgentFactory(context, log);
   const sessions = new SessionController(storeHost, keys, agents, log);

@@ -24,6 +24,11 @@ export interface OpenRunOptions {
   timeoutMs?: number;
   /** Where to write a CPU profile of the wait for the chat's first state (profileSummary.ts reads it). */
   profileFile?: string;
+  /**
+   * How long after activation the chat view is resolved (default 0: at once). In a VS Code window
+   * the chat's `ready` comes once its webview has loaded, a few hundred ms after activation.
+   */
+  readyAfterMs?: number;
 }
 
 export interface OpenRunResult {
@@ -62,6 +67,7 @@ async function run(options: OpenRunOptions): Promise<OpenRunResult> {
     settings: { provider: 'openai-compatible', baseUrl: server.url, model: 'bench-model', contextWindow: 200_000, maxOutputTokens: 8_192 },
   });
   try {
+    if (options.readyAfterMs) await new Promise((resolve) => setTimeout(resolve, options.readyAfterMs));
     let longestBlock = 0;
     let lastTick = performance.now();
     const probe = setInterval(() => {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { openStore } from '../node/store';
+import { openStore, startSqlWarmUp, type SqlWarmUp } from '../node/store';
 import { StoreOpener } from '../node/store/storeOpener';
 import type { SessionStore, StoreProblem } from '../core/ports/sessionStore';
 
@@ -9,6 +9,7 @@ import type { SessionStore, StoreProblem } from '../core/ports/sessionStore';
  */
 export class SessionStoreHost implements vscode.Disposable {
   private readonly opener = new StoreOpener(() => this.open());
+  private warming?: SqlWarmUp;
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {}
 
@@ -17,16 +18,29 @@ export class SessionStoreHost implements vscode.Disposable {
     return vscode.Uri.joinPath(this.context.globalStorageUri, 'store').fsPath;
   }
 
+  /** Where the built extension keeps sql.js's WebAssembly. */
+  private get wasmPath(): string {
+    return vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath;
+  }
+
+  /**
+   * Makes sql.js ready in the background (see sqlWarmUp.ts) until the store opens, without opening
+   * it: called at activation, which does not wait for it, so that the window's first read of a
+   * session, once the chat has loaded, finds sql.js compiled.
+   */
+  warmUp(): void {
+    this.warming ??= startSqlWarmUp(this.wasmPath, vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sqlWarmWorker.js').fsPath);
+  }
+
   /** The store; an open that failed is tried again on the next call. */
   get(): Promise<SessionStore> {
     return this.opener.get();
   }
 
   private async open(): Promise<SessionStore> {
+    this.warming?.stop();
     // openStore creates the folder, or falls back to a read-only or in-memory store and says why.
-    const folder = this.folder;
-    const wasmPath = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath;
-    const store = await openStore(folder, { wasmPath, log: (line) => this.log.info(line) });
+    const store = await openStore(this.folder, { wasmPath: this.wasmPath, log: (line) => this.log.info(line) });
     for (const problem of store.problems) this.report(problem);
     store.onProblem((problem) => this.report(problem));
     return store;

@@ -19,7 +19,8 @@ import { cleanLeftovers, cleanSessionLeftovers } from './files/crashLeftovers';
 import { ClosedWriterMerge } from './merge/closedWriterMerge';
 import { DatabaseBudget } from './files/databaseBudget';
 import { Flusher, type StoreMode } from './files/flusher';
-import { SEGMENT_FILE, StoreLayout } from './files/storeLayout';
+import { FolderListings } from './files/folderListings';
+import { SEGMENT_FILE, SESSION_PATTERN, StoreLayout } from './files/storeLayout';
 import { OpenDatabases } from './files/openDatabases';
 import { OwnFiles } from './files/ownFiles';
 import { StoreProblems } from './files/storeProblems';
@@ -90,16 +91,17 @@ export class SqlJsStore implements SessionStore {
     this.problemSink = new StoreProblems(now, options.log);
     // A cache of checks: losing it costs only checks, so it is never fsynced.
     const checked = new CheckedFiles(root, withoutSync(fs), this.writer, this.mode === 'disk');
-    const reads = new OpenDatabases(SQL, this.budget, this.problemSink, now, checked);
+    const folders = new FolderListings();
+    const reads = new OpenDatabases(SQL, this.budget, this.problemSink, now, checked, (path) => folders.forgetFolderOf(path));
     const own = new OwnFiles(SQL, this.budget, reads, layout);
     const summaries = new SegmentSummaries((id) => layout.sessionDir(id), withoutSync(fs), this.writer, this.mode === 'disk');
     const flusher = new Flusher(own, this.problemSink, { fs, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir, beforeSave: async () => {
       await this.blobs.syncPending();
       await checked.save();
-    }, onSealed: (path, db) => this.recordFinalSegments([[path, db]]) });
+    }, onSealed: (path, db) => this.recordFinalSegments([[path, db]]), onSaved: (path) => folders.forgetFolderOf(path) });
     // At the bound with every database holding unsaved changes, they are saved so they can be closed.
     this.budget.setRelief(() => flusher.saveForRoom());
-    this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, summaries, sealedLists: new SealedLists(), now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
+    this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, summaries, sealedLists: new SealedLists(), folders, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
     this.records = new TranscriptRecords(this.parts);
@@ -234,11 +236,13 @@ export class SqlJsStore implements SessionStore {
 
   /**
    * A read of a session's files. Loading a session starts the merge of closed windows' files in
-   * the background (`merge`); no read waits for it (see merge/closedWriterMerge.ts).
+   * the background (`merge`); no read waits for it (see merge/closedWriterMerge.ts). Reads running
+   * together share one listing of the session's folder (see files/folderListings.ts).
    */
   private read<T>(sessionId: string, run: () => Promise<T>, merge = false): Promise<T> {
     if (merge) this.closedWriters.start(sessionId);
-    return this.closedWriters.reading(sessionId, run);
+    const shared = () => (SESSION_PATTERN.test(sessionId) ? this.parts.folders.during(this.parts.layout.sessionDir(sessionId), run) : run());
+    return this.closedWriters.reading(sessionId, shared);
   }
 
   /** Resolves once every merge of closed windows' files started so far is done. */

@@ -1,7 +1,7 @@
-import { promises as fsp } from 'fs';
 import { join } from 'path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Flusher } from './files/flusher';
+import type { FileStat, FolderListings } from './files/folderListings';
 import type { StoreLayout } from './files/storeLayout';
 import type { OpenDatabases } from './files/openDatabases';
 import type { OwnFiles } from './files/ownFiles';
@@ -20,6 +20,8 @@ export interface StoreParts {
   readonly summaries: SegmentSummaries;
   /** The lists of sealed segments, taken when each is first opened. */
   readonly sealedLists: SealedLists;
+  /** Session folders' listings, shared by the reads of a burst (see folderListings.ts). */
+  readonly folders: FolderListings;
   now(): number;
   /** A write time, strictly increasing within this writer: the latest write of a row wins. */
   stamp(): number;
@@ -34,11 +36,20 @@ export async function ownDb(parts: StoreParts, path: string): Promise<Database> 
 
 /** Every writer's files of a session whose names match `suffix`, sorted. */
 export async function filesOf(parts: StoreParts, sessionId: string, suffix: RegExp): Promise<string[]> {
+  return (await listedFiles(parts, sessionId, suffix)).paths;
+}
+
+/**
+ * Every writer's files of a session whose names match `suffix`, sorted, and the stat of each as
+ * listed (shared by the reads of a burst; see folderListings.ts). This window's own files are
+ * taken from memory at each call: a file it has not saved yet is on no listing.
+ */
+export async function listedFiles(parts: StoreParts, sessionId: string, suffix: RegExp): Promise<{ paths: string[]; stat(path: string): Promise<FileStat | undefined> }> {
   const dir = parts.layout.sessionDir(sessionId);
-  const names = await fsp.readdir(dir).catch(() => [] as string[]);
-  const paths = new Set(names.filter((n) => suffix.test(n)).map((n) => join(dir, n)));
+  const listing = await parts.folders.listing(dir);
+  const paths = new Set(listing.names.filter((n) => suffix.test(n)).map((n) => join(dir, n)));
   for (const path of parts.own.pathsUnder(dir)) if (suffix.test(path)) paths.add(path);
-  return [...paths].sort();
+  return { paths: [...paths].sort(), stat: (path) => listing.stat(path) };
 }
 
 /**
@@ -70,7 +81,7 @@ export async function visitFile(parts: StoreParts, path: string, sealed: boolean
 }
 
 /** Segments with a later segment of the same writer: sealed, never written again. */
-export function sealedSegments(paths: string[]): Set<string> {
+export function sealedSegments(paths: readonly string[]): Set<string> {
   const last = new Map<string, number>();
   const numbered = paths.map((path) => ({ path, match: /([^\\/]+)\.seg(\d+)\.sqlite$/.exec(path) }));
   for (const { match } of numbered) if (match) last.set(match[1], Math.max(last.get(match[1]) ?? -1, Number(match[2])));

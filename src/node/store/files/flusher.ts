@@ -32,6 +32,8 @@ export interface FlusherOptions {
   beforeSave?: () => Promise<void>;
   /** Runs when a sealed segment's last content is saved, before it is closed. */
   onSealed?: (path: string, db: Database) => Promise<void>;
+  /** Runs once a file's content is on disk (its folder's listing changed). */
+  onSaved?: (path: string) => void;
 }
 
 /** Saves changed own files after a short debounce, each atomically; a failed save is retried. */
@@ -110,6 +112,7 @@ export class Flusher {
       try {
         await fsp.mkdir(dirname(path), { recursive: true });
         await writeAtomically(this.options.fs, path, data, this.options.writer);
+        this.options.onSaved?.(path);
       } catch (error) {
         file.dirty = true; // kept in memory; the next save retries
         failure ??= error;

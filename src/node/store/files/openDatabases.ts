@@ -39,6 +39,8 @@ export class OpenDatabases {
     private readonly problems: StoreProblems,
     private readonly now: () => number,
     private readonly checked?: CheckedFiles,
+    /** Told when a file is found gone (another window merged it away) or is set aside as damaged. */
+    private readonly onGone?: (path: string) => void,
   ) {
     budget.addEvictor(() => this.evictOldest());
   }
@@ -60,6 +62,7 @@ export class OpenDatabases {
     try {
       stat = await fsp.stat(path);
     } catch {
+      this.onGone?.(path);
       return undefined;
     }
     const cached = this.cache.get(path);
@@ -111,7 +114,10 @@ export class OpenDatabases {
       stat = await fsp.stat(path);
       bytes = await fsp.readFile(path);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { missing: true };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.onGone?.(path);
+        return { missing: true };
+      }
       this.readFailed(path, error);
       return { failed: error };
     }
@@ -185,6 +191,7 @@ export class OpenDatabases {
     const movedTo = `${path}.corrupt-${new Date(this.now()).toISOString().replace(/[:.]/g, '-')}`;
     try {
       await fsp.rename(path, movedTo);
+      this.onGone?.(path);
       this.checked?.forget(path);
       this.setAsideTo.set(path, movedTo);
       this.problems.report({ file: path, kind: 'corrupt', message: errorText(error), movedTo });

@@ -78,6 +78,7 @@ export class ClosedWriterMerge {
       for (const path of paths) {
         this.parts.reads.forget(path);
         await fsp.rm(path, { force: true });
+        this.parts.folders.forgetFolderOf(path);
       }
     } finally {
       this.removing.delete(sessionId);
@@ -89,7 +90,8 @@ export class ClosedWriterMerge {
     const { layout } = this.parts;
     const dir = layout.sessionDir(sessionId);
     const live = await liveWriters(layout.root, this.parts.now());
-    const names = await fsp.readdir(dir).catch(() => [] as string[]);
+    // The listing the session's reads share while they run (the merge starts with the first of them).
+    const { names } = await this.parts.folders.listing(dir);
     // A sealed segment is already full-sized and never changes: moving its rows gains nothing,
     // so only the small files every window leaves (info, snapshot, last segment) are merged.
     const sealed = sealedSegments(names);

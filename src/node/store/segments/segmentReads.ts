@@ -1,11 +1,10 @@
-import { promises as fsp } from 'fs';
 import { basename } from 'path';
 import type { Database } from 'sql.js';
 import { SEGMENT_FILE } from '../files/storeLayout';
 import { segmentFacts, type SegmentFacts } from './segmentSummaries';
 import { SEGMENT_LISTS, segmentLists, type SegmentList, type SegmentListRows } from './sealedLists';
 import { rows, type Row } from '../sql/connection';
-import { eachSessionDb, filesOf, sealedSegments, visitFile, type StoreParts } from '../storeParts';
+import { eachSessionDb, listedFiles, sealedSegments, visitFile, type StoreParts } from '../storeParts';
 
 /** A read over a session's segments that can often be answered from a segment's facts alone. */
 export interface SegmentRead {
@@ -41,7 +40,7 @@ interface Segment {
  * in memory are always read (they change with every turn).
  */
 export async function eachSegment(parts: StoreParts, sessionId: string, read: SegmentRead): Promise<void> {
-  const paths = await filesOf(parts, sessionId, SEGMENT_FILE);
+  const { paths, stat: statOf } = await listedFiles(parts, sessionId, SEGMENT_FILE);
   const sealed = sealedSegments(paths);
   const segments: Segment[] = [];
   for (const path of paths) {
@@ -49,8 +48,13 @@ export async function eachSegment(parts: StoreParts, sessionId: string, read: Se
       segments.push({ path, own: true });
       continue;
     }
-    const stat = await fsp.stat(path).catch(() => undefined);
-    if (!stat) continue; // removed meanwhile (merged by another window): its rows are in that window's files
+    const stat = await statOf(path);
+    if (!stat) {
+      // Removed meanwhile (merged by another window): its rows are in that window's files, which
+      // the reads that follow find in a new listing.
+      parts.folders.forgetFolderOf(path);
+      continue;
+    }
     segments.push({ path, stat, facts: await parts.summaries.factsOf(sessionId, path, stat) });
   }
   if (read.newestFirst) {
@@ -84,7 +88,7 @@ export async function eachSegment(parts: StoreParts, sessionId: string, read: Se
  * This window's segments in memory are queried.
  */
 export async function eachListRow(parts: StoreParts, sessionId: string, list: SegmentList, take: (row: Row) => void): Promise<void> {
-  const paths = await filesOf(parts, sessionId, SEGMENT_FILE);
+  const { paths, stat: statOf } = await listedFiles(parts, sessionId, SEGMENT_FILE);
   const sealed = sealedSegments(paths);
   let recorded = false;
   for (const path of paths) {
@@ -94,8 +98,11 @@ export async function eachListRow(parts: StoreParts, sessionId: string, list: Se
       });
       continue;
     }
-    const stat = await fsp.stat(path).catch(() => undefined);
-    if (!stat) continue; // removed meanwhile (merged by another window): its rows are in that window's files
+    const stat = await statOf(path);
+    if (!stat) {
+      parts.folders.forgetFolderOf(path); // removed meanwhile, as above
+      continue;
+    }
     const isSealed = sealed.has(path);
     const got: { lists?: SegmentListRows; facts?: SegmentFacts } = {};
     const recordedLists = await parts.summaries.listsOf(sessionId, path, stat);
