@@ -57,7 +57,7 @@ async function buildLongSession(folder: string, turns: number): Promise<void> {
       await store.addRequestUsage(usageRecord(2 * t + i - 1, m.createdAt, items));
     }
     if (t % 100 === 99) {
-      await store.addCompactionEvent({ id: `e${t}`, sessionId: SESSION, trigger: 'auto', status: 'done', startedAt: at - 1, tokensBefore: 100_000, tokensAfter: 1000 } as unknown as CompactionEventRecord);
+      await store.addCompactionEvent({ id: `e${t}`, sessionId: SESSION, trigger: 'auto', status: 'complete', strategies: ['threshold-summarization'], startedAt: at - 1, tokensBefore: 100_000, tokensAfter: 1000, messagesBefore: 300, messagesAfter: 2, durationMs: 5, removed: [] } as unknown as CompactionEventRecord);
       await store.saveSnapshot({ sessionId: SESSION, compactionId: `c${t}`, tokenCount: 1000, createdAt: at - 1, messages: [msg({ role: 'user', content: `Summary up to turn ${t}.`, createdAt: at - 1 }), ...recent.slice(-9)] });
     }
     if (t % 20 === 19) await store.flush();

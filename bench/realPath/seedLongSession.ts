@@ -40,7 +40,7 @@ export async function seedLongSession(storageDir: string, turns: number): Promis
       });
     }
     if (t % 100 === 99) {
-      await store.addCompactionEvent({ id: `cmp${t}`, sessionId: id, trigger: 'auto', status: 'done', startedAt: at - 1, tokensBefore: 150_000, tokensAfter: 20_000 } as unknown as CompactionEventRecord);
+      await store.addCompactionEvent({ id: `cmp${t}`, sessionId: id, trigger: 'auto', status: 'complete', strategies: ['threshold-summarization'], startedAt: at - 1, tokensBefore: 150_000, tokensAfter: 20_000, messagesBefore: 300, messagesAfter: 2, durationMs: 5, removed: [] } as unknown as CompactionEventRecord);
       await store.saveSnapshot({ sessionId: id, compactionId: `cmp${t}`, tokenCount: 20_000, createdAt: at - 1, messages: withStoredCounts([msg({ role: 'user', content: `Summary up to turn ${t}.`, createdAt: at - 1 }), ...recent.slice(-9)]) });
     }
     if (t % 20 === 19) await store.flush();

@@ -43,7 +43,7 @@ describe('opening a long session in a new window', function () {
       items = [...items, { messageId: `m${t}`, role: 'tool', kind: 'tool_result', tokens: 40, badges: [], preview: `output ${t}` }];
       await writing.addRequestUsage(usage(t, items));
       if (t % 30 === 29) {
-        await writing.addCompactionEvent({ id: `cmp${t}`, sessionId: SESSION, trigger: 'auto', status: 'done', startedAt: at + 4, tokensBefore: 10 } as never);
+        await writing.addCompactionEvent({ id: `cmp${t}`, sessionId: SESSION, trigger: 'auto', status: 'complete', strategies: [], startedAt: at + 4, tokensBefore: 10, tokensAfter: 5, messagesBefore: 3, messagesAfter: 1, durationMs: 1, removed: [] } as never);
         await writing.saveSnapshot({ sessionId: SESSION, compactionId: `cmp${t}`, tokenCount: 10, createdAt: at + 3, messages: [msg({ role: 'user', content: `summary to ${t}`, createdAt: at + 3 })] });
       }
       if (t % 5 === 4) await writing.flush();
