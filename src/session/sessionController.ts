@@ -1,22 +1,18 @@
 import * as vscode from 'vscode';
 import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
-import { getTokenCounter } from '../core/accounting/tokenizer';
 import type { AgentEvent } from '../core/agent/events';
 import type { Message } from '../core/model/message';
 import type { CompactionResult } from '../core/compaction/compactor';
 import type { UserSummary } from '../core/compaction/userSummary';
-import { ContextSession } from '../core/session/contextSession';
-import { readLastRequest } from '../core/session/lastRequestUsage';
-import { forkSession, forkStartUsage, type ForkPoint } from '../core/session/forkSession';
+import type { ContextSession } from '../core/session/contextSession';
+import { forkSession, type ForkPoint } from '../core/session/forkSession';
 import type { SessionStore } from '../core/ports/sessionStore';
-import { readConfiguration } from '../config/readSettings';
+import type { TallyConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
-import { resolveChatModel } from './modelService';
-import { MessageNotSent, type ActiveSession, type SessionActions, type ShownSession, type ViewChange } from '../host/session/sessionPorts';
-import { CHAT_PAGE_MESSAGES, SessionView } from '../host/session/sessionView';
+import { readSessionToOpen } from './sessionReading';
+import { UnsentMessages } from './unsentMessages';
+import type { ActiveSession, SessionActions, ShownSession, ViewChange } from '../host/session/sessionPorts';
 import { subagentUsage } from '../host/session/subagentUsage';
-import { userValue } from '../config/userScope';
-import { parsePriceOverrides } from '../core/providers/modelRegistry';
 import type { AgentFactory } from './agentFactory';
 import { TurnTracker, type LiveTurn, type TurnNotice } from '../host/session/turnTracker';
 import { nextCompactionActivity, type CompactionActivity } from '../host/session/compactionActivity';
@@ -46,9 +42,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
   private opening?: Promise<ActiveSession>;
   private subscriptions: Array<() => void> = [];
   private readonly turns = new TurnTracker();
-  private pending?: string;
-  /** Messages sent while the shown session resumes: shown as not sent yet, sent once it resumed. */
-  private waiting: string[] = [];
+  private readonly unsent = new UnsentMessages(() => this.changed.fire({ type: 'status' }));
   private openQueue: Promise<void> = Promise.resolve();
   /** A reopen for changed settings or keys, queued or running: the next use waits for it. */
   private reopening?: Promise<void>;
@@ -89,7 +83,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
 
   /** A message typed while no model was configured; sent once a model is chosen. */
   get pendingMessage(): string | undefined {
-    return this.pending;
+    return this.unsent.pending;
   }
 
   /** The compaction running now, for the chat's live notice. */
@@ -241,58 +235,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     const info = await store.getSession(sessionId);
     if (!info) throw new Error(`Session ${sessionId} was not found.`);
     this.detach();
-    const config = readConfiguration();
-    // The model is resolved while the last request's figures are read (once: the resume takes them too).
-    const lastRequest = readLastRequest(store, sessionId);
-    const [resolution, lastUsage] = await Promise.all([
-      replayLabel ? undefined : resolveChatModel(config, this.keys).catch((error: Error) => ({ ok: false as const, reason: error.message })),
-      lastRequest.then((last) => last.record ?? forkStartUsage(store, info)),
-    ]);
-    const chat = resolution?.ok ? resolution.chat : undefined;
-    const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
-    // Without a snapshot the resume reads the whole transcript: the chat shows the session's newest
-    // page first, read from the store, and the read waits until the chat posted it (`go`).
-    let wholeTranscript!: () => void;
-    const readsWhole = new Promise<true>((resolve) => (wholeTranscript = () => resolve(true)));
-    let go!: () => void;
-    const mayReadWhole = new Promise<void>((resolve) => (go = resolve));
-    const resuming = ContextSession.open({
-      store,
-      sessionId,
-      settings: config.context,
-      counter,
-      summarizer: chat?.summarizer,
-      // A window nobody reported (an unknown model) is left to the budget's fallback, which says it assumed one.
-      contextWindow: chat ? (chat.window.source === 'assumed' ? undefined : chat.model.contextWindow) ?? config.context.contextWindow : lastUsage?.contextWindow ?? config.context.contextWindow,
-      maxOutputTokens: chat?.maxOutputTokens ?? lastUsage?.maxOutputTokens ?? config.context.maxOutputTokens,
-      fixed: lastUsage ? { system: lastUsage.components.system, skills: lastUsage.components.skills, tools: lastUsage.components.tools } : undefined,
-      encoderAfterFirstState: true, // the chat starts the ranks once it shows the session
-      lastRequest,
-      beforeWholeTranscript: () => {
-        wholeTranscript();
-        return mayReadWhole;
-      },
-    });
-    const showFirst = await Promise.race([readsWhole, resuming.then(() => false, () => false)]);
-    // What the views show is read while the session resumes: the chat's page from the messages the
-    // resume read when it reads only those after its snapshot (quick), else from the store. Prices
-    // come from user settings only.
-    const prices = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
-    const page = showFirst ? undefined : resuming.then((resumed) => resumed.takeResumedTranscript(), () => undefined);
-    const view = await SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, prices, page).catch((error: Error) => {
-      go(); // the resume is not left waiting; the open fails with the view's error
-      resuming.catch(() => undefined);
-      throw error;
-    });
-    const shown: ShownSession = {
-      info,
-      view,
-      chat,
-      replayLabel,
-      unavailable: replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : resolution && !resolution.ok ? resolution.reason : undefined,
-    };
-    // A session whose whole transcript is the page (a new or short one) resumes before it shows: no "counting…" to flash.
-    const shownFirst = showFirst && view.earlierUnloaded;
+    const { shown, resuming, shownFirst, go, config } = await readSessionToOpen(store, info, this.keys, replayLabel);
     const resumed = this.resume(shown, resuming, store, config, shownFirst);
     if (shownFirst) {
       this.resuming = { session: shown, resumed, go };
@@ -312,7 +255,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
   }
 
   /** Waits for the shown session's working context, then makes it the active session (its agent, its changes). */
-  private async resume(shown: ShownSession, resuming: Promise<ContextSession>, store: SessionStore, config: ReturnType<typeof readConfiguration>, shownFirst: boolean): Promise<ActiveSession> {
+  private async resume(shown: ShownSession, resuming: Promise<ContextSession>, store: SessionStore, config: TallyConfiguration, shownFirst: boolean): Promise<ActiveSession> {
     const sessionId = shown.info.id;
     const { view, chat } = shown;
     let contextSession: ContextSession;
@@ -363,31 +306,27 @@ export class SessionController implements vscode.Disposable, SessionActions {
       },
       (error: Error) => this.log.warn(`session ${sessionId}: its subagents' requests could not be read: ${error.message}`),
     );
-    if (session.agent && this.pending !== undefined) this.sendPending();
+    if (session.agent && this.unsent.pending !== undefined) this.sendPending();
     return session;
   }
 
   /** Messages sent while the shown session resumes, not sent yet. */
   get waitingMessages(): readonly string[] {
-    return this.waiting;
+    return this.unsent.waiting;
   }
 
   /** Drops the message kept while no model was configured (the user chose Discard in the chat). */
   discardPendingMessage(): void {
-    if (this.pending === undefined) return;
-    this.pending = undefined;
-    this.changed.fire({ type: 'status' });
+    this.unsent.discard();
   }
 
   /** The message kept while no model was configured goes out now that there is one. */
   private sendPending(): void {
-    const text = this.pending;
-    this.pending = undefined;
+    const text = this.unsent.take();
     if (text === undefined) return;
     this.send(text).catch((error: Error) => {
-      this.pending ??= text;
       this.log.error(`chat: the waiting message could not be sent: ${error.message}`);
-      this.changed.fire({ type: 'status' });
+      this.unsent.putBack(text);
     });
   }
 
@@ -424,10 +363,8 @@ export class SessionController implements vscode.Disposable, SessionActions {
     if (!session.agent) {
       if (attachments.length) throw new Error('Choose a model first: attachments are sent with a message to a model.');
       if (session.replayLabel) throw new Error(session.unavailable ?? 'This session is a replay.');
-      // Kept in the chat with a "Choose a model" action; sent when a model is configured. A second
-      // message typed meanwhile joins the first rather than replacing it.
-      this.pending = this.pending === undefined ? text : `${this.pending}\n\n${text}`;
-      this.changed.fire({ type: 'status' });
+      // Kept in the chat with a "Choose a model" action; sent when a model is configured.
+      this.unsent.keep(text);
       return;
     }
     const store = await this.store();
@@ -445,20 +382,9 @@ export class SessionController implements vscode.Disposable, SessionActions {
    * The resumed session for a message: one sent while the session resumes shows as not sent yet
    * until then; when the resume fails, the message is not sent and its text goes back.
    */
-  private async resumedFor(text: string): Promise<ActiveSession> {
+  private resumedFor(text: string): Promise<ActiveSession> {
     if (this.activeSession || !this.resuming) return this.current();
-    const entry = text;
-    this.waiting = [...this.waiting, entry];
-    this.changed.fire({ type: 'status' });
-    try {
-      return await this.current();
-    } catch (error) {
-      throw new MessageNotSent(`The message was not sent: ${error instanceof Error ? error.message : String(error)}`, text);
-    } finally {
-      const at = this.waiting.indexOf(entry);
-      this.waiting = this.waiting.filter((_, i) => i !== at);
-      this.changed.fire({ type: 'status' });
-    }
+    return this.unsent.whileResuming(text, () => this.current());
   }
 
   /**
