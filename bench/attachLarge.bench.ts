@@ -6,6 +6,7 @@
  * without a turn (a block probe: setImmediate ticks; under load it also holds the time the process
  * waited for a core). Run: node -r ./test/register.cjs bench/attachLarge.bench.ts [MB] [--rounds n]
  */
+import { withBlockProbe } from './blockProbe';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'fs';
 import { loadavg, tmpdir } from 'os';
 import { join } from 'path';
@@ -38,24 +39,12 @@ class FileSources implements AttachmentSources {
 }
 
 async function probe<T>(work: () => Promise<T> | T): Promise<{ ms: number; cpuMs: number; blockMs: number }> {
-  let longest = 0;
-  let last = performance.now();
-  let running = true;
-  const tick = () => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-    if (running) setImmediate(tick);
-  };
-  setImmediate(tick);
   const started = performance.now();
   const cpu = process.cpuUsage();
-  await work();
+  const { blockMs } = await withBlockProbe(work);
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  running = false;
-  longest = Math.max(longest, performance.now() - last);
-  return { ms: Math.round(ms * 10) / 10, cpuMs: Math.round((used.user + used.system) / 100) / 10, blockMs: Math.round(longest * 10) / 10 };
+  return { ms: Math.round(ms * 10) / 10, cpuMs: Math.round((used.user + used.system) / 100) / 10, blockMs };
 }
 
 /** A log-like text: numbered lines of mixed words and figures. */

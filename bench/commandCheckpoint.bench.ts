@@ -8,6 +8,7 @@
  * older commit), alternating with this one round by round, in one process.
  * Run: node -r ./test/register.cjs bench/commandCheckpoint.bench.ts [files] [--old <root>] [--rounds n]
  */
+import { withBlockProbe } from './blockProbe';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
@@ -28,23 +29,6 @@ function countCalls(target: Record<string, unknown>, names: string[], prefix = '
 const fs = require('fs') as Record<string, unknown> & { promises: Record<string, unknown> };
 countCalls(fs.promises, ['readdir', 'lstat', 'readFile', 'writeFile']);
 countCalls(fs, ['readdirSync', 'lstatSync', 'readFileSync']);
-
-/** The longest the event loop went without a turn while `work` ran. */
-async function longestBlock<T>(work: () => Promise<T>): Promise<{ result: T; blockMs: number }> {
-  let longest = 0;
-  let last = performance.now();
-  let running = true;
-  const tick = () => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-    if (running) setImmediate(tick);
-  };
-  setImmediate(tick);
-  const result = await work();
-  running = false;
-  return { result, blockMs: Math.round(longest * 10) / 10 };
-}
 
 interface Build {
   name: string;
@@ -80,7 +64,7 @@ async function run(build: Build, files: number) {
     for (const [index, command] of ['first command', 'second command', 'third command'].entries()) {
       for (const key of Object.keys(calls)) delete calls[key];
       const started = performance.now();
-      const { blockMs } = await longestBlock(() => recorder.aroundCommand([workspace], async () => writeFileSync(join(workspace, 'dir0', `file${index}.ts`), `changed by command ${index}\n`)));
+      const { blockMs } = await withBlockProbe(() => recorder.aroundCommand([workspace], async () => writeFileSync(join(workspace, 'dir0', `file${index}.ts`), `changed by command ${index}\n`)));
       commands.push({ command, ms: Math.round(performance.now() - started), blockMs, calls: { ...calls } });
     }
     const checkpoint = await recorder.end();
