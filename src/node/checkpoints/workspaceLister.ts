@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, type Stats } from 'fs';
+import { lstatSync, readdirSync, statSync, type Stats } from 'fs';
 import { join, sep } from 'path';
 import type { FolderListing, ListedFile } from '../../core/ports/checkpointStore';
 import { ignoredNames } from './ignoredNames';
@@ -49,7 +49,8 @@ export class WorkspaceLister {
         await this.slices.turnIfDue();
         if (Date.now() > deadline) return { files, complete: false, note: `listing the workspace took longer than ${this.limits.listBudgetMs} ms` };
         const dir = pending.pop()!;
-        const names = this.names(dir.absolute);
+        // A workspace folder opened through a link is listed (the link is the user's own path); links inside it are not followed.
+        const names = this.names(dir.absolute, dir.relative === '');
         if (!names) continue;
         const prefix = dir.relative ? `${dir.relative}/` : '';
         for (const name of names.directories) if (!skip.has(name)) pending.push({ absolute: join(dir.absolute, name), relative: prefix + name });
@@ -71,9 +72,9 @@ export class WorkspaceLister {
   }
 
   /** The folder's file and folder names: kept ones when the folder did not move, else read now. */
-  private names(absolute: string): KeptDirectory | undefined {
+  private names(absolute: string, isRoot = false): KeptDirectory | undefined {
     const seenAt = Date.now();
-    const stat = this.stat(absolute);
+    const stat = this.stat(absolute, isRoot);
     if (!stat?.isDirectory()) {
       this.kept.delete(absolute);
       return undefined;
@@ -97,10 +98,10 @@ export class WorkspaceLister {
     return read;
   }
 
-  private stat(absolute: string): Stats | undefined {
+  private stat(absolute: string, followLink = false): Stats | undefined {
     this.work.entriesStated++;
     try {
-      return lstatSync(absolute, { throwIfNoEntry: false });
+      return (followLink ? statSync : lstatSync)(absolute, { throwIfNoEntry: false });
     } catch {
       return undefined;
     }

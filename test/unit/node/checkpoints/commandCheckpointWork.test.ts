@@ -1,10 +1,11 @@
 import { strict as assert } from 'assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'fs';
+import { execFileSync } from 'child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { applyRestore, planRestore } from '../../../../src/core/checkpoints/restore';
 import { TurnCheckpointRecorder } from '../../../../src/core/checkpoints/turnRecorder';
-import { FileCheckpointStore } from '../../../../src/node/checkpoints/fileCheckpointStore';
+import { FileCheckpointStore, readRegularFile } from '../../../../src/node/checkpoints/fileCheckpointStore';
 import { nodeRestoreTarget } from '../../../../src/node/checkpoints/nodeRestoreTarget';
 
 /** A fixed date long before any test runs: files and folders last changed then. */
@@ -193,6 +194,48 @@ describe('checkpoints: a command after a command costs stats, not reads', functi
       const outcome = await applyRestore(await planRestore([held], t.store), t.store, nodeRestoreTarget);
       assert.deepEqual(outcome.failed, []);
       assert.equal(readFileSync(file, 'utf8'), 'first draft\n');
+    } finally {
+      t.dispose();
+    }
+  });
+});
+
+describe('checkpoints: the workspace is the user\'s path, what is in it is read as it is', function () {
+  this.timeout(60_000);
+
+  it('records what a command changed in a workspace folder opened through a link', async () => {
+    const t = setUp();
+    try {
+      const linked = join(t.root, 'linked-workspace');
+      symlinkSync(t.workspace, linked, 'dir');
+      writeFileSync(join(t.workspace, 'config.json'), '{"port": 1}\n');
+      t.recorder.begin('s1', 'u1');
+      await t.recorder.aroundCommand([linked], async () => writeFileSync(join(linked, 'config.json'), '{"port": 2}\n'));
+      const checkpoint = await restoreTurn(t.store, t.recorder);
+      assert.deepEqual(checkpoint.files.map((f) => f.relative), ['config.json']);
+      assert.equal(readFileSync(join(t.workspace, 'config.json'), 'utf8'), '{"port": 1}\n');
+    } finally {
+      t.dispose();
+    }
+  });
+
+  it('never copies a link\'s target or waits on a pipe: a listed file swapped for either is not read', function () {
+    if (process.platform === 'win32') this.skip();
+    const t = setUp();
+    try {
+      const secret = join(t.root, 'outside.txt');
+      writeFileSync(secret, 'outside the workspace\n');
+      const link = join(t.workspace, 'notes.txt');
+      symlinkSync(secret, link);
+      assert.equal(readRegularFile(link, 1024), 'not a regular file');
+      const pipe = join(t.workspace, 'build.log');
+      execFileSync('mkfifo', [pipe]);
+      assert.equal(readRegularFile(pipe, 1024), 'not a regular file');
+      assert.equal(readRegularFile(join(t.workspace, 'gone.txt'), 1024), 'absent');
+      writeFileSync(join(t.workspace, 'big.bin'), Buffer.alloc(4096));
+      assert.equal(readRegularFile(join(t.workspace, 'big.bin'), 1024), 4096);
+      writeFileSync(join(t.workspace, 'plain.txt'), 'plain\n');
+      assert.equal(String(readRegularFile(join(t.workspace, 'plain.txt'), 1024)), 'plain\n');
     } finally {
       t.dispose();
     }
