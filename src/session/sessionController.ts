@@ -11,7 +11,7 @@ import type { TallyConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { readSessionToOpen } from './sessionReading';
 import { UnsentMessages } from './unsentMessages';
-import type { ActiveSession, SessionActions, ShownSession, ViewChange } from '../host/session/sessionPorts';
+import { MessageNotSent, type ActiveSession, type SessionActions, type ShownSession, type ViewChange } from '../host/session/sessionPorts';
 import { subagentUsage } from '../host/session/subagentUsage';
 import type { AgentFactory } from './agentFactory';
 import { TurnTracker, type LiveTurn, type TurnNotice } from '../host/session/turnTracker';
@@ -28,6 +28,8 @@ export class SessionController implements vscode.Disposable, SessionActions {
   readonly onDidChange = this.changed.event;
   readonly onAgentEvent = this.agentEvents.event;
   private activeSession?: ActiveSession;
+  /** The active session while its agent and changes are wired (an open detaches it before the next is active). */
+  private attached?: ActiveSession;
   /** The session the views show: the active one, or one whose working context is still resuming. */
   private shownSession?: ShownSession;
   /** The shown session's resume, while it runs (or after it failed): `go` lets its whole-transcript read start. */
@@ -292,6 +294,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
       }),
     );
     this.activeSession = session;
+    this.attached = session;
     this.resuming = undefined;
     this.show(session);
     // A session shown before it resumed gets its figures now (the chat has shown it: the ranks load for the next message).
@@ -344,6 +347,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
   }
 
   private detach(): void {
+    this.attached = undefined;
     this.activeSession?.agent?.dispose();
     for (const unsubscribe of this.subscriptions) unsubscribe();
     this.subscriptions = [];
@@ -375,6 +379,8 @@ export class SessionController implements vscode.Disposable, SessionActions {
     } else {
       await store.updateSession(session.info.id, { updatedAt: Date.now() });
     }
+    // Another session opened while this one was being written to: the message is not sent to a session the chat no longer shows.
+    if (this.attached !== session) throw new MessageNotSent('The message was not sent: the session was opened again meanwhile (another session, or new settings). It is back in the message box.', text);
     await session.agent.send(text, undefined, attachments);
   }
 

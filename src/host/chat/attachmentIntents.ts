@@ -64,8 +64,10 @@ export function attachmentHandlers(deps: () => AttachmentIntentDeps): Pick<Handl
  */
 export async function attachmentsForSend(d: AttachmentIntentDeps, text: string): Promise<Message[]> {
   if (d.draft.count === 0 || /^\s*\/compact\b/.test(text)) return [];
-  const session = await d.session();
+  let session: (DraftSession & { canSend: boolean }) | undefined;
   try {
+    // The session may still be resuming, and its resume may fail: the text goes back either way.
+    session = await d.session();
     if (!session.canSend) throw new Error('Choose a model first: attachments are sent with a message to a model. They stay above the input.');
     const messages = await d.draft.takeForSend(session);
     d.postComposer(session);

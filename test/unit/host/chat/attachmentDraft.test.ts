@@ -86,6 +86,15 @@ describe('attachments: chips, their tokens and the request that carries them', f
     return { env, sessionId, contextSession, agent, sources, draft, session, deps, posted };
   }
 
+  it('a send whose session cannot be read gives the text back to the message box and keeps the chips', async () => {
+    const { draft, session, deps, posted } = await setup();
+    await draft.add(session, { kind: 'file', path: 'src/app.ts' });
+    const failing: AttachmentIntentDeps = { ...deps, session: async () => Promise.reject(new Error('This session could not be read: database disk image is malformed')) };
+    await assert.rejects(attachmentsForSend(failing, 'what does this do?'), /could not be read/);
+    assert.equal(posted[posted.length - 1]?.restore, 'what does this do?');
+    assert.equal(draft.count, 1, 'the chip stays for the next send');
+  });
+
   it("each chip's number is its attachment item's tokens in the request that carries it, and the items come right before the user's message", async () => {
     const { env, sessionId, agent, draft, session, deps } = await setup();
     const file = await draft.add(session, { kind: 'file', path: 'src/app.ts' });

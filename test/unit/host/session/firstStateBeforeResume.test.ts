@@ -244,6 +244,38 @@ describe('a long session that never compacted shows before it resumes', function
     }
   });
 
+  it('a message whose session is opened again while it is being sent goes back to the message box, not to the agent of the session it left', async () => {
+    const { folder, long, short } = await seeded();
+    const { store: held, release } = holdingWholeReads(await stores.openStore(folder, { debounceMs: 1e9 }));
+    release();
+    let letWrite!: () => void;
+    const writing = new Promise<void>((r) => (letWrite = r));
+    const store = new Proxy(held, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'updateSession') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: Parameters<SessionStore['updateSession']>) => {
+          await writing;
+          return target.updateSession(...args);
+        };
+      },
+    });
+    const { sessions, chat, sent } = await openChat(store, folder);
+    try {
+      assert.equal((await sessions.current()).info.id, long);
+      const sending = sessions.send('Run the tests again.');
+      await sessions.open(short); // the session the message was written to is detached meanwhile
+      letWrite();
+      await assert.rejects(sending, (error: Error & { text?: string }) => error.text === 'Run the tests again.' && /not sent/.test(error.message));
+      assert.deepEqual(sent, [], 'nothing went to the agent of the session the chat no longer shows');
+      assert.equal(sessions.active?.info.id, short);
+    } finally {
+      letWrite();
+      chat.dispose();
+      sessions.dispose();
+    }
+  });
+
   /** The meter of the old order: the context resumed, then the chat's meter from it and the stored usage. */
   async function resumedFirstMeter(store: SessionStore, sessionId: string) {
     const { readConfiguration } = load();
