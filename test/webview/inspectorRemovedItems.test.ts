@@ -71,6 +71,19 @@ describe('inspector webview: a compaction of 5,000 removed items (headless Chrom
     assert.strictEqual(await entry(page).locator('h4[data-removed-count]').getAttribute('data-removed-count'), '5000');
   });
 
+  it('lets the user ask again when the host could not answer (the error is shown, the button is not left loading)', async () => {
+    await entry(page).locator('summary').click();
+    const more = entry(page).locator('[data-action="show-removed"]');
+    await more.click();
+    assert.strictEqual((await more.textContent())?.trim(), 'Loading…');
+    await hostSends(page, { type: 'error', message: 'That compaction is not in the session shown.' });
+    assert.strictEqual((await more.textContent())?.trim(), 'Show all 5,000 removed items');
+    assert.strictEqual(await more.getAttribute('disabled'), null);
+    await clearPosted(page);
+    await more.click();
+    assert.deepStrictEqual(await posted(page), [{ type: 'showRemoved', compactionId: 'cmp-big', offset: REMOVED_FIRST }]);
+  });
+
   it('keeps where the list was scrolled when another entry opens and when the rest of the items arrive', async () => {
     await entry(page).locator('summary').click();
     const list = entry(page).locator('ol.removed');

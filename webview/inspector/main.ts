@@ -83,9 +83,21 @@ onHostMessage<HostToInspector>((message) => {
       view.busy = message.busy;
       renderBusy(message.label);
       return;
-    case 'error':
+    case 'error': {
       showError(message.message);
+      // An ask for more removed items that failed lets its button be used again.
+      let asked = false;
+      for (const [id, held] of removedMore) {
+        if (!held.loading) continue;
+        removedMore.set(id, { ...held, loading: false });
+        asked = true;
+      }
+      if (asked) {
+        renderHistory();
+        renderPreviewSlot();
+      }
       return;
+    }
   }
 });
 
