@@ -39,8 +39,8 @@ export interface TallyApi {
 
 /**
  * Activation only wires things up: the tokenizer's ranks and the database load on first use,
- * so starting VS Code costs nothing noticeable. sql.js starts loading in the background, in
- * small steps, so the first session opened does not wait for it.
+ * so starting VS Code costs nothing noticeable. sql.js is compiled meanwhile in a worker thread
+ * (the code it compiles is the extension host's too), so the first session opened waits less for it.
  */
 export function activate(context: vscode.ExtensionContext): TallyApi {
   const log = vscode.window.createOutputChannel('Tally', { log: true });

@@ -52,6 +52,7 @@ export class SessionStoreHost implements vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
+    this.warming?.stop();
     await (await this.opener.opened())?.close();
   }
 }

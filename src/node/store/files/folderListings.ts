@@ -53,7 +53,8 @@ interface Burst {
  * session run (`during`), the first one lists the folder and states the segments it needs; each
  * read that follows states the folder alone and takes that listing while the folder is unchanged
  * (a file added, removed or replaced by a rename, as every file of the store is written, changes
- * the folder's time): a segment another window added is seen by the next read, as before. The
+ * the folder's time): a segment another window added is seen by the next read (one added within
+ * the folder's clock tick, by the next burst). The
  * listing is dropped at once when this window writes or removes a file in the folder, and when a
  * read finds a listed file gone. A burst ends once a turn of the event loop passes with no read
  * running: the next read lists again, so a file changed in place (which leaves the folder's time
