@@ -56,7 +56,7 @@ export class FileCheckpointStore implements CheckpointStore {
   private filesRead = 0;
 
   constructor(private readonly root: string, private readonly limits: CheckpointStoreLimits = DEFAULT_CHECKPOINT_LIMITS, private readonly now: () => number = Date.now, contentOptions: ContentFilesOptions = DEFAULT_CONTENT_OPTIONS) {
-    this.lister = new WorkspaceLister(limits, this.slices);
+    this.lister = new WorkspaceLister(limits, this.slices, now);
     this.content = new ContentFiles(root, now, contentOptions);
   }
 
@@ -104,7 +104,7 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   private async readAndKeep(absolute: string, stat: { size: number; mtimeMs: number }, later: boolean): Promise<FileState> {
-    const readAt = Date.now();
+    const readAt = this.now();
     this.filesRead++;
     const bytes = readRegularFile(absolute, this.limits.maxFileBytes);
     if (bytes === 'absent') return { kind: 'absent' };

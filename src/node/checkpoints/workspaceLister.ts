@@ -37,7 +37,8 @@ export class WorkspaceLister {
   private readonly kept = new Map<string, KeptDirectory>();
   readonly work: ListingWork = { directoriesRead: 0, entriesStated: 0 };
 
-  constructor(private readonly limits: ListingLimits, private readonly slices = new EventLoopSlices()) {}
+  /** `now`: the clock a file's or folder's time is compared with, to tell one too recent to show a later change. */
+  constructor(private readonly limits: ListingLimits, private readonly slices = new EventLoopSlices(), private readonly now: () => number = Date.now) {}
 
   async list(folders: readonly string[]): Promise<FolderListing> {
     const deadline = Date.now() + this.limits.listBudgetMs;
@@ -57,7 +58,7 @@ export class WorkspaceLister {
         for (const name of names.files) {
           if (skip.has(name)) continue;
           const absolute = dir.absolute + sep + name;
-          const seenAt = Date.now();
+          const seenAt = this.now();
           const stat = this.stat(absolute);
           // Links and special files are not listed.
           if (!stat?.isFile()) continue;
@@ -73,7 +74,7 @@ export class WorkspaceLister {
 
   /** The folder's file and folder names: kept ones when the folder did not move, else read now. */
   private names(absolute: string, isRoot = false): KeptDirectory | undefined {
-    const seenAt = Date.now();
+    const seenAt = this.now();
     const stat = this.stat(absolute, isRoot);
     if (!stat?.isDirectory()) {
       this.kept.delete(absolute);

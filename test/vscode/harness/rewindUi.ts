@@ -3,15 +3,6 @@ import { join } from 'path';
 import type { Page } from 'playwright-core';
 import { findFrame } from './browser';
 
-/** Polls `check` until it holds or `ms` pass (the file system has no event the page can wait for). */
-async function waitUntil(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /**
  * After the edit-approval turn ("Document add()." edited src/math.ts): Restore files from the chat
  * opens the diff and the modal confirmation (pictured), puts the file back and says so in the chat;
@@ -34,8 +25,9 @@ export async function restoreAndRewindInTheChat(page: Page, workspace: string, s
   await page.waitForTimeout(800);
   await page.screenshot({ path: screenshots.restore });
   await dialog.locator('.monaco-button', { hasText: 'Restore Files' }).click();
-  await waitUntil('the file is restored', () => !readFileSync(math, 'utf8').includes('// Sum of two numbers.'));
+  // The chat says so once the file is written back.
   await frame.waitForSelector('[data-kind="compaction"]:has-text("Restored 1 file to before")', { timeout: 30_000 });
+  if (readFileSync(math, 'utf8').includes('// Sum of two numbers.')) throw new Error('the chat says the file was restored, but it still holds the edit');
 
   await turn.locator('[data-action="rewind"]').click();
   await dialog.waitFor({ state: 'visible', timeout: 30_000 });
@@ -45,7 +37,7 @@ export async function restoreAndRewindInTheChat(page: Page, workspace: string, s
   await page.screenshot({ path: screenshots.rewind });
   await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).click();
   await frame.waitForSelector('[data-kind="compaction"]:has-text("Rewound to before “Document add().”")', { timeout: 30_000 });
-  await waitUntil('the message is back in the composer', async () => (await frame.locator('.composer-input textarea').inputValue()) === 'Document add().');
+  await frame.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('.composer-input textarea')?.value === 'Document add().', undefined, { timeout: 30_000 });
   await page.waitForTimeout(500);
   await page.screenshot({ path: screenshots.after });
   await frame.locator('.composer-input textarea').fill('');

@@ -28,9 +28,11 @@ async function twoTurns() {
   const { id } = await temp.store.createSession({ title: 'flow' });
   // The session's clock runs a minute ahead of the checkpoints' (as it can after a burst of messages, or with stored times from another machine):
   // what orders a turn's checkpoint after a restore must not depend on the two clocks agreeing.
-  const session = await ContextSession.open({ store: temp.store, sessionId: id, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter: getTokenCounter('o200k_base'), now: () => Date.now() + 60_000 });
+  let tick = Date.UTC(2026, 0, 1, 9);
+  const checkpointClock = () => ++tick;
+  const session = await ContextSession.open({ store: temp.store, sessionId: id, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter: getTokenCounter('o200k_base'), now: () => checkpointClock() + 60_000 });
   const files = new FileCheckpointStore(join(root, 'checkpoints'));
-  const recorder = new TurnCheckpointRecorder(files);
+  const recorder = new TurnCheckpointRecorder(files, { now: checkpointClock });
   const ws = new CheckpointingWorkspace(new NodeWorkspace({ folders: [workspace], trusted: true }), recorder);
   const write = async (relative: string, text: string) => {
     const path = await ws.resolve(relative, { mustExist: false });

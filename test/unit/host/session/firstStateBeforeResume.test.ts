@@ -119,7 +119,9 @@ describe('a long session that never compacted shows before it resumes', function
     const short = (await writing.createSession({ title: 'short', origin: 'chat' })).id;
     await writing.putMessages(short, withStoredCounts(sessionMessages(20, 3_000_000)));
     await writing.addRequestUsage({ ...usage(short, 0, 3_000_100), reportedInputTokens: 1_234 });
-    await writing.updateSession(long, { updatedAt: Date.now() + 60_000 }); // the latest: the chat opens it
+    // The long one is the latest: the chat opens it.
+    await writing.updateSession(short, { updatedAt: Date.UTC(2026, 0, 1) });
+    await writing.updateSession(long, { updatedAt: Date.UTC(2026, 0, 2) });
     await writing.close();
     return { folder, long, short, newest: messages[messages.length - 1] };
   }

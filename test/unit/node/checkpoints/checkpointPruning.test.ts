@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { CheckpointingWorkspace } from '../../../../src/core/checkpoints/checkpointingWorkspace';
@@ -18,7 +18,8 @@ function setUp() {
   const workspace = join(root, 'workspace');
   const storage = join(root, 'storage');
   mkdirSync(workspace);
-  const clock = { now: Date.now() };
+  // Pruning compares the clock with the times of the files it keeps: it starts at the file system's time, which the test then moves.
+  const clock = { now: statSync(workspace).mtimeMs };
   const store = new FileCheckpointStore(storage, DEFAULT_CHECKPOINT_LIMITS, () => clock.now);
   const recorder = new TurnCheckpointRecorder(store, { now: () => clock.now });
   const ws = new CheckpointingWorkspace(new NodeWorkspace({ folders: [workspace], trusted: true }), recorder);

@@ -18,7 +18,7 @@ function setUp() {
   const workspace = join(root, 'workspace');
   mkdirSync(workspace);
   // Bytes waiting in memory are written only when a checkpoint names them (no background write within a test).
-  const store = new FileCheckpointStore(join(root, 'storage'), LIMITS, Date.now, { maxWaitingBytes: 64 * 1024 * 1024, writeDelayMs: 600_000 });
+  const store = new FileCheckpointStore(join(root, 'storage'), LIMITS, () => CLOCK_MS, { maxWaitingBytes: 64 * 1024 * 1024, writeDelayMs: 600_000 });
   const recorder = new TurnCheckpointRecorder(store, { captureBudgetMs: 60_000 });
   return { root, workspace, store, recorder, dispose: () => rmSync(root, { recursive: true, force: true }) };
 }
@@ -34,8 +34,15 @@ async function restoreTurn(store: FileCheckpointStore, recorder: TurnCheckpointR
   return checkpoint;
 }
 
-/** This second, whole: a time the file system could give two changes in a row. */
-const thisSecond = () => Math.floor(Date.now() / 1000);
+/**
+ * The second the same-step tests give their files (a time the file system could give two changes
+ * in a row), later than any file a test writes without a time of its own; and the checkpoints'
+ * clock 1.55 s after it: within a whole-second step of it, and 50 ms after a time half a second
+ * past the next second.
+ */
+const THIS_SECOND = Date.UTC(2100, 0, 1) / 1000;
+const CLOCK_MS = (THIS_SECOND + 1.55) * 1000;
+const thisSecond = () => THIS_SECOND;
 
 describe('checkpoints: a command after a command costs stats, not reads', function () {
   this.timeout(120_000);
@@ -134,7 +141,7 @@ describe('checkpoints: a command after a command costs stats, not reads', functi
 
   for (const [what, time] of [
     ['a whole second (a file system that keeps seconds)', thisSecond],
-    // Half a second past the next whole second: never a whole second, and never older than the listing, however slow the machine.
+    // Half a second past the next whole second: never a whole second.
     ['a time with its milliseconds (a file system that keeps them)', () => thisSecond() + 1.5],
   ] as const) {
     it(`a command that rewrites a file in the same clock step as its time, ${what}, same size, is recorded and restored`, async () => {
