@@ -10,6 +10,7 @@ import type { SessionStore } from '../core/ports/sessionStore';
 import type { TallyConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { readSessionToOpen } from './sessionReading';
+import { OpenQueue } from './openQueue';
 import { UnsentMessages } from './unsentMessages';
 import { MessageNotSent, type ActiveSession, type SessionActions, type ShownSession, type ViewChange } from '../host/session/sessionPorts';
 import { subagentUsage } from '../host/session/subagentUsage';
@@ -36,8 +37,6 @@ export class SessionController implements vscode.Disposable, SessionActions {
   private resuming?: { session: ShownSession; resumed: Promise<ActiveSession>; go(): void };
   /** Calls waiting for a resumed session: an open they wait for reads its transcript at once. */
   private resumedWanted = 0;
-  /** Opens waiting in the queue: the one running does not hold its resume for them. */
-  private queuedOpens = 0;
   private readonly shownWaiters: Array<(session: ShownSession) => void> = [];
   /** True when a chat will post the first state of a session shown now (and then call `firstStateShown`). */
   private chatWillShow: () => boolean = () => false;
@@ -45,16 +44,8 @@ export class SessionController implements vscode.Disposable, SessionActions {
   private subscriptions: Array<() => void> = [];
   private readonly turns = new TurnTracker();
   private readonly unsent = new UnsentMessages(() => this.changed.fire({ type: 'status' }));
-  private openQueue: Promise<void> = Promise.resolve();
-  /** A reopen for changed settings or keys, queued or running: the next use waits for it. */
-  private reopening?: Promise<void>;
-  private reopenQueued = false;
-  private reopenHolds = 0;
-  private reopenWanted = false;
+  private readonly opens = new OpenQueue();
   private compactionActivity?: CompactionActivity;
-  /** The user message of the last turn, when that turn ended in an error. */
-  private failedTurnUserId?: string;
-  private lastTurnUserId?: string;
 
   constructor(
     private readonly storeHost: { get(): Promise<SessionStore>; readonly folder: string },
@@ -95,7 +86,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
 
   /** True when the last turn failed and Retry can send its message again. */
   get canRetry(): boolean {
-    return this.failedTurnUserId !== undefined && Boolean(this.activeSession?.agent) && !this.activeSession?.agent?.busy;
+    return this.turns.failedUserId !== undefined && Boolean(this.activeSession?.agent) && !this.activeSession?.agent?.busy;
   }
 
   get storageFolder(): string {
@@ -112,7 +103,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     this.resuming?.go();
     try {
       // A change of settings or keys applies before the next message is sent.
-      if (this.reopening) await this.reopening;
+      if (this.opens.reopening) await this.opens.reopening;
       if (this.activeSession) return this.activeSession;
       if (this.resuming) return await this.resuming.resumed;
       return await this.openLatest();
@@ -180,40 +171,18 @@ export class SessionController implements vscode.Disposable, SessionActions {
     // A session still resuming counts as open: it opens again once its resume is over.
     const active = this.activeSession ?? this.resuming?.session;
     if (!active || this.activeSession?.agent?.busy || (reason === 'key' && active.replayLabel)) return;
-    if (this.reopenHolds > 0) {
-      this.reopenWanted = true;
-      return;
-    }
-    if (this.reopenQueued) return;
-    this.reopenQueued = true;
-    this.queuedOpens++;
-    this.resuming?.go();
-    const next = this.openQueue.then(async () => {
-      this.reopenQueued = false;
-      this.queuedOpens--;
+    const queued = this.opens.reopen(async () => {
       // The session shown when the reopen starts, not when it was asked for.
       const now = this.activeSession ?? this.resuming?.session;
       if (now && !this.activeSession?.agent?.busy) await this.openNow(now.info.id, now.replayLabel);
     });
-    const done = next.then(() => undefined, () => undefined);
-    this.openQueue = done;
-    this.reopening = done;
-    void done.then(() => {
-      if (this.reopening === done) this.reopening = undefined;
-    });
+    // The open running now does not hold its resume for the chat: the reopen waits for it.
+    if (queued) this.resuming?.go();
   }
 
   /** Runs `change` (which writes several settings) and reopens the session once, after it. */
-  async whileChangingSettings<T>(change: () => Promise<T>): Promise<T> {
-    this.reopenHolds++;
-    try {
-      return await change();
-    } finally {
-      if (--this.reopenHolds === 0 && this.reopenWanted) {
-        this.reopenWanted = false;
-        this.reopenActive('settings');
-      }
-    }
+  whileChangingSettings<T>(change: () => Promise<T>): Promise<T> {
+    return this.opens.holdingReopens(change, () => this.reopenActive('settings'));
   }
 
   /**
@@ -222,13 +191,8 @@ export class SessionController implements vscode.Disposable, SessionActions {
    */
   open(sessionId: string, replayLabel?: string): Promise<ActiveSession> {
     // The open running now does not hold its resume for the chat: this one waits for it.
+    const next = this.opens.enqueue(() => this.openNow(sessionId, replayLabel));
     this.resuming?.go();
-    this.queuedOpens++;
-    const next = this.openQueue.then(() => {
-      this.queuedOpens--;
-      return this.openNow(sessionId, replayLabel);
-    });
-    this.openQueue = next.then(() => undefined, () => undefined);
     return next;
   }
 
@@ -246,7 +210,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
       this.activeSession = undefined;
       this.changed.fire({ type: 'opened' });
       // Nobody will post it first, or someone needs it resumed: the resume reads on at once.
-      if (this.resumedWanted > 0 || this.queuedOpens > 0 || !this.chatWillShow()) go();
+      if (this.resumedWanted > 0 || this.opens.waiting > 0 || !this.chatWillShow()) go();
     } else go();
     return resumed;
   }
@@ -336,11 +300,6 @@ export class SessionController implements vscode.Disposable, SessionActions {
   private onAgent(event: AgentEvent): void {
     this.turns.apply(event);
     if (event.type === 'subagent' && event.progress.kind === 'usage') this.activeSession?.view.addSubagentUsage([event.progress.record]);
-    if (event.type === 'turn_start') {
-      this.lastTurnUserId = event.userMessageId;
-      this.failedTurnUserId = undefined;
-    }
-    if (event.type === 'turn_end' && event.stopReason === 'error') this.failedTurnUserId = this.lastTurnUserId;
     this.agentEvents.fire(event);
     if (event.type !== 'text_delta') this.changed.fire({ type: 'status' });
     if (event.type === 'error') this.log.error(`agent: ${event.kind}: ${event.message}`);
@@ -353,7 +312,6 @@ export class SessionController implements vscode.Disposable, SessionActions {
     this.subscriptions = [];
     this.turns.reset();
     this.compactionActivity = undefined;
-    this.failedTurnUserId = undefined;
   }
 
   /** Sends a chat message, after what the user attached to it; `/compact [focus]` compacts instead. */
@@ -400,7 +358,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
    */
   async retry(): Promise<void> {
     const session = await this.current();
-    const userId = this.failedTurnUserId;
+    const userId = this.turns.failedUserId;
     if (!userId || !session.agent || session.agent.busy) throw new Error('There is no failed request to retry.');
     const store = await this.store();
     // What the failed turn recorded, read from its user message on rather than the whole transcript.
@@ -410,7 +368,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
     if (at < 0) throw new Error('The failed message is no longer in this session.');
     const text = transcript[at].content;
     await store.putMessages(session.info.id, transcript.slice(at).map((m) => ({ ...m, agentVisible: false, userVisible: false })));
-    this.failedTurnUserId = undefined;
+    this.turns.failedUserId = undefined;
     await this.open(session.info.id);
     await this.send(text);
   }
@@ -422,7 +380,6 @@ export class SessionController implements vscode.Disposable, SessionActions {
   /** The conversation went back (a rewind): what the last turn left (its error, Retry) no longer applies. */
   forgetEndedTurn(): void {
     if (this.activeSession?.agent?.busy) return;
-    this.failedTurnUserId = undefined;
     this.turns.reset();
     this.changed.fire({ type: 'status' });
   }

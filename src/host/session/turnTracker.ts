@@ -52,11 +52,16 @@ export function turnNotice(event: AgentEvent, lasting = false): TurnNotice | und
 export class TurnTracker {
   live?: LiveTurn;
   ended: TurnNotice[] = [];
+  /** The user message of the last turn, when that turn ended in an error (Retry sends it again). */
+  failedUserId?: string;
+  private turnUserId?: string;
 
   apply(event: AgentEvent): void {
     if (event.type === 'turn_start') {
       this.live = { streamingText: '', streamingThinking: '', events: [], approvals: new Map(), notices: [] };
       this.ended = [];
+      this.turnUserId = event.userMessageId;
+      this.failedUserId = undefined;
     }
     if (this.live) {
       if (event.type === 'text_delta') this.live.streamingText += event.text;
@@ -86,6 +91,7 @@ export class TurnTracker {
     if (event.type === 'turn_end') {
       this.ended = (this.live?.events ?? []).flatMap((e) => turnNotice(e, true) ?? []);
       this.live = undefined;
+      if (event.stopReason === 'error') this.failedUserId = this.turnUserId;
     }
   }
 
@@ -93,5 +99,6 @@ export class TurnTracker {
   reset(): void {
     this.live = undefined;
     this.ended = [];
+    this.failedUserId = undefined;
   }
 }
