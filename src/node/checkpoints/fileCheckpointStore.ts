@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
-import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync } from 'fs';
+import { promises as fsp } from 'fs';
+import { readRegularFile } from '../regularFile';
 import { join } from 'path';
 import type { CheckpointStore, FileState, FolderListing, TurnCheckpoint } from '../../core/ports/checkpointStore';
 import { pruneCheckpoints, type PruneOptions, type PruneOutcome, UNREFERENCED_CONTENT_GRACE_MS } from './checkpointPruning';
@@ -106,10 +107,12 @@ export class FileCheckpointStore implements CheckpointStore {
   private async readAndKeep(absolute: string, stat: { size: number; mtimeMs: number }, later: boolean): Promise<FileState> {
     const readAt = this.now();
     this.filesRead++;
-    const bytes = readRegularFile(absolute, this.limits.maxFileBytes);
-    if (bytes === 'absent') return { kind: 'absent' };
-    if (bytes === 'not a regular file') return { kind: 'unstored', size: stat.size, reason: 'it is not a regular file' };
-    if (typeof bytes === 'number') return this.tooLarge(bytes);
+    // Listed as a regular file an instant ago, it may since be a link (whose target must not be copied) or a pipe.
+    const read = readRegularFile(absolute, { maxBytes: this.limits.maxFileBytes, noFollow: true });
+    if (read.kind === 'absent') return { kind: 'absent' };
+    if (read.kind === 'not regular') return { kind: 'unstored', size: stat.size, reason: 'it is not a regular file' };
+    if (read.kind === 'too large') return this.tooLarge(read.size ?? this.limits.maxFileBytes + 1);
+    const { bytes } = read;
     const hash = createHash('sha256').update(bytes).digest('hex');
     if (later) await this.content.put(hash, bytes, true);
     else if (!(await this.content.keep(hash))) await this.content.put(hash, bytes, false);
@@ -165,35 +168,3 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 }
 
-/**
- * The bytes of a regular file, read without following a link or waiting on a pipe: a file listed
- * an instant ago may since have been replaced by a link (whose target must not be copied into a
- * checkpoint and restored into the workspace) or a FIFO (whose read would hold the extension host).
- * A number: the file's size, past `maxBytes`.
- */
-export function readRegularFile(absolute: string, maxBytes: number): Buffer | number | 'absent' | 'not a regular file' {
-  let fd: number;
-  try {
-    fd = openSync(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return 'absent';
-    if (code === 'ELOOP' || code === 'EMLINK' || code === 'ENXIO') return 'not a regular file';
-    throw error;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return 'not a regular file';
-    if (stat.size > maxBytes) return stat.size;
-    const bytes = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < bytes.length) {
-      const n = readSync(fd, bytes, read, bytes.length - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return read === bytes.length ? bytes : bytes.subarray(0, read);
-  } finally {
-    closeSync(fd);
-  }
-}

@@ -5,7 +5,8 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { applyRestore, planRestore } from '../../../../src/core/checkpoints/restore';
 import { TurnCheckpointRecorder } from '../../../../src/core/checkpoints/turnRecorder';
-import { FileCheckpointStore, readRegularFile } from '../../../../src/node/checkpoints/fileCheckpointStore';
+import { FileCheckpointStore } from '../../../../src/node/checkpoints/fileCheckpointStore';
+import { readRegularFile } from '../../../../src/node/regularFile';
 import { nodeRestoreTarget } from '../../../../src/node/checkpoints/nodeRestoreTarget';
 
 /** A fixed date long before any test runs: files and folders last changed then. */
@@ -226,23 +227,27 @@ describe('checkpoints: the workspace is the user\'s path, what is in it is read 
     }
   });
 
-  it('never copies a link\'s target or waits on a pipe: a listed file swapped for either is not read', function () {
+  it('never copies a link\'s target or waits on a pipe: a listed file swapped for either is not read', async function () {
     if (process.platform === 'win32') this.skip();
     const t = setUp();
     try {
+      const read = (path: string) => readRegularFile(path, { maxBytes: 1024, noFollow: true });
       const secret = join(t.root, 'outside.txt');
       writeFileSync(secret, 'outside the workspace\n');
       const link = join(t.workspace, 'notes.txt');
       symlinkSync(secret, link);
-      assert.equal(readRegularFile(link, 1024), 'not a regular file');
+      assert.equal(read(link).kind, 'not regular');
+      assert.deepEqual(await t.store.capture(link, { size: 22, mtimeMs: LONG_AGO.getTime() }), { kind: 'unstored', size: 22, reason: 'it is not a regular file' });
       const pipe = join(t.workspace, 'build.log');
       execFileSync('mkfifo', [pipe]);
-      assert.equal(readRegularFile(pipe, 1024), 'not a regular file');
-      assert.equal(readRegularFile(join(t.workspace, 'gone.txt'), 1024), 'absent');
+      assert.equal(read(pipe).kind, 'not regular');
+      assert.deepEqual(await t.store.capture(pipe, { size: 0, mtimeMs: LONG_AGO.getTime() }), { kind: 'unstored', size: 0, reason: 'it is not a regular file' });
+      assert.equal(read(join(t.workspace, 'gone.txt')).kind, 'absent');
       writeFileSync(join(t.workspace, 'big.bin'), Buffer.alloc(4096));
-      assert.equal(readRegularFile(join(t.workspace, 'big.bin'), 1024), 4096);
+      assert.deepEqual(read(join(t.workspace, 'big.bin')), { kind: 'too large', size: 4096 });
       writeFileSync(join(t.workspace, 'plain.txt'), 'plain\n');
-      assert.equal(String(readRegularFile(join(t.workspace, 'plain.txt'), 1024)), 'plain\n');
+      const plain = read(join(t.workspace, 'plain.txt'));
+      assert.equal(plain.kind === 'bytes' && String(plain.bytes), 'plain\n');
     } finally {
       t.dispose();
     }
