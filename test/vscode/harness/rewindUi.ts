@@ -37,7 +37,9 @@ export async function restoreAndRewindInTheChat(page: Page, workspace: string, s
   await page.screenshot({ path: screenshots.rewind });
   await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).click();
   await frame.waitForSelector('[data-kind="compaction"]:has-text("Rewound to before “Document add().”")', { timeout: 30_000 });
-  await frame.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('.composer-input textarea')?.value === 'Document add().', undefined, { timeout: 30_000 });
+  // The composer's text box (the locator finds it inside the toolkit's shadow root): its text changes without a DOM event to wait for.
+  const box = await frame.locator('.composer-input textarea').elementHandle({ timeout: 30_000 });
+  await frame.waitForFunction((element) => (element as HTMLTextAreaElement | null)?.value === 'Document add().', box, { timeout: 30_000 });
   await page.waitForTimeout(500);
   await page.screenshot({ path: screenshots.after });
   await frame.locator('.composer-input textarea').fill('');
