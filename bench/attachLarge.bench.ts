@@ -13,7 +13,7 @@ import { join } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import { windowFigures } from '../src/core/accounting/windowFigures';
 import type { AttachmentInfo } from '../src/core/model/message';
-import { ContextSession } from '../src/core/session/contextSession';
+import { ContextSession } from '../src/core/context/contextSession';
 import { withSettings } from '../src/core/settings';
 import { AttachmentDraft, type AttachmentSources, type DraftSession } from '../src/host/chat/attachmentDraft';
 import { openStore } from '../src/node/store';

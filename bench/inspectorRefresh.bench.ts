@@ -15,7 +15,7 @@ import { cpus, tmpdir } from 'os';
 import { join, resolve } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import type { RequestUsageRecord } from '../src/core/model/records';
-import { ContextSession } from '../src/core/session/contextSession';
+import { ContextSession } from '../src/core/context/contextSession';
 import { withSettings } from '../src/core/settings';
 import { buildInspectorState } from '../src/host/inspector/inspectorState';
 import { InspectorUpdates } from '../src/host/inspector/inspectorUpdates';

@@ -11,8 +11,8 @@ import { assistantMessage, toolResultMessage, userMessage } from '../src/core/mo
 import { noteDerived } from '../src/core/model/listLineage';
 import type { Message } from '../src/core/model/message';
 import { settleMessages } from '../src/core/model/settledMessages';
-import { AnthropicBodyBuilder, anthropicBodyBytes } from '../src/core/providers/anthropicBodyBytes';
-import { OpenAIBodyBuilder } from '../src/core/providers/openaiBodyBytes';
+import { AnthropicBodyBuilder, anthropicBodyBytes } from '../src/core/providers/anthropic/anthropicBodyBytes';
+import { OpenAIBodyBuilder } from '../src/core/providers/openai/openaiBodyBytes';
 import type { ProviderRequest } from '../src/core/providers/types';
 import { median } from './median';
 

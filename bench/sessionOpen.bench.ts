@@ -21,8 +21,8 @@ import { basename, join, resolve } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import type { Message } from '../src/core/model/message';
 import { policyNamed } from '../src/core/replay/baselines';
-import { answeredCall } from '../src/core/session/answeredCall';
-import { ContextSession } from '../src/core/session/contextSession';
+import { answeredCall } from '../src/core/context/answeredCall';
+import { ContextSession } from '../src/core/context/contextSession';
 import type { SessionStore } from '../src/core/ports/sessionStore';
 import type { CompactionEventRecord, RequestUsageRecord } from '../src/core/model/records';
 import { DEFAULT_SETTINGS } from '../src/core/settings';
@@ -197,7 +197,7 @@ function codeModule<T>(path: string): T | undefined {
 async function lastRequestFigures(store: SessionStore): Promise<unknown> {
   let alone: ((store: SessionStore, sessionId: string) => Promise<unknown>) | undefined;
   try {
-    alone = (require('../src/core/session/lastTurnUsage') as { lastRequestUsage: typeof alone }).lastRequestUsage;
+    alone = (require('../src/core/context/lastRequestUsage') as { lastRequestUsage: typeof alone }).lastRequestUsage;
   } catch {
     // older code: the whole list, its last record
   }

@@ -11,7 +11,7 @@ import { join } from 'path';
 import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import type { Message } from '../src/core/model/message';
 import { policyNamed } from '../src/core/replay/baselines';
-import { ContextSession } from '../src/core/session/contextSession';
+import { ContextSession } from '../src/core/context/contextSession';
 import { DEFAULT_SETTINGS } from '../src/core/settings';
 import { openStore } from '../src/node/store';
 import { sizesFromArgs } from './sizes';

@@ -9,7 +9,7 @@ import type { SubagentProgress } from '../core/agent/events';
 import { DelegateTool, type SubagentLimits } from '../core/agent/subagents/delegateTool';
 import type { SessionStore } from '../core/ports/sessionStore';
 import type { ChatProvider, ReasoningRequest } from '../core/providers/types';
-import { ContextSession } from '../core/session/contextSession';
+import { ContextSession } from '../core/context/contextSession';
 import type { ContextSettings } from '../core/settings';
 import { settingDefault } from '../core/settingsSchema';
 import { builtinTools } from '../core/tools/builtin';

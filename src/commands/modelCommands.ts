@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { readConfiguration, type ProviderKind } from '../config/readSettings';
-import { endpointOrigin } from '../core/providers/endpointOrigin';
+import { endpointOrigin } from '../core/providers/http/endpointOrigin';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { PROVIDER_ITEMS } from './modelPicker';
 

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { readConfiguration, type ProviderKind } from '../config/readSettings';
-import { endpointOrigin, keyForEndpoint, normalizeOrigin, type KeyedProvider } from '../core/providers/endpointOrigin';
-import { listModels, type CatalogResult } from '../core/providers/modelCatalog';
-import { formatWindow, type ListedModel } from '../core/providers/modelListing';
-import { resolveModel } from '../core/providers/modelRegistry';
+import { endpointOrigin, keyForEndpoint, normalizeOrigin, type KeyedProvider } from '../core/providers/http/endpointOrigin';
+import { listModels, type CatalogResult } from '../core/providers/models/modelCatalog';
+import { formatWindow, type ListedModel } from '../core/providers/models/modelListing';
+import { resolveModel } from '../core/providers/models/modelRegistry';
 import { planWindow } from '../session/modelService';
 import type { WindowSource } from '../host/session/sessionPorts';
 import type { ApiKeys } from '../secrets/apiKeys';

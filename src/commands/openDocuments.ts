@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { Message, ToolCall } from '../core/model/message';
 import type { RequestItem, RequestUsageRecord } from '../core/model/records';
-import { answeredCall } from '../core/session/answeredCall';
-import { inConversation, messageText, requestItemFullText } from '../core/session/itemText';
+import { answeredCall } from '../core/context/answeredCall';
+import { inConversation, messageText, requestItemFullText } from '../core/context/itemText';
 import { toolCallLabel, withRequest } from '../host/inspector/documentTitles';
 import { openResult } from '../host/inspector/resultDocument';
 import type { SessionController } from '../session/sessionController';

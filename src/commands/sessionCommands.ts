@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { resumableSessions } from '../core/session/resumableSessions';
+import { resumableSessions } from '../core/context/resumableSessions';
 import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
 import type { SessionController } from '../session/sessionController';
 

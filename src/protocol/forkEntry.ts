@@ -1,7 +1,7 @@
 import type { CompactionEventRecord } from '../core/model/records';
 import { countOf } from './wording';
 
-export { isMessageItem } from '../core/session/messageItems';
+export { isMessageItem } from '../core/context/messageItems';
 
 /** Whether a history entry records that the session was forked from another session's request. */
 export function isForkEntry(record: Pick<CompactionEventRecord, 'step'>): boolean {

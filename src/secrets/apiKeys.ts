@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { parseStoredKey, serializeStoredKey, type KeyedProvider, type StoredKey } from '../core/providers/endpointOrigin';
+import { parseStoredKey, serializeStoredKey, type KeyedProvider, type StoredKey } from '../core/providers/http/endpointOrigin';
 
 /**
  * API keys live only in SecretStorage (never in settings, logs, the database or exports), each

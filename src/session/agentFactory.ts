@@ -16,7 +16,7 @@ import { ToolRegistry, type ToolRegistryOptions } from '../core/tools/registry';
 import { SessionApprovals } from '../core/tools/sessionApprovals';
 import { EditApprovalDiffs } from '../workspace/editApprovalDiff';
 import { VscodeWorkspace } from '../workspace/vscodeWorkspace';
-import type { ContextSession } from '../core/session/contextSession';
+import type { ContextSession } from '../core/context/contextSession';
 import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
 import type { ToolRunResult } from '../core/agent/toolRunner';

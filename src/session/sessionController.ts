@@ -4,8 +4,8 @@ import type { AgentEvent } from '../core/agent/events';
 import type { Message } from '../core/model/message';
 import type { CompactionResult } from '../core/compaction/compactor';
 import type { UserSummary } from '../core/compaction/userSummary';
-import type { ContextSession } from '../core/session/contextSession';
-import { forkSession, type ForkPoint } from '../core/session/forkSession';
+import type { ContextSession } from '../core/context/contextSession';
+import { forkSession, type ForkPoint } from '../core/context/forkSession';
 import type { SessionStore } from '../core/ports/sessionStore';
 import type { TallyConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
@@ -150,7 +150,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
 
   /**
    * Starts a session from what request `fromRequestIndex` of a stored session carried (see
-   * core/session/forkSession.ts) and opens it.
+   * core/context/forkSession.ts) and opens it.
    */
   async fork(point: ForkPoint): Promise<ActiveSession> {
     const active = this.activeSession;

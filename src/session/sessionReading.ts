@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import type { SessionInfo, SessionStore } from '../core/ports/sessionStore';
-import { parsePriceOverrides } from '../core/providers/modelRegistry';
-import { ContextSession } from '../core/session/contextSession';
-import { forkStartUsage } from '../core/session/forkSession';
-import { readLastRequest } from '../core/session/lastRequestUsage';
+import { parsePriceOverrides } from '../core/providers/models/modelRegistry';
+import { ContextSession } from '../core/context/contextSession';
+import { forkStartUsage } from '../core/context/forkSession';
+import { readLastRequest } from '../core/context/lastRequestUsage';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
 import { userValue } from '../config/userScope';
 import type { ShownSession } from '../host/session/sessionPorts';

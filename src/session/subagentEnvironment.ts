@@ -6,7 +6,7 @@ import { DelegateTool } from '../core/agent/subagents/delegateTool';
 import type { NamedAgent } from '../core/agent/subagents/namedAgents';
 import type { InstructionPart } from '../core/prompt/promptSections';
 import type { SessionStore } from '../core/ports/sessionStore';
-import { ContextSession } from '../core/session/contextSession';
+import { ContextSession } from '../core/context/contextSession';
 import { builtinTools } from '../core/tools/builtin';
 import type { ToolRegistryOptions } from '../core/tools/registry';
 import { sessionTools } from '../core/tools/sessionTools';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { userValue } from '../config/userScope';
-import { parsePriceOverrides } from '../core/providers/modelRegistry';
+import { parsePriceOverrides } from '../core/providers/models/modelRegistry';
 import { chatHeader } from '../host/chat/chatState';
 import { ChatEntriesSent } from '../host/chat/chatEntriesPatch';
 import { CHAT_PAGE_MESSAGES } from '../host/session/sessionView';

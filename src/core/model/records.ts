@@ -91,7 +91,7 @@ export type ItemSection = 'system' | 'tools' | 'dynamic' | 'conversation';
 /**
  * One item of a request, in prompt order: system sections, tool schemas, then the conversation with
  * the dynamic part after it, then the framing items. A request's item
- * tokens add up exactly to its `estimatedInputTokens` (see core/session/requestItems.ts).
+ * tokens add up exactly to its `estimatedInputTokens` (see core/context/requestItems.ts).
  */
 export interface RequestItem {
   /** The message id for a message; a stable id for the other items ('system:base', 'tool:read_file', …). */

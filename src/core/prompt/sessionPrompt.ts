@@ -41,7 +41,7 @@ function sameSection(a: PromptSection, b: Omit<PromptSection, 'tokens'>): boolea
  * skills — each a system block, with cache breakpoints after the instructions and after the skills.
  * The dynamic part: nested AGENTS.md files that follow the active file, the deferred-tools note and
  * the context-status note; the session sends it after the conversation (see
- * core/session/requestItems.ts), so when it changes the prompt cache still holds everything before it.
+ * core/context/requestItems.ts), so when it changes the prompt cache still holds everything before it.
  * It also answers activate_skill and tool_search, which change what the next prompt carries.
  */
 export class SessionPrompt implements PromptSource {

@@ -1,8 +1,8 @@
-import { createAnthropicProvider } from './anthropic';
-import type { FetchLike } from './httpStream';
-import { createOpenAIProvider, OPENAI_BASE_URL } from './openai';
-import { createOpenAIResponsesProvider } from './openaiResponses';
-import type { RetryOptions } from './retry';
+import { createAnthropicProvider } from './anthropic/anthropic';
+import type { FetchLike } from './http/httpStream';
+import { createOpenAIProvider, OPENAI_BASE_URL } from './openai/openai';
+import { createOpenAIResponsesProvider } from './openai/openaiResponses';
+import type { RetryOptions } from './http/retry';
 import type { ChatProvider } from './types';
 
 /** `tally.openai.api`: which API the openai provider speaks. */

@@ -1,5 +1,5 @@
 import { ProviderError, redactAndClip, type ProviderErrorKind } from './errors';
-import { retryAfterFromHeaders } from './retryAfter';
+import { retryAfterFromHeaders } from './http/retryAfter';
 
 /** The parts of an error body Tally looks at, whatever shape the server used. */
 export interface ErrorInfo {

@@ -1,5 +1,5 @@
-import { thinkingBudget, thinkingForm, thinkingReserve } from './anthropicThinking';
-import { isReasoningModel } from './openaiResponsesRequest';
+import { thinkingBudget, thinkingForm, thinkingReserve } from './anthropic/anthropicThinking';
+import { isReasoningModel } from './openai/openaiResponsesRequest';
 import type { ReasoningRequest } from './types';
 
 /** What a reasoning effort asks of one provider and model: the request's reasoning field and the output reserve it needs. */

@@ -6,8 +6,8 @@ import { fixedOf, promptSection, type PromptSections } from '../prompt/promptSec
 import { countMessage } from '../accounting/messageTokens';
 import type { SessionStore } from '../ports/sessionStore';
 import { DEFAULT_SETTINGS, type ContextSettings } from '../settings';
-import { ContextSession } from '../session/contextSession';
-import type { PlannedRequest } from '../session/contextSessionTypes';
+import { ContextSession } from '../context/contextSession';
+import type { PlannedRequest } from '../context/contextSessionTypes';
 import type { ReplayPolicy } from './baselines';
 import { PairingCheck } from './pairingCheck';
 import { RetentionTracker, type RetentionReport } from './retention';

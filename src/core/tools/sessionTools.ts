@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '../model/tool';
 import type { SessionStore } from '../ports/sessionStore';
-import type { ContextSession } from '../session/contextSession';
+import type { ContextSession } from '../context/contextSession';
 import { readResult, READ_RESULT_TOOL } from '../toolOutput/readResult';
 import type { Tool } from './types';
 

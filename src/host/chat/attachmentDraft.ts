@@ -13,7 +13,7 @@ import { nextTurn } from '../../core/nextTurn';
 import type { AttachmentInfo, Message } from '../../core/model/message';
 import type { BlobInfo, BlobStore } from '../../core/ports/blobStore';
 import type { ContextSettings } from '../../core/settings';
-import { filesInContext, normalizeRelativePath } from '../../core/session/filesInContext';
+import { filesInContext, normalizeRelativePath } from '../../core/context/filesInContext';
 import { alreadyInContextText, AttachmentError, prepareAttachment, type PreparedAttachment } from '../../core/toolOutput/attachmentContent';
 import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost } from '../../protocol/attachments';
 

@@ -1,7 +1,7 @@
 import { MESSAGE_OVERHEAD_TOKENS } from '../../core/accounting/messageTokens';
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
-import type { ModelPrices } from '../../core/providers/modelRegistry';
+import type { ModelPrices } from '../../core/providers/models/modelRegistry';
 import { chatCompactionRecord, chatEntryKey, type ChatEntry, type ChatSentAttachment, type ChatThinking, type ChatTurnUsage } from '../../protocol/chat';
 import { turnUsage } from '../session/turnFigures';
 import { toolView } from './chatToolView';

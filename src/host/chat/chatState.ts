@@ -1,7 +1,7 @@
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import type { SessionInfo } from '../../core/ports/sessionStore';
-import type { ModelPrices } from '../../core/providers/modelRegistry';
+import type { ModelPrices } from '../../core/providers/models/modelRegistry';
 import type { ChatEntry, ChatState, ChatToolCallView } from '../../protocol/chat';
 import { compactionActivity, type CompactionActivity } from '../session/compactionActivity';
 import { ChatEntries } from './chatEntries';

@@ -2,7 +2,7 @@ import { applyRestore, checkpointsSince, planRestore, type RestoreItem, type Res
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, HistoryStep } from '../../core/model/records';
 import type { CheckpointStore, RestoreTarget, TurnCheckpoint } from '../../core/ports/checkpointStore';
-import { RewindRefused } from '../../core/session/rewind';
+import { RewindRefused } from '../../core/context/rewind';
 import type { ChatTurnFiles } from '../../protocol/chat';
 import { countOf } from '../../protocol/wording';
 import { quoteOf } from './historyStepHeadline';

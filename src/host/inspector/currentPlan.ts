@@ -1,6 +1,6 @@
 import { markOf } from '../../core/model/listLineage';
-import type { ContextSession } from '../../core/session/contextSession';
-import type { RequestPlan } from '../../core/session/requestLedger';
+import type { ContextSession } from '../../core/context/contextSession';
+import type { RequestPlan } from '../../core/context/requestLedger';
 
 interface KeptPlan {
   working: readonly unknown[];

@@ -2,7 +2,7 @@ import { compactionPreview, type HostToInspector, type InspectorToHost } from '.
 import { removedAfter } from '../../protocol/inspectorCompactions';
 import type { CompactionEventRecord } from '../../core/model/records';
 import type { Handlers } from '../../protocol/receive';
-import { requestItemText } from '../../core/session/itemText';
+import { requestItemText } from '../../core/context/itemText';
 import { cacheMissCause } from '../../core/accounting/cacheMissCause';
 import { compactionMessage, currentFigures } from '../session/compactionMessage';
 import type { SessionActions } from '../session/sessionPorts';

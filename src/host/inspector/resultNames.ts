@@ -2,7 +2,7 @@ import type { Message } from '../../core/model/message';
 import type { RequestUsageRecord } from '../../core/model/records';
 import type { BlobInfo } from '../../core/ports/blobStore';
 import type { SessionStore } from '../../core/ports/sessionStore';
-import type { ResultTitle } from '../../core/session/sessionChanges';
+import type { ResultTitle } from '../../core/context/sessionChanges';
 import { callArguments, firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from './documentTitles';
 
 /** "run_command npm test · request #12": a result's name from the title decided when it was stored. */

@@ -4,11 +4,11 @@ import type { CompactionResult } from '../../core/compaction/compactor';
 import type { Summarizer } from '../../core/compaction/types';
 import type { UserSummary } from '../../core/compaction/userSummary';
 import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
-import type { ResolvedModel } from '../../core/providers/modelRegistry';
+import type { ResolvedModel } from '../../core/providers/models/modelRegistry';
 import type { ChatProvider, ReasoningRequest } from '../../core/providers/types';
-import type { ContextSession } from '../../core/session/contextSession';
-import type { ForkPoint } from '../../core/session/forkSession';
-import type { SessionChange } from '../../core/session/sessionChanges';
+import type { ContextSession } from '../../core/context/contextSession';
+import type { ForkPoint } from '../../core/context/forkSession';
+import type { SessionChange } from '../../core/context/sessionChanges';
 import type { SessionView } from './sessionView';
 
 /** Where the planned context window comes from, for the confirmation and the meter. */

@@ -5,7 +5,7 @@
 import type { ContextBudget } from '../../core/accounting/budget';
 import { formatTokens, requestFigures, tokensWithEstimate, windowFigures, type WindowFigures } from '../../core/accounting/windowFigures';
 import type { RequestUsageRecord } from '../../core/model/records';
-import { modelPrices, type ModelPrices } from '../../core/providers/modelRegistry';
+import { modelPrices, type ModelPrices } from '../../core/providers/models/modelRegistry';
 import type { ChatTurnUsage } from '../../protocol/chat';
 import { COUNTING, type MeterCounting } from '../../protocol/meterCounting';
 

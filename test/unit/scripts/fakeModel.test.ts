@@ -2,7 +2,7 @@
 import { strict as assert } from 'assert';
 import * as path from 'path';
 import type { Message } from '../../../src/core/model/message';
-import { createOpenAIProvider } from '../../../src/core/providers/openai';
+import { createOpenAIProvider } from '../../../src/core/providers/openai/openai';
 import type { ProviderEvent, ProviderRequest } from '../../../src/core/providers/types';
 import { READ_FILE } from '../core/providers/harness';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';

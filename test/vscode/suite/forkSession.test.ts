@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
-import { conversationItemsOf } from '../../../src/core/session/messageItems';
-import { requestItemFullText } from '../../../src/core/session/itemText';
+import { conversationItemsOf } from '../../../src/core/context/messageItems';
+import { requestItemFullText } from '../../../src/core/context/itemText';
 import { forkEntryText } from '../../../src/protocol/forkEntry';
 import { scriptedModelForSuite, tallyApi as api, until } from './hostHelpers';
 

@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import { rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import * as vscode from 'vscode';
-import { requestItemText } from '../../../src/core/session/itemText';
+import { requestItemText } from '../../../src/core/context/itemText';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { api, forgetScriptedModel, until, useScriptedModel } from './liveSession';
 

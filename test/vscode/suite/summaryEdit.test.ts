@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { requestItemText } from '../../../src/core/session/itemText';
+import { requestItemText } from '../../../src/core/context/itemText';
 import { inspectorHandlers } from '../../../src/host/inspector/inspectorIntents';
 import type { HostToInspector } from '../../../src/protocol/inspector';
 import { receiveWebviewMessage } from '../../../src/protocol/receive';

@@ -3,7 +3,7 @@ import type { ToolDefinition } from '../../model/tool';
 import type { SessionStore } from '../../ports/sessionStore';
 import type { InstructionPart } from '../../prompt/promptSections';
 import type { ChatProvider, ReasoningRequest } from '../../providers/types';
-import type { ContextSession } from '../../session/contextSession';
+import type { ContextSession } from '../../context/contextSession';
 import type { ContextSettings } from '../../settings';
 import type { SessionApprovals } from '../../tools/sessionApprovals';
 import { ToolInputError, type Tool, type ToolContext, type ToolOutput } from '../../tools/types';

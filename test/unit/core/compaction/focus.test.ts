@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
-import { ContextSession } from '../../../../src/core/session/contextSession';
+import { ContextSession } from '../../../../src/core/context/contextSession';
 import { EmergencyDrop } from '../../../../src/core/compaction/strategies/emergencyDrop';
 import type { StrategyContext } from '../../../../src/core/compaction/types';
 import type { Message } from '../../../../src/core/model/message';

@@ -4,7 +4,7 @@ import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import type { Summarizer } from '../../../../src/core/compaction/types';
 import type { Message } from '../../../../src/core/model/message';
 import type { SessionStore } from '../../../../src/core/ports/sessionStore';
-import { ContextSession } from '../../../../src/core/session/contextSession';
+import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { scriptedTurns } from '../../../support/syntheticSession';
 import { tempStore } from '../../../support/tempStore';

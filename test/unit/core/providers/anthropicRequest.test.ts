@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { toAnthropicBody } from '../../../../src/core/providers/anthropicRequest';
+import { toAnthropicBody } from '../../../../src/core/providers/anthropic/anthropicRequest';
 import { anthropicRequestProblem } from '../../../fakes/anthropicServer';
 import { message, request, toolCall } from './harness';
 

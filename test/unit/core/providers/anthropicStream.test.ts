@@ -1,6 +1,6 @@
 /** Anthropic stream details beyond the shared conformance suite, over real HTTP. */
 import { strict as assert } from 'assert';
-import { createAnthropicProvider } from '../../../../src/core/providers/anthropic';
+import { createAnthropicProvider } from '../../../../src/core/providers/anthropic/anthropic';
 import { FakeAnthropicServer } from '../../../fakes/anthropicServer';
 import { message, ofType, recordingSleep, request, run, textOf, toolCall } from './harness';
 

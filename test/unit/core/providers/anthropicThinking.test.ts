@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
-import { anthropicBodyBytes } from '../../../../src/core/providers/anthropicBodyBytes';
-import { toAnthropicBody } from '../../../../src/core/providers/anthropicRequest';
-import { keepsEarlierThinking, thinkingBudget, thinkingForm, thinkingReserve } from '../../../../src/core/providers/anthropicThinking';
+import { anthropicBodyBytes } from '../../../../src/core/providers/anthropic/anthropicBodyBytes';
+import { toAnthropicBody } from '../../../../src/core/providers/anthropic/anthropicRequest';
+import { keepsEarlierThinking, thinkingBudget, thinkingForm, thinkingReserve } from '../../../../src/core/providers/anthropic/anthropicThinking';
 import { anthropicRequestProblem } from '../../../fakes/anthropicServer';
 import { message, request, toolCall } from './harness';
 

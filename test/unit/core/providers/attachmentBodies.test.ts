@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { attachmentMessage, noteMessage } from '../../../../src/core/model/factories';
 import type { Message } from '../../../../src/core/model/message';
-import { toAnthropicBody } from '../../../../src/core/providers/anthropicRequest';
-import { anthropicBodyBytes } from '../../../../src/core/providers/anthropicBodyBytes';
-import { toOpenAIBody } from '../../../../src/core/providers/openaiRequest';
-import { responsesBodyChunks } from '../../../../src/core/providers/openaiResponsesBody';
-import { toResponsesBody } from '../../../../src/core/providers/openaiResponsesRequest';
+import { toAnthropicBody } from '../../../../src/core/providers/anthropic/anthropicRequest';
+import { anthropicBodyBytes } from '../../../../src/core/providers/anthropic/anthropicBodyBytes';
+import { toOpenAIBody } from '../../../../src/core/providers/openai/openaiRequest';
+import { responsesBodyChunks } from '../../../../src/core/providers/openai/openaiResponsesBody';
+import { toResponsesBody } from '../../../../src/core/providers/openai/openaiResponsesRequest';
 import type { ProviderRequest } from '../../../../src/core/providers/types';
-import { DYNAMIC_NOTE_ID } from '../../../../src/core/session/requestItems';
+import { DYNAMIC_NOTE_ID } from '../../../../src/core/context/requestItems';
 import { anthropicRequestProblem } from '../../../fakes/anthropicServer';
 import { openaiRequestProblem } from '../../../fakes/openaiServer';
 

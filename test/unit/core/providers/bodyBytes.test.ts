@@ -1,10 +1,10 @@
 import { strict as assert } from 'assert';
 import type { Message } from '../../../../src/core/model/message';
 import { DYNAMIC_NOTE_ID } from '../../../../src/core/prompt/promptSections';
-import { AnthropicBodyBuilder, anthropicBodyBytes } from '../../../../src/core/providers/anthropicBodyBytes';
-import { toAnthropicBody, type AnthropicRequestOptions } from '../../../../src/core/providers/anthropicRequest';
-import { OpenAIBodyBuilder } from '../../../../src/core/providers/openaiBodyBytes';
-import { toOpenAIBody, type OpenAIRequestOptions } from '../../../../src/core/providers/openaiRequest';
+import { AnthropicBodyBuilder, anthropicBodyBytes } from '../../../../src/core/providers/anthropic/anthropicBodyBytes';
+import { toAnthropicBody, type AnthropicRequestOptions } from '../../../../src/core/providers/anthropic/anthropicRequest';
+import { OpenAIBodyBuilder } from '../../../../src/core/providers/openai/openaiBodyBytes';
+import { toOpenAIBody, type OpenAIRequestOptions } from '../../../../src/core/providers/openai/openaiRequest';
 import type { ProviderRequest } from '../../../../src/core/providers/types';
 import { message, READ_FILE, request, toolCall } from './harness';
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
-import { createAnthropicProvider } from '../../../../src/core/providers/anthropic';
+import { createAnthropicProvider } from '../../../../src/core/providers/anthropic/anthropic';
 import { completeOnce } from '../../../../src/core/providers/completeOnce';
-import { createOpenAIProvider } from '../../../../src/core/providers/openai';
+import { createOpenAIProvider } from '../../../../src/core/providers/openai/openai';
 import { FakeAnthropicServer } from '../../../fakes/anthropicServer';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';
 import { request } from './harness';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { endpointOrigin, keyForEndpoint, normalizeOrigin, parseStoredKey, serializeStoredKey } from '../../../../src/core/providers/endpointOrigin';
+import { endpointOrigin, keyForEndpoint, normalizeOrigin, parseStoredKey, serializeStoredKey } from '../../../../src/core/providers/http/endpointOrigin';
 
 describe('API keys bound to endpoint origins', () => {
   it('normalizes origins: case, default port, path and trailing slash do not matter; other schemes are refused', () => {

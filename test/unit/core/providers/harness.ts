@@ -1,10 +1,10 @@
 /** What the conformance suite needs to run the same scenarios against each HTTP provider. */
 import type { Message, ToolCall } from '../../../../src/core/model/message';
 import type { ToolDefinition } from '../../../../src/core/model/tool';
-import { createAnthropicProvider } from '../../../../src/core/providers/anthropic';
+import { createAnthropicProvider } from '../../../../src/core/providers/anthropic/anthropic';
 import { ProviderError } from '../../../../src/core/providers/errors';
-import { createOpenAIProvider } from '../../../../src/core/providers/openai';
-import type { RetryOptions } from '../../../../src/core/providers/retry';
+import { createOpenAIProvider } from '../../../../src/core/providers/openai/openai';
+import type { RetryOptions } from '../../../../src/core/providers/http/retry';
 import type { ChatProvider, ProviderEvent, ProviderRequest, ReportedUsage } from '../../../../src/core/providers/types';
 import { FakeAnthropicServer } from '../../../fakes/anthropicServer';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';

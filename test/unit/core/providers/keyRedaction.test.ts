@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
-import { createAnthropicProvider } from '../../../../src/core/providers/anthropic';
+import { createAnthropicProvider } from '../../../../src/core/providers/anthropic/anthropic';
 import { redactSecrets } from '../../../../src/core/providers/errors';
-import { createOpenAIProvider } from '../../../../src/core/providers/openai';
+import { createOpenAIProvider } from '../../../../src/core/providers/openai/openai';
 import type { ChatProvider } from '../../../../src/core/providers/types';
 import { FakeAnthropicServer } from '../../../fakes/anthropicServer';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';

@@ -7,7 +7,7 @@
  */
 import { strict as assert } from 'assert';
 import { readErrorBody } from '../../../../src/core/providers/classifyError';
-import { parameterValue, parseOllamaShow } from '../../../../src/core/providers/modelListing';
+import { parameterValue, parseOllamaShow } from '../../../../src/core/providers/models/modelListing';
 
 const WATCH_LIMIT = 10_000;
 

@@ -1,8 +1,8 @@
 import { strict as assert } from 'assert';
 import { createServer } from 'http';
 import type { AddressInfo } from 'net';
-import { listModels } from '../../../../src/core/providers/modelCatalog';
-import { servedWindow } from '../../../../src/core/providers/servedWindow';
+import { listModels } from '../../../../src/core/providers/models/modelCatalog';
+import { servedWindow } from '../../../../src/core/providers/models/servedWindow';
 import { FakeAnthropicCatalogServer, FakeLocalModelServer } from '../../../fakes/modelListServers';
 
 const QWEN = { id: 'qwen2.5-coder:14b', arch: 'qwen2', trainedWindow: 32_768 };

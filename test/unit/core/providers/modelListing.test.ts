@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { parseAnthropicModelList, parseLmStudioModelList, parseOllamaLoadedWindow, parseOllamaShow, parseOpenAIModelList } from '../../../../src/core/providers/modelListing';
+import { parseAnthropicModelList, parseLmStudioModelList, parseOllamaLoadedWindow, parseOllamaShow, parseOpenAIModelList } from '../../../../src/core/providers/models/modelListing';
 
 // Bodies as the servers send them (fields Tally does not read are kept, to prove they are ignored).
 const VLLM_MODELS = {

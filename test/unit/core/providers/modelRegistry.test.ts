@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { normalizeModelId, resolveModel } from '../../../../src/core/providers/modelRegistry';
+import { normalizeModelId, resolveModel } from '../../../../src/core/providers/models/modelRegistry';
 
 describe('model registry', () => {
   it('knows Claude 4.x by alias, dated id, Bedrock and Vertex spellings', () => {

@@ -8,8 +8,8 @@ import { strict as assert } from 'assert';
 import type { Message } from '../../../../src/core/model/message';
 import { settledMessage } from '../../../../src/core/model/settledMessages';
 import { DYNAMIC_NOTE_ID } from '../../../../src/core/prompt/promptSections';
-import { OpenAIBodyBuilder } from '../../../../src/core/providers/openaiBodyBytes';
-import { toOpenAIBody, type OpenAIRequestOptions } from '../../../../src/core/providers/openaiRequest';
+import { OpenAIBodyBuilder } from '../../../../src/core/providers/openai/openaiBodyBytes';
+import { toOpenAIBody, type OpenAIRequestOptions } from '../../../../src/core/providers/openai/openaiRequest';
 import { message, READ_FILE, request, toolCall } from './harness';
 
 const OPTIONS: OpenAIRequestOptions = { maxTokensField: 'max_tokens' };

@@ -1,7 +1,7 @@
 /** Quirks of OpenAI-compatible servers (Ollama, LM Studio, vLLM, llama.cpp), over real HTTP. */
 import { strict as assert } from 'assert';
 import { createServer } from 'net';
-import { createOpenAIProvider } from '../../../../src/core/providers/openai';
+import { createOpenAIProvider } from '../../../../src/core/providers/openai/openai';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';
 import { message, ofType, recordingSleep, request, run, textOf } from './harness';
 

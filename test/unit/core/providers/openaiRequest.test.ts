@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
-import { toOpenAIBody } from '../../../../src/core/providers/openaiRequest';
-import { ToolCallAssembler } from '../../../../src/core/providers/openaiToolCalls';
+import { toOpenAIBody } from '../../../../src/core/providers/openai/openaiRequest';
+import { ToolCallAssembler } from '../../../../src/core/providers/openai/openaiToolCalls';
 import { openaiRequestProblem } from '../../../fakes/openaiServer';
 import { message, request, toolCall } from './harness';
 

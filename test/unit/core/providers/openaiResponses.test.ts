@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import type { Message } from '../../../../src/core/model/message';
 import { createChatProvider, openAIApiFor } from '../../../../src/core/providers/chatProviderFactory';
-import { responsesBodyChunks } from '../../../../src/core/providers/openaiResponsesBody';
-import { isReasoningModel, toResponsesBody } from '../../../../src/core/providers/openaiResponsesRequest';
+import { responsesBodyChunks } from '../../../../src/core/providers/openai/openaiResponsesBody';
+import { isReasoningModel, toResponsesBody } from '../../../../src/core/providers/openai/openaiResponsesRequest';
 import type { ProviderEvent, ProviderRequest } from '../../../../src/core/providers/types';
 import { ProviderError } from '../../../../src/core/providers/errors';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';

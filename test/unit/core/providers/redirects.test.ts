@@ -6,12 +6,12 @@
  * origin still works.
  */
 import { strict as assert } from 'assert';
-import { createAnthropicProvider } from '../../../../src/core/providers/anthropic';
-import { listModels, type CatalogProvider } from '../../../../src/core/providers/modelCatalog';
-import { createOpenAIProvider } from '../../../../src/core/providers/openai';
+import { createAnthropicProvider } from '../../../../src/core/providers/anthropic/anthropic';
+import { listModels, type CatalogProvider } from '../../../../src/core/providers/models/modelCatalog';
+import { createOpenAIProvider } from '../../../../src/core/providers/openai/openai';
 import type { ChatProvider } from '../../../../src/core/providers/types';
-import { MAX_REDIRECTS } from '../../../../src/core/providers/sameOriginFetch';
-import { servedWindow } from '../../../../src/core/providers/servedWindow';
+import { MAX_REDIRECTS } from '../../../../src/core/providers/http/sameOriginFetch';
+import { servedWindow } from '../../../../src/core/providers/models/servedWindow';
 import { FakeAnthropicServer } from '../../../fakes/anthropicServer';
 import { RecordingServer, RedirectingServer } from '../../../fakes/hostileServers';
 import { FakeAnthropicCatalogServer, FakeLocalModelServer } from '../../../fakes/modelListServers';

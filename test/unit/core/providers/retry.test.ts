@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import { ProviderError } from '../../../../src/core/providers/errors';
-import { backoffDelay, resendDelay, retryDelay, retryStream, withRetry, defaultSleep } from '../../../../src/core/providers/retry';
-import { parseResetDuration, parseRetryAfterValue, retryAfterFromHeaders } from '../../../../src/core/providers/retryAfter';
+import { backoffDelay, resendDelay, retryDelay, retryStream, withRetry, defaultSleep } from '../../../../src/core/providers/http/retry';
+import { parseResetDuration, parseRetryAfterValue, retryAfterFromHeaders } from '../../../../src/core/providers/http/retryAfter';
 
 const headers = (values: Record<string, string>) => new Headers(values);
 

@@ -5,9 +5,9 @@
  * connection closed). The deadlines are given small here; the tests wait for the rejection.
  */
 import { strict as assert } from 'assert';
-import { createOpenAIProvider } from '../../../../src/core/providers/openai';
-import { ANSWER_MAX_BYTES, listModels } from '../../../../src/core/providers/modelCatalog';
-import { servedWindow } from '../../../../src/core/providers/servedWindow';
+import { createOpenAIProvider } from '../../../../src/core/providers/openai/openai';
+import { ANSWER_MAX_BYTES, listModels } from '../../../../src/core/providers/models/modelCatalog';
+import { servedWindow } from '../../../../src/core/providers/models/servedWindow';
 import { FloodingServer, StallingServer } from '../../../fakes/hostileServers';
 import { FakeLocalModelServer } from '../../../fakes/modelListServers';
 import type { FakeReply, RecordedRequest } from '../../../fakes/scriptedServer';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { SseParser, SseSyntaxError, type SseEvent } from '../../../../src/core/providers/sse';
+import { SseParser, SseSyntaxError, type SseEvent } from '../../../../src/core/providers/http/sse';
 
 function parseInPieces(pieces: Array<string | Uint8Array>): SseEvent[] {
   const parser = new SseParser();

@@ -4,10 +4,10 @@ import type { PreparedPrompt } from '../../../../src/core/agent/agentSession';
 import type { ToolDefinition } from '../../../../src/core/model/tool';
 import type { InstructionPart } from '../../../../src/core/prompt/promptSections';
 import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';
-import { toAnthropicBody } from '../../../../src/core/providers/anthropicRequest';
-import { toOpenAIBody } from '../../../../src/core/providers/openaiRequest';
+import { toAnthropicBody } from '../../../../src/core/providers/anthropic/anthropicRequest';
+import { toOpenAIBody } from '../../../../src/core/providers/openai/openaiRequest';
 import type { ProviderRequest } from '../../../../src/core/providers/types';
-import { ContextSession } from '../../../../src/core/session/contextSession';
+import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { tempStore } from '../../../support/tempStore';
 

@@ -7,8 +7,8 @@
 import { strict as assert } from 'assert';
 import { createServer, type IncomingHttpHeaders, type Server } from 'http';
 import type { AddressInfo } from 'net';
-import { ByteChunks } from '../../../../src/core/providers/bodyBytes';
-import { fetchSameOrigin, streamedBody } from '../../../../src/core/providers/sameOriginFetch';
+import { ByteChunks } from '../../../../src/core/providers/http/bodyBytes';
+import { fetchSameOrigin, streamedBody } from '../../../../src/core/providers/http/sameOriginFetch';
 
 interface Seen {
   path: string;

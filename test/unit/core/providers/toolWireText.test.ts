@@ -2,10 +2,10 @@
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import type { ToolDefinition } from '../../../../src/core/model/tool';
-import { createAnthropicProvider } from '../../../../src/core/providers/anthropic';
-import { createOpenAIProvider } from '../../../../src/core/providers/openai';
+import { createAnthropicProvider } from '../../../../src/core/providers/anthropic/anthropic';
+import { createOpenAIProvider } from '../../../../src/core/providers/openai/openai';
 import { createChatProvider } from '../../../../src/core/providers/chatProviderFactory';
-import { responsesBodyChunks } from '../../../../src/core/providers/openaiResponsesBody';
+import { responsesBodyChunks } from '../../../../src/core/providers/openai/openaiResponsesBody';
 import { toolWireText } from '../../../../src/core/providers/toolWireForms';
 import type { ChatProvider } from '../../../../src/core/providers/types';
 import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import type { ContextSession } from '../../../../src/core/session/contextSession';
+import type { ContextSession } from '../../../../src/core/context/contextSession';
 import type { ToolContext } from '../../../../src/core/tools/types';
 import { sessionTools } from '../../../../src/core/tools/sessionTools';
 import { readResult } from '../../../../src/core/toolOutput/readResult';

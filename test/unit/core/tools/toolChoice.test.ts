@@ -3,7 +3,7 @@ import { countToolDefinitions } from '../../../../src/core/accounting/messageTok
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import type { ToolDefinition } from '../../../../src/core/model/tool';
 import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';
-import { requestContent } from '../../../../src/core/session/requestItems';
+import { requestContent } from '../../../../src/core/context/requestItems';
 import { withSettings } from '../../../../src/core/settings';
 import { builtinTools } from '../../../../src/core/tools/builtin';
 import { choiceFromPicked, NO_TOOL_CHOICE, offeredByChoice, parseToolChoice, toolPickerRows, type ToolChoice } from '../../../../src/core/tools/toolChoice';

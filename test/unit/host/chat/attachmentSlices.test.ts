@@ -4,7 +4,7 @@ import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import { windowFigures } from '../../../../src/core/accounting/windowFigures';
 import type { AttachmentInfo } from '../../../../src/core/model/message';
 import { useTurnScheduler } from '../../../../src/core/nextTurn';
-import { ContextSession } from '../../../../src/core/session/contextSession';
+import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { useSha256 } from '../../../../src/core/toolOutput/scan';
 import { AttachmentDraft, type AttachmentSources, type DraftSession } from '../../../../src/host/chat/attachmentDraft';

@@ -6,7 +6,7 @@ import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import { CheckpointingWorkspace } from '../../../../src/core/checkpoints/checkpointingWorkspace';
 import { TurnCheckpointRecorder } from '../../../../src/core/checkpoints/turnRecorder';
 import type { RestoreItem } from '../../../../src/core/checkpoints/restore';
-import { ContextSession } from '../../../../src/core/session/contextSession';
+import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { ChatEntries } from '../../../../src/host/chat/chatEntries';
 import { chatHandlers } from '../../../../src/host/chat/chatIntents';

@@ -6,7 +6,7 @@ import { strict as assert } from 'assert';
 import type { ContextBudget } from '../../../../src/core/accounting/budget';
 import type { RequestItem } from '../../../../src/core/model/records';
 import type { SessionStore } from '../../../../src/core/ports/sessionStore';
-import { RequestLedger } from '../../../../src/core/session/requestLedger';
+import { RequestLedger } from '../../../../src/core/context/requestLedger';
 import { inspectorHandlers } from '../../../../src/host/inspector/inspectorIntents';
 import type { HostToInspector } from '../../../../src/protocol/inspector';
 import { receiveWebviewMessage } from '../../../../src/protocol/receive';

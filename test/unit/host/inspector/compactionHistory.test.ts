@@ -8,7 +8,7 @@ import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import { assistantMessage } from '../../../../src/core/model/factories';
 import type { CompactionEventRecord, RemovedItem } from '../../../../src/core/model/records';
-import { ContextSession } from '../../../../src/core/session/contextSession';
+import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { inspectorHandlers } from '../../../../src/host/inspector/inspectorIntents';
 import { buildInspectorState } from '../../../../src/host/inspector/inspectorState';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import { assistantMessage } from '../../../../src/core/model/factories';
-import { ContextSession } from '../../../../src/core/session/contextSession';
+import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { buildInspectorState } from '../../../../src/host/inspector/inspectorState';
 import type { ActiveSession } from '../../../../src/host/session/sessionPorts';

@@ -282,8 +282,8 @@ describe('a long session that never compacted shows before it resumes', function
   async function resumedFirstMeter(store: SessionStore, sessionId: string) {
     const { readConfiguration } = load();
     /* eslint-disable @typescript-eslint/no-require-imports */
-    const { ContextSession } = require('../../../../src/core/session/contextSession') as typeof import('../../../../src/core/session/contextSession');
-    const { readLastRequest } = require('../../../../src/core/session/lastRequestUsage') as typeof import('../../../../src/core/session/lastRequestUsage');
+    const { ContextSession } = require('../../../../src/core/context/contextSession') as typeof import('../../../../src/core/context/contextSession');
+    const { readLastRequest } = require('../../../../src/core/context/lastRequestUsage') as typeof import('../../../../src/core/context/lastRequestUsage');
     const { getTokenCounter } = require('../../../../src/core/accounting/tokenizer') as typeof import('../../../../src/core/accounting/tokenizer');
     const { chatMeter } = require('../../../../src/host/session/turnFigures') as typeof import('../../../../src/host/session/turnFigures');
     /* eslint-enable @typescript-eslint/no-require-imports */

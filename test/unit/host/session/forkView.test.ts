@@ -1,8 +1,8 @@
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import { assistantMessage } from '../../../../src/core/model/factories';
-import { ContextSession } from '../../../../src/core/session/contextSession';
-import { forkSession } from '../../../../src/core/session/forkSession';
+import { ContextSession } from '../../../../src/core/context/contextSession';
+import { forkSession } from '../../../../src/core/context/forkSession';
 import { withSettings } from '../../../../src/core/settings';
 import { SessionView } from '../../../../src/host/session/sessionView';
 import { forkEntryText } from '../../../../src/protocol/forkEntry';

@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import { assistantMessage, userMessage } from '../../../../src/core/model/factories';
 import type { SessionStore } from '../../../../src/core/ports/sessionStore';
-import { ContextSession } from '../../../../src/core/session/contextSession';
+import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { SessionView } from '../../../../src/host/session/sessionView';
 import { countingStore } from '../../../support/countingStore';

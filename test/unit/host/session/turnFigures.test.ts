@@ -1,7 +1,7 @@
 /** Cost and cache figures the chat shows under a turn, from the usage records and the model's price. */
 import { strict as assert } from 'assert';
 import type { RequestUsageRecord } from '../../../../src/core/model/records';
-import { modelPrices, parsePriceOverrides } from '../../../../src/core/providers/modelRegistry';
+import { modelPrices, parsePriceOverrides } from '../../../../src/core/providers/models/modelRegistry';
 import { buildChatEntries } from '../../../../src/host/chat/chatState';
 import { requestCost, turnUsage } from '../../../../src/host/session/turnFigures';
 

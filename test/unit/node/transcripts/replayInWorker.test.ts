@@ -7,7 +7,7 @@ import { openStore } from '../../../../src/node/store';
 import { replayInWorker } from '../../../../src/node/transcripts/replayInWorker';
 import { measureBlocking } from '../../../support/eventLoopBlocks';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
-import { ContextSession } from '../../../../src/core/session/contextSession';
+import { ContextSession } from '../../../../src/core/context/contextSession';
 import { DEFAULT_SETTINGS, type ContextSettings } from '../../../../src/core/settings';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');

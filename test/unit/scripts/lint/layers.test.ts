@@ -34,7 +34,7 @@ describe('layers, as the build enforces them', () => {
   });
 
   it('refuses the core reaching up into the VS Code layer', async () => {
-    const messages = await lintAs('src/core/session/planted.ts', "import { readConfiguration } from '../../config/readSettings';\nexport const x = readConfiguration;\n");
+    const messages = await lintAs('src/core/context/planted.ts', "import { readConfiguration } from '../../config/readSettings';\nexport const x = readConfiguration;\n");
     assert.match(messages[0]?.message ?? '', /the core layer must not import from the vscode layer/);
   });
 

@@ -4,11 +4,11 @@ import type { AgentEvent, SubagentProgress } from '../../../../../src/core/agent
 import { DelegateTool, type SubagentLimits } from '../../../../../src/core/agent/subagents/delegateTool';
 import type { NamedAgent } from '../../../../../src/core/agent/subagents/namedAgents';
 import type { ToolDefinition } from '../../../../../src/core/model/tool';
-import { createOpenAIProvider } from '../../../../../src/core/providers/openai';
+import { createOpenAIProvider } from '../../../../../src/core/providers/openai/openai';
 import type { ChatProvider, ReasoningRequest } from '../../../../../src/core/providers/types';
 import type { InstructionPart } from '../../../../../src/core/prompt/promptSections';
 import { SessionPrompt } from '../../../../../src/core/prompt/sessionPrompt';
-import { ContextSession } from '../../../../../src/core/session/contextSession';
+import { ContextSession } from '../../../../../src/core/context/contextSession';
 import { withSettings, type ContextSettings } from '../../../../../src/core/settings';
 import type { ApprovalAnswer } from '../../../../../src/core/tools/approval';
 import { ToolRegistry } from '../../../../../src/core/tools/registry';

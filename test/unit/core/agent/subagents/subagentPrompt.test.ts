@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { subagentSessions } from '../../../../../src/core/agent/subagents/sessionLink';
-import { createAnthropicProvider } from '../../../../../src/core/providers/anthropic';
+import { createAnthropicProvider } from '../../../../../src/core/providers/anthropic/anthropic';
 import { loadInstructions } from '../../../../../src/node/prompt/agentsMd';
 import { FakeAnthropicServer } from '../../../../fakes/anthropicServer';
 import { FakeOpenAIServer } from '../../../../fakes/openaiServer';

@@ -11,9 +11,9 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import type { Message, ReasoningBlock, ToolCall } from '../../../../../src/core/model/message';
-import { createAnthropicProvider } from '../../../../../src/core/providers/anthropic';
+import { createAnthropicProvider } from '../../../../../src/core/providers/anthropic/anthropic';
 import { ProviderError } from '../../../../../src/core/providers/errors';
-import { createOpenAIProvider } from '../../../../../src/core/providers/openai';
+import { createOpenAIProvider } from '../../../../../src/core/providers/openai/openai';
 import type { ChatProvider, ProviderEvent, ProviderRequest, ReportedUsage, StopReason } from '../../../../../src/core/providers/types';
 import { FakeAnthropicServer } from '../../../../fakes/anthropicServer';
 import { FakeOpenAIServer } from '../../../../fakes/openaiServer';

@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import { readdirSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import type { Message } from '../../../../../src/core/model/message';
-import { resumeSession } from '../../../../../src/core/session/resume';
+import { resumeSession } from '../../../../../src/core/context/resume';
 import type { SqlJsStore } from '../../../../../src/node/store';
 import { filesReadDuring } from '../fixtures/filesRead';
 import { storeFolderPerTest } from '../fixtures/storeFolder';

@@ -1,0 +1,163 @@
+/**
+ * Request bodies sent as bytes assembled from chunks, most of them cached per message: a long
+ * session sends the same messages with every request, so each message is serialized and encoded
+ * once instead of the whole body being stringified, scanned and encoded again each time.
+ */
+import type { Message } from '../../model/message';
+import { listWork, markOf, unchangedBefore, type ListMark } from '../../model/listLineage';
+import { isSettled } from '../../model/settledMessages';
+
+const encoder = new TextEncoder();
+
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/**
+ * Chunks of a body in order: sent as they are (sameOriginFetch.ts streams them), or joined into one
+ * byte array. A chunk is never changed once pushed.
+ */
+export class ByteChunks {
+  private readonly chunks: Uint8Array[] = [];
+  private size = 0;
+
+  get parts(): readonly Uint8Array[] {
+    return this.chunks;
+  }
+
+  get byteLength(): number {
+    return this.size;
+  }
+
+  push(chunk: Uint8Array): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+  }
+
+  text(text: string): void {
+    this.push(utf8(text));
+  }
+
+  join(): Uint8Array {
+    const out = new Uint8Array(this.size);
+    let at = 0;
+    for (const chunk of this.chunks) {
+      out.set(chunk, at);
+      at += chunk.length;
+    }
+    return out;
+  }
+}
+
+interface Entry<T> {
+  role: Message['role'];
+  kind: Message['kind'];
+  content: string;
+  toolCallId: Message['toolCallId'];
+  toolCalls: Message['toolCalls'];
+  meta: Message['meta'];
+  value: T;
+}
+
+/**
+ * What one wire format makes of a message, built once per message object. Messages are not changed
+ * in place, but should a field a wire format reads be replaced on the same object, the entry no
+ * longer matches it and is built again.
+ */
+export class MessageWireCache<T> {
+  private readonly entries = new WeakMap<Message, Entry<T>>();
+
+  constructor(private readonly build: (message: Message) => T) {}
+
+  get(message: Message): T {
+    const entry = this.entries.get(message);
+    if (
+      entry &&
+      entry.content === message.content &&
+      entry.role === message.role &&
+      entry.kind === message.kind &&
+      entry.toolCallId === message.toolCallId &&
+      entry.toolCalls === message.toolCalls &&
+      entry.meta === message.meta
+    ) {
+      return entry.value;
+    }
+    const value = this.build(message);
+    this.entries.set(message, { role: message.role, kind: message.kind, content: message.content, toolCallId: message.toolCallId, toolCalls: message.toolCalls, meta: message.meta, value });
+    return value;
+  }
+}
+
+/**
+ * The messages a body was built from, to find how many of the next body's open the same way: the
+ * same objects, unchanged since. A message its session settled (model/settledMessages.ts) or a
+ * frozen one is never changed in place, so only its reference is compared (reading 50,000 messages,
+ * scattered in the heap, cost a long session ~14 ms a request); the others are compared by the
+ * fields they are sent from, so one replaced on the same object is noticed. When the list's lineage
+ * tells how far it still holds the same objects (model/listLineage.ts), those references are not
+ * compared again either: only the messages that are not settled among them are read.
+ */
+export class SentMessages {
+  private readonly messages: Message[] = [];
+  /** Per message: settled or frozen when kept, so it is not read again. */
+  private readonly frozen: boolean[] = [];
+  private readonly contents: string[] = [];
+  private readonly calls: Array<Message['toolCalls']> = [];
+  /** The other fields a wire format reads, for the messages neither settled nor frozen. */
+  private readonly rest: Array<Pick<Message, 'role' | 'kind' | 'toolCallId' | 'meta' | 'reasoning'> | undefined> = [];
+  /** Positions of the messages neither settled nor frozen, ascending. */
+  private readonly loose: number[] = [];
+  /** The list these messages are, once the body built from them is complete. */
+  private mark?: ListMark;
+
+  get length(): number {
+    return this.messages.length;
+  }
+
+  push(message: Message): void {
+    const frozen = isSettled(message) || Object.isFrozen(message);
+    if (!frozen) this.loose.push(this.messages.length);
+    this.messages.push(message);
+    this.frozen.push(frozen);
+    this.contents.push(message.content);
+    this.calls.push(message.toolCalls);
+    this.rest.push(frozen ? undefined : { role: message.role, kind: message.kind, toolCallId: message.toolCallId, meta: message.meta, reasoning: message.reasoning });
+  }
+
+  /** Keeps the first `count` messages. */
+  truncate(count: number): void {
+    this.messages.length = this.frozen.length = this.contents.length = this.calls.length = this.rest.length = Math.min(count, this.messages.length);
+    while (this.loose.length && this.loose[this.loose.length - 1] >= count) this.loose.pop();
+    this.mark = undefined;
+  }
+
+  /** These messages are now `list`, all of it: its lineage can tell the next list's change. */
+  follow(list: readonly Message[]): void {
+    this.mark = this.messages.length === list.length ? markOf(list) : undefined;
+  }
+
+  /** How many of `messages` open with these messages, unchanged since they were kept. */
+  unchangedPrefix(messages: readonly Message[]): number {
+    const { messages: kept, frozen } = this;
+    const max = Math.min(kept.length, messages.length);
+    let known = Math.min(max, unchangedBefore(this.mark, messages));
+    for (const i of this.loose) {
+      if (i >= known) break;
+      if (!this.sameFields(i, messages[i])) known = i;
+    }
+    let k = known;
+    while (k < max && kept[k] === messages[k] && (frozen[k] || this.sameFields(k, messages[k]))) k++;
+    listWork.positionsRead += k - known + 1;
+    return k;
+  }
+
+  /** Whether the message kept at `i` still has the fields it was sent from. */
+  private sameFields(i: number, message: Message): boolean {
+    const rest = this.rest[i];
+    return (
+      this.contents[i] === message.content &&
+      this.calls[i] === message.toolCalls &&
+      (!rest || (rest.role === message.role && rest.kind === message.kind && rest.toolCallId === message.toolCallId && rest.meta === message.meta && rest.reasoning === message.reasoning))
+    );
+  }
+}
