@@ -21,6 +21,8 @@ import { showLoadedInstructions } from './commands/showInstructions';
 import { configureToolsCommand } from './commands/configureTools';
 import { addFileCommand, addSelectionCommand } from './commands/attachCommands';
 import { ChatAttachments } from './attachments/chatAttachments';
+import { sessionSandbox } from './sandbox/sandboxSettings';
+import { SandboxStatusBar } from './sandbox/sandboxStatusBar';
 
 /** What the extension-host tests reach through `activate()`'s return value. */
 export interface TallyApi {
@@ -55,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   const attachments = new ChatAttachments(sessions, docs);
   const chat = new ChatViewProvider(context.extensionUri, sessions, log, attachments, rewind);
   const meter = new ContextMeter(sessions);
+  const sandboxStatus = new SandboxStatusBar(sessionSandbox(context.globalStorageUri));
   const run = <T>(task: () => Promise<T>) => async (): Promise<T | undefined> => {
     try {
       return await task();
@@ -74,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     rewind,
     chat,
     meter,
+    sandboxStatus,
     docs,
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat),
     vscode.commands.registerCommand('tally.ping', () => 'pong'),
@@ -98,6 +102,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     vscode.commands.registerCommand('tally.forkFromRequest', (sessionId: unknown, requestIndex: unknown) => run(() => forkFromRequestCommand(sessions, sessionId, requestIndex))()),
     vscode.commands.registerCommand('tally.openRequestItem', (requestIndex: number | undefined, position: number) => run(() => openRequestItemCommand(sessions, docs, requestIndex, position))()),
     vscode.commands.registerCommand('tally.statusBarShown', () => meter.shown),
+    vscode.commands.registerCommand('tally.sandboxStatusShown', () => sandboxStatus.shown),
     vscode.commands.registerCommand('tally.addSelectionToChat', () => run(() => addSelectionCommand(attachments))()),
     vscode.commands.registerCommand('tally.addFileToChat', (clicked?: unknown, selected?: unknown) => run(() => addFileCommand(attachments, clicked, selected))()),
     vscode.workspace.onDidChangeConfiguration((e) => {

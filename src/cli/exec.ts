@@ -21,6 +21,7 @@ import { sessionTools } from '../core/tools/sessionTools';
 import type { ApprovalRequest } from '../core/tools/types';
 import { openStore } from '../node/store';
 import { NodeWorkspace } from '../node/tools/nodeWorkspace';
+import { CommandSandbox } from '../node/sandbox/commandSandbox';
 import type { ExecArgs, ExecPermission } from './execArgs';
 import { execDelegateTool, subagentJsonLine, subagentTextLine } from './execSubagents';
 
@@ -56,7 +57,7 @@ const EXIT_FOR: Record<TurnStopReason, number> = {
 
 export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
     [--base-url U] [--window N] [--allow read|edit|command|delegate …] [--json] [--cd DIR] [--store DIR]
-    [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high]
+    [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off]
 
   Runs one task with Tally's agent loop in DIR (default: the current folder), with no editor.
   Keys come from the environment only: ANTHROPIC_API_KEY (anthropic), OPENAI_API_KEY (openai),
@@ -69,6 +70,9 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
   usage with reasoning tokens, subagent progress, compactions, the session). The session is stored in
   --store (default ~/.tally/store): show it with tally inspect --session ID --store DIR.
   --effort sets the reasoning effort (OpenAI reasoning.effort; Anthropic thinking where supported).
+  Commands run in a sandbox (bubblewrap on Linux, sandbox-exec on macOS): they write only in DIR and
+  a private /tmp, cannot read ~/.ssh, ~/.aws and other secrets, and have no network. A command the
+  sandbox stopped is not run again outside it. --sandbox off runs them with your full access.
 
   Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
   4 context full after compaction, 5 --max-steps reached, 6 the model refused, 130 interrupted.`;
@@ -122,6 +126,7 @@ function textLine(event: AgentEvent, out: (s: string) => void, err: (s: string) 
   else if (event.type === 'tool_result') err(`← ${event.message.content.split('\n')[0].slice(0, 200)}\n`);
   else if (event.type === 'error' || event.type === 'notice') err(`\ntally: ${event.message}\n`);
   else if (event.type === 'compaction') err(`\n[compacted the context]\n`);
+  else if (event.type === 'approval_needed' && event.request.outsideSandbox) err(`[not run outside the sandbox: ${event.request.title}; --sandbox off runs commands without it]\n`);
   else if (event.type === 'approval_needed') err(`[needs approval: ${event.request.title}; allow it with --allow ${event.request.kind}]\n`);
   else if (event.type === 'usage') err(`\n[request #${event.record.requestIndex}: ${usageText(event)}]\n`);
   else if (event.type === 'subagent') {
@@ -145,6 +150,14 @@ export interface ExecIo {
   signal?: AbortSignal;
 }
 
+/** Says once, before anything runs, when commands would run without a sandbox. */
+async function warnUnsandboxed(args: ExecArgs, sandbox: CommandSandbox, folder: string, io: ExecIo): Promise<void> {
+  if (args.sandbox === 'off') return io.stderr("tally: --sandbox off: the agent's commands run with your full access to files, secrets and the network\n");
+  if (!args.allow.has('command')) return;
+  const state = await sandbox.state([folder]);
+  if (!state.sandboxed) io.stderr(`tally: no sandbox for commands: ${state.reason}; they run without one\n`);
+}
+
 /** Runs the task; resolves to the exit status. */
 export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
   const apiKey = keyFor(args, io.env);
@@ -158,18 +171,22 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
   const reasoningPlan = planReasoning(args.provider, args.model, args.effort);
   const maxOutputTokens = Math.min(model.defaultOutputReserve, Math.floor(model.contextWindow / 4)) + reasoningPlan.extraOutputTokens;
   const counter = getTokenCounter(model.encoding);
-  const store = await openStore(args.store ?? join(homedir(), '.tally', 'store'));
+  const storeFolder = resolve(args.store ?? join(homedir(), '.tally', 'store'));
+  const store = await openStore(storeFolder);
   const emit = (line: Record<string, unknown>) => io.stdout(`${JSON.stringify(line)}\n`);
   try {
     const info = await store.createSession({ title: args.task.slice(0, 80), origin: 'exec' });
     if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
     const session = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
     const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => undefined, skills: async () => [] });
-    const answer = async (request: ApprovalRequest) => ({ approved: args.allow.has(request.kind as ExecPermission) });
+    // Running a command again outside the sandbox is never answered from the command line.
+    const answer = async (request: ApprovalRequest) => ({ approved: !request.outsideSandbox && args.allow.has(request.kind as ExecPermission) });
+    const sandbox = new CommandSandbox(() => ({ enabled: args.sandbox === 'on', turnedOffBy: '--sandbox off', home: io.env.HOME || homedir(), extraHidden: [], storage: [storeFolder] }));
+    await warnUnsandboxed(args, sandbox, folder, io);
     const provider = createChatProvider({ provider: args.provider, apiKey, baseUrl: args.baseUrl, openaiApi: args.openaiApi });
     const options: ToolRegistryOptions = {
       sources: [() => prompt.tools(), builtinTools, () => sessionTools(store, () => session), () => (delegate ? [delegate] : [])],
-      workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }),
+      workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }, sandbox),
       approvals: new SessionApprovals({
         policy: () => ({ commands: args.allow.has('command') ? 'always' : 'ask', edits: args.allow.has('edit') ? 'always' : 'ask' }),
         allowedTools: () => [],

@@ -21,7 +21,9 @@ export interface ChatToolCallView {
   stored?: { lines: number; bytes: number };
   /**
    * `allowForSession`: what "Allow <…> for this session" covers (a tool's name, or a command's allowance);
-   * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none.
+   * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none;
+   * `sandbox`: whether a command runs in the sandbox and what it may touch there, or why it runs without one;
+   * `approveLabel`: what the Approve button says when it does something more specific ("Run outside the sandbox").
    */
   approval?: {
     title: string;
@@ -30,6 +32,8 @@ export interface ChatToolCallView {
     allowForSession?: string;
     runs?: string;
     noAllowance?: string;
+    sandbox?: { sandboxed: boolean; text: string; detail?: string };
+    approveLabel?: string;
     /** A subagent asks, on its delegate card: its name, and the id its approval is answered by (not the card's call id). */
     subagent?: string;
     answerId?: string;

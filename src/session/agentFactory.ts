@@ -28,6 +28,8 @@ import type { ToolDefinition } from '../core/model/tool';
 import { isInternalTool, offeredByChoice } from '../core/tools/toolChoice';
 import type { Tool } from '../core/tools/types';
 import { ToolChoiceState } from '../vscodeLm/toolChoiceState';
+import type { CommandSandbox } from '../node/sandbox/commandSandbox';
+import { sessionSandbox } from '../sandbox/sandboxSettings';
 
 /** Tools whose path is a file (its folder is where the agent worked), and tools whose path is the folder itself. */
 const FILE_TOOLS = new Set(['read_file', 'edit_file', 'write_file']);
@@ -46,10 +48,12 @@ export class AgentFactory {
   private touched = { sessionId: '', paths: new Set<string>() };
   /** Which tools the user chose to offer (Configure Tools), from the user's global state. */
   readonly toolChoice: ToolChoiceState;
+  /** The latest session's command sandbox (its subagents share it): what the user allowed it lasts while the session does. */
+  private sandbox?: { sessionId: string; sandbox: CommandSandbox };
   /** Wraps the tools' workspace so each turn's writes and commands are recorded for restoring (sessionRewind.ts). */
   private recordWrites: (workspace: Workspace) => Workspace = (workspace) => workspace;
 
-  constructor(context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
     this.toolChoice = new ToolChoiceState(context.globalState);
     context.subscriptions.push(this.diffs, {
       dispose: onCallIdRepair((sessionId, renamed) =>
@@ -113,6 +117,7 @@ export class AgentFactory {
 
   async create(args: { contextSession: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore }): Promise<AgentSession> {
     if (this.touched.sessionId !== args.contextSession.sessionId) this.touched = { sessionId: args.contextSession.sessionId, paths: new Set() };
+    if (this.sandbox?.sessionId !== args.contextSession.sessionId) this.sandbox = { sessionId: args.contextSession.sessionId, sandbox: sessionSandbox(this.context.globalStorageUri) };
     const counter = getTokenCounter(args.chat.model.encoding);
     const session = sessionTools(args.store, () => args.contextSession);
     const prompt: SessionPrompt = new SessionPrompt({
@@ -125,7 +130,8 @@ export class AgentFactory {
       toolSearchNote: () => (!vscode.workspace.isTrusted && this.chosen(lmTools()).length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
       toolText: (tool) => toolWireText(args.chat.provider, tool),
     });
-    const options = this.registryOptions(args.config, [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => this.chosen([delegate]), () => this.chosen(lmTools())], (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
+    const sources: ToolRegistryOptions['sources'] = [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => this.chosen([delegate]), () => this.chosen(lmTools())];
+    const options = this.registryOptions(args.config, this.sandbox.sandbox, sources, (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
     const registry = new ToolRegistry(options);
     // Subagents carry the same AGENTS.md files as the session (none from an untrusted workspace), counted in their own prompts.
     const delegate = delegateTool({ ...args, counter, registry: options, agents: () => workspaceAgents(this.log, this.loggedSkips), instructions: async () => (await this.loadInstructions()).parts });
@@ -139,10 +145,10 @@ export class AgentFactory {
   }
 
   /** The session's tools, with the live workspace folders and trust, approvals through the chat panel and the diff editor. */
-  private registryOptions(config: TallyConfiguration, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void, onPathResolved?: ToolRegistryOptions['onPathResolved']): ToolRegistryOptions {
+  private registryOptions(config: TallyConfiguration, sandbox: CommandSandbox, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void, onPathResolved?: ToolRegistryOptions['onPathResolved']): ToolRegistryOptions {
     return {
       sources,
-      workspace: () => this.recordWrites(new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted })),
+      workspace: () => this.recordWrites(new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }, sandbox)),
       approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request), withdraw: (request) => this.resolveApproval(request.callId, false) }),
       limits: { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
       onCall,
@@ -152,7 +158,7 @@ export class AgentFactory {
 
   /** Runs one built-in tool call outside a chat turn (used by the extension-host tests and diagnostics). */
   runWorkspaceTool(call: ToolCall, onApprovalNeeded: (request: ApprovalRequest) => void = () => undefined): Promise<ToolRunResult> {
-    return new ToolRegistry(this.registryOptions(readConfiguration(), [builtinTools])).run(call, { signal: new AbortController().signal, onApprovalNeeded, onApprovalResolved: () => undefined });
+    return new ToolRegistry(this.registryOptions(readConfiguration(), sessionSandbox(this.context.globalStorageUri), [builtinTools])).run(call, { signal: new AbortController().signal, onApprovalNeeded, onApprovalResolved: () => undefined });
   }
 
   /** Waits for the answer to an approval card; an edit's diff is open in the editor meanwhile. */

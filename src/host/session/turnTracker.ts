@@ -70,10 +70,10 @@ export class TurnTracker {
       // Thinking deltas and subagent progress come many per second: the entry and the subagent's record show them, the event list needs neither.
       if (event.type !== 'reasoning_delta' && event.type !== 'subagent') this.live.events.push(event);
       if (event.type === 'approval_needed') {
-        const { title, detail, kind, allowForSession, runs, noAllowance, subagent } = event.request;
+        const { title, detail, kind, allowForSession, runs, noAllowance, subagent, sandbox, approveLabel } = event.request;
         // A subagent's approval is shown on the delegate card that started it (a nested one's on its running ancestor's card).
         const card = subagent && (this.live.subagents?.has(subagent.parentCallId) ? subagent.parentCallId : [...(this.live.subagents ?? [])].find(([, s]) => s.phase !== 'ended')?.[0]);
-        this.live.approvals.set(event.request.callId, { title, detail, kind, allowForSession, runs, noAllowance, ...(subagent ? { subagent: subagent.name } : {}), ...(card ? { card } : {}) });
+        this.live.approvals.set(event.request.callId, { title, detail, kind, allowForSession, runs, noAllowance, ...(sandbox ? { sandbox } : {}), ...(approveLabel ? { approveLabel } : {}), ...(subagent ? { subagent: subagent.name } : {}), ...(card ? { card } : {}) });
       }
       if (event.type === 'approval_resolved') this.live.approvals.delete(event.callId);
       if (event.type === 'tool_call' && event.call.name === DELEGATE_TOOL_NAME) (this.live.subagents ??= new Map()).set(event.call.id, waitingSubagent(event.call));
