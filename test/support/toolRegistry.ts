@@ -27,8 +27,8 @@ export interface TestRegistryOptions {
 }
 
 /** A real command sandbox as a session has one (`settings` changes what it hides or turns it off). */
-export function testSandbox(settings: Partial<SandboxSettings> = {}): CommandSandbox {
-  return new CommandSandbox(() => ({ enabled: true, home: homedir(), extraHidden: [], storage: [], ...settings }));
+export function testSandbox(settings: Partial<SandboxSettings> = {}, system?: ConstructorParameters<typeof CommandSandbox>[1]): CommandSandbox {
+  return new CommandSandbox(() => ({ enabled: true, home: homedir(), extraHidden: [], storage: [], ...settings }), system);
 }
 
 /** A registry over a Node workspace on disk, as the command line and the tests use it, its commands sandboxed as a session's are. */

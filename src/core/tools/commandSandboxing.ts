@@ -14,7 +14,7 @@ const folders = (n: number) => (n === 1 ? 'the workspace folder' : `the ${n} wor
 export function sandboxNote(state: CommandSandboxState): SandboxNote {
   if (!state.sandboxed) return { sandboxed: false, text: `No sandbox: ${state.reason}; ${UNCONFINED}.` };
   const named = state.hidden.slice(0, 2).join(', ');
-  const secrets = state.hidden.length > 2 ? `${named} or ${state.hidden.length - 2} other secret paths` : named;
+  const secrets = !state.hidden.length ? 'your secrets (none of those it hides is here now)' : state.hidden.length > 2 ? `${named} or ${state.hidden.length - 2} other secret paths` : named;
   const network = state.network ? 'reaches the network (allowed for this session)' : 'has no network';
   return {
     sandboxed: true,
@@ -23,7 +23,7 @@ export function sandboxNote(state: CommandSandboxState): SandboxNote {
       `Runs in a sandbox (${state.by}).`,
       `Writable: ${state.writable.join(', ')}, and a private temporary folder emptied after the command.`,
       `Read-only inside the workspace: ${state.readOnlyInside.join(', ')} (other programs run what they say).`,
-      `Hidden: ${state.hidden.join(', ')}.`,
+      `Hidden: ${state.hidden.length ? state.hidden.join(', ') : 'none of the secrets it hides is here now'} (keys, credentials, key rings, histories, the editor's and Tally's storage, and any the user added).`,
       'Everything else on the machine: read-only.',
       `Network: ${state.network ? 'allowed for this session' : 'off (loopback and name lookups included)'}.`,
     ].join('\n'),

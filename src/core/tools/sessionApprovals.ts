@@ -52,6 +52,7 @@ export class SessionApprovals {
     if (!answer.approved) return 'denied';
     if (answer.forSession && request.kind === 'other' && request.allowForSession) this.toolsThisSession.add(request.toolName);
     if (answer.forSession && request.kind === 'command' && request.allowance) this.commandsThisSession.push(request.allowance);
-    return answer.forSession ? 'approved_for_session' : 'approved';
+    // "For this session" counts only where the card offered it.
+    return answer.forSession && request.allowForSession ? 'approved_for_session' : 'approved';
   }
 }

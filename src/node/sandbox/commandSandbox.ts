@@ -5,7 +5,7 @@ import type { CommandSandboxState, SandboxRefusal } from '../../core/ports/works
 import { bubblewrapArgs } from './bubblewrapArgs';
 import { inheritableDescriptors, stdioCovering } from './inheritedDescriptors';
 import { sandboxAvailability, type Availability } from './sandboxAvailability';
-import { hiddenPaths, READ_ONLY_INSIDE, realPathOf, resolvePolicy, shownPath } from './sandboxPolicy';
+import { READ_ONLY_INSIDE, realPathOf, resolvePolicy, shownPath } from './sandboxPolicy';
 import { sandboxRefusal } from './sandboxRefusal';
 import { seatbeltArgs } from './seatbeltProfile';
 
@@ -51,6 +51,14 @@ function resolverFolder(): string | undefined {
   return real.startsWith('/run/') ? dirname(real) : undefined;
 }
 
+/** The hidden paths present now, as the card names them (`~/.ssh`). */
+function presentSecrets(folders: readonly string[], settings: SandboxSettings): string[] {
+  const home = realPathOf(settings.home);
+  return resolvePolicy({ ...settings, folders, network: false })
+    .hidden.filter((p) => p.kind !== 'missing')
+    .map((p) => shownPath(p.path, home));
+}
+
 /**
  * One session's sandbox for commands (its subagents share it): the user's settings, what this
  * machine offers, and whether the user let the session's sandboxed commands reach the network.
@@ -81,7 +89,7 @@ export class CommandSandbox {
       by: found.tool.kind === 'bubblewrap' ? 'bubblewrap' : 'macOS sandbox-exec',
       writable: [...folders],
       readOnlyInside: READ_ONLY_INSIDE,
-      hidden: hiddenPaths(settings).map((p) => shownPath(p, settings.home)),
+      hidden: presentSecrets(folders, settings),
       network: this.network,
     };
   }

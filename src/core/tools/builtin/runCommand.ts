@@ -46,14 +46,15 @@ export const runCommandTool: Tool = {
 async function afterRefusal(command: string, place: string, result: ExecResult, sandbox: CommandSandboxState, options: ExecOptions, ctx: ToolContext): Promise<ToolOutput> {
   const refusal = result.sandboxRefused!;
   const failedInside = withNote(result.output, `It failed in the sandbox; ${refusalText(refusal)}.`);
+  const request = outsideSandboxRequest(command, place, refusal, sandbox);
   let grant: { forSession: boolean };
   try {
-    grant = await ctx.approve(outsideSandboxRequest(command, place, refusal, sandbox), 'running this command outside the sandbox');
+    grant = await ctx.approve(request, 'running this command outside the sandbox');
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     return { output: withNote(failedInside, 'The user chose not to run it outside the sandbox.'), isError: true };
   }
-  if (grant.forSession) {
+  if (grant.forSession && request.allowForSession) {
     ctx.workspace.allowSandboxNetwork();
     const again = await ctx.workspace.exec(command, options);
     return { output: withNoteFirst('Ran again in the sandbox with the network, which the user allowed for this session.', again.output), isError: again.failed };

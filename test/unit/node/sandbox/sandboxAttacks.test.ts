@@ -13,18 +13,12 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sym
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { builtinTools } from '../../../../src/core/tools/builtin';
-import { findBubblewrap } from '../../../../src/node/sandbox/sandboxAvailability';
+import { bubblewrapOrSkip } from '../../../support/bubblewrap';
 import { outputText, runOptions, testRegistry, testSandbox } from '../../../support/toolRegistry';
 
 const SECRET = `SECRET-${process.pid}-${Date.now()}`;
-
-export function bubblewrapOrSkip(context: Mocha.Context): void {
-  if (process.platform !== 'linux') context.skip();
-  if (!findBubblewrap()) {
-    console.warn('    skipped: bubblewrap (bwrap) is not installed; `apt-get install bubblewrap` runs these attacks');
-    context.skip();
-  }
-}
+/** A file in / that only an escape could make (these tests may run as root). */
+const ROOT_MARK = `/tally-sandbox-escape-${process.pid}`;
 
 describe('a sandboxed, allowed command (real bubblewrap)', function () {
   this.timeout(60_000);
@@ -63,6 +57,7 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
   });
 
   afterEach(() => {
+    rmSync(ROOT_MARK, { force: true });
     rmSync(root, { recursive: true, force: true });
     rmSync(hostTmp, { recursive: true, force: true });
   });
@@ -110,7 +105,7 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
       `echo x > '${ws}/../outside/f7'`,
       `HOME='${home}' git config --global alias.pwn '!touch ${outside}/f8'`,
       `HOME='${home}' npm config set --location=user registry http://evil.example/`,
-      'mount -o remount,rw / ; touch /pwned-root',
+      `mount -o remount,rw / ; touch ${ROOT_MARK}`,
     ];
     await run(attempts.join('; '));
     for (const name of ['f1', 'f4', 'f5', 'f6', 'f7', 'f8']) assert.equal(existsSync(join(outside, name)), false, `${name} was written outside`);
@@ -120,7 +115,7 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
     assert.equal(readFileSync(join(home, '.gitconfig'), 'utf8'), '[user]\n\tname = Someone\n', "git's global config is unchanged");
     assert.equal(readFileSync(join(home, '.npmrc'), 'utf8').includes('evil'), false, "npm's user config is unchanged");
     assert.equal(existsSync(join(hostTmp, 'f2')) || existsSync(join(hostTmp, 'f3')), false, "the host's /tmp is not the command's");
-    assert.equal(existsSync('/pwned-root'), false);
+    assert.equal(existsSync(ROOT_MARK), false, 'the root folder was written');
   });
 
   it("keeps git's config and hooks read-only, and the .git folder where it is", async () => {

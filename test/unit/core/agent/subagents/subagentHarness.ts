@@ -15,6 +15,7 @@ import { ToolRegistry } from '../../../../../src/core/tools/registry';
 import { SessionApprovals } from '../../../../../src/core/tools/sessionApprovals';
 import { sessionTools } from '../../../../../src/core/tools/sessionTools';
 import type { ApprovalRequest, Tool } from '../../../../../src/core/tools/types';
+import type { Workspace } from '../../../../../src/core/ports/workspace';
 import { NodeWorkspace } from '../../../../../src/node/tools/nodeWorkspace';
 import type { FakeOpenAIServer } from '../../../../fakes/openaiServer';
 import type { RecordedRequest } from '../../../../fakes/scriptedServer';
@@ -55,6 +56,10 @@ export interface HarnessOptions {
   barrier?: Barrier;
   /** Called each time the `wait` tool starts (it then blocks until the turn is cancelled). */
   onWait?: () => void;
+  /** The session's workspace (default: no folders, commands without a sandbox). */
+  workspace?: () => Workspace;
+  /** More tools subagents may be given (a named agent lists them). */
+  subagentTools?: Tool[];
 }
 
 /** A parent agent with the delegate tool, on a real store and a fake OpenAI server on 127.0.0.1. */
@@ -100,7 +105,7 @@ export async function subagentHarness(options: HarnessOptions) {
       },
     },
   ];
-  const registryOptions = { workspace: () => new NodeWorkspace({ folders: [], trusted: true }), limits: TEST_LIMITS, approvals };
+  const registryOptions = { workspace: options.workspace ?? (() => new NodeWorkspace({ folders: [], trusted: true })), limits: TEST_LIMITS, approvals };
   const delegate = new DelegateTool({
     store: env.store,
     parentSessionId: () => contextSession.sessionId,
@@ -111,7 +116,7 @@ export async function subagentHarness(options: HarnessOptions) {
     counter,
     settings: subSettings,
     openContext: (sessionId) => ContextSession.open({ store: env.store, sessionId, settings: subSettings, counter }),
-    tools: (sub) => [...testTools, ...sessionTools(env.store, () => sub)],
+    tools: (sub) => [...testTools, ...(options.subagentTools ?? []), ...sessionTools(env.store, () => sub)],
     registry: registryOptions,
     agents: async () => options.agents ?? [],
     ...(options.instructions ? { instructions: options.instructions } : {}),
