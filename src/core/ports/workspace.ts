@@ -34,7 +34,8 @@ export interface ExecResult {
 
 /** What the sandbox refused a command, read from the error its output shows. */
 export interface SandboxRefusal {
-  what: 'write' | 'network';
+  /** `permission`: an operation refused with EPERM (a Unix socket while the network is off, a change no capability allows, anything macOS's sandbox denies). */
+  what: 'write' | 'network' | 'permission';
   /** The error text that shows it ("Read-only file system", "Network is unreachable"…). */
   sign: string;
 }

@@ -38,7 +38,12 @@ export function offerUnder(state: CommandSandboxState, offer: CommandOffer): Com
 
 /** "a write outside the workspace was refused (“Read-only file system”)". */
 export function refusalText(refusal: SandboxRefusal): string {
-  const why = refusal.what === 'network' ? 'it has no network' : 'it refuses writes outside the workspace and to the files kept read-only inside';
+  const why =
+    refusal.what === 'network'
+      ? 'it has no network'
+      : refusal.what === 'write'
+        ? 'it refuses writes outside the workspace and to the files kept read-only inside'
+        : 'it refuses some operations (local sockets while the network is off, changes only an administrator may make)';
   return `the sandbox may have stopped it: ${why} (the output says “${refusal.sign}”)`;
 }
 
@@ -48,7 +53,7 @@ export function refusalText(refusal: SandboxRefusal): string {
  * also offers the network for the session's sandboxed commands, which runs it again in the sandbox.
  */
 export function outsideSandboxRequest(command: string, place: string, refusal: SandboxRefusal, state: CommandSandboxState): Omit<ApprovalRequest, 'callId' | 'toolName' | 'kind'> {
-  const network = refusal.what === 'network' && state.sandboxed && !state.network;
+  const network = refusal.what !== 'write' && state.sandboxed && !state.network;
   return {
     title: `Run \`${command.split('\n')[0].slice(0, 120)}\` outside the sandbox in ${place}`,
     detail: command,

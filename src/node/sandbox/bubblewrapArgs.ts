@@ -7,6 +7,8 @@ export interface BubblewrapRun {
   emptyFile: string;
   /** With the network on: the folder under /run that /etc/resolv.conf leads to, kept so names resolve. */
   resolverDir?: string;
+  /** The descriptor bubblewrap reads the seccomp program from (with the network off: no Unix sockets). */
+  seccompFd?: number;
 }
 
 /**
@@ -31,6 +33,7 @@ export function bubblewrapArgs(policy: SandboxPolicy, run: BubblewrapRun): strin
     if (path.kind === 'dir') args.push('--tmpfs', path.path, '--remount-ro', path.path);
     else if (path.kind === 'file') args.push('--ro-bind', run.emptyFile, path.path);
   }
+  if (run.seccompFd !== undefined) args.push('--seccomp', String(run.seccompFd));
   args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', run.cwd, '--', '/bin/sh', '-c', run.command);
   return args;
 }

@@ -8,6 +8,7 @@ import { sandboxAvailability, type Availability } from './sandboxAvailability';
 import { READ_ONLY_INSIDE, realPathOf, resolvePolicy, shownPath } from './sandboxPolicy';
 import { sandboxRefusal } from './sandboxRefusal';
 import { seatbeltArgs } from './seatbeltProfile';
+import { unixSocketFilter } from './unixSocketFilter';
 
 export interface SandboxSettings {
   /** The user's choice; when false, `turnedOffBy` says where they made it. */
@@ -33,16 +34,22 @@ export interface SandboxedSpawn {
   done(): void;
 }
 
-let emptyFile: string | undefined;
+let ownFiles: { empty: string; filter?: string } | undefined;
 
-/** An empty read-only file, laid over each hidden file; made once per process, removed at exit. */
-function theEmptyFile(): string {
-  if (emptyFile) return emptyFile;
+/**
+ * Files bubblewrap reads, made once per process in a folder of its own (removed at exit): an empty
+ * read-only file laid over each hidden file, and the seccomp program that refuses Unix sockets.
+ */
+function sandboxFiles(): { empty: string; filter?: string } {
+  if (ownFiles) return ownFiles;
   const dir = mkdtempSync(join(tmpdir(), 'tally-sandbox-'));
-  const file = join(dir, 'empty');
-  writeFileSync(file, '', { mode: 0o444 });
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return (emptyFile = file);
+  const empty = join(dir, 'empty');
+  writeFileSync(empty, '', { mode: 0o444 });
+  const program = unixSocketFilter();
+  const filter = program ? join(dir, 'no-unix-sockets.bpf') : undefined;
+  if (filter) writeFileSync(filter, program!, { mode: 0o444 });
+  return (ownFiles = { empty, filter });
 }
 
 /** The folder under /run that /etc/resolv.conf leads to (systemd-resolved, resolvconf), kept when the network is on. */
@@ -108,17 +115,25 @@ export class CommandSandbox {
         file: found.tool.path,
         args: seatbeltArgs(policy, { command, tmp }),
         env: { ...process.env, TMPDIR: `${tmp}/` },
-        refusal: (output) => sandboxRefusal(output, { network, seatbelt: true }),
+        refusal: (output) => sandboxRefusal(output, { network }),
         done: () => rmSync(tmp, { recursive: true, force: true }),
       };
     }
+    const files = sandboxFiles();
     const nullFd = openSync('/dev/null', 'r');
+    const stdio = stdioCovering(inheritableDescriptors(), nullFd);
+    const filterFd = !network && files.filter ? openSync(files.filter, 'r') : undefined;
+    // The program goes to bubblewrap as the descriptor just past the covered ones.
+    if (filterFd !== undefined) stdio.push(filterFd);
     return {
       file: found.tool.path,
-      args: bubblewrapArgs(policy, { command, cwd: realPathOf(cwd), emptyFile: theEmptyFile(), resolverDir: network ? resolverFolder() : undefined }),
-      stdio: stdioCovering(inheritableDescriptors(), nullFd),
-      refusal: (output) => sandboxRefusal(output, { network, seatbelt: false }),
-      done: () => closeSync(nullFd),
+      args: bubblewrapArgs(policy, { command, cwd: realPathOf(cwd), emptyFile: files.empty, resolverDir: network ? resolverFolder() : undefined, seccompFd: filterFd === undefined ? undefined : stdio.length - 1 }),
+      stdio,
+      refusal: (output) => sandboxRefusal(output, { network }),
+      done: () => {
+        closeSync(nullFd);
+        if (filterFd !== undefined) closeSync(filterFd);
+      },
     };
   }
 }

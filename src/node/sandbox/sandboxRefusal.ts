@@ -2,8 +2,8 @@ import type { SandboxRefusal } from '../../core/ports/workspace';
 
 /** Errors a write the sandbox refuses shows as: read-only mounts, and the fixed paths inside the workspace. */
 const WRITE_SIGNS = ['Read-only file system', 'EROFS', 'Device or resource busy', 'EBUSY'];
-/** macOS's sandbox refuses with EPERM. */
-const SEATBELT_WRITE_SIGNS = ['Operation not permitted', 'EPERM'];
+/** What else the sandbox refuses with EPERM: Unix sockets with the network off, changes no capability allows; macOS's sandbox refuses everything so. */
+const PERMISSION_SIGNS = ['Operation not permitted', 'EPERM'];
 /** Errors of a connection or a name lookup with no network (loopback included: it is the sandbox's own). */
 const NETWORK_SIGNS = [
   'Network is unreachable',
@@ -24,7 +24,7 @@ const NETWORK_SIGNS = [
  * Whether a failed sandboxed command's output shows the sandbox stopped it, and with which error:
  * the earliest sign in the output wins. Network signs count only while the network is off.
  */
-export function sandboxRefusal(output: Uint8Array, options: { network: boolean; seatbelt: boolean }): SandboxRefusal | undefined {
+export function sandboxRefusal(output: Uint8Array, options: { network: boolean }): SandboxRefusal | undefined {
   const bytes = Buffer.from(output.buffer, output.byteOffset, output.byteLength);
   let found: (SandboxRefusal & { at: number }) | undefined;
   const look = (signs: readonly string[], what: SandboxRefusal['what']) => {
@@ -33,7 +33,8 @@ export function sandboxRefusal(output: Uint8Array, options: { network: boolean; 
       if (at >= 0 && (!found || at < found.at)) found = { what, sign, at };
     }
   };
-  look(options.seatbelt ? [...WRITE_SIGNS, ...SEATBELT_WRITE_SIGNS] : WRITE_SIGNS, 'write');
+  look(WRITE_SIGNS, 'write');
   if (!options.network) look(NETWORK_SIGNS, 'network');
+  look(PERMISSION_SIGNS, 'permission');
   return found && { what: found.what, sign: found.sign };
 }

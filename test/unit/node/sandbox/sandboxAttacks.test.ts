@@ -129,7 +129,7 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
     assert.match(out, /It failed in the sandbox|ok/);
   });
 
-  it('reaches neither 127.0.0.1 nor any address nor a name server when the network is off', async () => {
+  it('reaches neither 127.0.0.1 nor any address, a name server or a Unix socket when the network is off', async () => {
     let connections = 0;
     const server: Server = createServer((socket) => {
       connections++;
@@ -137,6 +137,13 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
+    // A service's socket file where the sandbox can see it (the mounts hide /tmp's and /run's).
+    const socketPath = join(outside, 'service.sock');
+    const local: Server = createServer((socket) => {
+      connections++;
+      socket.end('hello\n');
+    });
+    await new Promise<void>((resolve) => local.listen(socketPath, resolve));
     try {
       const node = (code: string) => `node -e ${JSON.stringify(code)}`;
       const out = await run(
@@ -145,6 +152,9 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
           node(`require('net').connect(443, '1.1.1.1').on('connect', () => console.log('CONNECTED')).on('error', (e) => console.log('remote: ' + e.code))`),
           node(`require('dns').lookup('example.com', (e, a) => console.log(e ? 'dns: ' + e.code : 'RESOLVED ' + a))`),
           node(`const s = require('dgram').createSocket('udp4'); s.send(Buffer.from('x'), 53, '8.8.8.8', (e) => { console.log(e ? 'udp: ' + e.code : 'SENT'); s.close(); })`),
+          node(`require('net').connect(${JSON.stringify(socketPath)}).on('data', (d) => console.log('READ ' + d)).on('error', (e) => console.log('unix: ' + e.code))`),
+          // The children a command starts still talk to it (socket pairs and pipes are not the network).
+          node(`console.log(require('child_process').execFileSync('echo', ['child ok']).toString().trim())`),
         ].join('; '),
       );
       assert.equal(connections, 0, 'the local server saw no connection');
@@ -152,8 +162,11 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
       assert.match(out, /local: ECONNREFUSED/);
       assert.match(out, /remote: ENETUNREACH/);
       assert.match(out, /dns: (EAI_AGAIN|ENOTFOUND)/);
+      assert.match(out, /unix: EPERM/);
+      assert.match(out, /child ok/);
     } finally {
       server.close();
+      local.close();
     }
   });
 
@@ -190,6 +203,28 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
     assert.match(status, /end/);
   });
 
+  it('the allowance attacks of the last review (git diff of outside paths, pnpm and yarn configs) read no secret and write nothing outside', async () => {
+    execFileSync('git', ['init', '-q', ws]);
+    const diff = await run(`git diff ${home}/.ssh/id_ed25519 /dev/null; git diff --no-index ${home}/.aws/credentials /dev/null; git diff ../home/.npmrc /dev/null`);
+    assert.ok(!diff.includes(SECRET), diff);
+    mkdirSync(join(ws, 'tools'));
+    mkdirSync(join(ws, '.yarn', 'releases'), { recursive: true });
+    writeFileSync(join(ws, 'package.json'), JSON.stringify({ name: 'x', version: '1.0.0', scripts: { test: 'echo tested' } }));
+    writeFileSync(join(ws, 'pnpm-workspace.yaml'), 'packages: []\nnodeOptions: --require ./tools/setup.cjs\n');
+    writeFileSync(join(ws, 'tools', 'setup.cjs'), payload(home, outside, 'pnpm'));
+    writeFileSync(join(ws, '.yarnrc.yml'), 'yarnPath: .yarn/releases/yarn-4.0.0.cjs\n');
+    writeFileSync(join(ws, '.yarn', 'releases', 'yarn-4.0.0.cjs'), payload(home, outside, 'yarn'));
+    // With pnpm and yarn installed they run the payload themselves; without, it runs as they would run it.
+    const pnpm = spawnOk('pnpm') ? 'pnpm test' : 'NODE_OPTIONS="--require ./tools/setup.cjs" node -e 0';
+    const yarn = spawnOk('yarn') ? 'yarn test' : 'node .yarn/releases/yarn-4.0.0.cjs test';
+    const out = await run(`${pnpm}; ${yarn}`);
+    assert.ok(!out.includes(SECRET), out);
+    assert.match(out, /pnpm read: ENOENT/);
+    assert.match(out, /yarn write: EROFS/);
+    assert.doesNotMatch(out, /WROTE/);
+    assert.equal(existsSync(join(outside, 'pnpm')) || existsSync(join(outside, 'yarn')), false);
+  });
+
   it('runs what LD_PRELOAD and NODE_OPTIONS load from the workspace inside the sandbox too', async function () {
     writeFileSync(join(ws, 'setup.cjs'), `try { require('fs').writeFileSync(${JSON.stringify(join(outside, 'node-options'))}, 'x') } catch (e) { console.log('setup: ' + e.code) }\ntry { console.log(require('fs').readFileSync(${JSON.stringify(join(home, '.ssh', 'id_ed25519'))}, 'utf8')) } catch (e) { console.log('setup: ' + e.code) }\n`);
     const out = await run('NODE_OPTIONS="--require ./setup.cjs" node -e "console.log(1)"');
@@ -210,6 +245,11 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
     assert.equal(existsSync(join(outside, 'ld-preload')), false);
   });
 });
+
+/** The payload a package manager's config makes it run: it tries to read a secret and to write outside. */
+function payload(home: string, outside: string, name: string): string {
+  return `const fs = require('fs');\ntry { console.log(fs.readFileSync(${JSON.stringify(join(home, '.ssh', 'id_ed25519'))}, 'utf8')) } catch (e) { console.log('${name} read: ' + e.code) }\ntry { fs.writeFileSync(${JSON.stringify(join(outside, name))}, 'x'); console.log('${name} WROTE') } catch (e) { console.log('${name} write: ' + e.code) }\n`;
+}
 
 function spawnOk(program: string): boolean {
   try {
