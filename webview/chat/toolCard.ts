@@ -174,7 +174,7 @@ function approvalBody(approval: NonNullable<ChatToolCallView['approval']>, answe
 function sandboxLine(note: NonNullable<NonNullable<ChatToolCallView['approval']>['sandbox']>, answerId: string, actions: ToolCardActions): HTMLElement {
   const cls = `approval-sandbox ${note.sandboxed ? 'sandbox-on' : 'sandbox-off'}`;
   const attrs = { 'data-sandboxed': String(note.sandboxed) };
-  const text = h('span', { class: 'sandbox-text', text: `${note.sandboxed ? '🛡 ' : '⚠ '}${note.text}` });
+  const text = h('span', { class: 'sandbox-text', text: `${note.sandboxed ? '' : '⚠ '}${note.text}` });
   if (!note.detail) return h('div', { class: cls, attrs }, [text]);
   const key = `sandbox:${answerId}`;
   return details([text], [h('pre', { class: 'approval-sandbox-detail', text: note.detail })], { class: cls, attrs, open: actions.openArgs.has(key), onToggle: (open) => actions.onToggleArgs(key, open) });

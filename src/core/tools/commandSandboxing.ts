@@ -6,7 +6,7 @@ import type { ApprovalRequest, SandboxNote } from './types';
 const UNCONFINED = 'the command can change any file you can, read your secrets and use the network';
 
 /** Why a card offers no allowance where commands run without a sandbox. */
-export const NO_SANDBOX_NO_ALLOWANCE = 'commands run without a sandbox here, so nothing would bound what an allowed command does';
+export const NO_SANDBOX_NO_ALLOWANCE = 'commands run without a sandbox, so nothing would bound what an allowed command does';
 
 const folders = (n: number) => (n === 1 ? 'the workspace folder' : `the ${n} workspace folders`);
 
@@ -55,7 +55,7 @@ export function refusalText(refusal: SandboxRefusal): string {
 export function outsideSandboxRequest(command: string, place: string, refusal: SandboxRefusal, state: CommandSandboxState): Omit<ApprovalRequest, 'callId' | 'toolName' | 'kind'> {
   const network = refusal.what !== 'write' && state.sandboxed && !state.network;
   return {
-    title: `Run \`${command.split('\n')[0].slice(0, 120)}\` outside the sandbox in ${place}`,
+    title: `Run again outside the sandbox: \`${command.split('\n')[0].slice(0, 120)}\` in ${place}`,
     detail: command,
     command,
     outsideSandbox: true,

@@ -94,7 +94,7 @@ describe('commands in the sandbox: cards, allowances, running again outside (rea
       assert.equal(card.approveLabel, 'Run outside the sandbox');
       assert.equal(card.allowForSession, undefined, 'running outside the sandbox is never allowed for the session');
       assert.equal(card.allowance, undefined);
-      assert.match(card.title, /^Run `echo x > '.*written'` outside the sandbox in \.$/);
+      assert.match(card.title, /^Run again outside the sandbox: `echo x > '.*written'` in \.$/);
       assert.match(card.sandbox?.text ?? '', /^It failed in the sandbox; the sandbox may have stopped it: it refuses writes outside the workspace .*“Read-only file system”.*Outside it, the command can change any file you can/);
       assert.match(denied.text, /Read-only file system[\s\S]*\[exit code 2\]\n\[It failed in the sandbox; the sandbox may have stopped it: .*\]\n\[The user chose not to run it outside the sandbox\.\]$/);
       assert.equal(denied.isError, true);
