@@ -21,5 +21,6 @@ export function run(): Promise<void> {
     require('./attachments.test');
     require('./subagents.test');
     require('./rewind.test');
+    require('./commandSandbox.test');
   });
 }
