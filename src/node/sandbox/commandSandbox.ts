@@ -3,7 +3,7 @@ import { tmpdir } from 'os';
 import { dirname, join } from 'path';
 import type { CommandSandboxState, SandboxRefusal } from '../../core/ports/workspace';
 import { bubblewrapArgs } from './bubblewrapArgs';
-import { inheritableDescriptors, stdioCovering } from './inheritedDescriptors';
+import { openDescriptors, stdioCovering } from './inheritedDescriptors';
 import { sandboxAvailability, type Availability } from './sandboxAvailability';
 import { READ_ONLY_INSIDE, realPathOf, resolvePolicy, shownPath } from './sandboxPolicy';
 import { sandboxRefusal } from './sandboxRefusal';
@@ -121,7 +121,7 @@ export class CommandSandbox {
     }
     const files = sandboxFiles();
     const nullFd = openSync('/dev/null', 'r');
-    const stdio = stdioCovering(inheritableDescriptors(), nullFd);
+    const stdio = stdioCovering(openDescriptors(), nullFd);
     const filterFd = !network && files.filter ? openSync(files.filter, 'r') : undefined;
     // The program goes to bubblewrap as the descriptor just past the covered ones.
     if (filterFd !== undefined) stdio.push(filterFd);

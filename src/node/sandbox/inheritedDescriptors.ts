@@ -1,44 +1,32 @@
-import { readdirSync, readFileSync } from 'fs';
-
-const O_CLOEXEC = 0o2000000;
+import { readdirSync } from 'fs';
 
 /**
- * This process's open descriptors above stderr that a child would inherit (opened without
- * close-on-exec, as a parent process may have left them). bubblewrap passes every inherited
- * descriptor into the sandbox, and a descriptor opened outside reaches its file or folder whatever
- * the sandbox's mounts say. Linux only (it reads /proc/self/fdinfo); empty elsewhere.
+ * This process's open descriptors above stderr (Linux: /proc/self/fd; empty elsewhere). A child
+ * inherits those opened without close-on-exec (as a parent process may have left them), and
+ * bubblewrap passes every inherited descriptor into the sandbox, where a descriptor opened outside
+ * reaches its file or folder whatever the sandbox's mounts say. Telling which ones lack
+ * close-on-exec takes a read of /proc/self/fdinfo per descriptor (hundreds in an editor's process);
+ * covering all of them takes one listing.
  */
-export function inheritableDescriptors(): number[] {
-  let names: string[];
+export function openDescriptors(): number[] {
   try {
-    names = readdirSync('/proc/self/fd');
+    return readdirSync('/proc/self/fd')
+      .map(Number)
+      .filter((fd) => Number.isInteger(fd) && fd > 2);
   } catch {
     return [];
   }
-  const found: number[] = [];
-  for (const name of names) {
-    const fd = Number(name);
-    if (!Number.isInteger(fd) || fd < 3) continue;
-    let info: string;
-    try {
-      info = readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1');
-    } catch {
-      continue; // closed meanwhile (the listing's own descriptor among them)
-    }
-    const flags = /^flags:\s*([0-7]+)/m.exec(info);
-    if (flags && (parseInt(flags[1], 8) & O_CLOEXEC) === 0) found.push(fd);
-  }
-  return found;
 }
 
 /**
- * The `stdio` entries that give a child /dev/null (`nullFd`) in place of each inheritable
- * descriptor: Node sets up the child's descriptors from this list before it starts the program,
- * so what the parent left open never reaches it.
+ * The `stdio` entries that give a child /dev/null (`nullFd`) in place of each of `open`: Node sets
+ * up the child's descriptors from this list before it starts the program, so nothing the parent
+ * holds reaches it (a descriptor that would have closed on exec becomes an open /dev/null).
  */
-export function stdioCovering(inheritable: readonly number[], nullFd: number): Array<'ignore' | 'pipe' | number> {
+export function stdioCovering(open: readonly number[], nullFd: number): Array<'ignore' | 'pipe' | number> {
   const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe'];
-  const top = Math.max(2, ...inheritable);
-  for (let fd = 3; fd <= top; fd++) stdio.push(inheritable.includes(fd) ? nullFd : 'ignore');
+  const covered = new Set(open);
+  const top = Math.max(2, ...open);
+  for (let fd = 3; fd <= top; fd++) stdio.push(covered.has(fd) ? nullFd : 'ignore');
   return stdio;
 }
