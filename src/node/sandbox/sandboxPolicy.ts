@@ -78,27 +78,50 @@ export interface PolicyInput {
   network: boolean;
 }
 
-function kindOf(path: string): PathKind {
+/** An lstat that says "missing" without throwing (most listed paths are missing, and an error costs a stack). */
+const lstatOrNone = (path: string) => {
   try {
-    const stat = lstatSync(path);
-    return stat.isDirectory() ? 'dir' : 'file';
+    return lstatSync(path, { throwIfNoEntry: false });
   } catch {
-    return 'missing';
+    return undefined; // not a folder on the way (ENOTDIR), or unreadable
   }
+};
+
+function kindOf(path: string): PathKind {
+  const stat = lstatOrNone(path);
+  return !stat ? 'missing' : stat.isDirectory() ? 'dir' : 'file';
 }
 
 /** The real path; for a missing one, its nearest existing parent's real path with the rest appended. */
 export function realPathOf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    const parent = dirname(path);
-    return parent === path ? path : join(realPathOf(parent), basename(path));
+  if (lstatOrNone(path)) {
+    try {
+      return realpathSync(path);
+    } catch {
+      // a link to nothing: resolved as its folder, below
+    }
   }
+  const parent = dirname(path);
+  return parent === path ? path : join(realPathOf(parent), basename(path));
 }
 
-function resolved(path: string): PolicyPath {
-  const real = realPathOf(path);
+/**
+ * A path looked up on disk: one lstat for a plain path that exists or is missing (most of the
+ * list, on most machines), its real path only when it is a link or lies under one (`realParents`
+ * holds the real path of folders already resolved, such as home).
+ */
+function resolved(path: string, realParents: Map<string, string>): PolicyPath {
+  const parent = dirname(path);
+  let realParent = realParents.get(parent);
+  if (realParent === undefined) {
+    realParent = realPathOf(parent);
+    realParents.set(parent, realParent);
+  }
+  const candidate = join(realParent, basename(path));
+  const stat = lstatOrNone(candidate);
+  if (!stat) return { path: candidate, kind: 'missing' };
+  if (!stat.isSymbolicLink()) return { path: candidate, kind: stat.isDirectory() ? 'dir' : 'file' };
+  const real = realPathOf(candidate);
   return { path: real, kind: kindOf(real) };
 }
 
@@ -129,9 +152,10 @@ export function hiddenPaths(input: Pick<PolicyInput, 'home' | 'extraHidden' | 's
  */
 export function resolvePolicy(input: PolicyInput): SandboxPolicy {
   const writable = [...new Set(input.folders.map(realPathOf))];
+  const realParents = new Map(writable.map((f) => [f, f]));
   const gitDirs = writable.map((f) => join(f, '.git')).filter((g) => kindOf(g) === 'dir');
-  const readOnly = writable.flatMap((f) => READ_ONLY_INSIDE.map((name) => resolved(join(f, name)))).filter((p) => writable.some((f) => inside(p.path, f)));
-  const byPath = new Map(hiddenPaths(input).map((p) => resolved(p)).map((p) => [p.path, p]));
+  const readOnly = writable.flatMap((f) => READ_ONLY_INSIDE.map((name) => resolved(join(f, name), realParents))).filter((p) => writable.some((f) => inside(p.path, f)));
+  const byPath = new Map(hiddenPaths(input).map((p) => resolved(p, realParents)).map((p) => [p.path, p]));
   const found = [...byPath.values()].filter((p) => !writable.some((f) => inside(f, p.path)));
   // A path inside another hidden folder is hidden with it (and nothing can be mounted inside that one).
   const hidden = found.filter((p) => !found.some((q) => q !== p && q.kind === 'dir' && inside(p.path, q.path)));
