@@ -17,6 +17,8 @@ export const SECRET_PATHS: readonly string[] = [
   '.yarnrc.yml',
   '.netrc',
   '.git-credentials',
+  '.config/git/credentials',
+  '.config/op',
   '.config/gh',
   '.config/hub',
   '.pypirc',
