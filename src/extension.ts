@@ -102,7 +102,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     vscode.commands.registerCommand('tally.forkFromRequest', (sessionId: unknown, requestIndex: unknown) => run(() => forkFromRequestCommand(sessions, sessionId, requestIndex))()),
     vscode.commands.registerCommand('tally.openRequestItem', (requestIndex: number | undefined, position: number) => run(() => openRequestItemCommand(sessions, docs, requestIndex, position))()),
     vscode.commands.registerCommand('tally.statusBarShown', () => meter.shown),
-    vscode.commands.registerCommand('tally.sandboxStatusShown', () => sandboxStatus.shown),
+    vscode.commands.registerCommand('tally.sandboxStatusShown', () => sandboxStatus.shown()),
     vscode.commands.registerCommand('tally.addSelectionToChat', () => run(() => addSelectionCommand(attachments))()),
     vscode.commands.registerCommand('tally.addFileToChat', (clicked?: unknown, selected?: unknown) => run(() => addFileCommand(attachments, clicked, selected))()),
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -9,6 +9,8 @@ export class SandboxStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('tally.sandbox', vscode.StatusBarAlignment.Right, 99);
   private readonly subscriptions: vscode.Disposable[] = [];
   private reason = '';
+  /** The latest update, which the tests' reading of the item waits for. */
+  private updating: Promise<void> = Promise.resolve();
 
   constructor(private readonly sandbox: CommandSandbox) {
     this.item.name = 'Tally sandbox';
@@ -16,18 +18,23 @@ export class SandboxStatusBar implements vscode.Disposable {
     this.subscriptions.push(
       vscode.commands.registerCommand('tally.showSandboxStatus', () => this.explain()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('tally.sandbox')) void this.update();
+        if (e.affectsConfiguration('tally.sandbox')) this.update();
       }),
     );
-    void this.update();
+    this.update();
   }
 
-  /** What the item shows now, and whether it shows (tests read it). */
-  get shown(): { visible: boolean; text: string; tooltip: string } {
+  /** What the item shows once its latest update is done, and whether it shows (tests read it). */
+  async shown(): Promise<{ visible: boolean; text: string; tooltip: string }> {
+    await this.updating;
     return { visible: this.reason !== '', text: this.item.text, tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : '' };
   }
 
-  async update(): Promise<void> {
+  private update(): void {
+    this.updating = this.updating.then(() => this.redraw()).catch(() => undefined);
+  }
+
+  private async redraw(): Promise<void> {
     const state = await this.sandbox.state((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath));
     if (state.sandboxed) {
       this.reason = '';
