@@ -2,6 +2,7 @@ import type { ResolvedPath, Workspace } from '../ports/workspace';
 import { programRule, unsafeOptionIn, type MoreWords, type PackageManager } from './commandRules';
 import { gitArgumentsInside } from './gitArguments';
 import { describeGitPrograms, gitConfigPrograms, type GitConfigPrograms } from './gitConfigPrograms';
+import { describePackageManagerFiles } from './packageManagerFiles';
 import { packageScripts, scriptCall, type PackageScripts } from './packageScripts';
 import { quoteWord, shellWords } from './shellWords';
 
@@ -45,8 +46,14 @@ async function allInside(words: readonly string[], cwd: ResolvedPath, workspace:
 
 function describeScripts(manager: PackageManager, found: PackageScripts): string {
   const lines = [`${manager} runs these scripts from ${found.file}:`, ...found.scripts.map((s) => `${s.name}: ${s.text}`)];
-  if (found.settings.length) lines.push(`with settings from ${found.settings.map((s) => s.file).join(', ')}`);
+  if (found.fields.length) lines.push(`with ${found.file} also setting:`, ...found.fields.map((f) => `  ${f.name}: ${f.value}`));
+  lines.push(...describePackageManagerFiles(found));
   return lines.join('\n');
+}
+
+/** The files an allowance for a package script is bound to, after package.json itself. */
+function boundFiles(found: PackageScripts): string[] {
+  return [...found.settings.map((s) => s.file), ...found.code.filter((c) => c.sha256 !== 'absent').map((c) => c.file)];
 }
 
 /**
@@ -93,7 +100,7 @@ export async function commandOffer(command: string, cwd: ResolvedPath, workspace
   if (why) return { runs, noAllowance: why };
   const shownLine = `\`${words.map(quoteWord).join(' ')}\``;
   const where = cwd.relative === '.' ? 'in the workspace folder' : `in ${cwd.relative}`;
-  const settings = shown?.settings.length ? ` and ${shown.settings.map((s) => s.file).join(' and ')}` : '';
+  const settings = shown && boundFiles(shown).length ? ` and ${boundFiles(shown).join(' and ')}` : '';
   const label = shown
     ? `${shownLine} ${where} while its scripts in ${shown.file}${settings} stay unchanged`
     : more === 'words' || more === 'revisions'

@@ -1,5 +1,6 @@
 import type { ResolvedPath, Workspace } from '../ports/workspace';
 import { CODE_LOADING_OPTIONS, unsafeOptionIn, type PackageManager } from './commandRules';
+import { packageManagerFiles, type PackageManagerFiles } from './packageManagerFiles';
 
 /** The scripts a command runs, read from the package.json the package manager will use. */
 export interface PackageScripts {
@@ -7,9 +8,16 @@ export interface PackageScripts {
   file: string;
   /** The lifecycle scripts that run, in order (`pretest`, `test`, `posttest`), with their text. */
   scripts: { name: string; text: string }[];
-  /** Settings files beside it or above it in the workspace that change how scripts run (`.npmrc`, `.yarnrc.yml`), with their text. */
-  settings: { file: string; text: string }[];
+  /** Settings files beside it or above it in the workspace that change how scripts run (`.npmrc`, `pnpm-workspace.yaml`, `.yarnrc.yml`), with their text. */
+  settings: PackageManagerFiles['settings'];
+  /** Code the package manager loads or its settings name (`.pnpmfile.cjs`, the `yarnPath` release), by content. */
+  code: PackageManagerFiles['code'];
+  /** Fields of package.json besides the scripts that choose what runs (`packageManager`, `devEngines`, `pnpm`), as JSON. */
+  fields: { name: string; value: string }[];
 }
+
+/** package.json fields that choose which package manager or Node.js runs the scripts, or how (pnpm's settings). */
+const RUNNING_FIELDS = ['packageManager', 'devEngines', 'pnpm'];
 
 /** npm options that change nothing about what runs; every other option is npm configuration. */
 const NPM_QUIET_OPTIONS = new Set(['--silent', '-s', '--quiet', '-q']);
@@ -33,7 +41,6 @@ const PACKAGE_MANAGER_COMMANDS = new Set([
   'root', 'rum', 'run-script', 'sbom', 'search', 'self-update', 'server', 'set', 'setup', 'stage', 'store', 'tag', 'team', 'un', 'uninstall', 'unlink', 'unplug', 'up',
   'update', 'upgrade', 'upgrade-interactive', 'urn', 'version', 'versions', 'why', 'workspace', 'workspaces', 't', 'tst',
 ]);
-const SETTINGS_FILES: Record<PackageManager, string[]> = { npm: ['.npmrc'], pnpm: ['.npmrc'], yarn: ['.npmrc', '.yarnrc', '.yarnrc.yml'] };
 const MAX_PACKAGE_BYTES = 1024 * 1024;
 
 /**
@@ -114,28 +121,8 @@ export async function packageScripts(manager: PackageManager, script: string, cw
     if (typeof text === 'string') scripts.push({ name, text });
   }
   if (!scripts.some((s) => s.name === script)) return { reason: `${file.relative} has no "${script}" script, so ${manager} would run something else or fail` };
-  const settings = await settingsFiles(manager, parentOf(file.absolute), cwd.folder, workspace);
-  if ('reason' in settings) return settings;
-  return { file: file.relative, scripts, settings: settings.files };
-}
-
-/**
- * The settings files that can change how the scripts run, in the package's folder and each folder
- * above it up to the workspace folder (a workspace root's `.npmrc`, yarn's `yarnPath`).
- */
-async function settingsFiles(manager: PackageManager, from: string, folder: string, workspace: Workspace): Promise<{ files: { file: string; text: string }[] } | { reason: string }> {
-  const files: { file: string; text: string }[] = [];
-  for (let dir = from; ; dir = parentOf(dir)) {
-    for (const name of SETTINGS_FILES[manager]) {
-      try {
-        const path = await existing(workspace, childOf(dir, name));
-        const text = path && (await savedText(workspace, path));
-        if (path && text === undefined) return { reason: `${path.relative} is too large to show` };
-        if (path && text !== undefined) files.push({ file: path.relative, text });
-      } catch {
-        return { reason: `${name} in ${dir} could not be read` };
-      }
-    }
-    if (dir === folder || !parentOf(dir) || parentOf(dir) === dir) return { files };
-  }
+  const found = await packageManagerFiles(manager, parentOf(file.absolute), cwd.folder, workspace);
+  if ('reason' in found) return found;
+  const fields = RUNNING_FIELDS.filter((name) => typeof manifest === 'object' && manifest !== null && Object.prototype.hasOwnProperty.call(manifest, name)).map((name) => ({ name, value: JSON.stringify((manifest as Record<string, unknown>)[name]) }));
+  return { file: file.relative, scripts, settings: found.settings, code: found.code, fields };
 }
