@@ -25,6 +25,11 @@ const SETTINGS_FILES: Record<PackageManager, string[]> = {
   pnpm: ['.npmrc', 'pnpm-workspace.yaml'],
   yarn: ['.npmrc', '.yarnrc', '.yarnrc.yml', '.env.yarn'],
 };
+/** Version managers' files that pick the Node.js (or a local build of it: `nodejs path:./x`) every manager's scripts run with. */
+const TOOLCHAIN_FILES = ['.tool-versions', '.node-version', '.nvmrc', 'mise.toml', '.mise.toml'];
+/** What node tries for `--require PATH` besides PATH itself: the extensions it adds, and a folder's entry points. */
+const NODE_EXTENSIONS = ['.js', '.cjs', '.mjs', '.json', '.node'];
+const FOLDER_ENTRIES = ['package.json', ...NODE_EXTENSIONS.map((ext) => `index${ext}`)];
 
 /** Code each manager loads by itself from those folders. */
 const CODE_FILES: Record<PackageManager, { name: string; why: string }[]> = {
@@ -98,9 +103,32 @@ export async function packageManagerFiles(manager: PackageManager, packageDir: s
     code.set(path.relative, { file: path.relative, sha256: digest, why });
     return undefined;
   };
+  /** A path the settings name, and what node would load for it instead (`./setup` → `./setup.js`, a folder's `index.js` or `main`). */
+  const bindNamed = async (absolute: string, why: string, depth = 0): Promise<{ reason: string } | undefined> => {
+    for (const candidate of [absolute, ...NODE_EXTENSIONS.map((ext) => `${absolute}${ext}`)]) {
+      const failed = await bind(candidate, why);
+      if (failed) return failed;
+    }
+    const { path, kind } = await kindOf(workspace, absolute);
+    if (kind !== 'directory' || depth > 1) return undefined;
+    for (const entry of FOLDER_ENTRIES) {
+      const failed = await bind(childOf(path.absolute, entry), why);
+      if (failed) return failed;
+    }
+    const manifest = await kindOf(workspace, childOf(path.absolute, 'package.json'));
+    if (manifest.kind !== 'file') return undefined;
+    const text = await settingsText(workspace, manifest.path);
+    let main: unknown;
+    try {
+      main = typeof text === 'string' ? (JSON.parse(text) as { main?: unknown }).main : undefined;
+    } catch {
+      main = undefined;
+    }
+    return typeof main === 'string' && main ? bindNamed(childOf(path.absolute, main), why, depth + 1) : undefined;
+  };
   try {
     for (const dir of foldersUp(packageDir, folder)) {
-      for (const name of SETTINGS_FILES[manager]) {
+      for (const name of [...SETTINGS_FILES[manager], ...TOOLCHAIN_FILES]) {
         const { path, kind } = await kindOf(workspace, childOf(dir, name));
         if (kind === undefined) continue;
         if (kind !== 'file') return { reason: `${path.relative} is not a regular file` };
@@ -114,13 +142,13 @@ export async function packageManagerFiles(manager: PackageManager, packageDir: s
         for (const relative of named.relative) {
           // A path in settings is read from the settings file's folder (yarnPath) or the script's (node's --require).
           for (const base of new Set([dir, packageDir])) {
-            const failed = await bind(childOf(base, relative), `${path.relative} names`);
+            const failed = await bindNamed(childOf(base, relative), `${path.relative} names`);
             if (failed) return failed;
           }
         }
         for (const absolute of named.absolute) {
           const inside = !absolute.startsWith('~') && (await workspace.resolve(absolute, { mustExist: false }).then(() => true, () => false));
-          const failed = inside ? await bind(absolute, `${path.relative} names`) : undefined;
+          const failed = inside ? await bindNamed(absolute, `${path.relative} names`) : undefined;
           if (failed) return failed;
         }
       }

@@ -12,12 +12,12 @@ export interface PackageScripts {
   settings: PackageManagerFiles['settings'];
   /** Code the package manager loads or its settings name (`.pnpmfile.cjs`, the `yarnPath` release), by content. */
   code: PackageManagerFiles['code'];
-  /** Fields of package.json besides the scripts that choose what runs (`packageManager`, `devEngines`, `pnpm`), as JSON. */
+  /** Fields of package.json besides the scripts that choose what runs (`packageManager`, `devEngines`, `pnpm`; `config`, which scripts read as variables), as JSON. */
   fields: { name: string; value: string }[];
 }
 
 /** package.json fields that choose which package manager or Node.js runs the scripts, or how (pnpm's settings). */
-const RUNNING_FIELDS = ['packageManager', 'devEngines', 'pnpm'];
+const RUNNING_FIELDS = ['packageManager', 'devEngines', 'pnpm', 'config'];
 
 /** npm options that change nothing about what runs; every other option is npm configuration. */
 const NPM_QUIET_OPTIONS = new Set(['--silent', '-s', '--quiet', '-q']);
@@ -42,6 +42,17 @@ const PACKAGE_MANAGER_COMMANDS = new Set([
   'update', 'upgrade', 'upgrade-interactive', 'urn', 'version', 'versions', 'why', 'workspace', 'workspaces', 't', 'tst',
 ]);
 const MAX_PACKAGE_BYTES = 1024 * 1024;
+const MAX_SCRIPTS = 40;
+
+/** The package scripts a script's text runs by name: `npm run NAME`, `npm test`, `pnpm NAME`, `yarn run NAME`… (a superset: a word that names no script is dropped). */
+function scriptsCalledBy(text: string): string[] {
+  const names: string[] = [];
+  for (const match of text.matchAll(/\b(?:npm|pnpm|yarn|bun)(?:\s+(?:run|run-script|-s|--silent|-w\s+\S+|--workspace(?:=|\s+)\S+|--if-present))*\s+([A-Za-z0-9_:.@/-]+)/g)) {
+    names.push(match[1], SCRIPT_SHORTHANDS.npm.get(match[1]) ?? match[1]);
+  }
+  for (const match of text.matchAll(/\b(?:run-s|run-p|npm-run-all)\s+([^&|;]+)/g)) names.push(...match[1].split(/\s+/).filter((w) => w && !w.startsWith('-')));
+  return [...new Set(names)];
+}
 
 /**
  * Which script `words` (starting with the package manager) runs, when it is one of the forms an
@@ -115,12 +126,25 @@ export async function packageScripts(manager: PackageManager, script: string, cw
     return { reason: `${file.relative} could not be read as JSON` };
   }
   const table = (manifest as { scripts?: unknown } | null)?.scripts;
+  const scriptText = (name: string) => {
+    const text = typeof table === 'object' && table !== null && Object.prototype.hasOwnProperty.call(table, name) ? (table as Record<string, unknown>)[name] : undefined;
+    return typeof text === 'string' ? text : undefined;
+  };
   const scripts: { name: string; text: string }[] = [];
   for (const name of [`pre${script}`, script, `post${script}`]) {
-    const text = typeof table === 'object' && table !== null && Object.prototype.hasOwnProperty.call(table, name) ? (table as Record<string, unknown>)[name] : undefined;
-    if (typeof text === 'string') scripts.push({ name, text });
+    const text = scriptText(name);
+    if (text !== undefined) scripts.push({ name, text });
   }
   if (!scripts.some((s) => s.name === script)) return { reason: `${file.relative} has no "${script}" script, so ${manager} would run something else or fail` };
+  // A script that runs another (`npm run build && mocha`) runs that one too, with its pre and post scripts.
+  for (let i = 0; i < scripts.length && scripts.length < MAX_SCRIPTS; i++) {
+    for (const name of scriptsCalledBy(scripts[i].text)) {
+      for (const each of [`pre${name}`, name, `post${name}`]) {
+        const text = scriptText(each);
+        if (text !== undefined && !scripts.some((s) => s.name === each)) scripts.push({ name: each, text });
+      }
+    }
+  }
   const found = await packageManagerFiles(manager, parentOf(file.absolute), cwd.folder, workspace);
   if ('reason' in found) return found;
   const fields = RUNNING_FIELDS.filter((name) => typeof manifest === 'object' && manifest !== null && Object.prototype.hasOwnProperty.call(manifest, name)).map((name) => ({ name, value: JSON.stringify((manifest as Record<string, unknown>)[name]) }));

@@ -47,6 +47,43 @@ describe('pnpm and yarn: everything that changes what a script runs is on the ca
     assert.equal(s.asked.length, 2);
   });
 
+  it('a path node completes (./setup → setup.js, a folder → its index.js or main) binds the allowance too', async () => {
+    write('.npmrc', 'node-options=--require ./tools/setup --require ./lib\n');
+    write('tools/setup.js', '// fine\n');
+    write('lib/package.json', JSON.stringify({ main: 'start.js' }));
+    write('lib/start.js', '// fine\n');
+    const s = commandSession(ws);
+    await s.run('npm test');
+    await s.run('npm test');
+    assert.equal(s.asked.length, 1);
+    for (const [path, text] of [['tools/setup.js', 'evil()'], ['lib/start.js', 'evil()'], ['lib/index.js', 'evil()']]) {
+      const before = (() => {
+        try {
+          return readFileSync(join(ws, path), 'utf8');
+        } catch {
+          return undefined;
+        }
+      })();
+      write(path, text);
+      assert.equal((await s.run('npm test')).denied, true, path);
+      if (before === undefined) rmSync(join(ws, path));
+      else write(path, before);
+    }
+  });
+
+  it('a script the shown script runs by name is shown and bound too, and so is a version manager\'s file', async () => {
+    write('package.json', JSON.stringify({ scripts: { test: 'npm run lint && node test.js', lint: 'eslint .', prelint: 'echo pre' } }));
+    const s = commandSession(ws);
+    await s.run('npm test');
+    assert.equal(s.asked[0].runs, 'npm runs these scripts from package.json:\ntest: npm run lint && node test.js\nprelint: echo pre\nlint: eslint .');
+    write('package.json', JSON.stringify({ scripts: { test: 'npm run lint && node test.js', lint: 'node evil.js', prelint: 'echo pre' } }));
+    assert.equal((await s.run('npm test')).denied, true, 'the called script changed');
+    const t = commandSession(ws);
+    await t.run('npm test');
+    write('.tool-versions', 'nodejs path:./my-node\n');
+    assert.equal((await t.run('npm test')).denied, true, 'a version file that picks another node');
+  });
+
   it('.pnpmfile.cjs and package.json\'s packageManager bind a pnpm allowance', async () => {
     write('.pnpmfile.cjs', 'module.exports = {}\n');
     const s = commandSession(ws);
