@@ -46,7 +46,7 @@ async function allInside(words: readonly string[], cwd: ResolvedPath, workspace:
 
 function describeScripts(manager: PackageManager, found: PackageScripts): string {
   const lines = [`${manager} runs these scripts from ${found.file}:`, ...found.scripts.map((s) => `${s.name}: ${s.text}`)];
-  if (found.fields.length) lines.push(`with ${found.file} also setting:`, ...found.fields.map((f) => `  ${f.name}: ${f.value}`));
+  if (found.fields.length) lines.push('with these package.json fields, which choose what runs:', ...found.fields.map((f) => `  ${f.name}: ${f.value}`));
   lines.push(...describePackageManagerFiles(found));
   return lines.join('\n');
 }

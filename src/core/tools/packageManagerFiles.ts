@@ -38,6 +38,7 @@ const CODE_FILES: Record<PackageManager, { name: string; why: string }[]> = {
     { name: '.pnpmfile.cjs', why: 'pnpm loads it as code' },
     { name: '.pnpmfile.mjs', why: 'pnpm loads it as code' },
     { name: '.pnp.cjs', why: "Plug'n'Play: loaded into every script" },
+    { name: '.pnp.loader.mjs', why: "Plug'n'Play: loaded into every script" },
   ],
   yarn: [
     { name: '.pnp.cjs', why: "Plug'n'Play: yarn loads it into every script" },

@@ -147,6 +147,34 @@ export async function packageScripts(manager: PackageManager, script: string, cw
   }
   const found = await packageManagerFiles(manager, parentOf(file.absolute), cwd.folder, workspace);
   if ('reason' in found) return found;
-  const fields = RUNNING_FIELDS.filter((name) => typeof manifest === 'object' && manifest !== null && Object.prototype.hasOwnProperty.call(manifest, name)).map((name) => ({ name, value: JSON.stringify((manifest as Record<string, unknown>)[name]) }));
-  return { file: file.relative, scripts, settings: found.settings, code: found.code, fields };
+  const fields = await runningFields(file, manifest, cwd.folder, workspace);
+  if ('reason' in fields) return fields;
+  return { file: file.relative, scripts, settings: found.settings, code: found.code, fields: fields.fields };
+}
+
+/** The fields of a manifest that choose what runs, as the card shows them. */
+function fieldsOf(manifest: unknown, where: string): { name: string; value: string }[] {
+  if (typeof manifest !== 'object' || manifest === null) return [];
+  return RUNNING_FIELDS.filter((name) => Object.prototype.hasOwnProperty.call(manifest, name)).map((name) => ({ name: where ? `${name} (in ${where})` : name, value: JSON.stringify((manifest as Record<string, unknown>)[name]) }));
+}
+
+/**
+ * Those fields of the package's package.json, then of each package.json above it up to the
+ * workspace folder: a workspace root's `packageManager`, `pnpm` settings and `devEngines` apply to
+ * its packages' scripts too.
+ */
+async function runningFields(file: ResolvedPath, manifest: unknown, folder: string, workspace: Workspace): Promise<{ fields: { name: string; value: string }[] } | { reason: string }> {
+  const fields = fieldsOf(manifest, '');
+  for (let dir = parentOf(file.absolute); dir !== folder && parentOf(dir) && parentOf(dir) !== dir; ) {
+    dir = parentOf(dir);
+    try {
+      const above = await existing(workspace, childOf(dir, 'package.json'));
+      const text = above && (await savedText(workspace, above));
+      if (above && text === undefined) return { reason: `${above.relative} is too large to show` };
+      if (above && text !== undefined) fields.push(...fieldsOf(JSON.parse(text.replace(/^\uFEFF/, '')), above.relative));
+    } catch {
+      return { reason: 'a package.json above the package could not be read as JSON inside the workspace' };
+    }
+  }
+  return { fields };
 }

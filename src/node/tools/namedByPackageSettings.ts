@@ -6,6 +6,8 @@ import { isInside } from '../insideFolder';
 /** Package manager settings that can name a file to run: yarn's `yarnPath` and plugins, `--require` in Node options, a script shell. */
 const SETTINGS_FILES = ['.npmrc', 'pnpm-workspace.yaml', '.yarnrc', '.yarnrc.yml', '.env.yarn'];
 const MAX_SETTINGS_BYTES = 1024 * 1024;
+/** What node loads for `--require PATH` besides PATH itself: PATH with an extension, or a folder's entry points. */
+const NODE_COMPLETIONS = ['.js', '.cjs', '.mjs', '.json', '.node', ...['package.json', 'index.js', 'index.cjs', 'index.mjs', 'index.json', 'index.node'].map((entry) => `/${entry}`)];
 
 async function smallText(path: string): Promise<string | undefined> {
   const stat = await fsp.stat(path).catch(() => undefined);
@@ -17,7 +19,8 @@ async function smallText(path: string): Promise<string | undefined> {
  * Why writing `absolute` changes code a package manager runs although its name says nothing: a
  * settings file in its folder or a folder above it (up to the workspace folder) names it, as a
  * path from that settings file's folder or from a package folder between them (where node's
- * `--require ./setup.cjs` is read when a script runs there). Undefined when none does.
+ * `--require ./setup.cjs` is read when a script runs there), or names what node completes it to
+ * (`./setup` is `./setup.js`, a folder its `index.js`). Undefined when none does.
  */
 export async function namedByPackageSettings(absolute: string, folder: string): Promise<string | undefined> {
   const target = resolve(absolute);
@@ -34,7 +37,7 @@ export async function namedByPackageSettings(absolute: string, folder: string): 
       if ('reason' in named) continue;
       // The settings file's folder and every folder between it and the target can be where the path is read from.
       for (const base of dirs.slice(0, i + 1)) {
-        if (named.relative.some((path) => resolve(base, path) === target)) {
+        if (named.relative.some((path) => [path, ...NODE_COMPLETIONS.map((more) => `${path}${more}`)].some((candidate) => resolve(base, candidate) === target))) {
           return `${relative(folder, target).split(sep).join('/')} is named in ${relative(folder, join(dir, name)).split(sep).join('/')}, whose package manager runs or loads it`;
         }
       }

@@ -69,6 +69,12 @@ describe('pnpm and yarn: everything that changes what a script runs is on the ca
       if (before === undefined) rmSync(join(ws, path));
       else write(path, before);
     }
+    const asked: ApprovalRequest[] = [];
+    const registry = testRegistry({ tools: builtinTools(), folders: [ws], policy: { commands: 'always', edits: 'always' }, ask: async (r) => (asked.push(r), { approved: false }) });
+    for (const [i, path] of ['tools/setup.js', 'lib/index.js', 'tools/setup/index.js'].entries()) {
+      assert.equal((await registry.run({ id: `p${i}`, name: 'write_file', arguments: JSON.stringify({ path, content: 'evil()' }) }, runOptions())).denied, true, path);
+    }
+    assert.match(asked[0].reason ?? '', /tools\/setup\.js is named in \.npmrc/);
   });
 
   it('a script the shown script runs by name is shown and bound too, and so is a version manager\'s file', async () => {
