@@ -43,7 +43,13 @@ const PROGRAM_KEYS: readonly RegExp[] = [
   /^remote\..+\.(uploadpack|receivepack)$/,
   /^uploadpack\.packobjectshook$/,
   /^alias\..+$/,
+  // A partial clone fetches missing objects while reading: a remote reached through the `ext::`
+  // transport (allowed by protocol.ext.allow, or rewritten to by url.<base>.insteadOf) runs a program.
+  /^protocol\.(.+\.)?allow$/,
+  /^url\.ext::.+\.(insteadof|pushinsteadof)$/,
 ];
+/** Settings that run a program only with some values: a remote whose address is an `ext::` command. */
+const PROGRAM_VALUES: readonly { key: RegExp; value: RegExp }[] = [{ key: /^remote\..+\.(url|pushurl)$/, value: /^\s*ext::/i }];
 const INCLUDE_KEY = /^(include|includeif\..+)\.path$/;
 /** Keys are matched lowercased (a subsection keeps its case in the key, but no pattern depends on it). */
 const matchable = (key: string) => key.toLowerCase();
@@ -99,7 +105,7 @@ export async function gitConfigPrograms(cwd: ResolvedPath, workspace: Workspace)
       const key = matchable(entry.key);
       if (INCLUDE_KEY.test(key)) return { reason: `${file} includes another config file (${entry.key} = ${entry.value}), which the card cannot show` };
       if (key === 'core.worktree') return { reason: `${file} moves git's working tree elsewhere (core.worktree = ${entry.value}), which the card does not follow` };
-      if (PROGRAM_KEYS.some((pattern) => pattern.test(key))) programs.push({ ...entry, file });
+      if (PROGRAM_KEYS.some((pattern) => pattern.test(key)) || PROGRAM_VALUES.some((p) => p.key.test(key) && p.value.test(entry.value))) programs.push({ ...entry, file });
     }
   }
   const hooksPath = programs.filter((p) => p.key.toLowerCase() === 'core.hookspath').pop()?.value;

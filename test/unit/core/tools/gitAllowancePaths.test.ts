@@ -137,3 +137,26 @@ describe('the git directory a command uses is found as git finds it', function (
     assert.match(s.asked[0].noAllowance ?? '', /HEAD is a link/);
   });
 });
+
+describe('git settings that make a read run a program through a remote', function () {
+  this.timeout(60_000);
+  let ws: string;
+  beforeEach(() => {
+    ws = realpathSync(mkdtempSync(join(tmpdir(), 'tally-gitremote-')));
+  });
+  afterEach(() => rmSync(ws, { recursive: true, force: true }));
+
+  it('an ext:: remote, a url rewrite to ext:: and protocol.ext.allow are listed on the card', async () => {
+    git(ws, 'init', '-q');
+    git(ws, 'config', 'protocol.ext.allow', 'always');
+    git(ws, 'config', 'remote.origin.url', 'ext::sh -c touch% pwned');
+    git(ws, 'config', 'remote.other.url', 'https://example.com/x.git');
+    git(ws, 'config', 'url.ext::sh -c touch% pwned #.insteadOf', 'https://');
+    const s = commandSession(ws, { approved: false });
+    await s.run('git log -p');
+    assert.equal(
+      s.asked[0].runs,
+      'git can run these programs set in .git/config:\nprotocol.ext.allow = always\nremote.origin.url = ext::sh -c touch% pwned\nurl.ext::sh -c touch% pwned #.insteadof = https://',
+    );
+  });
+});
