@@ -9,6 +9,7 @@ import { join, resolve } from 'path';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import { AgentSession } from '../core/agent/agentSession';
 import type { AgentEvent, TurnStopReason } from '../core/agent/events';
+import { DELEGATE_TOOL_NAME } from '../core/agent/subagents/delegateTool';
 import { createChatProvider } from '../core/providers/chatProviderFactory';
 import { resolveModel } from '../core/providers/models/modelRegistry';
 import { SessionPrompt } from '../core/prompt/sessionPrompt';
@@ -23,6 +24,7 @@ import { openStore } from '../node/store';
 import { NodeWorkspace } from '../node/tools/nodeWorkspace';
 import { CommandSandbox } from '../node/sandbox/commandSandbox';
 import type { ExecArgs, ExecPermission } from './execArgs';
+import { execApiKey } from './execApiKey';
 import { execDelegateTool, subagentJsonLine, subagentTextLine } from './execSubagents';
 
 /** How a run ended, as its exit status. */
@@ -60,12 +62,15 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
     [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off]
 
   Runs one task with Tally's agent loop in DIR (default: the current folder), with no editor.
-  Keys come from the environment only: ANTHROPIC_API_KEY (anthropic), OPENAI_API_KEY (openai),
-  TALLY_API_KEY (any provider; the only one sent to an openai-compatible --base-url).
+  Keys come from the environment only: ANTHROPIC_API_KEY (anthropic) and OPENAI_API_KEY (openai)
+  go only to that provider's own server (api.anthropic.com, api.openai.com); TALLY_API_KEY goes to
+  any server, and is the only key a --base-url elsewhere receives (anthropic and openai then need
+  it and exit 2 without it; openai-compatible sends none).
   Approvals come from --allow alone and nothing asks: without --allow edit no file is written,
   without --allow command no command runs, and reading a file that has other hard links needs
   --allow read. --allow delegate offers the delegate tool: subagents with their own context
-  window, read-only tools, the same --allow approvals and no named agents. No AGENTS.md or skill
+  window, read-only tools, the same --allow approvals and no named agents; a run starts at most 10
+  subagents using 2,000,000 tokens together (more are refused). No AGENTS.md or skill
   is loaded. --json prints one JSON object per line (text, reasoning, tool calls and results,
   usage with reasoning tokens, subagent progress, compactions, the session). The session is stored in
   --store (default ~/.tally/store): show it with tally inspect --session ID --store DIR.
@@ -76,13 +81,6 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
 
   Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
   4 context full after compaction, 5 --max-steps reached, 6 the model refused, 130 interrupted.`;
-
-function keyFor(args: ExecArgs, env: NodeJS.ProcessEnv): string | undefined {
-  if (env.TALLY_API_KEY) return env.TALLY_API_KEY;
-  if (args.provider === 'anthropic') return env.ANTHROPIC_API_KEY;
-  if (args.provider === 'openai') return env.OPENAI_API_KEY;
-  return undefined;
-}
 
 /** One line of `--json` output per event the user can act on. */
 function jsonLine(event: AgentEvent): Record<string, unknown> | undefined {
@@ -160,9 +158,9 @@ async function warnUnsandboxed(args: ExecArgs, sandbox: CommandSandbox, folder: 
 
 /** Runs the task; resolves to the exit status. */
 export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
-  const apiKey = keyFor(args, io.env);
-  if (!apiKey && args.provider !== 'openai-compatible') {
-    io.stderr(`tally: no key: set ${args.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} or TALLY_API_KEY\n`);
+  const { key: apiKey, missing } = execApiKey(args.provider, args.baseUrl, io.env);
+  if (missing) {
+    io.stderr(`tally: no key: set ${missing}\n`);
     return EXEC_EXIT.usage;
   }
   const folder = resolve(args.cwd);
@@ -179,8 +177,8 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
     if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
     const session = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
     const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => undefined, skills: async () => [] });
-    // Running a command again outside the sandbox is never answered from the command line.
-    const answer = async (request: ApprovalRequest) => ({ approved: !request.outsideSandbox && args.allow.has(request.kind as ExecPermission) });
+    // Nothing asks in a run: past the per-turn subagent bound no more subagents start, and a command the sandbox stopped never runs again outside it.
+    const answer = async (request: ApprovalRequest) => ({ approved: request.toolName !== DELEGATE_TOOL_NAME && !request.outsideSandbox && args.allow.has(request.kind as ExecPermission) });
     const sandbox = new CommandSandbox(() => ({ enabled: args.sandbox === 'on', turnedOffBy: '--sandbox off', home: io.env.HOME || homedir(), extraHidden: [], storage: [storeFolder] }));
     await warnUnsandboxed(args, sandbox, folder, io);
     const provider = createChatProvider({ provider: args.provider, apiKey, baseUrl: args.baseUrl, openaiApi: args.openaiApi });

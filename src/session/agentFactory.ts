@@ -134,7 +134,7 @@ export class AgentFactory {
     const options = this.registryOptions(args.config, this.sandbox.sandbox, sources, (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
     const registry = new ToolRegistry(options);
     // Subagents carry the same AGENTS.md files as the session (none from an untrusted workspace), counted in their own prompts.
-    const delegate = delegateTool({ ...args, counter, registry: options, agents: () => workspaceAgents(this.log, this.loggedSkips), instructions: async () => (await this.loadInstructions()).parts });
+    const delegate = delegateTool({ ...args, counter, registry: options, agents: () => workspaceAgents(this.log, this.loggedSkips), instructions: async () => (await this.loadInstructions()).parts, chosen: (tools) => this.chosen(tools) });
     const source = {
       prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
         await delegate.refreshAgents();

@@ -9,6 +9,7 @@ import type { SessionStore } from '../core/ports/sessionStore';
 import { ContextSession } from '../core/context/contextSession';
 import { builtinTools } from '../core/tools/builtin';
 import type { ToolRegistryOptions } from '../core/tools/registry';
+import type { Tool } from '../core/tools/types';
 import { sessionTools } from '../core/tools/sessionTools';
 import type { TallyConfiguration } from '../config/readSettings';
 import type { ChatModel } from '../host/session/sessionPorts';
@@ -32,7 +33,18 @@ export async function workspaceAgents(log: vscode.LogOutputChannel, logged: Set<
 }
 
 /** The delegation tool of a chat session: subagents with the session's provider, store, approvals and the user's limits. */
-export function delegateTool(args: { contextSession: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; counter: TokenCounter; registry: ToolRegistryOptions; agents: () => Promise<NamedAgent[]>; instructions: () => Promise<readonly InstructionPart[]> }): DelegateTool {
+export function delegateTool(args: {
+  contextSession: ContextSession;
+  chat: ChatModel;
+  config: TallyConfiguration;
+  store: SessionStore;
+  counter: TokenCounter;
+  registry: ToolRegistryOptions;
+  agents: () => Promise<NamedAgent[]>;
+  instructions: () => Promise<readonly InstructionPart[]>;
+  /** The user's current tool choice, applied to a list of tools. */
+  chosen: (tools: readonly Tool[]) => Tool[];
+}): DelegateTool {
   const { chat, config, store } = args;
   return new DelegateTool({
     store,
@@ -55,6 +67,7 @@ export function delegateTool(args: { contextSession: ContextSession; chat: ChatM
         maxOutputTokens: chat.maxOutputTokens,
       }),
     tools: (session) => [...builtinTools(), ...sessionTools(store, () => session), ...lmTools()],
+    chosen: args.chosen,
     registry: args.registry,
     agents: args.agents,
     instructions: args.instructions,

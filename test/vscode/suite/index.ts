@@ -20,6 +20,7 @@ export function run(): Promise<void> {
     require('./summaryEdit.test');
     require('./attachments.test');
     require('./subagents.test');
+    require('./subagentToolChoice.test');
     require('./rewind.test');
     require('./commandSandbox.test');
   });

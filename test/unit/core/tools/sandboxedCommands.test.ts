@@ -159,7 +159,7 @@ describe('commands in the sandbox: cards, allowances, running again outside (rea
         const h = await subagentHarness({
           server,
           workspace: () => new NodeWorkspace({ folders: [ws], trusted: true }, sandbox),
-          subagentTools: [runCommandTool],
+          extraTools: [runCommandTool],
           agents: [{ name: 'builder', description: 'Builds', tools: ['run_command'], instructions: 'Build it.', path: '/x/builder.md', origin: 'user' }],
           ask: async () => answers.shift() ?? { approved: false },
         });
