@@ -104,7 +104,8 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
       'echo x > ../outside/f6',
       `echo x > '${ws}/../outside/f7'`,
       `HOME='${home}' git config --global alias.pwn '!touch ${outside}/f8'`,
-      `HOME='${home}' npm config set --location=user registry http://evil.example/`,
+      // npm test sets npm_config_userconfig to the real user's .npmrc: aim npm at the fake home's.
+      `env -u npm_config_userconfig HOME='${home}' npm config set --location=user registry http://evil.example/`,
       `mount -o remount,rw / ; touch ${ROOT_MARK}`,
     ];
     await run(attempts.join('; '));
