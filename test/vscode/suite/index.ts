@@ -21,5 +21,7 @@ export function run(): Promise<void> {
     require('./attachments.test');
     require('./subagents.test');
     require('./rewind.test');
+    require('./confinedWrites.test');
+    require('./namedPipes.test');
   });
 }
