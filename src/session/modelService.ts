@@ -7,6 +7,7 @@ import { resolveModel } from '../core/providers/models/modelRegistry';
 import { createChatProvider } from '../core/providers/chatProviderFactory';
 import { servedWindow } from '../core/providers/models/servedWindow';
 import { planReasoning } from '../core/providers/reasoningPlan';
+import { withReplyLimits } from '../core/providers/replyLimits';
 import type { ChatProvider } from '../core/providers/types';
 import type { TallyConfiguration } from '../config/readSettings';
 import { VsCodeLmProvider } from '../vscodeLm/vscodeLmProvider';
@@ -43,7 +44,7 @@ export async function resolveChatModel(config: TallyConfiguration, keys: ApiKeys
     const lm = models[0];
     const reserve = Math.min(config.context.maxOutputTokens ?? 4_096, Math.floor(lm.maxInputTokens / 4));
     const model = resolveModel(lm.id, { ...overrides, contextWindow: config.context.contextWindow ?? lm.maxInputTokens + reserve });
-    const provider = new VsCodeLmProvider(lm);
+    const provider = withReplyLimits(new VsCodeLmProvider(lm), `${lm.name} (${lm.vendor})`);
     const window = config.context.contextWindow ? { source: 'setting' as const } : { source: 'server' as const, note: `maxInputTokens ${lm.maxInputTokens.toLocaleString('en-US')} reported by VS Code, plus the output reserve` };
     return { ok: true, chat: { provider, model, window, maxOutputTokens: reserve, label: `${lm.name} (${lm.vendor})`, summarizer: new LlmSummarizer((p) => completeText(provider, lm.id, p), lm.id) } };
   }

@@ -106,7 +106,7 @@ export class SessionRewind implements vscode.Disposable {
       session: async () => (await this.sessions.current()).contextSession,
       checkpoints: (sessionId) => this.recorder.checkpoints(sessionId),
       files: this.store,
-      target: vscodeRestoreTarget,
+      target: vscodeRestoreTarget(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath)),
       insideWorkspace: (absolute) => insideFolders((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), absolute),
       unsaved: (absolute) => vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolute && d.isDirty),
       showDiffs: (items) => this.showDiffs(items),

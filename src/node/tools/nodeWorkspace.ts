@@ -2,6 +2,7 @@ import { promises as fsp } from 'fs';
 import type { CommandSandboxState, DirectoryEntry, EntryKind, ExecOptions, ExecResult, ResolvedPath, SearchHit, Workspace } from '../../core/ports/workspace';
 import type { WorkspaceInfo } from '../../core/tools/types';
 import type { CommandSandbox } from '../sandbox/commandSandbox';
+import { readOpened } from '../regularFile';
 import { execShell } from './nodeExec';
 import { readSmallFile, searchFiles } from './nodeSearch';
 import { protectedPathReason } from './protectedPaths';
@@ -43,10 +44,8 @@ export class NodeWorkspace implements Workspace {
     const { handle, stat } = await openResolvedForRead(path);
     try {
       // The link count of the very file read (from the open handle), so no swap can slip between.
-      if (maxBytes >= stat.size) return { bytes: await handle.readFile(), size: stat.size, links: stat.nlink };
-      const bytes = Buffer.alloc(Math.min(stat.size, maxBytes));
-      await handle.read(bytes, 0, bytes.length, 0);
-      return { bytes, size: stat.size, links: stat.nlink };
+      const { bytes, total } = await readOpened(handle, stat.size, maxBytes);
+      return { bytes, size: total, links: stat.nlink };
     } finally {
       await handle.close();
     }

@@ -12,6 +12,7 @@ import { parseExecArgs } from '../../../src/cli/execArgs';
 import { renderStoredSession } from '../../../src/cli/storedSession';
 import { openStore } from '../../../src/node/store';
 import { FakeAnthropicServer } from '../../fakes/anthropicServer';
+import { EndlessStreamServer } from '../../fakes/endlessStreamServer';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { recordedResponses, RecordedStreamServer } from '../../fakes/recordedStreamServer';
 import { anthropicFacts } from '../core/providers/conformance/recordingFacts';
@@ -351,6 +352,16 @@ describe('tally exec', function () {
     assert.equal(execApiKey('openai', 'https://api.openai.com@127.0.0.1/v1', env).key, undefined);
     assert.deepEqual(execApiKey('openai-compatible', 'http://127.0.0.1:1/v1', env), {});
     assert.deepEqual(execApiKey('anthropic', undefined, {}), { missing: 'ANTHROPIC_API_KEY or TALLY_API_KEY' });
+  });
+
+  it('exits 1 with an error naming the limit when the server streams endless reasoning_content, instead of filling the heap', async () => {
+    const server = await new EndlessStreamServer('openai-chat', ['thinking']).start();
+    servers.push(server);
+    const { code, stderr } = await execPlain(['think', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.baseUrl], {});
+    assert.equal(code, EXEC_EXIT.error);
+    assert.match(stderr, /tally: OpenAI-compatible server \(127\.0\.0\.1:\d+\): reply over a limit: the reply's thinking passed 4,194,304 characters, Tally's limit for one reply/);
+    assert.match(stderr, /\[error\] session /);
+    assert.equal(server.bodies.length, 1, 'not sent again');
   });
 
   it('exits 2 with the reason when no key is set, before sending anything', async () => {

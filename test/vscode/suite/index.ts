@@ -23,5 +23,7 @@ export function run(): Promise<void> {
     require('./subagentToolChoice.test');
     require('./rewind.test');
     require('./commandSandbox.test');
+    require('./confinedWrites.test');
+    require('./namedPipes.test');
   });
 }
