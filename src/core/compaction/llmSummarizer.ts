@@ -8,9 +8,10 @@ export type CompleteText = (prompt: { system: string; user: string; maxTokens: n
 
 const SYSTEM = [
   'You write checkpoints of a coding agent session so the agent can continue after older messages are removed.',
-  'Be specific and factual: exact file paths, commands, error messages, decisions and their reasons.',
-  `Use these headings: ${CHECKPOINT_HEADINGS.join(', ')}. Under Commands run, give each command as written and its outcome.`,
-  'Keep verbatim: changed file paths, the latest error line and where it happened, line numbers, counts, versions, error codes, and every read_result ref_id.',
+  `Write where the work stands, not a log, under these headings: ${CHECKPOINT_HEADINGS.join(', ')}.`,
+  'Task: the task being solved, as the user stated it (not a worked example or demonstration a first message may carry). Established: facts and conclusions, each with where it was learned. Changed: the files changed and whether a check ran after. Failed: what failed and why. Open questions. Next step: one concrete action.',
+  'Give commands whole, as written, with their outcome. Keep verbatim: changed file paths, the latest error line and where it happened, line numbers, counts, versions, error codes, and every read_result ref_id, each with what its output holds.',
+  'When the messages include an earlier checkpoint, merge it into this one: say each fact once.',
   'Never invent facts. Do not address the user.',
 ].join('\n');
 
