@@ -60,17 +60,13 @@ export function outputGist(m: Message): string {
   return parts.filter(Boolean).join(', ');
 }
 
-/** The pointer an archived result left: `[Archived tool result: bash {"command":…} — 1,234 tokens, …]`. */
-function archivedGist(m: Message): string | undefined {
-  const match = /^\[Archived tool result: (\S+)(?: (.*?))? — ([\d,]+) tokens/.exec(m.content);
+/** The pointer an archived result left: `[Archived tool result: bash {"command":…} — ok, 35 lines, 1,234 tokens, …]`. */
+function archivedGist(m: Message, call: ToolCall | undefined): string | undefined {
+  const match = /^\[Archived tool result: (\S+)(?: (.*?))? — (.*?[\d,]+ tokens)/.exec(m.content);
   if (!match) return undefined;
-  let what = match[1];
-  if (match[2]) {
-    const call: ToolCall = { id: '', name: match[1], arguments: match[2] };
-    what = callGist(call, match[1]);
-  }
+  const what = call ? callGist(call, m.toolName ?? call.name) : match[2] ? callGist({ id: '', name: match[1], arguments: match[2] }, match[1]) : match[1];
   const error = /^Error line: (.*)$/m.exec(m.content);
-  return `${what} → ${match[3]} tokens${error ? `, failed: ${clip(error[1], 60)}` : ''}`;
+  return `${what} → ${match[3]}${error ? `, failed: ${clip(error[1], 60)}` : ''}`;
 }
 
 /**
@@ -87,7 +83,7 @@ export function describedRefs(messages: readonly Message[]): Map<string, string>
     if (!ref || out.get(ref)) continue;
     const toolName = m.toolName ?? 'tool';
     const call = m.toolCallId ? calls.get(m.toolCallId) : undefined;
-    const description = m.kind === 'tool_result_archived' ? (call ? `${callGist(call, toolName)} → archived` : archivedGist(m) ?? toolName) : `${callGist(call, toolName)} → ${outputGist(m)}`;
+    const description = m.kind === 'tool_result_archived' ? archivedGist(m, call) ?? callGist(call, toolName) : `${callGist(call, toolName)} → ${outputGist(m)}`;
     out.set(ref, description);
   }
   return out;

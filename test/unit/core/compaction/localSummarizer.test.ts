@@ -114,8 +114,14 @@ describe('local summarizer', () => {
   it('names each stored output by what it holds', async () => {
     const messages = [msg({ role: 'user', content: 'Fix the failing parser tests.' }), ...bashStep('Running the tests.', 'pytest tests/test_parser.py', 'F.F.F\n3 failed, 12 passed in 1.20s', 1), ...bashStep('Reading the parser.', 'cat src/parser.py', 'def parse(s):\n    return s[0]')]
       .map((m, i) => (m.role === 'tool' ? { ...m, meta: { ...m.meta, offloadRef: `ref_${i}` } } : m));
+    // A result masking archived earlier keeps what its pointer says of it.
+    const ls = call('bash', { command: 'ls -R src' });
+    messages.push(
+      msg({ role: 'assistant', content: 'Listing.', toolCalls: [ls] }),
+      msg({ role: 'tool', kind: 'tool_result_archived', toolCallId: ls.id, toolName: 'bash', content: '[Archived tool result: bash {"command":"ls -R src"} — ok, 240 lines, 1,310 tokens, retrievable with read_result ref_id="ref_ls"]', meta: { offloadRef: 'ref_ls' } }),
+    );
     const text = await summarize(messages);
-    assert.match(text, /Stored outputs \(read_result ref_id\):\n- ref_2: bash `pytest tests\/test_parser\.py` → exit 1, 3 failed, 12 passed, \d+ lines\n- ref_4: bash `cat src\/parser\.py` → ok, \d+ lines/);
+    assert.match(text, /Stored outputs \(read_result ref_id\):\n- ref_2: bash `pytest tests\/test_parser\.py` → exit 1, 3 failed, 12 passed, \d+ lines\n- ref_4: bash `cat src\/parser\.py` → ok, \d+ lines\n- ref_ls: bash `ls -R src` → ok, 240 lines, 1,310 tokens\n/);
   });
 
   it('a later checkpoint merges the earlier one: each fact once, the earlier refs with what they hold, no repeated sections', async () => {

@@ -60,7 +60,7 @@ describe('compaction strategies', () => {
     const archived = out.messages.filter((m) => m.kind === 'tool_result_archived');
     assert.equal(archived.length, 4);
     assert.equal(out.messages.filter((m) => m.kind === 'tool_result').length, 2);
-    assert.match(archived[0].content, /^\[Archived tool result: run_command \{"command":"make test0"\} — [\d,]+ tokens, retrievable with read_result ref_id="ref1"\]$/);
+    assert.match(archived[0].content, /^\[Archived tool result: run_command \{"command":"make test0"\} — \d+ lines, [\d,]+ tokens, retrievable with read_result ref_id="ref1"\]$/);
     assert.equal(out.removed.length, 4);
     assert.ok(out.removed.every((r) => r.reason === 'archived' && r.offloadRef));
     assert.deepEqual(validateHistory(out.messages), []);
