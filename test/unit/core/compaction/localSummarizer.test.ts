@@ -95,6 +95,19 @@ describe('local summarizer', () => {
     assert.doesNotMatch(text, /demonstration|TimeDelta|marshmallow|demo step/i, text);
   });
 
+  it('a model asked for the summary is sent the task, with the demonstration left out and said to be', async () => {
+    let seen = '';
+    const llm = new LlmSummarizer(async ({ user }) => {
+      seen = user;
+      return 'no shape';
+    }, 'cheap-model');
+    const text = await llm.summarize({ messages: [msg({ role: 'user', content: DEMONSTRATION_FIRST }), ...bashStep('Looking.', 'ls', 'sklearn')], style: 'checkpoint', maxTokens: 2000 });
+    assert.match(seen, /\[a worked demonstration of another task, [\d,]+ characters, left out\]\nWe're currently solving the following issue within our repository\. Here's the issue text:\nISSUE:\nPipeline should implement __len__/);
+    assert.doesNotMatch(seen, /TimeDelta|demo step/);
+    // Its answer lacked the shape: the local summary, which names the same task, replaces it.
+    assert.match(text, /### Task\nPipeline should implement __len__/);
+  });
+
   it('a message that is only a demonstration is not the task: the message after it is', async () => {
     const demo = DEMONSTRATION_FIRST.slice(0, DEMONSTRATION_FIRST.indexOf('--- END OF DEMONSTRATION ---') + '--- END OF DEMONSTRATION ---'.length);
     const text = await summarize([msg({ role: 'user', content: demo }), msg({ role: 'user', content: 'Make `Pipeline` support `len()`.' }), ...bashStep('Looking.', 'ls', 'sklearn')]);
