@@ -77,8 +77,9 @@ export class RetentionTracker {
   private readonly pendingPaths: string[];
   /** The file an editor tool opened last (an edit that names no path changes it). */
   private openFile?: string;
-  /** Final-change paths the agent's own actions changed, and those the conversation named as the change does. */
-  private readonly changedByAgent = new Set<string>();
+  /** Final-change paths the agent's own actions changed, with the name its action gave the file (`foobar/a.py` after a `cd`). */
+  private readonly changedByAgent = new Map<string, string>();
+  /** Final-change paths the conversation has named as the change names them. */
   private readonly named = new Set<string>();
   private latestError?: Fact;
   /** The numbers in the latest error (its line and where it happened): replaced with it. */
@@ -110,7 +111,7 @@ export class RetentionTracker {
 
   private addFact(kind: FactKind, text: string): Fact {
     const id = `${kind}\u0000${text}`;
-    const fact = { id, kind, text };
+    const fact: Fact = { id, kind, text };
     if (!this.factIds.has(id)) {
       this.factIds.add(id);
       this.facts.push(fact);
@@ -164,14 +165,21 @@ export class RetentionTracker {
     for (const call of m.role === 'assistant' ? m.toolCalls ?? [] : []) {
       const paths = pathsOfCall(call, this.openFile);
       if (paths.opened) this.openFile = paths.opened;
-      for (const path of this.pendingPaths) if (paths.changed.some((p) => samePath(p, path))) this.changedByAgent.add(path);
+      for (const path of this.pendingPaths) {
+        const written = paths.changed.find((p) => samePath(p, path));
+        if (written !== undefined && !this.changedByAgent.has(path)) this.changedByAgent.set(path, written);
+      }
     }
     if (this.pendingPaths.length) {
       const text = requestTextOf(m);
       for (const path of this.pendingPaths) if (text.includes(path)) this.named.add(path);
       for (let i = this.pendingPaths.length - 1; i >= 0; i--) {
         const path = this.pendingPaths[i];
-        if (this.named.has(path) && this.changedByAgent.has(path)) this.addFact('finalChangePaths', this.pendingPaths.splice(i, 1)[0]);
+        const written = this.changedByAgent.get(path);
+        if (!this.named.has(path) || written === undefined) continue;
+        // Kept by the change's name, or by the one the agent's own command gave it.
+        const fact = this.addFact('finalChangePaths', this.pendingPaths.splice(i, 1)[0]);
+        if (written !== path) fact.alsoAs = written;
       }
     }
   }
