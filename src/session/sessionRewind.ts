@@ -6,6 +6,7 @@ import { TurnCheckpointRecorder } from '../core/checkpoints/turnRecorder';
 import type { Workspace } from '../core/ports/workspace';
 import { readTurnFiles, type RewindPorts } from '../host/chat/rewindFlow';
 import { FileCheckpointStore } from '../node/checkpoints/fileCheckpointStore';
+import { SessionLeases } from '../node/checkpoints/sessionLeases';
 import { insideFolders } from '../node/checkpoints/restoreConfinement';
 import type { ChatTurnFiles } from '../protocol/chat';
 import { CHECKPOINT_SCHEME, checkpointDiffUri, CheckpointDocuments } from '../workspace/checkpointDocuments';
@@ -23,6 +24,8 @@ const MAX_DIFFS = 8;
 export class SessionRewind implements vscode.Disposable {
   readonly store: FileCheckpointStore;
   readonly recorder: TurnCheckpointRecorder;
+  /** The sessions this window has open, said in the storage so no window prunes their checkpoints. */
+  private readonly leases: SessionLeases;
   private readonly documents: CheckpointDocuments;
   private readonly changedEmitter = new vscode.EventEmitter<void>();
   /** The chat asks for the turns' files on each refresh: read from storage once per change. */
@@ -32,6 +35,7 @@ export class SessionRewind implements vscode.Disposable {
 
   constructor(globalStorage: string, private readonly sessions: SessionController, private readonly log: vscode.LogOutputChannel) {
     this.store = new FileCheckpointStore(join(globalStorage, 'checkpoints'));
+    this.leases = new SessionLeases(join(globalStorage, 'checkpoints'), `w${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`);
     this.recorder = new TurnCheckpointRecorder(this.store, {
       onProblem: (message) => {
         log.warn(`checkpoints: ${message}`);
@@ -49,13 +53,37 @@ export class SessionRewind implements vscode.Disposable {
           let at = messages.length - 1;
           while (at >= 0 && messages[at].id !== event.userMessageId) at--;
           this.recorder.begin(sessionId, event.userMessageId, messages[at]?.createdAt);
+          // While the model answers, the workspace's record is brought up to date: the turn's first command waits less.
+          if (vscode.workspace.isTrusted) this.recorder.prepare((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath));
         }
         if (event.type === 'turn_end') void this.recorder.end().then(() => {
           this.changed();
           this.pruneOnce();
         });
       }),
+      sessions.onDidChange(() => this.holdOpenSessions()),
+      // What the user does in VS Code while a turn runs is not the agent's: a restore leaves it alone unless asked.
+      vscode.workspace.onDidSaveTextDocument((doc) => this.noteUsers(doc.uri, 'saved in the editor while the turn ran')),
+      vscode.workspace.onDidCreateFiles((e) => e.files.forEach((uri) => this.noteUsers(uri, 'created in VS Code while the turn ran'))),
+      vscode.workspace.onDidDeleteFiles((e) => e.files.forEach((uri) => this.noteUsers(uri, 'deleted in VS Code while the turn ran'))),
+      vscode.workspace.onDidRenameFiles((e) =>
+        e.files.forEach(({ oldUri, newUri }) => {
+          this.noteUsers(oldUri, 'renamed in VS Code while the turn ran');
+          this.noteUsers(newUri, 'renamed in VS Code while the turn ran');
+        }),
+      ),
     );
+    this.holdOpenSessions();
+  }
+
+  private noteUsers(uri: vscode.Uri, what: string): void {
+    if (uri.scheme === 'file') this.recorder.noteOthersChange(uri.fsPath, what);
+  }
+
+  /** Leases the sessions this window shows (and the one its agent runs in), releasing the others. */
+  private holdOpenSessions(): void {
+    const ids = [...new Set([this.sessions.shown?.info.id, this.sessions.active?.info.id].filter((id): id is string => Boolean(id)))];
+    void this.leases.holdOnly(ids).catch((error) => this.log.warn(`checkpoints: the open session's lease could not be written: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   /** The workspace the agent's tools use, its writes and commands recorded first. */
@@ -138,5 +166,7 @@ export class SessionRewind implements vscode.Disposable {
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
+    this.store.dispose();
+    void this.leases.dispose();
   }
 }
