@@ -4,7 +4,7 @@ import type { AttachmentIntentDeps } from '../host/chat/attachmentIntents';
 import { chatMeter } from '../host/session/turnFigures';
 import type { AttachTarget, ChatAttachmentView } from '../protocol/attachments';
 import type { HostToChat } from '../protocol/chat';
-import type { SessionController } from '../session/sessionController';
+import type { SessionActions } from '../host/sessionState/sessionActions';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 import { TerminalOutputs } from './terminalOutputs';
 import { WorkspaceAttachments } from './workspaceAttachments';
@@ -20,7 +20,7 @@ export class ChatAttachments implements vscode.Disposable {
   post?: (message: HostToChat) => void;
 
   constructor(
-    private readonly sessions: SessionController,
+    private readonly sessions: SessionActions,
     private readonly docs: ReadOnlyDocuments,
   ) {}
 
@@ -28,14 +28,14 @@ export class ChatAttachments implements vscode.Disposable {
   async session(): Promise<DraftSession & { canSend: boolean }> {
     const session = await this.sessions.current();
     const store = await this.sessions.store();
-    const { contextSession, view } = session;
+    const { contextSession, state } = session;
     return {
       sessionId: contextSession.sessionId,
       settings: contextSession.settings,
       messages: contextSession.messages,
       count: contextSession.count,
       store,
-      figures: () => chatMeter(session, view.usageFigures),
+      figures: () => chatMeter(contextSession, Boolean(session.chat), state.records.usageFigures.at(-1)),
       resultStored: (blob, toolName, args) => contextSession.resultStored(blob, toolName, args),
       canSend: Boolean(session.agent),
     };

@@ -1,32 +1,27 @@
 import * as vscode from 'vscode';
 import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
 import type { AgentEvent } from '../core/agent/events';
-import type { Message } from '../core/model/message';
-import type { CompactionResult } from '../core/compaction/compactor';
-import type { UserSummary } from '../core/compaction/userSummary';
 import type { ContextSession } from '../core/context/contextSession';
-import { forkSession, type ForkPoint } from '../core/context/forkSession';
 import type { SessionStore } from '../core/ports/sessionStore';
 import type { TallyConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { readSessionToOpen } from './sessionReading';
 import { OpenQueue } from './openQueue';
-import { UnsentMessages } from './unsentMessages';
-import { MessageNotSent, type ActiveSession, type SessionActions, type ShownSession, type ViewChange } from '../host/session/sessionPorts';
-import { subagentUsage } from '../host/session/subagentUsage';
+import type { ActiveSession, SessionLifecycle, ShownSession } from '../host/session/sessionPorts';
+import { followSession } from '../host/sessionState/followSession';
 import type { AgentFactory } from './agentFactory';
-import { TurnTracker, type LiveTurn, type TurnNotice } from '../host/session/turnTracker';
-import { nextCompactionActivity, type CompactionActivity } from '../host/session/compactionActivity';
-
 
 /**
- * Owns the active session: opens, creates and resumes sessions, wires the agent loop, and tells
- * the views when anything changed. The views never touch the store or the manager directly.
+ * Opens, resumes and reopens sessions: which session the views show, when its working context is
+ * read, and its agent. What the views show of a session is its state (host/sessionState), which
+ * the session's writes and its agent's events feed as they happen.
  */
-export class SessionController implements vscode.Disposable, SessionActions {
-  private readonly changed = new vscode.EventEmitter<ViewChange>();
+export class SessionController implements vscode.Disposable, SessionLifecycle {
+  private readonly showEmitter = new vscode.EventEmitter<ShownSession>();
+  private readonly resumeEmitter = new vscode.EventEmitter<ActiveSession>();
   private readonly agentEvents = new vscode.EventEmitter<AgentEvent>();
-  readonly onDidChange = this.changed.event;
+  readonly onDidShow = this.showEmitter.event;
+  readonly onDidResume = this.resumeEmitter.event;
   readonly onAgentEvent = this.agentEvents.event;
   private activeSession?: ActiveSession;
   /** The active session while its agent and changes are wired (an open detaches it before the next is active). */
@@ -34,18 +29,15 @@ export class SessionController implements vscode.Disposable, SessionActions {
   /** The session the views show: the active one, or one whose working context is still resuming. */
   private shownSession?: ShownSession;
   /** The shown session's resume, while it runs (or after it failed): `go` lets its whole-transcript read start. */
-  private resuming?: { session: ShownSession; resumed: Promise<ActiveSession>; go(): void };
+  private resumingNow?: { session: ShownSession; resumed: Promise<ActiveSession>; go(): void };
   /** Calls waiting for a resumed session: an open they wait for reads its transcript at once. */
   private resumedWanted = 0;
   private readonly shownWaiters: Array<(session: ShownSession) => void> = [];
   /** True when a chat will post the first state of a session shown now (and then call `firstStateShown`). */
   private chatWillShow: () => boolean = () => false;
   private opening?: Promise<ActiveSession>;
-  private subscriptions: Array<() => void> = [];
-  private readonly turns = new TurnTracker();
-  private readonly unsent = new UnsentMessages(() => this.changed.fire({ type: 'status' }));
+  private stopFollowing?: () => void;
   private readonly opens = new OpenQueue();
-  private compactionActivity?: CompactionActivity;
 
   constructor(
     private readonly storeHost: { get(): Promise<SessionStore>; readonly folder: string },
@@ -54,39 +46,16 @@ export class SessionController implements vscode.Disposable, SessionActions {
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
-  /** The session open, once its working context resumed. */
   get active(): ActiveSession | undefined {
     return this.activeSession;
   }
 
-  /** The session the views show: the active one, or one still resuming (its figures are not counted yet). */
   get shown(): ShownSession | undefined {
     return this.shownSession;
   }
 
-  /** The turn running now, for the chat panel. */
-  get live(): LiveTurn | undefined {
-    return this.turns.live;
-  }
-
-  /** What the last finished turn left for the user (its error), until the next turn starts. */
-  get endedTurnNotices(): readonly TurnNotice[] {
-    return this.turns.ended;
-  }
-
-  /** A message typed while no model was configured; sent once a model is chosen. */
-  get pendingMessage(): string | undefined {
-    return this.unsent.pending;
-  }
-
-  /** The compaction running now, for the chat's live notice. */
-  get compacting(): CompactionActivity | undefined {
-    return this.compactionActivity;
-  }
-
-  /** True when the last turn failed and Retry can send its message again. */
-  get canRetry(): boolean {
-    return this.turns.failedUserId !== undefined && Boolean(this.activeSession?.agent) && !this.activeSession?.agent?.busy;
+  get resuming(): boolean {
+    return this.resumingNow !== undefined;
   }
 
   get storageFolder(): string {
@@ -97,15 +66,18 @@ export class SessionController implements vscode.Disposable, SessionActions {
     return this.storeHost.get();
   }
 
-  /** The active session, its working context resumed, opening the latest (or a new one) on first use. */
+  isAttached(session: ActiveSession): boolean {
+    return this.attached === session;
+  }
+
   async current(): Promise<ActiveSession> {
     this.resumedWanted++;
-    this.resuming?.go();
+    this.resumingNow?.go();
     try {
       // A change of settings or keys applies before the next message is sent.
       if (this.opens.reopening) await this.opens.reopening;
       if (this.activeSession) return this.activeSession;
-      if (this.resuming) return await this.resuming.resumed;
+      if (this.resumingNow) return await this.resumingNow.resumed;
       return await this.openLatest();
     } finally {
       this.resumedWanted--;
@@ -113,9 +85,8 @@ export class SessionController implements vscode.Disposable, SessionActions {
   }
 
   /**
-   * What the chat shows: the shown session, which may still be resuming, opening the latest on
-   * first use. The chat calls `firstStateShown` once it posted it: a session that must read its
-   * whole transcript to resume starts that read then, so the chat shows its newest page first.
+   * The chat calls `firstStateShown` once it posted the session's first state: a session that must
+   * read its whole transcript to resume starts that read then, so the chat shows its newest page first.
    */
   async showing(): Promise<ShownSession> {
     if (this.shownSession) return this.shownSession;
@@ -123,9 +94,10 @@ export class SessionController implements vscode.Disposable, SessionActions {
     return Promise.race([shown, this.openLatest()]);
   }
 
-  /** The chat posted the shown session's first state: its resume may read the whole transcript now. */
   firstStateShown(session: ShownSession): void {
-    if (this.resuming?.session === session) this.resuming.go();
+    if (this.resumingNow?.session === session) this.resumingNow.go();
+    // Now that the session shows, the ranks load for the next message to count.
+    if (this.activeSession === session) this.activeSession.contextSession.loadEncoder();
   }
 
   /** How the controller tells whether a chat will post a shown session's state (and call `firstStateShown`). */
@@ -149,35 +121,21 @@ export class SessionController implements vscode.Disposable, SessionActions {
   }
 
   /**
-   * Starts a session from what request `fromRequestIndex` of a stored session carried (see
-   * core/context/forkSession.ts) and opens it.
-   */
-  async fork(point: ForkPoint): Promise<ActiveSession> {
-    const active = this.activeSession;
-    if (active?.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before forking.');
-    const store = await this.store();
-    const working = active?.info.id === point.fromSessionId ? active.contextSession.messages : undefined;
-    const forked = await forkSession(store, point, { working });
-    this.log.info(`fork: session ${forked.info.id} started from request #${point.fromRequestIndex} of ${point.fromSessionId} (${forked.messages.length} messages)`);
-    return this.open(forked.info.id);
-  }
-
-  /**
    * Settings or keys changed: the active session is opened again with them, unless a turn is
    * running. A burst of changes reopens once: a reopen already queued reads the settings when it
    * starts, and changes made inside `whileChangingSettings` reopen once at its end.
    */
   reopenActive(reason: 'settings' | 'key'): void {
     // A session still resuming counts as open: it opens again once its resume is over.
-    const active = this.activeSession ?? this.resuming?.session;
+    const active = this.activeSession ?? this.resumingNow?.session;
     if (!active || this.activeSession?.agent?.busy || (reason === 'key' && active.replayLabel)) return;
     const queued = this.opens.reopen(async () => {
       // The session shown when the reopen starts, not when it was asked for.
-      const now = this.activeSession ?? this.resuming?.session;
+      const now = this.activeSession ?? this.resumingNow?.session;
       if (now && !this.activeSession?.agent?.busy) await this.openNow(now.info.id, now.replayLabel);
     });
     // The open running now does not hold its resume for the chat: the reopen waits for it.
-    if (queued) this.resuming?.go();
+    if (queued) this.resumingNow?.go();
   }
 
   /** Runs `change` (which writes several settings) and reopens the session once, after it. */
@@ -192,7 +150,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
   open(sessionId: string, replayLabel?: string): Promise<ActiveSession> {
     // The open running now does not hold its resume for the chat: this one waits for it.
     const next = this.opens.enqueue(() => this.openNow(sessionId, replayLabel));
-    this.resuming?.go();
+    this.resumingNow?.go();
     return next;
   }
 
@@ -204,11 +162,10 @@ export class SessionController implements vscode.Disposable, SessionActions {
     const { shown, resuming, shownFirst, go, config } = await readSessionToOpen(store, info, this.keys, replayLabel);
     const resumed = this.resume(shown, resuming, store, config, shownFirst);
     if (shownFirst) {
-      this.resuming = { session: shown, resumed, go };
+      this.resumingNow = { session: shown, resumed, go };
       resumed.catch(() => undefined); // the open's caller and `current` get the failure
-      this.show(shown);
       this.activeSession = undefined;
-      this.changed.fire({ type: 'opened' });
+      this.show(shown);
       // Nobody will post it first, or someone needs it resumed: the resume reads on at once.
       if (this.resumedWanted > 0 || this.opens.waiting > 0 || !this.chatWillShow()) go();
     } else go();
@@ -216,14 +173,15 @@ export class SessionController implements vscode.Disposable, SessionActions {
   }
 
   private show(session: ShownSession): void {
+    const changed = this.shownSession?.state !== session.state;
     this.shownSession = session;
     for (const resolve of this.shownWaiters.splice(0)) resolve(session);
+    if (changed) this.showEmitter.fire(session);
   }
 
   /** Waits for the shown session's working context, then makes it the active session (its agent, its changes). */
   private async resume(shown: ShownSession, resuming: Promise<ContextSession>, store: SessionStore, config: TallyConfiguration, shownFirst: boolean): Promise<ActiveSession> {
     const sessionId = shown.info.id;
-    const { view, chat } = shown;
     let contextSession: ContextSession;
     try {
       contextSession = await resuming;
@@ -231,187 +189,45 @@ export class SessionController implements vscode.Disposable, SessionActions {
       // The chat shows the session's messages and says why it cannot continue it.
       const reason = error instanceof Error ? error.message : String(error);
       this.log.error(`session ${sessionId}: its context could not be read: ${reason}`);
-      shown.readError = `This session could not be read: ${reason}`;
-      if (this.resuming?.session !== shown) {
-        this.show(shown);
+      shown.state.apply({ kind: 'readFailed', reason });
+      if (this.resumingNow?.session !== shown) {
         this.activeSession = undefined;
-        this.resuming = { session: shown, resumed: Promise.reject(error as Error), go: () => undefined };
-        this.resuming.resumed.catch(() => undefined);
-        this.changed.fire({ type: 'opened' });
-      } else this.changed.fire({ type: 'status' });
+        this.resumingNow = { session: shown, resumed: Promise.reject(error as Error), go: () => undefined };
+        this.resumingNow.resumed.catch(() => undefined);
+        this.show(shown);
+      }
       throw error;
     }
     const session: ActiveSession = { ...shown, contextSession };
-    if (chat) {
-      const agent = await this.agents.create({ contextSession, chat, config, store });
-      session.agent = agent;
-      this.subscriptions.push(agent.on((event) => this.onAgent(event)));
-    }
-    this.subscriptions.push(
-      contextSession.onCompaction((event) => {
-        this.compactionActivity = nextCompactionActivity(this.compactionActivity, event);
-        this.changed.fire({ type: 'status' });
-      }),
-      contextSession.onChange((change) => {
-        view.apply(change);
-        this.changed.fire(change);
-      }),
-    );
+    if (shown.chat) session.agent = await this.agents.create({ contextSession, chat: shown.chat, config, store });
+    this.stopFollowing = followSession(shown.state, contextSession, session.agent, (event) => {
+      this.agentEvents.fire(event);
+      if (event.type === 'error') this.log.error(`agent: ${event.kind}: ${event.message}`);
+    });
+    shown.state.apply({ kind: 'resumed', context: contextSession });
+    // A session shown before it resumed: the chat has shown it, so the ranks load for the next message.
+    if (shownFirst) contextSession.loadEncoder();
     this.activeSession = session;
     this.attached = session;
-    this.resuming = undefined;
+    this.resumingNow = undefined;
     this.show(session);
-    // A session shown before it resumed gets its figures now (the chat has shown it: the ranks load for the next message).
-    if (shownFirst) contextSession.loadEncoder();
-    this.changed.fire(shownFirst ? { type: 'status' } : { type: 'opened' });
     // The subagents' requests join their turns' figures once read; the open does not wait for them.
-    void subagentUsage(store, sessionId).then(
-      (records) => {
-        if (this.activeSession !== session || records.length === 0) return;
-        view.addSubagentUsage(records);
-        this.changed.fire({ type: 'status' });
-      },
-      (error: Error) => this.log.warn(`session ${sessionId}: its subagents' requests could not be read: ${error.message}`),
-    );
-    if (session.agent && this.unsent.pending !== undefined) this.sendPending();
+    void shown.reads.subagentUsage().catch((error: Error) => this.log.warn(`session ${sessionId}: its subagents' requests could not be read: ${error.message}`));
+    this.resumeEmitter.fire(session);
     return session;
-  }
-
-  /** Messages sent while the shown session resumes, not sent yet. */
-  get waitingMessages(): readonly string[] {
-    return this.unsent.waiting;
-  }
-
-  /** Drops the message kept while no model was configured (the user chose Discard in the chat). */
-  discardPendingMessage(): void {
-    this.unsent.discard();
-  }
-
-  /** The message kept while no model was configured goes out now that there is one. */
-  private sendPending(): void {
-    const text = this.unsent.take();
-    if (text === undefined) return;
-    this.send(text).catch((error: Error) => {
-      this.log.error(`chat: the waiting message could not be sent: ${error.message}`);
-      this.unsent.putBack(text);
-    });
-  }
-
-  private onAgent(event: AgentEvent): void {
-    this.turns.apply(event);
-    if (event.type === 'subagent' && event.progress.kind === 'usage') this.activeSession?.view.addSubagentUsage([event.progress.record]);
-    this.agentEvents.fire(event);
-    if (event.type !== 'text_delta') this.changed.fire({ type: 'status' });
-    if (event.type === 'error') this.log.error(`agent: ${event.kind}: ${event.message}`);
   }
 
   private detach(): void {
     this.attached = undefined;
     this.activeSession?.agent?.dispose();
-    for (const unsubscribe of this.subscriptions) unsubscribe();
-    this.subscriptions = [];
-    this.turns.reset();
-    this.compactionActivity = undefined;
-  }
-
-  /** Sends a chat message, after what the user attached to it; `/compact [focus]` compacts instead. */
-  async send(text: string, attachments: readonly Message[] = []): Promise<void> {
-    const session = await this.resumedFor(text);
-    const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
-    if (compact) {
-      await this.compact(compact[1]?.trim() || undefined);
-      return;
-    }
-    if (!session.agent) {
-      if (attachments.length) throw new Error('Choose a model first: attachments are sent with a message to a model.');
-      if (session.replayLabel) throw new Error(session.unavailable ?? 'This session is a replay.');
-      // Kept in the chat with a "Choose a model" action; sent when a model is configured.
-      this.unsent.keep(text);
-      return;
-    }
-    const store = await this.store();
-    if (session.info.title === 'New session') {
-      const title = text.replace(/\s+/g, ' ').trim().slice(0, 60) || 'New session';
-      await store.updateSession(session.info.id, { title, updatedAt: Date.now() });
-      session.info = { ...session.info, title };
-    } else {
-      await store.updateSession(session.info.id, { updatedAt: Date.now() });
-    }
-    // Another session opened while this one was being written to: the message is not sent to a session the chat no longer shows.
-    if (this.attached !== session) throw new MessageNotSent('The message was not sent: the session was opened again meanwhile (another session, or new settings). It is back in the message box.', text);
-    await session.agent.send(text, undefined, attachments);
-  }
-
-  /**
-   * The resumed session for a message: one sent while the session resumes shows as not sent yet
-   * until then; when the resume fails, the message is not sent and its text goes back.
-   */
-  private resumedFor(text: string): Promise<ActiveSession> {
-    if (this.activeSession || !this.resuming) return this.current();
-    return this.unsent.whileResuming(text, () => this.current());
-  }
-
-  /**
-   * Sends the failed turn's user message again. The failed attempt (its user message and whatever
-   * the turn recorded after it) is hidden from the model and the chat but stays in the transcript,
-   * so the message is in the history once.
-   */
-  async retry(): Promise<void> {
-    const session = await this.current();
-    const userId = this.turns.failedUserId;
-    if (!userId || !session.agent || session.agent.busy) throw new Error('There is no failed request to retry.');
-    const store = await this.store();
-    // What the failed turn recorded, read from its user message on rather than the whole transcript.
-    const failed = session.contextSession.messages.find((m) => m.id === userId);
-    const transcript = await store.loadTranscript(session.info.id, failed ? { createdAfter: failed.createdAt - 1 } : {});
-    const at = transcript.findIndex((m) => m.id === userId);
-    if (at < 0) throw new Error('The failed message is no longer in this session.');
-    const text = transcript[at].content;
-    await store.putMessages(session.info.id, transcript.slice(at).map((m) => ({ ...m, agentVisible: false, userVisible: false })));
-    this.turns.failedUserId = undefined;
-    await this.open(session.info.id);
-    await this.send(text);
-  }
-
-  cancel(): void {
-    this.activeSession?.agent?.cancel();
-  }
-
-  /** The conversation went back (a rewind): what the last turn left (its error, Retry) no longer applies. */
-  forgetEndedTurn(): void {
-    if (this.activeSession?.agent?.busy) return;
-    this.turns.reset();
-    this.changed.fire({ type: 'status' });
-  }
-
-  async compact(focus?: string, userSummary?: UserSummary): Promise<CompactionResult> {
-    const session = await this.current();
-    if (session.agent?.busy) throw new Error('Wait for the current request to finish, or cancel it, before compacting.');
-    const result = await session.contextSession.compact({ trigger: 'manual', focus, userSummary });
-    this.changed.fire({ type: 'status' });
-    return result;
-  }
-
-  async preview(focus?: string): Promise<CompactionResult> {
-    const session = await this.current();
-    return session.contextSession.compact({ trigger: 'manual', focus, dryRun: true });
-  }
-
-  async setPinned(messageId: string, pinned: boolean): Promise<boolean> {
-    const session = await this.current();
-    const ok = await session.contextSession.setPinned(messageId, pinned);
-    this.changed.fire({ type: 'status' });
-    return ok;
-  }
-
-  /** The approval the chat panel answered, forwarded to the waiting tool. */
-  resolveApproval(callId: string, approved: boolean, forSession = false): void {
-    this.agents.resolveApproval(callId, approved, forSession);
+    this.stopFollowing?.();
+    this.stopFollowing = undefined;
   }
 
   dispose(): void {
     this.detach();
-    this.changed.dispose();
+    this.showEmitter.dispose();
+    this.resumeEmitter.dispose();
     this.agentEvents.dispose();
   }
 }

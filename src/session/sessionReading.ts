@@ -8,7 +8,7 @@ import { readLastRequest } from '../core/context/lastRequestUsage';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
 import { userValue } from '../config/userScope';
 import type { ShownSession } from '../host/session/sessionPorts';
-import { CHAT_PAGE_MESSAGES, SessionView } from '../host/session/sessionView';
+import { CHAT_PAGE_MESSAGES, readSessionState, SessionReads } from '../host/sessionState/sessionReads';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { resolveChatModel } from './modelService';
 
@@ -66,19 +66,15 @@ export async function readSessionToOpen(store: SessionStore, info: SessionInfo, 
   // come from user settings only.
   const prices = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
   const page = showFirst ? undefined : resuming.then((resumed) => resumed.takeResumedTranscript(), () => undefined);
-  const view = await SessionView.open(store, info.id, CHAT_PAGE_MESSAGES, prices, page).catch((error: Error) => {
-    go(); // the resume is not left waiting; the open fails with the view's error
+  const unavailable = replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : resolution && !resolution.ok ? resolution.reason : undefined;
+  const identity = { info, model: chat && { id: chat.model.id, label: chat.label }, unavailable, prices };
+  const state = await readSessionState(store, identity, CHAT_PAGE_MESSAGES, page).catch((error: Error) => {
+    go(); // the resume is not left waiting; the open fails with the state's error
     resuming.catch(() => undefined);
     throw error;
   });
-  const shown: ShownSession = {
-    info,
-    view,
-    chat,
-    replayLabel,
-    unavailable: replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : resolution && !resolution.ok ? resolution.reason : undefined,
-  };
+  const shown: ShownSession = { info, state, reads: new SessionReads(store, state), chat, replayLabel, unavailable };
   // A session whose whole transcript is the page (a new or short one) resumes before it shows: no "counting…" to flash.
-  const shownFirst = showFirst && view.earlierUnloaded;
+  const shownFirst = showFirst && state.records.heldFrom !== undefined;
   return { shown, resuming, shownFirst, go, config };
 }

@@ -10,7 +10,7 @@ import { insideFolders } from '../node/checkpoints/restoreConfinement';
 import type { ChatTurnFiles } from '../protocol/chat';
 import { CHECKPOINT_SCHEME, checkpointDiffUri, CheckpointDocuments } from '../workspace/checkpointDocuments';
 import { vscodeRestoreTarget } from '../workspace/vscodeRestoreTarget';
-import type { SessionController } from './sessionController';
+import type { SessionActions } from '../host/sessionState/sessionActions';
 
 /** Diffs opened at most for one restore: the confirmation lists every file. */
 const MAX_DIFFS = 8;
@@ -30,7 +30,7 @@ export class SessionRewind implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   readonly onDidChange = this.changedEmitter.event;
 
-  constructor(globalStorage: string, private readonly sessions: SessionController, private readonly log: vscode.LogOutputChannel) {
+  constructor(globalStorage: string, private readonly sessions: SessionActions, private readonly log: vscode.LogOutputChannel) {
     this.store = new FileCheckpointStore(join(globalStorage, 'checkpoints'));
     this.recorder = new TurnCheckpointRecorder(this.store, {
       onProblem: (message) => {

@@ -1,5 +1,10 @@
 import type { ListPatch } from '../../protocol/listPatch';
 
+/** Positions known unchanged, bounded by both lists. */
+function unchangedPrefix(unchanged: number, list: readonly unknown[], last: readonly unknown[]): number {
+  return Math.min(unchanged, list.length, last.length);
+}
+
 /**
  * What a webview holds of one keyed list, as the host last sent it, and the change to a new list.
  * The part of the new list made of the very objects sent last time (at the same places) is passed
@@ -42,12 +47,13 @@ export class SentList<T extends object> {
   /**
    * Records `list` as sent; returns the change from the previous list. `keysAfter`: for lists
    * whose keys depend on an element's place, the keys of `list[from..]`, where the elements before
-   * `from` have the keys they had (the keys are then sent with the upserts).
+   * `from` have the keys they had (the keys are then sent with the upserts). `unchanged`: how many
+   * leading positions are known to hold the very objects sent last time (the list's lineage says).
    */
-  change(list: readonly T[], keysAfter?: (from: number) => readonly string[]): ListPatch<T> {
+  change(list: readonly T[], keysAfter?: (from: number) => readonly string[], unchanged = 0): ListPatch<T> {
     const last = this.last;
     // The leading elements with the keys they had: the same objects, or ones `sameKey` matches.
-    let same = 0;
+    let same = Math.min(unchanged, list.length, last.length);
     while (same < list.length && same < last.length && (list[same] === last[same] || this.sameKey(list[same], last[same], same))) same++;
     const order = this.order.slice(0, same);
     const later = keysAfter?.(same);
@@ -71,7 +77,7 @@ export class SentList<T extends object> {
       upserts.push(element);
       upsertKeys.push(key);
     };
-    for (let i = 0; i < same; i++) if (list[i] !== last[i]) take(list[i], order[i]);
+    for (let i = unchangedPrefix(unchanged, list, last); i < same; i++) if (list[i] !== last[i]) take(list[i], order[i]);
     for (let i = same; i < list.length; i++) {
       const element = list[i];
       const key = later ? later[i - same] : this.key(element);

@@ -1,15 +1,12 @@
-import type { Message } from '../../core/model/message';
+import type { AgentEvent } from '../../core/agent/events';
 import type { AgentSession } from '../../core/agent/agentSession';
-import type { CompactionResult } from '../../core/compaction/compactor';
 import type { Summarizer } from '../../core/compaction/types';
-import type { UserSummary } from '../../core/compaction/userSummary';
 import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
 import type { ResolvedModel } from '../../core/providers/models/modelRegistry';
 import type { ChatProvider, ReasoningRequest } from '../../core/providers/types';
 import type { ContextSession } from '../../core/context/contextSession';
-import type { ForkPoint } from '../../core/context/forkSession';
-import type { SessionChange } from '../../core/context/sessionChanges';
-import type { SessionView } from './sessionView';
+import type { SessionState } from '../sessionState/sessionState';
+import type { SessionReads } from '../sessionState/sessionReads';
 
 /** Where the planned context window comes from, for the confirmation and the meter. */
 export type WindowSource = 'setting' | 'server' | 'registry' | 'assumed';
@@ -28,20 +25,21 @@ export interface ChatModel {
 }
 
 /**
- * A session the chat shows: its newest messages and lists, read while its working context may
- * still be resuming (a long session that never compacted reads its whole transcript for that).
+ * A session the chat shows: its state (what the views show of it, kept by its changes), read
+ * while its working context may still be resuming (a long session that never compacted reads its
+ * whole transcript for that).
  */
 export interface ShownSession {
   info: SessionInfo;
-  /** What the chat and the inspector show of it, kept current by its changes. */
-  view: SessionView;
+  /** What the chat and the inspector show of it: the one state, folded from its records and events. */
+  state: SessionState;
+  /** The store reads its state asks for after it opened (Show earlier, result names, subagents' requests). */
+  reads: SessionReads;
   chat?: ChatModel;
   /** Set for a replay of a recorded run. */
   replayLabel?: string;
   /** Why there is no agent, for the chat banner. */
   unavailable?: string;
-  /** Why its working context could not be read (it shows, but cannot continue). */
-  readError?: string;
 }
 
 /** The session open in this window, its working context resumed, as the chat and the inspector read it. */
@@ -63,29 +61,40 @@ export function isResumed(session: ShownSession): session is ActiveSession {
   return 'contextSession' in session;
 }
 
-/**
- * What changed for the views: a write of the session (already folded into its view), another
- * session opened, or the state around the records (the running turn, a waiting message, a
- * compaction running, the session's title).
- */
-export type ViewChange = SessionChange | { type: 'opened' } | { type: 'status' };
+/** How to stop hearing an event (a VS Code event's Disposable is one). */
+export interface Subscription {
+  dispose(): void;
+}
 
-/** What the chat's and the inspector's intents ask of the session controller. */
-export interface SessionActions {
-  store(): Promise<SessionStore>;
+/** An event the lifecycle tells (a VS Code event is one). */
+export type EventSource<T> = (listener: (value: T) => void) => Subscription;
+
+/**
+ * Opening, resuming and reopening sessions (the VS Code layer's session controller): what the
+ * views, the commands and the session's actions use of it.
+ */
+export interface SessionLifecycle {
+  /** The session open, once its working context resumed. */
+  readonly active: ActiveSession | undefined;
+  /** The session the views show: the active one, or one still resuming. */
+  readonly shown: ShownSession | undefined;
+  /** True while the shown session's working context is being read. */
+  readonly resuming: boolean;
+  /** The active session, its working context resumed, opening the latest (or a new one) on first use. */
   current(): Promise<ActiveSession>;
+  /** What the chat shows: the shown session, which may still be resuming, opening the latest on first use. */
+  showing(): Promise<ShownSession>;
+  /** The chat posted the shown session's first state: its resume may read the whole transcript now. */
+  firstStateShown(session: ShownSession): void;
   create(title?: string): Promise<ActiveSession>;
   open(sessionId: string, replayLabel?: string): Promise<ActiveSession>;
-  discardPendingMessage(): void;
-  /** `attachments`: attachment messages recorded right before the user's message. */
-  send(text: string, attachments?: readonly Message[]): Promise<void>;
-  retry(): Promise<void>;
-  cancel(): void;
-  /** `summary`: the preview's summary the user confirmed, used instead of writing a new one. */
-  compact(focus?: string, summary?: UserSummary): Promise<CompactionResult>;
-  preview(focus?: string): Promise<CompactionResult>;
-  setPinned(messageId: string, pinned: boolean): Promise<boolean>;
-  /** A new session from what a stored request carried, opened. */
-  fork(point: ForkPoint): Promise<ActiveSession>;
-  resolveApproval(callId: string, approved: boolean, forSession?: boolean): void;
+  store(): Promise<SessionStore>;
+  /** Whether `session` is still the one whose agent and changes are wired (no other opened meanwhile). */
+  isAttached(session: ActiveSession): boolean;
+  /** A session is shown (opened, or opened again): the views show its state. */
+  readonly onDidShow: EventSource<ShownSession>;
+  /** The shown session resumed: its agent (when it has a model) can take messages. */
+  readonly onDidResume: EventSource<ActiveSession>;
+  /** The active session's agent events, after its state folded them. */
+  readonly onAgentEvent: EventSource<AgentEvent>;
 }

@@ -28,9 +28,9 @@ export function budgetWindowFigures(budget: ContextBudget, last?: RequestUsageRe
 }
 
 /** The chat's meter: the shared figures; with no model there is no window to warn about (the banner asks for a model). */
-export function chatMeter(session: Parameters<typeof sessionWindowFigures>[0] & { chat?: unknown }, usage: readonly RequestUsageRecord[] = []): WindowFigures {
-  const figures = sessionWindowFigures(session, usage[usage.length - 1]);
-  return session.chat ? figures : { ...figures, warning: undefined };
+export function chatMeter(context: { measure(): ContextBudget }, hasModel: boolean, last?: RequestUsageRecord): WindowFigures {
+  const figures = budgetWindowFigures(context.measure(), last);
+  return hasModel ? figures : { ...figures, warning: undefined };
 }
 
 /**
@@ -95,34 +95,4 @@ function ownTurnUsage(records: readonly RequestUsageRecord[], priceOverrides: Re
     reasoningTokens: reportedSum(records, 'reasoningTokens'),
     cost,
   };
-}
-
-/** Each message's tokens as the last request that listed it counted them (records read with their items). */
-export function itemTokens(usage: readonly RequestUsageRecord[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const record of usage) for (const item of record.items) out.set(item.messageId, item.tokens);
-  return out;
-}
-
-/** The usage records of each user turn: those created from its user message up to the next one. */
-export function usageByTurn(userMessages: ReadonlyArray<{ id: string; createdAt: number }>, usage: readonly RequestUsageRecord[]): Map<string, RequestUsageRecord[]> {
-  const out = new Map<string, RequestUsageRecord[]>();
-  const sorted = [...usage].sort((a, b) => a.createdAt - b.createdAt || a.requestIndex - b.requestIndex);
-  if (userMessages.some((u, i) => i > 0 && u.createdAt < userMessages[i - 1].createdAt)) {
-    userMessages.forEach((user, i) => {
-      const end = userMessages[i + 1]?.createdAt ?? Infinity;
-      out.set(user.id, sorted.filter((r) => r.createdAt >= user.createdAt && r.createdAt < end));
-    });
-    return out;
-  }
-  // One pass over both lists when both are in time order, as they are in any session Tally wrote.
-  let next = 0;
-  userMessages.forEach((user, i) => {
-    const end = userMessages[i + 1]?.createdAt ?? Infinity;
-    while (next < sorted.length && sorted[next].createdAt < user.createdAt) next++;
-    const from = next;
-    while (next < sorted.length && sorted[next].createdAt < end) next++;
-    out.set(user.id, sorted.slice(from, next));
-  });
-  return out;
 }

@@ -37,6 +37,7 @@ function forgetVscodeLayer(): void {
 }
 
 type Controller = import('../../../../src/session/sessionController').SessionController;
+type Actions = import('../../../../src/host/sessionState/sessionActions').SessionActions;
 
 /** The store with its whole-transcript reads (`loadTranscript` without `createdAfter`) held until `release`, and counted. */
 function holdingWholeReads(store: SessionStore, fail?: Error) {
@@ -77,7 +78,7 @@ describe('a long session that never compacted shows before it resumes', function
   let world: StubWorld;
   let restoreLoader: () => void;
   let workspace: string;
-  let load: () => { SessionController: typeof import('../../../../src/session/sessionController').SessionController; ChatViewProvider: typeof import('../../../../src/views/chatViewProvider').ChatViewProvider; ApiKeys: typeof import('../../../../src/secrets/apiKeys').ApiKeys; readConfiguration: typeof import('../../../../src/config/readSettings').readConfiguration; ContextMeter: typeof import('../../../../src/views/contextMeter').ContextMeter };
+  let load: () => { SessionController: typeof import('../../../../src/session/sessionController').SessionController; SessionActions: typeof import('../../../../src/host/sessionState/sessionActions').SessionActions; ChatViewProvider: typeof import('../../../../src/views/chatViewProvider').ChatViewProvider; ApiKeys: typeof import('../../../../src/secrets/apiKeys').ApiKeys; readConfiguration: typeof import('../../../../src/config/readSettings').readConfiguration; ContextMeter: typeof import('../../../../src/views/contextMeter').ContextMeter };
 
   before(() => {
     forgetVscodeLayer();
@@ -92,6 +93,7 @@ describe('a long session that never compacted shows before it resumes', function
     /* eslint-disable @typescript-eslint/no-require-imports */
     load = () => ({
       SessionController: require('../../../../src/session/sessionController').SessionController,
+      SessionActions: require('../../../../src/host/sessionState/sessionActions').SessionActions,
       ChatViewProvider: require('../../../../src/views/chatViewProvider').ChatViewProvider,
       ApiKeys: require('../../../../src/secrets/apiKeys').ApiKeys,
       readConfiguration: require('../../../../src/config/readSettings').readConfiguration,
@@ -127,7 +129,7 @@ describe('a long session that never compacted shows before it resumes', function
   }
 
   async function openChat(store: SessionStore, folder: string) {
-    const { SessionController, ChatViewProvider, ApiKeys } = load();
+    const { SessionController, SessionActions, ChatViewProvider, ApiKeys } = load();
     const sent: Array<{ text: string; wholeReadsDone: number }> = [];
     const reads = { wholeDone: () => 0 };
     const agents = {
@@ -135,20 +137,26 @@ describe('a long session that never compacted shows before it resumes', function
       resolveApproval() {},
     };
     const log = (world.vscode.window as { createOutputChannel(name: string): never }).createOutputChannel('Tally');
-    const sessions: Controller = new SessionController({ get: async () => store, folder }, new ApiKeys(secretStorage() as never), agents as never, log);
-    const chat = new ChatViewProvider(Uri.file(REPOSITORY) as never, sessions, log);
+    const lifecycle: Controller = new SessionController({ get: async () => store, folder }, new ApiKeys(secretStorage() as never), agents as never, log);
+    const actions: Actions = new SessionActions(lifecycle, agents, log);
+    const chat = new ChatViewProvider(Uri.file(REPOSITORY) as never, lifecycle, actions, log);
     const webview = new FakeWebview();
     chat.resolveWebviewView(new FakeWebviewView('tally.chat', webview) as never);
     void webview.send({ type: 'ready' });
-    return { sessions, chat, webview, sent, reads };
+    const dispose = () => {
+      chat.dispose();
+      actions.dispose();
+      lifecycle.dispose();
+    };
+    return { sessions: actions, lifecycle, dispose, chat, webview, sent, reads };
   }
 
   it('posts the newest page with a "counting" meter while the whole transcript is held, then the same figures as an open that resumes first', async () => {
     const { folder, long, newest } = await seeded();
     const { store, reads, release } = holdingWholeReads(await stores.openStore(folder, { debounceMs: 1e9 }));
-    const { sessions, chat, webview, sent, reads: counted } = await openChat(store, folder);
+    const { sessions, lifecycle, dispose, webview, sent, reads: counted } = await openChat(store, folder);
     counted.wholeDone = () => reads.done;
-    const statusBar = new (load().ContextMeter)(sessions);
+    const statusBar = new (load().ContextMeter)(lifecycle);
     try {
       const first = await webview.waitForPost('the chat\'s first state (the whole transcript is still held)', (p) => p.message.type === 'state', { timeoutMs: 30_000 });
       assert.equal(reads.done, 0, 'the whole transcript was not read before the chat showed the session');
@@ -175,7 +183,7 @@ describe('a long session that never compacted shows before it resumes', function
       release();
       await sending;
       assert.deepEqual(sent, [{ text: 'Continue with the next module.', wholeReadsDone: 1 }]);
-      assert.deepEqual(sessions.waitingMessages, []);
+      assert.deepEqual(sessions.shown?.state.unsentMessages.waiting, []);
 
       const counted = await webview.waitForPost('the chat\'s meter with figures', (p) => stateOf(p)?.meter !== undefined, { timeoutMs: 30_000 });
       const meter = stateOf(counted)!.meter!;
@@ -192,15 +200,14 @@ describe('a long session that never compacted shows before it resumes', function
     } finally {
       release();
       statusBar.dispose();
-      chat.dispose();
-      sessions.dispose();
+      dispose();
     }
   });
 
   it('a session picked while another resumes replaces it, and the first one\'s late resume does not come back', async () => {
     const { folder, long, short } = await seeded();
     const { store, release } = holdingWholeReads(await stores.openStore(folder, { debounceMs: 1e9 }));
-    const { sessions, chat, webview } = await openChat(store, folder);
+    const { sessions, dispose, webview } = await openChat(store, folder);
     try {
       await webview.waitForPost('the long session shown', (p) => p.message.type === 'state' && stateOf(p)?.sessionId === long, { timeoutMs: 30_000 });
       const picking = webview.send({ type: 'resumeSession', sessionId: short });
@@ -216,15 +223,14 @@ describe('a long session that never compacted shows before it resumes', function
       assert.equal((await sessions.current()).info.id, short);
     } finally {
       release();
-      chat.dispose();
-      sessions.dispose();
+      dispose();
     }
   });
 
   it('a resume that fails shows the error in the chat, with the session\'s messages, and no counting meter', async () => {
     const { folder, long } = await seeded();
     const { store, release } = holdingWholeReads(await stores.openStore(folder, { debounceMs: 1e9 }), new Error('database disk image is malformed'));
-    const { sessions, chat, webview } = await openChat(store, folder);
+    const { sessions, dispose, webview } = await openChat(store, folder);
     try {
       await webview.waitForPost('the long session shown', (p) => p.message.type === 'state' && stateOf(p)?.sessionId === long, { timeoutMs: 30_000 });
       const sending = webview.send({ type: 'send', text: 'Keep going.' });
@@ -239,10 +245,9 @@ describe('a long session that never compacted shows before it resumes', function
       await assert.rejects(sessions.current(), /malformed/, 'what needs the session says why it cannot continue');
       await webview.send({ type: 'send', text: 'hello' });
       assert.ok(world.shown.some((m) => m.level === 'error' && /not sent: database disk image is malformed/.test(m.message)), JSON.stringify(world.shown));
-      assert.deepEqual(sessions.waitingMessages, [], 'no message left "not sent yet"');
+      assert.deepEqual(sessions.shown?.state.unsentMessages.waiting, [], 'no message left "not sent yet"');
     } finally {
-      chat.dispose();
-      sessions.dispose();
+      dispose();
     }
   });
 
@@ -262,7 +267,7 @@ describe('a long session that never compacted shows before it resumes', function
         };
       },
     });
-    const { sessions, chat, sent } = await openChat(store, folder);
+    const { sessions, dispose, sent } = await openChat(store, folder);
     try {
       assert.equal((await sessions.current()).info.id, long);
       const sending = sessions.send('Run the tests again.');
@@ -273,8 +278,7 @@ describe('a long session that never compacted shows before it resumes', function
       assert.equal(sessions.active?.info.id, short);
     } finally {
       letWrite();
-      chat.dispose();
-      sessions.dispose();
+      dispose();
     }
   });
 
@@ -294,7 +298,7 @@ describe('a long session that never compacted shows before it resumes', function
       store, sessionId, settings: config.context, counter: getTokenCounter('o200k_base'), contextWindow: 200_000, maxOutputTokens: 8_192,
       fixed: { system: last.components.system, skills: last.components.skills, tools: last.components.tools }, lastRequest,
     });
-    const figures = chatMeter({ contextSession: session, chat: {} }, await store.listRequestUsage(sessionId, { items: false }));
+    const figures = chatMeter(session, true, (await store.listRequestUsage(sessionId, { items: false })).at(-1));
     return figures;
   }
 });

@@ -4,9 +4,9 @@ import { assistantMessage } from '../../../../src/core/model/factories';
 import { ContextSession } from '../../../../src/core/context/contextSession';
 import { forkSession } from '../../../../src/core/context/forkSession';
 import { withSettings } from '../../../../src/core/settings';
-import { SessionView } from '../../../../src/host/session/sessionView';
 import { forkEntryText } from '../../../../src/protocol/forkEntry';
 import { tempStore } from '../../../support/tempStore';
+import { following, openState } from '../../../support/sessionStates';
 
 const counter = getTokenCounter('o200k_base');
 const FIXED = { system: 700, skills: 0, tools: 300 };
@@ -30,8 +30,8 @@ describe('a forked session as the chat and the inspector first show it', functio
     await session.append(assistantMessage('One test fails.'));
 
     const forked = await forkSession(env.store, { fromSessionId: id, fromRequestIndex: 1 });
-    const view = await SessionView.open(env.store, forked.info.id, 200);
-    const entries = view.chat.entries();
+    const view = await openState(env.store, forked.info.id, 200);
+    const entries = view.entries.entries();
     assert.deepEqual(entries.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => (e as { text: string }).text), ['Run the tests.', 'Running them.'], 'what request #1 carried, not the reply after it');
     const notice = entries.at(-1)!;
     assert.equal(notice.kind, 'compaction');
@@ -40,8 +40,8 @@ describe('a forked session as the chat and the inspector first show it', functio
     // One number: the fork's meter, before its own first request, shows the entry's figure.
     const reopened = await ContextSession.open({ store: env.store, sessionId: forked.info.id, counter, settings });
     assert.equal(reopened.measure(FIXED).used, record.tokensAfter, "the fork's context now is the figure its entry says");
-    assert.deepEqual(view.compactions.map((c) => c.trigger), ['fork']);
-    assert.equal(view.blobs.length, 1, 'the offloaded result is listed in the fork');
-    assert.equal((await env.store.readBlob(forked.info.id, view.blobs[0].id, 0, 4)).bytes.length, 4);
+    assert.deepEqual(view.records.compactions.map((c) => c.trigger), ['fork']);
+    assert.equal(view.records.blobs.length, 1, 'the offloaded result is listed in the fork');
+    assert.equal((await env.store.readBlob(forked.info.id, view.records.blobs[0].id, 0, 4)).bytes.length, 4);
   });
 });

@@ -1,6 +1,5 @@
 import { strict as assert } from 'assert';
 import type { SessionStore } from '../../../../src/core/ports/sessionStore';
-import { chatHeader } from '../../../../src/host/chat/chatState';
 import { SessionListing } from '../../../../src/host/session/sessionListing';
 import { storeFolderPerTest } from '../../node/store/fixtures/storeFolder';
 
@@ -17,7 +16,7 @@ describe('the chat header keeps its session list between refreshes', function ()
   }
 
   async function headerTitles(listing: SessionListing): Promise<string[]> {
-    return chatHeader({ sessions: await listing.sessions() }).sessions.map((s) => s.title).sort();
+    return (await listing.sessions()).map((s) => s.title).sort();
   }
 
   it('many refreshes list the sessions once', async () => {

@@ -5,11 +5,11 @@ import { policyNamed } from '../../../../src/core/replay/baselines';
 import { ContextSession } from '../../../../src/core/context/contextSession';
 import { readLastRequest } from '../../../../src/core/context/lastRequestUsage';
 import { DEFAULT_SETTINGS } from '../../../../src/core/settings';
-import { SessionView } from '../../../../src/host/session/sessionView';
 import { call, logOutput, msg, prng } from '../../../support/syntheticSession';
 import { segmentsReadDuring } from '../../node/store/fixtures/filesRead';
 import { storeFolderPerTest } from '../../node/store/fixtures/storeFolder';
 import { countingStore } from '../../../support/countingStore';
+import { following, openState } from '../../../support/sessionStates';
 
 const SESSION = 'sopen';
 const TURNS = 90;
@@ -59,14 +59,14 @@ describe('opening a long session in a new window', function () {
       const lastRequest = readLastRequest(store, SESSION);
       const last = (await lastRequest).record;
       const resuming = ContextSession.open({ store, sessionId: SESSION, settings: policy.settings({ ...DEFAULT_SETTINGS, contextWindow: 128_000, maxOutputTokens: 8_192 }), counter: getTokenCounter(), strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192, lastRequest });
-      const [session, view] = await Promise.all([resuming, SessionView.open(store, SESSION, 200, {}, resuming.then((s) => s.takeResumedTranscript()))]);
+      const [session, view] = await Promise.all([resuming, openState(store, SESSION, 200, resuming.then((s) => s.takeResumedTranscript()))]);
       return { contextSession: session, last, view };
     });
     assert.equal(result.last?.requestIndex, TURNS - 1);
     assert.equal(result.last?.contextWindow, 100_000 + TURNS - 1, 'the last request\'s figures');
-    assert.equal(result.view.chat.entries().filter((e) => e.kind === 'user' || e.kind === 'assistant').length, 133, 'the newest 200 messages: 66 whole turns (a user message and a reply) and the reply before them');
-    assert.equal(result.view.requests.length, TURNS);
-    assert.deepEqual(result.view.compactions.map((e) => e.id), ['cmp29', 'cmp59', 'cmp89']);
+    assert.equal(result.view.entries.entries().filter((e) => e.kind === 'user' || e.kind === 'assistant').length, 133, 'the newest 200 messages: 66 whole turns (a user message and a reply) and the reply before them');
+    assert.equal(result.view.records.requests.length, TURNS);
+    assert.deepEqual(result.view.records.compactions.map((e) => e.id), ['cmp29', 'cmp59', 'cmp89']);
     assert.ok(result.contextSession.messages.length > 0);
 
     const segments = new Set(read);

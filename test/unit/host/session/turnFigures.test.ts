@@ -2,7 +2,7 @@
 import { strict as assert } from 'assert';
 import type { RequestUsageRecord } from '../../../../src/core/model/records';
 import { modelPrices, parsePriceOverrides } from '../../../../src/core/providers/models/modelRegistry';
-import { buildChatEntries } from '../../../../src/host/chat/chatState';
+import { stateOf } from '../../../support/sessionStates';
 import { requestCost, turnUsage } from '../../../../src/host/session/turnFigures';
 
 function record(fields: Partial<RequestUsageRecord>): RequestUsageRecord {
@@ -67,7 +67,7 @@ describe('chat turn figures', () => {
       { id: 'm1', role: 'user' as const, kind: 'user' as const, content: 'hi', agentVisible: true, userVisible: true, createdAt: 1, tokens: 7 },
       { id: 'm2', role: 'assistant' as const, kind: 'assistant' as const, content: 'yo', agentVisible: true, userVisible: true, createdAt: 2, tokens: 9 },
     ];
-    const entries = buildChatEntries(transcript, [], { usage: [record({ items: [{ messageId: 'm1', role: 'user', kind: 'user', tokens: 3, badges: [], preview: 'hi' }] })] });
+    const entries = stateOf(transcript, { usage: [record({ items: [{ messageId: 'm1', role: 'user', kind: 'user', tokens: 3, badges: [], preview: 'hi' }] })] }).chatEntries();
     assert.deepStrictEqual(entries.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => [e.id, (e as { tokens?: number }).tokens]), [['m1', 3], ['m2', 5]]);
   });
 });

@@ -4,8 +4,8 @@ import { assistantMessage, userMessage } from '../../../../src/core/model/factor
 import type { SessionStore } from '../../../../src/core/ports/sessionStore';
 import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings } from '../../../../src/core/settings';
-import { SessionView } from '../../../../src/host/session/sessionView';
 import { countingStore } from '../../../support/countingStore';
+import { following, openState } from '../../../support/sessionStates';
 import { tempStore } from '../../../support/tempStore';
 
 const counter = getTokenCounter('o200k_base');
@@ -15,9 +15,9 @@ const LIST_READS = /^(load|list|turnUsageAt|nextRequestIndex|getBlobInfo)/;
 async function openSession(store: SessionStore, sessionId: string, page = 200) {
   const [session, view] = await Promise.all([
     ContextSession.open({ store, sessionId, counter, settings: withSettings({ contextWindow: 64_000, maxOutputTokens: 2_000, offloadThresholdBytes: 2_000 }) }),
-    SessionView.open(store, sessionId, page),
+    openState(store, sessionId, page),
   ]);
-  session.onChange((change) => view.apply(change));
+  following(view, session);
   return { session, view };
 }
 
@@ -32,7 +32,7 @@ async function turn(session: ContextSession, n: number, output = `ok ${n}`) {
   await session.append(assistantMessage(`Done ${n}.`));
 }
 
-describe('the session view: read once when the session opens, then kept by its changes', function () {
+describe('the session state: read once when the session opens, then kept by its changes', function () {
   this.timeout(60_000);
   let env: Awaited<ReturnType<typeof tempStore>>;
   let sessionId: string;
@@ -51,38 +51,38 @@ describe('the session view: read once when the session opens, then kept by its c
     await session.compact({ trigger: 'manual' });
     assert.deepEqual(reads, {}, `read back: ${JSON.stringify(reads)}`);
 
-    const fresh = await SessionView.open(env.store, sessionId, 200);
-    assert.deepEqual(view.chat.entries(), fresh.chat.entries());
-    assert.deepEqual(view.chat.lastTurnFigures(), fresh.chat.lastTurnFigures());
-    assert.deepEqual(view.requests, fresh.requests);
-    assert.deepEqual(view.compactions.map((c) => c.id), fresh.compactions.map((c) => c.id));
-    assert.deepEqual(view.blobs.map((b) => b.id), fresh.blobs.map((b) => b.id));
-    assert.equal(view.blobs.length, 1);
+    const fresh = await openState(env.store, sessionId, 200);
+    assert.deepEqual(view.entries.entries(), fresh.entries.entries());
+    assert.deepEqual(view.entries.lastTurnFigures(), fresh.entries.lastTurnFigures());
+    assert.deepEqual(view.records.requests, fresh.records.requests);
+    assert.deepEqual(view.records.compactions.map((c) => c.id), fresh.records.compactions.map((c) => c.id));
+    assert.deepEqual(view.records.blobs.map((b) => b.id), fresh.records.blobs.map((b) => b.id));
+    assert.equal(view.records.blobs.length, 1);
   });
 
   it('names a result by its tool, its call and the request that first carries it, decided when it is stored', async () => {
     const { session, view } = await openSession(env.store, sessionId);
     await turn(session, 0);
     await turn(session, 1, 'FAIL\n'.repeat(2_000));
-    const [blob] = view.blobs;
-    assert.equal(view.blobTitles.get(blob.id), 'run_command npm test -- 1 · request #3');
+    const [blob] = view.records.blobs;
+    assert.equal(view.records.blobTitles.get(blob.id), 'run_command npm test -- 1 · request #3');
     // A view opened later names the results stored before it from the calls it reads.
-    const fresh = await SessionView.open(env.store, sessionId, 200);
-    await fresh.seedTitles();
-    assert.match(fresh.blobTitles.get(blob.id) ?? '', /^run_command npm test -- 1( · request #\d+)?$/);
+    const fresh = await openState(env.store, sessionId, 200);
+    await fresh.reads.seedTitles();
+    assert.match(fresh.records.blobTitles.get(blob.id) ?? '', /^run_command npm test -- 1( · request #\d+)?$/);
   });
 
   it('opens with the newest page; "Show earlier" reads the page before it until the whole chat is shown', async () => {
     const { session } = await openSession(env.store, sessionId);
     for (let n = 0; n < 12; n++) await turn(session, n);
     const { view } = await openSession(env.store, sessionId, 10);
-    assert.ok(view.earlierUnloaded);
-    const whole = await SessionView.open(env.store, sessionId, 10_000);
-    assert.ok(!whole.earlierUnloaded);
-    assert.ok(view.chat.entries().length < whole.chat.entries().length);
-    while (view.earlierUnloaded) assert.ok(await view.showEarlier(10));
-    assert.deepEqual(view.chat.entries(), whole.chat.entries());
-    assert.equal(await view.showEarlier(10), false);
+    assert.ok((view.records.heldFrom !== undefined));
+    const whole = await openState(env.store, sessionId, 10_000);
+    assert.ok(whole.records.heldFrom === undefined);
+    assert.ok(view.entries.entries().length < whole.entries.entries().length);
+    while ((view.records.heldFrom !== undefined)) assert.ok(await view.reads.showEarlier(10));
+    assert.deepEqual(view.entries.entries(), whole.entries.entries());
+    assert.equal(await view.reads.showEarlier(10), false);
   });
 
   it('takes its first page from the messages the session read to resume, cut as the store cuts a page, instead of reading them again', async () => {
@@ -90,20 +90,20 @@ describe('the session view: read once when the session opens, then kept by its c
     for (let n = 0; n < 12; n++) await turn(session, n);
     const { store, reads } = countingStore(env.store, /^loadRecentTranscript$/);
     const resuming = ContextSession.open({ store, sessionId, counter, settings: withSettings({ contextWindow: 64_000, maxOutputTokens: 2_000 }) });
-    const handed = await SessionView.open(store, sessionId, 10, {}, resuming.then((s) => s.takeResumedTranscript()));
+    const handed = await openState(store, sessionId, 10, resuming.then((s) => s.takeResumedTranscript()));
     assert.deepEqual(reads, {}, 'the page came from the resumed transcript');
-    const read = await SessionView.open(env.store, sessionId, 10);
-    assert.deepEqual(handed.chat.entries(), read.chat.entries());
-    assert.equal(handed.earlierUnloaded, read.earlierUnloaded);
+    const read = await openState(env.store, sessionId, 10);
+    assert.deepEqual(handed.entries.entries(), read.entries.entries());
+    assert.equal(handed.records.heldFrom, read.records.heldFrom);
     assert.equal((await resuming).takeResumedTranscript(), undefined, 'handed over once');
   });
 
-  it('a pin rewrites a message already shown: the chat is folded again and stays the same', async () => {
+  it('a pin rewrites a message already shown: its entry is made again where it stands and the chat stays the same', async () => {
     const { session, view } = await openSession(env.store, sessionId);
     await turn(session, 0);
-    const before = view.chat.entries();
+    const before = view.entries.entries();
     const user = session.messages.find((m) => m.role === 'user')!;
     assert.ok(await session.setPinned(user.id, true));
-    assert.deepEqual(view.chat.entries(), before);
+    assert.deepEqual(view.entries.entries(), before);
   });
 });

@@ -4,15 +4,14 @@ import { assistantMessage } from '../../../../src/core/model/factories';
 import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { buildInspectorState } from '../../../../src/host/inspector/inspectorState';
-import type { ActiveSession } from '../../../../src/host/session/sessionPorts';
-import { SessionView } from '../../../../src/host/session/sessionView';
+import { resumedSession } from '../../../support/sessionStates';
 import { tempStore } from '../../../support/tempStore';
 
 const counter = getTokenCounter('o200k_base');
 const FIXED = { system: 700, skills: 0, tools: 300 };
 
 /** The inspector plans the next request once per change of the session, not on each of its refreshes, and shows every change. */
-describe('the inspector plans the next request once per session change', function () {
+describe('the session state plans the next request once per change of its working context', function () {
   this.timeout(60_000);
   let env: Awaited<ReturnType<typeof tempStore>>;
   afterEach(() => env.dispose());
@@ -20,15 +19,11 @@ describe('the inspector plans the next request once per session change', functio
   async function opened() {
     env = await tempStore('tally-current-plan-');
     const info = await env.store.createSession({ title: 'plan' });
-    const [contextSession, view] = await Promise.all([
-      ContextSession.open({ store: env.store, sessionId: info.id, counter, settings: withSettings({ contextWindow: 64_000, maxOutputTokens: 2_000 }) }),
-      SessionView.open(env.store, info.id, 200),
-    ]);
-    contextSession.onChange((change) => view.apply(change));
+    const contextSession = await ContextSession.open({ store: env.store, sessionId: info.id, counter, settings: withSettings({ contextWindow: 64_000, maxOutputTokens: 2_000 }) });
     let plans = 0;
     const planRequest = contextSession.planRequest.bind(contextSession);
-    contextSession.planRequest = (...args) => (plans++, planRequest(...args));
-    const session: ActiveSession = { info, contextSession, view };
+    contextSession.planRequest = (...args: Parameters<typeof planRequest>) => (plans++, planRequest(...args));
+    const session = await resumedSession(env.store, info, contextSession);
     return { session, contextSession, plans: () => plans };
   }
 

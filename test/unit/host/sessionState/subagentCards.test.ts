@@ -3,11 +3,8 @@ import type { AgentEvent, SubagentProgress } from '../../../../src/core/agent/ev
 import { assistantMessage, toolResultMessage, userMessage } from '../../../../src/core/model/factories';
 import type { Message } from '../../../../src/core/model/message';
 import type { RequestUsageRecord } from '../../../../src/core/model/records';
-import { ChatEntries } from '../../../../src/host/chat/chatEntries';
-import { ChatEntriesSent } from '../../../../src/host/chat/chatEntriesPatch';
-import { TurnTracker } from '../../../../src/host/session/turnTracker';
-import { applyChatEntriesPatch, type HeldChatEntries } from '../../../../src/protocol/chatPatch';
 import type { ChatEntry, ChatToolCallView } from '../../../../src/protocol/chat';
+import { HeldChat, stateOf } from '../../../support/sessionStates';
 
 const visible = (m: Message): Message => ({ ...m, userVisible: true, agentVisible: true });
 const delegateCall = { id: 'call_d', name: 'delegate', arguments: JSON.stringify({ task: 'Find where the CSV export reads its columns.\nReport the files.', agent: 'explorer' }) };
@@ -20,20 +17,18 @@ function progress(p: Record<string, unknown>): AgentEvent {
   return { type: 'subagent', progress: { callId: 'call_d', sessionId: 'sub', agent: 'explorer', ...p } as SubagentProgress };
 }
 
-/** The chat as the webview holds it, fed by a real tracker and the real patch the host sends. */
+/** The chat as the webview holds it, fed by the session's state and the patches it makes. */
 function chat() {
-  const stored = new ChatEntries();
-  const sent = new ChatEntriesSent();
-  const held: HeldChatEntries = { order: [], byKey: new Map() };
-  const tracker = new TurnTracker();
-  stored.append([visible(userMessage('Where are the CSV columns?', { id: 'u1', createdAt: 1 }))]);
+  const state = stateOf([visible(userMessage('Where are the CSV columns?', { id: 'u1', createdAt: 1 }))]);
+  const held = new HeldChat(state);
+  const tracker = { apply: (event: AgentEvent) => void state.apply({ kind: 'agent', event }), get live() { return state.live; } };
+  const stored = { append: (appended: Message[]) => void state.apply({ kind: 'change', change: { type: 'messages', appended, replaced: [] } }) };
   tracker.apply({ type: 'turn_start', userMessageId: 'u1' });
   stored.append([visible(assistantMessage('Asking a subagent.', [delegateCall], { id: 'a1', createdAt: 2 }))]);
   tracker.apply({ type: 'tool_call', call: delegateCall });
   const card = (): ChatToolCallView => {
-    const { entries, missing } = applyChatEntriesPatch(held, sent.change(stored, { live: tracker.live, ended: tracker.ended }));
-    assert.deepEqual(missing, []);
-    return (entries.find((e) => e.id === 'a1') as Extract<ChatEntry, { kind: 'assistant' }>).toolCalls[0];
+    assert.deepEqual(held.entries(), state.chatEntries(), 'the webview holds what a whole state would carry');
+    return (held.entries().find((e) => e.id === 'a1') as Extract<ChatEntry, { kind: 'assistant' }>).toolCalls[0];
   };
   return { stored, tracker, card };
 }
@@ -80,7 +75,7 @@ describe('a subagent in the chat: the delegate card follows its progress', () =>
     const { tracker, card } = chat();
     tracker.apply({ type: 'subagent', progress: { callId: 'sub:call_x', sessionId: 'grandchild', kind: 'started', task: 'deeper' } });
     assert.equal(card().subagent?.phase, 'waiting');
-    assert.equal(tracker.live?.subagents?.size, 1);
+    assert.equal(tracker.live?.subagents.size, 1);
   });
 
   it("shows a subagent's approval on its delegate card, naming the subagent, answered by the subagent's own id", () => {
