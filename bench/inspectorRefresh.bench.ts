@@ -18,7 +18,7 @@ import { ContextSession } from '../src/core/context/contextSession';
 import { withSettings } from '../src/core/settings';
 import { inspectorParts } from '../src/host/inspector/inspectorState';
 import { InspectorUpdates } from '../src/host/inspector/inspectorUpdates';
-import type { ActiveSession } from '../src/host/session/sessionPorts';
+import type { ActiveSession } from '../src/host/sessionState/sessionPorts';
 import { readSessionState, SessionReads } from '../src/host/sessionState/sessionReads';
 import type { InspectorChange } from '../src/host/sessionState/sessionPatch';
 import { openStore } from '../src/node/store';

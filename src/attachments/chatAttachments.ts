@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { AttachmentDraft, type DraftSession } from '../host/chat/attachmentDraft';
 import type { AttachmentIntentDeps } from '../host/chat/attachmentIntents';
-import { chatMeter } from '../host/session/turnFigures';
+import { chatMeter } from '../host/figures/turnFigures';
 import type { AttachTarget, ChatAttachmentView } from '../protocol/attachments';
 import type { HostToChat } from '../protocol/chat';
 import type { SessionActions } from '../host/sessionState/sessionActions';

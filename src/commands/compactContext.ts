@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { compactionMessage, currentFigures } from '../host/session/compactionMessage';
+import { compactionMessage, currentFigures } from '../host/figures/compactionMessage';
 import type { SessionActions } from '../host/sessionState/sessionActions';
 
 /** Tally: Compact Context — optional focus, progress while it runs, tokens before → after. */

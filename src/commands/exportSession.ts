@@ -1,7 +1,7 @@
 import { homedir } from 'os';
 import * as vscode from 'vscode';
-import { exportFileName } from '../host/session/exportFileName';
-import { exportJson, exportMarkdown, readSessionExport } from '../host/session/sessionExport';
+import { exportFileName } from '../host/export/exportFileName';
+import { exportJson, exportMarkdown, readSessionExport } from '../host/export/sessionExport';
 import type { SessionActions } from '../host/sessionState/sessionActions';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 

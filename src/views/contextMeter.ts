@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { formatShare } from '../core/accounting/windowFigures';
-import type { SessionLifecycle, ShownSession } from '../host/session/sessionPorts';
+import type { SessionLifecycle, ShownSession } from '../host/sessionState/sessionPorts';
 import { COUNTING } from '../protocol/meterCounting';
 
 /**

@@ -4,7 +4,7 @@ import { inspectorHandlers } from '../host/inspector/inspectorIntents';
 import { InspectorSubject, SUBAGENT_READ_ONLY } from '../host/inspector/subagentSubject';
 import type { SessionActions } from '../host/sessionState/sessionActions';
 import { readConfiguration } from '../config/readSettings';
-import type { SessionController } from '../session/sessionController';
+import type { SessionController } from '../lifecycle/sessionController';
 import type { HostToInspector } from '../protocol/inspector';
 import { receiveWebviewMessage } from '../protocol/receive';
 import { parseInspectorMessage } from '../protocol/validate';

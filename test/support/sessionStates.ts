@@ -11,7 +11,7 @@ import type { ContextSession } from '../../src/core/context/contextSession';
 import { DEFAULT_SETTINGS, type ContextSettings } from '../../src/core/settings';
 import { InspectorFeed } from '../../src/host/inspector/inspectorFeed';
 import { InspectorSubject } from '../../src/host/inspector/subagentSubject';
-import type { ActiveSession } from '../../src/host/session/sessionPorts';
+import type { ActiveSession } from '../../src/host/sessionState/sessionPorts';
 import type { HostToInspector } from '../../src/protocol/inspector';
 import type { SessionInput } from '../../src/host/sessionState/sessionInputs';
 import { readSessionState, SessionReads, type ResumedTranscript } from '../../src/host/sessionState/sessionReads';

@@ -1,27 +1,11 @@
-import { MESSAGE_OVERHEAD_TOKENS } from '../../core/accounting/messageTokens';
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import type { ModelPrices } from '../../core/providers/models/modelRegistry';
-import { chatCompactionRecord, chatEntryKey, type ChatEntry, type ChatSentAttachment, type ChatThinking, type ChatTurnUsage } from '../../protocol/chat';
-import { turnUsage } from '../session/turnFigures';
-import { toolView } from './chatToolView';
+import { chatEntryKey, type ChatEntry, type ChatSentAttachment, type ChatTurnUsage } from '../../protocol/chat';
+import { turnUsage } from '../figures/turnFigures';
+import { compactionEntry, shownCompaction, thinkingView, tokensOf, toolView } from './chatEntryViews';
 import { sentAttachmentOf } from './sentAttachments';
-import { countOf } from '../../protocol/wording';
 import { historyStepHeadline } from './historyStepHeadline';
-
-/** The inspector lists a message's framing apart from the message: the chat shows the same figure. */
-function tokensOf(m: Message): number | undefined {
-  return m.tokens === undefined ? undefined : m.tokens - MESSAGE_OVERHEAD_TOKENS;
-}
-
-/** An assistant message's thinking as the chat shows it: readable text, its tokens, and how many blocks came redacted. */
-function thinkingView(m: Message): ChatThinking | undefined {
-  const blocks = m.reasoning ?? [];
-  if (!blocks.length) return undefined;
-  const text = blocks.map((b) => b.text).filter(Boolean).join('\n\n');
-  const redacted = blocks.filter((b) => !b.text && (b.redactedData !== undefined || b.encryptedContent !== undefined)).length;
-  return m.meta?.reasoningTokens === undefined ? { text, redacted } : { text, redacted, tokens: m.meta.reasoningTokens };
-}
 
 /** An assistant message and the results its calls got, as far as they were recorded. */
 interface OpenAssistant {
@@ -33,17 +17,6 @@ interface OpenAssistant {
 
 /** Counts the entries the fold made, so tests can tell a write's work from a fold of everything. */
 export const foldWork = { entriesMade: 0 };
-
-/** A `/compact` that found nothing to remove is recorded as skipped: the chat says so. */
-function compactionEntry(record: CompactionEventRecord, headline?: string): ChatEntry {
-  if (record.status !== 'skipped') return { kind: 'compaction', id: record.id, record: chatCompactionRecord(record), ...(headline ? { headline } : {}) };
-  return { kind: 'notice', id: record.id, level: 'info', text: `Nothing to compact: the context (${countOf(record.tokensBefore, 'token')}) has nothing the strategies can remove yet.` };
-}
-
-/** Automatic checks that found nothing are not compactions; a user's `/compact` is shown either way. */
-function shownCompaction(record: CompactionEventRecord): boolean {
-  return record.status !== 'skipped' || record.trigger === 'manual';
-}
 
 /** What changed in the stored entries since the last `takeChanges`. */
 export interface StoredChanges {

@@ -1,6 +1,6 @@
 import type { SessionInfo } from '../../core/ports/sessionStore';
 import type { ChatHeaderUpdate, ChatState, ChatTurnFiles, HostToChat } from '../../protocol/chat';
-import type { ShownSession } from '../session/sessionPorts';
+import type { ShownSession } from '../sessionState/sessionPorts';
 import type { SessionPatch } from '../sessionState/sessionPatch';
 
 /** What the chat's feed reads besides the session's state: the window's lists, and where it posts. */

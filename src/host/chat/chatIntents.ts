@@ -1,7 +1,7 @@
 import type { ChatToHost } from '../../protocol/chat';
 import type { Handlers } from '../../protocol/receive';
 import { codeToInsert } from './insertWarning';
-import { MessageNotSent } from '../session/sessionPorts';
+import { MessageNotSent } from '../sessionState/sessionPorts';
 import type { SessionActions } from '../sessionState/sessionActions';
 import { attachmentHandlers, attachmentsForSend, type AttachmentIntentDeps } from './attachmentIntents';
 

@@ -1,6 +1,6 @@
 import type { SessionStore } from '../../core/ports/sessionStore';
 import type { HostToInspector } from '../../protocol/inspector';
-import type { ActiveSession } from '../session/sessionPorts';
+import type { ActiveSession } from '../sessionState/sessionPorts';
 import type { InspectorChange } from '../sessionState/sessionPatch';
 import { inspectorParts, type InspectorExtras } from './inspectorState';
 import { InspectorUpdates } from './inspectorUpdates';

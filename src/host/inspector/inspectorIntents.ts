@@ -4,7 +4,7 @@ import type { CompactionEventRecord } from '../../core/model/records';
 import type { Handlers } from '../../protocol/receive';
 import { requestItemText } from '../../core/context/itemText';
 import { cacheMissCause } from '../../core/accounting/cacheMissCause';
-import { compactionMessage, currentFigures } from '../session/compactionMessage';
+import { compactionMessage, currentFigures } from '../figures/compactionMessage';
 import type { SessionActions } from '../sessionState/sessionActions';
 import { forkFromRequest } from './forkFromRequest';
 

@@ -2,8 +2,8 @@ import type { RequestItem } from '../../core/model/records';
 import type { BlobInfo } from '../../core/ports/blobStore';
 import type { CompactionView, InspectorState, RequestView } from '../../protocol/inspector';
 import type { InspectorSubagents, InspectorSubagentSubject } from '../../protocol/inspectorSubagents';
-import type { ShownSession } from '../session/sessionPorts';
-import { budgetWindowFigures } from '../session/turnFigures';
+import type { ShownSession } from '../sessionState/sessionPorts';
+import { budgetWindowFigures } from '../figures/turnFigures';
 
 /** The lists the inspector pages and patches, and the small parts it sends whole. */
 export type InspectorSmallParts = Omit<InspectorState, 'requests' | 'current' | 'blobs' | 'blobTitles' | 'compactions' | 'historySent' | 'earlierRequests' | 'earlierResults' | 'currentOmitted'>;

@@ -6,7 +6,7 @@ import { ContextSession } from '../../core/context/contextSession';
 import { lastRequestUsage } from '../../core/context/lastRequestUsage';
 import type { ContextSettings } from '../../core/settings';
 import type { InspectorSubagentSubject } from '../../protocol/inspectorSubagents';
-import type { ActiveSession } from '../session/sessionPorts';
+import type { ActiveSession } from '../sessionState/sessionPorts';
 import type { SessionActions } from '../sessionState/sessionActions';
 import { CHAT_PAGE_MESSAGES, readSessionState, SessionReads } from '../sessionState/sessionReads';
 

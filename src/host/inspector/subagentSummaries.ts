@@ -4,7 +4,7 @@ import type { Message } from '../../core/model/message';
 import type { RequestUsageRecord } from '../../core/model/records';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import type { InspectorSubagents, InspectorSubagentView } from '../../protocol/inspectorSubagents';
-import type { ActiveSession } from '../session/sessionPorts';
+import type { ActiveSession } from '../sessionState/sessionPorts';
 
 /** A session as its subagents' summary reads it: its id, its own requests and the messages it holds. */
 export interface SubagentParent {

@@ -3,7 +3,7 @@ import type { UserSummary } from '../../core/compaction/userSummary';
 import { forkSession, type ForkPoint } from '../../core/context/forkSession';
 import type { Message } from '../../core/model/message';
 import type { SessionStore } from '../../core/ports/sessionStore';
-import { MessageNotSent, type ActiveSession, type SessionLifecycle, type ShownSession, type Subscription } from '../session/sessionPorts';
+import { MessageNotSent, type ActiveSession, type SessionLifecycle, type ShownSession, type Subscription } from './sessionPorts';
 import { UnsentMessages } from './unsentMessages';
 import { countOf } from '../../protocol/wording';
 

@@ -4,7 +4,7 @@ import { markOf } from '../../core/model/listLineage';
 import type { ModelPrices } from '../../core/providers/models/modelRegistry';
 import { chatEntryKey, type ChatEntry, type ChatHeader, type ChatState } from '../../protocol/chat';
 import { ChatEntries } from '../chat/chatEntries';
-import { chatMeter, countingMeter } from '../session/turnFigures';
+import { chatMeter, countingMeter } from '../figures/turnFigures';
 import { STREAMING_KEY, tailEntries, withLiveMarks } from './chatTail';
 import { nextCompactionActivity, type CompactionActivity } from './compactionActivity';
 import { LiveTurnFold, type LiveTurn, type TurnNotice } from './liveTurn';

@@ -1,4 +1,4 @@
-import { MessageNotSent } from '../session/sessionPorts';
+import { MessageNotSent } from './sessionPorts';
 
 /**
  * Messages the user sent that have not gone out: the one kept while no model is configured

@@ -11,7 +11,7 @@ import type { CompactionEventRecord, RemovedItem } from '../../../../src/core/mo
 import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { inspectorHandlers } from '../../../../src/host/inspector/inspectorIntents';
-import type { ActiveSession } from '../../../../src/host/session/sessionPorts';
+import type { ActiveSession } from '../../../../src/host/sessionState/sessionPorts';
 import { REMOVED_FIRST, REMOVED_MORE, type HostToInspector } from '../../../../src/protocol/inspector';
 import { receiveWebviewMessage } from '../../../../src/protocol/receive';
 import { parseInspectorMessage } from '../../../../src/protocol/validate';

@@ -10,7 +10,7 @@ import { inspectorHandlers } from '../../../../src/host/inspector/inspectorInten
 import { buildInspectorState } from '../../../../src/host/inspector/inspectorState';
 import { InspectorSubject, SUBAGENT_READ_ONLY } from '../../../../src/host/inspector/subagentSubject';
 import { subagentSummaries } from '../../../../src/host/inspector/subagentSummaries';
-import type { ActiveSession } from '../../../../src/host/session/sessionPorts';
+import type { ActiveSession } from '../../../../src/host/sessionState/sessionPorts';
 import { SessionState } from '../../../../src/host/sessionState/sessionState';
 import { subagentUsage } from '../../../../src/host/sessionState/subagentUsage';
 import type { HostToInspector, InspectorToHost } from '../../../../src/protocol/inspector';

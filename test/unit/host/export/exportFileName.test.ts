@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { exportFileName } from '../../../../src/host/session/exportFileName';
+import { exportFileName } from '../../../../src/host/export/exportFileName';
 
 describe('the file name Export Session proposes', () => {
   const day = new Date('2026-11-26T10:00:00Z');

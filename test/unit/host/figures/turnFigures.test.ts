@@ -3,7 +3,7 @@ import { strict as assert } from 'assert';
 import type { RequestUsageRecord } from '../../../../src/core/model/records';
 import { modelPrices, parsePriceOverrides } from '../../../../src/core/providers/models/modelRegistry';
 import { stateOf } from '../../../support/sessionStates';
-import { requestCost, turnUsage } from '../../../../src/host/session/turnFigures';
+import { requestCost, turnUsage } from '../../../../src/host/figures/turnFigures';
 
 function record(fields: Partial<RequestUsageRecord>): RequestUsageRecord {
   return {

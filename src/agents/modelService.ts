@@ -11,7 +11,7 @@ import type { ChatProvider } from '../core/providers/types';
 import type { TallyConfiguration } from '../config/readSettings';
 import { VsCodeLmProvider } from '../vscodeLm/vscodeLmProvider';
 import type { ApiKeys } from '../secrets/apiKeys';
-import type { ChatModel } from '../host/session/sessionPorts';
+import type { ChatModel } from '../host/sessionState/sessionPorts';
 
 
 

@@ -7,10 +7,10 @@ import { forkStartUsage } from '../core/context/forkSession';
 import { readLastRequest } from '../core/context/lastRequestUsage';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
 import { userValue } from '../config/userScope';
-import type { ShownSession } from '../host/session/sessionPorts';
+import type { ShownSession } from '../host/sessionState/sessionPorts';
 import { CHAT_PAGE_MESSAGES, readSessionState, SessionReads } from '../host/sessionState/sessionReads';
 import type { ApiKeys } from '../secrets/apiKeys';
-import { resolveChatModel } from './modelService';
+import { resolveChatModel } from '../agents/modelService';
 
 /** What an open reads before the views can show a session, and its working context resuming. */
 export interface SessionToOpen {

@@ -11,7 +11,7 @@ import { builtinTools } from '../core/tools/builtin';
 import type { ToolRegistryOptions } from '../core/tools/registry';
 import { sessionTools } from '../core/tools/sessionTools';
 import type { TallyConfiguration } from '../config/readSettings';
-import type { ChatModel } from '../host/session/sessionPorts';
+import type { ChatModel } from '../host/sessionState/sessionPorts';
 import { loadAgents } from '../node/prompt/agentFiles';
 import { lmTools } from '../vscodeLm/lmTools';
 

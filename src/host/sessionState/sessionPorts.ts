@@ -5,8 +5,8 @@ import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
 import type { ResolvedModel } from '../../core/providers/models/modelRegistry';
 import type { ChatProvider, ReasoningRequest } from '../../core/providers/types';
 import type { ContextSession } from '../../core/context/contextSession';
-import type { SessionState } from '../sessionState/sessionState';
-import type { SessionReads } from '../sessionState/sessionReads';
+import type { SessionState } from './sessionState';
+import type { SessionReads } from './sessionReads';
 
 /** Where the planned context window comes from, for the confirmation and the meter. */
 export type WindowSource = 'setting' | 'server' | 'registry' | 'assumed';

@@ -7,7 +7,7 @@ import { compactionEstimate, formatTokens, type WindowFigures } from '../../core
 import { nounFor } from '../../protocol/wording';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import type { CompactionEventRecord } from '../../core/model/records';
-import type { ActiveSession } from './sessionPorts';
+import type { ActiveSession } from '../sessionState/sessionPorts';
 import { sessionWindowFigures } from './turnFigures';
 
 /** The window figures of a session now, as every surface shows them. */

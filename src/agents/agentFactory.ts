@@ -22,7 +22,7 @@ import { readConfiguration, type TallyConfiguration } from '../config/readSettin
 import type { ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
 import { toolWireText } from '../core/providers/toolWireForms';
-import type { ChatModel } from '../host/session/sessionPorts';
+import type { ChatModel } from '../host/sessionState/sessionPorts';
 import type { ResolvedPath, Workspace } from '../core/ports/workspace';
 import type { ToolDefinition } from '../core/model/tool';
 import { isInternalTool, offeredByChoice } from '../core/tools/toolChoice';

@@ -7,9 +7,9 @@ import type { TallyConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { readSessionToOpen } from './sessionReading';
 import { OpenQueue } from './openQueue';
-import type { ActiveSession, SessionLifecycle, ShownSession } from '../host/session/sessionPorts';
+import type { ActiveSession, SessionLifecycle, ShownSession } from '../host/sessionState/sessionPorts';
 import { followSession } from '../host/sessionState/followSession';
-import type { AgentFactory } from './agentFactory';
+import type { AgentFactory } from '../agents/agentFactory';
 
 /**
  * Opens, resumes and reopens sessions: which session the views show, when its working context is

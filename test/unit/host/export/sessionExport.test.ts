@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { exportJson, exportMarkdown, readSessionExport, type SessionExport } from '../../../../src/host/session/sessionExport';
+import { exportJson, exportMarkdown, readSessionExport, type SessionExport } from '../../../../src/host/export/sessionExport';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';
 import type { FakeReply, RecordedRequest } from '../../../fakes/scriptedServer';
 import { firstUser, subagentHarness, toolResults } from '../../core/agent/subagents/subagentHarness';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import type { SessionStore } from '../../../../src/core/ports/sessionStore';
-import { SessionListing } from '../../../../src/host/session/sessionListing';
+import { SessionListing } from '../../../../src/host/chat/sessionListing';
 import { storeFolderPerTest } from '../../node/store/fixtures/storeFolder';
 
 /** The chat's session list is read once, not on each of a turn's many refreshes, and still follows every change. */

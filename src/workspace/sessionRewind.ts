@@ -8,8 +8,8 @@ import { readTurnFiles, type RewindPorts } from '../host/chat/rewindFlow';
 import { FileCheckpointStore } from '../node/checkpoints/fileCheckpointStore';
 import { insideFolders } from '../node/checkpoints/restoreConfinement';
 import type { ChatTurnFiles } from '../protocol/chat';
-import { CHECKPOINT_SCHEME, checkpointDiffUri, CheckpointDocuments } from '../workspace/checkpointDocuments';
-import { vscodeRestoreTarget } from '../workspace/vscodeRestoreTarget';
+import { CHECKPOINT_SCHEME, checkpointDiffUri, CheckpointDocuments } from './checkpointDocuments';
+import { vscodeRestoreTarget } from './vscodeRestoreTarget';
 import type { SessionActions } from '../host/sessionState/sessionActions';
 
 /** Diffs opened at most for one restore: the confirmation lists every file. */

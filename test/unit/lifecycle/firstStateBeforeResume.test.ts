@@ -11,18 +11,18 @@ import Module from 'module';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
-import { formatShare } from '../../../../src/core/accounting/windowFigures';
-import type { Message } from '../../../../src/core/model/message';
-import type { RequestUsageRecord } from '../../../../src/core/model/records';
-import type { SessionStore } from '../../../../src/core/ports/sessionStore';
-import type { ChatState } from '../../../../src/protocol/chat';
-import { withStoredCounts, sessionMessages } from '../../../../bench/realPath/seedSession';
-import { FakeWebview, FakeWebviewView, type RecordedPost } from '../../../../bench/realPath/fakeWebview';
-import { Uri } from '../../../../bench/realPath/vscodeClasses';
-import { createVscodeStub, secretStorage, type StubWorld } from '../../../../bench/realPath/vscodeStub';
-import { storeFolderPerTest } from '../../node/store/fixtures/storeFolder';
+import { formatShare } from '../../../src/core/accounting/windowFigures';
+import type { Message } from '../../../src/core/model/message';
+import type { RequestUsageRecord } from '../../../src/core/model/records';
+import type { SessionStore } from '../../../src/core/ports/sessionStore';
+import type { ChatState } from '../../../src/protocol/chat';
+import { withStoredCounts, sessionMessages } from '../../../bench/realPath/seedSession';
+import { FakeWebview, FakeWebviewView, type RecordedPost } from '../../../bench/realPath/fakeWebview';
+import { Uri } from '../../../bench/realPath/vscodeClasses';
+import { createVscodeStub, secretStorage, type StubWorld } from '../../../bench/realPath/vscodeStub';
+import { storeFolderPerTest } from '../node/store/fixtures/storeFolder';
 
-const REPOSITORY = resolve(__dirname, '..', '..', '..', '..');
+const REPOSITORY = resolve(__dirname, '..', '..', '..');
 const MESSAGES = 1_500;
 const SETTINGS = { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', model: 'bench-model', contextWindow: 200_000, maxOutputTokens: 8_192 };
 
@@ -36,8 +36,8 @@ function forgetVscodeLayer(): void {
   for (const path of Object.keys(require.cache)) if (path.startsWith(source) && !vscodeFree.some((dir) => path.startsWith(dir))) delete require.cache[path];
 }
 
-type Controller = import('../../../../src/session/sessionController').SessionController;
-type Actions = import('../../../../src/host/sessionState/sessionActions').SessionActions;
+type Controller = import('../../../src/lifecycle/sessionController').SessionController;
+type Actions = import('../../../src/host/sessionState/sessionActions').SessionActions;
 
 /** The store with its whole-transcript reads (`loadTranscript` without `createdAfter`) held until `release`, and counted. */
 function holdingWholeReads(store: SessionStore, fail?: Error) {
@@ -78,7 +78,7 @@ describe('a long session that never compacted shows before it resumes', function
   let world: StubWorld;
   let restoreLoader: () => void;
   let workspace: string;
-  let load: () => { SessionController: typeof import('../../../../src/session/sessionController').SessionController; SessionActions: typeof import('../../../../src/host/sessionState/sessionActions').SessionActions; ChatViewProvider: typeof import('../../../../src/views/chatViewProvider').ChatViewProvider; ApiKeys: typeof import('../../../../src/secrets/apiKeys').ApiKeys; readConfiguration: typeof import('../../../../src/config/readSettings').readConfiguration; ContextMeter: typeof import('../../../../src/views/contextMeter').ContextMeter };
+  let load: () => { SessionController: typeof import('../../../src/lifecycle/sessionController').SessionController; SessionActions: typeof import('../../../src/host/sessionState/sessionActions').SessionActions; ChatViewProvider: typeof import('../../../src/views/chatViewProvider').ChatViewProvider; ApiKeys: typeof import('../../../src/secrets/apiKeys').ApiKeys; readConfiguration: typeof import('../../../src/config/readSettings').readConfiguration; ContextMeter: typeof import('../../../src/views/contextMeter').ContextMeter };
 
   before(() => {
     forgetVscodeLayer();
@@ -92,12 +92,12 @@ describe('a long session that never compacted shows before it resumes', function
     restoreLoader = () => (loader._load = original);
     /* eslint-disable @typescript-eslint/no-require-imports */
     load = () => ({
-      SessionController: require('../../../../src/session/sessionController').SessionController,
-      SessionActions: require('../../../../src/host/sessionState/sessionActions').SessionActions,
-      ChatViewProvider: require('../../../../src/views/chatViewProvider').ChatViewProvider,
-      ApiKeys: require('../../../../src/secrets/apiKeys').ApiKeys,
-      readConfiguration: require('../../../../src/config/readSettings').readConfiguration,
-      ContextMeter: require('../../../../src/views/contextMeter').ContextMeter,
+      SessionController: require('../../../src/lifecycle/sessionController').SessionController,
+      SessionActions: require('../../../src/host/sessionState/sessionActions').SessionActions,
+      ChatViewProvider: require('../../../src/views/chatViewProvider').ChatViewProvider,
+      ApiKeys: require('../../../src/secrets/apiKeys').ApiKeys,
+      readConfiguration: require('../../../src/config/readSettings').readConfiguration,
+      ContextMeter: require('../../../src/views/contextMeter').ContextMeter,
     });
     /* eslint-enable @typescript-eslint/no-require-imports */
   });
@@ -286,10 +286,10 @@ describe('a long session that never compacted shows before it resumes', function
   async function resumedFirstMeter(store: SessionStore, sessionId: string) {
     const { readConfiguration } = load();
     /* eslint-disable @typescript-eslint/no-require-imports */
-    const { ContextSession } = require('../../../../src/core/context/contextSession') as typeof import('../../../../src/core/context/contextSession');
-    const { readLastRequest } = require('../../../../src/core/context/lastRequestUsage') as typeof import('../../../../src/core/context/lastRequestUsage');
-    const { getTokenCounter } = require('../../../../src/core/accounting/tokenizer') as typeof import('../../../../src/core/accounting/tokenizer');
-    const { chatMeter } = require('../../../../src/host/session/turnFigures') as typeof import('../../../../src/host/session/turnFigures');
+    const { ContextSession } = require('../../../src/core/context/contextSession') as typeof import('../../../src/core/context/contextSession');
+    const { readLastRequest } = require('../../../src/core/context/lastRequestUsage') as typeof import('../../../src/core/context/lastRequestUsage');
+    const { getTokenCounter } = require('../../../src/core/accounting/tokenizer') as typeof import('../../../src/core/accounting/tokenizer');
+    const { chatMeter } = require('../../../src/host/figures/turnFigures') as typeof import('../../../src/host/figures/turnFigures');
     /* eslint-enable @typescript-eslint/no-require-imports */
     const config = readConfiguration();
     const lastRequest = readLastRequest(store, sessionId);
