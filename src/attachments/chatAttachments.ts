@@ -44,9 +44,15 @@ export class ChatAttachments implements vscode.Disposable {
   /** Posts the chips and the cost line (and text to put back in the input after a failed send). */
   postComposer(session: DraftSession | undefined, restore?: string): void {
     this.post?.({ type: 'composer', attachments: this.draft.views(session), cost: this.draft.cost(session), ...(restore !== undefined ? { restore } : {}) });
+    this.postedEmpty = this.draft.empty && restore === undefined;
   }
 
+  /** The composer as it was last posted had no chip and no cost line. */
+  private postedEmpty = false;
+
+  /** The meter or the session changed: the cost line follows (an empty composer, posted empty already, has none to change). */
   async refreshComposer(): Promise<void> {
+    if (this.draft.empty && this.postedEmpty) return;
     this.postComposer(await this.session());
   }
 

@@ -8,7 +8,7 @@ import type { ApiKeys } from '../secrets/apiKeys';
 import { readSessionToOpen } from './sessionReading';
 import { OpenQueue } from './openQueue';
 import type { ActiveSession, SessionLifecycle, ShownSession } from '../host/sessionState/sessionPorts';
-import { followSession } from '../host/sessionState/followSession';
+import { activateSession } from './activateSession';
 import type { AgentFactory } from '../agents/agentFactory';
 
 /**
@@ -181,40 +181,36 @@ export class SessionController implements vscode.Disposable, SessionLifecycle {
 
   /** Waits for the shown session's working context, then makes it the active session (its agent, its changes). */
   private async resume(shown: ShownSession, resuming: Promise<ContextSession>, store: SessionStore, config: TallyConfiguration, shownFirst: boolean): Promise<ActiveSession> {
-    const sessionId = shown.info.id;
-    let contextSession: ContextSession;
-    try {
-      contextSession = await resuming;
-    } catch (error) {
-      // The chat shows the session's messages and says why it cannot continue it.
-      const reason = error instanceof Error ? error.message : String(error);
-      this.log.error(`session ${sessionId}: its context could not be read: ${reason}`);
-      shown.state.apply({ kind: 'readFailed', reason });
-      if (this.resumingNow?.session !== shown) {
-        this.activeSession = undefined;
-        this.resumingNow = { session: shown, resumed: Promise.reject(error as Error), go: () => undefined };
-        this.resumingNow.resumed.catch(() => undefined);
-        this.show(shown);
-      }
-      throw error;
-    }
-    const session: ActiveSession = { ...shown, contextSession };
-    if (shown.chat) session.agent = await this.agents.create({ contextSession, chat: shown.chat, config, store });
-    this.stopFollowing = followSession(shown.state, contextSession, session.agent, (event) => {
+    const contextSession = await resuming.catch((error: unknown) => this.resumeFailed(shown, error));
+    const relay = (event: AgentEvent) => {
       this.agentEvents.fire(event);
       if (event.type === 'error') this.log.error(`agent: ${event.kind}: ${event.message}`);
-    });
-    shown.state.apply({ kind: 'resumed', context: contextSession });
+    };
+    const { session, stop } = await activateSession(shown, contextSession, { agents: this.agents, config, store, relay });
+    this.stopFollowing = stop;
     // A session shown before it resumed: the chat has shown it, so the ranks load for the next message.
     if (shownFirst) contextSession.loadEncoder();
-    this.activeSession = session;
-    this.attached = session;
+    this.activeSession = this.attached = session;
     this.resumingNow = undefined;
     this.show(session);
     // The subagents' requests join their turns' figures once read; the open does not wait for them.
-    void shown.reads.subagentUsage().catch((error: Error) => this.log.warn(`session ${sessionId}: its subagents' requests could not be read: ${error.message}`));
+    void shown.reads.subagentUsage().catch((error: Error) => this.log.warn(`session ${shown.info.id}: its subagents' requests could not be read: ${error.message}`));
     this.resumeEmitter.fire(session);
     return session;
+  }
+
+  /** The chat shows the session's messages and says why it cannot continue it; whatever needs it gets the error. */
+  private resumeFailed(shown: ShownSession, error: unknown): never {
+    const reason = error instanceof Error ? error.message : String(error);
+    this.log.error(`session ${shown.info.id}: its context could not be read: ${reason}`);
+    shown.state.apply({ kind: 'readFailed', reason });
+    if (this.resumingNow?.session !== shown) {
+      this.activeSession = undefined;
+      this.resumingNow = { session: shown, resumed: Promise.reject(error as Error), go: () => undefined };
+      this.resumingNow.resumed.catch(() => undefined);
+      this.show(shown);
+    }
+    throw error;
   }
 
   private detach(): void {

@@ -39,6 +39,8 @@ export class InspectorFeed {
   private pending?: InspectorChange;
   private draining?: Promise<void>;
   private lastSubagents?: InspectorExtras['subagents'];
+  /** The session shown delegated since it was shown whole: its subagents' figures follow its requests. */
+  private delegated = false;
 
   constructor(
     private readonly deps: InspectorFeedDeps,
@@ -54,7 +56,7 @@ export class InspectorFeed {
   /** The webview asked for older requests or results, or every item: they go with the next post. */
   showEarlier(list: 'requests' | 'results' | 'current'): Promise<void> {
     this.updates.showEarlier(list);
-    return this.changed({});
+    return this.changed({}, true);
   }
 
   /** Resolves once no post is under way (tests wait on it, never on time). */
@@ -67,7 +69,9 @@ export class InspectorFeed {
     return this.followed?.session.state === session.state;
   }
 
-  private changed(change: InspectorChange): Promise<void> {
+  private changed(change: InspectorChange, asked = false): Promise<void> {
+    // Text streamed, a card marked: nothing the inspector shows.
+    if (!asked && !change.requests && !change.blobs && !change.titles && !change.compactions && !change.context && !change.delegated) return this.draining ?? Promise.resolve();
     this.pending = merged(this.pending, change);
     return this.drain();
   }
@@ -98,6 +102,7 @@ export class InspectorFeed {
   }
 
   private async postWhole(): Promise<void> {
+    this.delegated = false;
     const main = await this.deps.current();
     const session = this.subject.shown(main);
     this.follow(session === main ? main : undefined);
@@ -109,8 +114,9 @@ export class InspectorFeed {
     const followed = this.followed;
     if (!followed) return; // a subagent's window shows: it is read again and posted whole
     const session = followed.session;
-    // The subagents' figures change with the session's requests, and when a delegate call is recorded.
-    const extras = change.requests || change.delegated ? await this.extras(session, session) : this.lastSubagents ? { subagents: this.lastSubagents } : {};
+    // The subagents' figures change when a delegate call is recorded, and with the requests of a session that delegated.
+    if (change.delegated) this.delegated = true;
+    const extras = change.delegated || (change.requests && (this.lastSubagents || this.delegated)) ? await this.extras(session, session) : this.lastSubagents ? { subagents: this.lastSubagents } : {};
     if (this.followed !== followed || this.wholeWanted) return;
     const message = this.updates.update(inspectorParts(session, extras), change);
     if (message) this.deps.post(message);

@@ -8,15 +8,15 @@ function unchangedPrefix(unchanged: number, list: readonly unknown[], last: read
 /**
  * What a webview holds of one keyed list, as the host last sent it, and the change to a new list.
  * The part of the new list made of the very objects sent last time (at the same places) is passed
- * over by pointer; after it, an element memoized by the host costs a key lookup, and one rebuilt
- * with the same content (`byValue`) is matched by its JSON. A refresh of a long list then costs
+ * over by pointer (from where the list's lineage says it changed, when the caller knows); after it,
+ * an element the host kept costs a key lookup, and one rebuilt with the same content (`byValue`) is
+ * matched by its JSON. A refresh of a long list then costs
  * and sends about what changed, not the whole list.
  */
 export class SentList<T extends object> {
   private order: string[] = [];
   private last: readonly T[] = [];
   private sent = new Map<string, { element: T; json?: string }>();
-  private readonly keys = new WeakMap<T, string>();
 
   /**
    * `sameKey(a, b, i)`: whether `a`, at place `i` where `b` was, has the key `b` had (for keys
@@ -36,12 +36,7 @@ export class SentList<T extends object> {
   }
 
   private key(element: T): string {
-    let key = this.keys.get(element);
-    if (key === undefined) {
-      key = this.keyOf(element);
-      this.keys.set(element, key);
-    }
-    return key;
+    return this.keyOf(element);
   }
 
   /**

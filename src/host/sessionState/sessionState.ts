@@ -68,6 +68,14 @@ export class SessionState {
 
   /** Folds one input and hands the patch it made to every listener (then returns it). */
   apply(input: SessionInput): SessionPatch {
+    if (input.kind === 'agent' && (input.event.type === 'text_delta' || input.event.type === 'reasoning_delta')) {
+      const live = this.turn.live;
+      // More text onto a response already streaming changes only that text (a reply streams many times a second).
+      if (live && (live.streamingText || live.streamingThinking)) {
+        const { streamed } = this.turn.apply(input.event);
+        return this.emit({ chat: streamed ? { streamed: { entryId: 'streaming', ...streamed } } : {}, inspector: {} });
+      }
+    }
     const marks = new ChatPatchMarks();
     const patch: SessionPatch = { chat: {}, inspector: {} };
     const inspector = patch.inspector;
@@ -157,11 +165,16 @@ export class SessionState {
     }
     if (marks.meter) this.measure();
     patch.chat = this.chatPatch(marks, patch.chat);
+    return this.emit(patch);
+  }
+
+  /** Hands a patch to every listener; one view's failure reaches neither the session nor the other views (each reports its own). */
+  private emit(patch: SessionPatch): SessionPatch {
     for (const listener of this.listeners) {
       try {
         listener(patch);
       } catch {
-        // One view's failure reaches neither the session nor the other views (each reports its own).
+        // reported by the view
       }
     }
     return patch;
