@@ -41,25 +41,35 @@ export class ChatFeed {
 
   /** Another session is shown: its whole state goes to the webview, then its patches. */
   show(session: ShownSession): Promise<void> {
+    this.shows++;
+    this.follow(session);
+    return this.whole();
+  }
+
+  /** Sessions shown so far: a whole state made for an earlier one is not posted. */
+  private shows = 0;
+
+  private follow(session: ShownSession): void {
     if (this.session?.state !== session.state) {
       this.stopPatches?.();
-      this.session = session;
       this.holds = false;
       this.stopPatches = session.state.onPatch((patch) => this.onPatch(patch));
-    } else this.session = session;
-    return this.whole();
+    }
+    this.session = session;
   }
 
   /** The webview (re)loaded, or holds nothing it can trust: it gets the whole state. */
   async whole(fresh = false): Promise<void> {
     let session: ShownSession | undefined;
+    const shows = this.shows;
     this.holds = false;
     try {
       session = await this.deps.showing();
-      if (this.session?.state !== session.state) return await this.show(session);
+      if (shows !== this.shows) return; // another session was shown meanwhile: its own whole state goes
+      this.follow(session);
       const [sessions, turnFiles] = await Promise.all([this.deps.sessions(fresh), this.deps.turnFiles(session.info.id)]);
       // Made when posted: every patch made meanwhile is in it.
-      if (this.session?.state !== session.state) return;
+      if (shows !== this.shows || this.session?.state !== session.state) return;
       this.deps.post({ type: 'state', state: { ...session.state.chatState(), sessions: sessionList(sessions), ...(turnFiles.length ? { turnFiles } : {}) } });
       this.holds = true;
       this.deps.shown?.(session);

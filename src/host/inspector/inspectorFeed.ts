@@ -118,7 +118,10 @@ export class InspectorFeed {
     if (change.delegated) this.delegated = true;
     const extras = change.delegated || (change.requests && (this.lastSubagents || this.delegated)) ? await this.extras(session, session) : this.lastSubagents ? { subagents: this.lastSubagents } : {};
     if (this.followed !== followed || this.wholeWanted) return;
-    const message = this.updates.update(inspectorParts(session, extras), change);
+    // What was written meanwhile is in the state now: this post carries it; only a later read of the subagents stays due.
+    const meanwhile = this.pending;
+    this.pending = meanwhile && (meanwhile.delegated || (meanwhile.requests && this.delegated)) ? { requests: true } : undefined;
+    const message = this.updates.update(inspectorParts(session, extras), meanwhile ? merged(change, meanwhile) : change);
     if (message) this.deps.post(message);
   }
 
