@@ -38,6 +38,7 @@ export class UnsentMessages {
   take(): string | undefined {
     const text = this.kept;
     this.kept = undefined;
+    if (text !== undefined) this.changed();
     return text;
   }
 
