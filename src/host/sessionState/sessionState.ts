@@ -89,8 +89,11 @@ export class SessionState {
       case 'change': {
         const change = input.change;
         Object.assign(inspector, this.records.apply(change));
-        marks.meter = change.type !== 'result';
-        if (marks.meter) inspector.context = true;
+        if (change.type !== 'result') {
+          inspector.context = true;
+          // The meter moves with the working context once it is counted; until then it shows the last request's figure.
+          if (this.context || change.type === 'usage') marks.meter = true;
+        }
         if (change.type === 'messages') {
           this.entries.append(change.appended);
           // The stored reply is what was streaming: its streamed text goes in the same patch.
