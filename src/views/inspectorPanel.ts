@@ -44,7 +44,7 @@ export class InspectorPanel implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     const subject = new InspectorSubject({ store: () => sessions.store(), settings: () => readConfiguration().context });
-    this.feed = new InspectorFeed({ post: (message) => this.post(message), current: () => sessions.current(), store: () => sessions.store() }, subject);
+    this.feed = new InspectorFeed({ post: (message) => this.panel.webview.postMessage(message), current: () => sessions.current(), store: () => sessions.store() }, subject);
     this.handlers = inspectorHandlers({
       sessions: subject.actions(sessions),
       subagents: { open: async (sessionId) => subject.open(await sessions.current(), sessionId), back: () => subject.back() },

@@ -9,7 +9,8 @@ import { SubagentSummaryCache } from './subagentSummaries';
 
 /** What the inspector's feed reads: the chat's session (resumed), the store, and where it posts. */
 export interface InspectorFeedDeps {
-  post(message: HostToInspector): void;
+  /** Resolves once the webview took the message (VS Code's postMessage does): changes made meanwhile go in the next post. */
+  post(message: HostToInspector): unknown;
   current(): Promise<ActiveSession>;
   store(): Promise<SessionStore>;
 }
@@ -27,8 +28,8 @@ function merged(a: InspectorChange | undefined, b: InspectorChange): InspectorCh
  * What the inspector webview is sent: the whole state of the session it shows (the chat's, or a
  * subagent's window opened from it) when the webview (re)loads or the subject changes, then each
  * patch of that session's state as the parts it touched. Posts go out one after another: while
- * one waits for the subagents' figures (a store read), the patches made meanwhile are merged into
- * the next, so none overtakes another and none is made twice.
+ * one waits for the subagents' figures (a store read) or for the webview to take it, the patches
+ * made meanwhile are merged into the next, so none overtakes another and none is made twice.
  */
 export class InspectorFeed {
   private readonly updates = new InspectorUpdates();
@@ -107,7 +108,7 @@ export class InspectorFeed {
     const session = this.subject.shown(main);
     this.follow(session === main ? main : undefined);
     const extras = await this.extras(main, session);
-    this.deps.post(this.updates.whole(inspectorParts(session, extras)));
+    await this.deps.post(this.updates.whole(inspectorParts(session, extras)));
   }
 
   private async postUpdate(change: InspectorChange): Promise<void> {
@@ -122,7 +123,7 @@ export class InspectorFeed {
     const meanwhile = this.pending;
     this.pending = meanwhile && (meanwhile.delegated || (meanwhile.requests && this.delegated)) ? { requests: true } : undefined;
     const message = this.updates.update(inspectorParts(session, extras), meanwhile ? merged(change, meanwhile) : change);
-    if (message) this.deps.post(message);
+    if (message) await this.deps.post(message);
   }
 
   /** Follows the chat's session's patches; a subagent's window follows none (it is read again instead). */

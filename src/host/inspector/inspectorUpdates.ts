@@ -104,6 +104,8 @@ export class InspectorUpdates {
   private lastItemsMark?: ListMark;
   /** The webview asked for every item of the next request. */
   private allItems = false;
+  /** When the items sent were a page of the next request's: the whole list it was cut from, its mark, and where the page began. */
+  private lastPage?: { full: readonly RequestItem[]; mark?: ListMark; from: number; head: number };
   private sessionId?: string;
   /** How many compaction histories were sent. */
   private historySent = 0;
@@ -144,11 +146,13 @@ export class InspectorUpdates {
     if (sessionId !== this.sessionId) this.allItems = false;
     this.sessionId = sessionId;
     this.asked = false;
-    const { list: current, omitted } = pagedItems(parts.current(), this.allItems);
+    const full = parts.current();
+    const { list: current, omitted } = pagedItems(full, this.allItems);
     this.current.reset();
     this.idCounts = new Map();
     this.lastItems = [];
     this.current.change(current, this.itemKeysAfter(current));
+    this.notePage(full, omitted);
     const requests = this.requests.whole(parts.requests);
     const blobs = this.blobs.whole(parts.blobs);
     const titles = titlesOf(blobs, parts.titles);
@@ -175,10 +179,13 @@ export class InspectorUpdates {
     let omitted: { at: number; count: number } | undefined;
     let current: ListPatch<RequestItem> = { keep: this.lastItems.length, tail: [], upserts: [] };
     if (change.context || asked) {
-      const paged = pagedItems(parts.current(), this.allItems);
+      const full = parts.current();
+      const paged = pagedItems(full, this.allItems);
       omitted = paged.omitted;
-      // Past where the list's lineage says it changed, the items are compared; before it they are the same objects.
-      current = this.current.change(paged.list, this.itemKeysAfter(paged.list), unchangedBefore(this.lastItemsMark, paged.list));
+      // A page that only slid on (messages appended) drops its oldest items and adds the new ones;
+      // otherwise, past where the list's lineage says it changed, the items are compared.
+      current = this.slid(full, paged) ?? this.current.change(paged.list, this.itemKeysAfter(paged.list), unchangedBefore(this.lastItemsMark, paged.list));
+      this.notePage(full, omitted);
     } else omitted = this.lastOmitted;
     if (change.compactions) this.historySent++;
     return {
@@ -190,6 +197,46 @@ export class InspectorUpdates {
       ...(titles ? { blobTitles: titles } : {}),
       ...(change.compactions ? { compactions: [...parts.compactions] } : {}),
     };
+  }
+
+  private notePage(full: readonly RequestItem[], omitted?: { at: number; count: number }): void {
+    this.lastPage = omitted && { full, mark: markOf(full), from: omitted.at + omitted.count, head: omitted.at };
+  }
+
+  /**
+   * The change of the page of items sent when the page slid on: its oldest items dropped, the items
+   * from where the whole list's lineage says it changed (the message framing at its end, and what
+   * was appended) sent again with keys that follow those kept. Undefined when the prompt's items
+   * changed, or an id dropped is also in what stays (its items' keys would move).
+   */
+  private slid(full: readonly RequestItem[], paged: { list: readonly RequestItem[]; omitted?: { at: number; count: number } }): ListPatch<RequestItem> | undefined {
+    const last = this.lastPage;
+    if (!last || !paged.omitted || paged.omitted.at !== last.head) return undefined;
+    const from = paged.omitted.at + paged.omitted.count;
+    const count = from - last.from;
+    const unchanged = Math.max(from, Math.min(unchangedBefore(last.mark, full), last.full.length));
+    if (count < 0 || unchangedBefore(last.mark, full) < last.head || count > last.full.length - last.from) return undefined;
+    // What leaves the page: its oldest items, and those past where it changed.
+    const removed = new Map<string, number>();
+    const leaving = (i: number) => removed.set(last.full[i].messageId, (removed.get(last.full[i].messageId) ?? 0) + 1);
+    for (let i = last.from; i < from; i++) leaving(i);
+    for (const [id, n] of removed) if (this.idCounts.get(id) !== n) return undefined;
+    for (let i = unchanged; i < last.full.length; i++) leaving(i);
+    for (const [id, n] of removed) {
+      const left = (this.idCounts.get(id) ?? 0) - n;
+      if (left > 0) this.idCounts.set(id, left);
+      else this.idCounts.delete(id);
+    }
+    const keys: string[] = [];
+    for (let i = unchanged; i < full.length; i++) {
+      const id = full[i].messageId;
+      const n = this.idCounts.get(id) ?? 0;
+      keys.push(requestItemKey(id, n));
+      this.idCounts.set(id, n + 1);
+    }
+    this.lastItems = paged.list;
+    this.lastItemsMark = markOf(paged.list);
+    return this.current.slide(paged.list, last.head, count, last.full.length - unchanged, keys);
   }
 
   /** Where the items left out of the next request's list were, as last sent. */

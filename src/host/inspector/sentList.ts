@@ -40,6 +40,21 @@ export class SentList<T extends object> {
   }
 
   /**
+   * Records `list` as sent when it is the list sent last with `count` elements dropped at `at`, its
+   * last `replaced` elements left out, and elements added at its end with `addedKeys` (a page that
+   * slid on); returns that change.
+   */
+  slide(list: readonly T[], at: number, count: number, replaced: number, addedKeys: readonly string[]): ListPatch<T> {
+    const kept = this.order.slice(0, this.order.length - replaced);
+    for (const key of [...kept.slice(at, at + count), ...this.order.slice(this.order.length - replaced)]) this.sent.delete(key);
+    const added = list.slice(list.length - addedKeys.length);
+    added.forEach((element, i) => this.sent.set(addedKeys[i], { element }));
+    this.order = [...kept.slice(0, at), ...kept.slice(at + count), ...addedKeys];
+    this.last = list;
+    return { drop: { at, count }, keep: this.order.length - addedKeys.length, tail: [...addedKeys], upserts: added, upsertKeys: [...addedKeys] };
+  }
+
+  /**
    * Records `list` as sent; returns the change from the previous list. `keysAfter`: for lists
    * whose keys depend on an element's place, the keys of `list[from..]`, where the elements before
    * `from` have the keys they had (the keys are then sent with the upserts). `unchanged`: how many

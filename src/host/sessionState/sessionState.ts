@@ -90,7 +90,8 @@ export class SessionState {
         const change = input.change;
         Object.assign(inspector, this.records.apply(change));
         if (change.type !== 'result') {
-          inspector.context = true;
+          // A request's figures move the inspector's figures (its small parts), not the next request's items.
+          if (change.type !== 'usage') inspector.context = true;
           // The meter moves with the working context once it is counted; until then it shows the last request's figure.
           if (this.context || change.type === 'usage') marks.meter = true;
         }

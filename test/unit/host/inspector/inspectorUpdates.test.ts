@@ -1,6 +1,7 @@
 import { strict as assert } from 'assert';
 import type { BlobInfo } from '../../../../src/core/ports/blobStore';
 import type { RequestItem } from '../../../../src/core/model/records';
+import { noteDerived } from '../../../../src/core/model/listLineage';
 import { INSPECTOR_PAGE } from '../../../../src/host/inspector/inspectorUpdates';
 import type { InspectorChange } from '../../../../src/host/sessionState/sessionPatch';
 import { InspectorHost, partsOf, WROTE } from '../../../support/inspectorMessages';
@@ -120,6 +121,29 @@ describe('inspector updates: only what changed travels, and the webview ends up 
     view.receive(message(updates, state([turn(0)], grown)));
     assert.deepEqual(view.state, state([turn(0)], grown), 'every item, nothing left out');
     assert.equal(view.asksAgain, 0);
+  });
+
+  it('as a long conversation grows, its page of items slides on: the oldest go, the new come, and only those travel', () => {
+    const updates = new InspectorHost();
+    const view = new Webview();
+    const prompt = [item('system:base', 900, { kind: 'system-section', section: 'system' })];
+    let all = [...prompt, ...Array.from({ length: 5_000 }, (_, i) => item(`m${i}`, i, { section: 'conversation' }))];
+    noteDerived(all, undefined, 0);
+    view.receive(message(updates, state([turn(0)], all)));
+    const sent: number[] = [];
+    for (let step = 0; step < 20; step++) {
+      // Every message appended, a repeated id now and then (it stays in the page, or leaves it whole).
+      const added = [item(`n${step}`, step, { section: 'conversation' }), item(step % 7 === 0 ? `n${step}` : `r${step}`, step, { section: 'conversation' })];
+      const grown = [...all, ...added];
+      noteDerived(grown, all, all.length);
+      all = grown;
+      const posted = message(updates, state([turn(0)], all), false, { context: true });
+      view.receive(posted);
+      sent.push(JSON.stringify(posted).length);
+      assert.deepEqual(view.state?.current.map((i) => i.messageId), [prompt[0].messageId, ...all.slice(-INSPECTOR_PAGE).map((i) => i.messageId)], `step ${step}`);
+    }
+    assert.equal(view.asksAgain, 0);
+    assert.ok(Math.max(...sent) < 1_500, `${Math.max(...sent)} bytes for two items appended, not the page's keys again`);
   });
 
   it('items rebuilt with the same content, changed items, two items with one id, a compaction: the webview always matches', () => {
