@@ -274,7 +274,6 @@ describe('restore and rewind from the chat (host flow)', function () {
       sessions: {} as never,
       executeCommand: async () => undefined,
       sendState: async () => undefined,
-      scheduleRefresh: () => undefined,
       showEarlier: async () => undefined,
       rewind: { restoreFiles: async (id) => calls.push(`restore ${id}`), rewind: async (id) => calls.push(`rewind ${id}`) },
     });
