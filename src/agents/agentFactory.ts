@@ -25,7 +25,12 @@ import { toolWireText } from '../core/providers/toolWireForms';
 import type { ChatModel } from '../host/sessionState/sessionPorts';
 import type { ResolvedPath, Workspace } from '../core/ports/workspace';
 import type { ToolDefinition } from '../core/model/tool';
-import { isInternalTool, offeredByChoice } from '../core/tools/toolChoice';
+import { isInternalTool, offeredByChoice, toolPickerRows, type ToolPickerRow } from '../core/tools/toolChoice';
+import { countToolDefinitions } from '../core/accounting/messageTokens';
+import { COMPACT_CONTEXT_TOOL } from '../core/tools/sessionTools';
+import { READ_RESULT_TOOL } from '../core/toolOutput/readResult';
+import { TOOL_SEARCH_TOOL } from '../core/prompt/toolDeferral';
+import { ACTIVATE_SKILL_TOOL } from '../core/prompt/skills';
 import type { Tool } from '../core/tools/types';
 import { ToolChoiceState } from '../vscodeLm/toolChoiceState';
 import type { CommandSandbox } from '../node/sandbox/commandSandbox';
@@ -50,6 +55,8 @@ export class AgentFactory {
   readonly toolChoice: ToolChoiceState;
   /** The latest session's command sandbox (its subagents share it): what the user allowed it lasts while the session does. */
   private sandbox?: { sessionId: string; sandbox: CommandSandbox };
+  /** The latest session's prompt: what it offered last and what each tool costs, as Configure Tools shows them. */
+  private livePrompt?: SessionPrompt;
   /** Wraps the tools' workspace so each turn's writes and commands are recorded for restoring (sessionRewind.ts). */
   private recordWrites: (workspace: Workspace) => Workspace = (workspace) => workspace;
 
@@ -92,6 +99,25 @@ export class AgentFactory {
     return [...builtinTools().map((t) => t.definition), delegateDefinition(), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name))];
   }
 
+  /**
+   * Configure Tools' rows: every pickable tool and Tally's own session tools (always offered), each
+   * as the latest session's prompt offers it (the delegate tool with its agent index) and with the
+   * cost that prompt counts for it, so the picker, its message and the inspector show one figure.
+   */
+  async pickerRows(): Promise<ToolPickerRow[]> {
+    const prompt = this.livePrompt;
+    const offered = new Map((prompt?.lastOffered() ?? []).map((t) => [t.name, t]));
+    const always = [READ_RESULT_TOOL, COMPACT_CONTEXT_TOOL, ...[...offered.values()].filter((t) => t.name === TOOL_SEARCH_TOOL.name || t.name === ACTIVATE_SKILL_TOOL.name)];
+    const definitions = [...this.pickableTools(), ...always].map((t) => offered.get(t.name) ?? t);
+    let tokensOf = (tool: ToolDefinition) => prompt?.toolCost(tool) ?? 0;
+    if (!prompt) {
+      const counter = getTokenCounter('o200k_base');
+      await counter.load();
+      tokensOf = (tool) => countToolDefinitions([tool], counter);
+    }
+    return toolPickerRows(definitions, this.toolChoice.get(), tokensOf, new Set(always.map((t) => t.name)));
+  }
+
   /** Remembers the folders the agent worked in (file tools only; a command's folder is not what it reads). */
   private noteTouched(toolName: string, path: ResolvedPath): void {
     if (!vscode.workspace.isTrusted) return;
@@ -130,6 +156,7 @@ export class AgentFactory {
       toolSearchNote: () => (!vscode.workspace.isTrusted && this.chosen(lmTools()).length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
       toolText: (tool) => toolWireText(args.chat.provider, tool),
     });
+    this.livePrompt = prompt;
     const sources: ToolRegistryOptions['sources'] = [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => this.chosen([delegate]), () => this.chosen(lmTools())];
     const options = this.registryOptions(args.config, this.sandbox.sandbox, sources, (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
     const registry = new ToolRegistry(options);

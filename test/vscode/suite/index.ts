@@ -14,6 +14,7 @@ export function run(): Promise<void> {
     require('./vscodeLmTurn.test');
     require('./windowFigures.test');
     require('./oneFigure.test');
+    require('./toolFigure.test');
     require('./readOnlyDocuments.test');
     require('./settingsReopen.test');
     require('./forkSession.test');
