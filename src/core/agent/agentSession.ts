@@ -1,4 +1,4 @@
-import type { FixedComponents } from '../accounting/usageBasis';
+import { EMPTY_FIXED, type FixedComponents } from '../accounting/usageBasis';
 import { SessionCallIds } from '../history/uniqueCallIds';
 import type { Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
@@ -111,6 +111,19 @@ export class AgentSession {
         // UI failures never break the loop.
       }
     }
+  }
+
+  /**
+   * Builds the prompt once before a new session's first request, so what the views say the next
+   * request carries (the meter, the composer's cost line) counts its system prompt and tools.
+   * A session that sent a request already knows its prompt's part from that request.
+   */
+  async preparePromptFigures(): Promise<void> {
+    const context = this.options.contextSession;
+    if (this.running || context.nextRequestIndex > 0) return;
+    const room = context.measure(EMPTY_FIXED);
+    const prepared = await this.options.prompt.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percent });
+    if (!this.running) context.notePromptFixed(prepared.fixed);
   }
 
   /** Stops the current turn; pending tool calls get "aborted" outputs. */

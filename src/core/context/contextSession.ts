@@ -166,6 +166,14 @@ export class ContextSession {
     return this.promptFixed;
   }
 
+  /**
+   * The prompt's fixed part before any request was sent (a new session): the figures then count
+   * the system prompt and tools the first request carries, not the conversation alone.
+   */
+  notePromptFixed(fixed: FixedComponents): void {
+    this.promptFixed = fixed;
+  }
+
   /** Every write, with what it wrote: messages, usage records, compaction events, stored results. */
   onChange(listener: SessionChangeListener): () => void {
     return this.changes.on(listener);

@@ -142,10 +142,11 @@ export class AttachmentDraft {
     const figures = session?.figures();
     if (!session || !figures) return undefined;
     if (!this.draftText.trim() && this.staged.length === 0) return undefined;
+    if (/^\s*\/compact\b/.test(this.draftText)) return { text: '/compact: compacts the context now; no message is sent', tokens: 0, shareAfter: figures.usedShare };
     const items = this.staged.filter((s) => s.prepared && !s.error).map((s) => this.tokensOf(session, s.prepared!.message));
     if (this.draftText.trim()) items.push(this.draftTokens(session));
     const cost = messageCost(figures, items);
-    return { text: cost.text, note: cost.note, tokens: cost.tokens, shareAfter: cost.shareAfter };
+    return { text: cost.text, note: cost.note, tokens: cost.tokens, requestTokens: cost.usedAfter, shareAfter: cost.shareAfter };
   }
 
   /**

@@ -15,6 +15,7 @@ export function run(): Promise<void> {
     require('./windowFigures.test');
     require('./oneFigure.test');
     require('./toolFigure.test');
+    require('./costLine.test');
     require('./readOnlyDocuments.test');
     require('./settingsReopen.test');
     require('./forkSession.test');

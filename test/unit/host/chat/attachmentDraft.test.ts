@@ -227,10 +227,19 @@ describe('attachments: chips, their tokens and the request that carries them', f
     const cost = draft.cost(session)!;
     assert.equal(cost.text, expected.text);
     assert.equal(cost.tokens, chip.tokens! + text + 8);
-    assert.match(cost.text, /^this message [\d,]+ tokens → [\d.]+% of the window after sending$/);
+    assert.match(cost.text, /^next request [\d,]+ tokens \(this message [\d,]+\) → [\d.]+% of the window$/);
+    assert.equal(cost.requestTokens, figures.used + cost.tokens, 'the request: the context now and the message');
     assert.equal(cost.note, undefined);
     // Past the compaction threshold: the line says a compaction will run first.
     draft.setDraftText('word '.repeat(2_500));
     assert.equal(draft.cost(session)!.note, 'a compaction will run first');
+  });
+
+  it('/compact sends no message: the cost line says so instead of costing its text', async () => {
+    const { draft, session } = await setup();
+    draft.setDraftText('/compact keep the API notes');
+    const cost = draft.cost(session)!;
+    assert.equal(cost.text, '/compact: compacts the context now; no message is sent');
+    assert.equal(cost.requestTokens, undefined);
   });
 });
