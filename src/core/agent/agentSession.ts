@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../model/tool';
 import type { PromptSections } from '../prompt/promptSections';
 import type { ContextSession } from '../context/contextSession';
 import { ProviderError } from '../providers/errors';
+import { serverPromptTokens } from '../providers/classifyError';
 import { defaultSleep, resendDelay, withRetry, type RetryOptions } from '../providers/http/retry';
 import type { ChatProvider, ProviderRequest, ReasoningRequest, ReportedUsage, StopReason } from '../providers/types';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
@@ -205,12 +206,27 @@ export class AgentSession {
       try {
         response = await this.streamWithRetry(this.buildRequest(plan.messages, request.prompt), signal);
       } catch (error) {
-        if (error instanceof ProviderError && error.kind === 'context_too_long' && !request.recovered) {
-          // The provider counted more than the estimate: compact and retry once.
-          request = await this.contextSession.recoverFromOverflow(request, signal);
-          continue;
+        if (!(error instanceof ProviderError && error.kind === 'context_too_long')) throw error;
+        // The request was sent and refused: it is recorded with the server's own count when the
+        // message gives one (the inspector lists it, the figures calibrate on it).
+        const counted = serverPromptTokens(error.message);
+        await this.contextSession.recordResponse(request, { model: this.options.model, reported: counted ? { inputTokens: counted } : undefined });
+        if (!request.recovered) {
+          // Compact and retry once, unless compacting removed nothing: the same body would be refused again.
+          const sent = JSON.stringify(this.buildRequest(plan.messages, request.prompt));
+          const recovered = await this.contextSession.recoverFromOverflow(request, signal);
+          if (JSON.stringify(this.buildRequest(recovered.plan.messages, recovered.prompt)) !== sent) {
+            request = recovered;
+            continue;
+          }
         }
-        throw error;
+        const figures = counted ? ` (it counted ${counted.toLocaleString('en-US')} tokens; Tally estimated ${plan.budget.estimatedTotal.toLocaleString('en-US')})` : '';
+        this.emit({
+          type: 'error',
+          kind: 'blocked',
+          message: `The model's server refused the request as too long for its context window${figures}, and compacting left nothing more to remove, so it was not sent again. Start a new session, unpin items, or choose a model with a larger window. The server said: ${error.message}`,
+        });
+        return 'blocked';
       }
       const record = await this.contextSession.recordResponse(request, { model: this.options.model, reported: response.usage });
       this.emit({ type: 'usage', record });

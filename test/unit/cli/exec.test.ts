@@ -364,6 +364,55 @@ describe('tally exec', function () {
     assert.equal(server.bodies.length, 1, 'not sent again');
   });
 
+  it('a context-length 400 with nothing to compact: never re-sent as the same body, recorded with the server\'s count, exit 4 with the reason', async () => {
+    const server = await new FakeOpenAIServer({ apiKey: undefined }).start();
+    servers.push(server);
+    server.enqueue({ type: 'context_too_long', promptTokens: 208_450, limit: 128_000 }, { type: 'context_too_long', promptTokens: 208_450, limit: 128_000 });
+    const run = await exec(['hello', '--provider', 'openai-compatible', '--model', 'local', '--base-url', `${server.url}`], {});
+    assert.equal(run.code, EXEC_EXIT.blocked, run.stderr);
+    const bodies = server.requests.map((r) => JSON.stringify(r.body));
+    assert.equal(new Set(bodies).size, bodies.length, `no body was sent twice (${bodies.length} sent)`);
+    const error = run.lines.find((l) => l.type === 'error')!;
+    assert.match(error.message, /refused the request as too long .*it counted 208,450 tokens; Tally estimated [\d,]+\).*not sent again/);
+    assert.deepEqual([run.lines.at(-1)!.stopReason, run.lines.at(-1)!.exitCode], ['blocked', 4]);
+    const shown = await inspect(run.lines[0].id);
+    assert.match(shown, /#0 local: estimated [\d,]+ in; reported 208,?450 in/, 'tally inspect lists the request the server refused, with its count');
+  });
+
+  it('an exhausted quota (HTTP 429 insufficient_quota) is named as quota or billing and never retried', async () => {
+    const server = await new FakeOpenAIServer({ apiKey: undefined }).start();
+    servers.push(server);
+    const body = { error: { message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } };
+    server.enqueue({ type: 'error', status: 429, body }, { type: 'error', status: 429, body });
+    const run = await execPlain(['hello', '--provider', 'openai-compatible', '--model', 'local', '--base-url', `${server.url}`], {});
+    assert.equal(run.code, EXEC_EXIT.error);
+    assert.match(run.stderr, /quota or billing: .*not retried.*\(HTTP 429\): You exceeded your current quota/);
+    assert.doesNotMatch(run.stderr, /rate limited|retrying/i);
+    assert.equal(server.requests.length, 1, 'sent once');
+  });
+
+  it('the same quota error inside a 200 stream (recorded Responses traffic) is named as quota or billing and never retried', async () => {
+    const recorded = recordedResponses(join(RECORDINGS, 'openai-responses', 'openai-error.1.chunks.txt'), (type) => type === 'response.created');
+    const server = new RecordedStreamServer('/v1/responses', [recorded[0], recorded[0]]);
+    servers.push(server);
+    const url = await server.start();
+    const run = await execPlain(['hello', '--provider', 'openai', '--model', 'gpt-5-nano', '--base-url', `${url}/v1`, '--openai-api', 'responses'], { TALLY_API_KEY: KEY });
+    assert.equal(run.code, EXEC_EXIT.error);
+    assert.match(run.stderr, /quota or billing: .*You exceeded your current quota/);
+    assert.equal(server.requests.length, 1, 'sent once');
+  });
+
+  it("Anthropic's low credit balance (a 400 invalid_request_error) is named as billing and never retried", async () => {
+    const server = await new FakeAnthropicServer({ apiKey: KEY }).start();
+    servers.push(server);
+    const body = { type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.' } };
+    server.enqueue({ type: 'error', status: 400, body }, { type: 'error', status: 400, body });
+    const run = await execPlain(['hello', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', server.url], { TALLY_API_KEY: KEY });
+    assert.equal(run.code, EXEC_EXIT.error);
+    assert.match(run.stderr, /quota or billing: .*credit balance is too low/);
+    assert.equal(server.requests.length, 1);
+  });
+
   it('exits 2 with the reason when no key is set, before sending anything', async () => {
     const run = await exec(['hello', '--provider', 'anthropic', '--model', 'claude-haiku-4-5'], {});
     assert.equal(run.code, EXEC_EXIT.usage);
