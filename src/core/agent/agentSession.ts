@@ -6,6 +6,7 @@ import type { PromptSections } from '../prompt/promptSections';
 import type { ContextSession } from '../context/contextSession';
 import { ProviderError } from '../providers/errors';
 import { serverPromptTokens } from '../providers/classifyError';
+import { readTextToolCalls } from './textToolCalls';
 import { defaultSleep, resendDelay, withRetry, type RetryOptions } from '../providers/http/retry';
 import type { ChatProvider, ProviderRequest, ReasoningRequest, ReportedUsage, StopReason } from '../providers/types';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
@@ -61,6 +62,8 @@ export const STOP_NOTICES = {
   cutToolCall: 'The answer was cut at the output limit while the model was writing a tool call, so the call was not run. Continue to let the model carry on.',
   cutText: 'The answer was cut at the output limit. Continue to let the model carry on.',
   tooManyPauses: (n: number) => `The provider paused this turn ${n} times; send a message to continue.`,
+  textToolCalls: (names: readonly string[]) => `The model wrote its tool call${names.length === 1 ? '' : 's'} (${names.join(', ')}) as text rather than as a structured call (small local models do this); Tally read ${names.length === 1 ? 'it' : 'them'} as ${names.length === 1 ? 'a call' : 'calls'}.`,
+  toolCallAsText: (sample: string) => `The model wrote a tool call as text (${JSON.stringify(sample)}) instead of calling the tool, so nothing ran. The model or its server does not turn its tool calls into structured calls: try a model with tool support, or ask again.`,
 } as const;
 
 class CancelledError extends Error {}
@@ -303,6 +306,15 @@ export class AgentSession {
       throw error;
     }
     this.partialText = '';
+    if (calls.length === 0 && stopReason !== 'max_tokens' && request.tools?.length) {
+      const written = readTextToolCalls(text, new Set(request.tools.map((t) => t.name)));
+      if (written.kind === 'calls') {
+        for (const call of written.calls) calls.push(this.callIds.claim({ id: '', ...call }, this.contextSession.messages));
+        this.emit({ type: 'notice', message: STOP_NOTICES.textToolCalls(written.calls.map((c) => c.name)) });
+        return { text: '', calls, reasoning, usage, stopReason: 'tool_use' };
+      }
+      if (written.kind === 'written') this.emit({ type: 'notice', message: STOP_NOTICES.toolCallAsText(written.sample) });
+    }
     return { text, calls, reasoning, usage, stopReason };
   }
 

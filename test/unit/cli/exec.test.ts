@@ -413,6 +413,31 @@ describe('tally exec', function () {
     assert.equal(server.requests.length, 1);
   });
 
+  it("a small local model's tool call written as <tool_call> text runs as the call it names, and the turn goes on", async () => {
+    writeFileSync(join(work, 'notes.txt'), 'the launch is on Tuesday\n');
+    const server = await new FakeOpenAIServer({ apiKey: undefined }).start();
+    servers.push(server);
+    server.enqueue(
+      { type: 'reply', parts: [{ text: '<tool_call>\n{"name": "read_file", "arguments": {"path": "notes.txt"}}\n</tool_call>' }] },
+      { type: 'reply', parts: [{ text: 'The launch is on Tuesday.' }] },
+    );
+    const run = await exec(['When is the launch? Read notes.txt.', '--provider', 'openai-compatible', '--model', 'qwen2.5:0.5b', '--base-url', `${server.url}`], {});
+    assert.equal(run.code, EXEC_EXIT.done, run.stderr);
+    assert.deepEqual(run.lines.filter((l) => l.type === 'tool_call').map((l) => l.name), ['read_file']);
+    assert.equal(server.requests.length, 2);
+    const sent = server.requests[1].body.messages as any[];
+    assert.ok(sent.some((m) => m.role === 'tool' && String(m.content).includes('the launch is on Tuesday')), 'the file went back to the model as the call\'s result');
+    assert.equal(run.lines.filter((l) => l.type === 'text').map((l) => l.text).join('').endsWith('The launch is on Tuesday.'), true);
+  });
+
+  it('a tool call written as text that cannot be read as one is said plainly, never taken for the answer silently', async () => {
+    const server = await new FakeOpenAIServer({ apiKey: undefined }).start();
+    servers.push(server);
+    server.enqueue({ type: 'reply', parts: [{ text: 'Sure. <tool_call>{"name": "read_file", "arguments": {"path": "notes.txt"}}</tool_call>' }] });
+    const run = await execPlain(['Read notes.txt.', '--provider', 'openai-compatible', '--model', 'qwen2.5:0.5b', '--base-url', `${server.url}`], {});
+    assert.match(run.stderr, /The model wrote a tool call as text .* so nothing ran/);
+  });
+
   it('exits 2 with the reason when no key is set, before sending anything', async () => {
     const run = await exec(['hello', '--provider', 'anthropic', '--model', 'claude-haiku-4-5'], {});
     assert.equal(run.code, EXEC_EXIT.usage);
