@@ -9,7 +9,7 @@ import { join } from 'path';
 import { EXEC_EXIT, runExec } from '../../../src/cli/exec';
 import { execApiKey } from '../../../src/cli/execApiKey';
 import { parseExecArgs } from '../../../src/cli/execArgs';
-import { renderStoredSession } from '../../../src/cli/storedSession';
+import { openStoreToInspect, renderStoredSession } from '../../../src/cli/storedSession';
 import { openStore } from '../../../src/node/store';
 import { FakeAnthropicServer } from '../../fakes/anthropicServer';
 import { EndlessStreamServer } from '../../fakes/endlessStreamServer';
@@ -376,7 +376,7 @@ describe('tally exec', function () {
     assert.match(error.message, /refused the request as too long .*it counted 208,450 tokens; Tally estimated [\d,]+\).*not sent again/);
     assert.deepEqual([run.lines.at(-1)!.stopReason, run.lines.at(-1)!.exitCode], ['blocked', 4]);
     const shown = await inspect(run.lines[0].id);
-    assert.match(shown, /#0 local: estimated [\d,]+ in; reported 208,?450 in/, 'tally inspect lists the request the server refused, with its count');
+    assert.match(shown, /#0 local: estimated \d+ in; reported 208450 in, no output\n/, 'tally inspect lists the request the server refused, with its count');
   });
 
   it('an exhausted quota (HTTP 429 insufficient_quota) is named as quota or billing and never retried', async () => {
@@ -436,6 +436,20 @@ describe('tally exec', function () {
     server.enqueue({ type: 'reply', parts: [{ text: 'Sure. <tool_call>{"name": "read_file", "arguments": {"path": "notes.txt"}}</tool_call>' }] });
     const run = await execPlain(['Read notes.txt.', '--provider', 'openai-compatible', '--model', 'qwen2.5:0.5b', '--base-url', `${server.url}`], {});
     assert.match(run.stderr, /The model wrote a tool call as text .* so nothing ran/);
+  });
+
+  it('tally inspect says "no usage reported" for a request without usage, and --store on a missing folder is an error that creates nothing', async () => {
+    const server = await new FakeOpenAIServer({ apiKey: undefined }).start();
+    servers.push(server);
+    server.enqueue({ type: 'reply', parts: [{ text: 'Hi.' }], usage: 'absent' });
+    const run = await exec(['hello', '--provider', 'openai-compatible', '--model', 'local', '--base-url', `${server.url}`], {});
+    const shown = await inspect(run.lines[0].id);
+    assert.match(shown, /#0 local: estimated \d+ in; no usage reported\n/);
+    assert.doesNotMatch(shown, /reported not reported/);
+
+    const missing = join(storeFolder, 'no-such-store');
+    await assert.rejects(openStoreToInspect(missing), new RegExp(`no store at ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the folder does not exist`));
+    assert.equal(existsSync(missing), false, 'nothing was created');
   });
 
   it('exits 2 with the reason when no key is set, before sending anything', async () => {
