@@ -127,7 +127,7 @@ export class AgentSession {
     if (this.running || context.nextRequestIndex > 0) return;
     const room = context.measure(EMPTY_FIXED);
     const prepared = await this.options.prompt.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percent });
-    if (!this.running) context.notePromptFixed(prepared.fixed);
+    if (!this.running) context.notePromptFixed(prepared.fixed, prepared.sections);
   }
 
   /** Stops the current turn; pending tool calls get "aborted" outputs. */

@@ -51,6 +51,8 @@ export class ContextSession {
   private readonly edits: HistoryEdits;
   /** The prompt's tokens outside the conversation, from the last prompt built. */
   private promptFixed: FixedComponents;
+  /** The sections of the prompt that gave `promptFixed`, when it was built in this session (a plan of the next request lists them item by item). */
+  private promptSections?: PromptSections;
   private readonly now: () => number;
   contextWindow?: number;
   maxOutputTokens?: number;
@@ -170,8 +172,9 @@ export class ContextSession {
    * The prompt's fixed part before any request was sent (a new session): the figures then count
    * the system prompt and tools the first request carries, not the conversation alone.
    */
-  notePromptFixed(fixed: FixedComponents): void {
+  notePromptFixed(fixed: FixedComponents, sections?: PromptSections): void {
     this.promptFixed = fixed;
+    this.promptSections = sections;
   }
 
   /** Every write, with what it wrote: messages, usage records, compaction events, stored results. */
@@ -321,6 +324,11 @@ export class ContextSession {
    * every item of the request. Changes nothing; for views and checks. `measured`: the budget of this
    * working context with these fixed components, when the caller just measured it.
    */
+  /** The next request as the views list it: with the last prompt built in this session part by part, when there is one. */
+  planNextRequest(): RequestPlan {
+    return this.planRequest(this.promptFixed, this.promptSections);
+  }
+
   planRequest(fixed: FixedComponents = this.promptFixed, sections?: PromptSections, measured?: ContextBudget): RequestPlan {
     const visible = this.visible.view(this.working);
     const { messages, items } = requestContent({ messages: visible.messages, sections, fixed, count: this.count, reuse: this.conversationItems, lineage: this.requestLineage });
@@ -336,7 +344,7 @@ export class ContextSession {
     const build = typeof prompt === 'function' ? prompt : undefined;
     const roomOf = (budget: ContextBudget) => ({ effectiveWindow: budget.effectiveWindow, percentUsed: budget.percent });
     let prepared = build ? await build(roomOf(this.measure(EMPTY_FIXED))) : (prompt as P);
-    this.promptFixed = prepared.fixed;
+    this.notePromptFixed(prepared.fixed, prepared.sections);
     // Measured once per step: no await stands between a measure and the plan that reuses it.
     let budget = this.measure(prepared.fixed);
     let compaction: CompactionResult | undefined;
@@ -349,7 +357,7 @@ export class ContextSession {
     const compactionId = compaction?.status === 'complete' ? compaction.id : undefined;
     if (compactionId && build && !blocked) {
       prepared = await build(roomOf(budget));
-      this.promptFixed = prepared.fixed;
+      this.notePromptFixed(prepared.fixed, prepared.sections);
       budget = this.measure(prepared.fixed);
     }
     return { status: blocked ? 'blocked' : 'ready', prompt: prepared, plan: this.planRequest(prepared.fixed, prepared.sections, budget), requestIndex: this.nextRequestIndex, compaction, compactionId, recovered: false };

@@ -300,7 +300,7 @@ export class SessionState {
     const last = this.planned;
     // An untracked list has no version: it is planned every time.
     if (last && version !== undefined && last.working === working && last.version === version && last.fixed === context.fixed) return { ...last.plan, budget: context.measure() };
-    const plan = context.planRequest();
+    const plan = context.planNextRequest();
     this.planned = { plan, working, version, fixed: context.fixed };
     return plan;
   }
