@@ -255,7 +255,8 @@ export class ContextSession {
     const message = assistantMessage(text, calls);
     if (reasoning.length) {
       message.reasoning = [...reasoning];
-      message.meta = { ...message.meta, reasoningTokens: reasoningTokens(message, (t) => this.options.counter.count(t)) };
+      const count = (t: string) => this.options.counter.count(t);
+      message.meta = { ...message.meta, reasoningTokens: reasoningTokens(message, count), thinkingTokens: reasoning.reduce((n, b) => n + (b.text ? count(b.text) : 0), 0) };
     }
     const recorded = await this.append(message);
     return recorded[recorded.length - 1];
