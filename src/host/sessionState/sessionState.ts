@@ -228,6 +228,7 @@ export class SessionState {
       model: this.identity.model,
       banner: this.readError ?? (this.unsent.pending !== undefined ? undefined : this.identity.unavailable),
       ...(this.records.heldFrom !== undefined ? { earlierUnloaded: true } : {}),
+      ...(this.identity.info.origin?.startsWith('replay:') ? { replay: true } : {}),
     };
   }
 
