@@ -16,6 +16,7 @@ export function run(): Promise<void> {
     require('./oneFigure.test');
     require('./toolFigure.test');
     require('./costLine.test');
+    require('./demoModel.test');
     require('./readOnlyDocuments.test');
     require('./settingsReopen.test');
     require('./forkSession.test');
