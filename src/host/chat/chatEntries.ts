@@ -1,4 +1,5 @@
 import { MESSAGE_OVERHEAD_TOKENS } from '../../core/accounting/messageTokens';
+import type { ContextMark } from '../../core/context/contextMarks';
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import type { ModelPrices } from '../../core/providers/models/modelRegistry';
@@ -74,6 +75,8 @@ export class ChatEntries {
   private changes: StoredChanges = { from: 0, changed: new Set() };
   /** The key of the latest shown assistant entry with each call id. */
   private callOwners = new Map<string, string>();
+  /** The messages the working context no longer holds in any form, as last marked (kept across a reset). */
+  private setAsideIds = new Set<string>();
 
   constructor(private prices: Record<string, ModelPrices> = {}) {}
 
@@ -278,23 +281,34 @@ export class ChatEntries {
   }
 
   private placeCompaction(record: CompactionEventRecord): void {
-    this.setAsideBy(record);
     this.push(this.compactionOf(record));
     this.lastCompactionAt = record.startedAt;
   }
 
-  /** A rewind: the messages shown from its user message on are marked set aside (the model no longer sees them). */
-  private setAsideBy(record: CompactionEventRecord): void {
-    if (record.step?.kind !== 'rewind' || record.step.messageId === undefined) return;
-    const from = this.order.indexOf(`user:${record.step.messageId}`);
-    if (from < 0) return;
-    for (const key of this.order.slice(from)) {
+  /**
+   * Marks each message shown as the working context holds it (`mark`: contextMarks of the session's
+   * messages now): set aside when the model no longer sees it in any form. Messages recorded later
+   * are in the context until the next mark.
+   */
+  markContext(mark: (messageId: string) => ContextMark): void {
+    this.setAsideIds = new Set();
+    for (const key of this.order) {
       const entry = this.byKey.get(key);
-      if ((entry?.kind === 'user' || entry?.kind === 'assistant') && !entry.setAside) this.set(key, { ...entry, setAside: true });
+      if (entry?.kind !== 'user' && entry?.kind !== 'assistant') continue;
+      if (mark(entry.id) === 'set-aside') this.setAsideIds.add(entry.id);
+      this.markEntry(key, entry);
     }
   }
 
+  private markEntry(key: string, entry: Extract<ChatEntry, { kind: 'user' | 'assistant' }>): void {
+    const setAside = this.setAsideIds.has(entry.id);
+    if (Boolean(entry.setAside) === setAside) return;
+    const { setAside: _was, ...rest } = entry;
+    this.set(key, setAside ? { ...rest, setAside } : rest);
+  }
+
   private push(entry: ChatEntry, shownAt?: number): string {
+    if ((entry.kind === 'user' || entry.kind === 'assistant') && this.setAsideIds.has(entry.id)) entry = { ...entry, setAside: true };
     const key = chatEntryKey(entry);
     this.changes.from = Math.min(this.changes.from, this.order.length);
     this.order.push(key);

@@ -6,6 +6,7 @@ import type { ModelPrices } from '../../core/providers/models/modelRegistry';
 import type { SessionChange } from '../../core/context/sessionChanges';
 import type { RequestView } from '../../protocol/inspector';
 import { ChatEntries } from '../chat/chatEntries';
+import { contextMarks } from '../../core/context/contextMarks';
 import { seededTitles, titleOf } from '../inspector/resultNames';
 
 /** The chat opens with about this many of a session's newest messages, and shows earlier ones this many at a time. */
@@ -191,6 +192,7 @@ export class SessionView {
         else this.compactionList.push(change.record);
         this.versions.compactions++;
         if (this.from === undefined || change.record.startedAt > this.from) if (!this.chat.addCompaction(change.record)) this.refold();
+        if (change.working) this.markContext(change.working);
         return;
       }
       case 'result': {
@@ -200,6 +202,11 @@ export class SessionView {
         return;
       }
     }
+  }
+
+  /** The chat marks each message as the working context (the session's messages now) holds it. */
+  markContext(working: readonly Message[]): void {
+    this.chat.markContext(contextMarks(working));
   }
 
   /** Requests of the session's subagents (read once it opened, or reported as they run): the turns they ran in count them. */
