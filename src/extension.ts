@@ -48,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   storeHost.warmUp();
   const keys = new ApiKeys(context.secrets);
   const agents = new AgentFactory(context, log);
-  const sessions = new SessionController(storeHost, keys, agents, log);
+  const sessions = new SessionController(storeHost, keys, agents, log, context.workspaceState);
   const rewind = new SessionRewind(context.globalStorageUri.fsPath, sessions, log);
   agents.useCheckpoints((workspace) => rewind.wrap(workspace));
   const docs = new ReadOnlyDocuments();

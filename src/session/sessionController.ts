@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
 import type { AgentEvent } from '../core/agent/events';
 import type { Message } from '../core/model/message';
 import type { CompactionResult } from '../core/compaction/compactor';
@@ -11,6 +10,7 @@ import type { TallyConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { readSessionToOpen } from './sessionReading';
 import { OpenQueue } from './openQueue';
+import { memoryOfThisWindowOnly, ShownSessionMemory, type WindowMemory } from './shownSessionMemory';
 import { UnsentMessages } from './unsentMessages';
 import { MessageNotSent, type ActiveSession, type SessionActions, type ShownSession, type ViewChange } from '../host/session/sessionPorts';
 import { subagentUsage } from '../host/session/subagentUsage';
@@ -52,7 +52,13 @@ export class SessionController implements vscode.Disposable, SessionActions {
     private readonly keys: ApiKeys,
     private readonly agents: AgentFactory,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+    /** The window's memory (workspaceState): a reload reopens the session the chat showed. */
+    windowMemory?: WindowMemory,
+  ) {
+    this.shownMemory = new ShownSessionMemory(windowMemory ?? memoryOfThisWindowOnly());
+  }
+
+  private readonly shownMemory: ShownSessionMemory;
 
   /** The session open, once its working context resumed. */
   get active(): ActiveSession | undefined {
@@ -136,8 +142,8 @@ export class SessionController implements vscode.Disposable, SessionActions {
   private openLatest(): Promise<ActiveSession> {
     this.opening ??= (async () => {
       const store = await this.store();
-      const latest = (await store.listSessions()).filter((s) => !s.origin?.startsWith('replay:') && !subagentLinkOf(s)).sort((a, b) => b.updatedAt - a.updatedAt)[0];
-      return latest ? this.open(latest.id) : this.create();
+      const toOpen = this.shownMemory.toOpen(await store.listSessions());
+      return toOpen ? this.open(toOpen.id) : this.create();
     })().finally(() => (this.opening = undefined));
     return this.opening;
   }
@@ -217,6 +223,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
 
   private show(session: ShownSession): void {
     this.shownSession = session;
+    this.shownMemory.remember(session.info);
     for (const resolve of this.shownWaiters.splice(0)) resolve(session);
   }
 
@@ -242,6 +249,7 @@ export class SessionController implements vscode.Disposable, SessionActions {
       throw error;
     }
     const session: ActiveSession = { ...shown, contextSession };
+    view.markContext(contextSession.messages);
     if (chat) {
       const agent = await this.agents.create({ contextSession, chat, config, store });
       session.agent = agent;
