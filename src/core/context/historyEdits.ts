@@ -125,7 +125,7 @@ export class HistoryEdits {
         // An automatic check that found nothing to remove is not a compaction; a user's request is recorded either way.
         if (outcome.changed || options.trigger !== 'auto') {
           await session.store.addCompactionEvent(event);
-          session.changes.emit({ type: 'compaction', record: event, working: session.working });
+          session.changes.emit({ type: 'compaction', record: event });
         }
       }
       this.emit({ type: 'complete', id, record: event, dryRun });
@@ -194,7 +194,7 @@ export class HistoryEdits {
     });
     if (after) await session.replaceWorking(after, record.id, record.estimatedTokensAfter ?? record.tokensAfter);
     await session.store.addCompactionEvent(record);
-    session.changes.emit({ type: 'compaction', record, working: session.working });
+    session.changes.emit({ type: 'compaction', record });
     return record;
   }
 

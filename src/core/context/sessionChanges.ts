@@ -15,13 +15,12 @@ export interface ResultTitle {
 /**
  * One write to a session, carrying what was written, so the views fold it into what they show
  * instead of reading the session back. `appended`: new transcript messages, in order;
- * `replaced`: stored messages written again with the same id (a pin). `working`: the working
- * context an entry of the history left (what each message's mark follows).
+ * `replaced`: stored messages written again with the same id (a pin).
  */
 export type SessionChange =
   | { type: 'messages'; appended: readonly Message[]; replaced: readonly Message[] }
   | { type: 'usage'; record: RequestUsageRecord }
-  | { type: 'compaction'; record: CompactionEventRecord; working?: readonly Message[] }
+  | { type: 'compaction'; record: CompactionEventRecord }
   | { type: 'result'; blob: BlobInfo; title: ResultTitle };
 
 export type SessionChangeListener = (change: SessionChange) => void;
