@@ -13,6 +13,7 @@ const steps = [
   { name: 'typecheck-core', command: 'npx', args: ['tsc', '-p', 'src/core'] },
   { name: 'layers', command: 'npx', args: ['eslint', 'src', 'webview'] },
   { name: 'build', command: 'node', args: ['scripts/build.mjs'] },
+  { name: 'sandbox-setup', command: 'bash', args: ['scripts/ensure-bubblewrap.sh'] },
   { name: 'unit', command: 'npx', args: ['mocha', '--reporter', './test/reporters/countingSpec.cjs'], counted: true },
   { name: 'browser-setup', command: 'bash', args: ['scripts/ensure-chromium.sh'] },
   { name: 'webview', command: 'npx', args: ['mocha', '--no-package', '-r', './test/register.cjs', '--timeout', '60000', '--reporter', './test/reporters/countingSpec.cjs', 'test/webview/*.test.ts'], counted: true },

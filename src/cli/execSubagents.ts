@@ -24,6 +24,8 @@ export function defaultSubagentLimits(settings: ContextSettings): SubagentLimits
     maxTokens: settingDefault('subagents.maxTokens'),
     maxConcurrent: settingDefault('subagents.maxConcurrent'),
     allowNested: settingDefault('subagents.allowNested'),
+    maxPerTurn: settingDefault('subagents.maxPerTurn'),
+    maxTokensPerTurn: settingDefault('subagents.maxTokensPerTurn'),
     maxReportLines: settings.truncation.maxLines,
     maxReportBytes: settingDefault('subagents.maxReportBytes'),
   };
@@ -56,6 +58,8 @@ export function execDelegateTool(options: ExecDelegateOptions): DelegateTool {
     settings,
     openContext: (sessionId) => ContextSession.open({ store, sessionId, settings, counter, contextWindow: options.contextWindow, maxOutputTokens: options.maxOutputTokens }),
     tools: (session) => [...builtinTools(), ...sessionTools(store, () => session)],
+    // The run offers every built-in tool; --allow decides what they may do.
+    chosen: (tools) => [...tools],
     registry: options.registry,
     agents: async () => [],
     ...(options.reasoning ? { reasoning: options.reasoning } : {}),

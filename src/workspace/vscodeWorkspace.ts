@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { ResolvedPath } from '../core/ports/workspace';
 import { hardLinkedWriteRefusal } from '../core/tools/hardLinks';
 import { ToolInputError, type WorkspaceInfo } from '../core/tools/types';
+import type { CommandSandbox } from '../node/sandbox/commandSandbox';
 import { NodeWorkspace } from '../node/tools/nodeWorkspace';
 import { confirmResolved, writeResolved } from '../node/tools/workspacePaths';
 import { editorFollows } from './editorFollows';
@@ -53,8 +54,8 @@ function changedRange(before: string, after: string): { start: number; end: numb
  * saved; in that case the result tells the model the change is in the editor, not yet on disk.
  */
 export class VscodeWorkspace extends NodeWorkspace {
-  constructor(info: WorkspaceInfo) {
-    super(info);
+  constructor(info: WorkspaceInfo, sandbox?: CommandSandbox) {
+    super(info, sandbox);
   }
 
   override async readFile(path: ResolvedPath, maxBytes: number, options?: { savedOnly?: boolean }): Promise<{ bytes: Uint8Array; size: number; links: number }> {

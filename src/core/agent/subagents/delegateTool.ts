@@ -11,6 +11,7 @@ import type { ToolRegistryOptions } from '../../tools/registry';
 import { ConcurrencyGate } from './concurrencyGate';
 import { agentsIndex, type NamedAgent } from './namedAgents';
 import { runSubagent } from './runSubagent';
+import { TurnSpends, type TurnSubagentSpend } from './turnBudget';
 
 export const DELEGATE_TOOL_NAME = 'delegate';
 
@@ -24,6 +25,10 @@ export interface SubagentLimits {
   maxConcurrent: number;
   /** Whether a subagent may start subagents of its own (one level more). */
   allowNested: boolean;
+  /** Subagents one user turn may start (nested ones included) before the user is asked to let it start more. */
+  maxPerTurn: number;
+  /** Tokens one user turn's subagents may use together before the user is asked (a running one stops there). */
+  maxTokensPerTurn: number;
   /** The report (the parent's tool result) is cut to these, head and tail kept. */
   maxReportLines: number;
   maxReportBytes: number;
@@ -45,6 +50,11 @@ export interface SubagentEnvironment {
   openContext(sessionId: string): Promise<ContextSession>;
   /** Every tool a subagent's session could have, its own session tools bound to its own manager. */
   tools(session: ContextSession): Tool[];
+  /**
+   * The user's current tool choice (Configure Tools), applied to those: a subagent never gets a
+   * tool the user turned off, whatever its agent file lists.
+   */
+  chosen(tools: readonly Tool[]): Tool[];
   /** The parent registry's workspace, approvals (shared: the same cards and session allowances) and limits. */
   registry: Pick<ToolRegistryOptions, 'workspace' | 'limits'> & { approvals: Pick<SessionApprovals, 'decide'> };
   /** The named agents known now (none from an untrusted workspace). */
@@ -90,9 +100,12 @@ export class DelegateTool implements Tool {
   private known: NamedAgent[] = [];
   private described?: { index: string; definition: ToolDefinition };
   private readonly gate: ConcurrencyGate;
+  private readonly spends: TurnSpends;
 
-  constructor(private readonly env: SubagentEnvironment, readonly depth = 0) {
+  /** `turnSpend`: for a subagent's own delegate tool, the spend of the user's turn it belongs to. */
+  constructor(private readonly env: SubagentEnvironment, readonly depth = 0, private readonly turnSpend?: TurnSubagentSpend) {
     this.gate = new ConcurrencyGate(() => env.limits().maxConcurrent);
+    this.spends = new TurnSpends(() => env.limits());
   }
 
   /** Reads the named agents again (before each prompt is built: their files change). */
@@ -127,6 +140,7 @@ export class DelegateTool implements Tool {
         throw new ToolInputError(`the agent "${agent.name}" asks for the model "${agent.model}", which is not a model the user configured; it did not run.`);
       }
     }
+    const turn = this.turnSpend ?? this.spends.of(ctx.signal);
     let release: () => void;
     try {
       release = await this.gate.acquire(ctx.signal);
@@ -134,8 +148,10 @@ export class DelegateTool implements Tool {
       return { output: 'The turn was cancelled before the subagent started.', isError: true };
     }
     try {
-      const nested = this.nestedAllowed() ? (sessionId: string) => new DelegateTool({ ...this.env, parentSessionId: () => sessionId }, this.depth + 1) : undefined;
-      return await runSubagent({ env: this.env, task, agent, ctx, nested });
+      // Admitted once it may run, so the tokens spent by the subagents before it count.
+      await turn.admit(ctx);
+      const nested = this.nestedAllowed() ? (sessionId: string) => new DelegateTool({ ...this.env, parentSessionId: () => sessionId }, this.depth + 1, turn) : undefined;
+      return await runSubagent({ env: this.env, task, agent, ctx, nested, turn });
     } finally {
       release();
     }

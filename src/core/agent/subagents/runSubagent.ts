@@ -8,6 +8,7 @@ import type { AgentEvent, SubagentProgress, TurnStopReason } from '../events';
 import type { DelegateTool, SubagentEnvironment } from './delegateTool';
 import type { NamedAgent } from './namedAgents';
 import { subagentOrigin } from './sessionLink';
+import type { TurnSubagentSpend } from './turnBudget';
 
 export interface SubagentRun {
   env: SubagentEnvironment;
@@ -16,6 +17,8 @@ export interface SubagentRun {
   ctx: ToolContext;
   /** Makes the delegate tool the subagent gets (its subagents linked to its session) when the user allows nested subagents. */
   nested?: (sessionId: string) => DelegateTool;
+  /** What the user's turn has spent on subagents: this one's tokens count there too, and it stops when the turn's are spent. */
+  turn?: TurnSubagentSpend;
 }
 
 const GENERAL_AGENT = 'general';
@@ -35,7 +38,10 @@ function subagentInstructions(agent: NamedAgent | undefined): string {
   return agent?.instructions ? `${role}\n\nInstructions of the agent "${agent.name}" (${agent.path}):\n${agent.instructions}` : role;
 }
 
-/** The tools a subagent may use: the read-only ones by default, or the ones its agent names (which keep their approvals). */
+/**
+ * The tools a subagent may use: of those the user's choice offers now, the read-only ones by
+ * default, or the ones its agent names (which keep their approvals).
+ */
 function subagentTools(all: Tool[], agent: NamedAgent | undefined, nested: DelegateTool | undefined): Tool[] {
   const chosen = agent?.tools ? all.filter((t) => agent.tools!.includes(t.definition.name)) : all.filter((t) => t.approval === 'read');
   const withoutDelegate = chosen.filter((t) => !t.concurrent);
@@ -60,7 +66,7 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
   const progress = (p: DistributiveOmit<SubagentProgress, 'callId' | 'sessionId' | 'agent'>) =>
     ctx.onEvent?.({ type: 'subagent', progress: { callId: ctx.callId, sessionId: info.id, ...(agent ? { agent: agent.name } : {}), ...p } as SubagentProgress });
 
-  const all = env.tools(session);
+  const all = env.chosen(env.tools(session));
   const nested = run.nested?.(info.id);
   const tools = subagentTools(all, agent, nested);
   const asker = { sessionId: info.id, name, parentCallId: ctx.callId };
@@ -95,7 +101,7 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
   ctx.signal.addEventListener('abort', onParentAbort, { once: true });
   let requests = 0;
   let tokens = 0;
-  let capped: 'token_cap' | undefined;
+  let capped: 'token_cap' | 'turn_token_cap' | undefined;
   let report = '';
   let failure: string | undefined;
   subagent.on((event: AgentEvent) => {
@@ -104,14 +110,17 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
         requests++;
         progress({ kind: 'request', requestIndex: event.requestIndex, usedTokens: event.usedTokens, effectiveWindow: event.effectiveWindow, percent: event.percent });
         break;
-      case 'usage':
-        tokens += (event.record.reportedInputTokens ?? event.record.estimatedInputTokens) + (event.record.reportedOutputTokens ?? 0);
+      case 'usage': {
+        const used = (event.record.reportedInputTokens ?? event.record.estimatedInputTokens) + (event.record.reportedOutputTokens ?? 0);
+        tokens += used;
+        if (run.turn) run.turn.tokens += used;
         progress({ kind: 'usage', record: event.record });
-        if (tokens >= limits.maxTokens && !capped) {
-          capped = 'token_cap';
+        if ((tokens >= limits.maxTokens || run.turn?.tokensSpent()) && !capped) {
+          capped = tokens >= limits.maxTokens ? 'token_cap' : 'turn_token_cap';
           stop.abort();
         }
         break;
+      }
       case 'compaction':
         progress({ kind: 'compaction', event: event.event });
         break;
@@ -143,7 +152,8 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
   } finally {
     ctx.signal.removeEventListener('abort', onParentAbort);
     subagent.dispose();
-    const ended = capped ?? (stopReason === 'max_steps' ? 'request_cap' : stopReason);
+    // Progress knows one token cap; the report says which bound it was.
+    const ended = capped === 'turn_token_cap' ? 'token_cap' : (capped ?? (stopReason === 'max_steps' ? 'request_cap' : stopReason));
     progress({ kind: 'ended', stopReason: ended, requests, tokens, ...(failure ? { error: failure } : {}) });
   }
   const ended = capped ?? (stopReason === 'max_steps' ? 'request_cap' : stopReason);
@@ -164,6 +174,7 @@ function askedBySubagent(request: ApprovalRequest, asker: NonNullable<ApprovalRe
 function boundedReport(args: { report: string; ended: string; name: string; requests: number; tokens: number; limits: ReturnType<SubagentEnvironment['limits']>; cancelled: boolean; failure?: string }): ToolOutput {
   const why: Record<string, string> = {
     token_cap: `it reached its token cap (${args.limits.maxTokens})`,
+    turn_token_cap: `this turn's subagents reached their token bound together (${args.limits.maxTokensPerTurn})`,
     request_cap: `it reached its request cap (${args.limits.maxRequests})`,
     cancelled: 'the turn was cancelled',
     error: `a request failed${args.failure ? ` (${args.failure.slice(0, 300)})` : ''}`,

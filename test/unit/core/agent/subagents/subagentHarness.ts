@@ -14,7 +14,9 @@ import type { ApprovalAnswer } from '../../../../../src/core/tools/approval';
 import { ToolRegistry } from '../../../../../src/core/tools/registry';
 import { SessionApprovals } from '../../../../../src/core/tools/sessionApprovals';
 import { sessionTools } from '../../../../../src/core/tools/sessionTools';
+import { NO_TOOL_CHOICE, offeredByChoice, type ToolChoice } from '../../../../../src/core/tools/toolChoice';
 import type { ApprovalRequest, Tool } from '../../../../../src/core/tools/types';
+import type { Workspace } from '../../../../../src/core/ports/workspace';
 import { NodeWorkspace } from '../../../../../src/node/tools/nodeWorkspace';
 import type { FakeOpenAIServer } from '../../../../fakes/openaiServer';
 import type { RecordedRequest } from '../../../../fakes/scriptedServer';
@@ -23,7 +25,7 @@ import { TEST_LIMITS } from '../../../../support/toolRegistry';
 
 const ECHO: ToolDefinition = { name: 'echo', description: 'Echo text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, source: 'builtin' };
 
-export const DEFAULT_LIMITS: SubagentLimits = { maxRequests: 30, maxTokens: 1_000_000, maxConcurrent: 3, allowNested: false, maxReportLines: 400, maxReportBytes: 16_384 };
+export const DEFAULT_LIMITS: SubagentLimits = { maxRequests: 30, maxTokens: 1_000_000, maxConcurrent: 3, allowNested: false, maxPerTurn: 10, maxTokensPerTurn: 2_000_000, maxReportLines: 400, maxReportBytes: 16_384 };
 
 /** A rendezvous: `arrive()` resolves once `count` callers have arrived (proves they run at the same time). */
 export class Barrier {
@@ -55,6 +57,12 @@ export interface HarnessOptions {
   barrier?: Barrier;
   /** Called each time the `wait` tool starts (it then blocks until the turn is cancelled). */
   onWait?: () => void;
+  /** The session's workspace (default: no folders, commands without a sandbox). */
+  workspace?: () => Workspace;
+  /** More tools the environment has (another extension's, say). */
+  extraTools?: Tool[];
+  /** The user's tool choice (Configure Tools); default: no choice made. */
+  choice?: ToolChoice;
 }
 
 /** A parent agent with the delegate tool, on a real store and a fake OpenAI server on 127.0.0.1. */
@@ -100,7 +108,7 @@ export async function subagentHarness(options: HarnessOptions) {
       },
     },
   ];
-  const registryOptions = { workspace: () => new NodeWorkspace({ folders: [], trusted: true }), limits: TEST_LIMITS, approvals };
+  const registryOptions = { workspace: options.workspace ?? (() => new NodeWorkspace({ folders: [], trusted: true })), limits: TEST_LIMITS, approvals };
   const delegate = new DelegateTool({
     store: env.store,
     parentSessionId: () => contextSession.sessionId,
@@ -111,7 +119,8 @@ export async function subagentHarness(options: HarnessOptions) {
     counter,
     settings: subSettings,
     openContext: (sessionId) => ContextSession.open({ store: env.store, sessionId, settings: subSettings, counter }),
-    tools: (sub) => [...testTools, ...sessionTools(env.store, () => sub)],
+    tools: (sub) => [...testTools, ...(options.extraTools ?? []), ...sessionTools(env.store, () => sub)],
+    chosen: (tools) => tools.filter((tool) => offeredByChoice(tool.definition, options.choice ?? NO_TOOL_CHOICE)),
     registry: registryOptions,
     agents: async () => options.agents ?? [],
     ...(options.instructions ? { instructions: options.instructions } : {}),
