@@ -1,6 +1,6 @@
 import type { ChatSubagentView, ChatToolCallView } from '../../src/protocol/chat';
 import { badge, button, progressRing } from '../ui/controls';
-import { h, lazyDetails } from '../ui/dom';
+import { details, h, lazyDetails } from '../ui/dom';
 import { drawSliced, SLICE_CHARS } from './longText';
 import { lineCount, revealedNodes, revealHidden, revealPlain } from './revealHidden';
 import { countOf } from '../../src/protocol/wording';
