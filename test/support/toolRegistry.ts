@@ -1,3 +1,4 @@
+import type { ToolEnvironment } from '../../src/core/agent/build/agentBuild';
 import type { ToolRunOptions, ToolRunResult } from '../../src/core/agent/toolRunner';
 import type { ApprovalAnswer, ApprovalPolicy } from '../../src/core/tools/approval';
 import { builtinTools } from '../../src/core/tools/builtin';
@@ -22,11 +23,10 @@ export interface TestRegistryOptions {
   onPathResolved?: ToolRegistryOptions['onPathResolved'];
 }
 
-/** A registry over a Node workspace on disk, as the command line and the tests use it. */
-export function testRegistry(options: TestRegistryOptions): ToolRegistry {
+/** Where a test's tool calls act: a Node workspace on disk, approvals by `policy` and `ask`, the test limits. */
+export function testEnvironment(options: Omit<TestRegistryOptions, 'tools' | 'onCall'>): ToolEnvironment {
   const trusted = typeof options.trusted === 'function' ? options.trusted : () => (options.trusted as boolean | undefined) ?? true;
-  return new ToolRegistry({
-    sources: [typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[]],
+  return {
     workspace: () => new NodeWorkspace({ folders: options.folders ?? [], trusted: trusted() }),
     approvals: new SessionApprovals({
       policy: () => options.policy ?? { commands: 'ask', edits: 'ask' },
@@ -35,8 +35,16 @@ export function testRegistry(options: TestRegistryOptions): ToolRegistry {
       withdraw: options.withdraw,
     }),
     limits: { ...TEST_LIMITS, ...options.limits },
-    onCall: options.onCall,
     onPathResolved: options.onPathResolved,
+  };
+}
+
+/** A registry over a Node workspace on disk, as the command line and the tests use it. */
+export function testRegistry(options: TestRegistryOptions): ToolRegistry {
+  return new ToolRegistry({
+    sources: [typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[]],
+    ...testEnvironment(options),
+    onCall: options.onCall,
   });
 }
 

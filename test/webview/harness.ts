@@ -149,9 +149,9 @@ export async function cspViolations(p: Page): Promise<unknown[]> {
 
 /**
  * Mocha hooks for a suite of page tests: one harness for the suite, a fresh page per test that has
- * received `state` (and whose posts are cleared), and after each test no CSP violation and no error.
+ * received `state` (and whose posts are cleared, unless `clearPosted: false`), and after each test no CSP violation and no error.
  */
-export function usePage(app: 'inspector' | 'chat', state: unknown, opts: { width?: number; height?: number } = {}): { harness(): Harness; page(): Page } {
+export function usePage(app: 'inspector' | 'chat', state: unknown, opts: { width?: number; height?: number; clearPosted?: boolean } = {}): { harness(): Harness; page(): Page } {
   let harness: Harness;
   let page: Page;
   before(async () => {
@@ -163,7 +163,7 @@ export function usePage(app: 'inspector' | 'chat', state: unknown, opts: { width
   beforeEach(async () => {
     page = await harness.open(app, opts);
     await hostSends(page, { type: 'state', state });
-    await clearPosted(page);
+    if (opts.clearPosted !== false) await clearPosted(page);
   });
   afterEach(async () => {
     const violations = await cspViolations(page);

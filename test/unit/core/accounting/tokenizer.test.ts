@@ -1,4 +1,5 @@
 import { strict as assert } from 'assert';
+import { countTurns } from '../../../support/eventLoopTurns';
 import { readFileSync } from 'fs';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { ContextBudget } from '../../../../src/core/accounting/budget';
@@ -47,15 +48,12 @@ describe('token counting', function () {
     assert.equal(getTokenCounter('o200k_base'), counter, 'one counter per encoding per process');
   });
 
-  it('counts large text asynchronously to the same total, letting timers run', async () => {
+  it('counts large text asynchronously to the same total, letting the event loop turn', async () => {
     const counter = getTokenCounter('o200k_base');
     const text = Array.from({ length: 60_000 }, (_, i) => `line ${i}: value=${i * 7} status=${i % 3 ? 'ok' : 'FAILED'}`).join('\n');
-    let ticks = 0;
-    const timer = setInterval(() => ticks++, 1);
-    const total = await counter.countAsync(text);
-    clearInterval(timer);
+    const { result: total, turns } = await countTurns(() => counter.countAsync(text));
     assert.equal(total, counter.count(text));
-    assert.ok(ticks > 0, 'the event loop ran while counting');
+    assert.ok(turns > 0, 'the event loop ran while counting');
   });
 
   it('counts long pre-tokenizer pieces exactly like js-tiktoken (runs of one letter, CJK without punctuation, random lowercase)', function () {
