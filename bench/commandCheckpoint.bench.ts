@@ -1,16 +1,25 @@
 /**
- * What recording the workspace around a command costs: a workspace of N files (2 KB each, 100 per
- * folder, last changed an hour ago: an existing project), the wait a command gets before it runs
- * and after it ends (the recorder's work around a command that changes one file), for the first
- * command of a turn (every file read and stored) and the next two (nothing to read again), with
- * the file-system calls made (counted by wrapping `fs`) and the longest the event loop was held.
+ * What recording the workspace around a command costs, where the user waits: the recorder's work
+ * before a command runs and after it ends, in a new window (a new store), for
+ *   - the window's first command (nothing kept yet),
+ *   - three commands that change nothing,
+ *   - a command that rewrites one file,
+ *   - the next turn's first command (nothing changed),
+ * with the file-system calls made (counted by wrapping `fs`), the longest the event loop was held,
+ * what the turn says was not recorded, and the bytes written to the checkpoint storage.
+ *
+ * Workspaces: a synthetic tree of N files (2 KB each, 100 a folder, last changed an hour ago), and
+ * real checkouts given with `--tree <path>` (a git clone; the bench rewrites one tracked file and
+ * puts it back with git afterwards). Real trees are checked out at bench time under bench/tmp/
+ * (never committed), e.g. `git clone -q /work/.mirror/git+git/repo bench/tmp/git`.
  * `--old <root>`: the same with the checkpoint code of another checkout (e.g. `git archive` of an
- * older commit), alternating with this one round by round, in one process.
- * Run: node -r ./test/register.cjs bench/commandCheckpoint.bench.ts [files] [--old <root>] [--rounds n]
+ * older commit's src/), alternating with this one round by round, in one process.
+ * Run: node -r ./test/register.cjs bench/commandCheckpoint.bench.ts [files] [--tree <path>]... [--old <root>] [--rounds n]
  */
 import { withBlockProbe } from './blockProbe';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { execFileSync } from 'child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'fs';
+import { loadavg, tmpdir } from 'os';
 import { join, resolve } from 'path';
 import '../src/node/usePlatform';
 
@@ -28,12 +37,17 @@ function countCalls(target: Record<string, unknown>, names: string[], prefix = '
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const fs = require('fs') as Record<string, unknown> & { promises: Record<string, unknown> };
 countCalls(fs.promises, ['readdir', 'lstat', 'readFile', 'writeFile']);
-countCalls(fs, ['readdirSync', 'lstatSync', 'readFileSync']);
+countCalls(fs, ['readdirSync', 'lstatSync', 'statSync', 'readFileSync', 'openSync']);
 
+interface Recorder {
+  begin(sessionId: string, messageId: string): void;
+  aroundCommand<T>(folders: readonly string[], run: () => Promise<T>): Promise<T>;
+  end(): Promise<{ files: unknown[]; problems: string[] } | undefined>;
+}
 interface Build {
   name: string;
-  Recorder: typeof import('../src/core/checkpoints/turnRecorder').TurnCheckpointRecorder;
-  Store: typeof import('../src/node/checkpoints/fileCheckpointStore').FileCheckpointStore;
+  Recorder: new (store: unknown) => Recorder;
+  Store: new (root: string) => { dispose?(): void };
 }
 
 function loadBuild(name: string, root: string): Build {
@@ -45,48 +59,106 @@ function loadBuild(name: string, root: string): Build {
   };
 }
 
-async function run(build: Build, files: number) {
-  const root = mkdtempSync(join(tmpdir(), 'tally-bench-checkpoints-'));
+function syntheticTree(root: string, files: number): string {
   const workspace = join(root, 'workspace');
   const anHourAgo = new Date(Date.now() - 3600_000);
-  try {
-    for (let i = 0; i < files; i++) {
-      const dir = join(workspace, `dir${Math.floor(i / 100)}`);
-      if (i % 100 === 0) mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `file${i}.ts`), `// file ${i}\n${'x'.repeat(2000)}\n`);
-      utimesSync(join(dir, `file${i}.ts`), anHourAgo, anHourAgo);
-      if (i % 100 === 99) utimesSync(dir, anHourAgo, anHourAgo);
-    }
-    utimesSync(workspace, anHourAgo, anHourAgo);
-    const recorder = new build.Recorder(new build.Store(join(root, 'storage')));
-    recorder.begin('bench', 'turn');
-    const commands: Array<{ command: string; ms: number; blockMs: number; calls: Record<string, number> }> = [];
-    for (const [index, command] of ['first command', 'second command', 'third command'].entries()) {
-      for (const key of Object.keys(calls)) delete calls[key];
-      const started = performance.now();
-      const { blockMs } = await withBlockProbe(() => recorder.aroundCommand([workspace], async () => writeFileSync(join(workspace, 'dir0', `file${index}.ts`), `changed by command ${index}\n`)));
-      commands.push({ command, ms: Math.round(performance.now() - started), blockMs, calls: { ...calls } });
-    }
+  for (let i = 0; i < files; i++) {
+    const dir = join(workspace, `dir${Math.floor(i / 100)}`);
+    if (i % 100 === 0) mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `file${i}.ts`), `// file ${i}\n${'x'.repeat(2000)}\n`);
+    utimesSync(join(dir, `file${i}.ts`), anHourAgo, anHourAgo);
+    if (i % 100 === 99) utimesSync(dir, anHourAgo, anHourAgo);
+  }
+  utimesSync(workspace, anHourAgo, anHourAgo);
+  return workspace;
+}
+
+function bytesUnder(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    total += entry.isDirectory() ? bytesUnder(path) : statSync(path).size;
+  }
+  return total;
+}
+
+/** A file the commands rewrite: in a real tree, a tracked one (put back with git after the run). */
+function fileToChange(workspace: string, real: boolean): string {
+  if (!real) return join(workspace, 'dir0', 'file0.ts');
+  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: workspace, encoding: 'utf8', maxBuffer: 64 << 20 }).split('\0').filter((p) => p.endsWith('.c') || p.endsWith('.md'));
+  return join(workspace, tracked[Math.floor(tracked.length / 2)]);
+}
+
+async function run(build: Build, workspace: string, real: boolean) {
+  const storage = mkdtempSync(join(tmpdir(), 'tally-bench-checkpoint-storage-'));
+  const changed = fileToChange(workspace, real);
+  const store = new build.Store(storage);
+  const recorder = new build.Recorder(store);
+  const commands: Array<{ command: string; ms: number; blockMs: number; calls: Record<string, number> }> = [];
+  const problems: string[] = [];
+  let filesRecorded = 0;
+  const measure = async (command: string, effect: () => void) => {
+    for (const key of Object.keys(calls)) delete calls[key];
+    const started = performance.now();
+    const { blockMs } = await withBlockProbe(() => recorder.aroundCommand([workspace], async () => effect()));
+    commands.push({ command, ms: Math.round(performance.now() - started), blockMs, calls: { ...calls } });
+  };
+  const endTurn = async () => {
     const checkpoint = await recorder.end();
-    return { build: build.name, commands, problems: checkpoint?.problems ?? [], filesRecorded: checkpoint?.files.length ?? 0 };
+    problems.push(...(checkpoint?.problems ?? []));
+    filesRecorded += checkpoint?.files.length ?? 0;
+  };
+  try {
+    recorder.begin('bench', 'turn1');
+    await measure("window's first command", () => undefined);
+    for (let i = 1; i <= 3; i++) await measure(`nothing changed ${i}`, () => undefined);
+    await measure('one file rewritten', () => writeFileSync(changed, `changed by the bench at ${Date.now()}\n`));
+    await endTurn();
+    recorder.begin('bench', 'turn2');
+    await measure("next turn's first command", () => undefined);
+    await endTurn();
+    // The old code writes what it held a second after the last command: wait for it, to count what it stores.
+    await new Promise((r) => setTimeout(r, 1500));
+    return { build: build.name, commands, problems: [...new Set(problems)], filesRecorded, storedBytes: bytesUnder(join(storage, 'content')) };
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    store.dispose?.();
+    rmSync(storage, { recursive: true, force: true });
+    if (real) execFileSync('git', ['checkout', '--', changed], { cwd: workspace });
   }
 }
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const option = (name: string) => {
-    const at = args.indexOf(name);
-    return at >= 0 ? args.splice(at, 2)[1] : undefined;
+  const options = (name: string) => {
+    const values: string[] = [];
+    for (let at = args.indexOf(name); at >= 0; at = args.indexOf(name)) values.push(args.splice(at, 2)[1]);
+    return values;
   };
-  const old = option('--old');
-  const rounds = Number(option('--rounds') ?? 1);
-  const files = Number(args[0] ?? 5000);
+  const old = options('--old')[0];
+  const rounds = Number(options('--rounds')[0] ?? 1);
+  const trees = options('--tree').map((t) => resolve(t));
+  const files = args[0] ? Number(args[0]) : trees.length ? 0 : 5000;
   const builds = [loadBuild('this', resolve(__dirname, '..')), ...(old ? [loadBuild('old', resolve(old))] : [])];
-  const runs = [];
-  for (let round = 0; round < rounds; round++) for (const build of round % 2 ? [...builds].reverse() : builds) runs.push({ round, ...(await run(build, files)) });
-  console.log(JSON.stringify({ files, at: new Date().toISOString(), load: (await import('os')).loadavg().map((l) => Math.round(l * 10) / 10), runs }, null, 2));
+  const root = mkdtempSync(join(tmpdir(), 'tally-bench-checkpoints-'));
+  const workspaces = [...(files ? [{ name: `synthetic ${files}`, path: syntheticTree(root, files), real: false }] : []), ...trees.map((t) => ({ name: t, path: t, real: true }))];
+  const results = [];
+  try {
+    for (const workspace of workspaces) {
+      const runs = [];
+      for (let round = 0; round < rounds; round++) {
+        for (const build of round % 2 ? [...builds].reverse() : builds) {
+          const load = loadavg()[0];
+          runs.push({ round, load: Math.round(load * 10) / 10, ...(await run(build, workspace.path, workspace.real)) });
+          console.error(`${workspace.name} round ${round} ${build.name}: ${runs[runs.length - 1].commands.map((c) => c.ms).join(' / ')} ms`);
+        }
+      }
+      results.push({ workspace: workspace.name, runs });
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify({ at: new Date().toISOString(), load: loadavg().map((l) => Math.round(l * 10) / 10), results }, null, 2));
 }
 
 void main();

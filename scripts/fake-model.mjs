@@ -115,9 +115,10 @@ export function scriptedSummary(prompt) {
   const lines = [`## ${heading} (scripted model's summary of ${messages.length} message${messages.length === 1 ? '' : 's'})`];
   if (requests[0]) lines.push('### Task', requests[0]);
   if (requests.length > 1 && requests[requests.length - 1] !== requests[0]) lines.push('### Latest request', requests[requests.length - 1]);
-  if (files.length) lines.push('### Files touched', ...files.map((f) => `- ${f}`));
+  if (read.length) lines.push('### Established', `- files read: ${read.join(', ')}`);
+  if (changed.length) lines.push('### Changed and verified', `- changed: ${changed.join(', ')}`);
+  if (commands.length) lines.push('### Last commands', ...commands);
   lines.push('### Next step', 'continue with the latest request');
-  if (commands.length) lines.push('### Commands run', ...commands);
   return lines.join('\n');
 }
 

@@ -19,6 +19,7 @@ const steps = [
   // Layers, the agent builder and the 400-line limit (src/, webview/, test/).
   { name: 'layers', command: 'npx', args: ['eslint', 'src', 'webview', 'test'] },
   { name: 'build', command: 'node', args: ['scripts/build.mjs'] },
+  { name: 'sandbox-setup', command: 'bash', args: ['scripts/ensure-bubblewrap.sh'] },
   { name: 'unit', command: 'npx', args: ['mocha', ...UNIT_WORKERS, '--ignore', SCALE_TESTS, '--reporter', './test/reporters/countingSpec.cjs'], counted: true },
   { name: 'browser-setup', command: 'bash', args: ['scripts/ensure-chromium.sh'] },
   { name: 'webview', command: 'npx', args: ['mocha', '--no-package', '-r', './test/register.cjs', '--timeout', '60000', '--reporter', './test/reporters/countingSpec.cjs', 'test/webview/*.test.ts'], counted: true },

@@ -10,6 +10,7 @@ import { getTokenCounter } from '../core/accounting/tokenizer';
 import { buildAgent } from '../core/agent/build/buildAgent';
 import { BUILTIN_TOOLS, DELEGATION, SESSION_TOOLS } from '../core/agent/build/toolSources';
 import type { AgentEvent, TurnStopReason } from '../core/agent/events';
+import { DELEGATE_TOOL_NAME } from '../core/agent/subagents/delegateTool';
 import { createChatProvider } from '../core/providers/chatProviderFactory';
 import { resolveModel } from '../core/providers/models/modelRegistry';
 import { ContextSession } from '../core/context/contextSession';
@@ -18,7 +19,9 @@ import { SessionApprovals } from '../core/tools/sessionApprovals';
 import type { ApprovalRequest } from '../core/tools/types';
 import { openStore } from '../node/store';
 import { NodeWorkspace } from '../node/tools/nodeWorkspace';
+import { CommandSandbox } from '../node/sandbox/commandSandbox';
 import type { ExecArgs, ExecPermission } from './execArgs';
+import { execApiKey } from './execApiKey';
 import { execSubagents, subagentJsonLine, subagentTextLine } from './execSubagents';
 
 /** How a run ended, as its exit status. */
@@ -53,29 +56,28 @@ const EXIT_FOR: Record<TurnStopReason, number> = {
 
 export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
     [--base-url U] [--window N] [--allow read|edit|command|delegate …] [--json] [--cd DIR] [--store DIR]
-    [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high]
+    [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off]
 
   Runs one task with Tally's agent loop in DIR (default: the current folder), with no editor.
-  Keys come from the environment only: ANTHROPIC_API_KEY (anthropic), OPENAI_API_KEY (openai),
-  TALLY_API_KEY (any provider; the only one sent to an openai-compatible --base-url).
+  Keys come from the environment only: ANTHROPIC_API_KEY (anthropic) and OPENAI_API_KEY (openai)
+  go only to that provider's own server (api.anthropic.com, api.openai.com); TALLY_API_KEY goes to
+  any server, and is the only key a --base-url elsewhere receives (anthropic and openai then need
+  it and exit 2 without it; openai-compatible sends none).
   Approvals come from --allow alone and nothing asks: without --allow edit no file is written,
   without --allow command no command runs, and reading a file that has other hard links needs
   --allow read. --allow delegate offers the delegate tool: subagents with their own context
-  window, read-only tools, the same --allow approvals and no named agents. No AGENTS.md or skill
+  window, read-only tools, the same --allow approvals and no named agents; a run starts at most 10
+  subagents using 2,000,000 tokens together (more are refused). No AGENTS.md or skill
   is loaded. --json prints one JSON object per line (text, reasoning, tool calls and results,
   usage with reasoning tokens, subagent progress, compactions, the session). The session is stored in
   --store (default ~/.tally/store): show it with tally inspect --session ID --store DIR.
   --effort sets the reasoning effort (OpenAI reasoning.effort; Anthropic thinking where supported).
+  Commands run in a sandbox (bubblewrap on Linux, sandbox-exec on macOS): they write only in DIR and
+  a private /tmp, cannot read ~/.ssh, ~/.aws and other secrets, and have no network. A command the
+  sandbox stopped is not run again outside it. --sandbox off runs them with your full access.
 
   Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
   4 context full after compaction, 5 --max-steps reached, 6 the model refused, 130 interrupted.`;
-
-function keyFor(args: ExecArgs, env: NodeJS.ProcessEnv): string | undefined {
-  if (env.TALLY_API_KEY) return env.TALLY_API_KEY;
-  if (args.provider === 'anthropic') return env.ANTHROPIC_API_KEY;
-  if (args.provider === 'openai') return env.OPENAI_API_KEY;
-  return undefined;
-}
 
 /** One line of `--json` output per event the user can act on. */
 function jsonLine(event: AgentEvent): Record<string, unknown> | undefined {
@@ -119,6 +121,7 @@ function textLine(event: AgentEvent, out: (s: string) => void, err: (s: string) 
   else if (event.type === 'tool_result') err(`← ${event.message.content.split('\n')[0].slice(0, 200)}\n`);
   else if (event.type === 'error' || event.type === 'notice') err(`\ntally: ${event.message}\n`);
   else if (event.type === 'compaction') err(`\n[compacted the context]\n`);
+  else if (event.type === 'approval_needed' && event.request.outsideSandbox) err(`[not run outside the sandbox: ${event.request.title}; --sandbox off runs commands without it]\n`);
   else if (event.type === 'approval_needed') err(`[needs approval: ${event.request.title}; allow it with --allow ${event.request.kind}]\n`);
   else if (event.type === 'usage') err(`\n[request #${event.record.requestIndex}: ${usageText(event)}]\n`);
   else if (event.type === 'subagent') {
@@ -142,11 +145,19 @@ export interface ExecIo {
   signal?: AbortSignal;
 }
 
+/** Says once, before anything runs, when commands would run without a sandbox. */
+async function warnUnsandboxed(args: ExecArgs, sandbox: CommandSandbox, folder: string, io: ExecIo): Promise<void> {
+  if (args.sandbox === 'off') return io.stderr("tally: --sandbox off: the agent's commands run with your full access to files, secrets and the network\n");
+  if (!args.allow.has('command')) return;
+  const state = await sandbox.state([folder]);
+  if (!state.sandboxed) io.stderr(`tally: no sandbox for commands: ${state.reason}; they run without one\n`);
+}
+
 /** Runs the task; resolves to the exit status. */
 export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
-  const apiKey = keyFor(args, io.env);
-  if (!apiKey && args.provider !== 'openai-compatible') {
-    io.stderr(`tally: no key: set ${args.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} or TALLY_API_KEY\n`);
+  const { key: apiKey, missing } = execApiKey(args.provider, args.baseUrl, io.env);
+  if (missing) {
+    io.stderr(`tally: no key: set ${missing}\n`);
     return EXEC_EXIT.usage;
   }
   const folder = resolve(args.cwd);
@@ -155,13 +166,17 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
   const reasoningPlan = planReasoning(args.provider, args.model, args.effort);
   const maxOutputTokens = Math.min(model.defaultOutputReserve, Math.floor(model.contextWindow / 4)) + reasoningPlan.extraOutputTokens;
   const counter = getTokenCounter(model.encoding);
-  const store = await openStore(args.store ?? join(homedir(), '.tally', 'store'));
+  const storeFolder = resolve(args.store ?? join(homedir(), '.tally', 'store'));
+  const store = await openStore(storeFolder);
   const emit = (line: Record<string, unknown>) => io.stdout(`${JSON.stringify(line)}\n`);
   try {
     const info = await store.createSession({ title: args.task.slice(0, 80), origin: 'exec' });
     if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
     const session = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
-    const answer = async (request: ApprovalRequest) => ({ approved: args.allow.has(request.kind as ExecPermission) });
+    // Nothing asks in a run: past the per-turn subagent bound no more subagents start, and a command the sandbox stopped never runs again outside it.
+    const answer = async (request: ApprovalRequest) => ({ approved: request.toolName !== DELEGATE_TOOL_NAME && !request.outsideSandbox && args.allow.has(request.kind as ExecPermission) });
+    const sandbox = new CommandSandbox(() => ({ enabled: args.sandbox === 'on', turnedOffBy: '--sandbox off', home: io.env.HOME || homedir(), extraHidden: [], storage: [storeFolder] }));
+    await warnUnsandboxed(args, sandbox, folder, io);
     const provider = createChatProvider({ provider: args.provider, apiKey, baseUrl: args.baseUrl, openaiApi: args.openaiApi });
     const agent = buildAgent({
       contextSession: session,
@@ -171,7 +186,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION],
       // No AGENTS.md, skills or named agents: nothing from the repository chooses what exec does.
       environment: {
-        workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }),
+        workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }, sandbox),
         approvals: new SessionApprovals({
           policy: () => ({ commands: args.allow.has('command') ? 'always' : 'ask', edits: args.allow.has('edit') ? 'always' : 'ask' }),
           allowedTools: () => [],

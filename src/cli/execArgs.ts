@@ -19,11 +19,13 @@ export interface ExecArgs {
   openaiApi?: 'responses' | 'chat-completions';
   maxSteps?: number;
   effort?: 'low' | 'medium' | 'high';
+  /** Commands run in the sandbox unless `--sandbox off`. */
+  sandbox: 'on' | 'off';
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
 const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command', 'delegate'];
-const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort']);
+const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox']);
 
 function positive(name: string, raw: string): number {
   const value = Number(raw.replace(/_/g, '').replace(/k$/i, '000'));
@@ -73,6 +75,8 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
   if (api !== undefined && api !== 'responses' && api !== 'chat-completions') throw new Error('--openai-api must be responses or chat-completions');
   const effort = one('effort');
   if (effort !== undefined && effort !== 'low' && effort !== 'medium' && effort !== 'high') throw new Error('--effort must be low, medium or high');
+  const sandbox = one('sandbox') ?? 'on';
+  if (sandbox !== 'on' && sandbox !== 'off') throw new Error('--sandbox must be on or off');
   if (provider === 'openai-compatible' && !one('base-url')) throw new Error('--base-url is required for openai-compatible, e.g. http://127.0.0.1:11434/v1');
   return {
     task: words[0],
@@ -87,5 +91,6 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
     openaiApi: api,
     maxSteps: one('max-steps') === undefined ? undefined : positive('max-steps', one('max-steps')!),
     effort,
+    sandbox,
   };
 }

@@ -20,6 +20,8 @@ export function defaultSubagentLimits(settings: ContextSettings): SubagentLimits
     maxTokens: settingDefault('subagents.maxTokens'),
     maxConcurrent: settingDefault('subagents.maxConcurrent'),
     allowNested: settingDefault('subagents.allowNested'),
+    maxPerTurn: settingDefault('subagents.maxPerTurn'),
+    maxTokensPerTurn: settingDefault('subagents.maxTokensPerTurn'),
     maxReportLines: settings.truncation.maxLines,
     maxReportBytes: settingDefault('subagents.maxReportBytes'),
   };

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { countToolDefinitions } from '../core/accounting/messageTokens';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import { choiceFromPicked, toolPickerRows, type ToolChoice, type ToolPickerRow } from '../core/tools/toolChoice';
-import type { AgentFactory } from '../session/agentFactory';
+import type { AgentFactory } from '../agents/agentFactory';
 
 interface ToolItem extends vscode.QuickPickItem {
   tool?: ToolPickerRow;

@@ -4,8 +4,8 @@ import { endpointOrigin, keyForEndpoint, normalizeOrigin, type KeyedProvider } f
 import { listModels, type CatalogResult } from '../core/providers/models/modelCatalog';
 import { formatWindow, type ListedModel } from '../core/providers/models/modelListing';
 import { resolveModel } from '../core/providers/models/modelRegistry';
-import { planWindow } from '../session/modelService';
-import type { WindowSource } from '../host/session/sessionPorts';
+import { planWindow } from '../agents/modelService';
+import type { WindowSource } from '../host/sessionState/sessionPorts';
 import type { ApiKeys } from '../secrets/apiKeys';
 
 /** The prompts the flow shows; VS Code's own by default, scripted in tests. */

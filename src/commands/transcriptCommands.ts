@@ -1,7 +1,7 @@
 import { basename, join } from 'path';
 import * as vscode from 'vscode';
 import { replayInWorker } from '../node/transcripts/replayInWorker';
-import type { SessionController } from '../session/sessionController';
+import type { SessionController } from '../lifecycle/sessionController';
 import { readConfiguration } from '../config/readSettings';
 
 export const DEMO_RUN = 'media/demo/demo-run.traj.json';

@@ -86,6 +86,8 @@ export function readConfiguration(): TallyConfiguration {
       maxTokens: userNumber('subagents.maxTokens'),
       maxConcurrent: Math.min(8, userNumber('subagents.maxConcurrent')),
       allowNested: user('subagents.allowNested') === true,
+      maxPerTurn: userNumber('subagents.maxPerTurn'),
+      maxTokensPerTurn: userNumber('subagents.maxTokensPerTurn'),
       maxReportLines: context.truncation.maxLines,
       maxReportBytes: userNumber('subagents.maxReportBytes'),
     },

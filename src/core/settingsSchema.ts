@@ -65,6 +65,10 @@ export const SETTINGS_SCHEMA = {
   'subagents.maxConcurrent': { type: 'number', default: 3, minimum: 1, maximum: 8, scope: 'application' },
   'subagents.allowNested': { type: 'boolean', default: false, scope: 'application' },
   'subagents.maxReportBytes': { type: 'number', default: 16384, minimum: 1024, scope: 'application' },
+  'subagents.maxPerTurn': { type: 'number', default: 10, minimum: 1, scope: 'application' },
+  'subagents.maxTokensPerTurn': { type: 'number', default: 2000000, minimum: 1000, scope: 'application' },
+  'sandbox.enabled': { type: 'boolean', default: true, scope: 'application' },
+  'sandbox.hiddenPaths': { type: 'array', items: { type: 'string' }, default: [], scope: 'application' },
   modelPrices: { type: 'object', default: {}, scope: 'application', additionalProperties: PRICE_SHAPE },
 } as const satisfies Record<string, SettingSpec>;
 

@@ -21,7 +21,9 @@ export interface ChatToolCallView {
   stored?: { lines: number; bytes: number };
   /**
    * `allowForSession`: what "Allow <…> for this session" covers (a tool's name, or a command's allowance);
-   * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none.
+   * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none;
+   * `sandbox`: whether a command runs in the sandbox and what it may touch there, or why it runs without one;
+   * `approveLabel`: what the Approve button says when it does something more specific ("Run outside the sandbox").
    */
   approval?: {
     title: string;
@@ -30,6 +32,8 @@ export interface ChatToolCallView {
     allowForSession?: string;
     runs?: string;
     noAllowance?: string;
+    sandbox?: { sandboxed: boolean; text: string; detail?: string };
+    approveLabel?: string;
     /** A subagent asks, on its delegate card: its name, and the id its approval is answered by (not the card's call id). */
     subagent?: string;
     answerId?: string;
@@ -153,6 +157,12 @@ export interface ChatTurnFiles {
   restoredAt?: number;
 }
 
+/** What the chat shows above its entries, but the window's lists (sessions, the turns' files). */
+export type ChatHeader = Omit<ChatState, 'entries' | 'sessions' | 'turnFiles'>;
+
+/** A header in an update: the window's lists travel only when they changed (absent: as they were). */
+export type ChatHeaderUpdate = ChatHeader & Partial<Pick<ChatState, 'sessions' | 'turnFiles'>>;
+
 /** An entry's key in the list: ids are unique within a kind. */
 export function chatEntryKey(entry: ChatEntry): string {
   return `${entry.kind}:${entry.id}`;
@@ -161,12 +171,16 @@ export function chatEntryKey(entry: ChatEntry): string {
 /** A change to the entry list the webview holds (see listPatch.ts). */
 export type ChatEntriesPatch = ListPatch<ChatEntry>;
 
+/**
+ * What the host tells the chat: the whole state first, then each change as it happens. An update
+ * carries what changed: the header (absent: as it was) and the entries as a change of those held
+ * (absent: as they were); a delta is text (or, with `thinking`, thinking) streamed onto an entry.
+ */
 export type HostToChat =
   /** The whole state: sent first, when the webview (re)loads and when the session changes. */
   | { type: 'state'; state: ChatState }
-  /** Everything but the entries in full, and the entries as a change of what was sent last. */
-  | { type: 'update'; state: Omit<ChatState, 'entries'>; patch: ChatEntriesPatch }
-  | { type: 'delta'; entryId: string; text: string }
+  | { type: 'update'; state?: ChatHeaderUpdate; patch?: ChatEntriesPatch }
+  | { type: 'delta'; entryId: string; text: string; thinking?: boolean }
   /** The answer to an `attachQuery`: the lines to offer, and what is not offered here and why. */
   | { type: 'completions'; queryId: number; items: AttachCompletion[] }
   /** The chips above the input and what the message will cost; `restore`: a send failed, the text goes back in the input. */

@@ -37,7 +37,7 @@ export interface InspectorState {
   figures?: WindowFigures;
   /** Learned reported ÷ estimated factor for the session's model, with its error, once the provider has reported a count. */
   calibration?: CalibrationView;
-  turns: RequestView[];
+  requests: RequestView[];
   /** Newest first; each with its first removed items only (see inspectorCompactions.ts). */
   compactions: CompactionView[];
   /**
@@ -50,10 +50,10 @@ export interface InspectorState {
   blobTitles?: Record<string, string>;
   /** The working context now, item by item (what the next request would carry). */
   current: RequestItem[];
-  averageTurnTokens?: number;
-  turnsRemaining?: number;
+  averageRequestGrowth?: number;
+  requestsUntilCompaction?: number;
   /** How many older requests and offloaded results the webview was not sent (it asks with `showEarlier`). */
-  earlierTurns?: number;
+  earlierRequests?: number;
   earlierResults?: number;
   /**
    * Items of the next request left out of `current`: `count` older conversation items that go at
@@ -86,8 +86,8 @@ export type HostToInspector =
   /** After the first state: its small parts whole, and only the requests and items that changed (see listPatch.ts). */
   | {
       type: 'update';
-      state: Omit<InspectorState, 'turns' | 'current' | 'blobs' | 'blobTitles' | 'compactions'>;
-      turns: ListPatch<RequestView>;
+      state: Omit<InspectorState, 'requests' | 'current' | 'blobs' | 'blobTitles' | 'compactions'>;
+      requests: ListPatch<RequestView>;
       current: ListPatch<RequestItem>;
       blobs: ListPatch<BlobInfo>;
       /** Present when titles changed or were added: those the webview does not hold yet, added to the ones it has. */
@@ -96,7 +96,7 @@ export type HostToInspector =
       compactions?: CompactionView[];
     }
   /** A request's items, and why it read less from the cache than the request before it, when it did. */
-  | { type: 'turnItems'; requestIndex: number; items: RequestItem[]; cacheMiss?: CacheMissCause }
+  | { type: 'requestItems'; requestIndex: number; items: RequestItem[]; cacheMiss?: CacheMissCause }
   /** The exact text of one item, asked for when the user expands it (never sent with the state). */
   | { type: 'requestItemText'; requestIndex?: number; itemId: string; text: string; totalChars: number }
   | { type: 'blobPage'; refId: string; offset: number; text: string; totalBytes: number; nextOffset?: number }
@@ -108,7 +108,7 @@ export type HostToInspector =
 
 export type InspectorToHost =
   | { type: 'ready' }
-  | { type: 'selectTurn'; requestIndex: number }
+  | { type: 'selectRequest'; requestIndex: number }
   /** The text of an item of a stored request, or, without requestIndex, of the working context now. */
   | { type: 'requestItemText'; requestIndex?: number; itemId: string }
   | { type: 'loadBlob'; refId: string; offset: number }
@@ -127,7 +127,7 @@ export type InspectorToHost =
   | { type: 'confirmCompaction'; focus?: string; summary?: string }
   | { type: 'refresh' }
   /** A page more of the older requests or offloaded results. */
-  | { type: 'showEarlier'; list: 'turns' | 'results' | 'current' }
+  | { type: 'showEarlier'; list: 'requests' | 'results' | 'current' }
   /** Shows a subagent's window: only a subagent of the session shown now is opened. */
   | { type: 'openSubagent'; sessionId: string }
   /** Back from a subagent's window to the session that started it. */

@@ -65,7 +65,7 @@ function fields<T>(type: string, required: Record<string, Reader>, optional: Rec
 const readItemId: Reader = (f, key) => readString(f, key, LIMITS.itemIdBytes);
 
 /** Which paged list of the inspector a "show earlier" asks for. */
-const readPagedList: Reader = (f, key) => (f[key] === 'turns' || f[key] === 'results' || f[key] === 'current' ? { ok: true, value: f[key] } : { ok: false, error: `"${key}" must be "turns", "results" or "current"` });
+const readPagedList: Reader = (f, key) => (f[key] === 'requests' || f[key] === 'results' || f[key] === 'current' ? { ok: true, value: f[key] } : { ok: false, error: `"${key}" must be "requests", "results" or "current"` });
 
 const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
   ready: { keys: [], build: () => ({ ok: true, value: { type: 'ready' } }) },
@@ -73,7 +73,7 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
   refresh: { keys: [], build: () => ({ ok: true, value: { type: 'refresh' } }) },
   openSubagent: fields('openSubagent', { sessionId: readId }),
   closeSubagent: { keys: [], build: () => ({ ok: true, value: { type: 'closeSubagent' } }) },
-  selectTurn: fields('selectTurn', { requestIndex: readIndex }),
+  selectRequest: fields('selectRequest', { requestIndex: readIndex }),
   requestItemText: fields('requestItemText', { itemId: readItemId }, { requestIndex: readIndex }),
   loadBlob: fields('loadBlob', { refId: readId, offset: readIndex }),
   openBlobInEditor: fields('openBlobInEditor', { refId: readId }),

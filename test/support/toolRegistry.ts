@@ -6,6 +6,8 @@ import { ToolRegistry, type ToolRegistryOptions } from '../../src/core/tools/reg
 import { SessionApprovals } from '../../src/core/tools/sessionApprovals';
 import type { ApprovalRequest, Tool, ToolLimits } from '../../src/core/tools/types';
 import { NodeWorkspace } from '../../src/node/tools/nodeWorkspace';
+import { homedir } from 'os';
+import { CommandSandbox, type SandboxSettings } from '../../src/node/sandbox/commandSandbox';
 
 export const TEST_LIMITS: ToolLimits = { commandTimeoutMs: 10_000, maxCommandOutputBytes: 64 * 1024, maxReadBytes: 1024 * 1024 };
 
@@ -21,13 +23,21 @@ export interface TestRegistryOptions {
   limits?: Partial<ToolLimits>;
   onCall?: (name: string) => void;
   onPathResolved?: ToolRegistryOptions['onPathResolved'];
+  /** The commands' sandbox: by default a real one (bubblewrap on Linux) hiding the secrets of the real home; `none` runs them without one. */
+  sandbox?: CommandSandbox | 'none';
 }
 
-/** Where a test's tool calls act: a Node workspace on disk, approvals by `policy` and `ask`, the test limits. */
+/** A real command sandbox as a session has one (`settings` changes what it hides or turns it off). */
+export function testSandbox(settings: Partial<SandboxSettings> = {}, system?: ConstructorParameters<typeof CommandSandbox>[1]): CommandSandbox {
+  return new CommandSandbox(() => ({ enabled: true, home: homedir(), extraHidden: [], storage: [], ...settings }), system);
+}
+
+/** Where a test's tool calls act: a Node workspace on disk, its commands sandboxed as a session's are, approvals by `policy` and `ask`, the test limits. */
 export function testEnvironment(options: Omit<TestRegistryOptions, 'tools' | 'onCall'>): ToolEnvironment {
   const trusted = typeof options.trusted === 'function' ? options.trusted : () => (options.trusted as boolean | undefined) ?? true;
+  const sandbox = options.sandbox === 'none' ? undefined : (options.sandbox ?? testSandbox());
   return {
-    workspace: () => new NodeWorkspace({ folders: options.folders ?? [], trusted: trusted() }),
+    workspace: () => new NodeWorkspace({ folders: options.folders ?? [], trusted: trusted() }, sandbox),
     approvals: new SessionApprovals({
       policy: () => options.policy ?? { commands: 'ask', edits: 'ask' },
       allowedTools: () => options.allowedTools ?? [],
@@ -39,7 +49,7 @@ export function testEnvironment(options: Omit<TestRegistryOptions, 'tools' | 'on
   };
 }
 
-/** A registry over a Node workspace on disk, as the command line and the tests use it. */
+/** A registry over a Node workspace on disk, as the command line and the tests use it, its commands sandboxed as a session's are. */
 export function testRegistry(options: TestRegistryOptions): ToolRegistry {
   return new ToolRegistry({
     sources: [typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[]],

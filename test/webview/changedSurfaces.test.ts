@@ -63,8 +63,8 @@ describe('the surfaces this change touches read well in dark, light and high con
         const state = { ...inspectorState, figures: figuresOf(small) };
         await hostSends(page, { type: 'state', state });
         await hostSends(page, { type: 'preview', preview });
-        const latest = state.turns[state.turns.length - 1];
-        await hostSends(page, { type: 'state', state: { ...state, turns: [...state.turns, { ...latest, requestIndex: latest.requestIndex + 1 }] } });
+        const latest = state.requests[state.requests.length - 1];
+        await hostSends(page, { type: 'state', state: { ...state, requests: [...state.requests, { ...latest, requestIndex: latest.requestIndex + 1 }] } });
         await readable(page, '.stale-line span', 'the out-of-date line', theme);
         await readable(page, '[data-fact="calibration"] .fact-value', 'the estimate in words', theme);
         assert.strictEqual(await page.locator('.stacked-bar .seg[data-segment="skills"]').count(), 0, 'no segment for 0 tokens');

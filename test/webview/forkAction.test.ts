@@ -5,11 +5,11 @@ import { chatCompactionRecord, type ChatState } from '../../src/protocol/chat';
 import type { CompactionEventRecord } from '../../src/protocol/records';
 import { textContrast } from './contrast';
 import { compactionView } from '../../src/protocol/inspector';
-import { chatState, inspectorState, turnItems } from './fixtures';
+import { chatState, inspectorState, requestItems } from './fixtures';
 import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, useHarness } from './harness';
 
 const SHOTS = path.join(ARTIFACTS, '..', 'screenshots');
-const request3 = inspectorState.turns.find((t) => t.requestIndex === 3)!;
+const request3 = inspectorState.requests.find((t) => t.requestIndex === 3)!;
 /** The fork's first entry, as the host stores it: request #3's reported figure before, the fork's own count after. */
 const forkEntry: CompactionEventRecord = {
   id: 'c-fork',
@@ -51,7 +51,7 @@ describe('fork from a request: the inspector\'s action and the forked session\'s
       try {
         await hostSends(page, { type: 'state', state: inspectorState });
         await page.click('[data-request-index="3"]');
-        await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems });
+        await hostSends(page, { type: 'requestItems', requestIndex: 3, items: requestItems });
         await clearPosted(page);
         const action = page.locator('.fork-action vscode-button[data-action="fork"]');
         assert.strictEqual((await action.textContent())?.trim(), 'Fork from request #3');
@@ -103,7 +103,7 @@ describe('fork from a request: the inspector\'s action and the forked session\'s
     try {
       await hostSends(page, { type: 'state', state: { ...inspectorState, replayLabel: 'run.jsonl' } });
       await page.click('[data-request-index="3"]');
-      await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems });
+      await hostSends(page, { type: 'requestItems', requestIndex: 3, items: requestItems });
       assert.strictEqual(await page.locator('[data-action="fork"]').count(), 0);
     } finally {
       await page.close();

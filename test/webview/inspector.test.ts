@@ -4,7 +4,7 @@ import { ContextBudget } from '../../src/core/accounting/budget';
 import { requestFigures, windowFigures } from '../../src/core/accounting/windowFigures';
 import { DEFAULT_SETTINGS } from '../../src/core/settings';
 import { compactionView } from '../../src/protocol/inspector';
-import { compaction, figuresOf, inspectorState, inspectorWindow, turnCacheMiss, turnItems, used } from './fixtures';
+import { compaction, figuresOf, inspectorState, inspectorWindow, turnCacheMiss, requestItems, used } from './fixtures';
 import { clearPosted, hostSends, posted, usePage } from './harness';
 
 describe('inspector webview (headless Chromium, host CSP)', function () {
@@ -82,15 +82,15 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.match((await page.textContent('[data-warning="window"]')) ?? '', /assuming 128K/);
   });
 
-  it('selecting a request posts selectTurn and lists the reply item by item, sortable by size', async () => {
-    assert.strictEqual(await page.locator('.turn[data-request-index]').count(), inspectorState.turns.length);
+  it('selecting a request posts selectRequest and lists the reply item by item, sortable by size', async () => {
+    assert.strictEqual(await page.locator('.turn[data-request-index]').count(), inspectorState.requests.length);
     assert.strictEqual(await page.getAttribute('.turn[data-request-index="4"]', 'data-compaction'), 'cmp-1', 'the compaction is marked');
     await clearPosted(page);
     await page.click('.turn[data-request-index="3"]');
-    assert.deepStrictEqual(await posted(page), [{ type: 'selectTurn', requestIndex: 3 }]);
-    await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems });
+    assert.deepStrictEqual(await posted(page), [{ type: 'selectRequest', requestIndex: 3 }]);
+    await hostSends(page, { type: 'requestItems', requestIndex: 3, items: requestItems });
     const rows = page.locator('.turn-slot .item');
-    assert.strictEqual(await rows.count(), turnItems.length);
+    assert.strictEqual(await rows.count(), requestItems.length);
     const first = await rows.nth(4).textContent();
     assert.match(first ?? '', /tool/);
     assert.match(first ?? '', /tool_result · run_command/);
@@ -105,13 +105,13 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     await page.click('.turn-slot vscode-button[data-sort="position"]');
     const positions = await page.$$eval('.turn-slot .item', (els) => els.map((e) => Number(e.getAttribute('data-position'))));
     assert.deepStrictEqual(positions, [0, 1, 2, 3, 4, 5]);
-    assert.deepStrictEqual((await posted(page)).filter((m) => m.type !== 'selectTurn'), [], 'sorting is local');
+    assert.deepStrictEqual((await posted(page)).filter((m) => m.type !== 'selectRequest'), [], 'sorting is local');
   });
 
   it("a request's drill-down shows its reported input, cache reads and writes, output and reasoning, and why it missed the cache", async () => {
-    const t3 = inspectorState.turns[3];
+    const t3 = inspectorState.requests[3];
     await page.click('.turn[data-request-index="3"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems, cacheMiss: turnCacheMiss });
+    await hostSends(page, { type: 'requestItems', requestIndex: 3, items: requestItems, cacheMiss: turnCacheMiss });
     const usage = `${t3.reportedInputTokens!.toLocaleString('en-US')} in (${t3.cacheReadTokens!.toLocaleString('en-US')} cached, 1,200 written) · 850 out (610 reasoning)`;
     assert.strictEqual(await page.textContent('.turn-slot [data-field="usage"]'), usage);
     const miss = page.locator('.turn-slot [data-field="cache-miss"]');
@@ -126,26 +126,26 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     // Request #3 again, with no cause from the host (only new tokens went uncached): the drop is explained as that.
     await page.click('.turn[data-request-index="2"]');
     await page.click('.turn[data-request-index="3"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems });
+    await hostSends(page, { type: 'requestItems', requestIndex: 3, items: requestItems });
     assert.strictEqual(await page.locator('.turn-slot [data-field="cache-miss"]').count(), 0);
     assert.strictEqual(await page.textContent('.turn-slot [data-field="cache-share"]'), 'Cache 31%, down from 68% at #2: nothing sent before went uncached; the new tokens were not in the cache yet.');
 
     // A request whose cache held shows no cause; one the provider reported nothing for says so.
     await page.click('.turn[data-request-index="2"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 2, items: turnItems });
+    await hostSends(page, { type: 'requestItems', requestIndex: 2, items: requestItems });
     assert.strictEqual(await page.locator('.turn-slot [data-field="cache-miss"], .turn-slot [data-field="cache-share"]').count(), 0);
     assert.doesNotMatch((await page.textContent('.turn-slot [data-field="usage"]')) ?? '', /written|reasoning/);
-    const silent = inspectorState.turns.map((t) => (t.requestIndex === 1 ? { requestIndex: 1, createdAt: t.createdAt, components: t.components, estimatedInputTokens: 4_000 } : t));
-    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: silent } });
+    const silent = inspectorState.requests.map((t) => (t.requestIndex === 1 ? { requestIndex: 1, createdAt: t.createdAt, components: t.components, estimatedInputTokens: 4_000 } : t));
+    await hostSends(page, { type: 'state', state: { ...inspectorState, requests: silent } });
     await page.click('.turn[data-request-index="1"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 1, items: turnItems });
+    await hostSends(page, { type: 'requestItems', requestIndex: 1, items: requestItems });
     assert.strictEqual(await page.textContent('.turn-slot [data-field="usage"]'), '4,000 in (estimated; the provider reported no usage)');
   });
 
   it('ignores a late reply for a request that is no longer selected', async () => {
     await page.click('.turn[data-request-index="1"]');
     await page.click('.turn[data-request-index="2"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 1, items: turnItems });
+    await hostSends(page, { type: 'requestItems', requestIndex: 1, items: requestItems });
     assert.strictEqual(await page.locator('.turn-slot .item').count(), 0);
   });
 

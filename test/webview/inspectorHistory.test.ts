@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import { mkdirSync } from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { compaction, inspectorState, preview, turnCacheMiss, turnItems } from './fixtures';
+import { compaction, inspectorState, preview, turnCacheMiss, requestItems } from './fixtures';
 import { ARTIFACTS, clearPosted, cspViolations, hostSends, posted, usePage } from './harness';
 
 describe('inspector webview: compactions, a reload and long sessions (headless Chromium, host CSP)', function () {
@@ -77,9 +77,9 @@ describe('inspector webview: compactions, a reload and long sessions (headless C
     assert.strictEqual(await result.getAttribute('data-stale'), 'false');
     assert.strictEqual(await result.locator('[data-preview="stale"]').count(), 0);
     // A new turn: the host's next state has one more request.
-    const latest = inspectorState.turns[inspectorState.turns.length - 1];
+    const latest = inspectorState.requests[inspectorState.requests.length - 1];
     const next = { ...latest, requestIndex: latest.requestIndex + 1, createdAt: latest.createdAt + 60_000 };
-    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: [...inspectorState.turns, next] } });
+    await hostSends(page, { type: 'state', state: { ...inspectorState, requests: [...inspectorState.requests, next] } });
     assert.strictEqual(await result.getAttribute('data-stale'), 'true');
     assert.match((await result.locator('[data-preview="stale"]').textContent()) ?? '', /Out of date: the context changed after this preview was made/);
     assert.strictEqual(await result.locator('vscode-button[data-action="confirm"]').getAttribute('disabled'), '');
@@ -108,7 +108,7 @@ describe('inspector webview: compactions, a reload and long sessions (headless C
     // <details> fires "toggle" in a later task, not during the click: wait for it to be saved.
     await page.waitForFunction(() => ((window as unknown as { __state?: { openBlobs?: string[] } }).__state?.openBlobs ?? []).includes('res_b2'), undefined, { timeout: 5_000 });
     const saved = await page.evaluate(() => (window as unknown as { __state: unknown }).__state);
-    assert.deepStrictEqual(saved, { selectedTurn: 2, turnSort: 'position', currentSort: 'position', openCompactions: [], openBlobs: ['res_b2'] });
+    assert.deepStrictEqual(saved, { selectedRequest: 2, turnSort: 'position', currentSort: 'position', openCompactions: [], openBlobs: ['res_b2'] });
   });
 
   for (const theme of ['dark', 'light'] as const) {
@@ -117,7 +117,7 @@ describe('inspector webview: compactions, a reload and long sessions (headless C
       try {
         await hostSends(themed, { type: 'state', state: inspectorState });
         await themed.click('.turn[data-request-index="3"]');
-        await hostSends(themed, { type: 'turnItems', requestIndex: 3, items: turnItems, cacheMiss: turnCacheMiss });
+        await hostSends(themed, { type: 'requestItems', requestIndex: 3, items: requestItems, cacheMiss: turnCacheMiss });
         await themed.locator('.compaction[data-compaction-id="cmp-1"] summary').click();
         await themed.locator('.blob[data-ref-id="res_a1"] summary').click();
         await hostSends(themed, { type: 'blobPage', refId: 'res_a1', offset: 0, text: '> jest\nFAIL test/config.test.ts\n  ● loads relative paths\n', totalBytes: 48_213, nextOffset: 16_384 });
@@ -136,9 +136,9 @@ describe('inspector webview: compactions, a reload and long sessions (headless C
   }
 
   it('draws the latest 200 requests of a long session and older ones a page at a time', async () => {
-    const template = inspectorState.turns[0];
-    const turns = Array.from({ length: 450 }, (_, i) => ({ ...template, requestIndex: i, createdAt: template.createdAt + i, compactionId: undefined }));
-    await hostSends(page, { type: 'state', state: { ...inspectorState, turns } });
+    const template = inspectorState.requests[0];
+    const requests = Array.from({ length: 450 }, (_, i) => ({ ...template, requestIndex: i, createdAt: template.createdAt + i, compactionId: undefined }));
+    await hostSends(page, { type: 'state', state: { ...inspectorState, requests } });
     const drawn = () => page.$$eval('.timeline [data-request-index]', (els) => els.map((e) => Number(e.getAttribute('data-request-index'))));
     let indexes = await drawn();
     assert.strictEqual(indexes.length, 200);
@@ -155,7 +155,7 @@ describe('inspector webview: compactions, a reload and long sessions (headless C
     assert.strictEqual(indexes[449], 0);
     assert.strictEqual(await older.count(), 0, 'nothing older left');
     // Another update keeps what was opened.
-    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: [...turns, { ...template, requestIndex: 450, createdAt: template.createdAt + 450, compactionId: undefined }] } });
+    await hostSends(page, { type: 'state', state: { ...inspectorState, requests: [...requests, { ...template, requestIndex: 450, createdAt: template.createdAt + 450, compactionId: undefined }] } });
     assert.strictEqual((await drawn()).length, 451);
   });
 

@@ -20,7 +20,7 @@ describe('inspector webview: every item expands to its exact text, fetched on de
   beforeEach(async () => {
     page = pages.page();
     await page.click('.turn[data-request-index="3"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 3, items });
+    await hostSends(page, { type: 'requestItems', requestIndex: 3, items });
   });
 
   it('lists the prompt parts with their source and path, and the total of all items', async () => {
@@ -30,7 +30,7 @@ describe('inspector webview: every item expands to its exact text, fetched on de
     assert.match((await rows.nth(3).textContent()) ?? '', /jira_search · MCP server tracker.*0 tok.*deferred/);
     assert.match((await rows.nth(4).textContent()) ?? '', /user\s*message/, 'a user message does not read "user user"');
     // The items are Tally's estimate; the summary leads with what the provider reported for the request.
-    const reported = inspectorState.turns.find((t) => t.requestIndex === 3)!.reportedInputTokens!;
+    const reported = inspectorState.requests.find((t) => t.requestIndex === 3)!.reportedInputTokens!;
     assert.strictEqual(await page.textContent('.turn-slot .list-summary'), `6 items · ${reported.toLocaleString('en-US')} tokens (Tally's estimate 326)`);
     assert.strictEqual(await page.locator('.turn-slot vscode-button[data-pin]').count(), 0, 'a stored request has no pin toggles');
   });

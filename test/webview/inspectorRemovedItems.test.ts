@@ -8,7 +8,7 @@ import * as assert from 'assert';
 import { mkdirSync } from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { InspectorUpdates } from '../../src/host/inspector/inspectorUpdates';
+import { InspectorHost } from '../support/inspectorMessages';
 import type { CompactionEventRecord, RemovedItem } from '../../src/protocol/records';
 import { compactionPreview, compactionView, REMOVED_FIRST, type InspectorState } from '../../src/protocol/inspector';
 import { chatState, compaction, inspectorState } from './fixtures';
@@ -102,14 +102,13 @@ describe('inspector webview: a compaction of 5,000 removed items (headless Chrom
   });
 
   it('keeps the history and the items asked for when an update does not carry it, and asks for the whole state when it missed one', async () => {
-    const updates = new InspectorUpdates();
-    const versions = { titles: 0, compactions: 1 };
-    await hostSends(page, updates.message(state, true, versions));
+    const updates = new InspectorHost();
+    await hostSends(page, updates.message(state, 'whole'));
     await entry(page).locator('summary').click();
     await entry(page).locator('[data-action="show-removed"]').click();
     await hostSends(page, { type: 'removedItems', compactionId: 'cmp-big', offset: REMOVED_FIRST, items: big.removed.slice(REMOVED_FIRST, 300), total: COUNT });
-    const next = { ...state, turns: [...state.turns, { ...state.turns[5], requestIndex: 6 }] };
-    const update = updates.message(next, false, versions);
+    const next = { ...state, requests: [...state.requests, { ...state.requests[5], requestIndex: 6 }] };
+    const update = updates.message(next, { requests: true });
     assert.ok(update.type === 'update' && update.compactions === undefined, 'the history is not sent again');
     await clearPosted(page);
     await hostSends(page, update);
@@ -117,9 +116,8 @@ describe('inspector webview: a compaction of 5,000 removed items (headless Chrom
     assert.strictEqual(await entry(page).locator('.removed-item').count(), 300, 'the entry and its items stay');
     assert.deepStrictEqual(await posted(page), []);
 
-    versions.compactions++;
-    assert.ok((updates.message(next, false, versions) as { compactions?: unknown }).compactions, 'carries the history'); // lost on the way
-    const after = updates.message(next, false, versions);
+    assert.ok((updates.message(next, { compactions: true }) as { compactions?: unknown }).compactions, 'carries the history'); // lost on the way
+    const after = updates.message(next, { requests: true });
     assert.equal(after.type === 'update' && after.compactions, undefined);
     await hostSends(page, after);
     assert.deepStrictEqual(await posted(page), [{ type: 'ready' }], 'the webview noticed it missed a history');

@@ -56,8 +56,8 @@ describe('inspector webview: editing the summary in the compaction preview', fun
     const page = ui.page();
     await hostSends(page, { type: 'preview', preview: withSummary });
     await editor(page).fill(EDITED);
-    const latest = inspectorState.turns[inspectorState.turns.length - 1];
-    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: [...inspectorState.turns, { ...latest, requestIndex: latest.requestIndex + 1 }] } });
+    const latest = inspectorState.requests[inspectorState.requests.length - 1];
+    await hostSends(page, { type: 'state', state: { ...inspectorState, requests: [...inspectorState.requests, { ...latest, requestIndex: latest.requestIndex + 1 }] } });
     assert.strictEqual(await page.locator('.preview-result').getAttribute('data-stale'), 'true');
     assert.strictEqual(await confirmDisabled(page), '');
     await editor(page).fill(`${EDITED} More.`);
@@ -82,8 +82,8 @@ describe('inspector webview: editing the summary in the compaction preview', fun
     const page = ui.page();
     await hostSends(page, { type: 'preview', preview: withSummary });
     await editor(page).fill(EDITED);
-    const latest = inspectorState.turns[inspectorState.turns.length - 1];
-    const next = { ...inspectorState, turns: [...inspectorState.turns, { ...latest, requestIndex: latest.requestIndex + 1 }] };
+    const latest = inspectorState.requests[inspectorState.requests.length - 1];
+    const next = { ...inspectorState, requests: [...inspectorState.requests, { ...latest, requestIndex: latest.requestIndex + 1 }] };
     await hostSends(page, { type: 'state', state: next });
     await page.click('.preview-result vscode-button[data-action="refresh-preview"]');
     await hostSends(page, { type: 'preview', preview: { ...withSummary, summary: `${PROPOSED}\nNext: the snapshot tests.` } });

@@ -1,6 +1,6 @@
 /** The chat panel webview: renders the conversation the host sends, posts intents back. */
 import { chatEntryKey, type ChatEntry, type ChatState, type ChatToHost, type HostToChat } from '../../src/protocol/chat';
-import { applyChatEntriesPatch, type HeldChatEntries } from '../../src/protocol/chatPatch';
+import { applyChatEntriesPatch, streamedEntry, type HeldChatEntries } from '../../src/protocol/chatPatch';
 import { readMeterCounting } from '../../src/protocol/meterCounting';
 import { heldListOf } from '../../src/protocol/listPatch';
 import { button, registerControls } from '../ui/controls';
@@ -144,15 +144,15 @@ function render(next: ChatState): void {
 let deltaFrame: number | undefined;
 
 /**
- * Appends streamed text to the entry it belongs to, creating the streaming entry when needed. The
- * message's markdown is rendered again at most once per frame, however many deltas arrive.
+ * Appends streamed text (or thinking) to the entry it belongs to, creating the streaming entry when
+ * needed; the answer's first text ends its thinking. The message's markdown is rendered again at
+ * most once per frame, however many deltas arrive.
  */
-function applyDelta(entryId: string, text: string): void {
+function applyDelta(entryId: string, text: string, thinking: boolean): void {
   if (!state) state = { entries: [], busy: true, sessions: [] };
   // A new object, so the list redraws it; unchanged entries keep theirs.
   const at = state.entries.findIndex((e) => e.kind === 'assistant' && e.id === entryId);
-  const before = at >= 0 ? (state.entries[at] as Extract<ChatEntry, { kind: 'assistant' }>) : undefined;
-  const entry: ChatEntry = before ? { ...before, text: before.text + text } : { kind: 'assistant', id: entryId, text, streaming: true, toolCalls: [] };
+  const entry = streamedEntry(at >= 0 ? state.entries[at] : undefined, entryId, text, thinking);
   if (at >= 0) state.entries[at] = entry;
   else state.entries.push(entry);
   held.byKey.set(chatEntryKey(entry), entry);
@@ -170,13 +170,14 @@ onHostMessage<HostToChat>((message) => {
     render(message.state);
     // A session just opened, resumed or reloaded opens at its end.
     if (opened) follow.restart();
-  } else if (message.type === 'update' && message.patch && message.state) {
-    const { entries, missing } = applyChatEntriesPatch(held, message.patch);
+  } else if (message.type === 'update' && (message.patch || message.state)) {
+    const { entries, missing } = message.patch ? applyChatEntriesPatch(held, message.patch) : { entries: state?.entries ?? [], missing: [] };
+    const header = message.state ?? state;
     // An update that does not fit what this webview holds: ask for the whole state again.
-    if (missing.length > 0) host.post({ type: 'ready' });
-    else render({ ...message.state, entries });
+    if (missing.length > 0 || !header) host.post({ type: 'ready' });
+    else render({ ...header, sessions: message.state?.sessions ?? state?.sessions ?? [], turnFiles: message.state ? (message.state.turnFiles ?? state?.turnFiles) : state?.turnFiles, entries });
   }
-  else if (message.type === 'delta' && typeof message.text === 'string' && typeof message.entryId === 'string') applyDelta(message.entryId, message.text);
+  else if (message.type === 'delta' && typeof message.text === 'string' && typeof message.entryId === 'string') applyDelta(message.entryId, message.text, message.thinking === true);
   else if (message.type === 'completions' && Array.isArray(message.items)) attachments.showCompletions(message.queryId, message.items);
   else if (message.type === 'composer' && Array.isArray(message.attachments)) attachments.showComposer(message.attachments, message.cost, message.restore);
   else if (message.type === 'editText' && typeof message.text === 'string') composer.setText(message.text);

@@ -94,9 +94,9 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
     }),
     approval
       ? h('div', { class: `approval approval-${approval.kind}`, attrs: { role: 'group', 'aria-label': 'Approval needed' } }, [
-          ...approvalBody(approval),
+          ...approvalBody(approval, answerId, actions),
           h('div', { class: 'actions' }, [
-            button('Approve', () => actions.onApproval(answerId, true), { attrs: { 'data-approve': answerId } }),
+            button(approval.approveLabel ?? 'Approve', () => actions.onApproval(answerId, true), { attrs: { 'data-approve': answerId } }),
             approval.allowForSession
               ? button(`Allow ${approval.allowForSession.replace(/`([^`]*)`/g, '“$1”')} for this session`, () => actions.onApproval(answerId, true, true), { appearance: 'secondary', attrs: { 'data-approve-session': answerId } })
               : null,
@@ -153,7 +153,7 @@ function revealedTitle(title: string, findings: Set<string>): HTMLElement {
  * as markers and a warning line naming them: what the card shows is what will run. A command's
  * detail is never in a scroll box (the card grows); a diff keeps its scroll box.
  */
-function approvalBody(approval: NonNullable<ChatToolCallView['approval']>): HTMLElement[] {
+function approvalBody(approval: NonNullable<ChatToolCallView['approval']>, answerId: string, actions: ToolCardActions): HTMLElement[] {
   const findings = new Set<string>();
   const title = revealedTitle(approval.title, findings);
   const detail = approval.detail ? revealed('pre', `approval-detail${approval.kind === 'command' ? ' approval-full' : ''}`, approval.detail, findings) : undefined;
@@ -163,5 +163,19 @@ function approvalBody(approval: NonNullable<ChatToolCallView['approval']>): HTML
   if (lines > 1) warnings.unshift(`the command spans ${countOf(lines, 'line')}; all of them run`);
   const warning = warnings.length ? h('div', { class: 'approval-warning', attrs: { role: 'alert' }, text: `⚠ Look closely: ${warnings.join('; ')}.` }) : undefined;
   const noAllowance = approval.noAllowance ? h('div', { class: 'approval-note', text: `No "allow for this session" here: ${approval.noAllowance}.` }) : undefined;
-  return [title, ...(warning ? [warning] : []), ...(detail ? [detail] : []), ...(runs ? [runs] : []), ...(noAllowance ? [noAllowance] : [])];
+  const sandbox = approval.sandbox ? sandboxLine(approval.sandbox, answerId, actions) : undefined;
+  return [title, ...(warning ? [warning] : []), ...(detail ? [detail] : []), ...(runs ? [runs] : []), ...(sandbox ? [sandbox] : []), ...(noAllowance ? [noAllowance] : [])];
+}
+
+/**
+ * Where the command runs: in the sandbox (what it may touch, the whole of it one click away) or
+ * without one (why, marked like a warning). Its open state is kept with the arguments'.
+ */
+function sandboxLine(note: NonNullable<NonNullable<ChatToolCallView['approval']>['sandbox']>, answerId: string, actions: ToolCardActions): HTMLElement {
+  const cls = `approval-sandbox ${note.sandboxed ? 'sandbox-on' : 'sandbox-off'}`;
+  const attrs = { 'data-sandboxed': String(note.sandboxed) };
+  const text = h('span', { class: 'sandbox-text', text: `${note.sandboxed ? '' : '⚠ '}${note.text}` });
+  if (!note.detail) return h('div', { class: cls, attrs }, [text]);
+  const key = `sandbox:${answerId}`;
+  return details([text], [h('pre', { class: 'approval-sandbox-detail', text: note.detail })], { class: cls, attrs, open: actions.openArgs.has(key), onToggle: (open) => actions.onToggleArgs(key, open) });
 }

@@ -38,8 +38,8 @@ export function renderHeader(state: InspectorState): HTMLElement {
     const c = state.calibration;
     fact('Estimate vs provider', `${calibrationWords(c.factor, c.error, c.samples)} · ×${c.factor.toFixed(3)} ± ${c.error.toFixed(3)}`, 'calibration', "Tally counts tokens itself before each request and corrects its count by this factor, learned from the provider's reported counts");
   }
-  if (state.averageTurnTokens !== undefined) fact('Average turn', countOf(state.averageTurnTokens, 'token'), 'average-turn');
-  if (state.turnsRemaining !== undefined) fact('Turns until compaction', `≈ ${tokens(state.turnsRemaining)}`, 'turns-remaining');
+  if (state.averageRequestGrowth !== undefined) fact('Average turn', countOf(state.averageRequestGrowth, 'token'), 'average-turn');
+  if (state.requestsUntilCompaction !== undefined) fact('Turns until compaction', `≈ ${tokens(state.requestsUntilCompaction)}`, 'turns-remaining');
 
   const warning = f?.warning;
   return h('header', { class: 'inspector-header' }, [

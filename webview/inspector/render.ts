@@ -87,10 +87,10 @@ function requestPreview(): void {
   host.post(focus === undefined ? { type: 'previewCompaction' } : { type: 'previewCompaction', focus });
 }
 
-function selectTurn(requestIndex: number): void {
-  ui.selectedTurn = requestIndex;
+function selectRequest(requestIndex: number): void {
+  ui.selectedRequest = requestIndex;
   persist();
-  host.post({ type: 'selectTurn', requestIndex });
+  host.post({ type: 'selectRequest', requestIndex });
   renderRequests();
 }
 
@@ -104,7 +104,7 @@ function loadBlob(refId: string, offset: number): void {
 export function renderAll(): void {
   if (!view.state) return;
   // The small sections are drawn again only when what they show changed.
-  const { turns: _turns, current: _current, blobs: _blobs, blobTitles: _titles, compactions: _compactions, historySent: _historySent, ...small } = view.state;
+  const { requests: _requests, current: _current, blobs: _blobs, blobTitles: _titles, compactions: _compactions, historySent: _historySent, ...small } = view.state;
   replaceIfChanged(headerSlot, JSON.stringify(small), () => [renderHeader(view.state!)]);
   replaceIfChanged(bannerSlot, JSON.stringify(view.state.subagentOf ?? null), () => (view.state!.subagentOf ? [renderSubagentBanner(view.state!.subagentOf, () => host.post({ type: 'closeSubagent' }))] : []));
   subagentsSection.hidden = !view.state.subagents;
@@ -125,39 +125,39 @@ export function renderAll(): void {
 export function renderRequests(): void {
   if (!view.state) return;
   // A selected request (restored with the view) is always among those drawn.
-  const selectedAt = ui.selectedTurn === undefined ? -1 : view.state.turns.filter((t) => t.requestIndex > ui.selectedTurn!).length;
+  const selectedAt = ui.selectedRequest === undefined ? -1 : view.state.requests.filter((t) => t.requestIndex > ui.selectedRequest!).length;
   if (selectedAt >= view.timelineShown) view.timelineShown = (Math.floor(selectedAt / TIMELINE_PAGE) + 1) * TIMELINE_PAGE;
   replace(timelineSlot, [
-    renderTimeline(view.state.turns, {
+    renderTimeline(view.state.requests, {
       effectiveWindow: view.state.figures?.effectiveWindow ?? 0,
-      selected: ui.selectedTurn,
-      onSelect: selectTurn,
+      selected: ui.selectedRequest,
+      onSelect: selectRequest,
       shown: view.timelineShown,
-      notSent: view.state.earlierTurns,
+      notSent: view.state.earlierRequests,
       onShowOlder: () => {
         view.timelineShown += TIMELINE_PAGE;
         // Past what this webview holds: the host sends a page more of the older requests.
-        if (view.timelineShown > (view.state?.turns.length ?? 0) && view.state?.earlierTurns) host.post({ type: 'showEarlier', list: 'turns' });
+        if (view.timelineShown > (view.state?.requests.length ?? 0) && view.state?.earlierRequests) host.post({ type: 'showEarlier', list: 'requests' });
         renderRequests();
       },
     }),
   ]);
-  if (ui.selectedTurn === undefined) {
+  if (ui.selectedRequest === undefined) {
     replace(requestSlot, [h('p', { class: 'hint', text: 'Select a request to see exactly what it carried.' })]);
-  } else if (!view.turnItems || view.turnItems.requestIndex !== ui.selectedTurn) {
-    replace(requestSlot, [h('div', { class: 'loading' }, [progressRing('Loading'), `Loading request #${ui.selectedTurn}…`])]);
+  } else if (!view.requestItems || view.requestItems.requestIndex !== ui.selectedRequest) {
+    replace(requestSlot, [h('div', { class: 'loading' }, [progressRing('Loading'), `Loading request #${ui.selectedRequest}…`])]);
   } else {
-    if (requestHeading?.dataset.request !== String(view.turnItems.requestIndex)) requestHeading = h('h3', { text: `Request #${view.turnItems.requestIndex}`, attrs: { 'data-request': view.turnItems.requestIndex } });
+    if (requestHeading?.dataset.request !== String(view.requestItems.requestIndex)) requestHeading = h('h3', { text: `Request #${view.requestItems.requestIndex}`, attrs: { 'data-request': view.requestItems.requestIndex } });
     replace(requestSlot, [
       requestHeading,
-      renderRequestUsage(view.state.turns.find((t) => t.requestIndex === view.turnItems!.requestIndex), view.state.turns.find((t) => t.requestIndex === view.turnItems!.requestIndex - 1), view.turnItems.cacheMiss),
-      forkAction(view.turnItems),
-      renderItemList(view.turnItems.items, {
+      renderRequestUsage(view.state.requests.find((t) => t.requestIndex === view.requestItems!.requestIndex), view.state.requests.find((t) => t.requestIndex === view.requestItems!.requestIndex - 1), view.requestItems.cacheMiss),
+      forkAction(view.requestItems),
+      renderItemList(view.requestItems.items, {
         label: 'turn',
-        requestIndex: view.turnItems.requestIndex,
-        shownTotal: view.state.turns.find((t) => t.requestIndex === view.turnItems!.requestIndex)?.reportedInputTokens,
-        onRequestText: (itemId) => host.post({ type: 'requestItemText', requestIndex: view.turnItems!.requestIndex, itemId }),
-        onOpenInEditor: view.state.subagentOf ? undefined : (position) => host.post({ type: 'openRequestItem', requestIndex: view.turnItems!.requestIndex, position }),
+        requestIndex: view.requestItems.requestIndex,
+        shownTotal: view.state.requests.find((t) => t.requestIndex === view.requestItems!.requestIndex)?.reportedInputTokens,
+        onRequestText: (itemId) => host.post({ type: 'requestItemText', requestIndex: view.requestItems!.requestIndex, itemId }),
+        onOpenInEditor: view.state.subagentOf ? undefined : (position) => host.post({ type: 'openRequestItem', requestIndex: view.requestItems!.requestIndex, position }),
         links: itemLinks(),
         sort: ui.turnSort,
         onSort: (sort) => {

@@ -64,6 +64,9 @@ export const STOP_NOTICES = {
 
 class CancelledError extends Error {}
 
+/** What is kept of a reply stopped at one of the reply limits. */
+const KEPT_OVER_LIMIT_CHARS = 8_000;
+
 /**
  * The agent loop: build the prompt, measure, compact when needed, send and stream, run the
  * tools the model asked for, record everything, and repeat until the model stops calling tools.
@@ -160,7 +163,7 @@ export class AgentSession {
         }
         const kind = error instanceof ProviderError ? error.kind : 'internal';
         const message = error instanceof Error ? error.message : String(error);
-        await this.keepPartialText(message);
+        await this.keepPartialText(message, error instanceof ProviderError && error.kind === 'reply_limit');
         await this.contextSession.abortOpenCalls(`the request failed: ${message}`);
         this.emit({ type: 'error', message, kind });
         return 'error';
@@ -274,11 +277,15 @@ export class AgentSession {
     return { text, calls, reasoning, usage, stopReason };
   }
 
-  /** Text the user already saw from a response that then failed is kept, marked as cut off. */
-  private async keepPartialText(reason: string): Promise<void> {
-    const partial = this.partialText;
+  /**
+   * Text the user already saw from a response that then failed is kept, marked as cut off. A reply
+   * stopped at a limit keeps only its start: the rest would fill the next request.
+   */
+  private async keepPartialText(reason: string, overLimit: boolean): Promise<void> {
+    let partial = this.partialText;
     this.partialText = '';
     if (!partial.trim()) return;
+    if (overLimit && partial.length > KEPT_OVER_LIMIT_CHARS) partial = `${partial.slice(0, KEPT_OVER_LIMIT_CHARS)}\n[… ${(partial.length - KEPT_OVER_LIMIT_CHARS).toLocaleString('en-US')} more characters not kept]`;
     try {
       await this.recordAssistant(`${partial}\n[The response was cut off: ${reason}]`, []);
     } catch {

@@ -1,18 +1,9 @@
 import { newId } from '../model/ids';
-import type { CheckpointFile, CheckpointStore, FileState, FolderListing, ListedFile, TurnCheckpoint } from '../ports/checkpointStore';
+import type { CheckpointFile, CheckpointStore, CommandBaseline, FileState, TurnCheckpoint } from '../ports/checkpointStore';
 import type { ResolvedPath } from '../ports/workspace';
-
-/** How long recording the workspace before a command may take; files not reached by then cannot be restored. */
-export const COMMAND_CAPTURE_BUDGET_MS = 500;
-/** How far before a command's start a file's modification time may read and still count as the command's (coarse file-system clocks). */
-const MTIME_SLACK_MS = 100;
-/** Files read at once while recording before a command. */
-const CAPTURE_BATCH = 16;
 
 export interface TurnRecorderOptions {
   now?: () => number;
-  /** How long recording the workspace before a command may take (COMMAND_CAPTURE_BUDGET_MS unless said). */
-  captureBudgetMs?: number;
   /** A recording or saving problem, said once per turn (the turn goes on). */
   onProblem?: (message: string) => void;
 }
@@ -21,16 +12,37 @@ const unstored = (reason: string, size = 0): FileState => ({ kind: 'unstored', s
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+function sameState(a: FileState | undefined, b: FileState | undefined): boolean {
+  if (!a || !b) return false;
+  if (a.kind === 'absent' || b.kind === 'absent') return a.kind === b.kind;
+  return a.kind !== 'unstored' && b.kind !== 'unstored' && a.hash === b.hash;
+}
+
+interface RunningTurn {
+  checkpoint: TurnCheckpoint;
+  byPath: Map<string, CheckpointFile>;
+  warned: boolean;
+  /** What made each file's last recorded change: the agent's write, or a command. */
+  lastChange: Map<string, 'write' | 'command'>;
+  /** Commands running now, and what others changed while they ran (their changes cannot be told from a command's). */
+  commandsRunning: number;
+  othersDuringCommands: Map<string, string>;
+}
+
 /**
  * Records, during one turn, what the agent's writes need to be undone: before the first write to a
- * file, its bytes (or its absence); before a command, the workspace's files (bounded), and after it
- * the files it changed, created or deleted. A failure to record is noted on the turn's checkpoint
- * and the turn goes on; a checkpoint that could not be saved is kept in memory for this window.
+ * file, its bytes (or its absence); around a command, the files it changed, created or deleted
+ * with their states before. What someone else changed meanwhile (the user saving in the editor)
+ * is marked, so a restore can leave it alone. A failure to record is noted on the turn's
+ * checkpoint and the turn goes on; a checkpoint that could not be saved is kept in memory for
+ * this window.
  */
 export class TurnCheckpointRecorder {
-  private turn?: { checkpoint: TurnCheckpoint; byPath: Map<string, CheckpointFile>; warned: boolean };
+  private turn?: RunningTurn;
   private readonly unsaved = new Map<string, TurnCheckpoint>();
   private saving: Promise<void> = Promise.resolve();
+  /** Files the agent is writing now: a save reported meanwhile is its own. */
+  private readonly writing = new Map<string, number>();
   private readonly now: () => number;
 
   constructor(private readonly store: CheckpointStore, private readonly options: TurnRecorderOptions = {}) {
@@ -44,7 +56,16 @@ export class TurnCheckpointRecorder {
    */
   begin(sessionId: string, userMessageId: string, notBefore = 0): void {
     const checkpoint: TurnCheckpoint = { id: newId('k'), sessionId, userMessageId, createdAt: Math.max(this.now(), notBefore), files: [], problems: [] };
-    this.turn = { checkpoint, byPath: new Map(), warned: false };
+    this.turn = { checkpoint, byPath: new Map(), warned: false, lastChange: new Map(), commandsRunning: 0, othersDuringCommands: new Map() };
+  }
+
+  /**
+   * The folders the turn's commands will run in, known ahead (the turn just began): their record
+   * is brought up to date meanwhile, so the first command waits less. A failure here shows at the
+   * command.
+   */
+  prepare(folders: readonly string[]): void {
+    void this.store.prepare(folders).catch(() => undefined);
   }
 
   /** The turn ended: waits for its last save. */
@@ -66,8 +87,37 @@ export class TurnCheckpointRecorder {
     return [...byId.values()].sort((a, b) => a.createdAt - b.createdAt);
   }
 
+  /**
+   * Someone other than the agent changed `absolute` during the turn (`what`: how, in words, such
+   * as "saved in the editor while the turn ran"). A file the turn changed is marked; while a
+   * command runs, the file is marked if the command's changes include it. A report of the agent's
+   * own write (an editor save that VS Code reports a moment late) is told by the file being as the
+   * agent left it.
+   */
+  noteOthersChange(absolute: string, what: string): void {
+    const turn = this.turn;
+    if (!turn || this.writing.has(absolute)) return;
+    if (turn.commandsRunning > 0) turn.othersDuringCommands.set(absolute, what);
+    const entry = turn.byPath.get(absolute);
+    if (!entry || entry.othersChanged) return;
+    if (turn.lastChange.get(absolute) !== 'write') return this.markOthers(turn, entry, what);
+    void this.store.inspect(absolute).then(
+      (now) => {
+        if (!sameState(now, entry.after)) this.markOthers(turn, entry, what);
+      },
+      () => this.markOthers(turn, entry, what),
+    );
+  }
+
+  private markOthers(turn: RunningTurn, entry: CheckpointFile, what: string): void {
+    if (entry.othersChanged) return;
+    entry.othersChanged = what;
+    this.save(turn);
+  }
+
   /** Before a write: the file's prior state, once per file per turn. */
   async beforeWrite(path: ResolvedPath): Promise<void> {
+    this.writing.set(path.absolute, (this.writing.get(path.absolute) ?? 0) + 1);
     const turn = this.turn;
     if (!turn || turn.byPath.has(path.absolute)) return;
     const before = await this.capture(path.absolute, path.relative);
@@ -78,83 +128,61 @@ export class TurnCheckpointRecorder {
   async afterWrite(path: ResolvedPath): Promise<void> {
     const turn = this.turn;
     const file = turn?.byPath.get(path.absolute);
-    if (!turn || !file) return;
-    file.after = await this.capture(path.absolute, path.relative);
-    this.save(turn);
+    try {
+      if (!turn || !file) return;
+      file.after = await this.store.inspect(path.absolute).catch((error: unknown) => unstored(messageOf(error)));
+      turn.lastChange.set(path.absolute, 'write');
+      this.save(turn);
+    } finally {
+      const count = (this.writing.get(path.absolute) ?? 1) - 1;
+      if (count > 0) this.writing.set(path.absolute, count);
+      else this.writing.delete(path.absolute);
+    }
   }
 
   /**
-   * Runs a command with the workspace recorded around it: the files listed and their bytes kept
-   * before (within COMMAND_CAPTURE_BUDGET_MS), then the files whose size or time changed, and those
-   * created or deleted, recorded with their prior state.
+   * Runs a command with the workspace recorded around it: the files' states made sure of before
+   * (bounded in time), then the files it changed, created or deleted recorded with those states.
+   * What could not be recorded is said on the turn.
    */
   async aroundCommand<T>(folders: readonly string[], run: () => Promise<T>): Promise<T> {
     const turn = this.turn;
     if (!turn) return run();
-    let listed: FolderListing | undefined;
-    const states = new Map<string, FileState>();
+    turn.commandsRunning++;
     try {
-      listed = await this.store.list(folders);
-      // A bound reached is said on the turn, not in a pop-up: large workspaces reach it on every command.
-      if (!listed.complete && listed.note) this.problem(turn, `Files this command changes may not all be restorable: ${listed.note}.`, false);
-      await this.captureListing(listed.files, states);
-    } catch (error) {
-      this.problem(turn, `The workspace could not be recorded before a command, so its changes cannot be restored: ${messageOf(error)}`);
-    }
-    const started = this.now();
-    try {
-      return await run();
+      let baseline: CommandBaseline | undefined;
+      try {
+        baseline = await this.store.beforeCommand(folders);
+        // A bound reached is said on the turn, not in a pop-up: large workspaces reach it on every command.
+        for (const note of baseline.notes) this.problem(turn, note, false);
+      } catch (error) {
+        this.problem(turn, `The workspace could not be recorded before a command, so its changes cannot be restored: ${messageOf(error)}`);
+      }
+      try {
+        return await run();
+      } finally {
+        if (baseline) await this.recordCommand(turn, baseline).catch((error) => this.problem(turn, `The files a command changed could not be recorded: ${messageOf(error)}`));
+      }
     } finally {
-      if (listed) await this.recordChanges(turn, folders, listed, states, started).catch((error) => this.problem(turn, `The files a command changed could not be recorded: ${messageOf(error)}`));
+      if (--turn.commandsRunning === 0) turn.othersDuringCommands.clear();
     }
   }
 
-  private async captureListing(files: readonly ListedFile[], states: Map<string, FileState>): Promise<void> {
-    const deadline = this.now() + (this.options.captureBudgetMs ?? COMMAND_CAPTURE_BUDGET_MS);
-    for (let i = 0; i < files.length; i += CAPTURE_BATCH) {
-      if (this.now() > deadline) {
-        for (const f of files.slice(i)) states.set(f.absolute, unstored('the time to record files before the command ran out', f.size));
-        return;
-      }
-      await Promise.all(files.slice(i, i + CAPTURE_BATCH).map(async (f) => states.set(f.absolute, await this.store.capture(f.absolute, f).catch((e) => unstored(messageOf(e), f.size)))));
-    }
-  }
-
-  /**
-   * The files the command changed: listed after it with another size or time, or with the same
-   * ones when its time was too recent before to tell (then by its bytes), new since (when the
-   * listing before was cut short, only those modified once the command started: the others were
-   * just not reached), or gone (when both listings are whole).
-   */
-  private async recordChanges(turn: NonNullable<typeof this.turn>, folders: readonly string[], before: FolderListing, states: Map<string, FileState>, started: number): Promise<void> {
-    const after = await this.store.list(folders);
-    if (!after.complete && after.note) this.problem(turn, `Files this command changed may not all be restorable: ${after.note}.`, false);
-    const was = new Map(before.files.map((f) => [f.absolute, f]));
-    const now = new Map(after.files.map((f) => [f.absolute, f]));
-    const changed: Array<{ file: ListedFile; before: FileState; after?: FileState }> = [];
-    for (const f of after.files) {
-      const old = was.get(f.absolute);
-      if (!old) {
-        if (before.complete) changed.push({ file: f, before: { kind: 'absent' } });
-        else if (f.mtimeMs >= started - MTIME_SLACK_MS) changed.push({ file: f, before: unstored('it was not listed before the command (the listing stopped early)') });
-      } else if (old.size !== f.size || old.mtimeMs !== f.mtimeMs) changed.push({ file: f, before: states.get(f.absolute) ?? unstored('it was not recorded before the command', old.size) });
-      else if (old.timeUnsure) {
-        const prior = states.get(f.absolute);
-        if (prior?.kind !== 'stored') continue;
-        const current = await this.capture(f.absolute, f.relative);
-        if (current.kind !== 'stored' || current.hash !== prior.hash) changed.push({ file: f, before: prior, after: current });
-      }
-    }
-    if (after.complete && before.complete) for (const old of before.files) if (!now.has(old.absolute)) changed.push({ file: old, before: states.get(old.absolute) ?? unstored('it was not recorded before the command', old.size) });
-    for (const { file, before: prior, after: known } of changed) {
-      let entry = turn.byPath.get(file.absolute);
+  private async recordCommand(turn: RunningTurn, baseline: CommandBaseline): Promise<void> {
+    const changes = await this.store.afterCommand(baseline);
+    for (const note of changes.notes) this.problem(turn, note, false);
+    for (const change of changes.files) {
+      let entry = turn.byPath.get(change.absolute);
       if (!entry) {
-        entry = { absolute: file.absolute, relative: file.relative, before: prior };
+        entry = { absolute: change.absolute, relative: change.relative, before: change.before };
         this.add(turn, entry);
       }
-      entry.after = known ?? (now.has(file.absolute) ? await this.capture(file.absolute, file.relative) : { kind: 'absent' });
+      entry.after = change.after;
+      turn.lastChange.set(change.absolute, 'command');
+      const others = turn.othersDuringCommands.get(change.absolute);
+      if (others) entry.othersChanged ??= others;
     }
-    if (changed.length) this.save(turn);
+    if (changes.files.length) this.save(turn);
   }
 
   private async capture(absolute: string, relative: string): Promise<FileState> {
@@ -166,13 +194,13 @@ export class TurnCheckpointRecorder {
     }
   }
 
-  private add(turn: NonNullable<typeof this.turn>, file: CheckpointFile): void {
+  private add(turn: RunningTurn, file: CheckpointFile): void {
     turn.byPath.set(file.absolute, file);
     turn.checkpoint.files.push(file);
     this.save(turn);
   }
 
-  private problem(turn: NonNullable<typeof this.turn>, message: string, notify = true): void {
+  private problem(turn: RunningTurn, message: string, notify = true): void {
     if (!turn.checkpoint.problems.includes(message)) turn.checkpoint.problems.push(message);
     if (notify && !turn.warned) {
       turn.warned = true;
@@ -181,7 +209,7 @@ export class TurnCheckpointRecorder {
   }
 
   /** Saves the turn's checkpoint after the saves before it; a failed save keeps it in memory and says so once. */
-  private save(turn: NonNullable<typeof this.turn>): void {
+  private save(turn: RunningTurn): void {
     const checkpoint = turn.checkpoint;
     this.saving = this.saving.then(async () => {
       try {

@@ -1,12 +1,22 @@
 import type { Message } from '../model/message';
 import { lastCommandsSection, summarizeLocally } from './localSummarizer';
 import { extractFacts } from './sessionFacts';
-import { storedOutputsLine } from './strategies/storeReplaced';
+import { storedOutputsBlock } from './storedOutputs';
+import { taskTextOf } from './taskText';
 import type { SummaryRequest } from './types';
 import { numbersIn } from './workFacts';
 
 /** The headings a checkpoint from a model is asked for (the summary's fixed shape). */
-export const CHECKPOINT_HEADINGS = ['Task', 'Files touched', 'Commands run', 'Errors', 'Decisions', 'Next step'];
+export const CHECKPOINT_HEADINGS = ['Task', 'Established', 'Changed', 'Failed', 'Open questions', 'Next step'];
+
+/** Other words a model may head the same section with. */
+const HEADING_ALSO: Record<string, string[]> = {
+  Established: ['Findings', 'Facts', 'Decisions', 'Conclusions', 'Known'],
+  Changed: ['Files touched', 'Files changed', 'Changes', 'Modified'],
+  Failed: ['Errors', 'Failures', 'What failed'],
+  'Open questions': ['Questions', 'Unknowns', 'Open issues'],
+  'Next step': ['Next steps', 'Next'],
+};
 
 /** What a summary must carry of the messages it replaces, by kind, each verbatim. */
 interface DueFacts {
@@ -37,8 +47,9 @@ function hasHeading(text: string, heading: string): boolean {
 function dueFacts(messages: readonly Message[], style: SummaryRequest['style']): { due: DueFacts; facts: ReturnType<typeof extractFacts> } {
   const facts = extractFacts(messages);
   const errorLines = [facts.latestError, facts.latestErrorLocation].filter((l): l is string => Boolean(l));
-  const commands = [facts.lastCheckCommand?.command, facts.latestErrorCommand?.command].filter((c): c is string => Boolean(c));
-  const userText = messages.filter((m) => m.role === 'user' && m.kind === 'user').map((m) => m.content).join('\n');
+  const commands = [facts.lastCheckCommand?.key, facts.latestErrorCommand?.key].filter((c): c is string => Boolean(c));
+  // The numbers of the task the user stated, not of a worked example their message may carry.
+  const userText = messages.filter((m) => m.role === 'user' && m.kind === 'user').map((m) => taskTextOf(m.content)).join('\n');
   const numbers = [...new Set([...numbersIn(errorLines.join('\n')), ...numbersIn(userText)])];
   // A tool digest's refs are listed by the strategy under it, not by the summary.
   const refs = style === 'tool_digest' ? [] : facts.storedRefs;
@@ -66,7 +77,7 @@ export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'm
     dueCount += due[kind].length;
     missingCount += missing[kind].length;
   }
-  const headings = CHECKPOINT_HEADINGS.filter((h) => hasHeading(text, h)).length;
+  const headings = CHECKPOINT_HEADINGS.filter((h) => [h, ...(HEADING_ALSO[h] ?? [])].some((name) => hasHeading(text, name))).length;
   const shapeShort = request.style === 'checkpoint' && headings < CHECKPOINT_HEADINGS.length / 2;
   if (shapeShort || (dueCount >= 2 && missingCount > dueCount / 2)) {
     const why = shapeShort ? `had ${headings} of the ${CHECKPOINT_HEADINGS.length} headings` : `left out ${missingCount} of ${dueCount} facts`;
@@ -79,12 +90,12 @@ export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'm
   if (missing.errorLines.length) lines.push('### Latest error', ...(facts.latestError ? [facts.latestError] : []), ...(facts.latestErrorLocation ? [`At: ${facts.latestErrorLocation}`] : []));
   if (missing.commands.length) {
     lines.push(lastCommandsSection({
-      lastCheckCommand: missing.commands.includes(facts.lastCheckCommand?.command ?? '') ? facts.lastCheckCommand : undefined,
-      latestErrorCommand: missing.commands.includes(facts.latestErrorCommand?.command ?? '') ? facts.latestErrorCommand : undefined,
+      lastCheckCommand: missing.commands.includes(facts.lastCheckCommand?.key ?? '') ? facts.lastCheckCommand : undefined,
+      latestErrorCommand: missing.commands.includes(facts.latestErrorCommand?.key ?? '') ? facts.latestErrorCommand : undefined,
     }));
   }
   if (missing.numbers.length) lines.push(`Numbers: ${missing.numbers.join(', ')}`);
-  if (missing.refs.length) lines.push(storedOutputsLine(missing.refs));
+  if (missing.refs.length) lines.push(storedOutputsBlock(new Map(missing.refs.map((ref) => [ref, facts.refs.get(ref) ?? '']))));
   const counts = (Object.keys(missing) as Array<keyof DueFacts>)
     .filter((kind) => missing[kind].length)
     .map((kind) => `${missing[kind].length} ${LABELS[kind][missing[kind].length === 1 ? 0 : 1]}`);

@@ -7,7 +7,10 @@
 /** A file's state at one moment, as a checkpoint keeps it. */
 export type FileState =
   | { kind: 'absent' }
+  /** Its bytes are kept: it can be put back. */
   | { kind: 'stored'; hash: string; size: number }
+  /** Its bytes were hashed, to tell later whether it changed, but not kept (what a change left, a file as it is now). */
+  | { kind: 'seen'; hash: string; size: number }
   /** The file was there, but its bytes were not kept (over the size cap, unreadable): it cannot be put back. */
   | { kind: 'unstored'; size: number; reason: string };
 
@@ -19,6 +22,12 @@ export interface CheckpointFile {
   before: FileState;
   /** The state after the turn's last change to it (absent until that change is recorded). */
   after?: FileState;
+  /**
+   * Someone other than the agent changed it during the turn too (saved in the editor while a
+   * command ran, say): the change cannot be told apart from the agent's, so a restore leaves it
+   * as it is unless the user asks. In words.
+   */
+  othersChanged?: string;
 }
 
 /** What one turn changed in the workspace, recorded as it happened. */
@@ -29,40 +38,41 @@ export interface TurnCheckpoint {
   userMessageId: string;
   createdAt: number;
   files: CheckpointFile[];
-  /** What could not be recorded (storage failed, a command's listing stopped early); shown with the turn. */
+  /** What could not be recorded (storage failed, a bound was reached, ignored files a command changed); shown with the turn. */
   problems: string[];
 }
 
-/** A file found by a workspace listing, with what tells a change: size and modification time. */
-export interface ListedFile {
-  absolute: string;
-  relative: string;
-  size: number;
-  mtimeMs: number;
-  /**
-   * Its time was so recent when listed that a change in the same clock step would leave it as it
-   * is: whether it changed is told by its bytes, not by its size and time.
-   */
-  timeUnsure?: boolean;
+/** The workspace as recorded before a command: `afterCommand` takes it back. Opaque but for what could not be recorded. */
+export interface CommandBaseline {
+  /** What the record before the command could not cover, in words (said on the turn). */
+  readonly notes: readonly string[];
 }
 
-/** The workspace's files, listed with bounds: `complete` is false when a bound stopped the listing (`note` says which). */
-export interface FolderListing {
-  files: ListedFile[];
-  complete: boolean;
-  note?: string;
+/** What a command changed: each file with its state before (bytes kept when they were recorded) and after. */
+export interface CommandChanges {
+  files: Array<{ absolute: string; relative: string; before: FileState; after: FileState }>;
+  /** What could not be recorded, in words (said on the turn and in Restore). */
+  notes: string[];
 }
 
 export interface CheckpointStore {
+  /** The file's state now, its bytes kept (they are what a restore writes back). */
+  capture(absolute: string): Promise<FileState>;
+  /** The file's state now, its bytes hashed but not kept (to tell later whether it changed). */
+  inspect(absolute: string): Promise<FileState>;
   /**
-   * The file's state now; its bytes are stored when at most the size cap. A file unchanged since
-   * the last capture is not read again (unless its time was too recent then to show a later
-   * change); `listed`: its size and time from a listing just made, so an unchanged file costs no
-   * file-system call at all.
+   * Before a command: brings the record of the folders' files up to date and makes sure each
+   * file's bytes can be had if the command changes it (bounded in time; what is not covered is in
+   * the baseline's notes). Version-control folders, node_modules and what git ignores are skipped.
    */
-  capture(absolute: string, listed?: { size: number; mtimeMs: number }): Promise<FileState>;
-  /** The files under the folders, bounded in count and time; version-control folders, node_modules and names the root .gitignore lists are skipped. */
-  list(folders: readonly string[]): Promise<FolderListing>;
+  beforeCommand(folders: readonly string[]): Promise<CommandBaseline>;
+  /**
+   * Brings the record of the folders' files up to date ahead of a command (a turn began and may
+   * run one), in the background: a command then waits only for what is left, or what changed.
+   */
+  prepare(folders: readonly string[]): Promise<void>;
+  /** After it: the files it changed, created or deleted, with their states before and after. */
+  afterCommand(baseline: CommandBaseline): Promise<CommandChanges>;
   /** The stored bytes of `hash`; throws when they are gone. */
   read(hash: string): Promise<Uint8Array>;
   /** Writes (or rewrites) a turn's checkpoint. */

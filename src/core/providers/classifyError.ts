@@ -141,6 +141,7 @@ const KIND_WORDS: Record<ProviderErrorKind, string> = {
   timeout: 'timed out',
   stream_dropped: 'the connection dropped mid-answer',
   malformed: 'unexpected response',
+  reply_limit: 'reply over a limit',
   cancelled: 'cancelled',
 };
 

@@ -9,6 +9,7 @@ export type ProviderErrorKind =
   | 'timeout' // no answer, or a stream that stalled, past the configured time
   | 'stream_dropped' // the connection broke while the answer was streaming
   | 'malformed' // the server sent something that is not the wire format
+  | 'reply_limit' // the reply passed one of Tally's limits (size, time): not retried
   | 'cancelled'; // the caller's AbortSignal fired
 
 /** Kinds where sending the same request again may succeed. */

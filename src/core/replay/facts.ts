@@ -2,7 +2,7 @@ import type { Message } from '../model/message';
 
 /**
  * What an agent must not forget after a compaction, as kinds of fact the replay checks in every
- * request: the user's own words, the files of the run's final change, the error of the latest
+ * request: the user's own words, the files of the run's final change the agent itself changed, the error of the latest
  * failing command, the instructions, a working reference for every tool result taken out, the
  * commands whose results the agent still acts on (the test or build command it last ran, the
  * command of the latest error) and the numbers the work depends on (line numbers, counts,

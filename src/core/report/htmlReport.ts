@@ -1,8 +1,9 @@
 import type { ComponentTokens } from '../model/records';
-import type { RequestReport, RunReport } from '../replay/replay';
+import type { CompactionReport, RequestReport, RunReport } from '../replay/replay';
 import { TOKEN_OWNERS } from '../model/owners';
 import { escapeHtml } from './escape';
 import { retentionSection } from './retentionSection';
+import { summaryCell, workingSetSection } from './workingSetSection';
 
 /** The report's colour per owner (a standalone page: no VS Code theme colours to borrow). */
 const COLORS: Record<keyof ComponentTokens, string> = { system: '#3b82f6', skills: '#8b5cf6', tools: '#f59e0b', messages: '#10b981', toolResults: '#ef4444', summaries: '#eab308' };
@@ -67,6 +68,10 @@ function requestRows(run: RunReport): string {
     .join('');
 }
 
+function compactionRow(when: string, c: CompactionReport): string {
+  return `<tr><td>${when}</td><td>${escapeHtml(c.strategies.join(', '))}</td><td>${n(c.tokensBefore)}</td><td>${n(c.tokensAfter)}</td><td class="text">${summaryCell(c.summary)}</td></tr>`;
+}
+
 /** A self-contained HTML report of one replayed run: no server, no external files, no script. */
 export function renderHtmlReport(run: RunReport): string {
   const peak = run.requestsDetail.reduce<RequestReport | undefined>((best, r) => (!best || r.totalTokens > best.totalTokens ? r : best), undefined);
@@ -85,7 +90,7 @@ h1{font-size:20px}h2{font-size:15px;margin-top:28px}
 .swatch{display:inline-block;width:10px;height:10px;margin-right:6px;border-radius:2px}
 table{border-collapse:collapse;margin-top:10px}td,th{padding:2px 8px;text-align:right;border-bottom:1px solid #e5e7eb}td:first-child,th:first-child{text-align:left}
 tr.bad{background:#fee2e2}.timeline{width:100%;height:180px;border:1px solid #e5e7eb}
-.summary td{text-align:left}
+.summary td{text-align:left}td.text{text-align:left}.summary-text{white-space:pre-wrap;max-width:100ch;font:12px/1.4 ui-monospace,monospace}
 @media (prefers-color-scheme: dark){body{background:#111827;color:#e5e7eb}td,th{border-color:#374151}.free{background:#1f2937}.reserve{background:#4b5563}}
 </style></head><body>
 <h1>Tally context report — ${escapeHtml(run.label)}</h1>
@@ -96,6 +101,7 @@ tr.bad{background:#fee2e2}.timeline{width:100%;height:180px;border:1px solid #e5
 <tr><td>Cumulative input</td><td>${n(run.cumulativeInputTokens)} tokens</td></tr>
 <tr><td>Prefix reuse</td><td>${pct(run.prefixReuse, 1)} (token-weighted)</td></tr>
 <tr><td>Effective cost</td><td>${n(run.effectiveCost)} token-equivalents (cached input 0.1×, cache write 1.25×)</td></tr>
+<tr><td>With the re-read estimate</td><td>${n(run.effectiveCostWithReRead)} token-equivalents (${n(run.workingSet.reReadTokens)} tokens of removed working-set results read again)</td></tr>
 <tr><td>Compactions</td><td>${n(run.compactions)}</td></tr>
 <tr><td>Violations</td><td>${run.violations.overWindow} over the window, ${run.violations.brokenPairs} with broken pairs</td></tr>
 </table>
@@ -103,8 +109,9 @@ ${section('Peak request', peak)}
 ${peak !== last ? section('Last request', last) : ''}
 <section><h2>Per-request timeline</h2>${timeline(run)}<p>Bars are stacked by component; a dark tick on top marks a request preceded by a compaction; the dashed line is the effective window.</p></section>
 ${retentionSection(run)}
-<section><h2>Compactions (${compactions.length})</h2><table><tr><th>Before request</th><th>Strategies</th><th>Tokens before</th><th>Tokens after</th></tr>
-${compactions.map((r) => `<tr><td>${r.index + 1}</td><td>${escapeHtml(r.compaction!.strategies.join(', '))}</td><td>${n(r.compaction!.tokensBefore)}</td><td>${n(r.compaction!.tokensAfter)}</td></tr>`).join('')}</table></section>
+${workingSetSection(run)}
+<section><h2>Compactions (${compactions.length + (run.endCompaction ? 1 : 0)})</h2><table><tr><th>Before request</th><th>Strategies</th><th>Tokens before</th><th>Tokens after</th><th>Summary</th></tr>
+${compactions.map((r) => compactionRow(String(r.index + 1), r.compaction!)).join('')}${run.endCompaction ? compactionRow('end of the run', run.endCompaction) : ''}</table></section>
 <section><h2>Requests</h2><details><summary>Every request, component by component</summary>
 <table><tr><th>#</th><th>Total</th><th>Prefix reuse</th>${SEGMENTS.map((s) => `<th>${s.label}</th>`).join('')}<th>Truncated</th><th>Offloaded</th><th>Archived</th><th>Summarized</th><th>Compaction</th><th>Violations</th></tr>
 ${requestRows(run)}</table></details></section>

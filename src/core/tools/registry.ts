@@ -102,6 +102,7 @@ export class ToolRegistry implements ToolRunner {
         const outcome = await this.options.approvals.decide(request, workspace, options);
         if (outcome === 'cancelled') throw new NotApproved({ output: `The turn was cancelled before the user answered; ${call.name} did not run.`, isError: true, cancelled: true });
         if (outcome === 'denied') throw new NotApproved({ output: `The user denied ${what}.`, isError: true, denied: true });
+        return { forSession: outcome === 'approved_for_session' };
       },
     };
     try {

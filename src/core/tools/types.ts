@@ -23,6 +23,12 @@ export interface ApprovalRequest {
   noAllowance?: string;
   /** For commands: the full command line. */
   command?: string;
+  /** For commands: whether it runs in the sandbox and what it may touch there, or why it runs without one. */
+  sandbox?: SandboxNote;
+  /** For commands: this asks to run the command again outside the sandbox, which asks every time (no setting or allowance skips it). */
+  outsideSandbox?: boolean;
+  /** What the Approve button says, when it does something more specific than approve ("Run outside the sandbox"). */
+  approveLabel?: string;
   /** For edits: the resolved absolute path that would be written (links and `..` resolved). */
   target?: string;
   /** For edits: the whole text before and after, for a diff in the editor (never sent to the webview). */
@@ -31,6 +37,13 @@ export interface ApprovalRequest {
   reason?: string;
   /** Set when a subagent asks: which one (its session, its agent's name) and the parent's delegate call that started it. */
   subagent?: { sessionId: string; name: string; parentCallId: string };
+}
+
+/** The card's line about the sandbox: one sentence, and the whole of it for a closer look. */
+export interface SandboxNote {
+  sandboxed: boolean;
+  text: string;
+  detail?: string;
 }
 
 export type ApprovalDecision = 'approved' | 'denied';
@@ -56,10 +69,11 @@ export interface ToolContext {
   callId: string;
   signal: AbortSignal;
   /**
-   * Asks the user when the policy says so; returns when the call may go on. When it may not, it
-   * throws and the result says so: "The user denied <what>." or that the turn was cancelled.
+   * Asks the user when the policy says so; returns when the call may go on, and whether the user
+   * chose "for this session". When it may not, it throws and the result says so: "The user denied
+   * <what>." or that the turn was cancelled.
    */
-  approve(request: Omit<ApprovalRequest, 'callId' | 'toolName' | 'kind'>, what: string): Promise<void>;
+  approve(request: Omit<ApprovalRequest, 'callId' | 'toolName' | 'kind'>, what: string): Promise<{ forSession: boolean }>;
   /** Settings the tools honour. */
   limits: ToolLimits;
   /** Reports progress among the agent's own events (a subagent's). */

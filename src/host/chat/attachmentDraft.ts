@@ -127,6 +127,11 @@ export class AttachmentDraft {
     return { title: `${staged.info?.label ?? 'attachment'} (sent with your message)`, text: staged.prepared.message.content };
   }
 
+  /** No chip and no text: the composer has nothing to cost. */
+  get empty(): boolean {
+    return this.staged.length === 0 && !this.draftText.trim();
+  }
+
   views(session: DraftSession | undefined): ChatAttachmentView[] {
     if (session) this.follow(session);
     return this.staged.map((s) => this.viewOf(session, s));

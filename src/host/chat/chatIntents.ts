@@ -1,7 +1,8 @@
 import type { ChatToHost } from '../../protocol/chat';
 import type { Handlers } from '../../protocol/receive';
 import { codeToInsert } from './insertWarning';
-import { MessageNotSent, type SessionActions } from '../session/sessionPorts';
+import { MessageNotSent } from '../sessionState/sessionPorts';
+import type { SessionActions } from '../sessionState/sessionActions';
 import { attachmentHandlers, attachmentsForSend, type AttachmentIntentDeps } from './attachmentIntents';
 
 /** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
@@ -10,10 +11,8 @@ export interface ChatIntentDeps {
   /** What code blocks and links in replies reach (the view passes VS Code's editor, clipboard and opener). */
   workbench?: ChatWorkbench;
   executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
-  /** Pushes the whole chat state to the webview now. */
+  /** Posts the whole chat state to the webview (it loaded; its changes follow as they happen). */
   sendState(): Promise<void>;
-  /** Pushes it soon (coalesced). */
-  scheduleRefresh(): void;
   /** The chat shows the session's whole history from now on (it opens with the recent part). */
   showEarlier(): Promise<void>;
   /** The composer's attachments (the view passes the workspace's sources). */
@@ -53,7 +52,6 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     ready: () => d.sendState(),
     send: async (m) => {
       const attachments = d.attachments ? await attachmentsForSend(d.attachments, m.text) : [];
-      d.scheduleRefresh();
       try {
         await d.sessions.send(m.text, attachments);
       } catch (error) {
@@ -85,7 +83,6 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
       await d.executeCommand('tally.openInspector');
     },
     retry: async () => {
-      d.scheduleRefresh();
       await d.sessions.retry();
     },
     copyCode: async (m) => {
@@ -105,11 +102,9 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     }),
     restoreFiles: async (m) => {
       await rewind(d).restoreFiles(m.messageId);
-      d.scheduleRefresh();
     },
     rewind: async (m) => {
       await rewind(d).rewind(m.messageId);
-      d.scheduleRefresh();
     },
   };
 }

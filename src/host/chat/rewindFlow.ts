@@ -1,4 +1,4 @@
-import { applyRestore, checkpointsSince, planRestore, type RestoreItem, type RestoreOutcome, type RestorePlan } from '../../core/checkpoints/restore';
+import { agentsChangesOnly, applyRestore, checkpointsSince, planRestore, type RestoreItem, type RestoreOutcome, type RestorePlan } from '../../core/checkpoints/restore';
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, HistoryStep } from '../../core/model/records';
 import type { CheckpointStore, RestoreTarget, TurnCheckpoint } from '../../core/ports/checkpointStore';
@@ -21,7 +21,7 @@ export interface RewindPorts {
   blocked(): string | undefined;
   session(): Promise<RewindSession>;
   checkpoints(sessionId: string): Promise<TurnCheckpoint[]>;
-  files: Pick<CheckpointStore, 'capture' | 'read'>;
+  files: Pick<CheckpointStore, 'inspect' | 'read'>;
   target: RestoreTarget;
   /** An editor holds unsaved changes to this file. */
   unsaved(absolute: string): boolean;
@@ -44,6 +44,9 @@ export interface RewindPorts {
 const RESTORE = 'Restore Files';
 const REWIND = 'Rewind';
 const REWIND_AND_RESTORE = 'Rewind and Restore Files';
+/** The choice that also puts back files whose changes are not the agent's alone (the user's saves among them). */
+const restoreAll = (count: number) => (count === 1 ? 'Restore It Anyway' : `Restore All ${count} Files`);
+const rewindAndRestoreAll = (count: number) => (count === 1 ? 'Rewind and Restore It Anyway' : `Rewind and Restore All ${count} Files`);
 
 /**
  * When the files of each turn were last put back, from the history's restore steps (a restore, or
@@ -67,17 +70,18 @@ function restoredAtOf(checkpoints: readonly TurnCheckpoint[], history: readonly 
 
 /** What each turn changed, by its user message, for the chat's "Restore files" actions; `history`: the session's, for when they were restored. */
 export function turnFilesOf(checkpoints: readonly TurnCheckpoint[], history: readonly CompactionEventRecord[] = []): ChatTurnFiles[] {
-  const byTurn = new Map<string, { paths: Set<string>; problem?: string }>();
+  const byTurn = new Map<string, { paths: Set<string>; problems: string[] }>();
   for (const c of checkpoints) {
-    const turn = byTurn.get(c.userMessageId) ?? { paths: new Set<string>() };
+    const turn = byTurn.get(c.userMessageId) ?? { paths: new Set<string>(), problems: [] };
     for (const f of c.files) turn.paths.add(f.absolute);
-    turn.problem ??= c.problems[0];
+    for (const p of c.problems) if (!turn.problems.includes(p)) turn.problems.push(p);
     byTurn.set(c.userMessageId, turn);
   }
   const restoredAt = restoredAtOf(checkpoints, history);
+  const problemOf = (problems: readonly string[]) => (problems.length > 1 ? `${problems[0]} (and ${countOf(problems.length - 1, 'more note')} in Restore files)` : problems[0]);
   return [...byTurn]
-    .filter(([, t]) => t.paths.size > 0 || t.problem)
-    .map(([messageId, t]) => ({ messageId, files: t.paths.size, ...(t.problem ? { problem: t.problem } : {}), ...(restoredAt.has(messageId) ? { restoredAt: restoredAt.get(messageId) } : {}) }));
+    .filter(([, t]) => t.paths.size > 0 || t.problems.length)
+    .map(([messageId, t]) => ({ messageId, files: t.paths.size, ...(t.problems.length ? { problem: problemOf(t.problems) } : {}), ...(restoredAt.has(messageId) ? { restoredAt: restoredAt.get(messageId) } : {}) }));
 }
 
 /**
@@ -100,25 +104,39 @@ async function planFor(ports: RewindPorts, session: RewindSession, messageId: st
   const items: RestoreItem[] = [];
   for (const item of plan.items) {
     if (!(await ports.insideWorkspace(item.absolute))) items.push({ ...item, action: 'unrestorable', reason: 'it is outside the workspace folders open now' });
-    else items.push(ports.unsaved(item.absolute) ? { ...item, changedSince: true } : item);
+    else items.push(ports.unsaved(item.absolute) ? { ...item, changedSince: true, notTheAgents: 'it has unsaved changes in an editor' } : item);
   }
   return { ...plan, items };
 }
 
-/** The confirmation's lines: what each file becomes, and which ones someone changed since the agent did. */
+/**
+ * The confirmation's lines: what each file becomes, which files are left as they are unless the
+ * user chooses to restore them too (their changes are not the agent's alone: the user's edits
+ * would be lost), which cannot be restored, and what the turns could not record.
+ */
 export function restoreDetail(plan: RestorePlan): string {
   const names = (items: readonly RestoreItem[]) => items.map((i) => i.relative).join(', ');
-  const written = plan.items.filter((i) => i.action === 'write');
-  const deleted = plan.items.filter((i) => i.action === 'delete');
+  const agents = plan.items.filter((i) => i.action !== 'unrestorable' && !i.notTheAgents);
+  const written = agents.filter((i) => i.action === 'write');
+  const deleted = agents.filter((i) => i.action === 'delete');
+  const others = plan.items.filter((i) => i.action !== 'unrestorable' && i.notTheAgents);
   const lost = plan.items.filter((i) => i.action === 'unrestorable');
-  const changed = plan.items.filter((i) => i.changedSince && i.action !== 'unrestorable');
+  const what = (i: RestoreItem) => `${i.relative} (${i.notTheAgents}${i.action === 'delete' ? '; restoring deletes it' : ''})`;
   return [
     written.length ? `Written back: ${names(written)}` : '',
     deleted.length ? `Deleted (the agent created them): ${names(deleted)}` : '',
+    others.length
+      ? `⚠ Left as they are, because not only the agent changed them: ${others.map(what).join(', ')}. "${restoreAll(agents.length + others.length)}" puts them back too, and those changes are lost.`
+      : '',
     lost.length ? `Cannot be restored: ${lost.map((i) => `${i.relative} (${i.reason ?? 'not recorded'})`).join(', ')}` : '',
-    changed.length ? `⚠ Changed since the agent changed them (by you or another program): ${names(changed)}. Those changes will be lost.` : '',
     ...[...new Set(plan.problems)].map((p) => `⚠ ${p}`),
   ].filter(Boolean).join('\n');
+}
+
+/** How many files the plain choice restores (the agent's changes) and how many the choice that restores all does. */
+function restoreCounts(plan: RestorePlan): { agents: number; all: number } {
+  const restorable = plan.items.filter((i) => i.action !== 'unrestorable');
+  return { agents: restorable.filter((i) => !i.notTheAgents).length, all: restorable.length };
 }
 
 function reportOutcome(ports: RewindPorts, outcome: RestoreOutcome): void {
@@ -141,11 +159,16 @@ export async function restoreTurnFiles(ports: RewindPorts, messageId: string): P
     return undefined;
   }
   await ports.showDiffs(plan.items.filter((i) => i.action !== 'unrestorable'));
-  const choice = await ports.askModal(`Restore ${countOf(plan.items.length, 'file')} to before ${quote}?`, restoreDetail(plan), [RESTORE]).then(
+  const counts = restoreCounts(plan);
+  const choices = [...(counts.agents ? [RESTORE] : []), ...(counts.all > counts.agents ? [restoreAll(counts.all)] : [])];
+  const question = counts.agents
+    ? `Restore ${countOf(counts.agents, 'file')} to before ${quote}?`
+    : `Restore files to before ${quote}? Not only the agent changed ${counts.all === 1 ? 'the file' : 'them'}.`;
+  const choice = await ports.askModal(question, restoreDetail(plan), choices).then(
     (answer) => ports.closeDiffs().then(() => answer, () => answer),
   );
-  if (choice !== RESTORE) return undefined;
-  const outcome = await applyRestore(plan, ports.files, ports.target);
+  if (choice !== RESTORE && choice !== restoreAll(counts.all)) return undefined;
+  const outcome = await applyRestore(choice === RESTORE ? agentsChangesOnly(plan) : plan, ports.files, ports.target);
   await session.recordStep({ kind: 'restore', messageId, checkpointId: plan.checkpointIds[0], files: outcome.restored });
   ports.changed();
   reportOutcome(ports, outcome);
@@ -166,15 +189,18 @@ export async function rewindToMessage(ports: RewindPorts, messageId: string): Pr
   if (message.role !== 'user' || message.kind !== 'user') throw new RewindRefused('Only a message you sent can be rewound to.');
   const setAside = session.messages.slice(at).filter((m) => m.agentVisible).length;
   const plan = await planFor(ports, session, messageId);
+  const counts = restoreCounts(plan);
   const files = plan.items.length
-    ? `\n\nThe turns since changed ${countOf(plan.items.length, 'file')}. "${REWIND_AND_RESTORE}" also puts them back:\n${restoreDetail(plan)}`
+    ? `\n\nThe turns since changed ${countOf(plan.items.length, 'file')}. "${REWIND_AND_RESTORE}" also puts back the agent's changes:\n${restoreDetail(plan)}`
     : '';
   const detail = `The conversation goes back to before this message: ${countOf(setAside, 'message')} ${setAside === 1 ? 'is' : 'are'} set aside (the transcript and the inspector keep them). Its text goes back into the message box to edit.${files}`;
-  const choice = await ports.askModal(`Rewind to before ${quoteOf(message.content)}?`, detail, plan.items.length ? [REWIND, REWIND_AND_RESTORE] : [REWIND]);
-  if (choice !== REWIND && choice !== REWIND_AND_RESTORE) return undefined;
+  const all = rewindAndRestoreAll(counts.all);
+  const choices = [REWIND, ...(counts.agents ? [REWIND_AND_RESTORE] : []), ...(counts.all > counts.agents ? [all] : [])];
+  const choice = await ports.askModal(`Rewind to before ${quoteOf(message.content)}?`, detail, plan.items.length ? choices : [REWIND]);
+  if (choice !== REWIND && choice !== REWIND_AND_RESTORE && choice !== all) return undefined;
   let restored: Pick<HistoryStep, 'checkpointId' | 'files'> | undefined;
-  if (choice === REWIND_AND_RESTORE) {
-    const outcome = await applyRestore(plan, ports.files, ports.target);
+  if (choice === REWIND_AND_RESTORE || choice === all) {
+    const outcome = await applyRestore(choice === all ? plan : agentsChangesOnly(plan), ports.files, ports.target);
     restored = { checkpointId: plan.checkpointIds[0], files: outcome.restored };
     reportOutcome(ports, outcome);
   }

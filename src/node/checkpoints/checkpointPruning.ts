@@ -1,6 +1,7 @@
 import { promises as fsp } from 'fs';
 import { join } from 'path';
 import type { TurnCheckpoint } from '../../core/ports/checkpointStore';
+import { leasedSessions } from './sessionLeases';
 
 /** The checkpoint storage's cap: past it, the checkpoints of the sessions used longest ago go first. */
 export const DEFAULT_CHECKPOINT_STORAGE_BYTES = 500 * 1024 * 1024;
@@ -17,7 +18,7 @@ export interface PruneOptions {
    * checkpoint is past the grace time (a session another window created just now may not be listed yet).
    */
   liveSessions?: ReadonlySet<string>;
-  /** Sessions whose checkpoints are never dropped for the cap (the one open now). */
+  /** Sessions whose checkpoints are never dropped (the one open now); so are those any window holds a lease on (see SessionLeases). */
   keepSessions?: ReadonlySet<string>;
   maxBytes?: number;
   now?: number;
@@ -60,7 +61,8 @@ async function contentFiles(root: string): Promise<Array<{ hash: string; path: s
 /**
  * Keeps the checkpoint storage bounded: removes the checkpoints of deleted sessions, drops the
  * checkpoints of the sessions used longest ago while the content they need passes the cap, and
- * removes content no remaining checkpoint names (once past the grace time).
+ * removes content no remaining checkpoint names (once past the grace time). A session open in any
+ * window (a fresh lease) or kept by the caller is never touched.
  */
 export async function pruneCheckpoints(
   root: string,
@@ -72,11 +74,12 @@ export async function pruneCheckpoints(
   const maxBytes = options.maxBytes ?? DEFAULT_CHECKPOINT_STORAGE_BYTES;
   const removedSessions: string[] = [];
   const sessions: StoredSession[] = [];
+  const kept = new Set([...(options.keepSessions ?? []), ...(await leasedSessions(root, now))]);
   for (const id of await fsp.readdir(join(root, 'turns')).catch(() => [] as string[])) {
     if (!SESSION_FOLDER.test(id)) continue;
     const checkpoints = await load(id).catch(() => [] as TurnCheckpoint[]);
     const lastUsed = Math.max(0, ...checkpoints.map((c) => c.createdAt));
-    if (options.liveSessions && !options.liveSessions.has(id) && now - lastUsed >= UNREFERENCED_CONTENT_GRACE_MS) {
+    if (options.liveSessions && !options.liveSessions.has(id) && !kept.has(id) && now - lastUsed >= UNREFERENCED_CONTENT_GRACE_MS) {
       await removeSession(id);
       removedSessions.push(id);
       continue;
@@ -90,20 +93,20 @@ export async function pruneCheckpoints(
     const hashes = new Set(sessions.flatMap((s) => [...s.hashes]));
     return { hashes, bytes: [...hashes].reduce((sum, h) => sum + (sizes.get(h) ?? 0), 0) };
   };
-  let kept = referenced();
-  const oldestFirst = sessions.filter((s) => !options.keepSessions?.has(s.id)).sort((a, b) => a.lastUsed - b.lastUsed);
+  let named = referenced();
+  const oldestFirst = sessions.filter((s) => !kept.has(s.id)).sort((a, b) => a.lastUsed - b.lastUsed);
   for (const session of oldestFirst) {
-    if (kept.bytes <= maxBytes) break;
+    if (named.bytes <= maxBytes) break;
     await removeSession(session.id);
     removedSessions.push(session.id);
     sessions.splice(sessions.indexOf(session), 1);
-    kept = referenced();
+    named = referenced();
   }
 
   let removedContentFiles = 0;
   let keptBytes = 0;
   for (const file of files) {
-    if (kept.hashes.has(file.hash) || now - file.mtimeMs < UNREFERENCED_CONTENT_GRACE_MS) {
+    if (named.hashes.has(file.hash) || now - file.mtimeMs < UNREFERENCED_CONTENT_GRACE_MS) {
       keptBytes += file.size;
       continue;
     }

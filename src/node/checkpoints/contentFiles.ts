@@ -2,13 +2,11 @@ import { promises as fsp } from 'fs';
 import { join } from 'path';
 
 export interface ContentFilesOptions {
-  /** Bytes that may wait in memory to be written; past this, bytes are written before `put` returns. */
-  maxWaitingBytes: number;
-  /** Waiting bytes are written once no bytes were put for this long (after the command, not in its wait). */
-  writeDelayMs: number;
+  /** Bytes held in memory (files read before a command, in case it changes them); past this the least recently used are dropped. */
+  maxHeldBytes: number;
 }
 
-export const DEFAULT_CONTENT_OPTIONS: ContentFilesOptions = { maxWaitingBytes: 64 * 1024 * 1024, writeDelayMs: 1000 };
+export const DEFAULT_CONTENT_OPTIONS: ContentFilesOptions = { maxHeldBytes: 64 * 1024 * 1024 };
 
 let temporaries = 0;
 
@@ -20,17 +18,19 @@ export async function writeWhole(path: string, bytes: Uint8Array | string): Prom
 }
 
 /**
- * The checkpoints' content files, named by their SHA-256 under `content/`. Bytes kept before a
- * command may wait in memory (bounded) and be written after it, when nothing is being recorded:
- * most files a command is recorded around are not changed by it, and writing them was most of its
- * wait. Bytes a checkpoint names are written before the checkpoint is saved (`flush`), and read
- * from memory while they wait.
+ * The checkpoints' content files, named by their SHA-256 under `content/`. Only bytes a checkpoint
+ * names are written there: the bytes of files read before a command, in case it changes them, are
+ * held in memory (bounded, least recently used dropped first) and written only when a checkpoint
+ * names them (`flush`, before it is saved); the rest are never written.
  */
 export class ContentFiles {
-  private readonly waiting = new Map<string, Uint8Array>();
-  private waitingBytes = 0;
+  private readonly held = new Map<string, Uint8Array>();
+  private heldBytes = 0;
   private readonly writing = new Map<string, Promise<void>>();
-  private timer?: ReturnType<typeof setTimeout>;
+  /** Held bytes a checkpoint names that could not be written: kept in memory while this window lives (a restore here still finds them). */
+  private readonly pinned = new Set<string>();
+  /** Held bytes pushed out to make room, so far. */
+  evictions = 0;
   /** Files written so far (counted for tests and benches). */
   written = 0;
 
@@ -40,83 +40,79 @@ export class ContentFiles {
     return join(this.root, 'content', hash.slice(0, 2), hash);
   }
 
-  /** Whether the content is kept (written or waiting); a written one's time is refreshed so pruning leaves it while a turn may still name it. */
-  keep(hash: string): Promise<boolean> {
-    if (this.waiting.has(hash)) return Promise.resolve(true);
+  /** Whether the bytes of `hash` are held in memory now. */
+  holds(hash: string): boolean {
+    return this.held.has(hash);
+  }
+
+  /**
+   * Keeps `bytes` in memory (not written); false when they do not fit. `evict`: the least recently
+   * used bytes make room (else only free room is used).
+   */
+  hold(hash: string, bytes: Uint8Array, evict = true): boolean {
+    const had = this.held.get(hash);
+    if (had) {
+      this.held.delete(hash);
+      this.held.set(hash, had); // used now: dropped last
+      return true;
+    }
+    if (bytes.length > this.options.maxHeldBytes || (!evict && this.heldBytes + bytes.length > this.options.maxHeldBytes)) return false;
+    this.held.set(hash, bytes);
+    this.heldBytes += bytes.length;
+    for (const [oldest, old] of this.held) {
+      if (this.heldBytes <= this.options.maxHeldBytes) break;
+      if (this.writing.has(oldest) || this.pinned.has(oldest)) continue;
+      this.held.delete(oldest);
+      this.heldBytes -= old.length;
+      this.evictions++;
+    }
+    return this.held.has(hash);
+  }
+
+  /** Whether the content is written; its time is refreshed so pruning leaves it while a turn may still name it. */
+  onDisk(hash: string): Promise<boolean> {
     const at = new Date(this.now());
     return fsp.utimes(this.path(hash), at, at).then(() => true, () => false);
   }
 
-  /** Keeps `bytes` as `hash`: waiting when `later` and there is room, else written before this returns. */
-  async put(hash: string, bytes: Uint8Array, later: boolean): Promise<void> {
-    if (this.waiting.has(hash)) return;
-    if (later && this.waitingBytes + bytes.length <= this.options.maxWaitingBytes) {
-      this.waiting.set(hash, bytes);
-      this.waitingBytes += bytes.length;
-      this.writeSoon();
-      return;
-    }
+  /** Writes `bytes` as `hash` now (a checkpoint names them), unless written already. */
+  async store(hash: string, bytes: Uint8Array): Promise<void> {
+    if (await this.onDisk(hash)) return;
     await this.write(hash, bytes);
   }
 
-  /** Writes now the waiting bytes of these hashes (a checkpoint naming them is about to be saved). */
+  /** Writes the held bytes of these hashes (a checkpoint naming them is about to be saved). */
   async flush(hashes: Iterable<string>): Promise<void> {
     const pending: Array<Promise<void>> = [];
     for (const hash of hashes) {
-      const bytes = this.waiting.get(hash);
-      if (bytes) pending.push(this.writeWaiting(hash, bytes));
+      const bytes = this.held.get(hash);
+      if (bytes) pending.push(this.writeOnce(hash, bytes));
     }
     await Promise.all(pending);
   }
 
   async read(hash: string): Promise<Uint8Array> {
-    const bytes = this.waiting.get(hash);
+    const bytes = this.held.get(hash);
     if (bytes) return bytes;
     return fsp.readFile(this.path(hash));
   }
 
-  private writeSoon(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.writeAllWaiting();
-    }, this.options.writeDelayMs);
-    this.timer.unref?.();
-  }
-
-  /**
-   * One file at a time, in the background. A file that cannot be written stays waiting (a turn may
-   * already name it: its checkpoint's save tries again, and a restore in this window reads it from
-   * memory); the writing stops there until more bytes come.
-   */
-  private async writeAllWaiting(): Promise<void> {
-    for (const [hash, bytes] of [...this.waiting]) {
-      if (this.timer) return; // more bytes came: wait for the next quiet moment
-      const written = await this.writeWaiting(hash, bytes).then(() => true, () => false);
-      if (!written) return;
-    }
-  }
-
-  /** Writes waiting bytes once, whoever asks; they stay waiting (readable) until written. */
-  private writeWaiting(hash: string, bytes: Uint8Array): Promise<void> {
+  /** Writes held bytes once, whoever asks; they stay held (readable) whether or not the write succeeds. */
+  private writeOnce(hash: string, bytes: Uint8Array): Promise<void> {
     let writing = this.writing.get(hash);
     if (!writing) {
-      writing = (async () => {
-        const at = new Date(this.now());
-        const there = await fsp.utimes(this.path(hash), at, at).then(() => true, () => false);
-        if (!there) await this.write(hash, bytes);
-        this.forget(hash);
-      })().finally(() => this.writing.delete(hash));
+      writing = this.store(hash, bytes)
+        .then(
+          () => void this.pinned.delete(hash),
+          (error) => {
+            this.pinned.add(hash);
+            throw error;
+          },
+        )
+        .finally(() => this.writing.delete(hash));
       this.writing.set(hash, writing);
     }
     return writing;
-  }
-
-  private forget(hash: string): void {
-    const bytes = this.waiting.get(hash);
-    if (!bytes) return;
-    this.waiting.delete(hash);
-    this.waitingBytes -= bytes.length;
   }
 
   private async write(hash: string, bytes: Uint8Array): Promise<void> {

@@ -1,24 +1,26 @@
 import { createHash } from 'crypto';
 import { promises as fsp } from 'fs';
-import { readRegularFile } from '../regularFile';
 import { join } from 'path';
-import type { CheckpointStore, FileState, FolderListing, TurnCheckpoint } from '../../core/ports/checkpointStore';
+import type { CheckpointStore, CommandBaseline, CommandChanges, FileState, TurnCheckpoint } from '../../core/ports/checkpointStore';
+import { readRegularFile } from '../regularFile';
 import { pruneCheckpoints, type PruneOptions, type PruneOutcome, UNREFERENCED_CONTENT_GRACE_MS } from './checkpointPruning';
 import { ContentFiles, type ContentFilesOptions, DEFAULT_CONTENT_OPTIONS, writeWhole } from './contentFiles';
 import { EventLoopSlices } from './eventLoopSlices';
+import { DirectoryWatcher } from './listing/directoryWatcher';
 import { timeMayHideChange } from './modificationTimes';
-import { type ListingWork, WorkspaceLister } from './workspaceLister';
+import { type RecordLimits, WorkspaceRecord } from './workspaceRecord';
 
-export interface CheckpointStoreLimits {
-  /** Files larger than this are listed but their bytes not kept. */
-  maxFileBytes: number;
-  /** A listing stops after this many files… */
-  maxFiles: number;
-  /** …or after this long. */
-  listBudgetMs: number;
-}
+export type CheckpointStoreLimits = RecordLimits;
 
-export const DEFAULT_CHECKPOINT_LIMITS: CheckpointStoreLimits = { maxFileBytes: 1024 * 1024, maxFiles: 20_000, listBudgetMs: 400 };
+export const DEFAULT_CHECKPOINT_LIMITS: CheckpointStoreLimits = {
+  maxFileBytes: 1024 * 1024,
+  maxFiles: 100_000,
+  listBudgetMs: 400,
+  watchedListBudgetMs: 10_000,
+  maxWatchedFolders: 10_000,
+  captureBudgetMs: 500,
+  useWatcher: DirectoryWatcher.supported,
+};
 
 /** A hash remembered longer than this is confirmed on disk again, its time refreshed (well within the pruning grace). */
 const RECHECK_MS = UNREFERENCED_CONTENT_GRACE_MS / 24;
@@ -40,52 +42,57 @@ function* namedHashes(checkpoint: TurnCheckpoint): Iterable<string> {
 
 /**
  * Checkpoints in the extension's global storage: file bytes under `content/` named by their SHA-256
- * (each stored once, whatever turn or session kept it), and one JSON file per turn under
- * `turns/<session>/`. Each window writes only its own turns' files and content files are
- * identical whoever writes them, so two windows never overwrite each other's.
+ * (each stored once, whatever turn or session kept it; only bytes a checkpoint names), and one JSON
+ * file per turn under `turns/<session>/`. Each window writes only its own turns' files and content
+ * files are identical whoever writes them, so two windows never overwrite each other's.
  */
 export class FileCheckpointStore implements CheckpointStore {
   /**
    * What was hashed last, by path: a file whose size and time did not move is not read again,
    * unless its time was too recent when it was read to show a change after (`trusted` false).
+   * `storedAt`: when its bytes were last known to be in `content/` (undefined: only hashed).
    */
-  private readonly known = new Map<string, { size: number; mtimeMs: number; hash: string; checkedAt: number; trusted: boolean }>();
-  private readonly lister: WorkspaceLister;
+  private readonly known = new Map<string, { size: number; mtimeMs: number; hash: string; storedAt?: number; trusted: boolean }>();
+  private readonly record: WorkspaceRecord;
   private readonly content: ContentFiles;
   /** Listing and reading are synchronous calls (a few microseconds each) in slices, with turns of the event loop between. */
   private readonly slices = new EventLoopSlices();
+  private readonly limits: CheckpointStoreLimits;
   private filesRead = 0;
 
-  constructor(private readonly root: string, private readonly limits: CheckpointStoreLimits = DEFAULT_CHECKPOINT_LIMITS, private readonly now: () => number = Date.now, contentOptions: ContentFilesOptions = DEFAULT_CONTENT_OPTIONS) {
-    this.lister = new WorkspaceLister(limits, this.slices, now);
+  constructor(private readonly root: string, limits: Partial<CheckpointStoreLimits> = {}, private readonly now: () => number = Date.now, contentOptions: ContentFilesOptions = DEFAULT_CONTENT_OPTIONS) {
+    this.limits = { ...DEFAULT_CHECKPOINT_LIMITS, ...limits };
     this.content = new ContentFiles(root, now, contentOptions);
+    this.record = new WorkspaceRecord(this.limits, this.content, this.slices, now);
   }
 
   /** The file-system work done so far (counted for tests and benches). */
-  get work(): ListingWork & { filesRead: number; contentFilesWritten: number } {
-    return { ...this.lister.work, filesRead: this.filesRead, contentFilesWritten: this.content.written };
+  get work(): { foldersRead: number; entriesStated: number; walks: number; filesRead: number; blobsRead: number; contentFilesWritten: number } {
+    return { ...this.record.work, filesRead: this.filesRead + this.record.filesRead, blobsRead: this.record.blobsRead, contentFilesWritten: this.content.written };
   }
 
-  /**
-   * With `listed` (a file from a listing, before a command), the bytes read may wait in memory and
-   * be written after the command: only those of the files it changes are written before their
-   * checkpoint is saved. Without, they are written before this returns.
-   */
-  async capture(absolute: string, listed?: { size: number; mtimeMs: number }): Promise<FileState> {
-    const known = this.known.get(absolute);
-    if (listed) {
-      if (known && known.trusted && known.size === listed.size && known.mtimeMs === listed.mtimeMs) {
-        if (this.now() - known.checkedAt < RECHECK_MS) return { kind: 'stored', hash: known.hash, size: known.size };
-        if (await this.content.keep(known.hash)) {
-          known.checkedAt = this.now();
-          return { kind: 'stored', hash: known.hash, size: known.size };
-        }
-      }
-      if (listed.size > this.limits.maxFileBytes) return this.tooLarge(listed.size);
-      await this.slices.turnIfDue();
-      // Listed as a regular file an instant ago: its size and time are those recorded with the bytes read now (a change between moves its time).
-      return this.readAndKeep(absolute, listed, true);
-    }
+  beforeCommand(folders: readonly string[]): Promise<CommandBaseline> {
+    return this.record.beforeCommand(folders);
+  }
+
+  prepare(folders: readonly string[]): Promise<void> {
+    return this.record.prepare(folders);
+  }
+
+  afterCommand(baseline: CommandBaseline): Promise<CommandChanges> {
+    return this.record.afterCommand(baseline);
+  }
+
+  capture(absolute: string): Promise<FileState> {
+    return this.stateOf(absolute, true);
+  }
+
+  inspect(absolute: string): Promise<FileState> {
+    return this.stateOf(absolute, false);
+  }
+
+  /** The file's state now; `keep`: its bytes stored (a checkpoint names them), else only hashed. */
+  private async stateOf(absolute: string, keep: boolean): Promise<FileState> {
     const stat = await fsp.lstat(absolute).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
       throw error;
@@ -93,31 +100,30 @@ export class FileCheckpointStore implements CheckpointStore {
     if (!stat) return { kind: 'absent' };
     if (!stat.isFile()) return { kind: 'unstored', size: stat.size, reason: 'it is not a regular file' };
     if (stat.size > this.limits.maxFileBytes) return this.tooLarge(stat.size);
-    if (known && known.trusted && known.size === stat.size && known.mtimeMs === stat.mtimeMs && (await this.content.keep(known.hash))) {
-      known.checkedAt = this.now();
-      return { kind: 'stored', hash: known.hash, size: known.size };
+    const known = this.known.get(absolute);
+    if (known && known.trusted && known.size === stat.size && known.mtimeMs === stat.mtimeMs) {
+      if (!keep) return { kind: 'seen', hash: known.hash, size: known.size };
+      if (known.storedAt !== undefined && this.now() - known.storedAt < RECHECK_MS) return { kind: 'stored', hash: known.hash, size: known.size };
+      if (await this.content.onDisk(known.hash)) {
+        known.storedAt = this.now();
+        return { kind: 'stored', hash: known.hash, size: known.size };
+      }
     }
-    return this.readAndKeep(absolute, stat, false);
-  }
-
-  private tooLarge(size: number): FileState {
-    return { kind: 'unstored', size, reason: `it is larger than ${Math.round(this.limits.maxFileBytes / 1024)} KB` };
-  }
-
-  private async readAndKeep(absolute: string, stat: { size: number; mtimeMs: number }, later: boolean): Promise<FileState> {
     const readAt = this.now();
     this.filesRead++;
-    // Listed as a regular file an instant ago, it may since be a link (whose target must not be copied) or a pipe.
+    // Stated as a regular file an instant ago, it may since be a link (whose target must not be copied) or a pipe.
     const read = readRegularFile(absolute, { maxBytes: this.limits.maxFileBytes, noFollow: true });
     if (read.kind === 'absent') return { kind: 'absent' };
     if (read.kind === 'not regular') return { kind: 'unstored', size: stat.size, reason: 'it is not a regular file' };
     if (read.kind === 'too large') return this.tooLarge(read.size ?? this.limits.maxFileBytes + 1);
-    const { bytes } = read;
-    const hash = createHash('sha256').update(bytes).digest('hex');
-    if (later) await this.content.put(hash, bytes, true);
-    else if (!(await this.content.keep(hash))) await this.content.put(hash, bytes, false);
-    this.known.set(absolute, { size: stat.size, mtimeMs: stat.mtimeMs, hash, checkedAt: this.now(), trusted: !timeMayHideChange(stat.mtimeMs, readAt) });
-    return { kind: 'stored', hash, size: bytes.length };
+    const hash = createHash('sha256').update(read.bytes).digest('hex');
+    if (keep) await this.content.store(hash, read.bytes);
+    this.known.set(absolute, { size: stat.size, mtimeMs: stat.mtimeMs, hash, storedAt: keep ? this.now() : undefined, trusted: !timeMayHideChange(stat.mtimeMs, readAt) });
+    return keep ? { kind: 'stored', hash, size: read.bytes.length } : { kind: 'seen', hash, size: read.bytes.length };
+  }
+
+  private tooLarge(size: number): FileState {
+    return { kind: 'unstored', size, reason: `it is larger than ${Math.round(this.limits.maxFileBytes / 1024)} KB` };
   }
 
   async read(hash: string): Promise<Uint8Array> {
@@ -125,11 +131,6 @@ export class FileCheckpointStore implements CheckpointStore {
     return this.content.read(hash).catch(() => {
       throw new Error('its saved content is gone from the checkpoint storage');
     });
-  }
-
-  /** The files under the folders (see WorkspaceLister: folders' names are kept between listings, files stated each time). */
-  list(folders: readonly string[]): Promise<FolderListing> {
-    return this.lister.list(folders);
   }
 
   /** Writes a turn's checkpoint, once the bytes it names are written. */
@@ -148,7 +149,7 @@ export class FileCheckpointStore implements CheckpointStore {
   /** Keeps the storage bounded (see checkpointPruning.ts); what this window remembered is confirmed again. */
   async prune(options: PruneOptions = {}): Promise<PruneOutcome> {
     const outcome = await pruneCheckpoints(this.root, (id) => this.load(id), (id) => this.removeSession(id), { now: this.now(), ...options });
-    if (outcome.removedContentFiles) this.known.clear();
+    if (outcome.removedContentFiles) for (const known of this.known.values()) known.storedAt = undefined;
     return outcome;
   }
 
@@ -166,5 +167,9 @@ export class FileCheckpointStore implements CheckpointStore {
     }
     return loaded.sort((a, b) => a.createdAt - b.createdAt);
   }
-}
 
+  /** Stops watching the workspace (the window closes). */
+  dispose(): void {
+    this.record.close();
+  }
+}

@@ -7,10 +7,12 @@ import { existsSync, linkSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { EXEC_EXIT, runExec } from '../../../src/cli/exec';
+import { execApiKey } from '../../../src/cli/execApiKey';
 import { parseExecArgs } from '../../../src/cli/execArgs';
 import { renderStoredSession } from '../../../src/cli/storedSession';
 import { openStore } from '../../../src/node/store';
 import { FakeAnthropicServer } from '../../fakes/anthropicServer';
+import { EndlessStreamServer } from '../../fakes/endlessStreamServer';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { recordedResponses, RecordedStreamServer } from '../../fakes/recordedStreamServer';
 import { anthropicFacts } from '../core/providers/conformance/recordingFacts';
@@ -72,7 +74,7 @@ describe('tally exec', function () {
     const server = new RecordedStreamServer('/v1/responses', recorded);
     servers.push(server);
     const url = await server.start();
-    const run = await exec(['What is (12 + 7) * 3 * 10? Use the calculator.', '--provider', 'openai', '--model', 'gpt-5.1-codex-max', '--base-url', `${url}/v1`, '--openai-api', 'responses', '--effort', 'high'], { OPENAI_API_KEY: KEY });
+    const run = await exec(['What is (12 + 7) * 3 * 10? Use the calculator.', '--provider', 'openai', '--model', 'gpt-5.1-codex-max', '--base-url', `${url}/v1`, '--openai-api', 'responses', '--effort', 'high'], { TALLY_API_KEY: KEY });
 
     assert.equal(run.code, EXEC_EXIT.done, run.stderr);
     const end = run.lines.at(-1)!;
@@ -118,7 +120,7 @@ describe('tally exec', function () {
     ]);
     servers.push(server);
     const url = await server.start();
-    const run = await exec(['What is the weather in San Francisco?', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', url], { ANTHROPIC_API_KEY: KEY });
+    const run = await exec(['What is the weather in San Francisco?', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', url], { TALLY_API_KEY: KEY });
 
     assert.equal(run.code, EXEC_EXIT.done, run.stderr);
     assert.equal(server.requests[0].headers['x-api-key'], KEY);
@@ -140,7 +142,7 @@ describe('tally exec', function () {
     );
     const first = recordedRequest(ANTHROPIC_MESSAGES, 'thinking-tool-chain.1.request.json');
     const recordedNext = recordedRequest(ANTHROPIC_MESSAGES, 'thinking-tool-chain.2.request.json');
-    const run = await exec([first.messages[0].content[0].text, '--provider', 'anthropic', '--model', first.model, '--base-url', server.url, '--effort', 'low'], { ANTHROPIC_API_KEY: KEY });
+    const run = await exec([first.messages[0].content[0].text, '--provider', 'anthropic', '--model', first.model, '--base-url', server.url, '--effort', 'low'], { TALLY_API_KEY: KEY });
 
     assert.equal(run.code, EXEC_EXIT.done, run.stderr);
     assert.equal(server.requests.length, 2);
@@ -189,7 +191,7 @@ describe('tally exec', function () {
       { type: 'raw', headers: sse, chunks: sseChunks(ANTHROPIC_MESSAGES, 'thinking-tool-chain.1.sse') },
       { type: 'raw', headers: sse, chunks: sseChunks(ANTHROPIC_MESSAGES, 'thinking-tool-chain.2.sse') },
     );
-    const run = await execPlain(['Use the fixed_version tool.', '--provider', 'anthropic', '--model', 'claude-haiku-4-5-20251001', '--base-url', server.url, '--effort', 'low'], { ANTHROPIC_API_KEY: KEY });
+    const run = await execPlain(['Use the fixed_version tool.', '--provider', 'anthropic', '--model', 'claude-haiku-4-5-20251001', '--base-url', server.url, '--effort', 'low'], { TALLY_API_KEY: KEY });
     assert.equal(run.code, EXEC_EXIT.done, run.stderr);
     assert.equal(run.stdout, anthropicFacts(ANTHROPIC_MESSAGES, 'thinking-tool-chain.2.sse').text);
     assert.ok(run.stderr.includes('Let me first call the fixed_version tool'));
@@ -215,9 +217,9 @@ describe('tally exec', function () {
     const answer = { type: 'reply' as const, parts: [{ text: 'ok' }] };
     server.enqueue(answer, answer, answer);
     const base = ['hello', '--provider', 'anthropic', '--base-url', server.url];
-    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-6', '--effort', 'high'], { ANTHROPIC_API_KEY: KEY })).code, EXEC_EXIT.done);
-    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-5', '--effort', 'medium'], { ANTHROPIC_API_KEY: KEY })).code, EXEC_EXIT.done);
-    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-5'], { ANTHROPIC_API_KEY: KEY })).code, EXEC_EXIT.done);
+    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-6', '--effort', 'high'], { TALLY_API_KEY: KEY })).code, EXEC_EXIT.done);
+    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-5', '--effort', 'medium'], { TALLY_API_KEY: KEY })).code, EXEC_EXIT.done);
+    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-5'], { TALLY_API_KEY: KEY })).code, EXEC_EXIT.done);
     const [adaptive, budget, none] = server.requests.map((r) => r.body);
     assert.deepEqual([adaptive.thinking, adaptive.output_config], [{ type: 'adaptive' }, { effort: 'high' }]);
     assert.deepEqual(budget.thinking, { type: 'enabled', budget_tokens: 8192 });
@@ -321,6 +323,45 @@ describe('tally exec', function () {
     const run = await exec(['hello', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.url], { OPENAI_API_KEY: KEY });
     assert.equal(run.code, EXEC_EXIT.done);
     assert.equal(server.requests[0].headers.authorization, undefined);
+  });
+
+  it('never sends ANTHROPIC_API_KEY or OPENAI_API_KEY to a --base-url other than the provider\'s own; TALLY_API_KEY goes there', async () => {
+    const anthropic = await new FakeAnthropicServer().start();
+    const openai = await new FakeOpenAIServer().start();
+    servers.push(anthropic as never, openai as never);
+    anthropic.enqueue({ type: 'reply', parts: [{ text: 'hi' }] });
+    const claude = await exec(['hello', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', anthropic.url], { ANTHROPIC_API_KEY: 'sk-ant-secret' });
+    assert.equal(claude.code, EXEC_EXIT.usage);
+    assert.match(claude.stderr, /set TALLY_API_KEY \(ANTHROPIC_API_KEY is sent only to https:\/\/api\.anthropic\.com/);
+    const gpt = await exec(['hello', '--provider', 'openai', '--model', 'gpt-4o', '--base-url', openai.url], { OPENAI_API_KEY: 'sk-openai-secret' });
+    assert.equal(gpt.code, EXEC_EXIT.usage);
+    assert.match(gpt.stderr, /OPENAI_API_KEY is sent only to https:\/\/api\.openai\.com/);
+    assert.equal(anthropic.requests.length + openai.requests.length, 0, 'nothing was sent');
+    const tally = await exec(['hello', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', anthropic.url], { ANTHROPIC_API_KEY: 'sk-ant-secret', TALLY_API_KEY: KEY });
+    assert.equal(tally.code, EXEC_EXIT.done, tally.stderr);
+    assert.equal(anthropic.requests[0].headers['x-api-key'], KEY);
+  });
+
+  it('the provider\'s key goes to its own origin, also when --base-url names it', () => {
+    const env = { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' };
+    assert.deepEqual(execApiKey('anthropic', undefined, env), { key: 'a' });
+    assert.deepEqual(execApiKey('anthropic', 'https://API.anthropic.com:443/', env), { key: 'a' });
+    assert.deepEqual(execApiKey('openai', 'https://api.openai.com/v1', env), { key: 'o' });
+    assert.match(execApiKey('anthropic', 'https://api.anthropic.com.evil.example', env).missing ?? '', /^TALLY_API_KEY/);
+    assert.equal(execApiKey('anthropic', 'http://api.anthropic.com', env).key, undefined, 'plain http is another origin');
+    assert.equal(execApiKey('openai', 'https://api.openai.com@127.0.0.1/v1', env).key, undefined);
+    assert.deepEqual(execApiKey('openai-compatible', 'http://127.0.0.1:1/v1', env), {});
+    assert.deepEqual(execApiKey('anthropic', undefined, {}), { missing: 'ANTHROPIC_API_KEY or TALLY_API_KEY' });
+  });
+
+  it('exits 1 with an error naming the limit when the server streams endless reasoning_content, instead of filling the heap', async () => {
+    const server = await new EndlessStreamServer('openai-chat', ['thinking']).start();
+    servers.push(server);
+    const { code, stderr } = await execPlain(['think', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.baseUrl], {});
+    assert.equal(code, EXEC_EXIT.error);
+    assert.match(stderr, /tally: OpenAI-compatible server \(127\.0\.0\.1:\d+\): reply over a limit: the reply's thinking passed 4,194,304 characters, Tally's limit for one reply/);
+    assert.match(stderr, /\[error\] session /);
+    assert.equal(server.bodies.length, 1, 'not sent again');
   });
 
   it('exits 2 with the reason when no key is set, before sending anything', async () => {

@@ -123,6 +123,6 @@ describe('npm run fake-model (scripted model server)', () => {
       ],
     });
     assert.strictEqual(summarizer.lastError, undefined, 'the model answered (no local fallback)');
-    assert.match(summary, /^## Checkpoint \(scripted model's summary of 5 messages\)\n### Task\nmake the tests pass\n### Files touched\n- changed: src\/app\.ts\n### Next step\n.+\n### Commands run\n- `npm test` → ran$/);
+    assert.match(summary, /^## Checkpoint \(scripted model's summary of 5 messages\)\n### Task\nmake the tests pass\n### Changed and verified\n- changed: src\/app\.ts\n### Last commands\n- `npm test` → ran\n### Next step\n.+$/);
   });
 });

@@ -4,6 +4,7 @@ import { join, resolve } from 'path';
 import type { Frame } from 'playwright-core';
 import { findFrame, launchBrowser, runCommand } from './browser';
 import { editApprovalInTheEditor } from './editApprovalUi';
+import { sandboxRefusalInTheChat } from './commandSandboxUi';
 import { forkFromTheInspector } from './forkUi';
 import { restoreAndRewindInTheChat } from './rewindUi';
 import { startCodeServer } from './codeServer';
@@ -233,6 +234,9 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       await frame.locator('.composer-input textarea').press('Enter');
       await frame.waitForSelector('[data-kind="assistant"]:has-text("Back on track after the error")', { timeout: 60_000 });
       await frame.waitForFunction((selector) => document.querySelectorAll(selector).length === 0, errors, { timeout: 10_000 });
+    });
+    await check(`${theme}: a command the sandbox stopped offers to run it outside the sandbox, on a card that always asks; Deny keeps it inside`, async () => {
+      await sandboxRefusalInTheChat(page, model, screenshotPath(`command-sandbox-${theme}.png`));
     });
     await check(`${theme}: an edit waiting for approval opens the diff editor with Accept and Reject; Accept in its title bar writes the file`, async () => {
       await editApprovalInTheEditor(page, model, workspace, screenshotPath(`edit-approval-${theme}.png`));

@@ -20,6 +20,10 @@ export function run(): Promise<void> {
     require('./summaryEdit.test');
     require('./attachments.test');
     require('./subagents.test');
+    require('./subagentToolChoice.test');
     require('./rewind.test');
+    require('./commandSandbox.test');
+    require('./confinedWrites.test');
+    require('./namedPipes.test');
   });
 }

@@ -8,6 +8,7 @@ import { ConcurrencyGate } from './concurrencyGate';
 import { agentsIndex, type NamedAgent } from './namedAgents';
 import { runSubagent } from './runSubagent';
 import type { SubagentAsker } from './subagentApprovals';
+import { TurnSpends, type TurnSubagentSpend } from './turnBudget';
 
 export const DELEGATE_TOOL_NAME = 'delegate';
 
@@ -21,6 +22,10 @@ export interface SubagentLimits {
   maxConcurrent: number;
   /** Whether a subagent may start subagents of its own (one level more). */
   allowNested: boolean;
+  /** Subagents one user turn may start (nested ones included) before the user is asked to let it start more. */
+  maxPerTurn: number;
+  /** Tokens one user turn's subagents may use together before the user is asked (a running one stops there). */
+  maxTokensPerTurn: number;
   /** The report (the parent's tool result) is cut to these, head and tail kept. */
   maxReportLines: number;
   maxReportBytes: number;
@@ -92,9 +97,12 @@ export class DelegateTool implements Tool {
   private known: NamedAgent[] = [];
   private described?: { index: string; definition: ToolDefinition };
   private readonly gate: ConcurrencyGate;
+  private readonly spends: TurnSpends;
 
-  constructor(private readonly env: SubagentEnvironment, readonly depth = 0) {
+  /** `turnSpend`: for a subagent's own delegate tool, the spend of the user's turn it belongs to. */
+  constructor(private readonly env: SubagentEnvironment, readonly depth = 0, private readonly turnSpend?: TurnSubagentSpend) {
     this.gate = new ConcurrencyGate(() => env.limits().maxConcurrent);
+    this.spends = new TurnSpends(() => env.limits());
   }
 
   /** Reads the named agents again (before each prompt is built: their files change). */
@@ -129,6 +137,7 @@ export class DelegateTool implements Tool {
         throw new ToolInputError(`the agent "${agent.name}" asks for the model "${agent.model}", which is not a model the user configured; it did not run.`);
       }
     }
+    const turn = this.turnSpend ?? this.spends.of(ctx.signal);
     let release: () => void;
     try {
       release = await this.gate.acquire(ctx.signal);
@@ -136,8 +145,10 @@ export class DelegateTool implements Tool {
       return { output: 'The turn was cancelled before the subagent started.', isError: true };
     }
     try {
-      const nested = this.nestedAllowed() ? (sessionId: string) => new DelegateTool({ ...this.env, parentSessionId: () => sessionId }, this.depth + 1) : undefined;
-      return await runSubagent({ env: this.env, task, agent, ctx, nested });
+      // Admitted once it may run, so the tokens spent by the subagents before it count.
+      await turn.admit(ctx);
+      const nested = this.nestedAllowed() ? (sessionId: string) => new DelegateTool({ ...this.env, parentSessionId: () => sessionId }, this.depth + 1, turn) : undefined;
+      return await runSubagent({ env: this.env, task, agent, ctx, nested, turn });
     } finally {
       release();
     }

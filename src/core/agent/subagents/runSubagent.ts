@@ -6,6 +6,7 @@ import type { DelegateTool, SubagentEnvironment } from './delegateTool';
 import type { NamedAgent } from './namedAgents';
 import { subagentOrigin } from './sessionLink';
 import { subagentCallId } from './subagentApprovals';
+import type { TurnSubagentSpend } from './turnBudget';
 
 export interface SubagentRun {
   env: SubagentEnvironment;
@@ -14,6 +15,8 @@ export interface SubagentRun {
   ctx: ToolContext;
   /** Makes the delegate tool the subagent gets (its subagents linked to its session) when the user allows nested subagents. */
   nested?: (sessionId: string) => DelegateTool;
+  /** What the user's turn has spent on subagents: this one's tokens count there too, and it stops when the turn's are spent. */
+  turn?: TurnSubagentSpend;
 }
 
 const GENERAL_AGENT = 'general';
@@ -58,7 +61,7 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
   ctx.signal.addEventListener('abort', onParentAbort, { once: true });
   let requests = 0;
   let tokens = 0;
-  let capped: 'token_cap' | undefined;
+  let capped: 'token_cap' | 'turn_token_cap' | undefined;
   let report = '';
   let failure: string | undefined;
   subagent.on((event: AgentEvent) => {
@@ -67,14 +70,17 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
         requests++;
         progress({ kind: 'request', requestIndex: event.requestIndex, usedTokens: event.usedTokens, effectiveWindow: event.effectiveWindow, percent: event.percent });
         break;
-      case 'usage':
-        tokens += (event.record.reportedInputTokens ?? event.record.estimatedInputTokens) + (event.record.reportedOutputTokens ?? 0);
+      case 'usage': {
+        const used = (event.record.reportedInputTokens ?? event.record.estimatedInputTokens) + (event.record.reportedOutputTokens ?? 0);
+        tokens += used;
+        if (run.turn) run.turn.tokens += used;
         progress({ kind: 'usage', record: event.record });
-        if (tokens >= limits.maxTokens && !capped) {
-          capped = 'token_cap';
+        if ((tokens >= limits.maxTokens || run.turn?.tokensSpent()) && !capped) {
+          capped = tokens >= limits.maxTokens ? 'token_cap' : 'turn_token_cap';
           stop.abort();
         }
         break;
+      }
       case 'compaction':
         progress({ kind: 'compaction', event: event.event });
         break;
@@ -106,7 +112,8 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
   } finally {
     ctx.signal.removeEventListener('abort', onParentAbort);
     subagent.dispose();
-    const ended = capped ?? (stopReason === 'max_steps' ? 'request_cap' : stopReason);
+    // Progress knows one token cap; the report says which bound it was.
+    const ended = capped === 'turn_token_cap' ? 'token_cap' : (capped ?? (stopReason === 'max_steps' ? 'request_cap' : stopReason));
     progress({ kind: 'ended', stopReason: ended, requests, tokens, ...(failure ? { error: failure } : {}) });
   }
   const ended = capped ?? (stopReason === 'max_steps' ? 'request_cap' : stopReason);
@@ -118,6 +125,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 function boundedReport(args: { report: string; ended: string; name: string; requests: number; tokens: number; limits: ReturnType<SubagentEnvironment['limits']>; cancelled: boolean; failure?: string }): ToolOutput {
   const why: Record<string, string> = {
     token_cap: `it reached its token cap (${args.limits.maxTokens})`,
+    turn_token_cap: `this turn's subagents reached their token bound together (${args.limits.maxTokensPerTurn})`,
     request_cap: `it reached its request cap (${args.limits.maxRequests})`,
     cancelled: 'the turn was cancelled',
     error: `a request failed${args.failure ? ` (${args.failure.slice(0, 300)})` : ''}`,

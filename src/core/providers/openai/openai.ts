@@ -7,6 +7,7 @@ import { ToolCallAssembler } from './openaiToolCalls';
 import type { RetryOptions } from '../http/retry';
 import { retriedEventStream } from '../http/retriedEventStream';
 import type { SseEvent } from '../http/sse';
+import { replyLimits, type ReplyLimits } from '../replyLimits';
 import { droppedBeforeEnd, finalEvents, midStreamError, num, untilComplete } from '../streamResult';
 import type { ChatProvider, ProviderEvent, ProviderRequest, ReportedUsage, StopReason } from '../types';
 
@@ -33,6 +34,8 @@ export interface OpenAIProviderOptions {
   /** Send `stream_options.include_usage` (default true); turn off for servers that reject it. */
   includeUsage?: boolean;
   headers?: Record<string, string>;
+  /** What one reply may bring and how long it may take (default DEFAULT_REPLY_LIMITS). */
+  limits?: Partial<ReplyLimits>;
 }
 
 const FINISH_REASONS: Record<string, StopReason> = {
@@ -112,7 +115,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
       const post = { fetch: doFetch, url: `${baseUrl}/chat/completions`, headers: headers, body, signal, errors: ctx };
       const timeouts = { timeoutMs: options.timeoutMs ?? 180_000, idleTimeoutMs: options.idleTimeoutMs ?? 300_000 };
-      yield* retriedEventStream({ ...post, ...timeouts }, (events) => decodeOpenAI(ctx, events), options.retry);
+      yield* retriedEventStream({ ...post, ...timeouts }, (events) => decodeOpenAI(ctx, events), options.retry, replyLimits(options.limits));
     },
   };
 }

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { CheckpointingWorkspace } from '../../../../src/core/checkpoints/checkpointingWorkspace';
-import { applyRestore, checkpointsSince, planRestore } from '../../../../src/core/checkpoints/restore';
+import { agentsChangesOnly, applyRestore, checkpointsSince, planRestore } from '../../../../src/core/checkpoints/restore';
 import { TurnCheckpointRecorder } from '../../../../src/core/checkpoints/turnRecorder';
 import type { CheckpointStore, TurnCheckpoint } from '../../../../src/core/ports/checkpointStore';
 import { FileCheckpointStore } from '../../../../src/node/checkpoints/fileCheckpointStore';
@@ -53,7 +53,7 @@ describe('checkpoints: recording a turn\'s file changes and restoring them', fun
       await write(ws, 'src/new.ts', 'export {};\n');
       const checkpoint = await recorder.end();
       assert.ok(checkpoint);
-      assert.deepEqual(checkpoint.files.map((x) => [x.relative, x.before.kind, x.after?.kind]), [['app.ts', 'stored', 'stored'], ['src/new.ts', 'absent', 'stored']]);
+      assert.deepEqual(checkpoint.files.map((x) => [x.relative, x.before.kind, x.after?.kind]), [['app.ts', 'stored', 'seen'], ['src/new.ts', 'absent', 'seen']]);
 
       const stored = await new FileCheckpointStore(f.storage).load('s1');
       assert.deepEqual(stored.map((c) => c.id), [checkpoint.id], 'the checkpoint is in the storage, not only in memory');
@@ -113,6 +113,79 @@ describe('checkpoints: recording a turn\'s file changes and restoring them', fun
       assert.deepEqual(plan.items.map((i) => [i.relative, i.changedSince]), [['a.txt', false], ['b.txt', true]], 'b.txt changed after the agent wrote it');
       assert.equal(readFileSync(join(f.workspace, 'a.txt'), 'utf8'), 'v0\n');
       assert.equal(existsSync(join(f.workspace, 'b.txt')), false);
+    } finally {
+      f.dispose();
+    }
+  });
+
+  it("what the user saves while a command runs is not the command's: a restore names it and leaves it as it is unless asked", async () => {
+    const f = folders();
+    try {
+      writeFileSync(join(f.workspace, 'config.json'), '{"port": 1}\n');
+      writeFileSync(join(f.workspace, 'notes.md'), 'my notes\n');
+      const { store, recorder } = setUp(f.storage, f.workspace);
+      recorder.begin('s1', 'u1');
+      await recorder.aroundCommand([f.workspace], async () => {
+        writeFileSync(join(f.workspace, 'config.json'), '{"port": 2}\n');
+        // Meanwhile the user saves a new file and an edit in the editor; VS Code reports each save.
+        writeFileSync(join(f.workspace, 'todo.md'), 'a new file of mine\n');
+        recorder.noteOthersChange(join(f.workspace, 'todo.md'), 'saved in the editor while the turn ran');
+        writeFileSync(join(f.workspace, 'notes.md'), 'my notes, edited\n');
+        recorder.noteOthersChange(join(f.workspace, 'notes.md'), 'saved in the editor while the turn ran');
+      });
+      const checkpoint = (await recorder.end())!;
+      const plan = await planRestore([checkpoint], store);
+      assert.deepEqual(
+        plan.items.map((i) => [i.relative, i.action, i.notTheAgents]),
+        [['config.json', 'write', undefined], ['notes.md', 'write', 'saved in the editor while the turn ran'], ['todo.md', 'delete', 'saved in the editor while the turn ran']],
+      );
+      const outcome = await applyRestore(agentsChangesOnly(plan), store, nodeRestoreTarget);
+      assert.deepEqual(outcome.restored, ['config.json']);
+      assert.equal(readFileSync(join(f.workspace, 'config.json'), 'utf8'), '{"port": 1}\n');
+      assert.equal(readFileSync(join(f.workspace, 'todo.md'), 'utf8'), 'a new file of mine\n', "the user's new file is not deleted");
+      assert.equal(readFileSync(join(f.workspace, 'notes.md'), 'utf8'), 'my notes, edited\n', "the user's edit is not rolled back");
+      // The same save reported a moment late, after the command was recorded, marks it too.
+      recorder.begin('s1', 'u2');
+      await recorder.aroundCommand([f.workspace], async () => writeFileSync(join(f.workspace, 'notes.md'), 'my notes, edited again\n'));
+      recorder.noteOthersChange(join(f.workspace, 'notes.md'), 'saved in the editor while the turn ran');
+      const late = (await recorder.end())!;
+      assert.equal(late.files[0].othersChanged, 'saved in the editor while the turn ran');
+    } finally {
+      f.dispose();
+    }
+  });
+
+  it("the agent's own save, reported by the editor after the write returned, is not taken for the user's", async () => {
+    const f = folders();
+    try {
+      writeFileSync(join(f.workspace, 'app.ts'), 'const port = 8080;\n');
+      const { store, recorder, ws } = setUp(f.storage, f.workspace);
+      recorder.begin('s1', 'u1');
+      await write(ws, 'app.ts', 'const port = 9090;\n');
+      recorder.noteOthersChange(join(f.workspace, 'app.ts'), 'saved in the editor while the turn ran');
+      const checkpoint = (await recorder.end())!;
+      const plan = await planRestore([checkpoint], store);
+      assert.deepEqual(plan.items.map((i) => [i.relative, i.notTheAgents]), [['app.ts', undefined]]);
+    } finally {
+      f.dispose();
+    }
+  });
+
+  it('a file someone changed between two turns is not the agent\'s alone: restoring to before both leaves it unless asked', async () => {
+    const f = folders();
+    try {
+      writeFileSync(join(f.workspace, 'a.txt'), 'v0\n');
+      const { store, recorder, ws } = setUp(f.storage, f.workspace);
+      recorder.begin('s1', 'u1');
+      await write(ws, 'a.txt', 'v1\n');
+      const first = (await recorder.end())!;
+      writeFileSync(join(f.workspace, 'a.txt'), 'v1 and the user\'s line\n');
+      recorder.begin('s1', 'u2');
+      await write(ws, 'a.txt', 'v2\n');
+      await recorder.end();
+      const plan = await planRestore(checkpointsSince(await recorder.checkpoints('s1'), { id: 'u1', createdAt: first.createdAt }), store);
+      assert.deepEqual(plan.items.map((i) => [i.relative, i.changedSince, i.notTheAgents]), [['a.txt', false, 'changed between the turns']]);
+      assert.deepEqual(agentsChangesOnly(plan).items, []);
     } finally {
       f.dispose();
     }
@@ -184,29 +257,45 @@ describe('checkpoints: recording a turn\'s file changes and restoring them', fun
   it('a workspace past the listing bound is listed up to it, and the checkpoint says its changes may not all be restorable', async () => {
     const f = folders();
     try {
-      for (let i = 0; i < 6; i++) writeFileSync(join(f.workspace, `f${i}.txt`), `${i}\n`);
-      mkdirSync(join(f.workspace, 'node_modules'));
-      writeFileSync(join(f.workspace, 'node_modules', 'skipped.js'), '');
-      const store = new FileCheckpointStore(f.storage, { maxFileBytes: 1024, maxFiles: 3, listBudgetMs: 5000 });
-      const listing = await store.list([f.workspace]);
-      assert.equal(listing.files.length, 3);
-      assert.equal(listing.complete, false);
-      // The listing before the command is cut at 3 files; the one after reaches them all (as when a time bound cuts the first).
       // Files last changed long before the command (a fixed date, not the clock).
       const longAgo = new Date('2020-01-01T00:00:00Z');
-      for (let i = 0; i < 6; i++) utimesSync(join(f.workspace, `f${i}.txt`), longAgo, longAgo);
-      const whole = new FileCheckpointStore(join(f.root, 'whole'));
-      let listings = 0;
-      const cutFirst: CheckpointStore = { capture: (a, l) => store.capture(a, l), read: (h) => store.read(h), save: (c) => store.save(c), load: (id) => store.load(id), list: (folders) => (listings++ === 0 ? store.list(folders) : whole.list(folders)) };
-      const { recorder, ws, problems } = setUp(f.storage, f.workspace, cutFirst);
+      for (const sub of ['a', 'b']) {
+        mkdirSync(join(f.workspace, sub));
+        for (let i = 0; i < 3; i++) {
+          writeFileSync(join(f.workspace, sub, `f${i}.txt`), `${i}\n`);
+          utimesSync(join(f.workspace, sub, `f${i}.txt`), longAgo, longAgo);
+        }
+      }
+      // Folders are listed last first: b, then a. Past 2 files the listing stops, so a is not listed before the command.
+      const store = new FileCheckpointStore(f.storage, { maxFileBytes: 1024, maxFiles: 2, listBudgetMs: 5000, useWatcher: false });
+      const { recorder, ws, problems } = setUp(f.storage, f.workspace, store);
       recorder.begin('s1', 'u1');
-      await exec(ws, 'printf "new\\n" > zz-made.txt');
+      // The command leaves b with one file, so the listing after it reaches a.
+      await exec(ws, 'rm b/f0.txt b/f1.txt && printf "new\\n" > a/zz-made.txt');
       const checkpoint = await recorder.end();
-      assert.match(checkpoint?.problems.join('\n') ?? '', /more than 3 files/);
+      assert.match(checkpoint?.problems.join('\n') ?? '', /more than 2 files/);
       assert.deepEqual(problems, [], 'a bound reached is said on the turn, not in a pop-up');
-      assert.deepEqual(checkpoint?.files.map((x) => [x.relative, x.before.kind]), [['zz-made.txt', 'unstored']], 'only the file the command made counts, not the files the first listing did not reach; its prior state is unknown');
-      const unbounded = await new FileCheckpointStore(join(f.root, 'other')).list([f.workspace]);
-      assert.deepEqual(unbounded.files.map((x) => x.relative).sort(), ['f0.txt', 'f1.txt', 'f2.txt', 'f3.txt', 'f4.txt', 'f5.txt', 'zz-made.txt'], 'node_modules is never listed');
+      assert.deepEqual(
+        checkpoint?.files.map((x) => [x.relative, x.before.kind]).sort(),
+        [['a/zz-made.txt', 'unstored'], ['b/f0.txt', 'stored'], ['b/f1.txt', 'stored']],
+        "a's files the first listing did not reach do not count, only the one the command made (its prior state is unknown)",
+      );
+    } finally {
+      f.dispose();
+    }
+  });
+
+  it('never records node_modules, version control or what git ignores, and says on the turn when a command changed such files', async () => {
+    const f = folders();
+    try {
+      mkdirSync(join(f.workspace, 'node_modules'));
+      writeFileSync(join(f.workspace, '.gitignore'), 'dist/\n');
+      const { recorder, ws } = setUp(f.storage, f.workspace);
+      recorder.begin('s1', 'u1');
+      await exec(ws, 'printf x > node_modules/skipped.js && mkdir dist && printf y > dist/out.js && mkdir .git && printf z > .git/HEAD && printf w > kept.txt');
+      const checkpoint = await recorder.end();
+      assert.deepEqual(checkpoint?.files.map((x) => x.relative), ['kept.txt']);
+      assert.match(checkpoint?.problems.join('\n') ?? '', /^Not recorded, so not restorable: changes to (dist\/, node_modules\/|node_modules\/, dist\/) /m, 'named on the turn (version control is not: every git command changes it)');
     } finally {
       f.dispose();
     }

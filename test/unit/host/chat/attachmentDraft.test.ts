@@ -11,11 +11,11 @@ import { withSettings, type ContextSettings } from '../../../../src/core/setting
 import { AttachmentDraft, type AttachmentSources, type DraftSession } from '../../../../src/host/chat/attachmentDraft';
 import { attachmentsForSend, type AttachmentIntentDeps } from '../../../../src/host/chat/attachmentIntents';
 import type { AttachTarget, ChatAttachmentView } from '../../../../src/protocol/attachments';
-import { SessionView } from '../../../../src/host/session/sessionView';
 import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';
 import { testRegistry } from '../../../support/toolRegistry';
 import { tempStore } from '../../../support/tempStore';
+import { following, openState } from '../../../support/sessionStates';
 
 /** Files the fake workspace holds; a test deletes one to see what a send does then. */
 class FakeSources implements AttachmentSources {
@@ -151,19 +151,19 @@ describe('attachments: chips, their tokens and the request that carries them', f
   it('a large attachment is in the inspector\'s stored results as soon as it is attached, as a reopened session lists it', async () => {
     const settings = withSettings({ contextWindow: 32_000, maxOutputTokens: 2_000 });
     const { env, sessionId, contextSession, draft, session, sources } = await setup({ ...settings, offloadThresholdBytes: 4_000, offloadPreviewBytes: 1_000, truncation: { maxLines: 400, maxBytes: 8_000 } });
-    const view = await SessionView.open(env.store, sessionId, 200);
-    contextSession.onChange((change) => view.apply(change));
-    assert.equal(view.blobs.length, 0);
+    const view = await openState(env.store, sessionId, 200);
+    following(view, contextSession);
+    assert.equal(view.records.blobs.length, 0);
     sources.files.set('logs/build.log', Array.from({ length: 2_000 }, (_, i) => `line ${i + 1}`).join('\n'));
     const chip = await draft.add(session, { kind: 'file', path: 'logs/build.log' });
     assert.ok(chip.stored, 'stored whole');
     const [stored] = await env.store.listBlobs(sessionId);
-    assert.deepEqual(view.blobs.map((b) => b.id), [stored.id], 'the stored result is listed at once, before the message is sent');
-    const listed = view.blobs[0];
+    assert.deepEqual(view.records.blobs.map((b) => b.id), [stored.id], 'the stored result is listed at once, before the message is sent');
+    const listed = view.records.blobs[0];
     assert.equal(listed.lineCount, chip.stored.lines, 'the list and the chip say the same line count');
-    assert.equal(view.blobTitles.get(listed.id), 'attachment logs/build.log · request #0', 'named for the request that will carry it (the session’s first)');
-    const reopened = await SessionView.open(env.store, sessionId, 200);
-    assert.deepEqual(reopened.blobs.map((b) => [b.id, b.lineCount]), view.blobs.map((b) => [b.id, b.lineCount]), 'the same list a reopened session shows');
+    assert.equal(view.records.blobTitles.get(listed.id), 'attachment logs/build.log · request #0', 'named for the request that will carry it (the session’s first)');
+    const reopened = await openState(env.store, sessionId, 200);
+    assert.deepEqual(reopened.records.blobs.map((b) => [b.id, b.lineCount]), view.records.blobs.map((b) => [b.id, b.lineCount]), 'the same list a reopened session shows');
   });
 
   it('a file a tool result would offload but within the truncation limit is sent whole: the user chose it for the model to read', async () => {

@@ -115,7 +115,7 @@ describe('restore and rewind from the chat (host flow)', function () {
     }
   });
 
-  it('Restore files shows a diff per file and a confirmation, puts the files back, and the chat says what happened', async () => {
+  it('Restore files shows a diff per file and a confirmation, puts back the agent\'s changes, leaves a file the user changed since unless asked, and the chat says what happened', async () => {
     const t = await twoTurns();
     try {
       assert.deepEqual(turnFilesOf(await t.recorder.checkpoints(t.session.sessionId)).map((f) => [f.messageId, f.files]), [[t.first.id, 1], [t.second.id, 1]], 'each turn offers its files');
@@ -124,15 +124,23 @@ describe('restore and rewind from the chat (host flow)', function () {
       const outcome = await restoreTurnFiles(t.ports, t.first.id);
       assert.deepEqual(t.diffs[0].map((i) => i.relative), ['app.ts', 'README.md'].sort((a, b) => a.localeCompare(b)), 'a diff per file before the question');
       assert.deepEqual(t.diffs[1], [], 'the diffs are closed once answered');
-      assert.equal(t.asked[0].message, 'Restore 2 files to before “change the port”?');
+      assert.equal(t.asked[0].message, 'Restore 1 file to before “change the port”?');
+      assert.deepEqual(t.asked[0].choices, ['Restore Files', 'Restore All 2 Files']);
       assert.match(t.asked[0].detail, /Written back: app\.ts/);
-      assert.match(t.asked[0].detail, /Deleted \(the agent created them\): README\.md/);
-      assert.match(t.asked[0].detail, /⚠ Changed since the agent changed them \(by you or another program\): README\.md/);
-      assert.deepEqual(outcome?.restored.sort(), ['README.md', 'app.ts']);
+      assert.match(t.asked[0].detail, /⚠ Left as they are, because not only the agent changed them: README\.md \(changed since the agent changed it; restoring deletes it\)\. "Restore All 2 Files" puts them back too, and those changes are lost\./);
+      assert.deepEqual(outcome?.restored, ['app.ts']);
       assert.equal(readFileSync(join(t.workspace, 'app.ts'), 'utf8'), 'port = 8080\n');
-      assert.equal(existsSync(join(t.workspace, 'README.md')), false);
+      assert.equal(readFileSync(join(t.workspace, 'README.md'), 'utf8'), '# app, edited by the user\n', "the user's edit stays");
       assert.equal(t.session.messages.length, 4, 'the conversation is unchanged');
-      assert.deepEqual(headlines(await t.chat()), ['Restored 2 files to before “change the port”']);
+      assert.deepEqual(headlines(await t.chat()), ['Restored 1 file to before “change the port”']);
+
+      // Asked for, the user's file goes too.
+      t.answer('Restore It Anyway');
+      const again = await restoreTurnFiles(t.ports, t.first.id);
+      assert.equal(t.asked[1].message, 'Restore files to before “change the port”? Not only the agent changed the file.');
+      assert.deepEqual(t.asked[1].choices, ['Restore It Anyway']);
+      assert.deepEqual(again?.restored, ['README.md']);
+      assert.equal(existsSync(join(t.workspace, 'README.md')), false);
     } finally {
       await t.dispose();
     }
@@ -266,7 +274,6 @@ describe('restore and rewind from the chat (host flow)', function () {
       sessions: {} as never,
       executeCommand: async () => undefined,
       sendState: async () => undefined,
-      scheduleRefresh: () => undefined,
       showEarlier: async () => undefined,
       rewind: { restoreFiles: async (id) => calls.push(`restore ${id}`), rewind: async (id) => calls.push(`rewind ${id}`) },
     });

@@ -8,6 +8,7 @@ import { TurnCheckpointRecorder } from '../../../../src/core/checkpoints/turnRec
 import { UNREFERENCED_CONTENT_GRACE_MS } from '../../../../src/node/checkpoints/checkpointPruning';
 import { DEFAULT_CHECKPOINT_LIMITS, FileCheckpointStore } from '../../../../src/node/checkpoints/fileCheckpointStore';
 import { nodeRestoreTarget } from '../../../../src/node/checkpoints/nodeRestoreTarget';
+import { LEASE_TTL_MS, SessionLeases } from '../../../../src/node/checkpoints/sessionLeases';
 import { NodeWorkspace } from '../../../../src/node/tools/nodeWorkspace';
 
 const DAY = UNREFERENCED_CONTENT_GRACE_MS;
@@ -44,15 +45,15 @@ describe('checkpoint storage stays bounded: deleted sessions and the oldest go, 
       writeFileSync(join(t.workspace, 'kept.txt'), 'the live session keeps this\n');
       await t.turn('deleted', 'gone.txt', 'changed by the deleted session\n');
       await t.turn('live', 'kept.txt', 'changed by the live session\n');
-      assert.equal(t.contentFiles().length, 4);
+      assert.equal(t.contentFiles().length, 2, 'each file\'s bytes before the turn (those after it are only hashed)');
 
       t.clock.now += DAY + 60_000;
       const outcome = await t.store.prune({ liveSessions: new Set(['live']) });
       assert.deepEqual(outcome.removedSessions, ['deleted']);
       assert.deepEqual(await t.store.load('deleted'), []);
       assert.equal(existsSync(join(t.storage, 'turns', 'deleted')), false);
-      assert.equal(outcome.removedContentFiles, 2, 'the two versions of gone.txt are removed');
-      assert.equal(t.contentFiles().length, 2);
+      assert.equal(outcome.removedContentFiles, 1, 'the bytes of gone.txt are removed');
+      assert.equal(t.contentFiles().length, 1);
 
       const plan = await planRestore(await t.store.load('live'), t.store);
       const restored = await applyRestore(plan, t.store, nodeRestoreTarget);
@@ -72,15 +73,15 @@ describe('checkpoint storage stays bounded: deleted sessions and the oldest go, 
         await t.turn(session, `${session}.txt`, big(letter.toUpperCase()));
         t.clock.now += 1000;
       }
-      // Each session keeps about 20 KB; a 45 KB cap holds two of them.
-      const outcome = await t.store.prune({ maxBytes: 45_000, keepSessions: new Set(['oldest']), now: t.clock.now + DAY + 60_000 });
+      // Each session keeps about 10 KB; a 25 KB cap holds two of them.
+      const outcome = await t.store.prune({ maxBytes: 25_000, keepSessions: new Set(['oldest']), now: t.clock.now + DAY + 60_000 });
       assert.deepEqual(outcome.removedSessions, ['middle'], 'the oldest is kept open, so the next oldest goes');
-      assert.ok(outcome.keptBytes <= 45_000, `${outcome.keptBytes} bytes kept`);
+      assert.ok(outcome.keptBytes <= 25_000, `${outcome.keptBytes} bytes kept`);
       assert.equal((await t.store.load('oldest')).length, 1);
       assert.equal((await t.store.load('newest')).length, 1);
       assert.deepEqual(await t.store.load('middle'), []);
 
-      const again = await t.store.prune({ maxBytes: 25_000, now: t.clock.now + DAY + 60_000 });
+      const again = await t.store.prune({ maxBytes: 15_000, now: t.clock.now + DAY + 60_000 });
       assert.deepEqual(again.removedSessions, ['oldest']);
     } finally {
       t.dispose();
@@ -92,10 +93,9 @@ describe('checkpoint storage stays bounded: deleted sessions and the oldest go, 
     try {
       writeFileSync(join(t.workspace, 'app.ts'), 'const port = 8080;\n');
       await t.turn('old', 'app.ts', 'const port = 9090;\n');
-      // A listing before a command stores every file's bytes; no turn names them until one changes.
+      // Bytes stored for a write no turn names yet (the turn's record is not written yet).
       writeFileSync(join(t.workspace, 'listed.ts'), 'export const listed = 1;\n');
-      const listing = await t.store.list([t.workspace]);
-      for (const f of listing.files) await t.store.capture(f.absolute, f);
+      await t.store.capture(join(t.workspace, 'listed.ts'));
       const before = t.contentFiles().length;
       assert.equal((await t.store.prune({ liveSessions: new Set(['old']) })).removedContentFiles, 0, 'recent bytes stay');
       assert.equal(t.contentFiles().length, before);
@@ -104,12 +104,11 @@ describe('checkpoint storage stays bounded: deleted sessions and the oldest go, 
       await t.store.prune({ liveSessions: new Set() });
       assert.equal(t.contentFiles().length, 0, 'the deleted session and the old listed bytes are gone');
 
-      // The next command lists the same unchanged files: their bytes must be stored again, or restore fails.
-      const relisted = await t.store.list([t.workspace]);
-      for (const f of relisted.files) {
-        const state = await t.store.capture(f.absolute, f);
+      // The same unchanged files kept again: their bytes must be stored again, or restore fails.
+      for (const name of ['app.ts', 'listed.ts']) {
+        const state = await t.store.capture(join(t.workspace, name));
         assert.equal(state.kind, 'stored');
-        if (state.kind === 'stored') assert.deepEqual(Buffer.from(await t.store.read(state.hash)), readFileSync(f.absolute), f.relative);
+        if (state.kind === 'stored') assert.deepEqual(Buffer.from(await t.store.read(state.hash)), readFileSync(join(t.workspace, name)), name);
       }
       const checkpoint = await t.turn('new', 'listed.ts', 'export const listed = 2;\n');
       assert.ok(checkpoint);
@@ -117,6 +116,40 @@ describe('checkpoint storage stays bounded: deleted sessions and the oldest go, 
       const restored = await applyRestore(plan, t.store, nodeRestoreTarget);
       assert.equal(restored.failed.length, 0);
       assert.equal(readFileSync(join(t.workspace, 'listed.ts'), 'utf8'), 'export const listed = 1;\n');
+    } finally {
+      t.dispose();
+    }
+  });
+
+  it("a second window's pruning never removes the checkpoints of a session open in the first, until the first lets go of it or is gone", async () => {
+    const t = setUp();
+    try {
+      writeFileSync(join(t.workspace, 'app.ts'), 'const port = 8080;\n');
+      await t.turn('open-in-a', 'app.ts', 'const port = 9090;\n');
+      const windowA = new SessionLeases(t.storage, 'windowA', () => t.clock.now);
+      await windowA.hold('open-in-a');
+      // Two days on, window A still open (its lease renewed as its timer does); window B's session list
+      // does not have A's session yet, and B prunes with a cap A's session alone passes.
+      t.clock.now += 2 * DAY;
+      await windowA.renew();
+      const windowB = new FileCheckpointStore(t.storage, DEFAULT_CHECKPOINT_LIMITS, () => t.clock.now);
+      const pruneInB = () => windowB.prune({ liveSessions: new Set(['open-in-b']), keepSessions: new Set(['open-in-b']), maxBytes: 1 });
+      assert.deepEqual((await pruneInB()).removedSessions, []);
+      const plan = await planRestore(await windowB.load('open-in-a'), windowB);
+      assert.deepEqual((await applyRestore(plan, windowB, nodeRestoreTarget)).restored, ['app.ts'], 'its checkpoint and bytes are all there');
+
+      await windowA.release('open-in-a');
+      assert.deepEqual((await pruneInB()).removedSessions, ['open-in-a'], 'once A closed it, it goes as any other');
+
+      // A window killed without letting go: its lease expires.
+      await t.turn('open-in-killed', 'app.ts', 'const port = 7070;\n');
+      const killed = new SessionLeases(t.storage, 'windowK', () => t.clock.now);
+      await killed.hold('open-in-killed');
+      assert.deepEqual((await pruneInB()).removedSessions, [], 'kept while its lease is fresh');
+      t.clock.now += LEASE_TTL_MS + 1000;
+      assert.deepEqual((await pruneInB()).removedSessions, ['open-in-killed']);
+      await windowA.dispose();
+      await killed.dispose();
     } finally {
       t.dispose();
     }

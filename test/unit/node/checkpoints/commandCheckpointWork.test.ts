@@ -12,16 +12,27 @@ import { nodeRestoreTarget } from '../../../../src/node/checkpoints/nodeRestoreT
 /** A fixed date long before any test runs: files and folders last changed then. */
 const LONG_AGO = new Date('2020-01-01T00:00:00Z');
 /** Generous bounds: these tests count work, so no bound may cut a listing short on a busy machine. */
-const LIMITS = { maxFileBytes: 1024 * 1024, maxFiles: 20_000, listBudgetMs: 60_000 };
+const LIMITS = { maxFileBytes: 1024 * 1024, maxFiles: 20_000, listBudgetMs: 60_000, captureBudgetMs: 60_000 };
 
-function setUp() {
+/** How changes are found: a watcher where the platform has one to trust (Linux), a walk of the folder anywhere. */
+const MODES = [...(process.platform === 'linux' ? ['watcher' as const] : []), 'walk' as const];
+
+function setUp(mode: 'watcher' | 'walk' = 'walk') {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'tally-command-checkpoints-')));
   const workspace = join(root, 'workspace');
   mkdirSync(workspace);
-  // Bytes waiting in memory are written only when a checkpoint names them (no background write within a test).
-  const store = new FileCheckpointStore(join(root, 'storage'), LIMITS, () => CLOCK_MS, { maxWaitingBytes: 64 * 1024 * 1024, writeDelayMs: 600_000 });
-  const recorder = new TurnCheckpointRecorder(store, { captureBudgetMs: 60_000 });
-  return { root, workspace, store, recorder, dispose: () => rmSync(root, { recursive: true, force: true }) };
+  const store = new FileCheckpointStore(join(root, 'storage'), { ...LIMITS, useWatcher: mode === 'watcher' }, () => CLOCK_MS);
+  const recorder = new TurnCheckpointRecorder(store);
+  return {
+    root,
+    workspace,
+    store,
+    recorder,
+    dispose: () => {
+      store.dispose();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Runs `change` as a command's effect would, with the recorder around it. */
@@ -45,41 +56,44 @@ const THIS_SECOND = Date.UTC(2100, 0, 1) / 1000;
 const CLOCK_MS = (THIS_SECOND + 1.55) * 1000;
 const thisSecond = () => THIS_SECOND;
 
-describe('checkpoints: a command after a command costs stats, not reads', function () {
+/** A workspace of 50 folders of 100 files each, last changed long ago. */
+function fiveThousandFiles(workspace: string): void {
+  for (let d = 0; d < 50; d++) {
+    const dir = join(workspace, `dir${d}`);
+    mkdirSync(dir);
+    for (let i = 0; i < 100; i++) {
+      writeFileSync(join(dir, `file${i}.ts`), `// ${d}/${i}\n${'x'.repeat(2000)}\n`);
+      utimesSync(join(dir, `file${i}.ts`), LONG_AGO, LONG_AGO);
+    }
+    utimesSync(dir, LONG_AGO, LONG_AGO);
+  }
+  utimesSync(workspace, LONG_AGO, LONG_AGO);
+}
+
+describe('checkpoints: a command after a command costs what changed, not the workspace', function () {
   this.timeout(120_000);
 
-  it('the second command of a turn at 5,000 files reads no folder and no file again, and what it changes is still restored', async () => {
-    const t = setUp();
+  it('the second command of a turn at 5,000 files, with a watcher, states only what changed and reads only the file it changed', async function () {
+    if (!MODES.includes('watcher')) this.skip();
+    const t = setUp('watcher');
     try {
-      const folders = 50;
-      for (let d = 0; d < folders; d++) {
-        const dir = join(t.workspace, `dir${d}`);
-        mkdirSync(dir);
-        for (let i = 0; i < 100; i++) {
-          writeFileSync(join(dir, `file${i}.ts`), `// ${d}/${i}\n${'x'.repeat(2000)}\n`);
-          utimesSync(join(dir, `file${i}.ts`), LONG_AGO, LONG_AGO);
-        }
-        utimesSync(dir, LONG_AGO, LONG_AGO);
-      }
-      utimesSync(t.workspace, LONG_AGO, LONG_AGO);
+      fiveThousandFiles(t.workspace);
       t.recorder.begin('s1', 'u1');
       await command(t.recorder, t.workspace, () => undefined);
       const first = t.store.work;
-      assert.equal(first.filesRead, 5000, 'the first command keeps every file');
-      assert.equal(first.contentFilesWritten, 0, 'none is written in the wait: the command changed none');
+      assert.equal(first.filesRead, 5000, 'the first command keeps every file (no git here)');
+      assert.equal(first.contentFilesWritten, 0, 'none is written: the command changed none');
 
       const target = join(t.workspace, 'dir7', 'file3.ts');
       await command(t.recorder, t.workspace, () => writeFileSync(target, 'rewritten by the command\n'));
       const second = t.store.work;
-      const entries = 5000 + folders + 1;
       assert.deepEqual(
-        { directoriesRead: second.directoriesRead - first.directoriesRead, entriesStated: second.entriesStated - first.entriesStated, filesRead: second.filesRead - first.filesRead },
-        // Before the command: every folder and file stated, nothing read. After it: the same, and
-        // the one file the command changed read (its folder's names did not move: a rewrite).
-        { directoriesRead: 0, entriesStated: 2 * entries, filesRead: 1 },
+        { foldersRead: second.foldersRead - first.foldersRead, entriesStated: second.entriesStated - first.entriesStated, filesRead: second.filesRead - first.filesRead, walks: second.walks - first.walks },
+        // Before the command: nothing (no event since). After it: the file the watcher reported, stated and read.
+        { foldersRead: 0, entriesStated: 1, filesRead: 1, walks: 0 },
       );
       const checkpoint = (await t.recorder.end())!;
-      assert.equal(t.store.work.contentFilesWritten, 2, 'the changed file\'s bytes before and after, written before its checkpoint was saved');
+      assert.equal(t.store.work.contentFilesWritten, 1, "only the changed file's bytes before the command are written (its bytes after are only hashed)");
       // Another window restores it, from the storage alone.
       const other = new FileCheckpointStore(join(t.root, 'storage'));
       const outcome = await applyRestore(await planRestore(await other.load(checkpoint.sessionId), other), other, nodeRestoreTarget);
@@ -90,8 +104,36 @@ describe('checkpoints: a command after a command costs stats, not reads', functi
     }
   });
 
+  it('the second command of a turn at 5,000 files, walking the folder, reads no folder and no file again', async () => {
+    const t = setUp('walk');
+    try {
+      fiveThousandFiles(t.workspace);
+      t.recorder.begin('s1', 'u1');
+      await command(t.recorder, t.workspace, () => undefined);
+      const first = t.store.work;
+      assert.equal(first.filesRead, 5000);
+      const target = join(t.workspace, 'dir7', 'file3.ts');
+      await command(t.recorder, t.workspace, () => writeFileSync(target, 'rewritten by the command\n'));
+      const second = t.store.work;
+      assert.deepEqual(
+        { foldersRead: second.foldersRead - first.foldersRead, entriesStated: second.entriesStated - first.entriesStated, filesRead: second.filesRead - first.filesRead },
+        // Before the command and after it: every folder and file stated, and the one file the command changed read.
+        { foldersRead: 0, entriesStated: 2 * (5000 + 50 + 1), filesRead: 1 },
+      );
+      await restoreTurn(t.store, t.recorder);
+      assert.equal(readFileSync(target, 'utf8'), `// 7/3\n${'x'.repeat(2000)}\n`);
+    } finally {
+      t.dispose();
+    }
+  });
+});
+
+for (const mode of MODES) {
+describe(`checkpoints (${mode === 'watcher' ? 'changes told by a watcher' : 'changes found by walking'}): what changed between and during commands`, function () {
+  this.timeout(120_000);
+
   it('files the user changed, made and removed between two commands are recorded as they were before the second', async () => {
-    const t = setUp();
+    const t = setUp(mode);
     try {
       mkdirSync(join(t.workspace, 'src'));
       writeFileSync(join(t.workspace, 'src', 'edited.ts'), 'export const a = 1;\n');
@@ -121,7 +163,7 @@ describe('checkpoints: a command after a command costs stats, not reads', functi
   });
 
   it('a file changed again in the same second as its time, between two commands, is recorded with its new bytes', async () => {
-    const t = setUp();
+    const t = setUp(mode);
     try {
       const file = join(t.workspace, 'config.json');
       const second = thisSecond();
@@ -146,7 +188,7 @@ describe('checkpoints: a command after a command costs stats, not reads', functi
     ['a time with its milliseconds (a file system that keeps them)', () => thisSecond() + 1.5],
   ] as const) {
     it(`a command that rewrites a file in the same clock step as its time, ${what}, same size, is recorded and restored`, async () => {
-      const t = setUp();
+      const t = setUp(mode);
       try {
         const file = join(t.workspace, 'version.txt');
         const at = time();
@@ -167,7 +209,7 @@ describe('checkpoints: a command after a command costs stats, not reads', functi
   }
 
   it('a file made in a folder in the same second as the folder\'s time is listed, though the folder\'s time did not move', async () => {
-    const t = setUp();
+    const t = setUp(mode);
     try {
       const dir = join(t.workspace, 'out');
       mkdirSync(dir);
@@ -186,7 +228,7 @@ describe('checkpoints: a command after a command costs stats, not reads', functi
     }
   });
   it('when the storage cannot be written, a command\'s files are still restorable while the window is open, and the turn says so', async () => {
-    const t = setUp();
+    const t = setUp(mode);
     try {
       const file = join(t.workspace, 'notes.txt');
       writeFileSync(file, 'first draft\n');
@@ -207,6 +249,7 @@ describe('checkpoints: a command after a command costs stats, not reads', functi
     }
   });
 });
+}
 
 describe('checkpoints: the workspace is the user\'s path, what is in it is read as it is', function () {
   this.timeout(60_000);
@@ -237,11 +280,11 @@ describe('checkpoints: the workspace is the user\'s path, what is in it is read 
       const link = join(t.workspace, 'notes.txt');
       symlinkSync(secret, link);
       assert.equal(read(link).kind, 'not regular');
-      assert.deepEqual(await t.store.capture(link, { size: 22, mtimeMs: LONG_AGO.getTime() }), { kind: 'unstored', size: 22, reason: 'it is not a regular file' });
+      assert.deepEqual(await t.store.capture(link), { kind: 'unstored', size: 49, reason: 'it is not a regular file' });
       const pipe = join(t.workspace, 'build.log');
       execFileSync('mkfifo', [pipe]);
       assert.equal(read(pipe).kind, 'not regular');
-      assert.deepEqual(await t.store.capture(pipe, { size: 0, mtimeMs: LONG_AGO.getTime() }), { kind: 'unstored', size: 0, reason: 'it is not a regular file' });
+      assert.deepEqual(await t.store.capture(pipe), { kind: 'unstored', size: 0, reason: 'it is not a regular file' });
       assert.equal(read(join(t.workspace, 'gone.txt')).kind, 'absent');
       writeFileSync(join(t.workspace, 'big.bin'), Buffer.alloc(4096));
       assert.deepEqual(read(join(t.workspace, 'big.bin')), { kind: 'too large', size: 4096 });

@@ -49,23 +49,25 @@ describe('layers, as the build enforces them', () => {
 
   it('allows Node built-ins in the Node adapters and vscode in the VS Code layer', async () => {
     assert.deepEqual(await lintAs('src/node/planted.ts', "import { readFileSync } from 'fs';\nexport const x = readFileSync;\n"), []);
-    assert.deepEqual(await lintAs('src/session/planted.ts', "import * as vscode from 'vscode';\nexport const x = vscode;\n"), []);
+    assert.deepEqual(await lintAs('src/agents/planted.ts', "import * as vscode from 'vscode';\nexport const x = vscode;\n"), []);
   });
 
   it('keeps the views\' host logic free of vscode, Node and the VS Code layer', async () => {
     assert.match((await lintAs('src/host/chat/planted.ts', "import * as vscode from 'vscode';\nexport const x = vscode;\n"))[0]?.message ?? '', /the host layer must not import 'vscode'/);
     assert.match((await lintAs('src/host/chat/planted.ts', "import { readFileSync } from 'fs';\nexport const x = readFileSync;\n"))[0]?.message ?? '', /the host layer must not import Node's 'fs'/);
-    assert.match((await lintAs('src/host/chat/planted.ts', "import type { SessionController } from '../../session/sessionController';\nexport type C = SessionController;\n"))[0]?.message ?? '', /the host layer must not import from the session layer/);
+    assert.match((await lintAs('src/host/chat/planted.ts', "import type { SessionController } from '../../lifecycle/sessionController';\nexport type C = SessionController;\n"))[0]?.message ?? '', /the host layer must not import from the lifecycle layer/);
     assert.deepEqual(await lintAs('src/host/chat/planted.ts', "import type { ChatState } from '../../protocol/chat';\nexport type S = ChatState;\n"), []);
   });
 
   it('gives each room of the VS Code layer its own arrows: lower rooms never import higher ones', async () => {
     const planted: Array<[string, string, RegExp]> = [
-      ['src/config/planted.ts', "import type { SessionController } from '../session/sessionController';", /the config layer must not import from the session layer/],
+      ['src/config/planted.ts', "import type { SessionController } from '../lifecycle/sessionController';", /the config layer must not import from the lifecycle layer/],
       ['src/secrets/planted.ts', "import { readConfiguration } from '../config/readSettings';", /the secrets layer must not import from the config layer/],
       ['src/vscodeLm/planted.ts', "import { apiKeyFor } from '../secrets/apiKeys';", /the vscodeLm layer must not import from the secrets layer/],
-      ['src/workspace/planted.ts', "import type { AgentFactory } from '../session/agentFactory';", /the workspace layer must not import from the session layer/],
-      ['src/session/planted.ts', "import type { ChatViewProvider } from '../views/chatViewProvider';", /the session layer must not import from the views layer/],
+      ['src/workspace/planted.ts', "import type { AgentFactory } from '../agents/agentFactory';", /the workspace layer must not import from the agents layer/],
+      ['src/sandbox/planted.ts', "import type { AgentFactory } from '../agents/agentFactory';", /the sandbox layer must not import from the agents layer/],
+      ['src/agents/planted.ts', "import type { SessionController } from '../lifecycle/sessionController';", /the agents layer must not import from the lifecycle layer/],
+      ['src/lifecycle/planted.ts', "import type { ChatViewProvider } from '../views/chatViewProvider';", /the lifecycle layer must not import from the views layer/],
       ['src/attachments/planted.ts', "import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';", /the attachments layer must not import from the views layer/],
       ['src/views/planted.ts', "import { selectModel } from '../commands/selectModel';", /the views layer must not import from the commands layer/],
       ['src/commands/planted.ts', "import { activate } from '../extension';", /the commands layer must not import from the extension layer/],
@@ -73,11 +75,13 @@ describe('layers, as the build enforces them', () => {
     for (const [path, line, expected] of planted) assert.match(messagesOf(await lintAs(path, `${line}\nexport const x = 1;\n`)).join('\n'), expected, path);
     // The arrows the code needs are there.
     assert.deepEqual(await lintAs('src/views/planted.ts', "import type { ChatAttachments } from '../attachments/chatAttachments';\nexport type A = ChatAttachments;\n"), []);
-    assert.deepEqual(await lintAs('src/session/planted.ts', "import { lmTools } from '../vscodeLm/lmTools';\nexport const t = lmTools;\n"), []);
+    assert.deepEqual(await lintAs('src/agents/planted.ts', "import { lmTools } from '../vscodeLm/lmTools';\nexport const t = lmTools;\n"), []);
+    assert.deepEqual(await lintAs('src/agents/planted.ts', "import { sessionSandbox } from '../sandbox/sandboxSettings';\nexport const s = sessionSandbox;\n"), []);
   });
 
   it("keeps the rooms that need nothing of Node free of it, and every room's npm packages named", async () => {
     assert.match(messagesOf(await lintAs('src/config/planted.ts', "import { homedir } from 'os';\nexport const h = homedir;\n"))[0] ?? '', /the config layer must not import Node's 'os'/);
+    assert.match(messagesOf(await lintAs('src/lifecycle/planted.ts', "import { join } from 'path';\nexport const j = join;\n"))[0] ?? '', /the lifecycle layer must not import Node's 'path'/);
     assert.match(messagesOf(await lintAs('src/commands/planted.ts', "import MarkdownIt from 'markdown-it';\nexport const m = MarkdownIt;\n"))[0] ?? '', /the commands layer must not import the package 'markdown-it'/);
   });
 

@@ -12,7 +12,9 @@ import { ContextSession } from '../../../../../src/core/context/contextSession';
 import { withSettings, type ContextSettings } from '../../../../../src/core/settings';
 import type { ApprovalAnswer } from '../../../../../src/core/tools/approval';
 import { SessionApprovals } from '../../../../../src/core/tools/sessionApprovals';
+import { NO_TOOL_CHOICE, offeredByChoice, type ToolChoice } from '../../../../../src/core/tools/toolChoice';
 import type { ApprovalRequest, Tool } from '../../../../../src/core/tools/types';
+import type { Workspace } from '../../../../../src/core/ports/workspace';
 import { NodeWorkspace } from '../../../../../src/node/tools/nodeWorkspace';
 import type { FakeOpenAIServer } from '../../../../fakes/openaiServer';
 import type { RecordedRequest } from '../../../../fakes/scriptedServer';
@@ -21,7 +23,7 @@ import { TEST_LIMITS } from '../../../../support/toolRegistry';
 
 const ECHO: ToolDefinition = { name: 'echo', description: 'Echo text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, source: 'builtin' };
 
-export const DEFAULT_LIMITS: SubagentLimits = { maxRequests: 30, maxTokens: 1_000_000, maxConcurrent: 3, allowNested: false, maxReportLines: 400, maxReportBytes: 16_384 };
+export const DEFAULT_LIMITS: SubagentLimits = { maxRequests: 30, maxTokens: 1_000_000, maxConcurrent: 3, allowNested: false, maxPerTurn: 10, maxTokensPerTurn: 2_000_000, maxReportLines: 400, maxReportBytes: 16_384 };
 
 /** A rendezvous: `arrive()` resolves once `count` callers have arrived (proves they run at the same time). */
 export class Barrier {
@@ -53,6 +55,12 @@ export interface HarnessOptions {
   barrier?: Barrier;
   /** Called each time the `wait` tool starts (it then blocks until the turn is cancelled). */
   onWait?: () => void;
+  /** The session's workspace (default: no folders, commands without a sandbox). */
+  workspace?: () => Workspace;
+  /** More tools the session has (another extension's, say), offered to its subagents as Configure Tools allows. */
+  extraTools?: Tool[];
+  /** The user's tool choice (Configure Tools); default: no choice made. */
+  choice?: ToolChoice;
 }
 
 /** A parent agent with the delegate tool, on a real store and a fake OpenAI server on 127.0.0.1. */
@@ -103,9 +111,11 @@ export async function subagentHarness(options: HarnessOptions) {
     store: env.store,
     model: { provider, id: options.model ?? 'test-model', maxOutputTokens: options.reasoning ? 4_000 : 1_000, counter, ...(options.reasoning ? { reasoning: options.reasoning } : {}) },
     settings,
-    tools: [{ tools: () => testTools }, DELEGATION, SESSION_TOOLS],
+    tools: [{ tools: () => [...testTools, ...(options.extraTools ?? [])] }, DELEGATION, SESSION_TOOLS],
+    // The user's tool choice (Configure Tools) applies to the parent's tools, so to its subagents'.
+    offered: (tool) => offeredByChoice(tool, options.choice ?? NO_TOOL_CHOICE),
     ...(options.instructions ? { context: [{ instructions: options.instructions, sharedWithSubagents: true }] } : {}),
-    environment: { workspace: () => new NodeWorkspace({ folders: [], trusted: true }), limits: TEST_LIMITS, approvals },
+    environment: { workspace: options.workspace ?? (() => new NodeWorkspace({ folders: [], trusted: true })), limits: TEST_LIMITS, approvals },
     subagents: {
       limits: () => ({ ...DEFAULT_LIMITS, ...options.limits }),
       agents: async () => options.agents ?? [],
