@@ -73,6 +73,8 @@ describe('rewinding a session to before a user message', function () {
       const readmeTurn = ids(session.messages);
       const agents = await turn('read AGENTS.md', 'read_file', '{"path":"AGENTS.md"}', 'Use strict TypeScript. '.repeat(120));
       await turn('list files', 'list_files', '{}', 'README.md\nAGENTS.md\nsrc/');
+      // The latest three results stay whole (what the agent works from): the compaction summarizes the turns before them.
+      for (const file of ['package.json', 'tsconfig.json', '.gitignore']) await turn(`read ${file}`, 'read_file', `{"path":"${file}"}`, 'ok');
       const compacted = await session.compact({ trigger: 'manual' });
       assert.equal(compacted.status, 'complete');
       assert.ok(!session.messages.some((m) => m.id === readmeTurn[1]), 'the compaction summarized the README turn');
@@ -115,6 +117,7 @@ describe('rewinding a session to before a user message', function () {
       assert.ok(stored, 'the README result was stored whole');
       const agents = await turn('read AGENTS.md', 'Use strict TypeScript. '.repeat(120));
       await turn('list files', 'README.md');
+      for (const file of ['package.json', 'tsconfig.json', '.gitignore']) await turn(`read ${file}`, 'ok');
       assert.equal((await session.compact({ trigger: 'manual' })).status, 'complete');
       const request = await session.nextRequest({ fixed: { system: 100, skills: 0, tools: 100 } });
       await session.recordResponse(request, { model: 'test-model' });
