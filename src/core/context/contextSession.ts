@@ -386,12 +386,7 @@ export class ContextSession {
     return this.edits.planRewind(messageId);
   }
 
-  /**
-   * Rewind: the working context goes back to what preceded a user message, summaries standing in
-   * for what they replaced (rewind.ts; refused for a message an earlier rewind set aside). The
-   * transcript keeps everything; the step is an entry of the history, and a snapshot, so a resume
-   * starts from here. `files`: what a restore done with it put back.
-   */
+  /** Rewinds to before a user message as planRewind says, recorded as a step and a snapshot; `files`: what a restore with it put back. */
   rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord> {
     return this.edits.rewind(messageId, files);
   }
