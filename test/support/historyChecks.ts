@@ -5,7 +5,7 @@ import type { Message } from '../../src/core/model/message';
 import { anthropicBodyBytes } from '../../src/core/providers/anthropic/anthropicBodyBytes';
 import { contextMarks } from '../../src/core/context/contextMarks';
 import type { ContextSession } from '../../src/core/context/contextSession';
-import { ChatEntries } from '../../src/host/chat/chatEntries';
+import { stateOf } from './sessionStates';
 import type { SessionStore } from '../../src/core/ports/sessionStore';
 import { contentForm, covered, describeSet, hasSignedThinking, sameSet, sentForm, type HistoryModel } from './historyModel';
 
@@ -90,13 +90,25 @@ export function checkRequestable(model: HistoryModel, session: ContextSession): 
   for (const m of thinking) assert.ok(body.includes(model.thinking.get(m.id)!), `the thinking of ${m.id} is not sent back byte for byte`);
 }
 
-/** The chat, folded from the store and marked from the working context, marks a message set aside exactly when the next request carries nothing of it. */
+/**
+ * contextMarks over the working context says of each transcript message what the next request
+ * carries of it (itself, a summary standing for it, or nothing); the chat, folded from the store
+ * by the session state as a reopened chat is and then resumed with the working context, marks a
+ * message set aside exactly when the next request carries nothing of it.
+ */
 export async function checkChatMarks(store: SessionStore, session: ContextSession): Promise<void> {
-  const chat = new ChatEntries();
-  chat.reset(await store.loadTranscript(session.sessionId), await store.listCompactionEvents(session.sessionId), []);
-  chat.markContext(contextMarks(session.messages));
-  const carried = covered(session.planRequest().messages);
-  for (const entry of chat.entries()) {
+  const transcript = await store.loadTranscript(session.sessionId);
+  const sent = session.planRequest().messages;
+  const carried = covered(sent);
+  const itself = new Set(sent.map((m) => m.id));
+  const mark = contextMarks(session.messages);
+  for (const m of transcript) {
+    const expected = itself.has(m.id) ? 'in-context' : carried.has(m.id) ? 'summarized' : 'set-aside';
+    assert.equal(mark(m.id), expected, `contextMarks says ${m.kind} message ${m.id} is ${mark(m.id)}; the next request has it ${expected}`);
+  }
+  const state = stateOf(transcript, { compactions: await store.listCompactionEvents(session.sessionId) });
+  state.apply({ kind: 'resumed', context: session });
+  for (const entry of state.chatEntries()) {
     if (entry.kind !== 'user' && entry.kind !== 'assistant') continue;
     assert.equal(Boolean(entry.setAside), !carried.has(entry.id), `the chat marks ${entry.kind} message ${entry.id} ${entry.setAside ? 'set aside' : 'in the context'}, the next request ${carried.has(entry.id) ? 'carries' : 'does not carry'} it`);
   }

@@ -84,15 +84,9 @@ export class ContextSession {
       mutex: this.mutex,
       now: this.now,
       count: this.count,
-      get working() {
-        return session.working;
-      },
-      get promptFixed() {
-        return session.promptFixed;
-      },
-      get lastCompactionId() {
-        return session.lastCompactionId;
-      },
+      get working() { return session.working; },
+      get promptFixed() { return session.promptFixed; },
+      get lastCompactionId() { return session.lastCompactionId; },
       openCallIds: () => this.openCallIds(),
       resultStored: (blob, toolName, args) => this.resultStored(blob, toolName, args),
       measure: (fixed) => this.measure(fixed),
@@ -108,9 +102,8 @@ export class ContextSession {
   /** Opens a session where it left off (see resume.ts). */
   static async open(options: ContextSessionOptions): Promise<ContextSession> {
     const session = new ContextSession(options);
-    // The encoder's ranks load in slices while the session's files are read (resuming counts
-    // nothing), unless the caller starts them once the first state shows (reading and unpacking
-    // them takes CPU from it). When every message carries its count, the open does not wait for them.
+    // The encoder's ranks load while the files are read, unless the caller starts them once the first
+    // state shows; when every message carries its count, the open does not wait for them.
     const ranks = options.encoderAfterFirstState ? undefined : options.counter.load();
     ranks?.catch(() => undefined); // a failed load fails the first count that needs it
     const resumed = await resumeSession(options.store, options.sessionId, options.lastRequest, options.beforeWholeTranscript);
@@ -124,10 +117,7 @@ export class ContextSession {
     return session;
   }
 
-  /**
-   * The transcript messages read to resume (all of them, or those after the snapshot), handed
-   * over once so a view need not read them again; undefined after the first call.
-   */
+  /** The transcript messages read to resume (all, or those after the snapshot), handed over once; then undefined. */
   takeResumedTranscript(): { messages: readonly Message[]; complete: boolean } | undefined {
     const taken = this.resumedTranscript;
     this.resumedTranscript = undefined;
@@ -170,10 +160,7 @@ export class ContextSession {
     return this.promptFixed;
   }
 
-  /**
-   * The prompt's fixed part before any request was sent (a new session): the figures then count
-   * the system prompt and tools the first request carries, not the conversation alone.
-   */
+  /** The prompt's fixed part before any request was sent: the figures then count the first request's system prompt and tools. */
   notePromptFixed(fixed: FixedComponents, sections?: PromptSections): void {
     this.promptFixed = fixed;
     this.promptSections = sections;
@@ -264,10 +251,7 @@ export class ContextSession {
     return recorded[recorded.length - 1];
   }
 
-  /**
-   * Truncates / offloads a tool's output and records it as the call's result. `isError`: the tool
-   * failed; `denied`: the user refused the call.
-   */
+  /** Truncates / offloads a tool's output and records it as the call's result (`isError`: the tool failed; `denied`: refused). */
   async recordToolResult(call: ToolCall, output: string | Uint8Array, result: { isError?: boolean; denied?: boolean } = {}): Promise<Message> {
     const { isError = false, denied = false } = result;
     const onStored = (blob: BlobInfo) => this.resultStored(blob, call.name, call.arguments);
@@ -307,10 +291,7 @@ export class ContextSession {
 
   // ---- requests: measure, compact when needed, plan, record ----
 
-  /**
-   * The budget for the current working context. Once the provider reported usage, the total is that
-   * report plus the estimate of what changed since.
-   */
+  /** The budget for the working context: once the provider reported usage, that report plus the estimate of what changed since. */
   measure(fixed: FixedComponents = this.promptFixed): ContextBudget {
     const inputs = { working: this.working, fixed, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens, observed: this.observedReports };
     return this.lastMeasure.get(inputs, () => this.basis.measure({ working: this.working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }));
@@ -321,17 +302,15 @@ export class ContextSession {
     return this.basis.measure({ working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }).used;
   }
 
-  /**
-   * What the next request would carry now (visible messages only, normalized so every call has
-   * its output even if something went wrong upstream), with the prompt's dynamic part in place and
-   * every item of the request. Changes nothing; for views and checks. `measured`: the budget of this
-   * working context with these fixed components, when the caller just measured it.
-   */
   /** The next request as the views list it: with the last prompt built in this session part by part, when there is one. */
   planNextRequest(): RequestPlan {
     return this.planRequest(this.promptFixed, this.promptSections);
   }
 
+  /**
+   * What the next request would carry now (visible messages only, every call with its output), with
+   * the prompt's dynamic part and every item. Changes nothing. `measured`: this context's budget with these fixed components, when just measured.
+   */
   planRequest(fixed: FixedComponents = this.promptFixed, sections?: PromptSections, measured?: ContextBudget): RequestPlan {
     const visible = this.visible.view(this.working);
     const { messages, items } = requestContent({ messages: visible.messages, sections, fixed, count: this.count, reuse: this.conversationItems, lineage: this.requestLineage });
@@ -403,12 +382,7 @@ export class ContextSession {
     return this.edits.planRewind(messageId);
   }
 
-  /**
-   * Rewind: the working context goes back to what preceded a user message, summaries standing in
-   * for what they replaced (rewind.ts; refused for a message an earlier rewind set aside). The
-   * transcript keeps everything; the step is an entry of the history, and a snapshot, so a resume
-   * starts from here. `files`: what a restore done with it put back.
-   */
+  /** Rewinds to before a user message as planRewind says, recorded as a step and a snapshot; `files`: what a restore with it put back. */
   rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord> {
     return this.edits.rewind(messageId, files);
   }

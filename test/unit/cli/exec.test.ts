@@ -3,71 +3,27 @@
  * folder on disk, a real sql.js store, and the stored session as `tally inspect --session` prints it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, linkSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { existsSync, linkSync, writeFileSync } from 'fs';
 import { join } from 'path';
-import { EXEC_EXIT, runExec } from '../../../src/cli/exec';
+import { EXEC_EXIT } from '../../../src/cli/exec';
 import { execApiKey } from '../../../src/cli/execApiKey';
-import { parseExecArgs } from '../../../src/cli/execArgs';
-import { openStoreToInspect, renderStoredSession } from '../../../src/cli/storedSession';
-import { openStore } from '../../../src/node/store';
 import { FakeAnthropicServer } from '../../fakes/anthropicServer';
 import { EndlessStreamServer } from '../../fakes/endlessStreamServer';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { recordedResponses, RecordedStreamServer } from '../../fakes/recordedStreamServer';
 import { anthropicFacts } from '../core/providers/conformance/recordingFacts';
 import { ANTHROPIC_MESSAGES, recordedRequest, sseChunks } from '../core/providers/conformance/replay';
+import { KEY, RECORDINGS, useExecRuns } from './execRuns';
 
-const RECORDINGS = join(__dirname, '..', 'core', 'providers', 'conformance', 'recordings');
-const KEY = 'sk-exec-test';
 
 function toolNames(body: any): string[] {
   return ((body.tools ?? []) as any[]).map((t) => t.function?.name ?? t.name);
 }
 
-interface Run {
-  code: number;
-  lines: Array<Record<string, any>>;
-  stderr: string;
-}
-
 describe('tally exec', function () {
   this.timeout(60_000);
-  let work: string;
-  let storeFolder: string;
-  const servers: Array<{ stop?: () => Promise<void>; close?: () => Promise<void> }> = [];
-
-  beforeEach(() => {
-    work = mkdtempSync(join(tmpdir(), 'tally-exec-work-'));
-    storeFolder = mkdtempSync(join(tmpdir(), 'tally-exec-store-'));
-  });
-  afterEach(async () => {
-    for (const server of servers.splice(0)) await (server.stop ?? server.close)!.call(server);
-    rmSync(work, { recursive: true, force: true });
-    rmSync(storeFolder, { recursive: true, force: true });
-  });
-
-  async function execPlain(argv: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const args = parseExecArgs([...argv, '--store', storeFolder, '--cd', work], work);
-    const code = await runExec(args, { env, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-    return { code, stdout, stderr };
-  }
-
-  async function exec(argv: string[], env: Record<string, string>): Promise<Run> {
-    const { code, stdout, stderr } = await execPlain([...argv, '--json'], env);
-    return { code, lines: stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)), stderr };
-  }
-
-  async function inspect(sessionId: string): Promise<string> {
-    const store = await openStore(storeFolder);
-    try {
-      return await renderStoredSession(store, sessionId);
-    } finally {
-      await store.close();
-    }
-  }
+  const runs = useExecRuns();
+  const { servers, execPlain, exec, inspect } = runs;
 
   it('completes a reasoning OpenAI turn with function calls against recorded Responses traffic, and the stored session shows the reasoning', async () => {
     const recorded = recordedResponses(join(RECORDINGS, 'openai-responses', 'openai-reasoning-encrypted-content.1.chunks.txt'), (type) => type === 'response.created');
@@ -228,7 +184,7 @@ describe('tally exec', function () {
   });
 
   it('offers the delegate tool only with --allow delegate, and prints each subagent step as a JSON line', async () => {
-    writeFileSync(join(work, 'VERSION.txt'), '1.2.3\n');
+    writeFileSync(join(runs.work, 'VERSION.txt'), '1.2.3\n');
     const server = await new FakeOpenAIServer({ apiKey: KEY }).start();
     servers.push(server as never);
     const base = ['What version is this?', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.url];
@@ -263,7 +219,7 @@ describe('tally exec', function () {
     assert.match(report.output, /^VERSION\.txt says 1\.2\.3\.\n\[general subagent: 2 requests, \d+ tokens\]$/);
     assert.equal(run.lines.filter((l) => l.type === 'text').map((l) => l.text).join(''), 'The version is 1.2.3.');
 
-    // The subagent's work is stored as a session of its own, which tally inspect --session prints.
+    // The subagent's runs.work is stored as a session of its own, which tally inspect --session prints.
     const subagentSession = await inspect(steps[0].session);
     assert.match(subagentSession, /^session \S+: general: Read VERSION\.txt and report the version\./);
     assert.match(subagentSession, /→ read_file \{"path":"VERSION.txt"\}\s+\[call_read\]/);
@@ -271,8 +227,8 @@ describe('tally exec', function () {
   });
 
   it("a subagent asks under exec's --allow like the parent: a hard-linked file it reads stays unread without --allow read", async () => {
-    writeFileSync(join(work, 'secret.txt'), 'linked-secret\n');
-    linkSync(join(work, 'secret.txt'), join(work, 'alias.txt'));
+    writeFileSync(join(runs.work, 'secret.txt'), 'linked-secret\n');
+    linkSync(join(runs.work, 'secret.txt'), join(runs.work, 'alias.txt'));
     const server = await new FakeOpenAIServer({ apiKey: KEY }).start();
     servers.push(server as never);
     const script = () =>
@@ -308,12 +264,12 @@ describe('tally exec', function () {
     assert.equal(denied.code, EXEC_EXIT.done);
     assert.equal(denied.lines.find((l) => l.type === 'tool_result')!.denied, true);
     assert.deepEqual([denied.lines.find((l) => l.type === 'approval_needed')!.kind, denied.lines.find((l) => l.type === 'approval')!.decision], ['edit', 'denied']);
-    assert.equal(existsSync(join(work, 'out.txt')), false);
+    assert.equal(existsSync(join(runs.work, 'out.txt')), false);
 
     server.enqueue(writeCall, { type: 'reply', parts: [{ text: 'ok' }] });
     const allowed = await exec(['write out.txt', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.url, '--allow', 'edit'], { TALLY_API_KEY: KEY });
     assert.equal(allowed.code, EXEC_EXIT.done);
-    assert.equal(existsSync(join(work, 'out.txt')), true);
+    assert.equal(existsSync(join(runs.work, 'out.txt')), true);
   });
 
   it('sends OPENAI_API_KEY only to OpenAI: an openai-compatible server gets no key from it', async () => {
@@ -364,93 +320,6 @@ describe('tally exec', function () {
     assert.equal(server.bodies.length, 1, 'not sent again');
   });
 
-  it('a context-length 400 with nothing to compact: never re-sent as the same body, recorded with the server\'s count, exit 4 with the reason', async () => {
-    const server = await new FakeOpenAIServer({ apiKey: undefined }).start();
-    servers.push(server);
-    server.enqueue({ type: 'context_too_long', promptTokens: 208_450, limit: 128_000 }, { type: 'context_too_long', promptTokens: 208_450, limit: 128_000 });
-    const run = await exec(['hello', '--provider', 'openai-compatible', '--model', 'local', '--base-url', `${server.url}`], {});
-    assert.equal(run.code, EXEC_EXIT.blocked, run.stderr);
-    const bodies = server.requests.map((r) => JSON.stringify(r.body));
-    assert.equal(new Set(bodies).size, bodies.length, `no body was sent twice (${bodies.length} sent)`);
-    const error = run.lines.find((l) => l.type === 'error')!;
-    assert.match(error.message, /refused the request as too long .*it counted 208,450 tokens; Tally estimated [\d,]+\).*not sent again/);
-    assert.deepEqual([run.lines.at(-1)!.stopReason, run.lines.at(-1)!.exitCode], ['blocked', 4]);
-    const shown = await inspect(run.lines[0].id);
-    assert.match(shown, /#0 local: estimated \d+ in; reported 208450 in, no output\n/, 'tally inspect lists the request the server refused, with its count');
-  });
-
-  it('an exhausted quota (HTTP 429 insufficient_quota) is named as quota or billing and never retried', async () => {
-    const server = await new FakeOpenAIServer({ apiKey: undefined }).start();
-    servers.push(server);
-    const body = { error: { message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } };
-    server.enqueue({ type: 'error', status: 429, body }, { type: 'error', status: 429, body });
-    const run = await execPlain(['hello', '--provider', 'openai-compatible', '--model', 'local', '--base-url', `${server.url}`], {});
-    assert.equal(run.code, EXEC_EXIT.error);
-    assert.match(run.stderr, /quota or billing: .*not retried.*\(HTTP 429\): You exceeded your current quota/);
-    assert.doesNotMatch(run.stderr, /rate limited|retrying/i);
-    assert.equal(server.requests.length, 1, 'sent once');
-  });
-
-  it('the same quota error inside a 200 stream (recorded Responses traffic) is named as quota or billing and never retried', async () => {
-    const recorded = recordedResponses(join(RECORDINGS, 'openai-responses', 'openai-error.1.chunks.txt'), (type) => type === 'response.created');
-    const server = new RecordedStreamServer('/v1/responses', [recorded[0], recorded[0]]);
-    servers.push(server);
-    const url = await server.start();
-    const run = await execPlain(['hello', '--provider', 'openai', '--model', 'gpt-5-nano', '--base-url', `${url}/v1`, '--openai-api', 'responses'], { TALLY_API_KEY: KEY });
-    assert.equal(run.code, EXEC_EXIT.error);
-    assert.match(run.stderr, /quota or billing: .*You exceeded your current quota/);
-    assert.equal(server.requests.length, 1, 'sent once');
-  });
-
-  it("Anthropic's low credit balance (a 400 invalid_request_error) is named as billing and never retried", async () => {
-    const server = await new FakeAnthropicServer({ apiKey: KEY }).start();
-    servers.push(server);
-    const body = { type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.' } };
-    server.enqueue({ type: 'error', status: 400, body }, { type: 'error', status: 400, body });
-    const run = await execPlain(['hello', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', server.url], { TALLY_API_KEY: KEY });
-    assert.equal(run.code, EXEC_EXIT.error);
-    assert.match(run.stderr, /quota or billing: .*credit balance is too low/);
-    assert.equal(server.requests.length, 1);
-  });
-
-  it("a small local model's tool call written as <tool_call> text runs as the call it names, and the turn goes on", async () => {
-    writeFileSync(join(work, 'notes.txt'), 'the launch is on Tuesday\n');
-    const server = await new FakeOpenAIServer({ apiKey: undefined }).start();
-    servers.push(server);
-    server.enqueue(
-      { type: 'reply', parts: [{ text: '<tool_call>\n{"name": "read_file", "arguments": {"path": "notes.txt"}}\n</tool_call>' }] },
-      { type: 'reply', parts: [{ text: 'The launch is on Tuesday.' }] },
-    );
-    const run = await exec(['When is the launch? Read notes.txt.', '--provider', 'openai-compatible', '--model', 'qwen2.5:0.5b', '--base-url', `${server.url}`], {});
-    assert.equal(run.code, EXEC_EXIT.done, run.stderr);
-    assert.deepEqual(run.lines.filter((l) => l.type === 'tool_call').map((l) => l.name), ['read_file']);
-    assert.equal(server.requests.length, 2);
-    const sent = server.requests[1].body.messages as any[];
-    assert.ok(sent.some((m) => m.role === 'tool' && String(m.content).includes('the launch is on Tuesday')), 'the file went back to the model as the call\'s result');
-    assert.equal(run.lines.filter((l) => l.type === 'text').map((l) => l.text).join('').endsWith('The launch is on Tuesday.'), true);
-  });
-
-  it('a tool call written as text that cannot be read as one is said plainly, never taken for the answer silently', async () => {
-    const server = await new FakeOpenAIServer({ apiKey: undefined }).start();
-    servers.push(server);
-    server.enqueue({ type: 'reply', parts: [{ text: 'Sure. <tool_call>{"name": "read_file", "arguments": {"path": "notes.txt"}}</tool_call>' }] });
-    const run = await execPlain(['Read notes.txt.', '--provider', 'openai-compatible', '--model', 'qwen2.5:0.5b', '--base-url', `${server.url}`], {});
-    assert.match(run.stderr, /The model wrote a tool call as text .* so nothing ran/);
-  });
-
-  it('tally inspect says "no usage reported" for a request without usage, and --store on a missing folder is an error that creates nothing', async () => {
-    const server = await new FakeOpenAIServer({ apiKey: undefined }).start();
-    servers.push(server);
-    server.enqueue({ type: 'reply', parts: [{ text: 'Hi.' }], usage: 'absent' });
-    const run = await exec(['hello', '--provider', 'openai-compatible', '--model', 'local', '--base-url', `${server.url}`], {});
-    const shown = await inspect(run.lines[0].id);
-    assert.match(shown, /#0 local: estimated \d+ in; no usage reported\n/);
-    assert.doesNotMatch(shown, /reported not reported/);
-
-    const missing = join(storeFolder, 'no-such-store');
-    await assert.rejects(openStoreToInspect(missing), new RegExp(`no store at ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the folder does not exist`));
-    assert.equal(existsSync(missing), false, 'nothing was created');
-  });
 
   it('exits 2 with the reason when no key is set, before sending anything', async () => {
     const run = await exec(['hello', '--provider', 'anthropic', '--model', 'claude-haiku-4-5'], {});
