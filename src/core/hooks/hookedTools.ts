@@ -52,7 +52,7 @@ export class HookedTools implements ToolRunner {
   async run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult> {
     const { hooks, context } = this.options;
     const names = hookToolNames(call.name);
-    if (!hooks.matching('PreToolUse', names).length && !hooks.matching('PostToolUse', names).length) return this.inner.run(call, options);
+    if (!(await hooks.matching('PreToolUse', names)).length && !(await hooks.matching('PostToolUse', names)).length) return this.inner.run(call, options);
     const shown = { ...hookToolCall(call.name, argumentsOf(call)), tool_use_id: call.id, tally_tool_name: call.name };
     const notify = (notices: readonly string[]) => notices.forEach((message) => options.onEvent?.({ type: 'notice', message }));
     const pre = await hooks.fire('PreToolUse', shown, names, options.signal);

@@ -6,8 +6,8 @@ import { matchesTool, type HookEntry, type HookEventName, type HookOrigin } from
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 
 export interface HooksOptions {
-  /** The hooks configured now (settings change while a session runs). */
-  hooks: () => readonly HookEntry[];
+  /** The hooks configured now, read before each event (settings and hook files change while a session runs). */
+  hooks: () => readonly HookEntry[] | Promise<readonly HookEntry[]>;
   /** Workspace hooks run only while the workspace is trusted. */
   trusted: () => boolean;
   process: HookProcess;
@@ -49,14 +49,14 @@ export class Hooks {
   constructor(private readonly options: HooksOptions) {}
 
   /** The hooks that would run on `event` (for a tool, known by any of `toolNames`). */
-  matching(event: HookEventName, toolNames?: readonly string[]): HookEntry[] {
+  async matching(event: HookEventName, toolNames?: readonly string[]): Promise<HookEntry[]> {
     const trusted = this.options.trusted();
-    return this.options.hooks().filter((h) => h.event === event && (h.origin === 'user' || trusted) && (!toolNames || matchesTool(h.matcher, toolNames)));
+    return (await this.options.hooks()).filter((h) => h.event === event && (h.origin === 'user' || trusted) && (!toolNames || matchesTool(h.matcher, toolNames)));
   }
 
   async fire(event: HookEventName, fields: Record<string, unknown>, toolNames?: readonly string[], signal?: AbortSignal): Promise<HookOutcome> {
     const outcome: HookOutcome = { allowedBy: [], context: [], notices: [] };
-    const hooks = this.matching(event, toolNames);
+    const hooks = await this.matching(event, toolNames);
     if (!hooks.length) return outcome;
     const cwd = this.options.cwd();
     const input = JSON.stringify({ session_id: this.options.sessionId(), cwd, hook_event_name: event, ...fields });
