@@ -174,6 +174,23 @@ exit 0
     assert.ok(run.lines.some((l) => l.type === 'error' && /blocked this prompt: prompts may not mention secrets/.test(l.message)));
   });
 
+  it("hooks run around a subagent's tool calls too: a Read matcher denies the subagent's read_file", async () => {
+    writeFileSync(join(work, 'secret.txt'), 'the secret');
+    server.enqueue(
+      { type: 'reply', parts: [{ toolCall: { id: 'call_delegate', name: 'delegate', arguments: JSON.stringify({ task: 'Read secret.txt.' }) } }] },
+      { type: 'reply', parts: [{ toolCall: { name: 'read_file', arguments: JSON.stringify({ path: 'secret.txt' }) } }] },
+      { type: 'reply', parts: [{ text: 'could not read it' }] },
+      { type: 'reply', parts: [{ text: 'done' }] },
+    );
+    const file = join(root, 'read.json');
+    writeFileSync(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Read', hooks: [{ command: `cat >/dev/null; echo 'reading is off' >&2; exit 2` }] }] } }));
+    const run = await exec(['--allow', 'delegate', '--hooks', file]);
+    assert.equal(run.code, EXEC_EXIT.done, run.stderr);
+    const subagentResult = (server.requests[2]!.body.messages as Array<{ role: string; content: unknown }>).find((m) => m.role === 'tool')!;
+    assert.match(String(subagentResult.content), /denied this call: reading is off/);
+    assert.doesNotMatch(JSON.stringify(server.requests.map((r) => r.body)), /the secret/);
+  });
+
   it('reads the user-level ~/.tally/hooks.json; a missing --hooks file is a usage error', async () => {
     mkdirSync(join(root, 'home', '.tally'));
     const script = { name: 'start.sh', text: 'cat >/dev/null; echo "Today is release day."\n', run: (p: string) => `sh '${p}'` };
