@@ -36,6 +36,7 @@ import { ACTIVATE_SKILL_TOOL } from '../core/prompt/skills';
 import { ToolChoiceState } from '../vscodeLm/toolChoiceState';
 import type { CommandSandbox } from '../node/sandbox/commandSandbox';
 import { sessionSandbox } from '../sandbox/sandboxSettings';
+import { chatHooks } from './chatHooks';
 import { chatSubagents, workspaceAgents } from './subagentEnvironment';
 import { delegateDefinition } from '../core/agent/subagents/delegateTool';
 
@@ -153,6 +154,7 @@ export class AgentFactory {
         { skills: async () => (await this.loadSkills()).skills, skillText: (skill) => skillText(skill) },
       ],
       environment: this.environment(config, this.sandbox.sandbox, (tool, path) => this.noteTouched(tool, path)),
+      hooks: chatHooks({ sessionId: () => args.contextSession.sessionId, sandbox: this.sandbox.sandbox, log: this.log }),
       subagents: chatSubagents({ chat, config, store, counter, agents: () => workspaceAgents(this.log, this.loggedSkips) }),
       onPrompt: (prompt) => (this.livePrompt = prompt),
     });

@@ -22,6 +22,7 @@ import { NodeWorkspace } from '../node/tools/nodeWorkspace';
 import { CommandSandbox } from '../node/sandbox/commandSandbox';
 import type { ExecArgs, ExecPermission } from './execArgs';
 import { execApiKey } from './execApiKey';
+import { execHooks } from './execHooks';
 import { execSubagents, subagentJsonLine, subagentTextLine } from './execSubagents';
 
 /** How a run ended, as its exit status. */
@@ -57,6 +58,7 @@ const EXIT_FOR: Record<TurnStopReason, number> = {
 export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
     [--base-url U] [--window N] [--allow read|edit|command|delegate …] [--json] [--cd DIR] [--store DIR]
     [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off]
+    [--hooks FILE …]
 
   Runs one task with Tally's agent loop in DIR (default: the current folder), with no editor.
   Keys come from the environment only: ANTHROPIC_API_KEY (anthropic) and OPENAI_API_KEY (openai)
@@ -75,9 +77,11 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
   Commands run in a sandbox (bubblewrap on Linux, sandbox-exec on macOS): they write only in DIR and
   a private /tmp, cannot read ~/.ssh, ~/.aws and other secrets, and have no network. A command the
   sandbox stopped is not run again outside it. --sandbox off runs them with your full access.
+  --hooks FILE runs the hooks FILE lists (Claude Code's format; see the README's Hooks section)
+  besides those in ~/.tally/hooks.json; a repository's .tally/hooks.json is not read.
 
   Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
-  4 context full after compaction, 5 --max-steps reached, 6 the model refused, 130 interrupted.`;
+  4 context full after compaction or prompt blocked by a hook, 5 --max-steps reached, 6 the model refused, 130 interrupted.`;
 
 /** One line of `--json` output per event the user can act on. */
 function jsonLine(event: AgentEvent): Record<string, unknown> | undefined {
@@ -177,6 +181,11 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
     const answer = async (request: ApprovalRequest) => ({ approved: request.toolName !== DELEGATE_TOOL_NAME && !request.outsideSandbox && args.allow.has(request.kind as ExecPermission) });
     const sandbox = new CommandSandbox(() => ({ enabled: args.sandbox === 'on', turnedOffBy: '--sandbox off', home: io.env.HOME || homedir(), extraHidden: [], storage: [storeFolder] }));
     await warnUnsandboxed(args, sandbox, folder, io);
+    const hooks = await execHooks({ files: args.hooks, home: io.env.HOME || homedir(), folder, sessionId: () => info.id, sandbox, stderr: io.stderr }).catch((error: Error) => error);
+    if (hooks instanceof Error) {
+      io.stderr(`tally: ${hooks.message}\n`);
+      return EXEC_EXIT.usage;
+    }
     const provider = createChatProvider({ provider: args.provider, apiKey, baseUrl: args.baseUrl, openaiApi: args.openaiApi });
     const agent = buildAgent({
       contextSession: session,
@@ -194,6 +203,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
         }),
         limits: { commandTimeoutMs: 120_000, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
       },
+      ...(hooks ? { hooks } : {}),
       ...(args.allow.has('delegate') ? { subagents: execSubagents({ store, settings, counter, contextWindow: model.contextWindow, maxOutputTokens, model: args.model }) } : {}),
       observers: [
         (event) => {

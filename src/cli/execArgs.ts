@@ -21,11 +21,13 @@ export interface ExecArgs {
   effort?: 'low' | 'medium' | 'high';
   /** Commands run in the sandbox unless `--sandbox off`. */
   sandbox: 'on' | 'off';
+  /** Hook files (`--hooks FILE`, Claude Code's shape), besides the user's ~/.tally/hooks.json. */
+  hooks: string[];
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
 const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command', 'delegate'];
-const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox']);
+const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox', 'hooks']);
 
 function positive(name: string, raw: string): number {
   const value = Number(raw.replace(/_/g, '').replace(/k$/i, '000'));
@@ -92,5 +94,6 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
     maxSteps: one('max-steps') === undefined ? undefined : positive('max-steps', one('max-steps')!),
     effort,
     sandbox,
+    hooks: values.get('hooks') ?? [],
   };
 }

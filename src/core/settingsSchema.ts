@@ -67,6 +67,8 @@ export const SETTINGS_SCHEMA = {
   'subagents.maxReportBytes': { type: 'number', default: 16384, minimum: 1024, scope: 'application' },
   'subagents.maxPerTurn': { type: 'number', default: 10, minimum: 1, scope: 'application' },
   'subagents.maxTokensPerTurn': { type: 'number', default: 2000000, minimum: 1000, scope: 'application' },
+  hooks: { type: 'object', default: {}, scope: 'application' },
+  hookTimeoutSeconds: { type: 'number', default: 60, minimum: 1, scope: 'application' },
   'sandbox.enabled': { type: 'boolean', default: true, scope: 'application' },
   'sandbox.hiddenPaths': { type: 'array', items: { type: 'string' }, default: [], scope: 'application' },
   modelPrices: { type: 'object', default: {}, scope: 'application', additionalProperties: PRICE_SHAPE },

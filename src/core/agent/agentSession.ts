@@ -11,6 +11,7 @@ import { defaultSleep, resendDelay, withRetry, type RetryOptions } from '../prov
 import type { ChatProvider, ProviderRequest, ReasoningRequest, ReportedUsage, StopReason } from '../providers/types';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
 import type { ToolRunner } from './toolRunner';
+import type { TurnGate } from './turnGate';
 
 /**
  * What the prompt side contributes to one request: system prompt blocks (the stable prefix), the
@@ -46,6 +47,8 @@ export interface AgentOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Backoff between re-sends; the same policy the providers use before any output. */
   retry?: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>;
+  /** What stands around each turn: the user's prompt, session start, stop and compaction hooks. */
+  gate?: TurnGate;
 }
 
 interface StreamedResponse {
@@ -85,7 +88,10 @@ export class AgentSession {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: AgentOptions) {
-    this.unsubscribe = options.contextSession.onCompaction((event) => this.emit({ type: 'compaction', event }));
+    this.unsubscribe = options.contextSession.onCompaction((event) => {
+      if (event.type === 'start' && !event.dryRun) options.gate?.compactionStarting?.(event.trigger, (e) => this.emit(e));
+      this.emit({ type: 'compaction', event });
+    });
   }
 
   get contextSession(): ContextSession {
@@ -146,9 +152,17 @@ export class AgentSession {
     external?.addEventListener('abort', onAbort, { once: true });
     this.running = controller;
     try {
+      const report = (event: AgentEvent) => this.emit(event);
+      const gate = await this.options.gate?.beforeTurn(text, report, controller.signal);
+      if (gate?.blocked !== undefined) {
+        this.emit({ type: 'error', message: gate.blocked, kind: 'blocked_by_hook' });
+        this.emit({ type: 'turn_end', stopReason: 'blocked' });
+        return 'blocked';
+      }
       const user = await this.contextSession.appendUser(text, attachments);
       this.emit({ type: 'turn_start', userMessageId: user.id });
       const reason = await this.loop(controller.signal);
+      await this.options.gate?.afterTurn(reason, report);
       this.emit({ type: 'turn_end', stopReason: reason });
       return reason;
     } finally {

@@ -102,6 +102,7 @@ export type PromptItemKind =
   | 'skill' // an active skill's full instructions
   | 'tool-schema' // one tool definition (deferred ones are listed with 0 tokens)
   | 'note' // a dynamic note (context status, deferred tools)
+  | 'hook' // what a user's hook added to the context, with the hook's command as its source
   | 'framing'; // per-message and per-tool framing tokens, as one visible item each
 
 /** Where an item sits in the request: the stable prefix, the tools, the dynamic part, or the conversation. */

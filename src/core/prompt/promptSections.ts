@@ -16,6 +16,8 @@ export interface InstructionPart {
   followsActiveFile: boolean;
   /** Why a nested file applies, said with its text (default: the active file is below it). */
   because?: string;
+  /** Set on what a hook added: the item is the hook's (owner "hooks", source: its command). */
+  hook?: { event: string; command: string };
 }
 
 /** One part of the prompt outside the conversation, with the exact text sent and its tokens. */

@@ -76,6 +76,10 @@ export class SessionPrompt implements PromptSource {
     const stable: PromptSection[] = [section({ id: 'system:base', kind: 'system-section', label: 'Base instructions', text: BASE_INSTRUCTIONS })];
     const dynamic: PromptSection[] = [];
     for (const part of instructionParts(instructions)) {
+      if (part.hook) {
+        dynamic.push(section({ id: `hook:${part.path}`, kind: 'hook', label: part.label, source: part.hook.command, text: `Added by a ${part.label} (${part.hook.command}):\n${part.text}` }));
+        continue;
+      }
       const text = part.followsActiveFile ? `Instructions from ${part.label} (${part.because ?? 'the active file is below it'}):\n${part.text}` : `Project instructions (${part.label}):\n${part.text}`;
       (part.followsActiveFile ? dynamic : stable).push(section({ id: `agents:${part.path}`, kind: 'agents-md', label: part.label, path: part.path, text }));
     }

@@ -28,5 +28,6 @@ export function run(): Promise<void> {
     require('./commandSandbox.test');
     require('./confinedWrites.test');
     require('./namedPipes.test');
+    require('./hooks.test');
   });
 }

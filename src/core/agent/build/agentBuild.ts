@@ -11,6 +11,7 @@ import type { ContextSettings } from '../../settings';
 import type { ToolRegistryOptions } from '../../tools/registry';
 import type { SessionApprovals } from '../../tools/sessionApprovals';
 import type { Tool, ToolLimits } from '../../tools/types';
+import type { Hooks } from '../../hooks/hooks';
 import type { AgentOptions } from '../agentSession';
 import type { AgentListener } from '../events';
 import type { SubagentLimits } from '../subagents/delegateTool';
@@ -36,6 +37,8 @@ export interface AgentBuild {
   environment: ToolEnvironment;
   /** Set when the agent may delegate: the `DELEGATION` source then offers the delegate tool. */
   subagents?: SubagentSetup;
+  /** The user's hooks: around every tool call (subagents' too), and around this agent's turns, compactions and its session's start. */
+  hooks?: Hooks;
   /** Told of every event the agent reports (subagents' progress arrives as `subagent` events). */
   observers?: readonly AgentListener[];
   /** Requests in one turn before the loop stops (default: the loop's). */

@@ -2,6 +2,9 @@ import type { ContextSession } from '../../context/contextSession';
 import type { InstructionPart } from '../../prompt/promptSections';
 import { SessionPrompt } from '../../prompt/sessionPrompt';
 import type { Skill } from '../../prompt/skills';
+import { HookContext } from '../../hooks/hookContext';
+import { HookedTools, hookAllowedApprovals } from '../../hooks/hookedTools';
+import { hookGate } from '../../hooks/hookGate';
 import { ToolRegistry } from '../../tools/registry';
 import { AgentSession } from '../agentSession';
 import { DelegateTool, type SubagentEnvironment, type SubagentStart } from '../subagents/delegateTool';
@@ -29,6 +32,7 @@ export function buildAgent(build: AgentBuild): AgentSession {
     delegate,
     maxSteps: build.maxSteps,
     onPrompt: build.onPrompt,
+    turnHooks: true,
   });
   for (const observer of build.observers ?? []) agent.on(observer);
   return agent;
@@ -46,14 +50,19 @@ interface Assembly {
   delegate?: DelegateTool;
   maxSteps?: number;
   onPrompt?: (prompt: SessionPrompt) => void;
+  /** Whether the build's hooks run around this agent's turns (not a subagent's: it has no prompts of the user's). */
+  turnHooks?: boolean;
 }
 
 function assemble(a: Assembly): AgentSession {
   const { model, environment } = a;
+  const hooks = a.build.hooks;
+  const hookContext = new HookContext();
+  const allowedByHook = new Set<string>();
   const registry: ToolRegistry = new ToolRegistry({
     sources: [() => prompt.tools(), ...a.sources.map((source) => () => source.tools())],
     workspace: environment.workspace,
-    approvals: environment.approvals,
+    approvals: hooks ? hookAllowedApprovals(environment.approvals, allowedByHook) : environment.approvals,
     limits: environment.limits,
     onCall: (name) => prompt.noteToolUse(name),
     onPathResolved: environment.onPathResolved,
@@ -63,7 +72,7 @@ function assemble(a: Assembly): AgentSession {
     counter: model.counter,
     settings: a.build.settings,
     tools: () => registry.definitions(),
-    instructions: async () => (await Promise.all(a.context.map((c) => c.instructions?.() ?? []))).flat(),
+    instructions: async () => [...(await Promise.all(a.context.map((c) => c.instructions?.() ?? []))).flat(), ...hookContext.parts()],
     skills: skills.list,
     skillText: skills.text,
     toolSearchNote: () => a.sources.map((s) => s.note?.()).filter(Boolean).join('\n') || undefined,
@@ -82,7 +91,8 @@ function assemble(a: Assembly): AgentSession {
         return prompt.prepare(room);
       },
     },
-    tools: registry,
+    tools: hooks ? new HookedTools(registry, { hooks, context: hookContext, approvals: environment.approvals, workspace: environment.workspace, allowed: allowedByHook }) : registry,
+    ...(hooks && a.turnHooks ? { gate: hookGate(hooks, hookContext, () => a.session.messages.length > 0) } : {}),
     ...(a.maxSteps !== undefined ? { maxSteps: a.maxSteps } : {}),
     ...a.build.loop,
   });
