@@ -6,7 +6,14 @@ import { createRequire } from 'module';
 const require = createRequire(import.meta.url);
 
 const production = process.argv.includes('--production');
-const common = { bundle: true, sourcemap: !production, minify: production, legalComments: production ? 'none' : 'inline', logLevel: 'warning' };
+// The MCP SDK's client imports its Ajv validator even when given another; leave Ajv out of the bundles.
+const noJsonSchemaCompiler = {
+  name: 'no-json-schema-compiler',
+  setup(b) {
+    b.onResolve({ filter: /[\\/]validation[\\/]ajv-provider\.js$/ }, () => ({ path: new URL('./build/noJsonSchemaCompiler.cjs', import.meta.url).pathname }));
+  },
+};
+const common = { plugins: [noJsonSchemaCompiler], bundle: true, sourcemap: !production, minify: production, legalComments: production ? 'none' : 'inline', logLevel: 'warning' };
 
 const targets = [
   { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },

@@ -13,7 +13,7 @@ const NODE_BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
  */
 export const LAYERS = [
   { name: 'core', path: 'src/core/', imports: ['core'], packages: ['js-tiktoken'], node: false, vscode: false },
-  { name: 'node', path: 'src/node/', imports: ['core', 'node'], packages: ['sql.js', 'js-tiktoken'], node: true, vscode: false },
+  { name: 'node', path: 'src/node/', imports: ['core', 'node'], packages: ['sql.js', 'js-tiktoken', '@modelcontextprotocol/sdk'], node: true, vscode: false },
   { name: 'protocol', path: 'src/protocol/', imports: ['protocol', 'core'], packages: [], node: false, vscode: false },
   { name: 'host', path: 'src/host/', imports: ['host', 'core', 'protocol'], packages: [], node: false, vscode: false },
   { name: 'cli', path: 'src/cli/', imports: ['cli', 'core', 'node'], packages: [], node: true, vscode: false },
