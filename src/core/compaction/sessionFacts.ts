@@ -220,11 +220,17 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
   let openFile: string | undefined;
   /** The call whose output the agent read last: where its next words were learned. */
   let lastSource: string | undefined;
+  /** What each established finding says without its source, kept beside them: a long session checks this per finding. */
+  const saidKeys: string[] = [];
   const addFinding = (text: string, source?: string) => {
     const said = text.replace(/ \(from .*\)$/, '');
-    if (facts.established.some((f) => f.text.replace(/ \(from .*\)$/, '') === said)) return;
+    if (saidKeys.includes(said)) return;
     facts.established.push({ text, source });
-    if (facts.established.length > MAX_FINDINGS) facts.established.shift();
+    saidKeys.push(said);
+    if (facts.established.length > MAX_FINDINGS) {
+      facts.established.shift();
+      saidKeys.shift();
+    }
   };
 
   for (const m of messages) {

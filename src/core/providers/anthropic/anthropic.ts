@@ -1,6 +1,7 @@
 import type { ReasoningBlock, ToolCall } from '../../model/message';
 import { freshCallId } from '../../history/uniqueCallIds';
 import { AnthropicBodyBuilder } from './anthropicBodyBytes';
+import { ConversationBodies } from '../http/conversationBodies';
 import { errorFromPayload, type ErrorContext } from '../classifyError';
 import { ProviderError } from '../errors';
 import { parseEventJson, type FetchLike } from '../http/httpStream';
@@ -199,12 +200,12 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
   const ctx: ErrorContext = { provider: 'Anthropic', secrets: [options.apiKey] };
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   // Each body starts from the last one's turns: a session sends them again plus a few new ones.
-  const bodies = new AnthropicBodyBuilder();
+  const bodies = new ConversationBodies(() => new AnthropicBodyBuilder());
   return {
     id: 'anthropic',
     async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
       if (!options.apiKey) throw new ProviderError('auth', 'Anthropic: no API key is set.');
-      const body = bodies.chunks(request, { cacheConversation: options.cacheConversation });
+      const body = bodies.for(request.messages).chunks(request, { cacheConversation: options.cacheConversation });
       const post = { fetch: doFetch, url: `${baseUrl}/v1/messages`, headers: { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION, ...options.headers }, body, signal, errors: ctx };
       const timeouts = { timeoutMs: options.timeoutMs ?? 180_000, idleTimeoutMs: options.idleTimeoutMs ?? 120_000 };
       yield* retriedEventStream({ ...post, ...timeouts }, (events, meter) => decodeAnthropic(ctx, events, meter), options.retry, replyLimits(options.limits));

@@ -1,6 +1,7 @@
 import { errorFromPayload, type ErrorContext } from '../classifyError';
 import { parseEventJson, type FetchLike } from '../http/httpStream';
 import { OpenAIBodyBuilder } from './openaiBodyBytes';
+import { ConversationBodies } from '../http/conversationBodies';
 import type { MaxTokensField } from './openaiRequest';
 import { ChatReasoning } from './openaiChatReasoning';
 import { ToolCallAssembler } from './openaiToolCalls';
@@ -106,11 +107,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
   const ctx: ErrorContext = { provider: official ? 'OpenAI' : `OpenAI-compatible server (${safeOrigin(baseUrl)})`, secrets: [options.apiKey] };
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const maxTokensField = options.maxTokensField ?? (official ? 'max_completion_tokens' : 'max_tokens');
-  const bodies = new OpenAIBodyBuilder();
+  const bodies = new ConversationBodies(() => new OpenAIBodyBuilder());
   return {
     id,
     async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
-      const body = bodies.chunks(request, { maxTokensField, includeUsage: options.includeUsage });
+      const body = bodies.for(request.messages).chunks(request, { maxTokensField, includeUsage: options.includeUsage });
       const headers: Record<string, string> = { ...options.headers };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
       const post = { fetch: doFetch, url: `${baseUrl}/chat/completions`, headers: headers, body, signal, errors: ctx };
