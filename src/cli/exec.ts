@@ -25,6 +25,7 @@ import { NodeWorkspace } from '../node/tools/nodeWorkspace';
 import { CommandSandbox } from '../node/sandbox/commandSandbox';
 import type { ExecArgs, ExecPermission } from './execArgs';
 import { execApiKey } from './execApiKey';
+import { startExecMcp, type ExecMcp } from './execMcp';
 import { execDelegateTool, subagentJsonLine, subagentTextLine } from './execSubagents';
 
 /** How a run ended, as its exit status. */
@@ -60,6 +61,7 @@ const EXIT_FOR: Record<TurnStopReason, number> = {
 export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
     [--base-url U] [--window N] [--allow read|edit|command|delegate …] [--json] [--cd DIR] [--store DIR]
     [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off]
+    [--mcp-config FILE] [--allow mcp|mcp:SERVER …]
 
   Runs one task with Tally's agent loop in DIR (default: the current folder), with no editor.
   Keys come from the environment only: ANTHROPIC_API_KEY (anthropic) and OPENAI_API_KEY (openai)
@@ -78,6 +80,9 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
   Commands run in a sandbox (bubblewrap on Linux, sandbox-exec on macOS): they write only in DIR and
   a private /tmp, cannot read ~/.ssh, ~/.aws and other secrets, and have no network. A command the
   sandbox stopped is not run again outside it. --sandbox off runs them with your full access.
+  --mcp-config FILE starts the MCP servers FILE lists (VS Code's mcp.json format: "servers" with
+  command/args/env for a program, or url/headers for streamable HTTP) before the task is sent; their
+  tools run only with --allow mcp (every server's) or --allow mcp:SERVER.
 
   Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
   4 context full after compaction, 5 --max-steps reached, 6 the model refused, 130 interrupted.`;
@@ -125,6 +130,7 @@ function textLine(event: AgentEvent, out: (s: string) => void, err: (s: string) 
   else if (event.type === 'error' || event.type === 'notice') err(`\ntally: ${event.message}\n`);
   else if (event.type === 'compaction') err(`\n[compacted the context]\n`);
   else if (event.type === 'approval_needed' && event.request.outsideSandbox) err(`[not run outside the sandbox: ${event.request.title}; --sandbox off runs commands without it]\n`);
+  else if (event.type === 'approval_needed' && event.request.kind === 'other') err(`[needs approval: ${event.request.title}; allow it with --allow mcp or --allow mcp:SERVER]\n`);
   else if (event.type === 'approval_needed') err(`[needs approval: ${event.request.title}; allow it with --allow ${event.request.kind}]\n`);
   else if (event.type === 'usage') err(`\n[request #${event.record.requestIndex}: ${usageText(event)}]\n`);
   else if (event.type === 'subagent') {
@@ -172,7 +178,14 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
   const storeFolder = resolve(args.store ?? join(homedir(), '.tally', 'store'));
   const store = await openStore(storeFolder);
   const emit = (line: Record<string, unknown>) => io.stdout(`${JSON.stringify(line)}\n`);
+  let mcp: ExecMcp | undefined;
   try {
+    try {
+      mcp = await startExecMcp(args, folder, io.env, (message) => (args.json ? emit({ type: 'notice', message }) : io.stderr(`tally: ${message}\n`)), io.signal);
+    } catch (error) {
+      io.stderr(`tally: ${(error as Error).message}\n`);
+      return EXEC_EXIT.usage;
+    }
     const info = await store.createSession({ title: args.task.slice(0, 80), origin: 'exec' });
     if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
     const session = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
@@ -183,11 +196,11 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
     await warnUnsandboxed(args, sandbox, folder, io);
     const provider = createChatProvider({ provider: args.provider, apiKey, baseUrl: args.baseUrl, openaiApi: args.openaiApi });
     const options: ToolRegistryOptions = {
-      sources: [() => prompt.tools(), builtinTools, () => sessionTools(store, () => session), () => (delegate ? [delegate] : [])],
+      sources: [() => prompt.tools(), builtinTools, () => sessionTools(store, () => session), () => (delegate ? [delegate] : []), () => mcp?.servers.tools() ?? []],
       workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }, sandbox),
       approvals: new SessionApprovals({
         policy: () => ({ commands: args.allow.has('command') ? 'always' : 'ask', edits: args.allow.has('edit') ? 'always' : 'ask' }),
-        allowedTools: () => [],
+        allowedTools: () => mcp?.allowedTools() ?? [],
         ask: answer,
       }),
       limits: { commandTimeoutMs: 120_000, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
@@ -212,6 +225,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
     else io.stderr(`\n[${stop}] session ${info.id}\n`);
     return code;
   } finally {
+    await mcp?.servers.dispose();
     await store.close();
   }
 }

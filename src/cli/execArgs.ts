@@ -21,11 +21,15 @@ export interface ExecArgs {
   effort?: 'low' | 'medium' | 'high';
   /** Commands run in the sandbox unless `--sandbox off`. */
   sandbox: 'on' | 'off';
+  /** `--mcp-config FILE`: MCP servers in VS Code's mcp.json format. */
+  mcpConfig?: string;
+  /** Whose MCP tools run unasked: `--allow mcp` (every server's) or `--allow mcp:SERVER`. */
+  mcpAllowed: { all: boolean; servers: Set<string> };
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
 const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command', 'delegate'];
-const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox']);
+const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox', 'mcp-config']);
 
 function positive(name: string, raw: string): number {
   const value = Number(raw.replace(/_/g, '').replace(/k$/i, '000'));
@@ -65,9 +69,18 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
   const model = one('model');
   if (!model) throw new Error('--model is required');
   const allow = new Set<ExecPermission>();
+  const mcpAllowed = { all: false, servers: new Set<string>() };
   for (const value of values.get('allow') ?? []) {
     for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
-      if (!PERMISSIONS.includes(part as ExecPermission)) throw new Error(`--allow takes ${PERMISSIONS.join(', ')} (got "${part}")`);
+      if (part === 'mcp') {
+        mcpAllowed.all = true;
+        continue;
+      }
+      if (part.startsWith('mcp:') && part.length > 4) {
+        mcpAllowed.servers.add(part.slice(4));
+        continue;
+      }
+      if (!PERMISSIONS.includes(part as ExecPermission)) throw new Error(`--allow takes ${PERMISSIONS.join(', ')}, mcp or mcp:SERVER (got "${part}")`);
       allow.add(part as ExecPermission);
     }
   }
@@ -92,5 +105,7 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
     maxSteps: one('max-steps') === undefined ? undefined : positive('max-steps', one('max-steps')!),
     effort,
     sandbox,
+    mcpConfig: one('mcp-config'),
+    mcpAllowed,
   };
 }
