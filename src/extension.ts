@@ -54,7 +54,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   storeHost.warmUp();
   const keys = new ApiKeys(context.secrets);
   const agents = new AgentFactory(context, log);
-  const lifecycle = new SessionController(storeHost, keys, agents, log);
+  const lifecycle = new SessionController(storeHost, keys, agents, log, context.workspaceState);
   const sessions = new SessionActions(lifecycle, agents, log);
   const rewind = new SessionRewind(context.globalStorageUri.fsPath, sessions, log);
   agents.useCheckpoints((workspace) => rewind.wrap(workspace));

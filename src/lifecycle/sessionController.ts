@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
 import type { AgentEvent } from '../core/agent/events';
 import type { ContextSession } from '../core/context/contextSession';
 import type { SessionStore } from '../core/ports/sessionStore';
@@ -7,6 +6,7 @@ import type { TallyConfiguration } from '../config/readSettings';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { readSessionToOpen } from './sessionReading';
 import { OpenQueue } from './openQueue';
+import { memoryOfThisWindowOnly, ShownSessionMemory, type WindowMemory } from './shownSessionMemory';
 import type { ActiveSession, SessionLifecycle, ShownSession } from '../host/sessionState/sessionPorts';
 import { activateSession } from './activateSession';
 import type { AgentFactory } from '../agents/agentFactory';
@@ -44,7 +44,13 @@ export class SessionController implements vscode.Disposable, SessionLifecycle {
     private readonly keys: ApiKeys,
     private readonly agents: AgentFactory,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+    /** The window's memory (workspaceState): a reload reopens the session the chat showed. */
+    windowMemory?: WindowMemory,
+  ) {
+    this.shownMemory = new ShownSessionMemory(windowMemory ?? memoryOfThisWindowOnly());
+  }
+
+  private readonly shownMemory: ShownSessionMemory;
 
   get active(): ActiveSession | undefined {
     return this.activeSession;
@@ -108,8 +114,8 @@ export class SessionController implements vscode.Disposable, SessionLifecycle {
   private openLatest(): Promise<ActiveSession> {
     this.opening ??= (async () => {
       const store = await this.store();
-      const latest = (await store.listSessions()).filter((s) => !s.origin?.startsWith('replay:') && !subagentLinkOf(s)).sort((a, b) => b.updatedAt - a.updatedAt)[0];
-      return latest ? this.open(latest.id) : this.create();
+      const toOpen = this.shownMemory.toOpen(await store.listSessions());
+      return toOpen ? this.open(toOpen.id) : this.create();
     })().finally(() => (this.opening = undefined));
     return this.opening;
   }
@@ -175,6 +181,7 @@ export class SessionController implements vscode.Disposable, SessionLifecycle {
   private show(session: ShownSession): void {
     const changed = this.shownSession?.state !== session.state;
     this.shownSession = session;
+    this.shownMemory.remember(session.info);
     for (const resolve of this.shownWaiters.splice(0)) resolve(session);
     if (changed) this.showEmitter.fire(session);
   }

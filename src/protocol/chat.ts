@@ -96,10 +96,11 @@ export interface ChatThinking {
  * A compaction as the chat's notice shows it: its figures and summary, and how many items it
  * removed; the removed items themselves (thousands after a large compaction) are the inspector's.
  */
-export type ChatCompactionRecord = Omit<CompactionEventRecord, 'removed'> & { removedCount: number };
+export type ChatCompactionRecord = Omit<CompactionEventRecord, 'removed' | 'added'> & { removedCount: number };
 
+/** What the chat shows of an entry: the items a compaction added stay on the host (they are for rewinds and forks). */
 export function chatCompactionRecord(record: CompactionEventRecord): ChatCompactionRecord {
-  const { removed, ...rest } = record;
+  const { removed, added: _added, ...rest } = record;
   return { ...rest, removedCount: removed.length };
 }
 

@@ -1,6 +1,7 @@
 import type { ChatSubagentView, ChatToolCallView } from '../../src/protocol/chat';
 import { badge, button, progressRing } from '../ui/controls';
-import { details, h } from '../ui/dom';
+import { details, h, lazyDetails } from '../ui/dom';
+import { drawSliced, SLICE_CHARS } from './longText';
 import { lineCount, revealedNodes, revealHidden, revealPlain } from './revealHidden';
 import { countOf } from '../../src/protocol/wording';
 import { bytes } from '../ui/format';
@@ -30,11 +31,28 @@ export function prettyArguments(args: string): string {
   }
 }
 
+const GIST_KEYS = ['command', 'path', 'file', 'pattern', 'query', 'url', 'ref_id', 'task'];
+
+/** Arguments longer than this are not parsed for the card's line: only their start is looked at. */
+const GIST_PARSE_CHARS = 64 * 1024;
+
+/** The first string value of `key` in the start of a JSON text too long to parse whole. */
+function leadingString(args: string, key: string): string | undefined {
+  const start = args.slice(0, 4096);
+  const match = new RegExp(`"${key}"\\s*:\\s*"((?:[^"\\\\]|\\\\.){0,400})`).exec(start);
+  if (!match) return undefined;
+  try {
+    return JSON.parse(`"${match[1]}"`) as string;
+  } catch {
+    return match[1];
+  }
+}
+
 /** One line that says what the call does, from its most telling argument. */
 function gist(args: string): string {
   try {
-    const parsed = JSON.parse(args) as Record<string, unknown>;
-    for (const key of ['command', 'path', 'file', 'pattern', 'query', 'url', 'ref_id', 'task']) {
+    const parsed = (args.length > GIST_PARSE_CHARS ? Object.fromEntries(GIST_KEYS.map((k) => [k, leadingString(args, k)])) : JSON.parse(args)) as Record<string, unknown>;
+    for (const key of GIST_KEYS) {
       const v = parsed?.[key];
       if (typeof v === 'string') {
         const shown = revealPlain(key === 'task' ? firstLine(v) : v).replace(/\n/g, ' ⏎ ');
@@ -49,6 +67,16 @@ function gist(args: string): string {
 
 function firstLine(text: string): string {
   return text.trim().split('\n')[0] ?? '';
+}
+
+/** The arguments, pretty-printed when they fit one slice; longer ones as they came, a slice at a time. */
+function argumentsText(call: ChatToolCallView): HTMLElement {
+  const pre = h('pre', { class: 'tool-args' });
+  if (call.arguments.length <= SLICE_CHARS) {
+    pre.textContent = prettyArguments(call.arguments);
+    return pre;
+  }
+  return drawSliced(call.arguments, { key: `args:${call.callId}`, kind: 'plain', into: pre, draw: (slice) => document.createTextNode(slice) });
 }
 
 /** The delegate tool starts a subagent: its card says so. */
@@ -87,7 +115,7 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
       call.offloadRef ? badge('offloaded') : null,
     ]),
     call.subagent ? subagentBlock(call.subagent) : null,
-    details([h('span', { text: 'Arguments' })], [h('pre', { class: 'tool-args', text: prettyArguments(call.arguments) })], {
+    lazyDetails([h('span', { text: 'Arguments' })], () => [argumentsText(call)], {
       open: actions.openArgs.has(call.callId),
       class: 'tool-args-details',
       onToggle: (open) => actions.onToggleArgs(call.callId, open),

@@ -42,5 +42,8 @@ export async function runStrategyChain(
     strategiesRun.push(strategy.name);
     summary = outcome.summary ?? summary;
   }
-  return { messages: current, removed, strategiesRun, summary };
+  // An item one strategy made (a result's pointer) and a later one removed was never sent: the
+  // removed items are those the history had, each once.
+  const had = new Set(messages.map((m) => m.id));
+  return { messages: current, removed: removed.filter((item) => had.has(item.messageId)), strategiesRun, summary };
 }

@@ -24,6 +24,7 @@ import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
 import { resumeSession } from './resume';
 import { HistoryEdits, type EditedSession } from './historyEdits';
 import { LastMeasure } from './lastMeasure';
+import type { RewindPlan } from './rewind';
 import { SessionChanges, type SessionChangeListener } from './sessionChanges';
 import type { BlobInfo } from '../ports/blobStore';
 import type { ContextSessionOptions, PlannedRequest, PromptInput, PromptPart } from './contextSessionTypes';
@@ -96,6 +97,7 @@ export class ContextSession {
       measureOf: (working, fixed) => this.measureOf(working, fixed),
       nextCreatedAt: () => this.nextCreatedAt(),
       persist: (messages) => this.persist(messages),
+      stored: (message) => withStoredCount(message, this.options.counter),
       saveSnapshot: (compactionId, tokenCount) => this.saveSnapshot(compactionId, tokenCount),
       replaceWorking: (after, compactionId, tokenCount) => this.replaceWorking(after, compactionId, tokenCount),
     };
@@ -379,10 +381,16 @@ export class ContextSession {
     return this.edits.compact(options);
   }
 
+  /** What a rewind to before a user message would leave and set aside, changing nothing (see rewind.ts). */
+  planRewind(messageId: string): Promise<RewindPlan> {
+    return this.edits.planRewind(messageId);
+  }
+
   /**
-   * Rewind: the working context goes back to exactly what preceded a user message (refused when a
-   * compaction summarized it away: rewind.ts). The transcript keeps everything; the step is an
-   * entry of the history, and a snapshot, so a resume starts from here. `files`: what a restore done with it put back.
+   * Rewind: the working context goes back to what preceded a user message, summaries standing in
+   * for what they replaced (rewind.ts; refused for a message an earlier rewind set aside). The
+   * transcript keeps everything; the step is an entry of the history, and a snapshot, so a resume
+   * starts from here. `files`: what a restore done with it put back.
    */
   rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord> {
     return this.edits.rewind(messageId, files);

@@ -81,6 +81,12 @@ export interface MessageMeta {
   replaces?: string[];
   /** The compaction event that produced this message. */
   compactionId?: string;
+  /**
+   * Where an item a compaction put in stands among the messages' times, when its own time does not
+   * say (a checkpoint placed after the user messages it kept): between the items around it. A
+   * rewind that takes a summary apart puts the messages back in this order (see placeOf).
+   */
+  placedAt?: number;
   /** A message Tally created itself (aborted output, notes, summaries). */
   synthetic?: boolean;
   /** Number of images attached (counted with a fixed per-image estimate). */
@@ -131,6 +137,11 @@ export interface Message {
 export interface CallGroup {
   start: number; // index of the assistant message
   end: number; // index one past the last tool message of the group
+}
+
+/** Where a working context's item stands in time: its own time, unless a compaction placed it (see MessageMeta.placedAt). */
+export function placeOf(message: Message): number {
+  return message.meta?.placedAt ?? message.createdAt;
 }
 
 /** Transcript order: by creation time, then by id (messages created in the same millisecond). */

@@ -1,3 +1,5 @@
+import type { Message } from './message';
+
 /**
  * The records a session keeps besides its messages: compaction events with the items they removed,
  * and the per-request ledger (what each request carried, what the provider reported).
@@ -22,6 +24,21 @@ export interface HistoryStep {
   /** restore (and a rewind that also restored files): the checkpoint restored and the files it changed, workspace-relative. */
   checkpointId?: string;
   files?: string[];
+  /** rewind: how many messages the context stopped holding (themselves, or through a summary). */
+  setAside?: number;
+  /** rewind: messages that came back whole, because the summary that stood for them also stood for what was set aside. */
+  unsummarized?: number;
+}
+
+/**
+ * An item a compaction put in the working context that the transcript does not hold (a summary, an
+ * archived result's pointer, a drop marker), kept with the history so a rewind can take it apart
+ * again and a fork can send it again after a later compaction replaced it.
+ */
+export interface AddedItem {
+  message: Message;
+  /** The working context's items it replaced, in their order: transcript messages or earlier added items, by id. */
+  parts: string[];
 }
 
 export type RemovalReason = 'archived' | 'tool_summarized' | 'summarized' | 'episodic' | 'dropped';
@@ -68,6 +85,8 @@ export interface CompactionEventRecord {
   /** Set when the user edited the summary before confirming: the summary as Tally proposed it. */
   originalSummary?: string;
   removed: RemovedItem[];
+  /** What the compaction put in their place (records written before these were kept have none). */
+  added?: AddedItem[];
   /** Set on entries that record a user's step on the history rather than a compaction. */
   step?: HistoryStep;
 }

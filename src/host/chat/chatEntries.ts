@@ -1,3 +1,4 @@
+import type { ContextMark } from '../../core/context/contextMarks';
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import type { ModelPrices } from '../../core/providers/models/modelRegistry';
@@ -64,6 +65,11 @@ export class ChatEntries {
   private resultSlots = new Map<string, { owner: OpenAssistant; slot: number }>();
   /** Each attachment shown as a chip: the user entry it is on and its place there (or the next user message's, while it waits). */
   private chips = new Map<string, { userKey?: string; index: number }>();
+  /**
+   * The messages the working context no longer holds in any form, as last marked from it
+   * (markContext); undefined until then, when a rewind's record marks what it set aside.
+   */
+  private setAsideIds?: Set<string>;
 
   constructor(private prices: Record<string, ModelPrices> = {}) {}
 
@@ -343,12 +349,29 @@ export class ChatEntries {
   }
 
   /**
-   * A rewind: the messages shown from its user message up to the rewind (`until`, where its entry
-   * goes) are marked set aside (the model no longer sees them). So an entry is set aside exactly
-   * when a rewind shown after it went back to a user message at or before it.
+   * Marks each message shown as the working context holds it (`mark`: contextMarks of the session's
+   * messages now): set aside exactly when the model no longer sees it in any form. From then on the
+   * marks follow the context only: messages recorded later are in it until the next mark.
+   */
+  markContext(mark: (messageId: string) => ContextMark): void {
+    const setAside = new Set<string>();
+    this.setAsideIds = setAside;
+    for (const key of this.order) {
+      const entry = this.byKey.get(key);
+      if (entry?.kind !== 'user' && entry?.kind !== 'assistant') continue;
+      if (mark(entry.id) === 'set-aside') setAside.add(entry.id);
+      if (Boolean(entry.setAside) === setAside.has(entry.id)) continue;
+      const { setAside: _was, ...rest } = entry;
+      this.set(key, setAside.has(entry.id) ? { ...rest, setAside: true } : rest);
+    }
+  }
+
+  /**
+   * Until the working context marks them (markContext): a rewind's messages shown from its user
+   * message up to the rewind (`until`, where its entry goes) are marked set aside.
    */
   private setAsideBy(record: CompactionEventRecord, until: number): void {
-    if (record.step?.kind !== 'rewind' || record.step.messageId === undefined) return;
+    if (this.setAsideIds || record.step?.kind !== 'rewind' || record.step.messageId === undefined) return;
     const from = this.order.lastIndexOf(`user:${record.step.messageId}`, until - 1);
     if (from < 0) return;
     for (let i = from; i < until; i++) {
@@ -360,6 +383,7 @@ export class ChatEntries {
 
   /** Appends an entry; `at`: when it stands in time; `shown`: it is a message (the newest shown moves on). */
   private push(entry: ChatEntry, at: number, shown = true): string {
+    if ((entry.kind === 'user' || entry.kind === 'assistant') && this.setAsideIds?.has(entry.id)) entry = { ...entry, setAside: true };
     const key = chatEntryKey(entry);
     this.changes.from = Math.min(this.changes.from, this.order.length);
     this.order.push(key);

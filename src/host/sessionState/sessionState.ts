@@ -4,6 +4,7 @@ import { markOf } from '../../core/model/listLineage';
 import type { ModelPrices } from '../../core/providers/models/modelRegistry';
 import { chatEntryKey, type ChatEntry, type ChatHeader, type ChatState } from '../../protocol/chat';
 import { ChatEntries } from '../chat/chatEntries';
+import { contextMarks } from '../../core/context/contextMarks';
 import { chatMeter, countingMeter } from '../figures/turnFigures';
 import { STREAMING_KEY, tailEntries, withLiveMarks } from './chatTail';
 import { nextCompactionActivity, type CompactionActivity } from './compactionActivity';
@@ -100,12 +101,14 @@ export class SessionState {
           // The stored reply is what was streaming: its streamed text goes in the same patch.
           if (change.appended.some((m) => m.role === 'assistant')) this.turn.endStream();
           if (change.replaced.length && !this.entries.replace(change.replaced)) this.refold();
+          else if (change.replaced.length) this.markContext(); // a retried turn's messages are hidden from the model
         } else if (change.type === 'usage') {
           this.entries.addUsage(change.record);
           marks.figures = true;
         } else if (change.type === 'compaction') {
           const from = this.records.heldFrom;
           if (from === undefined || change.record.startedAt > from) this.entries.addCompaction(change.record);
+          this.markContext();
         }
         break;
       }
@@ -122,6 +125,7 @@ export class SessionState {
       }
       case 'resumed':
         this.context = input.context;
+        this.markContext();
         marks.meter = true;
         inspector.context = true;
         break;
@@ -209,6 +213,12 @@ export class SessionState {
     const from = this.records.heldFrom;
     const compactions = this.records.compactions;
     this.entries.reset(this.records.heldMessages, from === undefined ? compactions : compactions.filter((c) => c.startedAt > from), this.records.usageFigures);
+    this.markContext();
+  }
+
+  /** Once the working context is known, the chat marks set aside what it no longer holds in any form (contextMarks). */
+  private markContext(): void {
+    if (this.context) this.entries.markContext(contextMarks(this.context.messages));
   }
 
   private measure(): void {

@@ -23,16 +23,24 @@ function usage(requestIndex: number, createdAt: number, input: number, sessionId
   return { id: `${sessionId}-r${requestIndex}`, sessionId, requestIndex, createdAt, model: 'claude-sonnet-4-5', contextWindow: 200_000, maxOutputTokens: 8_000, estimatedInputTokens: input, reportedInputTokens: input, reportedOutputTokens: 40, components: { system: 1, skills: 0, tools: 0, messages: 1, toolResults: 0, summaries: 0 }, items: [] } as RequestUsageRecord;
 }
 
+/** The messages of the latest working context made. */
+let workingMessages: Message[] = [];
+
 /** A working context whose figure is what the test sets (a ContextSession is one). */
 function workingContext() {
+  workingMessages = [];
   const figures = { used: 10_000 };
   const budget = (): ContextBudget => ({ used: figures.used, effectiveWindow: 192_000, compactAtTokens: 150_000, blockAtTokens: 180_000, percent: figures.used / 1920, estimated: figures.used, shouldCompact: () => false, isBlocked: () => false } as unknown as ContextBudget);
-  const context: WorkingContext = { measure: budget, planRequest: () => ({ messages: [], items: [], budget: budget(), repaired: 0 }) as never, calibration: { view: () => ({ factor: 1, error: 0, samples: 0 }) }, messages: [], fixed: {} };
+  const context: WorkingContext = { measure: budget, planRequest: () => ({ messages: [], items: [], budget: budget(), repaired: 0 }) as never, calibration: { view: () => ({ factor: 1, error: 0, samples: 0 }) }, messages: workingMessages, fixed: {} };
   return { context, figures };
 }
 
 const progress = (p: Partial<SubagentProgress>): SessionInput => agent({ type: 'subagent', progress: { callId: 'call_d', sessionId: 'sub', agent: 'explorer', ...p } as SubagentProgress });
-const write = (appended: Message[]): SessionInput => ({ kind: 'change', change: { type: 'messages', appended, replaced: [] } });
+/** A write, which the working context holds as the real one does. */
+const write = (appended: Message[]): SessionInput => {
+  workingMessages.push(...appended);
+  return { kind: 'change', change: { type: 'messages', appended, replaced: [] } };
+};
 const keys = (patch: SessionPatch) => patch.chat.entries?.upserts.map((e) => `${e.kind}:${e.id}`) ?? [];
 const card = (entries: readonly ChatEntry[], id: string, callId: string) => (entries.find((e) => e.id === id) as Extract<ChatEntry, { kind: 'assistant' }>).toolCalls.find((c) => c.callId === callId)!;
 
@@ -41,6 +49,7 @@ describe('one turn through the session state: stream, thinking, a subagent, an a
     const before = [visible(userMessage('Earlier question', { id: 'u1', createdAt: 10 })), visible(assistantMessage('Earlier answer.', [], { id: 'a1', createdAt: 20 }))];
     const state = stateOf(before, { usage: [usage(0, 15, 8_000)] }, { model: { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5' } });
     const { context, figures } = workingContext();
+    workingMessages.push(...before);
     state.apply({ kind: 'resumed', context });
     const chat = new HeldChat(state);
     const step = (input: SessionInput): SessionPatch => {
