@@ -3,16 +3,17 @@ import { dirname, join } from 'path';
 import * as vscode from 'vscode';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import { loadInstructions, type InstructionsReport } from '../node/prompt/agentsMd';
-import { SessionPrompt } from '../core/prompt/sessionPrompt';
 import { loadSkills, skillText, type SkillsReport } from '../node/prompt/skillFiles';
 import { lmToolDefinitions, lmTools, userAllowedTools } from '../vscodeLm/lmTools';
 import { EXTERNAL_TOOLS_RESTRICTED, type ApprovalAnswer } from '../core/tools/approval';
 import type { ApprovalRequest } from '../core/tools/types';
 import { onCallIdRepair } from '../core/history/repairCallIds';
-import { AgentSession } from '../core/agent/agentSession';
-import { sessionTools } from '../core/tools/sessionTools';
+import type { AgentSession } from '../core/agent/agentSession';
+import type { ToolEnvironment, ToolSource } from '../core/agent/build/agentBuild';
+import { buildAgent } from '../core/agent/build/buildAgent';
+import { BUILTIN_TOOLS, DELEGATION, SESSION_TOOLS } from '../core/agent/build/toolSources';
 import { builtinTools } from '../core/tools/builtin';
-import { ToolRegistry, type ToolRegistryOptions } from '../core/tools/registry';
+import { ToolRegistry } from '../core/tools/registry';
 import { SessionApprovals } from '../core/tools/sessionApprovals';
 import { EditApprovalDiffs } from '../workspace/editApprovalDiff';
 import { VscodeWorkspace } from '../workspace/vscodeWorkspace';
@@ -26,17 +27,15 @@ import type { ChatModel } from '../host/sessionState/sessionPorts';
 import type { ResolvedPath, Workspace } from '../core/ports/workspace';
 import type { ToolDefinition } from '../core/model/tool';
 import { isInternalTool, offeredByChoice } from '../core/tools/toolChoice';
-import type { Tool } from '../core/tools/types';
 import { ToolChoiceState } from '../vscodeLm/toolChoiceState';
 import type { CommandSandbox } from '../node/sandbox/commandSandbox';
 import { sessionSandbox } from '../sandbox/sandboxSettings';
+import { chatSubagents, workspaceAgents } from './subagentEnvironment';
+import { delegateDefinition } from '../core/agent/subagents/delegateTool';
 
 /** Tools whose path is a file (its folder is where the agent worked), and tools whose path is the folder itself. */
 const FILE_TOOLS = new Set(['read_file', 'edit_file', 'write_file']);
 const FOLDER_TOOLS = new Set(['list_files', 'search_text']);
-import { delegateTool, workspaceAgents } from './subagentEnvironment';
-import { delegateDefinition } from '../core/agent/subagents/delegateTool';
-
 
 /** Wires an agent for a session: prompt (with AGENTS.md), tools, approvals. */
 export class AgentFactory {
@@ -81,12 +80,6 @@ export class AgentFactory {
     });
   }
 
-  /** The tools the user's choice offers (read on every request, so a change applies to the next one). */
-  private chosen(tools: readonly Tool[]): Tool[] {
-    const choice = this.toolChoice.get();
-    return tools.filter((tool) => offeredByChoice(tool.definition, choice));
-  }
-
   /** Every tool Configure Tools lists: the built-in ones, then VS Code's, other extensions' and MCP servers' (internal ones never). */
   pickableTools(): ToolDefinition[] {
     return [...builtinTools().map((t) => t.definition), delegateDefinition(), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name))];
@@ -118,47 +111,44 @@ export class AgentFactory {
   async create(args: { contextSession: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore }): Promise<AgentSession> {
     if (this.touched.sessionId !== args.contextSession.sessionId) this.touched = { sessionId: args.contextSession.sessionId, paths: new Set() };
     if (this.sandbox?.sessionId !== args.contextSession.sessionId) this.sandbox = { sessionId: args.contextSession.sessionId, sandbox: sessionSandbox(this.context.globalStorageUri) };
-    const counter = getTokenCounter(args.chat.model.encoding);
-    const session = sessionTools(args.store, () => args.contextSession);
-    const prompt: SessionPrompt = new SessionPrompt({
-      counter,
-      settings: args.config.context,
-      tools: () => registry.definitions(),
-      instructions: async () => (await this.loadInstructions()).parts,
-      skills: async () => (await this.loadSkills()).skills,
-      skillText: (skill) => skillText(skill),
-      toolSearchNote: () => (!vscode.workspace.isTrusted && this.chosen(lmTools()).length ? EXTERNAL_TOOLS_RESTRICTED : undefined),
-      toolText: (tool) => toolWireText(args.chat.provider, tool),
+    const { chat, config, store } = args;
+    const counter = getTokenCounter(chat.model.encoding);
+    return buildAgent({
+      contextSession: args.contextSession,
+      store,
+      model: { provider: chat.provider, id: chat.model.id, maxOutputTokens: chat.maxOutputTokens, counter, ...(chat.reasoning ? { reasoning: chat.reasoning } : {}), toolText: (tool) => toolWireText(chat.provider, tool) },
+      settings: config.context,
+      tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, this.vscodeLmTools],
+      offered: (tool) => offeredByChoice(tool, this.toolChoice.get()),
+      context: [
+        // Subagents carry the same AGENTS.md files as the session (none from an untrusted workspace), counted in their own prompts.
+        { instructions: async () => (await this.loadInstructions()).parts, sharedWithSubagents: true },
+        { skills: async () => (await this.loadSkills()).skills, skillText: (skill) => skillText(skill) },
+      ],
+      environment: this.environment(config, this.sandbox.sandbox, (tool, path) => this.noteTouched(tool, path)),
+      subagents: chatSubagents({ chat, config, store, counter, agents: () => workspaceAgents(this.log, this.loggedSkips) }),
     });
-    const sources: ToolRegistryOptions['sources'] = [() => prompt.tools(), () => this.chosen(builtinTools()), () => session, () => this.chosen([delegate]), () => this.chosen(lmTools())];
-    const options = this.registryOptions(args.config, this.sandbox.sandbox, sources, (name) => prompt.noteToolUse(name), (tool, path) => this.noteTouched(tool, path));
-    const registry = new ToolRegistry(options);
-    // Subagents carry the same AGENTS.md files as the session (none from an untrusted workspace), counted in their own prompts.
-    const delegate = delegateTool({ ...args, counter, registry: options, agents: () => workspaceAgents(this.log, this.loggedSkips), instructions: async () => (await this.loadInstructions()).parts, chosen: (tools) => this.chosen(tools) });
-    const source = {
-      prepare: async (p: { effectiveWindow: number; percentUsed: number }) => {
-        await delegate.refreshAgents();
-        return prompt.prepare(p);
-      },
-    };
-    return new AgentSession({ contextSession: args.contextSession, provider: args.chat.provider, model: args.chat.model.id, maxOutputTokens: args.chat.maxOutputTokens, reasoning: args.chat.reasoning, prompt: source, tools: registry });
   }
 
-  /** The session's tools, with the live workspace folders and trust, approvals through the chat panel and the diff editor. */
-  private registryOptions(config: TallyConfiguration, sandbox: CommandSandbox, sources: ToolRegistryOptions['sources'], onCall?: (name: string) => void, onPathResolved?: ToolRegistryOptions['onPathResolved']): ToolRegistryOptions {
+  /** Tools of VS Code, other extensions and MCP servers (`vscode.lm.tools`); in Restricted Mode tool_search says why they are not offered. */
+  private readonly vscodeLmTools: ToolSource = {
+    tools: () => lmTools(),
+    note: () => (!vscode.workspace.isTrusted && lmTools().some((tool) => offeredByChoice(tool.definition, this.toolChoice.get())) ? EXTERNAL_TOOLS_RESTRICTED : undefined),
+  };
+
+  /** Where the session's tools act: the live workspace folders and trust, approvals through the chat panel and the diff editor. */
+  private environment(config: TallyConfiguration, sandbox: CommandSandbox, onPathResolved?: ToolEnvironment['onPathResolved']): ToolEnvironment {
     return {
-      sources,
       workspace: () => this.recordWrites(new VscodeWorkspace({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), trusted: vscode.workspace.isTrusted }, sandbox)),
       approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request), withdraw: (request) => this.resolveApproval(request.callId, false) }),
       limits: { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
-      onCall,
       onPathResolved,
     };
   }
 
   /** Runs one built-in tool call outside a chat turn (used by the extension-host tests and diagnostics). */
   runWorkspaceTool(call: ToolCall, onApprovalNeeded: (request: ApprovalRequest) => void = () => undefined): Promise<ToolRunResult> {
-    return new ToolRegistry(this.registryOptions(readConfiguration(), sessionSandbox(this.context.globalStorageUri), [builtinTools])).run(call, { signal: new AbortController().signal, onApprovalNeeded, onApprovalResolved: () => undefined });
+    return new ToolRegistry({ ...this.environment(readConfiguration(), sessionSandbox(this.context.globalStorageUri)), sources: [builtinTools] }).run(call, { signal: new AbortController().signal, onApprovalNeeded, onApprovalResolved: () => undefined });
   }
 
   /** Waits for the answer to an approval card; an edit's diff is open in the editor meanwhile. */

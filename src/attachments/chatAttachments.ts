@@ -5,7 +5,6 @@ import { chatMeter } from '../host/figures/turnFigures';
 import type { AttachTarget, ChatAttachmentView } from '../protocol/attachments';
 import type { HostToChat } from '../protocol/chat';
 import type { SessionActions } from '../host/sessionState/sessionActions';
-import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 import { TerminalOutputs } from './terminalOutputs';
 import { WorkspaceAttachments } from './workspaceAttachments';
 
@@ -13,6 +12,11 @@ import { WorkspaceAttachments } from './workspaceAttachments';
  * The chat's attachments in this window: one draft (the chips above the input) that the composer,
  * the commands and drops all add to, read from the workspace, editors, problems, git and terminals.
  */
+/** Where an attachment's text opens: a read-only document (the views' ReadOnlyDocuments). */
+export interface AttachmentViewer {
+  open(key: readonly string[], title: string, content: string): Promise<unknown>;
+}
+
 export class ChatAttachments implements vscode.Disposable {
   readonly terminals = new TerminalOutputs();
   readonly draft = new AttachmentDraft(new WorkspaceAttachments(this.terminals));
@@ -21,7 +25,7 @@ export class ChatAttachments implements vscode.Disposable {
 
   constructor(
     private readonly sessions: SessionActions,
-    private readonly docs: ReadOnlyDocuments,
+    private readonly docs: AttachmentViewer,
   ) {}
 
   /** The open session as the draft reads it. */

@@ -7,18 +7,16 @@ import { planReasoning } from '../core/providers/reasoningPlan';
 import { homedir } from 'os';
 import { join, resolve } from 'path';
 import { getTokenCounter } from '../core/accounting/tokenizer';
-import { AgentSession } from '../core/agent/agentSession';
+import { buildAgent } from '../core/agent/build/buildAgent';
+import { BUILTIN_TOOLS, DELEGATION, SESSION_TOOLS } from '../core/agent/build/toolSources';
 import type { AgentEvent, TurnStopReason } from '../core/agent/events';
 import { DELEGATE_TOOL_NAME } from '../core/agent/subagents/delegateTool';
 import { createChatProvider } from '../core/providers/chatProviderFactory';
 import { resolveModel } from '../core/providers/models/modelRegistry';
-import { SessionPrompt } from '../core/prompt/sessionPrompt';
 import { ContextSession } from '../core/context/contextSession';
+import { mcpToolSource } from '../core/mcp/mcpToolSource';
 import { withSettings } from '../core/settings';
-import { builtinTools } from '../core/tools/builtin';
-import { ToolRegistry, type ToolRegistryOptions } from '../core/tools/registry';
 import { SessionApprovals } from '../core/tools/sessionApprovals';
-import { sessionTools } from '../core/tools/sessionTools';
 import type { ApprovalRequest } from '../core/tools/types';
 import { openStore } from '../node/store';
 import { NodeWorkspace } from '../node/tools/nodeWorkspace';
@@ -26,7 +24,7 @@ import { CommandSandbox } from '../node/sandbox/commandSandbox';
 import type { ExecArgs, ExecPermission } from './execArgs';
 import { execApiKey } from './execApiKey';
 import { startExecMcp, type ExecMcp } from './execMcp';
-import { execDelegateTool, subagentJsonLine, subagentTextLine } from './execSubagents';
+import { execSubagents, subagentJsonLine, subagentTextLine } from './execSubagents';
 
 /** How a run ended, as its exit status. */
 export const EXEC_EXIT = {
@@ -189,33 +187,36 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
     const info = await store.createSession({ title: args.task.slice(0, 80), origin: 'exec' });
     if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
     const session = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
-    const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => undefined, skills: async () => [] });
     // Nothing asks in a run: past the per-turn subagent bound no more subagents start, and a command the sandbox stopped never runs again outside it.
     const answer = async (request: ApprovalRequest) => ({ approved: request.toolName !== DELEGATE_TOOL_NAME && !request.outsideSandbox && args.allow.has(request.kind as ExecPermission) });
     const sandbox = new CommandSandbox(() => ({ enabled: args.sandbox === 'on', turnedOffBy: '--sandbox off', home: io.env.HOME || homedir(), extraHidden: [], storage: [storeFolder] }));
     await warnUnsandboxed(args, sandbox, folder, io);
     const provider = createChatProvider({ provider: args.provider, apiKey, baseUrl: args.baseUrl, openaiApi: args.openaiApi });
-    const options: ToolRegistryOptions = {
-      sources: [() => prompt.tools(), builtinTools, () => sessionTools(store, () => session), () => (delegate ? [delegate] : []), () => mcp?.servers.tools() ?? []],
-      workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }, sandbox),
-      approvals: new SessionApprovals({
-        policy: () => ({ commands: args.allow.has('command') ? 'always' : 'ask', edits: args.allow.has('edit') ? 'always' : 'ask' }),
-        allowedTools: () => mcp?.allowedTools() ?? [],
-        ask: answer,
-      }),
-      limits: { commandTimeoutMs: 120_000, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
-      onCall: (name) => prompt.noteToolUse(name),
-    };
-    const registry = new ToolRegistry(options);
-    const delegate = args.allow.has('delegate')
-      ? execDelegateTool({ store, parentSessionId: info.id, provider, model: args.model, maxOutputTokens, contextWindow: model.contextWindow, counter, settings, registry: options, reasoning: reasoningPlan.reasoning })
-      : undefined;
-    const source = { prepare: (room: { effectiveWindow: number; percentUsed: number }) => prompt.prepare(room) };
-    const agent = new AgentSession({ contextSession: session, provider, model: args.model, maxOutputTokens, prompt: source, tools: registry, maxSteps: args.maxSteps, reasoning: reasoningPlan.reasoning });
-    agent.on((event) => {
-      if (!args.json) return textLine(event, io.stdout, io.stderr);
-      const line = jsonLine(event);
-      if (line) emit(line);
+    const agent = buildAgent({
+      contextSession: session,
+      store,
+      model: { provider, id: args.model, maxOutputTokens, counter, ...(reasoningPlan.reasoning ? { reasoning: reasoningPlan.reasoning } : {}) },
+      settings,
+      tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, ...(mcp ? [mcpToolSource(mcp.servers)] : [])],
+      // No AGENTS.md, skills or named agents: nothing from the repository chooses what exec does.
+      environment: {
+        workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }, sandbox),
+        approvals: new SessionApprovals({
+          policy: () => ({ commands: args.allow.has('command') ? 'always' : 'ask', edits: args.allow.has('edit') ? 'always' : 'ask' }),
+          allowedTools: () => mcp?.allowedTools() ?? [],
+          ask: answer,
+        }),
+        limits: { commandTimeoutMs: 120_000, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
+      },
+      ...(args.allow.has('delegate') ? { subagents: execSubagents({ store, settings, counter, contextWindow: model.contextWindow, maxOutputTokens, model: args.model }) } : {}),
+      observers: [
+        (event) => {
+          if (!args.json) return textLine(event, io.stdout, io.stderr);
+          const line = jsonLine(event);
+          if (line) emit(line);
+        },
+      ],
+      maxSteps: args.maxSteps,
     });
     const stop = await agent.send(args.task, io.signal);
     agent.dispose();

@@ -12,7 +12,7 @@
  *  - answer: a short complete answer "ok", as the real API sends it.
  *
  * Floods are written as fast as the client reads them; each stops when the client leaves
- * (`clientsLeft` counts those), so a test can check the client closed the connection.
+ * (`clientsLeft` counts those, `left(n)` waits for them), so a test can check the client closed the connection.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'http';
 import type { AddressInfo } from 'net';
@@ -92,6 +92,7 @@ export class EndlessStreamServer {
   private served = 0;
   /** Requests whose client closed the connection while the flood was still going. */
   clientsLeft = 0;
+  private waiting: Array<{ count: number; resolve(): void }> = [];
   /** The bodies of the requests received, parsed. */
   readonly bodies: unknown[] = [];
 
@@ -108,6 +109,12 @@ export class EndlessStreamServer {
   /** The base URL a provider takes for this wire: OpenAI's ends in /v1. */
   get baseUrl(): string {
     return this.wire === 'anthropic' ? this.origin : `${this.origin}/v1`;
+  }
+
+  /** Resolves once `count` clients have closed the connection while the flood was still going. */
+  left(count: number): Promise<void> {
+    if (this.clientsLeft >= count) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push({ count, resolve }));
   }
 
   async start(): Promise<this> {
@@ -135,7 +142,10 @@ export class EndlessStreamServer {
       const step = this.plan[Math.min(this.served++, this.plan.length - 1)];
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       res.on('close', () => {
-        if (!res.writableFinished) this.clientsLeft++;
+        if (res.writableFinished) return;
+        this.clientsLeft++;
+        for (const w of this.waiting.filter((w) => w.count <= this.clientsLeft)) w.resolve();
+        this.waiting = this.waiting.filter((w) => w.count > this.clientsLeft);
       });
       this.answer(step, res);
     });

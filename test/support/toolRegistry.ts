@@ -1,3 +1,4 @@
+import type { ToolEnvironment } from '../../src/core/agent/build/agentBuild';
 import type { ToolRunOptions, ToolRunResult } from '../../src/core/agent/toolRunner';
 import type { ApprovalAnswer, ApprovalPolicy } from '../../src/core/tools/approval';
 import { builtinTools } from '../../src/core/tools/builtin';
@@ -31,12 +32,11 @@ export function testSandbox(settings: Partial<SandboxSettings> = {}, system?: Co
   return new CommandSandbox(() => ({ enabled: true, home: homedir(), extraHidden: [], storage: [], ...settings }), system);
 }
 
-/** A registry over a Node workspace on disk, as the command line and the tests use it, its commands sandboxed as a session's are. */
-export function testRegistry(options: TestRegistryOptions): ToolRegistry {
+/** Where a test's tool calls act: a Node workspace on disk, its commands sandboxed as a session's are, approvals by `policy` and `ask`, the test limits. */
+export function testEnvironment(options: Omit<TestRegistryOptions, 'tools' | 'onCall'>): ToolEnvironment {
   const trusted = typeof options.trusted === 'function' ? options.trusted : () => (options.trusted as boolean | undefined) ?? true;
   const sandbox = options.sandbox === 'none' ? undefined : (options.sandbox ?? testSandbox());
-  return new ToolRegistry({
-    sources: [typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[]],
+  return {
     workspace: () => new NodeWorkspace({ folders: options.folders ?? [], trusted: trusted() }, sandbox),
     approvals: new SessionApprovals({
       policy: () => options.policy ?? { commands: 'ask', edits: 'ask' },
@@ -45,8 +45,16 @@ export function testRegistry(options: TestRegistryOptions): ToolRegistry {
       withdraw: options.withdraw,
     }),
     limits: { ...TEST_LIMITS, ...options.limits },
-    onCall: options.onCall,
     onPathResolved: options.onPathResolved,
+  };
+}
+
+/** A registry over a Node workspace on disk, as the command line and the tests use it, its commands sandboxed as a session's are. */
+export function testRegistry(options: TestRegistryOptions): ToolRegistry {
+  return new ToolRegistry({
+    sources: [typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[]],
+    ...testEnvironment(options),
+    onCall: options.onCall,
   });
 }
 

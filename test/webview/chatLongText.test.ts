@@ -10,11 +10,11 @@ const base: ChatState = { ...chatState, busy: false, entries: [] };
 
 /**
  * Sends a state whose one large entry is built inside the page (megabytes never cross the test's
- * connection), then waits for the page to handle it and draw. `kind` picks the entry.
+ * connection), then waits for its entry to be drawn. `kind` picks the entry.
  */
-async function sendLarge(page: Page, kind: 'thinking' | 'links' | 'prose' | 'fence' | 'user' | 'arguments', chars: number, extra: Record<string, unknown> = {}): Promise<void> {
+async function sendLarge(page: Page, kind: 'thinking' | 'links' | 'prose' | 'fence' | 'user' | 'arguments', chars: number): Promise<void> {
   await page.evaluate(
-    ({ kind, chars, base, extra }) => {
+    ({ kind, chars, base }) => {
       const fill = (unit: string) => unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
       let entry: Record<string, unknown>;
       if (kind === 'thinking') entry = { kind: 'assistant', id: 'a-big', text: 'Done.', toolCalls: [], thinking: { text: fill('Weighing the parser change against the tests, step by step.\n'), tokens: Math.round(chars / 4), redacted: 0 } };
@@ -27,11 +27,12 @@ async function sendLarge(page: Page, kind: 'thinking' | 'links' | 'prose' | 'fen
       else if (kind === 'fence') entry = { kind: 'assistant', id: 'a-big', text: `Before the code.\n\n\`\`\`ts\n${fill('const value = compute(42); // a line of code\n')}\`\`\`\n\nAfter the code.\n`, toolCalls: [] };
       else if (kind === 'user') entry = { kind: 'user', id: 'u-big', text: fill('A pasted log line that goes on and on.\n') };
       else entry = { kind: 'assistant', id: 'a-big', text: 'Writing it.', toolCalls: [{ callId: 'call_big', name: 'write_file', arguments: JSON.stringify({ path: 'src/generated.ts', content: fill('export const x = 1;\n') }), status: 'done', resultPreview: 'Created src/generated.ts' }] };
-      window.postMessage({ type: 'state', state: { ...base, entries: [{ ...entry, ...extra }] } }, '*');
+      window.postMessage({ type: 'state', state: { ...base, entries: [entry] } }, '*');
     },
-    { kind, chars, base, extra },
+    { kind, chars, base },
   );
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  // The chat draws a state as it takes it: its entry there means the state was handled.
+  await page.locator(`[data-entry-id="${kind === 'user' ? 'u-big' : 'a-big'}"]`).waitFor({ state: 'attached' });
 }
 
 const SLICE = 16 * 1024;

@@ -6,7 +6,7 @@ import type { CompactionEventRecord } from '../../src/core/model/records';
 import { chatCompactionRecord, type ChatState } from '../../src/protocol/chat';
 import { textContrast } from './contrast';
 import { chatState } from './fixtures';
-import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, useHarness } from './harness';
 
 const SCREENSHOTS = path.join(ARTIFACTS, '..', 'screenshots');
 const T0 = Date.UTC(2026, 10, 26, 9, 0);
@@ -41,15 +41,11 @@ function state(busy: boolean): ChatState {
 
 describe('chat: restore and rewind actions on turns (headless Chromium)', function () {
   this.timeout(60_000);
-  let harness: Harness;
-  before(async () => {
-    harness = await startHarness();
-    mkdirSync(SCREENSHOTS, { recursive: true });
-  });
-  after(async () => harness?.close());
+  const pages = useHarness();
+  before(() => mkdirSync(SCREENSHOTS, { recursive: true }));
 
   async function open(theme: 'dark' | 'light', busy: boolean): Promise<Page> {
-    const page = await harness.open('chat', { theme, width: 460, height: 900 });
+    const page = await pages.open('chat', { theme, width: 460, height: 900 });
     await hostSends(page, { type: 'state', state: state(busy) });
     return page;
   }

@@ -3,21 +3,13 @@ import type { Page } from 'playwright-core';
 import { InspectorHost } from '../support/inspectorMessages';
 import type { InspectorState } from '../../src/protocol/inspector';
 import { currentItems, inspectorState } from './fixtures';
-import { clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+import { clearPosted, hostSends, posted, usePage } from './harness';
 
 describe('inspector webview: updates that carry only what changed (headless Chromium)', function () {
   this.timeout(60_000);
-  let harness: Harness;
+  const pages = usePage('inspector', undefined);
   let page: Page;
-
-  before(async () => (harness = await startHarness()));
-  after(async () => harness?.close());
-  beforeEach(async () => (page = await harness.open('inspector')));
-  afterEach(async () => {
-    assert.deepStrictEqual(await cspViolations(page), [], 'no CSP violations');
-    assert.deepStrictEqual(errorsIn(page), [], 'no uncaught errors');
-    await page.close();
-  });
+  beforeEach(() => (page = pages.page()));
 
   it('draws a new request and a new item from an update, and keeps the rest', async () => {
     const updates = new InspectorHost();

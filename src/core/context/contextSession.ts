@@ -106,9 +106,8 @@ export class ContextSession {
   /** Opens a session where it left off (see resume.ts). */
   static async open(options: ContextSessionOptions): Promise<ContextSession> {
     const session = new ContextSession(options);
-    // The encoder's ranks load in slices while the session's files are read (resuming counts
-    // nothing), unless the caller starts them once the first state shows (reading and unpacking
-    // them takes CPU from it). When every message carries its count, the open does not wait for them.
+    // The encoder's ranks load while the files are read, unless the caller starts them once the first
+    // state shows; when every message carries its count, the open does not wait for them.
     const ranks = options.encoderAfterFirstState ? undefined : options.counter.load();
     ranks?.catch(() => undefined); // a failed load fails the first count that needs it
     const resumed = await resumeSession(options.store, options.sessionId, options.lastRequest, options.beforeWholeTranscript);
@@ -122,10 +121,7 @@ export class ContextSession {
     return session;
   }
 
-  /**
-   * The transcript messages read to resume (all of them, or those after the snapshot), handed
-   * over once so a view need not read them again; undefined after the first call.
-   */
+  /** The transcript messages read to resume (all, or those after the snapshot), handed over once; then undefined. */
   takeResumedTranscript(): { messages: readonly Message[]; complete: boolean } | undefined {
     const taken = this.resumedTranscript;
     this.resumedTranscript = undefined;
@@ -386,12 +382,7 @@ export class ContextSession {
     return this.edits.planRewind(messageId);
   }
 
-  /**
-   * Rewind: the working context goes back to what preceded a user message, summaries standing in
-   * for what they replaced (rewind.ts; refused for a message an earlier rewind set aside). The
-   * transcript keeps everything; the step is an entry of the history, and a snapshot, so a resume
-   * starts from here. `files`: what a restore done with it put back.
-   */
+  /** Rewinds to before a user message as planRewind says, recorded as a step and a snapshot; `files`: what a restore with it put back. */
   rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord> {
     return this.edits.rewind(messageId, files);
   }

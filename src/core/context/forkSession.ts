@@ -7,7 +7,6 @@ import { forkOrigin, forkPointOf, type ForkPoint } from './forkPoint';
 import { HistoryArchive } from './historyArchive';
 import { conversationItemsOf } from './messageItems';
 
-export { forkOrigin, forkPointOf, type ForkPoint } from './forkPoint';
 
 export interface ForkedSession {
   info: SessionInfo;

@@ -2,11 +2,11 @@ import type { ContextMark } from '../../core/context/contextMarks';
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import type { ModelPrices } from '../../core/providers/models/modelRegistry';
-import { chatEntryKey, type ChatEntry, type ChatSentAttachment, type ChatTurnUsage } from '../../protocol/chat';
-import { turnUsage } from '../figures/turnFigures';
+import { chatEntryKey, type ChatEntry, type ChatSentAttachment } from '../../protocol/chat';
 import { compactionEntry, shownCompaction, thinkingView, tokensOf, toolView } from './chatEntryViews';
 import { sentAttachmentOf } from './sentAttachments';
 import { historyStepHeadline } from './historyStepHeadline';
+import { TurnUsageLedger } from './turnUsageLedger';
 
 /** An assistant message and the results its calls got, as far as they were recorded. */
 interface OpenAssistant {
@@ -44,14 +44,10 @@ export class ChatEntries {
   private order: string[] = [];
   private byKey = new Map<string, ChatEntry>();
   private open?: OpenAssistant;
-  /** The user messages shown, in order: each starts a turn. */
-  private users: Array<{ id: string; createdAt: number }> = [];
+  /** The user messages shown, each starting a turn, and the requests each turn made. */
+  private readonly turns: TurnUsageLedger;
   /** Attachments recorded since the last user message: they go on the next one as chips. */
   private attached: ChatSentAttachment[] = [];
-  private turnRecords = new Map<string, RequestUsageRecord[]>();
-  /** The subagents' requests (theirs and their own subagents'), by the turn they ran in; kept across a reset. */
-  private subagentUsage = new Map<string, RequestUsageRecord>();
-  private subagentRecords = new Map<string, RequestUsageRecord[]>();
   /** The newest shown message's time, and the newest compaction placed. */
   private lastShownAt = -Infinity;
   private lastCompactionAt = -Infinity;
@@ -71,17 +67,17 @@ export class ChatEntries {
    */
   private setAsideIds?: Set<string>;
 
-  constructor(private prices: Record<string, ModelPrices> = {}) {}
+  constructor(prices: Record<string, ModelPrices> = {}) {
+    this.turns = new TurnUsageLedger(prices);
+  }
 
   /** Folds the records again from the start (`messages` in transcript order). */
   reset(messages: readonly Message[], compactions: readonly CompactionEventRecord[], usage: readonly RequestUsageRecord[]): void {
     this.order = [];
     this.byKey = new Map();
     this.open = undefined;
-    this.users = [];
+    this.turns.reset();
     this.attached = [];
-    this.turnRecords = new Map();
-    this.subagentRecords = new Map();
     this.callOwners = new Map();
     this.times = [];
     this.assistants = new Map();
@@ -95,7 +91,7 @@ export class ChatEntries {
     let nextCompaction = 0;
     let nextRecord = 0;
     const recordsUpTo = (time: number) => {
-      while (nextRecord < records.length && records[nextRecord].createdAt < time) this.countUsage(records[nextRecord++]);
+      while (nextRecord < records.length && records[nextRecord].createdAt < time) this.turns.count(records[nextRecord++]);
     };
     for (const m of messages) {
       if (this.wouldShow(m)) {
@@ -107,37 +103,18 @@ export class ChatEntries {
     }
     while (nextCompaction < shown.length) this.placeCompaction(shown[nextCompaction++]);
     recordsUpTo(Infinity);
-    for (const record of this.subagentUsage.values()) this.countSubagentUsage(record);
-    for (const [userId] of this.subagentRecords) if (userId !== this.lastUser()?.id) this.showFigures(userId);
+    for (const userId of this.turns.recountSubagents()) if (userId !== this.turns.lastUser?.id) this.showFigures(userId);
   }
 
   /** A subagent's request (read from the store, or reported live): its turn's figures include it. */
   addSubagentUsage(record: RequestUsageRecord): void {
-    const key = `${record.sessionId}\u0000${record.requestIndex}`;
-    if (this.subagentUsage.has(key)) return;
-    this.subagentUsage.set(key, record);
-    const owner = this.countSubagentUsage(record);
-    if (owner && owner.id !== this.lastUser()?.id) this.showFigures(owner.id);
-  }
-
-  private countSubagentUsage(record: RequestUsageRecord): { id: string } | undefined {
-    const owner = this.turnOf(record.createdAt);
-    if (!owner) return undefined;
-    const list = this.subagentRecords.get(owner.id) ?? [];
-    list.push(record);
-    this.subagentRecords.set(owner.id, list);
-    return owner;
-  }
-
-  /** A turn's figures: its own requests and its subagents'. */
-  private figuresOf(userId: string): ChatTurnUsage | undefined {
-    return turnUsage(this.turnRecords.get(userId) ?? [], this.prices, this.subagentRecords.get(userId));
+    const owner = this.turns.countSubagent(record);
+    if (owner && owner.id !== this.turns.lastUser?.id) this.showFigures(owner.id);
   }
 
   /** Prices changed (a setting): every turn's figures are made again. */
   setPrices(prices: Record<string, ModelPrices>): void {
-    this.prices = prices;
-    for (const [userId] of this.turnRecords) if (userId !== this.lastUser()?.id) this.showFigures(userId);
+    for (const userId of this.turns.setPrices(prices)) if (userId !== this.turns.lastUser?.id) this.showFigures(userId);
   }
 
   /** Messages appended to the transcript, in order. */
@@ -147,18 +124,16 @@ export class ChatEntries {
 
   /** A usage record written: its turn's figures, the last turn's aside, change (a past turn's first figures go in before its next user message). */
   addUsage(record: RequestUsageRecord): void {
-    const owner = this.turnOf(record.createdAt);
-    if (!owner) return; // before the first message shown
-    this.countUsage(record);
-    if (owner.id === this.lastUser()?.id) return;
+    const owner = this.turns.count(record);
+    if (!owner || owner.id === this.turns.lastUser?.id) return; // before the first message shown, or the turn running
     if (this.byKey.has(`usage:usage-${owner.id}`)) {
       this.showFigures(owner.id);
       return;
     }
-    const next = this.users[this.users.indexOf(owner) + 1];
-    const figures = this.figuresOf(owner.id);
+    const next = this.turns.nextAfter(owner);
+    const figures = this.turns.figuresOf(owner.id);
     const at = next ? this.order.lastIndexOf(`user:${next.id}`) : -1;
-    if (figures && at >= 0) this.insert(at, { kind: 'usage', id: `usage-${owner.id}`, usage: figures }, next.createdAt);
+    if (figures && next && at >= 0) this.insert(at, { kind: 'usage', id: `usage-${owner.id}`, usage: figures }, next.createdAt);
   }
 
   /** A compaction event written: shown where it happened, before the messages shown after it. */
@@ -238,8 +213,8 @@ export class ChatEntries {
 
   /** The last turn's figures (shown after the stored entries while that turn is not running). */
   lastTurnFigures(): ChatEntry | undefined {
-    const last = this.lastUser();
-    const figures = last && this.figuresOf(last.id);
+    const last = this.turns.lastUser;
+    const figures = last && this.turns.figuresOf(last.id);
     return figures && last ? { kind: 'usage', id: `usage-${last.id}`, usage: figures } : undefined;
   }
 
@@ -248,30 +223,6 @@ export class ChatEntries {
     const taken = this.changes;
     this.changes = { from: this.order.length, changed: new Set() };
     return taken;
-  }
-
-  private lastUser(): { id: string; createdAt: number } | undefined {
-    return this.users[this.users.length - 1];
-  }
-
-  /** The user message whose turn a record made at `time` belongs to: the last one shown before it. */
-  private turnOf(time: number): { id: string; createdAt: number } | undefined {
-    let lo = 0;
-    let hi = this.users.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.users[mid].createdAt <= time) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.users[lo - 1];
-  }
-
-  private countUsage(record: RequestUsageRecord): void {
-    const owner = this.turnOf(record.createdAt);
-    if (!owner) return;
-    const list = this.turnRecords.get(owner.id) ?? [];
-    list.push(record);
-    this.turnRecords.set(owner.id, list);
   }
 
   private wouldShow(m: Message): boolean {
@@ -303,10 +254,10 @@ export class ChatEntries {
       this.attached.push(sentAttachmentOf(m, tokensOf(m)));
     } else if (this.wouldShow(m)) {
       // The turn before closes with its figures, right before this message.
-      const previous = this.lastUser();
-      const figures = previous && this.figuresOf(previous.id);
+      const previous = this.turns.lastUser;
+      const figures = previous && this.turns.figuresOf(previous.id);
       if (previous && figures) this.push({ kind: 'usage', id: `usage-${previous.id}`, usage: figures }, m.createdAt);
-      this.users.push({ id: m.id, createdAt: m.createdAt });
+      this.turns.startTurn({ id: m.id, createdAt: m.createdAt });
       const attachments = this.attached;
       this.attached = [];
       const key = `user:${m.id}`;
@@ -331,7 +282,7 @@ export class ChatEntries {
   }
 
   private showFigures(userId: string): void {
-    const figures = this.figuresOf(userId);
+    const figures = this.turns.figuresOf(userId);
     const key = `usage:usage-${userId}`;
     if (figures && this.byKey.has(key)) this.set(key, { kind: 'usage', id: `usage-${userId}`, usage: figures });
   }
@@ -364,6 +315,11 @@ export class ChatEntries {
       const { setAside: _was, ...rest } = entry;
       this.set(key, setAside.has(entry.id) ? { ...rest, setAside: true } : rest);
     }
+  }
+
+  /** Whether the message's entry is marked set aside now. */
+  isSetAside(messageId: string): boolean {
+    return this.setAsideIds?.has(messageId) ?? false;
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { CompactionResult } from '../../core/compaction/compactor';
 import type { UserSummary } from '../../core/compaction/userSummary';
-import { forkSession, type ForkPoint } from '../../core/context/forkSession';
+import type { ForkPoint } from '../../core/context/forkPoint';
+import { forkSession } from '../../core/context/forkSession';
 import type { Message } from '../../core/model/message';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import { MessageNotSent, type ActiveSession, type SessionLifecycle, type ShownSession, type Subscription } from './sessionPorts';

@@ -101,7 +101,8 @@ export class SessionState {
           // The stored reply is what was streaming: its streamed text goes in the same patch.
           if (change.appended.some((m) => m.role === 'assistant')) this.turn.endStream();
           if (change.replaced.length && !this.entries.replace(change.replaced)) this.refold();
-          else if (change.replaced.length) this.markContext(); // a retried turn's messages are hidden from the model
+          // A retried turn's messages are hidden from the model; a pin changes no mark, and among 50,000 messages is not a walk of them all.
+          else if (change.replaced.some((m) => !m.agentVisible || this.entries.isSetAside(m.id))) this.markContext();
         } else if (change.type === 'usage') {
           this.entries.addUsage(change.record);
           marks.figures = true;

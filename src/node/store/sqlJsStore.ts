@@ -18,7 +18,7 @@ import { CheckedFiles } from './files/checkedFiles';
 import { cleanLeftovers, cleanSessionLeftovers } from './files/crashLeftovers';
 import { ClosedWriterMerge } from './merge/closedWriterMerge';
 import { DatabaseBudget } from './files/databaseBudget';
-import { Flusher, type StoreMode } from './files/flusher';
+import { Flusher, type SaveTimers, type StoreMode } from './files/flusher';
 import { FolderListings } from './files/folderListings';
 import { SEGMENT_FILE, SESSION_PATTERN, StoreLayout } from './files/storeLayout';
 import { OpenDatabases } from './files/openDatabases';
@@ -40,6 +40,8 @@ import { liveWriters, WriterHeartbeat } from './files/writerLiveness';
 export interface StoreOptions {
   wasmPath?: string;
   debounceMs?: number;
+  /** The clock timed saves are scheduled on (default: the real one). */
+  timers?: SaveTimers;
   now?: () => number;
   log?: (line: string) => void;
   /** A segment is sealed once its file passes this size (default 2 MiB). */
@@ -95,7 +97,7 @@ export class SqlJsStore implements SessionStore {
     const reads = new OpenDatabases(SQL, this.budget, this.problemSink, now, checked, (path) => folders.forgetFolderOf(path));
     const own = new OwnFiles(SQL, this.budget, reads, layout);
     const summaries = new SegmentSummaries((id) => layout.sessionDir(id), withoutSync(fs), this.writer, this.mode === 'disk');
-    const flusher = new Flusher(own, this.problemSink, { fs, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir, beforeSave: async () => {
+    const flusher = new Flusher(own, this.problemSink, { fs, timers: options.timers, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir, beforeSave: async () => {
       await this.blobs.syncPending();
       await checked.save();
     }, onSealed: (path, db) => this.recordFinalSegments([[path, db]]), onSaved: (path) => folders.forgetFolderOf(path) });

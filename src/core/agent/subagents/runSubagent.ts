@@ -1,13 +1,11 @@
 import type { InstructionPart } from '../../prompt/promptSections';
-import { SessionPrompt } from '../../prompt/sessionPrompt';
 import { truncateOutput } from '../../toolOutput/truncate';
-import { ToolRegistry } from '../../tools/registry';
-import type { ApprovalRequest, Tool, ToolContext, ToolOutput } from '../../tools/types';
-import { AgentSession } from '../agentSession';
+import type { ToolContext, ToolOutput } from '../../tools/types';
 import type { AgentEvent, SubagentProgress, TurnStopReason } from '../events';
 import type { DelegateTool, SubagentEnvironment } from './delegateTool';
 import type { NamedAgent } from './namedAgents';
 import { subagentOrigin } from './sessionLink';
+import { subagentCallId } from './subagentApprovals';
 import type { TurnSubagentSpend } from './turnBudget';
 
 export interface SubagentRun {
@@ -23,10 +21,9 @@ export interface SubagentRun {
 
 const GENERAL_AGENT = 'general';
 
-/** The subagent's role, then the project's AGENTS.md files the parent carries (each its own part, counted in its prompt). */
-async function subagentParts(env: SubagentEnvironment, agent: NamedAgent | undefined): Promise<readonly InstructionPart[]> {
-  const role: InstructionPart = { path: 'subagent', label: agent ? `the subagent's role and the agent "${agent.name}"` : "the subagent's role", text: subagentInstructions(agent), followsActiveFile: false };
-  return [role, ...((await env.instructions?.()) ?? [])];
+/** The subagent's role: the first part of its instructions (the project's AGENTS.md files follow it). */
+function rolePart(agent: NamedAgent | undefined): InstructionPart {
+  return { path: 'subagent', label: agent ? `the subagent's role and the agent "${agent.name}"` : "the subagent's role", text: subagentInstructions(agent), followsActiveFile: false };
 }
 
 /** The subagent's instructions: who asked, what it has, and that its last message is the report. */
@@ -36,16 +33,6 @@ function subagentInstructions(agent: NamedAgent | undefined): string {
     'Work with the tools you have, then end with a concise report: what you found or did, with file paths and line numbers where they help. Do not ask questions; state what you assumed.',
   ].join('\n');
   return agent?.instructions ? `${role}\n\nInstructions of the agent "${agent.name}" (${agent.path}):\n${agent.instructions}` : role;
-}
-
-/**
- * The tools a subagent may use: of those the user's choice offers now, the read-only ones by
- * default, or the ones its agent names (which keep their approvals).
- */
-function subagentTools(all: Tool[], agent: NamedAgent | undefined, nested: DelegateTool | undefined): Tool[] {
-  const chosen = agent?.tools ? all.filter((t) => agent.tools!.includes(t.definition.name)) : all.filter((t) => t.approval === 'read');
-  const withoutDelegate = chosen.filter((t) => !t.concurrent);
-  return nested ? [...withoutDelegate, nested] : withoutDelegate;
 }
 
 /**
@@ -66,35 +53,8 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
   const progress = (p: DistributiveOmit<SubagentProgress, 'callId' | 'sessionId' | 'agent'>) =>
     ctx.onEvent?.({ type: 'subagent', progress: { callId: ctx.callId, sessionId: info.id, ...(agent ? { agent: agent.name } : {}), ...p } as SubagentProgress });
 
-  const all = env.chosen(env.tools(session));
   const nested = run.nested?.(info.id);
-  const tools = subagentTools(all, agent, nested);
-  const asker = { sessionId: info.id, name, parentCallId: ctx.callId };
-  const registry = new ToolRegistry({
-    sources: [() => tools],
-    workspace: env.registry.workspace,
-    limits: env.registry.limits,
-    // Same approvals as the parent's; the card says which subagent asks, under an id no other call has.
-    approvals: { decide: (request, workspace, options) => env.registry.approvals.decide(askedBySubagent(request, asker), workspace, options) },
-    onCall: (toolName) => prompt.noteToolUse(toolName),
-  });
-  const prompt: SessionPrompt = new SessionPrompt({ counter: env.counter, settings: env.settings, tools: () => registry.definitions(), instructions: () => subagentParts(env, agent), skills: async () => [] });
-  const subagent = new AgentSession({
-    contextSession: session,
-    provider: env.provider,
-    model: agent?.model ?? env.model,
-    maxOutputTokens: env.maxOutputTokens,
-    // Thinking as the parent's requests ask for it, on the parent's model (another model may not think).
-    ...(env.reasoning && (!agent?.model || agent.model === env.model) ? { reasoning: env.reasoning } : {}),
-    prompt: {
-      prepare: async (a) => {
-        await nested?.refreshAgents();
-        return prompt.prepare(a);
-      },
-    },
-    tools: registry,
-    maxSteps: Math.max(1, limits.maxRequests),
-  });
+  const subagent = env.start({ session, agent, role: rolePart(agent), asker: { sessionId: info.id, name, parentCallId: ctx.callId }, nested, maxSteps: Math.max(1, limits.maxRequests) });
 
   const stop = new AbortController();
   const onParentAbort = () => stop.abort();
@@ -161,15 +121,6 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** The id a subagent's approval card goes by: its session and its own call id, never equal to a parent's call id. */
-export function subagentCallId(sessionId: string, callId: string): string {
-  return `${sessionId}/${callId}`;
-}
-
-function askedBySubagent(request: ApprovalRequest, asker: NonNullable<ApprovalRequest['subagent']>): ApprovalRequest {
-  return { ...request, callId: subagentCallId(asker.sessionId, request.callId), title: `${asker.name} subagent: ${request.title}`, subagent: asker };
-}
 
 function boundedReport(args: { report: string; ended: string; name: string; requests: number; tokens: number; limits: ReturnType<SubagentEnvironment['limits']>; cancelled: boolean; failure?: string }): ToolOutput {
   const why: Record<string, string> = {

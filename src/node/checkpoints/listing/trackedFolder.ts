@@ -1,80 +1,12 @@
-import { lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'fs';
+import { lstatSync, readdirSync, statSync, type Stats } from 'fs';
 import { dirname, join, sep } from 'path';
 import type { GitRepository } from '../git/gitRepository';
 import { IgnoreRules } from '../git/ignoreRules';
 import { EventLoopSlices } from '../eventLoopSlices';
 import { timeMayHideChange } from '../modificationTimes';
 import { DirectoryWatcher } from './directoryWatcher';
-
-/** A file as the listing last saw it. Replaced, never changed, when it changes: a change keeps what it was. */
-export interface ListedFile {
-  absolute: string;
-  relative: string;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-  /** Its time was so recent when seen that a change in the same clock step would leave it as it is. */
-  timeUnsure: boolean;
-}
-
-/** A file that changed between two refreshes: `was` absent for a new file, `now` absent for a gone one. */
-export interface FolderChange {
-  absolute: string;
-  relative: string;
-  was?: ListedFile;
-  now?: ListedFile;
-  /** Its size and time did not move, but it may have changed within one clock step: its bytes tell. */
-  unsure?: boolean;
-}
-
-export interface FolderRefresh {
-  changes: FolderChange[];
-  /** Folders this refresh did not list (a bound stopped it): changes in them are not known. */
-  unlisted: ReadonlySet<string>;
-  /** Why it stopped early, in words. */
-  stoppedBecause?: string;
-  /** Ignored entries (relative; folders end with `/`) that were added, removed or changed since the last refresh. */
-  ignoredChanged: string[];
-  /** How it was brought up to date. */
-  how: 'walk' | 'watcher';
-}
-
-export interface FolderLimits {
-  /** Past this many files a listing stops. */
-  maxFiles: number;
-  /** A walk (without a watcher) stops after this long. */
-  listBudgetMs: number;
-  /** The first walk of a watched folder stops after this long (then it is walked each time instead). */
-  watchedListBudgetMs: number;
-  /** Folders watched at most; past this the folder is walked each time. */
-  maxWatchedFolders: number;
-}
-
-/** A folder's names as last read, what tells whether they can have changed, and the rules in force in it. */
-interface KeptFolder {
-  relative: string;
-  ino: number;
-  mtimeMs: number;
-  /** False when its time was too recent to show a later change in the same clock step, or a watcher event changed its names: read it again. */
-  trusted: boolean;
-  /** Every name read (what a later walk reuses while the folder does not move). */
-  names: { files: string[]; folders: string[] };
-  /** The names listed: not ignored, and regular files or folders. */
-  files: string[];
-  folders: string[];
-  rules: IgnoreRules;
-  /** Its .gitignore as read (its stat, the rules built on the parent's). */
-  ignoreFile?: { stamp: string; parent: IgnoreRules; rules: IgnoreRules };
-  attributesStamp?: string;
-  /** The refresh that last listed it. */
-  listedAt: number;
-}
-
-interface IgnoredEntry {
-  relative: string;
-  stamp: string;
-}
+import type { FolderChange, FolderLimits, FolderRefresh, IgnoredEntry, KeptFolder, ListedFile } from './folderListing';
+import { folderRules, readAttributes, readSmall, stampOf } from './patternFiles';
 
 /** Version-control folders: ignored, and not worth a note when they change (every git command does). */
 const QUIET = new Set(['.git', '.hg', '.svn']);
@@ -85,8 +17,6 @@ const QUIET = new Set(['.git', '.hg', '.svn']);
  * without telling, so only a count well below it proves none was dropped.
  */
 const MAX_EVENTS_TRUSTED = 4096;
-
-const stampOf = (stat: Stats) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
 
 /**
  * One workspace folder's files, listed once and kept between commands. Where a watcher can be
@@ -267,8 +197,9 @@ export class TrackedFolder {
     // A repository inside the folder has rules of its own; the outer ones stop at it.
     const nestedRepository = !isRoot && (names.files.includes('.git') || names.folders.includes('.git'));
     const base = nestedRepository ? IgnoreRules.none : parentRules;
-    kept.rules = this.rulesOf(absolute, names.files.includes('.gitignore'), base, kept);
-    this.readAttributes(absolute, names.files.includes('.gitattributes'), kept);
+    const statOf = (path: string) => this.stat(path);
+    kept.rules = folderRules(absolute, names.files.includes('.gitignore'), base, kept, statOf);
+    if (this.repository) readAttributes(this.repository, absolute, names.files.includes('.gitattributes'), kept, statOf);
     this.kept.set(absolute, kept);
     const firstVisit = !previous;
     const prefix = relative ? `${relative}/` : '';
@@ -352,36 +283,6 @@ export class TrackedFolder {
     if (QUIET.has(name)) return;
     if (!firstVisit && was?.stamp !== stamp) this.ignoredChanged.push(relative);
     if (stat?.isDirectory() && this.watcher && !this.watcher.broken) this.watcher.watch(absolute, true, was?.stamp !== stamp);
-  }
-
-  /** The rules in force in a folder: its own .gitignore's on top of `base` (read again only when the file or the base changed). */
-  private rulesOf(folder: string, hasFile: boolean, base: IgnoreRules, kept: KeptFolder): IgnoreRules {
-    if (!hasFile) {
-      kept.ignoreFile = undefined;
-      return base;
-    }
-    const path = join(folder, '.gitignore');
-    const stat = this.stat(path);
-    const stamp = stat ? stampOf(stat) : 'absent';
-    if (kept.ignoreFile && kept.ignoreFile.stamp === stamp && kept.ignoreFile.parent === base) return kept.ignoreFile.rules;
-    const rules = base.with(folder, readSmall(path));
-    kept.ignoreFile = { stamp, parent: base, rules };
-    return rules;
-  }
-
-  private readAttributes(folder: string, hasFile: boolean, kept: KeptFolder): void {
-    if (!this.repository) return;
-    if (!hasFile) {
-      if (kept.attributesStamp) this.repository.conversions.setFile(folder, undefined);
-      kept.attributesStamp = undefined;
-      return;
-    }
-    const path = join(folder, '.gitattributes');
-    const stat = this.stat(path);
-    const stamp = stat ? stampOf(stat) : 'absent';
-    if (kept.attributesStamp === stamp) return;
-    kept.attributesStamp = stamp;
-    this.repository.conversions.setFile(folder, readSmall(path) || undefined);
   }
 
   /**
@@ -490,17 +391,5 @@ export class TrackedFolder {
     } catch {
       return undefined;
     }
-  }
-}
-
-const MAX_PATTERN_FILE_BYTES = 1024 * 1024;
-
-/** A pattern file's text, or '' when there is none (or it is not a small regular file). */
-function readSmall(path: string): string {
-  try {
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    return stat?.isFile() && stat.size <= MAX_PATTERN_FILE_BYTES ? readFileSync(path, 'utf8') : '';
-  } catch {
-    return '';
   }
 }

@@ -4,7 +4,8 @@ import type { FixedComponents } from '../../../../src/core/accounting/usageBasis
 import type { Message } from '../../../../src/core/model/message';
 import type { SessionStore } from '../../../../src/core/ports/sessionStore';
 import { ContextSession } from '../../../../src/core/context/contextSession';
-import { forkPointOf, forkSession } from '../../../../src/core/context/forkSession';
+import { forkPointOf } from '../../../../src/core/context/forkPoint';
+import { forkSession } from '../../../../src/core/context/forkSession';
 import { conversationItemsOf } from '../../../../src/core/context/messageItems';
 import { requestItemFullText } from '../../../../src/core/context/itemText';
 import { withSettings } from '../../../../src/core/settings';

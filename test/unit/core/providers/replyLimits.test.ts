@@ -11,7 +11,7 @@ import { createOpenAIResponsesProvider } from '../../../../src/core/providers/op
 import { DEFAULT_REPLY_LIMITS, withReplyLimits, type ReplyLimits } from '../../../../src/core/providers/replyLimits';
 import type { ChatProvider, ProviderEvent } from '../../../../src/core/providers/types';
 import { EndlessStreamServer, type EndlessStep, type EndlessWire } from '../../../fakes/endlessStreamServer';
-import { request, run, textOf, waitFor } from './harness';
+import { request, run, textOf } from './harness';
 
 const SMALL: Partial<ReplyLimits> = { eventChars: 64 * 1024, textChars: 200_000, thinkingChars: 200_000, toolCallChars: 200_000, replyMs: 60_000 };
 
@@ -51,7 +51,7 @@ for (const wire of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
         assert.match(error.message, named);
         assert.equal(error.retryable, false);
         assert.equal(server.bodies.length, 1, 'the same request is not sent again');
-        await waitFor(() => server!.clientsLeft === 1);
+        await server.left(1);
       });
     }
 

@@ -85,10 +85,9 @@ describe('subagents: named agents', function () {
       server = await new FakeOpenAIServer({ apiKey: 'sk-test', fallback: script({ task: 'TASK review', agent: 'reviewer' }, () => ({ type: 'reply', parts: [{ toolCall: { name: 'echo', arguments: '{"text":"hi"}' } }] })) }).start();
       const plain = await subagentHarness({ server });
       const withAgent = await subagentHarness({ server, agents: [reviewer] });
-      await plain.delegate.refreshAgents();
-      await withAgent.delegate.refreshAgents();
-      assert.match(withAgent.delegate.definition.description, /- reviewer: Reviews a change for bugs/);
       await withAgent.agent.send('USER: review');
+      const parentTools = (server.requests.find((r) => firstUser(r) === 'USER: review')!.body.tools ?? []) as Array<{ function: { name: string; description: string } }>;
+      assert.match(parentTools.find((t) => t.function.name === 'delegate')!.function.description, /- reviewer: Reviews a change for bugs/);
       const usage = await withAgent.env.store.listRequestUsage(withAgent.contextSession.sessionId);
       assert.ok(usage[0].components.tools > 0);
       server.enqueue({ type: 'reply', parts: [{ text: 'nothing to do' }] });

@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { loadRanksSync } from '../../../../src/core/accounting/rankLoader';
 import { PieceSplitter, splitPieces } from '../../../../src/core/accounting/pieceSplitter';
-import { createTokenCounter, type EncodingName } from '../../../../src/core/accounting/tokenizer';
+import { createTokenCounter, getTokenCounter, type EncodingName } from '../../../../src/core/accounting/tokenizer';
 
 const ENCODINGS: EncodingName[] = ['o200k_base', 'cl100k_base'];
 
@@ -106,4 +106,18 @@ describe('token counting is exact (against js-tiktoken)', function () {
       assert.equal(await counter.countAsync(large), ref.encode(large, [], []).length);
     });
   }
+
+  it('counts long pre-tokenizer pieces exactly like js-tiktoken (runs of one letter, CJK without punctuation, random lowercase)', function () {
+    this.timeout(120_000); // js-tiktoken, the reference, is quadratic on these pieces
+    const random = (n: number, alphabet: string, seed: number) => {
+      let x = seed;
+      return Array.from({ length: n }, () => alphabet[(x = (x * 1103515245 + 12345) % 2 ** 31) % alphabet.length]).join('');
+    };
+    const long = ['a'.repeat(129), 'a'.repeat(2_000), 'x'.repeat(3_001), '中文字符测试数据'.repeat(150), random(2_500, 'etaoinshrdlu', 7), random(2_000, 'ab', 11), 'ab'.repeat(1_000), '7'.repeat(3_333)];
+    for (const encoding of ['o200k_base', 'cl100k_base'] as const) {
+      const counter = getTokenCounter(encoding);
+      const ref = reference(encoding);
+      for (const text of long) assert.equal(counter.count(text), ref.encode(text, [], []).length, `${encoding}: ${text.slice(0, 12)}… (${text.length} chars)`);
+    }
+  });
 });
