@@ -30,7 +30,7 @@ export function mcpTools(servers: ReadonlyArray<{ server: string; tools: readonl
         async execute(input, ctx) {
           const pretty = JSON.stringify(input, null, 2);
           const shown = pretty.length > MAX_INPUT_CHARS ? `${pretty.slice(0, MAX_INPUT_CHARS)}\n… (${pretty.length - MAX_INPUT_CHARS} more characters)` : pretty;
-          await ctx.approve({ title: `Run ${info.name} from the MCP server "${server}"`, detail: `Input:\n${shown}`, allowForSession: name }, `running ${info.name} from the MCP server "${server}"`);
+          await ctx.approve({ title: `MCP server "${server}", tool ${info.name}`, detail: `Input:\n${shown}`, allowForSession: name }, `running ${info.name} from the MCP server "${server}"`);
           try {
             const result = await (await connection(server, ctx.signal)).callTool(info.name, input, ctx.signal);
             return { output: result.text, isError: result.isError };

@@ -58,7 +58,7 @@ describe('tally exec with MCP servers', function () {
     const args = parseExecArgs(['Use it', '--provider', 'openai-compatible', '--model', 'local', '--base-url', model.url, '--store', join(work, 'store'), '--cd', work, '--mcp-config', 'mcp.json'], work);
     const code = await runExec(args, { env: { TALLY_API_KEY: KEY }, stdout: () => undefined, stderr: (t) => (stderr += t) });
     assert.equal(code, EXEC_EXIT.done);
-    assert.match(stderr, /\[needs approval: Run add from the MCP server "notes"; allow it with --allow mcp or --allow mcp:SERVER\]/);
+    assert.match(stderr, /\[needs approval: MCP server "notes", tool add; allow it with --allow mcp or --allow mcp:SERVER\]/);
     assert.match(stderr, /← The user denied running add from the MCP server "notes"\./);
   });
 

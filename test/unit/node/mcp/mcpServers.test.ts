@@ -45,7 +45,7 @@ describe('MCP servers as a tool source', function () {
     current = yes.servers;
     await yes.servers.startAll();
     assert.deepStrictEqual(await yes.run('mcp_notes_add', { a: 1, b: 2 }), { output: '3', isError: false, cancelled: false });
-    assert.strictEqual(yes.asked[0].title, 'Run add from the MCP server "notes"');
+    assert.strictEqual(yes.asked[0].title, 'MCP server "notes", tool add');
     assert.strictEqual(yes.asked[0].kind, 'other');
     await yes.servers.dispose();
     const no = setup({ approve: false });
