@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { countToolDefinitions } from '../core/accounting/messageTokens';
 import { getTokenCounter } from '../core/accounting/tokenizer';
-import { choiceFromPicked, toolPickerRows, type ToolChoice, type ToolPickerRow } from '../core/tools/toolChoice';
+import { choiceFromPicked, toolGroupTotals, toolPickerRows, type ToolChoice, type ToolPickerRow } from '../core/tools/toolChoice';
 import type { AgentFactory } from '../agents/agentFactory';
 
 interface ToolItem extends vscode.QuickPickItem {
@@ -25,8 +25,10 @@ export async function configureToolsCommand(agents: AgentFactory, args?: { picke
   } else {
     const items: ToolItem[] = [];
     let group: string | undefined;
+    const totals = new Map(toolGroupTotals(rows).map((t) => [t.group, t]));
     for (const row of rows) {
-      if (row.group !== group) items.push({ label: row.group, kind: vscode.QuickPickItemKind.Separator });
+      const total = totals.get(row.group)!;
+      if (row.group !== group) items.push({ label: `${row.group} · ${total.tools} tool${total.tools === 1 ? '' : 's'}, ${total.offeredTokens.toLocaleString('en-US')} tokens offered`, kind: vscode.QuickPickItemKind.Separator });
       group = row.group;
       items.push({
         label: row.name,

@@ -25,7 +25,7 @@ export function mcpTools(servers: ReadonlyArray<{ server: string; tools: readonl
     tools.map((info): Tool => {
       const name = mcpToolName(server, info.name, taken);
       return {
-        definition: { name, description: info.description ?? `${info.name} (MCP server ${server})`, inputSchema: objectSchema(info.inputSchema), source: 'mcp', origin: server },
+        definition: { name, description: info.description ?? `${info.name} (MCP server ${server})`, inputSchema: objectSchema(info.inputSchema), source: 'mcp', origin: server, server },
         approval: 'external',
         async execute(input, ctx) {
           const pretty = JSON.stringify(input, null, 2);
