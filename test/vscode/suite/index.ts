@@ -25,5 +25,6 @@ export function run(): Promise<void> {
     require('./commandSandbox.test');
     require('./confinedWrites.test');
     require('./namedPipes.test');
+    require('./mcpServers.test');
   });
 }
