@@ -17,6 +17,8 @@ interface ToolItem extends vscode.QuickPickItem {
 export async function configureToolsCommand(agents: AgentFactory, args?: { picked: string[] }): Promise<ToolChoice | undefined> {
   const counter = getTokenCounter('o200k_base');
   await counter.load();
+  // The MCP servers' tools are listed once the servers have started (each within its time limit).
+  await agents.mcp?.startAll();
   const previous = agents.toolChoice.get();
   const rows = toolPickerRows(agents.pickableTools(), previous, (tool) => countToolDefinitions([tool], counter));
   let picked: Set<string>;
