@@ -1,3 +1,4 @@
+import { mcpToolSource } from '../../../../src/core/mcp/mcpToolSource';
 import * as assert from 'assert';
 import * as path from 'path';
 import { McpServers } from '../../../../src/core/mcp/mcpServers';
@@ -81,6 +82,10 @@ describe('MCP servers as a tool source', function () {
     current = s.servers;
     const [status] = await s.servers.startAll();
     assert.deepStrictEqual({ state: status.state, message: status.message }, { state: 'not allowed', message: MCP_RESTRICTED });
+    // The tool source offers none of its tools and tool_search says why.
+    const source = mcpToolSource(s.servers);
+    assert.deepStrictEqual(source.tools({} as never), []);
+    assert.strictEqual(source.note?.(), `MCP server "notes": ${MCP_RESTRICTED}`);
     await assert.rejects(s.servers.listPrompts().then(() => s.servers.getPrompt('notes', 'review', {})), new RegExp(MCP_RESTRICTED.replace(/[().]/g, '\\$&')));
   });
 
