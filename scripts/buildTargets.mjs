@@ -1,6 +1,14 @@
 // The bundles `node scripts/build.mjs` makes (the extension host code, the CLI, the workers, the webviews) and their shared esbuild options.
+// The MCP SDK's client imports its Ajv validator even when given another; leave Ajv out of the bundles.
+const noJsonSchemaCompiler = {
+  name: 'no-json-schema-compiler',
+  setup(b) {
+    b.onResolve({ filter: /[\\/]validation[\\/]ajv-provider\.js$/ }, () => ({ path: new URL('./build/noJsonSchemaCompiler.cjs', import.meta.url).pathname }));
+  },
+};
+
 /** What every bundle shares; `production` minifies and leaves out source maps. */
-export const common = (production) => ({ bundle: true, sourcemap: !production, minify: production, legalComments: production ? 'none' : 'inline', logLevel: 'warning' });
+export const common = (production) => ({ plugins: [noJsonSchemaCompiler], bundle: true, sourcemap: !production, minify: production, legalComments: production ? 'none' : 'inline', logLevel: 'warning' });
 
 // sql.js's WebAssembly is copied beside the bundles; the path a run from source resolves stays a plain require.resolve.
 const SQL_WASM = 'sql.js/dist/sql-wasm.wasm';

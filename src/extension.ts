@@ -9,6 +9,7 @@ import { forkFromRequestCommand } from './commands/forkFromRequest';
 import { openRequestItemCommand, openResultCommand, openSummaryCommand } from './commands/openDocuments';
 import { openDemoReplayCommand, openTranscriptCommand } from './commands/transcriptCommands';
 import { AgentFactory } from './agents/agentFactory';
+import { EditorMcp } from './mcp/editorMcp';
 import { SessionController } from './lifecycle/sessionController';
 import { SessionActions } from './host/sessionState/sessionActions';
 import { SessionStoreHost } from './lifecycle/sessionStoreHost';
@@ -32,6 +33,8 @@ export interface TallyApi {
   /** Opening, resuming and reopening sessions. */
   lifecycle: SessionController;
   agents: AgentFactory;
+  /** The MCP servers Tally runs itself (the tests start them and read their tools). */
+  mcp: EditorMcp;
   /** The chips above the chat's input (the attachment tests read them). */
   attachments: ChatAttachments;
   /** The chat view: what its webview posts goes through `receive`. */
@@ -53,7 +56,8 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   const storeHost = new SessionStoreHost(context, log);
   storeHost.warmUp();
   const keys = new ApiKeys(context.secrets);
-  const agents = new AgentFactory(context, log);
+  const mcp = new EditorMcp(context, log);
+  const agents = new AgentFactory(context, log, mcp);
   const lifecycle = new SessionController(storeHost, keys, agents, log, context.workspaceState);
   const sessions = new SessionActions(lifecycle, agents, log);
   const rewind = new SessionRewind(context.globalStorageUri.fsPath, sessions, log);
@@ -76,6 +80,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
 
   context.subscriptions.push(
     log,
+    mcp,
     storeHost,
     lifecycle,
     sessions,
@@ -119,7 +124,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     ...(vscode.lm?.onDidChangeChatModels ? [vscode.lm.onDidChangeChatModels(() => reopenWithoutModel(lifecycle))] : []),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.onTrustChanged()),
   );
-  return { sessions, lifecycle, agents, keys, attachments, chat, rewind, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
+  return { sessions, lifecycle, agents, mcp, keys, attachments, chat, rewind, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
 }
 
 export function deactivate(): void {

@@ -18,7 +18,7 @@ export const LAYERS = [
   // Pure TypeScript, runnable anywhere: the agent, the providers, the context.
   { name: 'core', path: 'src/core/', imports: ['core'], packages: ['js-tiktoken'], node: false, vscode: false },
   // Node implementations of core's ports.
-  { name: 'node', path: 'src/node/', imports: ['core', 'node'], packages: ['sql.js', 'js-tiktoken'], node: true, vscode: false },
+  { name: 'node', path: 'src/node/', imports: ['core', 'node'], packages: ['sql.js', 'js-tiktoken', '@modelcontextprotocol/sdk'], node: true, vscode: false },
   // Messages between host and webviews.
   { name: 'protocol', path: 'src/protocol/', imports: ['protocol', 'core'], packages: [], node: false, vscode: false },
   // What the views show, built from sessions.
@@ -34,15 +34,17 @@ export const LAYERS = [
   { name: 'workspace', path: 'src/workspace/', imports: ['workspace', 'core', 'node', 'host', 'protocol'], packages: [], node: true, vscode: true },
   // The command sandbox's settings and status bar.
   { name: 'sandbox', path: 'src/sandbox/', imports: ['sandbox', 'config', 'core', 'node'], packages: [], node: true, vscode: true },
+  // The MCP servers Tally runs itself in the editor: their settings, the allow-once prompt.
+  { name: 'mcp', path: 'src/mcp/', imports: ['mcp', 'config', 'core', 'node'], packages: [], node: true, vscode: true },
   // The model and agent factories: how a session's agent is made.
-  { name: 'agents', path: 'src/agents/', imports: ['agents', 'sandbox', 'workspace', 'vscodeLm', 'secrets', 'config', 'core', 'node', 'host', 'protocol'], packages: [], node: true, vscode: true },
+  { name: 'agents', path: 'src/agents/', imports: ['agents', 'mcp', 'sandbox', 'workspace', 'vscodeLm', 'secrets', 'config', 'core', 'node', 'host', 'protocol'], packages: [], node: true, vscode: true },
   // Opening, resuming and reopening sessions; the store's host.
   { name: 'lifecycle', path: 'src/lifecycle/', imports: ['lifecycle', 'agents', 'workspace', 'vscodeLm', 'secrets', 'config', 'core', 'node', 'host', 'protocol'], packages: [], node: false, vscode: true },
   { name: 'attachments', path: 'src/attachments/', imports: ['attachments', 'workspace', 'core', 'host', 'protocol'], packages: [], node: true, vscode: true },
   { name: 'views', path: 'src/views/', imports: ['views', 'attachments', 'lifecycle', 'workspace', 'config', 'core', 'host', 'protocol'], packages: [], node: true, vscode: true },
-  { name: 'commands', path: 'src/commands/', imports: ['commands', 'views', 'attachments', 'lifecycle', 'agents', 'sandbox', 'workspace', 'vscodeLm', 'config', 'secrets', 'core', 'node', 'host', 'protocol'], packages: [], node: true, vscode: true },
+  { name: 'commands', path: 'src/commands/', imports: ['commands', 'views', 'attachments', 'lifecycle', 'agents', 'mcp', 'sandbox', 'workspace', 'vscodeLm', 'config', 'secrets', 'core', 'node', 'host', 'protocol'], packages: [], node: true, vscode: true },
   // The entry point wires every room together.
-  { name: 'extension', path: 'src/extension.ts', imports: ['commands', 'views', 'attachments', 'lifecycle', 'agents', 'sandbox', 'workspace', 'vscodeLm', 'secrets', 'config', 'core', 'node', 'host', 'protocol'], packages: [], node: false, vscode: true },
+  { name: 'extension', path: 'src/extension.ts', imports: ['commands', 'views', 'attachments', 'lifecycle', 'agents', 'mcp', 'sandbox', 'workspace', 'vscodeLm', 'secrets', 'config', 'core', 'node', 'host', 'protocol'], packages: [], node: false, vscode: true },
 ];
 
 /** Classes constructed in one file only: every agent is made by the builder. */

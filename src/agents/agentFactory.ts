@@ -39,6 +39,7 @@ import { sessionSandbox } from '../sandbox/sandboxSettings';
 import { chatHooks } from './chatHooks';
 import { chatSubagents, workspaceAgents } from './subagentEnvironment';
 import { delegateDefinition } from '../core/agent/subagents/delegateTool';
+import type { EditorMcp } from '../mcp/editorMcp';
 
 /** Tools whose path is a file (its folder is where the agent worked), and tools whose path is the folder itself. */
 const FILE_TOOLS = new Set(['read_file', 'edit_file', 'write_file']);
@@ -61,7 +62,12 @@ export class AgentFactory {
   /** Wraps the tools' workspace so each turn's writes and commands are recorded for restoring (sessionRewind.ts). */
   private recordWrites: (workspace: Workspace) => Workspace = (workspace) => workspace;
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    /** The MCP servers Tally runs itself: their tools are one more source, started when a session first builds its agent. */
+    readonly mcp?: EditorMcp,
+  ) {
     this.toolChoice = new ToolChoiceState(context.globalState);
     context.subscriptions.push(this.diffs, {
       dispose: onCallIdRepair((sessionId, renamed) =>
@@ -91,7 +97,7 @@ export class AgentFactory {
 
   /** Every tool Configure Tools lists: the built-in ones, then VS Code's, other extensions' and MCP servers' (internal ones never). */
   pickableTools(): ToolDefinition[] {
-    return [...builtinTools().map((t) => t.definition), delegateDefinition(), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name))];
+    return [...builtinTools().map((t) => t.definition), delegateDefinition(), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name)), ...(this.mcp?.servers.tools().map((t) => t.definition) ?? [])];
   }
 
   /**
@@ -141,12 +147,13 @@ export class AgentFactory {
     if (this.sandbox?.sessionId !== args.contextSession.sessionId) this.sandbox = { sessionId: args.contextSession.sessionId, sandbox: sessionSandbox(this.context.globalStorageUri) };
     const { chat, config, store } = args;
     const counter = getTokenCounter(chat.model.encoding);
+    this.mcp?.startInBackground();
     return buildAgent({
       contextSession: args.contextSession,
       store,
       model: { provider: chat.provider, id: chat.model.id, maxOutputTokens: chat.maxOutputTokens, counter, ...(chat.reasoning ? { reasoning: chat.reasoning } : {}), toolText: (tool) => toolWireText(chat.provider, tool) },
       settings: config.context,
-      tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, this.vscodeLmTools],
+      tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, this.vscodeLmTools, ...(this.mcp ? [this.mcp.toolSource] : [])],
       offered: (tool) => offeredByChoice(tool, this.toolChoice.get()),
       context: [
         // Subagents carry the same AGENTS.md files as the session (none from an untrusted workspace), counted in their own prompts.

@@ -14,6 +14,7 @@ import { DELEGATE_TOOL_NAME } from '../core/agent/subagents/delegateTool';
 import { createChatProvider } from '../core/providers/chatProviderFactory';
 import { resolveModel } from '../core/providers/models/modelRegistry';
 import { ContextSession } from '../core/context/contextSession';
+import { mcpToolSource } from '../core/mcp/mcpToolSource';
 import { withSettings } from '../core/settings';
 import { SessionApprovals } from '../core/tools/sessionApprovals';
 import type { ApprovalRequest } from '../core/tools/types';
@@ -23,6 +24,7 @@ import { CommandSandbox } from '../node/sandbox/commandSandbox';
 import type { ExecArgs, ExecPermission } from './execArgs';
 import { execApiKey } from './execApiKey';
 import { execHooks } from './execHooks';
+import { startExecMcp, type ExecMcp } from './execMcp';
 import { execSubagents, subagentJsonLine, subagentTextLine } from './execSubagents';
 
 /** How a run ended, as its exit status. */
@@ -59,6 +61,7 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
     [--base-url U] [--window N] [--allow read|edit|command|delegate …] [--json] [--cd DIR] [--store DIR]
     [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off]
     [--hooks FILE …]
+    [--mcp-config FILE] [--allow mcp|mcp:SERVER …]
 
   Runs one task with Tally's agent loop in DIR (default: the current folder), with no editor.
   Keys come from the environment only: ANTHROPIC_API_KEY (anthropic) and OPENAI_API_KEY (openai)
@@ -79,6 +82,9 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
   sandbox stopped is not run again outside it. --sandbox off runs them with your full access.
   --hooks FILE runs the hooks FILE lists (Claude Code's format; see the README's Hooks section)
   besides those in ~/.tally/hooks.json; a repository's .tally/hooks.json is not read.
+  --mcp-config FILE starts the MCP servers FILE lists (VS Code's mcp.json format: "servers" with
+  command/args/env for a program, or url/headers for streamable HTTP) before the task is sent; their
+  tools run only with --allow mcp (every server's) or --allow mcp:SERVER.
 
   Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
   4 context full after compaction or prompt blocked by a hook, 5 --max-steps reached, 6 the model refused, 130 interrupted.`;
@@ -126,6 +132,7 @@ function textLine(event: AgentEvent, out: (s: string) => void, err: (s: string) 
   else if (event.type === 'error' || event.type === 'notice') err(`\ntally: ${event.message}\n`);
   else if (event.type === 'compaction') err(`\n[compacted the context]\n`);
   else if (event.type === 'approval_needed' && event.request.outsideSandbox) err(`[not run outside the sandbox: ${event.request.title}; --sandbox off runs commands without it]\n`);
+  else if (event.type === 'approval_needed' && event.request.kind === 'other') err(`[needs approval: ${event.request.title}; allow it with --allow mcp or --allow mcp:SERVER]\n`);
   else if (event.type === 'approval_needed') err(`[needs approval: ${event.request.title}; allow it with --allow ${event.request.kind}]\n`);
   else if (event.type === 'usage') err(`\n[request #${event.record.requestIndex}: ${usageText(event)}]\n`);
   else if (event.type === 'subagent') {
@@ -173,7 +180,14 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
   const storeFolder = resolve(args.store ?? join(homedir(), '.tally', 'store'));
   const store = await openStore(storeFolder);
   const emit = (line: Record<string, unknown>) => io.stdout(`${JSON.stringify(line)}\n`);
+  let mcp: ExecMcp | undefined;
   try {
+    try {
+      mcp = await startExecMcp(args, folder, io.env, (message) => (args.json ? emit({ type: 'notice', message }) : io.stderr(`tally: ${message}\n`)), io.signal);
+    } catch (error) {
+      io.stderr(`tally: ${(error as Error).message}\n`);
+      return EXEC_EXIT.usage;
+    }
     const info = await store.createSession({ title: args.task.slice(0, 80), origin: 'exec' });
     if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
     const session = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
@@ -192,13 +206,13 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       store,
       model: { provider, id: args.model, maxOutputTokens, counter, ...(reasoningPlan.reasoning ? { reasoning: reasoningPlan.reasoning } : {}) },
       settings,
-      tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION],
+      tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, ...(mcp ? [mcpToolSource(mcp.servers)] : [])],
       // No AGENTS.md, skills or named agents: nothing from the repository chooses what exec does.
       environment: {
         workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }, sandbox),
         approvals: new SessionApprovals({
           policy: () => ({ commands: args.allow.has('command') ? 'always' : 'ask', edits: args.allow.has('edit') ? 'always' : 'ask' }),
-          allowedTools: () => [],
+          allowedTools: () => mcp?.allowedTools() ?? [],
           ask: answer,
         }),
         limits: { commandTimeoutMs: 120_000, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
@@ -222,6 +236,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
     else io.stderr(`\n[${stop}] session ${info.id}\n`);
     return code;
   } finally {
+    await mcp?.servers.dispose();
     await store.close();
   }
 }

@@ -23,11 +23,15 @@ export interface ExecArgs {
   sandbox: 'on' | 'off';
   /** Hook files (`--hooks FILE`, Claude Code's shape), besides the user's ~/.tally/hooks.json. */
   hooks: string[];
+  /** `--mcp-config FILE`: MCP servers in VS Code's mcp.json format. */
+  mcpConfig?: string;
+  /** Whose MCP tools run unasked: `--allow mcp` (every server's) or `--allow mcp:SERVER`. */
+  mcpAllowed: { all: boolean; servers: Set<string> };
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
 const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command', 'delegate'];
-const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox', 'hooks']);
+const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox', 'hooks', 'mcp-config']);
 
 function positive(name: string, raw: string): number {
   const value = Number(raw.replace(/_/g, '').replace(/k$/i, '000'));
@@ -67,9 +71,18 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
   const model = one('model');
   if (!model) throw new Error('--model is required');
   const allow = new Set<ExecPermission>();
+  const mcpAllowed = { all: false, servers: new Set<string>() };
   for (const value of values.get('allow') ?? []) {
     for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
-      if (!PERMISSIONS.includes(part as ExecPermission)) throw new Error(`--allow takes ${PERMISSIONS.join(', ')} (got "${part}")`);
+      if (part === 'mcp') {
+        mcpAllowed.all = true;
+        continue;
+      }
+      if (part.startsWith('mcp:') && part.length > 4) {
+        mcpAllowed.servers.add(part.slice(4));
+        continue;
+      }
+      if (!PERMISSIONS.includes(part as ExecPermission)) throw new Error(`--allow takes ${PERMISSIONS.join(', ')}, mcp or mcp:SERVER (got "${part}")`);
       allow.add(part as ExecPermission);
     }
   }
@@ -95,5 +108,7 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
     effort,
     sandbox,
     hooks: values.get('hooks') ?? [],
+    mcpConfig: one('mcp-config'),
+    mcpAllowed,
   };
 }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { choiceFromPicked, pickedToolTokens, type ToolChoice, type ToolPickerRow } from '../core/tools/toolChoice';
+import { choiceFromPicked, pickedToolTokens, toolGroupTotals, type ToolChoice, type ToolPickerRow } from '../core/tools/toolChoice';
 import type { AgentFactory } from '../agents/agentFactory';
 
 interface ToolItem extends vscode.QuickPickItem {
@@ -23,6 +23,8 @@ const tokens = (n: number) => n.toLocaleString('en-US');
  * `args.picked` answers without the picker (the extension-host tests).
  */
 export async function configureToolsCommand(agents: AgentFactory, args?: { picked: string[] }): Promise<ConfigureToolsShown | undefined> {
+  // The MCP servers' tools are listed once the servers have started (each within its time limit).
+  await agents.mcp?.startAll();
   const previous = agents.toolChoice.get();
   const rows = await agents.pickerRows();
   const placeholder = `Offered to the model with every request: ${tokens(pickedToolTokens(rows, new Set(rows.filter((r) => r.picked).map((r) => r.name))))} tokens now`;
@@ -32,8 +34,10 @@ export async function configureToolsCommand(agents: AgentFactory, args?: { picke
   } else {
     const items: ToolItem[] = [];
     let group: string | undefined;
+    const totals = new Map(toolGroupTotals(rows).map((t) => [t.group, t]));
     for (const row of rows) {
-      if (row.group !== group) items.push({ label: row.group, kind: vscode.QuickPickItemKind.Separator });
+      const total = totals.get(row.group)!;
+      if (row.group !== group) items.push({ label: `${row.group} · ${total.tools} tool${total.tools === 1 ? '' : 's'}, ${total.offeredTokens.toLocaleString('en-US')} tokens offered`, kind: vscode.QuickPickItemKind.Separator });
       group = row.group;
       items.push({
         label: row.name,

@@ -60,6 +60,7 @@ export const SETTINGS_SCHEMA = {
   'approval.edits': { type: 'string', default: 'ask', enum: ['ask', 'always'], scope: 'application' },
   commandTimeoutSeconds: { type: 'number', default: 120, minimum: 1, scope: 'window' },
   'tools.allowed': { type: 'array', items: { type: 'string' }, default: [], scope: 'application' },
+  'mcp.servers': { type: 'object', default: {}, scope: 'application' },
   'subagents.maxRequests': { type: 'number', default: 30, minimum: 1, scope: 'application' },
   'subagents.maxTokens': { type: 'number', default: 500000, minimum: 1000, scope: 'application' },
   'subagents.maxConcurrent': { type: 'number', default: 3, minimum: 1, maximum: 8, scope: 'application' },

@@ -65,6 +65,7 @@ export function promptSection(counter: TokenCounter, section: Omit<PromptSection
 
 /** Where a tool comes from, in words: built-in, session (Tally's own tools that act on the session), skill, or the extension / MCP server. */
 export function toolSourceLabel(tool: ToolDefinition): string {
+  if (tool.server) return `MCP server ${tool.server}`;
   if (tool.origin) return tool.origin;
   if (tool.source === 'builtin') return 'built-in';
   if (tool.source === 'mcp') return 'MCP server';

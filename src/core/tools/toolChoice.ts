@@ -51,7 +51,8 @@ export function choiceFromPicked(rows: ReadonlyArray<Pick<ToolDefinition, 'name'
 export interface ToolPickerRow {
   name: string;
   description: string;
-  group: 'Built-in' | 'Always offered' | 'VS Code and extensions' | 'MCP servers';
+  /** 'Built-in', 'Always offered', 'VS Code and extensions' (VS Code's own MCP tools too: its API does not name their server), or `MCP server "name"` for each server Tally runs. */
+  group: string;
   source: ToolDefinition['source'];
   /** Where it comes from in words (built-in, the extension's id, VS Code, the MCP server). */
   origin: string;
@@ -63,12 +64,14 @@ export interface ToolPickerRow {
 }
 
 /**
- * The picker's rows: built-in tools first, then VS Code's and other extensions' tools, then MCP
- * tools, each once (the first of a name wins, as a call would run it), internal tools left out.
+ * The picker's rows: built-in tools first, then VS Code's and other extensions' tools (VS Code's
+ * MCP tools among them), then each MCP server Tally runs, by name; each tool once (the first of a
+ * name wins, as a call would run it), internal tools left out.
  */
 export function toolPickerRows(definitions: readonly ToolDefinition[], choice: ToolChoice, tokensOf: (tool: ToolDefinition) => number, alwaysOffered: ReadonlySet<string> = new Set()): ToolPickerRow[] {
-  const group = (tool: ToolDefinition): ToolPickerRow['group'] => (alwaysOffered.has(tool.name) ? 'Always offered' : tool.source === 'builtin' ? 'Built-in' : tool.source === 'mcp' ? 'MCP servers' : 'VS Code and extensions');
-  const order: ReadonlyArray<ToolPickerRow['group']> = ['Built-in', 'Always offered', 'VS Code and extensions', 'MCP servers'];
+  const group = (tool: ToolDefinition): string =>
+    alwaysOffered.has(tool.name) ? 'Always offered' : tool.source === 'builtin' ? 'Built-in' : tool.server ? `MCP server "${tool.server}"` : 'VS Code and extensions';
+  const rank = (g: string) => (g === 'Built-in' ? 0 : g === 'Always offered' ? 1 : g === 'VS Code and extensions' ? 2 : 3);
   const seen = new Set<string>();
   const rows: ToolPickerRow[] = [];
   for (const tool of definitions) {
@@ -85,7 +88,19 @@ export function toolPickerRows(definitions: readonly ToolDefinition[], choice: T
       alwaysOffered: alwaysOffered.has(tool.name),
     });
   }
-  return rows.sort((a, b) => order.indexOf(a.group) - order.indexOf(b.group));
+  return rows.sort((a, b) => rank(a.group) - rank(b.group) || (rank(a.group) === 3 ? a.group.localeCompare(b.group) : 0));
+}
+
+/** Each group's tools and what those it offers add to every request (the picker's separators show them). */
+export function toolGroupTotals(rows: readonly ToolPickerRow[]): Array<{ group: string; tools: number; offeredTokens: number }> {
+  const totals = new Map<string, { group: string; tools: number; offeredTokens: number }>();
+  for (const row of rows) {
+    const t = totals.get(row.group) ?? { group: row.group, tools: 0, offeredTokens: 0 };
+    t.tools += 1;
+    if (row.picked) t.offeredTokens += row.tokens;
+    totals.set(row.group, t);
+  }
+  return [...totals.values()];
 }
 
 /** Tokens the picked rows add to every request: the figure the picker, its message and the inspector's tools share. */

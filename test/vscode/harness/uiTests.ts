@@ -12,6 +12,7 @@ import { checkModelPicker } from './modelPickerUi';
 import { screenshotPath } from './screenshots';
 import { makeWorkspace } from './workspace';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
+import { startHttpServer } from '../../fakes/mcp/testServer';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 
@@ -104,10 +105,12 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
     '- the full outputs are offloaded, see [the docs](https://code.visualstudio.com/api)',
   ].join('\n');
   model.enqueue({ type: 'reply', parts: [{ text: markdownReply }], usage: { input: 9_000, output: 180, cacheRead: 4_096 }, chunkChars: 6 });
+  // An MCP server of Tally's own (the SDK's server over streamable HTTP), for the tool picker to group under it.
+  const mcp = await startHttpServer();
   const server = await startCodeServer({
     dir,
     workspace,
-    settings: { 'tally.baseUrl': model.url, 'tally.model': 'scripted-model', 'tally.approval.commands': 'always', 'security.workspace.trust.enabled': false, ...themeSettings(theme), 'tally.provider': 'openai-compatible' },
+    settings: { 'tally.mcp.servers': { notes: { type: 'http', url: mcp.url } }, 'tally.baseUrl': model.url, 'tally.model': 'scripted-model', 'tally.approval.commands': 'always', 'security.workspace.trust.enabled': false, ...themeSettings(theme), 'tally.provider': 'openai-compatible' },
   });
   const browser = await launchBrowser();
   try {
@@ -261,12 +264,19 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       const markerText = (await marker.first().textContent()) ?? '';
       if (!/tokens · tally-test\.marker-tool/.test(markerText)) throw new Error(`another extension's tool is not listed with its cost and source: ${markerText}`);
       if ((await marker.first().getAttribute('aria-checked')) === 'true') throw new Error('another extension\'s tool is picked by default');
+      await page.locator('.quick-input-widget input').fill('mcp_notes');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'mcp_notes_echo' }).first().waitFor({ timeout: 10_000 });
+      const listed = (await page.locator('.quick-input-list').textContent()) ?? '';
+      if (!/MCP server "notes" · \d+ tools?, [\d,]+ tokens offered/.test(listed)) throw new Error(`the MCP server's tools are not grouped under it: ${listed.slice(0, 300)}`);
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: screenshotPath(`tool-picker-mcp-${theme}.png`) });
       await page.keyboard.press('Escape');
     });
     await checkModelPicker(page, theme, check);
   } finally {
     await browser.close();
     await model.close();
+    await mcp.close();
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }

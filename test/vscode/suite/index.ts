@@ -29,5 +29,6 @@ export function run(): Promise<void> {
     require('./confinedWrites.test');
     require('./namedPipes.test');
     require('./hooks.test');
+    require('./mcpServers.test');
   });
 }
