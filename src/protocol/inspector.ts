@@ -74,7 +74,7 @@ export interface InspectorState {
  * figures on the meter's basis and Tally's estimate, strategies, the summary the user may edit
  * before confirming) and the first items it would remove, without the new messages.
  */
-const PREVIEW_FIELDS = ['id', 'focus', 'tokensBefore', 'tokensAfter', 'estimatedTokensBefore', 'estimatedTokensAfter', 'strategies', 'status', 'error', 'summary'] as const;
+const PREVIEW_FIELDS = ['id', 'focus', 'tokensBefore', 'tokensAfter', 'estimatedTokensBefore', 'estimatedTokensAfter', 'strategies', 'status', 'error', 'summary', 'summaryNotes'] as const;
 export type CompactionPreviewView = Pick<CompactionEventRecord, (typeof PREVIEW_FIELDS)[number]> & RemovedPage;
 
 /** The preview of a compaction run (a dry run's record). */

@@ -2,9 +2,9 @@ import * as assert from 'assert';
 import type { Page } from 'playwright-core';
 import type { ChatState } from '../../src/protocol/chat';
 import { chatCompactionRecord } from '../../src/protocol/chat';
-import { compactionView, type InspectorState } from '../../src/protocol/inspector';
+import { compactionPreview, compactionView, type InspectorState } from '../../src/protocol/inspector';
 import { chatState, compaction, inspectorState } from './fixtures';
-import { cspViolations, usePage } from './harness';
+import { cspViolations, hostSends, usePage } from './harness';
 
 const NOTE = "the model's summary had 0 of the 6 headings: local summary used";
 const checked = { ...compaction, summaryNotes: [NOTE] };
@@ -47,6 +47,12 @@ describe("a summary check's note shows beside the summary, not in it (headless C
       assert.strictEqual(await row.textContent(), NOTE);
       assert.strictEqual(await row.evaluate((dd) => dd.previousElementSibling?.textContent), 'Summary check');
       assert.strictEqual(await page.locator('.compaction[data-compaction-id="cmp-0"] dd[data-field="summary-check"]').count(), 0, 'a compaction without a note has no row');
+    });
+
+    it('the compaction preview says what the check did beside the summary it proposes', async () => {
+      await hostSends(page, { type: 'preview', preview: compactionPreview({ ...checked, id: 'cmp-preview', summary: 'Task: explore.' }) });
+      assert.strictEqual(await page.locator('.preview-result dd[data-field="summary-check"]').textContent(), NOTE);
+      assert.strictEqual(await page.locator('.preview-result vscode-text-area.summary-editor textarea').inputValue(), 'Task: explore.', 'the editable summary holds no note');
     });
   });
 });

@@ -70,6 +70,8 @@ export function renderPreview(preview: CompactionPreviewView, busy: boolean, sta
       h('dt', { text: 'Strategies' }), h('dd', { text: preview.strategies.length ? preview.strategies.join(' → ') : 'none would run' }),
       preview.focus ? h('dt', { text: 'Focus' }) : null, preview.focus ? h('dd', { text: preview.focus }) : null,
       preview.error ? h('dt', { text: 'Error' }) : null, preview.error ? h('dd', { class: 'error-text', text: preview.error }) : null,
+      preview.summaryNotes?.length ? h('dt', { text: 'Summary check' }) : null,
+      preview.summaryNotes?.length ? h('dd', { attrs: { 'data-field': 'summary-check' }, text: preview.summaryNotes.join('; ') }) : null,
     ]),
     summary
       ? h('div', { class: 'preview-summary' }, [
