@@ -74,7 +74,7 @@ export interface InspectorState {
  * figures on the meter's basis and Tally's estimate, strategies, the summary the user may edit
  * before confirming) and the first items it would remove, without the new messages.
  */
-const PREVIEW_FIELDS = ['id', 'focus', 'tokensBefore', 'tokensAfter', 'estimatedTokensBefore', 'estimatedTokensAfter', 'strategies', 'status', 'error', 'summary'] as const;
+const PREVIEW_FIELDS = ['id', 'focus', 'tokensBefore', 'tokensAfter', 'estimatedTokensBefore', 'estimatedTokensAfter', 'strategies', 'status', 'error', 'summary', 'summaryNotes'] as const;
 export type CompactionPreviewView = Pick<CompactionEventRecord, (typeof PREVIEW_FIELDS)[number]> & RemovedPage;
 
 /** The preview of a compaction run (a dry run's record). */
@@ -104,6 +104,8 @@ export type HostToInspector =
   | { type: 'requestItemText'; requestIndex?: number; itemId: string; text: string; totalChars: number }
   | { type: 'blobPage'; refId: string; offset: number; text: string; totalBytes: number; nextOffset?: number }
   | { type: 'preview'; preview: CompactionPreviewView }
+  /** The preview's after-figures with `summary` (the text the user is editing) in place of the proposed one, counted by the host. */
+  | { type: 'previewFigures'; previewId: string; summary: string; tokensAfter: number; estimatedTokensAfter: number }
   /** Removed items of a compaction (or of the preview, by its id) from `offset`, answering `showRemoved`; `total`: how many it removed. */
   | { type: 'removedItems'; compactionId: string; offset: number; items: RemovedItem[]; total: number }
   | { type: 'busy'; busy: boolean; label?: string }
@@ -128,6 +130,8 @@ export type InspectorToHost =
   | { type: 'previewCompaction'; focus?: string }
   /** `summary`: the preview's summary as the user left it (edited or not); it is what replaces the history. */
   | { type: 'confirmCompaction'; focus?: string; summary?: string }
+  /** Asks what the preview `previewId` would leave with `summary` (the text being edited) in place of the proposed one. */
+  | { type: 'countPreviewSummary'; previewId: string; summary: string }
   | { type: 'refresh' }
   /** A page more of the older requests or offloaded results. */
   | { type: 'showEarlier'; list: 'requests' | 'results' | 'current' }

@@ -89,6 +89,7 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
       return all([focus], () => withFocus({ type: 'previewCompaction' }, value(focus)));
     },
   },
+  countPreviewSummary: fields('countPreviewSummary', { previewId: readId, summary: (f, key) => readString(f, key, LIMITS.summaryBytes, { allowEmpty: true }) }),
   confirmCompaction: {
     keys: ['focus', 'summary'],
     build: (f) => {

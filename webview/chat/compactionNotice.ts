@@ -50,6 +50,9 @@ export function renderCompactionNotice(record: ChatCompactionRecord, open: boole
         record.step ? null : h('dt', { text: 'Removed' }), record.step ? null : h('dd', { attrs: { 'data-removed-count': record.removedCount }, text: `${countOf(record.removedCount, 'item')} (still in the transcript and the inspector)` }),
         record.focus ? h('dt', { text: 'Focus' }) : null, record.focus ? h('dd', { text: record.focus }) : null,
         record.error ? h('dt', { text: 'Error' }) : null, record.error ? h('dd', { class: 'error-text', text: record.error }) : null,
+        // What checking the summary did: for the user, never in the summary the model reads.
+        record.summaryNotes?.length ? h('dt', { text: 'Summary check' }) : null,
+        record.summaryNotes?.length ? h('dd', { attrs: { 'data-field': 'summary-check' }, text: record.summaryNotes.join('; ') }) : null,
       ]),
       record.summary ? h('pre', { class: 'summary-text', text: record.summary }) : null,
     ],

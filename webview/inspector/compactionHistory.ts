@@ -54,6 +54,8 @@ export function renderCompactionHistory(records: CompactionView[], open: Readonl
           r.step?.files?.length ? h('dt', { text: 'Files restored' }) : null,
           r.step?.files?.length ? h('dd', { attrs: { 'data-files-restored': r.step.files.length }, text: r.step.files.join(', ') }) : null,
           r.error ? h('dt', { text: 'Error' }) : null, r.error ? h('dd', { class: 'error-text', text: r.error }) : null,
+          r.summaryNotes?.length ? h('dt', { text: 'Summary check' }) : null,
+          r.summaryNotes?.length ? h('dd', { attrs: { 'data-field': 'summary-check' }, text: r.summaryNotes.join('; ') }) : null,
         ]),
         r.summary
           ? h('div', { class: 'summary' }, [

@@ -5,7 +5,7 @@ import { applyListPatch, heldListOf, type HeldList } from '../../src/protocol/li
 import { requestItemKeys } from '../../src/protocol/requestItemKeys';
 import { onHostMessage } from '../ui/vscodeApi';
 import { itemTextArrived } from './itemList';
-import { renderAll, renderBlobs, renderBusy, renderCurrent, renderHistory, renderPreviewSlot, renderRequests, showError, summaryEditor } from './render';
+import { countPreviewSummary, renderAll, renderBlobs, renderBusy, renderCurrent, renderHistory, renderPreviewSlot, renderRequests, showError, summaryEditor, takePreviewFigures } from './render';
 import { blobPages, contextBasis, host, removedMore, takeState, ui, view } from './viewState';
 
 /** The requests and items as the host sent them; updates change these lists. */
@@ -68,8 +68,13 @@ onHostMessage<HostToInspector>((message) => {
       view.previewSession = view.state?.session?.id;
       view.previewSummary = message.preview.summary === undefined ? undefined : summaryEditor(edit ?? message.preview.summary);
       renderPreviewSlot();
+      // The new preview counted its own summary: the edit carried into it is counted now.
+      if (edit !== undefined) countPreviewSummary(0);
       return;
     }
+    case 'previewFigures':
+      takePreviewFigures(message);
+      return;
     case 'removedItems': {
       const held = removedMore.get(message.compactionId);
       // Only the page asked for last is taken: a late answer to an earlier ask is dropped.

@@ -9,7 +9,7 @@ import { renderForkAction } from './forkAction';
 import { renderHeader } from './header';
 import { renderItemList } from './itemList';
 import { renderOffloadedResults, RESULTS_PAGE } from './offloadedResults';
-import { canConfirmPreview, renderPreview } from './preview';
+import { canConfirmPreview, renderPreview, showPreviewFigures } from './preview';
 import { keepingRemovedScroll } from './removedItems';
 import { renderRequestUsage } from './requestUsage';
 import { renderLegend, renderStackedBar } from './stackedBar';
@@ -287,18 +287,21 @@ export function renderPreviewSlot(): void {
         const confirm: Extract<InspectorToHost, { type: 'confirmCompaction' }> = { type: 'confirmCompaction' };
         if (shown.focus !== undefined) confirm.focus = shown.focus;
         if (view.previewSummary) confirm.summary = view.previewSummary.value;
+        stopCounting();
         host.post(confirm);
         view.preview = undefined;
         view.previewSummary = undefined;
         renderPreviewSlot();
       },
       onCancel: () => {
+        stopCounting();
         view.preview = undefined;
         view.previewSummary = undefined;
         renderPreviewSlot();
       },
       onRestoreSummary: () => {
         if (view.previewSummary && shown.summary !== undefined) view.previewSummary.value = shown.summary;
+        countPreviewSummary(0);
         renderPreviewSlot();
       },
       onRefresh: () => host.post(shown.focus === undefined ? { type: 'previewCompaction' } : { type: 'previewCompaction', focus: shown.focus }),
@@ -310,14 +313,45 @@ export function renderPreviewSlot(): void {
   ]));
 }
 
-/** An editable copy of a preview's summary; Confirm follows what it holds (a blank summary cannot be confirmed). */
+/** How long the summary stays unchanged before the host is asked to count it (not on every key). */
+const COUNT_AFTER_MS = 300;
+let countTimer: ReturnType<typeof setTimeout> | undefined;
+
+function stopCounting(): void {
+  if (countTimer !== undefined) clearTimeout(countTimer);
+  countTimer = undefined;
+}
+
+/** Asks the host, after `delayMs`, what the preview would leave with the summary as it is now written. */
+export function countPreviewSummary(delayMs = COUNT_AFTER_MS): void {
+  stopCounting();
+  countTimer = setTimeout(() => {
+    countTimer = undefined;
+    if (view.preview && view.previewSummary) host.post({ type: 'countPreviewSummary', previewId: view.preview.id, summary: view.previewSummary.value });
+  }, delayMs);
+}
+
+/** The host's count of the summary being edited: the preview's figures follow it, unless the text changed since it was asked. */
+export function takePreviewFigures(figures: { previewId: string; summary: string; tokensAfter: number; estimatedTokensAfter: number }): void {
+  if (!view.preview || view.preview.id !== figures.previewId || view.previewSummary?.value !== figures.summary) return;
+  view.preview = { ...view.preview, tokensAfter: figures.tokensAfter, estimatedTokensAfter: figures.estimatedTokensAfter };
+  showPreviewFigures(previewSlot, view.preview);
+  updateConfirm(view.previewSummary);
+}
+
+function updateConfirm(editor: TextInput): void {
+  const confirm = previewSlot.querySelector<HTMLElement>('[data-action="confirm"]');
+  if (confirm && view.preview) setDisabled(confirm, view.busy || !canConfirmPreview(view.preview, view.previewBasis !== contextBasis(view.state), editor));
+}
+
+/** An editable copy of a preview's summary; Confirm and the figures follow what it holds (a blank summary cannot be confirmed). */
 export function summaryEditor(text: string): TextInput {
   const editor = textArea({ label: 'Summary that would replace the summarized messages', rows: 10, class: 'summary-editor' });
   editor.value = text;
   editor.element.addEventListener('input', () => {
-    const confirm = previewSlot.querySelector<HTMLElement>('[data-action="confirm"]');
-    if (confirm && view.preview) setDisabled(confirm, view.busy || !canConfirmPreview(view.preview, view.previewBasis !== contextBasis(view.state), editor));
+    updateConfirm(editor);
     previewSlot.querySelector('[data-preview="summary-edited"]')?.toggleAttribute('hidden', editor.value === view.preview?.summary);
+    countPreviewSummary();
   });
   return editor;
 }

@@ -8,6 +8,7 @@ import { runStrategyChain } from './chain';
 import type { CompactionEvent } from './events';
 import type { CompactionStrategy, CompactionTools, StrategyContext } from './types';
 import { totalTokens } from './units';
+import { summarizerNoting } from './summaryNotes';
 import { summarizerUsing, summaryFields, type UserSummary } from './userSummary';
 
 export interface CompactOptions {
@@ -90,9 +91,11 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
   emit({ type: 'start', id, trigger: options.trigger, focus: options.focus, tokensBefore, messagesBefore: visibleBefore, dryRun });
 
   let currentStrategy: string | undefined;
+  const summaryNotes: string[] = [];
+  const summarizer = options.userSummary ? summarizerUsing(options.userSummary, tools.summarizer) : tools.summarizer;
   const ctx: StrategyContext & { onStrategy: (name: string) => void } = {
     ...tools,
-    summarizer: options.userSummary ? summarizerUsing(options.userSummary, tools.summarizer) : tools.summarizer,
+    summarizer: summarizerNoting(summarizer, summaryNotes),
     effectiveWindow: budget.effectiveWindow,
     fixedTokens,
     targetTokens: targetFor(options, budget, settings, conversationBefore),
@@ -145,6 +148,7 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
       messagesAfter: after.filter((m) => m.agentVisible).length,
       durationMs: now() - started,
       ...summaryFields(outcome.summary, options.userSummary),
+      ...(summaryNotes.length ? { summaryNotes } : {}),
       removed: outcome.removed,
     });
     return { event, messages: after, changed };

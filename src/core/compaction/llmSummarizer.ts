@@ -39,7 +39,8 @@ export function renderForSummary(messages: readonly Message[], maxChars: number)
 /**
  * Summaries from a model (optionally a cheaper one than the chat model), falling back to the
  * deterministic local summarizer when the model fails, so compaction never stalls on it. What the
- * model returns is checked against the summary's shape and the facts it must keep.
+ * model returns is checked against the summary's shape and the facts it must keep; what the check
+ * or the fallback did is told through `onNote`, never written into the summary.
  */
 export class LlmSummarizer implements Summarizer {
   readonly name: string;
@@ -68,11 +69,14 @@ export class LlmSummarizer implements Summarizer {
       if (!text) throw new Error('the model returned an empty summary');
       this.lastError = undefined;
       // Checked before it replaces history: completed from the messages, or replaced when it falls short.
-      return checkModelSummary(text, request);
+      const checked = checkModelSummary(text, request);
+      if (checked.note) request.onNote?.(checked.note);
+      return checked.text;
     } catch (error) {
       if (request.signal?.aborted) throw error;
       this.lastError = error instanceof Error ? error.message : String(error);
-      return `${summarizeLocally(request.messages, request)}\n(model summary failed: ${this.lastError}; local summary used)`;
+      request.onNote?.(`model summary failed: ${this.lastError}; local summary used`);
+      return summarizeLocally(request.messages, request);
     }
   }
 }

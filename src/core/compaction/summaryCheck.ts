@@ -18,6 +18,12 @@ const HEADING_ALSO: Record<string, string[]> = {
   'Next step': ['Next steps', 'Next'],
 };
 
+/** A checked summary: the text that replaces history, and what the check did to it, in words. */
+export interface CheckedSummary {
+  text: string;
+  note?: string;
+}
+
 /** What a summary must carry of the messages it replaces, by kind, each verbatim. */
 interface DueFacts {
   paths: string[];
@@ -61,11 +67,12 @@ function dueFacts(messages: readonly Message[], style: SummaryRequest['style']):
  * Checks a model-written checkpoint before it replaces history: it must have most of the
  * checkpoint's headings and keep, verbatim, the files changed, the latest error and where it
  * happened, the last commands, the numbers of the error and of the user's words, and the refs of
- * the stored outputs it replaces. What it left out is appended from the messages, with a note
- * saying so; a summary that keeps less than half of its shape or of those facts is replaced by
- * the local summary. Digests and episode summaries are checked for the facts only.
+ * the stored outputs it replaces. What it left out is appended from the messages; a summary that
+ * keeps less than half of its shape or of those facts is replaced by the local summary. Digests
+ * and episode summaries are checked for the facts only. The note saying what the check did is
+ * for the user, beside the text: the model reads the text alone.
  */
-export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'messages' | 'style' | 'focus' | 'maxTokens'>): string {
+export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'messages' | 'style' | 'focus' | 'maxTokens'>): CheckedSummary {
   const { due, facts } = dueFacts(request.messages, request.style);
   const missing: DueFacts = { paths: [], attached: [], errorLines: [], commands: [], numbers: [], refs: [] };
   let dueCount = 0;
@@ -81,9 +88,9 @@ export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'm
   const shapeShort = request.style === 'checkpoint' && headings < CHECKPOINT_HEADINGS.length / 2;
   if (shapeShort || (dueCount >= 2 && missingCount > dueCount / 2)) {
     const why = shapeShort ? `had ${headings} of the ${CHECKPOINT_HEADINGS.length} headings` : `left out ${missingCount} of ${dueCount} facts`;
-    return `${summarizeLocally(request.messages, request)}\n(the model's summary ${why}: local summary used)`;
+    return { text: summarizeLocally(request.messages, request), note: `the model's summary ${why}: local summary used` };
   }
-  if (missingCount === 0) return text;
+  if (missingCount === 0) return { text };
   const lines = ['### Completed from the session (the model\'s summary left these out)'];
   if (missing.paths.length) lines.push(`Changed: ${missing.paths.join(', ')}`);
   if (missing.attached.length) lines.push(`Attached by the user: ${missing.attached.join(', ')}`);
@@ -99,6 +106,5 @@ export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'm
   const counts = (Object.keys(missing) as Array<keyof DueFacts>)
     .filter((kind) => missing[kind].length)
     .map((kind) => `${missing[kind].length} ${LABELS[kind][missing[kind].length === 1 ? 0 : 1]}`);
-  lines.push(`(completed: ${counts.join(', ')} the model's summary left out)`);
-  return `${text}\n${lines.join('\n')}`;
+  return { text: `${text}\n${lines.join('\n')}`, note: `completed: ${counts.join(', ')} the model's summary left out` };
 }

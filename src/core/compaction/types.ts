@@ -18,6 +18,11 @@ export interface SummaryRequest {
   /** Checkpoint (threshold summarization) or a short digest of tool calls. */
   style: 'checkpoint' | 'tool_digest' | 'episode';
   signal?: AbortSignal;
+  /**
+   * Told what the summarizer did besides summarizing (a model's summary completed or replaced by
+   * the local one, a model that failed): for the user's record, kept out of the summary's text.
+   */
+  onNote?(note: string): void;
 }
 
 /** What a compaction run works with, handed on as it is to every strategy it runs. */

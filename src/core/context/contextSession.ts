@@ -90,7 +90,7 @@ export class ContextSession {
       openCallIds: () => this.openCallIds(),
       resultStored: (blob, toolName, args) => this.resultStored(blob, toolName, args),
       measure: (fixed) => this.measure(fixed),
-      measureOf: (working, fixed) => this.measureOf(working, fixed),
+      measureOf: (working, fixed) => this.measureOf(working, fixed).used,
       nextCreatedAt: () => this.nextCreatedAt(),
       persist: (messages) => this.persist(messages),
       stored: (message) => withStoredCount(message, this.options.counter),
@@ -297,9 +297,9 @@ export class ContextSession {
     return this.lastMeasure.get(inputs, () => this.basis.measure({ working: this.working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }));
   }
 
-  /** The figure the meter would show for another working context (a compaction's outcome), on the same basis. */
-  private measureOf(working: readonly Message[], fixed: FixedComponents): number {
-    return this.basis.measure({ working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }).used;
+  /** The budget the meter would show for another working context (a compaction's outcome, a preview with the user's summary), on the same basis. */
+  measureOf(working: readonly Message[], fixed: FixedComponents = this.promptFixed): ContextBudget {
+    return this.basis.measure({ working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens });
   }
 
   /** The next request as the views list it: with the last prompt built in this session part by part, when there is one. */

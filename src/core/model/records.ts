@@ -84,6 +84,11 @@ export interface CompactionEventRecord {
   summary?: string;
   /** Set when the user edited the summary before confirming: the summary as Tally proposed it. */
   originalSummary?: string;
+  /**
+   * What checking the summaries did, for the user (a model's summary completed with facts it left
+   * out, or replaced by the local summary; a model that failed). Never part of the summary text.
+   */
+  summaryNotes?: string[];
   removed: RemovedItem[];
   /** What the compaction put in their place (records written before these were kept have none). */
   added?: AddedItem[];

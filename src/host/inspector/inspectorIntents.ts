@@ -1,6 +1,7 @@
 import { compactionPreview, type HostToInspector, type InspectorToHost } from '../../protocol/inspector';
 import { removedAfter } from '../../protocol/inspectorCompactions';
-import type { CompactionEventRecord } from '../../core/model/records';
+import type { CompactionResult } from '../../core/compaction/compactor';
+import { editedPreviewFigures } from '../../core/compaction/userSummary';
 import type { Handlers } from '../../protocol/receive';
 import { requestItemText } from '../../core/context/itemText';
 import { cacheMissCause } from '../../core/accounting/cacheMissCause';
@@ -29,8 +30,9 @@ export interface InspectorIntentDeps {
 export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToHost> {
   // The summary the last preview proposed: kept here, so the record's original never comes from the webview.
   let proposedSummary: string | undefined;
-  // The last preview's record: the items it would remove past the first page are answered from it.
-  let previewed: Pick<CompactionEventRecord, 'id' | 'removed'> | undefined;
+  // The last preview's record: the items it would remove past the first page are answered from it,
+  // and an edited summary is counted in the context it would leave.
+  let previewed: Pick<CompactionResult, 'id' | 'removed' | 'messages'> | undefined;
   return {
     ready: () => d.sendState(),
     refresh: () => d.sendState(),
@@ -94,9 +96,15 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
       const result = await d.sessions.preview(m.focus);
       const preview = compactionPreview(result);
       proposedSummary = result.summary;
-      previewed = { id: result.id, removed: result.removed };
+      previewed = { id: result.id, removed: result.removed, messages: result.messages };
       d.post({ type: 'busy', busy: false });
       d.post({ type: 'preview', preview });
+    },
+    countPreviewSummary: async (m) => {
+      if (previewed?.id !== m.previewId || proposedSummary === undefined) throw new Error('That preview is no longer the current one: preview the compaction again.');
+      const session = await d.sessions.current();
+      const figures = editedPreviewFigures(previewed.messages, { text: m.summary, proposed: proposedSummary }, (working) => session.contextSession.measureOf(working));
+      d.post({ type: 'previewFigures', previewId: m.previewId, summary: m.summary, ...figures });
     },
     confirmCompaction: async (m) => {
       if (m.summary !== undefined && proposedSummary === undefined) throw new Error('There is no previewed summary to confirm; preview the compaction again.');

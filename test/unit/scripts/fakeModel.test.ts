@@ -133,7 +133,9 @@ describe('npm run fake-model (scripted model server)', () => {
       'scripted-model',
     );
     const call = { id: 'c1', name: 'list_files', arguments: JSON.stringify({ path: '.' }) };
+    const notes: string[] = [];
     const summary = await summarizer.summarize({
+      onNote: (note) => notes.push(note),
       style: 'checkpoint',
       maxTokens: 500,
       messages: [
@@ -142,6 +144,7 @@ describe('npm run fake-model (scripted model server)', () => {
         msg({ role: 'tool', kind: 'tool_result', content: 'README.md\nsrc/', toolCallId: 'c1', toolName: 'list_files' }),
       ],
     });
+    assert.deepEqual(notes, [], 'the check neither completed nor replaced it');
     assert.doesNotMatch(summary, /local summary used|left these out|completed:/);
     assert.match(summary, /^## Checkpoint \(scripted model's summary/);
   });

@@ -9,6 +9,7 @@ import { forkFromTheInspector } from './forkUi';
 import { restoreAndRewindInTheChat } from './rewindUi';
 import { startCodeServer } from './codeServer';
 import { checkModelPicker } from './modelPickerUi';
+import { firstMessageAndToolFigures } from './firstMessageUi';
 import { screenshotPath } from './screenshots';
 import { makeWorkspace } from './workspace';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
@@ -72,7 +73,10 @@ async function contextNowShown(chat: Frame, inspector: Frame): Promise<{ chat: s
 /** Drives the real VS Code as a person would: palette → demo replay → inspector; screenshots per theme. */
 export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
   const results: UiResult[] = [];
+  // TALLY_VSCODE_GREP picks checks by title here too (each depends on those before it only for what it opens itself).
+  const grep = process.env.TALLY_VSCODE_GREP ? new RegExp(process.env.TALLY_VSCODE_GREP) : undefined;
   const check = async (name: string, body: () => Promise<void>) => {
+    if (grep && !grep.test(name)) return;
     try {
       await body();
       results.push({ name, ok: true });
@@ -119,6 +123,7 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
     await page.waitForTimeout(3000);
+    await firstMessageAndToolFigures(page, theme, check);
     await check(`${theme}: the inspector opens from the palette on the demo replay, and its bar segments sum to the window`, async () => {
       await runCommand(page, 'Tally: Open Demo Replay');
       const frame = await findFrame(page, '.seg[data-segment]', 120_000);

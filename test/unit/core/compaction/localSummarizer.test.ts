@@ -188,9 +188,11 @@ describe('local summarizer', () => {
     const llm = new LlmSummarizer(async () => {
       throw new Error('HTTP 529 overloaded');
     }, 'cheap-model');
-    const text = await llm.summarize({ messages: session(), style: 'checkpoint', maxTokens: 2000 });
+    const notes: string[] = [];
+    const text = await llm.summarize({ messages: session(), style: 'checkpoint', maxTokens: 2000, onNote: (n) => notes.push(n) });
     assert.match(text, /### Task/);
-    assert.match(text, /model summary failed: HTTP 529 overloaded; local summary used/);
+    assert.deepEqual(notes, ['model summary failed: HTTP 529 overloaded; local summary used']);
+    assert.doesNotMatch(text, /local summary used|HTTP 529/, 'the note is for the user, not the model');
     assert.equal(llm.lastError, 'HTTP 529 overloaded');
   });
 
@@ -217,20 +219,25 @@ describe('local summarizer', () => {
 
   it("replaces a model's summary that lacks the checkpoint's shape with the local one, saying so", async () => {
     const llm = new LlmSummarizer(async () => '[scripted model] Listing the workspace.', 'scripted');
-    const text = await llm.summarize({ messages: session(), style: 'checkpoint', maxTokens: 2000 });
+    const notes: string[] = [];
+    const text = await llm.summarize({ messages: session(), style: 'checkpoint', maxTokens: 2000, onNote: (n) => notes.push(n) });
     assert.doesNotMatch(text, /scripted model/);
     assert.match(text, /### Task\nThe parser crashes on empty input/);
     assert.match(text, /changed: src\/parser\.ts/);
-    assert.match(text, /\(the model's summary had 0 of the 6 headings: local summary used\)$/);
+    assert.deepEqual(notes, ["the model's summary had 0 of the 6 headings: local summary used"]);
+    assert.doesNotMatch(text, /local summary used/, 'the note is for the user, not the model');
   });
 
   it("completes a model's summary with the facts it left out, and says what it added", async () => {
     const forgetful = ['Task: fix the parser.', 'Established: the guard is missing.', 'Changed: src/parser.ts', 'Failed: TypeError: Cannot read properties of undefined', 'Open questions: none.', 'Next step: rerun.'].join('\n');
     const llm = new LlmSummarizer(async () => forgetful, 'cheap-model');
-    const text = await llm.summarize({ messages: session(), style: 'checkpoint', maxTokens: 2000 });
+    const notes: string[] = [];
+    const text = await llm.summarize({ messages: session(), style: 'checkpoint', maxTokens: 2000, onNote: (n) => notes.push(n) });
     assert.ok(text.startsWith(forgetful), 'the model text stays first');
     assert.match(text, /- check, latest error: `npm test -- parser` → exit 1/);
-    assert.match(text, /\(completed: 1 command the model's summary left out\)$/);
+    assert.match(text, /### Completed from the session/, 'the facts themselves stay in the text');
+    assert.deepEqual(notes, ["completed: 1 command the model's summary left out"]);
+    assert.doesNotMatch(text, /\(completed:/, 'the note is for the user, not the model');
   });
 
   it("does not ask a model's tool digest for the refs its strategy lists under it", async () => {
