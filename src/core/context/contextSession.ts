@@ -232,9 +232,14 @@ export class ContextSession {
     });
   }
 
-  /** Records the user's message, after what they attached to it; returns it (not the aborted outputs or attachments before it). */
-  async appendUser(text: string, attachments: readonly Message[] = []): Promise<Message> {
-    const recorded = await this.append(...attachments, userMessage(text));
+  /**
+   * Records the user's message, after what they attached to it; returns it (not the aborted
+   * outputs or attachments before it). `source`: the command its text came from.
+   */
+  async appendUser(text: string, attachments: readonly Message[] = [], source?: string): Promise<Message> {
+    const message = userMessage(text);
+    if (source !== undefined) message.meta = { source };
+    const recorded = await this.append(...attachments, message);
     return recorded[recorded.length - 1];
   }
 
