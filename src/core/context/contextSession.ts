@@ -232,14 +232,9 @@ export class ContextSession {
     });
   }
 
-  /**
-   * Records the user's message, after what they attached to it; returns it (not the aborted
-   * outputs or attachments before it). `source`: the command its text came from.
-   */
+  /** Records the user's message (`source`: the command its text came from), after what they attached to it; returns it (not the aborted outputs or attachments before it). */
   async appendUser(text: string, attachments: readonly Message[] = [], source?: string): Promise<Message> {
-    const message = userMessage(text);
-    if (source !== undefined) message.meta = { source };
-    const recorded = await this.append(...attachments, message);
+    const recorded = await this.append(...attachments, source === undefined ? userMessage(text) : { ...userMessage(text), meta: { source } });
     return recorded[recorded.length - 1];
   }
 
