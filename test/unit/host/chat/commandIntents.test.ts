@@ -111,8 +111,8 @@ describe('chat slash commands on the host: the list, the cost line and the send'
 
   it('a command that cannot run says why, sends nothing, and gives the typed text back', async () => {
     const { handlers, sent, restored } = await setup();
-    await assert.rejects(handlers.send({ type: 'send', text: '/nope now' }), /no command \/nope/);
-    await assert.rejects(handlers.send({ type: 'send', text: '/leak' }), /\/leak was not sent: @\.\.\/secret\.txt is outside the workspace/);
+    await assert.rejects(async () => handlers.send({ type: 'send', text: '/nope now' }), /no command \/nope/);
+    await assert.rejects(async () => handlers.send({ type: 'send', text: '/leak' }), /\/leak was not sent: @\.\.\/secret\.txt is outside the workspace/);
     assert.deepEqual(sent, []);
     assert.deepEqual(restored, ['/nope now', '/leak']);
   });
