@@ -3,6 +3,7 @@
  * disk (the Node workspace), with approvals from the command line only (never a prompt), events as
  * JSON lines or plain text, and the session written to the store `tally inspect --session` reads.
  */
+import { execTask } from './execCommand';
 import { planReasoning } from '../core/providers/reasoningPlan';
 import { homedir } from 'os';
 import { join, resolve } from 'path';
@@ -191,6 +192,11 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
     const info = await store.createSession({ title: args.task.slice(0, 80), origin: 'exec' });
     if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
     const session = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
+    const task = await execTask(args.task, folder, io.env.HOME || homedir(), { store, sessionId: info.id, settings: session.settings }).catch((error: Error) => error);
+    if (task instanceof Error) {
+      io.stderr(`tally: ${task.message}\n`);
+      return EXEC_EXIT.usage;
+    }
     // Nothing asks in a run: past the per-turn subagent bound no more subagents start, and a command the sandbox stopped never runs again outside it.
     const answer = async (request: ApprovalRequest) => ({ approved: request.toolName !== DELEGATE_TOOL_NAME && !request.outsideSandbox && args.allow.has(request.kind as ExecPermission) });
     const sandbox = new CommandSandbox(() => ({ enabled: args.sandbox === 'on', turnedOffBy: '--sandbox off', home: io.env.HOME || homedir(), extraHidden: [], storage: [storeFolder] }));
@@ -228,7 +234,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       ],
       maxSteps: args.maxSteps,
     });
-    const stop = await agent.send(args.task, io.signal);
+    const stop = await agent.send(task.text, io.signal, task.attachments, { source: task.source });
     agent.dispose();
     await store.flush();
     const code = EXIT_FOR[stop];

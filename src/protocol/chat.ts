@@ -5,6 +5,7 @@
 import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CompactionEventRecord } from '../core/model/records';
 import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost } from './attachments';
+import type { ChatCommandItem } from './commands';
 import type { ListPatch } from './listPatch';
 import type { MeterCounting } from './meterCounting';
 
@@ -189,7 +190,9 @@ export type HostToChat =
   /** The chips above the input and what the message will cost; `restore`: a send failed, the text goes back in the input. */
   | { type: 'composer'; attachments: ChatAttachmentView[]; cost?: ComposerCost; restore?: string }
   /** Puts a message's text back in the composer to edit (after a rewind). */
-  | { type: 'editText'; text: string };
+  | { type: 'editText'; text: string }
+  /** The answer to a `commandQuery`: the commands whose names start with what was typed after `/`. */
+  | { type: 'commandList'; queryId: number; items: ChatCommandItem[] };
 
 export type ChatToHost =
   | { type: 'ready' }
@@ -226,4 +229,6 @@ export type ChatToHost =
   /** Puts the files back to before this user message's turn (after a diff and a confirmation on the host). */
   | { type: 'restoreFiles'; messageId: string }
   /** Takes the conversation back to before this user message (the host confirms, and offers to restore files too). */
-  | { type: 'rewind'; messageId: string };
+  | { type: 'rewind'; messageId: string }
+  /** The composer's text after a `/` that starts the message: the host answers with `commandList`. */
+  | { type: 'commandQuery'; queryId: number; query: string };

@@ -4,6 +4,7 @@
  * are refused, and nothing here throws.
  */
 import type { ChatToHost } from './chat';
+import { COMMAND_QUERY_CHARS } from './commands';
 import type { InspectorToHost } from './inspector';
 import {
   LIMITS,
@@ -136,6 +137,7 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   dropUris: fields('dropUris', { uris: readUriList }),
   restoreFiles: fields('restoreFiles', { messageId: readId }),
   rewind: fields('rewind', { messageId: readId }),
+  commandQuery: fields('commandQuery', { queryId: readQueryId, query: (f, key) => readString(f, key, COMMAND_QUERY_CHARS, { allowEmpty: true }) }),
 };
 
 /** A summary to compact with: optional, but when present a bounded string that says something. */

@@ -15,6 +15,7 @@ import { receiveWebviewMessage } from '../protocol/receive';
 import { parseChatMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 import type { ChatAttachments } from '../attachments/chatAttachments';
+import type { CommandCatalog } from '../core/commands/commandCatalog';
 
 /**
  * The chat panel: a webview view in Tally's activity-bar container. A pipe: what its feed makes
@@ -36,6 +37,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly log: vscode.LogOutputChannel,
     private readonly attachments?: ChatAttachments,
     private readonly rewind?: SessionRewind,
+    commands?: CommandCatalog,
   ) {
     if (attachments) attachments.post = (message) => this.post(message);
     this.feed = new ChatFeed({
@@ -52,6 +54,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const ports = rewind?.ports({ askModal, editText: (text) => this.post({ type: 'editText', text }) });
     this.handlers = chatHandlers({
       attachments: attachments?.deps(),
+      commands: commands && { catalog: commands, postList: (queryId, items) => this.post({ type: 'commandList', queryId, items }) },
       rewind: ports && { restoreFiles: (messageId) => restoreTurnFiles(ports, messageId), rewind: (messageId) => rewindToMessage(ports, messageId) },
       sessions,
       executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),

@@ -7,6 +7,7 @@ import { button, registerControls } from '../ui/controls';
 import { h, replace } from '../ui/dom';
 import { channel, onHostMessage } from '../ui/vscodeApi';
 import { AttachmentComposer } from './attachments';
+import { bothParts, CommandListComposer } from './commandList';
 import { createComposer } from './composer';
 import { EntryList } from './entries';
 import { FollowOutput } from './followOutput';
@@ -70,7 +71,7 @@ function fillEmptyHint(hasModel: boolean): void {
   if (signature === emptySignature) return;
   emptySignature = signature;
   replace(emptyHint, hasModel
-    ? [h('p', { text: 'Ask Tally to read, change or run something in this workspace. Type /compact to compact the context now.' })]
+    ? [h('p', { text: 'Ask Tally to read, change or run something in this workspace. Type / for commands (/compact compacts the context now).' })]
     : [
         h('p', { text: 'Choose a model to start: a VS Code model such as Copilot, Anthropic, OpenAI or a local server. Or watch a recorded session to see how Tally shows the context.' }),
         h('div', { class: 'empty-actions' }, [
@@ -80,10 +81,11 @@ function fillEmptyHint(hasModel: boolean): void {
       ]);
 }
 const attachments = new AttachmentComposer((message) => host.post(message));
+const commands = new CommandListComposer((message) => host.post(message));
 const composer = createComposer(
   (text) => host.post({ type: 'send', text }),
   () => host.post({ type: 'cancel' }),
-  attachments,
+  bothParts(commands, attachments),
 );
 replace(app, [toolbarSlot, bannerSlot, meterSlot, scroller, composer.element]);
 attachments.acceptDrops(app);
@@ -181,6 +183,7 @@ onHostMessage<HostToChat>((message) => {
   else if (message.type === 'completions' && Array.isArray(message.items)) attachments.showCompletions(message.queryId, message.items);
   else if (message.type === 'composer' && Array.isArray(message.attachments)) attachments.showComposer(message.attachments, message.cost, message.restore);
   else if (message.type === 'editText' && typeof message.text === 'string') composer.setText(message.text);
+  else if (message.type === 'commandList' && Array.isArray(message.items)) commands.showCommands(message.queryId, message.items);
 });
 
 host.post({ type: 'ready' });

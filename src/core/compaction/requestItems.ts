@@ -17,6 +17,8 @@ export function requestItemOf(message: Message, tokens: number): RequestItem {
   // An attachment is named by what was attached (its label holds the path, so the path is not repeated).
   const attached = message.meta?.attachment;
   if (attached) item.label = `Attached: ${attached.label}`;
+  // A message a slash command wrote names its command and file.
+  if (message.kind === 'user' && message.meta?.source) item.source = message.meta.source;
   return item;
 }
 

@@ -234,9 +234,9 @@ export class ContextSession {
     });
   }
 
-  /** Records the user's message, after what they attached to it; returns it (not the aborted outputs or attachments before it). */
-  async appendUser(text: string, attachments: readonly Message[] = []): Promise<Message> {
-    const recorded = await this.append(...attachments, userMessage(text));
+  /** Records the user's message (`source`: the command its text came from), after what they attached to it; returns it (not the aborted outputs or attachments before it). */
+  async appendUser(text: string, attachments: readonly Message[] = [], source?: string): Promise<Message> {
+    const recorded = await this.append(...attachments, source === undefined ? userMessage(text) : { ...userMessage(text), meta: { source } });
     return recorded[recorded.length - 1];
   }
 

@@ -4,6 +4,7 @@ import { codeToInsert } from './insertWarning';
 import { MessageNotSent } from '../sessionState/sessionPorts';
 import type { SessionActions } from '../sessionState/sessionActions';
 import { attachmentHandlers, attachmentsForSend, type AttachmentIntentDeps } from './attachmentIntents';
+import { commandForSend, commandHandlers, type CommandIntentDeps } from './commandIntents';
 
 /** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
 export interface ChatIntentDeps {
@@ -19,6 +20,8 @@ export interface ChatIntentDeps {
   attachments?: AttachmentIntentDeps;
   /** Restore and rewind (rewindFlow.ts), with the views' diffs and modals. */
   rewind?: ChatRewind;
+  /** Slash commands: the `/` list and running one (the view passes the workspace's and the user's files). */
+  commands?: CommandIntentDeps;
 }
 
 export interface ChatRewind {
@@ -51,12 +54,13 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
   return {
     ready: () => d.sendState(),
     send: async (m) => {
-      const attachments = d.attachments ? await attachmentsForSend(d.attachments, m.text) : [];
+      const run = d.commands ? await commandForSend(d.commands, d.attachments, m.text) : { text: m.text };
+      const attachments = d.attachments ? await attachmentsForSend(d.attachments, run.text, m.text) : [];
       try {
-        await d.sessions.send(m.text, attachments);
+        await d.sessions.send(run.text, attachments, run.source);
       } catch (error) {
-        // Sent while the session resumed, and the resume failed: the text goes back to the composer.
-        if (error instanceof MessageNotSent) d.attachments?.postComposer(undefined, error.text);
+        // Sent while the session resumed, and the resume failed: the text as typed goes back to the composer.
+        if (error instanceof MessageNotSent) d.attachments?.postComposer(undefined, m.text);
         throw error;
       }
     },
@@ -106,5 +110,9 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     rewind: async (m) => {
       await rewind(d).rewind(m.messageId);
     },
+    commandQuery: async () => {
+      throw new Error('Slash commands are not available here.');
+    },
+    ...(d.commands ? commandHandlers(d.commands, d.attachments) : {}),
   };
 }

@@ -81,8 +81,11 @@ export class SessionActions {
     shown?.state.apply({ kind: 'unsent', pending: this.unsent.pending, waiting: this.unsent.waiting });
   }
 
-  /** Sends a chat message, after what the user attached to it; `/compact [focus]` compacts instead. */
-  async send(text: string, attachments: readonly Message[] = []): Promise<void> {
+  /**
+   * Sends a chat message, after what the user attached to it; `/compact [focus]` compacts instead.
+   * `source`: the command the text came from, recorded on the message.
+   */
+  async send(text: string, attachments: readonly Message[] = [], source?: string): Promise<void> {
     const session = await this.resumedFor(text);
     const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
     if (compact) {
@@ -107,7 +110,7 @@ export class SessionActions {
     }
     // Another session opened while this one was being written to: the message is not sent to a session the chat no longer shows.
     if (!this.lifecycle.isAttached(session)) throw new MessageNotSent('The message was not sent: the session was opened again meanwhile (another session, or new settings). It is back in the message box.', text);
-    await session.agent.send(text, undefined, attachments);
+    await session.agent.send(text, undefined, attachments, source === undefined ? undefined : { source });
   }
 
   /**
