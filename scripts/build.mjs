@@ -5,21 +5,11 @@ import { createRequire } from 'module';
 
 const require = createRequire(import.meta.url);
 
-const production = process.argv.includes('--production');
-const common = { bundle: true, sourcemap: !production, minify: production, legalComments: production ? 'none' : 'inline', logLevel: 'warning' };
+import { buildTargets, common as commonOptions } from './buildTargets.mjs';
 
-const targets = [
-  { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  // Transcript import + replay run in a worker thread so the extension host stays responsive.
-  { entryPoints: ['src/node/transcripts/replayWorker.ts'], outfile: 'dist/replayWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
-  // Compiles sql.js's WebAssembly off the extension host's thread at activation (src/node/store/sql/sqlWarmUp.ts).
-  { entryPoints: ['src/node/store/sql/sqlWarmWorker.ts'], outfile: 'dist/sqlWarmWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
-  // Fetched HTML made readable (Readability, linkedom, turndown) off the host's thread; loaded at the first page (src/node/web/readableInWorker.ts).
-  { entryPoints: ['src/node/web/readableWorker.ts'], outfile: 'dist/readableWorker.js', platform: 'node', format: 'cjs', target: 'node20', alias: { '@mixmark-io/domino': './scripts/stubs/noHtmlStringParser.cjs', 'cssomnom/parse': './scripts/stubs/noStyleSheetParser.cjs' } },
-  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
-  { entryPoints: ['webview/inspector/main.ts'], outfile: 'dist/webview/inspector.js', platform: 'browser', format: 'iife', target: 'es2022' },
-  { entryPoints: ['webview/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022' },
-];
+const production = process.argv.includes('--production');
+const common = commonOptions(production);
+const targets = buildTargets;
 
 for (const target of targets) {
   if (!existsSync(target.entryPoints[0])) continue;

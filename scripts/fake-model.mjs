@@ -17,9 +17,16 @@ const LABEL = '[scripted model]';
 /** ~4 characters a token: close enough for a demo, and the same rule for every request. */
 const tokensOf = (text) => Math.ceil(text.length / 4);
 
+/**
+ * Text Tally sends as a user message that the user did not write: the request's dynamic note
+ * (nested AGENTS.md files that apply, the context note, the deferred-tools note), after the conversation.
+ */
+const NOTE = /^(?:Instructions from |Project instructions \(|\[Context: |\[\d+ tools? deferred )/;
+
 function lastUserText(messages) {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
+    if (m.role === 'user' && NOTE.test(textOf(m))) continue;
     if (m.role === 'user') return typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join('');
   }
   return '';
@@ -32,6 +39,8 @@ const HELP = [
   '- **"read README.md"**: I call `read_file` on that path',
   '- **"edit README.md"**: I read it, then call `edit_file` to add a comment line at its top (Tally shows the diff and asks first)',
   '- **"run ls -la"**: I call `run_command` (Tally asks for your approval first)',
+  '- **"think about the tests"**: I think first (the chat shows my thinking, folded), then answer',
+  '- **"delegate list files"**: I hand the task to a subagent with `delegate`; it works in its own context window and reports back',
   '',
   '| You type | Tool I call |',
   '| :-- | :-- |',
@@ -39,6 +48,8 @@ const HELP = [
   '| read <path> | `read_file` |',
   '| edit <path> | `read_file`, then `edit_file` |',
   '| run <command> | `run_command` |',
+  '| think about <topic> | none: I think, then answer |',
+  '| delegate <task> | `delegate` |',
   '',
   'A code block, to try **Copy** and **Insert at cursor**:',
   '',
@@ -113,17 +124,40 @@ export function scriptedSummary(prompt) {
   }
   const heading = prompt.startsWith('Summarize this completed part') ? 'Episode summary' : 'Checkpoint';
   const lines = [`## ${heading} (scripted model's summary of ${messages.length} message${messages.length === 1 ? '' : 's'})`];
-  if (requests[0]) lines.push('### Task', requests[0]);
+  // A checkpoint carries every heading Tally asks a model for, so Tally's check of its shape passes.
+  lines.push('### Task', requests[0] ?? 'none stated');
   if (requests.length > 1 && requests[requests.length - 1] !== requests[0]) lines.push('### Latest request', requests[requests.length - 1]);
-  if (read.length) lines.push('### Established', `- files read: ${read.join(', ')}`);
-  if (changed.length) lines.push('### Changed and verified', `- changed: ${changed.join(', ')}`);
+  lines.push('### Established', read.length ? `- files read: ${read.join(', ')}` : '- nothing yet');
+  lines.push('### Changed', changed.length ? `- ${changed.join(', ')}` : '- no file');
   if (commands.length) lines.push('### Last commands', ...commands);
-  lines.push('### Next step', 'continue with the latest request');
+  lines.push('### Failed', '- nothing', '### Open questions', '- none', '### Next step', 'continue with the latest request');
   return lines.join('\n');
+}
+
+/** The scripts for thinking and delegating: a reply, or undefined when the request is for another script. */
+function thinkingOrDelegation(messages, asked) {
+  const last = messages[messages.length - 1];
+  const previousCall = messages[messages.length - 2]?.tool_calls?.[0]?.function;
+  if (last?.role === 'tool' && previousCall?.name === 'delegate') {
+    return { text: `${LABEL} The subagent reported back:\n\n> ${textOf(last).split('\n').slice(0, 8).join('\n> ')}\n\nIts requests are in the inspector under Subagents.` };
+  }
+  if (last?.role === 'tool') return undefined;
+  let match;
+  if ((match = /^(?:please\s+)?delegate\s+(.+)$/is.exec(asked))) return { text: `${LABEL} Handing this to a subagent.`, call: { name: 'delegate', arguments: { task: match[1].trim() } } };
+  if ((match = /^(?:please\s+)?think(?:\s+about)?\s*(.*)$/is.exec(asked))) {
+    const topic = match[1].trim() || 'your request';
+    return {
+      reasoning: `The user asked me to think about ${topic}. I am a scripted model, so this thinking is scripted too: it shows how Tally folds a model's reasoning in the chat and counts its tokens. A real model would weigh the options here before answering.`,
+      text: `${LABEL} I thought about ${topic} first (open **Thinking** above to read it). A real model's answer would follow from it.`,
+    };
+  }
+  return undefined;
 }
 
 /** What the script does next: a tool call for a fresh request, a summary once the tool answered. */
 export function scriptedReply(messages) {
+  const scripted = messages[0]?.role === 'system' && textOf(messages[0]).startsWith(SUMMARY_SYSTEM) ? undefined : thinkingOrDelegation(messages, lastUserText(messages).trim());
+  if (scripted) return scripted;
   if (messages[0]?.role === 'system' && textOf(messages[0]).startsWith(SUMMARY_SYSTEM)) return { text: scriptedSummary(lastUserText(messages)) };
   const last = messages[messages.length - 1];
   const asked = lastUserText(messages).trim();
@@ -192,7 +226,8 @@ export async function startFakeModel({ port = 11435, host = '127.0.0.1', delayMs
       const callArgs = reply.call ? JSON.stringify(reply.call.arguments) : '';
       const usage = {
         prompt_tokens: tokensOf(prompt),
-        completion_tokens: tokensOf(reply.text + callArgs),
+        completion_tokens: tokensOf((reply.reasoning ?? '') + reply.text + callArgs),
+        ...(reply.reasoning ? { completion_tokens_details: { reasoning_tokens: tokensOf(reply.reasoning) } } : {}),
         prompt_tokens_details: { cached_tokens: Math.floor(tokensOf(prompt.slice(0, shared)) / 64) * 64 },
       };
       usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
@@ -208,6 +243,10 @@ export async function startFakeModel({ port = 11435, host = '127.0.0.1', delayMs
       const chunk = (delta, finish = null) => send({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) });
       const pause = () => new Promise((r) => setTimeout(r, delayMs));
       chunk({ role: 'assistant', content: '' });
+      for (const reasoning_content of pieces(reply.reasoning ?? '', 12)) {
+        chunk({ reasoning_content });
+        await pause();
+      }
       for (const content of pieces(reply.text, 12)) {
         chunk({ content });
         await pause();

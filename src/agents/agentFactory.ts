@@ -28,7 +28,13 @@ import { toolWireText } from '../core/providers/toolWireForms';
 import type { ChatModel } from '../host/sessionState/sessionPorts';
 import type { ResolvedPath, Workspace } from '../core/ports/workspace';
 import type { ToolDefinition } from '../core/model/tool';
-import { isInternalTool, offeredByChoice } from '../core/tools/toolChoice';
+import { isInternalTool, offeredByChoice, toolPickerRows, type ToolPickerRow } from '../core/tools/toolChoice';
+import { countToolDefinitions } from '../core/accounting/messageTokens';
+import type { SessionPrompt } from '../core/prompt/sessionPrompt';
+import { COMPACT_CONTEXT_TOOL } from '../core/tools/sessionTools';
+import { READ_RESULT_TOOL } from '../core/toolOutput/readResult';
+import { TOOL_SEARCH_TOOL } from '../core/prompt/toolDeferral';
+import { ACTIVATE_SKILL_TOOL } from '../core/prompt/skills';
 import { ToolChoiceState } from '../vscodeLm/toolChoiceState';
 import type { CommandSandbox } from '../node/sandbox/commandSandbox';
 import { sessionSandbox } from '../sandbox/sandboxSettings';
@@ -51,6 +57,8 @@ export class AgentFactory {
   readonly toolChoice: ToolChoiceState;
   /** The latest session's command sandbox (its subagents share it): what the user allowed it lasts while the session does. */
   private sandbox?: { sessionId: string; sandbox: CommandSandbox };
+  /** The latest session's prompt: what it offered last and what each tool costs, as Configure Tools shows them. */
+  private livePrompt?: SessionPrompt;
   /** Wraps the tools' workspace so each turn's writes and commands are recorded for restoring (sessionRewind.ts). */
   private recordWrites: (workspace: Workspace) => Workspace = (workspace) => workspace;
 
@@ -85,6 +93,25 @@ export class AgentFactory {
   /** Every tool Configure Tools lists: the built-in ones, then VS Code's, other extensions' and MCP servers' (internal ones never). */
   pickableTools(): ToolDefinition[] {
     return [...builtinTools().map((t) => t.definition), delegateDefinition(), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name))];
+  }
+
+  /**
+   * Configure Tools' rows: every pickable tool and Tally's own session tools (always offered), each
+   * as the latest session's prompt offers it (the delegate tool with its agent index) and with the
+   * cost that prompt counts for it, so the picker, its message and the inspector show one figure.
+   */
+  async pickerRows(): Promise<ToolPickerRow[]> {
+    const prompt = this.livePrompt;
+    const offered = new Map((prompt?.lastOffered() ?? []).map((t) => [t.name, t]));
+    const always = [READ_RESULT_TOOL, COMPACT_CONTEXT_TOOL, ...[...offered.values()].filter((t) => t.name === TOOL_SEARCH_TOOL.name || t.name === ACTIVATE_SKILL_TOOL.name)];
+    const definitions = [...this.pickableTools(), ...always].map((t) => offered.get(t.name) ?? t);
+    let tokensOf = (tool: ToolDefinition) => prompt?.toolCost(tool) ?? 0;
+    if (!prompt) {
+      const counter = getTokenCounter('o200k_base');
+      await counter.load();
+      tokensOf = (tool) => countToolDefinitions([tool], counter);
+    }
+    return toolPickerRows(definitions, this.toolChoice.get(), tokensOf, new Set(always.map((t) => t.name)));
   }
 
   /** Remembers the folders the agent worked in (file tools only; a command's folder is not what it reads). */
@@ -129,6 +156,7 @@ export class AgentFactory {
       ],
       environment: this.environment(config, this.sandbox.sandbox, (tool, path) => this.noteTouched(tool, path)),
       subagents: chatSubagents({ chat, config, store, counter, agents: () => workspaceAgents(this.log, this.loggedSkips) }),
+      onPrompt: (prompt) => (this.livePrompt = prompt),
     });
   }
 

@@ -12,7 +12,7 @@ import { importTranscriptFile } from '../node/transcripts/readTranscriptFile';
 import { parseArgs, positiveInt } from './args';
 import { EXEC_USAGE, runExec } from './exec';
 import { parseExecArgs } from './execArgs';
-import { renderStoredSession } from './storedSession';
+import { openStoreToInspect, renderStoredSession } from './storedSession';
 import { ReplayJsonFile } from './replayJsonFile';
 import { formatRuns, totalsByPolicy } from './retentionTable';
 
@@ -96,7 +96,7 @@ function printRuns(reports: RunReport[]): void {
 
 /** `tally inspect --session ID [--store DIR]`: prints a stored session (one `tally exec` wrote, say). */
 async function inspectSession(sessionId: string, storeFolder: string | undefined): Promise<number> {
-  const store = await openStore(storeFolder ?? join(homedir(), '.tally', 'store'));
+  const store = await openStoreToInspect(storeFolder ?? join(homedir(), '.tally', 'store'));
   try {
     process.stdout.write(await renderStoredSession(store, sessionId));
   } finally {

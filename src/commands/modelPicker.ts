@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { answeringLocalServer } from '../core/providers/models/localServers';
 import { readConfiguration, type ProviderKind } from '../config/readSettings';
 import { endpointOrigin, keyForEndpoint, normalizeOrigin, type KeyedProvider } from '../core/providers/http/endpointOrigin';
 import { listModels, type CatalogResult } from '../core/providers/models/modelCatalog';
@@ -145,7 +146,7 @@ export async function runModelPicker(keys: ApiKeys, ui: PickerUi = vscodePickerU
     const entered = await ui.input({
       title: 'Tally: Select Model — server address',
       prompt: 'Base URL of the OpenAI-compatible API: Ollama http://127.0.0.1:11434/v1, LM Studio http://127.0.0.1:1234/v1, vLLM http://127.0.0.1:8000/v1',
-      value: baseUrl || 'http://127.0.0.1:11434/v1',
+      value: baseUrl || (await answeringLocalServer()),
       validate: (value) => (normalizeOrigin(value) ? undefined : 'Enter an http:// or https:// address.'),
     });
     if (!entered) return false;

@@ -27,7 +27,7 @@ export async function openRequestItemCommand(sessions: SessionActions, docs: Rea
   let planned: readonly Message[] = [];
   let record: RequestUsageRecord | undefined;
   if (requestIndex === undefined) {
-    const plan = session.contextSession.planRequest();
+    const plan = session.contextSession.planNextRequest();
     items = plan.items;
     planned = plan.messages;
   } else {

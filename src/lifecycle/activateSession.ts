@@ -18,6 +18,8 @@ export async function activateSession(
 ): Promise<{ session: ActiveSession; stop(): void }> {
   const session: ActiveSession = { ...shown, contextSession };
   if (shown.chat) session.agent = await deps.agents.create({ contextSession, chat: shown.chat, config: deps.config, store: deps.store });
+  // A new session's figures count the prompt its first request carries (the system prompt, the tools).
+  await session.agent?.preparePromptFigures?.().catch(() => undefined);
   const stop = followSession(shown.state, contextSession, session.agent, deps.relay);
   shown.state.apply({ kind: 'resumed', context: contextSession });
   return { session, stop };

@@ -32,10 +32,12 @@ export async function readSessionToOpen(store: SessionStore, info: SessionInfo, 
   // The model is resolved while the last request's figures are read (once: the resume takes them too).
   const lastRequest = readLastRequest(store, info.id);
   const [resolution, lastUsage] = await Promise.all([
-    replayLabel ? undefined : resolveChatModel(config, keys).catch((error: Error) => ({ ok: false as const, reason: error.message })),
+    // A replay is not chatted with, but the toolbar still names the model the user chose.
+    resolveChatModel(config, keys).catch((error: Error) => ({ ok: false as const, reason: error.message })),
     lastRequest.then((last) => last.record ?? forkStartUsage(store, info)),
   ]);
-  const chat = resolution?.ok ? resolution.chat : undefined;
+  const chosen = resolution.ok ? resolution.chat : undefined;
+  const chat = replayLabel ? undefined : chosen;
   const counter = getTokenCounter(chat?.model.encoding ?? 'o200k_base');
   // Without a snapshot the resume reads the whole transcript: the chat shows the session's newest
   // page first, read from the store, and the read waits until the chat posted it (`go`).
@@ -66,8 +68,8 @@ export async function readSessionToOpen(store: SessionStore, info: SessionInfo, 
   // come from user settings only.
   const prices = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
   const page = showFirst ? undefined : resuming.then((resumed) => resumed.takeResumedTranscript(), () => undefined);
-  const unavailable = replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : resolution && !resolution.ok ? resolution.reason : undefined;
-  const identity = { info, model: chat && { id: chat.model.id, label: chat.label }, unavailable, prices };
+  const unavailable = replayLabel ? `This is a replay of a recorded run (${replayLabel}); start a new session to chat.` : !resolution.ok ? resolution.reason : undefined;
+  const identity = { info, model: chosen && { id: chosen.model.id, label: chosen.label }, unavailable, prices };
   const state = await readSessionState(store, identity, CHAT_PAGE_MESSAGES, page).catch((error: Error) => {
     go(); // the resume is not left waiting; the open fails with the state's error
     resuming.catch(() => undefined);

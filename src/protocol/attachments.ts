@@ -39,12 +39,15 @@ export interface ChatAttachmentView {
   inContext?: boolean;
 }
 
-/** The composer's cost line: "this message 3,210 tokens → 58% of the window after sending". */
+/** The composer's cost line: "next request 12,480 tokens (this message 3,210) → 58% of the window". */
 export interface ComposerCost {
   text: string;
   /** "a compaction will run first" */
   note?: string;
+  /** The message's tokens (its text, attachments and their framing). */
   tokens: number;
+  /** The request that will carry it, as the inspector will show it; absent for a command, which sends nothing. */
+  requestTokens?: number;
   shareAfter: number;
 }
 

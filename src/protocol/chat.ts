@@ -144,6 +144,8 @@ export interface ChatState {
   earlierUnloaded?: boolean;
   /** The turns that changed files, by their user message: what "Restore files" offers on them. */
   turnFiles?: ChatTurnFiles[];
+  /** A replayed recording (the demo): read-only, so its messages offer no Rewind and no Restore files. */
+  replay?: boolean;
 }
 
 /** What a turn changed in the workspace, from the host's checkpoints. */

@@ -50,7 +50,10 @@ export interface InspectorState {
   blobTitles?: Record<string, string>;
   /** The working context now, item by item (what the next request would carry). */
   current: RequestItem[];
+  /** Tokens an average user turn added (its requests' growth counted to it), over the last `forecastTurns` turns. */
   averageRequestGrowth?: number;
+  forecastTurns?: number;
+  /** User turns that still fit below the compaction threshold at that average. */
   requestsUntilCompaction?: number;
   /** How many older requests and offloaded results the webview was not sent (it asks with `showEarlier`). */
   earlierRequests?: number;

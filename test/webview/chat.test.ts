@@ -72,7 +72,8 @@ describe('chat webview (headless Chromium, host CSP)', function () {
     const body = (await notice.textContent()) ?? '';
     assert.match(body, /Automatic/);
     assert.match(body, /saved 104,440/);
-    assert.match(body, /tool-result-masking → tool-call-summarization → threshold-summarization/);
+    assert.match(body, /older tool results archived, older tool calls summarized, older messages summarized/);
+    assert.doesNotMatch(body, /threshold-summarization/, 'no internal strategy name');
     assert.strictEqual(await notice.locator('[data-removed-count]').getAttribute('data-removed-count'), String(compaction.removed.length));
     assert.match((await notice.locator('pre.summary-text').textContent()) ?? '', /snapshot tests/);
     // Stays open when the host pushes a new state.

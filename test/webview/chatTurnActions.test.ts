@@ -56,6 +56,17 @@ describe('chat: restore and rewind actions on turns (headless Chromium)', functi
     await page.close();
   }
 
+  it('a replayed recording (the demo) is read-only: no Rewind and no Restore files on its messages', async () => {
+    const page = await pages.open('chat', { theme: 'dark', width: 460, height: 900 });
+    try {
+      await hostSends(page, { type: 'state', state: { ...state(false), replay: true } });
+      assert.equal(await page.locator('.entry.user').count(), 3);
+      assert.equal(await page.locator('[data-turn-actions]').count(), 0, 'no action row on a replayed message');
+    } finally {
+      await done(page);
+    }
+  });
+
   it('offers Rewind on every sent message and Restore files (N) on turns that changed files; each posts the message id alone', async () => {
     const page = await open('dark', false);
     try {

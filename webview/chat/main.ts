@@ -98,7 +98,7 @@ function renderEntries(list: readonly ChatEntry[]): void {
     scroller.appendChild(emptyHint);
   }
   else emptyHint.remove();
-  decorateTurnActions(entries.element, state?.turnFiles, state?.busy === true, {
+  decorateTurnActions(entries.element, state?.turnFiles, state?.busy === true, state?.replay === true, {
     onRestoreFiles: (messageId) => host.post({ type: 'restoreFiles', messageId }),
     onRewind: (messageId) => host.post({ type: 'rewind', messageId }),
   });

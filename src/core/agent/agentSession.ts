@@ -1,10 +1,12 @@
-import type { FixedComponents } from '../accounting/usageBasis';
+import { EMPTY_FIXED, type FixedComponents } from '../accounting/usageBasis';
 import { SessionCallIds } from '../history/uniqueCallIds';
 import type { Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
 import type { PromptSections } from '../prompt/promptSections';
 import type { ContextSession } from '../context/contextSession';
 import { ProviderError } from '../providers/errors';
+import { serverPromptTokens } from '../providers/classifyError';
+import { readTextToolCalls } from './textToolCalls';
 import { defaultSleep, resendDelay, withRetry, type RetryOptions } from '../providers/http/retry';
 import type { ChatProvider, ProviderRequest, ReasoningRequest, ReportedUsage, StopReason } from '../providers/types';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
@@ -60,6 +62,8 @@ export const STOP_NOTICES = {
   cutToolCall: 'The answer was cut at the output limit while the model was writing a tool call, so the call was not run. Continue to let the model carry on.',
   cutText: 'The answer was cut at the output limit. Continue to let the model carry on.',
   tooManyPauses: (n: number) => `The provider paused this turn ${n} times; send a message to continue.`,
+  textToolCalls: (names: readonly string[]) => `The model wrote its tool call${names.length === 1 ? '' : 's'} (${names.join(', ')}) as text rather than as a structured call (small local models do this); Tally read ${names.length === 1 ? 'it' : 'them'} as ${names.length === 1 ? 'a call' : 'calls'}.`,
+  toolCallAsText: (sample: string) => `The model wrote a tool call as text (${JSON.stringify(sample)}) instead of calling the tool, so nothing ran. The model or its server does not turn its tool calls into structured calls: try a model with tool support, or ask again.`,
 } as const;
 
 class CancelledError extends Error {}
@@ -111,6 +115,19 @@ export class AgentSession {
         // UI failures never break the loop.
       }
     }
+  }
+
+  /**
+   * Builds the prompt once before a new session's first request, so what the views say the next
+   * request carries (the meter, the composer's cost line) counts its system prompt and tools.
+   * A session that sent a request already knows its prompt's part from that request.
+   */
+  async preparePromptFigures(): Promise<void> {
+    const context = this.options.contextSession;
+    if (this.running || context.nextRequestIndex > 0) return;
+    const room = context.measure(EMPTY_FIXED);
+    const prepared = await this.options.prompt.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percent });
+    if (!this.running) context.notePromptFixed(prepared.fixed, prepared.sections);
   }
 
   /** Stops the current turn; pending tool calls get "aborted" outputs. */
@@ -192,12 +209,27 @@ export class AgentSession {
       try {
         response = await this.streamWithRetry(this.buildRequest(plan.messages, request.prompt), signal);
       } catch (error) {
-        if (error instanceof ProviderError && error.kind === 'context_too_long' && !request.recovered) {
-          // The provider counted more than the estimate: compact and retry once.
-          request = await this.contextSession.recoverFromOverflow(request, signal);
-          continue;
+        if (!(error instanceof ProviderError && error.kind === 'context_too_long')) throw error;
+        // The request was sent and refused: it is recorded with the server's own count when the
+        // message gives one (the inspector lists it, the figures calibrate on it).
+        const counted = serverPromptTokens(error.message);
+        await this.contextSession.recordResponse(request, { model: this.options.model, reported: counted ? { inputTokens: counted } : undefined });
+        if (!request.recovered) {
+          // Compact and retry once, unless compacting removed nothing: the same body would be refused again.
+          const sent = JSON.stringify(this.buildRequest(plan.messages, request.prompt));
+          const recovered = await this.contextSession.recoverFromOverflow(request, signal);
+          if (JSON.stringify(this.buildRequest(recovered.plan.messages, recovered.prompt)) !== sent) {
+            request = recovered;
+            continue;
+          }
         }
-        throw error;
+        const figures = counted ? ` (it counted ${counted.toLocaleString('en-US')} tokens; Tally estimated ${plan.budget.estimatedTotal.toLocaleString('en-US')})` : '';
+        this.emit({
+          type: 'error',
+          kind: 'blocked',
+          message: `The model's server refused the request as too long for its context window${figures}, and compacting left nothing more to remove, so it was not sent again. Start a new session, unpin items, or choose a model with a larger window. The server said: ${error.message}`,
+        });
+        return 'blocked';
       }
       const record = await this.contextSession.recordResponse(request, { model: this.options.model, reported: response.usage });
       this.emit({ type: 'usage', record });
@@ -274,6 +306,15 @@ export class AgentSession {
       throw error;
     }
     this.partialText = '';
+    if (calls.length === 0 && stopReason !== 'max_tokens' && request.tools?.length) {
+      const written = readTextToolCalls(text, new Set(request.tools.map((t) => t.name)));
+      if (written.kind === 'calls') {
+        for (const call of written.calls) calls.push(this.callIds.claim({ id: '', ...call }, this.contextSession.messages));
+        this.emit({ type: 'notice', message: STOP_NOTICES.textToolCalls(written.calls.map((c) => c.name)) });
+        return { text: '', calls, reasoning, usage, stopReason: 'tool_use' };
+      }
+      if (written.kind === 'written') this.emit({ type: 'notice', message: STOP_NOTICES.toolCallAsText(written.sample) });
+    }
     return { text, calls, reasoning, usage, stopReason };
   }
 

@@ -52,6 +52,8 @@ export class ContextSession {
   private readonly edits: HistoryEdits;
   /** The prompt's tokens outside the conversation, from the last prompt built. */
   private promptFixed: FixedComponents;
+  /** The sections of the prompt that gave `promptFixed`, when it was built in this session (a plan of the next request lists them item by item). */
+  private promptSections?: PromptSections;
   private readonly now: () => number;
   contextWindow?: number;
   maxOutputTokens?: number;
@@ -82,15 +84,9 @@ export class ContextSession {
       mutex: this.mutex,
       now: this.now,
       count: this.count,
-      get working() {
-        return session.working;
-      },
-      get promptFixed() {
-        return session.promptFixed;
-      },
-      get lastCompactionId() {
-        return session.lastCompactionId;
-      },
+      get working() { return session.working; },
+      get promptFixed() { return session.promptFixed; },
+      get lastCompactionId() { return session.lastCompactionId; },
       openCallIds: () => this.openCallIds(),
       resultStored: (blob, toolName, args) => this.resultStored(blob, toolName, args),
       measure: (fixed) => this.measure(fixed),
@@ -162,6 +158,12 @@ export class ContextSession {
   /** The prompt's tokens outside the conversation (system, skills, tools), from the last prompt built. */
   get fixed(): FixedComponents {
     return this.promptFixed;
+  }
+
+  /** The prompt's fixed part before any request was sent: the figures then count the first request's system prompt and tools. */
+  notePromptFixed(fixed: FixedComponents, sections?: PromptSections): void {
+    this.promptFixed = fixed;
+    this.promptSections = sections;
   }
 
   /** Every write, with what it wrote: messages, usage records, compaction events, stored results. */
@@ -242,16 +244,14 @@ export class ContextSession {
     const message = assistantMessage(text, calls);
     if (reasoning.length) {
       message.reasoning = [...reasoning];
-      message.meta = { ...message.meta, reasoningTokens: reasoningTokens(message, (t) => this.options.counter.count(t)) };
+      const count = (t: string) => this.options.counter.count(t);
+      message.meta = { ...message.meta, reasoningTokens: reasoningTokens(message, count), thinkingTokens: reasoning.reduce((n, b) => n + (b.text ? count(b.text) : 0), 0) };
     }
     const recorded = await this.append(message);
     return recorded[recorded.length - 1];
   }
 
-  /**
-   * Truncates / offloads a tool's output and records it as the call's result. `isError`: the tool
-   * failed; `denied`: the user refused the call.
-   */
+  /** Truncates / offloads a tool's output and records it as the call's result (`isError`: the tool failed; `denied`: refused). */
   async recordToolResult(call: ToolCall, output: string | Uint8Array, result: { isError?: boolean; denied?: boolean } = {}): Promise<Message> {
     const { isError = false, denied = false } = result;
     const onStored = (blob: BlobInfo) => this.resultStored(blob, call.name, call.arguments);
@@ -291,10 +291,7 @@ export class ContextSession {
 
   // ---- requests: measure, compact when needed, plan, record ----
 
-  /**
-   * The budget for the current working context. Once the provider reported usage, the total is that
-   * report plus the estimate of what changed since.
-   */
+  /** The budget for the working context: once the provider reported usage, that report plus the estimate of what changed since. */
   measure(fixed: FixedComponents = this.promptFixed): ContextBudget {
     const inputs = { working: this.working, fixed, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens, observed: this.observedReports };
     return this.lastMeasure.get(inputs, () => this.basis.measure({ working: this.working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }));
@@ -305,11 +302,14 @@ export class ContextSession {
     return this.basis.measure({ working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }).used;
   }
 
+  /** The next request as the views list it: with the last prompt built in this session part by part, when there is one. */
+  planNextRequest(): RequestPlan {
+    return this.planRequest(this.promptFixed, this.promptSections);
+  }
+
   /**
-   * What the next request would carry now (visible messages only, normalized so every call has
-   * its output even if something went wrong upstream), with the prompt's dynamic part in place and
-   * every item of the request. Changes nothing; for views and checks. `measured`: the budget of this
-   * working context with these fixed components, when the caller just measured it.
+   * What the next request would carry now (visible messages only, every call with its output), with
+   * the prompt's dynamic part and every item. Changes nothing. `measured`: this context's budget with these fixed components, when just measured.
    */
   planRequest(fixed: FixedComponents = this.promptFixed, sections?: PromptSections, measured?: ContextBudget): RequestPlan {
     const visible = this.visible.view(this.working);
@@ -326,7 +326,7 @@ export class ContextSession {
     const build = typeof prompt === 'function' ? prompt : undefined;
     const roomOf = (budget: ContextBudget) => ({ effectiveWindow: budget.effectiveWindow, percentUsed: budget.percent });
     let prepared = build ? await build(roomOf(this.measure(EMPTY_FIXED))) : (prompt as P);
-    this.promptFixed = prepared.fixed;
+    this.notePromptFixed(prepared.fixed, prepared.sections);
     // Measured once per step: no await stands between a measure and the plan that reuses it.
     let budget = this.measure(prepared.fixed);
     let compaction: CompactionResult | undefined;
@@ -339,7 +339,7 @@ export class ContextSession {
     const compactionId = compaction?.status === 'complete' ? compaction.id : undefined;
     if (compactionId && build && !blocked) {
       prepared = await build(roomOf(budget));
-      this.promptFixed = prepared.fixed;
+      this.notePromptFixed(prepared.fixed, prepared.sections);
       budget = this.measure(prepared.fixed);
     }
     return { status: blocked ? 'blocked' : 'ready', prompt: prepared, plan: this.planRequest(prepared.fixed, prepared.sections, budget), requestIndex: this.nextRequestIndex, compaction, compactionId, recovered: false };

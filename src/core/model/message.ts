@@ -99,8 +99,10 @@ export interface MessageMeta {
   source?: string;
   /** Attachment messages: what was attached. */
   attachment?: AttachmentInfo;
-  /** Assistant messages: tokens of the thinking they carry, counted when recorded (the chat shows it). */
+  /** Assistant messages: tokens of the thinking they send back to the model, counted when recorded. */
   reasoningTokens?: number;
+  /** Assistant messages: tokens of their readable thinking whatever its format (sent back or not), counted when recorded (the chat shows it). */
+  thinkingTokens?: number;
 }
 
 export interface Message {

@@ -1,6 +1,7 @@
 export type ProviderErrorKind =
   | 'context_too_long' // the prompt does not fit the model's window: compact and retry
   | 'rate_limited' // 429
+  | 'quota' // the account's quota or credit is used up, or its billing is in trouble: waiting does not help
   | 'overloaded' // Anthropic 529 / overloaded_error, 503
   | 'server' // other 5xx
   | 'auth' // 401 / 403: missing or wrong API key

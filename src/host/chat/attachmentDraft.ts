@@ -56,6 +56,16 @@ interface Staged {
 /** Re-read at send: what lives in the workspace. Selections, problems, diffs and terminal output are sent as captured. */
 const READ_AGAIN: ReadonlySet<AttachTarget['kind']> = new Set(['file', 'folder']);
 
+/**
+ * A chip's tab title: the file's own name first and its folders after it (a tab name cannot hold
+ * a `/`, which would show percent-encoded): "app.ts (src › lib, sent with your message)".
+ */
+export function attachmentTitle(label: string): string {
+  const parts = label.split(/[/\\]+/).filter(Boolean);
+  const name = parts.pop() ?? label;
+  return parts.length ? `${name} (${parts.join(' › ')}, sent with your message)` : `${name} (sent with your message)`;
+}
+
 export class AttachmentDraft {
   private staged: Staged[] = [];
   private draftText = '';
@@ -124,7 +134,7 @@ export class AttachmentDraft {
   textOf(id: string): { title: string; text: string } | undefined {
     const staged = this.staged.find((s) => s.id === id);
     if (!staged?.prepared) return undefined;
-    return { title: `${staged.info?.label ?? 'attachment'} (sent with your message)`, text: staged.prepared.message.content };
+    return { title: attachmentTitle(staged.info?.label ?? 'attachment'), text: staged.prepared.message.content };
   }
 
   /** No chip and no text: the composer has nothing to cost. */
@@ -142,10 +152,11 @@ export class AttachmentDraft {
     const figures = session?.figures();
     if (!session || !figures) return undefined;
     if (!this.draftText.trim() && this.staged.length === 0) return undefined;
+    if (/^\s*\/compact\b/.test(this.draftText)) return { text: '/compact: compacts the context now; no message is sent', tokens: 0, shareAfter: figures.usedShare };
     const items = this.staged.filter((s) => s.prepared && !s.error).map((s) => this.tokensOf(session, s.prepared!.message));
     if (this.draftText.trim()) items.push(this.draftTokens(session));
     const cost = messageCost(figures, items);
-    return { text: cost.text, note: cost.note, tokens: cost.tokens, shareAfter: cost.shareAfter };
+    return { text: cost.text, note: cost.note, tokens: cost.tokens, requestTokens: cost.usedAfter, shareAfter: cost.shareAfter };
   }
 
   /**

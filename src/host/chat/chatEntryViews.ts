@@ -44,7 +44,9 @@ export function thinkingView(m: Message): ChatThinking | undefined {
   if (!blocks.length) return undefined;
   const text = blocks.map((b) => b.text).filter(Boolean).join('\n\n');
   const redacted = blocks.filter((b) => !b.text && (b.redactedData !== undefined || b.encryptedContent !== undefined)).length;
-  return m.meta?.reasoningTokens === undefined ? { text, redacted } : { text, redacted, tokens: m.meta.reasoningTokens };
+  // The thinking's own size (older records kept only what is sent back, which is 0 for thinking that is not).
+  const tokens = m.meta?.thinkingTokens ?? (m.meta?.reasoningTokens || undefined);
+  return tokens === undefined ? { text, redacted } : { text, redacted, tokens };
 }
 
 /** A `/compact` that found nothing to remove is recorded as skipped: the chat says so. */

@@ -1,7 +1,8 @@
 import type { SessionInfo } from '../../core/ports/sessionStore';
-import type { ChatHeaderUpdate, ChatState, ChatTurnFiles, HostToChat } from '../../protocol/chat';
+import type { ChatHeaderUpdate, ChatTurnFiles, HostToChat } from '../../protocol/chat';
 import type { ShownSession } from '../sessionState/sessionPorts';
 import type { SessionPatch } from '../sessionState/sessionPatch';
+import { headerSessions } from './sessionListing';
 
 /** What the chat's feed reads besides the session's state: the window's lists, and where it posts. */
 export interface ChatFeedDeps {
@@ -19,10 +20,6 @@ export interface ChatFeedDeps {
   log(message: string): void;
 }
 
-/** The header's list of sessions: the 50 most recent. */
-function sessionList(sessions: readonly SessionInfo[]): ChatState['sessions'] {
-  return [...sessions].sort((a, b) => b.updatedAt - a.updatedAt).slice(0, 50).map((s) => ({ id: s.id, title: s.title, updatedAt: s.updatedAt }));
-}
 
 /**
  * What the chat webview is sent: the whole state of the session shown when the webview (re)loads
@@ -70,7 +67,7 @@ export class ChatFeed {
       const [sessions, turnFiles] = await Promise.all([this.deps.sessions(fresh), this.deps.turnFiles(session.info.id)]);
       // Made when posted: every patch made meanwhile is in it.
       if (shows !== this.shows || this.session?.state !== session.state) return;
-      this.deps.post({ type: 'state', state: { ...session.state.chatState(), sessions: sessionList(sessions), ...(turnFiles.length ? { turnFiles } : {}) } });
+      this.deps.post({ type: 'state', state: { ...session.state.chatState(), sessions: headerSessions(sessions, session.info.id), ...(turnFiles.length ? { turnFiles } : {}) } });
       this.holds = true;
       this.deps.shown?.(session);
     } catch (error) {
@@ -91,7 +88,7 @@ export class ChatFeed {
 
   /** The window's sessions changed (one created, renamed, touched): the header's list follows. */
   async sessionsChanged(): Promise<void> {
-    await this.headerWith(async () => ({ sessions: sessionList(await this.deps.sessions(false)) }));
+    await this.headerWith(async () => ({ sessions: headerSessions(await this.deps.sessions(false), this.session?.info.id) }));
   }
 
   /** The turns' files changed (a checkpoint, a restore): "Restore files" follows. */

@@ -1,4 +1,22 @@
+import { subagentLinkOf } from '../../core/agent/subagents/sessionLink';
 import type { SessionInfo, SessionStore } from '../../core/ports/sessionStore';
+import type { ChatState } from '../../protocol/chat';
+
+/** The title a session keeps until its first message names it. */
+const UNNAMED = 'New session';
+
+/**
+ * The header's list of sessions: the 50 most recent the user can go back to. A subagent's session
+ * opens from its card, not from here; a session still unnamed has no message (its first message
+ * names it) and is left out, but for the one shown.
+ */
+export function headerSessions(sessions: readonly SessionInfo[], shownId?: string): ChatState['sessions'] {
+  return [...sessions]
+    .filter((s) => s.id === shownId || (!subagentLinkOf(s) && s.title !== UNNAMED))
+    .sort((a, b) => b.updatedAt - a.updatedAt)
+    .slice(0, 50)
+    .map((s) => ({ id: s.id, title: s.title, updatedAt: s.updatedAt }));
+}
 
 /**
  * The list of sessions the chat's header offers, kept while it holds: listing merges every

@@ -4,7 +4,7 @@
  * local estimate. No `vscode` import.
  */
 import { compactionEstimate, formatTokens, type WindowFigures } from '../../core/accounting/windowFigures';
-import { nounFor } from '../../protocol/wording';
+import { nounFor, strategiesInWords } from '../../protocol/wording';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import type { CompactionEventRecord } from '../../core/model/records';
 import type { ActiveSession } from '../sessionState/sessionPorts';
@@ -20,6 +20,6 @@ export function compactionMessage(result: Pick<CompactionEventRecord, 'status' |
   if (result.status === 'error') return `Compaction failed: ${result.error ?? 'unknown error'}. Nothing was changed; the context holds ${before.text.used}.`;
   if (result.status === 'skipped') return `Nothing to compact: the context holds ${after.text.used}.`;
   const estimate = compactionEstimate({ tokensBefore: before.used, tokensAfter: after.used, estimatedTokensBefore: before.estimated, estimatedTokensAfter: after.estimated });
-  const how = [result.strategies.join(', '), estimate].filter(Boolean).join('; ');
+  const how = [strategiesInWords(result.strategies), estimate].filter(Boolean).join('; ');
   return `Compacted context: ${formatTokens(before.used)} → ${formatTokens(after.used)} ${nounFor(after.used, 'token')} (${how}). The context holds ${after.text.used}.`;
 }

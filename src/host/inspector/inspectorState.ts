@@ -4,6 +4,7 @@ import type { CompactionView, InspectorState, RequestView } from '../../protocol
 import type { InspectorSubagents, InspectorSubagentSubject } from '../../protocol/inspectorSubagents';
 import type { ShownSession } from '../sessionState/sessionPorts';
 import { budgetWindowFigures } from '../figures/turnFigures';
+import { turnForecast } from '../figures/turnForecast';
 
 /** The lists the inspector pages and patches, and the small parts it sends whole. */
 export type InspectorSmallParts = Omit<InspectorState, 'requests' | 'current' | 'blobs' | 'blobTitles' | 'compactions' | 'historySent' | 'earlierRequests' | 'earlierResults' | 'currentOmitted'>;
@@ -39,10 +40,11 @@ export function inspectorParts(session: Pick<ShownSession, 'info' | 'state' | 'c
   const requests = records.requests;
   const plan = state.nextRequestPlan();
   const budget = plan?.budget;
-  const growth = requests.length > 1 ? (requests[requests.length - 1].estimatedInputTokens - requests[0].estimatedInputTokens) / (requests.length - 1) : undefined;
   const calibration = state.working?.calibration.view();
-  // A subagent's session has ended: no forecast of its next requests.
-  const forecast = !extras.subagentOf && budget && growth !== undefined ? { averageRequestGrowth: Math.max(0, Math.round(growth)), ...(growth > 0 ? { requestsUntilCompaction: Math.floor(Math.max(0, budget.compactAtTokens - budget.used) / growth) } : {}) } : {};
+  // A subagent's session has ended: no forecast of its next turns.
+  const userMessageTimes = (state.working?.messages ?? []).filter((m) => m.role === 'user' && m.kind === 'user').map((m) => m.createdAt);
+  const turns = !extras.subagentOf && budget ? turnForecast({ userMessageTimes, requests, usedNow: budget.used, compactAt: budget.compactAtTokens }) : undefined;
+  const forecast = turns ? { averageRequestGrowth: turns.perTurn, forecastTurns: turns.turns, ...(turns.turnsLeft !== undefined ? { requestsUntilCompaction: turns.turnsLeft } : {}) } : {};
   return {
     small: {
       session: { id: session.info.id, title: session.info.title, origin: session.info.origin },

@@ -25,7 +25,7 @@ export interface StoredSession {
  */
 export interface WorkingContext {
   measure(): ContextBudget;
-  planRequest(): RequestPlan;
+  planNextRequest(): RequestPlan;
   readonly calibration: { view(): CalibrationView };
   /** The working context's messages (a list the session changes in place, telling its lineage). */
   readonly messages: readonly Message[];

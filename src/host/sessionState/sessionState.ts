@@ -239,6 +239,7 @@ export class SessionState {
       model: this.identity.model,
       banner: this.readError ?? (this.unsent.pending !== undefined ? undefined : this.identity.unavailable),
       ...(this.records.heldFrom !== undefined ? { earlierUnloaded: true } : {}),
+      ...(this.identity.info.origin?.startsWith('replay:') ? { replay: true } : {}),
     };
   }
 
@@ -311,7 +312,7 @@ export class SessionState {
     const last = this.planned;
     // An untracked list has no version: it is planned every time.
     if (last && version !== undefined && last.working === working && last.version === version && last.fixed === context.fixed) return { ...last.plan, budget: context.measure() };
-    const plan = context.planRequest();
+    const plan = context.planNextRequest();
     this.planned = { plan, working, version, fixed: context.fixed };
     return plan;
   }

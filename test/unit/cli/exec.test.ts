@@ -3,71 +3,27 @@
  * folder on disk, a real sql.js store, and the stored session as `tally inspect --session` prints it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, linkSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { existsSync, linkSync, writeFileSync } from 'fs';
 import { join } from 'path';
-import { EXEC_EXIT, runExec } from '../../../src/cli/exec';
+import { EXEC_EXIT } from '../../../src/cli/exec';
 import { execApiKey } from '../../../src/cli/execApiKey';
-import { parseExecArgs } from '../../../src/cli/execArgs';
-import { renderStoredSession } from '../../../src/cli/storedSession';
-import { openStore } from '../../../src/node/store';
 import { FakeAnthropicServer } from '../../fakes/anthropicServer';
 import { EndlessStreamServer } from '../../fakes/endlessStreamServer';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { recordedResponses, RecordedStreamServer } from '../../fakes/recordedStreamServer';
 import { anthropicFacts } from '../core/providers/conformance/recordingFacts';
 import { ANTHROPIC_MESSAGES, recordedRequest, sseChunks } from '../core/providers/conformance/replay';
+import { KEY, RECORDINGS, useExecRuns } from './execRuns';
 
-const RECORDINGS = join(__dirname, '..', 'core', 'providers', 'conformance', 'recordings');
-const KEY = 'sk-exec-test';
 
 function toolNames(body: any): string[] {
   return ((body.tools ?? []) as any[]).map((t) => t.function?.name ?? t.name);
 }
 
-interface Run {
-  code: number;
-  lines: Array<Record<string, any>>;
-  stderr: string;
-}
-
 describe('tally exec', function () {
   this.timeout(60_000);
-  let work: string;
-  let storeFolder: string;
-  const servers: Array<{ stop?: () => Promise<void>; close?: () => Promise<void> }> = [];
-
-  beforeEach(() => {
-    work = mkdtempSync(join(tmpdir(), 'tally-exec-work-'));
-    storeFolder = mkdtempSync(join(tmpdir(), 'tally-exec-store-'));
-  });
-  afterEach(async () => {
-    for (const server of servers.splice(0)) await (server.stop ?? server.close)!.call(server);
-    rmSync(work, { recursive: true, force: true });
-    rmSync(storeFolder, { recursive: true, force: true });
-  });
-
-  async function execPlain(argv: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const args = parseExecArgs([...argv, '--store', storeFolder, '--cd', work], work);
-    const code = await runExec(args, { env, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-    return { code, stdout, stderr };
-  }
-
-  async function exec(argv: string[], env: Record<string, string>): Promise<Run> {
-    const { code, stdout, stderr } = await execPlain([...argv, '--json'], env);
-    return { code, lines: stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)), stderr };
-  }
-
-  async function inspect(sessionId: string): Promise<string> {
-    const store = await openStore(storeFolder);
-    try {
-      return await renderStoredSession(store, sessionId);
-    } finally {
-      await store.close();
-    }
-  }
+  const runs = useExecRuns();
+  const { servers, execPlain, exec, inspect } = runs;
 
   it('completes a reasoning OpenAI turn with function calls against recorded Responses traffic, and the stored session shows the reasoning', async () => {
     const recorded = recordedResponses(join(RECORDINGS, 'openai-responses', 'openai-reasoning-encrypted-content.1.chunks.txt'), (type) => type === 'response.created');
@@ -228,7 +184,7 @@ describe('tally exec', function () {
   });
 
   it('offers the delegate tool only with --allow delegate, and prints each subagent step as a JSON line', async () => {
-    writeFileSync(join(work, 'VERSION.txt'), '1.2.3\n');
+    writeFileSync(join(runs.work, 'VERSION.txt'), '1.2.3\n');
     const server = await new FakeOpenAIServer({ apiKey: KEY }).start();
     servers.push(server as never);
     const base = ['What version is this?', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.url];
@@ -263,7 +219,7 @@ describe('tally exec', function () {
     assert.match(report.output, /^VERSION\.txt says 1\.2\.3\.\n\[general subagent: 2 requests, \d+ tokens\]$/);
     assert.equal(run.lines.filter((l) => l.type === 'text').map((l) => l.text).join(''), 'The version is 1.2.3.');
 
-    // The subagent's work is stored as a session of its own, which tally inspect --session prints.
+    // The subagent's runs.work is stored as a session of its own, which tally inspect --session prints.
     const subagentSession = await inspect(steps[0].session);
     assert.match(subagentSession, /^session \S+: general: Read VERSION\.txt and report the version\./);
     assert.match(subagentSession, /→ read_file \{"path":"VERSION.txt"\}\s+\[call_read\]/);
@@ -271,8 +227,8 @@ describe('tally exec', function () {
   });
 
   it("a subagent asks under exec's --allow like the parent: a hard-linked file it reads stays unread without --allow read", async () => {
-    writeFileSync(join(work, 'secret.txt'), 'linked-secret\n');
-    linkSync(join(work, 'secret.txt'), join(work, 'alias.txt'));
+    writeFileSync(join(runs.work, 'secret.txt'), 'linked-secret\n');
+    linkSync(join(runs.work, 'secret.txt'), join(runs.work, 'alias.txt'));
     const server = await new FakeOpenAIServer({ apiKey: KEY }).start();
     servers.push(server as never);
     const script = () =>
@@ -308,12 +264,12 @@ describe('tally exec', function () {
     assert.equal(denied.code, EXEC_EXIT.done);
     assert.equal(denied.lines.find((l) => l.type === 'tool_result')!.denied, true);
     assert.deepEqual([denied.lines.find((l) => l.type === 'approval_needed')!.kind, denied.lines.find((l) => l.type === 'approval')!.decision], ['edit', 'denied']);
-    assert.equal(existsSync(join(work, 'out.txt')), false);
+    assert.equal(existsSync(join(runs.work, 'out.txt')), false);
 
     server.enqueue(writeCall, { type: 'reply', parts: [{ text: 'ok' }] });
     const allowed = await exec(['write out.txt', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.url, '--allow', 'edit'], { TALLY_API_KEY: KEY });
     assert.equal(allowed.code, EXEC_EXIT.done);
-    assert.equal(existsSync(join(work, 'out.txt')), true);
+    assert.equal(existsSync(join(runs.work, 'out.txt')), true);
   });
 
   it('sends OPENAI_API_KEY only to OpenAI: an openai-compatible server gets no key from it', async () => {
@@ -363,6 +319,7 @@ describe('tally exec', function () {
     assert.match(stderr, /\[error\] session /);
     assert.equal(server.bodies.length, 1, 'not sent again');
   });
+
 
   it('exits 2 with the reason when no key is set, before sending anything', async () => {
     const run = await exec(['hello', '--provider', 'anthropic', '--model', 'claude-haiku-4-5'], {});

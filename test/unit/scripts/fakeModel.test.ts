@@ -123,6 +123,42 @@ describe('npm run fake-model (scripted model server)', () => {
       ],
     });
     assert.strictEqual(summarizer.lastError, undefined, 'the model answered (no local fallback)');
-    assert.match(summary, /^## Checkpoint \(scripted model's summary of 5 messages\)\n### Task\nmake the tests pass\n### Changed and verified\n- changed: src\/app\.ts\n### Last commands\n- `npm test` → ran\n### Next step\n.+$/);
+    assert.match(summary, /^## Checkpoint \(scripted model's summary of 5 messages\)\n### Task\nmake the tests pass\n### Established\n- nothing yet\n### Changed\n- src\/app\.ts\n### Last commands\n- `npm test` → ran\n### Failed\n- nothing\n### Open questions\n- none\n### Next step\n.+$/);
+  });
+
+  it("a checkpoint of a session that only listed files passes Tally's check: no note of a rejected summary reaches the model", async () => {
+    const provider = createOpenAIProvider({ baseUrl: server.url });
+    const summarizer = new LlmSummarizer(
+      async (p) => (await completeOnce(provider, { model: 'scripted-model', system: [{ text: p.system }], messages: [hiddenUserMessage(p.user, { id: 'summary-request' })], tools: [], maxOutputTokens: p.maxTokens })).text,
+      'scripted-model',
+    );
+    const call = { id: 'c1', name: 'list_files', arguments: JSON.stringify({ path: '.' }) };
+    const summary = await summarizer.summarize({
+      style: 'checkpoint',
+      maxTokens: 500,
+      messages: [
+        msg({ role: 'user', kind: 'user', content: 'list files' }),
+        msg({ role: 'assistant', kind: 'assistant', content: 'Listing.', toolCalls: [call] }),
+        msg({ role: 'tool', kind: 'tool_result', content: 'README.md\nsrc/', toolCallId: 'c1', toolName: 'list_files' }),
+      ],
+    });
+    assert.doesNotMatch(summary, /local summary used|left these out|completed:/);
+    assert.match(summary, /^## Checkpoint \(scripted model's summary/);
+  });
+
+  it('follows the request when a nested AGENTS.md applies (its note comes after the request), thinks when asked, and delegates', async () => {
+    const { scriptedReply } = (await importModule(path.resolve(__dirname, '..', '..', '..', 'scripts', 'fake-model.mjs'))) as unknown as { scriptedReply(m: unknown[]): { text: string; reasoning?: string; call?: { name: string; arguments: Record<string, unknown> } } };
+    const nested = scriptedReply([{ role: 'system', content: 'You are Tally.' }, { role: 'user', content: 'read src/app.ts' }, { role: 'user', content: 'Instructions from src/AGENTS.md (the active file is below it):\nUse tabs.' }]);
+    assert.deepEqual(nested.call, { name: 'read_file', arguments: { path: 'src/app.ts' } });
+    const delegated = scriptedReply([{ role: 'user', content: 'delegate list files' }]);
+    assert.deepEqual(delegated.call, { name: 'delegate', arguments: { task: 'list files' } });
+    const reported = scriptedReply([{ role: 'user', content: 'delegate list files' }, { role: 'assistant', content: '', tool_calls: [{ id: 'c', type: 'function', function: { name: 'delegate', arguments: '{"task":"list files"}' } }] }, { role: 'tool', tool_call_id: 'c', content: 'README.md and src/' }]);
+    assert.match(reported.text, /The subagent reported back:\n\n> README\.md and src\//);
+
+    const provider = createOpenAIProvider({ baseUrl: server.url });
+    const events = await collect(provider.stream(request([msg({ role: 'user', kind: 'user', content: 'think about the tests' })]), new AbortController().signal));
+    const thinking = events.flatMap((e) => (e.type === 'reasoning_delta' ? [e.text] : [])).join('');
+    assert.match(thinking, /^The user asked me to think about the tests\./);
+    assert.match(events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join(''), /^\[scripted model\] I thought about the tests first/);
   });
 });

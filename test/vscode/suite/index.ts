@@ -14,6 +14,9 @@ export function run(): Promise<void> {
     require('./vscodeLmTurn.test');
     require('./windowFigures.test');
     require('./oneFigure.test');
+    require('./toolFigure.test');
+    require('./costLine.test');
+    require('./demoModel.test');
     require('./readOnlyDocuments.test');
     require('./settingsReopen.test');
     require('./forkSession.test');

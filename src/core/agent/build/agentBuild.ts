@@ -6,6 +6,7 @@ import type { WebAccess } from '../../ports/webAccess';
 import type { Workspace } from '../../ports/workspace';
 import type { InstructionPart, ToolText } from '../../prompt/promptSections';
 import type { Skill } from '../../prompt/skills';
+import type { SessionPrompt } from '../../prompt/sessionPrompt';
 import type { ChatProvider, ReasoningRequest } from '../../providers/types';
 import type { ContextSettings } from '../../settings';
 import type { ToolRegistryOptions } from '../../tools/registry';
@@ -40,6 +41,8 @@ export interface AgentBuild {
   observers?: readonly AgentListener[];
   /** Requests in one turn before the loop stops (default: the loop's). */
   maxSteps?: number;
+  /** Told of the prompt this agent (not its subagents) builds its requests from: Configure Tools reads each tool's cost from it. */
+  onPrompt?: (prompt: SessionPrompt) => void;
   /** The loop's waits and re-sends, for callers that control time (tests). */
   loop?: Pick<AgentOptions, 'sleep' | 'retry' | 'streamRetries' | 'maxPauses'>;
 }

@@ -28,6 +28,7 @@ export function buildAgent(build: AgentBuild): AgentSession {
     environment: build.environment,
     delegate,
     maxSteps: build.maxSteps,
+    onPrompt: build.onPrompt,
   });
   for (const observer of build.observers ?? []) agent.on(observer);
   return agent;
@@ -44,6 +45,7 @@ interface Assembly {
   /** The agent's own delegate tool: its named agents are read again before each prompt. */
   delegate?: DelegateTool;
   maxSteps?: number;
+  onPrompt?: (prompt: SessionPrompt) => void;
 }
 
 function assemble(a: Assembly): AgentSession {
@@ -68,6 +70,7 @@ function assemble(a: Assembly): AgentSession {
     toolSearchNote: () => a.sources.map((s) => s.note?.()).filter(Boolean).join('\n') || undefined,
     ...(model.toolText ? { toolText: model.toolText } : {}),
   });
+  a.onPrompt?.(prompt);
   return new AgentSession({
     contextSession: a.session,
     provider: model.provider,

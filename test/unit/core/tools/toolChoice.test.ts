@@ -6,7 +6,7 @@ import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';
 import { requestContent } from '../../../../src/core/context/requestItems';
 import { withSettings } from '../../../../src/core/settings';
 import { builtinTools } from '../../../../src/core/tools/builtin';
-import { choiceFromPicked, NO_TOOL_CHOICE, offeredByChoice, parseToolChoice, toolPickerRows, type ToolChoice } from '../../../../src/core/tools/toolChoice';
+import { choiceFromPicked, NO_TOOL_CHOICE, pickedToolTokens, offeredByChoice, parseToolChoice, toolPickerRows, type ToolChoice } from '../../../../src/core/tools/toolChoice';
 import type { Tool } from '../../../../src/core/tools/types';
 import { testRegistry } from '../../../support/toolRegistry';
 
@@ -62,6 +62,16 @@ describe('the tools the model is offered (Configure Tools)', () => {
     const choice = choiceFromPicked(rows, new Set(['read_file', 'list_files', 'copilot_fetchWebPage']), { enabled: ['tool_of_a_disabled_extension'], disabled: [] });
     assert.deepEqual(choice.enabled, ['tool_of_a_disabled_extension', 'copilot_fetchWebPage']);
     assert.deepEqual(choice.disabled, BUILTIN_NAMES.filter((n) => n !== 'read_file' && n !== 'list_files'));
+  });
+
+  it("lists Tally's session tools as always offered: unticking one changes no choice, and the picked figure counts them", () => {
+    const session = [{ name: 'read_result', description: 'Read a stored result', inputSchema: { type: 'object' }, source: 'builtin', origin: 'session' } as ToolDefinition];
+    const rows = toolPickerRows([...builtinTools().map((t) => t.definition), ...session], NO_TOOL_CHOICE, () => 10, new Set(['read_result']));
+    const row = rows.find((r) => r.name === 'read_result')!;
+    assert.deepEqual([row.group, row.picked, row.alwaysOffered], ['Always offered', true, true]);
+    const picked = new Set(['read_file']);
+    assert.deepEqual(choiceFromPicked(rows, picked).disabled, BUILTIN_NAMES.filter((n) => n !== 'read_file'), 'read_result is never turned off');
+    assert.equal(pickedToolTokens(rows, picked), 20, 'read_file and read_result');
   });
 
   it('a request lists each offered schema once, and the tool framing counts exactly the schemas sent', async () => {

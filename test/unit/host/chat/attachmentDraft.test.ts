@@ -8,7 +8,8 @@ import type { AttachmentInfo } from '../../../../src/core/model/message';
 import { createOpenAIProvider } from '../../../../src/core/providers/openai/openai';
 import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings, type ContextSettings } from '../../../../src/core/settings';
-import { AttachmentDraft, type AttachmentSources, type DraftSession } from '../../../../src/host/chat/attachmentDraft';
+import { documentName } from '../../../../src/views/documentAddress';
+import { attachmentTitle, AttachmentDraft, type AttachmentSources, type DraftSession } from '../../../../src/host/chat/attachmentDraft';
 import { attachmentsForSend, type AttachmentIntentDeps } from '../../../../src/host/chat/attachmentIntents';
 import type { AttachTarget, ChatAttachmentView } from '../../../../src/protocol/attachments';
 import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';
@@ -227,10 +228,28 @@ describe('attachments: chips, their tokens and the request that carries them', f
     const cost = draft.cost(session)!;
     assert.equal(cost.text, expected.text);
     assert.equal(cost.tokens, chip.tokens! + text + 8);
-    assert.match(cost.text, /^this message [\d,]+ tokens → [\d.]+% of the window after sending$/);
+    assert.match(cost.text, /^next request [\d,]+ tokens \(this message [\d,]+\) → [\d.]+% of the window$/);
+    assert.equal(cost.requestTokens, figures.used + cost.tokens, 'the request: the context now and the message');
     assert.equal(cost.note, undefined);
     // Past the compaction threshold: the line says a compaction will run first.
     draft.setDraftText('word '.repeat(2_500));
     assert.equal(draft.cost(session)!.note, 'a compaction will run first');
+  });
+
+  it("a chip's tab title names the file first and its folders after it, with no percent-encoded slash", async () => {
+    const { draft, session } = await setup();
+    const chip = await draft.add(session, { kind: 'file', path: 'src/app.ts' });
+    const title = draft.textOf(chip.id)!.title;
+    assert.equal(title, 'app.ts (src, sent with your message)');
+    assert.equal(documentName(title, 'txt'), 'app.ts (src, sent with your message).txt');
+    assert.equal(attachmentTitle('a/b/c.md'), 'c.md (a › b, sent with your message)');
+  });
+
+  it('/compact sends no message: the cost line says so instead of costing its text', async () => {
+    const { draft, session } = await setup();
+    draft.setDraftText('/compact keep the API notes');
+    const cost = draft.cost(session)!;
+    assert.equal(cost.text, '/compact: compacts the context now; no message is sent');
+    assert.equal(cost.requestTokens, undefined);
   });
 });

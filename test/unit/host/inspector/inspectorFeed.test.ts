@@ -23,7 +23,7 @@ function usage(requestIndex: number, createdAt: number): RequestUsageRecord {
 function resumed(): ActiveSession {
   const state = stateOf([visible(userMessage('Look around.', { id: 'u1', createdAt: 1 }))]);
   const budget = { used: 1_000, effectiveWindow: 90_000, compactAtTokens: 70_000, blockAtTokens: 85_000, percent: 1.1, estimated: 1_000, shouldCompact: () => false, isBlocked: () => false } as unknown as ContextBudget;
-  const context: WorkingContext = { measure: () => budget, planRequest: () => ({ messages: [], items: [], budget, repaired: 0 }) as never, calibration: { view: () => ({ factor: 1, error: 0, samples: 0 }) }, messages: [], fixed: {} };
+  const context: WorkingContext = { measure: () => budget, planNextRequest: () => ({ messages: [], items: [], budget, repaired: 0 }) as never, calibration: { view: () => ({ factor: 1, error: 0, samples: 0 }) }, messages: [], fixed: {} };
   state.apply({ kind: 'resumed', context });
   return { info: { id: 's', title: 'a session', createdAt: 1, updatedAt: 1 } as SessionInfo, state, contextSession: context as never, reads: {} as never };
 }

@@ -31,7 +31,7 @@ function workingContext() {
   workingMessages = [];
   const figures = { used: 10_000 };
   const budget = (): ContextBudget => ({ used: figures.used, effectiveWindow: 192_000, compactAtTokens: 150_000, blockAtTokens: 180_000, percent: figures.used / 1920, estimated: figures.used, shouldCompact: () => false, isBlocked: () => false } as unknown as ContextBudget);
-  const context: WorkingContext = { measure: budget, planRequest: () => ({ messages: [], items: [], budget: budget(), repaired: 0 }) as never, calibration: { view: () => ({ factor: 1, error: 0, samples: 0 }) }, messages: workingMessages, fixed: {} };
+  const context: WorkingContext = { measure: budget, planNextRequest: () => ({ messages: [], items: [], budget: budget(), repaired: 0 }) as never, calibration: { view: () => ({ factor: 1, error: 0, samples: 0 }) }, messages: workingMessages, fixed: {} };
   return { context, figures };
 }
 

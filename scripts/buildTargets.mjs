@@ -1,0 +1,21 @@
+// The bundles `node scripts/build.mjs` makes (the extension host code, the CLI, the workers, the webviews) and their shared esbuild options.
+/** What every bundle shares; `production` minifies and leaves out source maps. */
+export const common = (production) => ({ bundle: true, sourcemap: !production, minify: production, legalComments: production ? 'none' : 'inline', logLevel: 'warning' });
+
+// sql.js's WebAssembly is copied beside the bundles; the path a run from source resolves stays a plain require.resolve.
+const SQL_WASM = 'sql.js/dist/sql-wasm.wasm';
+
+export const buildTargets = [
+  { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', SQL_WASM] },
+  // Transcript import + replay run in a worker thread so the extension host stays responsive.
+  { entryPoints: ['src/node/transcripts/replayWorker.ts'], outfile: 'dist/replayWorker.js', platform: 'node', format: 'cjs', target: 'node20', external: [SQL_WASM] },
+  // Compiles sql.js's WebAssembly off the extension host's thread at activation (src/node/store/sql/sqlWarmUp.ts).
+  { entryPoints: ['src/node/store/sql/sqlWarmWorker.ts'], outfile: 'dist/sqlWarmWorker.js', platform: 'node', format: 'cjs', target: 'node20', external: [SQL_WASM] },
+  // Fetched HTML made readable (Readability, linkedom, turndown) off the host's thread; loaded at the first page (src/node/web/readableInWorker.ts).
+  // Parsers it never uses stay out: turndown's HTML-string parser (it is given DOM nodes) and linkedom's style-sheet parser.
+  { entryPoints: ['src/node/web/readableWorker.ts'], outfile: 'dist/readableWorker.js', platform: 'node', format: 'cjs', target: 'node20', alias: { '@mixmark-io/domino': './scripts/stubs/noHtmlStringParser.cjs', 'cssomnom/parse': './scripts/stubs/noStyleSheetParser.cjs' } },
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', external: [SQL_WASM], banner: { js: '#!/usr/bin/env node' } },
+  { entryPoints: ['webview/inspector/main.ts'], outfile: 'dist/webview/inspector.js', platform: 'browser', format: 'iife', target: 'es2022' },
+  { entryPoints: ['webview/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022' },
+];
+
