@@ -18,7 +18,7 @@ export const LAYERS = [
   // Pure TypeScript, runnable anywhere: the agent, the providers, the context.
   { name: 'core', path: 'src/core/', imports: ['core'], packages: ['js-tiktoken'], node: false, vscode: false },
   // Node implementations of core's ports.
-  { name: 'node', path: 'src/node/', imports: ['core', 'node'], packages: ['sql.js', 'js-tiktoken', '@modelcontextprotocol/sdk'], node: true, vscode: false },
+  { name: 'node', path: 'src/node/', imports: ['core', 'node'], packages: ['sql.js', 'js-tiktoken', '@modelcontextprotocol/sdk', '@mozilla/readability', 'linkedom', 'turndown'], node: true, vscode: false },
   // Messages between host and webviews.
   { name: 'protocol', path: 'src/protocol/', imports: ['protocol', 'core'], packages: [], node: false, vscode: false },
   // What the views show, built from sessions.

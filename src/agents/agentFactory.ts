@@ -11,7 +11,9 @@ import { onCallIdRepair } from '../core/history/repairCallIds';
 import type { AgentSession } from '../core/agent/agentSession';
 import type { ToolEnvironment, ToolSource } from '../core/agent/build/agentBuild';
 import { buildAgent } from '../core/agent/build/buildAgent';
-import { BUILTIN_TOOLS, DELEGATION, SESSION_TOOLS } from '../core/agent/build/toolSources';
+import { BUILTIN_TOOLS, DELEGATION, SESSION_TOOLS, WEB_TOOLS } from '../core/agent/build/toolSources';
+import { nodeWebAccess } from '../node/web/nodeWebAccess';
+import { readableInWorker } from '../node/web/readableInWorker';
 import { builtinTools } from '../core/tools/builtin';
 import { ToolRegistry } from '../core/tools/registry';
 import { SessionApprovals } from '../core/tools/sessionApprovals';
@@ -153,7 +155,7 @@ export class AgentFactory {
       store,
       model: { provider: chat.provider, id: chat.model.id, maxOutputTokens: chat.maxOutputTokens, counter, ...(chat.reasoning ? { reasoning: chat.reasoning } : {}), toolText: (tool) => toolWireText(chat.provider, tool) },
       settings: config.context,
-      tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, this.vscodeLmTools, ...(this.mcp ? [this.mcp.toolSource] : [])],
+      tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, WEB_TOOLS, this.vscodeLmTools, ...(this.mcp ? [this.mcp.toolSource] : [])],
       offered: (tool) => offeredByChoice(tool, this.toolChoice.get()),
       context: [
         // Subagents carry the same AGENTS.md files as the session (none from an untrusted workspace), counted in their own prompts.
@@ -180,8 +182,12 @@ export class AgentFactory {
       approvals: new SessionApprovals({ policy: () => config.approval, allowedTools: userAllowedTools, ask: (request) => this.ask(request), withdraw: (request) => this.resolveApproval(request.callId, false) }),
       limits: { commandTimeoutMs: config.commandTimeoutMs, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
       onPathResolved,
+      web: this.web,
     };
   }
+
+  /** fetch_url's web: one reader thread for the window, started at the first page (dist/readableWorker.js beside this bundle). */
+  private readonly web = nodeWebAccess({ readable: readableInWorker(join(__dirname, 'readableWorker.js')) });
 
   /** Runs one built-in tool call outside a chat turn (used by the extension-host tests and diagnostics). */
   runWorkspaceTool(call: ToolCall, onApprovalNeeded: (request: ApprovalRequest) => void = () => undefined): Promise<ToolRunResult> {

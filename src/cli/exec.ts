@@ -9,7 +9,10 @@ import { homedir } from 'os';
 import { join, resolve } from 'path';
 import { getTokenCounter } from '../core/accounting/tokenizer';
 import { buildAgent } from '../core/agent/build/buildAgent';
-import { BUILTIN_TOOLS, DELEGATION, SESSION_TOOLS } from '../core/agent/build/toolSources';
+import { BUILTIN_TOOLS, DELEGATION, SESSION_TOOLS, WEB_TOOLS } from '../core/agent/build/toolSources';
+import type { WebAccess } from '../core/ports/webAccess';
+import { nodeWebAccess } from '../node/web/nodeWebAccess';
+import { readableInWorker } from '../node/web/readableInWorker';
 import type { AgentEvent, TurnStopReason } from '../core/agent/events';
 import { DELEGATE_TOOL_NAME } from '../core/agent/subagents/delegateTool';
 import { createChatProvider } from '../core/providers/chatProviderFactory';
@@ -59,7 +62,7 @@ const EXIT_FOR: Record<TurnStopReason, number> = {
 };
 
 export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
-    [--base-url U] [--window N] [--allow read|edit|command|delegate …] [--json] [--cd DIR] [--store DIR]
+    [--base-url U] [--window N] [--allow read|edit|command|delegate|web …] [--json] [--cd DIR] [--store DIR]
     [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off]
     [--hooks FILE …]
     [--mcp-config FILE] [--allow mcp|mcp:SERVER …]
@@ -71,7 +74,8 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
   it and exit 2 without it; openai-compatible sends none).
   Approvals come from --allow alone and nothing asks: without --allow edit no file is written,
   without --allow command no command runs, and reading a file that has other hard links needs
-  --allow read. --allow delegate offers the delegate tool: subagents with their own context
+  --allow read. --allow web lets fetch_url fetch http(s) pages from any public address (never a
+  local or private one; no cookies or keys are sent). --allow delegate offers the delegate tool: subagents with their own context
   window, read-only tools, the same --allow approvals and no named agents; a run starts at most 10
   subagents using 2,000,000 tokens together (more are refused). No AGENTS.md or skill
   is loaded. --json prints one JSON object per line (text, reasoning, tool calls and results,
@@ -133,8 +137,7 @@ function textLine(event: AgentEvent, out: (s: string) => void, err: (s: string) 
   else if (event.type === 'error' || event.type === 'notice') err(`\ntally: ${event.message}\n`);
   else if (event.type === 'compaction') err(`\n[compacted the context]\n`);
   else if (event.type === 'approval_needed' && event.request.outsideSandbox) err(`[not run outside the sandbox: ${event.request.title}; --sandbox off runs commands without it]\n`);
-  else if (event.type === 'approval_needed' && event.request.kind === 'other') err(`[needs approval: ${event.request.title}; allow it with --allow mcp or --allow mcp:SERVER]\n`);
-  else if (event.type === 'approval_needed') err(`[needs approval: ${event.request.title}; allow it with --allow ${event.request.kind}]\n`);
+  else if (event.type === 'approval_needed') err(`[needs approval: ${event.request.title}; ${howToAllow(event.request)}]\n`);
   else if (event.type === 'usage') err(`\n[request #${event.record.requestIndex}: ${usageText(event)}]\n`);
   else if (event.type === 'subagent') {
     const line = subagentTextLine(event.progress);
@@ -155,6 +158,14 @@ export interface ExecIo {
   stderr(text: string): void;
   /** Aborted on SIGINT/SIGTERM by the caller. */
   signal?: AbortSignal;
+  /** The web fetch_url reaches (default: Node's, pages made readable in dist/readableWorker.js); tests give their own resolver and limits. */
+  web?: WebAccess;
+}
+
+/** What the needs-approval line tells the user to pass. */
+function howToAllow(request: ApprovalRequest): string {
+  if (request.domain === undefined) return request.kind === 'other' ? 'allow it with --allow mcp or --allow mcp:SERVER' : `allow it with --allow ${request.kind}`;
+  return request.localAddress ? 'exec never fetches from a local address' : 'allow it with --allow web';
 }
 
 /** Says once, before anything runs, when commands would run without a sandbox. */
@@ -198,7 +209,9 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       return EXEC_EXIT.usage;
     }
     // Nothing asks in a run: past the per-turn subagent bound no more subagents start, and a command the sandbox stopped never runs again outside it.
-    const answer = async (request: ApprovalRequest) => ({ approved: request.toolName !== DELEGATE_TOOL_NAME && !request.outsideSandbox && args.allow.has(request.kind as ExecPermission) });
+    // A fetch is allowed by --allow web, never at a local address (nothing on the command line names a host).
+    const allowed = (request: ApprovalRequest) => (request.domain !== undefined ? args.allow.has('web') && !request.localAddress : args.allow.has(request.kind as ExecPermission));
+    const answer = async (request: ApprovalRequest) => ({ approved: request.toolName !== DELEGATE_TOOL_NAME && !request.outsideSandbox && allowed(request) });
     const sandbox = new CommandSandbox(() => ({ enabled: args.sandbox === 'on', turnedOffBy: '--sandbox off', home: io.env.HOME || homedir(), extraHidden: [], storage: [storeFolder] }));
     await warnUnsandboxed(args, sandbox, folder, io);
     const hooks = await execHooks({ files: args.hooks, home: io.env.HOME || homedir(), folder, sessionId: () => info.id, sandbox, stderr: io.stderr }).catch((error: Error) => error);
@@ -212,7 +225,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       store,
       model: { provider, id: args.model, maxOutputTokens, counter, ...(reasoningPlan.reasoning ? { reasoning: reasoningPlan.reasoning } : {}) },
       settings,
-      tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, ...(mcp ? [mcpToolSource(mcp.servers)] : [])],
+      tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, WEB_TOOLS, ...(mcp ? [mcpToolSource(mcp.servers)] : [])],
       // No AGENTS.md, skills or named agents: nothing from the repository chooses what exec does.
       environment: {
         workspace: () => new NodeWorkspace({ folders: [folder], trusted: true }, sandbox),
@@ -222,6 +235,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
           ask: answer,
         }),
         limits: { commandTimeoutMs: 120_000, maxCommandOutputBytes: 8 * 1024 * 1024, maxReadBytes: 2 * 1024 * 1024 },
+        web: io.web ?? nodeWebAccess({ readable: readableInWorker(join(__dirname, 'readableWorker.js')) }),
       },
       ...(hooks ? { hooks } : {}),
       ...(args.allow.has('delegate') ? { subagents: execSubagents({ store, settings, counter, contextWindow: model.contextWindow, maxOutputTokens, model: args.model }) } : {}),

@@ -2,7 +2,7 @@
 import type { HttpProviderKind } from '../core/providers/chatProviderFactory';
 
 /** What `--allow` grants: reads that ask, edits, commands, and starting subagents (the delegate tool). */
-export type ExecPermission = 'read' | 'edit' | 'command' | 'delegate';
+export type ExecPermission = 'read' | 'edit' | 'command' | 'delegate' | 'web';
 
 export interface ExecArgs {
   task: string;
@@ -30,7 +30,7 @@ export interface ExecArgs {
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
-const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command', 'delegate'];
+const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command', 'delegate', 'web'];
 const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox', 'hooks', 'mcp-config']);
 
 function positive(name: string, raw: string): number {

@@ -27,6 +27,7 @@ export type ApprovalOutcome = 'approved' | 'approved_for_session' | 'denied' | '
  */
 export class SessionApprovals {
   private readonly toolsThisSession = new Set<string>();
+  private readonly domainsThisSession = new Set<string>();
   private readonly commandsThisSession: CommandAllowance[] = [];
 
   constructor(private readonly source: ApprovalSource) {}
@@ -34,7 +35,8 @@ export class SessionApprovals {
   async decide(asked: ApprovalRequest, workspace: Workspace, options: ToolRunOptions): Promise<ApprovalOutcome> {
     let request = asked;
     if (asked.kind === 'other') {
-      if (this.toolsThisSession.has(asked.toolName) || this.source.allowedTools().includes(asked.toolName)) return 'approved';
+      // A fetch is allowed by its domain, never by the tool's name.
+      if (asked.domain !== undefined ? this.domainsThisSession.has(asked.domain) : this.toolsThisSession.has(asked.toolName) || this.source.allowedTools().includes(asked.toolName)) return 'approved';
     } else if (asked.kind !== 'read') {
       const protectedReason = asked.target ? await workspace.protectedReason(asked.target) : undefined;
       const need: ReturnType<typeof approvalNeed> = asked.outsideSandbox ? { ask: true } : approvalNeed(this.source.policy(), { kind: asked.kind, trusted: workspace.trusted, protectedReason });
@@ -50,7 +52,10 @@ export class SessionApprovals {
       return 'cancelled';
     }
     if (!answer.approved) return 'denied';
-    if (answer.forSession && request.kind === 'other' && request.allowForSession) this.toolsThisSession.add(request.toolName);
+    if (answer.forSession && request.kind === 'other' && request.allowForSession) {
+      if (request.domain !== undefined) this.domainsThisSession.add(request.domain);
+      else this.toolsThisSession.add(request.toolName);
+    }
     if (answer.forSession && request.kind === 'command' && request.allowance) this.commandsThisSession.push(request.allowance);
     // "For this session" counts only where the card offered it.
     return answer.forSession && request.allowForSession ? 'approved_for_session' : 'approved';

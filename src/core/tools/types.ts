@@ -1,5 +1,6 @@
 import type { AgentEvent } from '../agent/events';
 import type { ToolDefinition } from '../model/tool';
+import type { WebAccess } from '../ports/webAccess';
 import type { Workspace } from '../ports/workspace';
 import type { CommandAllowance } from './commandAllowance';
 
@@ -35,6 +36,10 @@ export interface ApprovalRequest {
   preview?: { before: string; after: string };
   /** Why it asks even though the settings might allow it (a path that can run code, Restricted Mode). */
   reason?: string;
+  /** For a fetch: what "for this session" covers (the host, or `local:<host>` for a host at a local address). */
+  domain?: string;
+  /** For a fetch: the host resolves to a loopback, private or other local address; `tally exec --allow web` never approves it. */
+  localAddress?: boolean;
   /** Set when a subagent asks: which one (its session, its agent's name) and the parent's delegate call that started it. */
   subagent?: { sessionId: string; name: string; parentCallId: string };
 }
@@ -48,8 +53,8 @@ export interface SandboxNote {
 
 export type ApprovalDecision = 'approved' | 'denied';
 
-/** How a tool is gated: reads ask only for a reason they give (a hard-linked file); edits and commands follow the approval settings; external tools ask unless allowed. */
-export type ApprovalKind = 'read' | 'edit' | 'command' | 'external';
+/** How a tool is gated: reads ask only for a reason they give (a hard-linked file); edits and commands follow the approval settings; external tools ask unless allowed; web fetches ask per domain. */
+export type ApprovalKind = 'read' | 'edit' | 'command' | 'external' | 'web';
 
 export interface WorkspaceInfo {
   /** Absolute paths of the workspace folders (multi-root). The first one is the default. */
@@ -76,6 +81,8 @@ export interface ToolContext {
   approve(request: Omit<ApprovalRequest, 'callId' | 'toolName' | 'kind'>, what: string): Promise<{ forSession: boolean }>;
   /** Settings the tools honour. */
   limits: ToolLimits;
+  /** The web, for fetch_url; absent where the session has none. */
+  web?: WebAccess;
   /** Reports progress among the agent's own events (a subagent's). */
   onEvent?(event: AgentEvent): void;
 }

@@ -2,6 +2,7 @@ import type { TokenCounter } from '../../accounting/tokenizer';
 import type { ContextSession } from '../../context/contextSession';
 import type { ToolDefinition } from '../../model/tool';
 import type { SessionStore } from '../../ports/sessionStore';
+import type { WebAccess } from '../../ports/webAccess';
 import type { Workspace } from '../../ports/workspace';
 import type { InstructionPart, ToolText } from '../../prompt/promptSections';
 import type { Skill } from '../../prompt/skills';
@@ -98,6 +99,8 @@ export interface ToolEnvironment {
   workspace: () => Workspace;
   approvals: Pick<SessionApprovals, 'decide'>;
   limits: ToolLimits;
+  /** The web the `WEB_TOOLS` source's fetch_url reaches (Node's, with its address checks); without it fetch_url says it is unavailable. */
+  web?: WebAccess;
   /** Told of every workspace path one of the agent's own calls resolved. */
   onPathResolved?: ToolRegistryOptions['onPathResolved'];
 }

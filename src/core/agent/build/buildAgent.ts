@@ -64,6 +64,7 @@ function assemble(a: Assembly): AgentSession {
     workspace: environment.workspace,
     approvals: hooks ? hookAllowedApprovals(environment.approvals, allowedByHook) : environment.approvals,
     limits: environment.limits,
+    ...(environment.web ? { web: environment.web } : {}),
     onCall: (name) => prompt.noteToolUse(name),
     onPathResolved: environment.onPathResolved,
   });
@@ -151,7 +152,7 @@ function startSubagent(parent: AgentBuild, run: SubagentStart): AgentSession {
       { tools: () => (run.nested ? [run.nested] : []) },
     ],
     context: [{ instructions: async () => [role] }, ...(parent.context ?? []).filter((c) => c.sharedWithSubagents)],
-    environment: { workspace: parent.environment.workspace, limits: parent.environment.limits, approvals: askedBySubagent(parent.environment.approvals, run.asker) },
+    environment: { workspace: parent.environment.workspace, limits: parent.environment.limits, approvals: askedBySubagent(parent.environment.approvals, run.asker), ...(parent.environment.web ? { web: parent.environment.web } : {}) },
     delegate: run.nested,
     maxSteps: run.maxSteps,
   });
