@@ -87,6 +87,6 @@ describe('tally exec with MCP servers', function () {
     const args = parseExecArgs(['t', '--provider', 'openai', '--model', 'm', '--allow', 'edit,mcp:a', '--allow', 'mcp:b'], work);
     assert.deepEqual({ all: args.mcpAllowed.all, servers: [...args.mcpAllowed.servers], allow: [...args.allow] }, { all: false, servers: ['a', 'b'], allow: ['edit'] });
     assert.equal(parseExecArgs(['t', '--provider', 'openai', '--model', 'm', '--allow', 'mcp'], work).mcpAllowed.all, true);
-    assert.throws(() => parseExecArgs(['t', '--provider', 'openai', '--model', 'm', '--allow', 'mcp:'], work), /--allow takes read, edit, command, delegate, mcp or mcp:SERVER \(got "mcp:"\)/);
+    assert.throws(() => parseExecArgs(['t', '--provider', 'openai', '--model', 'm', '--allow', 'mcp:'], work), /--allow takes read, edit, command, delegate, web, mcp or mcp:SERVER \(got "mcp:"\)/);
   });
 });
