@@ -17,6 +17,8 @@ export function requestItemOf(message: Message, tokens: number): RequestItem {
   // An attachment is named by what was attached (its label holds the path, so the path is not repeated).
   const attached = message.meta?.attachment;
   if (attached) item.label = `Attached: ${attached.label}`;
+  // The plan's own items: the todo list a compaction carried, the plan the user approved.
+  if (message.kind === 'plan') item.label = message.meta?.plan === 'approved' ? 'Plan: approved plan' : 'Plan: todo list (carried past compaction)';
   return item;
 }
 
