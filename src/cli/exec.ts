@@ -56,7 +56,7 @@ const EXIT_FOR: Record<TurnStopReason, number> = {
 
 export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
     [--base-url U] [--window N] [--allow read|edit|command|delegate …] [--json] [--cd DIR] [--store DIR]
-    [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off]
+    [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off] [--plan]
 
   Runs one task with Tally's agent loop in DIR (default: the current folder), with no editor.
   Keys come from the environment only: ANTHROPIC_API_KEY (anthropic) and OPENAI_API_KEY (openai)
@@ -75,6 +75,8 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
   Commands run in a sandbox (bubblewrap on Linux, sandbox-exec on macOS): they write only in DIR and
   a private /tmp, cannot read ~/.ssh, ~/.aws and other secrets, and have no network. A command the
   sandbox stopped is not run again outside it. --sandbox off runs them with your full access.
+  --plan runs in plan mode: the agent only reads and searches (no edit, no command, whatever --allow
+  says) and ends with a plan, printed as its answer; run again without --plan to carry it out.
 
   Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
   4 context full after compaction, 5 --max-steps reached, 6 the model refused, 130 interrupted.`;
@@ -203,13 +205,14 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
         },
       ],
       maxSteps: args.maxSteps,
+      ...(args.plan ? { mode: () => 'plan' as const } : {}),
     });
     const stop = await agent.send(args.task, io.signal);
     agent.dispose();
     await store.flush();
     const code = EXIT_FOR[stop];
     if (args.json) emit({ type: 'end', stopReason: stop, exitCode: code, session: info.id });
-    else io.stderr(`\n[${stop}] session ${info.id}\n`);
+    else io.stderr(`\n[${stop}] session ${info.id}${args.plan ? ' · plan mode: nothing was changed' : ''}\n`);
     return code;
   } finally {
     await store.close();

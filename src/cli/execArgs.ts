@@ -21,6 +21,8 @@ export interface ExecArgs {
   effort?: 'low' | 'medium' | 'high';
   /** Commands run in the sandbox unless `--sandbox off`. */
   sandbox: 'on' | 'off';
+  /** Plan mode: the agent only reads and searches, and ends with a plan (nothing is changed). */
+  plan: boolean;
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
@@ -38,6 +40,7 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
   const words: string[] = [];
   const values = new Map<string, string[]>();
   let json = false;
+  let plan = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -49,8 +52,10 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
       continue;
     }
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
-    if (name === 'json') {
-      json = true;
+    if (name === 'json' || name === 'plan') {
+      if (inline !== undefined) throw new Error(`--${name} takes no value`);
+      if (name === 'json') json = true;
+      else plan = true;
       continue;
     }
     if (!VALUE_OPTIONS.has(name)) throw new Error(`unknown option --${name}`);
@@ -92,5 +97,6 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
     maxSteps: one('max-steps') === undefined ? undefined : positive('max-steps', one('max-steps')!),
     effort,
     sandbox,
+    plan,
   };
 }

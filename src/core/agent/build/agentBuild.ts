@@ -10,6 +10,7 @@ import type { ContextSettings } from '../../settings';
 import type { ToolRegistryOptions } from '../../tools/registry';
 import type { SessionApprovals } from '../../tools/sessionApprovals';
 import type { Tool, ToolLimits } from '../../tools/types';
+import type { AgentMode } from '../../plan/planMode';
 import type { AgentOptions } from '../agentSession';
 import type { AgentListener } from '../events';
 import type { SubagentLimits } from '../subagents/delegateTool';
@@ -35,6 +36,8 @@ export interface AgentBuild {
   environment: ToolEnvironment;
   /** Set when the agent may delegate: the `DELEGATION` source then offers the delegate tool. */
   subagents?: SubagentSetup;
+  /** Plan mode (read and search only, the turn ends with a plan) or act; read before every request and call. Default: act. */
+  mode?: () => AgentMode;
   /** Told of every event the agent reports (subagents' progress arrives as `subagent` events). */
   observers?: readonly AgentListener[];
   /** Requests in one turn before the loop stops (default: the loop's). */

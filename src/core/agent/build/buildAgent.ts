@@ -2,6 +2,7 @@ import type { ContextSession } from '../../context/contextSession';
 import type { InstructionPart } from '../../prompt/promptSections';
 import { SessionPrompt } from '../../prompt/sessionPrompt';
 import type { Skill } from '../../prompt/skills';
+import { PLAN_MODE_INSTRUCTIONS, toolsForMode } from '../../plan/planMode';
 import { ToolRegistry } from '../../tools/registry';
 import { AgentSession } from '../agentSession';
 import { DelegateTool, type SubagentEnvironment, type SubagentStart } from '../subagents/delegateTool';
@@ -24,7 +25,7 @@ export function buildAgent(build: AgentBuild): AgentSession {
     model: build.model,
     build,
     sources: build.tools.map((source) => ({ tools: () => listTools([source], scope, build.offered), note: source.note })),
-    context: build.context ?? [],
+    context: [...(build.context ?? []), planModeContext(build)],
     environment: build.environment,
     delegate,
     maxSteps: build.maxSteps,
@@ -46,10 +47,17 @@ interface Assembly {
   maxSteps?: number;
 }
 
+/** In plan mode the prompt says to read, search and end with a plan (a subagent's too: it works for the plan). */
+function planModeContext(build: AgentBuild): ContextContributor {
+  return { instructions: async () => (build.mode?.() === 'plan' ? [PLAN_MODE_INSTRUCTIONS] : []) };
+}
+
 function assemble(a: Assembly): AgentSession {
   const { model, environment } = a;
+  const mode = () => a.build.mode?.() ?? 'act';
   const registry: ToolRegistry = new ToolRegistry({
-    sources: [() => prompt.tools(), ...a.sources.map((source) => () => source.tools())],
+    // Plan mode withholds every tool not declared a read, from every source (so from subagents too).
+    sources: [() => prompt.tools(), ...a.sources.map((source) => () => toolsForMode(source.tools(), mode()))],
     workspace: environment.workspace,
     approvals: environment.approvals,
     limits: environment.limits,
@@ -137,7 +145,7 @@ function startSubagent(parent: AgentBuild, run: SubagentStart): AgentSession {
       { tools: () => subagentToolSubset(listTools(parent.tools, scope, parent.offered), run.agent), note: () => parent.tools.map((s) => s.note?.()).filter(Boolean).join('\n') || undefined },
       { tools: () => (run.nested ? [run.nested] : []) },
     ],
-    context: [{ instructions: async () => [role] }, ...(parent.context ?? []).filter((c) => c.sharedWithSubagents)],
+    context: [{ instructions: async () => [role] }, ...(parent.context ?? []).filter((c) => c.sharedWithSubagents), planModeContext(parent)],
     environment: { workspace: parent.environment.workspace, limits: parent.environment.limits, approvals: askedBySubagent(parent.environment.approvals, run.asker) },
     delegate: run.nested,
     maxSteps: run.maxSteps,
