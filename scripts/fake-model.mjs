@@ -26,8 +26,11 @@ const NOTE = /^(?:Instructions from |Project instructions \(|\[Context: |\[\d+ t
 function lastUserText(messages) {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (m.role === 'user' && NOTE.test(textOf(m))) continue;
-    if (m.role === 'user') return typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join('');
+    if (m.role !== 'user') continue;
+    const text = typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join('');
+    // Tally's notes after the conversation (plan mode, nested AGENTS.md) are not what the user asked.
+    if (NOTE.test(text)) continue;
+    return text;
   }
   return '';
 }
@@ -41,6 +44,8 @@ const HELP = [
   '- **"run ls -la"**: I call `run_command` (Tally asks for your approval first)',
   '- **"think about the tests"**: I think first (the chat shows my thinking, folded), then answer',
   '- **"delegate list files"**: I hand the task to a subagent with `delegate`; it works in its own context window and reports back',
+  '- **"todo"**: I keep a three-step todo list with `update_todos` and tick the steps off one by one (watch the todo card)',
+  '- **"plan"**: I look around and answer with a plan of steps (try it with plan mode on: `tally exec --plan`)',
   '',
   '| You type | Tool I call |',
   '| :-- | :-- |',
@@ -50,6 +55,8 @@ const HELP = [
   '| run <command> | `run_command` |',
   '| think about <topic> | none: I think, then answer |',
   '| delegate <task> | `delegate` |',
+  '| todo | `update_todos`, three times |',
+  '| plan | `list_files`, then a plan |',
   '',
   'A code block, to try **Copy** and **Insert at cursor**:',
   '',
@@ -154,6 +161,31 @@ function thinkingOrDelegation(messages, asked) {
   return undefined;
 }
 
+const TODO_STEPS = ['Look at the workspace', 'Change what the task needs', 'Check the change'];
+
+/** The scripted todo list after `done` steps: those done, the next in progress, the rest pending. */
+function todoList(done) {
+  return TODO_STEPS.map((text, i) => ({ text, status: i < done ? 'done' : i === done ? 'in_progress' : 'pending' }));
+}
+
+/** The todo script: each answered update_todos call since the user's message ticks one more step off. */
+function todoReply(messages) {
+  const start = messages.findLastIndex((m) => m.role === 'user' && !textOf(m).startsWith('Instructions from '));
+  const updates = messages.slice(start).filter((m) => m.role === 'assistant' && m.tool_calls?.some((c) => c.function?.name === 'update_todos')).length;
+  if (updates > TODO_STEPS.length - 1) return { text: `${LABEL} All ${TODO_STEPS.length} steps are done: the todo card shows them struck through.` };
+  return { text: `${LABEL} ${updates === 0 ? 'A todo list for this task.' : `Step ${updates} is done.`}`, call: { name: 'update_todos', arguments: { todos: todoList(updates) } } };
+}
+
+const PLAN = [
+  `${LABEL} Here is my plan (I changed nothing):`,
+  '',
+  '1. Read the files the task names and the tests that cover them.',
+  '2. Make the smallest change that does the task.',
+  '3. Run the tests and fix what they report.',
+  '',
+  'Edit it, approve it to let me carry it out, or discard it.',
+].join('\n');
+
 /** What the script does next: a tool call for a fresh request, a summary once the tool answered. */
 export function scriptedReply(messages) {
   const scripted = messages[0]?.role === 'system' && textOf(messages[0]).startsWith(SUMMARY_SYSTEM) ? undefined : thinkingOrDelegation(messages, lastUserText(messages).trim());
@@ -167,6 +199,13 @@ export function scriptedReply(messages) {
     const edit = last.content && !/^\S+ is a (?:directory|binary file)/.test(textOf(last)) ? scriptedEdit(editing[1], textOf(last)) : undefined;
     if (edit) return { text: `${LABEL} Adding a comment line at the top of \`${edit.path}\`. Tally shows the diff: accept or reject it.`, call: { name: 'edit_file', arguments: edit } };
     return { text: `${LABEL} I could not find text in \`${editing[1]}\` to anchor an edit on, so I made no edit:\n\n${textOf(last).split('\n')[0]}` };
+  }
+  if (/^(?:please\s+)?(?:todo|todos|keep a todo list)\b/i.test(asked)) return todoReply(messages);
+  if (/^(?:please\s+)?plan\b/i.test(asked)) {
+    // Plan mode's note may follow the tool's answer: the plan comes once any tool answered since the request.
+    const start = messages.map((m) => m.role).lastIndexOf('assistant');
+    const answered = start >= 0 && messages.slice(start).some((m) => m.role === 'tool');
+    return answered ? { text: PLAN } : { text: `${LABEL} Looking around before I plan.`, call: { name: 'list_files', arguments: { path: '.', depth: 1 } } };
   }
   if (last?.role === 'tool') {
     const output = typeof last.content === 'string' ? last.content : JSON.stringify(last.content);

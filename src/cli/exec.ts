@@ -63,7 +63,7 @@ const EXIT_FOR: Record<TurnStopReason, number> = {
 
 export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
     [--base-url U] [--window N] [--allow read|edit|command|delegate|web …] [--json] [--cd DIR] [--store DIR]
-    [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off]
+    [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off] [--plan]
     [--hooks FILE …]
     [--mcp-config FILE] [--allow mcp|mcp:SERVER …]
 
@@ -90,6 +90,8 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
   --mcp-config FILE starts the MCP servers FILE lists (VS Code's mcp.json format: "servers" with
   command/args/env for a program, or url/headers for streamable HTTP) before the task is sent; their
   tools run only with --allow mcp (every server's) or --allow mcp:SERVER.
+  --plan runs in plan mode: the agent only reads and searches (no edit, no command, whatever --allow
+  says) and ends with a plan, printed as its answer; run again without --plan to carry it out.
 
   Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
   4 context full after compaction or prompt blocked by a hook, 5 --max-steps reached, 6 the model refused, 130 interrupted.`;
@@ -247,13 +249,14 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
         },
       ],
       maxSteps: args.maxSteps,
+      ...(args.plan ? { mode: () => 'plan' as const } : {}),
     });
     const stop = await agent.send(task.text, io.signal, task.attachments, { source: task.source });
     agent.dispose();
     await store.flush();
     const code = EXIT_FOR[stop];
     if (args.json) emit({ type: 'end', stopReason: stop, exitCode: code, session: info.id });
-    else io.stderr(`\n[${stop}] session ${info.id}\n`);
+    else io.stderr(`\n[${stop}] session ${info.id}${args.plan ? ' · plan mode: nothing was changed' : ''}\n`);
     return code;
   } finally {
     await mcp?.servers.dispose();

@@ -27,6 +27,8 @@ export interface ExecArgs {
   mcpConfig?: string;
   /** Whose MCP tools run unasked: `--allow mcp` (every server's) or `--allow mcp:SERVER`. */
   mcpAllowed: { all: boolean; servers: Set<string> };
+  /** Plan mode: the agent only reads and searches, and ends with a plan (nothing is changed). */
+  plan: boolean;
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
@@ -44,6 +46,7 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
   const words: string[] = [];
   const values = new Map<string, string[]>();
   let json = false;
+  let plan = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -55,8 +58,10 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
       continue;
     }
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
-    if (name === 'json') {
-      json = true;
+    if (name === 'json' || name === 'plan') {
+      if (inline !== undefined) throw new Error(`--${name} takes no value`);
+      if (name === 'json') json = true;
+      else plan = true;
       continue;
     }
     if (!VALUE_OPTIONS.has(name)) throw new Error(`unknown option --${name}`);
@@ -110,5 +115,6 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
     hooks: values.get('hooks') ?? [],
     mcpConfig: one('mcp-config'),
     mcpAllowed,
+    plan,
   };
 }

@@ -114,7 +114,15 @@ export type ChatEntry =
   | { kind: 'compaction'; id: string; record: ChatCompactionRecord; headline?: string }
   /** `busy`: work still running (a compaction); `action`: the button the notice offers (`continue` sends "Continue"). */
   | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' | 'continue' }
-  | { kind: 'usage'; id: string; usage: ChatTurnUsage };
+  | { kind: 'usage'; id: string; usage: ChatTurnUsage }
+  /** The agent's todo list as it is now: one card, updated in place by each update_todos call. */
+  | { kind: 'todos'; id: string; items: ChatTodoItem[]; open: number };
+
+/** One step of the agent's todo list. */
+export interface ChatTodoItem {
+  text: string;
+  status: 'pending' | 'in_progress' | 'done';
+}
 
 /** An attachment as sent with a user message: a chip on the message. */
 export interface ChatSentAttachment {

@@ -10,6 +10,7 @@ import { setPageButton } from '../ui/pageButton';
 import { renderCompactionNotice } from './compactionNotice';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { renderToolCard, type ToolCardActions } from './toolCard';
+import { renderTodoCard } from './todoCard';
 import { renderTurnUsage } from './turnUsage';
 import { countOf } from '../../src/protocol/wording';
 
@@ -128,6 +129,8 @@ export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElemen
       ]);
     case 'usage':
       return renderTurnUsage(entry.id, entry.usage);
+    case 'todos':
+      return renderTodoCard(entry);
   }
 }
 

@@ -101,6 +101,8 @@ function subagentBlock(view: ChatSubagentView): HTMLElement {
 }
 
 export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions): HTMLElement {
+  // The todo list shows once, on its own card: each update is a line, not a card of its own.
+  if (call.name === 'update_todos' && call.status === 'done') return todoUpdateLine(call);
   const approval = call.status === 'awaiting_approval' && call.approval;
   // A subagent's approval is answered by its own id, never the delegate call's.
   const answerId = (approval && approval.answerId) || call.callId;
@@ -206,4 +208,10 @@ function sandboxLine(note: NonNullable<NonNullable<ChatToolCallView['approval']>
   if (!note.detail) return h('div', { class: cls, attrs }, [text]);
   const key = `sandbox:${answerId}`;
   return details([text], [h('pre', { class: 'approval-sandbox-detail', text: note.detail })], { class: cls, attrs, open: actions.openArgs.has(key), onToggle: (open) => actions.onToggleArgs(key, open) });
+}
+
+/** One update of the todo list, where the agent made it: the list itself is on the todo card. */
+function todoUpdateLine(call: ChatToolCallView): HTMLElement {
+  const count = /^Todo list \((\d+ open of \d+)\)/.exec(call.resultPreview ?? '')?.[1];
+  return h('div', { class: 'todo-update', attrs: { 'data-call-id': call.callId, 'data-status': call.status }, text: `Updated the todo list${count ? ` · ${count}` : ''}` });
 }

@@ -4,6 +4,7 @@ import { normalizeHistory, pairingViolations } from '../history/normalize';
 import type { Message } from '../model/message';
 import type { CompactionEventRecord, CompactionTrigger } from '../model/records';
 import type { ContextSettings } from '../settings';
+import { carryTodos, setAsideCarriedTodos } from './carriedTodos';
 import { runStrategyChain } from './chain';
 import type { CompactionEvent } from './events';
 import type { CompactionStrategy, CompactionTools, StrategyContext } from './types';
@@ -130,9 +131,13 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
   });
 
   try {
-    const outcome = await runStrategyChain(history, strategies, ctx);
+    // The todo list is never summarized away: the lists carried before stay out of the strategies'
+    // reach, and the current list is put back verbatim into what they produce.
+    const { rest, carried } = setAsideCarriedTodos(history);
+    ctx.fixedTokens += totalTokens(carried, tools.countTokens);
+    const outcome = await runStrategyChain(rest, strategies, ctx);
     const open = openCallIds;
-    const after = normalizeHistory(outcome.messages).messages.filter((m) => !(m.kind === 'aborted' && m.meta?.synthetic && open.has(m.toolCallId ?? '')));
+    const after = carryTodos(history, normalizeHistory(outcome.messages).messages, tools).filter((m) => !(m.kind === 'aborted' && m.meta?.synthetic && open.has(m.toolCallId ?? '')));
     const violations = pairingViolations(after).filter((v) => !open.has(v.callId));
     if (violations.length) throw new Error(`compaction produced an invalid history: ${violations[0].text}`);
     if (options.userSummary && outcome.summary === undefined) {

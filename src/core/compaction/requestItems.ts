@@ -19,6 +19,8 @@ export function requestItemOf(message: Message, tokens: number): RequestItem {
   if (attached) item.label = `Attached: ${attached.label}`;
   // A message a slash command wrote names its command and file.
   if (message.kind === 'user' && message.meta?.source) item.source = message.meta.source;
+  // The plan's own items: the todo list a compaction carried, the plan the user approved.
+  if (message.kind === 'plan') item.label = message.meta?.plan === 'approved' ? 'Plan: approved plan' : 'Plan: todo list (carried past compaction)';
   return item;
 }
 

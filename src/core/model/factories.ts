@@ -87,6 +87,21 @@ export function instructionsMessage(content: string, made: Made = {}): Message {
   return { id: made.id ?? newId('m'), role: 'user', kind: 'instructions', content, agentVisible: true, userVisible: false, createdAt: made.createdAt ?? 0, meta: { synthetic: true } };
 }
 
+/** The plan's own item (owner "plan"): the todo list carried past a compaction, or a plan the user approved (pinned, so no compaction removes it). */
+export function planMessage(content: string, plan: 'todos' | 'approved', made: Made & { placedAt?: number } = {}): Message {
+  return {
+    id: made.id ?? newId('m'),
+    role: 'user',
+    kind: 'plan',
+    content,
+    agentVisible: true,
+    userVisible: false,
+    createdAt: made.createdAt ?? 0,
+    ...(plan === 'approved' ? { pinned: true } : {}),
+    meta: { synthetic: true, plan, ...(made.placedAt !== undefined ? { placedAt: made.placedAt } : {}) },
+  };
+}
+
 /** An old tool output replaced by a short pointer; the original stays in the transcript. */
 export function archivedToolResult(original: Message, content: string, replaces: string[], made: Made = {}): Message {
   return { ...original, id: made.id ?? newId('m'), kind: 'tool_result_archived', content, meta: { ...original.meta, replaces, synthetic: true } };

@@ -20,6 +20,7 @@ export type MessageKind =
   | 'summary' // a checkpoint summary standing in for older messages
   | 'episode' // an episodic summary of completed goal batches
   | 'instructions' // instructions re-injected after compaction (AGENTS.md etc.)
+  | 'plan' // the agent's todo list carried past a compaction, or the plan the user approved
   | 'note' // a system note (context status, cut marker)
   | 'aborted'; // synthetic output for a tool call that never got one (interrupted or cancelled)
 
@@ -99,6 +100,8 @@ export interface MessageMeta {
   source?: string;
   /** Attachment messages: what was attached. */
   attachment?: AttachmentInfo;
+  /** Plan items: the todo list a compaction carried, or the plan the user approved. */
+  plan?: 'todos' | 'approved';
   /** Assistant messages: tokens of the thinking they send back to the model, counted when recorded. */
   reasoningTokens?: number;
   /** Assistant messages: tokens of their readable thinking whatever its format (sent back or not), counted when recorded (the chat shows it). */

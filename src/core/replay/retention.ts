@@ -6,6 +6,7 @@ import { sharedStart } from './sharedStart';
 import { FACT_KINDS, requestTextOf, type Fact, type FactKind } from './facts';
 import { commandOf, errorLineOf, isFailingResult } from '../compaction/sessionFacts';
 import { pathsOfCall, samePath } from '../compaction/callPaths';
+import { openTodoLines } from '../plan/todoList';
 import { commandKeyOf, errorLocationOf, isTestOrBuildCommand, numbersIn } from '../compaction/workFacts';
 
 /** Due and present counts for one kind of fact; `due` 0 with `applicable` false means "n/a". */
@@ -84,6 +85,8 @@ export class RetentionTracker {
   private latestError?: Fact;
   /** The numbers in the latest error (its line and where it happened): replaced with it. */
   private latestErrorNumbers: Fact[] = [];
+  /** The open items of the agent's latest todo list, as its lines read: replaced with the list. */
+  private openTodos: Fact[] = [];
   /** The command whose result is the latest error, and the test or build command run last. */
   private latestErrorCommand?: Fact;
   private lastCheckCommand?: Fact;
@@ -140,6 +143,8 @@ export class RetentionTracker {
         if (command !== undefined && commandKeyOf(command)) this.pendingCommands.set(call.id, { key: commandKeyOf(command), check: isTestOrBuildCommand(command) });
       }
     }
+    const todos = openTodoLines(m);
+    if (todos) this.openTodos = todos.map((line) => ({ id: `openTodo\u0000${line}`, kind: 'openTodos', text: line }));
     if (m.role === 'tool' && m.kind === 'tool_result' && m.toolCallId) {
       this.enteredResults.push(m.toolCallId);
       const command = this.pendingCommands.get(m.toolCallId);
@@ -205,6 +210,7 @@ export class RetentionTracker {
     if (this.latestError) due.push(this.latestError);
     for (const fact of [this.latestErrorCommand, this.lastCheckCommand]) if (fact && !due.some((d) => d.kind === 'commands' && d.text === fact.text)) due.push(fact);
     for (const fact of this.latestErrorNumbers) if (!due.some((d) => d.kind === 'numbers' && d.text === fact.text)) due.push(fact);
+    due.push(...this.openTodos);
     for (const fact of due) {
       this.kinds[fact.kind].due++;
       const last = this.holder.get(fact.id);

@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '../model/tool';
 import type { SessionStore } from '../ports/sessionStore';
 import type { ContextSession } from '../context/contextSession';
+import { updateTodosTool } from '../plan/updateTodosTool';
 import { readResult, READ_RESULT_TOOL } from '../toolOutput/readResult';
 import type { Tool } from './types';
 
@@ -12,7 +13,7 @@ export const COMPACT_CONTEXT_TOOL: ToolDefinition = {
   origin: 'session',
 };
 
-/** The tools that act on the session itself: read an offloaded result again, compact the context. */
+/** The tools that act on the session itself: read an offloaded result again, compact the context, keep the todo list. */
 export function sessionTools(store: SessionStore, session: () => ContextSession): Tool[] {
   return [
     {
@@ -37,5 +38,6 @@ export function sessionTools(store: SessionStore, session: () => ContextSession)
         return { output: `Compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens (${result.strategies.join(', ')}). Archived outputs stay readable with read_result.` };
       },
     },
+    updateTodosTool(),
   ];
 }

@@ -14,12 +14,15 @@ export interface TailSources {
   canRetry: boolean;
   unsent: { pending?: string; waiting: readonly string[] };
   compacting?: CompactionActivity;
+  /** The agent's todo list: one card, last, next to the composer. */
+  todos?: ChatEntry;
 }
 
 /**
  * What follows the stored entries (a handful): the last turn's figures unless it runs, messages
  * waiting for the session to resume or for a model, the running turn's notices and streaming
- * response or what the last turn left (its error, with Retry), the compaction running now.
+ * response or what the last turn left (its error, with Retry), the compaction running now, and
+ * the agent's todo list.
  */
 export function tailEntries(s: TailSources): ChatEntry[] {
   const { live } = s;
@@ -40,6 +43,7 @@ export function tailEntries(s: TailSources): ChatEntry[] {
     s.ended.forEach((notice, i) => tail.push({ kind: 'notice', id: `turn-${notice.level}-${i}`, ...notice, ...(notice.level === 'error' && s.canRetry ? { action: 'retry' as const } : {}) }));
   }
   if (s.compacting) tail.push(compactionActivity(s.compacting));
+  if (s.todos) tail.push(s.todos);
   return tail;
 }
 

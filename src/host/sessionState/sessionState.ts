@@ -12,6 +12,7 @@ import { LiveTurnFold, type LiveTurn, type TurnNotice } from './liveTurn';
 import type { SessionInput, WorkingContext } from './sessionInputs';
 import { SessionRecords } from './sessionRecords';
 import { ChatPatchMarks, type SessionPatch, type SessionPatchListener } from './sessionPatch';
+import { TODOS_KEY, todoCardOf, touchesTodos } from './todoCard';
 
 /** What a session is shown as, fixed for the state's life: a new model or new settings open the session again. */
 export interface SessionIdentity {
@@ -45,6 +46,9 @@ export class SessionState {
   private readError?: string;
   private title: string;
   private meter?: WindowFigures;
+  /** The agent's todo list as the chat's one card shows it. */
+  private todos?: ChatEntry;
+  private todosChanged = false;
   /** What the views hold of the entries after the last patch: the stored entries' count and the tail's keys. */
   private heldStored = 0;
   private heldTail: string[] = [];
@@ -98,6 +102,7 @@ export class SessionState {
         }
         if (change.type === 'messages') {
           this.entries.append(change.appended);
+          if (touchesTodos(change.appended) || touchesTodos(change.replaced)) this.foldTodos();
           // The stored reply is what was streaming: its streamed text goes in the same patch.
           if (change.appended.some((m) => m.role === 'assistant')) this.turn.endStream();
           if (change.replaced.length && !this.entries.replace(change.replaced)) this.refold();
@@ -215,6 +220,15 @@ export class SessionState {
     const compactions = this.records.compactions;
     this.entries.reset(this.records.heldMessages, from === undefined ? compactions : compactions.filter((c) => c.startedAt > from), this.records.usageFigures);
     this.markContext();
+    this.foldTodos();
+  }
+
+  /** The todo card from the messages held; the next patch sends it when it changed. */
+  private foldTodos(): void {
+    const next = todoCardOf(this.records.heldMessages);
+    if (JSON.stringify(next) === JSON.stringify(this.todos)) return;
+    this.todos = next;
+    this.todosChanged = true;
   }
 
   /** Once the working context is known, the chat marks set aside what it no longer holds in any form (contextMarks). */
@@ -260,12 +274,14 @@ export class SessionState {
   }
 
   private tail(): ChatEntry[] {
-    return tailEntries({ figures: this.entries.lastTurnFigures(), live: this.turn.live, ended: this.turn.ended, canRetry: this.canRetry, unsent: this.unsent, compacting: this.compacting });
+    return tailEntries({ figures: this.entries.lastTurnFigures(), live: this.turn.live, ended: this.turn.ended, canRetry: this.canRetry, unsent: this.unsent, compacting: this.compacting, todos: this.todos });
   }
 
   /** The change of the chat's entries and header one input made. */
   private chatPatch(marks: ChatPatchMarks, chat: SessionPatch['chat']): SessionPatch['chat'] {
     const { from, changed } = this.entries.takeChanges();
+    if (this.todosChanged) marks.tail.add(TODOS_KEY);
+    this.todosChanged = false;
     const stored = this.entries.keys;
     const tail = this.tail();
     const tailKeys = tail.map(chatEntryKey);

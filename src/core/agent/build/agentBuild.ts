@@ -13,6 +13,7 @@ import type { ToolRegistryOptions } from '../../tools/registry';
 import type { SessionApprovals } from '../../tools/sessionApprovals';
 import type { Tool, ToolLimits } from '../../tools/types';
 import type { Hooks } from '../../hooks/hooks';
+import type { AgentMode } from '../../plan/planMode';
 import type { AgentOptions } from '../agentSession';
 import type { AgentListener } from '../events';
 import type { SubagentLimits } from '../subagents/delegateTool';
@@ -40,6 +41,8 @@ export interface AgentBuild {
   subagents?: SubagentSetup;
   /** The user's hooks: around every tool call (subagents' too), and around this agent's turns, compactions and its session's start. */
   hooks?: Hooks;
+  /** Plan mode (read and search only, the turn ends with a plan) or act; read before every request and call. Default: act. */
+  mode?: () => AgentMode;
   /** Told of every event the agent reports (subagents' progress arrives as `subagent` events). */
   observers?: readonly AgentListener[];
   /** Requests in one turn before the loop stops (default: the loop's). */

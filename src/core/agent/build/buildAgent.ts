@@ -5,6 +5,7 @@ import type { Skill } from '../../prompt/skills';
 import { HookContext } from '../../hooks/hookContext';
 import { HookedTools, hookAllowedApprovals } from '../../hooks/hookedTools';
 import { hookGate } from '../../hooks/hookGate';
+import { PLAN_MODE_INSTRUCTIONS, toolsForMode } from '../../plan/planMode';
 import { ToolRegistry } from '../../tools/registry';
 import { AgentSession } from '../agentSession';
 import { DelegateTool, type SubagentEnvironment, type SubagentStart } from '../subagents/delegateTool';
@@ -27,7 +28,7 @@ export function buildAgent(build: AgentBuild): AgentSession {
     model: build.model,
     build,
     sources: build.tools.map((source) => ({ tools: () => listTools([source], scope, build.offered), note: source.note })),
-    context: build.context ?? [],
+    context: [...(build.context ?? []), planModeContext(build)],
     environment: build.environment,
     delegate,
     maxSteps: build.maxSteps,
@@ -54,13 +55,20 @@ interface Assembly {
   turnHooks?: boolean;
 }
 
+/** In plan mode the prompt says to read, search and end with a plan (a subagent's too: it works for the plan). */
+function planModeContext(build: AgentBuild): ContextContributor {
+  return { instructions: async () => (build.mode?.() === 'plan' ? [PLAN_MODE_INSTRUCTIONS] : []) };
+}
+
 function assemble(a: Assembly): AgentSession {
   const { model, environment } = a;
   const hooks = a.build.hooks;
   const hookContext = new HookContext();
   const allowedByHook = new Set<string>();
+  const mode = () => a.build.mode?.() ?? 'act';
   const registry: ToolRegistry = new ToolRegistry({
-    sources: [() => prompt.tools(), ...a.sources.map((source) => () => source.tools())],
+    // Plan mode withholds every tool not declared a read, from every source (so from subagents too).
+    sources: [() => prompt.tools(), ...a.sources.map((source) => () => toolsForMode(source.tools(), mode()))],
     workspace: environment.workspace,
     approvals: hooks ? hookAllowedApprovals(environment.approvals, allowedByHook) : environment.approvals,
     limits: environment.limits,
@@ -151,7 +159,7 @@ function startSubagent(parent: AgentBuild, run: SubagentStart): AgentSession {
       { tools: () => subagentToolSubset(listTools(parent.tools, scope, parent.offered), run.agent), note: () => parent.tools.map((s) => s.note?.()).filter(Boolean).join('\n') || undefined },
       { tools: () => (run.nested ? [run.nested] : []) },
     ],
-    context: [{ instructions: async () => [role] }, ...(parent.context ?? []).filter((c) => c.sharedWithSubagents)],
+    context: [{ instructions: async () => [role] }, ...(parent.context ?? []).filter((c) => c.sharedWithSubagents), planModeContext(parent)],
     environment: { workspace: parent.environment.workspace, limits: parent.environment.limits, approvals: askedBySubagent(parent.environment.approvals, run.asker), ...(parent.environment.web ? { web: parent.environment.web } : {}) },
     delegate: run.nested,
     maxSteps: run.maxSteps,

@@ -81,9 +81,9 @@ describe('building an agent', function () {
     const agent = buildAgent(await build({ tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, external], offered }));
     assert.equal(await agent.send('USER: look around'), 'end_turn');
 
-    assert.deepEqual(offeredTools(parentRequest()), ['read_file', 'list_files', 'search_text', 'run_command', 'edit_file', 'read_result', 'compact_context', 'delegate', 'lookup', 'deploy']);
+    assert.deepEqual(offeredTools(parentRequest()), ['read_file', 'list_files', 'search_text', 'run_command', 'edit_file', 'read_result', 'compact_context', 'update_todos', 'delegate', 'lookup', 'deploy']);
     // The subagent: read-only tools the parent offers, its session tools bound to its own session; no delegate, no command, no tool the user turned off.
-    assert.deepEqual(offeredTools(subRequest()), ['read_file', 'list_files', 'search_text', 'read_result', 'compact_context', 'lookup']);
+    assert.deepEqual(offeredTools(subRequest()), ['read_file', 'list_files', 'search_text', 'read_result', 'compact_context', 'update_todos', 'lookup']);
   });
 
   it('a tool the user turns off during a session is gone from the next request of the agent and of its subagents', async () => {
