@@ -9,6 +9,7 @@ import type { TextInput } from '../ui/controls';
 import { countOf } from '../../src/protocol/wording';
 import { h, replace } from '../ui/dom';
 import type { ComposerParts } from './composer';
+import { popupListKey } from './popupListKeys';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 /** `#` or `@` starting a word, and what follows it up to the caret. */
@@ -49,23 +50,14 @@ export class AttachmentComposer implements ComposerParts {
   }
 
   onKey(event: KeyboardEvent): boolean {
-    // A list with nothing to choose does not take keys: Enter still sends.
-    if (this.list.hidden || !this.items.some((i) => !i.unavailable)) return false;
-    const move = (by: number) => {
-      event.preventDefault();
-      this.active = (this.active + by + this.items.length) % this.items.length;
-      this.renderList();
-    };
-    if (event.key === 'ArrowDown') move(1);
-    else if (event.key === 'ArrowUp') move(-1);
-    else if (event.key === 'Enter' || event.key === 'Tab') {
-      event.preventDefault();
-      this.choose(this.active);
-    } else if (event.key === 'Escape') {
-      event.preventDefault();
-      this.close();
-    } else return false;
-    return true;
+    return popupListKey(event, { hidden: this.list.hidden, items: this.items, active: this.active }, {
+      moveTo: (index) => {
+        this.active = index;
+        this.renderList();
+      },
+      choose: (index) => this.choose(index),
+      close: () => this.close(),
+    });
   }
 
   onSent(): void {

@@ -10,6 +10,7 @@ import { countOf } from '../../src/protocol/wording';
 import type { TextInput } from '../ui/controls';
 import { h, replace } from '../ui/dom';
 import type { ComposerParts } from './composer';
+import { popupListKey } from './popupListKeys';
 
 /** `/` starting the message, and the name typed after it up to the caret. */
 const TRIGGER = /^\/([A-Za-z0-9._-]{0,120})$/;
@@ -39,23 +40,14 @@ export class CommandListComposer implements ComposerParts {
   }
 
   onKey(event: KeyboardEvent): boolean {
-    if (this.list.hidden || !this.items.some((i) => !i.unavailable)) return false;
-    const move = (by: number) => {
-      event.preventDefault();
-      do this.active = (this.active + by + this.items.length) % this.items.length;
-      while (this.items[this.active].unavailable);
-      this.render();
-    };
-    if (event.key === 'ArrowDown') move(1);
-    else if (event.key === 'ArrowUp') move(-1);
-    else if (event.key === 'Enter' || event.key === 'Tab') {
-      event.preventDefault();
-      this.choose(this.active);
-    } else if (event.key === 'Escape') {
-      event.preventDefault();
-      this.close();
-    } else return false;
-    return true;
+    return popupListKey(event, { hidden: this.list.hidden, items: this.items, active: this.active }, {
+      moveTo: (index) => {
+        this.active = index;
+        this.render();
+      },
+      choose: (index) => this.choose(index),
+      close: () => this.close(),
+    });
   }
 
   onSent(): void {
