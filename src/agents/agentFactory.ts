@@ -15,6 +15,7 @@ import { BUILTIN_TOOLS, DELEGATION, SESSION_TOOLS, WEB_TOOLS } from '../core/age
 import { nodeWebAccess } from '../node/web/nodeWebAccess';
 import { readableInWorker } from '../node/web/readableInWorker';
 import { builtinTools } from '../core/tools/builtin';
+import { fetchUrlTool } from '../core/tools/web/fetchUrl';
 import { ToolRegistry } from '../core/tools/registry';
 import { SessionApprovals } from '../core/tools/sessionApprovals';
 import { EditApprovalDiffs } from '../workspace/editApprovalDiff';
@@ -32,6 +33,7 @@ import { isInternalTool, offeredByChoice, toolPickerRows, type ToolPickerRow } f
 import { countToolDefinitions } from '../core/accounting/messageTokens';
 import type { SessionPrompt } from '../core/prompt/sessionPrompt';
 import { COMPACT_CONTEXT_TOOL } from '../core/tools/sessionTools';
+import { UPDATE_TODOS_TOOL } from '../core/plan/updateTodosTool';
 import { READ_RESULT_TOOL } from '../core/toolOutput/readResult';
 import { TOOL_SEARCH_TOOL } from '../core/prompt/toolDeferral';
 import { ACTIVATE_SKILL_TOOL } from '../core/prompt/skills';
@@ -99,7 +101,7 @@ export class AgentFactory {
 
   /** Every tool Configure Tools lists: the built-in ones, then VS Code's, other extensions' and MCP servers' (internal ones never). */
   pickableTools(): ToolDefinition[] {
-    return [...builtinTools().map((t) => t.definition), delegateDefinition(), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name)), ...(this.mcp?.servers.tools().map((t) => t.definition) ?? [])];
+    return [...builtinTools().map((t) => t.definition), fetchUrlTool.definition, delegateDefinition(), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name)), ...(this.mcp?.servers.tools().map((t) => t.definition) ?? [])];
   }
 
   /**
@@ -110,7 +112,7 @@ export class AgentFactory {
   async pickerRows(): Promise<ToolPickerRow[]> {
     const prompt = this.livePrompt;
     const offered = new Map((prompt?.lastOffered() ?? []).map((t) => [t.name, t]));
-    const always = [READ_RESULT_TOOL, COMPACT_CONTEXT_TOOL, ...[...offered.values()].filter((t) => t.name === TOOL_SEARCH_TOOL.name || t.name === ACTIVATE_SKILL_TOOL.name)];
+    const always = [READ_RESULT_TOOL, COMPACT_CONTEXT_TOOL, UPDATE_TODOS_TOOL, ...[...offered.values()].filter((t) => t.name === TOOL_SEARCH_TOOL.name || t.name === ACTIVATE_SKILL_TOOL.name)];
     const definitions = [...this.pickableTools(), ...always].map((t) => offered.get(t.name) ?? t);
     let tokensOf = (tool: ToolDefinition) => prompt?.toolCost(tool) ?? 0;
     if (!prompt) {
