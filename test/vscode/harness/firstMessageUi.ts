@@ -46,6 +46,8 @@ export async function firstMessageAndToolFigures(page: Page, theme: string, chec
       await page.keyboard.press('Escape');
     } finally {
       if (viewport) await page.setViewportSize(viewport);
+      // The next check finds the demo's inspector by its bar: this session's inspector must not be the one found.
+      await runCommand(page, 'View: Close All Editors');
     }
   });
 }
