@@ -65,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   agents.useCheckpoints((workspace) => rewind.wrap(workspace));
   const docs = new ReadOnlyDocuments();
   const attachments = new ChatAttachments(sessions, docs);
-  const chat = new ChatViewProvider(context.extensionUri, lifecycle, sessions, log, attachments, rewind, workspaceCommandCatalog(mcp.servers));
+  const chat = new ChatViewProvider(context.extensionUri, lifecycle, sessions, log, attachments, rewind, workspaceCommandCatalog());
   const meter = new ContextMeter(lifecycle);
   const sandboxStatus = new SandboxStatusBar(sessionSandbox(context.globalStorageUri));
   const run = <T>(task: () => Promise<T>) => async (): Promise<T | undefined> => {
