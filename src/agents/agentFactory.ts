@@ -15,7 +15,6 @@ import { BUILTIN_TOOLS, DELEGATION, SESSION_TOOLS, WEB_TOOLS } from '../core/age
 import { nodeWebAccess } from '../node/web/nodeWebAccess';
 import { readableInWorker } from '../node/web/readableInWorker';
 import { builtinTools } from '../core/tools/builtin';
-import { fetchUrlTool } from '../core/tools/web/fetchUrl';
 import { ToolRegistry } from '../core/tools/registry';
 import { SessionApprovals } from '../core/tools/sessionApprovals';
 import { EditApprovalDiffs } from '../workspace/editApprovalDiff';
@@ -32,9 +31,7 @@ import type { ToolDefinition } from '../core/model/tool';
 import { isInternalTool, offeredByChoice, toolPickerRows, type ToolPickerRow } from '../core/tools/toolChoice';
 import { countToolDefinitions } from '../core/accounting/messageTokens';
 import type { SessionPrompt } from '../core/prompt/sessionPrompt';
-import { COMPACT_CONTEXT_TOOL } from '../core/tools/sessionTools';
-import { UPDATE_TODOS_TOOL } from '../core/plan/updateTodosTool';
-import { READ_RESULT_TOOL } from '../core/toolOutput/readResult';
+import { SESSION_TOOL_DEFINITIONS } from '../core/tools/sessionTools';
 import { TOOL_SEARCH_TOOL } from '../core/prompt/toolDeferral';
 import { ACTIVATE_SKILL_TOOL } from '../core/prompt/skills';
 import { ToolChoiceState } from '../vscodeLm/toolChoiceState';
@@ -42,7 +39,6 @@ import type { CommandSandbox } from '../node/sandbox/commandSandbox';
 import { sessionSandbox } from '../sandbox/sandboxSettings';
 import { chatHooks } from './chatHooks';
 import { chatSubagents, workspaceAgents } from './subagentEnvironment';
-import { delegateDefinition } from '../core/agent/subagents/delegateTool';
 import type { EditorMcp } from '../mcp/editorMcp';
 
 /** Tools whose path is a file (its folder is where the agent worked), and tools whose path is the folder itself. */
@@ -101,7 +97,12 @@ export class AgentFactory {
 
   /** Every tool Configure Tools lists: the built-in ones, then VS Code's, other extensions' and MCP servers' (internal ones never). */
   pickableTools(): ToolDefinition[] {
-    return [...builtinTools().map((t) => t.definition), fetchUrlTool.definition, delegateDefinition(), ...lmToolDefinitions().filter((t) => !isInternalTool(t.name)), ...(this.mcp?.servers.tools().map((t) => t.definition) ?? [])];
+    return this.toolSources().flatMap((source) => source.listed?.() ?? []);
+  }
+
+  /** Where the chat's agent takes its tools from, in order: the same list Configure Tools lists from. */
+  private toolSources(): ToolSource[] {
+    return [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, WEB_TOOLS, this.vscodeLmTools, ...(this.mcp ? [this.mcp.toolSource] : [])];
   }
 
   /**
@@ -112,7 +113,7 @@ export class AgentFactory {
   async pickerRows(): Promise<ToolPickerRow[]> {
     const prompt = this.livePrompt;
     const offered = new Map((prompt?.lastOffered() ?? []).map((t) => [t.name, t]));
-    const always = [READ_RESULT_TOOL, COMPACT_CONTEXT_TOOL, UPDATE_TODOS_TOOL, ...[...offered.values()].filter((t) => t.name === TOOL_SEARCH_TOOL.name || t.name === ACTIVATE_SKILL_TOOL.name)];
+    const always = [...SESSION_TOOL_DEFINITIONS, ...[...offered.values()].filter((t) => t.name === TOOL_SEARCH_TOOL.name || t.name === ACTIVATE_SKILL_TOOL.name)];
     const definitions = [...this.pickableTools(), ...always].map((t) => offered.get(t.name) ?? t);
     let tokensOf = (tool: ToolDefinition) => prompt?.toolCost(tool) ?? 0;
     if (!prompt) {
@@ -157,7 +158,7 @@ export class AgentFactory {
       store,
       model: { provider: chat.provider, id: chat.model.id, maxOutputTokens: chat.maxOutputTokens, counter, ...(chat.reasoning ? { reasoning: chat.reasoning } : {}), toolText: (tool) => toolWireText(chat.provider, tool) },
       settings: config.context,
-      tools: [BUILTIN_TOOLS, SESSION_TOOLS, DELEGATION, WEB_TOOLS, this.vscodeLmTools, ...(this.mcp ? [this.mcp.toolSource] : [])],
+      tools: this.toolSources(),
       offered: (tool) => offeredByChoice(tool, this.toolChoice.get()),
       context: [
         // Subagents carry the same AGENTS.md files as the session (none from an untrusted workspace), counted in their own prompts.
@@ -174,6 +175,7 @@ export class AgentFactory {
   /** Tools of VS Code, other extensions and MCP servers (`vscode.lm.tools`); in Restricted Mode tool_search says why they are not offered. */
   private readonly vscodeLmTools: ToolSource = {
     tools: () => lmTools(),
+    listed: () => lmToolDefinitions().filter((t) => !isInternalTool(t.name)),
     note: () => (!vscode.workspace.isTrusted && lmTools().some((tool) => offeredByChoice(tool.definition, this.toolChoice.get())) ? EXTERNAL_TOOLS_RESTRICTED : undefined),
   };
 

@@ -52,10 +52,11 @@ export class HookedTools implements ToolRunner {
   async run(call: ToolCall, options: ToolRunOptions): Promise<ToolRunResult> {
     const { hooks, context } = this.options;
     const names = hookToolNames(call.name);
-    if (!(await hooks.matching('PreToolUse', names)).length && !(await hooks.matching('PostToolUse', names)).length) return this.inner.run(call, options);
+    const configured = await hooks.configured();
+    if (!(await hooks.matching('PreToolUse', names, configured)).length && !(await hooks.matching('PostToolUse', names, configured)).length) return this.inner.run(call, options);
     const shown = { ...hookToolCall(call.name, argumentsOf(call)), tool_use_id: call.id, tally_tool_name: call.name };
     const notify = (notices: readonly string[]) => notices.forEach((message) => options.onEvent?.({ type: 'notice', message }));
-    const pre = await hooks.fire('PreToolUse', shown, names, options.signal);
+    const pre = await hooks.fire('PreToolUse', shown, names, options.signal, configured);
     notify(pre.notices);
     context.add('PreToolUse', pre.context);
     if (pre.decision === 'deny' || pre.decision === 'block') return { output: hookDenial(pre), isError: true, denied: true };
@@ -74,7 +75,7 @@ export class HookedTools implements ToolRunner {
       this.options.allowed.delete(call.id);
     }
     if (result.cancelled || result.denied) return result;
-    const post = await hooks.fire('PostToolUse', { ...shown, tool_response: { output: outputText(result.output), is_error: result.isError === true } }, names, options.signal);
+    const post = await hooks.fire('PostToolUse', { ...shown, tool_response: { output: outputText(result.output), is_error: result.isError === true } }, names, options.signal, configured);
     notify(post.notices);
     context.add('PostToolUse', post.context);
     if (post.decision === 'block') context.add('PostToolUse', [{ command: post.decidedBy ?? 'hook', text: `About the ${call.name} call just made: ${post.reason ?? 'a hook objected to its result'}` }]);

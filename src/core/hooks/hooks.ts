@@ -48,15 +48,20 @@ export function hookLabel(command: string): string {
 export class Hooks {
   constructor(private readonly options: HooksOptions) {}
 
-  /** The hooks that would run on `event` (for a tool, known by any of `toolNames`). */
-  async matching(event: HookEventName, toolNames?: readonly string[]): Promise<HookEntry[]> {
-    const trusted = this.options.trusted();
-    return (await this.options.hooks()).filter((h) => h.event === event && (h.origin === 'user' || trusted) && (!toolNames || matchesTool(h.matcher, toolNames)));
+  /** The hooks configured now (settings and files read once): a tool call reads them once for both of its events. */
+  async configured(): Promise<readonly HookEntry[]> {
+    return this.options.hooks();
   }
 
-  async fire(event: HookEventName, fields: Record<string, unknown>, toolNames?: readonly string[], signal?: AbortSignal): Promise<HookOutcome> {
+  /** The hooks that would run on `event` (for a tool, known by any of `toolNames`), of `configured` when given. */
+  async matching(event: HookEventName, toolNames?: readonly string[], configured?: readonly HookEntry[]): Promise<HookEntry[]> {
+    const trusted = this.options.trusted();
+    return (configured ?? (await this.options.hooks())).filter((h) => h.event === event && (h.origin === 'user' || trusted) && (!toolNames || matchesTool(h.matcher, toolNames)));
+  }
+
+  async fire(event: HookEventName, fields: Record<string, unknown>, toolNames?: readonly string[], signal?: AbortSignal, configured?: readonly HookEntry[]): Promise<HookOutcome> {
     const outcome: HookOutcome = { allowedBy: [], context: [], notices: [] };
-    const hooks = await this.matching(event, toolNames);
+    const hooks = await this.matching(event, toolNames, configured);
     if (!hooks.length) return outcome;
     const cwd = this.options.cwd();
     const input = JSON.stringify({ session_id: this.options.sessionId(), cwd, hook_event_name: event, ...fields });

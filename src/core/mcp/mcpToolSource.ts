@@ -9,6 +9,7 @@ import type { McpServers } from './mcpServers';
 export function mcpToolSource(servers: McpServers): ToolSource {
   return {
     tools: () => servers.tools(),
+    listed: () => servers.tools().map((t) => t.definition),
     note: () => {
       const missing = servers.status().filter((s) => (s.state === 'failed' || s.state === 'not allowed') && s.message);
       return missing.length > 0 ? missing.map((s) => `MCP server "${s.name}": ${s.message}`).join('\n') : undefined;

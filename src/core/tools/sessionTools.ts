@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '../model/tool';
 import type { SessionStore } from '../ports/sessionStore';
 import type { ContextSession } from '../context/contextSession';
-import { updateTodosTool } from '../plan/updateTodosTool';
+import { UPDATE_TODOS_TOOL, updateTodosTool } from '../plan/updateTodosTool';
 import { readResult, READ_RESULT_TOOL } from '../toolOutput/readResult';
 import type { Tool } from './types';
 
@@ -12,6 +12,9 @@ export const COMPACT_CONTEXT_TOOL: ToolDefinition = {
   source: 'builtin',
   origin: 'session',
 };
+
+/** What `sessionTools` offers, without a session: Configure Tools lists them as always offered. */
+export const SESSION_TOOL_DEFINITIONS: readonly ToolDefinition[] = [READ_RESULT_TOOL, COMPACT_CONTEXT_TOOL, UPDATE_TODOS_TOOL];
 
 /** The tools that act on the session itself: read an offloaded result again, compact the context, keep the todo list. */
 export function sessionTools(store: SessionStore, session: () => ContextSession): Tool[] {

@@ -74,6 +74,8 @@ export interface ToolSource {
   tools(scope: ToolScope): readonly Tool[];
   /** Said with every tool_search answer, e.g. why some of this source's tools are not offered now. */
   note?(): string | undefined;
+  /** What Configure Tools lists of this source, without a session (none: the source is always offered or has nothing to pick). */
+  listed?(): readonly ToolDefinition[];
 }
 
 export interface ToolScope {
