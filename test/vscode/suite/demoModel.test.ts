@@ -30,7 +30,11 @@ describe('Choosing a model while the demo is open', () => {
       assert.equal(current.agent, undefined, 'the demo gets no agent: it is read-only');
       assert.match(current.state.chatState().banner ?? '', /This is a replay of a recorded run/);
     } finally {
-      for (const [key, value] of Object.entries(before)) await config().update(key, value, vscode.ConfigurationTarget.Global);
+      await t.lifecycle.whileChangingSettings(async () => {
+        for (const [key, value] of Object.entries(before)) await config().update(key, value, vscode.ConfigurationTarget.Global);
+      });
+      // The tests after this one chat: leave a session with the model ready, not the read-only demo.
+      await t.sessions.create('after the demo');
       await server.close();
     }
   });
