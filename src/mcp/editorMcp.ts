@@ -30,7 +30,7 @@ export class EditorMcp implements vscode.Disposable {
     this.toolSource = mcpToolSource(this.servers);
     const watcher = vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json');
     const reload = () => {
-      if (this.loaded) void this.reload();
+      if (this.loaded) void this.readAgain();
     };
     this.disposables.push(
       watcher,
@@ -46,14 +46,20 @@ export class EditorMcp implements vscode.Disposable {
 
   /** Reads the configuration once and starts its servers in the background; returns at once. */
   startInBackground(): void {
-    if (!this.loaded) this.loaded = this.reload();
+    if (!this.loaded) void this.readAgain();
   }
 
-  /** Reads the configuration and starts its servers; resolves when each has started or failed (the tests wait on it). */
+  /** Reads the configuration as it is now and starts its servers; resolves when each has started or failed. */
   async startAll(): Promise<McpServerStatus[]> {
-    this.startInBackground();
-    await this.loaded;
+    await this.readAgain();
     return this.servers.startAll();
+  }
+
+  /** One read at a time, each after the one before: a settings change never races a read already under way. */
+  private readAgain(): Promise<void> {
+    const next = (this.loaded ?? Promise.resolve()).then(() => this.reload());
+    this.loaded = next.catch((error: unknown) => this.log.error(`MCP servers: ${error instanceof Error ? error.message : String(error)}`));
+    return this.loaded;
   }
 
   private async reload(): Promise<void> {

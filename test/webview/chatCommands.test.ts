@@ -76,6 +76,16 @@ describe('chat webview: the / command list (headless Chromium, host CSP)', funct
     assert.deepStrictEqual((await posted(page)).filter((m) => m.type === 'send'), [{ type: 'send', text: '/plan the parser' }]);
   });
 
+  it('Enter on a command typed in full sends it, though the list still shows it', async () => {
+    await typeInComposer(page, '/compact');
+    await hostSends(page, { type: 'commandList', queryId: (await lastQuery(page)).queryId, items: [commands[0]] });
+    assert.strictEqual(await page.locator('.command-option.active').getAttribute('data-command'), 'compact');
+    await clearPosted(page);
+    await page.keyboard.press('Enter');
+    assert.deepStrictEqual((await posted(page)).filter((m) => m.type === 'send'), [{ type: 'send', text: '/compact' }]);
+    assert.ok(await page.locator('.command-list').isHidden());
+  });
+
   it('the list follows what is typed, answers to older queries are ignored, and Escape or a space closes it', async () => {
     await typeInComposer(page, '/re');
     const query = await lastQuery(page);

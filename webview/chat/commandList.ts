@@ -1,8 +1,8 @@
 /**
  * The composer's `/` list: typing `/` at the start of a message asks the host for every command
  * (built in, command and prompt files, MCP prompts) with its description and what it sends in
- * tokens; arrows move, Enter or Tab puts `/name ` in the input, Escape closes. The host lists,
- * counts and runs them; this only shows what it says.
+ * tokens; arrows move, Enter or Tab puts `/name ` in the input (Enter on a name typed in full sends
+ * it), Escape closes. The host lists, counts and runs them; this only shows what it says.
  */
 import type { ChatToHost } from '../../src/protocol/chat';
 import type { ChatCommandItem } from '../../src/protocol/commands';
@@ -40,6 +40,11 @@ export class CommandListComposer implements ComposerParts {
   }
 
   onKey(event: KeyboardEvent): boolean {
+    // A name typed in full is what the user meant: Enter sends it, as it would with no list shown.
+    if (event.key === 'Enter' && !event.shiftKey && this.typedInFull()) {
+      this.close();
+      return false;
+    }
     return popupListKey(event, { hidden: this.list.hidden, items: this.items, active: this.active }, {
       moveTo: (index) => {
         this.active = index;
@@ -71,6 +76,11 @@ export class CommandListComposer implements ComposerParts {
     if (!m) return this.close();
     this.open = true;
     this.post({ type: 'commandQuery', queryId: ++this.queryId, query: m[1] });
+  }
+
+  private typedInFull(): boolean {
+    const item = this.items[this.active];
+    return !!item && !item.unavailable && this.input?.value === `/${item.name}`;
   }
 
   private choose(index: number): void {
