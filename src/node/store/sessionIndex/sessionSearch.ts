@@ -1,14 +1,19 @@
 import { promises as fsp } from 'fs';
-import { join } from 'path';
+import { basename, join } from 'path';
 import type { Database } from 'sql.js';
 import type { Message } from '../../../core/model/message';
 import type { SessionInfo, SessionSearchHit } from '../../../core/ports/sessionStore';
 import { ownDb, type StoreParts } from '../storeParts';
 
-/** A writer's search file: `index/<writer>.search.sqlite`. */
-export const SEARCH_FILE = /^(w[a-z0-9]+)\.search\.sqlite$/;
+/** A writer's search files: `index/<writer>.search<N>.sqlite`. */
+export const SEARCH_FILE = /^(w[a-z0-9]+)\.search\d+\.sqlite$/;
 /** Characters of one message's text indexed (a pasted log is found by its start). */
-const INDEXED_CHARS = 16_000;
+const INDEXED_CHARS = 4_000;
+/**
+ * A search file is no longer written once past this size, and the next one is started: sql.js
+ * saves a database whole, so a file written on every message stays small (as segments do).
+ */
+export const SEARCH_FILE_MAX_BYTES = 2 * 1024 * 1024;
 /** Sessions a search returns at most. */
 export const SEARCH_LIMIT = 50;
 
@@ -46,10 +51,12 @@ interface TextHit {
  * the session list's titles, and names each session once: its title, when, and the text that matched.
  */
 export class SessionSearch {
+  /** The number of this window's search file written now. */
+  private part = 0;
   constructor(private readonly parts: StoreParts) {}
 
   private get ownPath(): string {
-    return join(this.parts.layout.indexDir, `${this.parts.layout.writer}.search.sqlite`);
+    return join(this.parts.layout.indexDir, `${this.parts.layout.writer}.search${this.part}.sqlite`);
   }
 
   /** This window's search file, for writing. */
@@ -73,19 +80,22 @@ export class SessionSearch {
     } finally {
       db.run('COMMIT');
     }
+    const [[pages, pageSize]] = db.exec('SELECT page_count, page_size FROM pragma_page_count(), pragma_page_size()')[0].values as number[][];
+    if (pages * pageSize > SEARCH_FILE_MAX_BYTES) this.part++;
   }
 
-  /** Other writers' search files, then this window's. */
+  /** Every writer's search files: on disk, and this window's not saved yet. */
   private async files(): Promise<string[]> {
-    const names = await fsp.readdir(this.parts.layout.indexDir).catch(() => [] as string[]);
-    const others = names.filter((name) => SEARCH_FILE.exec(name)?.[1] !== undefined && SEARCH_FILE.exec(name)?.[1] !== this.parts.layout.writer).map((name) => join(this.parts.layout.indexDir, name));
-    return [...others.sort(), this.ownPath];
+    const dir = this.parts.layout.indexDir;
+    const names = await fsp.readdir(dir).catch(() => [] as string[]);
+    const own = this.parts.own.pathsUnder(dir).filter((path) => SEARCH_FILE.test(basename(path)));
+    return [...new Set([...names.filter((name) => SEARCH_FILE.test(name)).map((name) => join(dir, name)), ...own])].sort();
   }
 
   /** Runs `visit` on a search file: this window's own, or another writer's (read from disk, kept open while unchanged). */
   private async visit<T>(path: string, visit: (db: Database) => T): Promise<T | undefined> {
     // This window's file while it holds it (its latest rows); once saved and closed, from disk like the others.
-    const held = path === this.ownPath ? this.parts.own.peek(path) : undefined;
+    const held = this.parts.own.peek(path);
     if (held) return held.exec("SELECT 1 FROM sqlite_master WHERE name = 'search_text'").length ? visit(held) : undefined;
     return this.parts.reads.read(path, (db) => (db.exec("SELECT 1 FROM sqlite_master WHERE name = 'search_text'").length ? visit(db) : undefined));
   }

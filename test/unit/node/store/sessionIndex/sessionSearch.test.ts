@@ -75,7 +75,7 @@ describe('session search (real sql.js files)', function () {
     const first = await openStore(folder, { debounceMs: 5 });
     const earlier = await session(first, 'First window', [userMessage('flaky websocket reconnect test')]);
     await first.close();
-    assert.ok(readdirSync(join(folder, 'index')).some((n) => /\.search\.sqlite$/.test(n)), 'the search index is a file of its own');
+    assert.ok(readdirSync(join(folder, 'index')).some((n) => /\.search\d+\.sqlite$/.test(n)), 'the search index is a file of its own');
     const second = await openStore(folder, { debounceMs: 60_000 });
     try {
       const now = await session(second, 'Second window', [userMessage('websocket keepalive interval')]);
@@ -83,6 +83,22 @@ describe('session search (real sql.js files)', function () {
       assert.deepEqual((await second.searchSessions('flaky')).map((h) => h.session.id), [earlier]);
     } finally {
       await second.close();
+    }
+  });
+
+  it('starts a new search file past 2 MiB (sql.js saves a file whole), and a search reads every one', async () => {
+    const store = await openStore(folder, { debounceMs: 5 });
+    try {
+      const filler = (i: number) => `build step ${i} ` + 'compiling module linking objects '.repeat(110);
+      const firstId = await session(store, 'Early', [userMessage('the quokka benchmark regressed')]);
+      for (let i = 0; i < 12; i++) await session(store, `Bulk ${i}`, Array.from({ length: 60 }, (_, j) => userMessage(filler(i * 60 + j))));
+      const lastId = await session(store, 'Late', [userMessage('the quokka benchmark recovered')]);
+      await store.flush();
+      const files = readdirSync(join(folder, 'index')).filter((n) => /\.search\d+\.sqlite$/.test(n));
+      assert.ok(files.length >= 2, `several search files: ${files.join(', ')}`);
+      assert.deepEqual((await store.searchSessions('quokka')).map((h) => h.session.id), [lastId, firstId]);
+    } finally {
+      await store.close();
     }
   });
 
