@@ -220,6 +220,8 @@ export type ChatToHost =
   | { type: 'showEarlier' }
   /** Re-sends the user message of the turn that failed. */
   | { type: 'retry' }
+  /** Opens the search over past sessions (Tally: Search Sessions). */
+  | { type: 'searchSessions' }
   /** A turn held at the hard block: compact by hand, then go on with it. */
   | { type: 'compactAndContinue' }
   /** A turn held at the hard block: send its request uncompacted (the provider may refuse it). */

@@ -112,6 +112,7 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   openInspector: { keys: [], build: () => ({ ok: true, value: { type: 'openInspector' } }) },
   showEarlier: { keys: [], build: () => ({ ok: true, value: { type: 'showEarlier' } }) },
   retry: { keys: [], build: () => ({ ok: true, value: { type: 'retry' } }) },
+  searchSessions: { keys: [], build: () => ({ ok: true, value: { type: 'searchSessions' } }) },
   compactAndContinue: { keys: [], build: () => ({ ok: true, value: { type: 'compactAndContinue' } }) },
   sendAnyway: { keys: [], build: () => ({ ok: true, value: { type: 'sendAnyway' } }) },
   selectModel: { keys: [], build: () => ({ ok: true, value: { type: 'selectModel' } }) },

@@ -134,6 +134,7 @@ function render(next: ChatState): void {
         onSelectModel: () => host.post({ type: 'selectModel' }),
         onResume: (sessionId) => host.post({ type: 'resumeSession', sessionId }),
         onNewSession: () => host.post({ type: 'newSession' }),
+        onSearchSessions: () => host.post({ type: 'searchSessions' }),
       }),
     ]);
   }

@@ -72,6 +72,9 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     resumeSession: async (m) => {
       await d.sessions.open(m.sessionId);
     },
+    searchSessions: async () => {
+      await d.executeCommand('tally.searchSessions');
+    },
     selectModel: async () => {
       await d.executeCommand('tally.selectModel');
     },
