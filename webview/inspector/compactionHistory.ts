@@ -30,9 +30,9 @@ export interface HistoryActions {
 /** Why the automatic loop stopped after this run, and what was left that no compaction can take out. */
 function autoStoppedText(stop: NonNullable<CompactionView['autoStopped']>): string {
   const { pinned, latestTurn, system, tools: toolTokens } = stop.left;
-  return `stopped: ${stop.runs} runs in a row freed less than ${tokens(stop.leastTokens)} tokens each (this one ${tokens(stop.freedTokens)}). ` +
+  return `stopped: ${countOf(stop.runs, 'run')} in a row freed less than ${countOf(stop.leastTokens, 'token')} each (this one ${tokens(stop.freedTokens)}). ` +
     `Left: pinned items ${tokens(pinned)}, the latest turn ${tokens(latestTurn)}, system prompt ${tokens(system)}, tools ${tokens(toolTokens)}. ` +
-    `Starts again at ${tokens(stop.resumeAtTokens)} tokens, or when you compact by hand.`;
+    `Starts again at ${countOf(stop.resumeAtTokens, 'token')}, or when you compact by hand.`;
 }
 
 export function renderCompactionHistory(records: CompactionView[], open: ReadonlySet<string>, more: ReadonlyMap<string, MoreRemoved>, actions: HistoryActions): HTMLElement {
