@@ -5,6 +5,7 @@ import { compactContextCommand } from './commands/compactContext';
 import { exportSessionCommand } from './commands/exportSession';
 import { setApiKeyCommand } from './commands/modelCommands';
 import { reopenWithoutModel, selectModelCommand } from './commands/selectModel';
+import { searchSessionsCommand } from './commands/searchSessions';
 import { resumeSessionCommand } from './commands/sessionCommands';
 import { forkFromRequestCommand } from './commands/forkFromRequest';
 import { openRequestItemCommand, openResultCommand, openSummaryCommand } from './commands/openDocuments';
@@ -102,6 +103,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     })()),
     vscode.commands.registerCommand('tally.newSession', () => run(async () => (await sessions.create()).info.id)()),
     vscode.commands.registerCommand('tally.resumeSession', (id?: string) => run(() => resumeSessionCommand(sessions, typeof id === 'string' ? id : undefined))()),
+    vscode.commands.registerCommand('tally.searchSessions', (query?: string) => run(() => searchSessionsCommand(sessions, typeof query === 'string' ? query : undefined))()),
     vscode.commands.registerCommand('tally.selectModel', () => run(() => selectModelCommand(lifecycle, keys))()),
     vscode.commands.registerCommand('tally.setApiKey', (args?: Parameters<typeof setApiKeyCommand>[1]) => run(() => setApiKeyCommand(keys, args))()),
     vscode.commands.registerCommand('tally.showLoadedInstructions', () => run(() => showLoadedInstructions(agents, docs))()),

@@ -47,6 +47,8 @@ export const EXEC_EXIT = {
   maxSteps: 5,
   /** The model declined to answer (a refusal). */
   refusal: 6,
+  /** The context reached the hard block with automatic compaction off (--no-auto-compact): nothing was compacted or sent. */
+  compactionNeeded: 7,
   /** Interrupted (Ctrl-C, SIGTERM). */
   cancelled: 130,
 } as const;
@@ -59,11 +61,13 @@ const EXIT_FOR: Record<TurnStopReason, number> = {
   max_steps: EXEC_EXIT.maxSteps,
   refusal: EXEC_EXIT.refusal,
   cancelled: EXEC_EXIT.cancelled,
+  held: EXEC_EXIT.compactionNeeded,
 };
 
 export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
     [--base-url U] [--window N] [--allow read|edit|command|delegate|web …] [--json] [--cd DIR] [--store DIR]
     [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off] [--plan]
+    [--no-auto-compact]
     [--hooks FILE …]
     [--mcp-config FILE] [--allow mcp|mcp:SERVER …]
 
@@ -92,9 +96,15 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
   tools run only with --allow mcp (every server's) or --allow mcp:SERVER.
   --plan runs in plan mode: the agent only reads and searches (no edit, no command, whatever --allow
   says) and ends with a plan, printed as its answer; run again without --plan to carry it out.
+  --no-auto-compact never compacts the context by itself: when it reaches the hard block (98% of the
+  window) the run ends with exit status 7 instead, and the session keeps everything it held.
 
   Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
-  4 context full after compaction or prompt blocked by a hook, 5 --max-steps reached, 6 the model refused, 130 interrupted.`;
+  4 context full after compaction or prompt blocked by a hook, 5 --max-steps reached, 6 the model refused,
+  7 context at the hard block with --no-auto-compact (or the server refused it as too long), 130 interrupted.`;
+
+/** What a run that stopped at the hard block with --no-auto-compact says last. */
+const HELD_HINT = ' · the context reached the hard block and --no-auto-compact kept Tally from compacting it: run again without --no-auto-compact, or with a larger --window';
 
 /** One line of `--json` output per event the user can act on. */
 function jsonLine(event: AgentEvent): Record<string, unknown> | undefined {
@@ -187,7 +197,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
   }
   const folder = resolve(args.cwd);
   const model = resolveModel(args.model, { contextWindow: args.window });
-  const settings = withSettings({ contextWindow: model.contextWindow });
+  const settings = withSettings({ contextWindow: model.contextWindow, autoCompact: args.autoCompact });
   const reasoningPlan = planReasoning(args.provider, args.model, args.effort);
   const maxOutputTokens = Math.min(model.defaultOutputReserve, Math.floor(model.contextWindow / 4)) + reasoningPlan.extraOutputTokens;
   const counter = getTokenCounter(model.encoding);
@@ -256,7 +266,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
     await store.flush();
     const code = EXIT_FOR[stop];
     if (args.json) emit({ type: 'end', stopReason: stop, exitCode: code, session: info.id });
-    else io.stderr(`\n[${stop}] session ${info.id}${args.plan ? ' · plan mode: nothing was changed' : ''}\n`);
+    else io.stderr(`\n[${stop}] session ${info.id}${args.plan ? ' · plan mode: nothing was changed' : ''}${stop === 'held' ? HELD_HINT : ''}\n`);
     return code;
   } finally {
     await mcp?.servers.dispose();

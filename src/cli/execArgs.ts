@@ -29,6 +29,8 @@ export interface ExecArgs {
   mcpAllowed: { all: boolean; servers: Set<string> };
   /** Plan mode: the agent only reads and searches, and ends with a plan (nothing is changed). */
   plan: boolean;
+  /** False with `--no-auto-compact`: the run never compacts by itself and ends when the context reaches the hard block. */
+  autoCompact: boolean;
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
@@ -47,6 +49,7 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
   const values = new Map<string, string[]>();
   let json = false;
   let plan = false;
+  let autoCompact = true;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -58,10 +61,11 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
       continue;
     }
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
-    if (name === 'json' || name === 'plan') {
+    if (name === 'json' || name === 'plan' || name === 'no-auto-compact') {
       if (inline !== undefined) throw new Error(`--${name} takes no value`);
       if (name === 'json') json = true;
-      else plan = true;
+      else if (name === 'plan') plan = true;
+      else autoCompact = false;
       continue;
     }
     if (!VALUE_OPTIONS.has(name)) throw new Error(`unknown option --${name}`);
@@ -116,5 +120,6 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
     mcpConfig: one('mcp-config'),
     mcpAllowed,
     plan,
+    autoCompact,
   };
 }

@@ -62,6 +62,7 @@ export function readConfiguration(): TallyConfiguration {
     ...values,
     contextWindow: typeof window === 'number' && window > 0 ? window : undefined,
     maxOutputTokens: typeof maxOut === 'number' && maxOut > 0 ? maxOut : undefined,
+    autoCompact: user('compaction.auto') !== false,
     hardBlock: Math.max(values.compactTrigger, values.hardBlock),
     summary: { ...values.summary, keepRecentShare: Math.min(0.5, values.summary.keepRecentShare), targetShare: Math.min(values.compactTrigger - 0.05, values.summary.targetShare) },
   });

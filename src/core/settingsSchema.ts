@@ -40,6 +40,7 @@ export const SETTINGS_SCHEMA = {
   'openai.api': { type: 'string', default: 'auto', enum: ['auto', 'responses', 'chat-completions'], scope: 'application' },
   contextWindow: { type: ['number', 'null'], default: null, minimum: 1024, scope: 'window' },
   maxOutputTokens: { type: ['number', 'null'], default: null, minimum: 256, scope: 'window' },
+  'compaction.auto': { type: 'boolean', default: true, scope: 'application' },
   'compaction.trigger': { type: 'number', default: 0.95, minimum: 0.3, maximum: 0.99, scope: 'window' },
   'compaction.block': { type: 'number', default: 0.98, minimum: 0.3, maximum: 1, scope: 'window' },
   'compaction.noteAt': { type: 'number', default: 0.8, minimum: 0.1, maximum: 1, scope: 'window' },

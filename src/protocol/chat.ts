@@ -113,7 +113,7 @@ export type ChatEntry =
   /** `headline`: what a user's step on the history did, in words ("Rewound to before “fix the test” · 4 messages set aside"). */
   | { kind: 'compaction'; id: string; record: ChatCompactionRecord; headline?: string }
   /** `busy`: work still running (a compaction); `action`: the button the notice offers (`continue` sends "Continue"). */
-  | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' | 'continue' }
+  | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' | 'continue' | 'compact' }
   | { kind: 'usage'; id: string; usage: ChatTurnUsage }
   /** The agent's todo list as it is now: one card, updated in place by each update_todos call. */
   | { kind: 'todos'; id: string; items: ChatTodoItem[]; open: number };
@@ -220,6 +220,12 @@ export type ChatToHost =
   | { type: 'showEarlier' }
   /** Re-sends the user message of the turn that failed. */
   | { type: 'retry' }
+  /** Opens the search over past sessions (Tally: Search Sessions). */
+  | { type: 'searchSessions' }
+  /** A turn held at the hard block: compact by hand, then go on with it. */
+  | { type: 'compactAndContinue' }
+  /** A turn held at the hard block: send its request uncompacted (the provider may refuse it). */
+  | { type: 'sendAnyway' }
   | { type: 'copyCode'; code: string }
   | { type: 'insertCode'; code: string }
   /** http, https or mailto only; the host opens it outside the webview. */

@@ -3,6 +3,7 @@ import { mkdirSync } from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { compaction, inspectorState, preview, turnCacheMiss, requestItems } from './fixtures';
+import { compactionView } from '../../src/protocol/inspectorCompactions';
 import { ARTIFACTS, clearPosted, cspViolations, hostSends, posted, usePage } from './harness';
 
 describe('inspector webview: compactions, a reload and long sessions (headless Chromium, host CSP)', function () {
@@ -24,6 +25,16 @@ describe('inspector webview: compactions, a reload and long sessions (headless C
     // The open state survives a state push.
     await hostSends(page, { type: 'state', state: inspectorState });
     assert.strictEqual(await page.locator('.compaction[data-compaction-id="cmp-1"]').evaluate((e) => (e as HTMLDetailsElement).open), true);
+  });
+
+  it('marks the run after which automatic compaction stopped, with why and what was left', async () => {
+    const stopped = { ...compaction, id: 'cmp-stop', startedAt: compaction.startedAt + 60_000, tokensBefore: 176_000, tokensAfter: 175_100, autoStopped: { freedTokens: 900, leastTokens: 9_200, runs: 2, resumeAtTokens: 184_300, left: { pinned: 61_000, latestTurn: 48_200, system: 3_100, tools: 9_800 } } };
+    await hostSends(page, { type: 'state', state: { ...inspectorState, compactions: [compactionView(stopped), ...inspectorState.compactions] } });
+    const entry = page.locator('.compaction[data-compaction-id="cmp-stop"]');
+    assert.match((await entry.locator('summary').textContent()) ?? '', /automatic compaction stopped/);
+    await entry.locator('summary').click();
+    assert.strictEqual(await entry.locator('[data-field="auto-stopped"]').textContent(), 'stopped: 2 runs in a row freed less than 9,200 tokens each (this one 900). Left: pinned items 61,000, the latest turn 48,200, system prompt 3,100, tools 9,800. Starts again at 184,300 tokens, or when you compact by hand.');
+    await hostSends(page, { type: 'state', state: inspectorState });
   });
 
   it('expanding an offloaded result posts loadBlob and pages the content in', async () => {

@@ -23,6 +23,9 @@ export interface EntryActions extends ToolCardActions, MarkdownActions {
   /** Lets the model carry on after an answer was cut (sends "Continue"). */
   onContinue: () => void;
   onRetry: () => void;
+  /** A turn held at the hard block: compact now and go on, or send it uncompacted. */
+  onCompactAndContinue: () => void;
+  onSendAnyway: () => void;
   onSelectModel: () => void;
   /** Drops the message kept while no model is configured. */
   onDiscardPending: () => void;
@@ -42,6 +45,12 @@ function setAsideLabel(setAside: boolean | undefined): HTMLElement | null {
 function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: EntryActions): HTMLElement | null {
   if (entry.action === 'retry') return button('Retry', () => actions.onRetry(), { appearance: 'secondary', attrs: { 'data-action': 'retry' } });
   if (entry.action === 'continue') return button('Continue', () => actions.onContinue(), { appearance: 'secondary', attrs: { 'data-action': 'continue' } });
+  if (entry.action === 'compact') {
+    return h('span', { class: 'notice-actions' }, [
+      button('Compact now', () => actions.onCompactAndContinue(), { attrs: { 'data-action': 'compact-now' } }),
+      button('Send anyway', () => actions.onSendAnyway(), { appearance: 'secondary', attrs: { 'data-action': 'send-anyway' } }),
+    ]);
+  }
   if (entry.action === 'selectModel') {
     return h('span', { class: 'notice-actions' }, [
       button('Choose a model', () => actions.onSelectModel(), { attrs: { 'data-action': 'choose-model' } }),

@@ -57,6 +57,8 @@ const entries = new EntryList({
   onInsert: (code) => host.post({ type: 'insertCode', code }),
   onOpenLink: (url) => host.post({ type: 'openLink', url }),
   onRetry: () => host.post({ type: 'retry' }),
+  onCompactAndContinue: () => host.post({ type: 'compactAndContinue' }),
+  onSendAnyway: () => host.post({ type: 'sendAnyway' }),
   onSelectModel: () => host.post({ type: 'selectModel' }),
   onDiscardPending: () => host.post({ type: 'discardPending' }),
   onLoadEarlier: () => host.post({ type: 'showEarlier' }),
@@ -132,6 +134,7 @@ function render(next: ChatState): void {
         onSelectModel: () => host.post({ type: 'selectModel' }),
         onResume: (sessionId) => host.post({ type: 'resumeSession', sessionId }),
         onNewSession: () => host.post({ type: 'newSession' }),
+        onSearchSessions: () => host.post({ type: 'searchSessions' }),
       }),
     ]);
   }

@@ -1,55 +1,19 @@
-import { EMPTY_FIXED, type FixedComponents } from '../accounting/usageBasis';
+import { EMPTY_FIXED } from '../accounting/usageBasis';
 import { SessionCallIds } from '../history/uniqueCallIds';
 import type { Message, ReasoningBlock, ToolCall } from '../model/message';
-import type { ToolDefinition } from '../model/tool';
-import type { PromptSections } from '../prompt/promptSections';
 import type { ContextSession } from '../context/contextSession';
 import { ProviderError } from '../providers/errors';
 import { serverPromptTokens } from '../providers/classifyError';
 import { readTextToolCalls } from './textToolCalls';
-import { defaultSleep, resendDelay, withRetry, type RetryOptions } from '../providers/http/retry';
-import type { ChatProvider, ProviderRequest, ReasoningRequest, ReportedUsage, StopReason } from '../providers/types';
+import { defaultSleep, resendDelay, withRetry } from '../providers/http/retry';
+import type { ProviderRequest, ReportedUsage, StopReason } from '../providers/types';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
-import type { ToolRunner } from './toolRunner';
-import type { TurnGate } from './turnGate';
+import { STOP_NOTICES } from './stopNotices';
+import type { AgentOptions, PreparedPrompt, PromptSource } from './agentOptions';
+import { holdText, loopStopText } from '../context/autoCompaction';
 
-/**
- * What the prompt side contributes to one request: system prompt blocks (the stable prefix), the
- * offered tools, and every section with its text and tokens (the dynamic part among them, which
- * the session places in the conversation).
- */
-export interface PreparedPrompt {
-  system: Array<{ text: string; cacheBreakpoint?: boolean }>;
-  tools: ToolDefinition[];
-  fixed: FixedComponents;
-  sections: PromptSections;
-}
-
-export interface PromptSource {
-  prepare(args: { effectiveWindow: number; percentUsed: number }): Promise<PreparedPrompt>;
-}
-
-export interface AgentOptions {
-  contextSession: ContextSession;
-  provider: ChatProvider;
-  model: string;
-  maxOutputTokens: number;
-  prompt: PromptSource;
-  tools: ToolRunner;
-  /** The thinking each request asks for (the reserve for it is part of `maxOutputTokens`). */
-  reasoning?: ReasoningRequest;
-  /** Requests in one turn before the loop stops and asks the user to continue. */
-  maxSteps?: number;
-  /** Times one turn goes on after the provider paused it (a long server-side tool run), default 5. */
-  maxPauses?: number;
-  /** Re-sends of a request whose stream dropped before it completed (default 2). */
-  streamRetries?: number;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Backoff between re-sends; the same policy the providers use before any output. */
-  retry?: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>;
-  /** What stands around each turn: the user's prompt, session start, stop and compaction hooks. */
-  gate?: TurnGate;
-}
+export { STOP_NOTICES };
+export type { AgentOptions, PreparedPrompt, PromptSource };
 
 interface StreamedResponse {
   text: string;
@@ -58,16 +22,6 @@ interface StreamedResponse {
   usage?: ReportedUsage;
   stopReason: StopReason;
 }
-
-/** What the chat says when the model's answer did not end normally. */
-export const STOP_NOTICES = {
-  refusal: 'The model declined to answer this request (it stopped with a refusal). Rephrase the request or ask something else.',
-  cutToolCall: 'The answer was cut at the output limit while the model was writing a tool call, so the call was not run. Continue to let the model carry on.',
-  cutText: 'The answer was cut at the output limit. Continue to let the model carry on.',
-  tooManyPauses: (n: number) => `The provider paused this turn ${n} times; send a message to continue.`,
-  textToolCalls: (names: readonly string[]) => `The model wrote its tool call${names.length === 1 ? '' : 's'} (${names.join(', ')}) as text rather than as a structured call (small local models do this); Tally read ${names.length === 1 ? 'it' : 'them'} as ${names.length === 1 ? 'a call' : 'calls'}.`,
-  toolCallAsText: (sample: string) => `The model wrote a tool call as text (${JSON.stringify(sample)}) instead of calling the tool, so nothing ran. The model or its server does not turn its tool calls into structured calls: try a model with tool support, or ask again.`,
-} as const;
 
 class CancelledError extends Error {}
 
@@ -147,6 +101,27 @@ export class AgentSession {
    * the text came from, recorded on the message.
    */
   async send(text: string, external?: AbortSignal, attachments: readonly Message[] = [], made: { source?: string } = {}): Promise<TurnStopReason> {
+    return this.runTurn(external, async (signal, report) => {
+      const gate = await this.options.gate?.beforeTurn(text, report, signal);
+      if (gate?.blocked !== undefined) return { blocked: gate.blocked };
+      return { userId: (await this.contextSession.appendUser(text, attachments, made.source)).id };
+    });
+  }
+
+  /**
+   * Goes on with the last turn without a new message: after the user compacted a context held at
+   * the hard block, or chose to send it anyway (`overBlock`: its next request is sent uncompacted).
+   */
+  async continueTurn(how: { overBlock?: boolean } = {}, external?: AbortSignal): Promise<TurnStopReason> {
+    const messages = this.contextSession.messages;
+    let last: Message | undefined;
+    for (let i = messages.length - 1; i >= 0 && !last; i--) if (messages[i].agentVisible && messages[i].role === 'user' && messages[i].kind === 'user') last = messages[i];
+    if (!last) throw new Error('There is no turn to go on with: send a message.');
+    const userId = last.id;
+    return this.runTurn(external, async () => ({ userId }), how.overBlock);
+  }
+
+  private async runTurn(external: AbortSignal | undefined, start: (signal: AbortSignal, report: AgentListener) => Promise<{ userId?: string; blocked?: string }>, overBlock = false): Promise<TurnStopReason> {
     if (this.running) throw new Error('the agent is already working on a request');
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -154,15 +129,14 @@ export class AgentSession {
     this.running = controller;
     try {
       const report = (event: AgentEvent) => this.emit(event);
-      const gate = await this.options.gate?.beforeTurn(text, report, controller.signal);
-      if (gate?.blocked !== undefined) {
-        this.emit({ type: 'error', message: gate.blocked, kind: 'blocked_by_hook' });
+      const started = await start(controller.signal, report);
+      if (started.blocked !== undefined) {
+        this.emit({ type: 'error', message: started.blocked, kind: 'blocked_by_hook' });
         this.emit({ type: 'turn_end', stopReason: 'blocked' });
         return 'blocked';
       }
-      const user = await this.contextSession.appendUser(text, attachments, made.source);
-      this.emit({ type: 'turn_start', userMessageId: user.id });
-      const reason = await this.loop(controller.signal);
+      this.emit({ type: 'turn_start', userMessageId: started.userId! });
+      const reason = await this.loop(controller.signal, overBlock);
       await this.options.gate?.afterTurn(reason, report);
       this.emit({ type: 'turn_end', stopReason: reason });
       return reason;
@@ -172,13 +146,13 @@ export class AgentSession {
     }
   }
 
-  private async loop(signal: AbortSignal): Promise<TurnStopReason> {
+  private async loop(signal: AbortSignal, overBlock: boolean): Promise<TurnStopReason> {
     const maxSteps = this.options.maxSteps ?? 200;
     const maxPauses = this.options.maxPauses ?? 5;
     let pauses = 0;
     for (let step = 0; step < maxSteps; step++) {
       try {
-        const outcome = await this.step(signal);
+        const outcome = await this.step(signal, overBlock && step === 0);
         if (outcome === 'pause_turn') {
           // The paused answer is recorded; the next request sends it back and the model goes on.
           if (++pauses > maxPauses) {
@@ -205,10 +179,17 @@ export class AgentSession {
     return 'max_steps';
   }
 
-  private async step(signal: AbortSignal): Promise<TurnStopReason | 'tool_use' | 'pause_turn'> {
+  private async step(signal: AbortSignal, overBlock: boolean): Promise<TurnStopReason | 'tool_use' | 'pause_turn'> {
     const prompts = this.options.prompt;
-    let request = await this.contextSession.nextRequest((room) => prompts.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percentUsed }), signal);
+    let request = await this.contextSession.nextRequest((room) => prompts.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percentUsed }), signal, { overBlock });
     if (signal.aborted) throw new CancelledError('cancelled');
+    const stopped = request.compaction?.autoStopped;
+    if (stopped && request.status !== 'blocked') this.emit({ type: 'notice', message: loopStopText(stopped) });
+    if (request.hold) {
+      // Never compacted silently: the user decides (compact now, or send anyway).
+      this.emit({ type: 'notice', message: holdText(request.hold, request.plan.budget.percent), action: 'compact' });
+      return 'held';
+    }
     if (request.status === 'blocked') {
       this.emit({
         type: 'error',
@@ -229,6 +210,10 @@ export class AgentSession {
         // message gives one (the inspector lists it, the figures calibrate on it).
         const counted = serverPromptTokens(error.message);
         await this.contextSession.recordResponse(request, { model: this.options.model, reported: counted ? { inputTokens: counted } : undefined });
+        if (!this.contextSession.settings.autoCompact) {
+          this.emit({ type: 'notice', message: STOP_NOTICES.refusedAutoOff(error.message), action: 'compact' });
+          return 'held';
+        }
         if (!request.recovered) {
           // Compact and retry once, unless compacting removed nothing: the same body would be refused again.
           const sent = JSON.stringify(this.buildRequest(plan.messages, request.prompt));

@@ -24,6 +24,8 @@ export interface CompactOptions {
   signal?: AbortSignal;
   /** The summary the user confirmed in the preview: it replaces the history instead of a new one. */
   userSummary?: UserSummary;
+  /** Reads the run's record before it is stored (not for a dry run) and may add what it found to it. */
+  review?(event: CompactionEventRecord): Partial<CompactionEventRecord> | undefined;
 }
 
 /** A compaction run as the caller sees it: the record it made, plus the working context it produced. */

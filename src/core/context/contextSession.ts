@@ -28,6 +28,8 @@ import type { RewindPlan } from './rewind';
 import { SessionChanges, type SessionChangeListener } from './sessionChanges';
 import type { BlobInfo } from '../ports/blobStore';
 import type { ContextSessionOptions, PlannedRequest, PromptInput, PromptPart } from './contextSessionTypes';
+import { AutoCompactionGuard } from './autoCompaction';
+import { planNextRequest, type NextRequestOptions } from './nextRequest';
 
 /**
  * One session's working context: records messages and tool results (every call answered), measures
@@ -58,6 +60,8 @@ export class ContextSession {
   contextWindow?: number;
   maxOutputTokens?: number;
   lastCompactionId?: string;
+  /** Whether the session may compact by itself now (the setting, and the guard against compaction loops). */
+  readonly autoCompaction: AutoCompactionGuard;
   /** The transcript messages read to resume, until a view takes them. */
   private resumedTranscript?: { messages: Message[]; complete: boolean };
 
@@ -66,6 +70,7 @@ export class ContextSession {
     this.contextWindow = options.contextWindow;
     this.maxOutputTokens = options.maxOutputTokens;
     this.promptFixed = options.fixed ?? EMPTY_FIXED;
+    this.autoCompaction = new AutoCompactionGuard(() => options.settings.autoCompact);
     this.edits = new HistoryEdits(this.editedSession(), {
       strategies: options.strategies ?? defaultStrategies(),
       summarizer: options.summarizer ?? new LocalSummarizer(),
@@ -317,32 +322,9 @@ export class ContextSession {
     return { messages, items, budget: measured ?? this.measure(fixed), repaired: visible.repaired };
   }
 
-  /**
-   * The next request, in the only right order: build the prompt for the room left, compact when the
-   * budget says so (blocked when still over the hard limit), rebuild the prompt after a compaction,
-   * then plan the messages. Unless it is blocked, send `plan.messages`, then call recordResponse.
-   */
-  async nextRequest<P extends PromptPart>(prompt: PromptInput<P>, signal?: AbortSignal): Promise<PlannedRequest<P>> {
-    const build = typeof prompt === 'function' ? prompt : undefined;
-    const roomOf = (budget: ContextBudget) => ({ effectiveWindow: budget.effectiveWindow, percentUsed: budget.percent });
-    let prepared = build ? await build(roomOf(this.measure(EMPTY_FIXED))) : (prompt as P);
-    this.notePromptFixed(prepared.fixed, prepared.sections);
-    // Measured once per step: no await stands between a measure and the plan that reuses it.
-    let budget = this.measure(prepared.fixed);
-    let compaction: CompactionResult | undefined;
-    let blocked = false;
-    if (budget.shouldCompact()) {
-      compaction = await this.compact({ trigger: budget.isBlocked() ? 'blocked' : 'auto', fixed: prepared.fixed, signal });
-      budget = this.measure(prepared.fixed);
-      blocked = budget.isBlocked();
-    }
-    const compactionId = compaction?.status === 'complete' ? compaction.id : undefined;
-    if (compactionId && build && !blocked) {
-      prepared = await build(roomOf(budget));
-      this.notePromptFixed(prepared.fixed, prepared.sections);
-      budget = this.measure(prepared.fixed);
-    }
-    return { status: blocked ? 'blocked' : 'ready', prompt: prepared, plan: this.planRequest(prepared.fixed, prepared.sections, budget), requestIndex: this.nextRequestIndex, compaction, compactionId, recovered: false };
+  /** The next request (see nextRequest.ts). Unless it is blocked, send `plan.messages`, then call recordResponse. */
+  nextRequest<P extends PromptPart>(prompt: PromptInput<P>, signal?: AbortSignal, options: Omit<NextRequestOptions, 'signal'> = {}): Promise<PlannedRequest<P>> {
+    return planNextRequest(this, this.autoCompaction, prompt, { ...options, signal });
   }
 
   /**
@@ -372,8 +354,9 @@ export class ContextSession {
 
   // ---- editing the history: compaction, the user's steps, pinning (historyEdits.ts) ----
 
-  /** Runs (or, with dryRun, previews) a compaction and stores its outcome. */
+  /** Runs (or, with dryRun, previews) a compaction and stores its outcome; one by hand lets automatic compaction run again. */
   compact(options: CompactOptions): Promise<CompactionResult> {
+    if (options.trigger === 'manual' && !options.dryRun) this.autoCompaction.reset();
     return this.edits.compact(options);
   }
 

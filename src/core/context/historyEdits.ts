@@ -116,6 +116,7 @@ export class HistoryEdits {
         return compactionResult(outcome, dryRun);
       }
       if (!dryRun) {
+        Object.assign(event, options.review?.(event));
         if (outcome.changed) {
           const after = placeAdded(session.working, outcome.messages);
           const added = addedItems(session.working, after).map((item) => ({ ...item, message: session.stored(item.message) }));
@@ -123,7 +124,7 @@ export class HistoryEdits {
           await session.replaceWorking(after, id, event.estimatedTokensAfter ?? event.tokensAfter);
         }
         // An automatic check that found nothing to remove is not a compaction; a user's request is recorded either way.
-        if (outcome.changed || options.trigger !== 'auto') {
+        if (outcome.changed || options.trigger !== 'auto' || event.autoStopped) {
           await session.store.addCompactionEvent(event);
           session.changes.emit({ type: 'compaction', record: event });
         }

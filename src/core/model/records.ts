@@ -94,6 +94,21 @@ export interface CompactionEventRecord {
   added?: AddedItem[];
   /** Set on entries that record a user's step on the history rather than a compaction. */
   step?: HistoryStep;
+  /** Set on the automatic compaction after which the automatic loop stopped, because the last runs freed too little. */
+  autoStopped?: AutoCompactionStop;
+}
+
+/** Why automatic compaction stopped after a run, and what was left that no compaction can take out. */
+export interface AutoCompactionStop {
+  /** Tokens the last run freed, and the least a run should free (a share of the effective window). */
+  freedTokens: number;
+  leastTokens: number;
+  /** Runs in a row that freed less. */
+  runs: number;
+  /** Automatic compaction starts again once the context reaches this many tokens (or the user compacts). */
+  resumeAtTokens: number;
+  /** Tokens of what stays: pinned items, the latest turn, system prompt (skills included) and tool schemas. */
+  left: { pinned: number; latestTurn: number; system: number; tools: number };
 }
 
 /**

@@ -8,7 +8,7 @@ import { commandForSend, commandHandlers, type CommandIntentDeps } from './comma
 
 /** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
 export interface ChatIntentDeps {
-  sessions: Pick<SessionActions, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open' | 'retry' | 'discardPendingMessage'>;
+  sessions: Pick<SessionActions, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open' | 'retry' | 'discardPendingMessage' | 'compactAndContinue' | 'sendAnyway'>;
   /** What code blocks and links in replies reach (the view passes VS Code's editor, clipboard and opener). */
   workbench?: ChatWorkbench;
   executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
@@ -72,6 +72,9 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     resumeSession: async (m) => {
       await d.sessions.open(m.sessionId);
     },
+    searchSessions: async () => {
+      await d.executeCommand('tally.searchSessions');
+    },
     selectModel: async () => {
       await d.executeCommand('tally.selectModel');
     },
@@ -88,6 +91,12 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     },
     retry: async () => {
       await d.sessions.retry();
+    },
+    compactAndContinue: async () => {
+      await d.sessions.compactAndContinue();
+    },
+    sendAnyway: async () => {
+      await d.sessions.sendAnyway();
     },
     copyCode: async (m) => {
       await workbench(d).copyToClipboard(m.code);

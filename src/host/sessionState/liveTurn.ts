@@ -10,7 +10,7 @@ export type PendingApproval = NonNullable<ChatToolCallView['approval']> & { card
 export interface TurnNotice {
   text: string;
   level: 'info' | 'warning' | 'error';
-  action?: 'continue';
+  action?: 'continue' | 'compact';
 }
 
 /** The turn running now, as the chat shows it (the store holds the rest). */

@@ -173,6 +173,21 @@ export class SessionActions {
     return session.contextSession.compact({ trigger: 'manual', focus, userSummary });
   }
 
+  /** The turn held at the hard block: compacts by hand, then goes on with it. */
+  async compactAndContinue(): Promise<void> {
+    const result = await this.compact();
+    if (result.status === 'error') throw new Error(`The compaction failed: ${result.error ?? 'unknown error'}`);
+    const session = await this.current();
+    await session.agent?.continueTurn();
+  }
+
+  /** The turn held at the hard block: its request goes out uncompacted, and the provider may refuse it. */
+  async sendAnyway(): Promise<void> {
+    const session = await this.current();
+    if (!session.agent || session.agent.busy) throw new Error('There is no held request to send.');
+    await session.agent.continueTurn({ overBlock: true });
+  }
+
   async preview(focus?: string): Promise<CompactionResult> {
     const session = await this.current();
     return session.contextSession.compact({ trigger: 'manual', focus, dryRun: true });

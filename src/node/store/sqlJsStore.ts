@@ -27,12 +27,13 @@ import { StoreProblems } from './files/storeProblems';
 import { errorText } from './files/storeErrors';
 import { SealedLists, segmentLists } from './segments/sealedLists';
 import { SessionIndex } from './sessionIndex/sessionIndex';
+import { SessionSearch } from './sessionIndex/sessionSearch';
 import { TranscriptRecords } from './segments/transcriptRecords';
 import { UsageRecords } from './segments/usageRecords';
 import { SessionInfoFiles } from './sessionIndex/sessionInfoFiles';
 import { segmentFacts, SegmentSummaries } from './segments/segmentSummaries';
 import type { StoreParts } from './storeParts';
-import type { RecentTranscript, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, ToolCallIndex } from '../../core/ports/sessionStore';
+import type { RecentTranscript, SessionInfo, SessionSearchHit, SessionSnapshot, SessionStore, StoreProblem, ToolCallIndex } from '../../core/ports/sessionStore';
 import type { BlobInfo, BlobSlice } from '../../core/ports/blobStore';
 import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import { liveWriters, WriterHeartbeat } from './files/writerLiveness';
@@ -73,6 +74,7 @@ export class SqlJsStore implements SessionStore {
   private readonly problemSink: StoreProblems;
   private readonly heartbeat: WriterHeartbeat;
   private readonly index: SessionIndex;
+  private readonly search: SessionSearch;
   private readonly sessions: SessionInfoFiles;
   private readonly records: TranscriptRecords;
   private readonly usage: UsageRecords;
@@ -106,6 +108,7 @@ export class SqlJsStore implements SessionStore {
     this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, summaries, sealedLists: new SealedLists(), folders, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
+    this.search = new SessionSearch(this.parts);
     this.records = new TranscriptRecords(this.parts);
     this.usage = new UsageRecords(this.parts);
     this.closedWriters = new ClosedWriterMerge(this.parts);
@@ -232,8 +235,14 @@ export class SqlJsStore implements SessionStore {
     });
   }
 
-  putMessages(sessionId: string, messages: Message[]): Promise<void> {
-    return this.records.putMessages(sessionId, messages);
+  async putMessages(sessionId: string, messages: Message[]): Promise<void> {
+    await this.records.putMessages(sessionId, messages);
+    // The messages are stored; a failure to index them for search is reported, not thrown.
+    await this.search.index(sessionId, messages).catch((error: unknown) => this.problemSink.report({ file: this.parts.layout.indexDir, kind: 'write-failed', message: `indexing messages for search failed: ${errorText(error)}` }));
+  }
+
+  async searchSessions(query: string, options: { limit?: number } = {}): Promise<SessionSearchHit[]> {
+    return this.search.search(query, await this.listSessions(), options.limit);
   }
 
   /**

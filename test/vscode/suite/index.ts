@@ -30,5 +30,6 @@ export function run(): Promise<void> {
     require('./namedPipes.test');
     require('./hooks.test');
     require('./mcpServers.test');
+    require('./sessionSearch.test');
   });
 }
