@@ -12,6 +12,8 @@ import type { ChatProvider, ProviderRequest, ReasoningRequest, ReportedUsage, St
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
 import type { ToolRunner } from './toolRunner';
 import type { TurnGate } from './turnGate';
+import { STOP_NOTICES } from './stopNotices';
+import { endTurnThroughStopHooks } from './stopHookTurns';
 
 /**
  * What the prompt side contributes to one request: system prompt blocks (the stable prefix), the
@@ -59,15 +61,7 @@ interface StreamedResponse {
   stopReason: StopReason;
 }
 
-/** What the chat says when the model's answer did not end normally. */
-export const STOP_NOTICES = {
-  refusal: 'The model declined to answer this request (it stopped with a refusal). Rephrase the request or ask something else.',
-  cutToolCall: 'The answer was cut at the output limit while the model was writing a tool call, so the call was not run. Continue to let the model carry on.',
-  cutText: 'The answer was cut at the output limit. Continue to let the model carry on.',
-  tooManyPauses: (n: number) => `The provider paused this turn ${n} times; send a message to continue.`,
-  textToolCalls: (names: readonly string[]) => `The model wrote its tool call${names.length === 1 ? '' : 's'} (${names.join(', ')}) as text rather than as a structured call (small local models do this); Tally read ${names.length === 1 ? 'it' : 'them'} as ${names.length === 1 ? 'a call' : 'calls'}.`,
-  toolCallAsText: (sample: string) => `The model wrote a tool call as text (${JSON.stringify(sample)}) instead of calling the tool, so nothing ran. The model or its server does not turn its tool calls into structured calls: try a model with tool support, or ask again.`,
-} as const;
+export { STOP_NOTICES } from './stopNotices';
 
 class CancelledError extends Error {}
 
@@ -88,10 +82,8 @@ export class AgentSession {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: AgentOptions) {
-    this.unsubscribe = options.contextSession.onCompaction((event) => {
-      if (event.type === 'start' && !event.dryRun) options.gate?.compactionStarting?.(event.trigger, (e) => this.emit(e));
-      this.emit({ type: 'compaction', event });
-    });
+    const before = options.gate?.beforeCompaction?.bind(options.gate);
+    this.unsubscribe = options.contextSession.onCompaction((event) => this.emit({ type: 'compaction', event }), before && ((compaction, signal) => before(compaction, (e) => this.emit(e), signal)));
   }
 
   get contextSession(): ContextSession {
@@ -162,8 +154,13 @@ export class AgentSession {
       }
       const user = await this.contextSession.appendUser(text, attachments, made.source);
       this.emit({ type: 'turn_start', userMessageId: user.id });
-      const reason = await this.loop(controller.signal);
-      await this.options.gate?.afterTurn(reason, report);
+      const reason = await endTurnThroughStopHooks(this.options.gate, await this.loop(controller.signal), report, {
+        messages: () => this.contextSession.messages,
+        goOn: async (next, source) => {
+          await this.contextSession.appendUser(next, [], source);
+          return this.loop(controller.signal);
+        },
+      });
       this.emit({ type: 'turn_end', stopReason: reason });
       return reason;
     } finally {

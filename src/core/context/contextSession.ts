@@ -22,7 +22,7 @@ import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
 import { resumeSession } from './resume';
-import { HistoryEdits, type EditedSession } from './historyEdits';
+import { HistoryEdits, type BeforeCompaction, type EditedSession } from './historyEdits';
 import { LastMeasure } from './lastMeasure';
 import type { RewindPlan } from './rewind';
 import { SessionChanges, type SessionChangeListener } from './sessionChanges';
@@ -171,8 +171,8 @@ export class ContextSession {
     return this.changes.on(listener);
   }
 
-  onCompaction(listener: CompactionListener): () => void {
-    return this.edits.onCompaction(listener);
+  onCompaction(listener: CompactionListener, before?: BeforeCompaction): () => void {
+    return this.edits.onCompaction(listener, before);
   }
 
   readonly count = (message: Message): number => countMessage(message, this.options.counter); // what the request counts each message with

@@ -31,6 +31,10 @@ export interface HookOutcome {
   context: Array<{ command: string; text: string }>;
   /** Failures, time-outs and hooks' messages, for the turn. */
   notices: string[];
+  /** A hook answered `"continue": false`: the agent stops here. */
+  halted?: boolean;
+  /** PreCompact: what each hook asked the summary to keep in mind, with the hook's command. */
+  instructions?: Array<{ command: string; text: string }>;
 }
 
 const STRENGTH = { allow: 1, ask: 2, block: 3, deny: 3 } as const;
@@ -75,6 +79,8 @@ export class Hooks {
     for (const { hook, answer } of answers) {
       if (answer.notice) outcome.notices.push(answer.notice);
       if (answer.context) outcome.context.push({ command: hook.command, text: answer.context });
+      if (answer.instructions) (outcome.instructions ??= []).push({ command: hook.command, text: answer.instructions });
+      if (answer.halt) outcome.halted = true;
       if (answer.decision === 'allow') outcome.allowedBy.push(hook.origin);
       if (answer.decision && (!outcome.decision || STRENGTH[answer.decision] > STRENGTH[outcome.decision])) {
         outcome.decision = answer.decision;
