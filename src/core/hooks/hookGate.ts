@@ -1,4 +1,4 @@
-import type { AgentListener, TurnStopReason } from '../agent/events';
+import type { AgentListener } from '../agent/events';
 import type { StoppedTurn, TurnGate } from '../agent/turnGate';
 import type { CompactionTrigger } from '../model/records';
 import type { HookContext } from './hookContext';
