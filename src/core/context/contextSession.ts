@@ -8,7 +8,7 @@ import { LocalSummarizer } from '../compaction/localSummarizer';
 import { Mutex } from '../compaction/mutex';
 import { VisibleHistory } from '../history/visibleHistory';
 import { abortedToolResult, assistantMessage, userMessage } from '../model/factories';
-import type { Message, ReasoningBlock, ToolCall } from '../model/message';
+import type { Denial, Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { CompactionEventRecord, HistoryStep, RequestUsageRecord } from '../model/records';
 import type { PromptSections } from '../prompt/promptSections';
 import type { ReportedUsage } from '../providers/types';
@@ -252,7 +252,7 @@ export class ContextSession {
   }
 
   /** Truncates / offloads a tool's output and records it as the call's result (`isError`: the tool failed; `denied`: refused). */
-  async recordToolResult(call: ToolCall, output: string | Uint8Array, result: { isError?: boolean; denied?: boolean } = {}): Promise<Message> {
+  async recordToolResult(call: ToolCall, output: string | Uint8Array, result: { isError?: boolean; denied?: Denial } = {}): Promise<Message> {
     const { isError = false, denied = false } = result;
     const onStored = (blob: BlobInfo) => this.resultStored(blob, call.name, call.arguments);
     const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, denied, settings: this.settings, now: this.now, onStored });

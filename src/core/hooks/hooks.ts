@@ -39,10 +39,15 @@ export interface HookOutcome {
 
 const STRENGTH = { allow: 1, ask: 2, block: 3, deny: 3 } as const;
 
-/** A hook's command as a notice names it: its first 60 characters. */
-export function hookLabel(command: string): string {
+/** A hook as the chat names it: its command's first line, at most 60 characters. */
+export function hookName(command: string): string {
   const line = command.trim().split('\n')[0]!;
-  return `\`${line.length > 60 ? `${line.slice(0, 59)}…` : line}\``;
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+/** A hook's command as a notice names it, in backticks. */
+export function hookLabel(command: string): string {
+  return `\`${hookName(command)}\``;
 }
 
 /**

@@ -74,6 +74,15 @@ export interface AttachmentInfo {
   endLine?: number;
 }
 
+/** A call a user's hook refused before it ran: the hook's command and the reason it gave. */
+export interface HookDenial {
+  hook: string;
+  reason: string;
+}
+
+/** Denied by the user on the card (`true`), or by a hook. */
+export type Denial = boolean | HookDenial;
+
 export interface MessageMeta {
   truncated?: TruncationInfo;
   /** Offloaded full output: the ref id in tool_result_blobs, readable again with read_result. */
@@ -94,8 +103,10 @@ export interface MessageMeta {
   images?: number;
   /** Tool result reported an error. */
   isError?: boolean;
-  /** The user refused the call on its approval card, so the tool did not run. */
+  /** The user refused the call on its approval card, or a hook did, so the tool did not run. */
   denied?: boolean;
+  /** A hook refused the call (not the user): its command and its reason. */
+  deniedByHook?: HookDenial;
   /** Free-form provenance for imported transcripts. */
   source?: string;
   /** Attachment messages: what was attached. */

@@ -9,6 +9,7 @@ import { join } from 'path';
 import { EXEC_EXIT, runExec } from '../../../src/cli/exec';
 import { parseExecArgs } from '../../../src/cli/execArgs';
 import { openStore } from '../../../src/node/store';
+import { toolView } from '../../../src/host/chat/chatEntryViews';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 
 const KEY = 'sk-exec-hooks';
@@ -89,6 +90,15 @@ exit 0
     assert.equal(run.code, EXEC_EXIT.done, run.stderr);
     assert.equal(existsSync(join(work, 'made.txt')), false, 'the command did not run');
     assert.match(toolResultSent(), /A hook \(`sh .*block-rm\.sh'`\) denied this call: Destructive command blocked by policy/);
+    // The stored result names the hook, so the chat's card says who denied the call and why.
+    const store = await openStore(join(root, 'store'));
+    try {
+      const result = (await store.loadTranscript(run.lines[0]!.id)).find((m) => m.role === 'tool')!;
+      assert.deepEqual(result.meta?.deniedByHook, { hook: `sh '${join(root, 'block-rm.sh')}'`, reason: 'Destructive command blocked by policy' });
+      assert.deepEqual(toolView({ id: result.toolCallId!, name: 'run_command', arguments: '{}' }, result).deniedBy, { hook: `sh '${join(root, 'block-rm.sh')}'`, reason: 'Destructive command blocked by policy' });
+    } finally {
+      await store.close();
+    }
   });
 
   it('the same script lets a harmless command run', async () => {
