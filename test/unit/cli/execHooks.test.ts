@@ -142,6 +142,9 @@ exit 0
       assert.equal(item.label, 'PostToolUse hook');
       assert.ok(item.tokens > 0);
       assert.equal(usage[0]!.items.some((i) => i.kind === 'hook'), false, 'nothing before the hook ran');
+      // An owner of its own in the figures (the inspector's bar and legend): not folded into System.
+      assert.equal(usage[1]!.components.hooks, item.tokens);
+      assert.equal(usage[0]!.components.hooks, undefined);
     } finally {
       await store.close();
     }
