@@ -5,6 +5,7 @@ import type { ToolSource } from '../core/agent/build/agentBuild';
 import { configuredMcpServers, type WorkspaceMcpFile } from '../core/mcp/configuredServers';
 import { McpServers, type McpServerStatus } from '../core/mcp/mcpServers';
 import { mcpToolSource } from '../core/mcp/mcpToolSource';
+import type { McpPromptSource } from '../core/mcp/promptSource';
 import type { McpServerConfig } from '../core/mcp/serverConfig';
 import { mcpStartGate } from '../core/mcp/startGate';
 import { DEFAULT_MCP_LIMITS, sdkConnector } from '../node/mcp/sdkConnection';
@@ -43,6 +44,18 @@ export class EditorMcp implements vscode.Disposable {
       this.servers.onDidChange(() => this.reportProblems(this.servers.status())),
     );
   }
+
+  /**
+   * The prompts of the servers running now, for the chat's `/` list: it never waits for a server to
+   * start (asking starts them in the background, so a later list has them).
+   */
+  readonly promptSource: McpPromptSource = {
+    listPrompts: () => {
+      this.startInBackground();
+      return this.servers.listedPromptSource.listPrompts();
+    },
+    getPrompt: (server, name, args, signal) => this.servers.getPrompt(server, name, args, signal),
+  };
 
   /** Reads the configuration once and starts its servers in the background; returns at once. */
   startInBackground(): void {

@@ -28,6 +28,8 @@ interface Running {
   message?: string;
   connection?: Promise<McpConnection>;
   tools: McpToolInfo[];
+  /** Its prompts, listed in the background once it runs (the `/` list reads them without waiting). */
+  prompts?: McpPromptInfo[];
 }
 
 /**
@@ -115,6 +117,20 @@ export class McpServers implements McpPromptSource {
     return (await this.connection(server, signal)).getPrompt(name, args, signal);
   }
 
+  /** The prompts of the servers running now, as each listed them: nothing starts and nothing waits. */
+  listedPrompts(): McpPromptInfo[] {
+    return this.configured().flatMap((c) => {
+      const run = this.current(c);
+      return run?.state === 'running' ? (run.prompts ?? []) : [];
+    });
+  }
+
+  /** A prompt source for a list that must never wait on a server: it offers the listed prompts; getting one starts its server if it stopped. */
+  readonly listedPromptSource: McpPromptSource = {
+    listPrompts: () => Promise.resolve(this.listedPrompts()),
+    getPrompt: (server, name, args, signal) => this.getPrompt(server, name, args, signal),
+  };
+
   /** The server's connection, starting it (after its gate) when it is not running. Rejects with a message for the user. */
   connection(name: string, signal?: AbortSignal): Promise<McpConnection> {
     const config = this.configured().find((c) => c.name === name);
@@ -173,6 +189,14 @@ export class McpServers implements McpPromptSource {
       if (this.running.get(run.config.name) === run && run.state === 'running') this.settle(run, 'failed', `The MCP server "${run.config.name}" stopped: ${reason} It starts again on next use.`, run.tools);
     });
     this.settle(run, 'running', undefined, tools);
+    // Listed after it runs, so its tools never wait on its prompts; a server without prompts lists none.
+    connection.listPrompts(signal).then(
+      (prompts) => {
+        run.prompts = prompts.map((p) => ({ ...p, server: run.config.name, command: mcpPromptCommand(run.config.name, p.name) }));
+        this.changed();
+      },
+      () => undefined,
+    );
     return connection;
   }
 
