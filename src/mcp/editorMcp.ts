@@ -6,6 +6,7 @@ import { configuredMcpServers, type WorkspaceMcpFile } from '../core/mcp/configu
 import { McpServers, type McpServerStatus } from '../core/mcp/mcpServers';
 import { mcpToolSource } from '../core/mcp/mcpToolSource';
 import type { McpPromptSource } from '../core/mcp/promptSource';
+import type { ResourceAttachments } from '../core/mcp/resourceSource';
 import type { McpServerConfig } from '../core/mcp/serverConfig';
 import { mcpStartGate } from '../core/mcp/startGate';
 import { DEFAULT_MCP_LIMITS, sdkConnector } from '../node/mcp/sdkConnection';
@@ -55,6 +56,15 @@ export class EditorMcp implements vscode.Disposable {
       return this.servers.listedPromptSource.listPrompts();
     },
     getPrompt: (server, name, args, signal) => this.servers.getPrompt(server, name, args, signal),
+  };
+
+  /** The resources of the servers running now, for the chat's `#` list (listing starts the servers in the background). */
+  readonly resourceAttachments: ResourceAttachments = {
+    listed: () => {
+      this.startInBackground();
+      return this.servers.listedResources();
+    },
+    read: (server, uri) => this.servers.readResource(server, uri),
   };
 
   /** Reads the configuration once and starts its servers in the background; returns at once. */

@@ -28,8 +28,9 @@ interface Running {
   message?: string;
   connection?: Promise<McpConnection>;
   tools: McpToolInfo[];
-  /** Its prompts, listed in the background once it runs (the `/` list reads them without waiting). */
+  /** Its prompts and resources, listed in the background once it runs (the `/` and `#` lists read them without waiting). */
   prompts?: McpPromptInfo[];
+  resources?: McpResourceListing[];
 }
 
 /**
@@ -125,6 +126,14 @@ export class McpServers implements McpPromptSource {
     });
   }
 
+  /** The resources of the servers running now, as each listed them: nothing starts and nothing waits. */
+  listedResources(): McpResourceListing[] {
+    return this.configured().flatMap((c) => {
+      const run = this.current(c);
+      return run?.state === 'running' ? (run.resources ?? []) : [];
+    });
+  }
+
   /** A prompt source for a list that must never wait on a server: it offers the listed prompts; getting one starts its server if it stopped. */
   readonly listedPromptSource: McpPromptSource = {
     listPrompts: () => Promise.resolve(this.listedPrompts()),
@@ -193,6 +202,13 @@ export class McpServers implements McpPromptSource {
     connection.listPrompts(signal).then(
       (prompts) => {
         run.prompts = prompts.map((p) => ({ ...p, server: run.config.name, command: mcpPromptCommand(run.config.name, p.name) }));
+        this.changed();
+      },
+      () => undefined,
+    );
+    connection.listResources(signal).then(
+      (resources) => {
+        run.resources = resources.map((r) => ({ ...r, server: run.config.name }));
         this.changed();
       },
       () => undefined,

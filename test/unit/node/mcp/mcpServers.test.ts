@@ -105,10 +105,11 @@ describe('MCP servers as a tool source', function () {
     const catalog = new CommandCatalog({ read: async () => [] }, () => true, s.servers.listedPromptSource);
     const names = async () => (await catalog.list((t) => t.length)).map((c) => c.name);
     assert.deepStrictEqual(await names(), ['compact'], 'nothing is listed before a server runs');
+    assert.deepStrictEqual(s.servers.listedResources(), []);
     assert.strictEqual(s.servers.status()[0]!.state, 'not started', 'listing started nothing');
     const listed = new Promise<void>((resolve) => {
       const watch = s.servers.onDidChange(() => {
-        if (s.servers.listedPrompts().length) {
+        if (s.servers.listedPrompts().length && s.servers.listedResources().length) {
           watch.dispose();
           resolve();
         }
@@ -117,6 +118,7 @@ describe('MCP servers as a tool source', function () {
     await s.servers.startAll();
     await listed;
     assert.deepStrictEqual(await names(), ['compact', 'mcp.notes.review']);
+    assert.deepStrictEqual(s.servers.listedResources().map((r) => `${r.server} ${r.uri} ${r.name}`), ['notes test://readme readme'], 'the # list reads the resources the same way');
     const run = await catalog.expand('/mcp.notes.review src/app.ts');
     assert.deepStrictEqual(run.kind === 'message' && { text: run.text, source: run.source }, { text: 'Please review src/app.ts for bugs.', source: 'MCP server notes, prompt review' });
     await assert.rejects(catalog.expand('/mcp.notes.review'), /needs file/);
