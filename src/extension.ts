@@ -1,5 +1,6 @@
 import './node/usePlatform';
 import { workspaceCommandCatalog } from './workspace/slashCommands';
+import type { CommandCatalog } from './core/commands/commandCatalog';
 import * as vscode from 'vscode';
 import { compactContextCommand } from './commands/compactContext';
 import { exportSessionCommand } from './commands/exportSession';
@@ -41,6 +42,8 @@ export interface TallyApi {
   attachments: ChatAttachments;
   /** The chat view: what its webview posts goes through `receive`. */
   chat: ChatViewProvider;
+  /** The chat's slash commands: what its `/` list offers (the MCP test reads it). */
+  commands: CommandCatalog;
   keys: ApiKeys;
   /** Checkpoints, restore and rewind (the tests answer the confirmations themselves). */
   rewind: SessionRewind;
@@ -65,8 +68,9 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   const rewind = new SessionRewind(context.globalStorageUri.fsPath, sessions, log);
   agents.useCheckpoints((workspace) => rewind.wrap(workspace));
   const docs = new ReadOnlyDocuments();
-  const attachments = new ChatAttachments(sessions, docs);
-  const chat = new ChatViewProvider(context.extensionUri, lifecycle, sessions, log, attachments, rewind, workspaceCommandCatalog());
+  const attachments = new ChatAttachments(sessions, docs, mcp.resourceAttachments);
+  const commands = workspaceCommandCatalog(mcp.promptSource);
+  const chat = new ChatViewProvider(context.extensionUri, lifecycle, sessions, log, attachments, rewind, commands);
   const meter = new ContextMeter(lifecycle);
   const sandboxStatus = new SandboxStatusBar(sessionSandbox(context.globalStorageUri));
   const run = <T>(task: () => Promise<T>) => async (): Promise<T | undefined> => {
@@ -127,7 +131,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
     ...(vscode.lm?.onDidChangeChatModels ? [vscode.lm.onDidChangeChatModels(() => reopenWithoutModel(lifecycle))] : []),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.onTrustChanged()),
   );
-  return { sessions, lifecycle, agents, mcp, keys, attachments, chat, rewind, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
+  return { sessions, lifecycle, agents, mcp, keys, attachments, chat, commands, rewind, folders: { log: context.logUri.fsPath, globalStorage: context.globalStorageUri.fsPath } };
 }
 
 export function deactivate(): void {

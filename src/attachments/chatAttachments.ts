@@ -6,6 +6,7 @@ import type { AttachTarget, ChatAttachmentView } from '../protocol/attachments';
 import type { HostToChat } from '../protocol/chat';
 import type { SessionActions } from '../host/sessionState/sessionActions';
 import { TerminalOutputs } from './terminalOutputs';
+import type { ResourceAttachments } from '../core/mcp/resourceSource';
 import { WorkspaceAttachments } from './workspaceAttachments';
 
 /**
@@ -19,14 +20,17 @@ export interface AttachmentViewer {
 
 export class ChatAttachments implements vscode.Disposable {
   readonly terminals = new TerminalOutputs();
-  readonly draft = new AttachmentDraft(new WorkspaceAttachments(this.terminals));
+  readonly draft: AttachmentDraft;
   /** The chat view's way to the webview, once it is open. */
   post?: (message: HostToChat) => void;
 
   constructor(
     private readonly sessions: SessionActions,
     private readonly docs: AttachmentViewer,
-  ) {}
+    resources?: ResourceAttachments,
+  ) {
+    this.draft = new AttachmentDraft(new WorkspaceAttachments(this.terminals, resources));
+  }
 
   /** The open session as the draft reads it. */
   async session(): Promise<DraftSession & { canSend: boolean }> {

@@ -5,6 +5,8 @@ import type { ToolSource } from '../core/agent/build/agentBuild';
 import { configuredMcpServers, type WorkspaceMcpFile } from '../core/mcp/configuredServers';
 import { McpServers, type McpServerStatus } from '../core/mcp/mcpServers';
 import { mcpToolSource } from '../core/mcp/mcpToolSource';
+import type { McpPromptSource } from '../core/mcp/promptSource';
+import type { ResourceAttachments } from '../core/mcp/resourceSource';
 import type { McpServerConfig } from '../core/mcp/serverConfig';
 import { mcpStartGate } from '../core/mcp/startGate';
 import { DEFAULT_MCP_LIMITS, sdkConnector } from '../node/mcp/sdkConnection';
@@ -43,6 +45,27 @@ export class EditorMcp implements vscode.Disposable {
       this.servers.onDidChange(() => this.reportProblems(this.servers.status())),
     );
   }
+
+  /**
+   * The prompts of the servers running now, for the chat's `/` list: it never waits for a server to
+   * start (asking starts them in the background, so a later list has them).
+   */
+  readonly promptSource: McpPromptSource = {
+    listPrompts: () => {
+      this.startInBackground();
+      return this.servers.listedPromptSource.listPrompts();
+    },
+    getPrompt: (server, name, args, signal) => this.servers.getPrompt(server, name, args, signal),
+  };
+
+  /** The resources of the servers running now, for the chat's `#` list (listing starts the servers in the background). */
+  readonly resourceAttachments: ResourceAttachments = {
+    listed: () => {
+      this.startInBackground();
+      return this.servers.listedResources();
+    },
+    read: (server, uri) => this.servers.readResource(server, uri),
+  };
 
   /** Reads the configuration once and starts its servers in the background; returns at once. */
   startInBackground(): void {

@@ -14,7 +14,9 @@ export type AttachTarget =
   /** Problems of one file, or of the whole workspace without a path. */
   | { kind: 'problems'; path?: string }
   | { kind: 'diff' }
-  | { kind: 'terminal' };
+  | { kind: 'terminal' }
+  /** A resource a running MCP server listed. */
+  | { kind: 'resource'; server: string; uri: string };
 
 /** One line of the composer's completion list. `unavailable`: why it cannot be attached here (shown, not offered). */
 export interface AttachCompletion {

@@ -14,6 +14,8 @@ export interface ChatToolCallView {
   name: string;
   arguments: string;
   status: 'running' | 'awaiting_approval' | 'done' | 'error' | 'denied' | 'aborted';
+  /** Denied by a hook of the user's, not by the user: the hook (its command's first line) and its reason. */
+  deniedBy?: { hook: string; reason: string };
   /** The result as a person reads it: the output (or its stored preview), without the lines addressed to the model. */
   resultPreview?: string;
   truncated?: boolean;

@@ -20,6 +20,7 @@ const TARGET_KEYS: Record<AttachTarget['kind'], { required: string[]; optional: 
   problems: { required: [], optional: ['path'] },
   diff: { required: [], optional: [] },
   terminal: { required: [], optional: [] },
+  resource: { required: ['server', 'uri'], optional: [] },
 };
 
 /** `target`: one of the attach targets, with only its own keys. */
@@ -34,7 +35,8 @@ export function readAttachTarget(f: Fields, key: string): Check<AttachTarget> {
   const out: Record<string, unknown> = { kind };
   for (const name of [...spec.required, ...spec.optional]) {
     if (fields.value[name] === undefined && spec.optional.includes(name)) continue;
-    const path = readRelativePath(fields.value, name);
+    // An MCP resource is named by its server and URI (the host attaches only one its servers listed).
+    const path = kind === 'resource' ? readString(fields.value, name, ATTACH_QUERY_LIMITS.pathChars) : readRelativePath(fields.value, name);
     if (!path.ok) return { ok: false, error: `"${key}": ${path.error}` };
     out[name] = path.value;
   }

@@ -199,4 +199,5 @@ const KIND_NAMES: Record<AttachCompletion['target']['kind'], string> = {
   problems: 'problems',
   diff: 'changes',
   terminal: 'terminal',
+  resource: 'MCP resource',
 };

@@ -112,7 +112,7 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
       h('span', { class: 'tool-name', text: call.name }),
       call.name === DELEGATE ? badge('subagent', 'subagent-badge') : null,
       h('span', { class: 'tool-gist', text: gist(call.arguments) }),
-      badge(STATUS_LABELS[call.status], `status-${call.status}`),
+      badge(call.deniedBy ? 'denied by hook' : STATUS_LABELS[call.status], `status-${call.status}`),
       call.truncated ? badge('truncated') : null,
       call.offloadRef ? badge('offloaded') : null,
     ]),
@@ -134,7 +134,15 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
           ]),
         ])
       : null,
-    call.resultPreview !== undefined
+    call.deniedBy
+      ? h('div', { class: 'tool-denial', attrs: { role: 'note', 'data-denied-by-hook': call.deniedBy.hook } }, [
+          h('span', { text: 'Denied by hook ' }),
+          h('code', { text: call.deniedBy.hook }),
+          h('span', { text: `: ${call.deniedBy.reason}` }),
+        ])
+      : null,
+    // A hook's denial is said above; the model's copy of it would say it twice.
+    call.resultPreview !== undefined && !call.deniedBy
       ? h('div', { class: 'tool-result' }, [
           call.offloadRef ? storedLine(call, call.offloadRef, actions) : null,
           call.resultPreview ? h('pre', { class: 'tool-result-text', text: call.resultPreview }) : null,

@@ -57,7 +57,7 @@ export class ContextBudget {
 
   get used(): number {
     const c = this.components;
-    return c.system + c.skills + c.tools + c.messages + c.toolResults + c.summaries;
+    return c.system + c.skills + c.tools + (c.hooks ?? 0) + c.messages + c.toolResults + c.summaries;
   }
 
   get remaining(): number {

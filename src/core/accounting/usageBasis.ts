@@ -7,12 +7,12 @@ import { ChangeSinceReport } from './changeSinceReport';
 import { ComponentTally } from './componentTally';
 
 /** Tokens outside the conversation, measured by the prompt builder. */
-export type FixedComponents = Pick<ComponentTokens, 'system' | 'skills' | 'tools'>;
+export type FixedComponents = Pick<ComponentTokens, 'system' | 'skills' | 'tools' | 'hooks'>;
 
 export const EMPTY_FIXED: FixedComponents = { system: 0, skills: 0, tools: 0 };
 
 export function fixedTotal(fixed: FixedComponents): number {
-  return fixed.system + fixed.skills + fixed.tools;
+  return fixed.system + fixed.skills + fixed.tools + (fixed.hooks ?? 0);
 }
 
 /** What a sent request carried, by our estimate, and what the provider said about it. */

@@ -11,6 +11,7 @@ import type { AgentEvent, AgentListener, TurnStopReason } from './events';
 import { STOP_NOTICES } from './stopNotices';
 import type { AgentOptions, PreparedPrompt, PromptSource } from './agentOptions';
 import { holdText, loopStopText } from '../context/autoCompaction';
+import { endTurnThroughStopHooks } from './stopHookTurns';
 
 export { STOP_NOTICES };
 export type { AgentOptions, PreparedPrompt, PromptSource };
@@ -42,10 +43,8 @@ export class AgentSession {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: AgentOptions) {
-    this.unsubscribe = options.contextSession.onCompaction((event) => {
-      if (event.type === 'start' && !event.dryRun) options.gate?.compactionStarting?.(event.trigger, (e) => this.emit(e));
-      this.emit({ type: 'compaction', event });
-    });
+    const before = options.gate?.beforeCompaction?.bind(options.gate);
+    this.unsubscribe = options.contextSession.onCompaction((event) => this.emit({ type: 'compaction', event }), before && ((compaction, signal) => before(compaction, (e) => this.emit(e), signal)));
   }
 
   get contextSession(): ContextSession {
@@ -136,8 +135,13 @@ export class AgentSession {
         return 'blocked';
       }
       this.emit({ type: 'turn_start', userMessageId: started.userId! });
-      const reason = await this.loop(controller.signal, overBlock);
-      await this.options.gate?.afterTurn(reason, report);
+      const reason = await endTurnThroughStopHooks(this.options.gate, await this.loop(controller.signal, overBlock), report, {
+        messages: () => this.contextSession.messages,
+        goOn: async (next, source) => {
+          await this.contextSession.appendUser(next, [], source);
+          return this.loop(controller.signal, false);
+        },
+      });
       this.emit({ type: 'turn_end', stopReason: reason });
       return reason;
     } finally {

@@ -7,7 +7,7 @@ import type { ContextSettings } from '../settings';
 import { carryTodos, setAsideCarriedTodos } from './carriedTodos';
 import { runStrategyChain } from './chain';
 import type { CompactionEvent } from './events';
-import type { CompactionStrategy, CompactionTools, StrategyContext } from './types';
+import type { CompactionStrategy, CompactionTools, StrategyContext, Summarizer } from './types';
 import { totalTokens } from './units';
 import { summarizerNoting } from './summaryNotes';
 import { summarizerUsing, summaryFields, type UserSummary } from './userSummary';
@@ -26,6 +26,13 @@ export interface CompactOptions {
   userSummary?: UserSummary;
   /** Reads the run's record before it is stored (not for a dry run) and may add what it found to it. */
   review?(event: CompactionEventRecord): Partial<CompactionEventRecord> | undefined;
+  /** What the user's PreCompact hooks asked the summary to keep in mind. */
+  instructions?: string;
+}
+
+/** The summarizer with the hooks' instructions on every summary request. */
+function instructed(summarizer: Summarizer, instructions: string | undefined): Summarizer {
+  return instructions ? { name: summarizer.name, summarize: (request) => summarizer.summarize({ ...request, instructions }) } : summarizer;
 }
 
 /** A compaction run as the caller sees it: the record it made, plus the working context it produced. */
@@ -98,7 +105,7 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
   const summarizer = options.userSummary ? summarizerUsing(options.userSummary, tools.summarizer) : tools.summarizer;
   const ctx: StrategyContext & { onStrategy: (name: string) => void } = {
     ...tools,
-    summarizer: summarizerNoting(summarizer, summaryNotes),
+    summarizer: summarizerNoting(instructed(summarizer, options.instructions), summaryNotes),
     effectiveWindow: budget.effectiveWindow,
     fixedTokens,
     targetTokens: targetFor(options, budget, settings, conversationBefore),

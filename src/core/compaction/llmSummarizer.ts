@@ -60,6 +60,7 @@ export class LlmSummarizer implements Summarizer {
     const user = [
       instruction,
       request.focus ? `Pay particular attention to: ${request.focus}` : '',
+      request.instructions ? `The user's hooks ask this summary to keep in mind:\n${request.instructions}` : '',
       `Stay under ${request.maxTokens} tokens.`,
       '',
       renderForSummary(request.messages, this.inputChars),

@@ -13,6 +13,8 @@ export interface SummaryRequest {
   messages: readonly Message[];
   /** What the user asked compaction to keep in mind (`/compact focus`). */
   focus?: string;
+  /** What the user's PreCompact hooks asked the summary to keep in mind. */
+  instructions?: string;
   /** The summary must fit in about this many tokens. */
   maxTokens: number;
   /** Checkpoint (threshold summarization) or a short digest of tool calls. */

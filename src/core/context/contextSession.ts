@@ -8,7 +8,7 @@ import { LocalSummarizer } from '../compaction/localSummarizer';
 import { Mutex } from '../compaction/mutex';
 import { VisibleHistory } from '../history/visibleHistory';
 import { abortedToolResult, assistantMessage, userMessage } from '../model/factories';
-import type { Message, ReasoningBlock, ToolCall } from '../model/message';
+import type { Denial, Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { CompactionEventRecord, HistoryStep, RequestUsageRecord } from '../model/records';
 import type { PromptSections } from '../prompt/promptSections';
 import type { ReportedUsage } from '../providers/types';
@@ -22,7 +22,7 @@ import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
 import { resumeSession } from './resume';
-import { HistoryEdits, type EditedSession } from './historyEdits';
+import { HistoryEdits, type BeforeCompaction, type EditedSession } from './historyEdits';
 import { LastMeasure } from './lastMeasure';
 import type { RewindPlan } from './rewind';
 import { SessionChanges, type SessionChangeListener } from './sessionChanges';
@@ -176,8 +176,8 @@ export class ContextSession {
     return this.changes.on(listener);
   }
 
-  onCompaction(listener: CompactionListener): () => void {
-    return this.edits.onCompaction(listener);
+  onCompaction(listener: CompactionListener, before?: BeforeCompaction): () => void {
+    return this.edits.onCompaction(listener, before);
   }
 
   readonly count = (message: Message): number => countMessage(message, this.options.counter); // what the request counts each message with
@@ -257,7 +257,7 @@ export class ContextSession {
   }
 
   /** Truncates / offloads a tool's output and records it as the call's result (`isError`: the tool failed; `denied`: refused). */
-  async recordToolResult(call: ToolCall, output: string | Uint8Array, result: { isError?: boolean; denied?: boolean } = {}): Promise<Message> {
+  async recordToolResult(call: ToolCall, output: string | Uint8Array, result: { isError?: boolean; denied?: Denial } = {}): Promise<Message> {
     const { isError = false, denied = false } = result;
     const onStored = (blob: BlobInfo) => this.resultStored(blob, call.name, call.arguments);
     const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, denied, settings: this.settings, now: this.now, onStored });

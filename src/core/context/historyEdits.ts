@@ -10,7 +10,7 @@ import { totalTokens } from '../compaction/units';
 import { newId, newRefId } from '../model/ids';
 import { noteEdit } from '../model/listLineage';
 import type { Message, ToolCall } from '../model/message';
-import type { CompactionEventRecord, HistoryStep } from '../model/records';
+import type { CompactionEventRecord, CompactionTrigger, HistoryStep } from '../model/records';
 import { settledMessage } from '../model/settledMessages';
 import type { SessionStore } from '../ports/sessionStore';
 import type { ContextSettings } from '../settings';
@@ -51,21 +51,38 @@ export interface EditedSession {
   replaceWorking(after: readonly Message[], compactionId: string, tokenCount: number): Promise<void>;
 }
 
+/** Awaited before a compaction runs (not a preview): what it returns goes to the summary request. */
+export type BeforeCompaction = (compaction: { trigger: CompactionTrigger; focus?: string }, signal?: AbortSignal) => Promise<{ instructions?: string }>;
+
 /**
  * Edits of a session's history: compactions (run or previewed, their events told to listeners),
  * the user's steps (rewind, restore) recorded beside them, and pinning an item.
  */
 export class HistoryEdits {
   private readonly listeners = new Set<CompactionListener>();
+  private readonly before = new Set<BeforeCompaction>();
 
   constructor(
     private readonly session: EditedSession,
     private readonly compaction: { strategies: CompactionStrategy[]; summarizer: Summarizer; reinjectInstructions?: () => string | undefined },
   ) {}
 
-  onCompaction(listener: CompactionListener): () => void {
+  /** Compaction events as they happen; `before`: awaited before each compaction that is not a preview. */
+  onCompaction(listener: CompactionListener, before?: BeforeCompaction): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (before) this.before.add(before);
+    return () => {
+      this.listeners.delete(listener);
+      if (before) this.before.delete(before);
+    };
+  }
+
+  /** What the `before` callbacks asked the summary to keep in mind, one paragraph each. */
+  private async beforeCompacting(options: CompactOptions): Promise<string | undefined> {
+    if (options.dryRun) return undefined;
+    const said = await Promise.all([...this.before].map((before) => before({ trigger: options.trigger, ...(options.focus ? { focus: options.focus } : {}) }, options.signal).catch(() => ({ instructions: undefined }))));
+    const instructions = said.map((s) => s.instructions).filter((text): text is string => Boolean(text));
+    return instructions.length ? instructions.join('\n\n') : undefined;
   }
 
   private emit(event: CompactionEvent): void {
@@ -83,6 +100,7 @@ export class HistoryEdits {
     const session = this.session;
     return session.mutex.run(async () => {
       const dryRun = Boolean(options.dryRun);
+      const instructions = await this.beforeCompacting(options);
       const id = newId('c');
       const fixed = options.fixed ?? session.promptFixed;
       // The calls whose results are stored are looked up by id, the index made once per run (not a walk per result).
@@ -94,7 +112,7 @@ export class HistoryEdits {
         history: session.working,
         openCallIds: session.openCallIds(),
         budget: session.measure(fixed),
-        options: { ...options, fixed },
+        options: { ...options, fixed, ...(instructions ? { instructions } : {}) },
         settings: session.settings,
         strategies: this.compaction.strategies,
         summarizer: this.compaction.summarizer,

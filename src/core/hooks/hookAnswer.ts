@@ -11,6 +11,10 @@ export interface HookAnswer {
   context?: string;
   /** Something to show the user on the turn: the hook failed, timed out, or has a message. */
   notice?: string;
+  /** `"continue": false`: the agent stops (a Stop hook saying so never makes the turn go on). */
+  halt?: boolean;
+  /** PreCompact: instructions for the summary (`hookSpecificOutput.customInstructions`). */
+  instructions?: string;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -69,11 +73,14 @@ function fromJson(json: Record<string, unknown>): HookAnswer {
     answer.decision = 'allow';
   }
   if (json.continue === false) {
+    answer.halt = true;
     answer.decision = 'block';
     answer.reason = text(json.stopReason) ?? answer.reason;
   }
   const context = text(specific.additionalContext);
   if (context) answer.context = context;
+  const instructions = text(specific.customInstructions);
+  if (instructions) answer.instructions = instructions;
   const message = text(json.systemMessage);
   if (message) answer.notice = message;
   return answer;

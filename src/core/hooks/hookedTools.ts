@@ -59,7 +59,7 @@ export class HookedTools implements ToolRunner {
     const pre = await hooks.fire('PreToolUse', shown, names, options.signal, configured);
     notify(pre.notices);
     context.add('PreToolUse', pre.context);
-    if (pre.decision === 'deny' || pre.decision === 'block') return { output: hookDenial(pre), isError: true, denied: true };
+    if (pre.decision === 'deny' || pre.decision === 'block') return { output: hookDenial(pre), isError: true, denied: { hook: pre.decidedBy ?? 'hook', reason: pre.reason ?? 'no reason given' } };
     if (pre.decision === 'ask') {
       const reason = `a hook asks (${hookLabel(pre.decidedBy ?? '')})${pre.reason ? `: ${pre.reason}` : ''}`;
       const outcome = await this.options.approvals.decide({ toolName: call.name, callId: call.id, title: `Let ${call.name} run? ${reason}`, kind: 'read', reason }, this.options.workspace(), options);

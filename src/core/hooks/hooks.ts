@@ -31,14 +31,23 @@ export interface HookOutcome {
   context: Array<{ command: string; text: string }>;
   /** Failures, time-outs and hooks' messages, for the turn. */
   notices: string[];
+  /** A hook answered `"continue": false`: the agent stops here. */
+  halted?: boolean;
+  /** PreCompact: what each hook asked the summary to keep in mind, with the hook's command. */
+  instructions?: Array<{ command: string; text: string }>;
 }
 
 const STRENGTH = { allow: 1, ask: 2, block: 3, deny: 3 } as const;
 
-/** A hook's command as a notice names it: its first 60 characters. */
-export function hookLabel(command: string): string {
+/** A hook as the chat names it: its command's first line, at most 60 characters. */
+export function hookName(command: string): string {
   const line = command.trim().split('\n')[0]!;
-  return `\`${line.length > 60 ? `${line.slice(0, 59)}…` : line}\``;
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+/** A hook's command as a notice names it, in backticks. */
+export function hookLabel(command: string): string {
+  return `\`${hookName(command)}\``;
 }
 
 /**
@@ -75,6 +84,8 @@ export class Hooks {
     for (const { hook, answer } of answers) {
       if (answer.notice) outcome.notices.push(answer.notice);
       if (answer.context) outcome.context.push({ command: hook.command, text: answer.context });
+      if (answer.instructions) (outcome.instructions ??= []).push({ command: hook.command, text: answer.instructions });
+      if (answer.halt) outcome.halted = true;
       if (answer.decision === 'allow') outcome.allowedBy.push(hook.origin);
       if (answer.decision && (!outcome.decision || STRENGTH[answer.decision] > STRENGTH[outcome.decision])) {
         outcome.decision = answer.decision;

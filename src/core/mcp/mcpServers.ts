@@ -28,6 +28,9 @@ interface Running {
   message?: string;
   connection?: Promise<McpConnection>;
   tools: McpToolInfo[];
+  /** Its prompts and resources, listed in the background once it runs (the `/` and `#` lists read them without waiting). */
+  prompts?: McpPromptInfo[];
+  resources?: McpResourceListing[];
 }
 
 /**
@@ -115,6 +118,28 @@ export class McpServers implements McpPromptSource {
     return (await this.connection(server, signal)).getPrompt(name, args, signal);
   }
 
+  /** The prompts of the servers running now, as each listed them: nothing starts and nothing waits. */
+  listedPrompts(): McpPromptInfo[] {
+    return this.configured().flatMap((c) => {
+      const run = this.current(c);
+      return run?.state === 'running' ? (run.prompts ?? []) : [];
+    });
+  }
+
+  /** The resources of the servers running now, as each listed them: nothing starts and nothing waits. */
+  listedResources(): McpResourceListing[] {
+    return this.configured().flatMap((c) => {
+      const run = this.current(c);
+      return run?.state === 'running' ? (run.resources ?? []) : [];
+    });
+  }
+
+  /** A prompt source for a list that must never wait on a server: it offers the listed prompts; getting one starts its server if it stopped. */
+  readonly listedPromptSource: McpPromptSource = {
+    listPrompts: () => Promise.resolve(this.listedPrompts()),
+    getPrompt: (server, name, args, signal) => this.getPrompt(server, name, args, signal),
+  };
+
   /** The server's connection, starting it (after its gate) when it is not running. Rejects with a message for the user. */
   connection(name: string, signal?: AbortSignal): Promise<McpConnection> {
     const config = this.configured().find((c) => c.name === name);
@@ -173,6 +198,21 @@ export class McpServers implements McpPromptSource {
       if (this.running.get(run.config.name) === run && run.state === 'running') this.settle(run, 'failed', `The MCP server "${run.config.name}" stopped: ${reason} It starts again on next use.`, run.tools);
     });
     this.settle(run, 'running', undefined, tools);
+    // Listed after it runs, so its tools never wait on its prompts; a server without prompts lists none.
+    connection.listPrompts(signal).then(
+      (prompts) => {
+        run.prompts = prompts.map((p) => ({ ...p, server: run.config.name, command: mcpPromptCommand(run.config.name, p.name) }));
+        this.changed();
+      },
+      () => undefined,
+    );
+    connection.listResources(signal).then(
+      (resources) => {
+        run.resources = resources.map((r) => ({ ...r, server: run.config.name }));
+        this.changed();
+      },
+      () => undefined,
+    );
     return connection;
   }
 

@@ -76,21 +76,22 @@ export function parseMcpServers(value: unknown, origin: McpServerOrigin, vars: M
 function parseServer(name: string, raw: unknown, origin: McpServerOrigin, vars: McpVariables): McpServerConfig {
   if (!SERVER_NAME.test(name)) throw new Error('a name is letters, digits, ".", "_" or "-" (64 at most), starting with a letter or digit.');
   if (!isRecord(raw)) throw new Error('expected an object.');
+  const sub = (text: string) => substitute(text, vars, origin);
   const type = raw.type === undefined ? (raw.command !== undefined ? 'stdio' : 'http') : raw.type;
   if (type === 'stdio') {
-    const command = substitute(requireString(raw.command, 'command'), vars);
+    const command = sub(requireString(raw.command, 'command'));
     return {
       name,
       transport: 'stdio',
       command,
-      args: stringArray(raw.args, 'args').map((a) => substitute(a, vars)),
-      env: stringMap(raw.env, 'env', vars),
-      cwd: raw.cwd === undefined ? undefined : substitute(requireString(raw.cwd, 'cwd'), vars),
+      args: stringArray(raw.args, 'args').map(sub),
+      env: stringMap(raw.env, 'env', sub),
+      cwd: raw.cwd === undefined ? undefined : sub(requireString(raw.cwd, 'cwd')),
       origin,
     };
   }
   if (type === 'http' || type === 'sse') {
-    const url = substitute(requireString(raw.url, 'url'), vars);
+    const url = sub(requireString(raw.url, 'url'));
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -98,12 +99,16 @@ function parseServer(name: string, raw: unknown, origin: McpServerOrigin, vars: 
       throw new Error(`"url" is not a URL: ${url}`);
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`"url" must be http or https: ${url}`);
-    return { name, transport: 'http', url, headers: stringMap(raw.headers, 'headers', vars), origin };
+    return { name, transport: 'http', url, headers: stringMap(raw.headers, 'headers', sub), origin };
   }
   throw new Error(`unknown "type" ${JSON.stringify(type)} (stdio, http).`);
 }
 
-function substitute(text: string, vars: McpVariables): string {
+/**
+ * `${env:NAME}` only in the user's own lists: a repository's `.vscode/mcp.json` must not read the
+ * user's environment (their tokens) into the requests it directs or the programs it names.
+ */
+function substitute(text: string, vars: McpVariables, origin: McpServerOrigin): string {
   return text.replace(/\$\{([^}]*)\}/g, (whole, name: string) => {
     if (name === 'workspaceFolder') {
       if (!vars.workspaceFolder) throw new Error(`${whole} needs a workspace folder.`);
@@ -113,7 +118,10 @@ function substitute(text: string, vars: McpVariables): string {
       if (!vars.userHome) throw new Error(`${whole} is not known here.`);
       return vars.userHome;
     }
-    if (name.startsWith('env:')) return vars.env[name.slice(4)] ?? '';
+    if (name.startsWith('env:')) {
+      if (origin === 'workspace') throw new Error(`${whole} is not allowed in a workspace's .vscode/mcp.json: a repository may not read your environment into the requests and programs it names. Add this server to your user settings (tally.mcp.servers) to use your environment.`);
+      return vars.env[name.slice(4)] ?? '';
+    }
     throw new Error(`${whole} is not supported (only \${workspaceFolder}, \${userHome} and \${env:NAME}).`);
   });
 }
@@ -129,13 +137,13 @@ function stringArray(value: unknown, field: string): string[] {
   return value as string[];
 }
 
-function stringMap(value: unknown, field: string, vars: McpVariables): Record<string, string> {
+function stringMap(value: unknown, field: string, sub: (text: string) => string): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (!isRecord(value)) throw new Error(`"${field}" must be an object of strings.`);
   const out: Record<string, string> = {};
   for (const [key, v] of Object.entries(value)) {
     if (typeof v === 'number' || typeof v === 'boolean') out[key] = String(v);
-    else if (typeof v === 'string') out[key] = substitute(v, vars);
+    else if (typeof v === 'string') out[key] = sub(v);
     else if (v !== null) throw new Error(`"${field}.${key}" must be a string.`);
   }
   return out;

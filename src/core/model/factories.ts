@@ -1,5 +1,5 @@
 import { newId } from './ids';
-import type { AttachmentInfo, Message, MessageMeta, ToolCall } from './message';
+import type { AttachmentInfo, Denial, Message, MessageMeta, ToolCall } from './message';
 
 /**
  * The one place messages are made. Every factory gives a fresh id (unless one is passed) and
@@ -33,7 +33,7 @@ export function assistantMessage(content: string, toolCalls: readonly ToolCall[]
 }
 
 /** A tool's output as the model sees it; `content` is filled by the recorder (maybe truncated or offloaded). */
-export function toolResultMessage(call: Pick<ToolCall, 'id' | 'name'>, content: string, options: Made & { isError?: boolean; denied?: boolean; meta?: MessageMeta } = {}): Message {
+export function toolResultMessage(call: Pick<ToolCall, 'id' | 'name'>, content: string, options: Made & { isError?: boolean; denied?: Denial; meta?: MessageMeta } = {}): Message {
   return {
     id: options.id ?? newId('m'),
     role: 'tool',
@@ -44,7 +44,7 @@ export function toolResultMessage(call: Pick<ToolCall, 'id' | 'name'>, content: 
     agentVisible: true,
     userVisible: true,
     createdAt: options.createdAt ?? 0,
-    meta: { ...(options.isError ? { isError: true } : {}), ...(options.denied ? { denied: true } : {}), ...options.meta },
+    meta: { ...(options.isError ? { isError: true } : {}), ...(options.denied ? { denied: true } : {}), ...(typeof options.denied === 'object' ? { deniedByHook: options.denied } : {}), ...options.meta },
   };
 }
 

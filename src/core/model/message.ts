@@ -64,15 +64,27 @@ export interface TruncationInfo {
 
 /** What an attachment message holds and where it came from. */
 export interface AttachmentInfo {
-  kind: 'file' | 'folder' | 'selection' | 'problems' | 'diff' | 'terminal';
+  kind: 'file' | 'folder' | 'selection' | 'problems' | 'diff' | 'terminal' | 'resource';
   /** What the chip and the inspector call it ("src/app.ts", "app.ts:12-40", "Problems in app.ts"). */
   label: string;
   /** Workspace-relative path of the file or folder, when there is one. */
   path?: string;
+  /** An MCP resource: the server it came from and its URI. */
+  server?: string;
+  uri?: string;
   /** A selection's lines, 1-based and inclusive. */
   startLine?: number;
   endLine?: number;
 }
+
+/** A call a user's hook refused before it ran: the hook's command and the reason it gave. */
+export interface HookDenial {
+  hook: string;
+  reason: string;
+}
+
+/** Denied by the user on the card (`true`), or by a hook. */
+export type Denial = boolean | HookDenial;
 
 export interface MessageMeta {
   truncated?: TruncationInfo;
@@ -94,8 +106,10 @@ export interface MessageMeta {
   images?: number;
   /** Tool result reported an error. */
   isError?: boolean;
-  /** The user refused the call on its approval card, so the tool did not run. */
+  /** The user refused the call on its approval card, or a hook did, so the tool did not run. */
   denied?: boolean;
+  /** A hook refused the call (not the user): its command and its reason. */
+  deniedByHook?: HookDenial;
   /** Free-form provenance for imported transcripts. */
   source?: string;
   /** Attachment messages: what was attached. */

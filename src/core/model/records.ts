@@ -162,6 +162,8 @@ export interface ComponentTokens {
   system: number;
   skills: number;
   tools: number;
+  /** What the user's hooks added to the request (absent when none did, and on records written before hooks were counted apart). */
+  hooks?: number;
   messages: number;
   toolResults: number;
   summaries: number;

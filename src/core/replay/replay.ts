@@ -192,7 +192,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     const compaction = request.compactionId ? request.compaction : undefined;
     const sent = plan.messages;
     sentTokens.update(sent);
-    let prefixTokens = previous ? fixed.system + fixed.tools + fixed.skills : 0;
+    let prefixTokens = previous ? fixed.system + fixed.tools + fixed.skills + (fixed.hooks ?? 0) : 0;
     if (previous) {
       let same = 0;
       while (same < sent.length && same < previous.length && sameSent(sent[same], previous[same])) same++;

@@ -38,6 +38,8 @@ export function attachmentHeading(info: AttachmentInfo): string {
       return `[Attached ${info.label}]`;
     case 'terminal':
       return `[Attached ${info.label}]`;
+    case 'resource':
+      return `[Attached resource ${info.uri ?? info.label} from the MCP server ${info.server ?? 'unknown'}]`;
   }
 }
 

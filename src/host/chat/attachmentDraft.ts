@@ -266,5 +266,7 @@ export function labelOf(target: AttachTarget): string {
       return 'Working tree changes';
     case 'terminal':
       return 'Terminal output';
+    case 'resource':
+      return `${target.server}: ${target.uri}`;
   }
 }

@@ -4,6 +4,7 @@ import type { CompactionEventRecord } from '../../core/model/records';
 import { chatCompactionRecord, type ChatEntry, type ChatThinking, type ChatToolCallView } from '../../protocol/chat';
 import { countOf } from '../../protocol/wording';
 import { readStoredResult } from '../../core/toolOutput/storedResultHeader';
+import { hookName } from '../../core/hooks/hooks';
 
 // What one stored message or record looks like in the chat: its tokens, thinking, tool cards, compaction notice.
 
@@ -21,6 +22,7 @@ export function toolView(call: { id: string; name: string; arguments: string }, 
           ? 'error'
           : 'done';
   const stored = result?.meta?.offloadRef ? readStoredResult(result.content) : undefined;
+  const byHook = result?.meta?.deniedByHook;
   return {
     callId: call.id,
     name: call.name,
@@ -30,6 +32,7 @@ export function toolView(call: { id: string; name: string; arguments: string }, 
     truncated: Boolean(result?.meta?.truncated),
     offloadRef: result?.meta?.offloadRef,
     ...(stored ? { stored: { lines: stored.facts.lineCount, bytes: stored.facts.byteSize } } : {}),
+    ...(byHook ? { deniedBy: { hook: hookName(byHook.hook), reason: byHook.reason } } : {}),
   };
 }
 

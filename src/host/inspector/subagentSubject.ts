@@ -172,7 +172,7 @@ export class InspectorSubject {
       counter: getTokenCounter(parent.chat?.model.encoding ?? 'o200k_base'),
       contextWindow: last?.contextWindow ?? settings.contextWindow,
       maxOutputTokens: last?.maxOutputTokens ?? settings.maxOutputTokens,
-      fixed: last ? { system: last.components.system, skills: last.components.skills, tools: last.components.tools } : undefined,
+      fixed: last ? { system: last.components.system, skills: last.components.skills, tools: last.components.tools, ...(last.components.hooks ? { hooks: last.components.hooks } : {}) } : undefined,
     });
     const reading = readSessionState(store, { info }, CHAT_PAGE_MESSAGES, resuming.then((r) => r.takeResumedTranscript(), () => undefined));
     const [session, state] = await Promise.all([resuming, reading]);

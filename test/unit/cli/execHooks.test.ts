@@ -9,6 +9,7 @@ import { join } from 'path';
 import { EXEC_EXIT, runExec } from '../../../src/cli/exec';
 import { parseExecArgs } from '../../../src/cli/execArgs';
 import { openStore } from '../../../src/node/store';
+import { toolView } from '../../../src/host/chat/chatEntryViews';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 
 const KEY = 'sk-exec-hooks';
@@ -89,6 +90,15 @@ exit 0
     assert.equal(run.code, EXEC_EXIT.done, run.stderr);
     assert.equal(existsSync(join(work, 'made.txt')), false, 'the command did not run');
     assert.match(toolResultSent(), /A hook \(`sh .*block-rm\.sh'`\) denied this call: Destructive command blocked by policy/);
+    // The stored result names the hook, so the chat's card says who denied the call and why.
+    const store = await openStore(join(root, 'store'));
+    try {
+      const result = (await store.loadTranscript(run.lines[0]!.id)).find((m) => m.role === 'tool')!;
+      assert.deepEqual(result.meta?.deniedByHook, { hook: `sh '${join(root, 'block-rm.sh')}'`, reason: 'Destructive command blocked by policy' });
+      assert.deepEqual(toolView({ id: result.toolCallId!, name: 'run_command', arguments: '{}' }, result).deniedBy, { hook: `sh '${join(root, 'block-rm.sh')}'`, reason: 'Destructive command blocked by policy' });
+    } finally {
+      await store.close();
+    }
   });
 
   it('the same script lets a harmless command run', async () => {
@@ -132,6 +142,9 @@ exit 0
       assert.equal(item.label, 'PostToolUse hook');
       assert.ok(item.tokens > 0);
       assert.equal(usage[0]!.items.some((i) => i.kind === 'hook'), false, 'nothing before the hook ran');
+      // An owner of its own in the figures (the inspector's bar and legend): not folded into System.
+      assert.equal(usage[1]!.components.hooks, item.tokens);
+      assert.equal(usage[0]!.components.hooks, undefined);
     } finally {
       await store.close();
     }

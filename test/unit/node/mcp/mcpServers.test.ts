@@ -2,6 +2,7 @@ import { mcpToolSource } from '../../../../src/core/mcp/mcpToolSource';
 import * as assert from 'assert';
 import * as path from 'path';
 import { McpServers } from '../../../../src/core/mcp/mcpServers';
+import { CommandCatalog } from '../../../../src/core/commands/commandCatalog';
 import type { McpServerConfig } from '../../../../src/core/mcp/serverConfig';
 import { MCP_RESTRICTED, mcpStartGate } from '../../../../src/core/mcp/startGate';
 import { ToolRegistry } from '../../../../src/core/tools/registry';
@@ -96,5 +97,30 @@ describe('MCP servers as a tool source', function () {
     assert.deepStrictEqual((await s.servers.getPrompt('notes', 'review', { file: 'a.ts' })).messages, [{ role: 'user', text: 'Please review a.ts for bugs.' }]);
     assert.deepStrictEqual((await s.servers.listResources()).map((r) => `${r.server} ${r.uri}`), ['notes test://readme']);
     assert.match((await s.servers.readResource('notes', 'test://readme')).text, /npm test/);
+  });
+
+  it("the / list's source offers the running servers' prompts without starting or waiting for one; choosing one gets it with its arguments", async () => {
+    const s = setup();
+    current = s.servers;
+    const catalog = new CommandCatalog({ read: async () => [] }, () => true, s.servers.listedPromptSource);
+    const names = async () => (await catalog.list((t) => t.length)).map((c) => c.name);
+    assert.deepStrictEqual(await names(), ['compact'], 'nothing is listed before a server runs');
+    assert.deepStrictEqual(s.servers.listedResources(), []);
+    assert.strictEqual(s.servers.status()[0]!.state, 'not started', 'listing started nothing');
+    const listed = new Promise<void>((resolve) => {
+      const watch = s.servers.onDidChange(() => {
+        if (s.servers.listedPrompts().length && s.servers.listedResources().length) {
+          watch.dispose();
+          resolve();
+        }
+      });
+    });
+    await s.servers.startAll();
+    await listed;
+    assert.deepStrictEqual(await names(), ['compact', 'mcp.notes.review']);
+    assert.deepStrictEqual(s.servers.listedResources().map((r) => `${r.server} ${r.uri} ${r.name}`), ['notes test://readme readme'], 'the # list reads the resources the same way');
+    const run = await catalog.expand('/mcp.notes.review src/app.ts');
+    assert.deepStrictEqual(run.kind === 'message' && { text: run.text, source: run.source }, { text: 'Please review src/app.ts for bugs.', source: 'MCP server notes, prompt review' });
+    await assert.rejects(catalog.expand('/mcp.notes.review'), /needs file/);
   });
 });
