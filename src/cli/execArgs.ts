@@ -29,11 +29,13 @@ export interface ExecArgs {
   mcpAllowed: { all: boolean; servers: Set<string> };
   /** Plan mode: the agent only reads and searches, and ends with a plan (nothing is changed). */
   plan: boolean;
+  /** `--image PATH` (repeatable): images attached to the task. */
+  images: string[];
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
 const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command', 'delegate', 'web'];
-const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox', 'hooks', 'mcp-config']);
+const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox', 'hooks', 'mcp-config', 'image']);
 
 function positive(name: string, raw: string): number {
   const value = Number(raw.replace(/_/g, '').replace(/k$/i, '000'));
@@ -116,5 +118,6 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
     mcpConfig: one('mcp-config'),
     mcpAllowed,
     plan,
+    images: values.get('image') ?? [],
   };
 }

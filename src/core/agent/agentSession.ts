@@ -9,9 +9,13 @@ import { serverPromptTokens } from '../providers/classifyError';
 import { readTextToolCalls } from './textToolCalls';
 import { defaultSleep, resendDelay, withRetry, type RetryOptions } from '../providers/http/retry';
 import type { ChatProvider, ProviderRequest, ReasoningRequest, ReportedUsage, StopReason } from '../providers/types';
+import type { ImageSource } from '../images/imageMessages';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
 import type { ToolRunner } from './toolRunner';
 import type { TurnGate } from './turnGate';
+import type { TurnImages } from './turnImages';
+import { STOP_NOTICES } from './stopNotices';
+import { keptText, type StreamedResponse } from './streamedResponse';
 
 /**
  * What the prompt side contributes to one request: system prompt blocks (the stable prefix), the
@@ -49,30 +53,15 @@ export interface AgentOptions {
   retry?: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>;
   /** What stands around each turn: the user's prompt, session start, stop and compaction hooks. */
   gate?: TurnGate;
+  /** Whether the model takes images, and where their bytes are read back from. */
+  images?: TurnImages;
 }
 
-interface StreamedResponse {
-  text: string;
-  calls: ToolCall[];
-  reasoning: ReasoningBlock[];
-  usage?: ReportedUsage;
-  stopReason: StopReason;
-}
 
-/** What the chat says when the model's answer did not end normally. */
-export const STOP_NOTICES = {
-  refusal: 'The model declined to answer this request (it stopped with a refusal). Rephrase the request or ask something else.',
-  cutToolCall: 'The answer was cut at the output limit while the model was writing a tool call, so the call was not run. Continue to let the model carry on.',
-  cutText: 'The answer was cut at the output limit. Continue to let the model carry on.',
-  tooManyPauses: (n: number) => `The provider paused this turn ${n} times; send a message to continue.`,
-  textToolCalls: (names: readonly string[]) => `The model wrote its tool call${names.length === 1 ? '' : 's'} (${names.join(', ')}) as text rather than as a structured call (small local models do this); Tally read ${names.length === 1 ? 'it' : 'them'} as ${names.length === 1 ? 'a call' : 'calls'}.`,
-  toolCallAsText: (sample: string) => `The model wrote a tool call as text (${JSON.stringify(sample)}) instead of calling the tool, so nothing ran. The model or its server does not turn its tool calls into structured calls: try a model with tool support, or ask again.`,
-} as const;
+export { STOP_NOTICES };
 
 class CancelledError extends Error {}
 
-/** What is kept of a reply stopped at one of the reply limits. */
-const KEPT_OVER_LIMIT_CHARS = 8_000;
 
 /**
  * The agent loop: build the prompt, measure, compact when needed, send and stream, run the
@@ -148,6 +137,8 @@ export class AgentSession {
    */
   async send(text: string, external?: AbortSignal, attachments: readonly Message[] = [], made: { source?: string } = {}): Promise<TurnStopReason> {
     if (this.running) throw new Error('the agent is already working on a request');
+    const refused = this.options.images?.refusal(attachments);
+    if (refused) return this.refuse(refused, true);
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     external?.addEventListener('abort', onAbort, { once: true });
@@ -217,6 +208,8 @@ export class AgentSession {
       });
       return 'blocked';
     }
+    const refused = await this.options.images?.prepare(request.plan.messages);
+    if (refused) return this.refuse(refused);
     for (;;) {
       const { plan } = request;
       this.emit({ type: 'request_start', requestIndex: request.requestIndex, usedTokens: plan.budget.used, effectiveWindow: plan.budget.effectiveWindow, percent: plan.budget.percent });
@@ -338,10 +331,9 @@ export class AgentSession {
    * stopped at a limit keeps only its start: the rest would fill the next request.
    */
   private async keepPartialText(reason: string, overLimit: boolean): Promise<void> {
-    let partial = this.partialText;
+    const partial = keptText(this.partialText, overLimit);
     this.partialText = '';
     if (!partial.trim()) return;
-    if (overLimit && partial.length > KEPT_OVER_LIMIT_CHARS) partial = `${partial.slice(0, KEPT_OVER_LIMIT_CHARS)}\n[… ${(partial.length - KEPT_OVER_LIMIT_CHARS).toLocaleString('en-US')} more characters not kept]`;
     try {
       await this.recordAssistant(`${partial}\n[The response was cut off: ${reason}]`, []);
     } catch {
@@ -372,6 +364,7 @@ export class AgentSession {
     if (response.calls.length === 0) return 'end_turn';
     // Calls of a concurrent tool (subagents) start together; results are still recorded in call order.
     const started = new Map(response.calls.filter((c) => this.options.tools.concurrent?.(c.name)).map((c) => [c.id, this.runTool(c, signal)]));
+    const images: ImageSource[] = [];
     for (const call of response.calls) {
       if (signal.aborted) throw new CancelledError('cancelled');
       const output = await (started.get(call.id) ?? this.runTool(call, signal));
@@ -382,8 +375,17 @@ export class AgentSession {
       }
       const message = await this.contextSession.recordToolResult(call, output.output, { isError: output.isError, denied: output.denied });
       this.emit({ type: 'tool_result', callId: call.id, message });
+      images.push(...(output.images ?? []));
     }
+    if (images.length && this.options.images) await this.contextSession.append(...this.options.images.toolImages(images));
     return 'tool_use';
+  }
+
+  /** A turn the model cannot be sent (images to a model that takes none): said, never sent; `ended`: before the turn started. */
+  private refuse(message: string, ended = false): 'blocked' {
+    this.emit({ type: 'error', kind: 'blocked', message });
+    if (ended) this.emit({ type: 'turn_end', stopReason: 'blocked' });
+    return 'blocked';
   }
 
   private runTool(call: ToolCall, signal: AbortSignal) {

@@ -38,6 +38,8 @@ export function attachmentHeading(info: AttachmentInfo): string {
       return `[Attached ${info.label}]`;
     case 'terminal':
       return `[Attached ${info.label}]`;
+    case 'image':
+      return `[Attached image ${info.path ?? info.label}]`;
   }
 }
 
