@@ -197,6 +197,7 @@ const KIND_NAMES: Record<AttachCompletion['target']['kind'], string> = {
   folder: 'folder',
   selection: 'selection',
   problems: 'problems',
+  image: 'image',
   diff: 'changes',
   terminal: 'terminal',
 };

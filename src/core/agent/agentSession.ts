@@ -91,6 +91,9 @@ export class AgentSession {
     return this.running !== undefined;
   }
 
+  /** How this agent's model takes images (the chat's chips cost them for it). */
+  get images(): TurnImages | undefined { return this.options.images; }
+
   on(listener: AgentListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -112,11 +115,8 @@ export class AgentSession {
     }
   }
 
-  /**
-   * Builds the prompt once before a new session's first request, so what the views say the next
-   * request carries (the meter, the composer's cost line) counts its system prompt and tools.
-   * A session that sent a request already knows its prompt's part from that request.
-   */
+  /** Builds the prompt once before a new session's first request, so what the views say the next request
+   * carries counts its system prompt and tools (after a request, the session knows them from it). */
   async preparePromptFigures(): Promise<void> {
     const context = this.options.contextSession;
     if (this.running || context.nextRequestIndex > 0) return;
@@ -131,10 +131,8 @@ export class AgentSession {
   }
 
   /**
-   * Runs one user turn to completion. Only one turn runs at a time. `attachments`: attachment
-   * messages the user put with this message, recorded right before it; `source`: the command
-   * the text came from, recorded on the message.
-   */
+   * Runs one user turn to completion (one at a time). `attachments`: messages the user put with this
+   * one, recorded right before it; `source`: the command the text came from, recorded on the message. */
   async send(text: string, external?: AbortSignal, attachments: readonly Message[] = [], made: { source?: string } = {}): Promise<TurnStopReason> {
     if (this.running) throw new Error('the agent is already working on a request');
     const refused = this.options.images?.refusal(attachments);

@@ -12,6 +12,11 @@ export class TurnImages {
     private readonly args: { providerId: string; model: string; store: SessionStore; contextSession: ContextSession; override?: boolean },
   ) {}
 
+  /** Whose formula an image's cost follows ('anthropic', 'openai', …). */
+  get providerId(): string {
+    return this.args.providerId;
+  }
+
   /** Why the model cannot be sent these messages' images, or undefined when it can (or there are none). */
   refusal(messages: readonly Message[]): string | undefined {
     const count = messages.reduce((n, m) => n + (m.images?.length ?? 0), 0);
