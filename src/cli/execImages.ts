@@ -21,7 +21,7 @@ export async function execImages(paths: readonly string[], cwd: string, provider
     try {
       messages.push(imageAttachment(imagePartOf({ bytes, origin: 'file', label: basename(path), path: given }, providerId)));
     } catch (error) {
-      throw new Error(`--image ${given}: ${error instanceof Error ? error.message.replace(/^[^:]*: /, '') : String(error)}`);
+      throw new Error(`--image ${given}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   return messages;

@@ -16,16 +16,11 @@ export interface ImageSource {
 /**
  * An image part made from its bytes: format and size read from the header, its cost on
  * `providerId`'s formula, its bytes beside it until stored. Throws ImageFormatError, saying why, for
- * bytes that are not a PNG, JPEG, GIF or WebP image, or an image over the size limit.
+ * bytes that are not a PNG, JPEG, GIF or WebP image, or an image over the size limit (the caller names the image).
  */
 export function imagePartOf(source: ImageSource, providerId: string, detail: ImageDetail = 'auto'): ImagePart {
-  if (source.bytes.length > MAX_IMAGE_BYTES) throw new ImageFormatError(`${source.label} is ${(source.bytes.length / 1024 / 1024).toFixed(1)} MB; images up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB can be sent`);
-  let header;
-  try {
-    header = readImageHeader(source.bytes);
-  } catch (error) {
-    throw new ImageFormatError(`${source.label}: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  if (source.bytes.length > MAX_IMAGE_BYTES) throw new ImageFormatError(`the image is ${(source.bytes.length / 1024 / 1024).toFixed(1)} MB; images up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB can be sent`);
+  const header = readImageHeader(source.bytes);
   const part: ImagePart = { ...header, byteSize: source.bytes.length, origin: source.origin, label: source.label, ...(source.path ? { path: source.path } : {}) };
   part.tokens = imageTokensFor(providerId, part, detail);
   return withImageData(part, toBase64(source.bytes));

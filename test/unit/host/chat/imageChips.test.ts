@@ -71,8 +71,8 @@ describe('image chips in the chat', function () {
     assert.ok(chip.tokens! > 1280, 'billed at 1200×800 / 750');
     const cut = Buffer.from(pngFile(50, 50).subarray(0, 16)).toString('base64');
     const bad = await draft.add(session, { kind: 'image', mediaType: 'image/png', data: cut, name: 'clip.png' });
-    assert.equal(bad.error, 'clip.png: the PNG image is cut short (16 bytes; its header needs 24)');
-    await assert.rejects(draft.takeForSend(session), /Not sent: clip\.png: clip\.png: the PNG image is cut short/);
+    assert.equal(bad.error, 'the PNG image is cut short (16 bytes; its header needs 24)');
+    await assert.rejects(draft.takeForSend(session), /Not sent: clip\.png: the PNG image is cut short/);
   });
 
   it('what the webview sends is checked where it arrives: the media type, the size cap, base64', () => {
