@@ -73,6 +73,11 @@ function webp(bytes: Uint8Array): ImageHeader {
   throw new ImageFormatError(`the WebP image has an unknown first chunk "${chunk}"`);
 }
 
+/** Whether the bytes start like a PNG, JPEG, GIF or WebP file (whatever follows). */
+export function hasImageSignature(bytes: Uint8Array): boolean {
+  return startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) || startsWith(bytes, [0xff, 0xd8, 0xff]) || startsWith(bytes, [0x47, 0x49, 0x46, 0x38]) || (startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && startsWith(bytes, [0x57, 0x45, 0x42, 0x50], 8));
+}
+
 /**
  * The format and size of a PNG, JPEG, GIF or WebP image, from its header bytes; throws
  * ImageFormatError, saying why, for anything else, a damaged header or a file cut short.

@@ -15,8 +15,8 @@ const VISION_NAME = /(vision|-vl\b|vl-|llava|bakllava|pixtral|gemma-?3|minicpm-v
 export function imageSupport(providerId: string, model: string, override?: boolean): ImageSupport {
   const name = model.toLowerCase().replace(/^.*\//, '');
   const refuse = (why: string): ImageSupport => ({ ok: false, reason: `${model} takes no images: ${why}. Remove the images, or choose a model that takes them${providerId === 'vscode-lm' ? '' : ' (or set "tally.models.images" for this model if it does)'}.` });
-  if (override !== undefined) return override ? { ok: true } : refuse('the setting "tally.models.images" says so');
   if (providerId === 'vscode-lm') return refuse("VS Code's language-model API in this version carries no images");
+  if (override !== undefined) return override ? { ok: true } : refuse('the setting "tally.models.images" says so');
   if (providerId === 'anthropic') return /^claude-(2|instant)/.test(name) ? refuse('Claude models before Claude 3 see no images') : { ok: true };
   if (providerId === 'openai') return OPENAI_TEXT_ONLY.test(name) ? refuse('it is a text-only OpenAI model') : { ok: true };
   return VISION_NAME.test(name) ? { ok: true } : refuse('its name does not say it is a vision model');

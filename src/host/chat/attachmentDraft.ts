@@ -17,7 +17,7 @@ import { filesInContext, normalizeRelativePath } from '../../core/context/filesI
 import { alreadyInContextText, AttachmentError, prepareAttachment, type PreparedAttachment } from '../../core/toolOutput/attachmentContent';
 import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost } from '../../protocol/attachments';
 import { fromBase64 } from '../../core/images/base64';
-import { imageTypeOfName } from '../../core/images/imageHeader';
+import { hasImageSignature, imageTypeOfName } from '../../core/images/imageHeader';
 import { imageAttachment, imagePartOf } from '../../core/images/imageMessages';
 import { formatName, type ImagePart } from '../../core/images/imagePart';
 
@@ -250,7 +250,8 @@ function pastedImage(target: Extract<AttachTarget, { kind: 'image' }>): { info: 
 
 /** An image part for a pasted image or an image file, costed on `provider`'s formula; undefined for anything else. Throws, saying why, for a damaged image. */
 function imageOf(info: AttachmentInfo, content: string | Uint8Array, provider: string): ImagePart | undefined {
-  const file = info.kind === 'file' && imageTypeOfName(info.path ?? info.label) !== undefined;
+  // A file named like an image that is not one is refused as any binary file is.
+  const file = info.kind === 'file' && imageTypeOfName(info.path ?? info.label) !== undefined && typeof content !== 'string' && hasImageSignature(content);
   if ((info.kind !== 'image' && !file) || typeof content === 'string') return undefined;
   const name = info.label.slice(info.label.lastIndexOf('/') + 1);
   return imagePartOf({ bytes: content, origin: file ? 'file' : 'pasted', label: file ? name : info.label, ...(info.path ? { path: info.path } : {}) }, provider);
