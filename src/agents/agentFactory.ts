@@ -22,6 +22,7 @@ import { VscodeWorkspace } from '../workspace/vscodeWorkspace';
 import type { ContextSession } from '../core/context/contextSession';
 import type { SessionStore } from '../core/ports/sessionStore';
 import { readConfiguration, type TallyConfiguration } from '../config/readSettings';
+import { userValue } from '../config/userScope';
 import type { ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
 import { toolWireText } from '../core/providers/toolWireForms';
@@ -156,7 +157,7 @@ export class AgentFactory {
     return buildAgent({
       contextSession: args.contextSession,
       store,
-      model: { provider: chat.provider, id: chat.model.id, maxOutputTokens: chat.maxOutputTokens, counter, ...(chat.reasoning ? { reasoning: chat.reasoning } : {}), toolText: (tool) => toolWireText(chat.provider, tool) },
+      model: { provider: chat.provider, id: chat.model.id, maxOutputTokens: chat.maxOutputTokens, counter, ...(chat.reasoning ? { reasoning: chat.reasoning } : {}), toolText: (tool) => toolWireText(chat.provider, tool), ...imagesSetting(chat.model.id) },
       settings: config.context,
       tools: this.toolSources(),
       offered: (tool) => offeredByChoice(tool, this.toolChoice.get()),
@@ -230,4 +231,10 @@ export class AgentFactory {
   onTrustChanged(): void {
     this.log.info('workspace trust changed: instructions reload on the next request');
   }
+}
+
+/** `tally.models.images` for this model, from the user's own settings: whether it takes images, when the user said so. */
+function imagesSetting(model: string): { images?: boolean } {
+  const said = userValue<Record<string, unknown>>(vscode.workspace.getConfiguration('tally'), 'models.images')?.[model];
+  return typeof said === 'boolean' ? { images: said } : {};
 }

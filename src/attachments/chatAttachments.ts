@@ -46,6 +46,7 @@ export class ChatAttachments implements vscode.Disposable {
       figures: () => chatMeter(contextSession, Boolean(session.chat), state.records.usageFigures.at(-1)),
       resultStored: (blob, toolName, args) => contextSession.resultStored(blob, toolName, args),
       canSend: Boolean(session.agent),
+      ...(session.agent?.images ? { imageProvider: session.agent.images.providerId } : {}),
     };
   }
 

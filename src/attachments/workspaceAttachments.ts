@@ -113,6 +113,8 @@ export class WorkspaceAttachments implements AttachmentSources {
 
   async read(target: AttachTarget): Promise<{ info: AttachmentInfo; content: string | Uint8Array }> {
     switch (target.kind) {
+      case 'image':
+        throw new Error('A pasted image is read by the chat, not from the workspace.');
       case 'file':
         return this.readFile(target.path);
       case 'folder':

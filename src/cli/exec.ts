@@ -30,6 +30,7 @@ import { execApiKey } from './execApiKey';
 import { execHooks } from './execHooks';
 import { startExecMcp, type ExecMcp } from './execMcp';
 import { execSubagents, subagentJsonLine, subagentTextLine } from './execSubagents';
+import { execImages } from './execImages';
 
 /** How a run ended, as its exit status. */
 export const EXEC_EXIT = {
@@ -67,8 +68,7 @@ const EXIT_FOR: Record<TurnStopReason, number> = {
 export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-compatible --model M
     [--base-url U] [--window N] [--allow read|edit|command|delegate|web …] [--json] [--cd DIR] [--store DIR]
     [--openai-api responses|chat-completions] [--max-steps N] [--effort low|medium|high] [--sandbox on|off] [--plan]
-    [--no-auto-compact]
-    [--hooks FILE …]
+    [--no-auto-compact] [--hooks FILE …] [--image PATH …]
     [--mcp-config FILE] [--allow mcp|mcp:SERVER …]
 
   Runs one task with Tally's agent loop in DIR (default: the current folder), with no editor.
@@ -98,6 +98,8 @@ export const EXEC_USAGE = `tally exec "TASK" --provider anthropic|openai|openai-
   says) and ends with a plan, printed as its answer; run again without --plan to carry it out.
   --no-auto-compact never compacts the context by itself: when it reaches the hard block (98% of the
   window) the run ends with exit status 7 instead, and the session keeps everything it held.
+  --image PATH attaches a PNG, JPEG, GIF or WebP image (up to 5 MB) to the task; repeat it for more.
+  A model known to take no images is refused before anything is sent (exit 4).
 
   Exit status: 0 finished, 1 request failed, 2 bad command line or no key, 3 output limit reached,
   4 context full after compaction or prompt blocked by a hook, 5 --max-steps reached, 6 the model refused,
@@ -212,6 +214,11 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       io.stderr(`tally: ${(error as Error).message}\n`);
       return EXEC_EXIT.usage;
     }
+    const images = await execImages(args.images, args.cwd, args.provider).catch((error: Error) => error);
+    if (images instanceof Error) {
+      io.stderr(`tally: ${images.message}\n`);
+      return EXEC_EXIT.usage;
+    }
     const info = await store.createSession({ title: args.task.slice(0, 80), origin: 'exec' });
     if (args.json) emit({ type: 'session', id: info.id, provider: args.provider, model: args.model, window: model.contextWindow, folder });
     const session = await ContextSession.open({ store, sessionId: info.id, settings, counter, contextWindow: model.contextWindow, maxOutputTokens });
@@ -261,7 +268,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       maxSteps: args.maxSteps,
       ...(args.plan ? { mode: () => 'plan' as const } : {}),
     });
-    const stop = await agent.send(task.text, io.signal, task.attachments, { source: task.source });
+    const stop = await agent.send(task.text, io.signal, [...images, ...task.attachments], { source: task.source });
     agent.dispose();
     await store.flush();
     const code = EXIT_FOR[stop];

@@ -31,11 +31,13 @@ export interface ExecArgs {
   plan: boolean;
   /** False with `--no-auto-compact`: the run never compacts by itself and ends when the context reaches the hard block. */
   autoCompact: boolean;
+  /** `--image PATH` (repeatable): images attached to the task. */
+  images: string[];
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
 const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command', 'delegate', 'web'];
-const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox', 'hooks', 'mcp-config']);
+const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox', 'hooks', 'mcp-config', 'image']);
 
 function positive(name: string, raw: string): number {
   const value = Number(raw.replace(/_/g, '').replace(/k$/i, '000'));
@@ -121,5 +123,6 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
     mcpAllowed,
     plan,
     autoCompact,
+    images: values.get('image') ?? [],
   };
 }

@@ -12,7 +12,7 @@ export type SettingScope = 'application' | 'window' | 'resource';
 export interface SettingSpec {
   type: 'string' | 'number' | 'boolean' | 'array' | 'object' | ['number', 'null'];
   items?: { type: 'string' };
-  additionalProperties?: typeof PRICE_SHAPE;
+  additionalProperties?: typeof PRICE_SHAPE | { type: 'boolean' };
   default: string | number | boolean | null | readonly string[] | Record<string, never>;
   minimum?: number;
   maximum?: number;
@@ -74,6 +74,7 @@ export const SETTINGS_SCHEMA = {
   'sandbox.enabled': { type: 'boolean', default: true, scope: 'application' },
   'sandbox.hiddenPaths': { type: 'array', items: { type: 'string' }, default: [], scope: 'application' },
   modelPrices: { type: 'object', default: {}, scope: 'application', additionalProperties: PRICE_SHAPE },
+  'models.images': { type: 'object', default: {}, scope: 'application', additionalProperties: { type: 'boolean' } },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS_SCHEMA;

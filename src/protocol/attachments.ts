@@ -16,7 +16,9 @@ export type AttachTarget =
   | { kind: 'diff' }
   | { kind: 'terminal' }
   /** A resource a running MCP server listed. */
-  | { kind: 'resource'; server: string; uri: string };
+  | { kind: 'resource'; server: string; uri: string }
+  /** An image pasted or dropped from outside the workspace: its bytes as base64 (checked where they arrive: type, size). */
+  | { kind: 'image'; mediaType: string; data: string; name?: string };
 
 /** One line of the composer's completion list. `unavailable`: why it cannot be attached here (shown, not offered). */
 export interface AttachCompletion {
@@ -55,3 +57,6 @@ export interface ComposerCost {
 
 /** Completion queries: at most this many characters, answered with at most `maxResults` lines. */
 export const ATTACH_QUERY_LIMITS = { queryChars: 200, maxResults: 50, pathChars: 4096, dropUris: 50 } as const;
+
+/** A pasted image's base64: at most the 5 MB an image may be (Anthropic's limit per image), and its name. */
+export const PASTED_IMAGE_LIMITS = { base64Chars: Math.ceil((5 * 1024 * 1024) / 3) * 4, nameChars: 200 } as const;

@@ -1,5 +1,6 @@
 /** Checks of the chat's attachment messages: what to attach, completion queries, dropped files. */
-import { ATTACH_QUERY_LIMITS, type AttachTarget } from './attachments';
+import { ATTACH_QUERY_LIMITS, PASTED_IMAGE_LIMITS, type AttachTarget } from './attachments';
+import { isImageMediaType } from '../core/images/imagePart';
 import { readIndex, readObject, readString, type Check, type Fields } from './validateFields';
 
 /** A workspace-relative path: bounded, no NUL, not absolute, no `..` segment (the host resolves it inside the folders again). */
@@ -21,7 +22,25 @@ const TARGET_KEYS: Record<AttachTarget['kind'], { required: string[]; optional: 
   diff: { required: [], optional: [] },
   terminal: { required: [], optional: [] },
   resource: { required: ['server', 'uri'], optional: [] },
+  image: { required: ['mediaType', 'data'], optional: ['name'] },
 };
+
+/** A pasted image: a media type Tally sends, base64 within the size cap, a bounded name. */
+function readPastedImage(fields: Fields, key: string): Check<AttachTarget> {
+  const mediaType = fields.mediaType;
+  if (!isImageMediaType(mediaType)) return { ok: false, error: `"${key}.mediaType" must be image/png, image/jpeg, image/gif or image/webp` };
+  const data = fields.data;
+  if (typeof data !== 'string' || data.length === 0) return { ok: false, error: `"${key}.data" must be the image's base64` };
+  if (data.length > PASTED_IMAGE_LIMITS.base64Chars) return { ok: false, error: `"${key}.data": the image is over 5 MB` };
+  if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) return { ok: false, error: `"${key}.data" is not base64` };
+  const out: AttachTarget = { kind: 'image', mediaType, data };
+  if (fields.name !== undefined) {
+    const name = readString(fields, 'name', PASTED_IMAGE_LIMITS.nameChars);
+    if (!name.ok) return { ok: false, error: `"${key}": ${name.error}` };
+    out.name = name.value;
+  }
+  return { ok: true, value: out };
+}
 
 /** `target`: one of the attach targets, with only its own keys. */
 export function readAttachTarget(f: Fields, key: string): Check<AttachTarget> {
@@ -32,6 +51,7 @@ export function readAttachTarget(f: Fields, key: string): Check<AttachTarget> {
   const spec = TARGET_KEYS[kind as AttachTarget['kind']];
   const fields = readObject(raw, ['kind', ...spec.required, ...spec.optional]);
   if (!fields.ok) return { ok: false, error: `"${key}": ${fields.error}` };
+  if (kind === 'image') return readPastedImage(fields.value, key);
   const out: Record<string, unknown> = { kind };
   for (const name of [...spec.required, ...spec.optional]) {
     if (fields.value[name] === undefined && spec.optional.includes(name)) continue;

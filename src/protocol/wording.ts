@@ -14,6 +14,7 @@ export function nounFor(n: number, singular: string, plural = `${singular}s`): s
 
 /** What each compaction strategy does, in words (a toast or a notice never shows the strategy's internal name). */
 const STRATEGY_WORDS: Readonly<Record<string, string>> = {
+  'image-pointers': 'older images replaced by pointers',
   'tool-result-masking': 'older tool results archived',
   'tool-call-summarization': 'older tool calls summarized',
   'threshold-summarization': 'older messages summarized',

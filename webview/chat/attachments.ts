@@ -3,6 +3,7 @@
  * (label, tokens, ×), the cost line beside the buttons, and files dropped on the chat. The host
  * reads, counts and keeps every attachment; this only shows what it says and posts intents.
  */
+import { imageFiles, postImages } from './pastedImages';
 import type { AttachCompletion, ChatAttachmentView, ComposerCost } from '../../src/protocol/attachments';
 import type { ChatToHost } from '../../src/protocol/chat';
 import type { TextInput } from '../ui/controls';
@@ -46,6 +47,12 @@ export class AttachmentComposer implements ComposerParts {
   bind(input: TextInput): void {
     this.input = input;
     input.element.addEventListener('input', () => this.onInput());
+    input.element.addEventListener('paste', (event) => {
+      const images = imageFiles((event as ClipboardEvent).clipboardData);
+      if (!images.length) return;
+      event.preventDefault();
+      postImages(images, this.post);
+    });
     input.element.addEventListener('blur', () => window.setTimeout(() => this.close(), 150));
   }
 
@@ -102,6 +109,8 @@ export class AttachmentComposer implements ComposerParts {
       const raw = data.getData('application/vnd.code.uri-list') || data.getData('text/uri-list');
       const uris = raw.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#')).slice(0, 50);
       if (uris.length) this.post({ type: 'dropUris', uris });
+      // Images from outside the workspace (the desktop, a browser) come as files, not addresses.
+      else postImages(imageFiles(data), this.post);
     });
   }
 
@@ -197,6 +206,7 @@ const KIND_NAMES: Record<AttachCompletion['target']['kind'], string> = {
   folder: 'folder',
   selection: 'selection',
   problems: 'problems',
+  image: 'image',
   diff: 'changes',
   terminal: 'terminal',
   resource: 'MCP resource',

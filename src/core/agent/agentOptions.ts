@@ -6,6 +6,7 @@ import type { RetryOptions } from '../providers/http/retry';
 import type { ChatProvider, ReasoningRequest } from '../providers/types';
 import type { ToolRunner } from './toolRunner';
 import type { TurnGate } from './turnGate';
+import type { TurnImages } from './turnImages';
 
 /**
  * What the prompt side contributes to one request: system prompt blocks (the stable prefix), the
@@ -43,4 +44,6 @@ export interface AgentOptions {
   retry?: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>;
   /** What stands around each turn: the user's prompt, session start, stop and compaction hooks. */
   gate?: TurnGate;
+  /** Whether the model takes images, and where their bytes are read back from. */
+  images?: TurnImages;
 }

@@ -7,27 +7,21 @@ import { serverPromptTokens } from '../providers/classifyError';
 import { readTextToolCalls } from './textToolCalls';
 import { defaultSleep, resendDelay, withRetry } from '../providers/http/retry';
 import type { ProviderRequest, ReportedUsage, StopReason } from '../providers/types';
+import type { ImageSource } from '../images/imageMessages';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
 import { STOP_NOTICES } from './stopNotices';
 import type { AgentOptions, PreparedPrompt, PromptSource } from './agentOptions';
 import { holdText, loopStopText } from '../context/autoCompaction';
 import { endTurnThroughStopHooks } from './stopHookTurns';
+import { keptText, type StreamedResponse } from './streamedResponse';
+import type { TurnImages } from './turnImages';
 
 export { STOP_NOTICES };
 export type { AgentOptions, PreparedPrompt, PromptSource };
 
-interface StreamedResponse {
-  text: string;
-  calls: ToolCall[];
-  reasoning: ReasoningBlock[];
-  usage?: ReportedUsage;
-  stopReason: StopReason;
-}
 
 class CancelledError extends Error {}
 
-/** What is kept of a reply stopped at one of the reply limits. */
-const KEPT_OVER_LIMIT_CHARS = 8_000;
 
 /**
  * The agent loop: build the prompt, measure, compact when needed, send and stream, run the
@@ -55,6 +49,9 @@ export class AgentSession {
     return this.running !== undefined;
   }
 
+  /** How this agent's model takes images (the chat's chips cost them for it). */
+  get images(): TurnImages | undefined { return this.options.images; }
+
   on(listener: AgentListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -76,11 +73,8 @@ export class AgentSession {
     }
   }
 
-  /**
-   * Builds the prompt once before a new session's first request, so what the views say the next
-   * request carries (the meter, the composer's cost line) counts its system prompt and tools.
-   * A session that sent a request already knows its prompt's part from that request.
-   */
+  /** Builds the prompt once before a new session's first request, so what the views say the next request
+   * carries counts its system prompt and tools (after a request, the session knows them from it). */
   async preparePromptFigures(): Promise<void> {
     const context = this.options.contextSession;
     if (this.running || context.nextRequestIndex > 0) return;
@@ -95,11 +89,12 @@ export class AgentSession {
   }
 
   /**
-   * Runs one user turn to completion. Only one turn runs at a time. `attachments`: attachment
-   * messages the user put with this message, recorded right before it; `source`: the command
-   * the text came from, recorded on the message.
-   */
+   * Runs one user turn to completion (one at a time). `attachments`: messages the user put with this
+   * one, recorded right before it; `source`: the command the text came from, recorded on the message. */
   async send(text: string, external?: AbortSignal, attachments: readonly Message[] = [], made: { source?: string } = {}): Promise<TurnStopReason> {
+    if (this.running) throw new Error('the agent is already working on a request');
+    const refused = this.options.images?.refusal(attachments);
+    if (refused) return this.refuse(refused, true);
     return this.runTurn(external, async (signal, report) => {
       const gate = await this.options.gate?.beforeTurn(text, report, signal);
       if (gate?.blocked !== undefined) return { blocked: gate.blocked };
@@ -202,6 +197,8 @@ export class AgentSession {
       });
       return 'blocked';
     }
+    const refused = await this.options.images?.prepare(request.plan.messages);
+    if (refused) return this.refuse(refused);
     for (;;) {
       const { plan } = request;
       this.emit({ type: 'request_start', requestIndex: request.requestIndex, usedTokens: plan.budget.used, effectiveWindow: plan.budget.effectiveWindow, percent: plan.budget.percent });
@@ -327,10 +324,9 @@ export class AgentSession {
    * stopped at a limit keeps only its start: the rest would fill the next request.
    */
   private async keepPartialText(reason: string, overLimit: boolean): Promise<void> {
-    let partial = this.partialText;
+    const partial = keptText(this.partialText, overLimit);
     this.partialText = '';
     if (!partial.trim()) return;
-    if (overLimit && partial.length > KEPT_OVER_LIMIT_CHARS) partial = `${partial.slice(0, KEPT_OVER_LIMIT_CHARS)}\n[… ${(partial.length - KEPT_OVER_LIMIT_CHARS).toLocaleString('en-US')} more characters not kept]`;
     try {
       await this.recordAssistant(`${partial}\n[The response was cut off: ${reason}]`, []);
     } catch {
@@ -361,6 +357,7 @@ export class AgentSession {
     if (response.calls.length === 0) return 'end_turn';
     // Calls of a concurrent tool (subagents) start together; results are still recorded in call order.
     const started = new Map(response.calls.filter((c) => this.options.tools.concurrent?.(c.name)).map((c) => [c.id, this.runTool(c, signal)]));
+    const images: ImageSource[] = [];
     for (const call of response.calls) {
       if (signal.aborted) throw new CancelledError('cancelled');
       const output = await (started.get(call.id) ?? this.runTool(call, signal));
@@ -371,8 +368,17 @@ export class AgentSession {
       }
       const message = await this.contextSession.recordToolResult(call, output.output, { isError: output.isError, denied: output.denied });
       this.emit({ type: 'tool_result', callId: call.id, message });
+      images.push(...(output.images ?? []));
     }
+    if (images.length && this.options.images) await this.contextSession.append(...this.options.images.toolImages(images));
     return 'tool_use';
+  }
+
+  /** A turn the model cannot be sent (images to a model that takes none): said, never sent; `ended`: before the turn started. */
+  private refuse(message: string, ended = false): 'blocked' {
+    this.emit({ type: 'error', kind: 'blocked', message });
+    if (ended) this.emit({ type: 'turn_end', stopReason: 'blocked' });
+    return 'blocked';
   }
 
   private runTool(call: ToolCall, signal: AbortSignal) {

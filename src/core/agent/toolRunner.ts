@@ -1,3 +1,4 @@
+import type { ImageSource } from '../images/imageMessages';
 import type { Denial, ToolCall } from '../model/message';
 import type { AgentEvent } from './events';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/types';
@@ -17,6 +18,8 @@ export interface ToolRunResult {
   cancelled?: boolean;
   /** The user said no on the approval card, or a hook refused the call (which one, and why): the tool did not run. */
   denied?: Denial;
+  /** Images the tool read (read_file on an image): sent after the response's results. */
+  images?: ImageSource[];
 }
 
 /** Executes one tool call; never throws for the model's mistakes (they become error results). */

@@ -1,5 +1,6 @@
 import type { Message } from '../model/message';
 import type { RemovedItem } from '../model/records';
+import { ImagePointers } from './strategies/imagePointers';
 import { EmergencyDrop } from './strategies/emergencyDrop';
 import { GoalBatchCompaction } from './strategies/goalBatchCompaction';
 import { ThresholdSummarization } from './strategies/thresholdSummarization';
@@ -8,9 +9,9 @@ import { ToolResultMasking } from './strategies/toolResultMasking';
 import type { CompactionStrategy, StrategyContext } from './types';
 import { totalTokens } from './units';
 
-/** The five compaction strategies, cheapest first. */
+/** The compaction strategies, cheapest first. */
 export function defaultStrategies(): CompactionStrategy[] {
-  return [new ToolResultMasking(), new ToolCallSummarization(), new ThresholdSummarization(), new GoalBatchCompaction(), new EmergencyDrop()];
+  return [new ImagePointers(), new ToolResultMasking(), new ToolCallSummarization(), new ThresholdSummarization(), new GoalBatchCompaction(), new EmergencyDrop()];
 }
 
 export interface ChainOutcome {

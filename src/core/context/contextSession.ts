@@ -27,6 +27,7 @@ import { LastMeasure } from './lastMeasure';
 import type { RewindPlan } from './rewind';
 import { SessionChanges, type SessionChangeListener } from './sessionChanges';
 import type { BlobInfo } from '../ports/blobStore';
+import { storeImages } from '../images/imageData';
 import type { ContextSessionOptions, PlannedRequest, PromptInput, PromptPart } from './contextSessionTypes';
 import { AutoCompactionGuard } from './autoCompaction';
 import { planNextRequest, type NextRequestOptions } from './nextRequest';
@@ -188,13 +189,10 @@ export class ContextSession {
     return this.lastCreatedAt;
   }
 
-  private stamp(message: Message): Message {
-    return { ...message, createdAt: this.nextCreatedAt() };
-  }
-
   /** Stores messages with their counts; returns them as stored (what the views are told). */
   private async persist(messages: readonly Message[]): Promise<Message[]> {
     const stored = messages.map((m) => withStoredCount(m, this.options.counter));
+    await storeImages(messages, this.options.store, this.sessionId); // the bytes once, in the blob store; the messages keep a ref
     await this.options.store.putMessages(this.sessionId, stored);
     return stored;
   }
@@ -228,7 +226,7 @@ export class ContextSession {
         } else {
           recorded.push(...this.closeOpenCalls('the call was interrupted before it returned a result'));
         }
-        const message = this.stamp(incoming);
+        const message = { ...incoming, createdAt: this.nextCreatedAt() };
         await countMessageAsync(message, this.options.counter);
         this.working.push(settledMessage(message));
         noteEdit(this.working, this.working.length - 1);
@@ -277,7 +275,7 @@ export class ContextSession {
 
   /** "Aborted" outputs for every open call, in the working context only (the caller persists). */
   private closeOpenCalls(reason: string): Message[] {
-    const added = openCalls(this.working).map((call) => settledMessage(this.stamp(abortedToolResult(call, reason))));
+    const added = openCalls(this.working).map((call) => settledMessage({ ...abortedToolResult(call, reason), createdAt: this.nextCreatedAt() }));
     this.working.push(...added);
     noteEdit(this.working, this.working.length - added.length);
     return added;

@@ -39,7 +39,7 @@ async function messagesSent(store: SessionStore, point: ForkPoint, items: readon
       const what = item.badges.includes('summarized') ? 'a summary' : item.badges.includes('archived') ? 'an archived result' : `${/^[aeiou]/.test(item.kind) ? 'an' : 'a'} ${item.kind} message`;
       throw new Error(`request #${point.fromRequestIndex} carried ${what} that a later compaction replaced, and the session's history does not hold it (a version before this one did not keep them) ("${item.preview.slice(0, 60)}"); fork from a later request`);
     }
-    if (found.role !== item.role || found.kind !== item.kind) {
+    if (found.role !== item.role || (found.kind !== item.kind && !(item.kind === 'image' && found.images?.length))) {
       throw new Error(`request #${point.fromRequestIndex} carried message "${item.messageId}" as a ${item.kind} message, but the session now stores it as ${found.kind}; it cannot be forked from`);
     }
     const pinned = item.badges.includes('pinned');
@@ -50,10 +50,11 @@ async function messagesSent(store: SessionStore, point: ForkPoint, items: readon
   return sent;
 }
 
-/** Every stored-result id the messages refer to: their own refs, those summaries list, and ids in their text. */
+/** Every stored-result id the messages refer to: their own refs, those summaries list, ids in their text, their images' bytes. */
 export function referencedResults(messages: readonly Message[]): string[] {
   const refs = new Set(refsIn(messages));
   for (const m of messages) for (const match of m.content.matchAll(REF_IN_TEXT)) refs.add(match[0]);
+  for (const m of messages) for (const image of m.images ?? []) if (image.ref) refs.add(image.ref);
   return [...refs];
 }
 

@@ -7,6 +7,8 @@
  *    context (archiving, summarizing, dropping) but never the transcript.
  */
 
+import type { ImagePart } from '../images/imagePart';
+
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
 /** What a message is, beyond its role; decides visibility and how it is counted. */
@@ -64,7 +66,7 @@ export interface TruncationInfo {
 
 /** What an attachment message holds and where it came from. */
 export interface AttachmentInfo {
-  kind: 'file' | 'folder' | 'selection' | 'problems' | 'diff' | 'terminal' | 'resource';
+  kind: 'file' | 'folder' | 'selection' | 'problems' | 'diff' | 'terminal' | 'resource' | 'image';
   /** What the chip and the inspector call it ("src/app.ts", "app.ts:12-40", "Problems in app.ts"). */
   label: string;
   /** Workspace-relative path of the file or folder, when there is one. */
@@ -102,7 +104,7 @@ export interface MessageMeta {
   placedAt?: number;
   /** A message Tally created itself (aborted output, notes, summaries). */
   synthetic?: boolean;
-  /** Number of images attached (counted with a fixed per-image estimate). */
+  /** Imported transcripts: number of images the recorded message had (counted with a fixed per-image estimate). */
   images?: number;
   /** Tool result reported an error. */
   isError?: boolean;
@@ -130,6 +132,8 @@ export interface Message {
   content: string;
   /** Assistant messages: the tool calls it made, in order. */
   toolCalls?: ToolCall[];
+  /** Images the message carries (user attachments, an image a tool read), sent after its text in each provider's own form. */
+  images?: ImagePart[];
   /** Assistant messages: the model's thinking or reasoning, in the order it was produced. */
   reasoning?: ReasoningBlock[];
   /** Tool messages: the call this answers. */

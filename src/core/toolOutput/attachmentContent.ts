@@ -40,6 +40,8 @@ export function attachmentHeading(info: AttachmentInfo): string {
       return `[Attached ${info.label}]`;
     case 'resource':
       return `[Attached resource ${info.uri ?? info.label} from the MCP server ${info.server ?? 'unknown'}]`;
+    case 'image':
+      return `[Attached image ${info.path ?? info.label}]`;
   }
 }
 

@@ -3,6 +3,7 @@ import type { SessionStore } from '../ports/sessionStore';
 import type { ContextSession } from '../context/contextSession';
 import { UPDATE_TODOS_TOOL, updateTodosTool } from '../plan/updateTodosTool';
 import { readResult, READ_RESULT_TOOL } from '../toolOutput/readResult';
+import { storedImageOutput } from '../images/storedImage';
 import type { Tool } from './types';
 
 export const COMPACT_CONTEXT_TOOL: ToolDefinition = {
@@ -26,6 +27,8 @@ export function sessionTools(store: SessionStore, session: () => ContextSession)
         const ref = args.ref_id;
         if (typeof ref !== 'string') return { output: 'read_result needs ref_id (a string).', isError: true };
         // Only the results of the session this agent works in: never another workspace's.
+        const image = await storedImageOutput(store, session().sessionId, ref);
+        if (image) return image;
         return { output: await readResult(store, session().sessionId, { ref_id: ref, offset: typeof args.offset === 'number' ? args.offset : undefined, limit: typeof args.limit === 'number' ? args.limit : undefined }) };
       },
     },

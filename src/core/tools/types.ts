@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../model/tool';
 import type { WebAccess } from '../ports/webAccess';
 import type { Workspace } from '../ports/workspace';
 import type { CommandAllowance } from './commandAllowance';
+import type { ImageSource } from '../images/imageMessages';
 
 /** What the user is asked before a tool runs (commands, edits, other extensions' tools): shown in the chat panel. */
 export interface ApprovalRequest {
@@ -91,6 +92,8 @@ export interface ToolOutput {
   /** Raw output; truncation and offloading happen when it is recorded, not here. */
   output: string | Uint8Array;
   isError?: boolean;
+  /** Images the tool read, sent to the model as images after the response's results. */
+  images?: ImageSource[];
 }
 
 /** A tool as the registry holds it: what the model sees, how it is gated, and what runs. */

@@ -16,6 +16,10 @@ import type { ContextSettings } from '../../core/settings';
 import { filesInContext, normalizeRelativePath } from '../../core/context/filesInContext';
 import { alreadyInContextText, AttachmentError, prepareAttachment, type PreparedAttachment } from '../../core/toolOutput/attachmentContent';
 import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost } from '../../protocol/attachments';
+import { fromBase64 } from '../../core/images/base64';
+import { hasImageSignature, imageTypeOfName } from '../../core/images/imageHeader';
+import { imageAttachment, imagePartOf } from '../../core/images/imageMessages';
+import { formatName, type ImagePart } from '../../core/images/imagePart';
 
 /** Where attachments come from: the VS Code layer reads the workspace, editors, problems, git and terminals. */
 export interface AttachmentSources {
@@ -40,6 +44,8 @@ export interface DraftSession {
   figures(): WindowFigures | undefined;
   /** An attachment was stored whole: the session tells its views (the inspector lists it at once). */
   resultStored?(blob: BlobInfo, toolName: string, args?: string): void;
+  /** Whose formula an image's cost follows (the session's provider); default OpenAI's. */
+  imageProvider?: string;
 }
 
 interface Staged {
@@ -201,7 +207,12 @@ export class AttachmentDraft {
    */
   private async prepare(session: DraftSession, staged: Staged): Promise<void> {
     try {
-      const { info, content } = await this.sources.read(staged.target);
+      const { info, content } = staged.target.kind === 'image' ? pastedImage(staged.target) : await this.sources.read(staged.target);
+      const image = imageOf(info, content, session.imageProvider ?? 'openai');
+      if (image) {
+        Object.assign(staged, { info: { ...info, kind: 'image', label: `${image.label} · ${formatName(image.mediaType)} ${image.width}×${image.height}` }, content, error: undefined, inContext: false, prepared: { message: imageAttachment(image) } });
+        return;
+      }
       const inContext = info.kind === 'file' && info.path !== undefined && filesInContext(session.messages).has(normalizeRelativePath(info.path));
       if (staged.prepared && !staged.error && inContext === Boolean(staged.inContext) && (await sameContent(staged.content, content))) return;
       staged.info = info;
@@ -230,6 +241,20 @@ export class AttachmentDraft {
     if (s.inContext) view.inContext = true;
     return view;
   }
+}
+
+/** A pasted image's bytes and what to call it. */
+function pastedImage(target: Extract<AttachTarget, { kind: 'image' }>): { info: AttachmentInfo; content: Uint8Array } {
+  return { info: { kind: 'image', label: target.name ?? 'pasted image' }, content: fromBase64(target.data) };
+}
+
+/** An image part for a pasted image or an image file, costed on `provider`'s formula; undefined for anything else. Throws, saying why, for a damaged image. */
+function imageOf(info: AttachmentInfo, content: string | Uint8Array, provider: string): ImagePart | undefined {
+  // A file named like an image that is not one is refused as any binary file is.
+  const file = info.kind === 'file' && imageTypeOfName(info.path ?? info.label) !== undefined && typeof content !== 'string' && hasImageSignature(content);
+  if ((info.kind !== 'image' && !file) || typeof content === 'string') return undefined;
+  const name = info.label.slice(info.label.lastIndexOf('/') + 1);
+  return imagePartOf({ bytes: content, origin: file ? 'file' : 'pasted', label: file ? name : info.label, ...(info.path ? { path: info.path } : {}) }, provider);
 }
 
 /** Bytes compared between turns of the event loop (a 20 MB file compared in one go held the host ~30 ms). */
@@ -268,5 +293,7 @@ export function labelOf(target: AttachTarget): string {
       return 'Terminal output';
     case 'resource':
       return `${target.server}: ${target.uri}`;
+    case 'image':
+      return target.name ?? 'pasted image';
   }
 }

@@ -63,6 +63,8 @@ export interface AgentModel {
   reasoning?: ReasoningRequest;
   /** A tool's text as this provider sends it (default: name, description and schema). */
   toolText?: ToolText;
+  /** Whether the model takes images, when the user said so (`tally.models.images`); else known from its provider and name. */
+  images?: boolean;
 }
 
 /**

@@ -7,6 +7,7 @@ import { HookedTools, hookAllowedApprovals } from '../../hooks/hookedTools';
 import { hookGate } from '../../hooks/hookGate';
 import { PLAN_MODE_INSTRUCTIONS, toolsForMode } from '../../plan/planMode';
 import { ToolRegistry } from '../../tools/registry';
+import { TurnImages } from '../turnImages';
 import { AgentSession } from '../agentSession';
 import { DelegateTool, type SubagentEnvironment, type SubagentStart } from '../subagents/delegateTool';
 import { askedBySubagent } from '../subagents/subagentApprovals';
@@ -103,6 +104,7 @@ function assemble(a: Assembly): AgentSession {
     tools: hooks ? new HookedTools(registry, { hooks, context: hookContext, approvals: environment.approvals, workspace: environment.workspace, allowed: allowedByHook }) : registry,
     ...(hooks && a.turnHooks ? { gate: hookGate(hooks, hookContext, () => a.session.messages.length > 0) } : {}),
     ...(a.maxSteps !== undefined ? { maxSteps: a.maxSteps } : {}),
+    images: new TurnImages({ providerId: model.provider.id, model: model.id, store: a.build.store, contextSession: a.session, override: model.images }),
     ...a.build.loop,
   });
 }

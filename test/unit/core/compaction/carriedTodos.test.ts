@@ -26,9 +26,12 @@ function todoCall(items: TodoItem[]): Message[] {
   return [msg({ role: 'assistant', content: 'Planning.', toolCalls: [c] }), msg({ role: 'tool', content: renderTodos(items), toolCallId: c.id, toolName: UPDATE_TODOS })];
 }
 
+/** A screenshot pasted with the first request (an image compaction can replace by a pointer). */
+const screenshot: Message = { ...msg({ role: 'user', content: '[Attached image pasted image (PNG 800×600, 640 tokens), pasted into the chat]' }), kind: 'attachment', images: [{ mediaType: 'image/png', width: 800, height: 600, byteSize: 4_000, origin: 'pasted', label: 'pasted image', ref: 'r-image', tokens: 640 }] };
+
 /** A task with its todo list written early, then many large tool results, over several user turns. */
 function session(): Message[] {
-  const out: Message[] = [msg({ role: 'user', content: 'Request 0: fix the parser.' }), ...todoCall(firstList)];
+  const out: Message[] = [screenshot, msg({ role: 'user', content: 'Request 0: fix the parser.' }), ...todoCall(firstList)];
   for (let t = 0; t < 12; t++) {
     if (t === 2) out.push(...todoCall(secondList));
     if (t === 4 || t === 8) out.push(msg({ role: 'user', content: `Request ${t}: go on.` }));
