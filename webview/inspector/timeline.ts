@@ -19,7 +19,7 @@ function requestTitle(t: RequestView, fell: CacheFell): string {
   if (t.reportedOutputTokens !== undefined) lines.push(`Reported output: ${tokens(t.reportedOutputTokens)}${t.reasoningTokens ? ` (${tokens(t.reasoningTokens)} reasoning)` : ''}`);
   if (t.cacheReadTokens !== undefined) lines.push(`Cache read: ${tokens(t.cacheReadTokens)}`);
   if (t.cacheWriteTokens !== undefined) lines.push(`Cache write: ${tokens(t.cacheWriteTokens)}`);
-  for (const s of USED_SEGMENTS) if (t.components[s.name] > 0) lines.push(`${s.label}: ${tokens(t.components[s.name])}`);
+  for (const s of USED_SEGMENTS) if ((t.components[s.name] ?? 0) > 0) lines.push(`${s.label}: ${tokens((t.components[s.name] ?? 0))}`);
   if (t.compactionId) lines.push('A compaction ran before this request');
   if (fell) lines.push(cacheFellText(t, fell));
   return lines.join('\n');
@@ -53,11 +53,11 @@ interface Column {
 }
 
 function renderColumn({ request: t, scale, selected, cacheFell }: Column, onSelect: (requestIndex: number) => void): HTMLElement {
-  const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, t.components[s.name]), 0);
+  const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, (t.components[s.name] ?? 0)), 0);
   const stack = h('div', { class: 'turn-stack' });
   stack.style.height = `${Math.max(2, (requestSize(t) / scale) * 100)}%`;
   for (const s of USED_SEGMENTS) {
-    const value = Math.max(0, t.components[s.name]);
+    const value = Math.max(0, (t.components[s.name] ?? 0));
     if (value === 0 || total === 0) continue;
     const part = h('div', { class: `turn-part seg-${s.name}`, attrs: { 'data-segment': s.name, 'data-tokens': value } });
     part.style.height = `${(value / total) * 100}%`;

@@ -144,9 +144,9 @@ export class AgentSession {
   /**
    * Runs one user turn to completion. Only one turn runs at a time. `attachments`: attachment
    * messages the user put with this message, recorded right before it; `source`: the command
-   * the text came from, recorded on the message.
+   * the text came from, and `mode` (plan mode), recorded on the message.
    */
-  async send(text: string, external?: AbortSignal, attachments: readonly Message[] = [], made: { source?: string } = {}): Promise<TurnStopReason> {
+  async send(text: string, external?: AbortSignal, attachments: readonly Message[] = [], made: { source?: string; mode?: 'plan' } = {}): Promise<TurnStopReason> {
     if (this.running) throw new Error('the agent is already working on a request');
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -160,7 +160,7 @@ export class AgentSession {
         this.emit({ type: 'turn_end', stopReason: 'blocked' });
         return 'blocked';
       }
-      const user = await this.contextSession.appendUser(text, attachments, made.source);
+      const user = await this.contextSession.appendUser(text, attachments, made.source, made.mode);
       this.emit({ type: 'turn_start', userMessageId: user.id });
       const reason = await this.loop(controller.signal);
       await this.options.gate?.afterTurn(reason, report);

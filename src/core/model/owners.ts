@@ -8,4 +8,5 @@ export const TOKEN_OWNERS: ReadonlyArray<{ key: keyof ComponentTokens; label: st
   { key: 'messages', label: 'Messages', group: 'Conversation' },
   { key: 'toolResults', label: 'Tool results', group: 'Conversation' },
   { key: 'summaries', label: 'Summaries', group: 'Conversation' },
+  { key: 'plan', label: 'Plan', group: 'Conversation' },
 ];

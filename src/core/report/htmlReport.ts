@@ -6,7 +6,7 @@ import { retentionSection } from './retentionSection';
 import { summaryCell, workingSetSection } from './workingSetSection';
 
 /** The report's colour per owner (a standalone page: no VS Code theme colours to borrow). */
-const COLORS: Record<keyof ComponentTokens, string> = { system: '#3b82f6', skills: '#8b5cf6', tools: '#f59e0b', messages: '#10b981', toolResults: '#ef4444', summaries: '#eab308' };
+const COLORS: Record<keyof ComponentTokens, string> = { system: '#3b82f6', skills: '#8b5cf6', tools: '#f59e0b', messages: '#10b981', toolResults: '#ef4444', summaries: '#eab308', plan: '#d946ef' };
 
 /** Segment order and colours shared by the bar and the timeline. */
 const SEGMENTS = TOKEN_OWNERS.map((owner) => ({ ...owner, color: COLORS[owner.key] }));
@@ -19,7 +19,7 @@ const pct = (value: number, of: number) => (of ? `${((value / of) * 100).toFixed
 function stackedBar(request: RequestReport, run: RunReport): string {
   const window = run.contextWindow;
   const parts = SEGMENTS.map((s) => {
-    const tokens = request.components[s.key];
+    const tokens = request.components[s.key] ?? 0;
     return `<div class="seg" data-tokens="${tokens}" style="width:${(tokens / window) * 100}%;background:${s.color}" title="${s.label}: ${n(tokens)} tokens (${pct(tokens, window)})"></div>`;
   });
   const free = Math.max(0, run.effectiveWindow - request.totalTokens);
@@ -32,7 +32,7 @@ function stackedBar(request: RequestReport, run: RunReport): string {
 
 function legend(request: RequestReport, run: RunReport): string {
   const rows = SEGMENTS.map(
-    (s) => `<tr><td><span class="swatch" style="background:${s.color}"></span>${s.label}</td><td>${n(request.components[s.key])}</td><td>${pct(request.components[s.key], run.contextWindow)}</td></tr>`,
+    (s) => `<tr><td><span class="swatch" style="background:${s.color}"></span>${s.label}</td><td>${n((request.components[s.key] ?? 0))}</td><td>${pct((request.components[s.key] ?? 0), run.contextWindow)}</td></tr>`,
   );
   rows.push(`<tr><td><span class="swatch free"></span>Free</td><td>${n(Math.max(0, run.effectiveWindow - request.totalTokens))}</td><td></td></tr>`);
   rows.push(`<tr><td><span class="swatch reserve"></span>Output reserve</td><td>${n(run.contextWindow - run.effectiveWindow)}</td><td></td></tr>`);
@@ -47,7 +47,7 @@ function timeline(run: RunReport): string {
   const bars = run.requestsDetail.map((r, i) => {
     let y = height;
     const rects = SEGMENTS.map((s) => {
-      const h = r.components[s.key] * scale;
+      const h = (r.components[s.key] ?? 0) * scale;
       y -= h;
       return h > 0 ? `<rect x="${(i * barWidth).toFixed(2)}" y="${y.toFixed(2)}" width="${Math.max(1, barWidth - 1).toFixed(2)}" height="${h.toFixed(2)}" fill="${s.color}"/>` : '';
     }).join('');
@@ -63,7 +63,7 @@ function requestRows(run: RunReport): string {
     .map((r) => {
       const comp = r.compaction ? `${escapeHtml(r.compaction.strategies.join(', '))}: ${n(r.compaction.tokensBefore)} → ${n(r.compaction.tokensAfter)}` : '';
       const flags = [r.overWindow ? 'OVER WINDOW' : '', r.brokenPairs.length ? `broken pairs: ${escapeHtml(r.brokenPairs[0])}` : ''].filter(Boolean).join('; ');
-      return `<tr${flags ? ' class="bad"' : ''}><td>${r.index + 1}</td><td>${n(r.totalTokens)}</td><td>${pct(r.prefixTokens, r.totalTokens)}</td>${SEGMENTS.map((s) => `<td>${n(r.components[s.key])}</td>`).join('')}<td>${r.truncated}</td><td>${r.offloaded}</td><td>${r.archived}</td><td>${r.summarized}</td><td>${comp}</td><td>${flags}</td></tr>`;
+      return `<tr${flags ? ' class="bad"' : ''}><td>${r.index + 1}</td><td>${n(r.totalTokens)}</td><td>${pct(r.prefixTokens, r.totalTokens)}</td>${SEGMENTS.map((s) => `<td>${n((r.components[s.key] ?? 0))}</td>`).join('')}<td>${r.truncated}</td><td>${r.offloaded}</td><td>${r.archived}</td><td>${r.summarized}</td><td>${comp}</td><td>${flags}</td></tr>`;
     })
     .join('');
 }
