@@ -23,7 +23,6 @@ export class PlanModeToggle {
     this.on = on;
     this.button.textContent = on ? 'Plan mode: on' : 'Plan mode: off';
     this.button.setAttribute('aria-pressed', String(on));
-    this.button.setAttribute('appearance', on ? 'primary' : 'secondary');
     this.line.dataset.planMode = on ? 'on' : 'off';
     this.line.hidden = !on;
     this.line.textContent = on ? 'Plan mode is on: your next message gets a plan, nothing is changed. The agent only reads and searches.' : '';
