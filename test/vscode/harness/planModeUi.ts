@@ -40,7 +40,7 @@ export async function planModeInTheChat(page: Page, model: FakeOpenAIServer, sho
   await card.locator('[data-action="edit-plan"]').click();
   await card.locator('vscode-text-area.plan-editor textarea').fill(EDITED);
   await card.locator('[data-action="save-plan"]').click();
-  const edited = frame.locator('.plan-card[data-plan-status="proposed"][data-plan-edited="true"]');
+  const edited = frame.locator('.plan-card[data-plan-status="proposed"][data-plan-edited]');
   await edited.waitFor({ timeout: 30_000 });
   if (!/names both parameters/.test((await edited.textContent()) ?? '')) throw new Error('the card does not show the saved edit');
   await edited.scrollIntoViewIfNeeded();
