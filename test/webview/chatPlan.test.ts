@@ -36,6 +36,9 @@ describe('chat webview: plan mode and the plan card (headless Chromium)', functi
     await hostSends(page, { type: 'state', state: stateWith({ status: 'proposed', text: PLAN }, false) });
     assert.strictEqual((await toggle.textContent())?.trim(), 'Plan mode: off');
     assert.strictEqual(await page.locator('.plan-mode-line').isVisible(), false);
+    // A replay takes no messages, so it offers no mode.
+    await hostSends(page, { type: 'state', state: { ...stateWith({ status: 'passed', text: PLAN }, false), replay: true } });
+    assert.strictEqual(await toggle.isVisible(), false);
   });
 
   it('shows the plan once, as the card, with Approve, Edit and Discard', async () => {
@@ -99,6 +102,9 @@ describe('chat webview: plan mode and the plan card (headless Chromium)', functi
         await themed.screenshot({ path: path.join(ARTIFACTS, `plan-card-${theme}.png`), fullPage: true });
         await themed.locator('.plan-card [data-action="edit-plan"]').click();
         await themed.screenshot({ path: path.join(ARTIFACTS, `plan-card-editing-${theme}.png`), fullPage: true });
+        await hostSends(themed, { type: 'state', state: stateWith({ status: 'approved', text: EDITED, edited: true }, false) });
+        const approved = await textContrast(themed.locator('.plan-card .plan-status'));
+        assert.ok(approved >= 4.5, `the approved status has a contrast of ${approved.toFixed(2)}:1 in the ${theme} theme`);
       } finally {
         await themed.close();
       }

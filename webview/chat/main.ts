@@ -149,6 +149,8 @@ function render(next: ChatState): void {
   replace(meterSlot, [renderMeter(meter, () => host.post({ type: 'openInspector' }), next.model || next.entries.length > 0 ? readMeterCounting(next.counting) : undefined)]);
   composer.setBusy(next.busy);
   planMode.show(next.planMode === true);
+  // A replay takes no messages: no mode to choose.
+  planMode.button.hidden = next.replay === true;
   renderEntries(next.entries);
 }
 

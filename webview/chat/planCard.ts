@@ -12,7 +12,7 @@ export interface PlanCardActions extends MarkdownActions {
 
 const STATUS: Record<ChatPlanView['status'], string> = {
   proposed: 'Review it: edit, approve or discard',
-  approved: 'Approved: carried out in the next turn',
+  approved: '✓ Approved: carried out in the next turn',
   discarded: 'Discarded',
   passed: 'Not acted on: a later message followed it',
 };
