@@ -20,10 +20,10 @@ export const buildTargets = [
   // Compiles sql.js's WebAssembly off the extension host's thread at activation (src/node/store/sql/sqlWarmUp.ts).
   { entryPoints: ['src/node/store/sql/sqlWarmWorker.ts'], outfile: 'dist/sqlWarmWorker.js', platform: 'node', format: 'cjs', target: 'node20', external: [SQL_WASM] },
   // Fetched HTML made readable (Readability, linkedom, turndown) off the host's thread; loaded at the first page (src/node/web/readableInWorker.ts).
-  // Parsers it never uses stay out: turndown's HTML-string parser (it is given DOM nodes) and linkedom's style-sheet parser.
-  { entryPoints: ['src/node/web/readableWorker.ts'], outfile: 'dist/readableWorker.js', platform: 'node', format: 'cjs', target: 'node20', alias: { '@mixmark-io/domino': './scripts/stubs/noHtmlStringParser.cjs', 'cssomnom/parse': './scripts/stubs/noStyleSheetParser.cjs' } },
+  // Parsers and serializers it never uses stay out: turndown's HTML-string parser (it is given DOM nodes), linkedom's style-sheet parser, dom-serializer.
+  { entryPoints: ['src/node/web/readableWorker.ts'], outfile: 'dist/readableWorker.js', platform: 'node', format: 'cjs', target: 'node20', alias: { '@mixmark-io/domino': './scripts/stubs/noHtmlStringParser.cjs', 'cssomnom/parse': './scripts/stubs/noStyleSheetParser.cjs', 'dom-serializer': './scripts/stubs/noDomSerializer.cjs' } },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', external: [SQL_WASM], banner: { js: '#!/usr/bin/env node' } },
   { entryPoints: ['webview/inspector/main.ts'], outfile: 'dist/webview/inspector.js', platform: 'browser', format: 'iife', target: 'es2022' },
-  { entryPoints: ['webview/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022' },
+  { entryPoints: ['webview/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022', alias: { entities: './scripts/stubs/entitiesDecodeOnly.mjs' } },
 ];
 

@@ -1,10 +1,12 @@
+import { existsSync } from 'fs';
 import { basename, join } from 'path';
 import * as vscode from 'vscode';
 import { replayInWorker } from '../node/transcripts/replayInWorker';
 import type { SessionController } from '../lifecycle/sessionController';
 import { readConfiguration } from '../config/readSettings';
 
-export const DEMO_RUN = 'media/demo/demo-run.traj.json';
+/** The demo run: brotli-compressed beside the bundles (the package has only that: 26 KB smaller), else as a clone has it. */
+const DEMO_RUN = ['dist/demo-run.traj.json.br', 'media/demo/demo-run.traj.json'];
 const DEMO_WINDOW = 32_000;
 
 /**
@@ -42,6 +44,7 @@ export async function openTranscriptCommand(sessions: SessionController, file?: 
 }
 
 export function openDemoReplayCommand(sessions: SessionController, extensionUri: vscode.Uri): Promise<string> {
-  const file = vscode.Uri.joinPath(extensionUri, DEMO_RUN).fsPath;
+  const paths = DEMO_RUN.map((path) => vscode.Uri.joinPath(extensionUri, path).fsPath);
+  const file = paths.find((path) => existsSync(path)) ?? paths[paths.length - 1];
   return replayIntoSession(sessions, file, 'demo: mini-swe-agent run (32K window)', DEMO_WINDOW);
 }

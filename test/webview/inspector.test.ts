@@ -247,6 +247,11 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     const sources = await page.$$eval('.tool-slot [data-tool-source]', (els) => els.map((e) => e.getAttribute('data-tool-source')));
     assert.strictEqual(sources.filter((s) => s === 'MCP: github').length, 1);
     assert.match((await page.textContent('.tool-slot [data-tool-source="MCP: github"]')) ?? '', /4,300/);
+    // With the tool framing listed, each tool's figure is what offering it adds (its schema and its share of the framing), as Configure Tools says.
+    const framing = { messageId: 'framing:tools', role: 'tools', kind: 'framing', tokens: 24, section: 'tools', badges: [], preview: '8 tokens per tool × 3 tools' };
+    await hostSends(page, { type: 'state', state: { ...inspectorState, current: [...current, framing] as typeof inspectorState.current } });
+    assert.strictEqual(await page.textContent('.tool-slot [data-tool="run_command"] td.num'), '308');
+    assert.match((await page.textContent('.tool-slot [data-tool-source="MCP: github"]')) ?? '', /4,316/);
     assert.doesNotMatch((await page.textContent('.tool-slot')) ?? '', /does not list them/);
     await hostSends(page, { type: 'state', state: inspectorState });
   });

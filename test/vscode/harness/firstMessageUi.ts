@@ -38,6 +38,11 @@ export async function firstMessageAndToolFigures(page: Page, theme: string, chec
       const placeholder = (await page.locator('.quick-input-widget input').getAttribute('placeholder')) ?? '';
       const offered = number(/([\d,]+) tokens now/.exec(placeholder)?.[1]);
       if (offered !== shown) throw new Error(`Configure Tools says "${placeholder}", the inspector's Tools figure is ${shown.toLocaleString('en-US')}`);
+      // One tool's figure too: its row in the picker and its row in the inspector's tokens by tool.
+      const pickerRow = (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'read_file' }).first().textContent()) ?? '';
+      const pickerTool = number(/([\d,]+) tokens ·/.exec(pickerRow)?.[1]);
+      const inspectorTool = number(await inspector.locator('.tool-slot [data-tool="read_file"] td.num').first().textContent());
+      if (!pickerTool || pickerTool !== inspectorTool) throw new Error(`Configure Tools says read_file costs "${pickerRow}", the inspector's tokens by tool ${inspectorTool}`);
       await page.waitForTimeout(500);
       const legend = await inspector.locator('[data-legend="tools"] td.num').first().boundingBox();
       const picker = await page.locator('.quick-input-widget').boundingBox();
