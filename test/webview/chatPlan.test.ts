@@ -28,7 +28,7 @@ describe('chat webview: plan mode and the plan card (headless Chromium)', functi
     const toggle = page.locator('vscode-button[data-action="plan-mode"]');
     assert.strictEqual((await toggle.textContent())?.trim(), 'Plan mode: on');
     assert.strictEqual(await toggle.getAttribute('aria-pressed'), 'true');
-    assert.match((await page.locator('.plan-mode-line').textContent()) ?? '', /Plan mode is on: your next message gets a plan/);
+    assert.match((await page.locator('.plan-mode-line').textContent()) ?? '', /Plan mode is on: the agent only reads and searches, then proposes a plan/);
     await toggle.click();
     assert.deepStrictEqual(await intents(page), [{ type: 'setPlanMode', on: false }]);
     // The host is the source of truth: nothing changes until it says so.

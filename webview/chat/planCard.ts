@@ -11,10 +11,10 @@ export interface PlanCardActions extends MarkdownActions {
 }
 
 const STATUS: Record<ChatPlanView['status'], string> = {
-  proposed: 'Review it: edit, approve or discard',
-  approved: '✓ Approved: carried out in the next turn',
+  proposed: 'Edit, approve or discard it',
+  approved: '✓ Approved',
   discarded: 'Discarded',
-  passed: 'Not acted on: a later message followed it',
+  passed: 'Not acted on',
 };
 
 /** The text being edited in a card, by the message that proposed the plan: kept when the card is drawn again. */

@@ -13,7 +13,7 @@ export class PlanModeToggle {
   constructor(onSwitch: (on: boolean) => void) {
     this.button = button('Plan mode: off', () => onSwitch(!this.on), {
       appearance: 'secondary',
-      title: 'Plan mode: the agent only reads and searches, then proposes a plan you edit, approve or discard (Tally: Toggle Plan Mode)',
+      title: 'Tally: Toggle Plan Mode',
       attrs: { 'data-action': 'plan-mode', 'aria-pressed': 'false' },
     });
     this.show(false);
@@ -25,6 +25,6 @@ export class PlanModeToggle {
     this.button.setAttribute('aria-pressed', String(on));
     this.line.dataset.planMode = on ? 'on' : 'off';
     this.line.hidden = !on;
-    this.line.textContent = on ? 'Plan mode is on: your next message gets a plan, nothing is changed. The agent only reads and searches.' : '';
+    this.line.textContent = on ? 'Plan mode is on: the agent only reads and searches, then proposes a plan.' : '';
   }
 }

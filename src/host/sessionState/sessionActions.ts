@@ -150,8 +150,8 @@ export class SessionActions {
    */
   async approvePlan(messageId: string, text?: string): Promise<void> {
     const { session, plan } = await this.openPlan(messageId, 'approved');
-    if (!session.agent) throw new Error('Choose a model first: an approved plan is carried out by the model.');
-    if (!this.lifecycle.isAttached(session)) throw new Error('The plan was not approved: the session was opened again meanwhile.');
+    if (!session.agent) throw new Error('Choose a model first.');
+    if (!this.lifecycle.isAttached(session)) throw new Error('The session was opened again meanwhile.');
     const approved = text ?? plan.text;
     const item = planMessage(approved, 'approved', { planOf: messageId });
     await session.agent.send(approvedPlanMessage(approved !== plan.text || plan.edited === true), undefined, [item]);
