@@ -45,7 +45,7 @@ const HELP = [
   '- **"think about the tests"**: I think first (the chat shows my thinking, folded), then answer',
   '- **"delegate list files"**: I hand the task to a subagent with `delegate`; it works in its own context window and reports back',
   '- **"todo"**: I keep a three-step todo list with `update_todos` and tick the steps off one by one (watch the todo card)',
-  '- **"plan"**: I look around and answer with a plan of steps (try it with plan mode on: `tally exec --plan`)',
+  '- **"plan"**: I look around and answer with a plan of steps (try it with plan mode on: the switch beside Send, or `tally exec --plan`); approve the plan and I say which step I start from',
   '',
   '| You type | Tool I call |',
   '| :-- | :-- |',
@@ -186,6 +186,16 @@ const PLAN = [
   'Edit it, approve it to let me carry it out, or discard it.',
 ].join('\n');
 
+/** The turn after Approve: the approved plan is the user item right before the message; the reply names its first step. */
+function approvedPlanReply(messages, asked) {
+  const at = messages.findLastIndex((m) => m.role === 'user' && textOf(m).includes(asked));
+  const own = at >= 0 ? textOf(messages[at]) : '';
+  // The plan is the message before the approval, or the start of the same one when a server joined them.
+  const plan = own.startsWith(asked) ? (at > 0 ? textOf(messages[at - 1]) : '') : own.slice(0, own.lastIndexOf(asked));
+  const first = plan.split('\n').find((line) => /^\s*1[.)]\s/.test(line))?.trim();
+  return `${LABEL} Carrying out the plan you ${asked.startsWith('I edited') ? 'edited and ' : ''}approved${first ? `, from its first step: ${first}` : ''}. (I am scripted: I change nothing.)`;
+}
+
 /** What the script does next: a tool call for a fresh request, a summary once the tool answered. */
 export function scriptedReply(messages) {
   const scripted = messages[0]?.role === 'system' && textOf(messages[0]).startsWith(SUMMARY_SYSTEM) ? undefined : thinkingOrDelegation(messages, lastUserText(messages).trim());
@@ -207,6 +217,7 @@ export function scriptedReply(messages) {
     const answered = start >= 0 && messages.slice(start).some((m) => m.role === 'tool');
     return answered ? { text: PLAN } : { text: `${LABEL} Looking around before I plan.`, call: { name: 'list_files', arguments: { path: '.', depth: 1 } } };
   }
+  if (/^I (?:edited and )?approved the plan above\./.test(asked)) return { text: approvedPlanReply(messages, asked) };
   if (last?.role === 'tool') {
     const output = typeof last.content === 'string' ? last.content : JSON.stringify(last.content);
     const lines = output.split('\n');

@@ -106,6 +106,8 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
       return true;
     })()),
     vscode.commands.registerCommand('tally.newSession', () => run(async () => (await sessions.create()).info.id)()),
+    // Returns whether plan mode is on now (tests read it); the chat's toolbar shows it.
+    vscode.commands.registerCommand('tally.togglePlanMode', () => run(() => sessions.togglePlanMode())()),
     vscode.commands.registerCommand('tally.resumeSession', (id?: string) => run(() => resumeSessionCommand(sessions, typeof id === 'string' ? id : undefined))()),
     vscode.commands.registerCommand('tally.searchSessions', (query?: string) => run(() => searchSessionsCommand(sessions, typeof query === 'string' ? query : undefined))()),
     vscode.commands.registerCommand('tally.selectModel', () => run(() => selectModelCommand(lifecycle, keys))()),

@@ -25,6 +25,7 @@ import { readConfiguration, type TallyConfiguration } from '../config/readSettin
 import { userValue } from '../config/userScope';
 import type { ToolRunResult } from '../core/agent/toolRunner';
 import type { ToolCall } from '../core/model/message';
+import type { AgentMode } from '../core/plan/planMode';
 import { toolWireText } from '../core/providers/toolWireForms';
 import type { ChatModel } from '../host/sessionState/sessionPorts';
 import type { ResolvedPath, Workspace } from '../core/ports/workspace';
@@ -148,7 +149,7 @@ export class AgentFactory {
     return report;
   }
 
-  async create(args: { contextSession: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore }): Promise<AgentSession> {
+  async create(args: { contextSession: ContextSession; chat: ChatModel; config: TallyConfiguration; store: SessionStore; mode?: () => AgentMode }): Promise<AgentSession> {
     if (this.touched.sessionId !== args.contextSession.sessionId) this.touched = { sessionId: args.contextSession.sessionId, paths: new Set() };
     if (this.sandbox?.sessionId !== args.contextSession.sessionId) this.sandbox = { sessionId: args.contextSession.sessionId, sandbox: sessionSandbox(this.context.globalStorageUri) };
     const { chat, config, store } = args;
@@ -170,6 +171,7 @@ export class AgentFactory {
       hooks: chatHooks({ sessionId: () => args.contextSession.sessionId, sandbox: this.sandbox.sandbox, log: this.log }),
       subagents: chatSubagents({ chat, config, store, counter, agents: () => workspaceAgents(this.log, this.loggedSkips) }),
       onPrompt: (prompt) => (this.livePrompt = prompt),
+      ...(args.mode ? { mode: args.mode } : {}),
     });
   }
 

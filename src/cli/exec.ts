@@ -268,7 +268,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       maxSteps: args.maxSteps,
       ...(args.plan ? { mode: () => 'plan' as const } : {}),
     });
-    const stop = await agent.send(task.text, io.signal, [...images, ...task.attachments], { source: task.source });
+    const stop = await agent.send(task.text, io.signal, [...images, ...task.attachments], { source: task.source, ...(args.plan ? { mode: 'plan' as const } : {}) });
     agent.dispose();
     await store.flush();
     const code = EXIT_FOR[stop];

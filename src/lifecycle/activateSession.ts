@@ -17,7 +17,9 @@ export async function activateSession(
   deps: { agents: Pick<AgentFactory, 'create'>; config: TallyConfiguration; store: SessionStore; relay(event: AgentEvent): void },
 ): Promise<{ session: ActiveSession; stop(): void }> {
   const session: ActiveSession = { ...shown, contextSession };
-  if (shown.chat) session.agent = await deps.agents.create({ contextSession, chat: shown.chat, config: deps.config, store: deps.store });
+  // A turn runs in the mode its user message was sent in (plan mode: read and search only).
+  const mode = (): 'plan' | 'act' => (shown.state.plans.turnInPlanMode ? 'plan' : 'act');
+  if (shown.chat) session.agent = await deps.agents.create({ contextSession, chat: shown.chat, config: deps.config, store: deps.store, mode });
   // A new session's figures count the prompt its first request carries (the system prompt, the tools).
   await session.agent?.preparePromptFigures?.().catch(() => undefined);
   const stop = followSession(shown.state, contextSession, session.agent, deps.relay);

@@ -111,7 +111,8 @@ export type ChatEntry =
   /** `pending`: kept while no model is configured; it is sent once one is chosen. `tokens`: the host's count. */
   | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean; attachments?: ChatSentAttachment[]; setAside?: boolean }
   /** `setAside` (user and assistant): a rewind took the conversation back to before it; the model no longer sees it. */
-  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking; setAside?: boolean }
+  /** `plan`: the answer that ended a plan-mode turn, shown as the plan's card. */
+  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking; setAside?: boolean; plan?: ChatPlanView }
   /** `headline`: what a user's step on the history did, in words ("Rewound to before “fix the test” · 4 messages set aside"). */
   | { kind: 'compaction'; id: string; record: ChatCompactionRecord; headline?: string }
   /** `busy`: work still running (a compaction); `action`: the button the notice offers (`continue` sends "Continue"). */
@@ -119,6 +120,17 @@ export type ChatEntry =
   | { kind: 'usage'; id: string; usage: ChatTurnUsage }
   /** The agent's todo list as it is now: one card, updated in place by each update_todos call. */
   | { kind: 'todos'; id: string; items: ChatTodoItem[]; open: number };
+
+/**
+ * A plan the agent proposed at the end of a plan-mode turn: `proposed` (Edit, Approve, Discard),
+ * `approved` (the next turn carries `text` out), `discarded`, or `passed` (the user sent another
+ * message instead). `text`: the plan as the user last edited it (`edited`) or as proposed.
+ */
+export interface ChatPlanView {
+  status: 'proposed' | 'approved' | 'discarded' | 'passed';
+  text: string;
+  edited?: boolean;
+}
 
 /** One step of the agent's todo list. */
 export interface ChatTodoItem {
@@ -157,6 +169,8 @@ export interface ChatState {
   turnFiles?: ChatTurnFiles[];
   /** A replayed recording (the demo): read-only, so its messages offer no Rewind and no Restore files. */
   replay?: boolean;
+  /** The next message runs in plan mode: the agent only reads and searches, and ends with a plan. */
+  planMode?: boolean;
 }
 
 /** What a turn changed in the workspace, from the host's checkpoints. */
@@ -247,4 +261,12 @@ export type ChatToHost =
   /** Takes the conversation back to before this user message (the host confirms, and offers to restore files too). */
   | { type: 'rewind'; messageId: string }
   /** The composer's text after a `/` that starts the message: the host answers with `commandList`. */
-  | { type: 'commandQuery'; queryId: number; query: string };
+  | { type: 'commandQuery'; queryId: number; query: string }
+  /** Switches plan mode for the next message. */
+  | { type: 'setPlanMode'; on: boolean }
+  /** Saves the user's edit of the plan a message proposed (still to approve). */
+  | { type: 'editPlan'; messageId: string; text: string }
+  /** Approves the plan a message proposed (with `text`, as edited in the card): the agent carries it out with all tools. */
+  | { type: 'approvePlan'; messageId: string; text?: string }
+  /** Discards the plan a message proposed (plan mode stays on). */
+  | { type: 'discardPlan'; messageId: string };

@@ -105,6 +105,13 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
   },
 };
 
+/** A plan's text as the user edited it: bounded like a message, and saying something. */
+const readPlanText: Reader = (f, key) => {
+  const text = readString(f, key, LIMITS.textBytes, { allowEmpty: true });
+  if (text.ok && text.value.trim().length === 0) return { ok: false, error: `"${key}" is blank: a plan needs at least one step` };
+  return text;
+};
+
 const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   ready: { keys: [], build: () => ({ ok: true, value: { type: 'ready' } }) },
   cancel: { keys: [], build: () => ({ ok: true, value: { type: 'cancel' } }) },
@@ -140,6 +147,10 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   dropUris: fields('dropUris', { uris: readUriList }),
   restoreFiles: fields('restoreFiles', { messageId: readId }),
   rewind: fields('rewind', { messageId: readId }),
+  setPlanMode: fields('setPlanMode', { on: readBoolean }),
+  editPlan: fields('editPlan', { messageId: readId, text: readPlanText }),
+  approvePlan: fields('approvePlan', { messageId: readId }, { text: readPlanText }),
+  discardPlan: fields('discardPlan', { messageId: readId }),
   commandQuery: fields('commandQuery', { queryId: readQueryId, query: (f, key) => readString(f, key, COMMAND_QUERY_CHARS, { allowEmpty: true }) }),
 };
 

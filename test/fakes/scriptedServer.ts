@@ -161,6 +161,11 @@ export abstract class ScriptedServer {
     return this.queue.length;
   }
 
+  /** Drops the replies not consumed yet (a script of steps a test skipped); returns how many. */
+  dropPending(): number {
+    return this.queue.splice(0).length;
+  }
+
   /** The last request's JSON body. */
   get lastBody(): any {
     return this.requests[this.requests.length - 1]?.body;

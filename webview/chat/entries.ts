@@ -11,10 +11,11 @@ import { renderCompactionNotice } from './compactionNotice';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { renderToolCard, type ToolCardActions } from './toolCard';
 import { renderTodoCard } from './todoCard';
+import { renderPlanCard, type PlanCardActions } from './planCard';
 import { renderTurnUsage } from './turnUsage';
 import { countOf } from '../../src/protocol/wording';
 
-export interface EntryActions extends ToolCardActions, MarkdownActions {
+export interface EntryActions extends ToolCardActions, MarkdownActions, PlanCardActions {
   openNotices: ReadonlySet<string>;
   onToggleNotice: (id: string, open: boolean) => void;
   /** Assistant entries whose thinking the user expanded (collapsed by default). */
@@ -124,7 +125,8 @@ export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElemen
       return h('div', { class: `entry assistant${entry.streaming ? ' streaming' : ''}${entry.setAside ? ' set-aside' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'assistant', 'data-set-aside': entry.setAside } }, [
         h('div', { class: 'entry-head' }, [h('span', { class: 'entry-role', text: 'Tally' }), setAsideLabel(entry.setAside), tokenBadge(entry.tokens)]),
         entry.thinking ? thinkingBlock(entry.id, entry.thinking, actions) : null,
-        entry.text ? h('div', { class: 'entry-body' }, [renderMarkdown(entry.text, actions, entry.id)]) : null,
+        // The answer that ended a plan-mode turn is the plan: its card shows it (as the user last edited it).
+        entry.plan ? renderPlanCard(entry.id, entry.plan, actions) : entry.text ? h('div', { class: 'entry-body' }, [renderMarkdown(entry.text, actions, entry.id)]) : null,
         ...entry.toolCalls.map((call) => renderToolCard(call, actions)),
       ]);
     case 'compaction':

@@ -13,6 +13,7 @@ import { EntryList } from './entries';
 import { FollowOutput } from './followOutput';
 import { renderMeter } from './meter';
 import { renderToolbar } from './toolbar';
+import { PlanModeToggle } from './planModeToggle';
 import { decorateTurnActions } from './turnActions';
 
 interface UiState {
@@ -62,6 +63,9 @@ const entries = new EntryList({
   onSelectModel: () => host.post({ type: 'selectModel' }),
   onDiscardPending: () => host.post({ type: 'discardPending' }),
   onLoadEarlier: () => host.post({ type: 'showEarlier' }),
+  onEditPlan: (messageId, text) => host.post({ type: 'editPlan', messageId, text }),
+  onApprovePlan: (messageId, text) => host.post(text === undefined ? { type: 'approvePlan', messageId } : { type: 'approvePlan', messageId, text }),
+  onDiscardPlan: (messageId) => host.post({ type: 'discardPlan', messageId }),
 });
 const scroller = h('div', { class: 'scroller' }, [entries.element]);
 const emptyHint = h('div', { class: 'empty-hint' });
@@ -89,6 +93,10 @@ const composer = createComposer(
   () => host.post({ type: 'cancel' }),
   bothParts(commands, attachments),
 );
+const planMode = new PlanModeToggle((on) => host.post({ type: 'setPlanMode', on }));
+// The switch sits beside Send; the line saying plan mode is on, above the message box.
+composer.element.querySelector('[data-action="send"]')?.before(planMode.button);
+composer.element.prepend(planMode.line);
 replace(app, [toolbarSlot, bannerSlot, meterSlot, scroller, composer.element]);
 attachments.acceptDrops(app);
 const follow = new FollowOutput(scroller, entries.element);
@@ -143,6 +151,9 @@ function render(next: ChatState): void {
   const meter = next.model || next.entries.length > 0 ? next.meter : undefined;
   replace(meterSlot, [renderMeter(meter, () => host.post({ type: 'openInspector' }), next.model || next.entries.length > 0 ? readMeterCounting(next.counting) : undefined)]);
   composer.setBusy(next.busy);
+  planMode.show(next.planMode === true);
+  // A replay takes no messages: no mode to choose.
+  planMode.button.hidden = next.replay === true;
   renderEntries(next.entries);
 }
 

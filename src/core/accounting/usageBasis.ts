@@ -108,13 +108,14 @@ export class UsageBasis {
     else if (this.resumed) delta = budget.estimatedTotal - this.resumed.estimated;
     else return budget;
     const reportedInput = basis?.reportedInput ?? this.resumed!.reportedInput;
-    const conversation = components.messages + components.toolResults + components.summaries;
+    const conversation = components.messages + components.toolResults + components.summaries + (components.plan ?? 0);
     const reportedConversation = Math.max(0, reportedInput + delta - fixedNow);
     if (conversation > 0) {
       const scale = reportedConversation / conversation;
       const messages = Math.round(components.messages * scale);
       const toolResults = Math.round(components.toolResults * scale);
-      budget.setComponents({ ...components, messages, toolResults, summaries: Math.max(0, reportedConversation - messages - toolResults) });
+      const plan = Math.round((components.plan ?? 0) * scale);
+      budget.setComponents({ ...components, messages, toolResults, plan, summaries: Math.max(0, reportedConversation - messages - toolResults - plan) });
       budget.basis = 'reported';
     }
     return budget;

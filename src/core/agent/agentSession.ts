@@ -89,16 +89,18 @@ export class AgentSession {
   }
 
   /**
-   * Runs one user turn to completion (one at a time). `attachments`: messages the user put with this
-   * one, recorded right before it; `source`: the command the text came from, recorded on the message. */
-  async send(text: string, external?: AbortSignal, attachments: readonly Message[] = [], made: { source?: string } = {}): Promise<TurnStopReason> {
+   * Runs one user turn to completion. Only one turn runs at a time. `attachments`: attachment
+   * messages the user put with this message, recorded right before it; `source`: the command
+   * the text came from, and `mode` (plan mode), recorded on the message.
+   */
+  async send(text: string, external?: AbortSignal, attachments: readonly Message[] = [], made: { source?: string; mode?: 'plan' } = {}): Promise<TurnStopReason> {
     if (this.running) throw new Error('the agent is already working on a request');
     const refused = this.options.images?.refusal(attachments);
     if (refused) return this.refuse(refused, true);
     return this.runTurn(external, async (signal, report) => {
       const gate = await this.options.gate?.beforeTurn(text, report, signal);
       if (gate?.blocked !== undefined) return { blocked: gate.blocked };
-      return { userId: (await this.contextSession.appendUser(text, attachments, made.source)).id };
+      return { userId: (await this.contextSession.appendUser(text, attachments, made.source, made.mode)).id };
     });
   }
 
@@ -130,10 +132,12 @@ export class AgentSession {
         return 'blocked';
       }
       this.emit({ type: 'turn_start', userMessageId: started.userId! });
+      const mode = this.contextSession.messages.find((m) => m.id === started.userId)?.meta?.mode;
       const reason = await endTurnThroughStopHooks(this.options.gate, await this.loop(controller.signal, overBlock), report, {
         messages: () => this.contextSession.messages,
+        // A Stop hook's feedback goes on in the turn's own mode: a planning turn stays read-only.
         goOn: async (next, source) => {
-          await this.contextSession.appendUser(next, [], source);
+          await this.contextSession.appendUser(next, [], source, mode);
           return this.loop(controller.signal, false);
         },
       });

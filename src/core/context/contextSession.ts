@@ -237,9 +237,10 @@ export class ContextSession {
     });
   }
 
-  /** Records the user's message (`source`: the command its text came from), after what they attached to it; returns it (not the aborted outputs or attachments before it). */
-  async appendUser(text: string, attachments: readonly Message[] = [], source?: string): Promise<Message> {
-    const recorded = await this.append(...attachments, source === undefined ? userMessage(text) : { ...userMessage(text), meta: { source } });
+  /** Records the user's message (`source`: its command; `mode`: plan mode) after what they attached to it; returns it (not what came before it). */
+  async appendUser(text: string, attachments: readonly Message[] = [], source?: string, mode?: 'plan'): Promise<Message> {
+    const meta = { ...(source === undefined ? {} : { source }), ...(mode ? { mode } : {}) };
+    const recorded = await this.append(...attachments, Object.keys(meta).length ? { ...userMessage(text), meta } : userMessage(text));
     return recorded[recorded.length - 1];
   }
 

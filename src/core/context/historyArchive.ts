@@ -87,15 +87,15 @@ export class HistoryArchive {
   }
 
   /**
-   * The time of the first message recorded with user message `messageId`: its first attachment
-   * (attachments are recorded right before it, in the same append), else its own. A fork may hold
+   * The time of the first message recorded with user message `messageId`: its first attachment or
+   * the plan it approved (recorded right before it, in the same append), else its own. A fork may hold
    * the message without its attachments (a summary it carried stands for them): the sessions it
    * came from are asked too.
    */
   async appendedAt(messageId: string): Promise<number | undefined> {
     let at = this.transcript.findIndex((m) => m.id === messageId);
     const own = at >= 0 ? this.transcript[at].createdAt : undefined;
-    while (at > 0 && this.transcript[at - 1].kind === 'attachment') at--;
+    while (at > 0 && sentWith(this.transcript[at - 1])) at--;
     const here = at >= 0 ? this.transcript[at].createdAt : undefined;
     const there = await (await this.originArchive())?.appendedAt(messageId);
     const times = [here, there].filter((t): t is number => t !== undefined);
@@ -113,4 +113,9 @@ export class HistoryArchive {
     })();
     return this.origin;
   }
+}
+
+/** Recorded right before a user message, as part of it: what the user attached, the plan they approved. */
+function sentWith(m: Message): boolean {
+  return m.kind === 'attachment' || (m.kind === 'plan' && m.meta?.plan === 'approved');
 }

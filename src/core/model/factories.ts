@@ -87,8 +87,11 @@ export function instructionsMessage(content: string, made: Made = {}): Message {
   return { id: made.id ?? newId('m'), role: 'user', kind: 'instructions', content, agentVisible: true, userVisible: false, createdAt: made.createdAt ?? 0, meta: { synthetic: true } };
 }
 
-/** The plan's own item (owner "plan"): the todo list carried past a compaction, or a plan the user approved (pinned, so no compaction removes it). */
-export function planMessage(content: string, plan: 'todos' | 'approved', made: Made & { placedAt?: number } = {}): Message {
+/**
+ * The plan's own item (owner "plan"): the todo list carried past a compaction, or a plan the user
+ * approved (pinned, so no compaction removes it; `planOf`: the assistant message that proposed it).
+ */
+export function planMessage(content: string, plan: 'todos' | 'approved', made: Made & { placedAt?: number; planOf?: string } = {}): Message {
   return {
     id: made.id ?? newId('m'),
     role: 'user',
@@ -98,8 +101,13 @@ export function planMessage(content: string, plan: 'todos' | 'approved', made: M
     userVisible: false,
     createdAt: made.createdAt ?? 0,
     ...(plan === 'approved' ? { pinned: true } : {}),
-    meta: { synthetic: true, plan, ...(made.placedAt !== undefined ? { placedAt: made.placedAt } : {}) },
+    meta: { synthetic: true, plan, ...(made.placedAt !== undefined ? { placedAt: made.placedAt } : {}), ...(made.planOf !== undefined ? { planOf: made.planOf } : {}) },
   };
+}
+
+/** What the user did to a proposed plan without approving it: edited its text, or discarded it. A record for the chat's plan card; the model never reads it. */
+export function planDecisionMessage(planOf: string, decision: 'edited' | 'discarded', content: string, made: Made = {}): Message {
+  return { id: made.id ?? newId('m'), role: 'user', kind: 'plan', content, agentVisible: false, userVisible: false, createdAt: made.createdAt ?? 0, meta: { synthetic: true, plan: decision, planOf } };
 }
 
 /** An old tool output replaced by a short pointer; the original stays in the transcript. */

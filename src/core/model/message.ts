@@ -116,8 +116,15 @@ export interface MessageMeta {
   source?: string;
   /** Attachment messages: what was attached. */
   attachment?: AttachmentInfo;
-  /** Plan items: the todo list a compaction carried, or the plan the user approved. */
-  plan?: 'todos' | 'approved';
+  /**
+   * Plan items: the todo list a compaction carried, or the plan the user approved (both read by the
+   * model); the user's edit of a proposed plan, or that they discarded it (records only, not sent).
+   */
+  plan?: 'todos' | 'approved' | 'edited' | 'discarded';
+  /** A plan's approval, edit or discarding: the assistant message that proposed the plan. */
+  planOf?: string;
+  /** User messages: the turn ran in plan mode (read and search only, ending with a plan). */
+  mode?: 'plan';
   /** Assistant messages: tokens of the thinking they send back to the model, counted when recorded. */
   reasoningTokens?: number;
   /** Assistant messages: tokens of their readable thinking whatever its format (sent back or not), counted when recorded (the chat shows it). */

@@ -9,6 +9,7 @@ export const TOKEN_OWNERS: ReadonlyArray<{ key: keyof ComponentTokens; label: st
   { key: 'messages', label: 'Messages', group: 'Conversation' },
   { key: 'toolResults', label: 'Tool results', group: 'Conversation' },
   { key: 'summaries', label: 'Summaries', group: 'Conversation' },
+  { key: 'plan', label: 'Plan', group: 'Conversation' },
 ];
 
 /** An owner's tokens in a request's components (0 for an owner the record does not list). */

@@ -167,6 +167,8 @@ export interface ComponentTokens {
   messages: number;
   toolResults: number;
   summaries: number;
+  /** The plan's own items: the todo list carried past a compaction, an approved plan. Absent on records written before it was counted apart (then in messages). */
+  plan?: number;
 }
 
 /** One request sent to the model: what it carried and what the provider said. */

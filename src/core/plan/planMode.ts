@@ -32,3 +32,8 @@ export const PLAN_MODE_INSTRUCTIONS: InstructionPart = {
     'The user may edit the plan, approve it (you then carry it out with all tools) or discard it.',
   ].join('\n'),
 };
+
+/** The user's message of the turn that carries out an approved plan: the plan itself is the item right before it. */
+export function approvedPlanMessage(edited: boolean): string {
+  return `I ${edited ? 'edited and approved' : 'approved'} the plan above. Carry it out now.`;
+}

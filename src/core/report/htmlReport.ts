@@ -6,7 +6,7 @@ import { retentionSection } from './retentionSection';
 import { summaryCell, workingSetSection } from './workingSetSection';
 
 /** The report's colour per owner (a standalone page: no VS Code theme colours to borrow). */
-const COLORS: Record<keyof ComponentTokens, string> = { system: '#3b82f6', skills: '#8b5cf6', tools: '#f59e0b', messages: '#10b981', toolResults: '#ef4444', summaries: '#eab308', hooks: '#ea580c' };
+const COLORS: Record<keyof ComponentTokens, string> = { system: '#3b82f6', skills: '#8b5cf6', tools: '#f59e0b', messages: '#10b981', toolResults: '#ef4444', summaries: '#eab308', hooks: '#ea580c', plan: '#d946ef' };
 
 /** Segment order and colours shared by the bar and the timeline. */
 const SEGMENTS = TOKEN_OWNERS.map((owner) => ({ ...owner, color: COLORS[owner.key] }));

@@ -8,7 +8,7 @@ import { commandForSend, commandHandlers, type CommandIntentDeps } from './comma
 
 /** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
 export interface ChatIntentDeps {
-  sessions: Pick<SessionActions, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open' | 'retry' | 'discardPendingMessage' | 'compactAndContinue' | 'sendAnyway'>;
+  sessions: Pick<SessionActions, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open' | 'retry' | 'discardPendingMessage' | 'compactAndContinue' | 'sendAnyway' | 'setPlanMode' | 'editPlan' | 'approvePlan' | 'discardPlan'>;
   /** What code blocks and links in replies reach (the view passes VS Code's editor, clipboard and opener). */
   workbench?: ChatWorkbench;
   executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
@@ -119,6 +119,10 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     rewind: async (m) => {
       await rewind(d).rewind(m.messageId);
     },
+    setPlanMode: (m) => d.sessions.setPlanMode(m.on),
+    editPlan: (m) => d.sessions.editPlan(m.messageId, m.text),
+    approvePlan: (m) => d.sessions.approvePlan(m.messageId, m.text),
+    discardPlan: (m) => d.sessions.discardPlan(m.messageId),
     commandQuery: async () => {
       throw new Error('Slash commands are not available here.');
     },

@@ -7,6 +7,9 @@ import type { SessionStore } from '../../core/ports/sessionStore';
 import { MessageNotSent, type ActiveSession, type SessionLifecycle, type ShownSession, type Subscription } from './sessionPorts';
 import { UnsentMessages } from './unsentMessages';
 import { countOf } from '../../protocol/wording';
+import { planDecisionMessage, planMessage } from '../../core/model/factories';
+import type { ChatPlanView } from '../../protocol/chat';
+import { approvedPlanMessage } from '../../core/plan/planMode';
 
 /** What the actions report: what was done (a fork), and what went wrong without a caller to tell (a waiting message). */
 export interface ActionLog {
@@ -110,7 +113,57 @@ export class SessionActions {
     }
     // Another session opened while this one was being written to: the message is not sent to a session the chat no longer shows.
     if (!this.lifecycle.isAttached(session)) throw new MessageNotSent('The message was not sent: the session was opened again meanwhile (another session, or new settings). It is back in the message box.', text);
-    await session.agent.send(text, undefined, attachments, source === undefined ? undefined : { source });
+    const mode = session.state.plans.planMode ? { mode: 'plan' as const } : {};
+    await session.agent.send(text, undefined, attachments, { ...(source === undefined ? {} : { source }), ...mode });
+  }
+
+  /** Switches plan mode for the next message of the session shown (opening one first when none is). */
+  async setPlanMode(on: boolean): Promise<void> {
+    const shown = this.lifecycle.shown ?? (await this.lifecycle.showing());
+    shown.state.apply({ kind: 'planMode', on });
+  }
+
+  /** Plan mode on when it is off, off when it is on; returns whether it is on now. */
+  async togglePlanMode(): Promise<boolean> {
+    const shown = this.lifecycle.shown ?? (await this.lifecycle.showing());
+    const on = !shown.state.plans.planMode;
+    shown.state.apply({ kind: 'planMode', on });
+    return on;
+  }
+
+  /** Records the user's edit of a proposed plan (the card shows it; Approve sends it). */
+  async editPlan(messageId: string, text: string): Promise<void> {
+    const { session, plan } = await this.openPlan(messageId, 'edited');
+    if (text !== plan.text) await session.contextSession.append(planDecisionMessage(messageId, 'edited', text));
+  }
+
+  /** Records that the user discarded a proposed plan; plan mode stays as it is. */
+  async discardPlan(messageId: string): Promise<void> {
+    const { session, plan } = await this.openPlan(messageId, 'discarded');
+    await session.contextSession.append(planDecisionMessage(messageId, 'discarded', plan.text));
+  }
+
+  /**
+   * Approves a proposed plan (`text`: as the user edited it in the card) and carries it out: the turn
+   * runs in act mode, its message preceded by the plan as an item of its own (pinned), so the model
+   * reads the approved text and edits and commands ask for approval as usual.
+   */
+  async approvePlan(messageId: string, text?: string): Promise<void> {
+    const { session, plan } = await this.openPlan(messageId, 'approved');
+    if (!session.agent) throw new Error('Choose a model first.');
+    if (!this.lifecycle.isAttached(session)) throw new Error('The session was opened again meanwhile.');
+    const approved = text ?? plan.text;
+    const item = planMessage(approved, 'approved', { planOf: messageId });
+    await session.agent.send(approvedPlanMessage(approved !== plan.text || plan.edited === true), undefined, [item]);
+  }
+
+  /** The session and the plan a message proposed, when the user may still act on it. */
+  private async openPlan(messageId: string, doing: string): Promise<{ session: ActiveSession; plan: ChatPlanView }> {
+    const session = await this.current();
+    if (session.agent?.busy) throw new Error(`Wait for the current request to finish, or cancel it, before the plan can be ${doing}.`);
+    const plan = session.state.plans.open(messageId);
+    if (!plan) throw new Error(`This plan cannot be ${doing}: it was approved or discarded already, or a later message passed it over.`);
+    return { session, plan };
   }
 
   /**

@@ -50,7 +50,8 @@ export interface WorkingContext {
  *   of the session's subagents read from the store; `prices`: the user's price settings changed;
  *   `retitled`: the session got its title; `turnForgotten`: the conversation went back (a rewind),
  *   so what the last turn left (its error, Retry) no longer applies; `contextEdited`: the working
- *   context changed without a write the views fold (a summary pinned, which lives only there).
+ *   context changed without a write the views fold (a summary pinned, which lives only there);
+ *   `planMode`: the user switched plan mode for the next message.
  */
 export type SessionInput =
   | { kind: 'stored'; stored: StoredSession }
@@ -66,4 +67,5 @@ export type SessionInput =
   | { kind: 'prices'; prices: Record<string, ModelPrices> }
   | { kind: 'retitled'; title: string }
   | { kind: 'turnForgotten' }
+  | { kind: 'planMode'; on: boolean }
   | { kind: 'contextEdited' };

@@ -1,6 +1,5 @@
 import type { WindowFigures } from '../../core/accounting/windowFigures';
 import type { RequestPlan } from '../../core/context/requestLedger';
-import { markOf } from '../../core/model/listLineage';
 import type { ModelPrices } from '../../core/providers/models/modelRegistry';
 import { chatEntryKey, type ChatEntry, type ChatHeader, type ChatState } from '../../protocol/chat';
 import { ChatEntries } from '../chat/chatEntries';
@@ -13,6 +12,8 @@ import type { SessionInput, WorkingContext } from './sessionInputs';
 import { SessionRecords } from './sessionRecords';
 import { ChatPatchMarks, type SessionPatch, type SessionPatchListener } from './sessionPatch';
 import { TODOS_KEY, todoCardOf, touchesTodos } from './todoCard';
+import { SessionPlans, touchesPlans } from './planCards';
+import { NextRequestPlan } from './nextRequestPlan';
 
 /** What a session is shown as, fixed for the state's life: a new model or new settings open the session again. */
 export interface SessionIdentity {
@@ -49,12 +50,15 @@ export class SessionState {
   /** The agent's todo list as the chat's one card shows it. */
   private todos?: ChatEntry;
   private todosChanged = false;
+  /** The plans the agent proposed (their cards) and whether the next message runs in plan mode. */
+  readonly plans = new SessionPlans();
+  /** Messages whose plan card changed since the last patch. */
+  private plansChanged: string[] = [];
   /** What the views hold of the entries after the last patch: the stored entries' count and the tail's keys. */
   private heldStored = 0;
   private heldTail: string[] = [];
   private readonly listeners = new Set<SessionPatchListener>();
-  /** The next request's plan as last made, with what it was made from. */
-  private planned?: { plan: RequestPlan; working: readonly unknown[]; version?: number; fixed: unknown };
+  private readonly nextRequest = new NextRequestPlan();
 
   constructor(readonly identity: SessionIdentity) {
     this.entries = new ChatEntries(identity.prices);
@@ -103,6 +107,8 @@ export class SessionState {
         if (change.type === 'messages') {
           this.entries.append(change.appended);
           if (touchesTodos(change.appended) || touchesTodos(change.replaced)) this.foldTodos();
+          if (change.appended.some((m) => m.role === 'user' && m.kind === 'user')) this.plans.sent();
+          if (touchesPlans(change.appended) || touchesPlans(change.replaced)) this.foldPlans(marks);
           // The stored reply is what was streaming: its streamed text goes in the same patch.
           if (change.appended.some((m) => m.role === 'assistant')) this.turn.endStream();
           if (change.replaced.length && !this.entries.replace(change.replaced)) this.refold();
@@ -171,6 +177,9 @@ export class SessionState {
         marks.meter = true;
         inspector.context = true;
         break;
+      case 'planMode':
+        if (this.plans.switchTo(input.on)) marks.header = true;
+        break;
       case 'turnForgotten':
         if (this.turn.live) break;
         this.turn.forgetEnded();
@@ -212,6 +221,8 @@ export class SessionState {
       marks.header = true;
       marks.tailChanged = true;
     }
+    // The turn's last answer is its plan once it ended.
+    if (change.boundary === 'end') this.foldPlans(marks);
   }
 
   /** The chat's entries folded again from the records held (a write that does not fit where the entries are). */
@@ -221,6 +232,14 @@ export class SessionState {
     this.entries.reset(this.records.heldMessages, from === undefined ? compactions : compactions.filter((c) => c.startedAt > from), this.records.usageFigures);
     this.markContext();
     this.foldTodos();
+    this.foldPlans();
+  }
+
+  /** The plans' cards from the messages held; the next patch sends the entries whose card changed (and the mode, which the last turn sets). */
+  private foldPlans(marks?: ChatPatchMarks): void {
+    const before = this.plans.planMode;
+    this.plansChanged.push(...this.plans.fold(this.records.heldMessages, this.turn.live !== undefined));
+    if (marks && before !== this.plans.planMode) marks.header = true;
   }
 
   /** The todo card from the messages held; the next patch sends it when it changed. */
@@ -254,6 +273,7 @@ export class SessionState {
       banner: this.readError ?? (this.unsent.pending !== undefined ? undefined : this.identity.unavailable),
       ...(this.records.heldFrom !== undefined ? { earlierUnloaded: true } : {}),
       ...(this.identity.info.origin?.startsWith('replay:') ? { replay: true } : {}),
+      ...(this.plans.planMode ? { planMode: true } : {}),
     };
   }
 
@@ -270,7 +290,8 @@ export class SessionState {
   /** A stored entry as the running turn shows it (approvals and subagents on their cards). */
   private shown(key: string): ChatEntry | undefined {
     const entry = this.entries.entry(key);
-    return entry && withLiveMarks(entry, this.turn.live, (callId) => this.entries.cardOf(callId) === key);
+    const plan = entry?.kind === 'assistant' && this.plans.card(entry.id);
+    return entry && withLiveMarks(plan && entry.kind === 'assistant' ? { ...entry, plan } : entry, this.turn.live, (callId) => this.entries.cardOf(callId) === key);
   }
 
   private tail(): ChatEntry[] {
@@ -287,6 +308,10 @@ export class SessionState {
     const tailKeys = tail.map(chatEntryKey);
     const upserts = new Map<string, ChatEntry>();
     for (const key of changed) {
+      const entry = this.shown(key);
+      if (entry) upserts.set(key, entry);
+    }
+    for (const key of this.plansChanged.splice(0).map((id) => `assistant:${id}`)) {
       const entry = this.shown(key);
       if (entry) upserts.set(key, entry);
     }
@@ -314,23 +339,9 @@ export class SessionState {
     return chat;
   }
 
-  /**
-   * What the next request would carry now, planned again only when the working context or the
-   * prompt's fixed part changed since the last plan (the working context tells each change it
-   * takes through its lineage). The budget is measured each time, so the figures follow the
-   * latest report. Undefined until the session resumed.
-   */
+  /** What the next request would carry now (planned again only when what it is made from changed); undefined until the session resumed. */
   nextRequestPlan(): RequestPlan | undefined {
-    const context = this.context;
-    if (!context) return undefined;
-    const working = context.messages;
-    const version = markOf(working)?.version;
-    const last = this.planned;
-    // An untracked list has no version: it is planned every time.
-    if (last && version !== undefined && last.working === working && last.version === version && last.fixed === context.fixed) return { ...last.plan, budget: context.measure() };
-    const plan = context.planNextRequest();
-    this.planned = { plan, working, version, fixed: context.fixed };
-    return plan;
+    return this.context && this.nextRequest.of(this.context);
   }
 
   /** The working context, once the session resumed. */

@@ -1,4 +1,4 @@
-/** The scripted model's todo and plan scripts, run by the real agent (the one builder) over HTTP. */
+/** The scripted model's todo, plan and approved-plan scripts, run by the real agent (the one builder) over HTTP. */
 import { strict as assert } from 'assert';
 import * as path from 'path';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
@@ -6,7 +6,8 @@ import { buildAgent } from '../../../src/core/agent/build/buildAgent';
 import { BUILTIN_TOOLS, SESSION_TOOLS } from '../../../src/core/agent/build/toolSources';
 import { ContextSession } from '../../../src/core/context/contextSession';
 import { parseTodos, UPDATE_TODOS } from '../../../src/core/plan/todoList';
-import type { AgentMode } from '../../../src/core/plan/planMode';
+import { approvedPlanMessage, type AgentMode } from '../../../src/core/plan/planMode';
+import { planMessage } from '../../../src/core/model/factories';
 import { createOpenAIProvider } from '../../../src/core/providers/openai/openai';
 import { withSettings } from '../../../src/core/settings';
 import { SessionApprovals } from '../../../src/core/tools/sessionApprovals';
@@ -65,5 +66,12 @@ describe('the scripted model: todos and a plan', function () {
     const calls = a.contextSession.messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.name);
     assert.deepEqual(calls, ['list_files']);
     assert.match(a.contextSession.messages.at(-1)!.content, /Here is my plan[\s\S]*1\. Read the files/);
+  });
+
+  it('an approved plan (the plan item, then the approval) is carried out from the plan\'s first step, as edited', async () => {
+    const a = await agent('act');
+    const plan = planMessage('1. Read only the parser.\n2. Fix it.', 'approved', { planOf: 'm-plan' });
+    assert.equal(await a.send(approvedPlanMessage(true), undefined, [plan]), 'end_turn');
+    assert.match(a.contextSession.messages.at(-1)!.content, /Carrying out the plan you edited and approved, from its first step: 1\. Read only the parser\./);
   });
 });

@@ -9,6 +9,7 @@ import { forkFromTheInspector } from './forkUi';
 import { restoreAndRewindInTheChat } from './rewindUi';
 import { startCodeServer } from './codeServer';
 import { checkModelPicker } from './modelPickerUi';
+import { planModeInTheChat } from './planModeUi';
 import { firstMessageAndToolFigures } from './firstMessageUi';
 import { screenshotPath } from './screenshots';
 import { makeWorkspace } from './workspace';
@@ -277,6 +278,9 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       await page.waitForTimeout(500);
       await page.screenshot({ path: screenshotPath(`tool-picker-mcp-${theme}.png`) });
       await page.keyboard.press('Escape');
+    });
+    await check(`${theme}: plan mode from the palette plans with reads only; the plan's card is edited in place and approved, and the next request carries the edited plan with every tool`, async () => {
+      await planModeInTheChat(page, model, { proposed: screenshotPath(`plan-card-${theme}.png`), approved: screenshotPath(`plan-approved-${theme}.png`) });
     });
     await checkModelPicker(page, theme, check);
   } finally {

@@ -155,6 +155,18 @@ describe('context budget', () => {
   it('buckets visible messages and leaves hidden ones out', () => {
     const m = (kind: Message['kind'], role: Message['role'], agentVisible = true): Message => ({ id: kind + role, role, kind, content: 'x', agentVisible, userVisible: true, createdAt: 0 });
     const c = new ComponentTally().componentsFor([m('user', 'user'), m('tool_result', 'tool'), m('summary', 'user'), m('user', 'user', false)], () => 10);
-    assert.deepEqual(c, { system: 0, skills: 0, tools: 0, messages: 10, toolResults: 10, summaries: 10 });
+    assert.deepEqual(c, { system: 0, skills: 0, tools: 0, messages: 10, toolResults: 10, summaries: 10, plan: 0 });
+  });
+
+  it('gives the plan its own bucket: an approved plan, a carried todo list and each todo list the agent wrote, not a record the model never reads', () => {
+    const m = (kind: Message['kind'], role: Message['role'], extra: Partial<Message> = {}): Message => ({ id: `${kind}${role}${extra.toolName ?? ''}${extra.agentVisible ?? ''}`, role, kind, content: 'x', agentVisible: true, userVisible: false, createdAt: 0, ...extra });
+    const c = new ComponentTally().componentsFor([
+      m('plan', 'user', { meta: { plan: 'approved' } }),
+      m('plan', 'user', { meta: { plan: 'todos' } }),
+      m('tool_result', 'tool', { toolName: 'update_todos' }),
+      m('tool_result', 'tool', { toolName: 'read_file' }),
+      m('plan', 'user', { agentVisible: false, meta: { plan: 'discarded' } }),
+    ], () => 10);
+    assert.deepEqual(c, { system: 0, skills: 0, tools: 0, messages: 0, toolResults: 10, summaries: 0, plan: 30 });
   });
 });

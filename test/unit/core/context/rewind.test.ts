@@ -5,6 +5,7 @@ import { ContextSession } from '../../../../src/core/context/contextSession';
 import { contextMarks } from '../../../../src/core/context/contextMarks';
 import { forkSession } from '../../../../src/core/context/forkSession';
 import { withSettings } from '../../../../src/core/settings';
+import { planMessage } from '../../../../src/core/model/factories';
 import { tempStore } from '../../../support/tempStore';
 
 const counter = getTokenCounter('o200k_base');
@@ -131,6 +132,24 @@ describe('rewinding a session to before a user message', function () {
       assert.equal((await store.readBlob(forked.info.id, stored, 0, 16)).offset, 0, 'its stored result is the fork\'s to read');
       await store.flush();
       assert.deepEqual(ids((await open(store, forked.info.id)).messages), readmeTurn, 'a resume of the fork gives the same context');
+    } finally {
+      await temp.dispose();
+    }
+  });
+
+  it('rewinding to the message that carried out an approved plan takes the plan out of the context with it', async () => {
+    const temp = await tempStore('tally-rewind-');
+    try {
+      const { store } = temp;
+      const { id } = await store.createSession({ title: 'rewind a plan' });
+      const session = await open(store, id);
+      await session.appendUser('plan the fix', [], undefined, 'plan');
+      const proposed = await session.appendAssistant('1. Read the parser.\n2. Fix it.');
+      const beforeApproval = ids(session.messages);
+      const approval = await session.appendUser('I approved the plan above. Carry it out now.', [planMessage('1. Read the parser.\n2. Fix it.', 'approved', { planOf: proposed.id })]);
+      await session.appendAssistant('Done.');
+      await session.rewind(approval.id);
+      assert.deepEqual(ids(session.messages), beforeApproval, 'neither the approval nor the pinned plan it carried stays');
     } finally {
       await temp.dispose();
     }
