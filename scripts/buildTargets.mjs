@@ -15,10 +15,9 @@ const SQL_WASM = 'sql.js/dist/sql-wasm.wasm';
 
 export const buildTargets = [
   { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', SQL_WASM] },
-  // Transcript import + replay run in a worker thread so the extension host stays responsive.
-  { entryPoints: ['src/node/transcripts/replayWorker.ts'], outfile: 'dist/replayWorker.js', platform: 'node', format: 'cjs', target: 'node20', external: [SQL_WASM] },
-  // Compiles sql.js's WebAssembly off the extension host's thread at activation (src/node/store/sql/sqlWarmUp.ts).
-  { entryPoints: ['src/node/store/sql/sqlWarmWorker.ts'], outfile: 'dist/sqlWarmWorker.js', platform: 'node', format: 'cjs', target: 'node20', external: [SQL_WASM] },
+  // Store work off the extension host's thread, one bundle for both tasks: a transcript's import and replay, and
+  // compiling sql.js's WebAssembly at activation (src/node/storeWorker.ts).
+  { entryPoints: ['src/node/storeWorker.ts'], outfile: 'dist/storeWorker.js', platform: 'node', format: 'cjs', target: 'node20', external: [SQL_WASM] },
   // Fetched HTML made readable (Readability, linkedom, turndown) off the host's thread; loaded at the first page (src/node/web/readableInWorker.ts).
   // Parsers and serializers it never uses stay out: turndown's HTML-string parser (it is given DOM nodes), linkedom's style-sheet parser, dom-serializer.
   { entryPoints: ['src/node/web/readableWorker.ts'], outfile: 'dist/readableWorker.js', platform: 'node', format: 'cjs', target: 'node20', alias: { '@mixmark-io/domino': './scripts/stubs/noHtmlStringParser.cjs', 'cssomnom/parse': './scripts/stubs/noStyleSheetParser.cjs', 'dom-serializer': './scripts/stubs/noDomSerializer.cjs' } },

@@ -11,13 +11,13 @@ const DEMO_WINDOW = 32_000;
 
 /**
  * Replays a recorded run through the context manager into a new session and opens it in the
- * inspector. Import and replay run in a worker thread (dist/replayWorker.js, beside this bundle),
+ * inspector. Import and replay run in a worker thread (dist/storeWorker.js, beside this bundle),
  * which writes the session into the same store folder, so the extension host stays responsive.
  */
 export async function replayIntoSession(sessions: SessionController, file: string, label: string, window: number): Promise<string> {
   await sessions.store(); // the folder exists and the host's store is open before the worker writes
   const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Tally: replaying ${label}…` }, () =>
-    replayInWorker(join(__dirname, 'replayWorker.js'), { file, label, window, storeFolder: sessions.storageFolder, wasmPath: join(__dirname, 'sql-wasm.wasm'), settings: readConfiguration().context }),
+    replayInWorker(join(__dirname, 'storeWorker.js'), { file, label, window, storeFolder: sessions.storageFolder, wasmPath: join(__dirname, 'sql-wasm.wasm'), settings: readConfiguration().context }),
   );
   await sessions.open(result.sessionId, label);
   await vscode.commands.executeCommand('tally.openInspector');

@@ -29,7 +29,7 @@ export class SessionStoreHost implements vscode.Disposable {
    * session, once the chat has loaded, finds sql.js compiled.
    */
   warmUp(): void {
-    this.warming ??= startSqlWarmUp(this.wasmPath, vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sqlWarmWorker.js').fsPath);
+    this.warming ??= startSqlWarmUp(this.wasmPath, vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'storeWorker.js').fsPath);
   }
 
   /** The store; an open that failed is tried again on the next call. */

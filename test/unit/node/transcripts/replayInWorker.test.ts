@@ -31,8 +31,8 @@ describe('transcript replay in a worker thread', function () {
     dir = mkdtempSync(join(tmpdir(), 'tally-replay-worker-'));
     // Bundled inside the repository (out/ is ignored), so the worker finds js-tiktoken's ranks as the extension finds its own.
     mkdirSync(join(ROOT, 'out'), { recursive: true });
-    workerPath = join(mkdtempSync(join(ROOT, 'out', 'replay-worker-')), 'replayWorker.js');
-    buildSync({ entryPoints: [join(ROOT, 'src', 'node', 'transcripts', 'replayWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+    workerPath = join(mkdtempSync(join(ROOT, 'out', 'replay-worker-')), 'storeWorker.js');
+    buildSync({ entryPoints: [join(ROOT, 'src', 'node', 'storeWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
   });
   after(() => {
     rmSync(dir, { recursive: true, force: true });
