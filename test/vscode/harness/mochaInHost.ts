@@ -14,12 +14,14 @@ export function runMochaInHost(load: () => void): Promise<void> {
   load();
   // The host's console prints its arguments side by side: the reporter's "%s (%dms)" needs formatting here.
   const log = console.log;
-  console.log = (...args: unknown[]) => log(format(...args));
+  const base = Mocha.reporters.Base as unknown as { consoleLog: (...args: unknown[]) => void };
+  const reporterLog = base.consoleLog;
+  base.consoleLog = (...args: unknown[]) => log(format(...args));
   return new Promise((resolve, reject) => {
     let passed = 0;
     let failed = 0;
     const runner = mocha.run(() => {
-      console.log = log;
+      base.consoleLog = reporterLog;
       console.log(`vscode-suite: ${passed} passed, ${failed} failed`);
       failed ? reject(new Error(`${failed} tests failed`)) : resolve();
     });
