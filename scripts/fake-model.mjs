@@ -45,6 +45,8 @@ const HELP = [
   '- **"think about the tests"**: I think first (the chat shows my thinking, folded), then answer',
   '- **"delegate list files"**: I hand the task to a subagent with `delegate`; it works in its own context window and reports back',
   '- **"todo"**: I keep a three-step todo list with `update_todos` and tick the steps off one by one (watch the todo card)',
+  '- **"fetch https://example.com"**: I call `fetch_url` (Tally asks per site first) and describe the page it returns',
+  '- **an image** (paste one, or attach it with `#`; first set `"tally.models.images": { "scripted-model": true }`, since my name does not say I see images): I say what I received',
   '- **"plan"**: I look around and answer with a plan of steps (try it with plan mode on: the switch beside Send, or `tally exec --plan`); approve the plan and I say which step I start from',
   '',
   '| You type | Tool I call |',
@@ -56,6 +58,7 @@ const HELP = [
   '| think about <topic> | none: I think, then answer |',
   '| delegate <task> | `delegate` |',
   '| todo | `update_todos`, three times |',
+  '| fetch <address> | `fetch_url` |',
   '| plan | `list_files`, then a plan |',
   '',
   'A code block, to try **Copy** and **Insert at cursor**:',
@@ -196,6 +199,19 @@ function approvedPlanReply(messages, asked) {
   return `${LABEL} Carrying out the plan you ${asked.startsWith('I edited') ? 'edited and ' : ''}approved${first ? `, from its first step: ${first}` : ''}. (I am scripted: I change nothing.)`;
 }
 
+/** The images of the user's latest message (Chat Completions `image_url` parts with data addresses): their media types. */
+function imagesOfRequest(messages) {
+  const at = messages.findLastIndex((m) => m.role === 'user' && !NOTE.test(textOf(m)));
+  // An image can come in a message of its own right before the text (attachments are recorded first).
+  const own = messages.slice(Math.max(0, at - 1), at + 1).filter((m) => m.role === 'user' && Array.isArray(m.content));
+  return own.flatMap((m) => m.content.filter((p) => p.type === 'image_url').map((p) => /^data:([^;,]+)/.exec(p.image_url?.url ?? '')?.[1] ?? 'an image'));
+}
+
+function imageReply(types) {
+  const kinds = [...new Set(types)].join(', ');
+  return `${LABEL} I received **${types.length} image${types.length === 1 ? '' : 's'}** (${kinds}). I am scripted and cannot see ${types.length === 1 ? 'it' : 'them'}; a real model would describe ${types.length === 1 ? 'it' : 'them'} here. Its cost is on the chip before you sent it and in the inspector's items.`;
+}
+
 /** What the script does next: a tool call for a fresh request, a summary once the tool answered. */
 export function scriptedReply(messages) {
   const scripted = messages[0]?.role === 'system' && textOf(messages[0]).startsWith(SUMMARY_SYSTEM) ? undefined : thinkingOrDelegation(messages, lastUserText(messages).trim());
@@ -228,6 +244,9 @@ export function scriptedReply(messages) {
   }
   const text = asked;
   let match;
+  const images = imagesOfRequest(messages);
+  if (images.length) return { text: imageReply(images) };
+  if ((match = /^(?:please\s+)?fetch\s+(\S+)/i.exec(text))) return { text: `${LABEL} Fetching \`${match[1]}\`.`, call: { name: 'fetch_url', arguments: { url: match[1] } } };
   if (editing) return { text: `${LABEL} Reading \`${editing[1]}\` first, to edit it.`, call: { name: 'read_file', arguments: { path: editing[1] } } };
   if ((match = /^(?:please\s+)?run\s+(.+)$/is.exec(text))) return { text: `${LABEL} Running \`${match[1].trim()}\`.`, call: { name: 'run_command', arguments: { command: match[1].trim() } } };
   if ((match = /^(?:please\s+)?(?:read|open|show)\s+(\S+)/i.exec(text))) return { text: `${LABEL} Reading \`${match[1]}\`.`, call: { name: 'read_file', arguments: { path: match[1] } } };
@@ -332,5 +351,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(`  "tally.provider": "openai-compatible",`);
   console.log(`  "tally.baseUrl": "${url}",`);
   console.log(`  "tally.model": "${MODEL_ID}"`);
+  console.log('To try images too: "tally.models.images": { "scripted-model": true }');
   console.log('Then type "list files", "read README.md", "edit README.md", "run ls" or anything else in the chat.');
 }

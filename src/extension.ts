@@ -68,7 +68,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   const rewind = new SessionRewind(context.globalStorageUri.fsPath, sessions, log);
   agents.useCheckpoints((workspace) => rewind.wrap(workspace));
   const docs = new ReadOnlyDocuments();
-  const attachments = new ChatAttachments(sessions, docs, mcp.resourceAttachments);
+  const attachments = new ChatAttachments(sessions, docs, mcp.resourceAttachments, agents.web);
   const commands = workspaceCommandCatalog(mcp.promptSource);
   const chat = new ChatViewProvider(context.extensionUri, lifecycle, sessions, log, attachments, rewind, commands);
   const meter = new ContextMeter(lifecycle);

@@ -194,7 +194,7 @@ export class AgentFactory {
   }
 
   /** fetch_url's web: one reader thread for the window, started at the first page (dist/readableWorker.js beside this bundle). */
-  private readonly web = nodeWebAccess({ readable: readableInWorker(join(__dirname, 'readableWorker.js')) });
+  readonly web = nodeWebAccess({ readable: readableInWorker(join(__dirname, 'readableWorker.js')) });
 
   /** Runs one built-in tool call outside a chat turn (used by the extension-host tests and diagnostics). */
   runWorkspaceTool(call: ToolCall, onApprovalNeeded: (request: ApprovalRequest) => void = () => undefined): Promise<ToolRunResult> {

@@ -7,6 +7,7 @@ import type { HostToChat } from '../protocol/chat';
 import type { SessionActions } from '../host/sessionState/sessionActions';
 import { TerminalOutputs } from './terminalOutputs';
 import type { ResourceAttachments } from '../core/mcp/resourceSource';
+import type { WebAccess } from '../core/ports/webAccess';
 import { WorkspaceAttachments } from './workspaceAttachments';
 
 /**
@@ -28,8 +29,9 @@ export class ChatAttachments implements vscode.Disposable {
     private readonly sessions: SessionActions,
     private readonly docs: AttachmentViewer,
     resources?: ResourceAttachments,
+    web?: WebAccess,
   ) {
-    this.draft = new AttachmentDraft(new WorkspaceAttachments(this.terminals, resources));
+    this.draft = new AttachmentDraft(new WorkspaceAttachments(this.terminals, resources, web));
   }
 
   /** The open session as the draft reads it. */

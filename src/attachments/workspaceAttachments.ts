@@ -1,6 +1,8 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ResourceAttachments } from '../core/mcp/resourceSource';
+import type { WebAccess } from '../core/ports/webAccess';
+import { readWebPage } from './webPageAttachment';
 import type { AttachmentInfo } from '../core/model/message';
 import type { ResolvedPath, Workspace } from '../core/ports/workspace';
 import type { AttachmentSources } from '../host/chat/attachmentDraft';
@@ -35,6 +37,7 @@ export class WorkspaceAttachments implements AttachmentSources {
   constructor(
     private readonly terminals: TerminalOutputs,
     private readonly resources?: ResourceAttachments,
+    private readonly web?: WebAccess,
   ) {}
 
   private workspaceFiles(): Promise<vscode.Uri[]> {
@@ -76,6 +79,9 @@ export class WorkspaceAttachments implements AttachmentSources {
       : terminal
         ? { target: { kind: 'terminal' }, label: 'Terminal output', detail: terminal.commandLine.slice(0, 80) }
         : { target: { kind: 'terminal' }, label: 'Terminal output', unavailable: 'no command has finished in a terminal with shell integration since Tally started' });
+    const address = query.trim();
+    // An address typed after # is offered first, as typed: the page is fetched when it is chosen.
+    if (/^https?:\/\/\S+$/i.test(address)) return [{ target: { kind: 'url', url: address }, label: address, detail: this.web ? 'fetch this web page' : undefined, unavailable: this.web ? undefined : 'web pages cannot be fetched here' }];
     for (const r of this.resources?.listed() ?? []) out.push({ target: { kind: 'resource', server: r.server, uri: r.uri }, label: r.name, detail: `MCP server ${r.server} · ${r.uri}` });
     const fixed = out.filter((c) => matches(c.label) || matches(c.detail ?? ''));
     const files = await this.matchingPaths(q, ATTACH_QUERY_LIMITS.maxResults - fixed.length);
@@ -129,6 +135,9 @@ export class WorkspaceAttachments implements AttachmentSources {
       }
       case 'resource':
         return this.readResource(target.server, target.uri);
+      case 'url':
+        if (!this.web) throw new Error('Web pages cannot be fetched here.');
+        return readWebPage(this.web, target.url);
       case 'terminal': {
         if (!this.terminals.supported) throw new Error('This VS Code does not expose terminal output to extensions.');
         const last = this.terminals.lastOutput;

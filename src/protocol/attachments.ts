@@ -18,7 +18,9 @@ export type AttachTarget =
   /** A resource a running MCP server listed. */
   | { kind: 'resource'; server: string; uri: string }
   /** An image pasted or dropped from outside the workspace: its bytes as base64 (checked where they arrive: type, size). */
-  | { kind: 'image'; mediaType: string; data: string; name?: string };
+  | { kind: 'image'; mediaType: string; data: string; name?: string }
+  /** A web page the user typed the address of (http or https): fetched and made readable by the host. */
+  | { kind: 'url'; url: string };
 
 /** One line of the composer's completion list. `unavailable`: why it cannot be attached here (shown, not offered). */
 export interface AttachCompletion {

@@ -23,6 +23,7 @@ const TARGET_KEYS: Record<AttachTarget['kind'], { required: string[]; optional: 
   terminal: { required: [], optional: [] },
   resource: { required: ['server', 'uri'], optional: [] },
   image: { required: ['mediaType', 'data'], optional: ['name'] },
+  url: { required: ['url'], optional: [] },
 };
 
 /** A pasted image: a media type Tally sends, base64 within the size cap, a bounded name. */
@@ -56,11 +57,18 @@ export function readAttachTarget(f: Fields, key: string): Check<AttachTarget> {
   for (const name of [...spec.required, ...spec.optional]) {
     if (fields.value[name] === undefined && spec.optional.includes(name)) continue;
     // An MCP resource is named by its server and URI (the host attaches only one its servers listed).
-    const path = kind === 'resource' ? readString(fields.value, name, ATTACH_QUERY_LIMITS.pathChars) : readRelativePath(fields.value, name);
+    const path = kind === 'resource' ? readString(fields.value, name, ATTACH_QUERY_LIMITS.pathChars) : kind === 'url' ? readWebAddress(fields.value, name) : readRelativePath(fields.value, name);
     if (!path.ok) return { ok: false, error: `"${key}": ${path.error}` };
     out[name] = path.value;
   }
   return { ok: true, value: out as AttachTarget };
+}
+
+/** A web page's address: http or https, bounded; where it leads is the host's check when it fetches. */
+function readWebAddress(f: Fields, key: string): Check<string> {
+  const text = readString(f, key, ATTACH_QUERY_LIMITS.pathChars);
+  if (!text.ok) return text;
+  return /^https?:\/\/[^\s]+$/i.test(text.value) ? text : { ok: false, error: `"${key}" must be an http:// or https:// address` };
 }
 
 export function readQuery(f: Fields, key: string): Check<string> {

@@ -210,4 +210,5 @@ const KIND_NAMES: Record<AttachCompletion['target']['kind'], string> = {
   diff: 'changes',
   terminal: 'terminal',
   resource: 'MCP resource',
+  url: 'web page',
 };

@@ -66,12 +66,12 @@ export interface TruncationInfo {
 
 /** What an attachment message holds and where it came from. */
 export interface AttachmentInfo {
-  kind: 'file' | 'folder' | 'selection' | 'problems' | 'diff' | 'terminal' | 'resource' | 'image';
+  kind: 'file' | 'folder' | 'selection' | 'problems' | 'diff' | 'terminal' | 'resource' | 'image' | 'url';
   /** What the chip and the inspector call it ("src/app.ts", "app.ts:12-40", "Problems in app.ts"). */
   label: string;
   /** Workspace-relative path of the file or folder, when there is one. */
   path?: string;
-  /** An MCP resource: the server it came from and its URI. */
+  /** An MCP resource: the server it came from and its URI; a web page: its address. */
   server?: string;
   uri?: string;
   /** A selection's lines, 1-based and inclusive. */

@@ -42,6 +42,8 @@ export function attachmentHeading(info: AttachmentInfo): string {
       return `[Attached resource ${info.uri ?? info.label} from the MCP server ${info.server ?? 'unknown'}]`;
     case 'image':
       return `[Attached image ${info.path ?? info.label}]`;
+    case 'url':
+      return `[Attached web page ${info.uri ?? info.label}]`;
   }
 }
 

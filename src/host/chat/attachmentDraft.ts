@@ -295,5 +295,7 @@ export function labelOf(target: AttachTarget): string {
       return `${target.server}: ${target.uri}`;
     case 'image':
       return target.name ?? 'pasted image';
+    case 'url':
+      return target.url;
   }
 }

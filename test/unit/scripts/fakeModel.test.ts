@@ -164,4 +164,14 @@ describe('npm run fake-model (scripted model server)', () => {
     assert.match(thinking, /^The user asked me to think about the tests\./);
     assert.match(events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join(''), /^\[scripted model\] I thought about the tests first/);
   });
+
+  it('fetches a page with fetch_url when asked, and says how many images of which types a message carried', async () => {
+    const { scriptedReply } = (await importModule(path.resolve(__dirname, '..', '..', '..', 'scripts', 'fake-model.mjs'))) as unknown as { scriptedReply(m: unknown[]): { text: string; call?: { name: string; arguments: Record<string, unknown> } } };
+    assert.deepEqual(scriptedReply([{ role: 'user', content: 'fetch https://example.com/docs' }]).call, { name: 'fetch_url', arguments: { url: 'https://example.com/docs' } });
+    const pasted = scriptedReply([{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'image_url', image_url: { url: 'data:image/webp;base64,UklGRg==' } }] }]);
+    assert.match(pasted.text, /I received \*\*2 images\*\* \(image\/png, image\/webp\)/);
+    assert.equal(pasted.call, undefined);
+    const before = scriptedReply([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/' } }] }, { role: 'user', content: 'describe it' }]);
+    assert.match(before.text, /I received \*\*1 image\*\* \(image\/jpeg\)/, 'an image attached in the message before the text');
+  });
 });
