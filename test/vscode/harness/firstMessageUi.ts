@@ -41,8 +41,9 @@ export async function firstMessageAndToolFigures(page: Page, theme: string, chec
       // One tool's figure too: its row in the picker and its row in the inspector's tokens by tool.
       const pickerRow = (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'read_file' }).first().textContent()) ?? '';
       const pickerTool = number(/([\d,]+) tokens ·/.exec(pickerRow)?.[1]);
-      const inspectorTool = number(await inspector.locator('.tool-slot [data-tool="read_file"] td.num').first().textContent());
-      if (!pickerTool || pickerTool !== inspectorTool) throw new Error(`Configure Tools says read_file costs "${pickerRow}", the inspector's tokens by tool ${inspectorTool}`);
+      const inspectorRow = inspector.locator('.tool-slot [data-tool="read_file"] td.num').first();
+      const inspectorTool = (await inspectorRow.count()) ? number(await inspectorRow.textContent({ timeout: 5_000 })) : undefined;
+      if (!pickerTool || pickerTool !== inspectorTool) throw new Error(`Configure Tools says read_file costs "${pickerRow}", the inspector's tokens by tool ${inspectorTool ?? 'has no read_file row'}`);
       await page.waitForTimeout(500);
       const legend = await inspector.locator('[data-legend="tools"] td.num').first().boundingBox();
       const picker = await page.locator('.quick-input-widget').boundingBox();
@@ -50,9 +51,11 @@ export async function firstMessageAndToolFigures(page: Page, theme: string, chec
       await page.screenshot({ path: screenshotPath(`tool-figure-${theme}.png`) });
       await page.keyboard.press('Escape');
     } finally {
+      // A failed check may leave the picker open: close it, so closing the editors cannot hide the failure.
+      await page.keyboard.press('Escape').catch(() => undefined);
       if (viewport) await page.setViewportSize(viewport);
       // The next check finds the demo's inspector by its bar: this session's inspector must not be the one found.
-      await runCommand(page, 'View: Close All Editors');
+      await runCommand(page, 'View: Close All Editors').catch(() => undefined);
     }
   });
 }
