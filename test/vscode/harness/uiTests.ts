@@ -128,7 +128,9 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
     await check(`${theme}: the inspector opens from the palette on the demo replay, and its bar segments sum to the window`, async () => {
       await runCommand(page, 'Tally: Open Demo Replay');
       const frame = await findFrame(page, '.seg[data-segment]', 120_000);
-      await page.waitForTimeout(1500);
+      // The inspector may still show the session before it (it is reused): wait for the replay's own view.
+      await frame.waitForSelector('[data-replay="true"]', { timeout: 120_000 });
+      await page.waitForTimeout(500);
       const tokens = await frame.$$eval('.seg[data-segment]', (els) => els.map((e) => Number(e.getAttribute('data-tokens'))));
       const total = tokens.reduce((a, b) => a + b, 0);
       if (total !== 32_000) throw new Error(`segments sum to ${total}, expected the 32,000-token window`);
