@@ -4,35 +4,6 @@ import { toolPickerRows, NO_TOOL_CHOICE } from '../../../src/core/tools/toolChoi
 import { startHttpServer } from '../../fakes/mcp/testServer';
 import { nextApproval, offeredTools, toolResults, withFakeModel } from '../harness/markerTool';
 
-type Api = Parameters<Parameters<typeof withFakeModel>[0]>[0]['api'];
-type Model = Parameters<Parameters<typeof withFakeModel>[0]>[0]['server'];
-
-/** The "notes" server configured in the user's settings and started, once `listed` says what it lists is in; settings put back after. */
-async function withNotesServer(listed: (api: Api) => boolean, body: (api: Api, server: Model) => Promise<void>): Promise<void> {
-  const mcp = await startHttpServer();
-  const config = () => vscode.workspace.getConfiguration('tally');
-  try {
-    await withFakeModel(
-      async ({ api, server }) => {
-        await config().update('mcp.servers', { notes: { type: 'http', url: mcp.url } }, vscode.ConfigurationTarget.Global);
-        let watch: { dispose(): void } | undefined;
-        const ready = new Promise<void>((resolve) => {
-          watch = api.mcp.servers.onDidChange(() => listed(api) && resolve());
-        });
-        await api.mcp.startAll();
-        // Listed already when the start returned, or once the server says so.
-        if (!listed(api)) await ready;
-        watch?.dispose();
-        await body(api, server);
-      },
-      { markerOn: false },
-    );
-  } finally {
-    await config().update('mcp.servers', undefined, vscode.ConfigurationTarget.Global);
-    await mcp.close();
-  }
-}
-
 describe('MCP servers Tally runs (tally.mcp.servers)', () => {
   it("lists a configured server's tools under it, offers one once turned on, and its card names the server", async () => {
     const mcp = await startHttpServer();
@@ -65,33 +36,75 @@ describe('MCP servers Tally runs (tally.mcp.servers)', () => {
   });
 
   it("offers a running server's prompts in the chat's / list without waiting for a server, and sending one sends the prompt with its argument", async () => {
-    await withNotesServer((api) => api.mcp.servers.listedPrompts().some((p) => p.server === 'notes'), async (api, server) => {
-      const items = await api.commands.list((text) => text.length);
-      const review = items.find((c) => c.name === 'mcp.notes.review');
-      assert.deepEqual(review && { kind: review.kind, source: review.source, description: review.description, argumentHint: review.argumentHint }, { kind: 'mcp', source: 'MCP server notes', description: 'Review a file.', argumentHint: 'file' }, JSON.stringify(items));
-      await api.sessions.create('mcp prompt');
-      server.enqueue({ type: 'reply', parts: [{ text: 'Looks fine.' }] });
-      await api.chat.receive({ type: 'send', text: '/mcp.notes.review src/app.ts' });
-      const body = server.requests[0]!.body as { messages: Array<{ role: string; content: unknown }> };
-      assert.ok(body.messages.some((m) => m.role === 'user' && JSON.stringify(m.content).includes('Please review src/app.ts for bugs.')), JSON.stringify(body.messages));
-    });
+    const mcp = await startHttpServer();
+    const config = () => vscode.workspace.getConfiguration('tally');
+    try {
+      await withFakeModel(
+        async ({ api, server }) => {
+          await config().update('mcp.servers', { notes: { type: 'http', url: mcp.url } }, vscode.ConfigurationTarget.Global);
+          const listed = new Promise<void>((resolve) => {
+            const watch = api.mcp.servers.onDidChange(() => {
+              if (api.mcp.servers.listedPrompts().some((p) => p.server === 'notes')) {
+                watch.dispose();
+                resolve();
+              }
+            });
+          });
+          await api.mcp.startAll();
+          await listed;
+          const items = await api.commands.list((text) => text.length);
+          const review = items.find((c) => c.name === 'mcp.notes.review');
+          assert.deepEqual(review && { kind: review.kind, source: review.source, description: review.description, argumentHint: review.argumentHint }, { kind: 'mcp', source: 'MCP server notes', description: 'Review a file.', argumentHint: 'file' }, JSON.stringify(items));
+          await api.sessions.create('mcp prompt');
+          server.enqueue({ type: 'reply', parts: [{ text: 'Looks fine.' }] });
+          await api.chat.receive({ type: 'send', text: '/mcp.notes.review src/app.ts' });
+          const body = server.requests[0]!.body as { messages: Array<{ role: string; content: unknown }> };
+          assert.ok(body.messages.some((m) => m.role === 'user' && JSON.stringify(m.content).includes('Please review src/app.ts for bugs.')), JSON.stringify(body.messages));
+        },
+        { markerOn: false },
+      );
+    } finally {
+      await config().update('mcp.servers', undefined, vscode.ConfigurationTarget.Global);
+      await mcp.close();
+    }
   });
 
   it("offers a running server's resources in the # list; attached, the chip shows its tokens before sending and the request carries its text", async () => {
-    await withNotesServer((api) => api.mcp.servers.listedResources().some((r) => r.server === 'notes'), async (api, server) => {
-      const offered = (await api.attachments.draft.complete('readme')).filter((c) => c.target.kind === 'resource');
-      assert.deepEqual(offered.map((c) => [c.target, c.detail]), [[{ kind: 'resource', server: 'notes', uri: 'test://readme' }, 'MCP server notes · test://readme']]);
-      await api.sessions.create('mcp resource');
-      assert.deepEqual(await api.chat.receive({ type: 'attach', target: offered[0]!.target }), { accepted: true, message: { type: 'attach', target: offered[0]!.target } });
-      const [chip] = api.attachments.draft.views(await api.attachments.session());
-      assert.ok(chip && chip.kind === 'resource' && chip.tokens! > 0 && !chip.error, JSON.stringify(chip));
-      assert.deepEqual(await api.chat.receive({ type: 'attach', target: { kind: 'resource', server: 'notes', uri: 'file:///etc/passwd' } }), { accepted: true, message: { type: 'attach', target: { kind: 'resource', server: 'notes', uri: 'file:///etc/passwd' } } });
-      const refused = api.attachments.draft.views(await api.attachments.session()).find((c) => c.label.includes('passwd'));
-      assert.match(refused?.error ?? '', /does not list the resource file:\/\/\/etc\/passwd/, 'a resource the server did not list is never read');
-      api.attachments.draft.remove(refused!.id);
-      server.enqueue({ type: 'reply', parts: [{ text: 'Read it.' }] });
-      await api.chat.receive({ type: 'send', text: 'What does the readme say?' });
-      assert.match(JSON.stringify(server.requests[0]!.body), /npm test/);
-    });
+    const mcp = await startHttpServer();
+    const config = () => vscode.workspace.getConfiguration('tally');
+    try {
+      await withFakeModel(
+        async ({ api, server }) => {
+          await config().update('mcp.servers', { notes: { type: 'http', url: mcp.url } }, vscode.ConfigurationTarget.Global);
+          const listed = new Promise<void>((resolve) => {
+            const watch = api.mcp.servers.onDidChange(() => {
+              if (api.mcp.servers.listedResources().some((r) => r.server === 'notes')) {
+                watch.dispose();
+                resolve();
+              }
+            });
+          });
+          await api.mcp.startAll();
+          await listed;
+          const offered = (await api.attachments.draft.complete('readme')).filter((c) => c.target.kind === 'resource');
+          assert.deepEqual(offered.map((c) => [c.target, c.detail]), [[{ kind: 'resource', server: 'notes', uri: 'test://readme' }, 'MCP server notes · test://readme']]);
+          await api.sessions.create('mcp resource');
+          assert.deepEqual(await api.chat.receive({ type: 'attach', target: offered[0]!.target }), { accepted: true, message: { type: 'attach', target: offered[0]!.target } });
+          const [chip] = api.attachments.draft.views(await api.attachments.session());
+          assert.ok(chip && chip.kind === 'resource' && chip.tokens! > 0 && !chip.error, JSON.stringify(chip));
+          assert.deepEqual(await api.chat.receive({ type: 'attach', target: { kind: 'resource', server: 'notes', uri: 'file:///etc/passwd' } }), { accepted: true, message: { type: 'attach', target: { kind: 'resource', server: 'notes', uri: 'file:///etc/passwd' } } });
+          const refused = api.attachments.draft.views(await api.attachments.session()).find((c) => c.label.includes('passwd'));
+          assert.match(refused?.error ?? '', /does not list the resource file:\/\/\/etc\/passwd/, 'a resource the server did not list is never read');
+          api.attachments.draft.remove(refused!.id);
+          server.enqueue({ type: 'reply', parts: [{ text: 'Read it.' }] });
+          await api.chat.receive({ type: 'send', text: 'What does the readme say?' });
+          assert.match(JSON.stringify(server.requests[0]!.body), /npm test/);
+        },
+        { markerOn: false },
+      );
+    } finally {
+      await config().update('mcp.servers', undefined, vscode.ConfigurationTarget.Global);
+      await mcp.close();
+    }
   });
 });
