@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto';
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
 import { tallyApi as api, until } from './hostHelpers';
@@ -13,9 +14,11 @@ describe('Search Sessions in a real VS Code', () => {
     const t = await api();
     const before = (await t.sessions.current()).info.id;
     const store = await t.sessions.store();
-    const stamp = Date.now();
+    // A fixed time and an id of its own: the test reads no clock.
+    const stamp = 1_767_225_600_000;
+    const messageId = `search-m-${randomUUID()}`;
     const target = await store.createSession({ title: 'Release "arm64" at 100% of load_config' });
-    await store.putMessages(target.id, [{ id: `search-m-${stamp}`, role: 'user', kind: 'user', content: 'Why does the quokkaharbor job fail on the arm64 runner?', agentVisible: true, userVisible: true, createdAt: stamp }]);
+    await store.putMessages(target.id, [{ id: messageId, role: 'user', kind: 'user', content: 'Why does the quokkaharbor job fail on the arm64 runner?', agentVisible: true, userVisible: true, createdAt: stamp }]);
     const other = await store.createSession({ title: 'Unrelated session' });
     try {
       const byText = await store.searchSessions('quokkaharbor');

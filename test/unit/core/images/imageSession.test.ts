@@ -65,7 +65,7 @@ describe('an image in a stored session', function () {
     assert.equal(imageBlocks(fork)[0].source.data, base64);
 
     // A later turn, then compaction: the older image becomes a pointer, and the record says so.
-    await session.append({ ...userMessage('And now?'), createdAt: Date.now() + 1 });
+    await session.append({ ...userMessage('And now?'), createdAt: session.messages[session.messages.length - 1].createdAt + 1 });
     const result = await session.compact({ trigger: 'manual', only: ['image-pointers'] });
     assert.equal(result.status, 'complete');
     const [event] = await store.listCompactionEvents(id);
