@@ -120,6 +120,17 @@ export class SessionSearch {
     return this.parts.reads.read(path, (db) => (db.exec("SELECT 1 FROM sqlite_master WHERE name = 'search_text'").length ? visit(db) : undefined), { check: false });
   }
 
+  /** The sessions with at least one message in a search file (each file a turn of its own). */
+  async indexedSessions(): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for (const file of await this.files()) {
+      await this.visit(file, (db) => {
+        for (const row of db.exec('SELECT DISTINCT session_id FROM search_docs')[0]?.values ?? []) ids.add(String(row[0]));
+      });
+    }
+    return ids;
+  }
+
   /**
    * The sessions whose title holds what was typed (as typed, any case) or whose messages hold
    * every word of it, newest first; `sessions`: the session list (deleted ones are not on it).

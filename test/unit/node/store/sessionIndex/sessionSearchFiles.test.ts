@@ -2,7 +2,8 @@ import { strict as assert } from 'assert';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { userMessage } from '../../../../../src/core/model/factories';
+import { toolResultMessage, userMessage } from '../../../../../src/core/model/factories';
+import { segmentsReadDuring } from '../fixtures/filesRead';
 import type { Message } from '../../../../../src/core/model/message';
 import { openStore } from '../../../../../src/node/store';
 
@@ -118,5 +119,50 @@ describe('session search files from other windows (real sql.js files)', function
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('sessions written before search existed (real sql.js files)', function () {
+  this.timeout(60_000);
+  let folder: string;
+  beforeEach(() => (folder = mkdtempSync(join(tmpdir(), 'tally-search-backfill-'))));
+  afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('are indexed from their stored messages after the first search, once: a later window finds them without indexing again', async () => {
+    const older = await openStore(folder, { debounceMs: 5 });
+    const oldIds: string[] = [];
+    for (let i = 0; i < 5; i++) oldIds.push(await session(older, `Older ${i}`, `the heron pipeline stalled at stage ${i}`));
+    // A session with nothing to index (tool output only): read by the backfill, never found by text.
+    const toolOnly = await older.createSession({ title: 'Tool output only', updatedAt: ++clock });
+    const call = { id: 'call-1', name: 'read_file', arguments: '{}' };
+    await older.putMessages(toolOnly.id, [stamped(toolResultMessage(call, 'heron pipeline log'))]);
+    await older.close();
+    // As an earlier Tally left the folder: sessions and their messages, no search files.
+    for (const name of searchFiles(folder)) rmSync(join(folder, 'index', name));
+
+    const upgraded = await openStore(folder, { debounceMs: 5 });
+    try {
+      const first = await upgraded.searchSessions('heron pipeline');
+      assert.ok(first.every((h) => oldIds.includes(h.session.id)));
+      await upgraded.olderSessionsIndexed();
+      const hits = await upgraded.searchSessions('heron pipeline');
+      assert.deepEqual(new Set(hits.map((h) => h.session.id)), new Set(oldIds), 'every older session is found by its text');
+      assert.ok(hits.every((h) => /«heron» «pipeline»/.test(h.snippet ?? '')), 'with the words around the match');
+    } finally {
+      await upgraded.close();
+    }
+    const indexedBy = new Set(searchFiles(folder));
+
+    const later = await openStore(folder, { debounceMs: 5 });
+    try {
+      const { read } = await segmentsReadDuring(async () => {
+        assert.deepEqual(new Set((await later.searchSessions('stalled stage')).map((h) => h.session.id)), new Set(oldIds));
+        await later.olderSessionsIndexed();
+      });
+      assert.deepEqual(read, [], "the later window reads no session's messages: the older sessions were indexed once");
+    } finally {
+      await later.close();
+    }
+    assert.deepEqual(new Set(searchFiles(folder)), indexedBy, 'and writes no search file');
   });
 });
