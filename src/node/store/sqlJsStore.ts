@@ -245,9 +245,10 @@ export class SqlJsStore implements SessionStore {
   }
 
   async searchSessions(query: string, options: { limit?: number } = {}): Promise<SessionSearchHit[]> {
-    // Sessions written before search existed are indexed in the background from the first search on.
+    const hits = await this.search.search(query, await this.listSessions(), options.limit);
+    // Sessions written before search existed are indexed in the background once a first search is answered.
     if (this.mode === 'disk') this.searchBackfill.start();
-    return this.search.search(query, await this.listSessions(), options.limit);
+    return hits;
   }
 
   /** Resolves once the indexing of older sessions for search, if started, is done (for tests and benches). */

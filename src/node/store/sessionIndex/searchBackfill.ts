@@ -18,9 +18,9 @@ export interface BackfillSource {
 /**
  * Indexes for search the sessions written before search existed, found by title only until then:
  * from each one's stored messages, one session at a time with a turn of the event loop between
- * them, in the background, started by the window's first search. Done once per store folder: the
- * marker is written only after the rows it covers are saved, so a window closed midway leaves the
- * rest to the next one, which skips the sessions already indexed.
+ * them, in the background, started once the window's first search is answered. Done once per
+ * store folder: the marker is written only after the rows it covers are saved, so a window closed
+ * midway leaves the rest to the next one, which skips the sessions already indexed.
  */
 export class SearchBackfill {
   private running?: Promise<void>;
