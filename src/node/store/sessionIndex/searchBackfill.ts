@@ -4,6 +4,7 @@ import { nextTurn } from '../../../core/nextTurn';
 import type { Message } from '../../../core/model/message';
 import type { SessionInfo } from '../../../core/ports/sessionStore';
 import { writeAtomically, type WriteFs } from '../files/atomicFile';
+import { errorText } from '../files/storeErrors';
 import type { StoreParts } from '../storeParts';
 import type { SessionSearch } from './sessionSearch';
 
@@ -39,7 +40,7 @@ export class SearchBackfill {
 
   /** Starts the backfill unless it ran (in this window or before); never throws (failures are reported). */
   start(): void {
-    this.running ??= this.run().catch((error: unknown) => this.parts.problems.info(`store: indexing older sessions for search stopped: ${error instanceof Error ? error.message : String(error)}`));
+    this.running ??= this.run().catch((error: unknown) => this.parts.problems.info(`store: indexing older sessions for search stopped: ${errorText(error)}`));
   }
 
   /** Resolves once the backfill, if running, has stopped after the session it is at. */
@@ -61,7 +62,12 @@ export class SearchBackfill {
       if (this.stopped) return;
       if (indexed.has(session.id)) continue;
       await nextTurn();
-      await this.search.index(session.id, await this.source.load(session.id));
+      try {
+        await this.search.index(session.id, await this.source.load(session.id));
+      } catch (error) {
+        // A session that cannot be read stays found by title (its damage is reported by the read); the others go on.
+        this.parts.problems.info(`store: session ${session.id} not indexed for search: ${errorText(error)}`);
+      }
     }
     if (this.stopped) return;
     await this.parts.flusher.flush();
