@@ -300,7 +300,7 @@ export class WorkspaceRecord {
       return unstored('its bytes were no longer held when the command changed it');
     }
     if (known.blob) {
-      const repository = this.tracked.get(this.folderOf(was.absolute) ?? '')?.repository;
+      const repository = this.trackedHolding(was.absolute)?.repository;
       try {
         if (!repository) throw new Error('the repository is gone');
         this.blobsRead++;
@@ -327,8 +327,8 @@ export class WorkspaceRecord {
     return { kind: 'seen', hash: read.hash, size: read.bytes!.length };
   }
 
-  private folderOf(absolute: string): string | undefined {
-    for (const folder of this.tracked.keys()) if (absolute.startsWith(folder + sep)) return folder;
+  private trackedHolding(absolute: string): Tracked | undefined {
+    for (const tracked of this.tracked.values()) if (absolute.startsWith(tracked.folder.folder + sep)) return tracked;
     return undefined;
   }
 

@@ -268,6 +268,14 @@ describe('restore and rewind from the chat (host flow)', function () {
     }
   });
 
+  it('a turn says what was not recorded in one line: the first note, and how many more Restore files shows', () => {
+    const checkpoint = (id: string, problems: string[]) => ({ id, sessionId: 's', userMessageId: 'u1', createdAt: 1, files: [], problems });
+    const [one] = turnFilesOf([checkpoint('k1', ['Not recorded, so not restorable: changes to dist/ (git ignores them, or they are installed packages).'])]);
+    assert.equal(one.problem, 'Not recorded, so not restorable: changes to dist/ (git ignores them, or they are installed packages).');
+    const [three] = turnFilesOf([checkpoint('k1', ['first note.', 'second note.']), checkpoint('k2', ['second note.', 'third note.'])]);
+    assert.equal(three.problem, 'first note. (and 2 more notes in Restore files)');
+  });
+
   it('the chat\'s intents reach the flow with the id alone', async () => {
     const calls: string[] = [];
     const handlers = chatHandlers({
