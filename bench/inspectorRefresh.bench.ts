@@ -1,13 +1,12 @@
 /**
- * Inspector refresh at 1,000 / 10,000 messages: what the inspector panel does ~150 ms after each
- * change. A session of that many messages (one request per agent step, a few offloaded results)
- * sits in a real sql.js store on disk, opened the way the host opens it (a ContextSession resumed
- * from it, its session view read once and kept by the session's changes). Each round records one
- * new agent step through the session (the call, its result, the request and its usage), then times
- * the refresh as the panel does it: build the state from the session and its view, and serialize
- * the message it posts (after the first, whole state: only the requests, items and results that
- * changed). Then the parts of that refresh are timed one by one (the state from the view, the
- * session's plan, the update).
+ * The inspector's host work for one agent step at 1,000 / 10,000 messages. A session of that many
+ * messages (one request per agent step, a few offloaded results) sits in a real sql.js store on
+ * disk, opened the way the host opens it (a ContextSession resumed from it, its state read once and
+ * kept by the session's writes). Each round records one new agent step through the session (the
+ * call, its result, the request and its usage); for each patch of the session's state the step
+ * makes, the inspector's work is timed as its feed does it (the parts the patch touched, the
+ * update, the message serialized), and summed over the step. Then the parts of that work are timed
+ * one by one after a step (the state's parts, the session's plan, the update).
  * Writes bench/results/inspectorRefresh.json. Run: node -r ./test/register.cjs bench/inspectorRefresh.bench.ts [counts…]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
@@ -17,11 +16,11 @@ import { getTokenCounter } from '../src/core/accounting/tokenizer';
 import type { RequestUsageRecord } from '../src/core/model/records';
 import { ContextSession } from '../src/core/context/contextSession';
 import { withSettings } from '../src/core/settings';
-import { buildInspectorState } from '../src/host/inspector/inspectorState';
+import { inspectorParts } from '../src/host/inspector/inspectorState';
 import { InspectorUpdates } from '../src/host/inspector/inspectorUpdates';
-import type { InspectorState } from '../src/protocol/inspector';
-import type { ActiveSession } from '../src/host/session/sessionPorts';
-import { SessionView } from '../src/host/session/sessionView';
+import type { ActiveSession } from '../src/host/sessionState/sessionPorts';
+import { readSessionState, SessionReads } from '../src/host/sessionState/sessionReads';
+import type { InspectorChange } from '../src/host/sessionState/sessionPatch';
 import { openStore } from '../src/node/store';
 import { fillAgentSession, stepCall } from './agentSteps';
 import { median } from './median';
@@ -60,10 +59,12 @@ async function measure(messages: number): Promise<Record<string, number>> {
     if (i % OFFLOAD_EVERY === 0) await raw.putBlob(info.id, { toolName: 'run_command', toolCallId: `c${i}`, content: Buffer.from(`FAIL case-${i}\n`.repeat(2_000)) });
   });
   const store = raw;
-  const [contextSession, view] = await Promise.all([ContextSession.open({ store, sessionId: info.id, settings: withSettings({ contextWindow: 1_000_000, maxOutputTokens: 8_000 }), counter: getTokenCounter('o200k_base'), contextWindow: 1_000_000, maxOutputTokens: 8_000, fixed: FIXED }), SessionView.open(store, info.id, 200)]);
-  contextSession.onChange((change) => view.apply(change));
-  await view.seedTitles();
-  const session: ActiveSession = { info, contextSession, view };
+  const [contextSession, state] = await Promise.all([ContextSession.open({ store, sessionId: info.id, settings: withSettings({ contextWindow: 1_000_000, maxOutputTokens: 8_000 }), counter: getTokenCounter('o200k_base'), contextWindow: 1_000_000, maxOutputTokens: 8_000, fixed: FIXED }), readSessionState(store, { info }, 200)]);
+  contextSession.onChange((change) => state.apply({ kind: 'change', change }));
+  state.apply({ kind: 'resumed', context: contextSession });
+  const reads = new SessionReads(store, state);
+  await reads.seedTitles();
+  const session: ActiveSession = { info, contextSession, state, reads };
 
   /** One agent step through the session, as the agent loop records it. */
   const recordStep = async () => {
@@ -73,33 +74,37 @@ async function measure(messages: number): Promise<Record<string, number>> {
     await contextSession.recordResponse(request, { model: 'claude-sonnet-4-5', reported: { inputTokens: request.plan.budget.used + 20, outputTokens: 30 } });
     next++;
   };
-  let state: InspectorState | undefined;
-  // As the panel does: after the first whole state, only what changed is posted.
+  // As the feed does: after the first whole state, each patch posts what it touched.
   const updates = new InspectorUpdates();
-  const refresh = async () => {
-    state = buildInspectorState(session);
-    return JSON.stringify(updates.message(state, false, view.versions)).length;
+  let stepMs = 0;
+  let stepBytes = 0;
+  const post = (change: InspectorChange) => {
+    const start = process.hrtime.bigint();
+    const message = updates.update(inspectorParts(session), change);
+    if (message) stepBytes += JSON.stringify(message).length;
+    stepMs += Number(process.hrtime.bigint() - start) / 1e6;
   };
-  // Where the time goes, each part timed on its own after the same new step: the state from the
-  // session and its view (no store read), the session's plan of the next request (budget and every
-  // item), and serializing the posted message.
+  // Where the time goes, each part timed on its own after the same new step: the state's parts
+  // (no store read), the session's plan of the next request (budget and every item), and the update.
   const parts = {
-    state: async () => buildInspectorState(session),
+    state: async () => inspectorParts(session).current(),
     plan: async () => contextSession.planRequest(FIXED),
-    serialize: async () => JSON.stringify(updates.message(state!, false, view.versions)),
+    serialize: async () => JSON.stringify(updates.update(inspectorParts(session), { context: true, requests: true })),
   };
 
   await recordStep();
-  state = buildInspectorState(session);
-  const firstBytes = JSON.stringify(updates.message(state, true, view.versions)).length; // the panel's first, whole state
+  const whole = updates.whole(inspectorParts(session));
+  const firstBytes = JSON.stringify(whole).length; // the panel's first, whole state
+  const stop = state.onPatch((patch) => post(patch.inspector));
   const times: number[] = [];
   const sizes: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
+    stepMs = stepBytes = 0;
     await recordStep();
-    const start = process.hrtime.bigint();
-    sizes.push(await refresh());
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    times.push(stepMs);
+    sizes.push(stepBytes);
   }
+  stop();
   const partMs: Record<string, number> = {};
   for (const [name, part] of Object.entries(parts)) {
     const partTimes: number[] = [];
@@ -113,7 +118,8 @@ async function measure(messages: number): Promise<Record<string, number>> {
   }
   await raw.close();
   rmSync(folder, { recursive: true, force: true });
-  return { messages, refreshMs: +median(times).toFixed(2), minMs: +Math.min(...times).toFixed(2), postedBytes: median(sizes), firstStateBytes: firstBytes, items: state?.current.length ?? 0, requests: state?.turns.length ?? 0, ...partMs };
+  const shown = whole.type === 'state' ? whole.state : undefined;
+  return { messages, refreshMs: +median(times).toFixed(2), minMs: +Math.min(...times).toFixed(2), postedBytes: median(sizes), firstStateBytes: firstBytes, items: shown?.current.length ?? 0, requests: state.records.requests.length, ...partMs };
 }
 
 async function main(): Promise<void> {

@@ -141,6 +141,18 @@ async function openOnce(folder: string, what: OpenMeasure): Promise<void> {
     if (what === 'window') {
       const open = () => ContextSession.open({ store, sessionId: SESSION, settings, counter, strategies: policy.strategies, contextWindow: 128_000, maxOutputTokens: 8_192 });
       type Resumed = { messages: readonly Message[]; complete: boolean } | undefined;
+      const stateModule = codeModule<{ readSessionState(store: SessionStore, identity: { info: { id: string; title: string } }, page: number, resumed: Promise<Resumed>): Promise<{ chatEntries(): unknown[] }> }>('../src/host/sessionState/sessionReads');
+      if (stateModule) {
+        // As the session controller does: the state takes its page from what the session read to resume.
+        await lastRequestFigures(store);
+        const resuming = open();
+        const handOver = resuming.then((s) => (s as unknown as { takeResumedTranscript(): Resumed }).takeResumedTranscript());
+        const [session, state] = await Promise.all([resuming, stateModule.readSessionState(store, { info: { id: SESSION, title: 'long' } }, CHAT_PAGE, handOver)]);
+        const entries = state.chatEntries();
+        firstPage = { messages: entries.length, bytes: JSON.stringify(entries).length };
+        return session.messages.length;
+      }
+      // Earlier code: the session view.
       const viewModule = codeModule<{ SessionView: { open(store: SessionStore, id: string, page: number, prices: object, resumed: Promise<Resumed>): Promise<{ chat: { entries(): unknown[] } }> } }>('../src/host/session/sessionView');
       if (viewModule) {
         // As the session controller does: the view takes its page from what the session read to resume.

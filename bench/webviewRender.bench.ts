@@ -38,11 +38,11 @@ function timedMessage(page: Page, message: unknown): Promise<number> {
 }
 
 function inspectorOf(requests: number, blobs: number): InspectorState {
-  const turn = inspectorState.turns[0];
+  const turn = inspectorState.requests[0];
   const item = inspectorState.current[inspectorState.current.length - 1];
   return {
     ...inspectorState,
-    turns: Array.from({ length: requests }, (_, i): RequestView => ({ ...turn, requestIndex: i, createdAt: turn.createdAt + i, estimatedInputTokens: 20_000 + (i % 500) * 100, compactionId: undefined })),
+    requests: Array.from({ length: requests }, (_, i): RequestView => ({ ...turn, requestIndex: i, createdAt: turn.createdAt + i, estimatedInputTokens: 20_000 + (i % 500) * 100, compactionId: undefined })),
     current: Array.from({ length: 500 }, (_, i) => ({ ...item, messageId: `m${i}`, tokens: 10 + ((i * 37) % 900) })),
     blobs: Array.from({ length: blobs }, (_, i) => ({ ...inspectorState.blobs[0], id: `res_${i}`, createdAt: inspectorState.blobs[0].createdAt + i })),
     blobTitles: {},
@@ -70,13 +70,13 @@ async function main() {
     for (const [requests, blobs] of [[10, 10], [10_000, 2_000]]) {
       const page = await harness.open('inspector');
       const base = inspectorOf(requests, blobs);
-      const turn = base.turns[base.turns.length - 1];
+      const turn = base.requests[base.requests.length - 1];
       const item = base.current[base.current.length - 1];
-      const { turns: _turns, current: _current, blobs: _blobs, blobTitles: _titles, ...rest } = base;
+      const { requests: _turns, current: _current, blobs: _blobs, blobTitles: _titles, ...rest } = base;
       const medianMs = await measure(page, { type: 'state', state: base }, (round) => ({
         type: 'update',
         state: rest,
-        turns: { keep: requests + round, tail: [`r${requests + round}`], upserts: [{ ...turn, requestIndex: requests + round, createdAt: turn.createdAt + round + 1 }] },
+        requests: { keep: requests + round, tail: [`r${requests + round}`], upserts: [{ ...turn, requestIndex: requests + round, createdAt: turn.createdAt + round + 1 }] },
         current: { keep: base.current.length + 2 * round, tail: [`n${round}a`, `n${round}b`], upserts: [{ ...item, messageId: `n${round}a` }, { ...item, messageId: `n${round}b` }] },
         blobs: { keep: blobs, tail: [], upserts: [] },
       }));

@@ -1,31 +1,31 @@
 // Bundles the extension host code, the CLI and the webviews with esbuild.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { brotliCompressSync, constants } from 'zlib';
 import { createRequire } from 'module';
 
 const require = createRequire(import.meta.url);
 
-const production = process.argv.includes('--production');
-const common = { bundle: true, sourcemap: !production, minify: production, legalComments: production ? 'none' : 'inline', logLevel: 'warning' };
+import { buildTargets, common as commonOptions } from './buildTargets.mjs';
 
-const targets = [
-  { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  // Transcript import + replay run in a worker thread so the extension host stays responsive.
-  { entryPoints: ['src/node/transcripts/replayWorker.ts'], outfile: 'dist/replayWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
-  // Compiles sql.js's WebAssembly off the extension host's thread at activation (src/node/store/sql/sqlWarmUp.ts).
-  { entryPoints: ['src/node/store/sql/sqlWarmWorker.ts'], outfile: 'dist/sqlWarmWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
-  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
-  { entryPoints: ['webview/inspector/main.ts'], outfile: 'dist/webview/inspector.js', platform: 'browser', format: 'iife', target: 'es2022' },
-  { entryPoints: ['webview/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022' },
-];
+const production = process.argv.includes('--production');
+const common = commonOptions(production);
+const targets = buildTargets;
 
 for (const target of targets) {
   if (!existsSync(target.entryPoints[0])) continue;
   await build({ ...common, ...target });
 }
-// sql.js loads its WebAssembly from beside the bundle.
+// sql.js's WebAssembly and the demo run ship brotli-compressed (70 KB smaller than the zip makes
+// them; src/node/store/sql/sqlRuntime.ts and src/commands/transcriptCommands.ts read either form).
+// A development build also keeps the plain WebAssembly beside the bundle, which is read first.
 mkdirSync('dist', { recursive: true });
-copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
+const brotli = (path) => brotliCompressSync(readFileSync(path), { params: { [constants.BROTLI_PARAM_QUALITY]: production ? 11 : 5, [constants.BROTLI_PARAM_LGWIN]: 24 } });
+const wasm = require.resolve('sql.js/dist/sql-wasm.wasm');
+writeFileSync('dist/sql-wasm.wasm.br', brotli(wasm));
+if (production) rmSync('dist/sql-wasm.wasm', { force: true });
+else copyFileSync(wasm, 'dist/sql-wasm.wasm');
+writeFileSync('dist/demo-run.traj.json.br', brotli('media/demo/demo-run.traj.json'));
 // The tokenizer's ranks ship once, as binary files beside the bundles (src/node/accounting/rankFile.ts).
 require('../test/register.cjs');
 require('../src/node/accounting/rankFile.ts').writeRankFiles('dist/ranks', production ? 'best' : 'fast');

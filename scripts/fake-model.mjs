@@ -17,10 +17,20 @@ const LABEL = '[scripted model]';
 /** ~4 characters a token: close enough for a demo, and the same rule for every request. */
 const tokensOf = (text) => Math.ceil(text.length / 4);
 
+/**
+ * Text Tally sends as a user message that the user did not write: the request's dynamic note
+ * (nested AGENTS.md files that apply, the context note, the deferred-tools note), after the conversation.
+ */
+const NOTE = /^(?:Instructions from |Project instructions \(|\[Context: |\[\d+ tools? deferred )/;
+
 function lastUserText(messages) {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (m.role === 'user') return typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join('');
+    if (m.role !== 'user') continue;
+    const text = typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join('');
+    // Tally's notes after the conversation (plan mode, nested AGENTS.md) are not what the user asked.
+    if (NOTE.test(text)) continue;
+    return text;
   }
   return '';
 }
@@ -32,6 +42,12 @@ const HELP = [
   '- **"read README.md"**: I call `read_file` on that path',
   '- **"edit README.md"**: I read it, then call `edit_file` to add a comment line at its top (Tally shows the diff and asks first)',
   '- **"run ls -la"**: I call `run_command` (Tally asks for your approval first)',
+  '- **"think about the tests"**: I think first (the chat shows my thinking, folded), then answer',
+  '- **"delegate list files"**: I hand the task to a subagent with `delegate`; it works in its own context window and reports back',
+  '- **"todo"**: I keep a three-step todo list with `update_todos` and tick the steps off one by one (watch the todo card)',
+  '- **"fetch https://example.com"**: I call `fetch_url` (Tally asks per site first) and describe the page it returns',
+  '- **an image** (paste one, or attach it with `#`; first set `"tally.models.images": { "scripted-model": true }`, since my name does not say I see images): I say what I received',
+  '- **"plan"**: I look around and answer with a plan of steps (try it with plan mode on: the switch beside Send, or `tally exec --plan`); approve the plan and I say which step I start from',
   '',
   '| You type | Tool I call |',
   '| :-- | :-- |',
@@ -39,6 +55,11 @@ const HELP = [
   '| read <path> | `read_file` |',
   '| edit <path> | `read_file`, then `edit_file` |',
   '| run <command> | `run_command` |',
+  '| think about <topic> | none: I think, then answer |',
+  '| delegate <task> | `delegate` |',
+  '| todo | `update_todos`, three times |',
+  '| fetch <address> | `fetch_url` |',
+  '| plan | `list_files`, then a plan |',
   '',
   'A code block, to try **Copy** and **Insert at cursor**:',
   '',
@@ -113,16 +134,88 @@ export function scriptedSummary(prompt) {
   }
   const heading = prompt.startsWith('Summarize this completed part') ? 'Episode summary' : 'Checkpoint';
   const lines = [`## ${heading} (scripted model's summary of ${messages.length} message${messages.length === 1 ? '' : 's'})`];
-  if (requests[0]) lines.push('### Task', requests[0]);
+  // A checkpoint carries every heading Tally asks a model for, so Tally's check of its shape passes.
+  lines.push('### Task', requests[0] ?? 'none stated');
   if (requests.length > 1 && requests[requests.length - 1] !== requests[0]) lines.push('### Latest request', requests[requests.length - 1]);
-  if (files.length) lines.push('### Files touched', ...files.map((f) => `- ${f}`));
-  lines.push('### Next step', 'continue with the latest request');
-  if (commands.length) lines.push('### Commands run', ...commands);
+  lines.push('### Established', read.length ? `- files read: ${read.join(', ')}` : '- nothing yet');
+  lines.push('### Changed', changed.length ? `- ${changed.join(', ')}` : '- no file');
+  if (commands.length) lines.push('### Last commands', ...commands);
+  lines.push('### Failed', '- nothing', '### Open questions', '- none', '### Next step', 'continue with the latest request');
   return lines.join('\n');
+}
+
+/** The scripts for thinking and delegating: a reply, or undefined when the request is for another script. */
+function thinkingOrDelegation(messages, asked) {
+  const last = messages[messages.length - 1];
+  const previousCall = messages[messages.length - 2]?.tool_calls?.[0]?.function;
+  if (last?.role === 'tool' && previousCall?.name === 'delegate') {
+    return { text: `${LABEL} The subagent reported back:\n\n> ${textOf(last).split('\n').slice(0, 8).join('\n> ')}\n\nIts requests are in the inspector under Subagents.` };
+  }
+  if (last?.role === 'tool') return undefined;
+  let match;
+  if ((match = /^(?:please\s+)?delegate\s+(.+)$/is.exec(asked))) return { text: `${LABEL} Handing this to a subagent.`, call: { name: 'delegate', arguments: { task: match[1].trim() } } };
+  if ((match = /^(?:please\s+)?think(?:\s+about)?\s*(.*)$/is.exec(asked))) {
+    const topic = match[1].trim() || 'your request';
+    return {
+      reasoning: `The user asked me to think about ${topic}. I am a scripted model, so this thinking is scripted too: it shows how Tally folds a model's reasoning in the chat and counts its tokens. A real model would weigh the options here before answering.`,
+      text: `${LABEL} I thought about ${topic} first (open **Thinking** above to read it). A real model's answer would follow from it.`,
+    };
+  }
+  return undefined;
+}
+
+const TODO_STEPS = ['Look at the workspace', 'Change what the task needs', 'Check the change'];
+
+/** The scripted todo list after `done` steps: those done, the next in progress, the rest pending. */
+function todoList(done) {
+  return TODO_STEPS.map((text, i) => ({ text, status: i < done ? 'done' : i === done ? 'in_progress' : 'pending' }));
+}
+
+/** The todo script: each answered update_todos call since the user's message ticks one more step off. */
+function todoReply(messages) {
+  const start = messages.findLastIndex((m) => m.role === 'user' && !textOf(m).startsWith('Instructions from '));
+  const updates = messages.slice(start).filter((m) => m.role === 'assistant' && m.tool_calls?.some((c) => c.function?.name === 'update_todos')).length;
+  if (updates > TODO_STEPS.length - 1) return { text: `${LABEL} All ${TODO_STEPS.length} steps are done: the todo card shows them struck through.` };
+  return { text: `${LABEL} ${updates === 0 ? 'A todo list for this task.' : `Step ${updates} is done.`}`, call: { name: 'update_todos', arguments: { todos: todoList(updates) } } };
+}
+
+const PLAN = [
+  `${LABEL} Here is my plan (I changed nothing):`,
+  '',
+  '1. Read the files the task names and the tests that cover them.',
+  '2. Make the smallest change that does the task.',
+  '3. Run the tests and fix what they report.',
+  '',
+  'Edit it, approve it to let me carry it out, or discard it.',
+].join('\n');
+
+/** The turn after Approve: the approved plan is the user item right before the message; the reply names its first step. */
+function approvedPlanReply(messages, asked) {
+  const at = messages.findLastIndex((m) => m.role === 'user' && textOf(m).includes(asked));
+  const own = at >= 0 ? textOf(messages[at]) : '';
+  // The plan is the message before the approval, or the start of the same one when a server joined them.
+  const plan = own.startsWith(asked) ? (at > 0 ? textOf(messages[at - 1]) : '') : own.slice(0, own.lastIndexOf(asked));
+  const first = plan.split('\n').find((line) => /^\s*1[.)]\s/.test(line))?.trim();
+  return `${LABEL} Carrying out the plan you ${asked.startsWith('I edited') ? 'edited and ' : ''}approved${first ? `, from its first step: ${first}` : ''}. (I am scripted: I change nothing.)`;
+}
+
+/** The images of the user's latest message (Chat Completions `image_url` parts with data addresses): their media types. */
+function imagesOfRequest(messages) {
+  const at = messages.findLastIndex((m) => m.role === 'user' && !NOTE.test(textOf(m)));
+  // An image can come in a message of its own right before the text (attachments are recorded first).
+  const own = messages.slice(Math.max(0, at - 1), at + 1).filter((m) => m.role === 'user' && Array.isArray(m.content));
+  return own.flatMap((m) => m.content.filter((p) => p.type === 'image_url').map((p) => /^data:([^;,]+)/.exec(p.image_url?.url ?? '')?.[1] ?? 'an image'));
+}
+
+function imageReply(types) {
+  const kinds = [...new Set(types)].join(', ');
+  return `${LABEL} I received **${types.length} image${types.length === 1 ? '' : 's'}** (${kinds}). I am scripted and cannot see ${types.length === 1 ? 'it' : 'them'}; a real model would describe ${types.length === 1 ? 'it' : 'them'} here. Its cost is on the chip before you sent it and in the inspector's items.`;
 }
 
 /** What the script does next: a tool call for a fresh request, a summary once the tool answered. */
 export function scriptedReply(messages) {
+  const scripted = messages[0]?.role === 'system' && textOf(messages[0]).startsWith(SUMMARY_SYSTEM) ? undefined : thinkingOrDelegation(messages, lastUserText(messages).trim());
+  if (scripted) return scripted;
   if (messages[0]?.role === 'system' && textOf(messages[0]).startsWith(SUMMARY_SYSTEM)) return { text: scriptedSummary(lastUserText(messages)) };
   const last = messages[messages.length - 1];
   const asked = lastUserText(messages).trim();
@@ -133,6 +226,14 @@ export function scriptedReply(messages) {
     if (edit) return { text: `${LABEL} Adding a comment line at the top of \`${edit.path}\`. Tally shows the diff: accept or reject it.`, call: { name: 'edit_file', arguments: edit } };
     return { text: `${LABEL} I could not find text in \`${editing[1]}\` to anchor an edit on, so I made no edit:\n\n${textOf(last).split('\n')[0]}` };
   }
+  if (/^(?:please\s+)?(?:todo|todos|keep a todo list)\b/i.test(asked)) return todoReply(messages);
+  if (/^(?:please\s+)?plan\b/i.test(asked)) {
+    // Plan mode's note may follow the tool's answer: the plan comes once any tool answered since the request.
+    const start = messages.map((m) => m.role).lastIndexOf('assistant');
+    const answered = start >= 0 && messages.slice(start).some((m) => m.role === 'tool');
+    return answered ? { text: PLAN } : { text: `${LABEL} Looking around before I plan.`, call: { name: 'list_files', arguments: { path: '.', depth: 1 } } };
+  }
+  if (/^I (?:edited and )?approved the plan above\./.test(asked)) return { text: approvedPlanReply(messages, asked) };
   if (last?.role === 'tool') {
     const output = typeof last.content === 'string' ? last.content : JSON.stringify(last.content);
     const lines = output.split('\n');
@@ -143,6 +244,9 @@ export function scriptedReply(messages) {
   }
   const text = asked;
   let match;
+  const images = imagesOfRequest(messages);
+  if (images.length) return { text: imageReply(images) };
+  if ((match = /^(?:please\s+)?fetch\s+(\S+)/i.exec(text))) return { text: `${LABEL} Fetching \`${match[1]}\`.`, call: { name: 'fetch_url', arguments: { url: match[1] } } };
   if (editing) return { text: `${LABEL} Reading \`${editing[1]}\` first, to edit it.`, call: { name: 'read_file', arguments: { path: editing[1] } } };
   if ((match = /^(?:please\s+)?run\s+(.+)$/is.exec(text))) return { text: `${LABEL} Running \`${match[1].trim()}\`.`, call: { name: 'run_command', arguments: { command: match[1].trim() } } };
   if ((match = /^(?:please\s+)?(?:read|open|show)\s+(\S+)/i.exec(text))) return { text: `${LABEL} Reading \`${match[1]}\`.`, call: { name: 'read_file', arguments: { path: match[1] } } };
@@ -191,7 +295,8 @@ export async function startFakeModel({ port = 11435, host = '127.0.0.1', delayMs
       const callArgs = reply.call ? JSON.stringify(reply.call.arguments) : '';
       const usage = {
         prompt_tokens: tokensOf(prompt),
-        completion_tokens: tokensOf(reply.text + callArgs),
+        completion_tokens: tokensOf((reply.reasoning ?? '') + reply.text + callArgs),
+        ...(reply.reasoning ? { completion_tokens_details: { reasoning_tokens: tokensOf(reply.reasoning) } } : {}),
         prompt_tokens_details: { cached_tokens: Math.floor(tokensOf(prompt.slice(0, shared)) / 64) * 64 },
       };
       usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
@@ -207,6 +312,10 @@ export async function startFakeModel({ port = 11435, host = '127.0.0.1', delayMs
       const chunk = (delta, finish = null) => send({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) });
       const pause = () => new Promise((r) => setTimeout(r, delayMs));
       chunk({ role: 'assistant', content: '' });
+      for (const reasoning_content of pieces(reply.reasoning ?? '', 12)) {
+        chunk({ reasoning_content });
+        await pause();
+      }
       for (const content of pieces(reply.text, 12)) {
         chunk({ content });
         await pause();
@@ -242,5 +351,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(`  "tally.provider": "openai-compatible",`);
   console.log(`  "tally.baseUrl": "${url}",`);
   console.log(`  "tally.model": "${MODEL_ID}"`);
+  console.log('To try images too: "tally.models.images": { "scripted-model": true }');
   console.log('Then type "list files", "read README.md", "edit README.md", "run ls" or anything else in the chat.');
 }

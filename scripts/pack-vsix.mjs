@@ -11,9 +11,13 @@ import { fileURLToPath, pathToFileURL } from 'url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TYPES = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
 
-/** The README with every relative picture (`![alt](path)`) inlined as a data: address; other links as they are. */
+/**
+ * The README with every relative picture (`![alt](path)`) inlined as a data: address; other links as
+ * they are. The part between `<!-- developers` and `<!-- /developers -->` (the commands that run Tally
+ * from a clone) stays out: the extension's page opens with what Tally does for its user.
+ */
 export function readmeForPackage(markdown, readFile = (path) => readFileSync(join(ROOT, path))) {
-  return markdown.replace(/!\[([^\]]*)\]\(([^)\s]+)\)/g, (whole, alt, path) => {
+  return markdown.replace(/<!-- developers[^>]*-->[\s\S]*?<!-- \/developers -->\n*/g, '').replace(/!\[([^\]]*)\]\(([^)\s]+)\)/g, (whole, alt, path) => {
     if (/^[a-z][a-z0-9+.-]*:/i.test(path)) return whole;
     const type = TYPES[path.split('.').pop().toLowerCase()];
     if (!type) throw new Error(`README picture ${path}: only ${Object.keys(TYPES).join(', ')} pictures can be packaged`);

@@ -1,24 +1,33 @@
 // Runs every test suite the project has and ends with one line: `tests: N passed, M failed`.
 // A step that is not a test suite (type check, build, install) counts as one failure if it fails.
+// The summary gives each step's time. Tests at scale (files named *.scale.test.ts: thousands of
+// sessions, 100 MB outputs, processes killed while saving) are a tier of their own, run last.
 import { spawnSync } from 'child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
-const only = process.argv.slice(2); // e.g. `node scripts/test-all.mjs unit`
+const only = process.argv.slice(2); // e.g. `node scripts/test-all.mjs unit scale`
+const SCALE_TESTS = 'test/unit/**/*.scale.test.ts';
+// The unit tests run in two worker processes (the machine's two cores); each file runs whole in one.
+const UNIT_WORKERS = ['--parallel', '--jobs', '2'];
 const countsDir = mkdtempSync(join(tmpdir(), 'tally-counts-'));
 const steps = [
   { name: 'typecheck', command: 'npx', args: ['tsc', '-p', '.'] },
   // Core on its own, without Node's types: a Node global in core fails here.
   { name: 'typecheck-core', command: 'npx', args: ['tsc', '-p', 'src/core'] },
-  { name: 'layers', command: 'npx', args: ['eslint', 'src', 'webview'] },
+  // Layers, the agent builder and the 400-line limit (src/, webview/, test/).
+  { name: 'layers', command: 'npx', args: ['eslint', 'src', 'webview', 'test'] },
   { name: 'build', command: 'node', args: ['scripts/build.mjs'] },
-  { name: 'unit', command: 'npx', args: ['mocha', '--reporter', './test/reporters/countingSpec.cjs'], counted: true },
+  { name: 'sandbox-setup', command: 'bash', args: ['scripts/ensure-bubblewrap.sh'] },
+  { name: 'unit', command: 'npx', args: ['mocha', ...UNIT_WORKERS, '--ignore', SCALE_TESTS, '--reporter', './test/reporters/countingSpec.cjs'], counted: true },
   { name: 'browser-setup', command: 'bash', args: ['scripts/ensure-chromium.sh'] },
   { name: 'webview', command: 'npx', args: ['mocha', '--no-package', '-r', './test/register.cjs', '--timeout', '60000', '--reporter', './test/reporters/countingSpec.cjs', 'test/webview/*.test.ts'], counted: true },
   { name: 'vscode-setup', command: 'bash', args: ['scripts/vscode/install-code-server.sh'], when: 'scripts/vscode/install-code-server.sh' },
   { name: 'vscode', command: 'node', args: ['scripts/vscode/run-tests.mjs'], counted: true, when: 'scripts/vscode/run-tests.mjs' },
+  { name: 'scale', command: 'npx', args: ['mocha', '--no-package', '-r', './test/register.cjs', '--timeout', '20000', ...UNIT_WORKERS, '--reporter', './test/reporters/countingSpec.cjs', SCALE_TESTS], counted: true },
 ];
+const runStarted = Date.now();
 
 let passed = 0;
 let failed = 0;
@@ -50,5 +59,6 @@ for (const step of steps) {
 }
 rmSync(countsDir, { recursive: true, force: true });
 console.log('\n' + summary.join('\n'));
+console.log(`total: ${((Date.now() - runStarted) / 1000).toFixed(1)}s`);
 console.log(`tests: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

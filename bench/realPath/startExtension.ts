@@ -59,7 +59,7 @@ function strictContext<T extends object>(members: T): T {
   });
 }
 
-/** globalState as VS Code keeps it for one run: in memory, starting empty. */
+/** globalState and workspaceState as VS Code keeps them for one run: in memory, starting empty. */
 function memoryMemento() {
   const values = new Map<string, unknown>();
   return {
@@ -94,6 +94,7 @@ export async function startExtension(options: StartOptions): Promise<RunningExte
     logUri: Uri.file(join(options.storageDir, 'logs')),
     extensionMode: 1,
     globalState: memoryMemento(),
+    workspaceState: memoryMemento(),
   });
   const activateStarted = performance.now();
   const api = extension.activate(context);

@@ -46,6 +46,14 @@ export interface TurnRunResult {
   maxRssMiB: number;
 }
 
+/** Whether an inspector post carries request `index` (its lists are `requests`, or `turns` in builds before they were renamed). */
+function showsRequest(message: { type: string; [key: string]: unknown }, index: number): boolean {
+  type Listed = Array<{ requestIndex?: number }>;
+  const lists = message as { state?: { requests?: Listed; turns?: Listed }; requests?: { upserts?: Listed }; turns?: { upserts?: Listed } };
+  const listed = message.type === 'state' ? (lists.state?.requests ?? lists.state?.turns) : message.type === 'update' ? (lists.requests ?? lists.turns)?.upserts : undefined;
+  return (listed ?? []).some((r) => r.requestIndex === index);
+}
+
 /** `promise`, or a rejection saying `what` once `ms` have passed. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -103,9 +111,11 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       await within(handled, timeoutMs, `turn ${t}: the chat's send intent still running ${timeoutMs} ms after turn_end`);
       if (stopReason !== 'end_turn') throw new Error(`turn ${t} ended with ${stopReason}: ${JSON.stringify(ext.world.shown.slice(-2))} ${ext.world.logLines.slice(-3).join(' | ')}`);
       const requests = await server.waitForHandled(2, timeoutMs);
-      // The views show the ended turn: the chat's refresh and the inspector's, both coalesced on timers.
+      // The views show the ended turn: the chat its end (busy no more), the inspector the turn's last request
+      // (posted as the session writes it, or on a timer after the turn by builds that coalesced on timers).
       await chat.waitForPost('chat update after the turn', (p) => p.message.type === 'update', { since: endedAt, timeoutMs });
-      await inspector.waitForPost('inspector update after the turn', (p) => p.message.type === 'update' || p.message.type === 'state', { since: endedAt, timeoutMs });
+      const lastRequest = (await ext.api.sessions.current()).contextSession.nextRequestIndex - 1;
+      await inspector.waitForPost(`inspector post with request #${lastRequest}`, (p) => showsRequest(p.message, lastRequest), { since: started, timeoutMs });
       const cpu = process.cpuUsage(cpuBefore);
       const wallMs = endedAt - started;
       const serverMs = requests.reduce((sum, r) => sum + r.handlerMs, 0);

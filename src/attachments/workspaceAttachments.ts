@@ -1,5 +1,8 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
+import type { ResourceAttachments } from '../core/mcp/resourceSource';
+import type { WebAccess } from '../core/ports/webAccess';
+import { readWebPage } from './webPageAttachment';
 import type { AttachmentInfo } from '../core/model/message';
 import type { ResolvedPath, Workspace } from '../core/ports/workspace';
 import type { AttachmentSources } from '../host/chat/attachmentDraft';
@@ -31,7 +34,11 @@ function folders(): string[] {
 export class WorkspaceAttachments implements AttachmentSources {
   private listing?: { at: number; uris: Promise<vscode.Uri[]> };
 
-  constructor(private readonly terminals: TerminalOutputs) {}
+  constructor(
+    private readonly terminals: TerminalOutputs,
+    private readonly resources?: ResourceAttachments,
+    private readonly web?: WebAccess,
+  ) {}
 
   private workspaceFiles(): Promise<vscode.Uri[]> {
     const now = Date.now();
@@ -72,6 +79,10 @@ export class WorkspaceAttachments implements AttachmentSources {
       : terminal
         ? { target: { kind: 'terminal' }, label: 'Terminal output', detail: terminal.commandLine.slice(0, 80) }
         : { target: { kind: 'terminal' }, label: 'Terminal output', unavailable: 'no command has finished in a terminal with shell integration since Tally started' });
+    const address = query.trim();
+    // An address typed after # is offered first, as typed: the page is fetched when it is chosen.
+    if (/^https?:\/\/\S+$/i.test(address)) return [{ target: { kind: 'url', url: address }, label: address, detail: this.web ? 'fetch this web page' : undefined, unavailable: this.web ? undefined : 'web pages cannot be fetched here' }];
+    for (const r of this.resources?.listed() ?? []) out.push({ target: { kind: 'resource', server: r.server, uri: r.uri }, label: r.name, detail: `MCP server ${r.server} · ${r.uri}` });
     const fixed = out.filter((c) => matches(c.label) || matches(c.detail ?? ''));
     const files = await this.matchingPaths(q, ATTACH_QUERY_LIMITS.maxResults - fixed.length);
     return [...fixed, ...files].slice(0, ATTACH_QUERY_LIMITS.maxResults);
@@ -108,6 +119,8 @@ export class WorkspaceAttachments implements AttachmentSources {
 
   async read(target: AttachTarget): Promise<{ info: AttachmentInfo; content: string | Uint8Array }> {
     switch (target.kind) {
+      case 'image':
+        throw new Error('A pasted image is read by the chat, not from the workspace.');
       case 'file':
         return this.readFile(target.path);
       case 'folder':
@@ -120,6 +133,11 @@ export class WorkspaceAttachments implements AttachmentSources {
         const text = await workingTreeChanges(folders(), vscode.workspace.isTrusted);
         return { info: { kind: 'diff', label: 'Working tree changes' }, content: text };
       }
+      case 'resource':
+        return this.readResource(target.server, target.uri);
+      case 'url':
+        if (!this.web) throw new Error('Web pages cannot be fetched here.');
+        return readWebPage(this.web, target.url);
       case 'terminal': {
         if (!this.terminals.supported) throw new Error('This VS Code does not expose terminal output to extensions.');
         const last = this.terminals.lastOutput;
@@ -129,6 +147,14 @@ export class WorkspaceAttachments implements AttachmentSources {
         return { info: { kind: 'terminal', label: `Terminal output: ${last.commandLine.slice(0, 60)}` }, content: `$ ${last.commandLine}${exit}\n${cut}${last.output}` };
       }
     }
+  }
+
+  /** Only a resource its server listed: the webview's message never makes a server read an address it chose. */
+  private async readResource(server: string, uri: string): Promise<{ info: AttachmentInfo; content: string }> {
+    const listed = this.resources?.listed().find((r) => r.server === server && r.uri === uri);
+    if (!listed || !this.resources) throw new Error(`The MCP server "${server}" does not list the resource ${uri} (it is not running, or no longer lists it).`);
+    const read = await this.resources.read(server, uri);
+    return { info: { kind: 'resource', label: `${server}: ${listed.name}`, server, uri }, content: read.text };
   }
 
   private async resolve(input: string): Promise<{ ws: Workspace; resolved: ResolvedPath }> {

@@ -2,7 +2,7 @@
 import type { HttpProviderKind } from '../core/providers/chatProviderFactory';
 
 /** What `--allow` grants: reads that ask, edits, commands, and starting subagents (the delegate tool). */
-export type ExecPermission = 'read' | 'edit' | 'command' | 'delegate';
+export type ExecPermission = 'read' | 'edit' | 'command' | 'delegate' | 'web';
 
 export interface ExecArgs {
   task: string;
@@ -19,11 +19,25 @@ export interface ExecArgs {
   openaiApi?: 'responses' | 'chat-completions';
   maxSteps?: number;
   effort?: 'low' | 'medium' | 'high';
+  /** Commands run in the sandbox unless `--sandbox off`. */
+  sandbox: 'on' | 'off';
+  /** Hook files (`--hooks FILE`, Claude Code's shape), besides the user's ~/.tally/hooks.json. */
+  hooks: string[];
+  /** `--mcp-config FILE`: MCP servers in VS Code's mcp.json format. */
+  mcpConfig?: string;
+  /** Whose MCP tools run unasked: `--allow mcp` (every server's) or `--allow mcp:SERVER`. */
+  mcpAllowed: { all: boolean; servers: Set<string> };
+  /** Plan mode: the agent only reads and searches, and ends with a plan (nothing is changed). */
+  plan: boolean;
+  /** False with `--no-auto-compact`: the run never compacts by itself and ends when the context reaches the hard block. */
+  autoCompact: boolean;
+  /** `--image PATH` (repeatable): images attached to the task. */
+  images: string[];
 }
 
 const PROVIDERS: readonly HttpProviderKind[] = ['anthropic', 'openai', 'openai-compatible'];
-const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command', 'delegate'];
-const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort']);
+const PERMISSIONS: readonly ExecPermission[] = ['read', 'edit', 'command', 'delegate', 'web'];
+const VALUE_OPTIONS = new Set(['provider', 'model', 'base-url', 'window', 'allow', 'cd', 'store', 'openai-api', 'max-steps', 'effort', 'sandbox', 'hooks', 'mcp-config', 'image']);
 
 function positive(name: string, raw: string): number {
   const value = Number(raw.replace(/_/g, '').replace(/k$/i, '000'));
@@ -36,6 +50,8 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
   const words: string[] = [];
   const values = new Map<string, string[]>();
   let json = false;
+  let plan = false;
+  let autoCompact = true;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -47,8 +63,11 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
       continue;
     }
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
-    if (name === 'json') {
-      json = true;
+    if (name === 'json' || name === 'plan' || name === 'no-auto-compact') {
+      if (inline !== undefined) throw new Error(`--${name} takes no value`);
+      if (name === 'json') json = true;
+      else if (name === 'plan') plan = true;
+      else autoCompact = false;
       continue;
     }
     if (!VALUE_OPTIONS.has(name)) throw new Error(`unknown option --${name}`);
@@ -63,9 +82,18 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
   const model = one('model');
   if (!model) throw new Error('--model is required');
   const allow = new Set<ExecPermission>();
+  const mcpAllowed = { all: false, servers: new Set<string>() };
   for (const value of values.get('allow') ?? []) {
     for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
-      if (!PERMISSIONS.includes(part as ExecPermission)) throw new Error(`--allow takes ${PERMISSIONS.join(', ')} (got "${part}")`);
+      if (part === 'mcp') {
+        mcpAllowed.all = true;
+        continue;
+      }
+      if (part.startsWith('mcp:') && part.length > 4) {
+        mcpAllowed.servers.add(part.slice(4));
+        continue;
+      }
+      if (!PERMISSIONS.includes(part as ExecPermission)) throw new Error(`--allow takes ${PERMISSIONS.join(', ')}, mcp or mcp:SERVER (got "${part}")`);
       allow.add(part as ExecPermission);
     }
   }
@@ -73,6 +101,8 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
   if (api !== undefined && api !== 'responses' && api !== 'chat-completions') throw new Error('--openai-api must be responses or chat-completions');
   const effort = one('effort');
   if (effort !== undefined && effort !== 'low' && effort !== 'medium' && effort !== 'high') throw new Error('--effort must be low, medium or high');
+  const sandbox = one('sandbox') ?? 'on';
+  if (sandbox !== 'on' && sandbox !== 'off') throw new Error('--sandbox must be on or off');
   if (provider === 'openai-compatible' && !one('base-url')) throw new Error('--base-url is required for openai-compatible, e.g. http://127.0.0.1:11434/v1');
   return {
     task: words[0],
@@ -87,5 +117,12 @@ export function parseExecArgs(argv: readonly string[], cwd: string): ExecArgs {
     openaiApi: api,
     maxSteps: one('max-steps') === undefined ? undefined : positive('max-steps', one('max-steps')!),
     effort,
+    sandbox,
+    hooks: values.get('hooks') ?? [],
+    mcpConfig: one('mcp-config'),
+    mcpAllowed,
+    plan,
+    autoCompact,
+    images: values.get('image') ?? [],
   };
 }

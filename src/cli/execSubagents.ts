@@ -5,17 +5,13 @@
  * loads nothing from the repository that could choose its tools, model or instructions.
  */
 import type { TokenCounter } from '../core/accounting/tokenizer';
+import type { SubagentSetup } from '../core/agent/build/agentBuild';
 import type { SubagentProgress } from '../core/agent/events';
-import { DelegateTool, type SubagentLimits } from '../core/agent/subagents/delegateTool';
+import type { SubagentLimits } from '../core/agent/subagents/delegateTool';
 import type { SessionStore } from '../core/ports/sessionStore';
-import type { ChatProvider, ReasoningRequest } from '../core/providers/types';
 import { ContextSession } from '../core/context/contextSession';
 import type { ContextSettings } from '../core/settings';
 import { settingDefault } from '../core/settingsSchema';
-import { builtinTools } from '../core/tools/builtin';
-import type { ToolRegistryOptions } from '../core/tools/registry';
-import type { SessionApprovals } from '../core/tools/sessionApprovals';
-import { sessionTools } from '../core/tools/sessionTools';
 
 /** The limits a user who changed no setting has in the extension. */
 export function defaultSubagentLimits(settings: ContextSettings): SubagentLimits {
@@ -24,43 +20,32 @@ export function defaultSubagentLimits(settings: ContextSettings): SubagentLimits
     maxTokens: settingDefault('subagents.maxTokens'),
     maxConcurrent: settingDefault('subagents.maxConcurrent'),
     allowNested: settingDefault('subagents.allowNested'),
+    maxPerTurn: settingDefault('subagents.maxPerTurn'),
+    maxTokensPerTurn: settingDefault('subagents.maxTokensPerTurn'),
     maxReportLines: settings.truncation.maxLines,
     maxReportBytes: settingDefault('subagents.maxReportBytes'),
   };
 }
 
-export interface ExecDelegateOptions {
+export interface ExecSubagentOptions {
   store: SessionStore;
-  parentSessionId: string;
-  provider: ChatProvider;
+  /** The run's model: the only one a subagent may use. */
   model: string;
   maxOutputTokens: number;
   contextWindow: number;
   counter: TokenCounter;
   settings: ContextSettings;
-  registry: Pick<ToolRegistryOptions, 'workspace' | 'limits'> & { approvals: Pick<SessionApprovals, 'decide'> };
-  /** The run's thinking, asked for by its subagents too. */
-  reasoning?: ReasoningRequest;
 }
 
-export function execDelegateTool(options: ExecDelegateOptions): DelegateTool {
+/** The run's subagents: the run's model and window, the default limits, no named agents. */
+export function execSubagents(options: ExecSubagentOptions): SubagentSetup {
   const { store, counter, settings } = options;
-  return new DelegateTool({
-    store,
-    parentSessionId: () => options.parentSessionId,
-    provider: options.provider,
-    model: options.model,
-    maxOutputTokens: options.maxOutputTokens,
-    modelAllowed: (model) => model === options.model,
-    counter,
-    settings,
-    openContext: (sessionId) => ContextSession.open({ store, sessionId, settings, counter, contextWindow: options.contextWindow, maxOutputTokens: options.maxOutputTokens }),
-    tools: (session) => [...builtinTools(), ...sessionTools(store, () => session)],
-    registry: options.registry,
-    agents: async () => [],
-    ...(options.reasoning ? { reasoning: options.reasoning } : {}),
+  return {
     limits: () => defaultSubagentLimits(settings),
-  });
+    agents: async () => [],
+    modelAllowed: (model) => model === options.model,
+    openContext: (sessionId) => ContextSession.open({ store, sessionId, settings, counter, contextWindow: options.contextWindow, maxOutputTokens: options.maxOutputTokens }),
+  };
 }
 
 /** A subagent's progress as one `--json` line: the parent's delegate call, the subagent's session, what happened. */

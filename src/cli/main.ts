@@ -12,7 +12,7 @@ import { importTranscriptFile } from '../node/transcripts/readTranscriptFile';
 import { parseArgs, positiveInt } from './args';
 import { EXEC_USAGE, runExec } from './exec';
 import { parseExecArgs } from './execArgs';
-import { renderStoredSession } from './storedSession';
+import { openStoreToInspect, renderStoredSession } from './storedSession';
 import { ReplayJsonFile } from './replayJsonFile';
 import { formatRuns, totalsByPolicy } from './retentionTable';
 
@@ -29,7 +29,8 @@ mini-swe-agent .traj.json. Strategies: ${REPLAY_POLICIES.map((p) => p.name).join
 or all of them with --strategy all. Besides cost, it reports retention: the share of facts
 still present in each request after the run's first compaction, by kind:
   user's words        every user message, verbatim
-  final-change paths  each path of the run's final change, once it entered the conversation
+  final-change paths  each path of the run's final change, once the agent's own action changed it
+                      (an edit tool, or a command that wrote it)
   latest error        the error line of the latest failing command
   instructions        the instructions (system prompt, AGENTS.md)
   removed-result refs for each tool result taken out, a ref that read_result resolves
@@ -40,8 +41,14 @@ still present in each request after the run's first compaction, by kind:
                       codes in the latest error (its line and where it happened) and in the
                       user's words, each with the word or token that names it ("line 42",
                       "3 failed", "parser.py:42", "E501")
+and the working set: at every compaction, of the last 1, 3 and 5 whole tool results (and
+assistant messages) before it, the share the next request carried whole. Re-read: the tokens
+of the working-set results (the last five) a compaction removed, which a live agent would read
+again; the cost is given as replayed and with them added as new input. Beside the totals, the
+figures published work reports: cost and input against no management, the cut in peak tokens,
+the share of input read from the prompt cache.
 With --json, each request lists its items (kind, label, source, tokens) in prompt order; they add
-up to the request's total. Replay runs offline with the local summarizer. It exits with status 1 if any request
+up to the request's total; each compaction carries the summary it wrote. Replay runs offline with the local summarizer. It exits with status 1 if any request
 went over the effective window or broke a tool call/result pair.`;
 
 /** The `--json` file, written as the replay goes: each request as it is replayed, each run as it ends. */
@@ -89,7 +96,7 @@ function printRuns(reports: RunReport[]): void {
 
 /** `tally inspect --session ID [--store DIR]`: prints a stored session (one `tally exec` wrote, say). */
 async function inspectSession(sessionId: string, storeFolder: string | undefined): Promise<number> {
-  const store = await openStore(storeFolder ?? join(homedir(), '.tally', 'store'));
+  const store = await openStoreToInspect(storeFolder ?? join(homedir(), '.tally', 'store'));
   try {
     process.stdout.write(await renderStoredSession(store, sessionId));
   } finally {

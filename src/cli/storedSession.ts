@@ -1,6 +1,20 @@
 /** `tally inspect --session ID`: a stored session as text — messages in order, with reasoning, tool calls, results and each request's usage. */
+import { statSync } from 'fs';
 import type { Message } from '../core/model/message';
 import type { SessionStore } from '../core/ports/sessionStore';
+import { openStore } from '../node/store';
+
+/** The store `tally inspect` reads: a folder that does not exist is an error, never a new empty store. */
+export async function openStoreToInspect(folder: string): Promise<SessionStore & { close(): Promise<void> }> {
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    throw new Error(`no store at ${folder}: the folder does not exist (tally exec writes its sessions to ~/.tally/store, or to the folder --store names)`);
+  }
+  if (!isFolder) throw new Error(`no store at ${folder}: it is not a folder`);
+  return openStore(folder);
+}
 
 function indent(text: string, prefix = '    '): string {
   return text.split('\n').map((line) => `${prefix}${line}`).join('\n');
@@ -36,8 +50,9 @@ export async function renderStoredSession(store: SessionStore, sessionId: string
   for (const record of usage) {
     const reasoning = record.reasoningTokens === undefined ? '' : ` (${record.reasoningTokens} reasoning)`;
     const cache = [record.cacheReadTokens ? `${record.cacheReadTokens} cached` : '', record.cacheWriteTokens ? `${record.cacheWriteTokens} written to cache` : ''].filter(Boolean).map((part) => `, ${part}`).join('');
-    const reported = record.reportedInputTokens === undefined ? 'not reported' : `${record.reportedInputTokens} in, ${record.reportedOutputTokens ?? '?'} out${reasoning}${cache}`;
-    out.push(`  #${record.requestIndex} ${record.model}: estimated ${record.estimatedInputTokens} in; reported ${reported}`);
+    const output = record.reportedOutputTokens === undefined ? 'no output' : `${record.reportedOutputTokens} out${reasoning}`;
+    const reported = record.reportedInputTokens === undefined ? 'no usage reported' : `reported ${record.reportedInputTokens} in, ${output}${cache}`;
+    out.push(`  #${record.requestIndex} ${record.model}: estimated ${record.estimatedInputTokens} in; ${reported}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { compactionMessage, currentFigures } from '../host/session/compactionMessage';
-import type { SessionController } from '../session/sessionController';
+import { compactionMessage, currentFigures } from '../host/figures/compactionMessage';
+import type { SessionActions } from '../host/sessionState/sessionActions';
 
 /** Tally: Compact Context — optional focus, progress while it runs, tokens before → after. */
-export async function compactContextCommand(sessions: SessionController, focusArg?: string): Promise<string> {
+export async function compactContextCommand(sessions: SessionActions, focusArg?: string): Promise<string> {
   const focus =
     focusArg ??
     (await vscode.window.showInputBox({

@@ -1,8 +1,8 @@
 import { homedir } from 'os';
 import * as vscode from 'vscode';
-import { exportFileName } from '../host/session/exportFileName';
-import { exportJson, exportMarkdown, readSessionExport } from '../host/session/sessionExport';
-import type { SessionController } from '../session/sessionController';
+import { exportFileName } from '../host/export/exportFileName';
+import { exportJson, exportMarkdown, readSessionExport } from '../host/export/sessionExport';
+import type { SessionActions } from '../host/sessionState/sessionActions';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 
 export interface ExportArgs {
@@ -17,7 +17,7 @@ export interface ExportArgs {
  * Tally: Export Session — Markdown (readable) or JSON (complete records). Interactively, the export
  * opens first as a read-only document (nothing to save by accident), then a dialog asks where to write it.
  */
-export async function exportSessionCommand(sessions: SessionController, docs: ReadOnlyDocuments, args?: ExportArgs): Promise<string | undefined> {
+export async function exportSessionCommand(sessions: SessionActions, docs: ReadOnlyDocuments, args?: ExportArgs): Promise<string | undefined> {
   const session = await sessions.current();
   const store = await sessions.store();
   const format = args?.format ?? (await vscode.window.showQuickPick(['markdown', 'json'], { title: 'Tally: Export Session — format' }));

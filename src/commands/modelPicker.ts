@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
+import { answeringLocalServer } from '../core/providers/models/localServers';
 import { readConfiguration, type ProviderKind } from '../config/readSettings';
 import { endpointOrigin, keyForEndpoint, normalizeOrigin, type KeyedProvider } from '../core/providers/http/endpointOrigin';
 import { listModels, type CatalogResult } from '../core/providers/models/modelCatalog';
 import { formatWindow, type ListedModel } from '../core/providers/models/modelListing';
 import { resolveModel } from '../core/providers/models/modelRegistry';
-import { planWindow } from '../session/modelService';
-import type { WindowSource } from '../host/session/sessionPorts';
+import { planWindow } from '../agents/modelService';
+import type { WindowSource } from '../host/sessionState/sessionPorts';
 import type { ApiKeys } from '../secrets/apiKeys';
 
 /** The prompts the flow shows; VS Code's own by default, scripted in tests. */
@@ -145,7 +146,7 @@ export async function runModelPicker(keys: ApiKeys, ui: PickerUi = vscodePickerU
     const entered = await ui.input({
       title: 'Tally: Select Model — server address',
       prompt: 'Base URL of the OpenAI-compatible API: Ollama http://127.0.0.1:11434/v1, LM Studio http://127.0.0.1:1234/v1, vLLM http://127.0.0.1:8000/v1',
-      value: baseUrl || 'http://127.0.0.1:11434/v1',
+      value: baseUrl || (await answeringLocalServer()),
       validate: (value) => (normalizeOrigin(value) ? undefined : 'Enter an http:// or https:// address.'),
     });
     if (!entered) return false;

@@ -5,12 +5,12 @@ import { answeredCall } from '../core/context/answeredCall';
 import { inConversation, messageText, requestItemFullText } from '../core/context/itemText';
 import { toolCallLabel, withRequest } from '../host/inspector/documentTitles';
 import { openResult } from '../host/inspector/resultDocument';
-import type { SessionController } from '../session/sessionController';
+import type { SessionActions } from '../host/sessionState/sessionActions';
 import { requestItemKeys } from '../protocol/requestItemKeys';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 
 /** Opens an offloaded result of the session shown as a read-only document (see resultDocument.ts). */
-export function openResultCommand(sessions: SessionController, docs: ReadOnlyDocuments, refId: string): Promise<vscode.TextDocument | undefined> {
+export function openResultCommand(sessions: SessionActions, docs: ReadOnlyDocuments, refId: string): Promise<vscode.TextDocument | undefined> {
   return openResult({ sessions, open: (title, content) => docs.open(['result', refId], title, content, 'txt'), showError: (text) => void vscode.window.showErrorMessage(text) }, refId);
 }
 
@@ -20,14 +20,14 @@ function itemTitle(item: RequestItem, call: ToolCall | undefined, requestIndex: 
 }
 
 /** Opens one item of a request (by its position in wire order; no request: the next one) as a read-only document. */
-export async function openRequestItemCommand(sessions: SessionController, docs: ReadOnlyDocuments, requestIndex: number | undefined, position: number): Promise<vscode.TextDocument | undefined> {
+export async function openRequestItemCommand(sessions: SessionActions, docs: ReadOnlyDocuments, requestIndex: number | undefined, position: number): Promise<vscode.TextDocument | undefined> {
   const session = await sessions.current();
   const store = await sessions.store();
   let items: RequestItem[];
   let planned: readonly Message[] = [];
   let record: RequestUsageRecord | undefined;
   if (requestIndex === undefined) {
-    const plan = session.contextSession.planRequest();
+    const plan = session.contextSession.planNextRequest();
     items = plan.items;
     planned = plan.messages;
   } else {
@@ -52,7 +52,7 @@ export async function openRequestItemCommand(sessions: SessionController, docs: 
 }
 
 /** Opens the summary a compaction wrote, named by when it ran and the request it preceded. */
-export async function openSummaryCommand(sessions: SessionController, docs: ReadOnlyDocuments, compactionId: string): Promise<vscode.TextDocument | undefined> {
+export async function openSummaryCommand(sessions: SessionActions, docs: ReadOnlyDocuments, compactionId: string): Promise<vscode.TextDocument | undefined> {
   const session = await sessions.current();
   const store = await sessions.store();
   const [events, usage] = await Promise.all([store.listCompactionEvents(session.info.id), store.listRequestUsage(session.info.id, { items: false })]);

@@ -1,5 +1,5 @@
 import { readConfiguration } from '../config/readSettings';
-import type { SessionController } from '../session/sessionController';
+import type { SessionController } from '../lifecycle/sessionController';
 import type { ApiKeys } from '../secrets/apiKeys';
 import { runModelPicker, vscodePickerUi, type PickerUi } from './modelPicker';
 

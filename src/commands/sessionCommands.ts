@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { resumableSessions } from '../core/context/resumableSessions';
 import { subagentLinkOf } from '../core/agent/subagents/sessionLink';
-import type { SessionController } from '../session/sessionController';
+import type { SessionActions } from '../host/sessionState/sessionActions';
 
-export async function resumeSessionCommand(sessions: SessionController, id?: string): Promise<string | undefined> {
+export async function resumeSessionCommand(sessions: SessionActions, id?: string): Promise<string | undefined> {
   const store = await sessions.store();
   if (!id) {
     const list = await resumableSessions(store, await store.listSessions());

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AgentFactory } from '../session/agentFactory';
+import type { AgentFactory } from '../agents/agentFactory';
 import type { ReadOnlyDocuments } from '../views/readOnlyDocuments';
 
 /** Tally: Show Loaded Instructions — which AGENTS.md files and skills were loaded, cut or skipped, and why. */

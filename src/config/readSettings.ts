@@ -62,6 +62,7 @@ export function readConfiguration(): TallyConfiguration {
     ...values,
     contextWindow: typeof window === 'number' && window > 0 ? window : undefined,
     maxOutputTokens: typeof maxOut === 'number' && maxOut > 0 ? maxOut : undefined,
+    autoCompact: user('compaction.auto') !== false,
     hardBlock: Math.max(values.compactTrigger, values.hardBlock),
     summary: { ...values.summary, keepRecentShare: Math.min(0.5, values.summary.keepRecentShare), targetShare: Math.min(values.compactTrigger - 0.05, values.summary.targetShare) },
   });
@@ -86,6 +87,8 @@ export function readConfiguration(): TallyConfiguration {
       maxTokens: userNumber('subagents.maxTokens'),
       maxConcurrent: Math.min(8, userNumber('subagents.maxConcurrent')),
       allowNested: user('subagents.allowNested') === true,
+      maxPerTurn: userNumber('subagents.maxPerTurn'),
+      maxTokensPerTurn: userNumber('subagents.maxTokensPerTurn'),
       maxReportLines: context.truncation.maxLines,
       maxReportBytes: userNumber('subagents.maxReportBytes'),
     },

@@ -16,7 +16,10 @@ declare class TextDecoder {
   decode(bytes?: ArrayBufferView | ArrayBuffer, options?: { stream?: boolean }): string;
 }
 
-declare var crypto: { getRandomValues<T extends ArrayBufferView>(array: T): T };
+declare var crypto: {
+  getRandomValues<T extends ArrayBufferView>(array: T): T;
+  readonly subtle: { digest(algorithm: 'SHA-256', data: Uint8Array<ArrayBuffer>): Promise<ArrayBuffer> };
+};
 
 declare class URL {
   constructor(url: string | URL, base?: string | URL);

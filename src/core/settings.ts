@@ -9,6 +9,8 @@ export interface ContextSettings {
   contextWindow?: number;
   /** Tokens reserved for the model's reply; subtracted from the window to get the effective window. */
   maxOutputTokens?: number;
+  /** False: never compact by itself; at the hard block the request is held until the user compacts or sends anyway. */
+  autoCompact: boolean;
   /** Compact when used ≥ this share of the effective window. */
   compactTrigger: number;
   /** Block (compaction must run first) at this share. */
@@ -50,6 +52,7 @@ export function contextSettingsFrom(d: (key: NumericSetting) => number): Context
   return {
     contextWindow: undefined,
     maxOutputTokens: undefined,
+    autoCompact: true,
     compactTrigger: d('compaction.trigger'),
     hardBlock: d('compaction.block'),
     compactNoteAt: d('compaction.noteAt'),

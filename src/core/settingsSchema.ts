@@ -12,7 +12,7 @@ export type SettingScope = 'application' | 'window' | 'resource';
 export interface SettingSpec {
   type: 'string' | 'number' | 'boolean' | 'array' | 'object' | ['number', 'null'];
   items?: { type: 'string' };
-  additionalProperties?: typeof PRICE_SHAPE;
+  additionalProperties?: typeof PRICE_SHAPE | { type: 'boolean' };
   default: string | number | boolean | null | readonly string[] | Record<string, never>;
   minimum?: number;
   maximum?: number;
@@ -40,6 +40,7 @@ export const SETTINGS_SCHEMA = {
   'openai.api': { type: 'string', default: 'auto', enum: ['auto', 'responses', 'chat-completions'], scope: 'application' },
   contextWindow: { type: ['number', 'null'], default: null, minimum: 1024, scope: 'window' },
   maxOutputTokens: { type: ['number', 'null'], default: null, minimum: 256, scope: 'window' },
+  'compaction.auto': { type: 'boolean', default: true, scope: 'application' },
   'compaction.trigger': { type: 'number', default: 0.95, minimum: 0.3, maximum: 0.99, scope: 'window' },
   'compaction.block': { type: 'number', default: 0.98, minimum: 0.3, maximum: 1, scope: 'window' },
   'compaction.noteAt': { type: 'number', default: 0.8, minimum: 0.1, maximum: 1, scope: 'window' },
@@ -60,12 +61,20 @@ export const SETTINGS_SCHEMA = {
   'approval.edits': { type: 'string', default: 'ask', enum: ['ask', 'always'], scope: 'application' },
   commandTimeoutSeconds: { type: 'number', default: 120, minimum: 1, scope: 'window' },
   'tools.allowed': { type: 'array', items: { type: 'string' }, default: [], scope: 'application' },
+  'mcp.servers': { type: 'object', default: {}, scope: 'application' },
   'subagents.maxRequests': { type: 'number', default: 30, minimum: 1, scope: 'application' },
   'subagents.maxTokens': { type: 'number', default: 500000, minimum: 1000, scope: 'application' },
   'subagents.maxConcurrent': { type: 'number', default: 3, minimum: 1, maximum: 8, scope: 'application' },
   'subagents.allowNested': { type: 'boolean', default: false, scope: 'application' },
   'subagents.maxReportBytes': { type: 'number', default: 16384, minimum: 1024, scope: 'application' },
+  'subagents.maxPerTurn': { type: 'number', default: 10, minimum: 1, scope: 'application' },
+  'subagents.maxTokensPerTurn': { type: 'number', default: 2000000, minimum: 1000, scope: 'application' },
+  hooks: { type: 'object', default: {}, scope: 'application' },
+  hookTimeoutSeconds: { type: 'number', default: 60, minimum: 1, scope: 'application' },
+  'sandbox.enabled': { type: 'boolean', default: true, scope: 'application' },
+  'sandbox.hiddenPaths': { type: 'array', items: { type: 'string' }, default: [], scope: 'application' },
   modelPrices: { type: 'object', default: {}, scope: 'application', additionalProperties: PRICE_SHAPE },
+  'models.images': { type: 'object', default: {}, scope: 'application', additionalProperties: { type: 'boolean' } },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS_SCHEMA;

@@ -14,7 +14,13 @@ export type AttachTarget =
   /** Problems of one file, or of the whole workspace without a path. */
   | { kind: 'problems'; path?: string }
   | { kind: 'diff' }
-  | { kind: 'terminal' };
+  | { kind: 'terminal' }
+  /** A resource a running MCP server listed. */
+  | { kind: 'resource'; server: string; uri: string }
+  /** An image pasted or dropped from outside the workspace: its bytes as base64 (checked where they arrive: type, size). */
+  | { kind: 'image'; mediaType: string; data: string; name?: string }
+  /** A web page the user typed the address of (http or https): fetched and made readable by the host. */
+  | { kind: 'url'; url: string };
 
 /** One line of the composer's completion list. `unavailable`: why it cannot be attached here (shown, not offered). */
 export interface AttachCompletion {
@@ -39,14 +45,20 @@ export interface ChatAttachmentView {
   inContext?: boolean;
 }
 
-/** The composer's cost line: "this message 3,210 tokens → 58% of the window after sending". */
+/** The composer's cost line: "next request 12,480 tokens (this message 3,210) → 58% of the window". */
 export interface ComposerCost {
   text: string;
   /** "a compaction will run first" */
   note?: string;
+  /** The message's tokens (its text, attachments and their framing). */
   tokens: number;
+  /** The request that will carry it, as the inspector will show it; absent for a command, which sends nothing. */
+  requestTokens?: number;
   shareAfter: number;
 }
 
 /** Completion queries: at most this many characters, answered with at most `maxResults` lines. */
 export const ATTACH_QUERY_LIMITS = { queryChars: 200, maxResults: 50, pathChars: 4096, dropUris: 50 } as const;
+
+/** A pasted image's base64: at most the 5 MB an image may be (Anthropic's limit per image), and its name. */
+export const PASTED_IMAGE_LIMITS = { base64Chars: Math.ceil((5 * 1024 * 1024) / 3) * 4, nameChars: 200 } as const;

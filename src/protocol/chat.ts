@@ -5,6 +5,7 @@
 import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CompactionEventRecord } from '../core/model/records';
 import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost } from './attachments';
+import type { ChatCommandItem } from './commands';
 import type { ListPatch } from './listPatch';
 import type { MeterCounting } from './meterCounting';
 
@@ -13,6 +14,8 @@ export interface ChatToolCallView {
   name: string;
   arguments: string;
   status: 'running' | 'awaiting_approval' | 'done' | 'error' | 'denied' | 'aborted';
+  /** Denied by a hook of the user's, not by the user: the hook (its command's first line) and its reason. */
+  deniedBy?: { hook: string; reason: string };
   /** The result as a person reads it: the output (or its stored preview), without the lines addressed to the model. */
   resultPreview?: string;
   truncated?: boolean;
@@ -21,7 +24,9 @@ export interface ChatToolCallView {
   stored?: { lines: number; bytes: number };
   /**
    * `allowForSession`: what "Allow <…> for this session" covers (a tool's name, or a command's allowance);
-   * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none.
+   * `runs`: what a command runs besides its line (a package's scripts); `noAllowance`: why a command card offers none;
+   * `sandbox`: whether a command runs in the sandbox and what it may touch there, or why it runs without one;
+   * `approveLabel`: what the Approve button says when it does something more specific ("Run outside the sandbox").
    */
   approval?: {
     title: string;
@@ -30,6 +35,8 @@ export interface ChatToolCallView {
     allowForSession?: string;
     runs?: string;
     noAllowance?: string;
+    sandbox?: { sandboxed: boolean; text: string; detail?: string };
+    approveLabel?: string;
     /** A subagent asks, on its delegate card: its name, and the id its approval is answered by (not the card's call id). */
     subagent?: string;
     answerId?: string;
@@ -92,10 +99,11 @@ export interface ChatThinking {
  * A compaction as the chat's notice shows it: its figures and summary, and how many items it
  * removed; the removed items themselves (thousands after a large compaction) are the inspector's.
  */
-export type ChatCompactionRecord = Omit<CompactionEventRecord, 'removed'> & { removedCount: number };
+export type ChatCompactionRecord = Omit<CompactionEventRecord, 'removed' | 'added'> & { removedCount: number };
 
+/** What the chat shows of an entry: the items a compaction added stay on the host (they are for rewinds and forks). */
 export function chatCompactionRecord(record: CompactionEventRecord): ChatCompactionRecord {
-  const { removed, ...rest } = record;
+  const { removed, added: _added, ...rest } = record;
   return { ...rest, removedCount: removed.length };
 }
 
@@ -103,12 +111,32 @@ export type ChatEntry =
   /** `pending`: kept while no model is configured; it is sent once one is chosen. `tokens`: the host's count. */
   | { kind: 'user'; id: string; text: string; tokens?: number; pending?: boolean; attachments?: ChatSentAttachment[]; setAside?: boolean }
   /** `setAside` (user and assistant): a rewind took the conversation back to before it; the model no longer sees it. */
-  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking; setAside?: boolean }
+  /** `plan`: the answer that ended a plan-mode turn, shown as the plan's card. */
+  | { kind: 'assistant'; id: string; text: string; streaming?: boolean; toolCalls: ChatToolCallView[]; tokens?: number; thinking?: ChatThinking; setAside?: boolean; plan?: ChatPlanView }
   /** `headline`: what a user's step on the history did, in words ("Rewound to before “fix the test” · 4 messages set aside"). */
   | { kind: 'compaction'; id: string; record: ChatCompactionRecord; headline?: string }
   /** `busy`: work still running (a compaction); `action`: the button the notice offers (`continue` sends "Continue"). */
-  | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' | 'continue' }
-  | { kind: 'usage'; id: string; usage: ChatTurnUsage };
+  | { kind: 'notice'; id: string; text: string; level: 'info' | 'warning' | 'error'; busy?: boolean; action?: 'retry' | 'selectModel' | 'continue' | 'compact' }
+  | { kind: 'usage'; id: string; usage: ChatTurnUsage }
+  /** The agent's todo list as it is now: one card, updated in place by each update_todos call. */
+  | { kind: 'todos'; id: string; items: ChatTodoItem[]; open: number };
+
+/**
+ * A plan the agent proposed at the end of a plan-mode turn: `proposed` (Edit, Approve, Discard),
+ * `approved` (the next turn carries `text` out), `discarded`, or `passed` (the user sent another
+ * message instead). `text`: the plan as the user last edited it (`edited`) or as proposed.
+ */
+export interface ChatPlanView {
+  status: 'proposed' | 'approved' | 'discarded' | 'passed';
+  text: string;
+  edited?: boolean;
+}
+
+/** One step of the agent's todo list. */
+export interface ChatTodoItem {
+  text: string;
+  status: 'pending' | 'in_progress' | 'done';
+}
 
 /** An attachment as sent with a user message: a chip on the message. */
 export interface ChatSentAttachment {
@@ -139,6 +167,10 @@ export interface ChatState {
   earlierUnloaded?: boolean;
   /** The turns that changed files, by their user message: what "Restore files" offers on them. */
   turnFiles?: ChatTurnFiles[];
+  /** A replayed recording (the demo): read-only, so its messages offer no Rewind and no Restore files. */
+  replay?: boolean;
+  /** The next message runs in plan mode: the agent only reads and searches, and ends with a plan. */
+  planMode?: boolean;
 }
 
 /** What a turn changed in the workspace, from the host's checkpoints. */
@@ -153,6 +185,12 @@ export interface ChatTurnFiles {
   restoredAt?: number;
 }
 
+/** What the chat shows above its entries, but the window's lists (sessions, the turns' files). */
+export type ChatHeader = Omit<ChatState, 'entries' | 'sessions' | 'turnFiles'>;
+
+/** A header in an update: the window's lists travel only when they changed (absent: as they were). */
+export type ChatHeaderUpdate = ChatHeader & Partial<Pick<ChatState, 'sessions' | 'turnFiles'>>;
+
 /** An entry's key in the list: ids are unique within a kind. */
 export function chatEntryKey(entry: ChatEntry): string {
   return `${entry.kind}:${entry.id}`;
@@ -161,18 +199,24 @@ export function chatEntryKey(entry: ChatEntry): string {
 /** A change to the entry list the webview holds (see listPatch.ts). */
 export type ChatEntriesPatch = ListPatch<ChatEntry>;
 
+/**
+ * What the host tells the chat: the whole state first, then each change as it happens. An update
+ * carries what changed: the header (absent: as it was) and the entries as a change of those held
+ * (absent: as they were); a delta is text (or, with `thinking`, thinking) streamed onto an entry.
+ */
 export type HostToChat =
   /** The whole state: sent first, when the webview (re)loads and when the session changes. */
   | { type: 'state'; state: ChatState }
-  /** Everything but the entries in full, and the entries as a change of what was sent last. */
-  | { type: 'update'; state: Omit<ChatState, 'entries'>; patch: ChatEntriesPatch }
-  | { type: 'delta'; entryId: string; text: string }
+  | { type: 'update'; state?: ChatHeaderUpdate; patch?: ChatEntriesPatch }
+  | { type: 'delta'; entryId: string; text: string; thinking?: boolean }
   /** The answer to an `attachQuery`: the lines to offer, and what is not offered here and why. */
   | { type: 'completions'; queryId: number; items: AttachCompletion[] }
   /** The chips above the input and what the message will cost; `restore`: a send failed, the text goes back in the input. */
   | { type: 'composer'; attachments: ChatAttachmentView[]; cost?: ComposerCost; restore?: string }
   /** Puts a message's text back in the composer to edit (after a rewind). */
-  | { type: 'editText'; text: string };
+  | { type: 'editText'; text: string }
+  /** The answer to a `commandQuery`: the commands whose names start with what was typed after `/`. */
+  | { type: 'commandList'; queryId: number; items: ChatCommandItem[] };
 
 export type ChatToHost =
   | { type: 'ready' }
@@ -192,6 +236,12 @@ export type ChatToHost =
   | { type: 'showEarlier' }
   /** Re-sends the user message of the turn that failed. */
   | { type: 'retry' }
+  /** Opens the search over past sessions (Tally: Search Sessions). */
+  | { type: 'searchSessions' }
+  /** A turn held at the hard block: compact by hand, then go on with it. */
+  | { type: 'compactAndContinue' }
+  /** A turn held at the hard block: send its request uncompacted (the provider may refuse it). */
+  | { type: 'sendAnyway' }
   | { type: 'copyCode'; code: string }
   | { type: 'insertCode'; code: string }
   /** http, https or mailto only; the host opens it outside the webview. */
@@ -209,4 +259,14 @@ export type ChatToHost =
   /** Puts the files back to before this user message's turn (after a diff and a confirmation on the host). */
   | { type: 'restoreFiles'; messageId: string }
   /** Takes the conversation back to before this user message (the host confirms, and offers to restore files too). */
-  | { type: 'rewind'; messageId: string };
+  | { type: 'rewind'; messageId: string }
+  /** The composer's text after a `/` that starts the message: the host answers with `commandList`. */
+  | { type: 'commandQuery'; queryId: number; query: string }
+  /** Switches plan mode for the next message. */
+  | { type: 'setPlanMode'; on: boolean }
+  /** Saves the user's edit of the plan a message proposed (still to approve). */
+  | { type: 'editPlan'; messageId: string; text: string }
+  /** Approves the plan a message proposed (with `text`, as edited in the card): the agent carries it out with all tools. */
+  | { type: 'approvePlan'; messageId: string; text?: string }
+  /** Discards the plan a message proposed (plan mode stays on). */
+  | { type: 'discardPlan'; messageId: string };

@@ -9,3 +9,13 @@ export function applyChatEntriesPatch(held: HeldChatEntries, patch: ChatEntriesP
   const { list, missing } = applyListPatch(held, patch, chatEntryKey);
   return { entries: list, missing };
 }
+
+/**
+ * The entry `entryId` once `text` streamed onto it (`thinking`: onto its thinking), as a new
+ * object; `before` undefined makes the streaming entry. The answer's first text ends its thinking.
+ */
+export function streamedEntry(before: ChatEntry | undefined, entryId: string, text: string, thinking: boolean): Extract<ChatEntry, { kind: 'assistant' }> {
+  const entry: Extract<ChatEntry, { kind: 'assistant' }> = before?.kind === 'assistant' ? before : { kind: 'assistant', id: entryId, text: '', streaming: true, toolCalls: [] };
+  if (thinking) return { ...entry, thinking: { text: (entry.thinking?.text ?? '') + text, redacted: 0, streaming: true } };
+  return { ...entry, text: entry.text + text, ...(entry.thinking?.streaming ? { thinking: { ...entry.thinking, streaming: false } } : {}) };
+}

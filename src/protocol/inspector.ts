@@ -37,7 +37,7 @@ export interface InspectorState {
   figures?: WindowFigures;
   /** Learned reported ÷ estimated factor for the session's model, with its error, once the provider has reported a count. */
   calibration?: CalibrationView;
-  turns: RequestView[];
+  requests: RequestView[];
   /** Newest first; each with its first removed items only (see inspectorCompactions.ts). */
   compactions: CompactionView[];
   /**
@@ -50,10 +50,13 @@ export interface InspectorState {
   blobTitles?: Record<string, string>;
   /** The working context now, item by item (what the next request would carry). */
   current: RequestItem[];
-  averageTurnTokens?: number;
-  turnsRemaining?: number;
+  /** Tokens an average user turn added (its requests' growth counted to it), over the last `forecastTurns` turns. */
+  averageRequestGrowth?: number;
+  forecastTurns?: number;
+  /** User turns that still fit below the compaction threshold at that average. */
+  requestsUntilCompaction?: number;
   /** How many older requests and offloaded results the webview was not sent (it asks with `showEarlier`). */
-  earlierTurns?: number;
+  earlierRequests?: number;
   earlierResults?: number;
   /**
    * Items of the next request left out of `current`: `count` older conversation items that go at
@@ -71,7 +74,7 @@ export interface InspectorState {
  * figures on the meter's basis and Tally's estimate, strategies, the summary the user may edit
  * before confirming) and the first items it would remove, without the new messages.
  */
-const PREVIEW_FIELDS = ['id', 'focus', 'tokensBefore', 'tokensAfter', 'estimatedTokensBefore', 'estimatedTokensAfter', 'strategies', 'status', 'error', 'summary'] as const;
+const PREVIEW_FIELDS = ['id', 'focus', 'tokensBefore', 'tokensAfter', 'estimatedTokensBefore', 'estimatedTokensAfter', 'strategies', 'status', 'error', 'summary', 'summaryNotes'] as const;
 export type CompactionPreviewView = Pick<CompactionEventRecord, (typeof PREVIEW_FIELDS)[number]> & RemovedPage;
 
 /** The preview of a compaction run (a dry run's record). */
@@ -86,8 +89,8 @@ export type HostToInspector =
   /** After the first state: its small parts whole, and only the requests and items that changed (see listPatch.ts). */
   | {
       type: 'update';
-      state: Omit<InspectorState, 'turns' | 'current' | 'blobs' | 'blobTitles' | 'compactions'>;
-      turns: ListPatch<RequestView>;
+      state: Omit<InspectorState, 'requests' | 'current' | 'blobs' | 'blobTitles' | 'compactions'>;
+      requests: ListPatch<RequestView>;
       current: ListPatch<RequestItem>;
       blobs: ListPatch<BlobInfo>;
       /** Present when titles changed or were added: those the webview does not hold yet, added to the ones it has. */
@@ -96,11 +99,13 @@ export type HostToInspector =
       compactions?: CompactionView[];
     }
   /** A request's items, and why it read less from the cache than the request before it, when it did. */
-  | { type: 'turnItems'; requestIndex: number; items: RequestItem[]; cacheMiss?: CacheMissCause }
+  | { type: 'requestItems'; requestIndex: number; items: RequestItem[]; cacheMiss?: CacheMissCause }
   /** The exact text of one item, asked for when the user expands it (never sent with the state). */
   | { type: 'requestItemText'; requestIndex?: number; itemId: string; text: string; totalChars: number }
   | { type: 'blobPage'; refId: string; offset: number; text: string; totalBytes: number; nextOffset?: number }
   | { type: 'preview'; preview: CompactionPreviewView }
+  /** The preview's after-figures with `summary` (the text the user is editing) in place of the proposed one, counted by the host. */
+  | { type: 'previewFigures'; previewId: string; summary: string; tokensAfter: number; estimatedTokensAfter: number }
   /** Removed items of a compaction (or of the preview, by its id) from `offset`, answering `showRemoved`; `total`: how many it removed. */
   | { type: 'removedItems'; compactionId: string; offset: number; items: RemovedItem[]; total: number }
   | { type: 'busy'; busy: boolean; label?: string }
@@ -108,7 +113,7 @@ export type HostToInspector =
 
 export type InspectorToHost =
   | { type: 'ready' }
-  | { type: 'selectTurn'; requestIndex: number }
+  | { type: 'selectRequest'; requestIndex: number }
   /** The text of an item of a stored request, or, without requestIndex, of the working context now. */
   | { type: 'requestItemText'; requestIndex?: number; itemId: string }
   | { type: 'loadBlob'; refId: string; offset: number }
@@ -125,9 +130,11 @@ export type InspectorToHost =
   | { type: 'previewCompaction'; focus?: string }
   /** `summary`: the preview's summary as the user left it (edited or not); it is what replaces the history. */
   | { type: 'confirmCompaction'; focus?: string; summary?: string }
+  /** Asks what the preview `previewId` would leave with `summary` (the text being edited) in place of the proposed one. */
+  | { type: 'countPreviewSummary'; previewId: string; summary: string }
   | { type: 'refresh' }
   /** A page more of the older requests or offloaded results. */
-  | { type: 'showEarlier'; list: 'turns' | 'results' | 'current' }
+  | { type: 'showEarlier'; list: 'requests' | 'results' | 'current' }
   /** Shows a subagent's window: only a subagent of the session shown now is opened. */
   | { type: 'openSubagent'; sessionId: string }
   /** Back from a subagent's window to the session that started it. */

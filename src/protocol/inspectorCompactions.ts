@@ -19,7 +19,7 @@ export interface RemovedPage {
 }
 
 /** A compaction as the inspector's history gets it. */
-export type CompactionView = Omit<CompactionEventRecord, 'removed'> & RemovedPage;
+export type CompactionView = Omit<CompactionEventRecord, 'removed' | 'added'> & RemovedPage;
 
 export function removedPage(removed: readonly RemovedItem[]): RemovedPage {
   let tokens = 0;
@@ -27,8 +27,9 @@ export function removedPage(removed: readonly RemovedItem[]): RemovedPage {
   return { removedFirst: removed.slice(0, REMOVED_FIRST), removedCount: removed.length, removedTokens: tokens };
 }
 
+/** The items a compaction added stay on the host (they are for rewinds and forks). */
 export function compactionView(record: CompactionEventRecord): CompactionView {
-  const { removed, ...rest } = record;
+  const { removed, added: _added, ...rest } = record;
   return { ...rest, ...removedPage(removed) };
 }
 

@@ -1,9 +1,11 @@
 /**
- * A change to a keyed list the webview holds: keep its first `keep` elements, then the elements
- * with the keys in `tail`, in that order. `upserts` are the elements that are new or changed;
- * every other key refers to an element the webview already has.
+ * A change to a keyed list the webview holds: first drop `drop.count` elements at `drop.at` (a
+ * page that slid on), then keep the first `keep` elements, then the elements with the keys in
+ * `tail`, in that order. `upserts` are the elements that are new or changed; every other key
+ * refers to an element the webview already has.
  */
 export interface ListPatch<T> {
+  drop?: { at: number; count: number };
   keep: number;
   tail: string[];
   upserts: T[];
@@ -29,10 +31,12 @@ export function heldListOf<T>(list: readonly T[], keyOf: (element: T) => string,
  * is reported, so the webview can ask for the whole state again.
  */
 export function applyListPatch<T>(held: HeldList<T>, patch: ListPatch<T>, keyOf: (element: T) => string): { list: T[]; missing: string[] } {
-  // Keeping more than is held means an earlier change never arrived: what follows cannot be trusted.
-  const outOfStep = patch.keep > held.order.length;
+  // Dropping or keeping more than is held means an earlier change never arrived: what follows cannot be trusted.
+  const drop = patch.drop;
+  const outOfStep = (drop !== undefined && drop.at + drop.count > held.order.length) || patch.keep > held.order.length - (drop?.count ?? 0);
+  const order = drop ? [...held.order.slice(0, drop.at), ...held.order.slice(drop.at + drop.count)] : held.order;
   patch.upserts.forEach((element, i) => held.byKey.set(patch.upsertKeys?.[i] ?? keyOf(element), element));
-  held.order = [...held.order.slice(0, Math.max(0, Math.min(patch.keep, held.order.length))), ...patch.tail];
+  held.order = [...order.slice(0, Math.max(0, Math.min(patch.keep, order.length))), ...patch.tail];
   const live = new Set(held.order);
   for (const key of [...held.byKey.keys()]) if (!live.has(key)) held.byKey.delete(key);
   const list: T[] = [];

@@ -6,4 +6,4 @@ export type { CompactionEventRecord, CompactionTrigger, ComponentTokens, Removal
 export type { SessionInfo } from '../core/ports/sessionStore';
 export type { BlobInfo } from '../core/ports/blobStore';
 /** Who owns a request's tokens, in stacking order, with their names: the same in every view. */
-export { TOKEN_OWNERS } from '../core/model/owners';
+export { ownerTokens, TOKEN_OWNERS } from '../core/model/owners';

@@ -4,6 +4,7 @@
  * are refused, and nothing here throws.
  */
 import type { ChatToHost } from './chat';
+import { COMMAND_QUERY_CHARS } from './commands';
 import type { InspectorToHost } from './inspector';
 import {
   LIMITS,
@@ -65,7 +66,7 @@ function fields<T>(type: string, required: Record<string, Reader>, optional: Rec
 const readItemId: Reader = (f, key) => readString(f, key, LIMITS.itemIdBytes);
 
 /** Which paged list of the inspector a "show earlier" asks for. */
-const readPagedList: Reader = (f, key) => (f[key] === 'turns' || f[key] === 'results' || f[key] === 'current' ? { ok: true, value: f[key] } : { ok: false, error: `"${key}" must be "turns", "results" or "current"` });
+const readPagedList: Reader = (f, key) => (f[key] === 'requests' || f[key] === 'results' || f[key] === 'current' ? { ok: true, value: f[key] } : { ok: false, error: `"${key}" must be "requests", "results" or "current"` });
 
 const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
   ready: { keys: [], build: () => ({ ok: true, value: { type: 'ready' } }) },
@@ -73,7 +74,7 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
   refresh: { keys: [], build: () => ({ ok: true, value: { type: 'refresh' } }) },
   openSubagent: fields('openSubagent', { sessionId: readId }),
   closeSubagent: { keys: [], build: () => ({ ok: true, value: { type: 'closeSubagent' } }) },
-  selectTurn: fields('selectTurn', { requestIndex: readIndex }),
+  selectRequest: fields('selectRequest', { requestIndex: readIndex }),
   requestItemText: fields('requestItemText', { itemId: readItemId }, { requestIndex: readIndex }),
   loadBlob: fields('loadBlob', { refId: readId, offset: readIndex }),
   openBlobInEditor: fields('openBlobInEditor', { refId: readId }),
@@ -89,6 +90,7 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
       return all([focus], () => withFocus({ type: 'previewCompaction' }, value(focus)));
     },
   },
+  countPreviewSummary: fields('countPreviewSummary', { previewId: readId, summary: (f, key) => readString(f, key, LIMITS.summaryBytes, { allowEmpty: true }) }),
   confirmCompaction: {
     keys: ['focus', 'summary'],
     build: (f) => {
@@ -103,6 +105,13 @@ const INSPECTOR: Record<InspectorToHost['type'], Spec<InspectorToHost>> = {
   },
 };
 
+/** A plan's text as the user edited it: bounded like a message, and saying something. */
+const readPlanText: Reader = (f, key) => {
+  const text = readString(f, key, LIMITS.textBytes, { allowEmpty: true });
+  if (text.ok && text.value.trim().length === 0) return { ok: false, error: `"${key}" is blank: a plan needs at least one step` };
+  return text;
+};
+
 const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   ready: { keys: [], build: () => ({ ok: true, value: { type: 'ready' } }) },
   cancel: { keys: [], build: () => ({ ok: true, value: { type: 'cancel' } }) },
@@ -110,6 +119,9 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   openInspector: { keys: [], build: () => ({ ok: true, value: { type: 'openInspector' } }) },
   showEarlier: { keys: [], build: () => ({ ok: true, value: { type: 'showEarlier' } }) },
   retry: { keys: [], build: () => ({ ok: true, value: { type: 'retry' } }) },
+  searchSessions: { keys: [], build: () => ({ ok: true, value: { type: 'searchSessions' } }) },
+  compactAndContinue: { keys: [], build: () => ({ ok: true, value: { type: 'compactAndContinue' } }) },
+  sendAnyway: { keys: [], build: () => ({ ok: true, value: { type: 'sendAnyway' } }) },
   selectModel: { keys: [], build: () => ({ ok: true, value: { type: 'selectModel' } }) },
   openDemo: { keys: [], build: () => ({ ok: true, value: { type: 'openDemo' } }) },
   discardPending: { keys: [], build: () => ({ ok: true, value: { type: 'discardPending' } }) },
@@ -135,6 +147,11 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   dropUris: fields('dropUris', { uris: readUriList }),
   restoreFiles: fields('restoreFiles', { messageId: readId }),
   rewind: fields('rewind', { messageId: readId }),
+  setPlanMode: fields('setPlanMode', { on: readBoolean }),
+  editPlan: fields('editPlan', { messageId: readId, text: readPlanText }),
+  approvePlan: fields('approvePlan', { messageId: readId }, { text: readPlanText }),
+  discardPlan: fields('discardPlan', { messageId: readId }),
+  commandQuery: fields('commandQuery', { queryId: readQueryId, query: (f, key) => readString(f, key, COMMAND_QUERY_CHARS, { allowEmpty: true }) }),
 };
 
 /** A summary to compact with: optional, but when present a bounded string that says something. */

@@ -1,5 +1,6 @@
 /** Checks of the chat's attachment messages: what to attach, completion queries, dropped files. */
-import { ATTACH_QUERY_LIMITS, type AttachTarget } from './attachments';
+import { ATTACH_QUERY_LIMITS, PASTED_IMAGE_LIMITS, type AttachTarget } from './attachments';
+import { isImageMediaType } from '../core/images/imagePart';
 import { readIndex, readObject, readString, type Check, type Fields } from './validateFields';
 
 /** A workspace-relative path: bounded, no NUL, not absolute, no `..` segment (the host resolves it inside the folders again). */
@@ -20,7 +21,27 @@ const TARGET_KEYS: Record<AttachTarget['kind'], { required: string[]; optional: 
   problems: { required: [], optional: ['path'] },
   diff: { required: [], optional: [] },
   terminal: { required: [], optional: [] },
+  resource: { required: ['server', 'uri'], optional: [] },
+  image: { required: ['mediaType', 'data'], optional: ['name'] },
+  url: { required: ['url'], optional: [] },
 };
+
+/** A pasted image: a media type Tally sends, base64 within the size cap, a bounded name. */
+function readPastedImage(fields: Fields, key: string): Check<AttachTarget> {
+  const mediaType = fields.mediaType;
+  if (!isImageMediaType(mediaType)) return { ok: false, error: `"${key}.mediaType" must be image/png, image/jpeg, image/gif or image/webp` };
+  const data = fields.data;
+  if (typeof data !== 'string' || data.length === 0) return { ok: false, error: `"${key}.data" must be the image's base64` };
+  if (data.length > PASTED_IMAGE_LIMITS.base64Chars) return { ok: false, error: `"${key}.data": the image is over 5 MB` };
+  if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) return { ok: false, error: `"${key}.data" is not base64` };
+  const out: AttachTarget = { kind: 'image', mediaType, data };
+  if (fields.name !== undefined) {
+    const name = readString(fields, 'name', PASTED_IMAGE_LIMITS.nameChars);
+    if (!name.ok) return { ok: false, error: `"${key}": ${name.error}` };
+    out.name = name.value;
+  }
+  return { ok: true, value: out };
+}
 
 /** `target`: one of the attach targets, with only its own keys. */
 export function readAttachTarget(f: Fields, key: string): Check<AttachTarget> {
@@ -31,14 +52,23 @@ export function readAttachTarget(f: Fields, key: string): Check<AttachTarget> {
   const spec = TARGET_KEYS[kind as AttachTarget['kind']];
   const fields = readObject(raw, ['kind', ...spec.required, ...spec.optional]);
   if (!fields.ok) return { ok: false, error: `"${key}": ${fields.error}` };
+  if (kind === 'image') return readPastedImage(fields.value, key);
   const out: Record<string, unknown> = { kind };
   for (const name of [...spec.required, ...spec.optional]) {
     if (fields.value[name] === undefined && spec.optional.includes(name)) continue;
-    const path = readRelativePath(fields.value, name);
+    // An MCP resource is named by its server and URI (the host attaches only one its servers listed).
+    const path = kind === 'resource' ? readString(fields.value, name, ATTACH_QUERY_LIMITS.pathChars) : kind === 'url' ? readWebAddress(fields.value, name) : readRelativePath(fields.value, name);
     if (!path.ok) return { ok: false, error: `"${key}": ${path.error}` };
     out[name] = path.value;
   }
   return { ok: true, value: out as AttachTarget };
+}
+
+/** A web page's address: http or https, bounded; where it leads is the host's check when it fetches. */
+function readWebAddress(f: Fields, key: string): Check<string> {
+  const text = readString(f, key, ATTACH_QUERY_LIMITS.pathChars);
+  if (!text.ok) return text;
+  return /^https?:\/\/[^\s]+$/i.test(text.value) ? text : { ok: false, error: `"${key}" must be an http:// or https:// address` };
 }
 
 export function readQuery(f: Fields, key: string): Check<string> {

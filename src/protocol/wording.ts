@@ -11,3 +11,18 @@ export function countOf(n: number, singular: string, plural = `${singular}s`): s
 export function nounFor(n: number, singular: string, plural = `${singular}s`): string {
   return Math.abs(Math.round(n)) === 1 ? singular : plural;
 }
+
+/** What each compaction strategy does, in words (a toast or a notice never shows the strategy's internal name). */
+const STRATEGY_WORDS: Readonly<Record<string, string>> = {
+  'image-pointers': 'older images replaced by pointers',
+  'tool-result-masking': 'older tool results archived',
+  'tool-call-summarization': 'older tool calls summarized',
+  'threshold-summarization': 'older messages summarized',
+  'goal-batch': 'finished work summarized',
+  'emergency-drop': 'oldest messages set aside',
+};
+
+/** The strategies that ran, in words: "older tool results archived, older messages summarized". */
+export function strategiesInWords(names: readonly string[]): string {
+  return names.map((name) => STRATEGY_WORDS[name] ?? name.replace(/-/g, ' ')).join(', ');
+}

@@ -1,59 +1,66 @@
 import * as vscode from 'vscode';
 import { userValue } from '../config/userScope';
 import { parsePriceOverrides } from '../core/providers/models/modelRegistry';
-import { chatHeader } from '../host/chat/chatState';
-import { ChatEntriesSent } from '../host/chat/chatEntriesPatch';
-import { CHAT_PAGE_MESSAGES } from '../host/session/sessionView';
+import { ChatFeed } from '../host/chat/chatFeed';
 import { chatHandlers } from '../host/chat/chatIntents';
 import { restoreTurnFiles, rewindToMessage } from '../host/chat/rewindFlow';
-import type { SessionRewind } from '../session/sessionRewind';
-import { RefreshQueue } from '../host/session/refreshQueue';
-import { SessionListing } from '../host/session/sessionListing';
-import type { SessionController } from '../session/sessionController';
-import { isResumed, type ShownSession } from '../host/session/sessionPorts';
+import { CHAT_PAGE_MESSAGES } from '../host/sessionState/sessionReads';
+import type { SessionActions } from '../host/sessionState/sessionActions';
+import type { SessionRewind } from '../workspace/sessionRewind';
+import { SessionListing } from '../host/chat/sessionListing';
+import type { SessionController } from '../lifecycle/sessionController';
+import { isResumed } from '../host/sessionState/sessionPorts';
 import type { HostToChat } from '../protocol/chat';
 import { receiveWebviewMessage } from '../protocol/receive';
 import { parseChatMessage } from '../protocol/validate';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 import type { ChatAttachments } from '../attachments/chatAttachments';
+import type { CommandCatalog } from '../core/commands/commandCatalog';
 
-/** The chat panel: a webview view in Tally's activity-bar container. */
+/**
+ * The chat panel: a webview view in Tally's activity-bar container. A pipe: what its feed makes
+ * of the shown session's state goes to the webview as it is made; what the webview asks goes
+ * through the validated boundary to the chat's intents.
+ */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'tally.chat';
   private view?: vscode.WebviewView;
   private readonly disposables: vscode.Disposable[] = [];
-  private refreshTimer?: NodeJS.Timeout;
   private readonly handlers: ReturnType<typeof chatHandlers>;
-  /** What the webview holds, so a refresh sends only the entries that changed. */
-  private sent = new ChatEntriesSent();
-  /** The session view whose entries the webview holds. */
-  private sentView?: object;
-  private sentPrices?: string;
+  private readonly feed: ChatFeed;
   private listing?: SessionListing;
-  /** The webview's "ready" and the session's changes each ask for a refresh: one runs at a time. */
-  private readonly refreshes = new RefreshQueue((whole) => this.sendStateNow({ whole }));
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly sessions: SessionController,
+    private readonly lifecycle: SessionController,
+    private readonly sessions: SessionActions,
     private readonly log: vscode.LogOutputChannel,
     private readonly attachments?: ChatAttachments,
     private readonly rewind?: SessionRewind,
+    commands?: CommandCatalog,
   ) {
     if (attachments) attachments.post = (message) => this.post(message);
+    this.feed = new ChatFeed({
+      post: (message) => this.post(message),
+      showing: () => lifecycle.showing(),
+      sessions: (fresh) => this.sessionList(fresh),
+      turnFiles: (sessionId) => (rewind ? rewind.turnFilesOf(sessionId) : Promise.resolve([])),
+      firstStateShown: (session) => lifecycle.firstStateShown(session),
+      // The cost line follows the meter (once the session resumed); the chips follow the session.
+      shown: (session) => void (isResumed(session) && this.attachments?.refreshComposer().catch((error: Error) => log.warn(`chat: the composer could not be refreshed: ${error.message}`))),
+      log: (message) => log.error(message),
+    });
     const askModal = (message: string, detail: string, choices: string[]) => vscode.window.showWarningMessage(message, { modal: true, detail }, ...choices);
     const ports = rewind?.ports({ askModal, editText: (text) => this.post({ type: 'editText', text }) });
     this.handlers = chatHandlers({
       attachments: attachments?.deps(),
+      commands: commands && { catalog: commands, postList: (queryId, items) => this.post({ type: 'commandList', queryId, items }) },
       rewind: ports && { restoreFiles: (messageId) => restoreTurnFiles(ports, messageId), rewind: (messageId) => rewindToMessage(ports, messageId) },
       sessions,
       executeCommand: (command, ...args) => vscode.commands.executeCommand(command, ...args),
-      sendState: () => this.sendState({ whole: true }),
-      scheduleRefresh: () => this.scheduleRefresh(),
+      sendState: () => this.feed.whole(true),
       showEarlier: async () => {
-        const session = await this.sessions.showing();
-        // Older messages go before those held: the entries are folded again, so the webview gets them whole.
-        if (await session.view.showEarlier(CHAT_PAGE_MESSAGES)) await this.sendState({ whole: true });
+        await (await lifecycle.showing()).reads.showEarlier(CHAT_PAGE_MESSAGES);
       },
       workbench: {
         insertAtCursor: async (text) => {
@@ -70,12 +77,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       },
     });
     // A session shown before it resumes reads its whole transcript once this chat posted it, unless no chat shows.
-    sessions.setChatWillShow(() => Boolean(this.view?.visible));
+    lifecycle.setChatWillShow(() => Boolean(this.view?.visible));
     this.disposables.push(
-      sessions.onDidChange(() => this.scheduleRefresh()),
-      ...(rewind ? [rewind.onDidChange(() => this.scheduleRefresh())] : []),
-      sessions.onAgentEvent((event) => {
-        if (event.type === 'text_delta') this.post({ type: 'delta', entryId: 'streaming', text: event.text });
+      lifecycle.onDidShow((session) => void (this.view && this.feed.show(session))),
+      ...(rewind ? [rewind.onDidChange(() => void this.feed.turnFilesChanged())] : []),
+      // Prices are read from user settings only: a workspace must not change what a turn is said to cost.
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('tally.modelPrices')) lifecycle.shown?.state.apply({ kind: 'prices', prices: parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices')) });
+      }),
+      lifecycle.onAgentEvent((event) => {
         if (event.type === 'approval_needed' && !this.view?.visible) void this.offerToShowApproval(event.request.kind);
       }),
     );
@@ -86,7 +96,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
     view.webview.html = webviewHtml(view.webview, this.extensionUri, 'chat', 'Tally Chat');
     view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw), undefined, this.disposables);
-    view.onDidChangeVisibility(() => view.visible && this.scheduleRefresh(), undefined, this.disposables);
+    // Shown again: what it missed while hidden comes whole.
+    view.onDidChangeVisibility(() => view.visible && void this.feed.whole(), undefined, this.disposables);
+  }
+
+  /** The sessions the header lists, read again after this window changed one (or when `fresh`). */
+  private async sessionList(fresh: boolean) {
+    const store = await this.lifecycle.store();
+    if (this.listing?.store !== store) {
+      this.listing?.dispose();
+      this.listing = new SessionListing(store, () => void this.feed.sessionsChanged());
+    }
+    if (fresh) this.listing.stale();
+    return this.listing.sessions();
   }
 
   /**
@@ -103,68 +125,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (this.view) void this.view.webview.postMessage(message);
   }
 
-  scheduleRefresh(): void {
-    if (this.refreshTimer || !this.view) return;
-    this.refreshTimer = setTimeout(() => {
-      this.refreshTimer = undefined;
-      void this.sendState();
-    }, 100);
-  }
-
-  /**
-   * Sends the chat's state. After the first send only the entries that changed travel: the
-   * session view folds each write into the entries as it happens, so a refresh reads nothing and
-   * costs about the same at 10 and at 10,000 messages. `whole`: the webview (re)loaded.
-   */
-  private sendState(options: { whole?: boolean } = {}): Promise<void> {
-    return this.refreshes.request(options.whole);
-  }
-
-  private async sendStateNow(options: { whole?: boolean }): Promise<void> {
-    let session: ShownSession | undefined;
-    try {
-      // The session as shown, possibly still resuming: its newest messages show while its context is counted.
-      session = await this.sessions.showing();
-      const { view } = session;
-      // Prices are read from user settings only: a workspace must not change what a turn is said to cost.
-      const priceOverrides = parsePriceOverrides(userValue(vscode.workspace.getConfiguration('tally'), 'modelPrices'));
-      const prices = JSON.stringify(priceOverrides);
-      if (this.sentPrices !== undefined && prices !== this.sentPrices) view.setPrices(priceOverrides);
-      this.sentPrices = prices;
-      const store = await this.sessions.store();
-      if (this.listing?.store !== store) {
-        this.listing?.dispose();
-        this.listing = new SessionListing(store);
-      }
-      // The chat (re)loaded: other windows may have changed the list since it was read.
-      if (options.whole) this.listing.stale();
-      const extras = {
-        live: this.sessions.live,
-        ended: this.sessions.endedTurnNotices,
-        pending: this.sessions.pendingMessage,
-        waiting: this.sessions.waitingMessages,
-        compacting: this.sessions.compacting,
-        canRetry: this.sessions.canRetry,
-      };
-      const whole = options.whole || this.sentView !== view;
-      if (whole) this.sent = new ChatEntriesSent();
-      this.sentView = view;
-      const turnFiles = this.rewind ? await this.rewind.turnFilesOf(session.info.id) : [];
-      const state = { ...chatHeader({ session, sessions: await this.listing.sessions(), earlierUnloaded: view.earlierUnloaded, usage: view.usageFigures, ...extras }), ...(turnFiles.length ? { turnFiles } : {}) };
-      if (whole) {
-        this.post({ type: 'state', state: { ...state, entries: this.sent.whole(view.chat, extras) } });
-        if (isResumed(session)) session.contextSession.loadEncoder(); // now that the session shows, for the next message to count
-      } else this.post({ type: 'update', state, patch: this.sent.change(view.chat, extras) });
-      // The cost line follows the meter (once the session resumed); the chips follow the session.
-      if (isResumed(session)) await this.attachments?.refreshComposer();
-    } catch (error) {
-      this.log.error(`chat: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      // A state that could not be posted does not hold the session's resume.
-      if (session) this.sessions.firstStateShown(session);
-    }
-  }
-
   /** Every message from the webview goes through the validated boundary: invalid ones are logged and dropped (the extension-host tests post here too). */
   receive(raw: unknown): Promise<unknown> {
     return receiveWebviewMessage(raw, {
@@ -174,13 +134,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       handlers: this.handlers,
       onError: (error) => {
         void vscode.window.showErrorMessage(`Tally: ${error instanceof Error ? error.message : String(error)}`);
-        this.scheduleRefresh();
+        // What failed may have left the webview with what it showed before: it gets the state again.
+        void this.feed.whole();
       },
     });
   }
 
   dispose(): void {
-    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.feed.dispose();
     this.listing?.dispose();
     for (const d of this.disposables) d.dispose();
   }

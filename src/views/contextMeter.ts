@@ -1,28 +1,32 @@
 import * as vscode from 'vscode';
 import { formatShare } from '../core/accounting/windowFigures';
-import type { SessionController } from '../session/sessionController';
-import { chatMeter } from '../host/session/turnFigures';
+import type { SessionLifecycle, ShownSession } from '../host/sessionState/sessionPorts';
 import { COUNTING } from '../protocol/meterCounting';
 
-/** Status-bar context meter: share of the effective window; warns near the compaction threshold; opens the inspector. */
+/**
+ * Status-bar context meter: share of the effective window; warns near the compaction threshold;
+ * opens the inspector. It shows the shown session's meter, redrawn when a patch of its state
+ * carries the header (the meter's figures are the chat's).
+ */
 export class ContextMeter implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('tally.contextMeter', vscode.StatusBarAlignment.Right, 100);
-  private readonly subscription: vscode.Disposable;
-  private pending?: NodeJS.Immediate;
+  private readonly subscription: { dispose(): void };
+  private stopPatches?: () => void;
 
-  constructor(private readonly sessions: SessionController) {
+  constructor(private readonly sessions: Pick<SessionLifecycle, 'shown' | 'onDidShow'>) {
     this.item.name = 'Tally context';
     this.item.command = 'tally.openInspector';
     this.item.text = '$(graph) Tally';
     this.item.tooltip = 'Tally: open the context inspector';
     this.item.show();
-    // A turn fires a change for every agent event, several in one tick: the item is redrawn once per tick.
-    this.subscription = sessions.onDidChange(() => {
-      this.pending ??= setImmediate(() => {
-        this.pending = undefined;
-        this.update();
-      });
-    });
+    this.subscription = sessions.onDidShow((shown) => this.follow(shown));
+    if (sessions.shown) this.follow(sessions.shown);
+  }
+
+  private follow(shown: ShownSession): void {
+    this.stopPatches?.();
+    this.stopPatches = shown.state.onPatch((patch) => patch.chat.header && this.update());
+    this.update();
   }
 
   /** What the item shows now (tests read it). */
@@ -31,19 +35,19 @@ export class ContextMeter implements vscode.Disposable {
     return { text: this.item.text, tooltip: typeof tooltip === 'string' ? tooltip : (tooltip?.value ?? '') };
   }
 
-  /** Redraws from the session's budget, which the session keeps until its context or usage changes. */
+  /** Redraws from the shown session's meter. */
   update(): void {
-    const shown = this.sessions.shown;
-    if (!shown) return;
-    const session = this.sessions.active;
-    if (!session || session !== shown) {
+    const state = this.sessions.shown?.state;
+    if (!state) return;
+    const f = state.meterFigures;
+    if (!f) {
       // The session shows while its context is read: no share yet that would change once counted.
-      this.item.text = shown.readError ? '$(graph) Tally' : `$(graph) ${COUNTING}`;
-      this.item.tooltip = shown.readError ? `Tally: ${shown.readError}` : 'Tally context: counting the session\'s context… Click to open the inspector.';
+      const failure = state.readFailure;
+      this.item.text = failure ? '$(graph) Tally' : `$(graph) ${COUNTING}`;
+      this.item.tooltip = failure ? `Tally: ${failure}` : 'Tally context: counting the session\'s context… Click to open the inspector.';
       this.item.backgroundColor = undefined;
       return;
     }
-    const f = chatMeter(session);
     this.item.text = `$(graph) ${formatShare(f.usedShare)}`;
     this.item.tooltip = new vscode.MarkdownString(
       `**Tally context**: ${f.text.used}${f.text.estimate ? ` (${f.text.estimate})` : ''}\n\n` +
@@ -56,7 +60,7 @@ export class ContextMeter implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.pending) clearImmediate(this.pending);
+    this.stopPatches?.();
     this.subscription.dispose();
     this.item.dispose();
   }

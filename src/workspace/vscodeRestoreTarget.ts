@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { RestoreTarget } from '../core/ports/checkpointStore';
+import { confinedRestoreTarget } from '../node/checkpoints/nodeRestoreTarget';
+import { editorFollows, revertToDisk } from './editorFollows';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -8,30 +10,28 @@ function openDocument(absolute: string): vscode.TextDocument | undefined {
 }
 
 /**
- * Restores through VS Code: a file open in an editor is replaced with one edit (an undo step, the
- * editor shows it at once) and saved; any other file is written or deleted through VS Code's file
- * system, so its watchers and explorer follow.
+ * Restores through the folders held open from the workspace folders open now (`folders`), never by
+ * path, so a folder swapped for a link while the Restore dialog was open cannot lead a write or a
+ * delete outside. An editor showing a restored file shows its restored text: one without unsaved
+ * changes reloads it, one with unsaved changes is reverted to it (those changes stay in its undo).
  */
-export const vscodeRestoreTarget: RestoreTarget = {
-  async writeFile(absolute, bytes) {
-    const uri = vscode.Uri.file(absolute);
-    const doc = openDocument(absolute);
-    let text: string | undefined;
-    try {
-      text = doc && strictUtf8.decode(bytes).replace(/^\uFEFF/, '');
-    } catch {
-      text = undefined; // not text: written as bytes
-    }
-    if (doc && text !== undefined) {
-      const edit = new vscode.WorkspaceEdit();
-      edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), text);
-      if (!(await vscode.workspace.applyEdit(edit))) throw new Error('VS Code did not apply the edit');
-      if (!(await doc.save())) throw new Error('VS Code could not save it');
-      return;
-    }
-    await vscode.workspace.fs.writeFile(uri, bytes);
-  },
-  async deleteFile(absolute) {
-    await vscode.workspace.fs.delete(vscode.Uri.file(absolute), { useTrash: false });
-  },
-};
+export function vscodeRestoreTarget(folders: () => readonly string[]): RestoreTarget {
+  const disk = confinedRestoreTarget(folders);
+  return {
+    async writeFile(absolute, bytes) {
+      const doc = openDocument(absolute);
+      const dirty = doc?.isDirty ?? false;
+      await disk.writeFile(absolute, bytes);
+      if (!doc) return;
+      if (dirty) return revertToDisk(doc);
+      let text: string;
+      try {
+        text = strictUtf8.decode(bytes);
+      } catch {
+        return; // not text: the editor shows what VS Code makes of it
+      }
+      if (!(await editorFollows(doc, text))) throw new Error('it was restored on disk, but the editor showing it has not reloaded it');
+    },
+    deleteFile: (absolute) => disk.deleteFile(absolute),
+  };
+}

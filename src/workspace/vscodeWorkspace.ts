@@ -3,8 +3,10 @@ import * as vscode from 'vscode';
 import type { ResolvedPath } from '../core/ports/workspace';
 import { hardLinkedWriteRefusal } from '../core/tools/hardLinks';
 import { ToolInputError, type WorkspaceInfo } from '../core/tools/types';
+import type { CommandSandbox } from '../node/sandbox/commandSandbox';
 import { NodeWorkspace } from '../node/tools/nodeWorkspace';
-import { confirmResolved } from '../node/tools/workspacePaths';
+import { confirmResolved, writeResolved } from '../node/tools/workspacePaths';
+import { editorFollows } from './editorFollows';
 
 const encoder = new TextEncoder();
 
@@ -52,8 +54,8 @@ function changedRange(before: string, after: string): { start: number; end: numb
  * saved; in that case the result tells the model the change is in the editor, not yet on disk.
  */
 export class VscodeWorkspace extends NodeWorkspace {
-  constructor(info: WorkspaceInfo) {
-    super(info);
+  constructor(info: WorkspaceInfo, sandbox?: CommandSandbox) {
+    super(info, sandbox);
   }
 
   override async readFile(path: ResolvedPath, maxBytes: number, options?: { savedOnly?: boolean }): Promise<{ bytes: Uint8Array; size: number; links: number }> {
@@ -71,35 +73,40 @@ export class VscodeWorkspace extends NodeWorkspace {
     return bytes.length > maxBytes ? undefined : bytes;
   }
 
+  /**
+   * An editor with unsaved changes gets the edit in its buffer only. Anything else is written on
+   * disk through the folders held open from the workspace folder (never by path: a folder swapped
+   * for a link while the write happens cannot lead it outside), and an editor showing the file
+   * reloads it.
+   */
   override async writeFile(input: string, path: ResolvedPath, text: string, basis: string | undefined): Promise<string | undefined> {
     await confirmResolved(input, this.info, path);
+    const open = openDocument(path.absolute);
+    if (open?.isDirty) return this.editUnsaved(open, path, text, basis);
+    await writeResolved(input, this.info, path, text, {
+      mustExist: basis !== undefined,
+      // The user may have changed the file while the card waited: never write over text the tool did not see.
+      check: async (file) => (basis !== undefined && withoutBom((await file.read()).toString('utf8')) !== withoutBom(basis) ? `${path.relative} changed while waiting for approval; nothing was written. Read it again.` : undefined),
+    }).catch((error: unknown) => {
+      if (error instanceof ToolInputError && basis !== undefined && / was deleted; nothing was written$/.test(error.message)) throw new ToolInputError(`${path.relative} was deleted while waiting for approval; nothing was written`);
+      throw error;
+    });
+    if (open && !(await editorFollows(open, text))) return 'The file is written; the editor showing it has not reloaded it yet.';
+    return undefined;
+  }
+
+  /** The edit in an editor's buffer, as one undo step, leaving it unsaved: the user's work is never saved for them. */
+  private async editUnsaved(doc: vscode.TextDocument, path: ResolvedPath, text: string, basis: string | undefined): Promise<string> {
     // A save may write the file in place, changing every other name of a hard-linked file too.
     const links = await linkCount(path.absolute);
     if (links > 1) throw new ToolInputError(hardLinkedWriteRefusal(path.relative, links));
-    const uri = vscode.Uri.file(path.absolute);
-    const open = openDocument(path.absolute);
-    const exists = Boolean(open) || (await vscode.workspace.fs.stat(uri).then(() => true, () => false));
+    const current = doc.getText();
+    // An editor holds the text without the file's byte-order mark; the tool read it with one.
+    if (basis !== undefined && current !== withoutBom(basis)) throw new ToolInputError(`${path.relative} changed while waiting for approval; nothing was written. Read it again.`);
+    const change = changedRange(current, withoutBom(text));
     const edit = new vscode.WorkspaceEdit();
-    let doc: vscode.TextDocument | undefined;
-    if (!exists) {
-      if (basis !== undefined) throw new ToolInputError(`${path.relative} was deleted while waiting for approval; nothing was written`);
-      edit.createFile(uri, { ignoreIfExists: false });
-      edit.insert(uri, new vscode.Position(0, 0), text);
-    } else {
-      doc = open ?? (await vscode.workspace.openTextDocument(uri));
-      const current = doc.getText();
-      // An editor holds the text without the file's byte-order mark; the tool read it with one.
-      text = withoutBom(text);
-      // The user may have typed while the card waited: never write over text the tool did not see.
-      if (basis !== undefined && current !== withoutBom(basis)) throw new ToolInputError(`${path.relative} changed while waiting for approval; nothing was written. Read it again.`);
-      const change = changedRange(current, text);
-      edit.replace(uri, new vscode.Range(doc.positionAt(change.start), doc.positionAt(change.end)), change.text);
-    }
-    const wasDirty = doc?.isDirty ?? false;
+    edit.replace(doc.uri, new vscode.Range(doc.positionAt(change.start), doc.positionAt(change.end)), change.text);
     if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code did not apply the edit to ${path.relative}`);
-    const written = doc ?? openDocument(path.absolute) ?? (await vscode.workspace.openTextDocument(uri));
-    if (wasDirty) return 'The editor had unsaved changes, so the edit is in the editor but not saved to disk yet.';
-    if (!(await written.save())) throw new Error(`VS Code could not save ${path.relative}`);
-    return undefined;
+    return 'The editor had unsaved changes, so the edit is in the editor but not saved to disk yet.';
   }
 }

@@ -12,6 +12,7 @@
  *   createAnthropicProvider({ apiKey: 'sk-ant-test', baseUrl: server.url });
  *   …; server.requests[0].body; await server.close();
  */
+import { imageDataProblem } from './imageChecks';
 import {
   DEFAULT_FAKE_USAGE,
   ScriptedServer,
@@ -54,8 +55,14 @@ export function anthropicRequestProblem(body: any): string | undefined {
     const content = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     if (!Array.isArray(content) || content.length === 0) return `messages.${i}: all messages must have non-empty content except for the optional final assistant message`;
     content.forEach(countCache);
-    for (const block of content) {
+    for (const [j, block] of content.entries()) {
       if (block.type === 'text' && !block.text) return 'messages: text content blocks must be non-empty';
+      if (block.type === 'image') {
+        if (message.role !== 'user') return `messages.${i}.content.${j}: images are only accepted in user messages`;
+        if (block.source?.type !== 'base64') return `messages.${i}.content.${j}.image.source: Input tag '${block.source?.type}' found using 'type' does not match any of the expected tags: 'base64', 'url'`;
+        const problem = imageDataProblem(`messages.${i}.content.${j}.image.source.base64`, block.source.media_type, block.source.data);
+        if (problem) return problem;
+      }
     }
     const uses = content.filter((b: any) => b.type === 'tool_use').map((b: any) => b.id as string);
     if (uses.length) {

@@ -89,11 +89,22 @@ export class RedirectingServer extends LocalServer {
 export class StallingServer extends LocalServer {
   /** Requests whose client went away while the server was still stalling. */
   clientsGone = 0;
+  private waiting: Array<{ count: number; resolve(): void }> = [];
+
+  /** Resolves once `count` clients have gone away. */
+  gone(count: number): Promise<void> {
+    if (this.clientsGone >= count) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push({ count, resolve }));
+  }
 
   protected answer(_request: SeenRequest, res: ServerResponse): void {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.flushHeaders();
-    res.on('close', () => this.clientsGone++);
+    res.on('close', () => {
+      this.clientsGone++;
+      for (const w of this.waiting.filter((w) => w.count <= this.clientsGone)) w.resolve();
+      this.waiting = this.waiting.filter((w) => w.count > this.clientsGone);
+    });
   }
 }
 
@@ -101,6 +112,9 @@ export class FloodingServer extends LocalServer {
   bytesSent = 0;
   /** Set when the client closed the connection before the body ended. */
   clientLeft = false;
+  private leftEarly!: () => void;
+  /** Resolves once the client closed the connection before the body ended. */
+  readonly left = new Promise<void>((resolve) => (this.leftEarly = resolve));
 
   constructor(private readonly flood: { limitBytes: number; status?: number }) {
     super();
@@ -118,7 +132,9 @@ export class FloodingServer extends LocalServer {
       if (!res.destroyed) res.end('{"id":"last"}]}');
     };
     res.on('close', () => {
-      if (!res.writableFinished) this.clientLeft = true;
+      if (res.writableFinished) return;
+      this.clientLeft = true;
+      this.leftEarly();
     });
     pump();
   }

@@ -10,6 +10,7 @@
  *   server.enqueue({ type: 'reply', parts: [{ text: 'Hi' }] });
  *   createOpenAIProvider({ apiKey: 'sk-test', baseUrl: server.url });   // url ends in /v1
  */
+import { chatContentProblem } from './imageChecks';
 import {
   DEFAULT_FAKE_USAGE,
   ScriptedServer,
@@ -47,6 +48,10 @@ export function openaiRequestProblem(body: any): string | undefined {
       if (!open.has(message.tool_call_id)) return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
       open.delete(message.tool_call_id);
       continue;
+    }
+    if (message.role === 'user') {
+      const problem = chatContentProblem(`messages[${i}].content`, message.content);
+      if (problem) return problem;
     }
     if (open.size) {
       return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`;

@@ -121,8 +121,16 @@ export abstract class ScriptedServer {
   private server?: Server;
   private port = 0;
   private readonly open = new Set<ServerResponse>();
+  private readonly departures = new WeakMap<RecordedRequest, Promise<void>>();
 
   constructor(protected readonly options: ScriptedServerOptions = {}) {}
+
+  /** Resolves once the client of `request` went away before the answer ended (an abort, a timeout). */
+  clientLeft(request: RecordedRequest): Promise<void> {
+    const left = this.departures.get(request);
+    if (!left) throw new Error('not a request this server received');
+    return left;
+  }
 
   /** Base URL for the provider's `baseUrl` setting. */
   abstract get url(): string;
@@ -151,6 +159,11 @@ export abstract class ScriptedServer {
   /** Replies not consumed yet. */
   get pending(): number {
     return this.queue.length;
+  }
+
+  /** Drops the replies not consumed yet (a script of steps a test skipped); returns how many. */
+  dropPending(): number {
+    return this.queue.splice(0).length;
   }
 
   /** The last request's JSON body. */
@@ -186,9 +199,13 @@ export abstract class ScriptedServer {
     const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, rawBody, clientClosedEarly: false };
     (this.isScripted(recorded) ? this.requests : this.otherRequests).push(recorded);
     this.open.add(res);
+    let leftEarly!: () => void;
+    this.departures.set(recorded, new Promise<void>((resolve) => (leftEarly = resolve)));
     res.on('close', () => {
       this.open.delete(res);
-      if (!res.writableFinished) recorded.clientClosedEarly = true;
+      if (res.writableFinished) return;
+      recorded.clientClosedEarly = true;
+      leftEarly();
     });
 
     const invalid = this.validate(recorded);

@@ -1,3 +1,4 @@
+import type { ToolEnvironment } from '../../src/core/agent/build/agentBuild';
 import type { ToolRunOptions, ToolRunResult } from '../../src/core/agent/toolRunner';
 import type { ApprovalAnswer, ApprovalPolicy } from '../../src/core/tools/approval';
 import { builtinTools } from '../../src/core/tools/builtin';
@@ -5,6 +6,8 @@ import { ToolRegistry, type ToolRegistryOptions } from '../../src/core/tools/reg
 import { SessionApprovals } from '../../src/core/tools/sessionApprovals';
 import type { ApprovalRequest, Tool, ToolLimits } from '../../src/core/tools/types';
 import { NodeWorkspace } from '../../src/node/tools/nodeWorkspace';
+import { homedir } from 'os';
+import { CommandSandbox, type SandboxSettings } from '../../src/node/sandbox/commandSandbox';
 
 export const TEST_LIMITS: ToolLimits = { commandTimeoutMs: 10_000, maxCommandOutputBytes: 64 * 1024, maxReadBytes: 1024 * 1024 };
 
@@ -20,14 +23,21 @@ export interface TestRegistryOptions {
   limits?: Partial<ToolLimits>;
   onCall?: (name: string) => void;
   onPathResolved?: ToolRegistryOptions['onPathResolved'];
+  /** The commands' sandbox: by default a real one (bubblewrap on Linux) hiding the secrets of the real home; `none` runs them without one. */
+  sandbox?: CommandSandbox | 'none';
 }
 
-/** A registry over a Node workspace on disk, as the command line and the tests use it. */
-export function testRegistry(options: TestRegistryOptions): ToolRegistry {
+/** A real command sandbox as a session has one (`settings` changes what it hides or turns it off). */
+export function testSandbox(settings: Partial<SandboxSettings> = {}, system?: ConstructorParameters<typeof CommandSandbox>[1]): CommandSandbox {
+  return new CommandSandbox(() => ({ enabled: true, home: homedir(), extraHidden: [], storage: [], ...settings }), system);
+}
+
+/** Where a test's tool calls act: a Node workspace on disk, its commands sandboxed as a session's are, approvals by `policy` and `ask`, the test limits. */
+export function testEnvironment(options: Omit<TestRegistryOptions, 'tools' | 'onCall'>): ToolEnvironment {
   const trusted = typeof options.trusted === 'function' ? options.trusted : () => (options.trusted as boolean | undefined) ?? true;
-  return new ToolRegistry({
-    sources: [typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[]],
-    workspace: () => new NodeWorkspace({ folders: options.folders ?? [], trusted: trusted() }),
+  const sandbox = options.sandbox === 'none' ? undefined : (options.sandbox ?? testSandbox());
+  return {
+    workspace: () => new NodeWorkspace({ folders: options.folders ?? [], trusted: trusted() }, sandbox),
     approvals: new SessionApprovals({
       policy: () => options.policy ?? { commands: 'ask', edits: 'ask' },
       allowedTools: () => options.allowedTools ?? [],
@@ -35,8 +45,16 @@ export function testRegistry(options: TestRegistryOptions): ToolRegistry {
       withdraw: options.withdraw,
     }),
     limits: { ...TEST_LIMITS, ...options.limits },
-    onCall: options.onCall,
     onPathResolved: options.onPathResolved,
+  };
+}
+
+/** A registry over a Node workspace on disk, as the command line and the tests use it, its commands sandboxed as a session's are. */
+export function testRegistry(options: TestRegistryOptions): ToolRegistry {
+  return new ToolRegistry({
+    sources: [typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[]],
+    ...testEnvironment(options),
+    onCall: options.onCall,
   });
 }
 

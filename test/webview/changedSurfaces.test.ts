@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import type { ChatState, ChatToolCallView } from '../../src/protocol/chat';
 import { textContrast } from './contrast';
 import { chatState, figuresOf, inspectorState, inspectorWindow, preview } from './fixtures';
-import { ARTIFACTS, cspViolations, errorsIn, hostSends, startHarness, type Harness } from './harness';
+import { ARTIFACTS, cspViolations, errorsIn, hostSends, useHarness } from './harness';
 import type { ThemeName } from './themes';
 
 const SHOTS = path.join(ARTIFACTS, '..', 'screenshots');
@@ -30,16 +30,12 @@ async function readable(page: Page, selector: string, what: string, theme: Theme
 
 describe('the surfaces this change touches read well in dark, light and high contrast (headless Chromium, screenshots)', function () {
   this.timeout(60_000);
-  let harness: Harness;
-  before(async () => {
-    harness = await startHarness();
-    mkdirSync(SHOTS, { recursive: true });
-  });
-  after(async () => harness?.close());
+  const pages = useHarness();
+  before(() => mkdirSync(SHOTS, { recursive: true }));
 
   for (const theme of ['dark', 'light', 'high-contrast'] as const) {
     it(`${theme}: the empty chat without a model, a stored output and a command title`, async () => {
-      const page = await harness.open('chat', { theme, width: 460, height: 520 });
+      const page = await pages.open('chat', { theme, width: 460, height: 520 });
       try {
         const { model: _model, ...noModel } = chatState;
         await hostSends(page, { type: 'state', state: { ...noModel, busy: false, entries: [], sessionId: 's-empty' } satisfies ChatState });
@@ -61,14 +57,14 @@ describe('the surfaces this change touches read well in dark, light and high con
     });
 
     it(`${theme}: the bar drawn to scale, the figures in words and a stale compaction preview`, async () => {
-      const page = await harness.open('inspector', { theme, width: 1100, height: 1400 });
+      const page = await pages.open('inspector', { theme, width: 1100, height: 1400 });
       try {
         const small = { ...inspectorWindow, components: { ...inspectorWindow.components, skills: 0, summaries: 0 } };
         const state = { ...inspectorState, figures: figuresOf(small) };
         await hostSends(page, { type: 'state', state });
         await hostSends(page, { type: 'preview', preview });
-        const latest = state.turns[state.turns.length - 1];
-        await hostSends(page, { type: 'state', state: { ...state, turns: [...state.turns, { ...latest, requestIndex: latest.requestIndex + 1 }] } });
+        const latest = state.requests[state.requests.length - 1];
+        await hostSends(page, { type: 'state', state: { ...state, requests: [...state.requests, { ...latest, requestIndex: latest.requestIndex + 1 }] } });
         await readable(page, '.stale-line span', 'the out-of-date line', theme);
         await readable(page, '[data-fact="calibration"] .fact-value', 'the estimate in words', theme);
         assert.strictEqual(await page.locator('.stacked-bar .seg[data-segment="skills"]').count(), 0, 'no segment for 0 tokens');

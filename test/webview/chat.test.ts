@@ -72,7 +72,8 @@ describe('chat webview (headless Chromium, host CSP)', function () {
     const body = (await notice.textContent()) ?? '';
     assert.match(body, /Automatic/);
     assert.match(body, /saved 104,440/);
-    assert.match(body, /tool-result-masking → tool-call-summarization → threshold-summarization/);
+    assert.match(body, /older tool results archived, older tool calls summarized, older messages summarized/);
+    assert.doesNotMatch(body, /threshold-summarization/, 'no internal strategy name');
     assert.strictEqual(await notice.locator('[data-removed-count]').getAttribute('data-removed-count'), String(compaction.removed.length));
     assert.match((await notice.locator('pre.summary-text').textContent()) ?? '', /snapshot tests/);
     // Stays open when the host pushes a new state.
@@ -87,8 +88,8 @@ describe('chat webview (headless Chromium, host CSP)', function () {
     await page.keyboard.type('first line');
     await page.keyboard.press('Shift+Enter');
     await page.keyboard.type('second line');
-    // The composer tells the host what is being written (for the cost line): only sends count here.
-    const sends = async () => (await posted(page)).filter((m) => m.type !== 'draft');
+    // The composer tells the host what is being written (for the cost line) and asks for the / list: only sends count here.
+    const sends = async () => (await posted(page)).filter((m) => m.type !== 'draft' && m.type !== 'commandQuery');
     assert.deepStrictEqual(await sends(), []);
     await page.keyboard.press('Enter');
     await page.keyboard.type('/compact keep the snapshot diff');

@@ -41,7 +41,7 @@ const chips: ChatAttachmentView[] = [
   { id: 'c-4', kind: 'file', label: 'logs/test.log', tokens: 812, stored: { lines: 12_400, sentLines: 60 } },
   { id: 'c-5', kind: 'file', label: 'assets/logo.png', error: 'assets/logo.png is a binary file (18,402 bytes); only text can be attached.' },
 ];
-const cost: ComposerCost = { text: 'this message 2,421 tokens → 58% of the window after sending', tokens: 2_421, shareAfter: 0.58 };
+const cost: ComposerCost = { text: 'next request 69,600 tokens (this message 2,421) → 58% of the window', tokens: 2_421, requestTokens: 69_600, shareAfter: 0.58 };
 
 async function typeInComposer(page: Page, text: string): Promise<void> {
   await page.locator('vscode-text-area.composer-input textarea').click();
@@ -102,13 +102,13 @@ describe('chat webview: attachments (headless Chromium, host CSP)', function () 
     assert.match((await chip('c-3').textContent()) ?? '', /41 tokens · already in context/);
     assert.match((await chip('c-4').textContent()) ?? '', /812 tokens · stored, 60 of 12,400 lines sent/);
     assert.match((await chip('c-5').textContent()) ?? '', /binary file \(18,402 bytes\); only text can be attached/);
-    assert.strictEqual((await page.locator('.composer-cost').textContent())?.trim(), 'this message 2,421 tokens → 58% of the window after sending');
+    assert.strictEqual((await page.locator('.composer-cost').textContent())?.trim(), 'next request 69,600 tokens (this message 2,421) → 58% of the window');
     await clearPosted(page);
     await chip('c-2').locator('.attach-chip-open').click();
     await chip('c-4').locator('.attach-chip-remove').click();
     assert.deepStrictEqual(await posted(page), [{ type: 'openAttachment', id: 'c-2' }, { type: 'removeAttachment', id: 'c-4' }]);
     await hostSends(page, { type: 'composer', attachments: chips, cost: { ...cost, note: 'a compaction will run first' } });
-    assert.strictEqual((await page.locator('.composer-cost').textContent())?.trim(), 'this message 2,421 tokens → 58% of the window after sending · a compaction will run first');
+    assert.strictEqual((await page.locator('.composer-cost').textContent())?.trim(), 'next request 69,600 tokens (this message 2,421) → 58% of the window · a compaction will run first');
   });
 
   it('a list with nothing that can be attached does not take Enter: the message is sent', async () => {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import type { RequestUsageRecord } from '../../src/core/model/records';
-import { countingMeter } from '../../src/host/session/turnFigures';
+import { countingMeter } from '../../src/host/figures/turnFigures';
 import type { ChatState } from '../../src/protocol/chat';
 import { chatState, figuresOf } from './fixtures';
 import { ARTIFACTS, cspViolations, hostSends, posted, usePage } from './harness';

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import type { Page } from 'playwright-core';
 import type { ChatState } from '../../src/protocol/chat';
 import { chatState } from './fixtures';
-import { clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+import { clearPosted, hostSends, posted, useHarness } from './harness';
 
 /** A card for a tool another extension registered, waiting for approval. */
 const externalToolState: ChatState = {
@@ -27,18 +27,11 @@ const externalToolState: ChatState = {
 
 describe('chat webview: approving a tool from another extension', function () {
   this.timeout(60_000);
-  let harness: Harness;
+  const pages = useHarness();
   let page: Page;
-  before(async () => (harness = await startHarness()));
-  after(async () => harness?.close());
-  afterEach(async () => {
-    assert.deepStrictEqual(await cspViolations(page), [], 'no CSP violations');
-    assert.deepStrictEqual(errorsIn(page), [], 'no uncaught errors');
-    await page.close();
-  });
 
   it('shows the tool, its source and input, and offers "Allow <tool> for this session"', async () => {
-    page = await harness.open('chat', { width: 460, height: 900 });
+    page = await pages.open('chat', { width: 460, height: 900 });
     await hostSends(page, { type: 'state', state: externalToolState });
     await clearPosted(page);
     const card = page.locator('.tool-card[data-call-id="call_ext"]');
@@ -55,7 +48,7 @@ describe('chat webview: approving a tool from another extension', function () {
   });
 
   it('offers no session-wide approval for edits and commands', async () => {
-    page = await harness.open('chat', { width: 460, height: 900 });
+    page = await pages.open('chat', { width: 460, height: 900 });
     await hostSends(page, { type: 'state', state: chatState });
     assert.strictEqual(await page.locator('vscode-button[data-approve-session]').count(), 0);
   });

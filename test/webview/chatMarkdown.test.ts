@@ -46,6 +46,14 @@ describe('chat webview: markdown, figures and actions (headless Chromium, host C
     assert.strictEqual(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
   });
 
+  it('decodes character references the model writes (&amp;, &eacute;, &#233;) and shows unknown ones as typed', async () => {
+    await hostSends(page, { type: 'state', state: { ...markdownState, entries: [{ kind: 'assistant', id: 'a-ent', text: 'Fish &amp; chips, cr&egrave;me br&ucirc;l&eacute;e, caf&#233; &#x2014; &notanentity; **&lt;b&gt;**', toolCalls: [], tokens: 20 }] } });
+    const reply = page.locator('[data-entry-id="a-ent"] .markdown');
+    await reply.waitFor();
+    assert.strictEqual((await reply.textContent())?.trim(), 'Fish & chips, crème brûlée, café — &notanentity; <b>');
+    assert.strictEqual(await reply.locator('strong').textContent(), '<b>');
+  });
+
   it('Copy and Insert at cursor post the code; a link posts openLink and the page does not navigate', async () => {
     const block = page.locator('[data-entry-id="a-md"] .code-block');
     await block.locator('vscode-button[data-action="copy-code"]').click();

@@ -49,6 +49,19 @@ describe('chat webview: thinking (headless Chromium, host CSP)', function () {
     assert.strictEqual((await page.locator('[data-entry-id="streaming"] details.thinking summary').textContent())?.trim(), 'Thinking…');
   });
 
+  it('streams thinking as deltas onto the streaming entry, and the answer\'s first text ends it', async () => {
+    await hostSends(page, { type: 'state', state: { ...state, busy: true, entries: [...entries] } });
+    await hostSends(page, { type: 'delta', entryId: 'streaming', text: 'Looking at ', thinking: true });
+    await hostSends(page, { type: 'delta', entryId: 'streaming', text: 'the parser', thinking: true });
+    const summary = page.locator('[data-entry-id="streaming"] details.thinking summary');
+    await summary.filter({ hasText: 'Thinking…' }).waitFor();
+    await summary.click();
+    assert.strictEqual(await page.locator('[data-entry-id="streaming"] .thinking-text').textContent(), 'Looking at the parser');
+    await hostSends(page, { type: 'delta', entryId: 'streaming', text: 'The parser is in src/parse.ts.' });
+    await page.locator('[data-entry-id="streaming"]').filter({ hasText: 'The parser is in src/parse.ts.' }).waitFor();
+    assert.strictEqual((await summary.textContent())?.trim(), 'Thinking', 'the thinking is over once the answer starts');
+  });
+
   it('offers Continue on an answer cut at the output limit, which sends "Continue"', async () => {
     await page.locator('[data-entry-id="n-cut"] vscode-button[data-action="continue"]').click();
     assert.deepStrictEqual(await posted(page), [{ type: 'send', text: 'Continue' }]);

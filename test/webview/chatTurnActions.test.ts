@@ -6,7 +6,7 @@ import type { CompactionEventRecord } from '../../src/core/model/records';
 import { chatCompactionRecord, type ChatState } from '../../src/protocol/chat';
 import { textContrast } from './contrast';
 import { chatState } from './fixtures';
-import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, useHarness } from './harness';
 
 const SCREENSHOTS = path.join(ARTIFACTS, '..', 'screenshots');
 const T0 = Date.UTC(2026, 10, 26, 9, 0);
@@ -41,15 +41,11 @@ function state(busy: boolean): ChatState {
 
 describe('chat: restore and rewind actions on turns (headless Chromium)', function () {
   this.timeout(60_000);
-  let harness: Harness;
-  before(async () => {
-    harness = await startHarness();
-    mkdirSync(SCREENSHOTS, { recursive: true });
-  });
-  after(async () => harness?.close());
+  const pages = useHarness();
+  before(() => mkdirSync(SCREENSHOTS, { recursive: true }));
 
   async function open(theme: 'dark' | 'light', busy: boolean): Promise<Page> {
-    const page = await harness.open('chat', { theme, width: 460, height: 900 });
+    const page = await pages.open('chat', { theme, width: 460, height: 900 });
     await hostSends(page, { type: 'state', state: state(busy) });
     return page;
   }
@@ -59,6 +55,17 @@ describe('chat: restore and rewind actions on turns (headless Chromium)', functi
     assert.deepStrictEqual(errorsIn(page), []);
     await page.close();
   }
+
+  it('a replayed recording (the demo) is read-only: no Rewind and no Restore files on its messages', async () => {
+    const page = await pages.open('chat', { theme: 'dark', width: 460, height: 900 });
+    try {
+      await hostSends(page, { type: 'state', state: { ...state(false), replay: true } });
+      assert.equal(await page.locator('.entry.user').count(), 3);
+      assert.equal(await page.locator('[data-turn-actions]').count(), 0, 'no action row on a replayed message');
+    } finally {
+      await done(page);
+    }
+  });
 
   it('offers Rewind on every sent message and Restore files (N) on turns that changed files; each posts the message id alone', async () => {
     const page = await open('dark', false);

@@ -80,19 +80,19 @@ export const inspectorState: InspectorState = {
   model: 'Claude Sonnet 4.5',
   figures: figuresOf(inspectorWindow, { requestIndex: 5, tokens: used + 1_300 }),
   calibration: { factor: 1.031, error: 0.012, samples: 9 },
-  turns: [turn(0, 0.2), turn(1, 0.6), turn(2, 1.2), { ...turn(3, 2.1), cacheReadTokens: 51_535, cacheWriteTokens: 1_200, reasoningTokens: 610 }, turn(4, 0.9, 'cmp-1'), turn(5, 1.3)],
+  requests: [turn(0, 0.2), turn(1, 0.6), turn(2, 1.2), { ...turn(3, 2.1), cacheReadTokens: 51_535, cacheWriteTokens: 1_200, reasoningTokens: 610 }, turn(4, 0.9, 'cmp-1'), turn(5, 1.3)],
   compactions: [compactionView(compaction), compactionView(olderCompaction)],
   blobs: [
     { id: 'res_a1', sessionId: 's-1', toolName: 'run_command', toolCallId: 'call_17', byteSize: 48_213, lineCount: 1_204, sha256: 'ab12cd34ef56ab12cd34ef56', createdAt: T0 + 30 * 60_000 },
     { id: 'res_b2', sessionId: 's-1', toolName: 'search', byteSize: 9_950, lineCount: 310, sha256: 'ff00ee11dd22cc33bb44aa55', createdAt: T0 + 50 * 60_000 },
   ],
   current: currentItems,
-  averageTurnTokens: 6_400,
-  turnsRemaining: 10,
+  averageRequestGrowth: 6_400,
+  requestsUntilCompaction: 10,
 };
 inspectorState.blobTitles = { res_a1: 'run_command npm test · request #3', res_b2: 'search loadConfig · request #4' };
 
-export const turnItems: RequestItem[] = currentItems.slice(0, 6).map((i) => ({ ...i, messageId: `${i.messageId}-t3` }));
+export const requestItems: RequestItem[] = currentItems.slice(0, 6).map((i) => ({ ...i, messageId: `${i.messageId}-t3` }));
 
 /** Request #3 read less from the cache than #2: AGENTS.md changed near the start of its prefix. */
 export const turnCacheMiss: CacheMissCause = { kind: 'agents-md', cause: 'AGENTS.md changed', previousRequest: 2, previousShare: 68_880 / 101_352, share: 51_535 / 166_242, itemId: 'agents:AGENTS.md', position: 1, uncachedTokens: 58_200 };

@@ -5,11 +5,11 @@ import { chatCompactionRecord, type ChatState } from '../../src/protocol/chat';
 import type { CompactionEventRecord } from '../../src/protocol/records';
 import { textContrast } from './contrast';
 import { compactionView } from '../../src/protocol/inspector';
-import { chatState, inspectorState, turnItems } from './fixtures';
-import { ARTIFACTS, cspViolations, errorsIn, hostSends, posted, startHarness, clearPosted, type Harness } from './harness';
+import { chatState, inspectorState, requestItems } from './fixtures';
+import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, useHarness } from './harness';
 
 const SHOTS = path.join(ARTIFACTS, '..', 'screenshots');
-const request3 = inspectorState.turns.find((t) => t.requestIndex === 3)!;
+const request3 = inspectorState.requests.find((t) => t.requestIndex === 3)!;
 /** The fork's first entry, as the host stores it: request #3's reported figure before, the fork's own count after. */
 const forkEntry: CompactionEventRecord = {
   id: 'c-fork',
@@ -42,20 +42,16 @@ const forkedChat: ChatState = {
 
 describe('fork from a request: the inspector\'s action and the forked session\'s first view (headless Chromium, screenshots)', function () {
   this.timeout(60_000);
-  let harness: Harness;
-  before(async () => {
-    harness = await startHarness();
-    mkdirSync(SHOTS, { recursive: true });
-  });
-  after(async () => harness?.close());
+  const pages = useHarness();
+  before(() => mkdirSync(SHOTS, { recursive: true }));
 
   for (const theme of ['dark', 'light'] as const) {
     it(`${theme}: a selected request offers "Fork from request #3", which asks the host for a fork of the session shown`, async () => {
-      const page = await harness.open('inspector', { theme, width: 1100, height: 900 });
+      const page = await pages.open('inspector', { theme, width: 1100, height: 900 });
       try {
         await hostSends(page, { type: 'state', state: inspectorState });
         await page.click('[data-request-index="3"]');
-        await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems });
+        await hostSends(page, { type: 'requestItems', requestIndex: 3, items: requestItems });
         await clearPosted(page);
         const action = page.locator('.fork-action vscode-button[data-action="fork"]');
         assert.strictEqual((await action.textContent())?.trim(), 'Fork from request #3');
@@ -74,7 +70,7 @@ describe('fork from a request: the inspector\'s action and the forked session\'s
     });
 
     it(`${theme}: the forked session opens in the chat with the carried messages, then where it was forked, with its own figure and the one request #3 reported`, async () => {
-      const page = await harness.open('chat', { theme, width: 460, height: 640 });
+      const page = await pages.open('chat', { theme, width: 460, height: 640 });
       try {
         await hostSends(page, { type: 'state', state: forkedChat });
         const notice = page.locator('[data-entry-id="c-fork"]');
@@ -91,7 +87,7 @@ describe('fork from a request: the inspector\'s action and the forked session\'s
   }
 
   it('the inspector\'s history says where the session was forked in the chat notice\'s words, with no duration', async () => {
-    const page = await harness.open('inspector');
+    const page = await pages.open('inspector');
     try {
       await hostSends(page, { type: 'state', state: { ...inspectorState, session: { id: 's-fork', title: 'Fork of Fix config loader tests at #3' }, compactions: [compactionView(forkEntry)] } });
       const row = page.locator('details.compaction[data-compaction-id="c-fork"] summary');
@@ -103,11 +99,11 @@ describe('fork from a request: the inspector\'s action and the forked session\'s
   });
 
   it('no fork is offered on a replay of a recorded run', async () => {
-    const page = await harness.open('inspector');
+    const page = await pages.open('inspector');
     try {
       await hostSends(page, { type: 'state', state: { ...inspectorState, replayLabel: 'run.jsonl' } });
       await page.click('[data-request-index="3"]');
-      await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems });
+      await hostSends(page, { type: 'requestItems', requestIndex: 3, items: requestItems });
       assert.strictEqual(await page.locator('[data-action="fork"]').count(), 0);
     } finally {
       await page.close();

@@ -75,7 +75,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+async function launchHarness(): Promise<Harness> {
   for (const bundle of ['inspector', 'chat']) {
     const file = path.join(ROOT, 'dist', 'webview', `${bundle}.js`);
     if (!existsSync(file)) throw new Error(`${file} is missing: run node scripts/build.mjs first`);
@@ -126,6 +126,27 @@ export async function startHarness(): Promise<Harness> {
   };
 }
 
+let shared: Promise<Harness> | undefined;
+
+/**
+ * The page server and the browser. Under mocha every suite of a run shares one, closed after the
+ * run's last test (a root hook): launching Chromium once per file cost more than most tests; each
+ * page is still a fresh browser context. Outside mocha the caller closes its own.
+ */
+export function startHarness(): Promise<Harness> {
+  if (typeof after !== 'function') return launchHarness();
+  shared ??= launchHarness();
+  return shared.then((harness) => ({ ...harness, close: async () => undefined }));
+}
+
+if (typeof after === 'function') {
+  after(async () => {
+    const harness = await shared?.catch(() => undefined);
+    shared = undefined;
+    await harness?.close();
+  });
+}
+
 /** Sends a host → webview message the way VS Code delivers it (a window `message` event). */
 export async function hostSends(p: Page, message: unknown): Promise<void> {
   await p.evaluate((m) => window.postMessage(m, '*'), message);
@@ -147,30 +168,58 @@ export async function cspViolations(p: Page): Promise<unknown[]> {
   return p.evaluate(() => (window as unknown as { __csp: unknown[] }).__csp);
 }
 
+/** Fails when `page` saw a CSP violation or an uncaught error. */
+async function assertCleanPage(page: Page): Promise<void> {
+  const violations = await cspViolations(page);
+  const errors = errorsIn(page);
+  if (violations.length) throw new Error(`CSP violations: ${JSON.stringify(violations)}`);
+  if (errors.length) throw new Error(`uncaught errors in the page: ${errors.join('; ')}`);
+}
+
 /**
- * Mocha hooks for a suite of page tests: one harness for the suite, a fresh page per test that has
- * received `state` (and whose posts are cleared), and after each test no CSP violation and no error.
+ * Mocha hooks for suites that open their own pages: `open` opens one as the harness does; after
+ * each test every page it opened that is still open is checked (no CSP violation, no uncaught
+ * error) and closed.
  */
-export function usePage(app: 'inspector' | 'chat', state: unknown, opts: { width?: number; height?: number } = {}): { harness(): Harness; page(): Page } {
+export function useHarness(): { harness(): Harness; open: Harness['open'] } {
   let harness: Harness;
-  let page: Page;
+  const opened: Page[] = [];
   before(async () => {
     harness = await startHarness();
   });
-  after(async () => {
-    await harness?.close();
-  });
-  beforeEach(async () => {
-    page = await harness.open(app, opts);
-    await hostSends(page, { type: 'state', state });
-    await clearPosted(page);
-  });
   afterEach(async () => {
-    const violations = await cspViolations(page);
-    const errors = errorsIn(page);
-    await page.close();
-    if (violations.length) throw new Error(`CSP violations: ${JSON.stringify(violations)}`);
-    if (errors.length) throw new Error(`uncaught errors in the page: ${errors.join('; ')}`);
+    for (const page of opened.splice(0)) {
+      if (page.isClosed()) continue;
+      try {
+        await assertCleanPage(page);
+      } finally {
+        await page.close();
+      }
+    }
   });
-  return { harness: () => harness, page: () => page };
+  return {
+    harness: () => harness,
+    async open(app, opts) {
+      const page = await harness.open(app, opts);
+      opened.push(page);
+      return page;
+    },
+  };
+}
+
+/**
+ * Mocha hooks for a suite of page tests: a fresh page per test that has received `state` (unless
+ * it is undefined; and whose posts are cleared, unless `clearPosted: false`), and after each test
+ * no CSP violation and no error.
+ */
+export function usePage(app: 'inspector' | 'chat', state: unknown, opts: { width?: number; height?: number; clearPosted?: boolean } = {}): { harness(): Harness; page(): Page } {
+  const pages = useHarness();
+  let page: Page;
+  beforeEach(async () => {
+    page = await pages.open(app, opts);
+    if (state === undefined) return;
+    await hostSends(page, { type: 'state', state });
+    if (opts.clearPosted !== false) await clearPosted(page);
+  });
+  return { harness: pages.harness, page: () => page };
 }

@@ -1,34 +1,17 @@
 import * as assert from 'assert';
-import { mkdirSync } from 'fs';
-import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { ContextBudget } from '../../src/core/accounting/budget';
 import { requestFigures, windowFigures } from '../../src/core/accounting/windowFigures';
 import { DEFAULT_SETTINGS } from '../../src/core/settings';
 import { compactionView } from '../../src/protocol/inspector';
-import { compaction, figuresOf, inspectorState, inspectorWindow, preview, turnCacheMiss, turnItems, used } from './fixtures';
-import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+import { compaction, figuresOf, inspectorState, inspectorWindow, turnCacheMiss, requestItems, used } from './fixtures';
+import { clearPosted, hostSends, posted, usePage } from './harness';
 
 describe('inspector webview (headless Chromium, host CSP)', function () {
   this.timeout(60_000);
-  let harness: Harness;
+  const pages = usePage('inspector', inspectorState, { clearPosted: false });
   let page: Page;
-
-  before(async () => {
-    harness = await startHarness();
-  });
-  after(async () => {
-    await harness?.close();
-  });
-  beforeEach(async () => {
-    page = await harness.open('inspector');
-    await hostSends(page, { type: 'state', state: inspectorState });
-  });
-  afterEach(async () => {
-    assert.deepStrictEqual(await cspViolations(page), [], 'no CSP violations');
-    assert.deepStrictEqual(errorsIn(page), [], 'no uncaught errors');
-    await page.close();
-  });
+  beforeEach(() => (page = pages.page()));
 
   it('posts ready on start, and shows session, model, calibration and forecast', async () => {
     const messages = await posted(page);
@@ -99,15 +82,15 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     assert.match((await page.textContent('[data-warning="window"]')) ?? '', /assuming 128K/);
   });
 
-  it('selecting a request posts selectTurn and lists the reply item by item, sortable by size', async () => {
-    assert.strictEqual(await page.locator('.turn[data-request-index]').count(), inspectorState.turns.length);
+  it('selecting a request posts selectRequest and lists the reply item by item, sortable by size', async () => {
+    assert.strictEqual(await page.locator('.turn[data-request-index]').count(), inspectorState.requests.length);
     assert.strictEqual(await page.getAttribute('.turn[data-request-index="4"]', 'data-compaction'), 'cmp-1', 'the compaction is marked');
     await clearPosted(page);
     await page.click('.turn[data-request-index="3"]');
-    assert.deepStrictEqual(await posted(page), [{ type: 'selectTurn', requestIndex: 3 }]);
-    await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems });
+    assert.deepStrictEqual(await posted(page), [{ type: 'selectRequest', requestIndex: 3 }]);
+    await hostSends(page, { type: 'requestItems', requestIndex: 3, items: requestItems });
     const rows = page.locator('.turn-slot .item');
-    assert.strictEqual(await rows.count(), turnItems.length);
+    assert.strictEqual(await rows.count(), requestItems.length);
     const first = await rows.nth(4).textContent();
     assert.match(first ?? '', /tool/);
     assert.match(first ?? '', /tool_result · run_command/);
@@ -122,13 +105,13 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     await page.click('.turn-slot vscode-button[data-sort="position"]');
     const positions = await page.$$eval('.turn-slot .item', (els) => els.map((e) => Number(e.getAttribute('data-position'))));
     assert.deepStrictEqual(positions, [0, 1, 2, 3, 4, 5]);
-    assert.deepStrictEqual((await posted(page)).filter((m) => m.type !== 'selectTurn'), [], 'sorting is local');
+    assert.deepStrictEqual((await posted(page)).filter((m) => m.type !== 'selectRequest'), [], 'sorting is local');
   });
 
   it("a request's drill-down shows its reported input, cache reads and writes, output and reasoning, and why it missed the cache", async () => {
-    const t3 = inspectorState.turns[3];
+    const t3 = inspectorState.requests[3];
     await page.click('.turn[data-request-index="3"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems, cacheMiss: turnCacheMiss });
+    await hostSends(page, { type: 'requestItems', requestIndex: 3, items: requestItems, cacheMiss: turnCacheMiss });
     const usage = `${t3.reportedInputTokens!.toLocaleString('en-US')} in (${t3.cacheReadTokens!.toLocaleString('en-US')} cached, 1,200 written) · 850 out (610 reasoning)`;
     assert.strictEqual(await page.textContent('.turn-slot [data-field="usage"]'), usage);
     const miss = page.locator('.turn-slot [data-field="cache-miss"]');
@@ -143,26 +126,26 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     // Request #3 again, with no cause from the host (only new tokens went uncached): the drop is explained as that.
     await page.click('.turn[data-request-index="2"]');
     await page.click('.turn[data-request-index="3"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 3, items: turnItems });
+    await hostSends(page, { type: 'requestItems', requestIndex: 3, items: requestItems });
     assert.strictEqual(await page.locator('.turn-slot [data-field="cache-miss"]').count(), 0);
     assert.strictEqual(await page.textContent('.turn-slot [data-field="cache-share"]'), 'Cache 31%, down from 68% at #2: nothing sent before went uncached; the new tokens were not in the cache yet.');
 
     // A request whose cache held shows no cause; one the provider reported nothing for says so.
     await page.click('.turn[data-request-index="2"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 2, items: turnItems });
+    await hostSends(page, { type: 'requestItems', requestIndex: 2, items: requestItems });
     assert.strictEqual(await page.locator('.turn-slot [data-field="cache-miss"], .turn-slot [data-field="cache-share"]').count(), 0);
     assert.doesNotMatch((await page.textContent('.turn-slot [data-field="usage"]')) ?? '', /written|reasoning/);
-    const silent = inspectorState.turns.map((t) => (t.requestIndex === 1 ? { requestIndex: 1, createdAt: t.createdAt, components: t.components, estimatedInputTokens: 4_000 } : t));
-    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: silent } });
+    const silent = inspectorState.requests.map((t) => (t.requestIndex === 1 ? { requestIndex: 1, createdAt: t.createdAt, components: t.components, estimatedInputTokens: 4_000 } : t));
+    await hostSends(page, { type: 'state', state: { ...inspectorState, requests: silent } });
     await page.click('.turn[data-request-index="1"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 1, items: turnItems });
+    await hostSends(page, { type: 'requestItems', requestIndex: 1, items: requestItems });
     assert.strictEqual(await page.textContent('.turn-slot [data-field="usage"]'), '4,000 in (estimated; the provider reported no usage)');
   });
 
   it('ignores a late reply for a request that is no longer selected', async () => {
     await page.click('.turn[data-request-index="1"]');
     await page.click('.turn[data-request-index="2"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 1, items: turnItems });
+    await hostSends(page, { type: 'requestItems', requestIndex: 1, items: requestItems });
     assert.strictEqual(await page.locator('.turn-slot .item').count(), 0);
   });
 
@@ -175,97 +158,6 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
       { type: 'pin', messageId: 'u-40', pinned: false },
     ]);
     assert.strictEqual((await page.textContent('vscode-button[data-pin="u-40"]'))?.trim(), 'Unpin');
-  });
-
-  it('shows the compaction history newest first, expandable to summary and removed items', async () => {
-    const ids = await page.$$eval('.compaction', (els) => els.map((e) => e.getAttribute('data-compaction-id')));
-    assert.deepStrictEqual(ids, ['cmp-1', 'cmp-0']);
-    const entry = page.locator('.compaction[data-compaction-id="cmp-1"]');
-    assert.match((await entry.locator('summary').textContent()) ?? '', /176,420 → 71,980 tokens.*212 → 64 messages/s);
-    assert.match((await entry.locator('summary').textContent()) ?? '', /automatic/);
-    await entry.locator('summary').click();
-    assert.match((await entry.locator('.summary-text').textContent()) ?? '', /snapshot tests/);
-    assert.strictEqual(await entry.locator('.removed-item').count(), compaction.removed.length);
-    assert.match((await entry.locator('.removed-item[data-reason="tool_summarized"]').textContent()) ?? '', /tool call summarized.*9,400 tok/s);
-    // The open state survives a state push.
-    await hostSends(page, { type: 'state', state: inspectorState });
-    assert.strictEqual(await page.locator('.compaction[data-compaction-id="cmp-1"]').evaluate((e) => (e as HTMLDetailsElement).open), true);
-  });
-
-  it('expanding an offloaded result posts loadBlob and pages the content in', async () => {
-    await clearPosted(page);
-    const blob = page.locator('.blob[data-ref-id="res_a1"]');
-    // Named by the tool, what it ran and the request; the opaque ref id is only in the details.
-    const summary = (await blob.locator('summary').textContent()) ?? '';
-    assert.match(summary, /run_command npm test · request #3.*47\.1 KB.*1,204 lines/s);
-    assert.doesNotMatch(summary, /res_a1/);
-    await blob.locator('summary').click();
-    await page.waitForFunction(() => (window as unknown as { __posted: unknown[] }).__posted.length > 0);
-    assert.deepStrictEqual(await posted(page), [{ type: 'loadBlob', refId: 'res_a1', offset: 0 }]);
-    await hostSends(page, { type: 'blobPage', refId: 'res_a1', offset: 0, text: 'PASS a\nFAIL <b>b</b>\n', totalBytes: 48_213, nextOffset: 16_384 });
-    assert.strictEqual(await blob.locator('pre.blob-text').textContent(), 'PASS a\nFAIL <b>b</b>\n');
-    assert.strictEqual(await blob.locator('pre.blob-text b').count(), 0, 'content is text, never markup');
-    await clearPosted(page);
-    await blob.locator('vscode-button[data-load-more]').click();
-    assert.deepStrictEqual(await posted(page), [{ type: 'loadBlob', refId: 'res_a1', offset: 16_384 }]);
-    await hostSends(page, { type: 'blobPage', refId: 'res_a1', offset: 16_384, text: 'last page', totalBytes: 48_213 });
-    assert.strictEqual(await blob.locator('pre.blob-text').textContent(), 'PASS a\nFAIL <b>b</b>\nlast page');
-    assert.strictEqual(await blob.locator('vscode-button[data-load-more]').count(), 0, 'no more pages');
-    await clearPosted(page);
-    await blob.locator('vscode-button[data-open-blob]').click();
-    assert.deepStrictEqual(await posted(page), [{ type: 'openBlobInEditor', refId: 'res_a1' }]);
-  });
-
-  it('previews a compaction with a focus, then confirms with the same focus', async () => {
-    await clearPosted(page);
-    await page.fill('vscode-text-field.focus-field input', 'keep the snapshot diff');
-    await page.click('vscode-button[data-action="preview"]');
-    assert.deepStrictEqual(await posted(page), [{ type: 'previewCompaction', focus: 'keep the snapshot diff' }]);
-    await hostSends(page, { type: 'busy', busy: true, label: 'Computing compaction preview…' });
-    assert.match((await page.textContent('.status-line')) ?? '', /Computing compaction preview/);
-    assert.strictEqual(await page.locator('.status-line vscode-progress-ring').count(), 1);
-    await hostSends(page, { type: 'busy', busy: false });
-    await hostSends(page, { type: 'preview', preview });
-    const result = page.locator('.preview-result');
-    assert.match((await result.textContent()) ?? '', /108,200 → 52,300 tokens/);
-    assert.match((await result.textContent()) ?? '', /saves 55,900/);
-    assert.strictEqual(await result.locator('.removed-item').count(), 2);
-    assert.match((await result.locator('.removed-item').first().textContent()) ?? '', /archived.*31,000 tok/s);
-    await clearPosted(page);
-    await result.locator('vscode-button[data-action="confirm"]').click();
-    assert.deepStrictEqual(await posted(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff' }]);
-    assert.strictEqual(await page.locator('.preview-result').count(), 0, 'the preview closes');
-  });
-
-  it('marks a preview out of date after a new request, offers Refresh, and holds Confirm until it is fresh', async () => {
-    await hostSends(page, { type: 'preview', preview });
-    const result = page.locator('.preview-result');
-    assert.strictEqual(await result.getAttribute('data-stale'), 'false');
-    assert.strictEqual(await result.locator('[data-preview="stale"]').count(), 0);
-    // A new turn: the host's next state has one more request.
-    const latest = inspectorState.turns[inspectorState.turns.length - 1];
-    const next = { ...latest, requestIndex: latest.requestIndex + 1, createdAt: latest.createdAt + 60_000 };
-    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: [...inspectorState.turns, next] } });
-    assert.strictEqual(await result.getAttribute('data-stale'), 'true');
-    assert.match((await result.locator('[data-preview="stale"]').textContent()) ?? '', /Out of date: the context changed after this preview was made/);
-    assert.strictEqual(await result.locator('vscode-button[data-action="confirm"]').getAttribute('disabled'), '');
-    await clearPosted(page);
-    await result.locator('vscode-button[data-action="refresh-preview"]').click();
-    assert.deepStrictEqual(await posted(page), [{ type: 'previewCompaction', focus: 'keep the snapshot diff' }], 'the same focus again');
-    await hostSends(page, { type: 'preview', preview });
-    assert.strictEqual(await page.locator('.preview-result').getAttribute('data-stale'), 'false');
-    assert.strictEqual(await page.locator('.preview-result vscode-button[data-action="confirm"]').getAttribute('disabled'), null);
-    await hostSends(page, { type: 'state', state: inspectorState });
-  });
-
-  it('cancelling a preview posts nothing', async () => {
-    await page.click('vscode-button[data-action="preview"]');
-    assert.deepStrictEqual((await posted(page)).at(-1), { type: 'previewCompaction' }, 'no focus when the field is empty');
-    await hostSends(page, { type: 'preview', preview: { ...preview, focus: undefined } });
-    await clearPosted(page);
-    await page.click('.preview-result vscode-button[data-action="cancel"]');
-    assert.deepStrictEqual(await posted(page), []);
-    assert.strictEqual(await page.locator('.preview-result').count(), 0);
   });
 
   it('shows host errors and renders hostile text as text', async () => {
@@ -355,102 +247,12 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     const sources = await page.$$eval('.tool-slot [data-tool-source]', (els) => els.map((e) => e.getAttribute('data-tool-source')));
     assert.strictEqual(sources.filter((s) => s === 'MCP: github').length, 1);
     assert.match((await page.textContent('.tool-slot [data-tool-source="MCP: github"]')) ?? '', /4,300/);
+    // With the tool framing listed, each tool's figure is what offering it adds (its schema and its share of the framing), as Configure Tools says.
+    const framing = { messageId: 'framing:tools', role: 'tools', kind: 'framing', tokens: 24, section: 'tools', badges: [], preview: '8 tokens per tool × 3 tools' };
+    await hostSends(page, { type: 'state', state: { ...inspectorState, current: [...current, framing] as typeof inspectorState.current } });
+    assert.strictEqual(await page.textContent('.tool-slot [data-tool="run_command"] td.num'), '308');
+    assert.match((await page.textContent('.tool-slot [data-tool-source="MCP: github"]')) ?? '', /4,316/);
     assert.doesNotMatch((await page.textContent('.tool-slot')) ?? '', /does not list them/);
     await hostSends(page, { type: 'state', state: inspectorState });
-  });
-
-  it('remembers the selected request and open rows across a reload (setState)', async () => {
-    await page.click('.turn[data-request-index="2"]');
-    await page.locator('.blob[data-ref-id="res_b2"] summary').click();
-    // <details> fires "toggle" in a later task, not during the click: wait for it to be saved.
-    await page.waitForFunction(() => ((window as unknown as { __state?: { openBlobs?: string[] } }).__state?.openBlobs ?? []).includes('res_b2'), undefined, { timeout: 5_000 });
-    const saved = await page.evaluate(() => (window as unknown as { __state: unknown }).__state);
-    assert.deepStrictEqual(saved, { selectedTurn: 2, turnSort: 'position', currentSort: 'position', openCompactions: [], openBlobs: ['res_b2'] });
-  });
-
-  for (const theme of ['dark', 'light'] as const) {
-    it(`renders readably in the ${theme} theme (screenshot)`, async () => {
-      const themed = await harness.open('inspector', { theme, height: 1800 });
-      try {
-        await hostSends(themed, { type: 'state', state: inspectorState });
-        await themed.click('.turn[data-request-index="3"]');
-        await hostSends(themed, { type: 'turnItems', requestIndex: 3, items: turnItems, cacheMiss: turnCacheMiss });
-        await themed.locator('.compaction[data-compaction-id="cmp-1"] summary').click();
-        await themed.locator('.blob[data-ref-id="res_a1"] summary').click();
-        await hostSends(themed, { type: 'blobPage', refId: 'res_a1', offset: 0, text: '> jest\nFAIL test/config.test.ts\n  ● loads relative paths\n', totalBytes: 48_213, nextOffset: 16_384 });
-        await hostSends(themed, { type: 'preview', preview });
-        // Theme variables reach the custom parts: the messages segment uses charts-blue.
-        const colour = await themed.$eval('.seg[data-segment="messages"]', (e) => getComputedStyle(e).backgroundColor);
-        assert.strictEqual(colour, theme === 'dark' ? 'rgb(55, 148, 255)' : 'rgb(26, 133, 255)');
-        mkdirSync(ARTIFACTS, { recursive: true });
-        await themed.screenshot({ path: path.join(ARTIFACTS, `inspector-${theme}.png`), fullPage: true });
-        await themed.locator('.turn-slot').screenshot({ path: path.join(ARTIFACTS, `inspector-request-${theme}.png`) });
-        assert.deepStrictEqual(await cspViolations(themed), []);
-      } finally {
-        await themed.close();
-      }
-    });
-  }
-
-  it('draws the latest 200 requests of a long session and older ones a page at a time', async () => {
-    const template = inspectorState.turns[0];
-    const turns = Array.from({ length: 450 }, (_, i) => ({ ...template, requestIndex: i, createdAt: template.createdAt + i, compactionId: undefined }));
-    await hostSends(page, { type: 'state', state: { ...inspectorState, turns } });
-    const drawn = () => page.$$eval('.timeline [data-request-index]', (els) => els.map((e) => Number(e.getAttribute('data-request-index'))));
-    let indexes = await drawn();
-    assert.strictEqual(indexes.length, 200);
-    assert.deepStrictEqual([indexes[0], indexes[199]], [449, 250], 'the latest first');
-    const older = page.locator('vscode-button[data-action="show-older-requests"]');
-    assert.match((await older.textContent()) ?? '', /Show 200 older requests \(250 more\)/);
-    assert.match((await page.textContent('.timeline-wrap .hint')) ?? '', /450 requests, latest first/);
-    await older.click();
-    assert.strictEqual((await drawn()).length, 400);
-    assert.match((await older.textContent()) ?? '', /Show 50 older requests$/);
-    await older.click();
-    indexes = await drawn();
-    assert.strictEqual(indexes.length, 450);
-    assert.strictEqual(indexes[449], 0);
-    assert.strictEqual(await older.count(), 0, 'nothing older left');
-    // Another update keeps what was opened.
-    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: [...turns, { ...template, requestIndex: 450, createdAt: template.createdAt + 450, compactionId: undefined }] } });
-    assert.strictEqual((await drawn()).length, 451);
-  });
-
-  it('lists the latest 100 offloaded results of a long session and earlier ones a page at a time', async () => {
-    const template = inspectorState.blobs[0];
-    const blobs = Array.from({ length: 130 }, (_, i) => ({ ...template, id: `res_${i}`, createdAt: template.createdAt + i }));
-    await hostSends(page, { type: 'state', state: { ...inspectorState, blobs, blobTitles: {} } });
-    const listed = () => page.$$eval('details.blob[data-ref-id]', (els) => els.map((e) => e.getAttribute('data-ref-id')));
-    let ids = await listed();
-    assert.strictEqual(ids.length, 100);
-    assert.deepStrictEqual([ids[0], ids[99]], ['res_30', 'res_129'], 'the latest, oldest of them first');
-    const earlier = page.locator('vscode-button[data-action="show-earlier-results"]');
-    assert.match((await earlier.textContent()) ?? '', /Show 30 earlier results/);
-    await earlier.click();
-    ids = await listed();
-    assert.strictEqual(ids.length, 130);
-    assert.strictEqual(ids[0], 'res_0');
-    assert.strictEqual(await earlier.count(), 0);
-  });
-
-  it('draws the first 200 items of a long list and more on request, in the order chosen', async () => {
-    const template = inspectorState.current[inspectorState.current.length - 1];
-    const current = Array.from({ length: 450 }, (_, i) => ({ ...template, messageId: `m${i}`, tokens: 10 + ((i * 37) % 450), badges: [] }));
-    await hostSends(page, { type: 'state', state: { ...inspectorState, current } });
-    const list = page.locator('[data-list="current"]');
-    const rows = () => list.locator('li.item').evaluateAll((els) => els.map((e) => e.getAttribute('data-message-id')));
-    assert.strictEqual((await rows()).length, 200);
-    assert.match((await list.textContent()) ?? '', /450 items/);
-    const more = list.locator('vscode-button[data-action="show-more-items"]');
-    assert.match((await more.textContent()) ?? '', /Show 200 more items \(250 not shown\)/);
-    await more.click();
-    assert.strictEqual((await rows()).length, 400);
-    await list.locator('vscode-button[data-sort="size"]').click();
-    const bySize = await list.locator('li.item').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-tokens'))));
-    assert.strictEqual(bySize.length, 400, 'the rows opened stay open after sorting');
-    assert.deepStrictEqual(bySize, [...current.map((i) => i.tokens)].sort((a, b) => b - a).slice(0, 400), 'the largest first');
-    await list.locator('vscode-button[data-action="show-more-items"]').click();
-    assert.strictEqual((await rows()).length, 450);
-    assert.strictEqual(await list.locator('vscode-button[data-action="show-more-items"]').count(), 0);
   });
 });

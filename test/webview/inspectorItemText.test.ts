@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import type { Page } from 'playwright-core';
 import type { RequestItem } from '../../src/protocol/records';
 import { inspectorState } from './fixtures';
-import { clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+import { clearPosted, hostSends, posted, usePage } from './harness';
 
 const items: RequestItem[] = [
   { messageId: 'system:base', role: 'system', kind: 'system-section', tokens: 210, badges: [], preview: 'You are Tally…', section: 'system', label: 'Base instructions', textHash: 'h1' },
@@ -15,21 +15,12 @@ const items: RequestItem[] = [
 
 describe('inspector webview: every item expands to its exact text, fetched on demand', function () {
   this.timeout(60_000);
-  let harness: Harness;
+  const pages = usePage('inspector', inspectorState, { clearPosted: false });
   let page: Page;
-
-  before(async () => (harness = await startHarness()));
-  after(async () => harness?.close());
   beforeEach(async () => {
-    page = await harness.open('inspector');
-    await hostSends(page, { type: 'state', state: inspectorState });
+    page = pages.page();
     await page.click('.turn[data-request-index="3"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 3, items });
-  });
-  afterEach(async () => {
-    assert.deepStrictEqual(await cspViolations(page), [], 'no CSP violations');
-    assert.deepStrictEqual(errorsIn(page), [], 'no uncaught errors');
-    await page.close();
+    await hostSends(page, { type: 'requestItems', requestIndex: 3, items });
   });
 
   it('lists the prompt parts with their source and path, and the total of all items', async () => {
@@ -39,7 +30,7 @@ describe('inspector webview: every item expands to its exact text, fetched on de
     assert.match((await rows.nth(3).textContent()) ?? '', /jira_search · MCP server tracker.*0 tok.*deferred/);
     assert.match((await rows.nth(4).textContent()) ?? '', /user\s*message/, 'a user message does not read "user user"');
     // The items are Tally's estimate; the summary leads with what the provider reported for the request.
-    const reported = inspectorState.turns.find((t) => t.requestIndex === 3)!.reportedInputTokens!;
+    const reported = inspectorState.requests.find((t) => t.requestIndex === 3)!.reportedInputTokens!;
     assert.strictEqual(await page.textContent('.turn-slot .list-summary'), `6 items · ${reported.toLocaleString('en-US')} tokens (Tally's estimate 326)`);
     assert.strictEqual(await page.locator('.turn-slot vscode-button[data-pin]').count(), 0, 'a stored request has no pin toggles');
   });

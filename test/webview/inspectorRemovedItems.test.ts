@@ -8,11 +8,11 @@ import * as assert from 'assert';
 import { mkdirSync } from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { InspectorUpdates } from '../../src/host/inspector/inspectorUpdates';
+import { InspectorHost } from '../support/inspectorMessages';
 import type { CompactionEventRecord, RemovedItem } from '../../src/protocol/records';
 import { compactionPreview, compactionView, REMOVED_FIRST, type InspectorState } from '../../src/protocol/inspector';
 import { chatState, compaction, inspectorState } from './fixtures';
-import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, usePage } from './harness';
 
 const COUNT = 5_000;
 const removedItem = (i: number): RemovedItem => ({
@@ -32,21 +32,9 @@ const entry = (page: Page) => page.locator('.compaction[data-compaction-id="cmp-
 
 describe('inspector webview: a compaction of 5,000 removed items (headless Chromium)', function () {
   this.timeout(60_000);
-  let harness: Harness;
+  const pages = usePage('inspector', state);
   let page: Page;
-
-  before(async () => (harness = await startHarness()));
-  after(async () => harness?.close());
-  beforeEach(async () => {
-    page = await harness.open('inspector');
-    await hostSends(page, { type: 'state', state });
-    await clearPosted(page);
-  });
-  afterEach(async () => {
-    assert.deepStrictEqual(await cspViolations(page), [], 'no CSP violations');
-    assert.deepStrictEqual(errorsIn(page), [], 'no uncaught errors');
-    await page.close();
-  });
+  beforeEach(() => (page = pages.page()));
 
   it('shows "Removed items (5,000)" with the first 100 and a button that asks the host for the rest, then lists them all', async () => {
     await entry(page).locator('summary').click();
@@ -99,7 +87,7 @@ describe('inspector webview: a compaction of 5,000 removed items (headless Chrom
   });
 
   it('says the count the chat notice says for the same compaction', async () => {
-    const chat = await harness.open('chat');
+    const chat = await pages.harness().open('chat');
     try {
       await hostSends(chat, { type: 'state', state: { ...chatState, entries: [...chatState.entries, { kind: 'compaction', id: big.id, record: chatCompactionRecord(big) }] } });
       const chatCount = Number(await chat.locator(`.compaction-notice[data-entry-id="${big.id}"] [data-removed-count]`).getAttribute('data-removed-count'));
@@ -114,14 +102,13 @@ describe('inspector webview: a compaction of 5,000 removed items (headless Chrom
   });
 
   it('keeps the history and the items asked for when an update does not carry it, and asks for the whole state when it missed one', async () => {
-    const updates = new InspectorUpdates();
-    const versions = { titles: 0, compactions: 1 };
-    await hostSends(page, updates.message(state, true, versions));
+    const updates = new InspectorHost();
+    await hostSends(page, updates.message(state, 'whole'));
     await entry(page).locator('summary').click();
     await entry(page).locator('[data-action="show-removed"]').click();
     await hostSends(page, { type: 'removedItems', compactionId: 'cmp-big', offset: REMOVED_FIRST, items: big.removed.slice(REMOVED_FIRST, 300), total: COUNT });
-    const next = { ...state, turns: [...state.turns, { ...state.turns[5], requestIndex: 6 }] };
-    const update = updates.message(next, false, versions);
+    const next = { ...state, requests: [...state.requests, { ...state.requests[5], requestIndex: 6 }] };
+    const update = updates.message(next, { requests: true });
     assert.ok(update.type === 'update' && update.compactions === undefined, 'the history is not sent again');
     await clearPosted(page);
     await hostSends(page, update);
@@ -129,9 +116,8 @@ describe('inspector webview: a compaction of 5,000 removed items (headless Chrom
     assert.strictEqual(await entry(page).locator('.removed-item').count(), 300, 'the entry and its items stay');
     assert.deepStrictEqual(await posted(page), []);
 
-    versions.compactions++;
-    assert.ok((updates.message(next, false, versions) as { compactions?: unknown }).compactions, 'carries the history'); // lost on the way
-    const after = updates.message(next, false, versions);
+    assert.ok((updates.message(next, { compactions: true }) as { compactions?: unknown }).compactions, 'carries the history'); // lost on the way
+    const after = updates.message(next, { requests: true });
     assert.equal(after.type === 'update' && after.compactions, undefined);
     await hostSends(page, after);
     assert.deepStrictEqual(await posted(page), [{ type: 'ready' }], 'the webview noticed it missed a history');
@@ -152,7 +138,7 @@ describe('inspector webview: a compaction of 5,000 removed items (headless Chrom
 
   for (const theme of ['dark', 'light'] as const) {
     it(`the entry with its "show all" button reads well in the ${theme} theme (screenshot)`, async () => {
-      const themed = await harness.open('inspector', { theme, height: 1000 });
+      const themed = await pages.harness().open('inspector', { theme, height: 1000 });
       try {
         await hostSends(themed, { type: 'state', state });
         await entry(themed).locator('summary').click();

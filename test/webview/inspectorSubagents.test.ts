@@ -6,7 +6,7 @@ import type { InspectorState } from '../../src/protocol/inspector';
 import type { InspectorSubagents } from '../../src/protocol/inspectorSubagents';
 import type { RequestItem } from '../../src/protocol/records';
 import { textContrast } from './contrast';
-import { inspectorState, turnItems } from './fixtures';
+import { inspectorState, requestItems } from './fixtures';
 import { ARTIFACTS, clearPosted, cspViolations, hostSends, posted, usePage } from './harness';
 
 const list = [
@@ -25,7 +25,7 @@ const withSubagents: InspectorState = { ...inspectorState, subagents };
 
 /** The request drill-down of the parent: the delegate call and two of its reports. */
 const delegateItems: RequestItem[] = [
-  ...turnItems.slice(0, 3),
+  ...requestItems.slice(0, 3),
   { messageId: 'a-d', role: 'assistant', kind: 'assistant', tokens: 180, badges: [], preview: 'Asking three subagents.' },
   { messageId: 't-d1', role: 'tool', kind: 'tool_result', toolName: 'delegate', tokens: 412, badges: [], preview: 'The columns come from columnsOf() in src/export/columns.ts' },
   { messageId: 't-d2', role: 'tool', kind: 'tool_result', toolName: 'delegate', tokens: 958, badges: [], preview: 'test/export.test.ts covers the header row only' },
@@ -35,7 +35,7 @@ const delegateItems: RequestItem[] = [
 const subagentWindow: InspectorState = {
   ...inspectorState,
   session: { id: 'sub-a', title: 'explorer: Find where the CSV export reads its columns', origin: 'subagent:s-1/call_d1/explorer' },
-  turns: inspectorState.turns.slice(0, 3),
+  requests: inspectorState.requests.slice(0, 3),
   compactions: [],
   subagentOf: { agent: 'explorer', task: 'Find where the CSV export reads its columns', parentSessionId: 's-1', parentTitle: 'Fix config loader tests', depth: 1 },
 };
@@ -68,7 +68,7 @@ describe('inspector webview: subagents (headless Chromium, host CSP)', function 
     const page = pages.page();
     await page.click('[data-open-subagent="sub-c"]');
     await page.click('.turn[data-request-index="3"]');
-    await hostSends(page, { type: 'turnItems', requestIndex: 3, items: delegateItems });
+    await hostSends(page, { type: 'requestItems', requestIndex: 3, items: delegateItems });
     const links = page.locator('.turn-slot [data-item-link]');
     assert.deepStrictEqual(await links.evaluateAll((els) => els.map((e) => [e.closest('li')?.getAttribute('data-message-id'), e.getAttribute('data-item-link'), e.textContent])), [
       ['a-d', 'sub-a', "Open subagent's window"],
@@ -111,7 +111,7 @@ describe('inspector webview: subagents (headless Chromium, host CSP)', function 
       try {
         await hostSends(themed, { type: 'state', state: withSubagents });
         await themed.click('.turn[data-request-index="3"]');
-        await hostSends(themed, { type: 'turnItems', requestIndex: 3, items: delegateItems });
+        await hostSends(themed, { type: 'requestItems', requestIndex: 3, items: delegateItems });
         mkdirSync(ARTIFACTS, { recursive: true });
         await themed.locator('#subagents').screenshot({ path: path.join(ARTIFACTS, `inspector-subagents-${theme}.png`) });
         await themed.locator('.turn-slot').screenshot({ path: path.join(ARTIFACTS, `inspector-subagent-links-${theme}.png`) });

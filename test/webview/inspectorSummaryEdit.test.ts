@@ -14,6 +14,8 @@ const withSummary = { ...preview, summary: PROPOSED };
 const edited: CompactionEventRecord = { ...compaction, id: 'cmp-2', trigger: 'manual', startedAt: compaction.startedAt + 60_000, summary: EDITED, originalSummary: PROPOSED };
 
 const editor = (page: Page) => page.locator('.preview-result vscode-text-area.summary-editor textarea');
+/** What the webview posted, without its asks to count the summary being edited (previewSummaryFigure.test.ts covers those). */
+const intents = async (page: Page) => (await posted(page)).filter((m) => m.type !== 'countPreviewSummary');
 const confirmDisabled = (page: Page) => page.locator('.preview-result vscode-button[data-action="confirm"]').getAttribute('disabled');
 
 describe('inspector webview: editing the summary in the compaction preview', function () {
@@ -29,7 +31,7 @@ describe('inspector webview: editing the summary in the compaction preview', fun
     await hostSends(page, { type: 'state', state: { ...inspectorState } });
     assert.strictEqual(await editor(page).inputValue(), EDITED, 'a re-render keeps what the user wrote');
     await page.click('.preview-result vscode-button[data-action="confirm"]');
-    assert.deepStrictEqual(await posted(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff', summary: EDITED }]);
+    assert.deepStrictEqual(await intents(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff', summary: EDITED }]);
     assert.strictEqual(await page.locator('.preview-result').count(), 0, 'the preview closes');
   });
 
@@ -37,7 +39,7 @@ describe('inspector webview: editing the summary in the compaction preview', fun
     const page = ui.page();
     await hostSends(page, { type: 'preview', preview: { ...withSummary, focus: undefined } });
     await page.click('.preview-result vscode-button[data-action="confirm"]');
-    assert.deepStrictEqual(await posted(page), [{ type: 'confirmCompaction', summary: PROPOSED }]);
+    assert.deepStrictEqual(await intents(page), [{ type: 'confirmCompaction', summary: PROPOSED }]);
   });
 
   it('holds Confirm while the summary is blank, and again once it says something', async () => {
@@ -47,7 +49,7 @@ describe('inspector webview: editing the summary in the compaction preview', fun
     await editor(page).fill('   ');
     assert.strictEqual(await confirmDisabled(page), '', 'a blank summary cannot replace the history');
     await page.click('.preview-result vscode-button[data-action="confirm"]', { force: true });
-    assert.deepStrictEqual(await posted(page), [], 'nothing was sent');
+    assert.deepStrictEqual(await intents(page), [], 'nothing was sent');
     await editor(page).fill('Keep the snapshot diff.');
     assert.strictEqual(await confirmDisabled(page), null);
   });
@@ -56,8 +58,8 @@ describe('inspector webview: editing the summary in the compaction preview', fun
     const page = ui.page();
     await hostSends(page, { type: 'preview', preview: withSummary });
     await editor(page).fill(EDITED);
-    const latest = inspectorState.turns[inspectorState.turns.length - 1];
-    await hostSends(page, { type: 'state', state: { ...inspectorState, turns: [...inspectorState.turns, { ...latest, requestIndex: latest.requestIndex + 1 }] } });
+    const latest = inspectorState.requests[inspectorState.requests.length - 1];
+    await hostSends(page, { type: 'state', state: { ...inspectorState, requests: [...inspectorState.requests, { ...latest, requestIndex: latest.requestIndex + 1 }] } });
     assert.strictEqual(await page.locator('.preview-result').getAttribute('data-stale'), 'true');
     assert.strictEqual(await confirmDisabled(page), '');
     await editor(page).fill(`${EDITED} More.`);
@@ -75,15 +77,15 @@ describe('inspector webview: editing the summary in the compaction preview', fun
     assert.strictEqual(await editor(page).inputValue(), PROPOSED);
     assert.strictEqual(await note.isVisible(), false);
     await page.click('.preview-result vscode-button[data-action="confirm"]');
-    assert.deepStrictEqual(await posted(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff', summary: PROPOSED }]);
+    assert.deepStrictEqual(await intents(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff', summary: PROPOSED }]);
   });
 
   it('keeps the user\'s edit when an out-of-date preview is refreshed', async () => {
     const page = ui.page();
     await hostSends(page, { type: 'preview', preview: withSummary });
     await editor(page).fill(EDITED);
-    const latest = inspectorState.turns[inspectorState.turns.length - 1];
-    const next = { ...inspectorState, turns: [...inspectorState.turns, { ...latest, requestIndex: latest.requestIndex + 1 }] };
+    const latest = inspectorState.requests[inspectorState.requests.length - 1];
+    const next = { ...inspectorState, requests: [...inspectorState.requests, { ...latest, requestIndex: latest.requestIndex + 1 }] };
     await hostSends(page, { type: 'state', state: next });
     await page.click('.preview-result vscode-button[data-action="refresh-preview"]');
     await hostSends(page, { type: 'preview', preview: { ...withSummary, summary: `${PROPOSED}\nNext: the snapshot tests.` } });
@@ -92,7 +94,7 @@ describe('inspector webview: editing the summary in the compaction preview', fun
     assert.strictEqual(await page.locator('.preview-result [data-preview="summary-edited"]').isVisible(), true);
     await clearPosted(page);
     await page.click('.preview-result vscode-button[data-action="confirm"]');
-    assert.deepStrictEqual(await posted(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff', summary: EDITED }]);
+    assert.deepStrictEqual(await intents(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff', summary: EDITED }]);
   });
 
   it('has no editor when the compaction would write no summary', async () => {
@@ -100,7 +102,7 @@ describe('inspector webview: editing the summary in the compaction preview', fun
     await hostSends(page, { type: 'preview', preview });
     assert.strictEqual(await page.locator('.preview-result vscode-text-area').count(), 0);
     await page.click('.preview-result vscode-button[data-action="confirm"]');
-    assert.deepStrictEqual(await posted(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff' }]);
+    assert.deepStrictEqual(await intents(page), [{ type: 'confirmCompaction', focus: 'keep the snapshot diff' }]);
   });
 
   it('marks an edited summary "edited by you" in the history and shows the original on expand', async () => {

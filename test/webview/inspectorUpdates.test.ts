@@ -1,30 +1,22 @@
 import * as assert from 'assert';
 import type { Page } from 'playwright-core';
-import { InspectorUpdates } from '../../src/host/inspector/inspectorUpdates';
+import { InspectorHost } from '../support/inspectorMessages';
 import type { InspectorState } from '../../src/protocol/inspector';
 import { currentItems, inspectorState } from './fixtures';
-import { clearPosted, cspViolations, errorsIn, hostSends, posted, startHarness, type Harness } from './harness';
+import { clearPosted, hostSends, posted, usePage } from './harness';
 
 describe('inspector webview: updates that carry only what changed (headless Chromium)', function () {
   this.timeout(60_000);
-  let harness: Harness;
+  const pages = usePage('inspector', undefined);
   let page: Page;
-
-  before(async () => (harness = await startHarness()));
-  after(async () => harness?.close());
-  beforeEach(async () => (page = await harness.open('inspector')));
-  afterEach(async () => {
-    assert.deepStrictEqual(await cspViolations(page), [], 'no CSP violations');
-    assert.deepStrictEqual(errorsIn(page), [], 'no uncaught errors');
-    await page.close();
-  });
+  beforeEach(() => (page = pages.page()));
 
   it('draws a new request and a new item from an update, and keeps the rest', async () => {
-    const updates = new InspectorUpdates();
+    const updates = new InspectorHost();
     await hostSends(page, updates.message(inspectorState));
     const next: InspectorState = {
       ...inspectorState,
-      turns: [...inspectorState.turns, { ...inspectorState.turns[5], requestIndex: 6, estimatedInputTokens: inspectorState.turns[5].estimatedInputTokens + 900 }],
+      requests: [...inspectorState.requests, { ...inspectorState.requests[5], requestIndex: 6, estimatedInputTokens: inspectorState.requests[5].estimatedInputTokens + 900 }],
       current: [...currentItems, { messageId: 't-45', role: 'tool', kind: 'tool_result', tokens: 2_345, toolName: 'run_command', badges: [], preview: 'PASS test/config.test.ts' }],
     };
     const update = updates.message(next);
@@ -36,16 +28,16 @@ describe('inspector webview: updates that carry only what changed (headless Chro
   });
 
   it('asks the host for older requests and for every item of the next request when the first state left them out', async () => {
-    await hostSends(page, { type: 'state', state: { ...inspectorState, earlierTurns: 450, currentOmitted: { at: 2, count: 9_800 } } });
+    await hostSends(page, { type: 'state', state: { ...inspectorState, earlierRequests: 450, currentOmitted: { at: 2, count: 9_800 } } });
     assert.match((await page.locator('.current-slot').textContent()) ?? '', /9,800 older messages of the conversation are not loaded/);
     await clearPosted(page);
     await page.click('vscode-button[data-action="load-all-items"]');
     await page.click('vscode-button[data-action="show-older-requests"]');
-    assert.deepStrictEqual(await posted(page), [{ type: 'showEarlier', list: 'current' }, { type: 'showEarlier', list: 'turns' }]);
+    assert.deepStrictEqual(await posted(page), [{ type: 'showEarlier', list: 'current' }, { type: 'showEarlier', list: 'requests' }]);
   });
 
   it('asks for the whole state when an update does not fit what it holds', async () => {
-    const updates = new InspectorUpdates();
+    const updates = new InspectorHost();
     await hostSends(page, updates.message(inspectorState));
     updates.message({ ...inspectorState, current: [...currentItems, { ...currentItems[6], messageId: 'lost' }] }); // never arrives
     await clearPosted(page);
@@ -54,12 +46,10 @@ describe('inspector webview: updates that carry only what changed (headless Chro
   });
 
   it('adds the titles an update brings to those it holds: a new result is named, the others keep their names', async () => {
-    const updates = new InspectorUpdates();
-    const versions = { titles: 1, compactions: 0 };
-    await hostSends(page, updates.message(inspectorState, true, versions));
+    const updates = new InspectorHost();
+    await hostSends(page, updates.message(inspectorState, 'whole'));
     const added = { ...inspectorState.blobs[1], id: 'res_c3', toolName: 'read_file' };
-    versions.titles++;
-    const update = updates.message({ ...inspectorState, blobs: [...inspectorState.blobs, added], blobTitles: { ...inspectorState.blobTitles, res_c3: 'read_file src/config/load.ts · request #5' } }, false, versions);
+    const update = updates.message({ ...inspectorState, blobs: [...inspectorState.blobs, added], blobTitles: { ...inspectorState.blobTitles, res_c3: 'read_file src/config/load.ts · request #5' } }, { blobs: true, titles: { res_c3: 'read_file src/config/load.ts · request #5' } });
     assert.deepStrictEqual(update.type === 'update' && update.blobTitles, { res_c3: 'read_file src/config/load.ts · request #5' }, 'only the new title travels');
     await hostSends(page, update);
     const names = await page.$$eval('.blob .blob-tool', (els) => els.map((e) => e.textContent));

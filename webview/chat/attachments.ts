@@ -3,12 +3,14 @@
  * (label, tokens, ×), the cost line beside the buttons, and files dropped on the chat. The host
  * reads, counts and keeps every attachment; this only shows what it says and posts intents.
  */
+import { imageFiles, postImages } from './pastedImages';
 import type { AttachCompletion, ChatAttachmentView, ComposerCost } from '../../src/protocol/attachments';
 import type { ChatToHost } from '../../src/protocol/chat';
 import type { TextInput } from '../ui/controls';
 import { countOf } from '../../src/protocol/wording';
 import { h, replace } from '../ui/dom';
 import type { ComposerParts } from './composer';
+import { popupListKey } from './popupListKeys';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 /** `#` or `@` starting a word, and what follows it up to the caret. */
@@ -45,27 +47,24 @@ export class AttachmentComposer implements ComposerParts {
   bind(input: TextInput): void {
     this.input = input;
     input.element.addEventListener('input', () => this.onInput());
+    input.element.addEventListener('paste', (event) => {
+      const images = imageFiles((event as ClipboardEvent).clipboardData);
+      if (!images.length) return;
+      event.preventDefault();
+      postImages(images, this.post);
+    });
     input.element.addEventListener('blur', () => window.setTimeout(() => this.close(), 150));
   }
 
   onKey(event: KeyboardEvent): boolean {
-    // A list with nothing to choose does not take keys: Enter still sends.
-    if (this.list.hidden || !this.items.some((i) => !i.unavailable)) return false;
-    const move = (by: number) => {
-      event.preventDefault();
-      this.active = (this.active + by + this.items.length) % this.items.length;
-      this.renderList();
-    };
-    if (event.key === 'ArrowDown') move(1);
-    else if (event.key === 'ArrowUp') move(-1);
-    else if (event.key === 'Enter' || event.key === 'Tab') {
-      event.preventDefault();
-      this.choose(this.active);
-    } else if (event.key === 'Escape') {
-      event.preventDefault();
-      this.close();
-    } else return false;
-    return true;
+    return popupListKey(event, { hidden: this.list.hidden, items: this.items, active: this.active }, {
+      moveTo: (index) => {
+        this.active = index;
+        this.renderList();
+      },
+      choose: (index) => this.choose(index),
+      close: () => this.close(),
+    });
   }
 
   onSent(): void {
@@ -110,6 +109,8 @@ export class AttachmentComposer implements ComposerParts {
       const raw = data.getData('application/vnd.code.uri-list') || data.getData('text/uri-list');
       const uris = raw.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#')).slice(0, 50);
       if (uris.length) this.post({ type: 'dropUris', uris });
+      // Images from outside the workspace (the desktop, a browser) come as files, not addresses.
+      else postImages(imageFiles(data), this.post);
     });
   }
 
@@ -205,6 +206,9 @@ const KIND_NAMES: Record<AttachCompletion['target']['kind'], string> = {
   folder: 'folder',
   selection: 'selection',
   problems: 'problems',
+  image: 'image',
   diff: 'changes',
   terminal: 'terminal',
+  resource: 'MCP resource',
+  url: 'web page',
 };

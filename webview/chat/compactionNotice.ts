@@ -3,7 +3,7 @@ import type { CompactionEventRecord } from '../../src/protocol/records';
 import { badge } from '../ui/controls';
 import { details, h } from '../ui/dom';
 import { compactionDelta, compactionSaved } from '../../src/protocol/inspector';
-import { countOf } from '../../src/protocol/wording';
+import { countOf, strategiesInWords } from '../../src/protocol/wording';
 import { isForkEntry } from '../../src/protocol/forkEntry';
 import { renderForkNotice } from './forkNotice';
 
@@ -43,13 +43,16 @@ export function renderCompactionNotice(record: ChatCompactionRecord, open: boole
         // A restore of files leaves the context as it was: no tokens to speak of.
         record.step?.kind === 'restore' ? null : h('dt', { text: 'Tokens' }),
         record.step?.kind === 'restore' ? null : h('dd', { text: `${compactionDelta(record)}, saved ${compactionSaved(record)}` }),
-        record.step ? null : h('dt', { text: 'Strategies' }), record.step ? null : h('dd', { text: record.strategies.join(' → ') || 'none' }),
+        record.step ? null : h('dt', { text: 'Strategies' }), record.step ? null : h('dd', { text: strategiesInWords(record.strategies) || 'none' }),
         record.step?.kind === 'rewind' ? h('dt', { text: 'Messages' }) : null,
         record.step?.kind === 'rewind' ? h('dd', { attrs: { 'data-set-aside': record.messagesBefore - record.messagesAfter }, text: `${countOf(record.messagesBefore - record.messagesAfter, 'message')} set aside (still in the transcript and the inspector)` }) : null,
         files.length ? h('dt', { text: 'Files restored' }) : null, files.length ? h('dd', { attrs: { 'data-files-restored': files.length }, text: files.join(', ') }) : null,
         record.step ? null : h('dt', { text: 'Removed' }), record.step ? null : h('dd', { attrs: { 'data-removed-count': record.removedCount }, text: `${countOf(record.removedCount, 'item')} (still in the transcript and the inspector)` }),
         record.focus ? h('dt', { text: 'Focus' }) : null, record.focus ? h('dd', { text: record.focus }) : null,
         record.error ? h('dt', { text: 'Error' }) : null, record.error ? h('dd', { class: 'error-text', text: record.error }) : null,
+        // What checking the summary did: for the user, never in the summary the model reads.
+        record.summaryNotes?.length ? h('dt', { text: 'Summary check' }) : null,
+        record.summaryNotes?.length ? h('dd', { attrs: { 'data-field': 'summary-check' }, text: record.summaryNotes.join('; ') }) : null,
       ]),
       record.summary ? h('pre', { class: 'summary-text', text: record.summary }) : null,
     ],

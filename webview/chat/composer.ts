@@ -22,7 +22,7 @@ export interface ComposerParts {
 
 /** The input box: Enter sends, Shift+Enter is a newline; Cancel replaces Send while a turn runs. */
 export function createComposer(onSend: (text: string) => void, onCancel: () => void, parts?: ComposerParts): Composer {
-  const input = textArea({ placeholder: 'Ask Tally… (Enter to send, Shift+Enter for a new line, # to attach, /compact [focus])', label: 'Message', rows: 3, class: 'composer-input' });
+  const input = textArea({ placeholder: 'Ask Tally… (Enter to send, Shift+Enter for a new line, # to attach, / for commands)', label: 'Message', rows: 3, class: 'composer-input' });
   let busy = false;
   const note = h('div', { class: 'composer-note', attrs: { 'aria-live': 'polite' } });
 

@@ -1,16 +1,21 @@
 import { renderSentAttachments } from './sentAttachments';
 import { chatEntryKey, type ChatEntry, type ChatThinking } from '../../src/protocol/chat';
 import { button, progressRing } from '../ui/controls';
-import { details, h } from '../ui/dom';
+import { append, h, lazyDetails } from '../ui/dom';
+import { hiddenSummary } from '../../src/protocol/hiddenCharacters';
+import { drawSliced, SLICE_CHARS } from './longText';
+import { revealedNodes, revealHidden } from './revealHidden';
 import { KeyedChildren } from '../ui/keyedChildren';
 import { setPageButton } from '../ui/pageButton';
 import { renderCompactionNotice } from './compactionNotice';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { renderToolCard, type ToolCardActions } from './toolCard';
+import { renderTodoCard } from './todoCard';
+import { renderPlanCard, type PlanCardActions } from './planCard';
 import { renderTurnUsage } from './turnUsage';
 import { countOf } from '../../src/protocol/wording';
 
-export interface EntryActions extends ToolCardActions, MarkdownActions {
+export interface EntryActions extends ToolCardActions, MarkdownActions, PlanCardActions {
   openNotices: ReadonlySet<string>;
   onToggleNotice: (id: string, open: boolean) => void;
   /** Assistant entries whose thinking the user expanded (collapsed by default). */
@@ -19,6 +24,9 @@ export interface EntryActions extends ToolCardActions, MarkdownActions {
   /** Lets the model carry on after an answer was cut (sends "Continue"). */
   onContinue: () => void;
   onRetry: () => void;
+  /** A turn held at the hard block: compact now and go on, or send it uncompacted. */
+  onCompactAndContinue: () => void;
+  onSendAnyway: () => void;
   onSelectModel: () => void;
   /** Drops the message kept while no model is configured. */
   onDiscardPending: () => void;
@@ -38,6 +46,12 @@ function setAsideLabel(setAside: boolean | undefined): HTMLElement | null {
 function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: EntryActions): HTMLElement | null {
   if (entry.action === 'retry') return button('Retry', () => actions.onRetry(), { appearance: 'secondary', attrs: { 'data-action': 'retry' } });
   if (entry.action === 'continue') return button('Continue', () => actions.onContinue(), { appearance: 'secondary', attrs: { 'data-action': 'continue' } });
+  if (entry.action === 'compact') {
+    return h('span', { class: 'notice-actions' }, [
+      button('Compact now', () => actions.onCompactAndContinue(), { attrs: { 'data-action': 'compact-now' } }),
+      button('Send anyway', () => actions.onSendAnyway(), { appearance: 'secondary', attrs: { 'data-action': 'send-anyway' } }),
+    ]);
+  }
   if (entry.action === 'selectModel') {
     return h('span', { class: 'notice-actions' }, [
       button('Choose a model', () => actions.onSelectModel(), { attrs: { 'data-action': 'choose-model' } }),
@@ -47,17 +61,56 @@ function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: En
   return null;
 }
 
-/** The model's thinking: one line ("Thinking · 1,234 tokens") that expands to the text. */
+/**
+ * The model's thinking: one line ("Thinking · 1,234 tokens") that expands to the text. The text is
+ * drawn only once expanded, a slice at a time, with invisible and direction-changing characters as
+ * ⟨U+202E⟩ markers (as code blocks and approval cards show them) and a warning line when there are any.
+ */
 function thinkingBlock(id: string, thinking: ChatThinking, actions: EntryActions): HTMLElement {
   const size = thinking.tokens !== undefined ? countOf(thinking.tokens, 'token') : undefined;
   const redacted = thinking.redacted ? countOf(thinking.redacted, 'redacted block') : undefined;
   const label = thinking.streaming ? 'Thinking…' : 'Thinking';
   const summary = [h('span', { class: 'thinking-label', text: label }), ...[size, redacted].filter(Boolean).map((text) => h('span', { class: 'thinking-size', text: ` · ${text}` }))];
-  const body = [
-    thinking.text ? h('div', { class: 'thinking-text', text: thinking.text }) : null,
+  const body = () => [
+    thinking.text ? thinkingText(id, thinking.text) : null,
     thinking.redacted ? h('p', { class: 'thinking-redacted', text: 'Part of the thinking came encrypted: it is sent back to the model as it came but cannot be shown.' }) : null,
   ];
-  return details(summary, body, { open: actions.openThinking.has(id), class: `thinking${thinking.streaming ? ' streaming' : ''}`, attrs: { 'data-thinking': id }, onToggle: (open) => actions.onToggleThinking(id, open) });
+  return lazyDetails(summary, body, { open: actions.openThinking.has(id), class: `thinking${thinking.streaming ? ' streaming' : ''}`, attrs: { 'data-thinking': id }, onToggle: (open) => actions.onToggleThinking(id, open) });
+}
+
+function thinkingText(id: string, text: string): HTMLElement {
+  const warning = h('div', { class: 'code-warning thinking-warning', attrs: { role: 'note' } });
+  const found = new Map<string, number>();
+  const box = h('div', { class: 'thinking-text' });
+  drawSliced(text, {
+    key: `thinking:${id}`,
+    kind: 'plain',
+    into: box,
+    draw: (slice) => {
+      const summary = hiddenSummary(slice);
+      for (const point of summary.codePoints) found.set(point, (found.get(point) ?? 0) + 1);
+      if (summary.count) {
+        const total = Number(box.dataset.hiddenChars ?? 0) + summary.count;
+        box.dataset.hiddenChars = String(total);
+        warning.textContent = `⚠ This thinking contains ${countOf(total, 'invisible or direction-changing character')} (${[...found.keys()].join(', ')}), shown as ⟨U+…⟩ markers.`;
+        if (!warning.parentNode) box.before(warning);
+      }
+      const span = h('span', { class: 'thinking-slice' });
+      append(span, revealedNodes(revealHidden(slice, { collapseBlankLines: false }).parts));
+      return span;
+    },
+  });
+  return h('div', { class: 'thinking-body' }, [warning.textContent ? warning : null, box]);
+}
+
+/** A user's message, drawn a slice at a time when it is long. */
+function userText(id: string, text: string): HTMLElement {
+  const box = h('div', { class: 'text' });
+  if (text.length <= SLICE_CHARS) {
+    box.textContent = text;
+    return box;
+  }
+  return drawSliced(text, { key: `user:${id}`, kind: 'plain', into: box, draw: (slice) => document.createTextNode(slice) });
 }
 
 export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElement {
@@ -66,13 +119,14 @@ export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElemen
       return h('div', { class: `entry user${entry.pending ? ' pending' : ''}${entry.setAside ? ' set-aside' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'user', 'data-pending': entry.pending, 'data-set-aside': entry.setAside } }, [
         h('div', { class: 'entry-head' }, [h('span', { class: 'entry-role', text: 'You' }), entry.pending ? h('span', { class: 'entry-state', text: 'not sent yet' }) : null, setAsideLabel(entry.setAside), tokenBadge(entry.tokens)]),
         renderSentAttachments(entry.attachments),
-        h('div', { class: 'text', text: entry.text }),
+        userText(entry.id, entry.text),
       ]);
     case 'assistant':
       return h('div', { class: `entry assistant${entry.streaming ? ' streaming' : ''}${entry.setAside ? ' set-aside' : ''}`, attrs: { 'data-entry-id': entry.id, 'data-kind': 'assistant', 'data-set-aside': entry.setAside } }, [
         h('div', { class: 'entry-head' }, [h('span', { class: 'entry-role', text: 'Tally' }), setAsideLabel(entry.setAside), tokenBadge(entry.tokens)]),
         entry.thinking ? thinkingBlock(entry.id, entry.thinking, actions) : null,
-        entry.text ? h('div', { class: 'entry-body' }, [renderMarkdown(entry.text, actions)]) : null,
+        // The answer that ended a plan-mode turn is the plan: its card shows it (as the user last edited it).
+        entry.plan ? renderPlanCard(entry.id, entry.plan, actions) : entry.text ? h('div', { class: 'entry-body' }, [renderMarkdown(entry.text, actions, entry.id)]) : null,
         ...entry.toolCalls.map((call) => renderToolCard(call, actions)),
       ]);
     case 'compaction':
@@ -86,6 +140,8 @@ export function renderEntry(entry: ChatEntry, actions: EntryActions): HTMLElemen
       ]);
     case 'usage':
       return renderTurnUsage(entry.id, entry.usage);
+    case 'todos':
+      return renderTodoCard(entry);
   }
 }
 

@@ -1,17 +1,19 @@
 /** The chat panel webview: renders the conversation the host sends, posts intents back. */
 import { chatEntryKey, type ChatEntry, type ChatState, type ChatToHost, type HostToChat } from '../../src/protocol/chat';
-import { applyChatEntriesPatch, type HeldChatEntries } from '../../src/protocol/chatPatch';
+import { applyChatEntriesPatch, streamedEntry, type HeldChatEntries } from '../../src/protocol/chatPatch';
 import { readMeterCounting } from '../../src/protocol/meterCounting';
 import { heldListOf } from '../../src/protocol/listPatch';
 import { button, registerControls } from '../ui/controls';
 import { h, replace } from '../ui/dom';
 import { channel, onHostMessage } from '../ui/vscodeApi';
 import { AttachmentComposer } from './attachments';
+import { bothParts, CommandListComposer } from './commandList';
 import { createComposer } from './composer';
 import { EntryList } from './entries';
 import { FollowOutput } from './followOutput';
 import { renderMeter } from './meter';
 import { renderToolbar } from './toolbar';
+import { PlanModeToggle } from './planModeToggle';
 import { decorateTurnActions } from './turnActions';
 
 interface UiState {
@@ -56,9 +58,14 @@ const entries = new EntryList({
   onInsert: (code) => host.post({ type: 'insertCode', code }),
   onOpenLink: (url) => host.post({ type: 'openLink', url }),
   onRetry: () => host.post({ type: 'retry' }),
+  onCompactAndContinue: () => host.post({ type: 'compactAndContinue' }),
+  onSendAnyway: () => host.post({ type: 'sendAnyway' }),
   onSelectModel: () => host.post({ type: 'selectModel' }),
   onDiscardPending: () => host.post({ type: 'discardPending' }),
   onLoadEarlier: () => host.post({ type: 'showEarlier' }),
+  onEditPlan: (messageId, text) => host.post({ type: 'editPlan', messageId, text }),
+  onApprovePlan: (messageId, text) => host.post(text === undefined ? { type: 'approvePlan', messageId } : { type: 'approvePlan', messageId, text }),
+  onDiscardPlan: (messageId) => host.post({ type: 'discardPlan', messageId }),
 });
 const scroller = h('div', { class: 'scroller' }, [entries.element]);
 const emptyHint = h('div', { class: 'empty-hint' });
@@ -70,7 +77,7 @@ function fillEmptyHint(hasModel: boolean): void {
   if (signature === emptySignature) return;
   emptySignature = signature;
   replace(emptyHint, hasModel
-    ? [h('p', { text: 'Ask Tally to read, change or run something in this workspace. Type /compact to compact the context now.' })]
+    ? [h('p', { text: 'Ask Tally to read, change or run something in this workspace. Type / for commands (/compact compacts the context now).' })]
     : [
         h('p', { text: 'Choose a model to start: a VS Code model such as Copilot, Anthropic, OpenAI or a local server. Or watch a recorded session to see how Tally shows the context.' }),
         h('div', { class: 'empty-actions' }, [
@@ -80,11 +87,16 @@ function fillEmptyHint(hasModel: boolean): void {
       ]);
 }
 const attachments = new AttachmentComposer((message) => host.post(message));
+const commands = new CommandListComposer((message) => host.post(message));
 const composer = createComposer(
   (text) => host.post({ type: 'send', text }),
   () => host.post({ type: 'cancel' }),
-  attachments,
+  bothParts(commands, attachments),
 );
+const planMode = new PlanModeToggle((on) => host.post({ type: 'setPlanMode', on }));
+// The switch sits beside Send; the line saying plan mode is on, above the message box.
+composer.element.querySelector('[data-action="send"]')?.before(planMode.button);
+composer.element.prepend(planMode.line);
 replace(app, [toolbarSlot, bannerSlot, meterSlot, scroller, composer.element]);
 attachments.acceptDrops(app);
 const follow = new FollowOutput(scroller, entries.element);
@@ -98,7 +110,7 @@ function renderEntries(list: readonly ChatEntry[]): void {
     scroller.appendChild(emptyHint);
   }
   else emptyHint.remove();
-  decorateTurnActions(entries.element, state?.turnFiles, state?.busy === true, {
+  decorateTurnActions(entries.element, state?.turnFiles, state?.busy === true, state?.replay === true, {
     onRestoreFiles: (messageId) => host.post({ type: 'restoreFiles', messageId }),
     onRewind: (messageId) => host.post({ type: 'rewind', messageId }),
   });
@@ -130,6 +142,7 @@ function render(next: ChatState): void {
         onSelectModel: () => host.post({ type: 'selectModel' }),
         onResume: (sessionId) => host.post({ type: 'resumeSession', sessionId }),
         onNewSession: () => host.post({ type: 'newSession' }),
+        onSearchSessions: () => host.post({ type: 'searchSessions' }),
       }),
     ]);
   }
@@ -138,21 +151,24 @@ function render(next: ChatState): void {
   const meter = next.model || next.entries.length > 0 ? next.meter : undefined;
   replace(meterSlot, [renderMeter(meter, () => host.post({ type: 'openInspector' }), next.model || next.entries.length > 0 ? readMeterCounting(next.counting) : undefined)]);
   composer.setBusy(next.busy);
+  planMode.show(next.planMode === true);
+  // A replay takes no messages: no mode to choose.
+  planMode.button.hidden = next.replay === true;
   renderEntries(next.entries);
 }
 
 let deltaFrame: number | undefined;
 
 /**
- * Appends streamed text to the entry it belongs to, creating the streaming entry when needed. The
- * message's markdown is rendered again at most once per frame, however many deltas arrive.
+ * Appends streamed text (or thinking) to the entry it belongs to, creating the streaming entry when
+ * needed; the answer's first text ends its thinking. The message's markdown is rendered again at
+ * most once per frame, however many deltas arrive.
  */
-function applyDelta(entryId: string, text: string): void {
+function applyDelta(entryId: string, text: string, thinking: boolean): void {
   if (!state) state = { entries: [], busy: true, sessions: [] };
   // A new object, so the list redraws it; unchanged entries keep theirs.
   const at = state.entries.findIndex((e) => e.kind === 'assistant' && e.id === entryId);
-  const before = at >= 0 ? (state.entries[at] as Extract<ChatEntry, { kind: 'assistant' }>) : undefined;
-  const entry: ChatEntry = before ? { ...before, text: before.text + text } : { kind: 'assistant', id: entryId, text, streaming: true, toolCalls: [] };
+  const entry = streamedEntry(at >= 0 ? state.entries[at] : undefined, entryId, text, thinking);
   if (at >= 0) state.entries[at] = entry;
   else state.entries.push(entry);
   held.byKey.set(chatEntryKey(entry), entry);
@@ -170,16 +186,18 @@ onHostMessage<HostToChat>((message) => {
     render(message.state);
     // A session just opened, resumed or reloaded opens at its end.
     if (opened) follow.restart();
-  } else if (message.type === 'update' && message.patch && message.state) {
-    const { entries, missing } = applyChatEntriesPatch(held, message.patch);
+  } else if (message.type === 'update' && (message.patch || message.state)) {
+    const { entries, missing } = message.patch ? applyChatEntriesPatch(held, message.patch) : { entries: state?.entries ?? [], missing: [] };
+    const header = message.state ?? state;
     // An update that does not fit what this webview holds: ask for the whole state again.
-    if (missing.length > 0) host.post({ type: 'ready' });
-    else render({ ...message.state, entries });
+    if (missing.length > 0 || !header) host.post({ type: 'ready' });
+    else render({ ...header, sessions: message.state?.sessions ?? state?.sessions ?? [], turnFiles: message.state ? (message.state.turnFiles ?? state?.turnFiles) : state?.turnFiles, entries });
   }
-  else if (message.type === 'delta' && typeof message.text === 'string' && typeof message.entryId === 'string') applyDelta(message.entryId, message.text);
+  else if (message.type === 'delta' && typeof message.text === 'string' && typeof message.entryId === 'string') applyDelta(message.entryId, message.text, message.thinking === true);
   else if (message.type === 'completions' && Array.isArray(message.items)) attachments.showCompletions(message.queryId, message.items);
   else if (message.type === 'composer' && Array.isArray(message.attachments)) attachments.showComposer(message.attachments, message.cost, message.restore);
   else if (message.type === 'editText' && typeof message.text === 'string') composer.setText(message.text);
+  else if (message.type === 'commandList' && Array.isArray(message.items)) commands.showCommands(message.queryId, message.items);
 });
 
 host.post({ type: 'ready' });

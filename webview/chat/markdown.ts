@@ -3,6 +3,7 @@ import type Token from 'markdown-it/lib/token.mjs';
 import { button } from '../ui/controls';
 import { append, h } from '../ui/dom';
 import { hiddenSummary } from '../../src/protocol/hiddenCharacters';
+import { drawSliced, SLICE_CHARS } from './longText';
 import { revealedNodes, revealHidden } from './revealHidden';
 import { countOf } from '../../src/protocol/wording';
 
@@ -87,12 +88,31 @@ function codeBlock(pre: HTMLPreElement, actions: MarkdownActions): HTMLElement {
  * Assistant text as markdown. Raw HTML is off (the model's `<script>` is text), links are limited to
  * http, https and mailto, and the HTML is parsed into an inert template before it is adopted, so
  * nothing runs or loads while it is built. Unclosed fences (a reply still streaming) render as code.
+ * A text longer than one slice is drawn a slice at a time (longText.ts), `key` keeping how many
+ * slices it shows; link definitions of earlier slices serve the later ones.
  */
-export function renderMarkdown(text: string, actions: MarkdownActions): HTMLElement {
-  const template = document.createElement('template');
-  template.innerHTML = md.render(text);
+export function renderMarkdown(text: string, actions: MarkdownActions, key = ''): HTMLElement {
   const root = h('div', { class: 'markdown' });
-  root.appendChild(template.content);
+  root.addEventListener('click', (event) => {
+    const link = (event.target as Element | null)?.closest?.('a');
+    if (!link) return;
+    event.preventDefault();
+    const href = link.getAttribute('data-href');
+    if (href) actions.onOpenLink(href);
+  });
+  if (text.length <= SLICE_CHARS) {
+    root.appendChild(markdownNodes(text, actions, {}));
+    return root;
+  }
+  const env = {};
+  return drawSliced(text, { key: `md:${key}`, kind: 'markdown', into: root, draw: (slice) => markdownNodes(slice, actions, env) });
+}
+
+/** One text's markdown as nodes; `env` carries link definitions from one slice to the next. */
+function markdownNodes(text: string, actions: MarkdownActions, env: object): DocumentFragment {
+  const template = document.createElement('template');
+  template.innerHTML = md.render(text, env);
+  const root = template.content;
   // The newlines markdown-it writes between blocks are not content.
   for (const node of Array.from(root.childNodes)) if (node.nodeType === Node.TEXT_NODE && !node.textContent?.trim()) node.remove();
   for (const pre of Array.from(root.querySelectorAll('pre'))) {
@@ -116,12 +136,5 @@ export function renderMarkdown(text: string, actions: MarkdownActions): HTMLElem
     table.replaceWith(wrap);
     wrap.appendChild(table);
   }
-  root.addEventListener('click', (event) => {
-    const link = (event.target as Element | null)?.closest?.('a');
-    if (!link) return;
-    event.preventDefault();
-    const href = link.getAttribute('data-href');
-    if (href) actions.onOpenLink(href);
-  });
   return root;
 }

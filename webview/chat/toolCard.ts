@@ -1,6 +1,7 @@
 import type { ChatSubagentView, ChatToolCallView } from '../../src/protocol/chat';
 import { badge, button, progressRing } from '../ui/controls';
-import { details, h } from '../ui/dom';
+import { details, h, lazyDetails } from '../ui/dom';
+import { drawSliced, SLICE_CHARS } from './longText';
 import { lineCount, revealedNodes, revealHidden, revealPlain } from './revealHidden';
 import { countOf } from '../../src/protocol/wording';
 import { bytes } from '../ui/format';
@@ -30,11 +31,28 @@ export function prettyArguments(args: string): string {
   }
 }
 
+const GIST_KEYS = ['command', 'path', 'file', 'pattern', 'query', 'url', 'ref_id', 'task'];
+
+/** Arguments longer than this are not parsed for the card's line: only their start is looked at. */
+const GIST_PARSE_CHARS = 64 * 1024;
+
+/** The first string value of `key` in the start of a JSON text too long to parse whole. */
+function leadingString(args: string, key: string): string | undefined {
+  const start = args.slice(0, 4096);
+  const match = new RegExp(`"${key}"\\s*:\\s*"((?:[^"\\\\]|\\\\.){0,400})`).exec(start);
+  if (!match) return undefined;
+  try {
+    return JSON.parse(`"${match[1]}"`) as string;
+  } catch {
+    return match[1];
+  }
+}
+
 /** One line that says what the call does, from its most telling argument. */
 function gist(args: string): string {
   try {
-    const parsed = JSON.parse(args) as Record<string, unknown>;
-    for (const key of ['command', 'path', 'file', 'pattern', 'query', 'url', 'ref_id', 'task']) {
+    const parsed = (args.length > GIST_PARSE_CHARS ? Object.fromEntries(GIST_KEYS.map((k) => [k, leadingString(args, k)])) : JSON.parse(args)) as Record<string, unknown>;
+    for (const key of GIST_KEYS) {
       const v = parsed?.[key];
       if (typeof v === 'string') {
         const shown = revealPlain(key === 'task' ? firstLine(v) : v).replace(/\n/g, ' ⏎ ');
@@ -49,6 +67,16 @@ function gist(args: string): string {
 
 function firstLine(text: string): string {
   return text.trim().split('\n')[0] ?? '';
+}
+
+/** The arguments, pretty-printed when they fit one slice; longer ones as they came, a slice at a time. */
+function argumentsText(call: ChatToolCallView): HTMLElement {
+  const pre = h('pre', { class: 'tool-args' });
+  if (call.arguments.length <= SLICE_CHARS) {
+    pre.textContent = prettyArguments(call.arguments);
+    return pre;
+  }
+  return drawSliced(call.arguments, { key: `args:${call.callId}`, kind: 'plain', into: pre, draw: (slice) => document.createTextNode(slice) });
 }
 
 /** The delegate tool starts a subagent: its card says so. */
@@ -73,6 +101,8 @@ function subagentBlock(view: ChatSubagentView): HTMLElement {
 }
 
 export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions): HTMLElement {
+  // The todo list shows once, on its own card: each update is a line, not a card of its own.
+  if (call.name === 'update_todos' && call.status === 'done') return todoUpdateLine(call);
   const approval = call.status === 'awaiting_approval' && call.approval;
   // A subagent's approval is answered by its own id, never the delegate call's.
   const answerId = (approval && approval.answerId) || call.callId;
@@ -82,21 +112,21 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
       h('span', { class: 'tool-name', text: call.name }),
       call.name === DELEGATE ? badge('subagent', 'subagent-badge') : null,
       h('span', { class: 'tool-gist', text: gist(call.arguments) }),
-      badge(STATUS_LABELS[call.status], `status-${call.status}`),
+      badge(call.deniedBy ? 'denied by hook' : STATUS_LABELS[call.status], `status-${call.status}`),
       call.truncated ? badge('truncated') : null,
       call.offloadRef ? badge('offloaded') : null,
     ]),
     call.subagent ? subagentBlock(call.subagent) : null,
-    details([h('span', { text: 'Arguments' })], [h('pre', { class: 'tool-args', text: prettyArguments(call.arguments) })], {
+    lazyDetails([h('span', { text: 'Arguments' })], () => [argumentsText(call)], {
       open: actions.openArgs.has(call.callId),
       class: 'tool-args-details',
       onToggle: (open) => actions.onToggleArgs(call.callId, open),
     }),
     approval
       ? h('div', { class: `approval approval-${approval.kind}`, attrs: { role: 'group', 'aria-label': 'Approval needed' } }, [
-          ...approvalBody(approval),
+          ...approvalBody(approval, answerId, actions),
           h('div', { class: 'actions' }, [
-            button('Approve', () => actions.onApproval(answerId, true), { attrs: { 'data-approve': answerId } }),
+            button(approval.approveLabel ?? 'Approve', () => actions.onApproval(answerId, true), { attrs: { 'data-approve': answerId } }),
             approval.allowForSession
               ? button(`Allow ${approval.allowForSession.replace(/`([^`]*)`/g, '“$1”')} for this session`, () => actions.onApproval(answerId, true, true), { appearance: 'secondary', attrs: { 'data-approve-session': answerId } })
               : null,
@@ -104,7 +134,15 @@ export function renderToolCard(call: ChatToolCallView, actions: ToolCardActions)
           ]),
         ])
       : null,
-    call.resultPreview !== undefined
+    call.deniedBy
+      ? h('div', { class: 'tool-denial', attrs: { role: 'note', 'data-denied-by-hook': call.deniedBy.hook } }, [
+          h('span', { text: 'Denied by hook ' }),
+          h('code', { text: call.deniedBy.hook }),
+          h('span', { text: `: ${call.deniedBy.reason}` }),
+        ])
+      : null,
+    // A hook's denial is said above; the model's copy of it would say it twice.
+    call.resultPreview !== undefined && !call.deniedBy
       ? h('div', { class: 'tool-result' }, [
           call.offloadRef ? storedLine(call, call.offloadRef, actions) : null,
           call.resultPreview ? h('pre', { class: 'tool-result-text', text: call.resultPreview }) : null,
@@ -153,7 +191,7 @@ function revealedTitle(title: string, findings: Set<string>): HTMLElement {
  * as markers and a warning line naming them: what the card shows is what will run. A command's
  * detail is never in a scroll box (the card grows); a diff keeps its scroll box.
  */
-function approvalBody(approval: NonNullable<ChatToolCallView['approval']>): HTMLElement[] {
+function approvalBody(approval: NonNullable<ChatToolCallView['approval']>, answerId: string, actions: ToolCardActions): HTMLElement[] {
   const findings = new Set<string>();
   const title = revealedTitle(approval.title, findings);
   const detail = approval.detail ? revealed('pre', `approval-detail${approval.kind === 'command' ? ' approval-full' : ''}`, approval.detail, findings) : undefined;
@@ -163,5 +201,25 @@ function approvalBody(approval: NonNullable<ChatToolCallView['approval']>): HTML
   if (lines > 1) warnings.unshift(`the command spans ${countOf(lines, 'line')}; all of them run`);
   const warning = warnings.length ? h('div', { class: 'approval-warning', attrs: { role: 'alert' }, text: `⚠ Look closely: ${warnings.join('; ')}.` }) : undefined;
   const noAllowance = approval.noAllowance ? h('div', { class: 'approval-note', text: `No "allow for this session" here: ${approval.noAllowance}.` }) : undefined;
-  return [title, ...(warning ? [warning] : []), ...(detail ? [detail] : []), ...(runs ? [runs] : []), ...(noAllowance ? [noAllowance] : [])];
+  const sandbox = approval.sandbox ? sandboxLine(approval.sandbox, answerId, actions) : undefined;
+  return [title, ...(warning ? [warning] : []), ...(detail ? [detail] : []), ...(runs ? [runs] : []), ...(sandbox ? [sandbox] : []), ...(noAllowance ? [noAllowance] : [])];
+}
+
+/**
+ * Where the command runs: in the sandbox (what it may touch, the whole of it one click away) or
+ * without one (why, marked like a warning). Its open state is kept with the arguments'.
+ */
+function sandboxLine(note: NonNullable<NonNullable<ChatToolCallView['approval']>['sandbox']>, answerId: string, actions: ToolCardActions): HTMLElement {
+  const cls = `approval-sandbox ${note.sandboxed ? 'sandbox-on' : 'sandbox-off'}`;
+  const attrs = { 'data-sandboxed': String(note.sandboxed) };
+  const text = h('span', { class: 'sandbox-text', text: `${note.sandboxed ? '' : '⚠ '}${note.text}` });
+  if (!note.detail) return h('div', { class: cls, attrs }, [text]);
+  const key = `sandbox:${answerId}`;
+  return details([text], [h('pre', { class: 'approval-sandbox-detail', text: note.detail })], { class: cls, attrs, open: actions.openArgs.has(key), onToggle: (open) => actions.onToggleArgs(key, open) });
+}
+
+/** One update of the todo list, where the agent made it: the list itself is on the todo card. */
+function todoUpdateLine(call: ChatToolCallView): HTMLElement {
+  const count = /^Todo list \((\d+ open of \d+)\)/.exec(call.resultPreview ?? '')?.[1];
+  return h('div', { class: 'todo-update', attrs: { 'data-call-id': call.callId, 'data-status': call.status }, text: `Updated the todo list${count ? ` · ${count}` : ''}` });
 }

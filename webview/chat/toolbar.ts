@@ -6,6 +6,8 @@ export interface ToolbarActions {
   onSelectModel: () => void;
   onResume: (sessionId: string) => void;
   onNewSession: () => void;
+  /** Opens the search over past sessions' titles and text. */
+  onSearchSessions: () => void;
 }
 
 function ago(at: number): string {
@@ -17,7 +19,7 @@ function ago(at: number): string {
   return new Date(at).toLocaleDateString();
 }
 
-/** Model label and picker, session list and New session. */
+/** Model label and picker, session list, Search and New session. */
 export function renderToolbar(state: ChatState, actions: ToolbarActions): HTMLElement {
   const sessions = [...state.sessions];
   if (state.sessionId && !sessions.some((s) => s.id === state.sessionId)) {
@@ -40,6 +42,7 @@ export function renderToolbar(state: ChatState, actions: ToolbarActions): HTMLEl
     ]),
     h('div', { class: 'toolbar-row' }, [
       sessionPicker,
+      button('Search', () => actions.onSearchSessions(), { appearance: 'secondary', title: 'Search past sessions by title and text', attrs: { 'data-action': 'search-sessions' } }),
       button('New session', () => actions.onNewSession(), { appearance: 'secondary', attrs: { 'data-action': 'new-session' } }),
     ]),
   ]);

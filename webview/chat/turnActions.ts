@@ -53,7 +53,12 @@ function actionsRow(messageId: string, files: ChatTurnFiles | undefined, busy: b
  * Puts the turn actions on every sent user message drawn in `list` (pending ones have none), and
  * keeps them current: a row is rebuilt only when its files or the busy state changed.
  */
-export function decorateTurnActions(list: HTMLElement, turnFiles: readonly ChatTurnFiles[] | undefined, busy: boolean, handlers: TurnActionHandlers): void {
+export function decorateTurnActions(list: HTMLElement, turnFiles: readonly ChatTurnFiles[] | undefined, busy: boolean, replay: boolean, handlers: TurnActionHandlers): void {
+  // A replayed recording (the demo) is read-only: nothing to rewind to, no files of its own to restore.
+  if (replay) {
+    for (const row of Array.from(list.querySelectorAll('.entry.user > .turn-actions'))) row.remove();
+    return;
+  }
   const byMessage = new Map((turnFiles ?? []).map((t) => [t.messageId, t]));
   for (const entry of Array.from(list.querySelectorAll<HTMLElement>('.entry.user[data-entry-id]:not([data-pending])'))) {
     const messageId = entry.dataset.entryId ?? '';

@@ -27,6 +27,14 @@ export interface HistoryActions {
 }
 
 /** Compactions, newest first, each expandable to its summary and removed items (`more`: those asked for past the first, by id). */
+/** Why the automatic loop stopped after this run, and what was left that no compaction can take out. */
+function autoStoppedText(stop: NonNullable<CompactionView['autoStopped']>): string {
+  const { pinned, latestTurn, system, tools: toolTokens } = stop.left;
+  return `stopped: ${countOf(stop.runs, 'run')} in a row freed less than ${countOf(stop.leastTokens, 'token')} each (this one ${tokens(stop.freedTokens)}). ` +
+    `Left: pinned items ${tokens(pinned)}, the latest turn ${tokens(latestTurn)}, system prompt ${tokens(system)}, tools ${tokens(toolTokens)}. ` +
+    `Starts again at ${countOf(stop.resumeAtTokens, 'token')}, or when you compact by hand.`;
+}
+
 export function renderCompactionHistory(records: CompactionView[], open: ReadonlySet<string>, more: ReadonlyMap<string, MoreRemoved>, actions: HistoryActions): HTMLElement {
   const { onToggle, onOpenSummary } = actions;
   if (records.length === 0) return h('p', { class: 'empty', text: 'No compactions yet.' });
@@ -38,6 +46,7 @@ export function renderCompactionHistory(records: CompactionView[], open: Readonl
         badge(TRIGGER_LABELS[r.trigger] ?? r.trigger, `trigger-${r.trigger}`),
         badge(r.status, `status-${r.status}`),
         r.originalSummary !== undefined ? badge('summary edited by you', 'edited') : null,
+        r.autoStopped ? badge('automatic compaction stopped', 'auto-stopped') : null,
         ...(isForkEntry(r)
           ? [h('span', { class: 'delta', attrs: { 'data-field': 'fork' }, text: forkEntryText(r) })]
           : [
@@ -54,6 +63,10 @@ export function renderCompactionHistory(records: CompactionView[], open: Readonl
           r.step?.files?.length ? h('dt', { text: 'Files restored' }) : null,
           r.step?.files?.length ? h('dd', { attrs: { 'data-files-restored': r.step.files.length }, text: r.step.files.join(', ') }) : null,
           r.error ? h('dt', { text: 'Error' }) : null, r.error ? h('dd', { class: 'error-text', text: r.error }) : null,
+          r.summaryNotes?.length ? h('dt', { text: 'Summary check' }) : null,
+          r.summaryNotes?.length ? h('dd', { attrs: { 'data-field': 'summary-check' }, text: r.summaryNotes.join('; ') }) : null,
+          r.autoStopped ? h('dt', { text: 'Automatic compaction' }) : null,
+          r.autoStopped ? h('dd', { attrs: { 'data-field': 'auto-stopped' }, text: autoStoppedText(r.autoStopped) }) : null,
         ]),
         r.summary
           ? h('div', { class: 'summary' }, [

@@ -5,7 +5,7 @@ import { applyListPatch, heldListOf, type HeldList } from '../../src/protocol/li
 import { requestItemKeys } from '../../src/protocol/requestItemKeys';
 import { onHostMessage } from '../ui/vscodeApi';
 import { itemTextArrived } from './itemList';
-import { renderAll, renderBlobs, renderBusy, renderCurrent, renderHistory, renderPreviewSlot, renderRequests, showError, summaryEditor } from './render';
+import { countPreviewSummary, renderAll, renderBlobs, renderBusy, renderCurrent, renderHistory, renderPreviewSlot, renderRequests, showError, summaryEditor, takePreviewFigures } from './render';
 import { blobPages, contextBasis, host, removedMore, takeState, ui, view } from './viewState';
 
 /** The requests and items as the host sent them; updates change these lists. */
@@ -24,28 +24,28 @@ function stateArrived(next: InspectorState): void {
 onHostMessage<HostToInspector>((message) => {
   switch (message.type) {
     case 'update': {
-      const turns = applyListPatch(heldRequests, message.turns, requestViewKey);
+      const requests = applyListPatch(heldRequests, message.requests, requestViewKey);
       const current = applyListPatch(heldItems, message.current, (item) => item.messageId);
       const blobs = applyListPatch(heldBlobs, message.blobs, (blob) => blob.id);
       // The history comes only when it changed: one this webview missed leaves it behind.
       const compactions = message.compactions ?? (view.state && view.state.historySent === message.state.historySent ? view.state.compactions : undefined);
       // An update that does not fit what this webview holds: ask for the whole state again.
-      if (turns.missing.length > 0 || current.missing.length > 0 || blobs.missing.length > 0 || !view.state || !compactions) host.post({ type: 'ready' });
-      else stateArrived({ ...message.state, turns: turns.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ? { ...view.state.blobTitles, ...message.blobTitles } : view.state.blobTitles, compactions });
+      if (requests.missing.length > 0 || current.missing.length > 0 || blobs.missing.length > 0 || !view.state || !compactions) host.post({ type: 'ready' });
+      else stateArrived({ ...message.state, requests: requests.list, current: current.list, blobs: blobs.list, blobTitles: message.blobTitles ? { ...view.state.blobTitles, ...message.blobTitles } : view.state.blobTitles, compactions });
       return;
     }
     case 'state': {
-      heldRequests = heldListOf(message.state.turns, requestViewKey);
+      heldRequests = heldListOf(message.state.requests, requestViewKey);
       heldItems = heldListOf(message.state.current, (item) => item.messageId, requestItemKeys(message.state.current));
       heldBlobs = heldListOf(message.state.blobs, (blob) => blob.id);
       stateArrived(message.state);
-      // A reloaded webview restores which turn was selected; ask for its items again.
-      if (ui.selectedTurn !== undefined && !view.turnItems) host.post({ type: 'selectTurn', requestIndex: ui.selectedTurn });
+      // A reloaded webview restores which request was selected; ask for its items again.
+      if (ui.selectedRequest !== undefined && !view.requestItems) host.post({ type: 'selectRequest', requestIndex: ui.selectedRequest });
       return;
     }
-    case 'turnItems':
-      if (message.requestIndex !== ui.selectedTurn) return;
-      view.turnItems = { requestIndex: message.requestIndex, items: message.items, cacheMiss: message.cacheMiss };
+    case 'requestItems':
+      if (message.requestIndex !== ui.selectedRequest) return;
+      view.requestItems = { requestIndex: message.requestIndex, items: message.items, cacheMiss: message.cacheMiss };
       renderRequests();
       return;
     case 'requestItemText':
@@ -68,8 +68,13 @@ onHostMessage<HostToInspector>((message) => {
       view.previewSession = view.state?.session?.id;
       view.previewSummary = message.preview.summary === undefined ? undefined : summaryEditor(edit ?? message.preview.summary);
       renderPreviewSlot();
+      // The new preview counted its own summary: the edit carried into it is counted now.
+      if (edit !== undefined) countPreviewSummary(0);
       return;
     }
+    case 'previewFigures':
+      takePreviewFigures(message);
+      return;
     case 'removedItems': {
       const held = removedMore.get(message.compactionId);
       // Only the page asked for last is taken: a late answer to an earlier ask is dropped.

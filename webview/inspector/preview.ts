@@ -29,6 +29,21 @@ export function canConfirmPreview(preview: CompactionPreviewView, stale: boolean
   return preview.status === 'complete' && saved > 0 && !stale && !(summary && summaryProblem(summary.value));
 }
 
+/** The preview's figures in words: its tokens before and after, and what it saves. */
+function figureTexts(preview: CompactionPreviewView): { tokens: string; saved: string } {
+  const saved = preview.tokensBefore - preview.tokensAfter;
+  return { tokens: compactionDelta(preview), saved: `saves ${tokens(saved)} (${percent(preview.tokensBefore ? saved / preview.tokensBefore : 0)})` };
+}
+
+/** Puts the preview's figures (counted again by the host for an edited summary) in place, leaving the editor as it is. */
+export function showPreviewFigures(slot: HTMLElement, preview: CompactionPreviewView): void {
+  const texts = figureTexts(preview);
+  const tokensLine = slot.querySelector('[data-preview="tokens"]');
+  const savedLine = slot.querySelector('[data-preview="saved"]');
+  if (tokensLine) tokensLine.textContent = texts.tokens;
+  if (savedLine) savedLine.textContent = texts.saved;
+}
+
 /**
  * What a compaction would do, before it is confirmed. `stale`: the context changed since it was
  * computed (a new request, a compaction), so its numbers no longer hold: it says so, offers Refresh,
@@ -36,8 +51,8 @@ export function canConfirmPreview(preview: CompactionPreviewView, stale: boolean
  * renders so an edit survives them); what it holds when Confirm is pressed is what is stored and sent.
  */
 export function renderPreview(preview: CompactionPreviewView, busy: boolean, stale: boolean, summary: TextInput | undefined, more: MoreRemoved | undefined, actions: PreviewActions): HTMLElement {
-  const saved = preview.tokensBefore - preview.tokensAfter;
   const canConfirm = canConfirmPreview(preview, stale, summary);
+  const texts = figureTexts(preview);
   const problem = summary ? summaryProblem(summary.value) : undefined;
   return h('div', { class: `preview-result${stale ? ' stale' : ''}`, attrs: { 'data-status': preview.status, 'data-stale': stale ? 'true' : 'false' } }, [
     stale
@@ -48,13 +63,15 @@ export function renderPreview(preview: CompactionPreviewView, busy: boolean, sta
       : null,
     h('div', { class: 'preview-numbers' }, [
       badge(preview.status, `status-${preview.status}`),
-      h('span', { class: 'delta', attrs: { 'data-preview': 'tokens' }, text: compactionDelta(preview) }),
-      h('span', { class: 'saved', attrs: { 'data-preview': 'saved' }, text: `saves ${tokens(saved)} (${percent(preview.tokensBefore ? saved / preview.tokensBefore : 0)})` }),
+      h('span', { class: 'delta', attrs: { 'data-preview': 'tokens' }, text: texts.tokens }),
+      h('span', { class: 'saved', attrs: { 'data-preview': 'saved' }, text: texts.saved }),
     ]),
     h('dl', { class: 'props' }, [
       h('dt', { text: 'Strategies' }), h('dd', { text: preview.strategies.length ? preview.strategies.join(' → ') : 'none would run' }),
       preview.focus ? h('dt', { text: 'Focus' }) : null, preview.focus ? h('dd', { text: preview.focus }) : null,
       preview.error ? h('dt', { text: 'Error' }) : null, preview.error ? h('dd', { class: 'error-text', text: preview.error }) : null,
+      preview.summaryNotes?.length ? h('dt', { text: 'Summary check' }) : null,
+      preview.summaryNotes?.length ? h('dd', { attrs: { 'data-field': 'summary-check' }, text: preview.summaryNotes.join('; ') }) : null,
     ]),
     summary
       ? h('div', { class: 'preview-summary' }, [

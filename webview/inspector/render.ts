@@ -9,7 +9,7 @@ import { renderForkAction } from './forkAction';
 import { renderHeader } from './header';
 import { renderItemList } from './itemList';
 import { renderOffloadedResults, RESULTS_PAGE } from './offloadedResults';
-import { canConfirmPreview, renderPreview } from './preview';
+import { canConfirmPreview, renderPreview, showPreviewFigures } from './preview';
 import { keepingRemovedScroll } from './removedItems';
 import { renderRequestUsage } from './requestUsage';
 import { renderLegend, renderStackedBar } from './stackedBar';
@@ -87,10 +87,10 @@ function requestPreview(): void {
   host.post(focus === undefined ? { type: 'previewCompaction' } : { type: 'previewCompaction', focus });
 }
 
-function selectTurn(requestIndex: number): void {
-  ui.selectedTurn = requestIndex;
+function selectRequest(requestIndex: number): void {
+  ui.selectedRequest = requestIndex;
   persist();
-  host.post({ type: 'selectTurn', requestIndex });
+  host.post({ type: 'selectRequest', requestIndex });
   renderRequests();
 }
 
@@ -104,7 +104,7 @@ function loadBlob(refId: string, offset: number): void {
 export function renderAll(): void {
   if (!view.state) return;
   // The small sections are drawn again only when what they show changed.
-  const { turns: _turns, current: _current, blobs: _blobs, blobTitles: _titles, compactions: _compactions, historySent: _historySent, ...small } = view.state;
+  const { requests: _requests, current: _current, blobs: _blobs, blobTitles: _titles, compactions: _compactions, historySent: _historySent, ...small } = view.state;
   replaceIfChanged(headerSlot, JSON.stringify(small), () => [renderHeader(view.state!)]);
   replaceIfChanged(bannerSlot, JSON.stringify(view.state.subagentOf ?? null), () => (view.state!.subagentOf ? [renderSubagentBanner(view.state!.subagentOf, () => host.post({ type: 'closeSubagent' }))] : []));
   subagentsSection.hidden = !view.state.subagents;
@@ -125,39 +125,39 @@ export function renderAll(): void {
 export function renderRequests(): void {
   if (!view.state) return;
   // A selected request (restored with the view) is always among those drawn.
-  const selectedAt = ui.selectedTurn === undefined ? -1 : view.state.turns.filter((t) => t.requestIndex > ui.selectedTurn!).length;
+  const selectedAt = ui.selectedRequest === undefined ? -1 : view.state.requests.filter((t) => t.requestIndex > ui.selectedRequest!).length;
   if (selectedAt >= view.timelineShown) view.timelineShown = (Math.floor(selectedAt / TIMELINE_PAGE) + 1) * TIMELINE_PAGE;
   replace(timelineSlot, [
-    renderTimeline(view.state.turns, {
+    renderTimeline(view.state.requests, {
       effectiveWindow: view.state.figures?.effectiveWindow ?? 0,
-      selected: ui.selectedTurn,
-      onSelect: selectTurn,
+      selected: ui.selectedRequest,
+      onSelect: selectRequest,
       shown: view.timelineShown,
-      notSent: view.state.earlierTurns,
+      notSent: view.state.earlierRequests,
       onShowOlder: () => {
         view.timelineShown += TIMELINE_PAGE;
         // Past what this webview holds: the host sends a page more of the older requests.
-        if (view.timelineShown > (view.state?.turns.length ?? 0) && view.state?.earlierTurns) host.post({ type: 'showEarlier', list: 'turns' });
+        if (view.timelineShown > (view.state?.requests.length ?? 0) && view.state?.earlierRequests) host.post({ type: 'showEarlier', list: 'requests' });
         renderRequests();
       },
     }),
   ]);
-  if (ui.selectedTurn === undefined) {
+  if (ui.selectedRequest === undefined) {
     replace(requestSlot, [h('p', { class: 'hint', text: 'Select a request to see exactly what it carried.' })]);
-  } else if (!view.turnItems || view.turnItems.requestIndex !== ui.selectedTurn) {
-    replace(requestSlot, [h('div', { class: 'loading' }, [progressRing('Loading'), `Loading request #${ui.selectedTurn}…`])]);
+  } else if (!view.requestItems || view.requestItems.requestIndex !== ui.selectedRequest) {
+    replace(requestSlot, [h('div', { class: 'loading' }, [progressRing('Loading'), `Loading request #${ui.selectedRequest}…`])]);
   } else {
-    if (requestHeading?.dataset.request !== String(view.turnItems.requestIndex)) requestHeading = h('h3', { text: `Request #${view.turnItems.requestIndex}`, attrs: { 'data-request': view.turnItems.requestIndex } });
+    if (requestHeading?.dataset.request !== String(view.requestItems.requestIndex)) requestHeading = h('h3', { text: `Request #${view.requestItems.requestIndex}`, attrs: { 'data-request': view.requestItems.requestIndex } });
     replace(requestSlot, [
       requestHeading,
-      renderRequestUsage(view.state.turns.find((t) => t.requestIndex === view.turnItems!.requestIndex), view.state.turns.find((t) => t.requestIndex === view.turnItems!.requestIndex - 1), view.turnItems.cacheMiss),
-      forkAction(view.turnItems),
-      renderItemList(view.turnItems.items, {
+      renderRequestUsage(view.state.requests.find((t) => t.requestIndex === view.requestItems!.requestIndex), view.state.requests.find((t) => t.requestIndex === view.requestItems!.requestIndex - 1), view.requestItems.cacheMiss),
+      forkAction(view.requestItems),
+      renderItemList(view.requestItems.items, {
         label: 'turn',
-        requestIndex: view.turnItems.requestIndex,
-        shownTotal: view.state.turns.find((t) => t.requestIndex === view.turnItems!.requestIndex)?.reportedInputTokens,
-        onRequestText: (itemId) => host.post({ type: 'requestItemText', requestIndex: view.turnItems!.requestIndex, itemId }),
-        onOpenInEditor: view.state.subagentOf ? undefined : (position) => host.post({ type: 'openRequestItem', requestIndex: view.turnItems!.requestIndex, position }),
+        requestIndex: view.requestItems.requestIndex,
+        shownTotal: view.state.requests.find((t) => t.requestIndex === view.requestItems!.requestIndex)?.reportedInputTokens,
+        onRequestText: (itemId) => host.post({ type: 'requestItemText', requestIndex: view.requestItems!.requestIndex, itemId }),
+        onOpenInEditor: view.state.subagentOf ? undefined : (position) => host.post({ type: 'openRequestItem', requestIndex: view.requestItems!.requestIndex, position }),
         links: itemLinks(),
         sort: ui.turnSort,
         onSort: (sort) => {
@@ -287,18 +287,21 @@ export function renderPreviewSlot(): void {
         const confirm: Extract<InspectorToHost, { type: 'confirmCompaction' }> = { type: 'confirmCompaction' };
         if (shown.focus !== undefined) confirm.focus = shown.focus;
         if (view.previewSummary) confirm.summary = view.previewSummary.value;
+        stopCounting();
         host.post(confirm);
         view.preview = undefined;
         view.previewSummary = undefined;
         renderPreviewSlot();
       },
       onCancel: () => {
+        stopCounting();
         view.preview = undefined;
         view.previewSummary = undefined;
         renderPreviewSlot();
       },
       onRestoreSummary: () => {
         if (view.previewSummary && shown.summary !== undefined) view.previewSummary.value = shown.summary;
+        countPreviewSummary(0);
         renderPreviewSlot();
       },
       onRefresh: () => host.post(shown.focus === undefined ? { type: 'previewCompaction' } : { type: 'previewCompaction', focus: shown.focus }),
@@ -310,14 +313,45 @@ export function renderPreviewSlot(): void {
   ]));
 }
 
-/** An editable copy of a preview's summary; Confirm follows what it holds (a blank summary cannot be confirmed). */
+/** How long the summary stays unchanged before the host is asked to count it (not on every key). */
+const COUNT_AFTER_MS = 300;
+let countTimer: ReturnType<typeof setTimeout> | undefined;
+
+function stopCounting(): void {
+  if (countTimer !== undefined) clearTimeout(countTimer);
+  countTimer = undefined;
+}
+
+/** Asks the host, after `delayMs`, what the preview would leave with the summary as it is now written. */
+export function countPreviewSummary(delayMs = COUNT_AFTER_MS): void {
+  stopCounting();
+  countTimer = setTimeout(() => {
+    countTimer = undefined;
+    if (view.preview && view.previewSummary) host.post({ type: 'countPreviewSummary', previewId: view.preview.id, summary: view.previewSummary.value });
+  }, delayMs);
+}
+
+/** The host's count of the summary being edited: the preview's figures follow it, unless the text changed since it was asked. */
+export function takePreviewFigures(figures: { previewId: string; summary: string; tokensAfter: number; estimatedTokensAfter: number }): void {
+  if (!view.preview || view.preview.id !== figures.previewId || view.previewSummary?.value !== figures.summary) return;
+  view.preview = { ...view.preview, tokensAfter: figures.tokensAfter, estimatedTokensAfter: figures.estimatedTokensAfter };
+  showPreviewFigures(previewSlot, view.preview);
+  updateConfirm(view.previewSummary);
+}
+
+function updateConfirm(editor: TextInput): void {
+  const confirm = previewSlot.querySelector<HTMLElement>('[data-action="confirm"]');
+  if (confirm && view.preview) setDisabled(confirm, view.busy || !canConfirmPreview(view.preview, view.previewBasis !== contextBasis(view.state), editor));
+}
+
+/** An editable copy of a preview's summary; Confirm and the figures follow what it holds (a blank summary cannot be confirmed). */
 export function summaryEditor(text: string): TextInput {
   const editor = textArea({ label: 'Summary that would replace the summarized messages', rows: 10, class: 'summary-editor' });
   editor.value = text;
   editor.element.addEventListener('input', () => {
-    const confirm = previewSlot.querySelector<HTMLElement>('[data-action="confirm"]');
-    if (confirm && view.preview) setDisabled(confirm, view.busy || !canConfirmPreview(view.preview, view.previewBasis !== contextBasis(view.state), editor));
+    updateConfirm(editor);
     previewSlot.querySelector('[data-preview="summary-edited"]')?.toggleAttribute('hidden', editor.value === view.preview?.summary);
+    countPreviewSummary();
   });
   return editor;
 }

@@ -29,10 +29,10 @@ export interface Segment {
  */
 export function segmentsFor(budget: Pick<WindowFigures, 'contextWindow' | 'effectiveWindow' | 'components'>): { segments: Segment[]; scale: number } {
   const reserve = Math.max(0, budget.contextWindow - budget.effectiveWindow);
-  const used = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, budget.components[s.name]), 0);
+  const used = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, budget.components[s.name] ?? 0), 0);
   const free = Math.max(0, budget.contextWindow - reserve - used);
   const scale = Math.max(budget.contextWindow, used + reserve, 1);
-  const segments: Segment[] = USED_SEGMENTS.map((s) => ({ name: s.name, label: s.label, tokens: Math.max(0, budget.components[s.name]), share: 0, used: true }));
+  const segments: Segment[] = USED_SEGMENTS.map((s) => ({ name: s.name, label: s.label, tokens: Math.max(0, budget.components[s.name] ?? 0), share: 0, used: true }));
   segments.push({ name: 'free', label: SEGMENT_LABELS.free, tokens: free, share: 0, used: false });
   segments.push({ name: 'reserve', label: SEGMENT_LABELS.reserve, tokens: reserve, share: 0, used: false });
   for (const s of segments) s.share = s.tokens / scale;

@@ -5,6 +5,7 @@ import { nextPageLabel, setPageButton } from '../ui/pageButton';
 import { percent, tokens, time } from '../ui/format';
 import { USED_SEGMENTS } from './segments';
 import { countOf } from '../../src/protocol/wording';
+import { ownerTokens } from '../../src/protocol/records';
 
 /** How far a request's cached share fell against the request before it, when it fell. */
 type CacheFell = { from: number; to: number } | undefined;
@@ -19,7 +20,7 @@ function requestTitle(t: RequestView, fell: CacheFell): string {
   if (t.reportedOutputTokens !== undefined) lines.push(`Reported output: ${tokens(t.reportedOutputTokens)}${t.reasoningTokens ? ` (${tokens(t.reasoningTokens)} reasoning)` : ''}`);
   if (t.cacheReadTokens !== undefined) lines.push(`Cache read: ${tokens(t.cacheReadTokens)}`);
   if (t.cacheWriteTokens !== undefined) lines.push(`Cache write: ${tokens(t.cacheWriteTokens)}`);
-  for (const s of USED_SEGMENTS) if (t.components[s.name] > 0) lines.push(`${s.label}: ${tokens(t.components[s.name])}`);
+  for (const s of USED_SEGMENTS) if (ownerTokens(t.components, s.name) > 0) lines.push(`${s.label}: ${tokens(ownerTokens(t.components, s.name))}`);
   if (t.compactionId) lines.push('A compaction ran before this request');
   if (fell) lines.push(cacheFellText(t, fell));
   return lines.join('\n');
@@ -53,11 +54,11 @@ interface Column {
 }
 
 function renderColumn({ request: t, scale, selected, cacheFell }: Column, onSelect: (requestIndex: number) => void): HTMLElement {
-  const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, t.components[s.name]), 0);
+  const total = USED_SEGMENTS.reduce((sum, s) => sum + Math.max(0, ownerTokens(t.components, s.name)), 0);
   const stack = h('div', { class: 'turn-stack' });
   stack.style.height = `${Math.max(2, (requestSize(t) / scale) * 100)}%`;
   for (const s of USED_SEGMENTS) {
-    const value = Math.max(0, t.components[s.name]);
+    const value = Math.max(0, ownerTokens(t.components, s.name));
     if (value === 0 || total === 0) continue;
     const part = h('div', { class: `turn-part seg-${s.name}`, attrs: { 'data-segment': s.name, 'data-tokens': value } });
     part.style.height = `${(value / total) * 100}%`;

@@ -12,7 +12,7 @@ import { TIMELINE_PAGE } from './timeline';
 import type { MoreRemoved } from './removedItems';
 
 interface UiState {
-  selectedTurn?: number;
+  selectedRequest?: number;
   turnSort: ItemSort;
   currentSort: ItemSort;
   openCompactions: string[];
@@ -23,7 +23,7 @@ export const host = channel<InspectorToHost, UiState>();
 const saved = host.loadUiState();
 /** What the view keeps across reloads (saved with persist). */
 export const ui: UiState = {
-  selectedTurn: typeof saved.selectedTurn === 'number' ? saved.selectedTurn : undefined,
+  selectedRequest: typeof saved.selectedRequest === 'number' ? saved.selectedRequest : undefined,
   turnSort: saved.turnSort === 'size' ? 'size' : 'position',
   currentSort: saved.currentSort === 'size' ? 'size' : 'position',
   openCompactions: Array.isArray(saved.openCompactions) ? saved.openCompactions.filter((x) => typeof x === 'string') : [],
@@ -37,7 +37,7 @@ export const removedMore = new Map<string, MoreRemoved>();
 
 export const view: {
   state?: InspectorState;
-  turnItems?: { requestIndex: number; items: RequestItem[]; cacheMiss?: CacheMissCause };
+  requestItems?: { requestIndex: number; items: RequestItem[]; cacheMiss?: CacheMissCause };
   preview?: CompactionPreviewView;
   /** The context the shown preview was made for (see contextBasis). */
   previewBasis: string;
@@ -60,7 +60,7 @@ export function persist(): void {
 /** What the context was when a preview arrived: the session, its latest request and its compactions. */
 export function contextBasis(s: InspectorState | undefined): string {
   if (!s) return '';
-  const latest = s.turns.reduce((at, t) => Math.max(at, t.requestIndex), -1);
+  const latest = s.requests.reduce((at, t) => Math.max(at, t.requestIndex), -1);
   return JSON.stringify([s.session?.id, latest, s.compactions.length]);
 }
 
@@ -78,15 +78,15 @@ export function takeState(next: InspectorState): void {
     view.resultsShown = RESULTS_PAGE;
   }
   if (subjectChanged) {
-    ui.selectedTurn = undefined;
-    view.turnItems = undefined;
+    ui.selectedRequest = undefined;
+    view.requestItems = undefined;
     view.preview = undefined;
     view.previewSummary = undefined;
     persist();
   }
-  if (sessionChanged && ui.selectedTurn !== undefined && !next.turns.some((t) => t.requestIndex === ui.selectedTurn)) {
-    ui.selectedTurn = undefined;
-    view.turnItems = undefined;
+  if (sessionChanged && ui.selectedRequest !== undefined && !next.requests.some((t) => t.requestIndex === ui.selectedRequest)) {
+    ui.selectedRequest = undefined;
+    view.requestItems = undefined;
   }
   if (sessionChanged) removedMore.clear();
   const compactions = new Set([...next.compactions.map((c) => c.id), view.preview?.id]);

@@ -69,3 +69,24 @@ export function details(summary: Child[], body: Child[], opts: { open: boolean; 
   el.addEventListener('toggle', () => opts.onToggle?.(el.open));
   return el;
 }
+
+/**
+ * A <details> whose body is built only once it is open (at once when it starts open): a collapsed
+ * block costs nothing to draw however large what it would show.
+ */
+export function lazyDetails(summary: Child[], body: () => Child[], opts: { open: boolean; class?: string; onToggle?: (open: boolean) => void; attrs?: Props['attrs'] }): HTMLDetailsElement {
+  const el = h('details', { class: opts.class, attrs: opts.attrs }, [h('summary', {}, summary)]);
+  let built = false;
+  const build = () => {
+    if (built) return;
+    built = true;
+    append(el, body());
+  };
+  if (opts.open) build();
+  el.open = opts.open;
+  el.addEventListener('toggle', () => {
+    if (el.open) build();
+    opts.onToggle?.(el.open);
+  });
+  return el;
+}

@@ -1,19 +1,24 @@
 import type { Message } from '../model/message';
 import type { ComponentTokens } from '../model/records';
+import { UPDATE_TODOS } from '../plan/todoList';
 import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT, type ContextSettings } from '../settings';
 
 const SUMMARY_KINDS = new Set(['summary', 'tool_summary', 'episode']);
 const RESULT_KINDS = new Set(['tool_result', 'tool_result_archived', 'aborted']);
 
 export function emptyComponents(): ComponentTokens {
-  return { system: 0, skills: 0, tools: 0, messages: 0, toolResults: 0, summaries: 0 };
+  return { system: 0, skills: 0, tools: 0, messages: 0, toolResults: 0, summaries: 0, plan: 0 };
 }
 
-/** Adds (sign 1) or takes away (sign -1) one message's tokens in the component it belongs to; hidden messages are not sent, so not counted. */
+/**
+ * Adds (sign 1) or takes away (sign -1) one message's tokens in the component it belongs to; hidden
+ * messages are not sent, so not counted. The plan owns its items and every todo list the agent wrote.
+ */
 export function addComponentTokens(c: ComponentTokens, m: Message, count: (m: Message) => number, sign: 1 | -1): void {
   if (!m.agentVisible) return;
   const tokens = sign * count(m);
-  if (RESULT_KINDS.has(m.kind) || m.role === 'tool') c.toolResults += tokens;
+  if (m.kind === 'plan' || (m.kind === 'tool_result' && m.toolName === UPDATE_TODOS)) c.plan = (c.plan ?? 0) + tokens;
+  else if (RESULT_KINDS.has(m.kind) || m.role === 'tool') c.toolResults += tokens;
   else if (SUMMARY_KINDS.has(m.kind)) c.summaries += tokens;
   else c.messages += tokens;
 }
@@ -57,7 +62,7 @@ export class ContextBudget {
 
   get used(): number {
     const c = this.components;
-    return c.system + c.skills + c.tools + c.messages + c.toolResults + c.summaries;
+    return c.system + c.skills + c.tools + (c.hooks ?? 0) + c.messages + c.toolResults + c.summaries + (c.plan ?? 0);
   }
 
   get remaining(): number {

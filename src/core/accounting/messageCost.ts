@@ -1,7 +1,9 @@
 /**
- * What the message being written will cost once sent, said before it is sent: its tokens and the
- * share of the effective window the context will then fill, on the meter's own figures, and
- * whether a compaction will run first (the context would pass the compaction threshold).
+ * What the message being written will cost once sent, said before it is sent: the size of the
+ * request that carries it (the meter's figure, which counts the prompt outside the conversation,
+ * plus the message), the message's own tokens, the share of the effective window the context will
+ * then fill, and whether a compaction will run first (the context would pass the compaction
+ * threshold).
  */
 import { MESSAGE_OVERHEAD_TOKENS } from './messageTokens';
 import { formatShare, formatTokens, type WindowFigures } from './windowFigures';
@@ -14,7 +16,7 @@ export interface MessageCost {
   shareAfter: number;
   /** The context would pass the compaction threshold: a compaction runs before the request. */
   compactsFirst: boolean;
-  /** "this message 3,210 tokens → 58% of the window after sending" */
+  /** "next request 12,480 tokens (this message 3,210) → 58% of the window" */
   text: string;
   /** "a compaction will run first", when it will. */
   note?: string;
@@ -34,7 +36,7 @@ export function messageCost(figures: WindowFigures, items: readonly number[]): M
     usedAfter,
     shareAfter,
     compactsFirst,
-    text: `this message ${formatTokens(tokens)} tokens → ${formatShare(shareAfter)} of the window after sending`,
+    text: `next request ${formatTokens(usedAfter)} tokens (this message ${formatTokens(tokens)}) → ${formatShare(shareAfter)} of the window`,
     note: compactsFirst ? 'a compaction will run first' : undefined,
   };
 }

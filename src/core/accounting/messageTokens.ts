@@ -68,6 +68,7 @@ export function countMessage(message: Message, counter: Pick<TokenCounter, 'enco
   for (const call of message.toolCalls ?? []) total += TOOL_CALL_OVERHEAD_TOKENS + counter.count(call.name) + counter.count(call.arguments);
   if (message.role === 'tool') total += counter.count(message.toolName ?? '') + 2;
   total += (message.meta?.images ?? 0) * IMAGE_TOKEN_ESTIMATE;
+  for (const image of message.images ?? []) total += image.tokens ?? IMAGE_TOKEN_ESTIMATE;
   if (message.reasoning) total += reasoningTokens(message, (text) => counter.count(text));
   remember(message, { encoding: counter.encoding, tokens: total });
   return total;

@@ -7,12 +7,12 @@ import { ChangeSinceReport } from './changeSinceReport';
 import { ComponentTally } from './componentTally';
 
 /** Tokens outside the conversation, measured by the prompt builder. */
-export type FixedComponents = Pick<ComponentTokens, 'system' | 'skills' | 'tools'>;
+export type FixedComponents = Pick<ComponentTokens, 'system' | 'skills' | 'tools' | 'hooks'>;
 
 export const EMPTY_FIXED: FixedComponents = { system: 0, skills: 0, tools: 0 };
 
 export function fixedTotal(fixed: FixedComponents): number {
-  return fixed.system + fixed.skills + fixed.tools;
+  return fixed.system + fixed.skills + fixed.tools + (fixed.hooks ?? 0);
 }
 
 /** What a sent request carried, by our estimate, and what the provider said about it. */
@@ -108,13 +108,14 @@ export class UsageBasis {
     else if (this.resumed) delta = budget.estimatedTotal - this.resumed.estimated;
     else return budget;
     const reportedInput = basis?.reportedInput ?? this.resumed!.reportedInput;
-    const conversation = components.messages + components.toolResults + components.summaries;
+    const conversation = components.messages + components.toolResults + components.summaries + (components.plan ?? 0);
     const reportedConversation = Math.max(0, reportedInput + delta - fixedNow);
     if (conversation > 0) {
       const scale = reportedConversation / conversation;
       const messages = Math.round(components.messages * scale);
       const toolResults = Math.round(components.toolResults * scale);
-      budget.setComponents({ ...components, messages, toolResults, summaries: Math.max(0, reportedConversation - messages - toolResults) });
+      const plan = Math.round((components.plan ?? 0) * scale);
+      budget.setComponents({ ...components, messages, toolResults, plan, summaries: Math.max(0, reportedConversation - messages - toolResults - plan) });
       budget.basis = 'reported';
     }
     return budget;

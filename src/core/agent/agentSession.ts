@@ -1,68 +1,27 @@
-import type { FixedComponents } from '../accounting/usageBasis';
+import { EMPTY_FIXED } from '../accounting/usageBasis';
 import { SessionCallIds } from '../history/uniqueCallIds';
 import type { Message, ReasoningBlock, ToolCall } from '../model/message';
-import type { ToolDefinition } from '../model/tool';
-import type { PromptSections } from '../prompt/promptSections';
 import type { ContextSession } from '../context/contextSession';
 import { ProviderError } from '../providers/errors';
-import { defaultSleep, resendDelay, withRetry, type RetryOptions } from '../providers/http/retry';
-import type { ChatProvider, ProviderRequest, ReasoningRequest, ReportedUsage, StopReason } from '../providers/types';
+import { serverPromptTokens } from '../providers/classifyError';
+import { readTextToolCalls } from './textToolCalls';
+import { defaultSleep, resendDelay, withRetry } from '../providers/http/retry';
+import type { ProviderRequest, ReportedUsage, StopReason } from '../providers/types';
+import type { ImageSource } from '../images/imageMessages';
 import type { AgentEvent, AgentListener, TurnStopReason } from './events';
-import type { ToolRunner } from './toolRunner';
+import { STOP_NOTICES } from './stopNotices';
+import type { AgentOptions, PreparedPrompt, PromptSource } from './agentOptions';
+import { holdText, loopStopText } from '../context/autoCompaction';
+import { endTurnThroughStopHooks } from './stopHookTurns';
+import { keptText, type StreamedResponse } from './streamedResponse';
+import type { TurnImages } from './turnImages';
 
-/**
- * What the prompt side contributes to one request: system prompt blocks (the stable prefix), the
- * offered tools, and every section with its text and tokens (the dynamic part among them, which
- * the session places in the conversation).
- */
-export interface PreparedPrompt {
-  system: Array<{ text: string; cacheBreakpoint?: boolean }>;
-  tools: ToolDefinition[];
-  fixed: FixedComponents;
-  sections: PromptSections;
-}
+export { STOP_NOTICES };
+export type { AgentOptions, PreparedPrompt, PromptSource };
 
-export interface PromptSource {
-  prepare(args: { effectiveWindow: number; percentUsed: number }): Promise<PreparedPrompt>;
-}
-
-export interface AgentOptions {
-  contextSession: ContextSession;
-  provider: ChatProvider;
-  model: string;
-  maxOutputTokens: number;
-  prompt: PromptSource;
-  tools: ToolRunner;
-  /** The thinking each request asks for (the reserve for it is part of `maxOutputTokens`). */
-  reasoning?: ReasoningRequest;
-  /** Requests in one turn before the loop stops and asks the user to continue. */
-  maxSteps?: number;
-  /** Times one turn goes on after the provider paused it (a long server-side tool run), default 5. */
-  maxPauses?: number;
-  /** Re-sends of a request whose stream dropped before it completed (default 2). */
-  streamRetries?: number;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Backoff between re-sends; the same policy the providers use before any output. */
-  retry?: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>;
-}
-
-interface StreamedResponse {
-  text: string;
-  calls: ToolCall[];
-  reasoning: ReasoningBlock[];
-  usage?: ReportedUsage;
-  stopReason: StopReason;
-}
-
-/** What the chat says when the model's answer did not end normally. */
-export const STOP_NOTICES = {
-  refusal: 'The model declined to answer this request (it stopped with a refusal). Rephrase the request or ask something else.',
-  cutToolCall: 'The answer was cut at the output limit while the model was writing a tool call, so the call was not run. Continue to let the model carry on.',
-  cutText: 'The answer was cut at the output limit. Continue to let the model carry on.',
-  tooManyPauses: (n: number) => `The provider paused this turn ${n} times; send a message to continue.`,
-} as const;
 
 class CancelledError extends Error {}
+
 
 /**
  * The agent loop: build the prompt, measure, compact when needed, send and stream, run the
@@ -78,7 +37,8 @@ export class AgentSession {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: AgentOptions) {
-    this.unsubscribe = options.contextSession.onCompaction((event) => this.emit({ type: 'compaction', event }));
+    const before = options.gate?.beforeCompaction?.bind(options.gate);
+    this.unsubscribe = options.contextSession.onCompaction((event) => this.emit({ type: 'compaction', event }), before && ((compaction, signal) => before(compaction, (e) => this.emit(e), signal)));
   }
 
   get contextSession(): ContextSession {
@@ -88,6 +48,9 @@ export class AgentSession {
   get busy(): boolean {
     return this.running !== undefined;
   }
+
+  /** How this agent's model takes images (the chat's chips cost them for it). */
+  get images(): TurnImages | undefined { return this.options.images; }
 
   on(listener: AgentListener): () => void {
     this.listeners.add(listener);
@@ -110,6 +73,16 @@ export class AgentSession {
     }
   }
 
+  /** Builds the prompt once before a new session's first request, so what the views say the next request
+   * carries counts its system prompt and tools (after a request, the session knows them from it). */
+  async preparePromptFigures(): Promise<void> {
+    const context = this.options.contextSession;
+    if (this.running || context.nextRequestIndex > 0) return;
+    const room = context.measure(EMPTY_FIXED);
+    const prepared = await this.options.prompt.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percent });
+    if (!this.running) context.notePromptFixed(prepared.fixed, prepared.sections);
+  }
+
   /** Stops the current turn; pending tool calls get "aborted" outputs. */
   cancel(): void {
     this.running?.abort();
@@ -117,18 +90,57 @@ export class AgentSession {
 
   /**
    * Runs one user turn to completion. Only one turn runs at a time. `attachments`: attachment
-   * messages the user put with this message, recorded right before it.
+   * messages the user put with this message, recorded right before it; `source`: the command
+   * the text came from, and `mode` (plan mode), recorded on the message.
    */
-  async send(text: string, external?: AbortSignal, attachments: readonly Message[] = []): Promise<TurnStopReason> {
+  async send(text: string, external?: AbortSignal, attachments: readonly Message[] = [], made: { source?: string; mode?: 'plan' } = {}): Promise<TurnStopReason> {
+    if (this.running) throw new Error('the agent is already working on a request');
+    const refused = this.options.images?.refusal(attachments);
+    if (refused) return this.refuse(refused, true);
+    return this.runTurn(external, async (signal, report) => {
+      const gate = await this.options.gate?.beforeTurn(text, report, signal);
+      if (gate?.blocked !== undefined) return { blocked: gate.blocked };
+      return { userId: (await this.contextSession.appendUser(text, attachments, made.source, made.mode)).id };
+    });
+  }
+
+  /**
+   * Goes on with the last turn without a new message: after the user compacted a context held at
+   * the hard block, or chose to send it anyway (`overBlock`: its next request is sent uncompacted).
+   */
+  async continueTurn(how: { overBlock?: boolean } = {}, external?: AbortSignal): Promise<TurnStopReason> {
+    const messages = this.contextSession.messages;
+    let last: Message | undefined;
+    for (let i = messages.length - 1; i >= 0 && !last; i--) if (messages[i].agentVisible && messages[i].role === 'user' && messages[i].kind === 'user') last = messages[i];
+    if (!last) throw new Error('There is no turn to go on with: send a message.');
+    const userId = last.id;
+    return this.runTurn(external, async () => ({ userId }), how.overBlock);
+  }
+
+  private async runTurn(external: AbortSignal | undefined, start: (signal: AbortSignal, report: AgentListener) => Promise<{ userId?: string; blocked?: string }>, overBlock = false): Promise<TurnStopReason> {
     if (this.running) throw new Error('the agent is already working on a request');
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     external?.addEventListener('abort', onAbort, { once: true });
     this.running = controller;
     try {
-      const user = await this.contextSession.appendUser(text, attachments);
-      this.emit({ type: 'turn_start', userMessageId: user.id });
-      const reason = await this.loop(controller.signal);
+      const report = (event: AgentEvent) => this.emit(event);
+      const started = await start(controller.signal, report);
+      if (started.blocked !== undefined) {
+        this.emit({ type: 'error', message: started.blocked, kind: 'blocked_by_hook' });
+        this.emit({ type: 'turn_end', stopReason: 'blocked' });
+        return 'blocked';
+      }
+      this.emit({ type: 'turn_start', userMessageId: started.userId! });
+      const mode = this.contextSession.messages.find((m) => m.id === started.userId)?.meta?.mode;
+      const reason = await endTurnThroughStopHooks(this.options.gate, await this.loop(controller.signal, overBlock), report, {
+        messages: () => this.contextSession.messages,
+        // A Stop hook's feedback goes on in the turn's own mode: a planning turn stays read-only.
+        goOn: async (next, source) => {
+          await this.contextSession.appendUser(next, [], source, mode);
+          return this.loop(controller.signal, false);
+        },
+      });
       this.emit({ type: 'turn_end', stopReason: reason });
       return reason;
     } finally {
@@ -137,13 +149,13 @@ export class AgentSession {
     }
   }
 
-  private async loop(signal: AbortSignal): Promise<TurnStopReason> {
+  private async loop(signal: AbortSignal, overBlock: boolean): Promise<TurnStopReason> {
     const maxSteps = this.options.maxSteps ?? 200;
     const maxPauses = this.options.maxPauses ?? 5;
     let pauses = 0;
     for (let step = 0; step < maxSteps; step++) {
       try {
-        const outcome = await this.step(signal);
+        const outcome = await this.step(signal, overBlock && step === 0);
         if (outcome === 'pause_turn') {
           // The paused answer is recorded; the next request sends it back and the model goes on.
           if (++pauses > maxPauses) {
@@ -160,7 +172,7 @@ export class AgentSession {
         }
         const kind = error instanceof ProviderError ? error.kind : 'internal';
         const message = error instanceof Error ? error.message : String(error);
-        await this.keepPartialText(message);
+        await this.keepPartialText(message, error instanceof ProviderError && error.kind === 'reply_limit');
         await this.contextSession.abortOpenCalls(`the request failed: ${message}`);
         this.emit({ type: 'error', message, kind });
         return 'error';
@@ -170,10 +182,17 @@ export class AgentSession {
     return 'max_steps';
   }
 
-  private async step(signal: AbortSignal): Promise<TurnStopReason | 'tool_use' | 'pause_turn'> {
+  private async step(signal: AbortSignal, overBlock: boolean): Promise<TurnStopReason | 'tool_use' | 'pause_turn'> {
     const prompts = this.options.prompt;
-    let request = await this.contextSession.nextRequest((room) => prompts.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percentUsed }), signal);
+    let request = await this.contextSession.nextRequest((room) => prompts.prepare({ effectiveWindow: room.effectiveWindow, percentUsed: room.percentUsed }), signal, { overBlock });
     if (signal.aborted) throw new CancelledError('cancelled');
+    const stopped = request.compaction?.autoStopped;
+    if (stopped && request.status !== 'blocked') this.emit({ type: 'notice', message: loopStopText(stopped) });
+    if (request.hold) {
+      // Never compacted silently: the user decides (compact now, or send anyway).
+      this.emit({ type: 'notice', message: holdText(request.hold, request.plan.budget.percent), action: 'compact' });
+      return 'held';
+    }
     if (request.status === 'blocked') {
       this.emit({
         type: 'error',
@@ -182,6 +201,8 @@ export class AgentSession {
       });
       return 'blocked';
     }
+    const refused = await this.options.images?.prepare(request.plan.messages);
+    if (refused) return this.refuse(refused);
     for (;;) {
       const { plan } = request;
       this.emit({ type: 'request_start', requestIndex: request.requestIndex, usedTokens: plan.budget.used, effectiveWindow: plan.budget.effectiveWindow, percent: plan.budget.percent });
@@ -189,12 +210,31 @@ export class AgentSession {
       try {
         response = await this.streamWithRetry(this.buildRequest(plan.messages, request.prompt), signal);
       } catch (error) {
-        if (error instanceof ProviderError && error.kind === 'context_too_long' && !request.recovered) {
-          // The provider counted more than the estimate: compact and retry once.
-          request = await this.contextSession.recoverFromOverflow(request, signal);
-          continue;
+        if (!(error instanceof ProviderError && error.kind === 'context_too_long')) throw error;
+        // The request was sent and refused: it is recorded with the server's own count when the
+        // message gives one (the inspector lists it, the figures calibrate on it).
+        const counted = serverPromptTokens(error.message);
+        await this.contextSession.recordResponse(request, { model: this.options.model, reported: counted ? { inputTokens: counted } : undefined });
+        if (!this.contextSession.settings.autoCompact) {
+          this.emit({ type: 'notice', message: STOP_NOTICES.refusedAutoOff(error.message), action: 'compact' });
+          return 'held';
         }
-        throw error;
+        if (!request.recovered) {
+          // Compact and retry once, unless compacting removed nothing: the same body would be refused again.
+          const sent = JSON.stringify(this.buildRequest(plan.messages, request.prompt));
+          const recovered = await this.contextSession.recoverFromOverflow(request, signal);
+          if (JSON.stringify(this.buildRequest(recovered.plan.messages, recovered.prompt)) !== sent) {
+            request = recovered;
+            continue;
+          }
+        }
+        const figures = counted ? ` (it counted ${counted.toLocaleString('en-US')} tokens; Tally estimated ${plan.budget.estimatedTotal.toLocaleString('en-US')})` : '';
+        this.emit({
+          type: 'error',
+          kind: 'blocked',
+          message: `The model's server refused the request as too long for its context window${figures}, and compacting left nothing more to remove, so it was not sent again. Start a new session, unpin items, or choose a model with a larger window. The server said: ${error.message}`,
+        });
+        return 'blocked';
       }
       const record = await this.contextSession.recordResponse(request, { model: this.options.model, reported: response.usage });
       this.emit({ type: 'usage', record });
@@ -271,12 +311,24 @@ export class AgentSession {
       throw error;
     }
     this.partialText = '';
+    if (calls.length === 0 && stopReason !== 'max_tokens' && request.tools?.length) {
+      const written = readTextToolCalls(text, new Set(request.tools.map((t) => t.name)));
+      if (written.kind === 'calls') {
+        for (const call of written.calls) calls.push(this.callIds.claim({ id: '', ...call }, this.contextSession.messages));
+        this.emit({ type: 'notice', message: STOP_NOTICES.textToolCalls(written.calls.map((c) => c.name)) });
+        return { text: '', calls, reasoning, usage, stopReason: 'tool_use' };
+      }
+      if (written.kind === 'written') this.emit({ type: 'notice', message: STOP_NOTICES.toolCallAsText(written.sample) });
+    }
     return { text, calls, reasoning, usage, stopReason };
   }
 
-  /** Text the user already saw from a response that then failed is kept, marked as cut off. */
-  private async keepPartialText(reason: string): Promise<void> {
-    const partial = this.partialText;
+  /**
+   * Text the user already saw from a response that then failed is kept, marked as cut off. A reply
+   * stopped at a limit keeps only its start: the rest would fill the next request.
+   */
+  private async keepPartialText(reason: string, overLimit: boolean): Promise<void> {
+    const partial = keptText(this.partialText, overLimit);
     this.partialText = '';
     if (!partial.trim()) return;
     try {
@@ -309,6 +361,7 @@ export class AgentSession {
     if (response.calls.length === 0) return 'end_turn';
     // Calls of a concurrent tool (subagents) start together; results are still recorded in call order.
     const started = new Map(response.calls.filter((c) => this.options.tools.concurrent?.(c.name)).map((c) => [c.id, this.runTool(c, signal)]));
+    const images: ImageSource[] = [];
     for (const call of response.calls) {
       if (signal.aborted) throw new CancelledError('cancelled');
       const output = await (started.get(call.id) ?? this.runTool(call, signal));
@@ -319,8 +372,17 @@ export class AgentSession {
       }
       const message = await this.contextSession.recordToolResult(call, output.output, { isError: output.isError, denied: output.denied });
       this.emit({ type: 'tool_result', callId: call.id, message });
+      images.push(...(output.images ?? []));
     }
+    if (images.length && this.options.images) await this.contextSession.append(...this.options.images.toolImages(images));
     return 'tool_use';
+  }
+
+  /** A turn the model cannot be sent (images to a model that takes none): said, never sent; `ended`: before the turn started. */
+  private refuse(message: string, ended = false): 'blocked' {
+    this.emit({ type: 'error', kind: 'blocked', message });
+    if (ended) this.emit({ type: 'turn_end', stopReason: 'blocked' });
+    return 'blocked';
   }
 
   private runTool(call: ToolCall, signal: AbortSignal) {

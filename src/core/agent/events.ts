@@ -18,8 +18,11 @@ export type AgentEvent =
   | { type: 'compaction'; event: CompactionEvent }
   | { type: 'usage'; record: RequestUsageRecord }
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
-  /** `action: 'continue'`: the chat offers to let the model carry on (an answer cut at the output limit). */
-  | { type: 'notice'; message: string; action?: 'continue' }
+  /**
+   * `action: 'continue'`: the chat offers to let the model carry on (an answer cut at the output limit);
+   * `'compact'`: the context is held at the hard block, the chat offers Compact now and Send anyway.
+   */
+  | { type: 'notice'; message: string; action?: 'continue' | 'compact' }
   | { type: 'error'; message: string; kind: string }
   | { type: 'turn_end'; stopReason: TurnStopReason }
   | { type: 'subagent'; progress: SubagentProgress };
@@ -34,7 +37,11 @@ export type SubagentProgress = { callId: string; sessionId: string; agent?: stri
   | { kind: 'ended'; stopReason: TurnStopReason | 'request_cap' | 'token_cap'; requests: number; tokens: number; error?: string }
 );
 
-/** `refusal`: the model declined to answer; the turn ends cleanly. */
-export type TurnStopReason = 'end_turn' | 'max_tokens' | 'refusal' | 'cancelled' | 'error' | 'max_steps' | 'blocked';
+/**
+ * `refusal`: the model declined to answer; the turn ends cleanly. `held`: the context reached the
+ * hard block and automatic compaction is off (or stopped by the loop guard): nothing was compacted,
+ * and the user decides.
+ */
+export type TurnStopReason = 'end_turn' | 'max_tokens' | 'refusal' | 'cancelled' | 'error' | 'max_steps' | 'blocked' | 'held';
 
 export type AgentListener = (event: AgentEvent) => void;

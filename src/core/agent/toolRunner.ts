@@ -1,4 +1,5 @@
-import type { ToolCall } from '../model/message';
+import type { ImageSource } from '../images/imageMessages';
+import type { Denial, ToolCall } from '../model/message';
 import type { AgentEvent } from './events';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/types';
 
@@ -15,8 +16,10 @@ export interface ToolRunResult {
   isError?: boolean;
   /** The run stopped because the turn was cancelled. */
   cancelled?: boolean;
-  /** The user said no on the approval card: the tool did not run. */
-  denied?: boolean;
+  /** The user said no on the approval card, or a hook refused the call (which one, and why): the tool did not run. */
+  denied?: Denial;
+  /** Images the tool read (read_file on an image): sent after the response's results. */
+  images?: ImageSource[];
 }
 
 /** Executes one tool call; never throws for the model's mistakes (they become error results). */

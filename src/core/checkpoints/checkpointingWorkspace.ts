@@ -1,4 +1,4 @@
-import type { DirectoryEntry, EntryKind, ExecResult, ResolvedPath, SearchHit, Workspace } from '../ports/workspace';
+import type { CommandSandboxState, DirectoryEntry, EntryKind, ExecOptions, ExecResult, ResolvedPath, SearchHit, Workspace } from '../ports/workspace';
 import type { TurnCheckpointRecorder } from './turnRecorder';
 
 /**
@@ -45,8 +45,16 @@ export class CheckpointingWorkspace implements Workspace {
     }
   }
 
-  exec(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal: AbortSignal }): Promise<ExecResult> {
+  exec(command: string, options: ExecOptions): Promise<ExecResult> {
     return this.recorder.aroundCommand(this.inner.folders, () => this.inner.exec(command, options));
+  }
+
+  commandSandbox(): Promise<CommandSandboxState> {
+    return this.inner.commandSandbox();
+  }
+
+  allowSandboxNetwork(): void {
+    this.inner.allowSandboxNetwork();
   }
 
   protectedReason(absolute: string): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 import type { Message } from '../model/message';
 import type { RemovedItem } from '../model/records';
+import { ImagePointers } from './strategies/imagePointers';
 import { EmergencyDrop } from './strategies/emergencyDrop';
 import { GoalBatchCompaction } from './strategies/goalBatchCompaction';
 import { ThresholdSummarization } from './strategies/thresholdSummarization';
@@ -8,9 +9,9 @@ import { ToolResultMasking } from './strategies/toolResultMasking';
 import type { CompactionStrategy, StrategyContext } from './types';
 import { totalTokens } from './units';
 
-/** The five compaction strategies, cheapest first. */
+/** The compaction strategies, cheapest first. */
 export function defaultStrategies(): CompactionStrategy[] {
-  return [new ToolResultMasking(), new ToolCallSummarization(), new ThresholdSummarization(), new GoalBatchCompaction(), new EmergencyDrop()];
+  return [new ImagePointers(), new ToolResultMasking(), new ToolCallSummarization(), new ThresholdSummarization(), new GoalBatchCompaction(), new EmergencyDrop()];
 }
 
 export interface ChainOutcome {
@@ -42,5 +43,8 @@ export async function runStrategyChain(
     strategiesRun.push(strategy.name);
     summary = outcome.summary ?? summary;
   }
-  return { messages: current, removed, strategiesRun, summary };
+  // An item one strategy made (a result's pointer) and a later one removed was never sent: the
+  // removed items are those the history had, each once.
+  const had = new Set(messages.map((m) => m.id));
+  return { messages: current, removed: removed.filter((item) => had.has(item.messageId)), strategiesRun, summary };
 }

@@ -4,10 +4,12 @@ import { normalizeHistory, pairingViolations } from '../history/normalize';
 import type { Message } from '../model/message';
 import type { CompactionEventRecord, CompactionTrigger } from '../model/records';
 import type { ContextSettings } from '../settings';
+import { carryTodos, setAsideCarriedTodos } from './carriedTodos';
 import { runStrategyChain } from './chain';
 import type { CompactionEvent } from './events';
-import type { CompactionStrategy, CompactionTools, StrategyContext } from './types';
+import type { CompactionStrategy, CompactionTools, StrategyContext, Summarizer } from './types';
 import { totalTokens } from './units';
+import { summarizerNoting } from './summaryNotes';
 import { summarizerUsing, summaryFields, type UserSummary } from './userSummary';
 
 export interface CompactOptions {
@@ -22,6 +24,15 @@ export interface CompactOptions {
   signal?: AbortSignal;
   /** The summary the user confirmed in the preview: it replaces the history instead of a new one. */
   userSummary?: UserSummary;
+  /** Reads the run's record before it is stored (not for a dry run) and may add what it found to it. */
+  review?(event: CompactionEventRecord): Partial<CompactionEventRecord> | undefined;
+  /** What the user's PreCompact hooks asked the summary to keep in mind. */
+  instructions?: string;
+}
+
+/** The summarizer with the hooks' instructions on every summary request. */
+function instructed(summarizer: Summarizer, instructions: string | undefined): Summarizer {
+  return instructions ? { name: summarizer.name, summarize: (request) => summarizer.summarize({ ...request, instructions }) } : summarizer;
 }
 
 /** A compaction run as the caller sees it: the record it made, plus the working context it produced. */
@@ -90,9 +101,11 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
   emit({ type: 'start', id, trigger: options.trigger, focus: options.focus, tokensBefore, messagesBefore: visibleBefore, dryRun });
 
   let currentStrategy: string | undefined;
+  const summaryNotes: string[] = [];
+  const summarizer = options.userSummary ? summarizerUsing(options.userSummary, tools.summarizer) : tools.summarizer;
   const ctx: StrategyContext & { onStrategy: (name: string) => void } = {
     ...tools,
-    summarizer: options.userSummary ? summarizerUsing(options.userSummary, tools.summarizer) : tools.summarizer,
+    summarizer: summarizerNoting(instructed(summarizer, options.instructions), summaryNotes),
     effectiveWindow: budget.effectiveWindow,
     fixedTokens,
     targetTokens: targetFor(options, budget, settings, conversationBefore),
@@ -127,9 +140,13 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
   });
 
   try {
-    const outcome = await runStrategyChain(history, strategies, ctx);
+    // The todo list is never summarized away: the lists carried before stay out of the strategies'
+    // reach, and the current list is put back verbatim into what they produce.
+    const { rest, carried } = setAsideCarriedTodos(history);
+    ctx.fixedTokens += totalTokens(carried, tools.countTokens);
+    const outcome = await runStrategyChain(rest, strategies, ctx);
     const open = openCallIds;
-    const after = normalizeHistory(outcome.messages).messages.filter((m) => !(m.kind === 'aborted' && m.meta?.synthetic && open.has(m.toolCallId ?? '')));
+    const after = carryTodos(history, normalizeHistory(outcome.messages).messages, tools).filter((m) => !(m.kind === 'aborted' && m.meta?.synthetic && open.has(m.toolCallId ?? '')));
     const violations = pairingViolations(after).filter((v) => !open.has(v.callId));
     if (violations.length) throw new Error(`compaction produced an invalid history: ${violations[0].text}`);
     if (options.userSummary && outcome.summary === undefined) {
@@ -145,6 +162,7 @@ export async function runCompaction(input: CompactionInput): Promise<CompactionO
       messagesAfter: after.filter((m) => m.agentVisible).length,
       durationMs: now() - started,
       ...summaryFields(outcome.summary, options.userSummary),
+      ...(summaryNotes.length ? { summaryNotes } : {}),
       removed: outcome.removed,
     });
     return { event, messages: after, changed };

@@ -1,6 +1,7 @@
 import type { Message } from '../model/message';
 import { summarizeLocally } from './localSummarizer';
 import { CHECKPOINT_HEADINGS, checkModelSummary } from './summaryCheck';
+import { withoutDemonstrations } from './taskText';
 import type { Summarizer, SummaryRequest } from './types';
 
 /** Sends one prompt to a model and returns its text (the agent layer adapts a provider to this). */
@@ -8,18 +9,26 @@ export type CompleteText = (prompt: { system: string; user: string; maxTokens: n
 
 const SYSTEM = [
   'You write checkpoints of a coding agent session so the agent can continue after older messages are removed.',
-  'Be specific and factual: exact file paths, commands, error messages, decisions and their reasons.',
-  `Use these headings: ${CHECKPOINT_HEADINGS.join(', ')}. Under Commands run, give each command as written and its outcome.`,
-  'Keep verbatim: changed file paths, the latest error line and where it happened, line numbers, counts, versions, error codes, and every read_result ref_id.',
+  `Write where the work stands, not a log, under these headings: ${CHECKPOINT_HEADINGS.join(', ')}.`,
+  'Task: the task being solved, as the user stated it (not a worked example or demonstration a first message may carry). Established: facts and conclusions, each with where it was learned. Changed: the files changed and whether a check ran after. Failed: what failed and why. Open questions. Next step: one concrete action.',
+  'Give commands whole, as written, with their outcome. Keep verbatim: changed file paths, the latest error line and where it happened, line numbers, counts, versions, error codes, and every read_result ref_id, each with what its output holds.',
+  'When the messages include an earlier checkpoint, merge it into this one: say each fact once.',
   'Never invent facts. Do not address the user.',
 ].join('\n');
+
+/** A user message without the worked demonstration of another task it may carry, saying it was left out. */
+function userWordsForSummary(text: string): string {
+  const rest = withoutDemonstrations(text);
+  return rest.length === text.trim().length ? text : `[a worked demonstration of another task, ${(text.length - rest.length).toLocaleString('en-US')} characters, left out]\n${rest}`;
+}
 
 /** Renders messages as plain text for the summarization prompt, bounded in size. */
 export function renderForSummary(messages: readonly Message[], maxChars: number): string {
   const parts: string[] = [];
   for (const m of messages) {
     const calls = (m.toolCalls ?? []).map((c) => `  → ${c.name}(${c.arguments.slice(0, 400)})`).join('\n');
-    const body = m.content.length > 2000 ? `${m.content.slice(0, 1400)}\n[…]\n${m.content.slice(-500)}` : m.content;
+    const content = m.role === 'user' && m.kind === 'user' ? userWordsForSummary(m.content) : m.content;
+    const body = content.length > 2000 ? `${content.slice(0, 1400)}\n[…]\n${content.slice(-500)}` : content;
     parts.push(`[${m.role}${m.toolName ? `:${m.toolName}` : ''}${m.kind !== m.role ? ` ${m.kind}` : ''}]\n${body}${calls ? `\n${calls}` : ''}`);
   }
   let text = parts.join('\n\n');
@@ -30,7 +39,8 @@ export function renderForSummary(messages: readonly Message[], maxChars: number)
 /**
  * Summaries from a model (optionally a cheaper one than the chat model), falling back to the
  * deterministic local summarizer when the model fails, so compaction never stalls on it. What the
- * model returns is checked against the summary's shape and the facts it must keep.
+ * model returns is checked against the summary's shape and the facts it must keep; what the check
+ * or the fallback did is told through `onNote`, never written into the summary.
  */
 export class LlmSummarizer implements Summarizer {
   readonly name: string;
@@ -50,6 +60,7 @@ export class LlmSummarizer implements Summarizer {
     const user = [
       instruction,
       request.focus ? `Pay particular attention to: ${request.focus}` : '',
+      request.instructions ? `The user's hooks ask this summary to keep in mind:\n${request.instructions}` : '',
       `Stay under ${request.maxTokens} tokens.`,
       '',
       renderForSummary(request.messages, this.inputChars),
@@ -59,11 +70,14 @@ export class LlmSummarizer implements Summarizer {
       if (!text) throw new Error('the model returned an empty summary');
       this.lastError = undefined;
       // Checked before it replaces history: completed from the messages, or replaced when it falls short.
-      return checkModelSummary(text, request);
+      const checked = checkModelSummary(text, request);
+      if (checked.note) request.onNote?.(checked.note);
+      return checked.text;
     } catch (error) {
       if (request.signal?.aborted) throw error;
       this.lastError = error instanceof Error ? error.message : String(error);
-      return `${summarizeLocally(request.messages, request)}\n(model summary failed: ${this.lastError}; local summary used)`;
+      request.onNote?.(`model summary failed: ${this.lastError}; local summary used`);
+      return summarizeLocally(request.messages, request);
     }
   }
 }

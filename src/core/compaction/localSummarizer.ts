@@ -1,14 +1,15 @@
 import type { Message } from '../model/message';
-import { extractFacts, type SessionFacts } from './sessionFacts';
-import { storedOutputsLine } from './strategies/storeReplaced';
+import { clip, extractFacts, nextStepOf, type RunCommand, type SessionFacts } from './sessionFacts';
+import { storedOutputsBlock } from './storedOutputs';
 import type { Summarizer, SummaryRequest } from './types';
 
 const CHARS_PER_TOKEN = 4;
 
 /**
- * A deterministic, offline summarizer: a structured checkpoint built from what the messages
- * show (task, files, commands and outcomes, errors, decisions, next step). Used when no model
- * is configured for summaries and as the fallback when the model fails.
+ * A deterministic, offline summarizer: the state of the work, built from what the messages show
+ * (task, what was established and where, what changed and whether a check ran after, what
+ * failed and why, open questions, the next step, the stored outputs). Used when no model is
+ * configured for summaries and as the fallback when the model fails.
  */
 export class LocalSummarizer implements Summarizer {
   readonly name = 'local';
@@ -18,41 +19,86 @@ export class LocalSummarizer implements Summarizer {
   }
 }
 
+/** How much of the state a rendering lists: items per list, and how many stored outputs keep their description. */
+interface Room {
+  cap: number;
+  described: number;
+}
+
+const ROOMS: Room[] = [
+  ...[12, 8, 5, 3, 2, 1, 0].map((cap) => ({ cap, described: Infinity })),
+  { cap: 0, described: 12 },
+  { cap: 0, described: 0 },
+];
+
 export function summarizeLocally(messages: readonly Message[], request: Pick<SummaryRequest, 'focus' | 'maxTokens' | 'style'>): string {
   const facts = extractFacts(messages);
   const budgetChars = Math.max(200, request.maxTokens * CHARS_PER_TOKEN);
-  // Shrink list lengths until the rendering fits the budget.
-  for (const cap of [12, 8, 5, 3, 2, 1, 0]) {
-    const text = render(facts, messages.length, request, cap);
-    if (text.length <= budgetChars || cap === 0) return text.length <= budgetChars ? text : text.slice(0, budgetChars - 1) + '…';
+  // Shrink list lengths, then the stored outputs' descriptions, until the rendering fits the budget.
+  let text = '';
+  for (const room of ROOMS) {
+    text = render(facts, messages.length, request, room);
+    if (text.length <= budgetChars) return text;
   }
-  return '';
+  return text.slice(0, budgetChars - 1) + '…';
 }
 
 function list(items: string[], cap: number): string[] {
   if (cap <= 0 || items.length === 0) return [];
   const shown = items.slice(-cap);
   const more = items.length - shown.length;
-  return [...shown.map((item) => `- ${item}`), ...(more > 0 ? [`- (${more} more earlier)`] : [])];
+  return [...(more > 0 ? [`- (${more} more earlier)`] : []), ...shown.map((item) => `- ${item}`)];
+}
+
+/** A command and how it ended: inline when it is one line, else fenced whole below its line. */
+function commandLine(label: string, run: RunCommand): string {
+  if (!run.command.includes('\n') && !run.command.includes('`')) return `- ${label}: \`${run.command}\` → ${run.outcome}`;
+  return `- ${label} → ${run.outcome}\n\`\`\`\n${run.command.replace(/```/g, "'''")}\n\`\`\``;
+}
+
+/** The commands the work rests on, whole: the test or build run last, and the one that last failed. */
+export function lastCommandsSection(facts: Pick<SessionFacts, 'lastCheckCommand' | 'latestErrorCommand'>): string {
+  const lines: string[] = [];
+  const check = facts.lastCheckCommand;
+  const failed = facts.latestErrorCommand;
+  if (check) lines.push(commandLine(failed?.key === check.key ? 'check, latest error' : 'check', check));
+  if (failed && failed.key !== check?.key) lines.push(commandLine('latest error from', failed));
+  return lines.length ? `### Last commands\n${lines.join('\n')}` : '';
+}
+
+function latestErrorSection(facts: SessionFacts): string {
+  if (!facts.latestError) return '';
+  const since = facts.errorCheckedSince ? '\nSince then the check passed (see Last commands).' : '';
+  return `### Latest error\n${facts.latestError}${facts.latestErrorLocation ? `\nAt: ${facts.latestErrorLocation}` : ''}${since}`;
+}
+
+function changedSection(facts: SessionFacts, cap: number): string[] {
+  if (!facts.filesChanged.length) return [];
+  const lines = ['### Changed and verified', `- changed: ${facts.filesChanged.join(', ')}`];
+  const check = facts.checkAfterChange;
+  if (check) lines.push(`- checked after the change: \`${check.key}\` → ${check.outcome}`);
+  if (facts.uncheckedChanges.length) lines.push(`- not checked since changed: ${facts.uncheckedChanges.join(', ')}`);
+  else if (!check && cap > 0) lines.push('- no check has run since');
+  return lines;
 }
 
 /**
- * The summary has a fixed shape: what must never be lost comes first (task, files changed, the
- * latest error and where it happened, the last commands whose results the work rests on and
- * their outcome, the refs of stored outputs), then what helps (commands, errors, decisions), so a
- * tight budget cuts the helpful part, not the essential one.
+ * A checkpoint is the state of the work in a fixed shape: what must never be lost comes first in
+ * each section (the task, the files changed, the latest error and where, the last commands whole,
+ * every stored output), the lists (findings, failures, questions) are cut to the room, newest kept.
  */
-function render(facts: SessionFacts, count: number, request: Pick<SummaryRequest, 'focus' | 'style'>, cap: number): string {
+function render(facts: SessionFacts, count: number, request: Pick<SummaryRequest, 'focus' | 'style'>, room: Room): string {
+  const { cap } = room;
   const lines: string[] = [];
-  const changed = facts.filesChanged.length ? `Changed: ${facts.filesChanged.join(', ')}` : '';
-  const read = facts.filesRead.length && cap > 0 ? `Read: ${facts.filesRead.slice(-cap * 3).join(', ')}` : '';
-  const latestError = facts.latestError ? `### Latest error\n${facts.latestError}${facts.latestErrorLocation ? `\nAt: ${facts.latestErrorLocation}` : ''}` : '';
-  const lastCommands = lastCommandsSection(facts);
-  const refs = storedOutputsLine(facts.storedRefs);
+  const refs = storedOutputsBlock(facts.refs, room.described);
+  const onlyRead = facts.filesRead.filter((p) => !facts.filesChanged.includes(p));
+  const read = onlyRead.length && cap > 0 ? `files read: ${onlyRead.slice(-cap * 3).join(', ')}` : '';
   if (request.style === 'tool_digest') {
     lines.push(`[Digest of ${facts.toolCallCount} earlier tool call${facts.toolCallCount === 1 ? '' : 's'}; full outputs stay in the transcript]`);
     if (request.focus) lines.push(`Focus requested: ${request.focus}`);
-    lines.push(...[changed, read, latestError, lastCommands].filter(Boolean));
+    if (facts.filesChanged.length) lines.push(`Changed: ${facts.filesChanged.join(', ')}`);
+    if (read) lines.push(`Read: ${read.slice('files read: '.length)}`);
+    lines.push(...[latestErrorSection(facts), lastCommandsSection(facts)].filter(Boolean));
     lines.push(...list(facts.commands.map((c) => `\`${c.command}\` → ${c.outcome}`), cap * 2));
     lines.push(...list(facts.errors, cap));
     return lines.join('\n');
@@ -61,61 +107,21 @@ function render(facts: SessionFacts, count: number, request: Pick<SummaryRequest
   lines.push(`## ${heading} (local summary of ${count} message${count === 1 ? '' : 's'})`);
   if (request.focus) lines.push(`Focus requested: ${request.focus}`);
   if (facts.task) lines.push(`### Task\n${facts.task}`);
-  if (facts.latestRequest && facts.latestRequest !== facts.task?.slice(0, facts.latestRequest.length)) {
-    lines.push(`### Latest request\n${facts.latestRequest}`);
-  }
-  if (changed || read) lines.push('### Files touched', ...[changed, read].filter(Boolean).map((l) => `- ${l.charAt(0).toLowerCase()}${l.slice(1)}`));
-  if (latestError) lines.push(latestError);
-  if (lastCommands) lines.push(lastCommands);
+  if (facts.latestRequest && facts.latestRequest !== facts.task?.slice(0, facts.latestRequest.length)) lines.push(`### Latest request\n${facts.latestRequest}`);
+  const established = list(facts.established.map((f) => (f.source ? `${f.text} (from ${f.source})` : f.text)), cap);
+  if (established.length || read) lines.push('### Established', ...established, ...(read ? [`- ${read}`] : []));
+  lines.push(...changedSection(facts, cap));
+  // The latest failure has its own section below: the list is what failed before it.
+  const latest = facts.latestError ? ` failed: ${clip(facts.latestError, 160)}` : undefined;
+  const failures = list(facts.failures.filter((f) => !latest || !f.endsWith(latest)), cap);
+  if (failures.length) lines.push('### Failed', ...failures);
+  const error = latestErrorSection(facts);
+  if (error) lines.push(error);
+  const commands = lastCommandsSection(facts);
+  if (commands) lines.push(commands);
+  const questions = list(facts.openQuestions, Math.min(cap, 3));
+  if (questions.length) lines.push('### Open questions', ...questions);
   if (refs) lines.push(refs);
-  lines.push(`### Next step\n${facts.nextStep ?? 'continue with the latest request'}`);
-  const earlier = earlierCheckpointLines(facts.earlierSummaries, lines, cap);
-  if (earlier.length) lines.push('### Earlier checkpoints', ...earlier);
-  const commands = list(facts.commands.map((c) => `\`${c.command}\` → ${c.outcome}`), cap);
-  if (commands.length) lines.push('### Commands run', ...commands);
-  const errors = list(facts.errors, cap);
-  if (errors.length) lines.push('### Errors seen', ...errors);
-  const decisions = list(facts.decisions, cap);
-  if (decisions.length) lines.push('### Decisions and findings', ...decisions);
+  lines.push(`### Next step\n${nextStepOf(facts)}`);
   return lines.join('\n');
-}
-
-/** The commands the work rests on, verbatim: the test or build run last, and the one that last failed. */
-export function lastCommandsSection(facts: Pick<SessionFacts, 'lastCheckCommand' | 'latestErrorCommand'>): string {
-  const lines: string[] = [];
-  const check = facts.lastCheckCommand;
-  const failed = facts.latestErrorCommand;
-  if (check) lines.push(`- ${failed?.command === check.command ? 'check, latest error' : 'check'}: \`${check.command}\` → ${check.outcome}`);
-  if (failed && failed.command !== check?.command) lines.push(`- latest error from: \`${failed.command}\` → ${failed.outcome}`);
-  return lines.length ? `### Last commands\n${lines.join('\n')}` : '';
-}
-
-/** Sections an earlier checkpoint carries into this one's own (files, latest error, last commands, refs). */
-const CARRIED = /^(?:### (?:Files touched|Latest error|Last commands)|- (?:changed|read|check|check, latest error|latest error from): |(?:Changed|Read): |At: |Stored outputs )/;
-
-/**
- * What the last two earlier checkpoints said that this one does not already say: their carried
- * sections are in this one's own, and a line it already has is not repeated (each repeat is
- * re-sent with every request until the next compaction).
- */
-function earlierCheckpointLines(summaries: readonly string[], already: readonly string[], cap: number): string[] {
-  if (cap <= 0) return [];
-  const seen = new Set(already.flatMap((l) => l.split('\n')));
-  const out: string[] = [];
-  for (const summary of summaries.slice(-2)) {
-    let section = '';
-    const kept: string[] = [];
-    for (const line of summary.split('\n')) {
-      if (line.startsWith('## ') || line.startsWith('[') || !line.trim()) continue;
-      if (line.startsWith('### ')) section = line;
-      if (CARRIED.test(line) || (line.startsWith('### ') && CARRIED.test(line))) continue;
-      if (/^### (?:Latest error|Last commands)/.test(section) || seen.has(line)) continue;
-      seen.add(line);
-      kept.push(line);
-    }
-    // A heading left with nothing under it goes too.
-    const body = kept.filter((l, i) => !l.startsWith('### ') || (kept[i + 1] !== undefined && !kept[i + 1].startsWith('### ')));
-    out.push(...body.slice(0, cap * 3));
-  }
-  return out;
 }

@@ -1,6 +1,7 @@
 import type { Message } from '../model/message';
 import type { RequestItem } from '../model/records';
 import { previewOf } from './removedItems';
+import { describeImage } from '../images/imagePart';
 
 /** Describes one message of a request for the ledger and the inspector. */
 export function requestItemOf(message: Message, tokens: number): RequestItem {
@@ -17,6 +18,15 @@ export function requestItemOf(message: Message, tokens: number): RequestItem {
   // An attachment is named by what was attached (its label holds the path, so the path is not repeated).
   const attached = message.meta?.attachment;
   if (attached) item.label = `Attached: ${attached.label}`;
+  // A message a slash command wrote names its command and file.
+  if (message.kind === 'user' && message.meta?.source) item.source = message.meta.source;
+  // The plan's own items: the todo list a compaction carried, the plan the user approved.
+  // An image is an item of its own kind, named with its size and cost.
+  if (message.images?.length) {
+    item.kind = 'image';
+    item.label = `Image: ${message.images.map(describeImage).join(', ')}`;
+  }
+  if (message.kind === 'plan') item.label = message.meta?.plan === 'approved' ? 'Plan: approved plan' : 'Plan: todo list (carried past compaction)';
   return item;
 }
 

@@ -1,54 +1,85 @@
 import type { Message, ToolCall } from '../model/message';
-import { parseToolArguments } from '../tools/args';
+import { commandOf, pathsOfCall } from './callPaths';
+import { readCheckpoint } from './checkpointState';
+import { conclusionsOf, roleOf, sentencesOf } from './findings';
+import { callGist, describedRefs, testTally } from './storedOutputs';
+import { isOnlyDemonstration, taskTextOf } from './taskText';
 import { commandKeyOf, errorLocationOf, isTestOrBuildCommand } from './workFacts';
 
-/** Facts a checkpoint needs, extracted deterministically from messages (no model). */
+export { commandOf, parseArguments } from './callPaths';
+
+/** A command as a summary keeps it: whole (long ones cut, saying so), its first line, and how it ended. */
+export interface RunCommand {
+  command: string;
+  /** Its first line: the form the retention check and a model's summary are checked for. */
+  key: string;
+  outcome: string;
+}
+
+/** Something the agent established, with where it learned it (the call whose output it was reading). */
+export interface Finding {
+  text: string;
+  source?: string;
+}
+
+/**
+ * The state of the work, extracted deterministically from messages (no model): what the task is,
+ * what the agent established, what it changed and whether a check ran after, what failed and
+ * why, what it left open and what it meant to do next; and the stored outputs, each named by what
+ * it holds. A later checkpoint reads an earlier one back into the same state and adds to it.
+ */
 export interface SessionFacts {
   task?: string;
   latestRequest?: string;
   userRequests: string[];
   filesRead: string[];
   filesChanged: string[];
+  /** Changed files no check ran after (a later change of a file needs a later check). */
+  uncheckedChanges: string[];
+  /** The check that ran after the last change, when one did. */
+  checkAfterChange?: RunCommand;
+  /** A file changed after the latest error: the agent has tried a fix for it. */
+  changedSinceError: boolean;
+  /** The last check ran after the latest error and passed. */
+  errorCheckedSince: boolean;
+  /** Every command run, first lines (for tool digests). */
   commands: Array<{ command: string; outcome: string }>;
   errors: string[];
-  decisions: string[];
-  nextStep?: string;
+  established: Finding[];
+  /** What failed and why: the command and its error line, oldest first (earlier checkpoints' lines as they wrote them). */
+  failures: string[];
+  openQuestions: string[];
+  /** The concrete action the agent's latest words planned, when they planned one. */
+  plan?: string;
+  /** The call the messages end on, its result not among them. */
+  pendingCall?: string;
   earlierSummaries: string[];
   toolCallCount: number;
   /** The error line of the most recent failing command, verbatim. */
   latestError?: string;
   /** Where the latest error happened (a traceback's last frame, `file:line`), verbatim. */
   latestErrorLocation?: string;
-  /** The command whose result is the latest error, its first line verbatim. */
+  /** The command whose result is the latest error. */
   latestErrorCommand?: RunCommand;
-  /** The test or build command run last, its first line verbatim. */
+  /** The test or build command run last. */
   lastCheckCommand?: RunCommand;
-  /** read_result refs of stored tool outputs among these messages (and earlier summaries). */
+  /** read_result refs of stored tool outputs among these messages (and earlier summaries), oldest first. */
   storedRefs: string[];
+  /** The same refs, each with what it holds. */
+  refs: Map<string, string>;
 }
 
-export interface RunCommand {
-  command: string;
-  outcome: string;
-}
-
-const PATH_KEYS = ['path', 'file', 'file_path', 'filePath', 'filename', 'target', 'dir', 'directory'];
-const WRITE_TOOLS = /^(write|edit|create|str_replace|apply_patch|insert|replace|delete|rename|move)/i;
-const COMMAND_TOOLS = /^(run_command|bash|shell|execute|terminal|run)/i;
-const FILE_IN_TEXT = /(?:^|[\s'"`(=])((?:\.{0,2}\/)?[\w@-][\w./@-]*\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|json|md|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|toml|ya?ml|txt|cfg|ini|sh|sql|html|css|scss|rst|lock|xml))(?=$|[\s'"`):,;])/g;
-const WRITE_IN_COMMAND = /(?:sed\s+-i|>>?|\btee\b|\bmv\b|\bcp\b|\brm\b|\btouch\b|\bpatch\b|apply|cat\s*<<)/;
 const ERROR_LINE = /(error|exception|traceback|failed|failure|fatal|assert|panic|cannot|not found|denied)/i;
-const DECISION = /\b(I'll|I will|I'm going to|let me|decid|instead|because|the (?:fix|issue|problem|cause|bug) (?:is|was)|root cause|plan|should|need to)\b/i;
+const MAX_FILES = 60;
+const MAX_FINDINGS = 40;
+/** How an archived pointer of a failing result names its error line. */
+export const ARCHIVED_ERROR_PREFIX = 'Error line: ';
+/** A command longer than this is kept to its first lines, saying how many more there were. */
+const COMMAND_LINES = 20;
+const COMMAND_CHARS = 1_200;
 
-export function parseArguments(call: ToolCall): Record<string, unknown> {
-  try {
-    return parseToolArguments(call.arguments);
-  } catch {
-    return {}; // facts are best effort: a call with broken arguments still counts, without its paths
-  }
-}
-
-function clip(text: string, max: number): string {
+/** Text on one line, at most `max` characters (cut with "…"). */
+export function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? flat.slice(0, max - 1) + '…' : flat;
 }
@@ -59,14 +90,23 @@ function pushUnique(list: string[], value: string, cap: number): void {
   if (list.length > cap) list.shift();
 }
 
-/** The command a tool call runs, when it runs one. */
-export function commandOf(call: ToolCall): string | undefined {
-  const args = parseArguments(call);
-  for (const key of ['command', 'cmd', 'script', 'input']) {
-    const value = args[key];
-    if (typeof value === 'string' && value.trim()) return value.trim();
+/** A command whole, unless it is very long (a heredoc writing a file): then its first lines and how many more. */
+export function wholeCommand(command: string): string {
+  const text = command.trim();
+  const lines = text.split('\n');
+  if (lines.length <= COMMAND_LINES && text.length <= COMMAND_CHARS) return text;
+  const kept: string[] = [];
+  let chars = 0;
+  for (const line of lines.slice(0, COMMAND_LINES)) {
+    if (chars + line.length > COMMAND_CHARS && kept.length) break;
+    kept.push(line);
+    chars += line.length + 1;
   }
-  return COMMAND_TOOLS.test(call.name) ? call.arguments.trim() : undefined;
+  return `${kept.join('\n')}\n… (${lines.length - kept.length} more line${lines.length - kept.length === 1 ? '' : 's'} in the transcript)`;
+}
+
+function runOf(command: string, outcome: string): RunCommand {
+  return { command: wholeCommand(command), key: commandKeyOf(command), outcome };
 }
 
 function outcomeOf(result: Message | undefined): string {
@@ -75,11 +115,13 @@ function outcomeOf(result: Message | undefined): string {
   const text = result.content;
   const rc = /<returncode>\s*(-?\d+)\s*<\/returncode>/.exec(text) ?? /exit(?:ed with)? code[:\s]+(-?\d+)/i.exec(text);
   const lastLine = lastMeaningfulLine(text);
+  // A test run says best how it went by its tally ("3 failed, 12 passed"), anything else by its last line.
+  const why = testTally(text) ?? lastLine;
   if (rc) {
     const code = Number(rc[1]);
-    return code === 0 ? 'ok' : `exit ${code}${lastLine ? `: ${clip(lastLine, 140)}` : ''}`;
+    return code === 0 ? 'ok' : `exit ${code}${why ? `: ${clip(why, 140)}` : ''}`;
   }
-  if (result.meta?.isError) return `error${lastLine ? `: ${clip(lastLine, 140)}` : ''}`;
+  if (result.meta?.isError) return `error${why ? `: ${clip(why, 140)}` : ''}`;
   return 'ok';
 }
 
@@ -99,35 +141,6 @@ export function isFailingResult(m: Message): boolean {
   return m.role === 'tool' && (Boolean(m.meta?.isError) || /<returncode>\s*-?[1-9]\d*\s*<\/returncode>/.test(m.content));
 }
 
-/** Files git reports as changed in a tool's output (`git diff`, `git status`). */
-function changedFilesInGitOutput(text: string, facts: SessionFacts): void {
-  for (const match of text.matchAll(/^diff --git a\/\S+ b\/(\S+)$/gm)) pushUnique(facts.filesChanged, match[1], MAX_FILES);
-  for (const match of text.matchAll(/^\s*(?:modified|new file|deleted):\s+(\S+)$/gm)) pushUnique(facts.filesChanged, match[1], MAX_FILES);
-}
-
-/** Carries the file lists, latest error and stored refs of an earlier summary into this one. */
-function carryForward(summary: string, facts: SessionFacts): void {
-  const listed = (label: string) => new RegExp(`^(?:- )?${label}: (.+)$`, 'gm');
-  for (const match of summary.matchAll(listed('[Cc]hanged'))) for (const p of match[1].split(', ')) pushUnique(facts.filesChanged, p, MAX_FILES);
-  for (const match of summary.matchAll(listed('[Rr]ead'))) for (const p of match[1].split(', ')) pushUnique(facts.filesRead, p, MAX_FILES);
-  const error = /^### Latest error\n(.+)(?:\nAt: (.+))?$/m.exec(summary);
-  if (error) {
-    facts.latestError = error[1];
-    facts.latestErrorLocation = error[2];
-  }
-  for (const match of summary.matchAll(/^- (check|check, latest error|latest error from): `(.+)` → (.*)$/gm)) {
-    const run = { command: match[2], outcome: match[3] };
-    if (match[1].startsWith('check')) facts.lastCheckCommand = run;
-    if (match[1] !== 'check') facts.latestErrorCommand = run;
-  }
-  for (const match of summary.matchAll(/^Stored outputs \(read_result ref_id\): (.+)$/gm)) for (const ref of match[1].split(', ')) pushUnique(facts.storedRefs, ref, MAX_REFS);
-}
-
-const MAX_FILES = 60;
-/** How an archived pointer of a failing result names its error line. */
-export const ARCHIVED_ERROR_PREFIX = 'Error line: ';
-const MAX_REFS = 400;
-
 function lastMeaningfulLine(text: string): string | undefined {
   const lines = text.replace(/<\/?(output|returncode)>/g, '').split(/\r?\n/);
   for (let i = lines.length - 1; i >= 0; i--) {
@@ -137,27 +150,47 @@ function lastMeaningfulLine(text: string): string | undefined {
   return undefined;
 }
 
-function filesFromCall(call: ToolCall, facts: SessionFacts): void {
-  const args = parseArguments(call);
-  const paths: string[] = [];
-  for (const key of PATH_KEYS) {
-    const value = args[key];
-    if (typeof value === 'string' && value) paths.push(value);
-  }
-  const listed = args.paths;
-  if (Array.isArray(listed)) for (const p of listed) if (typeof p === 'string') paths.push(p);
-  const command = commandOf(call);
-  const writes = WRITE_TOOLS.test(call.name) || (command !== undefined && WRITE_IN_COMMAND.test(command));
-  if (command) for (const match of command.matchAll(FILE_IN_TEXT)) paths.push(match[1]);
-  for (const path of paths) pushUnique(writes ? facts.filesChanged : facts.filesRead, path, MAX_FILES);
-}
+/**
+ * Follows the order of events: each change and each check gets a step, so a change is checked
+ * when a check ran at a later step. An earlier checkpoint's state comes in at the first steps.
+ */
+class ChangeLog {
+  private step = 4;
+  private readonly lastChange = new Map<string, number>();
+  private lastCheck?: { run: RunCommand; step: number };
+  private errorStep = -1;
 
-function sentences(text: string): string[] {
-  return text
-    .replace(/```[\s\S]*?```/g, ' ')
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((s) => s.trim())
-    .filter((s) => s.length > 12);
+  /**
+   * An earlier checkpoint's state, in its order: an error it says a check passed after comes
+   * first (step 0), then the checked changes (1), the check (2), an error still open (3), the
+   * changes no check ran after (3).
+   */
+  carry(earlier: { changed: readonly string[]; unchecked: readonly string[]; check?: RunCommand; error: boolean; errorResolved: boolean }): void {
+    for (const p of earlier.changed) this.lastChange.set(p, earlier.unchecked.includes(p) ? 3 : 1);
+    if (earlier.check) this.lastCheck = { run: earlier.check, step: 2 };
+    if (earlier.error) this.errorStep = earlier.errorResolved ? 0 : 3;
+  }
+
+  changed(path: string): void {
+    this.lastChange.set(path, this.step++);
+  }
+
+  checked(run: RunCommand): void {
+    this.lastCheck = { run, step: this.step++ };
+  }
+
+  failed(): void {
+    this.errorStep = this.step++;
+  }
+
+  finish(facts: SessionFacts): void {
+    const check = this.lastCheck;
+    facts.uncheckedChanges = facts.filesChanged.filter((p) => !check || (this.lastChange.get(p) ?? 0) > check.step);
+    const checked = check && facts.filesChanged.some((p) => (this.lastChange.get(p) ?? 0) < check.step);
+    facts.checkAfterChange = checked ? check.run : undefined;
+    facts.changedSinceError = this.errorStep >= 0 && [...this.lastChange.values()].some((step) => step > this.errorStep);
+    facts.errorCheckedSince = this.errorStep >= 0 && check !== undefined && check.step > this.errorStep && check.run.outcome === 'ok';
+  }
 }
 
 export function extractFacts(messages: readonly Message[]): SessionFacts {
@@ -165,57 +198,112 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
     userRequests: [],
     filesRead: [],
     filesChanged: [],
+    uncheckedChanges: [],
+    changedSinceError: false,
+    errorCheckedSince: false,
     commands: [],
     errors: [],
-    decisions: [],
+    established: [],
+    failures: [],
+    openQuestions: [],
     earlierSummaries: [],
     toolCallCount: 0,
     storedRefs: [],
+    refs: describedRefs(messages),
   };
+  facts.storedRefs = [...facts.refs.keys()];
   const resultByCall = new Map<string, Message>();
   for (const m of messages) if (m.role === 'tool' && m.toolCallId) resultByCall.set(m.toolCallId, m);
+  const callById = new Map<string, ToolCall>();
   const commandByCall = new Map<string, RunCommand>();
+  const changes = new ChangeLog();
+  let openFile: string | undefined;
+  /** The call whose output the agent read last: where its next words were learned. */
+  let lastSource: string | undefined;
+  /** What each established finding says without its source, kept beside them: a long session checks this per finding. */
+  const saidKeys: string[] = [];
+  const addFinding = (text: string, source?: string) => {
+    const said = text.replace(/ \(from .*\)$/, '');
+    if (saidKeys.includes(said)) return;
+    facts.established.push({ text, source });
+    saidKeys.push(said);
+    if (facts.established.length > MAX_FINDINGS) {
+      facts.established.shift();
+      saidKeys.shift();
+    }
+  };
 
   for (const m of messages) {
     if (m.kind === 'summary' || m.kind === 'tool_summary' || m.kind === 'episode') {
       facts.earlierSummaries.push(m.content);
-      carryForward(m.content, facts);
+      const earlier = readCheckpoint(m.content);
+      if (earlier.task) facts.task ??= earlier.task;
+      if (earlier.latestRequest) facts.latestRequest = earlier.latestRequest;
+      for (const p of earlier.changed) pushUnique(facts.filesChanged, p, MAX_FILES);
+      for (const p of earlier.read) pushUnique(facts.filesRead, p, MAX_FILES);
+      changes.carry({ changed: earlier.changed, unchecked: earlier.unchecked, check: earlier.checkAfterChange ?? earlier.lastCheckCommand, error: Boolean(earlier.latestError), errorResolved: earlier.errorResolved });
+      for (const line of earlier.established) addFinding(line);
+      for (const line of earlier.failures) pushUnique(facts.failures, line, MAX_FINDINGS);
+      for (const line of earlier.openQuestions) pushUnique(facts.openQuestions, line, 6);
+      if (earlier.latestError) {
+        facts.latestError = earlier.latestError;
+        facts.latestErrorLocation = earlier.latestErrorLocation;
+      }
+      if (earlier.lastCheckCommand) facts.lastCheckCommand = earlier.lastCheckCommand;
+      if (earlier.latestErrorCommand) facts.latestErrorCommand = earlier.latestErrorCommand;
+      facts.plan = undefined;
       continue;
     }
     // An attached file or folder is something the user put in front of the model: its path is kept like a file read.
     if (m.kind === 'attachment' && m.meta?.attachment?.path) pushUnique(facts.filesRead, m.meta.attachment.path, MAX_FILES);
-    if (m.role === 'user' && m.kind === 'user') {
-      facts.task ??= clip(m.content, 600);
-      facts.latestRequest = clip(m.content, 400);
-      pushUnique(facts.userRequests, clip(m.content, 200), 12);
+    if (m.role === 'user' && m.kind === 'user' && !isOnlyDemonstration(m.content)) {
+      const task = taskTextOf(m.content);
+      facts.task ??= clip(task, 600);
+      facts.latestRequest = clip(task, 400);
+      pushUnique(facts.userRequests, clip(task, 200), 12);
     }
     if (m.role === 'assistant') {
-      for (const s of sentences(m.content)) if (DECISION.test(s)) pushUnique(facts.decisions, clip(s, 220), 10);
+      const said = sentencesOf(m.content);
+      if (said.length) facts.plan = undefined;
+      for (const sentence of conclusionsOf(said)) addFinding(clip(sentence, 220), lastSource);
+      for (const sentence of said) {
+        const role = roleOf(sentence);
+        if (role === 'question') pushUnique(facts.openQuestions, clip(sentence, 200), 6);
+        else if (role === 'plan') facts.plan = clip(sentence, 240);
+      }
       for (const call of m.toolCalls ?? []) {
         facts.toolCallCount++;
-        filesFromCall(call, facts);
+        callById.set(call.id, call);
+        const paths = pathsOfCall(call, openFile);
+        if (paths.opened) openFile = paths.opened;
+        for (const p of paths.changed) {
+          pushUnique(facts.filesChanged, p, MAX_FILES);
+          changes.changed(p);
+        }
+        for (const p of paths.read) pushUnique(facts.filesRead, p, MAX_FILES);
         const command = commandOf(call);
         if (command !== undefined) {
-          const outcome = outcomeOf(resultByCall.get(call.id));
-          facts.commands.push({ command: clip(command.split('\n')[0], 140), outcome });
-          const run = { command: commandKeyOf(command), outcome };
+          const run = runOf(command, outcomeOf(resultByCall.get(call.id)));
+          facts.commands.push({ command: clip(run.key, 140), outcome: run.outcome });
           commandByCall.set(call.id, run);
-          if (isTestOrBuildCommand(run.command)) facts.lastCheckCommand = run;
+          if (isTestOrBuildCommand(command)) {
+            facts.lastCheckCommand = run;
+            changes.checked(run);
+          }
         }
       }
-      if (m.content.trim()) {
-        const last = sentences(m.content).pop();
-        if (last) facts.nextStep = clip(last, 300);
-      }
     }
-    if (m.meta?.offloadRef) pushUnique(facts.storedRefs, m.meta.offloadRef, MAX_REFS);
     if (m.role === 'tool') {
-      if (m.kind === 'tool_result') changedFilesInGitOutput(m.content, facts);
+      const call = m.toolCallId ? callById.get(m.toolCallId) : undefined;
+      lastSource = call ? callGist(call, m.toolName ?? call.name) : m.toolName;
+      const open = /\(Open file: ([^)\n]+)\)/.exec(m.content.slice(-400));
+      if (open && open[1].trim() !== 'n/a') openFile = open[1].trim();
       const archivedError = m.kind === 'tool_result_archived' ? m.content.split('\n').find((l) => l.startsWith(ARCHIVED_ERROR_PREFIX)) : undefined;
       if (archivedError) {
         facts.latestError = archivedError.slice(ARCHIVED_ERROR_PREFIX.length);
         facts.latestErrorLocation = undefined;
         facts.latestErrorCommand = m.toolCallId ? commandByCall.get(m.toolCallId) : undefined;
+        changes.failed();
       }
       if (m.kind === 'tool_result' && isFailingResult(m)) {
         const line = errorLineOf(m.content);
@@ -224,15 +312,38 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
           facts.latestError = line.length > 600 ? line.slice(0, 600) : line;
           facts.latestErrorLocation = errorLocationOf(m.content, line);
           facts.latestErrorCommand = m.toolCallId ? commandByCall.get(m.toolCallId) : undefined;
+          changes.failed();
+          pushUnique(facts.failures, `${lastSource ?? 'a tool'} failed: ${clip(line, 160)}`, MAX_FINDINGS);
         }
       }
     }
   }
+  changes.finish(facts);
   const last = messages[messages.length - 1];
   if (last?.role === 'assistant' && last.toolCalls?.length) {
     const call = last.toolCalls[last.toolCalls.length - 1];
-    facts.nextStep = `continue after ${call.name} ${clip(call.arguments, 160)}`;
+    facts.pendingCall = callGist(call, call.name, 160);
   }
   if (facts.commands.length > 30) facts.commands = facts.commands.slice(-30);
   return facts;
+}
+
+/**
+ * The one next action the state calls for: the call the messages end on, else the plan the
+ * agent's latest words named, else fixing the latest error or checking an unchecked change,
+ * else finishing a checked change.
+ */
+export function nextStepOf(facts: SessionFacts): string {
+  if (facts.pendingCall) return `Read the result of ${facts.pendingCall} (the call these messages end on), then go on.`;
+  if (facts.plan) return facts.plan;
+  // A command of several lines is named by where it stands whole, not by its first line.
+  const run = facts.lastCheckCommand;
+  const check = run && (run.command.includes('\n') ? 'the check under Last commands' : `\`${run.key}\``);
+  const errorOpen = facts.latestError && !facts.changedSinceError && !facts.errorCheckedSince;
+  if (errorOpen) {
+    return `Fix \`${clip(facts.latestError!, 160)}\`${facts.latestErrorLocation ? ` (${clip(facts.latestErrorLocation, 120)})` : ''}, then run ${check ?? 'the failing command'} again.`;
+  }
+  if (facts.uncheckedChanges.length) return `Check the change to ${facts.uncheckedChanges.slice(-4).join(', ')}${check ? ` with ${check}` : ' with the tests'}.`;
+  if (facts.filesChanged.length && facts.checkAfterChange?.outcome === 'ok') return `Review the change to ${facts.filesChanged.slice(-4).join(', ')} (\`${facts.checkAfterChange.key}\` passed after it) and finish.`;
+  return facts.latestRequest ? 'Continue with the latest request.' : 'Continue with the task.';
 }

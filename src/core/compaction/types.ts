@@ -13,11 +13,18 @@ export interface SummaryRequest {
   messages: readonly Message[];
   /** What the user asked compaction to keep in mind (`/compact focus`). */
   focus?: string;
+  /** What the user's PreCompact hooks asked the summary to keep in mind. */
+  instructions?: string;
   /** The summary must fit in about this many tokens. */
   maxTokens: number;
   /** Checkpoint (threshold summarization) or a short digest of tool calls. */
   style: 'checkpoint' | 'tool_digest' | 'episode';
   signal?: AbortSignal;
+  /**
+   * Told what the summarizer did besides summarizing (a model's summary completed or replaced by
+   * the local one, a model that failed): for the user's record, kept out of the summary's text.
+   */
+  onNote?(note: string): void;
 }
 
 /** What a compaction run works with, handed on as it is to every strategy it runs. */

@@ -8,7 +8,7 @@ import { LocalSummarizer } from '../compaction/localSummarizer';
 import { Mutex } from '../compaction/mutex';
 import { VisibleHistory } from '../history/visibleHistory';
 import { abortedToolResult, assistantMessage, userMessage } from '../model/factories';
-import type { Message, ReasoningBlock, ToolCall } from '../model/message';
+import type { Denial, Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { CompactionEventRecord, HistoryStep, RequestUsageRecord } from '../model/records';
 import type { PromptSections } from '../prompt/promptSections';
 import type { ReportedUsage } from '../providers/types';
@@ -22,11 +22,15 @@ import { openCallIds, openCalls } from './openCalls';
 import { RequestLedger, type RequestPlan } from './requestLedger';
 import { DYNAMIC_NOTE_ID, requestContent } from './requestItems';
 import { resumeSession } from './resume';
-import { HistoryEdits, type EditedSession } from './historyEdits';
+import { HistoryEdits, type BeforeCompaction, type EditedSession } from './historyEdits';
 import { LastMeasure } from './lastMeasure';
+import type { RewindPlan } from './rewind';
 import { SessionChanges, type SessionChangeListener } from './sessionChanges';
 import type { BlobInfo } from '../ports/blobStore';
+import { storeImages } from '../images/imageData';
 import type { ContextSessionOptions, PlannedRequest, PromptInput, PromptPart } from './contextSessionTypes';
+import { AutoCompactionGuard } from './autoCompaction';
+import { planNextRequest, type NextRequestOptions } from './nextRequest';
 
 /**
  * One session's working context: records messages and tool results (every call answered), measures
@@ -51,10 +55,14 @@ export class ContextSession {
   private readonly edits: HistoryEdits;
   /** The prompt's tokens outside the conversation, from the last prompt built. */
   private promptFixed: FixedComponents;
+  /** The sections of the prompt that gave `promptFixed`, when it was built in this session (a plan of the next request lists them item by item). */
+  private promptSections?: PromptSections;
   private readonly now: () => number;
   contextWindow?: number;
   maxOutputTokens?: number;
   lastCompactionId?: string;
+  /** Whether the session may compact by itself now (the setting, and the guard against compaction loops). */
+  readonly autoCompaction: AutoCompactionGuard;
   /** The transcript messages read to resume, until a view takes them. */
   private resumedTranscript?: { messages: Message[]; complete: boolean };
 
@@ -63,6 +71,7 @@ export class ContextSession {
     this.contextWindow = options.contextWindow;
     this.maxOutputTokens = options.maxOutputTokens;
     this.promptFixed = options.fixed ?? EMPTY_FIXED;
+    this.autoCompaction = new AutoCompactionGuard(() => options.settings.autoCompact);
     this.edits = new HistoryEdits(this.editedSession(), {
       strategies: options.strategies ?? defaultStrategies(),
       summarizer: options.summarizer ?? new LocalSummarizer(),
@@ -81,21 +90,16 @@ export class ContextSession {
       mutex: this.mutex,
       now: this.now,
       count: this.count,
-      get working() {
-        return session.working;
-      },
-      get promptFixed() {
-        return session.promptFixed;
-      },
-      get lastCompactionId() {
-        return session.lastCompactionId;
-      },
+      get working() { return session.working; },
+      get promptFixed() { return session.promptFixed; },
+      get lastCompactionId() { return session.lastCompactionId; },
       openCallIds: () => this.openCallIds(),
       resultStored: (blob, toolName, args) => this.resultStored(blob, toolName, args),
       measure: (fixed) => this.measure(fixed),
-      measureOf: (working, fixed) => this.measureOf(working, fixed),
+      measureOf: (working, fixed) => this.measureOf(working, fixed).used,
       nextCreatedAt: () => this.nextCreatedAt(),
       persist: (messages) => this.persist(messages),
+      stored: (message) => withStoredCount(message, this.options.counter),
       saveSnapshot: (compactionId, tokenCount) => this.saveSnapshot(compactionId, tokenCount),
       replaceWorking: (after, compactionId, tokenCount) => this.replaceWorking(after, compactionId, tokenCount),
     };
@@ -104,9 +108,8 @@ export class ContextSession {
   /** Opens a session where it left off (see resume.ts). */
   static async open(options: ContextSessionOptions): Promise<ContextSession> {
     const session = new ContextSession(options);
-    // The encoder's ranks load in slices while the session's files are read (resuming counts
-    // nothing), unless the caller starts them once the first state shows (reading and unpacking
-    // them takes CPU from it). When every message carries its count, the open does not wait for them.
+    // The encoder's ranks load while the files are read, unless the caller starts them once the first
+    // state shows; when every message carries its count, the open does not wait for them.
     const ranks = options.encoderAfterFirstState ? undefined : options.counter.load();
     ranks?.catch(() => undefined); // a failed load fails the first count that needs it
     const resumed = await resumeSession(options.store, options.sessionId, options.lastRequest, options.beforeWholeTranscript);
@@ -120,10 +123,7 @@ export class ContextSession {
     return session;
   }
 
-  /**
-   * The transcript messages read to resume (all of them, or those after the snapshot), handed
-   * over once so a view need not read them again; undefined after the first call.
-   */
+  /** The transcript messages read to resume (all, or those after the snapshot), handed over once; then undefined. */
   takeResumedTranscript(): { messages: readonly Message[]; complete: boolean } | undefined {
     const taken = this.resumedTranscript;
     this.resumedTranscript = undefined;
@@ -166,13 +166,19 @@ export class ContextSession {
     return this.promptFixed;
   }
 
+  /** The prompt's fixed part before any request was sent: the figures then count the first request's system prompt and tools. */
+  notePromptFixed(fixed: FixedComponents, sections?: PromptSections): void {
+    this.promptFixed = fixed;
+    this.promptSections = sections;
+  }
+
   /** Every write, with what it wrote: messages, usage records, compaction events, stored results. */
   onChange(listener: SessionChangeListener): () => void {
     return this.changes.on(listener);
   }
 
-  onCompaction(listener: CompactionListener): () => void {
-    return this.edits.onCompaction(listener);
+  onCompaction(listener: CompactionListener, before?: BeforeCompaction): () => void {
+    return this.edits.onCompaction(listener, before);
   }
 
   readonly count = (message: Message): number => countMessage(message, this.options.counter); // what the request counts each message with
@@ -183,13 +189,10 @@ export class ContextSession {
     return this.lastCreatedAt;
   }
 
-  private stamp(message: Message): Message {
-    return { ...message, createdAt: this.nextCreatedAt() };
-  }
-
   /** Stores messages with their counts; returns them as stored (what the views are told). */
   private async persist(messages: readonly Message[]): Promise<Message[]> {
     const stored = messages.map((m) => withStoredCount(m, this.options.counter));
+    await storeImages(messages, this.options.store, this.sessionId); // the bytes once, in the blob store; the messages keep a ref
     await this.options.store.putMessages(this.sessionId, stored);
     return stored;
   }
@@ -223,7 +226,7 @@ export class ContextSession {
         } else {
           recorded.push(...this.closeOpenCalls('the call was interrupted before it returned a result'));
         }
-        const message = this.stamp(incoming);
+        const message = { ...incoming, createdAt: this.nextCreatedAt() };
         await countMessageAsync(message, this.options.counter);
         this.working.push(settledMessage(message));
         noteEdit(this.working, this.working.length - 1);
@@ -234,9 +237,10 @@ export class ContextSession {
     });
   }
 
-  /** Records the user's message, after what they attached to it; returns it (not the aborted outputs or attachments before it). */
-  async appendUser(text: string, attachments: readonly Message[] = []): Promise<Message> {
-    const recorded = await this.append(...attachments, userMessage(text));
+  /** Records the user's message (`source`: its command; `mode`: plan mode) after what they attached to it; returns it (not what came before it). */
+  async appendUser(text: string, attachments: readonly Message[] = [], source?: string, mode?: 'plan'): Promise<Message> {
+    const meta = { ...(source === undefined ? {} : { source }), ...(mode ? { mode } : {}) };
+    const recorded = await this.append(...attachments, Object.keys(meta).length ? { ...userMessage(text), meta } : userMessage(text));
     return recorded[recorded.length - 1];
   }
 
@@ -244,17 +248,15 @@ export class ContextSession {
     const message = assistantMessage(text, calls);
     if (reasoning.length) {
       message.reasoning = [...reasoning];
-      message.meta = { ...message.meta, reasoningTokens: reasoningTokens(message, (t) => this.options.counter.count(t)) };
+      const count = (t: string) => this.options.counter.count(t);
+      message.meta = { ...message.meta, reasoningTokens: reasoningTokens(message, count), thinkingTokens: reasoning.reduce((n, b) => n + (b.text ? count(b.text) : 0), 0) };
     }
     const recorded = await this.append(message);
     return recorded[recorded.length - 1];
   }
 
-  /**
-   * Truncates / offloads a tool's output and records it as the call's result. `isError`: the tool
-   * failed; `denied`: the user refused the call.
-   */
-  async recordToolResult(call: ToolCall, output: string | Uint8Array, result: { isError?: boolean; denied?: boolean } = {}): Promise<Message> {
+  /** Truncates / offloads a tool's output and records it as the call's result (`isError`: the tool failed; `denied`: refused). */
+  async recordToolResult(call: ToolCall, output: string | Uint8Array, result: { isError?: boolean; denied?: Denial } = {}): Promise<Message> {
     const { isError = false, denied = false } = result;
     const onStored = (blob: BlobInfo) => this.resultStored(blob, call.name, call.arguments);
     const message = await recordToolResult({ store: this.options.store, sessionId: this.sessionId, call, output, isError, denied, settings: this.settings, now: this.now, onStored });
@@ -274,7 +276,7 @@ export class ContextSession {
 
   /** "Aborted" outputs for every open call, in the working context only (the caller persists). */
   private closeOpenCalls(reason: string): Message[] {
-    const added = openCalls(this.working).map((call) => settledMessage(this.stamp(abortedToolResult(call, reason))));
+    const added = openCalls(this.working).map((call) => settledMessage({ ...abortedToolResult(call, reason), createdAt: this.nextCreatedAt() }));
     this.working.push(...added);
     noteEdit(this.working, this.working.length - added.length);
     return added;
@@ -293,25 +295,25 @@ export class ContextSession {
 
   // ---- requests: measure, compact when needed, plan, record ----
 
-  /**
-   * The budget for the current working context. Once the provider reported usage, the total is that
-   * report plus the estimate of what changed since.
-   */
+  /** The budget for the working context: once the provider reported usage, that report plus the estimate of what changed since. */
   measure(fixed: FixedComponents = this.promptFixed): ContextBudget {
     const inputs = { working: this.working, fixed, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens, observed: this.observedReports };
     return this.lastMeasure.get(inputs, () => this.basis.measure({ working: this.working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }));
   }
 
-  /** The figure the meter would show for another working context (a compaction's outcome), on the same basis. */
-  private measureOf(working: readonly Message[], fixed: FixedComponents): number {
-    return this.basis.measure({ working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens }).used;
+  /** The budget the meter would show for another working context (a compaction's outcome, a preview with the user's summary), on the same basis. */
+  measureOf(working: readonly Message[], fixed: FixedComponents = this.promptFixed): ContextBudget {
+    return this.basis.measure({ working, fixed, count: this.count, settings: this.settings, contextWindow: this.contextWindow, maxOutputTokens: this.maxOutputTokens });
+  }
+
+  /** The next request as the views list it: with the last prompt built in this session part by part, when there is one. */
+  planNextRequest(): RequestPlan {
+    return this.planRequest(this.promptFixed, this.promptSections);
   }
 
   /**
-   * What the next request would carry now (visible messages only, normalized so every call has
-   * its output even if something went wrong upstream), with the prompt's dynamic part in place and
-   * every item of the request. Changes nothing; for views and checks. `measured`: the budget of this
-   * working context with these fixed components, when the caller just measured it.
+   * What the next request would carry now (visible messages only, every call with its output), with
+   * the prompt's dynamic part and every item. Changes nothing. `measured`: this context's budget with these fixed components, when just measured.
    */
   planRequest(fixed: FixedComponents = this.promptFixed, sections?: PromptSections, measured?: ContextBudget): RequestPlan {
     const visible = this.visible.view(this.working);
@@ -319,32 +321,9 @@ export class ContextSession {
     return { messages, items, budget: measured ?? this.measure(fixed), repaired: visible.repaired };
   }
 
-  /**
-   * The next request, in the only right order: build the prompt for the room left, compact when the
-   * budget says so (blocked when still over the hard limit), rebuild the prompt after a compaction,
-   * then plan the messages. Unless it is blocked, send `plan.messages`, then call recordResponse.
-   */
-  async nextRequest<P extends PromptPart>(prompt: PromptInput<P>, signal?: AbortSignal): Promise<PlannedRequest<P>> {
-    const build = typeof prompt === 'function' ? prompt : undefined;
-    const roomOf = (budget: ContextBudget) => ({ effectiveWindow: budget.effectiveWindow, percentUsed: budget.percent });
-    let prepared = build ? await build(roomOf(this.measure(EMPTY_FIXED))) : (prompt as P);
-    this.promptFixed = prepared.fixed;
-    // Measured once per step: no await stands between a measure and the plan that reuses it.
-    let budget = this.measure(prepared.fixed);
-    let compaction: CompactionResult | undefined;
-    let blocked = false;
-    if (budget.shouldCompact()) {
-      compaction = await this.compact({ trigger: budget.isBlocked() ? 'blocked' : 'auto', fixed: prepared.fixed, signal });
-      budget = this.measure(prepared.fixed);
-      blocked = budget.isBlocked();
-    }
-    const compactionId = compaction?.status === 'complete' ? compaction.id : undefined;
-    if (compactionId && build && !blocked) {
-      prepared = await build(roomOf(budget));
-      this.promptFixed = prepared.fixed;
-      budget = this.measure(prepared.fixed);
-    }
-    return { status: blocked ? 'blocked' : 'ready', prompt: prepared, plan: this.planRequest(prepared.fixed, prepared.sections, budget), requestIndex: this.nextRequestIndex, compaction, compactionId, recovered: false };
+  /** The next request (see nextRequest.ts). Unless it is blocked, send `plan.messages`, then call recordResponse. */
+  nextRequest<P extends PromptPart>(prompt: PromptInput<P>, signal?: AbortSignal, options: Omit<NextRequestOptions, 'signal'> = {}): Promise<PlannedRequest<P>> {
+    return planNextRequest(this, this.autoCompaction, prompt, { ...options, signal });
   }
 
   /**
@@ -374,16 +353,18 @@ export class ContextSession {
 
   // ---- editing the history: compaction, the user's steps, pinning (historyEdits.ts) ----
 
-  /** Runs (or, with dryRun, previews) a compaction and stores its outcome. */
+  /** Runs (or, with dryRun, previews) a compaction and stores its outcome; one by hand lets automatic compaction run again. */
   compact(options: CompactOptions): Promise<CompactionResult> {
+    if (options.trigger === 'manual' && !options.dryRun) this.autoCompaction.reset();
     return this.edits.compact(options);
   }
 
-  /**
-   * Rewind: the working context goes back to exactly what preceded a user message (refused when a
-   * compaction summarized it away: rewind.ts). The transcript keeps everything; the step is an
-   * entry of the history, and a snapshot, so a resume starts from here. `files`: what a restore done with it put back.
-   */
+  /** What a rewind to before a user message would leave and set aside, changing nothing (see rewind.ts). */
+  planRewind(messageId: string): Promise<RewindPlan> {
+    return this.edits.planRewind(messageId);
+  }
+
+  /** Rewinds to before a user message as planRewind says, recorded as a step and a snapshot; `files`: what a restore with it put back. */
   rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord> {
     return this.edits.rewind(messageId, files);
   }

@@ -2,6 +2,7 @@
 import type { TokenCounter } from '../accounting/tokenizer';
 import type { FixedComponents } from '../accounting/usageBasis';
 import type { CompactionResult } from '../compaction/compactor';
+import type { CompactionHold } from './autoCompaction';
 import type { CompactionStrategy, Summarizer } from '../compaction/types';
 import type { SessionStore } from '../ports/sessionStore';
 import type { PromptSections } from '../prompt/promptSections';
@@ -65,4 +66,8 @@ export interface PlannedRequest<P extends PromptPart = PromptPart> {
   compactionId?: string;
   /** True once the request was planned again after the provider said it was too long. */
   recovered: boolean;
+  /** Why a blocked request was held for the user to decide (compact now, or send anyway) instead of compacted. */
+  hold?: CompactionHold;
+  /** The user chose to send it over the hard block. */
+  overBlock?: boolean;
 }

@@ -3,13 +3,10 @@ import { newId } from '../model/ids';
 import type { Message } from '../model/message';
 import type { CompactionEventRecord, RequestItem, RequestUsageRecord } from '../model/records';
 import type { SessionInfo, SessionStore } from '../ports/sessionStore';
+import { forkOrigin, forkPointOf, type ForkPoint } from './forkPoint';
+import { HistoryArchive } from './historyArchive';
 import { conversationItemsOf } from './messageItems';
 
-/** Where a fork starts: a stored session and one of its requests. */
-export interface ForkPoint {
-  fromSessionId: string;
-  fromRequestIndex: number;
-}
 
 export interface ForkedSession {
   info: SessionInfo;
@@ -19,31 +16,14 @@ export interface ForkedSession {
   messages: Message[];
 }
 
-const PREFIX = 'fork:';
 /** A stored result's id as the model reads it in a message (see newRefId). */
 const REF_IN_TEXT = /\br\d{28}\b/g;
-
-/** The session's `origin` for a fork: the session and request it started from. */
-export function forkOrigin(point: ForkPoint): string {
-  return `${PREFIX}${encodeURIComponent(point.fromSessionId)}/${point.fromRequestIndex}`;
-}
-
-/** The fork point a session's origin states, or undefined for a session that is not a fork. */
-export function forkPointOf(info: Pick<SessionInfo, 'origin'>): ForkPoint | undefined {
-  const match = info.origin?.startsWith(PREFIX) ? /^([^/]+)\/(\d{1,9})$/.exec(info.origin.slice(PREFIX.length)) : null;
-  if (!match) return undefined;
-  try {
-    return { fromSessionId: decodeURIComponent(match[1]), fromRequestIndex: Number(match[2]) };
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Each item's message as the request sent it. Transcript messages are read from the transcript (a
  * later copy differs only in its pin and visibility, which are set back to what the request sent);
- * summaries and archived pointers live only in the working context (`working`: the session's now,
- * else its latest snapshot), so one a later compaction replaced cannot be forked from.
+ * summaries and archived pointers from the working context (`working`: the session's now, else its
+ * latest snapshot), or, once a later compaction replaced them, from the history that recorded them.
  */
 async function messagesSent(store: SessionStore, point: ForkPoint, items: readonly RequestItem[], working: readonly Message[] | undefined): Promise<Message[]> {
   const ids = items.map((item) => item.messageId);
@@ -51,26 +31,30 @@ async function messagesSent(store: SessionStore, point: ForkPoint, items: readon
   const byId = new Map<string, Message>();
   for (const m of context) byId.set(m.id, m);
   for (const m of stored) byId.set(m.id, m);
-  return items.map((item) => {
-    const found = byId.get(item.messageId);
+  let archive: Promise<HistoryArchive> | undefined;
+  const sent: Message[] = [];
+  for (const item of items) {
+    const found = byId.get(item.messageId) ?? (await (archive ??= HistoryArchive.read(store, point.fromSessionId)).then((a) => a.find(item.messageId)))?.message;
     if (!found) {
       const what = item.badges.includes('summarized') ? 'a summary' : item.badges.includes('archived') ? 'an archived result' : `${/^[aeiou]/.test(item.kind) ? 'an' : 'a'} ${item.kind} message`;
-      throw new Error(`request #${point.fromRequestIndex} carried ${what} that a later compaction replaced and Tally no longer keeps ("${item.preview.slice(0, 60)}"); fork from a request after the latest compaction`);
+      throw new Error(`request #${point.fromRequestIndex} carried ${what} that a later compaction replaced, and the session's history does not hold it (a version before this one did not keep them) ("${item.preview.slice(0, 60)}"); fork from a later request`);
     }
-    if (found.role !== item.role || found.kind !== item.kind) {
+    if (found.role !== item.role || (found.kind !== item.kind && !(item.kind === 'image' && found.images?.length))) {
       throw new Error(`request #${point.fromRequestIndex} carried message "${item.messageId}" as a ${item.kind} message, but the session now stores it as ${found.kind}; it cannot be forked from`);
     }
     const pinned = item.badges.includes('pinned');
     // Hidden after the request (a retried turn): the request sent it, so the fork shows and sends it again.
     const { pinned: _pinned, ...rest } = found;
-    return { ...rest, ...(pinned ? { pinned: true } : {}), agentVisible: true, userVisible: found.agentVisible ? found.userVisible : true };
-  });
+    sent.push({ ...rest, ...(pinned ? { pinned: true } : {}), agentVisible: true, userVisible: found.agentVisible ? found.userVisible : true });
+  }
+  return sent;
 }
 
-/** Every stored-result id the messages refer to: their own refs, those summaries list, and ids in their text. */
-function referencedResults(messages: readonly Message[]): string[] {
+/** Every stored-result id the messages refer to: their own refs, those summaries list, ids in their text, their images' bytes. */
+export function referencedResults(messages: readonly Message[]): string[] {
   const refs = new Set(refsIn(messages));
   for (const m of messages) for (const match of m.content.matchAll(REF_IN_TEXT)) refs.add(match[0]);
+  for (const m of messages) for (const image of m.images ?? []) if (image.ref) refs.add(image.ref);
   return [...refs];
 }
 

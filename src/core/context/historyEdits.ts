@@ -1,5 +1,6 @@
 import type { BlobInfo } from '../ports/blobStore';
 import type { ContextBudget } from '../accounting/budget';
+import { adoptStoredCounts } from '../accounting/messageTokens';
 import { fixedTotal, type FixedComponents } from '../accounting/usageBasis';
 import { compactionResult, runCompaction, type CompactionResult, type CompactOptions } from '../compaction/compactor';
 import type { CompactionEvent, CompactionListener } from '../compaction/events';
@@ -9,11 +10,14 @@ import { totalTokens } from '../compaction/units';
 import { newId, newRefId } from '../model/ids';
 import { noteEdit } from '../model/listLineage';
 import type { Message, ToolCall } from '../model/message';
-import type { CompactionEventRecord, HistoryStep } from '../model/records';
+import type { CompactionEventRecord, CompactionTrigger, HistoryStep } from '../model/records';
 import { settledMessage } from '../model/settledMessages';
 import type { SessionStore } from '../ports/sessionStore';
 import type { ContextSettings } from '../settings';
-import { historyStepRecord, rewindPoint } from './rewind';
+import { addedItems, placeAdded } from './addedItems';
+import { referencedResults } from './forkSession';
+import { HistoryArchive } from './historyArchive';
+import { historyStepRecord, planRewind, type RewindPlan } from './rewind';
 import type { SessionChanges } from './sessionChanges';
 
 /** What editing the history reads and changes of the session it belongs to. */
@@ -40,10 +44,15 @@ export interface EditedSession {
   nextCreatedAt(): number;
   /** Stores messages with their counts; returns them as stored. */
   persist(messages: readonly Message[]): Promise<Message[]>;
+  /** A message with its count, as stored. */
+  stored(message: Message): Message;
   saveSnapshot(compactionId: string, tokenCount: number): Promise<void>;
   /** The working context becomes `after` (a new tracked list) as left by an edit, saved as a snapshot. */
   replaceWorking(after: readonly Message[], compactionId: string, tokenCount: number): Promise<void>;
 }
+
+/** Awaited before a compaction runs (not a preview): what it returns goes to the summary request. */
+export type BeforeCompaction = (compaction: { trigger: CompactionTrigger; focus?: string }, signal?: AbortSignal) => Promise<{ instructions?: string }>;
 
 /**
  * Edits of a session's history: compactions (run or previewed, their events told to listeners),
@@ -51,15 +60,29 @@ export interface EditedSession {
  */
 export class HistoryEdits {
   private readonly listeners = new Set<CompactionListener>();
+  private readonly before = new Set<BeforeCompaction>();
 
   constructor(
     private readonly session: EditedSession,
     private readonly compaction: { strategies: CompactionStrategy[]; summarizer: Summarizer; reinjectInstructions?: () => string | undefined },
   ) {}
 
-  onCompaction(listener: CompactionListener): () => void {
+  /** Compaction events as they happen; `before`: awaited before each compaction that is not a preview. */
+  onCompaction(listener: CompactionListener, before?: BeforeCompaction): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (before) this.before.add(before);
+    return () => {
+      this.listeners.delete(listener);
+      if (before) this.before.delete(before);
+    };
+  }
+
+  /** What the `before` callbacks asked the summary to keep in mind, one paragraph each. */
+  private async beforeCompacting(options: CompactOptions): Promise<string | undefined> {
+    if (options.dryRun) return undefined;
+    const said = await Promise.all([...this.before].map((before) => before({ trigger: options.trigger, ...(options.focus ? { focus: options.focus } : {}) }, options.signal).catch(() => ({ instructions: undefined }))));
+    const instructions = said.map((s) => s.instructions).filter((text): text is string => Boolean(text));
+    return instructions.length ? instructions.join('\n\n') : undefined;
   }
 
   private emit(event: CompactionEvent): void {
@@ -77,6 +100,7 @@ export class HistoryEdits {
     const session = this.session;
     return session.mutex.run(async () => {
       const dryRun = Boolean(options.dryRun);
+      const instructions = await this.beforeCompacting(options);
       const id = newId('c');
       const fixed = options.fixed ?? session.promptFixed;
       // The calls whose results are stored are looked up by id, the index made once per run (not a walk per result).
@@ -88,7 +112,7 @@ export class HistoryEdits {
         history: session.working,
         openCallIds: session.openCallIds(),
         budget: session.measure(fixed),
-        options: { ...options, fixed },
+        options: { ...options, fixed, ...(instructions ? { instructions } : {}) },
         settings: session.settings,
         strategies: this.compaction.strategies,
         summarizer: this.compaction.summarizer,
@@ -110,9 +134,15 @@ export class HistoryEdits {
         return compactionResult(outcome, dryRun);
       }
       if (!dryRun) {
-        if (outcome.changed) await session.replaceWorking(outcome.messages, id, event.estimatedTokensAfter ?? event.tokensAfter);
+        Object.assign(event, options.review?.(event));
+        if (outcome.changed) {
+          const after = placeAdded(session.working, outcome.messages);
+          const added = addedItems(session.working, after).map((item) => ({ ...item, message: session.stored(item.message) }));
+          if (added.length) event.added = added;
+          await session.replaceWorking(after, id, event.estimatedTokensAfter ?? event.tokensAfter);
+        }
         // An automatic check that found nothing to remove is not a compaction; a user's request is recorded either way.
-        if (outcome.changed || options.trigger !== 'auto') {
+        if (outcome.changed || options.trigger !== 'auto' || event.autoStopped) {
           await session.store.addCompactionEvent(event);
           session.changes.emit({ type: 'compaction', record: event });
         }
@@ -134,9 +164,36 @@ export class HistoryEdits {
     }
   }
 
+  /** See ContextSession.planRewind. */
+  planRewind(messageId: string): Promise<RewindPlan> {
+    const session = this.session;
+    return session.mutex.run(async () => planRewind(session.working, messageId, await HistoryArchive.read(session.store, session.sessionId)));
+  }
+
   /** See ContextSession.rewind. */
   rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord> {
-    return this.session.mutex.run(() => this.addStep({ kind: 'rewind', messageId, ...files }, this.session.working.slice(0, rewindPoint(this.session.working, messageId))));
+    const session = this.session;
+    return session.mutex.run(async () => {
+      const plan = await planRewind(session.working, messageId, await HistoryArchive.read(session.store, session.sessionId));
+      adoptStoredCounts(plan.messages); // what came back from the store carries its counts
+      await this.adoptBorrowed(plan.borrowed);
+      const counts = { setAside: plan.setAside, ...(plan.unsummarized ? { unsummarized: plan.unsummarized } : {}) };
+      return this.addStep({ kind: 'rewind', messageId, ...files, ...counts }, plan.messages);
+    });
+  }
+
+  /**
+   * Items a rewind brought back from the session this one was forked from: the stored results they
+   * name are shared with this session, and the transcript messages among them join its transcript.
+   */
+  private async adoptBorrowed(borrowed: RewindPlan['borrowed']): Promise<void> {
+    if (!borrowed.length) return;
+    const session = this.session;
+    const byOrigin = new Map<string, Message[]>();
+    for (const { message, fromSessionId } of borrowed) byOrigin.set(fromSessionId, [...(byOrigin.get(fromSessionId) ?? []), message]);
+    for (const [from, messages] of byOrigin) await session.store.shareBlobs(from, session.sessionId, referencedResults(messages));
+    const own = borrowed.filter((b) => b.inTranscript).map((b) => b.message);
+    if (own.length) session.changes.emit({ type: 'messages', appended: [], replaced: await session.persist(own) });
   }
 
   /** Records a user's step that left the context as it is (files restored to a checkpoint). */

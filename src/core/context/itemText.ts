@@ -63,11 +63,13 @@ export async function requestItemFullText(args: RequestItemQuery): Promise<{ tex
     item = args.current?.find((i) => i.messageId === itemId);
   }
   let text: string | undefined;
+  // Texts are kept with the figures (not with the item lists): the list without items has them. A
+  // prompt part of the next request was stored with the first request that carried it.
+  const stored = item?.textHash && item.kind !== 'framing' ? storedText(await store.listRequestUsage(sessionId, { items: false }), item.textHash) : undefined;
   if (item?.kind === 'framing') text = framingText(item);
+  else if (stored !== undefined) text = stored;
   else if (item?.textHash && args.requestIndex !== undefined) {
-    // Texts are kept with the figures (not with the item lists): the list without items has them.
-    text = storedText(await store.listRequestUsage(sessionId, { items: false }), item.textHash);
-    if (text === undefined) throw new Error(`the text of "${item.label ?? itemId}" was not stored (a request recorded before texts were kept)`);
+    throw new Error(`the text of "${item.label ?? itemId}" was not stored (a request recorded before texts were kept)`);
   } else {
     if (item && !inConversation(item)) throw new Error(`"${item.label ?? itemId}" has no stored text: open it in a request`);
     const message = args.working.find((m) => m.id === itemId) ?? (await store.loadMessages(sessionId, [itemId]))[0];

@@ -32,6 +32,7 @@ export class LastMeasure {
       last.inputs.fixed.system === fixed.system &&
       last.inputs.fixed.skills === fixed.skills &&
       last.inputs.fixed.tools === fixed.tools &&
+      last.inputs.fixed.hooks === fixed.hooks &&
       last.inputs.contextWindow === inputs.contextWindow &&
       last.inputs.maxOutputTokens === inputs.maxOutputTokens &&
       last.inputs.observed === inputs.observed

@@ -1,5 +1,5 @@
 import { newId } from './ids';
-import type { AttachmentInfo, Message, MessageMeta, ToolCall } from './message';
+import type { AttachmentInfo, Denial, Message, MessageMeta, ToolCall } from './message';
 
 /**
  * The one place messages are made. Every factory gives a fresh id (unless one is passed) and
@@ -33,7 +33,7 @@ export function assistantMessage(content: string, toolCalls: readonly ToolCall[]
 }
 
 /** A tool's output as the model sees it; `content` is filled by the recorder (maybe truncated or offloaded). */
-export function toolResultMessage(call: Pick<ToolCall, 'id' | 'name'>, content: string, options: Made & { isError?: boolean; denied?: boolean; meta?: MessageMeta } = {}): Message {
+export function toolResultMessage(call: Pick<ToolCall, 'id' | 'name'>, content: string, options: Made & { isError?: boolean; denied?: Denial; meta?: MessageMeta } = {}): Message {
   return {
     id: options.id ?? newId('m'),
     role: 'tool',
@@ -44,7 +44,7 @@ export function toolResultMessage(call: Pick<ToolCall, 'id' | 'name'>, content: 
     agentVisible: true,
     userVisible: true,
     createdAt: options.createdAt ?? 0,
-    meta: { ...(options.isError ? { isError: true } : {}), ...(options.denied ? { denied: true } : {}), ...options.meta },
+    meta: { ...(options.isError ? { isError: true } : {}), ...(options.denied ? { denied: true } : {}), ...(typeof options.denied === 'object' ? { deniedByHook: options.denied } : {}), ...options.meta },
   };
 }
 
@@ -85,6 +85,29 @@ export function summaryMessage(content: string, replaces: string[], made: Made &
 /** Instructions re-injected after a checkpoint (AGENTS.md and the like), hidden from the chat. */
 export function instructionsMessage(content: string, made: Made = {}): Message {
   return { id: made.id ?? newId('m'), role: 'user', kind: 'instructions', content, agentVisible: true, userVisible: false, createdAt: made.createdAt ?? 0, meta: { synthetic: true } };
+}
+
+/**
+ * The plan's own item (owner "plan"): the todo list carried past a compaction, or a plan the user
+ * approved (pinned, so no compaction removes it; `planOf`: the assistant message that proposed it).
+ */
+export function planMessage(content: string, plan: 'todos' | 'approved', made: Made & { placedAt?: number; planOf?: string } = {}): Message {
+  return {
+    id: made.id ?? newId('m'),
+    role: 'user',
+    kind: 'plan',
+    content,
+    agentVisible: true,
+    userVisible: false,
+    createdAt: made.createdAt ?? 0,
+    ...(plan === 'approved' ? { pinned: true } : {}),
+    meta: { synthetic: true, plan, ...(made.placedAt !== undefined ? { placedAt: made.placedAt } : {}), ...(made.planOf !== undefined ? { planOf: made.planOf } : {}) },
+  };
+}
+
+/** What the user did to a proposed plan without approving it: edited its text, or discarded it. A record for the chat's plan card; the model never reads it. */
+export function planDecisionMessage(planOf: string, decision: 'edited' | 'discarded', content: string, made: Made = {}): Message {
+  return { id: made.id ?? newId('m'), role: 'user', kind: 'plan', content, agentVisible: false, userVisible: false, createdAt: made.createdAt ?? 0, meta: { synthetic: true, plan: decision, planOf } };
 }
 
 /** An old tool output replaced by a short pointer; the original stays in the transcript. */

@@ -7,6 +7,8 @@
  *    context (archiving, summarizing, dropping) but never the transcript.
  */
 
+import type { ImagePart } from '../images/imagePart';
+
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
 /** What a message is, beyond its role; decides visibility and how it is counted. */
@@ -20,6 +22,7 @@ export type MessageKind =
   | 'summary' // a checkpoint summary standing in for older messages
   | 'episode' // an episodic summary of completed goal batches
   | 'instructions' // instructions re-injected after compaction (AGENTS.md etc.)
+  | 'plan' // the agent's todo list carried past a compaction, or the plan the user approved
   | 'note' // a system note (context status, cut marker)
   | 'aborted'; // synthetic output for a tool call that never got one (interrupted or cancelled)
 
@@ -63,15 +66,27 @@ export interface TruncationInfo {
 
 /** What an attachment message holds and where it came from. */
 export interface AttachmentInfo {
-  kind: 'file' | 'folder' | 'selection' | 'problems' | 'diff' | 'terminal';
+  kind: 'file' | 'folder' | 'selection' | 'problems' | 'diff' | 'terminal' | 'resource' | 'image' | 'url';
   /** What the chip and the inspector call it ("src/app.ts", "app.ts:12-40", "Problems in app.ts"). */
   label: string;
   /** Workspace-relative path of the file or folder, when there is one. */
   path?: string;
+  /** An MCP resource: the server it came from and its URI; a web page: its address. */
+  server?: string;
+  uri?: string;
   /** A selection's lines, 1-based and inclusive. */
   startLine?: number;
   endLine?: number;
 }
+
+/** A call a user's hook refused before it ran: the hook's command and the reason it gave. */
+export interface HookDenial {
+  hook: string;
+  reason: string;
+}
+
+/** Denied by the user on the card (`true`), or by a hook. */
+export type Denial = boolean | HookDenial;
 
 export interface MessageMeta {
   truncated?: TruncationInfo;
@@ -81,20 +96,39 @@ export interface MessageMeta {
   replaces?: string[];
   /** The compaction event that produced this message. */
   compactionId?: string;
+  /**
+   * Where an item a compaction put in stands among the messages' times, when its own time does not
+   * say (a checkpoint placed after the user messages it kept): between the items around it. A
+   * rewind that takes a summary apart puts the messages back in this order (see placeOf).
+   */
+  placedAt?: number;
   /** A message Tally created itself (aborted output, notes, summaries). */
   synthetic?: boolean;
-  /** Number of images attached (counted with a fixed per-image estimate). */
+  /** Imported transcripts: number of images the recorded message had (counted with a fixed per-image estimate). */
   images?: number;
   /** Tool result reported an error. */
   isError?: boolean;
-  /** The user refused the call on its approval card, so the tool did not run. */
+  /** The user refused the call on its approval card, or a hook did, so the tool did not run. */
   denied?: boolean;
+  /** A hook refused the call (not the user): its command and its reason. */
+  deniedByHook?: HookDenial;
   /** Free-form provenance for imported transcripts. */
   source?: string;
   /** Attachment messages: what was attached. */
   attachment?: AttachmentInfo;
-  /** Assistant messages: tokens of the thinking they carry, counted when recorded (the chat shows it). */
+  /**
+   * Plan items: the todo list a compaction carried, or the plan the user approved (both read by the
+   * model); the user's edit of a proposed plan, or that they discarded it (records only, not sent).
+   */
+  plan?: 'todos' | 'approved' | 'edited' | 'discarded';
+  /** A plan's approval, edit or discarding: the assistant message that proposed the plan. */
+  planOf?: string;
+  /** User messages: the turn ran in plan mode (read and search only, ending with a plan). */
+  mode?: 'plan';
+  /** Assistant messages: tokens of the thinking they send back to the model, counted when recorded. */
   reasoningTokens?: number;
+  /** Assistant messages: tokens of their readable thinking whatever its format (sent back or not), counted when recorded (the chat shows it). */
+  thinkingTokens?: number;
 }
 
 export interface Message {
@@ -105,6 +139,8 @@ export interface Message {
   content: string;
   /** Assistant messages: the tool calls it made, in order. */
   toolCalls?: ToolCall[];
+  /** Images the message carries (user attachments, an image a tool read), sent after its text in each provider's own form. */
+  images?: ImagePart[];
   /** Assistant messages: the model's thinking or reasoning, in the order it was produced. */
   reasoning?: ReasoningBlock[];
   /** Tool messages: the call this answers. */
@@ -131,6 +167,11 @@ export interface Message {
 export interface CallGroup {
   start: number; // index of the assistant message
   end: number; // index one past the last tool message of the group
+}
+
+/** Where a working context's item stands in time: its own time, unless a compaction placed it (see MessageMeta.placedAt). */
+export function placeOf(message: Message): number {
+  return message.meta?.placedAt ?? message.createdAt;
 }
 
 /** Transcript order: by creation time, then by id (messages created in the same millisecond). */

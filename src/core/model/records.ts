@@ -1,3 +1,5 @@
+import type { Message } from './message';
+
 /**
  * The records a session keeps besides its messages: compaction events with the items they removed,
  * and the per-request ledger (what each request carried, what the provider reported).
@@ -22,6 +24,21 @@ export interface HistoryStep {
   /** restore (and a rewind that also restored files): the checkpoint restored and the files it changed, workspace-relative. */
   checkpointId?: string;
   files?: string[];
+  /** rewind: how many messages the context stopped holding (themselves, or through a summary). */
+  setAside?: number;
+  /** rewind: messages that came back whole, because the summary that stood for them also stood for what was set aside. */
+  unsummarized?: number;
+}
+
+/**
+ * An item a compaction put in the working context that the transcript does not hold (a summary, an
+ * archived result's pointer, a drop marker), kept with the history so a rewind can take it apart
+ * again and a fork can send it again after a later compaction replaced it.
+ */
+export interface AddedItem {
+  message: Message;
+  /** The working context's items it replaced, in their order: transcript messages or earlier added items, by id. */
+  parts: string[];
 }
 
 export type RemovalReason = 'archived' | 'tool_summarized' | 'summarized' | 'episodic' | 'dropped';
@@ -67,9 +84,31 @@ export interface CompactionEventRecord {
   summary?: string;
   /** Set when the user edited the summary before confirming: the summary as Tally proposed it. */
   originalSummary?: string;
+  /**
+   * What checking the summaries did, for the user (a model's summary completed with facts it left
+   * out, or replaced by the local summary; a model that failed). Never part of the summary text.
+   */
+  summaryNotes?: string[];
   removed: RemovedItem[];
+  /** What the compaction put in their place (records written before these were kept have none). */
+  added?: AddedItem[];
   /** Set on entries that record a user's step on the history rather than a compaction. */
   step?: HistoryStep;
+  /** Set on the automatic compaction after which the automatic loop stopped, because the last runs freed too little. */
+  autoStopped?: AutoCompactionStop;
+}
+
+/** Why automatic compaction stopped after a run, and what was left that no compaction can take out. */
+export interface AutoCompactionStop {
+  /** Tokens the last run freed, and the least a run should free (a share of the effective window). */
+  freedTokens: number;
+  leastTokens: number;
+  /** Runs in a row that freed less. */
+  runs: number;
+  /** Automatic compaction starts again once the context reaches this many tokens (or the user compacts). */
+  resumeAtTokens: number;
+  /** Tokens of what stays: pinned items, the latest turn, system prompt (skills included) and tool schemas. */
+  left: { pinned: number; latestTurn: number; system: number; tools: number };
 }
 
 /**
@@ -83,6 +122,7 @@ export type PromptItemKind =
   | 'skill' // an active skill's full instructions
   | 'tool-schema' // one tool definition (deferred ones are listed with 0 tokens)
   | 'note' // a dynamic note (context status, deferred tools)
+  | 'hook' // what a user's hook added to the context, with the hook's command as its source
   | 'framing'; // per-message and per-tool framing tokens, as one visible item each
 
 /** Where an item sits in the request: the stable prefix, the tools, the dynamic part, or the conversation. */
@@ -122,9 +162,13 @@ export interface ComponentTokens {
   system: number;
   skills: number;
   tools: number;
+  /** What the user's hooks added to the request (absent when none did, and on records written before hooks were counted apart). */
+  hooks?: number;
   messages: number;
   toolResults: number;
   summaries: number;
+  /** The plan's own items: the todo list carried past a compaction, an approved plan. Absent on records written before it was counted apart (then in messages). */
+  plan?: number;
 }
 
 /** One request sent to the model: what it carried and what the provider said. */

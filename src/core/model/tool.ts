@@ -9,4 +9,6 @@ export interface ToolDefinition {
   source: ToolSource;
   /** Who provides it, when known: the extension's id, or the MCP server (tools from `vscode.lm.tools`). */
   origin?: string;
+  /** The MCP server Tally runs that provides it: Configure Tools and the inspector group and total its tools by it. */
+  server?: string;
 }

@@ -53,6 +53,16 @@ export interface StoreProblem {
   movedTo?: string;
 }
 
+/** A past session a search found: by its title, its messages' text, or both. */
+export interface SessionSearchHit {
+  session: SessionInfo;
+  /** The title holds what was searched. */
+  matchedTitle: boolean;
+  /** The words around the latest message that matched, the matched words between « and », and that message's time. */
+  snippet?: string;
+  at?: number;
+}
+
 export interface SessionStore extends BlobStore {
   readonly problems: readonly StoreProblem[];
   onProblem(listener: (problem: StoreProblem) => void): () => void;
@@ -62,6 +72,8 @@ export interface SessionStore extends BlobStore {
   getSession(id: string): Promise<SessionInfo | undefined>;
   listSessions(): Promise<SessionInfo[]>;
   deleteSession(id: string): Promise<void>;
+  /** Sessions whose title holds `query` or whose messages hold every word of it, newest first (at most `limit`, default 50). */
+  searchSessions(query: string, options?: { limit?: number }): Promise<SessionSearchHit[]>;
   /** Called after this window created, updated or deleted a session (whether or not the write succeeded), so a kept list knows it is stale. */
   onSessionsChanged(listener: () => void): () => void;
 

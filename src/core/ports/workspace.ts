@@ -28,6 +28,51 @@ export interface ExecResult {
   output: Uint8Array;
   /** The command timed out, was cancelled, or exited with a non-zero code. */
   failed: boolean;
+  /** Set when the command ran in the sandbox and failed with the sandbox's mark in its output. */
+  sandboxRefused?: SandboxRefusal;
+}
+
+/** What the sandbox refused a command, read from the error its output shows. */
+export interface SandboxRefusal {
+  /** `permission`: an operation refused with EPERM (a Unix socket while the network is off, a change no capability allows, anything macOS's sandbox denies). */
+  what: 'write' | 'network' | 'permission';
+  /** The error text that shows it ("Read-only file system", "Network is unreachable"…). */
+  sign: string;
+}
+
+/**
+ * How a command runs now. In a sandbox: it writes only in the workspace folders (some files that
+ * run code kept read-only) and a private temporary folder, cannot read the hidden paths, and reaches
+ * the network only when the user allowed it for the session. Without one: why.
+ */
+export type CommandSandboxState =
+  | {
+      sandboxed: true;
+      /** What confines it: "bubblewrap", "macOS sandbox-exec". */
+      by: string;
+      /** The folders it may write (the workspace folders), besides the private temporary folder. */
+      writable: readonly string[];
+      /** Paths inside those folders kept read-only (they make other programs run code: git's config and hooks…). */
+      readOnlyInside: readonly string[];
+      /** The secrets it cannot read, as the user would write them (`~/.ssh`). */
+      hidden: readonly string[];
+      network: boolean;
+    }
+  | {
+      sandboxed: false;
+      /** Why not, in a sentence for the card and the status bar. */
+      reason: string;
+      /** The user turned the sandbox off (a setting or `--sandbox off`), rather than none being available. */
+      turnedOff: boolean;
+    };
+
+export interface ExecOptions {
+  cwd: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal: AbortSignal;
+  /** Run without the sandbox: only after the user approved exactly that, on a card of its own. */
+  outsideSandbox?: boolean;
 }
 
 /**
@@ -67,8 +112,12 @@ export interface Workspace {
    * Refuses (ToolInputError) a file with more than one hard link.
    */
   writeFile(input: string, path: ResolvedPath, text: string, basis: string | undefined): Promise<string | undefined>;
-  /** Runs a shell command in a folder; killed on timeout or when `signal` aborts. */
-  exec(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal: AbortSignal }): Promise<ExecResult>;
+  /** Runs a shell command in a folder, in the sandbox when there is one; killed on timeout or when `signal` aborts. */
+  exec(command: string, options: ExecOptions): Promise<ExecResult>;
+  /** How a command would run now: sandboxed (and what it may touch) or not (and why). */
+  commandSandbox(): Promise<CommandSandboxState>;
+  /** Lets this session's sandboxed commands reach the network from now on (the user allowed it on a card). */
+  allowSandboxNetwork(): void;
   /** Why writing this resolved path can run code (git hooks, tasks, package scripts…), or undefined. */
   protectedReason(absolute: string): Promise<string | undefined>;
 }

@@ -16,6 +16,8 @@ export interface InstructionPart {
   followsActiveFile: boolean;
   /** Why a nested file applies, said with its text (default: the active file is below it). */
   because?: string;
+  /** Set on what a hook added: the item is the hook's (owner "hooks", source: its command). */
+  hook?: { event: string; command: string };
 }
 
 /** One part of the prompt outside the conversation, with the exact text sent and its tokens. */
@@ -63,6 +65,7 @@ export function promptSection(counter: TokenCounter, section: Omit<PromptSection
 
 /** Where a tool comes from, in words: built-in, session (Tally's own tools that act on the session), skill, or the extension / MCP server. */
 export function toolSourceLabel(tool: ToolDefinition): string {
+  if (tool.server) return `MCP server ${tool.server}`;
   if (tool.origin) return tool.origin;
   if (tool.source === 'builtin') return 'built-in';
   if (tool.source === 'mcp') return 'MCP server';
@@ -117,16 +120,19 @@ export function dynamicNoteText(dynamic: readonly PromptSection[]): string {
 /**
  * The tokens each component gets from the sections, by definition the sum of the items: system
  * sections and dynamic sections (plus the dynamic note's message framing) in `system`, skills in
- * `skills`, each offered tool's content plus its framing in `tools`.
+ * `skills`, what hooks added in `hooks`, each offered tool's content plus its framing in `tools`.
  */
 export function fixedOf(sections: PromptSections): FixedComponents {
   const sum = (list: readonly { tokens: number }[]) => list.reduce((n, s) => n + s.tokens, 0);
   const offered = sections.tools.filter((t) => !t.deferred);
-  const inSystem = [...sections.system, ...sections.dynamic].filter((s) => !s.skills);
-  const inSkills = [...sections.system, ...sections.dynamic].filter((s) => s.skills);
+  const all = [...sections.system, ...sections.dynamic];
+  const inSystem = all.filter((s) => !s.skills && s.kind !== 'hook');
+  const inSkills = all.filter((s) => s.skills);
+  const hooks = sum(all.filter((s) => s.kind === 'hook'));
   return {
     system: sum(inSystem) + (sections.dynamic.length ? MESSAGE_OVERHEAD_TOKENS : 0),
     skills: sum(inSkills),
     tools: sum(offered) + offered.length * TOOL_CALL_OVERHEAD_TOKENS,
+    ...(hooks ? { hooks } : {}),
   };
 }

@@ -49,6 +49,8 @@ export class SessionPrompt implements PromptSource {
   private readonly promoted = new Set<string>();
   private readonly lastUsed = new Map<string, number>();
   private deferred: ToolDefinition[] = [];
+  /** The tools the last prompt offered (sent in full), as their definitions. */
+  private offeredTools: ToolDefinition[] = [];
   private knownSkills: Skill[] = [];
   private uses = 0;
   /** The last prompt's sections by id, reused while their fields are the same (counted, hashed and previewed once). */
@@ -74,6 +76,10 @@ export class SessionPrompt implements PromptSource {
     const stable: PromptSection[] = [section({ id: 'system:base', kind: 'system-section', label: 'Base instructions', text: BASE_INSTRUCTIONS })];
     const dynamic: PromptSection[] = [];
     for (const part of instructionParts(instructions)) {
+      if (part.hook) {
+        dynamic.push(section({ id: `hook:${part.path}`, kind: 'hook', label: part.label, source: part.hook.command, text: `Added by a ${part.label} (${part.hook.command}):\n${part.text}` }));
+        continue;
+      }
       const text = part.followsActiveFile ? `Instructions from ${part.label} (${part.because ?? 'the active file is below it'}):\n${part.text}` : `Project instructions (${part.label}):\n${part.text}`;
       (part.followsActiveFile ? dynamic : stable).push(section({ id: `agents:${part.path}`, kind: 'agents-md', label: part.label, path: part.path, text }));
     }
@@ -90,6 +96,7 @@ export class SessionPrompt implements PromptSource {
     const all = [...this.options.tools(), ...(skills.length ? [ACTIVATE_SKILL_TOOL] : [])];
     const selection = selectTools({ tools: all, countTokens: (d) => this.toolTokens(d), effectiveWindow: args.effectiveWindow, share: settings.toolDeferralShare, lastUsed: this.lastUsed, promoted: this.promoted });
     this.deferred = selection.deferred;
+    this.offeredTools = selection.active;
     if (selection.note) dynamic.push(section({ id: 'note:deferred', kind: 'note', label: 'Deferred tools note', text: selection.note }));
     if (args.percentUsed >= settings.compactNoteAt) {
       const text = `[Context: ${Math.round(args.percentUsed * 100)}% used. You can call compact_context to free space before continuing with large operations.]`;
@@ -97,6 +104,19 @@ export class SessionPrompt implements PromptSource {
     }
     const sections: PromptSections = { system: stable, tools: toolSections(selection.active, selection.deferred, counter, this.options.toolText), dynamic };
     return { system, tools: selection.active, sections, fixed: fixedOf(sections) };
+  }
+
+  /** The tools the latest prompt offered in full (Configure Tools lists them with their cost). */
+  lastOffered(): readonly ToolDefinition[] {
+    return this.offeredTools;
+  }
+
+  /**
+   * What offering one tool adds to every request: its name, description and schema with its
+   * framing — the figure the inspector's tool item and the tool framing item add up to.
+   */
+  toolCost(definition: ToolDefinition): number {
+    return this.toolTokens([definition]);
   }
 
   private toolTokens(definitions: readonly ToolDefinition[]): number {

@@ -3,6 +3,7 @@ import type { FetchLike } from './http/httpStream';
 import { createOpenAIProvider, OPENAI_BASE_URL } from './openai/openai';
 import { createOpenAIResponsesProvider } from './openai/openaiResponses';
 import type { RetryOptions } from './http/retry';
+import type { ReplyLimits } from './replyLimits';
 import type { ChatProvider } from './types';
 
 /** `tally.openai.api`: which API the openai provider speaks. */
@@ -19,6 +20,8 @@ export interface ChatProviderConfig {
   openaiApi?: OpenAIApiSetting;
   fetch?: FetchLike;
   retry?: RetryOptions;
+  /** What one reply may bring and how long it may take (default DEFAULT_REPLY_LIMITS). */
+  limits?: Partial<ReplyLimits>;
 }
 
 function isOpenAIOwnAddress(baseUrl: string): boolean {
@@ -45,11 +48,11 @@ export function openAIApiFor(baseUrl: string | undefined, setting: OpenAIApiSett
 /** The one place a chat provider is made from a provider kind, a key and an address. */
 export function createChatProvider(config: ChatProviderConfig): ChatProvider {
   const baseUrl = config.baseUrl || undefined;
-  if (config.provider === 'anthropic') return createAnthropicProvider({ apiKey: config.apiKey ?? '', baseUrl, fetch: config.fetch, retry: config.retry });
+  if (config.provider === 'anthropic') return createAnthropicProvider({ apiKey: config.apiKey ?? '', baseUrl, fetch: config.fetch, retry: config.retry, limits: config.limits });
   if (config.provider === 'openai' && openAIApiFor(baseUrl, config.openaiApi) === 'responses') {
     const url = baseUrl ?? OPENAI_BASE_URL;
     const label = isOpenAIOwnAddress(url) ? 'OpenAI' : `OpenAI Responses API (${hostOf(url)})`;
-    return createOpenAIResponsesProvider({ apiKey: config.apiKey, baseUrl: url, label, fetch: config.fetch, retry: config.retry });
+    return createOpenAIResponsesProvider({ apiKey: config.apiKey, baseUrl: url, label, fetch: config.fetch, retry: config.retry, limits: config.limits });
   }
-  return createOpenAIProvider({ apiKey: config.apiKey, baseUrl, id: config.provider, fetch: config.fetch, retry: config.retry });
+  return createOpenAIProvider({ apiKey: config.apiKey, baseUrl, id: config.provider, fetch: config.fetch, retry: config.retry, limits: config.limits });
 }

@@ -111,7 +111,8 @@ const TYPE_KINDS: Record<string, ProviderErrorKind> = {
   invalid_request_error: 'bad_request',
   authentication_error: 'auth',
   permission_error: 'auth',
-  billing_error: 'auth',
+  billing_error: 'quota',
+  insufficient_quota: 'quota',
   not_found_error: 'bad_request',
   request_too_large: 'context_too_long',
   rate_limit_error: 'rate_limited',
@@ -122,7 +123,8 @@ const TYPE_KINDS: Record<string, ProviderErrorKind> = {
 };
 
 function kindForStatus(status: number): ProviderErrorKind {
-  if (status === 401 || status === 403 || status === 402) return 'auth';
+  if (status === 402) return 'quota';
+  if (status === 401 || status === 403) return 'auth';
   if (status === 413) return 'context_too_long';
   if (status === 429) return 'rate_limited';
   if (status === 503 || status === 529) return 'overloaded';
@@ -133,6 +135,7 @@ function kindForStatus(status: number): ProviderErrorKind {
 const KIND_WORDS: Record<ProviderErrorKind, string> = {
   context_too_long: 'the prompt is too long for the model',
   rate_limited: 'rate limited',
+  quota: "quota or billing: the account behind the key has no quota or credit left, or its billing needs attention (not retried; see the provider's billing page)",
   overloaded: 'the service is overloaded',
   server: 'server error',
   auth: 'authentication failed (check the API key)',
@@ -141,6 +144,7 @@ const KIND_WORDS: Record<ProviderErrorKind, string> = {
   timeout: 'timed out',
   stream_dropped: 'the connection dropped mid-answer',
   malformed: 'unexpected response',
+  reply_limit: 'reply over a limit',
   cancelled: 'cancelled',
 };
 
@@ -156,21 +160,30 @@ export interface ErrorContext {
   secrets: ReadonlyArray<string | undefined>;
 }
 
+/**
+ * An exhausted quota or a billing problem, however the server says it: OpenAI's `insufficient_quota`
+ * (a 429, or an error inside a 200 stream), Anthropic's `billing_error` and its "credit balance is
+ * too low" (a 400 invalid_request_error), HTTP 402.
+ */
+export function isQuotaOrBilling(info: ErrorInfo): boolean {
+  if (info.code === 'insufficient_quota' || info.type === 'insufficient_quota' || info.type === 'billing_error' || info.code === 'billing_error') return true;
+  const message = (info.message ?? '').slice(0, CONTEXT_MESSAGE_CHARS);
+  return /exceeded your current quota|credit balance is too low|check your plan and billing details/i.test(message);
+}
+
 /** The ProviderError for a non-2xx HTTP response. */
 export function errorFromResponse(ctx: ErrorContext, status: number, headers: { get(name: string): string | null }, bodyText: string): ProviderError {
   const info = readErrorBody(bodyText);
   let kind = kindForStatus(status);
   if (isContextTooLong(info)) kind = 'context_too_long';
+  else if (isQuotaOrBilling(info)) kind = 'quota';
   const retryAfterMs = retryAfterFromHeaders(headers);
-  // A 429 for an exhausted quota or billing problem does not clear by waiting.
-  const quota = info.code === 'insufficient_quota' || info.type === 'insufficient_quota';
   const detail = redactAndClip(info.message ?? '', ctx.secrets, 1000) || undefined;
   let message = describeError(ctx.provider, kind, detail, status);
   if (kind === 'rate_limited' && retryAfterMs !== undefined) message += ` (retry after ${Math.ceil(retryAfterMs / 1000)}s)`;
   return new ProviderError(kind, message, {
     status,
     retryAfterMs,
-    retryable: quota ? false : undefined,
     code: info.code ?? info.type,
   });
 }
@@ -179,7 +192,33 @@ export function errorFromResponse(ctx: ErrorContext, status: number, headers: { 
 export function errorFromPayload(ctx: ErrorContext, info: ErrorInfo): ProviderError {
   let kind: ProviderErrorKind = (info.type ? TYPE_KINDS[info.type] : undefined) ?? 'server';
   if (isContextTooLong(info)) kind = 'context_too_long';
+  else if (isQuotaOrBilling(info)) kind = 'quota';
   else if (info.code === 'rate_limit_exceeded') kind = 'rate_limited';
   const detail = redactAndClip(info.message ?? info.type ?? '', ctx.secrets, 1000) || undefined;
   return new ProviderError(kind, describeError(ctx.provider, kind, detail), { code: info.code ?? info.type });
+}
+
+/**
+ * The prompt's size as the server counted it, when its context-length message says it:
+ * "your messages resulted in 208450 tokens", "you requested 210000 tokens (208450 in the messages,
+ * 1550 in the completion)", "prompt is too long: 208450 tokens > 200000 maximum", "input length and
+ * `max_tokens` exceed context limit: 188240 + 21333 > 200000", "prompt token count of 132354
+ * exceeds the limit", llama.cpp's "request (8202 tokens) exceeds the available context size".
+ */
+export function serverPromptTokens(message: string): number | undefined {
+  const text = message.slice(0, CONTEXT_MESSAGE_CHARS).replace(/(\d),(?=\d{3}\b)/g, '$1');
+  const patterns = [
+    /\((\d+) in the messages/i,
+    /messages resulted in (\d+) tokens/i,
+    /prompt is too long:\s*(\d+) tokens/i,
+    /exceed context limit:\s*(\d+)\s*\+/i,
+    /prompt token count of (\d+)/i,
+    /request \((\d+) tokens\) exceeds/i,
+    /you requested (\d+) tokens/i,
+  ];
+  for (const pattern of patterns) {
+    const found = pattern.exec(text);
+    if (found) return Number(found[1]);
+  }
+  return undefined;
 }

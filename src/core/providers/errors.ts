@@ -1,6 +1,7 @@
 export type ProviderErrorKind =
   | 'context_too_long' // the prompt does not fit the model's window: compact and retry
   | 'rate_limited' // 429
+  | 'quota' // the account's quota or credit is used up, or its billing is in trouble: waiting does not help
   | 'overloaded' // Anthropic 529 / overloaded_error, 503
   | 'server' // other 5xx
   | 'auth' // 401 / 403: missing or wrong API key
@@ -9,6 +10,7 @@ export type ProviderErrorKind =
   | 'timeout' // no answer, or a stream that stalled, past the configured time
   | 'stream_dropped' // the connection broke while the answer was streaming
   | 'malformed' // the server sent something that is not the wire format
+  | 'reply_limit' // the reply passed one of Tally's limits (size, time): not retried
   | 'cancelled'; // the caller's AbortSignal fired
 
 /** Kinds where sending the same request again may succeed. */

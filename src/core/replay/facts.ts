@@ -2,15 +2,16 @@ import type { Message } from '../model/message';
 
 /**
  * What an agent must not forget after a compaction, as kinds of fact the replay checks in every
- * request: the user's own words, the files of the run's final change, the error of the latest
+ * request: the user's own words, the files of the run's final change the agent itself changed, the error of the latest
  * failing command, the instructions, a working reference for every tool result taken out, the
  * commands whose results the agent still acts on (the test or build command it last ran, the
  * command of the latest error) and the numbers the work depends on (line numbers, counts,
- * versions and error codes in the latest error and in the user's words).
+ * versions and error codes in the latest error and in the user's words), and the open items of
+ * the agent's current todo list.
  */
-export type FactKind = 'userWords' | 'finalChangePaths' | 'latestError' | 'instructions' | 'removedResultRefs' | 'commands' | 'numbers';
+export type FactKind = 'userWords' | 'finalChangePaths' | 'latestError' | 'instructions' | 'removedResultRefs' | 'commands' | 'numbers' | 'openTodos';
 
-export const FACT_KINDS: readonly FactKind[] = ['userWords', 'finalChangePaths', 'latestError', 'instructions', 'removedResultRefs', 'commands', 'numbers'];
+export const FACT_KINDS: readonly FactKind[] = ['userWords', 'finalChangePaths', 'latestError', 'instructions', 'removedResultRefs', 'commands', 'numbers', 'openTodos'];
 
 export const FACT_LABELS: Record<FactKind, string> = {
   userWords: "user's words",
@@ -20,6 +21,7 @@ export const FACT_LABELS: Record<FactKind, string> = {
   removedResultRefs: 'removed-result refs',
   commands: 'commands',
   numbers: 'numbers',
+  openTodos: 'open todos',
 };
 
 /** One fact: found when `text` occurs in a message of the request (refs are checked separately). */

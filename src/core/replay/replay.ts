@@ -1,7 +1,7 @@
 import type { TokenCounter } from '../accounting/tokenizer';
 import type { FixedComponents } from '../accounting/usageBasis';
 import type { Message, ToolCall } from '../model/message';
-import type { ComponentTokens, RequestItem } from '../model/records';
+import type { CompactionEventRecord, ComponentTokens, RequestItem } from '../model/records';
 import { fixedOf, promptSection, type PromptSections } from '../prompt/promptSections';
 import { countMessage } from '../accounting/messageTokens';
 import type { SessionStore } from '../ports/sessionStore';
@@ -12,6 +12,7 @@ import type { ReplayPolicy } from './baselines';
 import { PairingCheck } from './pairingCheck';
 import { RetentionTracker, type RetentionReport } from './retention';
 import { RunningTotal, RunningTotals } from './sharedStart';
+import { WorkingSetTracker, type WorkingSetReport } from './workingSet';
 
 /** Cache pricing used for the effective cost: cached input 0.1×, cache write 1.25× (the providers' usual cache pricing). */
 export const CACHE_READ_PRICE = 0.1;
@@ -29,9 +30,18 @@ export interface RequestReport {
   offloaded: number;
   archived: number;
   summarized: number;
-  compaction?: { id: string; strategies: string[]; tokensBefore: number; tokensAfter: number };
+  compaction?: CompactionReport;
   /** With `withItems`: every item of the request, in prompt order; their tokens add up to totalTokens. */
   items?: ReplayItem[];
+}
+
+/** A compaction as the replay report shows it, with the summary it wrote (when it wrote one). */
+export interface CompactionReport {
+  id: string;
+  strategies: string[];
+  tokensBefore: number;
+  tokensAfter: number;
+  summary?: string;
 }
 
 /** One item of a replayed request, as `tally replay --json` writes it. */
@@ -67,12 +77,21 @@ export interface RunReport {
   /** Mean of the per-request shares (requests after the first). */
   meanPrefixReuse: number;
   effectiveCost: number;
+  /**
+   * The effective cost with the re-read estimate added: each working-set result a compaction
+   * removed, read again as new input (its tokens at the cache-write price).
+   */
+  effectiveCostWithReRead: number;
   compactions: number;
+  /** The compaction that ran at the end of the run, where no request followed it. */
+  endCompaction?: CompactionReport;
   violations: { overWindow: number; brokenPairs: number };
   durationMs: number;
   sessionId: string;
   /** Which facts stayed in the requests after the first compaction. */
   retention: RetentionReport;
+  /** What the agent was working from at each compaction, and what the next request still carried. */
+  workingSet: WorkingSetReport;
   requestsDetail: RequestReport[];
 }
 
@@ -109,6 +128,12 @@ function badgeCounts(): RunningTotals<RequestItem> {
   });
 }
 
+function compactionReport(c: CompactionEventRecord): CompactionReport {
+  const out: CompactionReport = { id: c.id, strategies: c.strategies, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter };
+  if (c.summary !== undefined) out.summary = c.summary;
+  return out;
+}
+
 /** The same message as the previous request sent, for the prompt-cache estimate (no key strings built per message per request). */
 function sameSent(a: Message, b: Message): boolean {
   return a === b || (a.id === b.id && a.content.length === b.content.length && a.kind === b.kind);
@@ -143,6 +168,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const fixed: FixedComponents = fixedOf(sections);
   const prefix = `${session.id.slice(-6)}:`;
   const retention = new RetentionTracker({ finalChangePaths: options.finalChangePaths, systemText });
+  const workingSet = new WorkingSetTracker((m) => countMessage(m, counter));
   const openCalls = new Map<string, ToolCall>();
   const reports: RequestReport[] = [];
   let previous: readonly Message[] | undefined;
@@ -166,7 +192,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     const compaction = request.compactionId ? request.compaction : undefined;
     const sent = plan.messages;
     sentTokens.update(sent);
-    let prefixTokens = previous ? fixed.system + fixed.tools + fixed.skills : 0;
+    let prefixTokens = previous ? fixed.system + fixed.tools + fixed.skills + (fixed.hooks ?? 0) : 0;
     if (previous) {
       let same = 0;
       while (same < sent.length && same < previous.length && sameSent(sent[same], previous[same])) same++;
@@ -185,16 +211,20 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
       offloaded: badges.total(1),
       archived: badges.total(2),
       summarized: badges.total(3),
-      compaction: compaction && { id: compaction.id, strategies: compaction.strategies, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter },
+      compaction: compaction && compactionReport(compaction),
     };
     if (options.withItems) report.items = plan.items.map(itemOf);
     return report;
   };
 
   const planRequest = async () => {
+    const before = workingSet.snapshot(contextSession.messages);
     // A blocked request is measured and recorded as if sent: the report counts it over the window.
     const request = await contextSession.nextRequest({ fixed, sections });
-    if (request.compactionId) compactions++;
+    if (request.compactionId) {
+      compactions++;
+      workingSet.compacted(before, request.plan.messages);
+    }
     const report = reportOf(request);
     reports.push(report);
     retention.request(request.plan.messages, Boolean(request.compactionId));
@@ -221,9 +251,13 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   // The run ends where the product would prepare its next request: a context left over the
   // compaction threshold (a last user or tool message no request followed) is compacted as that
   // request would compact it, so the replayed session obeys the thresholds the product keeps.
+  let endCompaction: CompactionReport | undefined;
   if (contextSession.measure(fixed).shouldCompact()) {
     const next = await contextSession.nextRequest({ fixed, sections });
-    if (next.compactionId) compactions++;
+    if (next.compactionId && next.compaction) {
+      compactions++;
+      endCompaction = compactionReport(next.compaction);
+    }
   }
   await store.flush();
 
@@ -231,6 +265,8 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const cumulative = reports.reduce((n, r) => n + r.totalTokens, 0);
   const reused = reports.reduce((n, r) => n + r.prefixTokens, 0);
   const later = reports.slice(1);
+  const effectiveCost = reports.reduce((n, r) => n + CACHE_READ_PRICE * r.prefixTokens + CACHE_WRITE_PRICE * (r.totalTokens - r.prefixTokens), 0);
+  const working = workingSet.finish();
   return {
     label: options.label,
     policy: options.policy.name,
@@ -242,8 +278,10 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     cumulativeInputTokens: cumulative,
     prefixReuse: cumulative ? reused / cumulative : 0,
     meanPrefixReuse: later.length ? later.reduce((n, r) => n + (r.totalTokens ? r.prefixTokens / r.totalTokens : 0), 0) / later.length : 0,
-    effectiveCost: reports.reduce((n, r) => n + CACHE_READ_PRICE * r.prefixTokens + CACHE_WRITE_PRICE * (r.totalTokens - r.prefixTokens), 0),
+    effectiveCost,
+    effectiveCostWithReRead: effectiveCost + CACHE_WRITE_PRICE * working.reReadTokens,
     compactions,
+    endCompaction,
     violations: {
       overWindow: reports.filter((r) => r.overWindow).length,
       brokenPairs: reports.filter((r) => r.brokenPairs.length > 0).length,
@@ -251,6 +289,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     durationMs: Date.now() - started,
     sessionId: session.id,
     retention: await retention.finish(store, session.id),
+    workingSet: working,
     requestsDetail: reports,
   };
 }

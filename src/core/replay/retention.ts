@@ -5,6 +5,8 @@ import { countDown, countUp, LiveResults, type ResultFacts } from './liveResults
 import { sharedStart } from './sharedStart';
 import { FACT_KINDS, requestTextOf, type Fact, type FactKind } from './facts';
 import { commandOf, errorLineOf, isFailingResult } from '../compaction/sessionFacts';
+import { pathsOfCall, samePath } from '../compaction/callPaths';
+import { openTodoLines } from '../plan/todoList';
 import { commandKeyOf, errorLocationOf, isTestOrBuildCommand, numbersIn } from '../compaction/workFacts';
 
 /** Due and present counts for one kind of fact; `due` 0 with `applicable` false means "n/a". */
@@ -74,14 +76,22 @@ export class RetentionTracker {
   private readonly facts: Fact[] = [];
   private readonly factIds = new Set<string>();
   private readonly pendingPaths: string[];
+  /** The file an editor tool opened last (an edit that names no path changes it). */
+  private openFile?: string;
+  /** Final-change paths the agent's own actions changed, with the name its action gave the file (`foobar/a.py` after a `cd`). */
+  private readonly changedByAgent = new Map<string, string>();
+  /** Final-change paths the conversation has named as the change names them. */
+  private readonly named = new Set<string>();
   private latestError?: Fact;
   /** The numbers in the latest error (its line and where it happened): replaced with it. */
   private latestErrorNumbers: Fact[] = [];
+  /** The open items of the agent's latest todo list, as its lines read: replaced with the list. */
+  private openTodos: Fact[] = [];
   /** The command whose result is the latest error, and the test or build command run last. */
   private latestErrorCommand?: Fact;
   private lastCheckCommand?: Fact;
-  /** Commands of the calls whose results have not come yet, by call id. */
-  private readonly pendingCommands = new Map<string, string>();
+  /** Commands of the calls whose results have not come yet, by call id: their first line, and whether they check the work. */
+  private readonly pendingCommands = new Map<string, { key: string; check: boolean }>();
   private readonly enteredResults: string[] = [];
   private readonly requests: RecordedRequest[] = [];
   private compactedFrom?: number;
@@ -104,7 +114,7 @@ export class RetentionTracker {
 
   private addFact(kind: FactKind, text: string): Fact {
     const id = `${kind}\u0000${text}`;
-    const fact = { id, kind, text };
+    const fact: Fact = { id, kind, text };
     if (!this.factIds.has(id)) {
       this.factIds.add(id);
       this.facts.push(fact);
@@ -130,28 +140,51 @@ export class RetentionTracker {
     if (m.role === 'assistant') {
       for (const call of m.toolCalls ?? []) {
         const command = commandOf(call);
-        if (command !== undefined && commandKeyOf(command)) this.pendingCommands.set(call.id, commandKeyOf(command));
+        if (command !== undefined && commandKeyOf(command)) this.pendingCommands.set(call.id, { key: commandKeyOf(command), check: isTestOrBuildCommand(command) });
       }
     }
+    const todos = openTodoLines(m);
+    if (todos) this.openTodos = todos.map((line) => ({ id: `openTodo\u0000${line}`, kind: 'openTodos', text: line }));
     if (m.role === 'tool' && m.kind === 'tool_result' && m.toolCallId) {
       this.enteredResults.push(m.toolCallId);
       const command = this.pendingCommands.get(m.toolCallId);
       this.pendingCommands.delete(m.toolCallId);
-      if (command !== undefined && isTestOrBuildCommand(command)) this.lastCheckCommand = commandFact('lastCheckCommand', command);
+      if (command?.check) this.lastCheckCommand = commandFact('lastCheckCommand', command.key);
       if (isFailingResult(m)) {
         const line = errorLineOf(m.content);
         if (line) {
           this.latestError = { id: 'latestError', kind: 'latestError', text: line.slice(0, 600) };
           const location = errorLocationOf(m.content, line);
           this.latestErrorNumbers = numbersIn(`${line.slice(0, 600)}\n${location ?? ''}`).map((n) => ({ id: `latestErrorNumber\u0000${n}`, kind: 'numbers', text: n }));
-          this.latestErrorCommand = command === undefined ? undefined : commandFact('latestErrorCommand', command);
+          this.latestErrorCommand = command === undefined ? undefined : commandFact('latestErrorCommand', command.key);
         }
+      }
+    }
+    if (m.role === 'tool') {
+      const open = /\(Open file: ([^)\n]+)\)/.exec(m.content.slice(-400));
+      if (open && open[1].trim() !== 'n/a') this.openFile = open[1].trim();
+    }
+    // A path of the final change is due once the agent's own action changed it (an edit tool, or a
+    // command that wrote it) and the conversation has named it as the change names it: files the
+    // environment changed before the run are not the agent's work.
+    for (const call of m.role === 'assistant' ? m.toolCalls ?? [] : []) {
+      const paths = pathsOfCall(call, this.openFile);
+      if (paths.opened) this.openFile = paths.opened;
+      for (const path of this.pendingPaths) {
+        const written = paths.changed.find((p) => samePath(p, path));
+        if (written !== undefined && !this.changedByAgent.has(path)) this.changedByAgent.set(path, written);
       }
     }
     if (this.pendingPaths.length) {
       const text = requestTextOf(m);
+      for (const path of this.pendingPaths) if (text.includes(path)) this.named.add(path);
       for (let i = this.pendingPaths.length - 1; i >= 0; i--) {
-        if (text.includes(this.pendingPaths[i])) this.addFact('finalChangePaths', this.pendingPaths.splice(i, 1)[0]);
+        const path = this.pendingPaths[i];
+        const written = this.changedByAgent.get(path);
+        if (!this.named.has(path) || written === undefined) continue;
+        // Kept by the change's name, or by the one the agent's own command gave it.
+        const fact = this.addFact('finalChangePaths', this.pendingPaths.splice(i, 1)[0]);
+        if (written !== path) fact.alsoAs = written;
       }
     }
   }
@@ -177,6 +210,7 @@ export class RetentionTracker {
     if (this.latestError) due.push(this.latestError);
     for (const fact of [this.latestErrorCommand, this.lastCheckCommand]) if (fact && !due.some((d) => d.kind === 'commands' && d.text === fact.text)) due.push(fact);
     for (const fact of this.latestErrorNumbers) if (!due.some((d) => d.kind === 'numbers' && d.text === fact.text)) due.push(fact);
+    due.push(...this.openTodos);
     for (const fact of due) {
       this.kinds[fact.kind].due++;
       const last = this.holder.get(fact.id);

@@ -1,11 +1,12 @@
 import type { ComponentTokens } from '../model/records';
-import type { RequestReport, RunReport } from '../replay/replay';
-import { TOKEN_OWNERS } from '../model/owners';
+import type { CompactionReport, RequestReport, RunReport } from '../replay/replay';
+import { ownerTokens, TOKEN_OWNERS } from '../model/owners';
 import { escapeHtml } from './escape';
 import { retentionSection } from './retentionSection';
+import { summaryCell, workingSetSection } from './workingSetSection';
 
 /** The report's colour per owner (a standalone page: no VS Code theme colours to borrow). */
-const COLORS: Record<keyof ComponentTokens, string> = { system: '#3b82f6', skills: '#8b5cf6', tools: '#f59e0b', messages: '#10b981', toolResults: '#ef4444', summaries: '#eab308' };
+const COLORS: Record<keyof ComponentTokens, string> = { system: '#3b82f6', skills: '#8b5cf6', tools: '#f59e0b', messages: '#10b981', toolResults: '#ef4444', summaries: '#eab308', hooks: '#ea580c', plan: '#d946ef' };
 
 /** Segment order and colours shared by the bar and the timeline. */
 const SEGMENTS = TOKEN_OWNERS.map((owner) => ({ ...owner, color: COLORS[owner.key] }));
@@ -18,7 +19,7 @@ const pct = (value: number, of: number) => (of ? `${((value / of) * 100).toFixed
 function stackedBar(request: RequestReport, run: RunReport): string {
   const window = run.contextWindow;
   const parts = SEGMENTS.map((s) => {
-    const tokens = request.components[s.key];
+    const tokens = ownerTokens(request.components, s.key);
     return `<div class="seg" data-tokens="${tokens}" style="width:${(tokens / window) * 100}%;background:${s.color}" title="${s.label}: ${n(tokens)} tokens (${pct(tokens, window)})"></div>`;
   });
   const free = Math.max(0, run.effectiveWindow - request.totalTokens);
@@ -31,7 +32,7 @@ function stackedBar(request: RequestReport, run: RunReport): string {
 
 function legend(request: RequestReport, run: RunReport): string {
   const rows = SEGMENTS.map(
-    (s) => `<tr><td><span class="swatch" style="background:${s.color}"></span>${s.label}</td><td>${n(request.components[s.key])}</td><td>${pct(request.components[s.key], run.contextWindow)}</td></tr>`,
+    (s) => `<tr><td><span class="swatch" style="background:${s.color}"></span>${s.label}</td><td>${n(ownerTokens(request.components, s.key))}</td><td>${pct(ownerTokens(request.components, s.key), run.contextWindow)}</td></tr>`,
   );
   rows.push(`<tr><td><span class="swatch free"></span>Free</td><td>${n(Math.max(0, run.effectiveWindow - request.totalTokens))}</td><td></td></tr>`);
   rows.push(`<tr><td><span class="swatch reserve"></span>Output reserve</td><td>${n(run.contextWindow - run.effectiveWindow)}</td><td></td></tr>`);
@@ -46,7 +47,7 @@ function timeline(run: RunReport): string {
   const bars = run.requestsDetail.map((r, i) => {
     let y = height;
     const rects = SEGMENTS.map((s) => {
-      const h = r.components[s.key] * scale;
+      const h = ownerTokens(r.components, s.key) * scale;
       y -= h;
       return h > 0 ? `<rect x="${(i * barWidth).toFixed(2)}" y="${y.toFixed(2)}" width="${Math.max(1, barWidth - 1).toFixed(2)}" height="${h.toFixed(2)}" fill="${s.color}"/>` : '';
     }).join('');
@@ -62,9 +63,13 @@ function requestRows(run: RunReport): string {
     .map((r) => {
       const comp = r.compaction ? `${escapeHtml(r.compaction.strategies.join(', '))}: ${n(r.compaction.tokensBefore)} → ${n(r.compaction.tokensAfter)}` : '';
       const flags = [r.overWindow ? 'OVER WINDOW' : '', r.brokenPairs.length ? `broken pairs: ${escapeHtml(r.brokenPairs[0])}` : ''].filter(Boolean).join('; ');
-      return `<tr${flags ? ' class="bad"' : ''}><td>${r.index + 1}</td><td>${n(r.totalTokens)}</td><td>${pct(r.prefixTokens, r.totalTokens)}</td>${SEGMENTS.map((s) => `<td>${n(r.components[s.key])}</td>`).join('')}<td>${r.truncated}</td><td>${r.offloaded}</td><td>${r.archived}</td><td>${r.summarized}</td><td>${comp}</td><td>${flags}</td></tr>`;
+      return `<tr${flags ? ' class="bad"' : ''}><td>${r.index + 1}</td><td>${n(r.totalTokens)}</td><td>${pct(r.prefixTokens, r.totalTokens)}</td>${SEGMENTS.map((s) => `<td>${n(ownerTokens(r.components, s.key))}</td>`).join('')}<td>${r.truncated}</td><td>${r.offloaded}</td><td>${r.archived}</td><td>${r.summarized}</td><td>${comp}</td><td>${flags}</td></tr>`;
     })
     .join('');
+}
+
+function compactionRow(when: string, c: CompactionReport): string {
+  return `<tr><td>${when}</td><td>${escapeHtml(c.strategies.join(', '))}</td><td>${n(c.tokensBefore)}</td><td>${n(c.tokensAfter)}</td><td class="text">${summaryCell(c.summary)}</td></tr>`;
 }
 
 /** A self-contained HTML report of one replayed run: no server, no external files, no script. */
@@ -85,7 +90,7 @@ h1{font-size:20px}h2{font-size:15px;margin-top:28px}
 .swatch{display:inline-block;width:10px;height:10px;margin-right:6px;border-radius:2px}
 table{border-collapse:collapse;margin-top:10px}td,th{padding:2px 8px;text-align:right;border-bottom:1px solid #e5e7eb}td:first-child,th:first-child{text-align:left}
 tr.bad{background:#fee2e2}.timeline{width:100%;height:180px;border:1px solid #e5e7eb}
-.summary td{text-align:left}
+.summary td{text-align:left}td.text{text-align:left}.summary-text{white-space:pre-wrap;max-width:100ch;font:12px/1.4 ui-monospace,monospace}
 @media (prefers-color-scheme: dark){body{background:#111827;color:#e5e7eb}td,th{border-color:#374151}.free{background:#1f2937}.reserve{background:#4b5563}}
 </style></head><body>
 <h1>Tally context report — ${escapeHtml(run.label)}</h1>
@@ -96,6 +101,7 @@ tr.bad{background:#fee2e2}.timeline{width:100%;height:180px;border:1px solid #e5
 <tr><td>Cumulative input</td><td>${n(run.cumulativeInputTokens)} tokens</td></tr>
 <tr><td>Prefix reuse</td><td>${pct(run.prefixReuse, 1)} (token-weighted)</td></tr>
 <tr><td>Effective cost</td><td>${n(run.effectiveCost)} token-equivalents (cached input 0.1×, cache write 1.25×)</td></tr>
+<tr><td>With the re-read estimate</td><td>${n(run.effectiveCostWithReRead)} token-equivalents (${n(run.workingSet.reReadTokens)} tokens of removed working-set results read again)</td></tr>
 <tr><td>Compactions</td><td>${n(run.compactions)}</td></tr>
 <tr><td>Violations</td><td>${run.violations.overWindow} over the window, ${run.violations.brokenPairs} with broken pairs</td></tr>
 </table>
@@ -103,8 +109,9 @@ ${section('Peak request', peak)}
 ${peak !== last ? section('Last request', last) : ''}
 <section><h2>Per-request timeline</h2>${timeline(run)}<p>Bars are stacked by component; a dark tick on top marks a request preceded by a compaction; the dashed line is the effective window.</p></section>
 ${retentionSection(run)}
-<section><h2>Compactions (${compactions.length})</h2><table><tr><th>Before request</th><th>Strategies</th><th>Tokens before</th><th>Tokens after</th></tr>
-${compactions.map((r) => `<tr><td>${r.index + 1}</td><td>${escapeHtml(r.compaction!.strategies.join(', '))}</td><td>${n(r.compaction!.tokensBefore)}</td><td>${n(r.compaction!.tokensAfter)}</td></tr>`).join('')}</table></section>
+${workingSetSection(run)}
+<section><h2>Compactions (${compactions.length + (run.endCompaction ? 1 : 0)})</h2><table><tr><th>Before request</th><th>Strategies</th><th>Tokens before</th><th>Tokens after</th><th>Summary</th></tr>
+${compactions.map((r) => compactionRow(String(r.index + 1), r.compaction!)).join('')}${run.endCompaction ? compactionRow('end of the run', run.endCompaction) : ''}</table></section>
 <section><h2>Requests</h2><details><summary>Every request, component by component</summary>
 <table><tr><th>#</th><th>Total</th><th>Prefix reuse</th>${SEGMENTS.map((s) => `<th>${s.label}</th>`).join('')}<th>Truncated</th><th>Offloaded</th><th>Archived</th><th>Summarized</th><th>Compaction</th><th>Violations</th></tr>
 ${requestRows(run)}</table></details></section>

@@ -38,6 +38,12 @@ export function attachmentHeading(info: AttachmentInfo): string {
       return `[Attached ${info.label}]`;
     case 'terminal':
       return `[Attached ${info.label}]`;
+    case 'resource':
+      return `[Attached resource ${info.uri ?? info.label} from the MCP server ${info.server ?? 'unknown'}]`;
+    case 'image':
+      return `[Attached image ${info.path ?? info.label}]`;
+    case 'url':
+      return `[Attached web page ${info.uri ?? info.label}]`;
   }
 }
 

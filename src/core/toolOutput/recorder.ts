@@ -1,5 +1,5 @@
 import { toolResultMessage } from '../model/factories';
-import type { Message, ToolCall } from '../model/message';
+import type { Denial, Message, ToolCall } from '../model/message';
 import type { BlobInfo, BlobStore } from '../ports/blobStore';
 import type { ContextSettings } from '../settings';
 import { scanOutput } from './scan';
@@ -14,8 +14,8 @@ export interface RecordArgs {
   call: ToolCall;
   output: string | Uint8Array;
   isError?: boolean;
-  /** The user refused the call; the result says so. */
-  denied?: boolean;
+  /** The user (or a hook) refused the call; the result says so. */
+  denied?: Denial;
   settings: ContextSettings;
   now?: () => number;
   /** Told about the output stored whole, right after it is stored. */

@@ -1,6 +1,8 @@
 import type { ResolvedPath, Workspace } from '../ports/workspace';
-import { programRule, unsafeOptionIn, type PackageManager } from './commandRules';
+import { programRule, unsafeOptionIn, type MoreWords, type PackageManager } from './commandRules';
+import { gitArgumentsInside } from './gitArguments';
 import { describeGitPrograms, gitConfigPrograms, type GitConfigPrograms } from './gitConfigPrograms';
+import { describePackageManagerFiles } from './packageManagerFiles';
 import { packageScripts, scriptCall, type PackageScripts } from './packageScripts';
 import { quoteWord, shellWords } from './shellWords';
 
@@ -11,13 +13,13 @@ export interface CommandAllowance {
   cwd: string;
   /** The approved command's words, as the shell passes them. */
   words: string[];
-  /** What a later command may add after them: plain words, or plain paths inside the workspace. */
-  more?: 'words' | 'paths';
+  /** What a later command may add after them: plain words, plain paths inside the workspace, or git revisions and paths inside the work tree. */
+  more?: MoreWords;
   /** For package scripts and git: the script, settings or git config texts the card showed; when they change, it asks again. */
   shown?: string;
   /** How the card names it: "`npm test` in sub while its scripts in sub/package.json stay unchanged". */
   label: string;
-  /** For `more: 'paths'`: whether every argument of this command lies inside the workspace. */
+  /** For `more: 'paths'` and `'revisions'`: whether every argument of this command lies inside the workspace (the work tree for git). */
   argumentsInside?: boolean;
 }
 
@@ -44,8 +46,14 @@ async function allInside(words: readonly string[], cwd: ResolvedPath, workspace:
 
 function describeScripts(manager: PackageManager, found: PackageScripts): string {
   const lines = [`${manager} runs these scripts from ${found.file}:`, ...found.scripts.map((s) => `${s.name}: ${s.text}`)];
-  if (found.settings.length) lines.push(`with settings from ${found.settings.map((s) => s.file).join(', ')}`);
+  if (found.fields.length) lines.push('with these package.json fields, which choose what runs:', ...found.fields.map((f) => `  ${f.name}: ${f.value}`));
+  lines.push(...describePackageManagerFiles(found));
   return lines.join('\n');
+}
+
+/** The files an allowance for a package script is bound to, after package.json itself. */
+function boundFiles(found: PackageScripts): string[] {
+  return [...found.settings.map((s) => s.file), ...found.code.filter((c) => c.sha256 !== 'absent').map((c) => c.file)];
 }
 
 /**
@@ -71,7 +79,7 @@ export async function commandOffer(command: string, cwd: ResolvedPath, workspace
     }
     why = call.reason ?? (found && 'reason' in found ? found.reason : undefined);
   }
-  const unsafe = rule.unsafeOptions && unsafeOptionIn(words.slice(1), rule.unsafeOptions);
+  const unsafe = rule.unsafeOptions && unsafeOptionIn(words.slice(1), rule.unsafeOptions, rule.abbreviatedOptions);
   if (unsafe) why ??= `${unsafe} can change what ${program} runs or reads`;
   let more = rule.more;
   if (rule.subcommands) {
@@ -92,10 +100,10 @@ export async function commandOffer(command: string, cwd: ResolvedPath, workspace
   if (why) return { runs, noAllowance: why };
   const shownLine = `\`${words.map(quoteWord).join(' ')}\``;
   const where = cwd.relative === '.' ? 'in the workspace folder' : `in ${cwd.relative}`;
-  const settings = shown?.settings.length ? ` and ${shown.settings.map((s) => s.file).join(' and ')}` : '';
+  const settings = shown && boundFiles(shown).length ? ` and ${boundFiles(shown).join(' and ')}` : '';
   const label = shown
     ? `${shownLine} ${where} while its scripts in ${shown.file}${settings} stay unchanged`
-    : more === 'words'
+    : more === 'words' || more === 'revisions'
       ? `${shownLine} (plus more plain words) ${where}`
       : more === 'paths'
         ? `${shownLine} (plus more paths inside the workspace) ${where}`
@@ -107,6 +115,7 @@ export async function commandOffer(command: string, cwd: ResolvedPath, workspace
   if (shown) allowance.shown = JSON.stringify(shown);
   if (gitConfig) allowance.shown = JSON.stringify([gitConfig.files, gitConfig.hooks, gitConfig.namedFiles]);
   if (more === 'paths') allowance.argumentsInside = await allInside(words.slice(1), cwd, workspace);
+  if (more === 'revisions') allowance.argumentsInside = gitConfig !== undefined && (await gitArgumentsInside(words.slice(2), cwd, gitConfig.workTree, workspace));
   return { allowance, runs };
 }
 
@@ -120,6 +129,7 @@ export function allowanceCovers(granted: CommandAllowance, now: CommandAllowance
   if (now.words.length < granted.words.length || granted.words.some((w, i) => now.words[i] !== w)) return false;
   const added = now.words.slice(granted.words.length);
   if (added.length === 0) return true;
-  if (!granted.more || granted.more !== now.more || added.some((w) => w.startsWith('-') || w === '')) return false;
+  const option = (w: string) => w === '' || (w.startsWith('-') && !(granted.more === 'revisions' && w === '--'));
+  if (!granted.more || granted.more !== now.more || added.some(option)) return false;
   return granted.more === 'words' || now.argumentsInside === true;
 }

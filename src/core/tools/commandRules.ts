@@ -12,9 +12,16 @@
 
 export type PackageManager = 'npm' | 'pnpm' | 'yarn';
 
+/**
+ * What a later command may add after the approved words: `words`, plain words that are not
+ * options; `paths`, the same but each must lie inside the workspace; `revisions`, git's
+ * revisions and pathspecs that stay inside the repository's work tree (gitArguments.ts).
+ */
+export type MoreWords = 'words' | 'paths' | 'revisions';
+
 export interface SubcommandRule {
   /** What a later command may add after the approved words; absent: nothing. */
-  more?: 'words' | 'paths';
+  more?: MoreWords;
   /** When set, the only options this subcommand may carry, and it takes no other arguments. */
   onlyOptions?: readonly string[];
 }
@@ -22,13 +29,12 @@ export interface SubcommandRule {
 export interface ProgramRule {
   /** Why no allowance is ever offered: the program runs code its arguments (or files) name. */
   never?: string;
-  /**
-   * What a later command may add after the approved words: `words`, plain words that are not
-   * options; `paths`, the same but each must lie inside the workspace. Absent: nothing.
-   */
-  more?: 'words' | 'paths';
+  /** What a later command may add after the approved words (see MoreWords); absent: nothing. */
+  more?: MoreWords;
   /** Options that change what runs or reach outside the workspace: a command with one gets no allowance. */
   unsafeOptions?: readonly string[];
+  /** The program takes a long option's unique abbreviation for it (`--out` for `--output`), so those count too. */
+  abbreviatedOptions?: boolean;
   /** Only these subcommands (the second word) get an allowance; options before it get none. */
   subcommands?: Readonly<Record<string, SubcommandRule>>;
   /** Runs the scripts of a package.json: the card shows them and the allowance ends when they change. */
@@ -54,16 +60,31 @@ export const CODE_LOADING_OPTIONS: readonly string[] = [
   '--init-file', '--script-shell', '--userconfig', '--globalconfig', '--prefix', '--pre', '--plugin', '--preload', '--setup-files',
 ];
 
-/** git subcommands that only read; `branch` only with listing options. */
+/**
+ * git subcommands that only read; `branch` only with listing options. The words a later command
+ * adds must be revisions or paths inside the work tree: `git diff` turns into a plain-file diff
+ * (an implicit `--no-index`) when one of two paths lies outside it.
+ */
 const GIT_READ_ONLY: Record<string, SubcommandRule> = {
-  status: { more: 'words' },
-  diff: { more: 'words' },
-  log: { more: 'words' },
-  show: { more: 'words' },
-  'ls-files': { more: 'words' },
+  status: { more: 'revisions' },
+  diff: { more: 'revisions' },
+  log: { more: 'revisions' },
+  show: { more: 'revisions' },
+  'ls-files': { more: 'revisions' },
   'rev-parse': {},
   branch: { onlyOptions: ['--list', '-l', '-a', '--all', '-r', '--remotes', '-v', '-vv', '--verbose', '--show-current', '--no-color'] },
 };
+
+/**
+ * git options (of the read-only subcommands, and global ones in case a subcommand passes them on)
+ * that write a file, run a program the config does not name, or read a file or repository
+ * outside the work tree: `--output`, `--ext-diff` (GIT_EXTERNAL_DIFF), `--no-index`, `-O<orderfile>`,
+ * ls-files' `-X`/`--exclude-from`/`--exclude-per-directory`, `--git-dir`/`--work-tree`/`--namespace`.
+ */
+const GIT_UNSAFE_OPTIONS = [
+  '--output', '--ext-diff', '--no-index', '--open-files-in-pager', '-O', '--exec', '--upload-pack', '--receive-pack', '--exec-path', '-X', '--exclude-from',
+  '--exclude-per-directory', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--output-directory',
+];
 
 export const PROGRAM_RULES: Readonly<Record<string, ProgramRule>> = {
   ...never(SHELL, 'sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'csh', 'tcsh', 'fish', 'pwsh', 'powershell', 'busybox', 'nu', 'xonsh', 'elvish'),
@@ -77,7 +98,7 @@ export const PROGRAM_RULES: Readonly<Record<string, ProgramRule>> = {
   ...never(REMOTE, 'ssh', 'scp', 'sftp', 'rsync', 'docker', 'podman', 'kubectl', 'helm', 'vagrant', 'telnet', 'nc', 'ncat', 'socat', 'curl', 'wget'),
   ...never(EDITOR, 'vi', 'vim', 'nvim', 'ex', 'emacs', 'nano', 'less', 'more', 'most', 'man', 'tmux', 'screen', 'code', 'git-shell'),
   ...never('it can run commands through its options (--to-command, -I, -TT)', 'tar', 'zip', 'unzip', 'sort'),
-  git: { subcommands: GIT_READ_ONLY, unsafeOptions: ['--output', '--ext-diff', '--no-index', '--open-files-in-pager', '-O', '--exec', '--upload-pack', '--receive-pack', '--exec-path'] },
+  git: { subcommands: GIT_READ_ONLY, unsafeOptions: GIT_UNSAFE_OPTIONS, abbreviatedOptions: true },
   npm: { scripts: 'npm' },
   pnpm: { scripts: 'pnpm' },
   yarn: { scripts: 'yarn' },
@@ -100,15 +121,22 @@ export function programRule(program: string): ProgramRule {
   return { unsafeOptions: CODE_LOADING_OPTIONS };
 }
 
-/** Whether `word` is `option` or sets it (`--opt=x`; `-Cdir` or a cluster like `-xC` for a one-letter option). */
-export function usesOption(word: string, option: string): boolean {
+/**
+ * Whether `word` is `option` or sets it (`--opt=x`; `-Cdir` or a cluster like `-xC` for a one-letter
+ * option); with `abbreviated`, also a shorter `--opt` the program completes to it (`--out=x`).
+ */
+export function usesOption(word: string, option: string, abbreviated = false): boolean {
   if (word === option || word.startsWith(`${option}=`)) return true;
+  if (abbreviated && option.startsWith('--') && word.startsWith('--')) {
+    const name = word.split('=')[0];
+    if (name.length > 2 && option.startsWith(name)) return true;
+  }
   if (/^-[A-Za-z]$/.test(option) && /^-[A-Za-z0-9]/.test(word) && !word.startsWith('--')) return word.slice(1).includes(option[1]);
   return false;
 }
 
 /** The first of `options` that one of `words` uses, if any. */
-export function unsafeOptionIn(words: readonly string[], options: readonly string[]): string | undefined {
-  for (const word of words) for (const option of options) if (usesOption(word, option)) return option;
+export function unsafeOptionIn(words: readonly string[], options: readonly string[], abbreviated = false): string | undefined {
+  for (const word of words) for (const option of options) if (usesOption(word, option, abbreviated)) return option;
   return undefined;
 }

@@ -1,5 +1,6 @@
 import type { ResolvedPath, Workspace } from '../ports/workspace';
 import { parseGitConfig, type GitConfigEntry } from './gitConfigFile';
+import { childOf, findGitDirectory } from './gitDirectory';
 
 /** The repository's own git config files a git command reads, and the settings in them that make git run a program. */
 export interface GitConfigPrograms {
@@ -11,6 +12,8 @@ export interface GitConfigPrograms {
   hooks: { file: string; text: string }[];
   /** Files inside the workspace that a setting names as its program (`core.fsmonitor = .git/hooks/fsmonitor-watchman`), with their text. */
   namedFiles: { file: string; text: string }[];
+  /** The top of the work tree git uses (absolute): where revisions and paths a command adds must stay. */
+  workTree: string;
 }
 
 /** The one hook a read-only subcommand runs: `git status` (and `diff`) rewrite the index after refreshing it, which runs it. */
@@ -40,13 +43,16 @@ const PROGRAM_KEYS: readonly RegExp[] = [
   /^remote\..+\.(uploadpack|receivepack)$/,
   /^uploadpack\.packobjectshook$/,
   /^alias\..+$/,
+  // A partial clone fetches missing objects while reading: a remote reached through the `ext::`
+  // transport (allowed by protocol.ext.allow, or rewritten to by url.<base>.insteadOf) runs a program.
+  /^protocol\.(.+\.)?allow$/,
+  /^url\.ext::.+\.(insteadof|pushinsteadof)$/,
 ];
+/** Settings that run a program only with some values: a remote whose address is an `ext::` command. */
+const PROGRAM_VALUES: readonly { key: RegExp; value: RegExp }[] = [{ key: /^remote\..+\.(url|pushurl)$/, value: /^\s*ext::/i }];
 const INCLUDE_KEY = /^(include|includeif\..+)\.path$/;
 /** Keys are matched lowercased (a subsection keeps its case in the key, but no pattern depends on it). */
 const matchable = (key: string) => key.toLowerCase();
-
-const parentOf = (dir: string) => dir.slice(0, Math.max(dir.lastIndexOf('/'), dir.lastIndexOf('\\')));
-const childOf = (dir: string, name: string) => (/^([\\/]|[A-Za-z]:[\\/])/.test(name) ? name : `${dir.replace(/[\\/]$/, '')}/${name}`);
 
 async function existing(workspace: Workspace, absolute: string): Promise<{ path: ResolvedPath; kind: string } | undefined> {
   const path = await workspace.resolve(absolute, { mustExist: false });
@@ -58,61 +64,6 @@ async function savedText(workspace: Workspace, path: ResolvedPath): Promise<stri
   const { bytes, size } = await workspace.readFile(path, MAX_CONFIG_BYTES, { savedOnly: true });
   if (size > MAX_CONFIG_BYTES) throw new Error('too large');
   return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-}
-
-/**
- * Whether git takes `dir` as a git directory: a HEAD file naming a ref or a commit, and objects
- * and refs folders (or a commondir file pointing to them, as in a linked worktree's). Git skips a
- * `.git` folder that is not one and keeps looking upward; a folder that is one is a bare repository.
- */
-async function isGitDirectory(workspace: Workspace, dir: string): Promise<boolean> {
-  const head = await existing(workspace, childOf(dir, 'HEAD'));
-  if (head?.kind !== 'file') return false;
-  const text = await savedText(workspace, head.path).catch(() => '');
-  if (!/^(ref: *refs\/|[0-9a-f]{40})/.test(text)) return false;
-  if ((await existing(workspace, childOf(dir, 'commondir')))?.kind === 'file') return true;
-  return (await existing(workspace, childOf(dir, 'objects')))?.kind === 'directory' && (await existing(workspace, childOf(dir, 'refs')))?.kind === 'directory';
-}
-
-/**
- * The git directory git uses from `cwd`: the nearest `.git` folder upward that is a git directory,
- * the folder a `.git` file names (`gitdir: PATH`, as in linked worktrees and submodules), or a
- * bare repository. It must lie in the workspace.
- */
-async function gitDirectory(cwd: ResolvedPath, workspace: Workspace): Promise<{ gitDir: ResolvedPath; top: string } | { reason: string }> {
-  for (let dir = cwd.absolute; ; dir = parentOf(dir)) {
-    let dotGit: Awaited<ReturnType<typeof existing>>;
-    let valid: boolean;
-    let bare: boolean;
-    try {
-      dotGit = await existing(workspace, childOf(dir, '.git'));
-      valid = dotGit?.kind === 'directory' && (await isGitDirectory(workspace, dotGit.path.absolute));
-      bare = !valid && dotGit?.kind !== 'file' && (await isGitDirectory(workspace, dir));
-    } catch {
-      return { reason: `the git directory at ${dir} leads outside the workspace, so git would read a configuration the card cannot show` };
-    }
-    if (dotGit && valid) return { gitDir: dotGit.path, top: dir };
-    if (bare) return { gitDir: await workspace.resolve(dir, { mustExist: true }), top: dir };
-    if (dotGit?.kind === 'file') {
-      let target: string | undefined;
-      try {
-        target = /^gitdir: *(.+?)\r?$/m.exec(await savedText(workspace, dotGit.path))?.[1];
-      } catch {
-        target = undefined;
-      }
-      if (!target) return { reason: `${dotGit.path.relative} could not be read as a "gitdir:" file` };
-      try {
-        const found = await existing(workspace, childOf(dir, target));
-        if (found?.kind === 'directory') return { gitDir: found.path, top: dir };
-      } catch {
-        // resolve refuses a path outside the workspace
-      }
-      return { reason: `${dotGit.path.relative} points to a git directory outside the workspace (or to none), whose configuration the card cannot show` };
-    }
-    if (dir === cwd.folder || !parentOf(dir) || parentOf(dir) === dir) {
-      return { reason: 'no git repository lies between this folder and the workspace folder, so git would use one outside the workspace, whose configuration the card cannot show' };
-    }
-  }
 }
 
 /** A config file of the repository, or undefined when there is none; throws when it cannot be read. */
@@ -130,18 +81,12 @@ async function configFile(workspace: Workspace, absolute: string): Promise<{ fil
  * them, the hooks a read-only command runs.
  */
 export async function gitConfigPrograms(cwd: ResolvedPath, workspace: Workspace): Promise<GitConfigPrograms | { reason: string }> {
-  const found = await gitDirectory(cwd, workspace);
+  const found = await findGitDirectory(cwd, workspace);
   if ('reason' in found) return found;
   const { gitDir, top } = found;
+  const common = found.commonDir.absolute;
   const files: { file: string; text: string }[] = [];
-  let common = gitDir.absolute;
   try {
-    const commondir = await configFile(workspace, childOf(gitDir.absolute, 'commondir'));
-    if (commondir) {
-      const commonDir = await existing(workspace, childOf(gitDir.absolute, commondir.text.trim()));
-      if (commonDir?.kind !== 'directory') throw new Error('no common directory');
-      common = commonDir.path.absolute;
-    }
     for (const absolute of [childOf(common, 'config'), childOf(gitDir.absolute, 'config.worktree')]) {
       const file = await configFile(workspace, absolute);
       if (file) files.push(file);
@@ -160,7 +105,7 @@ export async function gitConfigPrograms(cwd: ResolvedPath, workspace: Workspace)
       const key = matchable(entry.key);
       if (INCLUDE_KEY.test(key)) return { reason: `${file} includes another config file (${entry.key} = ${entry.value}), which the card cannot show` };
       if (key === 'core.worktree') return { reason: `${file} moves git's working tree elsewhere (core.worktree = ${entry.value}), which the card does not follow` };
-      if (PROGRAM_KEYS.some((pattern) => pattern.test(key))) programs.push({ ...entry, file });
+      if (PROGRAM_KEYS.some((pattern) => pattern.test(key)) || PROGRAM_VALUES.some((p) => p.key.test(key) && p.value.test(entry.value))) programs.push({ ...entry, file });
     }
   }
   const hooksPath = programs.filter((p) => p.key.toLowerCase() === 'core.hookspath').pop()?.value;
@@ -169,7 +114,7 @@ export async function gitConfigPrograms(cwd: ResolvedPath, workspace: Workspace)
   if ('reason' in hooks) return hooks;
   const namedFiles = await programFiles(programs, top, workspace);
   if ('reason' in namedFiles) return namedFiles;
-  return { files, programs, hooks: hooks.hooks, namedFiles: namedFiles.files };
+  return { files, programs, hooks: hooks.hooks, namedFiles: namedFiles.files, workTree: top };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ResolvedPath, Workspace } from '../ports/workspace';
 import { CODE_LOADING_OPTIONS, unsafeOptionIn, type PackageManager } from './commandRules';
+import { packageManagerFiles, type PackageManagerFiles } from './packageManagerFiles';
 
 /** The scripts a command runs, read from the package.json the package manager will use. */
 export interface PackageScripts {
@@ -7,9 +8,16 @@ export interface PackageScripts {
   file: string;
   /** The lifecycle scripts that run, in order (`pretest`, `test`, `posttest`), with their text. */
   scripts: { name: string; text: string }[];
-  /** Settings files beside it or above it in the workspace that change how scripts run (`.npmrc`, `.yarnrc.yml`), with their text. */
-  settings: { file: string; text: string }[];
+  /** Settings files beside it or above it in the workspace that change how scripts run (`.npmrc`, `pnpm-workspace.yaml`, `.yarnrc.yml`), with their text. */
+  settings: PackageManagerFiles['settings'];
+  /** Code the package manager loads or its settings name (`.pnpmfile.cjs`, the `yarnPath` release), by content. */
+  code: PackageManagerFiles['code'];
+  /** Fields of package.json besides the scripts that choose what runs (`packageManager`, `devEngines`, `pnpm`; `config`, which scripts read as variables), as JSON. */
+  fields: { name: string; value: string }[];
 }
+
+/** package.json fields that choose which package manager or Node.js runs the scripts, or how (pnpm's settings). */
+const RUNNING_FIELDS = ['packageManager', 'devEngines', 'pnpm', 'config'];
 
 /** npm options that change nothing about what runs; every other option is npm configuration. */
 const NPM_QUIET_OPTIONS = new Set(['--silent', '-s', '--quiet', '-q']);
@@ -33,8 +41,18 @@ const PACKAGE_MANAGER_COMMANDS = new Set([
   'root', 'rum', 'run-script', 'sbom', 'search', 'self-update', 'server', 'set', 'setup', 'stage', 'store', 'tag', 'team', 'un', 'uninstall', 'unlink', 'unplug', 'up',
   'update', 'upgrade', 'upgrade-interactive', 'urn', 'version', 'versions', 'why', 'workspace', 'workspaces', 't', 'tst',
 ]);
-const SETTINGS_FILES: Record<PackageManager, string[]> = { npm: ['.npmrc'], pnpm: ['.npmrc'], yarn: ['.npmrc', '.yarnrc', '.yarnrc.yml'] };
 const MAX_PACKAGE_BYTES = 1024 * 1024;
+const MAX_SCRIPTS = 40;
+
+/** The package scripts a script's text runs by name: `npm run NAME`, `npm test`, `pnpm NAME`, `yarn run NAME`… (a superset: a word that names no script is dropped). */
+function scriptsCalledBy(text: string): string[] {
+  const names: string[] = [];
+  for (const match of text.matchAll(/\b(?:npm|pnpm|yarn|bun)(?:\s+(?:run|run-script|-s|--silent|-w\s+\S+|--workspace(?:=|\s+)\S+|--if-present))*\s+([A-Za-z0-9_:.@/-]+)/g)) {
+    names.push(match[1], SCRIPT_SHORTHANDS.npm.get(match[1]) ?? match[1]);
+  }
+  for (const match of text.matchAll(/\b(?:run-s|run-p|npm-run-all)\s+([^&|;]+)/g)) names.push(...match[1].split(/\s+/).filter((w) => w && !w.startsWith('-')));
+  return [...new Set(names)];
+}
 
 /**
  * Which script `words` (starting with the package manager) runs, when it is one of the forms an
@@ -108,34 +126,55 @@ export async function packageScripts(manager: PackageManager, script: string, cw
     return { reason: `${file.relative} could not be read as JSON` };
   }
   const table = (manifest as { scripts?: unknown } | null)?.scripts;
+  const scriptText = (name: string) => {
+    const text = typeof table === 'object' && table !== null && Object.prototype.hasOwnProperty.call(table, name) ? (table as Record<string, unknown>)[name] : undefined;
+    return typeof text === 'string' ? text : undefined;
+  };
   const scripts: { name: string; text: string }[] = [];
   for (const name of [`pre${script}`, script, `post${script}`]) {
-    const text = typeof table === 'object' && table !== null && Object.prototype.hasOwnProperty.call(table, name) ? (table as Record<string, unknown>)[name] : undefined;
-    if (typeof text === 'string') scripts.push({ name, text });
+    const text = scriptText(name);
+    if (text !== undefined) scripts.push({ name, text });
   }
   if (!scripts.some((s) => s.name === script)) return { reason: `${file.relative} has no "${script}" script, so ${manager} would run something else or fail` };
-  const settings = await settingsFiles(manager, parentOf(file.absolute), cwd.folder, workspace);
-  if ('reason' in settings) return settings;
-  return { file: file.relative, scripts, settings: settings.files };
+  // A script that runs another (`npm run build && mocha`) runs that one too, with its pre and post scripts.
+  for (let i = 0; i < scripts.length && scripts.length < MAX_SCRIPTS; i++) {
+    for (const name of scriptsCalledBy(scripts[i].text)) {
+      for (const each of [`pre${name}`, name, `post${name}`]) {
+        const text = scriptText(each);
+        if (text !== undefined && !scripts.some((s) => s.name === each)) scripts.push({ name: each, text });
+      }
+    }
+  }
+  const found = await packageManagerFiles(manager, parentOf(file.absolute), cwd.folder, workspace);
+  if ('reason' in found) return found;
+  const fields = await runningFields(file, manifest, cwd.folder, workspace);
+  if ('reason' in fields) return fields;
+  return { file: file.relative, scripts, settings: found.settings, code: found.code, fields: fields.fields };
+}
+
+/** The fields of a manifest that choose what runs, as the card shows them. */
+function fieldsOf(manifest: unknown, where: string): { name: string; value: string }[] {
+  if (typeof manifest !== 'object' || manifest === null) return [];
+  return RUNNING_FIELDS.filter((name) => Object.prototype.hasOwnProperty.call(manifest, name)).map((name) => ({ name: where ? `${name} (in ${where})` : name, value: JSON.stringify((manifest as Record<string, unknown>)[name]) }));
 }
 
 /**
- * The settings files that can change how the scripts run, in the package's folder and each folder
- * above it up to the workspace folder (a workspace root's `.npmrc`, yarn's `yarnPath`).
+ * Those fields of the package's package.json, then of each package.json above it up to the
+ * workspace folder: a workspace root's `packageManager`, `pnpm` settings and `devEngines` apply to
+ * its packages' scripts too.
  */
-async function settingsFiles(manager: PackageManager, from: string, folder: string, workspace: Workspace): Promise<{ files: { file: string; text: string }[] } | { reason: string }> {
-  const files: { file: string; text: string }[] = [];
-  for (let dir = from; ; dir = parentOf(dir)) {
-    for (const name of SETTINGS_FILES[manager]) {
-      try {
-        const path = await existing(workspace, childOf(dir, name));
-        const text = path && (await savedText(workspace, path));
-        if (path && text === undefined) return { reason: `${path.relative} is too large to show` };
-        if (path && text !== undefined) files.push({ file: path.relative, text });
-      } catch {
-        return { reason: `${name} in ${dir} could not be read` };
-      }
+async function runningFields(file: ResolvedPath, manifest: unknown, folder: string, workspace: Workspace): Promise<{ fields: { name: string; value: string }[] } | { reason: string }> {
+  const fields = fieldsOf(manifest, '');
+  for (let dir = parentOf(file.absolute); dir !== folder && parentOf(dir) && parentOf(dir) !== dir; ) {
+    dir = parentOf(dir);
+    try {
+      const above = await existing(workspace, childOf(dir, 'package.json'));
+      const text = above && (await savedText(workspace, above));
+      if (above && text === undefined) return { reason: `${above.relative} is too large to show` };
+      if (above && text !== undefined) fields.push(...fieldsOf(JSON.parse(text.replace(/^\uFEFF/, '')), above.relative));
+    } catch {
+      return { reason: 'a package.json above the package could not be read as JSON inside the workspace' };
     }
-    if (dir === folder || !parentOf(dir) || parentOf(dir) === dir) return { files };
   }
+  return { fields };
 }

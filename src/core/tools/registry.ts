@@ -1,6 +1,7 @@
 import type { ToolRunner, ToolRunOptions, ToolRunResult } from '../agent/toolRunner';
 import type { ToolCall } from '../model/message';
 import type { ToolDefinition } from '../model/tool';
+import type { WebAccess } from '../ports/webAccess';
 import type { ResolvedPath, Workspace } from '../ports/workspace';
 import { COMMANDS_RESTRICTED, EXTERNAL_TOOLS_RESTRICTED } from './approval';
 import { parseToolArguments } from './args';
@@ -14,6 +15,8 @@ export interface ToolRegistryOptions {
   workspace: () => Workspace;
   approvals: Pick<SessionApprovals, 'decide'>;
   limits: ToolLimits;
+  /** The web fetch_url reaches, when the session has it. */
+  web?: WebAccess;
   /** Told of every call before it runs (the prompt keeps recently used tools offered). */
   onCall?: (name: string) => void;
   /** Told of every workspace path a call resolved (the folder-scoped AGENTS.md files follow where the agent works). */
@@ -96,12 +99,14 @@ export class ToolRegistry implements ToolRunner {
       callId: call.id,
       signal: options.signal,
       limits: this.options.limits,
+      ...(this.options.web ? { web: this.options.web } : {}),
       onEvent: options.onEvent,
       approve: async (asked, what) => {
         const request: ApprovalRequest = { ...asked, callId: call.id, toolName: call.name, kind: tool.approval === 'edit' ? 'edit' : tool.approval === 'command' ? 'command' : tool.approval === 'read' ? 'read' : 'other' };
         const outcome = await this.options.approvals.decide(request, workspace, options);
         if (outcome === 'cancelled') throw new NotApproved({ output: `The turn was cancelled before the user answered; ${call.name} did not run.`, isError: true, cancelled: true });
         if (outcome === 'denied') throw new NotApproved({ output: `The user denied ${what}.`, isError: true, denied: true });
+        return { forSession: outcome === 'approved_for_session' };
       },
     };
     try {

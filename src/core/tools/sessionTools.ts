@@ -1,7 +1,9 @@
 import type { ToolDefinition } from '../model/tool';
 import type { SessionStore } from '../ports/sessionStore';
 import type { ContextSession } from '../context/contextSession';
+import { UPDATE_TODOS_TOOL, updateTodosTool } from '../plan/updateTodosTool';
 import { readResult, READ_RESULT_TOOL } from '../toolOutput/readResult';
+import { storedImageOutput } from '../images/storedImage';
 import type { Tool } from './types';
 
 export const COMPACT_CONTEXT_TOOL: ToolDefinition = {
@@ -12,7 +14,10 @@ export const COMPACT_CONTEXT_TOOL: ToolDefinition = {
   origin: 'session',
 };
 
-/** The tools that act on the session itself: read an offloaded result again, compact the context. */
+/** What `sessionTools` offers, without a session: Configure Tools lists them as always offered. */
+export const SESSION_TOOL_DEFINITIONS: readonly ToolDefinition[] = [READ_RESULT_TOOL, COMPACT_CONTEXT_TOOL, UPDATE_TODOS_TOOL];
+
+/** The tools that act on the session itself: read an offloaded result again, compact the context, keep the todo list. */
 export function sessionTools(store: SessionStore, session: () => ContextSession): Tool[] {
   return [
     {
@@ -22,6 +27,8 @@ export function sessionTools(store: SessionStore, session: () => ContextSession)
         const ref = args.ref_id;
         if (typeof ref !== 'string') return { output: 'read_result needs ref_id (a string).', isError: true };
         // Only the results of the session this agent works in: never another workspace's.
+        const image = await storedImageOutput(store, session().sessionId, ref);
+        if (image) return image;
         return { output: await readResult(store, session().sessionId, { ref_id: ref, offset: typeof args.offset === 'number' ? args.offset : undefined, limit: typeof args.limit === 'number' ? args.limit : undefined }) };
       },
     },
@@ -37,5 +44,6 @@ export function sessionTools(store: SessionStore, session: () => ContextSession)
         return { output: `Compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens (${result.strategies.join(', ')}). Archived outputs stay readable with read_result.` };
       },
     },
+    updateTodosTool(),
   ];
 }

@@ -38,7 +38,8 @@ export function parseToolChoice(value: unknown): ToolChoice {
  * listed tool picked is on. Tools not listed now (an extension that is disabled for the moment)
  * keep their earlier state.
  */
-export function choiceFromPicked(listed: ReadonlyArray<Pick<ToolDefinition, 'name' | 'source'>>, picked: ReadonlySet<string>, previous: ToolChoice = NO_TOOL_CHOICE): ToolChoice {
+export function choiceFromPicked(rows: ReadonlyArray<Pick<ToolDefinition, 'name' | 'source'> & { alwaysOffered?: boolean }>, picked: ReadonlySet<string>, previous: ToolChoice = NO_TOOL_CHOICE): ToolChoice {
+  const listed = rows.filter((t) => !t.alwaysOffered);
   const shown = new Set(listed.map((t) => t.name));
   return {
     enabled: [...previous.enabled.filter((n) => !shown.has(n)), ...listed.filter((t) => t.source !== 'builtin' && picked.has(t.name) && !isInternalTool(t.name)).map((t) => t.name)],
@@ -50,22 +51,27 @@ export function choiceFromPicked(listed: ReadonlyArray<Pick<ToolDefinition, 'nam
 export interface ToolPickerRow {
   name: string;
   description: string;
-  group: 'Built-in' | 'VS Code and extensions' | 'MCP servers';
+  /** 'Built-in', 'Always offered', 'VS Code and extensions' (VS Code's own MCP tools too: its API does not name their server), or `MCP server "name"` for each server Tally runs. */
+  group: string;
   source: ToolDefinition['source'];
   /** Where it comes from in words (built-in, the extension's id, VS Code, the MCP server). */
   origin: string;
   /** Its definition's tokens with its framing: what offering it adds to every request. */
   tokens: number;
   picked: boolean;
+  /** Tally's own tools that act on the session (read_result, compact_context…): offered whatever the choice. */
+  alwaysOffered: boolean;
 }
 
 /**
- * The picker's rows: built-in tools first, then VS Code's and other extensions' tools, then MCP
- * tools, each once (the first of a name wins, as a call would run it), internal tools left out.
+ * The picker's rows: built-in tools first, then VS Code's and other extensions' tools (VS Code's
+ * MCP tools among them), then each MCP server Tally runs, by name; each tool once (the first of a
+ * name wins, as a call would run it), internal tools left out.
  */
-export function toolPickerRows(definitions: readonly ToolDefinition[], choice: ToolChoice, tokensOf: (tool: ToolDefinition) => number): ToolPickerRow[] {
-  const group = (tool: ToolDefinition): ToolPickerRow['group'] => (tool.source === 'builtin' ? 'Built-in' : tool.source === 'mcp' ? 'MCP servers' : 'VS Code and extensions');
-  const order: ReadonlyArray<ToolPickerRow['group']> = ['Built-in', 'VS Code and extensions', 'MCP servers'];
+export function toolPickerRows(definitions: readonly ToolDefinition[], choice: ToolChoice, tokensOf: (tool: ToolDefinition) => number, alwaysOffered: ReadonlySet<string> = new Set()): ToolPickerRow[] {
+  const group = (tool: ToolDefinition): string =>
+    alwaysOffered.has(tool.name) ? 'Always offered' : tool.source === 'builtin' ? 'Built-in' : tool.server ? `MCP server "${tool.server}"` : 'VS Code and extensions';
+  const rank = (g: string) => (g === 'Built-in' ? 0 : g === 'Always offered' ? 1 : g === 'VS Code and extensions' ? 2 : 3);
   const seen = new Set<string>();
   const rows: ToolPickerRow[] = [];
   for (const tool of definitions) {
@@ -78,8 +84,26 @@ export function toolPickerRows(definitions: readonly ToolDefinition[], choice: T
       source: tool.source,
       origin: tool.source === 'builtin' ? 'built-in' : (tool.origin ?? tool.source),
       tokens: tokensOf(tool),
-      picked: offeredByChoice(tool, choice),
+      picked: alwaysOffered.has(tool.name) || offeredByChoice(tool, choice),
+      alwaysOffered: alwaysOffered.has(tool.name),
     });
   }
-  return rows.sort((a, b) => order.indexOf(a.group) - order.indexOf(b.group));
+  return rows.sort((a, b) => rank(a.group) - rank(b.group) || (rank(a.group) === 3 ? a.group.localeCompare(b.group) : 0));
+}
+
+/** Each group's tools and what those it offers add to every request (the picker's separators show them). */
+export function toolGroupTotals(rows: readonly ToolPickerRow[]): Array<{ group: string; tools: number; offeredTokens: number }> {
+  const totals = new Map<string, { group: string; tools: number; offeredTokens: number }>();
+  for (const row of rows) {
+    const t = totals.get(row.group) ?? { group: row.group, tools: 0, offeredTokens: 0 };
+    t.tools += 1;
+    if (row.picked) t.offeredTokens += row.tokens;
+    totals.set(row.group, t);
+  }
+  return [...totals.values()];
+}
+
+/** Tokens the picked rows add to every request: the figure the picker, its message and the inspector's tools share. */
+export function pickedToolTokens(rows: readonly ToolPickerRow[], picked: ReadonlySet<string>): number {
+  return rows.filter((r) => r.alwaysOffered || picked.has(r.name)).reduce((n, r) => n + r.tokens, 0);
 }

@@ -16,6 +16,10 @@ import type { ContextSettings } from '../../core/settings';
 import { filesInContext, normalizeRelativePath } from '../../core/context/filesInContext';
 import { alreadyInContextText, AttachmentError, prepareAttachment, type PreparedAttachment } from '../../core/toolOutput/attachmentContent';
 import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost } from '../../protocol/attachments';
+import { fromBase64 } from '../../core/images/base64';
+import { hasImageSignature, imageTypeOfName } from '../../core/images/imageHeader';
+import { imageAttachment, imagePartOf } from '../../core/images/imageMessages';
+import { formatName, type ImagePart } from '../../core/images/imagePart';
 
 /** Where attachments come from: the VS Code layer reads the workspace, editors, problems, git and terminals. */
 export interface AttachmentSources {
@@ -40,6 +44,8 @@ export interface DraftSession {
   figures(): WindowFigures | undefined;
   /** An attachment was stored whole: the session tells its views (the inspector lists it at once). */
   resultStored?(blob: BlobInfo, toolName: string, args?: string): void;
+  /** Whose formula an image's cost follows (the session's provider); default OpenAI's. */
+  imageProvider?: string;
 }
 
 interface Staged {
@@ -55,6 +61,16 @@ interface Staged {
 
 /** Re-read at send: what lives in the workspace. Selections, problems, diffs and terminal output are sent as captured. */
 const READ_AGAIN: ReadonlySet<AttachTarget['kind']> = new Set(['file', 'folder']);
+
+/**
+ * A chip's tab title: the file's own name first and its folders after it (a tab name cannot hold
+ * a `/`, which would show percent-encoded): "app.ts (src › lib, sent with your message)".
+ */
+export function attachmentTitle(label: string): string {
+  const parts = label.split(/[/\\]+/).filter(Boolean);
+  const name = parts.pop() ?? label;
+  return parts.length ? `${name} (${parts.join(' › ')}, sent with your message)` : `${name} (sent with your message)`;
+}
 
 export class AttachmentDraft {
   private staged: Staged[] = [];
@@ -124,7 +140,12 @@ export class AttachmentDraft {
   textOf(id: string): { title: string; text: string } | undefined {
     const staged = this.staged.find((s) => s.id === id);
     if (!staged?.prepared) return undefined;
-    return { title: `${staged.info?.label ?? 'attachment'} (sent with your message)`, text: staged.prepared.message.content };
+    return { title: attachmentTitle(staged.info?.label ?? 'attachment'), text: staged.prepared.message.content };
+  }
+
+  /** No chip and no text: the composer has nothing to cost. */
+  get empty(): boolean {
+    return this.staged.length === 0 && !this.draftText.trim();
   }
 
   views(session: DraftSession | undefined): ChatAttachmentView[] {
@@ -137,10 +158,11 @@ export class AttachmentDraft {
     const figures = session?.figures();
     if (!session || !figures) return undefined;
     if (!this.draftText.trim() && this.staged.length === 0) return undefined;
+    if (/^\s*\/compact\b/.test(this.draftText)) return { text: '/compact: compacts the context now; no message is sent', tokens: 0, shareAfter: figures.usedShare };
     const items = this.staged.filter((s) => s.prepared && !s.error).map((s) => this.tokensOf(session, s.prepared!.message));
     if (this.draftText.trim()) items.push(this.draftTokens(session));
     const cost = messageCost(figures, items);
-    return { text: cost.text, note: cost.note, tokens: cost.tokens, shareAfter: cost.shareAfter };
+    return { text: cost.text, note: cost.note, tokens: cost.tokens, requestTokens: cost.usedAfter, shareAfter: cost.shareAfter };
   }
 
   /**
@@ -185,7 +207,12 @@ export class AttachmentDraft {
    */
   private async prepare(session: DraftSession, staged: Staged): Promise<void> {
     try {
-      const { info, content } = await this.sources.read(staged.target);
+      const { info, content } = staged.target.kind === 'image' ? pastedImage(staged.target) : await this.sources.read(staged.target);
+      const image = imageOf(info, content, session.imageProvider ?? 'openai');
+      if (image) {
+        Object.assign(staged, { info: { ...info, kind: 'image', label: `${image.label} · ${formatName(image.mediaType)} ${image.width}×${image.height}` }, content, error: undefined, inContext: false, prepared: { message: imageAttachment(image) } });
+        return;
+      }
       const inContext = info.kind === 'file' && info.path !== undefined && filesInContext(session.messages).has(normalizeRelativePath(info.path));
       if (staged.prepared && !staged.error && inContext === Boolean(staged.inContext) && (await sameContent(staged.content, content))) return;
       staged.info = info;
@@ -214,6 +241,20 @@ export class AttachmentDraft {
     if (s.inContext) view.inContext = true;
     return view;
   }
+}
+
+/** A pasted image's bytes and what to call it. */
+function pastedImage(target: Extract<AttachTarget, { kind: 'image' }>): { info: AttachmentInfo; content: Uint8Array } {
+  return { info: { kind: 'image', label: target.name ?? 'pasted image' }, content: fromBase64(target.data) };
+}
+
+/** An image part for a pasted image or an image file, costed on `provider`'s formula; undefined for anything else. Throws, saying why, for a damaged image. */
+function imageOf(info: AttachmentInfo, content: string | Uint8Array, provider: string): ImagePart | undefined {
+  // A file named like an image that is not one is refused as any binary file is.
+  const file = info.kind === 'file' && imageTypeOfName(info.path ?? info.label) !== undefined && typeof content !== 'string' && hasImageSignature(content);
+  if ((info.kind !== 'image' && !file) || typeof content === 'string') return undefined;
+  const name = info.label.slice(info.label.lastIndexOf('/') + 1);
+  return imagePartOf({ bytes: content, origin: file ? 'file' : 'pasted', label: file ? name : info.label, ...(info.path ? { path: info.path } : {}) }, provider);
 }
 
 /** Bytes compared between turns of the event loop (a 20 MB file compared in one go held the host ~30 ms). */
@@ -250,5 +291,11 @@ export function labelOf(target: AttachTarget): string {
       return 'Working tree changes';
     case 'terminal':
       return 'Terminal output';
+    case 'resource':
+      return `${target.server}: ${target.uri}`;
+    case 'image':
+      return target.name ?? 'pasted image';
+    case 'url':
+      return target.url;
   }
 }

@@ -60,9 +60,9 @@ export function attachmentHandlers(deps: () => AttachmentIntentDeps): Pick<Handl
 
 /**
  * The attachment messages to send with `text`: none for a command (`/compact`) or when nothing is
- * attached. When one cannot be sent the composer gets the text back and the error says why.
+ * attached. When one cannot be sent the composer gets `restore` (the text as typed) back and the error says why.
  */
-export async function attachmentsForSend(d: AttachmentIntentDeps, text: string): Promise<Message[]> {
+export async function attachmentsForSend(d: AttachmentIntentDeps, text: string, restore = text): Promise<Message[]> {
   if (d.draft.count === 0 || /^\s*\/compact\b/.test(text)) return [];
   let session: (DraftSession & { canSend: boolean }) | undefined;
   try {
@@ -73,7 +73,7 @@ export async function attachmentsForSend(d: AttachmentIntentDeps, text: string):
     d.postComposer(session);
     return messages;
   } catch (error) {
-    d.postComposer(session, text);
+    d.postComposer(session, restore);
     throw error;
   }
 }

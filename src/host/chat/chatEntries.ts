@@ -1,23 +1,14 @@
-import { MESSAGE_OVERHEAD_TOKENS } from '../../core/accounting/messageTokens';
+import type { ContextMark } from '../../core/context/contextMarks';
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import type { ModelPrices } from '../../core/providers/models/modelRegistry';
-import { chatCompactionRecord, chatEntryKey, type ChatEntry, type ChatSentAttachment, type ChatThinking, type ChatTurnUsage } from '../../protocol/chat';
-import { turnUsage } from '../session/turnFigures';
-import { toolView } from './chatToolView';
+import { chatEntryKey, type ChatEntry, type ChatSentAttachment } from '../../protocol/chat';
+import { compactionEntry, shownCompaction, thinkingView, tokensOf, toolView } from './chatEntryViews';
 import { sentAttachmentOf } from './sentAttachments';
-import { countOf } from '../../protocol/wording';
 import { historyStepHeadline } from './historyStepHeadline';
+import { TurnUsageLedger } from './turnUsageLedger';
 
-/** An assistant message's thinking as the chat shows it: readable text, its tokens, and how many blocks came redacted. */
-function thinkingView(m: Message): ChatThinking | undefined {
-  const blocks = m.reasoning ?? [];
-  if (!blocks.length) return undefined;
-  const text = blocks.map((b) => b.text).filter(Boolean).join('\n\n');
-  const redacted = blocks.filter((b) => !b.text && (b.redactedData !== undefined || b.encryptedContent !== undefined)).length;
-  return m.meta?.reasoningTokens === undefined ? { text, redacted } : { text, redacted, tokens: m.meta.reasoningTokens };
-}
-
+/** An assistant message and the results its calls got, as far as they were recorded. */
 interface OpenAssistant {
   message: Message;
   results: Array<Message | undefined>;
@@ -25,16 +16,8 @@ interface OpenAssistant {
   key?: string;
 }
 
-/** A `/compact` that found nothing to remove is recorded as skipped: the chat says so. */
-function compactionEntry(record: CompactionEventRecord, headline?: string): ChatEntry {
-  if (record.status !== 'skipped') return { kind: 'compaction', id: record.id, record: chatCompactionRecord(record), ...(headline ? { headline } : {}) };
-  return { kind: 'notice', id: record.id, level: 'info', text: `Nothing to compact: the context (${countOf(record.tokensBefore, 'token')}) has nothing the strategies can remove yet.` };
-}
-
-/** Automatic checks that found nothing are not compactions; a user's `/compact` is shown either way. */
-function shownCompaction(record: CompactionEventRecord): boolean {
-  return record.status !== 'skipped' || record.trigger === 'manual';
-}
+/** Counts the entries the fold made, so tests can tell a write's work from a fold of everything. */
+export const foldWork = { entriesMade: 0 };
 
 /** What changed in the stored entries since the last `takeChanges`. */
 export interface StoredChanges {
@@ -49,8 +32,9 @@ export interface StoredChanges {
  * and the assistant's messages (each tool call's card completed by its result), compactions in
  * place, and each user turn's figures right before the next user message. The figures of the
  * last turn are not stored here (they change while it runs). A write that does not fit the end
- * (a message rewritten, a record older than what is shown) is answered `false`: the caller folds
- * the records again with `reset`.
+ * is folded where it belongs: a message written again (a pin) changes its own entry, a record
+ * older than what is shown goes in at its time; only a change of what is shown at all (a message
+ * hidden or shown again) is answered `false`, and the caller folds the records again with `reset`.
  *
  * A tool result belongs to the assistant message it follows (before the next assistant message)
  * and, within it, to the first call with its id that has no result yet: an id an earlier message
@@ -60,33 +44,45 @@ export class ChatEntries {
   private order: string[] = [];
   private byKey = new Map<string, ChatEntry>();
   private open?: OpenAssistant;
-  /** The user messages shown, in order: each starts a turn. */
-  private users: Array<{ id: string; createdAt: number }> = [];
+  /** The user messages shown, each starting a turn, and the requests each turn made. */
+  private readonly turns: TurnUsageLedger;
   /** Attachments recorded since the last user message: they go on the next one as chips. */
   private attached: ChatSentAttachment[] = [];
-  private turnRecords = new Map<string, RequestUsageRecord[]>();
-  /** The subagents' requests (theirs and their own subagents'), by the turn they ran in; kept across a reset. */
-  private subagentUsage = new Map<string, RequestUsageRecord>();
-  private subagentRecords = new Map<string, RequestUsageRecord[]>();
   /** The newest shown message's time, and the newest compaction placed. */
   private lastShownAt = -Infinity;
   private lastCompactionAt = -Infinity;
   private changes: StoredChanges = { from: 0, changed: new Set() };
   /** The key of the latest shown assistant entry with each call id. */
   private callOwners = new Map<string, string>();
+  /** When each entry in `order` stands in time (a turn's figures: its next user message's), for records that go in before the end. */
+  private times: number[] = [];
+  /** Each assistant message folded, by id, and where each tool result went (its message and call): a message written again is found at once. */
+  private assistants = new Map<string, OpenAssistant>();
+  private resultSlots = new Map<string, { owner: OpenAssistant; slot: number }>();
+  /** Each attachment shown as a chip: the user entry it is on and its place there (or the next user message's, while it waits). */
+  private chips = new Map<string, { userKey?: string; index: number }>();
+  /**
+   * The messages the working context no longer holds in any form, as last marked from it
+   * (markContext); undefined until then, when a rewind's record marks what it set aside.
+   */
+  private setAsideIds?: Set<string>;
 
-  constructor(private prices: Record<string, ModelPrices> = {}) {}
+  constructor(prices: Record<string, ModelPrices> = {}) {
+    this.turns = new TurnUsageLedger(prices);
+  }
 
   /** Folds the records again from the start (`messages` in transcript order). */
   reset(messages: readonly Message[], compactions: readonly CompactionEventRecord[], usage: readonly RequestUsageRecord[]): void {
     this.order = [];
     this.byKey = new Map();
     this.open = undefined;
-    this.users = [];
+    this.turns.reset();
     this.attached = [];
-    this.turnRecords = new Map();
-    this.subagentRecords = new Map();
     this.callOwners = new Map();
+    this.times = [];
+    this.assistants = new Map();
+    this.resultSlots = new Map();
+    this.chips = new Map();
     this.lastShownAt = -Infinity;
     this.lastCompactionAt = -Infinity;
     this.changes = { from: 0, changed: new Set() };
@@ -95,7 +91,7 @@ export class ChatEntries {
     let nextCompaction = 0;
     let nextRecord = 0;
     const recordsUpTo = (time: number) => {
-      while (nextRecord < records.length && records[nextRecord].createdAt < time) this.countUsage(records[nextRecord++]);
+      while (nextRecord < records.length && records[nextRecord].createdAt < time) this.turns.count(records[nextRecord++]);
     };
     for (const m of messages) {
       if (this.wouldShow(m)) {
@@ -107,37 +103,18 @@ export class ChatEntries {
     }
     while (nextCompaction < shown.length) this.placeCompaction(shown[nextCompaction++]);
     recordsUpTo(Infinity);
-    for (const record of this.subagentUsage.values()) this.countSubagentUsage(record);
-    for (const [userId] of this.subagentRecords) if (userId !== this.lastUser()?.id) this.showFigures(userId);
+    for (const userId of this.turns.recountSubagents()) if (userId !== this.turns.lastUser?.id) this.showFigures(userId);
   }
 
   /** A subagent's request (read from the store, or reported live): its turn's figures include it. */
   addSubagentUsage(record: RequestUsageRecord): void {
-    const key = `${record.sessionId}\u0000${record.requestIndex}`;
-    if (this.subagentUsage.has(key)) return;
-    this.subagentUsage.set(key, record);
-    const owner = this.countSubagentUsage(record);
-    if (owner && owner.id !== this.lastUser()?.id) this.showFigures(owner.id);
-  }
-
-  private countSubagentUsage(record: RequestUsageRecord): { id: string } | undefined {
-    const owner = this.turnOf(record.createdAt);
-    if (!owner) return undefined;
-    const list = this.subagentRecords.get(owner.id) ?? [];
-    list.push(record);
-    this.subagentRecords.set(owner.id, list);
-    return owner;
-  }
-
-  /** A turn's figures: its own requests and its subagents'. */
-  private figuresOf(userId: string): ChatTurnUsage | undefined {
-    return turnUsage(this.turnRecords.get(userId) ?? [], this.prices, this.subagentRecords.get(userId));
+    const owner = this.turns.countSubagent(record);
+    if (owner && owner.id !== this.turns.lastUser?.id) this.showFigures(owner.id);
   }
 
   /** Prices changed (a setting): every turn's figures are made again. */
   setPrices(prices: Record<string, ModelPrices>): void {
-    this.prices = prices;
-    for (const [userId] of this.turnRecords) if (userId !== this.lastUser()?.id) this.showFigures(userId);
+    for (const userId of this.turns.setPrices(prices)) if (userId !== this.turns.lastUser?.id) this.showFigures(userId);
   }
 
   /** Messages appended to the transcript, in order. */
@@ -145,27 +122,73 @@ export class ChatEntries {
     for (const m of messages) this.take(m);
   }
 
-  /** A usage record written; false when it belongs to a turn whose figures are not at the end. */
-  addUsage(record: RequestUsageRecord): boolean {
-    const owner = this.turnOf(record.createdAt);
-    if (!owner) return true; // before the first message shown
-    this.countUsage(record);
-    if (owner.id === this.lastUser()?.id) return true;
-    if (!this.byKey.has(`usage:usage-${owner.id}`)) return false;
-    this.showFigures(owner.id);
-    return true;
+  /** A usage record written: its turn's figures, the last turn's aside, change (a past turn's first figures go in before its next user message). */
+  addUsage(record: RequestUsageRecord): void {
+    const owner = this.turns.count(record);
+    if (!owner || owner.id === this.turns.lastUser?.id) return; // before the first message shown, or the turn running
+    if (this.byKey.has(`usage:usage-${owner.id}`)) {
+      this.showFigures(owner.id);
+      return;
+    }
+    const next = this.turns.nextAfter(owner);
+    const figures = this.turns.figuresOf(owner.id);
+    const at = next ? this.order.lastIndexOf(`user:${next.id}`) : -1;
+    if (figures && next && at >= 0) this.insert(at, { kind: 'usage', id: `usage-${owner.id}`, usage: figures }, next.createdAt);
   }
 
-  /** A compaction event written; false when it goes before messages already shown. */
-  addCompaction(record: CompactionEventRecord): boolean {
-    if (!shownCompaction(record)) return true;
+  /** A compaction event written: shown where it happened, before the messages shown after it. */
+  addCompaction(record: CompactionEventRecord): void {
+    if (!shownCompaction(record)) return;
     const key = chatEntryKey(this.compactionOf(record));
     if (this.byKey.has(key)) {
       this.set(key, this.compactionOf(record));
-      return true;
+      return;
     }
-    if (record.startedAt < this.lastShownAt || record.startedAt < this.lastCompactionAt) return false;
-    this.placeCompaction(record);
+    if (record.startedAt >= this.lastShownAt && record.startedAt >= this.lastCompactionAt) {
+      this.placeCompaction(record);
+      return;
+    }
+    // Older than what is shown: it goes in before the first entry that came after it.
+    let at = this.order.length;
+    while (at > 0 && this.times[at - 1] > record.startedAt) at--;
+    this.setAsideBy(record, at);
+    this.insert(at, this.compactionOf(record), record.startedAt);
+  }
+
+  /**
+   * Messages written again with the same id (a pin): each shown one's entry is made again where it
+   * stands. False when one would now be shown or hidden where it was not (the caller folds again).
+   */
+  replace(messages: readonly Message[]): boolean {
+    for (const m of messages) {
+      if (m.role === 'assistant') {
+        const folded = this.assistants.get(m.id);
+        if (!folded) continue;
+        if (m.userVisible !== (folded.key !== undefined)) return false;
+        folded.message = m;
+        if (folded.key) this.set(folded.key, this.assistantEntry(folded, this.byKey.get(folded.key)));
+      } else if (m.role === 'tool') {
+        const slot = this.resultSlots.get(m.id);
+        if (!slot) continue;
+        slot.owner.results[slot.slot] = m;
+        if (slot.owner.key) this.set(slot.owner.key, this.assistantEntry(slot.owner, this.byKey.get(slot.owner.key)));
+      } else if (m.kind === 'attachment') {
+        const chip = this.chips.get(m.id);
+        if (!m.userVisible) {
+          if (chip) return false;
+          continue;
+        }
+        if (!chip) continue;
+        const entry = chip.userKey ? this.byKey.get(chip.userKey) : undefined;
+        if (entry?.kind === 'user' && entry.attachments) this.set(chip.userKey!, { ...entry, attachments: entry.attachments.map((a, i) => (i === chip.index ? sentAttachmentOf(m, tokensOf(m)) : a)) });
+        else if (!chip.userKey) this.attached[chip.index] = sentAttachmentOf(m, tokensOf(m));
+      } else {
+        const key = `user:${m.id}`;
+        const before = this.byKey.get(key);
+        if (this.wouldShow(m) !== (before !== undefined)) return false;
+        if (before?.kind === 'user') this.set(key, { ...before, ...this.userFields(m) });
+      }
+    }
     return true;
   }
 
@@ -190,8 +213,8 @@ export class ChatEntries {
 
   /** The last turn's figures (shown after the stored entries while that turn is not running). */
   lastTurnFigures(): ChatEntry | undefined {
-    const last = this.lastUser();
-    const figures = last && this.figuresOf(last.id);
+    const last = this.turns.lastUser;
+    const figures = last && this.turns.figuresOf(last.id);
     return figures && last ? { kind: 'usage', id: `usage-${last.id}`, usage: figures } : undefined;
   }
 
@@ -202,43 +225,17 @@ export class ChatEntries {
     return taken;
   }
 
-  private lastUser(): { id: string; createdAt: number } | undefined {
-    return this.users[this.users.length - 1];
-  }
-
-  /** The user message whose turn a record made at `time` belongs to: the last one shown before it. */
-  private turnOf(time: number): { id: string; createdAt: number } | undefined {
-    let lo = 0;
-    let hi = this.users.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.users[mid].createdAt <= time) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.users[lo - 1];
-  }
-
-  private countUsage(record: RequestUsageRecord): void {
-    const owner = this.turnOf(record.createdAt);
-    if (!owner) return;
-    const list = this.turnRecords.get(owner.id) ?? [];
-    list.push(record);
-    this.turnRecords.set(owner.id, list);
-  }
-
   private wouldShow(m: Message): boolean {
     return m.userVisible && (m.role === 'assistant' || (m.role === 'user' && m.kind === 'user'));
   }
 
   private take(m: Message): void {
-    // The inspector lists a message's framing apart from the message: the chat shows the same figure.
-    const tokens = m.tokens === undefined ? undefined : m.tokens - MESSAGE_OVERHEAD_TOKENS;
     if (m.role === 'assistant') {
       const calls = m.toolCalls ?? [];
       this.open = { message: m, results: calls.map(() => undefined) };
+      this.assistants.set(m.id, this.open);
       if (m.userVisible) {
-        const thinking = thinkingView(m);
-        const key = this.push({ kind: 'assistant', id: m.id, text: m.content, tokens, toolCalls: calls.map((c) => toolView(c, undefined)), ...(thinking ? { thinking } : {}) }, m.createdAt);
+        const key = this.push(this.assistantEntry(this.open), m.createdAt);
         this.open.key = key;
         for (const call of calls) this.callOwners.set(call.id, key);
       }
@@ -248,25 +245,44 @@ export class ChatEntries {
       const slot = calls.findIndex((c, i) => c.id === (m.toolCallId ?? '') && !open.results[i]);
       if (slot < 0) return;
       open.results[slot] = m;
+      this.resultSlots.set(m.id, { owner: open, slot });
       if (open.key === undefined) return;
       const before = this.byKey.get(open.key) as Extract<ChatEntry, { kind: 'assistant' }>;
       this.set(open.key, { ...before, toolCalls: before.toolCalls.map((view, i) => (i === slot ? toolView(calls[i], m) : view)) });
     } else if (m.kind === 'attachment' && m.userVisible) {
-      this.attached.push(sentAttachmentOf(m, tokens));
+      this.chips.set(m.id, { index: this.attached.length });
+      this.attached.push(sentAttachmentOf(m, tokensOf(m)));
     } else if (this.wouldShow(m)) {
       // The turn before closes with its figures, right before this message.
-      const previous = this.lastUser();
-      const figures = previous && this.figuresOf(previous.id);
-      if (previous && figures) this.push({ kind: 'usage', id: `usage-${previous.id}`, usage: figures });
-      this.users.push({ id: m.id, createdAt: m.createdAt });
+      const previous = this.turns.lastUser;
+      const figures = previous && this.turns.figuresOf(previous.id);
+      if (previous && figures) this.push({ kind: 'usage', id: `usage-${previous.id}`, usage: figures }, m.createdAt);
+      this.turns.startTurn({ id: m.id, createdAt: m.createdAt });
       const attachments = this.attached;
       this.attached = [];
-      this.push({ kind: 'user', id: m.id, text: m.content, tokens, ...(attachments.length ? { attachments } : {}) }, m.createdAt);
+      const key = `user:${m.id}`;
+      for (const chip of this.chips.values()) if (chip.userKey === undefined) chip.userKey = key;
+      this.push({ kind: 'user', id: m.id, ...this.userFields(m), ...(attachments.length ? { attachments } : {}) }, m.createdAt);
     }
   }
 
+  /** A user message's own fields (its chips and marks are kept apart). */
+  private userFields(m: Message): { text: string; tokens?: number } {
+    return { text: m.content, tokens: tokensOf(m) };
+  }
+
+  /** An assistant message's entry: its text, thinking and a card per call with the result it got; `before`: the entry it replaces (its marks are kept). */
+  private assistantEntry(folded: OpenAssistant, before?: ChatEntry): ChatEntry {
+    foldWork.entriesMade++;
+    const m = folded.message;
+    const thinking = thinkingView(m);
+    const calls = m.toolCalls ?? [];
+    const setAside = before?.kind === 'assistant' && before.setAside ? { setAside: true } : {};
+    return { kind: 'assistant', id: m.id, text: m.content, tokens: tokensOf(m), toolCalls: calls.map((c, i) => toolView(c, folded.results[i])), ...(thinking ? { thinking } : {}), ...setAside };
+  }
+
   private showFigures(userId: string): void {
-    const figures = this.figuresOf(userId);
+    const figures = this.turns.figuresOf(userId);
     const key = `usage:usage-${userId}`;
     if (figures && this.byKey.has(key)) this.set(key, { kind: 'usage', id: `usage-${userId}`, usage: figures });
   }
@@ -278,29 +294,68 @@ export class ChatEntries {
   }
 
   private placeCompaction(record: CompactionEventRecord): void {
-    this.setAsideBy(record);
-    this.push(this.compactionOf(record));
-    this.lastCompactionAt = record.startedAt;
+    this.setAsideBy(record, this.order.length);
+    this.push(this.compactionOf(record), record.startedAt, false);
+    this.lastCompactionAt = Math.max(this.lastCompactionAt, record.startedAt);
   }
 
-  /** A rewind: the messages shown from its user message on are marked set aside (the model no longer sees them). */
-  private setAsideBy(record: CompactionEventRecord): void {
-    if (record.step?.kind !== 'rewind' || record.step.messageId === undefined) return;
-    const from = this.order.indexOf(`user:${record.step.messageId}`);
+  /**
+   * Marks each message shown as the working context holds it (`mark`: contextMarks of the session's
+   * messages now): set aside exactly when the model no longer sees it in any form. From then on the
+   * marks follow the context only: messages recorded later are in it until the next mark.
+   */
+  markContext(mark: (messageId: string) => ContextMark): void {
+    const setAside = new Set<string>();
+    this.setAsideIds = setAside;
+    for (const key of this.order) {
+      const entry = this.byKey.get(key);
+      if (entry?.kind !== 'user' && entry?.kind !== 'assistant') continue;
+      if (mark(entry.id) === 'set-aside') setAside.add(entry.id);
+      if (Boolean(entry.setAside) === setAside.has(entry.id)) continue;
+      const { setAside: _was, ...rest } = entry;
+      this.set(key, setAside.has(entry.id) ? { ...rest, setAside: true } : rest);
+    }
+  }
+
+  /** Whether the message's entry is marked set aside now. */
+  isSetAside(messageId: string): boolean {
+    return this.setAsideIds?.has(messageId) ?? false;
+  }
+
+  /**
+   * Until the working context marks them (markContext): a rewind's messages shown from its user
+   * message up to the rewind (`until`, where its entry goes) are marked set aside.
+   */
+  private setAsideBy(record: CompactionEventRecord, until: number): void {
+    if (this.setAsideIds || record.step?.kind !== 'rewind' || record.step.messageId === undefined) return;
+    const from = this.order.lastIndexOf(`user:${record.step.messageId}`, until - 1);
     if (from < 0) return;
-    for (const key of this.order.slice(from)) {
+    for (let i = from; i < until; i++) {
+      const key = this.order[i];
       const entry = this.byKey.get(key);
       if ((entry?.kind === 'user' || entry?.kind === 'assistant') && !entry.setAside) this.set(key, { ...entry, setAside: true });
     }
   }
 
-  private push(entry: ChatEntry, shownAt?: number): string {
+  /** Appends an entry; `at`: when it stands in time; `shown`: it is a message (the newest shown moves on). */
+  private push(entry: ChatEntry, at: number, shown = true): string {
+    if ((entry.kind === 'user' || entry.kind === 'assistant') && this.setAsideIds?.has(entry.id)) entry = { ...entry, setAside: true };
     const key = chatEntryKey(entry);
     this.changes.from = Math.min(this.changes.from, this.order.length);
     this.order.push(key);
+    this.times.push(at);
     this.set(key, entry);
-    if (shownAt !== undefined) this.lastShownAt = Math.max(this.lastShownAt, shownAt);
+    if (shown) this.lastShownAt = Math.max(this.lastShownAt, at);
     return key;
+  }
+
+  /** Puts an entry in at `index`, before entries already shown. */
+  private insert(index: number, entry: ChatEntry, at: number): void {
+    const key = chatEntryKey(entry);
+    this.changes.from = Math.min(this.changes.from, index);
+    this.order.splice(index, 0, key);
+    this.times.splice(index, 0, at);
+    this.set(key, entry);
   }
 
   private set(key: string, entry: ChatEntry): void {

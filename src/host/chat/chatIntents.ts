@@ -1,25 +1,27 @@
 import type { ChatToHost } from '../../protocol/chat';
 import type { Handlers } from '../../protocol/receive';
 import { codeToInsert } from './insertWarning';
-import { MessageNotSent, type SessionActions } from '../session/sessionPorts';
+import { MessageNotSent } from '../sessionState/sessionPorts';
+import type { SessionActions } from '../sessionState/sessionActions';
 import { attachmentHandlers, attachmentsForSend, type AttachmentIntentDeps } from './attachmentIntents';
+import { commandForSend, commandHandlers, type CommandIntentDeps } from './commandIntents';
 
 /** What the chat's intents may touch. No `vscode` import: the views pass the real things, tests pass fakes. */
 export interface ChatIntentDeps {
-  sessions: Pick<SessionActions, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open' | 'retry' | 'discardPendingMessage'>;
+  sessions: Pick<SessionActions, 'send' | 'cancel' | 'resolveApproval' | 'create' | 'open' | 'retry' | 'discardPendingMessage' | 'compactAndContinue' | 'sendAnyway' | 'setPlanMode' | 'editPlan' | 'approvePlan' | 'discardPlan'>;
   /** What code blocks and links in replies reach (the view passes VS Code's editor, clipboard and opener). */
   workbench?: ChatWorkbench;
   executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
-  /** Pushes the whole chat state to the webview now. */
+  /** Posts the whole chat state to the webview (it loaded; its changes follow as they happen). */
   sendState(): Promise<void>;
-  /** Pushes it soon (coalesced). */
-  scheduleRefresh(): void;
   /** The chat shows the session's whole history from now on (it opens with the recent part). */
   showEarlier(): Promise<void>;
   /** The composer's attachments (the view passes the workspace's sources). */
   attachments?: AttachmentIntentDeps;
   /** Restore and rewind (rewindFlow.ts), with the views' diffs and modals. */
   rewind?: ChatRewind;
+  /** Slash commands: the `/` list and running one (the view passes the workspace's and the user's files). */
+  commands?: CommandIntentDeps;
 }
 
 export interface ChatRewind {
@@ -52,13 +54,13 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
   return {
     ready: () => d.sendState(),
     send: async (m) => {
-      const attachments = d.attachments ? await attachmentsForSend(d.attachments, m.text) : [];
-      d.scheduleRefresh();
+      const run = d.commands ? await commandForSend(d.commands, d.attachments, m.text) : { text: m.text };
+      const attachments = d.attachments ? await attachmentsForSend(d.attachments, run.text, m.text) : [];
       try {
-        await d.sessions.send(m.text, attachments);
+        await d.sessions.send(run.text, attachments, run.source);
       } catch (error) {
-        // Sent while the session resumed, and the resume failed: the text goes back to the composer.
-        if (error instanceof MessageNotSent) d.attachments?.postComposer(undefined, error.text);
+        // Sent while the session resumed, and the resume failed: the text as typed goes back to the composer.
+        if (error instanceof MessageNotSent) d.attachments?.postComposer(undefined, m.text);
         throw error;
       }
     },
@@ -69,6 +71,9 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     },
     resumeSession: async (m) => {
       await d.sessions.open(m.sessionId);
+    },
+    searchSessions: async () => {
+      await d.executeCommand('tally.searchSessions');
     },
     selectModel: async () => {
       await d.executeCommand('tally.selectModel');
@@ -85,8 +90,13 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
       await d.executeCommand('tally.openInspector');
     },
     retry: async () => {
-      d.scheduleRefresh();
       await d.sessions.retry();
+    },
+    compactAndContinue: async () => {
+      await d.sessions.compactAndContinue();
+    },
+    sendAnyway: async () => {
+      await d.sessions.sendAnyway();
     },
     copyCode: async (m) => {
       await workbench(d).copyToClipboard(m.code);
@@ -105,11 +115,17 @@ export function chatHandlers(d: ChatIntentDeps): Handlers<ChatToHost> {
     }),
     restoreFiles: async (m) => {
       await rewind(d).restoreFiles(m.messageId);
-      d.scheduleRefresh();
     },
     rewind: async (m) => {
       await rewind(d).rewind(m.messageId);
-      d.scheduleRefresh();
     },
+    setPlanMode: (m) => d.sessions.setPlanMode(m.on),
+    editPlan: (m) => d.sessions.editPlan(m.messageId, m.text),
+    approvePlan: (m) => d.sessions.approvePlan(m.messageId, m.text),
+    discardPlan: (m) => d.sessions.discardPlan(m.messageId),
+    commandQuery: async () => {
+      throw new Error('Slash commands are not available here.');
+    },
+    ...(d.commands ? commandHandlers(d.commands, d.attachments) : {}),
   };
 }

@@ -18,6 +18,6 @@ export function historyStepHeadline(record: CompactionEventRecord, messageText: 
   if (!step || step.kind === 'fork') return undefined;
   const files = step.files?.length ?? 0;
   if (step.kind === 'restore') return `Restored ${countOf(files, 'file')} to before ${quoteOf(messageText)}`;
-  const setAside = Math.max(0, record.messagesBefore - record.messagesAfter);
+  const setAside = step.setAside ?? Math.max(0, record.messagesBefore - record.messagesAfter);
   return `Rewound to before ${quoteOf(messageText)} · ${countOf(setAside, 'message')} set aside${files ? ` · ${countOf(files, 'file')} restored` : ''}`;
 }

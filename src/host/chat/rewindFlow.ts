@@ -2,7 +2,7 @@ import { agentsChangesOnly, applyRestore, checkpointsSince, planRestore, type Re
 import type { Message } from '../../core/model/message';
 import type { CompactionEventRecord, HistoryStep } from '../../core/model/records';
 import type { CheckpointStore, RestoreTarget, TurnCheckpoint } from '../../core/ports/checkpointStore';
-import { RewindRefused } from '../../core/context/rewind';
+import type { RewindPlan } from '../../core/context/rewind';
 import type { ChatTurnFiles } from '../../protocol/chat';
 import { countOf } from '../../protocol/wording';
 import { quoteOf } from './historyStepHeadline';
@@ -11,6 +11,8 @@ import { quoteOf } from './historyStepHeadline';
 export interface RewindSession {
   sessionId: string;
   readonly messages: readonly Message[];
+  /** What a rewind to before the message would set aside, changing nothing; refused (RewindRefused) as the rewind would be. */
+  planRewind(messageId: string): Promise<Pick<RewindPlan, 'message' | 'setAside' | 'unsummarized'>>;
   rewind(messageId: string, files?: Pick<HistoryStep, 'checkpointId' | 'files'>): Promise<CompactionEventRecord>;
   recordStep(step: HistoryStep): Promise<CompactionEventRecord>;
 }
@@ -183,17 +185,14 @@ export async function rewindToMessage(ports: RewindPorts, messageId: string): Pr
   const blocked = ports.blocked();
   if (blocked) throw new Error(blocked);
   const session = await ports.session();
-  const at = session.messages.findIndex((m) => m.id === messageId);
-  if (at < 0) throw new RewindRefused('This message is no longer in the context (a compaction summarized it, or an earlier rewind set it aside), so Tally cannot rewind to before it. Rewind to a later message, or start a new session.');
-  const message = session.messages[at];
-  if (message.role !== 'user' || message.kind !== 'user') throw new RewindRefused('Only a message you sent can be rewound to.');
-  const setAside = session.messages.slice(at).filter((m) => m.agentVisible).length;
+  const { message, setAside, unsummarized } = await session.planRewind(messageId);
+  const wholeAgain = unsummarized ? ` ${countOf(unsummarized, 'earlier item')} ${unsummarized === 1 ? 'comes' : 'come'} back in place of a summary that also covered what is set aside.` : '';
   const plan = await planFor(ports, session, messageId);
   const counts = restoreCounts(plan);
   const files = plan.items.length
     ? `\n\nThe turns since changed ${countOf(plan.items.length, 'file')}. "${REWIND_AND_RESTORE}" also puts back the agent's changes:\n${restoreDetail(plan)}`
     : '';
-  const detail = `The conversation goes back to before this message: ${countOf(setAside, 'message')} ${setAside === 1 ? 'is' : 'are'} set aside (the transcript and the inspector keep them). Its text goes back into the message box to edit.${files}`;
+  const detail = `The conversation goes back to before this message: ${countOf(setAside, 'message')} ${setAside === 1 ? 'is' : 'are'} set aside (the transcript and the inspector keep them).${wholeAgain} Its text goes back into the message box to edit.${files}`;
   const all = rewindAndRestoreAll(counts.all);
   const choices = [REWIND, ...(counts.agents ? [REWIND_AND_RESTORE] : []), ...(counts.all > counts.agents ? [all] : [])];
   const choice = await ports.askModal(`Rewind to before ${quoteOf(message.content)}?`, detail, plan.items.length ? choices : [REWIND]);

@@ -1,13 +1,13 @@
 import { compactionPreview, type HostToInspector, type InspectorToHost } from '../../protocol/inspector';
 import { removedAfter } from '../../protocol/inspectorCompactions';
-import type { CompactionEventRecord } from '../../core/model/records';
+import type { CompactionResult } from '../../core/compaction/compactor';
+import { editedPreviewFigures } from '../../core/compaction/userSummary';
 import type { Handlers } from '../../protocol/receive';
 import { requestItemText } from '../../core/context/itemText';
 import { cacheMissCause } from '../../core/accounting/cacheMissCause';
-import { compactionMessage, currentFigures } from '../session/compactionMessage';
-import type { SessionActions } from '../session/sessionPorts';
+import { compactionMessage, currentFigures } from '../figures/compactionMessage';
+import type { SessionActions } from '../sessionState/sessionActions';
 import { forkFromRequest } from './forkFromRequest';
-import { currentPlan } from './currentPlan';
 
 /** Bytes of an offloaded result sent per page. */
 export const PAGE_BYTES = 16 * 1024;
@@ -16,10 +16,10 @@ export const PAGE_BYTES = 16 * 1024;
 export interface InspectorIntentDeps {
   sessions: Pick<SessionActions, 'current' | 'store' | 'setPinned' | 'preview' | 'compact'>;
   post(message: HostToInspector): void;
-  /** Pushes the inspector state to the webview now (`whole`: all of it, not only what changed). */
-  sendState(whole?: boolean): Promise<void>;
-  /** The next state carries a page more of the older requests or results. */
-  showEarlier(list: 'turns' | 'results' | 'current'): void;
+  /** Posts the whole inspector state to the webview (it loaded, or its subject changed; its changes follow as they happen). */
+  sendState(): Promise<void>;
+  /** Posts a page more of the older requests or results, or every item of the next request. */
+  showEarlier(list: 'requests' | 'results' | 'current'): Promise<void>;
   executeCommand(command: string, ...args: unknown[]): PromiseLike<unknown>;
   showInformation(text: string): void;
   /** Switches the inspector to a subagent's window and back (see subagentSubject.ts). */
@@ -30,34 +30,32 @@ export interface InspectorIntentDeps {
 export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToHost> {
   // The summary the last preview proposed: kept here, so the record's original never comes from the webview.
   let proposedSummary: string | undefined;
-  // The last preview's record: the items it would remove past the first page are answered from it.
-  let previewed: Pick<CompactionEventRecord, 'id' | 'removed'> | undefined;
+  // The last preview's record: the items it would remove past the first page are answered from it,
+  // and an edited summary is counted in the context it would leave.
+  let previewed: Pick<CompactionResult, 'id' | 'removed' | 'messages'> | undefined;
   return {
-    ready: () => d.sendState(true),
-    refresh: () => d.sendState(true),
+    ready: () => d.sendState(),
+    refresh: () => d.sendState(),
     openSubagent: async (m) => {
       if (!d.subagents) throw new Error("This inspector cannot show a subagent's window.");
       await d.subagents.open(m.sessionId);
-      await d.sendState(true);
+      await d.sendState();
     },
     closeSubagent: async () => {
       d.subagents?.back();
-      await d.sendState(true);
+      await d.sendState();
     },
-    showEarlier: (m) => {
-      d.showEarlier(m.list);
-      return d.sendState();
-    },
-    selectTurn: async (m) => {
+    showEarlier: (m) => d.showEarlier(m.list),
+    selectRequest: async (m) => {
       const session = await d.sessions.current();
       const store = await d.sessions.store();
       const [turn, previous] = await Promise.all([store.requestUsageAt(session.info.id, m.requestIndex), m.requestIndex > 0 ? store.requestUsageAt(session.info.id, m.requestIndex - 1) : undefined]);
       const cacheMiss = turn && previous ? cacheMissCause(previous, turn) : undefined;
-      d.post({ type: 'turnItems', requestIndex: m.requestIndex, items: turn?.items ?? [], ...(cacheMiss ? { cacheMiss } : {}) });
+      d.post({ type: 'requestItems', requestIndex: m.requestIndex, items: turn?.items ?? [], ...(cacheMiss ? { cacheMiss } : {}) });
     },
     requestItemText: async (m) => {
       const session = await d.sessions.current();
-      const current = m.requestIndex === undefined ? currentPlan(session.contextSession).items : undefined;
+      const current = m.requestIndex === undefined ? session.state.nextRequestPlan()?.items : undefined;
       const found = await requestItemText({ store: await d.sessions.store(), sessionId: session.info.id, requestIndex: m.requestIndex, itemId: m.itemId, working: session.contextSession.messages, current });
       d.post({ type: 'requestItemText', ...(m.requestIndex === undefined ? {} : { requestIndex: m.requestIndex }), itemId: m.itemId, text: found.text, totalChars: found.totalChars });
     },
@@ -83,7 +81,7 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     },
     forkFromRequest: (m) => forkFromRequest(d, m),
     showRemoved: async (m) => {
-      const record = previewed?.id === m.compactionId ? previewed : (await d.sessions.current()).view.compactions.find((c) => c.id === m.compactionId);
+      const record = previewed?.id === m.compactionId ? previewed : (await d.sessions.current()).state.records.compactions.find((c) => c.id === m.compactionId);
       if (!record) throw new Error('That compaction is not in the history of the session shown: refresh the inspector.');
       d.post({ type: 'removedItems', compactionId: m.compactionId, offset: m.offset, ...removedAfter(record.removed, m.offset) });
     },
@@ -98,9 +96,15 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
       const result = await d.sessions.preview(m.focus);
       const preview = compactionPreview(result);
       proposedSummary = result.summary;
-      previewed = { id: result.id, removed: result.removed };
+      previewed = { id: result.id, removed: result.removed, messages: result.messages };
       d.post({ type: 'busy', busy: false });
       d.post({ type: 'preview', preview });
+    },
+    countPreviewSummary: async (m) => {
+      if (previewed?.id !== m.previewId || proposedSummary === undefined) throw new Error('That preview is no longer the current one: preview the compaction again.');
+      const session = await d.sessions.current();
+      const figures = editedPreviewFigures(previewed.messages, { text: m.summary, proposed: proposedSummary }, (working) => session.contextSession.measureOf(working));
+      d.post({ type: 'previewFigures', previewId: m.previewId, summary: m.summary, ...figures });
     },
     confirmCompaction: async (m) => {
       if (m.summary !== undefined && proposedSummary === undefined) throw new Error('There is no previewed summary to confirm; preview the compaction again.');
@@ -110,7 +114,6 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
       const result = await d.sessions.compact(m.focus, m.summary === undefined ? undefined : { text: m.summary, proposed: proposedSummary! });
       d.post({ type: 'busy', busy: false });
       d.showInformation(compactionMessage(result, before, await currentFigures(d.sessions, session)));
-      await d.sendState();
     },
   };
 }

@@ -1,43 +1,79 @@
-import type { CompactionEventRecord } from '../../core/model/records';
-import { compactionView, type CompactionView, type InspectorState } from '../../protocol/inspector';
-import type { ActiveSession } from '../session/sessionPorts';
-import { budgetWindowFigures } from '../session/turnFigures';
-import { currentPlan } from './currentPlan';
+import type { RequestItem } from '../../core/model/records';
+import type { BlobInfo } from '../../core/ports/blobStore';
+import type { CompactionView, InspectorState, RequestView } from '../../protocol/inspector';
+import type { InspectorSubagents, InspectorSubagentSubject } from '../../protocol/inspectorSubagents';
+import type { ShownSession } from '../sessionState/sessionPorts';
+import { budgetWindowFigures } from '../figures/turnFigures';
+import { turnForecast } from '../figures/turnForecast';
+
+/** The lists the inspector pages and patches, and the small parts it sends whole. */
+export type InspectorSmallParts = Omit<InspectorState, 'requests' | 'current' | 'blobs' | 'blobTitles' | 'compactions' | 'historySent' | 'earlierRequests' | 'earlierResults' | 'currentOmitted'>;
+
+/** What the inspector shows of a session, each part as its state holds it (nothing copied). */
+export interface InspectorParts {
+  small: InspectorSmallParts;
+  requests: readonly RequestView[];
+  blobs: readonly BlobInfo[];
+  titles: ReadonlyMap<string, string>;
+  /** Newest first. */
+  compactions: readonly CompactionView[];
+  /** The next request's items (planned only when asked for, and again only when the working context moved). */
+  current(): readonly RequestItem[];
+}
+
+/** What the inspector adds to a session's own parts: its subagents, and who it is when it is a subagent's window. */
+export interface InspectorExtras {
+  subagents?: InspectorSubagents;
+  subagentOf?: InspectorSubagentSubject;
+}
 
 /**
- * What the inspector shows for a session: the working context now from the session, the history
- * (requests by their figures, compactions, offloaded results) from its view, which holds them.
- * Reads nothing: a request's items are fetched when it is opened.
+ * What the inspector shows for a session: the working context now (figures, the next request's
+ * items) from the state's working context, the history (requests by their figures, compactions,
+ * offloaded results) from the state's records. Reads nothing: a request's items are fetched when
+ * it is opened.
  */
-export function buildInspectorState(session: ActiveSession | undefined): InspectorState {
-  if (!session) return { turns: [], compactions: [], blobs: [], current: [] };
-  const { view } = session;
-  const usage = view.usageFigures;
-  const plan = currentPlan(session.contextSession);
-  const budget = plan.budget;
-  const calibration = session.contextSession.calibration.view();
-  const requests = view.requests;
-  const growth = requests.length > 1 ? (requests[requests.length - 1].estimatedInputTokens - requests[0].estimatedInputTokens) / (requests.length - 1) : undefined;
+export function inspectorParts(session: Pick<ShownSession, 'info' | 'state' | 'chat' | 'replayLabel'>, extras: InspectorExtras = {}): InspectorParts {
+  const { state } = session;
+  const records = state.records;
+  const usage = records.usageFigures;
+  const requests = records.requests;
+  const plan = state.nextRequestPlan();
+  const budget = plan?.budget;
+  const calibration = state.working?.calibration.view();
+  // A subagent's session has ended: no forecast of its next turns.
+  const userMessageTimes = (state.working?.messages ?? []).filter((m) => m.role === 'user' && m.kind === 'user').map((m) => m.createdAt);
+  const turns = !extras.subagentOf && budget ? turnForecast({ userMessageTimes, requests, usedNow: budget.used, compactAt: budget.compactAtTokens }) : undefined;
+  const forecast = turns ? { averageRequestGrowth: turns.perTurn, forecastTurns: turns.turns, ...(turns.turnsLeft !== undefined ? { requestsUntilCompaction: turns.turnsLeft } : {}) } : {};
   return {
-    session: { id: session.info.id, title: session.info.title, origin: session.info.origin },
-    replayLabel: session.replayLabel,
-    model: session.chat?.label ?? usage[usage.length - 1]?.model,
-    figures: budgetWindowFigures(budget, usage[usage.length - 1]),
-    calibration: calibration.samples > 0 ? calibration : undefined,
-    turns: requests as InspectorState['turns'],
-    compactions: [...view.compactions].sort((a, b) => b.startedAt - a.startedAt).map(viewOf),
-    blobs: view.blobs as InspectorState['blobs'],
-    blobTitles: view.blobs.length ? Object.fromEntries(view.blobTitles) : undefined,
-    current: plan.items,
-    averageTurnTokens: growth !== undefined ? Math.max(0, Math.round(growth)) : undefined,
-    turnsRemaining: growth && growth > 0 ? Math.floor(Math.max(0, budget.compactAtTokens - budget.used) / growth) : undefined,
+    small: {
+      session: { id: session.info.id, title: session.info.title, origin: session.info.origin },
+      replayLabel: session.replayLabel,
+      model: session.chat?.label ?? usage[usage.length - 1]?.model,
+      figures: budget && budgetWindowFigures(budget, usage[usage.length - 1]),
+      calibration: calibration && calibration.samples > 0 ? calibration : undefined,
+      ...forecast,
+      ...(extras.subagents ? { subagents: extras.subagents } : {}),
+      ...(extras.subagentOf ? { subagentOf: extras.subagentOf } : {}),
+    },
+    requests,
+    blobs: records.blobs,
+    titles: records.blobTitles,
+    compactions: records.compactionViews,
+    current: () => state.nextRequestPlan()?.items ?? [],
   };
 }
 
-/** A record is replaced, never changed, once written: its view is made once. */
-const views = new WeakMap<CompactionEventRecord, CompactionView>();
-function viewOf(record: CompactionEventRecord): CompactionView {
-  let made = views.get(record);
-  if (!made) views.set(record, (made = compactionView(record)));
-  return made;
+/** The inspector's whole state for a session, every request and result included (tests, and the one-figure checks, read it). */
+export function buildInspectorState(session: Parameters<typeof inspectorParts>[0] | undefined, extras?: InspectorExtras): InspectorState {
+  if (!session) return { requests: [], compactions: [], blobs: [], current: [] };
+  const parts = inspectorParts(session, extras);
+  return {
+    ...parts.small,
+    requests: [...parts.requests],
+    compactions: [...parts.compactions],
+    blobs: [...parts.blobs],
+    blobTitles: parts.blobs.length ? Object.fromEntries(parts.titles) : undefined,
+    current: [...parts.current()],
+  };
 }

@@ -1,8 +1,11 @@
+import { markOf, unchangedBefore, type ListMark } from '../../core/model/listLineage';
 import type { RequestItem } from '../../core/model/records';
 import type { BlobInfo } from '../../core/ports/blobStore';
 import type { ListPatch } from '../../protocol/listPatch';
 import { requestViewKey, type HostToInspector, type InspectorState, type RequestView } from '../../protocol/inspector';
 import { requestItemKey } from '../../protocol/requestItemKeys';
+import type { InspectorChange } from '../sessionState/sessionPatch';
+import type { InspectorParts } from './inspectorState';
 import { SentList } from './sentList';
 
 /** How many of the newest requests and offloaded results the inspector gets at first, and how many more each time it asks. */
@@ -14,7 +17,7 @@ export const INSPECTOR_PAGE = 200;
  * items in between are left out until the webview asks for them all (`omitted` says where and
  * how many).
  */
-export function pagedItems(items: readonly RequestItem[], all: boolean): { list: readonly RequestItem[]; omitted?: { at: number; count: number } } {
+function pagedItems(items: readonly RequestItem[], all: boolean): { list: readonly RequestItem[]; omitted?: { at: number; count: number } } {
   if (all || items.length <= INSPECTOR_PAGE) return { list: items };
   const head = items.findIndex((item) => item.section === 'conversation');
   const tailFrom = items.length - INSPECTOR_PAGE;
@@ -82,30 +85,32 @@ class PagedList<T> {
 }
 
 /**
- * What the inspector webview holds, and the message that brings it up to a new state: the whole
- * state when the webview (re)loads or the session changes, with only the newest page of requests
- * and offloaded results (older ones come when the webview asks), otherwise the state's small parts
- * with the requests and results appended since and the items of the next request that changed.
- * The session reuses a message's item while the message is unchanged, so most items are matched
- * by identity; an item rebuilt with the same content is matched by value.
+ * What the inspector webview holds, and the messages that bring it up to date: the whole state
+ * when the webview (re)loads or another session is shown, with only the newest page of requests
+ * and offloaded results (older ones come when the webview asks), then, for each change of the
+ * session's state, its small parts with what the change touched: the requests and results
+ * appended, the names given, the compaction history, and the next request's items from where
+ * their list changed (its lineage says where; the session reuses a message's item while the
+ * message is unchanged, so the rest are passed over by identity, or matched by value).
  */
 export class InspectorUpdates {
   private readonly requests = new PagedList<RequestView>(requestViewKey);
   // An item's key depends on the ids before it: the same ids at the same places keep their keys.
   private readonly current = new SentList<RequestItem>((item) => item.messageId, () => true, (a, b) => a.messageId === b.messageId);
   private readonly blobs = new PagedList<BlobInfo>((blob) => blob.id);
-  /** The titles the webview holds, by result id, and the view's count of title changes they were checked at. */
-  private sentTitles = new Map<string, string>();
-  private titlesChecked?: { versions: object; titles: number };
-  private sessionId?: string;
   /** How many items carry each id in the list last sent, and that list: keys are made for what changed only. */
   private idCounts = new Map<string, number>();
   private lastItems: readonly RequestItem[] = [];
+  private lastItemsMark?: ListMark;
   /** The webview asked for every item of the next request. */
   private allItems = false;
-  /** How many compaction histories were sent, and which view's count of changes the last one matched. */
+  /** When the items sent were a page of the next request's: the whole list it was cut from, its mark, and where the page began. */
+  private lastPage?: { full: readonly RequestItem[]; mark?: ListMark; from: number; head: number };
+  private sessionId?: string;
+  /** How many compaction histories were sent. */
   private historySent = 0;
-  private historyOf?: { versions: object; compactions: number };
+  /** The webview asked for older requests or results, or for every item: the next update carries them. */
+  private asked = false;
 
   /** Keys of `items[from..]`, where `items[0..from)` carry the ids the items last sent there did. */
   private readonly itemKeysAfter = (items: readonly RequestItem[]) => (from: number): string[] => {
@@ -124,89 +129,131 @@ export class InspectorUpdates {
       counts.set(id, n + 1);
     }
     this.lastItems = items;
+    this.lastItemsMark = markOf(items);
     return keys;
   };
 
   /** The webview asked for older requests or results (a page more), or for every item of the next request. */
-  showEarlier(list: 'turns' | 'results' | 'current'): void {
+  showEarlier(list: 'requests' | 'results' | 'current'): void {
     if (list === 'current') this.allItems = true;
-    else (list === 'turns' ? this.requests : this.blobs).showEarlier();
+    else (list === 'requests' ? this.requests : this.blobs).showEarlier();
+    this.asked = true;
+  }
+
+  /** The whole state: the webview (re)loaded, or another session is shown. */
+  whole(parts: InspectorParts): HostToInspector {
+    const sessionId = parts.small.session?.id;
+    if (sessionId !== this.sessionId) this.allItems = false;
+    this.sessionId = sessionId;
+    this.asked = false;
+    const full = parts.current();
+    const { list: current, omitted } = pagedItems(full, this.allItems);
+    this.current.reset();
+    this.idCounts = new Map();
+    this.lastItems = [];
+    this.current.change(current, this.itemKeysAfter(current));
+    this.notePage(full, omitted);
+    const requests = this.requests.whole(parts.requests);
+    const blobs = this.blobs.whole(parts.blobs);
+    const titles = titlesOf(blobs, parts.titles);
+    this.historySent++;
+    return { type: 'state', state: { ...parts.small, ...this.earlier(omitted), requests, current: current as RequestItem[], blobs, ...(titles ? { blobTitles: titles } : {}), compactions: [...parts.compactions], historySent: this.historySent } };
   }
 
   /**
-   * `state` holds every request and result. `versions`: the session view's counts of changes (the
-   * same object while the view lives): titles and the compaction history are looked at only when
-   * theirs moved (or results were added); without it, titles always are and the history is sent.
-   * Only the titles the webview does not hold travel: a compaction that stores thousands of results
-   * sends each title once, not all of them again at each refresh.
+   * What `change` (and what the webview asked for since) changed of what it holds; undefined when
+   * nothing it shows did. The small parts always go whole.
    */
-  message(state: InspectorState, whole = false, versions?: { readonly titles: number; readonly compactions: number }): HostToInspector {
-    const { turns, current: allCurrent, blobs, blobTitles, compactions, ...rest } = state;
-    if (state.session?.id !== this.sessionId) this.allItems = false;
-    const { list: current, omitted } = pagedItems(allCurrent, this.allItems);
-    if (whole || state.session?.id !== this.sessionId) {
-      this.sessionId = state.session?.id;
-      this.current.reset();
-      this.idCounts = new Map();
-      this.lastItems = [];
-      this.current.change(current, this.itemKeysAfter(current));
-      const shownRequests = this.requests.whole(turns);
-      const shownBlobs = this.blobs.whole(blobs);
-      const titles = titlesOf(shownBlobs, blobTitles);
-      this.sentTitles = new Map(Object.entries(titles ?? {}));
-      this.titlesChecked = versions && { versions, titles: versions.titles };
-      this.historyHeld(versions);
-      return { type: 'state', state: { ...rest, ...this.earlier(omitted), turns: shownRequests, current: current as RequestItem[], blobs: shownBlobs, ...(titles ? { blobTitles: titles } : {}), compactions, historySent: this.historySent } };
+  update(parts: InspectorParts, change: InspectorChange): HostToInspector | undefined {
+    const asked = this.asked;
+    this.asked = false;
+    if (!asked && !change.requests && !change.blobs && !change.titles && !change.compactions && !change.context) return undefined;
+    const requests = this.requests.change(parts.requests);
+    const blobs = this.blobs.change(parts.blobs);
+    // Names of the results newly shown, and the names given since (the webview adds them to those it has).
+    let titles: Record<string, string> | undefined = change.titles && { ...change.titles };
+    for (const blob of blobs.upserts) {
+      const title = parts.titles.get(blob.id);
+      if (title !== undefined) (titles ??= {})[blob.id] = title;
     }
-    const requestsPatch = this.requests.change(turns);
-    const blobsPatch = this.blobs.change(blobs);
-    // Titles are looked at when one changed or results were added to those shown.
-    let newTitles: Record<string, string> | undefined;
-    if (!versions || this.titlesChecked?.versions !== versions || this.titlesChecked.titles !== versions.titles || blobsPatch.upserts.length > 0) {
-      newTitles = this.titlesNotHeld(blobs.slice(this.blobs.earlier), blobTitles);
-      this.titlesChecked = versions && { versions, titles: versions.titles };
-    }
-    const historyChanged = !versions || this.historyOf?.versions !== versions || this.historyOf.compactions !== versions.compactions;
-    if (historyChanged) this.historyHeld(versions);
+    let omitted: { at: number; count: number } | undefined;
+    let current: ListPatch<RequestItem> = { keep: this.lastItems.length, tail: [], upserts: [] };
+    if (change.context || asked) {
+      const full = parts.current();
+      const paged = pagedItems(full, this.allItems);
+      omitted = paged.omitted;
+      // A page that only slid on (messages appended) drops its oldest items and adds the new ones;
+      // otherwise, past where the list's lineage says it changed, the items are compared.
+      current = this.slid(full, paged) ?? this.current.change(paged.list, this.itemKeysAfter(paged.list), unchangedBefore(this.lastItemsMark, paged.list));
+      this.notePage(full, omitted);
+    } else omitted = this.lastOmitted;
+    if (change.compactions) this.historySent++;
     return {
       type: 'update',
-      state: { ...rest, ...this.earlier(omitted), historySent: this.historySent },
-      turns: requestsPatch,
-      current: this.current.change(current, this.itemKeysAfter(current)),
-      blobs: blobsPatch,
-      ...(newTitles ? { blobTitles: newTitles } : {}),
-      ...(historyChanged ? { compactions } : {}),
+      state: { ...parts.small, ...this.earlier(omitted), historySent: this.historySent },
+      requests,
+      current,
+      blobs,
+      ...(titles ? { blobTitles: titles } : {}),
+      ...(change.compactions ? { compactions: [...parts.compactions] } : {}),
     };
   }
 
-  /** The titles of the results shown that the webview does not hold as they are now, marked as held. */
-  private titlesNotHeld(blobs: readonly BlobInfo[], titles: Record<string, string> | undefined): Record<string, string> | undefined {
-    if (!titles) return undefined;
-    let out: Record<string, string> | undefined;
-    for (const b of blobs) {
-      const title = titles[b.id];
-      if (title === undefined || this.sentTitles.get(b.id) === title) continue;
-      (out ??= {})[b.id] = title;
-      this.sentTitles.set(b.id, title);
+  private notePage(full: readonly RequestItem[], omitted?: { at: number; count: number }): void {
+    this.lastPage = omitted && { full, mark: markOf(full), from: omitted.at + omitted.count, head: omitted.at };
+  }
+
+  /**
+   * The change of the page of items sent when the page slid on: its oldest items dropped, the items
+   * from where the whole list's lineage says it changed (the message framing at its end, and what
+   * was appended) sent again with keys that follow those kept. Undefined when the prompt's items
+   * changed, or an id dropped is also in what stays (its items' keys would move).
+   */
+  private slid(full: readonly RequestItem[], paged: { list: readonly RequestItem[]; omitted?: { at: number; count: number } }): ListPatch<RequestItem> | undefined {
+    const last = this.lastPage;
+    if (!last || !paged.omitted || paged.omitted.at !== last.head) return undefined;
+    const from = paged.omitted.at + paged.omitted.count;
+    const count = from - last.from;
+    const unchanged = Math.max(from, Math.min(unchangedBefore(last.mark, full), last.full.length));
+    if (count < 0 || unchangedBefore(last.mark, full) < last.head || count > last.full.length - last.from) return undefined;
+    // What leaves the page: its oldest items, and those past where it changed.
+    const removed = new Map<string, number>();
+    const leaving = (i: number) => removed.set(last.full[i].messageId, (removed.get(last.full[i].messageId) ?? 0) + 1);
+    for (let i = last.from; i < from; i++) leaving(i);
+    for (const [id, n] of removed) if (this.idCounts.get(id) !== n) return undefined;
+    for (let i = unchanged; i < last.full.length; i++) leaving(i);
+    for (const [id, n] of removed) {
+      const left = (this.idCounts.get(id) ?? 0) - n;
+      if (left > 0) this.idCounts.set(id, left);
+      else this.idCounts.delete(id);
     }
-    return out;
+    const keys: string[] = [];
+    for (let i = unchanged; i < full.length; i++) {
+      const id = full[i].messageId;
+      const n = this.idCounts.get(id) ?? 0;
+      keys.push(requestItemKey(id, n));
+      this.idCounts.set(id, n + 1);
+    }
+    this.lastItems = paged.list;
+    this.lastItemsMark = markOf(paged.list);
+    return this.current.slide(paged.list, last.head, count, last.full.length - unchanged, keys);
   }
 
-  /** The history goes with this message. */
-  private historyHeld(versions?: { readonly compactions: number }): void {
-    this.historySent++;
-    this.historyOf = versions ? { versions, compactions: versions.compactions } : undefined;
-  }
+  /** Where the items left out of the next request's list were, as last sent. */
+  private lastOmitted?: { at: number; count: number };
 
-  private earlier(omitted?: { at: number; count: number }): Pick<InspectorState, 'earlierTurns' | 'earlierResults' | 'currentOmitted'> {
-    return { ...(this.requests.earlier ? { earlierTurns: this.requests.earlier } : {}), ...(this.blobs.earlier ? { earlierResults: this.blobs.earlier } : {}), ...(omitted ? { currentOmitted: omitted } : {}) };
+  private earlier(omitted?: { at: number; count: number }): Pick<InspectorState, 'earlierRequests' | 'earlierResults' | 'currentOmitted'> {
+    this.lastOmitted = omitted;
+    return { ...(this.requests.earlier ? { earlierRequests: this.requests.earlier } : {}), ...(this.blobs.earlier ? { earlierResults: this.blobs.earlier } : {}), ...(omitted ? { currentOmitted: omitted } : {}) };
   }
 }
 
-/** The titles of the results shown. */
-function titlesOf(blobs: readonly BlobInfo[], titles: Record<string, string> | undefined): Record<string, string> | undefined {
-  if (!titles) return undefined;
-  const out: Record<string, string> = {};
-  for (const b of blobs) if (titles[b.id] !== undefined) out[b.id] = titles[b.id];
+/** The titles of the results shown; undefined when none has one. */
+function titlesOf(blobs: readonly BlobInfo[], titles: ReadonlyMap<string, string>): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const b of blobs) {
+    const title = titles.get(b.id);
+    if (title !== undefined) (out ??= {})[b.id] = title;
+  }
   return out;
 }

@@ -2,7 +2,7 @@ import type { BlobInfo } from '../../core/ports/blobStore';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import { noResultInSession } from '../../core/toolOutput/resultOwnership';
 import { firstRequestAfter, requestsByTime, toolCallLabel, withRequest } from './documentTitles';
-import type { SessionActions } from '../session/sessionPorts';
+import type { SessionActions } from '../sessionState/sessionActions';
 
 const MAX_RESULT_BYTES = 64 * 1024 * 1024;
 
@@ -41,7 +41,7 @@ export interface OpenResultDeps<T> {
  */
 export async function openResult<T>(d: OpenResultDeps<T>, refId: string): Promise<T | undefined> {
   const session = await d.sessions.current();
-  const found = await resultDocument(await d.sessions.store(), session.info.id, refId, session.view?.blobTitles.get(refId));
+  const found = await resultDocument(await d.sessions.store(), session.info.id, refId, session.state?.records.blobTitles.get(refId));
   if (!found) {
     d.showError(`Tally: ${noResultInSession(refId).message}.`);
     return undefined;

@@ -6,8 +6,9 @@ import { ContextSession } from '../../core/context/contextSession';
 import { lastRequestUsage } from '../../core/context/lastRequestUsage';
 import type { ContextSettings } from '../../core/settings';
 import type { InspectorSubagentSubject } from '../../protocol/inspectorSubagents';
-import type { ActiveSession, SessionActions } from '../session/sessionPorts';
-import { CHAT_PAGE_MESSAGES, SessionView } from '../session/sessionView';
+import type { ActiveSession } from '../sessionState/sessionPorts';
+import type { SessionActions } from '../sessionState/sessionActions';
+import { CHAT_PAGE_MESSAGES, readSessionState, SessionReads } from '../sessionState/sessionReads';
 
 /** A subagent's window the inspector shows: its session read from the store, as a resumed session is. */
 interface ShownSubagent {
@@ -159,7 +160,7 @@ export class InspectorSubject {
     return true;
   }
 
-  /** A subagent's session and view, read from the store as a resumed session is. */
+  /** A subagent's session and its state, read from the store as a resumed session is. */
   private async read(store: SessionStore, parent: ActiveSession, info: SessionInfo): Promise<ActiveSession> {
     const sessionId = info.id;
     const last = await lastRequestUsage(store, sessionId);
@@ -171,11 +172,12 @@ export class InspectorSubject {
       counter: getTokenCounter(parent.chat?.model.encoding ?? 'o200k_base'),
       contextWindow: last?.contextWindow ?? settings.contextWindow,
       maxOutputTokens: last?.maxOutputTokens ?? settings.maxOutputTokens,
-      fixed: last ? { system: last.components.system, skills: last.components.skills, tools: last.components.tools } : undefined,
+      fixed: last ? { system: last.components.system, skills: last.components.skills, tools: last.components.tools, ...(last.components.hooks ? { hooks: last.components.hooks } : {}) } : undefined,
     });
-    const viewing = SessionView.open(store, sessionId, CHAT_PAGE_MESSAGES, {}, resuming.then((r) => r.takeResumedTranscript(), () => undefined));
-    const [session, view] = await Promise.all([resuming, viewing]);
-    return { info, contextSession: session, view };
+    const reading = readSessionState(store, { info }, CHAT_PAGE_MESSAGES, resuming.then((r) => r.takeResumedTranscript(), () => undefined));
+    const [session, state] = await Promise.all([resuming, reading]);
+    state.apply({ kind: 'resumed', context: session });
+    return { info, contextSession: session, state, reads: new SessionReads(store, state) };
   }
 
   /** Whether a subagent's window is shown (rather than the chat's session). */

@@ -4,7 +4,7 @@ import type { Message } from '../../core/model/message';
 import type { RequestUsageRecord } from '../../core/model/records';
 import type { SessionStore } from '../../core/ports/sessionStore';
 import type { InspectorSubagents, InspectorSubagentView } from '../../protocol/inspectorSubagents';
-import type { ActiveSession } from '../session/sessionPorts';
+import type { ActiveSession } from '../sessionState/sessionPorts';
 
 /** A session as its subagents' summary reads it: its id, its own requests and the messages it holds. */
 export interface SubagentParent {
@@ -66,18 +66,16 @@ export async function subagentSummaries(store: SessionStore, parent: SubagentPar
   };
 }
 
-/**
- * The summary of the session shown, made again only when the session sent a request or recorded a
- * message (a delegate call, a report coming back): the inspector refreshes many times a turn.
- */
+/** The summary of the session shown, made again only when the session sent a request or recorded a message since. */
 export class SubagentSummaryCache {
   private last?: { key: string; value: Promise<InspectorSubagents | undefined> };
 
-  of(store: SessionStore, session: Pick<ActiveSession, 'info' | 'contextSession' | 'view'>): Promise<InspectorSubagents | undefined> {
-    const held = session.view.heldMessages;
-    const key = [session.info.id, session.view.requests.length, held.length, held[held.length - 1]?.id ?? ''].join('\u0000');
+  of(store: SessionStore, session: Pick<ActiveSession, 'info' | 'contextSession' | 'state'>): Promise<InspectorSubagents | undefined> {
+    const records = session.state.records;
+    const held = records.heldMessages;
+    const key = [session.info.id, records.requests.length, held.length, held[held.length - 1]?.id ?? ''].join('\u0000');
     if (this.last?.key !== key) {
-      const value = subagentSummaries(store, { sessionId: session.info.id, usage: session.view.usageFigures, messages: [held, session.contextSession.messages] });
+      const value = subagentSummaries(store, { sessionId: session.info.id, usage: records.usageFigures, messages: [held, session.contextSession.messages] });
       this.last = { key, value };
       // A failed read is not kept: the next refresh tries again.
       value.catch(() => {

@@ -6,6 +6,7 @@ import { brotliDecompress, brotliDecompressSync } from 'zlib';
 import { runSliced, runSteps } from '../../core/accounting/rankLoader';
 import type { EncodingName } from '../../core/accounting/rankTable';
 import type { RankSource } from '../../core/ports/rankSource';
+import { decodeDerivedRankFile, derivedRankFileBase, isDerivedRankFile } from './derivedRankFile';
 import { encodeRankFileSteps, rankFileName, tiktokenRanksModule } from './rankFile';
 
 /**
@@ -38,23 +39,41 @@ function damaged(path: string, error: unknown): Error {
 
 /** Rank files from `directory`, or converted from js-tiktoken's module when the folder has none. */
 export function nodeRankSource(directory = defaultRankDirectory()): RankSource {
-  return {
+  const source: RankSource = {
     readSync(encoding) {
       const path = rankFilePath(encoding, directory);
       if (!path) return runSteps(fromTiktoken(encoding, directory));
+      let file: Uint8Array;
       try {
-        return brotliDecompressSync(readFileSync(path));
+        file = brotliDecompressSync(readFileSync(path));
       } catch (error) {
         throw damaged(path, error);
       }
+      return isDerivedRankFile(file) ? rebuilt(path, file, source.readSync(baseOf(encoding, path, file))) : file;
     },
     async read(encoding) {
       const path = rankFilePath(encoding, directory);
       if (!path) return runSliced(fromTiktoken(encoding, directory));
       // Decompressed on libuv's thread pool: the extension host keeps running meanwhile.
-      return decompress(await readFile(path)).catch((error: unknown) => {
+      const file = await decompress(await readFile(path)).catch((error: unknown) => {
         throw damaged(path, error);
       });
+      return isDerivedRankFile(file) ? rebuilt(path, file, await source.read(baseOf(encoding, path, file))) : file;
     },
   };
+  return source;
+}
+
+function baseOf(encoding: EncodingName, path: string, file: Uint8Array): EncodingName {
+  const base = derivedRankFileBase(file);
+  if (base === encoding || (base !== 'o200k_base' && base !== 'cl100k_base')) throw damaged(path, new Error(`written against an unknown encoding "${base}"`));
+  return base;
+}
+
+function rebuilt(path: string, file: Uint8Array, base: Uint8Array): Uint8Array {
+  try {
+    return decodeDerivedRankFile(file, base);
+  } catch (error) {
+    throw damaged(path, error);
+  }
 }

@@ -6,7 +6,8 @@ import type { ContentFiles } from './contentFiles';
 import { EventLoopSlices } from './eventLoopSlices';
 import { gitBlobId } from './git/gitObjects';
 import { GitRepository } from './git/gitRepository';
-import { type FolderChange, type FolderLimits, type FolderRefresh, type ListedFile, TrackedFolder } from './listing/trackedFolder';
+import type { FolderChange, FolderLimits, FolderRefresh, ListedFile } from './listing/listedFiles';
+import { TrackedFolder } from './listing/trackedFolder';
 
 export interface RecordLimits extends FolderLimits {
   /** Files larger than this are listed but their bytes not kept. */

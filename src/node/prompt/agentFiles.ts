@@ -12,15 +12,17 @@ export interface AgentsReport {
 }
 
 /**
- * Named agents in `<folder>/.tally/agents/*.md` of each workspace folder (trusted workspaces only)
- * and in the user's folder. The first agent with a name wins (workspace folders, then the user's);
- * a file that cannot be used is skipped with the reason and the others still load.
+ * Named agents in the user's folder and in `<folder>/.tally/agents/*.md` of each workspace folder
+ * (trusted workspaces only). The user's own agent of a name wins: a repository cannot replace it
+ * (with more tools, another model or other instructions) by naming its agent the same; among the
+ * workspace folders the first wins. A file that cannot be used is skipped with the reason and the
+ * others still load.
  */
 export async function loadAgents(args: { workspaceFolders: string[]; userAgentsFolder?: string; trusted: boolean; fs?: SkillsFs }): Promise<AgentsReport> {
   const fs = args.fs ?? nodeSkillsFs;
   const roots: Array<{ dir: string; origin: NamedAgent['origin']; folder?: string }> = [];
-  if (args.trusted) for (const f of args.workspaceFolders) roots.push({ dir: join(f, '.tally', 'agents'), origin: 'workspace', folder: f });
   if (args.userAgentsFolder) roots.push({ dir: args.userAgentsFolder, origin: 'user' });
+  if (args.trusted) for (const f of args.workspaceFolders) roots.push({ dir: join(f, '.tally', 'agents'), origin: 'workspace', folder: f });
   const agents: NamedAgent[] = [];
   const skipped: AgentsReport['skipped'] = [];
   for (const root of roots) {
@@ -30,7 +32,8 @@ export async function loadAgents(args: { workspaceFolders: string[]; userAgentsF
       const path = join(root.dir, entry.name);
       try {
         const agent = parseAgentFile(await readAgentFile(fs, path, root.folder), entry.name, path, root.origin);
-        if (agents.some((a) => a.name === agent.name)) throw new Error(`an agent named "${agent.name}" was already loaded`);
+        const taken = agents.find((a) => a.name === agent.name);
+        if (taken) throw new Error(taken.origin === 'user' && agent.origin === 'workspace' ? `the user's own agent "${agent.name}" (${taken.path}) has this name and wins` : `an agent named "${agent.name}" was already loaded`);
         agents.push(agent);
       } catch (error) {
         skipped.push({ path, reason: error instanceof Error ? error.message : String(error) });

@@ -1,6 +1,7 @@
 import { promises as fsp } from 'fs';
 import { isInside } from '../insideFolder';
 import { errorCode, outsideWorkspaceReason, readPrefix, statFailureReason, statIfPresent } from './promptFiles';
+import { ownFolderDepth, type IgnoreFiles } from './projectFolders';
 import { dirname, join, relative, resolve, sep } from 'path';
 import type { InstructionPart } from '../../core/prompt/promptSections';
 
@@ -143,24 +144,27 @@ export async function loadInstructions(args: {
 /**
  * The folders below a workspace folder whose AGENTS.md applies, parents before children: those on
  * the way to the active file's folder, and to each path the agent touched (a touched folder
- * included; for a file, its AGENTS.md "inside" it is simply absent). Touched paths are real paths,
- * so they are also matched against the folder's real path.
+ * included; for a file, its AGENTS.md "inside" it is simply absent), as far as they are the
+ * project's own (never inside node_modules, vendored packages, .git or a folder git ignores).
+ * Touched paths are real paths, so they are also matched against the folder's real path.
  */
 async function nestedFolders(fs: InstructionsFs, folder: string, activeFile: string | undefined, touched: readonly string[]): Promise<Array<{ parts: string[]; because: string }>> {
   const found = new Map<string, { parts: string[]; because: string }>();
-  const add = (root: string, path: string, because: string) => {
-    const parts = relative(root, path).split(sep).filter(Boolean);
+  const ignoreFiles: IgnoreFiles = new Map();
+  const add = async (root: string, path: string, because: string) => {
+    const all = relative(root, path).split(sep).filter(Boolean);
+    const parts = all.slice(0, await ownFolderDepth(fs, root, all, ignoreFiles));
     for (let i = 1; i <= parts.length; i++) {
       const key = parts.slice(0, i).join('/');
       if (!found.has(key)) found.set(key, { parts: parts.slice(0, i), because });
     }
   };
-  if (activeFile && isInside(folder, resolve(activeFile))) add(folder, dirname(resolve(activeFile)), ACTIVE_FILE);
+  if (activeFile && isInside(folder, resolve(activeFile))) await add(folder, dirname(resolve(activeFile)), ACTIVE_FILE);
   if (touched.length) {
     const realFolder = await fs.realPath(folder).catch(() => folder);
     for (const path of touched.map((p) => resolve(p))) {
-      if (isInside(folder, path)) add(folder, path, AGENT_WORKED_HERE);
-      else if (isInside(realFolder, path)) add(realFolder, path, AGENT_WORKED_HERE);
+      if (isInside(folder, path)) await add(folder, path, AGENT_WORKED_HERE);
+      else if (isInside(realFolder, path)) await add(realFolder, path, AGENT_WORKED_HERE);
     }
   }
   return [...found.values()].sort((a, b) => compareParts(a.parts, b.parts));

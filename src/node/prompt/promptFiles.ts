@@ -1,5 +1,6 @@
 import { promises as fsp } from 'fs';
 import { isInside } from '../insideFolder';
+import { openRegularFile, readOpened } from '../regularFile';
 
 /**
  * A file's kind and size; undefined when nothing is there. Anything else throws, including a link
@@ -16,15 +17,18 @@ export async function statIfPresent(path: string): Promise<{ isFile: boolean; si
   }
 }
 
-/** At most the first `maxBytes` bytes of a file. */
+/**
+ * At most the first `maxBytes` bytes of a regular file. Anything else (a named pipe swapped in
+ * since the file was looked at) is refused without waiting on it: an error with code ENOTREG.
+ */
 export async function readPrefix(path: string, maxBytes: number): Promise<Uint8Array> {
-  const handle = await fsp.open(path, 'r');
+  const opened = await openRegularFile(path);
+  if (opened.kind === 'absent') throw Object.assign(new Error(`${path} is gone`), { code: 'ENOENT' });
+  if (opened.kind === 'not regular') throw Object.assign(new Error(`${path} is ${opened.what}`), { code: 'ENOTREG' });
   try {
-    const buffer = Buffer.alloc(maxBytes);
-    const { bytesRead } = await handle.read(buffer, 0, maxBytes, 0);
-    return buffer.subarray(0, bytesRead);
+    return (await readOpened(opened.handle, maxBytes, maxBytes)).bytes;
   } finally {
-    await handle.close();
+    await opened.handle.close();
   }
 }
 

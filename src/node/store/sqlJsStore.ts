@@ -18,7 +18,7 @@ import { CheckedFiles } from './files/checkedFiles';
 import { cleanLeftovers, cleanSessionLeftovers } from './files/crashLeftovers';
 import { ClosedWriterMerge } from './merge/closedWriterMerge';
 import { DatabaseBudget } from './files/databaseBudget';
-import { Flusher, type StoreMode } from './files/flusher';
+import { Flusher, type SaveTimers, type StoreMode } from './files/flusher';
 import { FolderListings } from './files/folderListings';
 import { SEGMENT_FILE, SESSION_PATTERN, StoreLayout } from './files/storeLayout';
 import { OpenDatabases } from './files/openDatabases';
@@ -27,12 +27,13 @@ import { StoreProblems } from './files/storeProblems';
 import { errorText } from './files/storeErrors';
 import { SealedLists, segmentLists } from './segments/sealedLists';
 import { SessionIndex } from './sessionIndex/sessionIndex';
+import { SessionSearch } from './sessionIndex/sessionSearch';
 import { TranscriptRecords } from './segments/transcriptRecords';
 import { UsageRecords } from './segments/usageRecords';
 import { SessionInfoFiles } from './sessionIndex/sessionInfoFiles';
 import { segmentFacts, SegmentSummaries } from './segments/segmentSummaries';
 import type { StoreParts } from './storeParts';
-import type { RecentTranscript, SessionInfo, SessionSnapshot, SessionStore, StoreProblem, ToolCallIndex } from '../../core/ports/sessionStore';
+import type { RecentTranscript, SessionInfo, SessionSearchHit, SessionSnapshot, SessionStore, StoreProblem, ToolCallIndex } from '../../core/ports/sessionStore';
 import type { BlobInfo, BlobSlice } from '../../core/ports/blobStore';
 import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
 import { liveWriters, WriterHeartbeat } from './files/writerLiveness';
@@ -40,6 +41,8 @@ import { liveWriters, WriterHeartbeat } from './files/writerLiveness';
 export interface StoreOptions {
   wasmPath?: string;
   debounceMs?: number;
+  /** The clock timed saves are scheduled on (default: the real one). */
+  timers?: SaveTimers;
   now?: () => number;
   log?: (line: string) => void;
   /** A segment is sealed once its file passes this size (default 2 MiB). */
@@ -71,6 +74,7 @@ export class SqlJsStore implements SessionStore {
   private readonly problemSink: StoreProblems;
   private readonly heartbeat: WriterHeartbeat;
   private readonly index: SessionIndex;
+  private readonly search: SessionSearch;
   private readonly sessions: SessionInfoFiles;
   private readonly records: TranscriptRecords;
   private readonly usage: UsageRecords;
@@ -95,7 +99,7 @@ export class SqlJsStore implements SessionStore {
     const reads = new OpenDatabases(SQL, this.budget, this.problemSink, now, checked, (path) => folders.forgetFolderOf(path));
     const own = new OwnFiles(SQL, this.budget, reads, layout);
     const summaries = new SegmentSummaries((id) => layout.sessionDir(id), withoutSync(fs), this.writer, this.mode === 'disk');
-    const flusher = new Flusher(own, this.problemSink, { fs, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir, beforeSave: async () => {
+    const flusher = new Flusher(own, this.problemSink, { fs, timers: options.timers, writer: this.writer, debounceMs: options.debounceMs ?? 250, segmentMaxBytes: options.segmentMaxBytes ?? 2 * 1024 * 1024, mode: this.mode, savedLast: layout.indexDir, beforeSave: async () => {
       await this.blobs.syncPending();
       await checked.save();
     }, onSealed: (path, db) => this.recordFinalSegments([[path, db]]), onSaved: (path) => folders.forgetFolderOf(path) });
@@ -104,6 +108,7 @@ export class SqlJsStore implements SessionStore {
     this.parts = { SQL, layout, problems: this.problemSink, reads, own, flusher, summaries, sealedLists: new SealedLists(), folders, now, stamp: () => now() * 1000 + (this.writeSeq++ % 1000) };
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
+    this.search = new SessionSearch(this.parts);
     this.records = new TranscriptRecords(this.parts);
     this.usage = new UsageRecords(this.parts);
     this.closedWriters = new ClosedWriterMerge(this.parts);
@@ -230,8 +235,14 @@ export class SqlJsStore implements SessionStore {
     });
   }
 
-  putMessages(sessionId: string, messages: Message[]): Promise<void> {
-    return this.records.putMessages(sessionId, messages);
+  async putMessages(sessionId: string, messages: Message[]): Promise<void> {
+    await this.records.putMessages(sessionId, messages);
+    // The messages are stored; a failure to index them for search is reported, not thrown.
+    await this.search.index(sessionId, messages).catch((error: unknown) => this.problemSink.report({ file: this.parts.layout.indexDir, kind: 'write-failed', message: `indexing messages for search failed: ${errorText(error)}` }));
+  }
+
+  async searchSessions(query: string, options: { limit?: number } = {}): Promise<SessionSearchHit[]> {
+    return this.search.search(query, await this.listSessions(), options.limit);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { spawn } from 'child_process';
 import type { ExecResult } from '../../core/ports/workspace';
+import type { SandboxedSpawn } from '../sandbox/commandSandbox';
 
 /** Keeps the head and the tail of a stream past a byte cap, counting what was dropped. */
 class CappedOutput {
@@ -38,13 +39,26 @@ class CappedOutput {
   }
 }
 
-/** Runs `command` with /bin/sh in its own process group, killed whole on timeout or cancellation. */
-export async function execShell(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal: AbortSignal }): Promise<ExecResult> {
+/**
+ * Runs `command` with /bin/sh in its own process group, killed whole on timeout or cancellation;
+ * in the sandbox `sandbox` starts (whose first process ends every other one it holds).
+ */
+export async function execShell(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal: AbortSignal }, sandbox?: SandboxedSpawn): Promise<ExecResult> {
+  try {
+    return await run(command, options, sandbox);
+  } finally {
+    sandbox?.done();
+  }
+}
+
+async function run(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal: AbortSignal }, sandbox: SandboxedSpawn | undefined): Promise<ExecResult> {
   const { timeoutMs, signal } = options;
   const output = new CappedOutput(options.maxOutputBytes);
-  const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (c: Buffer) => output.push(c));
-  child.stderr.on('data', (c: Buffer) => output.push(c));
+  const child = sandbox
+    ? spawn(sandbox.file, sandbox.args, { cwd: options.cwd, detached: true, stdio: sandbox.stdio ?? ['ignore', 'pipe', 'pipe'], env: sandbox.env })
+    : spawn('/bin/sh', ['-c', command], { cwd: options.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (c: Buffer) => output.push(c));
+  child.stderr!.on('data', (c: Buffer) => output.push(c));
   let ending: 'timeout' | 'cancelled' | undefined;
   const kill = (why: 'timeout' | 'cancelled') => {
     ending ??= why;
@@ -64,5 +78,8 @@ export async function execShell(command: string, options: { cwd: string; timeout
   clearTimeout(timer);
   signal.removeEventListener('abort', onAbort);
   const status = ending === 'timeout' ? `timed out after ${timeoutMs / 1000} s` : ending === 'cancelled' ? 'cancelled' : `exit code ${code ?? 'unknown'}`;
-  return { output: Buffer.concat([output.bytes(), Buffer.from(`\n[${status}]`)]), failed: ending !== undefined || code !== 0 };
+  const shown = output.bytes();
+  const failed = ending !== undefined || code !== 0;
+  const sandboxRefused = failed && !ending ? sandbox?.refusal(shown) : undefined;
+  return { output: Buffer.concat([shown, Buffer.from(`\n[${status}]`)]), failed, ...(sandboxRefused ? { sandboxRefused } : {}) };
 }

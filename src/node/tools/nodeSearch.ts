@@ -5,6 +5,7 @@ import { looksBinary } from '../../core/toolOutput/binary';
 import type { ResolvedPath, SearchHit } from '../../core/ports/workspace';
 import { IGNORED_DIRECTORIES } from '../../core/tools/builtin/listFiles';
 import { ToolInputError } from '../../core/tools/types';
+import { openRegularFile, readOpened } from '../regularFile';
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_FILES = 20_000;
@@ -138,11 +139,21 @@ export async function searchFiles(
 }
 
 /**
- * A file's bytes from disk, or undefined when it is missing, unreadable, over `maxBytes`, or has
- * more than one hard link (another name may lie outside the workspace; read_file asks for it).
+ * A file's bytes from disk, or undefined when it is missing, unreadable, not a regular file (a
+ * named pipe is never waited on), a link, over `maxBytes`, or has more than one hard link (another
+ * name may lie outside the workspace; read_file asks for it).
  */
 export async function readSmallFile(path: string, maxBytes: number): Promise<Uint8Array | undefined> {
-  const stat = await fsp.stat(path).catch(() => undefined);
-  if (!stat || stat.size > maxBytes || stat.nlink > 1) return undefined;
-  return fsp.readFile(path).catch(() => undefined);
+  const opened = await openRegularFile(path, { noFollow: true }).catch(() => undefined);
+  if (opened?.kind !== 'open') return undefined;
+  const { handle, stat } = opened;
+  try {
+    if (stat.size > maxBytes || stat.nlink > 1) return undefined;
+    const { bytes, total } = await readOpened(handle, stat.size, maxBytes);
+    return total > maxBytes ? undefined : bytes;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
 }

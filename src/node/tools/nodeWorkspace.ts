@@ -1,18 +1,26 @@
 import { promises as fsp } from 'fs';
-import type { DirectoryEntry, EntryKind, ExecResult, ResolvedPath, SearchHit, Workspace } from '../../core/ports/workspace';
+import type { CommandSandboxState, DirectoryEntry, EntryKind, ExecOptions, ExecResult, ResolvedPath, SearchHit, Workspace } from '../../core/ports/workspace';
 import type { WorkspaceInfo } from '../../core/tools/types';
+import type { CommandSandbox } from '../sandbox/commandSandbox';
+import { readOpened } from '../regularFile';
 import { execShell } from './nodeExec';
 import { readSmallFile, searchFiles } from './nodeSearch';
 import { protectedPathReason } from './protectedPaths';
 import { openResolvedForRead, resolveInWorkspace, writeResolved } from './workspacePaths';
 
+const NO_SANDBOX: CommandSandboxState = { sandboxed: false, reason: 'this workspace runs commands without a sandbox', turnedOff: false };
+
 /**
  * The workspace on disk: paths confined to the folders (links and `..` resolved, files swapped
- * in after the check refused), reads and writes through the file system, commands through /bin/sh.
- * Used by the command line, the replay and the tests; VS Code's version reads and writes editors.
+ * in after the check refused), reads and writes through the file system, commands through /bin/sh
+ * in the session's sandbox when it has one. Used by the command line, the replay and the tests;
+ * VS Code's version reads and writes editors.
  */
 export class NodeWorkspace implements Workspace {
-  constructor(protected readonly info: WorkspaceInfo) {}
+  constructor(
+    protected readonly info: WorkspaceInfo,
+    private readonly sandbox?: CommandSandbox,
+  ) {}
 
   get folders(): readonly string[] {
     return this.info.folders;
@@ -36,10 +44,8 @@ export class NodeWorkspace implements Workspace {
     const { handle, stat } = await openResolvedForRead(path);
     try {
       // The link count of the very file read (from the open handle), so no swap can slip between.
-      if (maxBytes >= stat.size) return { bytes: await handle.readFile(), size: stat.size, links: stat.nlink };
-      const bytes = Buffer.alloc(Math.min(stat.size, maxBytes));
-      await handle.read(bytes, 0, bytes.length, 0);
-      return { bytes, size: stat.size, links: stat.nlink };
+      const { bytes, total } = await readOpened(handle, stat.size, maxBytes);
+      return { bytes, size: total, links: stat.nlink };
     } finally {
       await handle.close();
     }
@@ -66,8 +72,17 @@ export class NodeWorkspace implements Workspace {
     return undefined;
   }
 
-  exec(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal: AbortSignal }): Promise<ExecResult> {
-    return execShell(command, options);
+  async exec(command: string, options: ExecOptions): Promise<ExecResult> {
+    const sandboxed = options.outsideSandbox ? undefined : await this.sandbox?.spawn(command, options.cwd, this.info.folders);
+    return execShell(command, options, sandboxed);
+  }
+
+  commandSandbox(): Promise<CommandSandboxState> {
+    return this.sandbox ? this.sandbox.state(this.info.folders) : Promise.resolve(NO_SANDBOX);
+  }
+
+  allowSandboxNetwork(): void {
+    this.sandbox?.allowNetwork();
   }
 
   protectedReason(absolute: string): Promise<string | undefined> {

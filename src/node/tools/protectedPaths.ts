@@ -2,6 +2,7 @@ import { promises as fsp } from 'fs';
 import { relative, resolve, sep } from 'path';
 import { leadsOutside } from '../insideFolder';
 import { CODE_RUNNING_FILES, type CodeRunningFile } from './codeRunningFiles';
+import { namedByPackageSettings } from './namedByPackageSettings';
 
 interface CompiledEntry {
   entry: CodeRunningFile;
@@ -53,7 +54,8 @@ export function protectedReason(relativePath: string): string | undefined {
 
 /**
  * Checks a resolved absolute path (symbolic links and `..` already resolved, as the write tools do)
- * against every workspace folder that contains it, so a folder nested in another is checked from both.
+ * against every workspace folder that contains it, so a folder nested in another is checked from
+ * both: against the table, then against the files package manager settings name as code.
  */
 export async function protectedPathReason(absolutePath: string, folders: readonly string[]): Promise<string | undefined> {
   const roots = new Set<string>();
@@ -64,7 +66,7 @@ export async function protectedPathReason(absolutePath: string, folders: readonl
   for (const folder of roots) {
     const rel = relative(folder, absolutePath);
     if (leadsOutside(rel)) continue;
-    const reason = protectedReason(rel.split(sep).join('/'));
+    const reason = protectedReason(rel.split(sep).join('/')) ?? (await namedByPackageSettings(absolutePath, folder));
     if (reason) return reason;
   }
   return undefined;

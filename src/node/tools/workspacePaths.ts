@@ -1,7 +1,9 @@
-import { constants as fsConstants, promises as fsp, type Stats } from 'fs';
+import { promises as fsp, type Stats } from 'fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'path';
 import type { ResolvedPath } from '../../core/ports/workspace';
+import { ConfinedPathError, writeWithin, type ConfinedWriteOptions } from '../confinedFiles';
 import { isInside } from '../insideFolder';
+import { openRegularFile } from '../regularFile';
 import { hardLinkedWriteRefusal } from '../../core/tools/hardLinks';
 import { ToolInputError, type WorkspaceInfo } from '../../core/tools/types';
 
@@ -99,48 +101,50 @@ export async function confirmResolved(input: string, workspace: WorkspaceInfo, r
 /**
  * Writes `data` to a file `resolveInWorkspace(input, …, { mustExist: false })` returned, after the
  * user approved: checks again that the path still resolves to the same place (links may have
- * changed while the user was reading the diff), then opens it with O_NOFOLLOW so a symbolic link
- * swapped in at the last moment makes the write fail instead of being followed. The opened file
- * is truncated only once it is known to have a single name: a hard link (another name, perhaps
- * outside the workspace) is refused with its contents untouched.
+ * changed while the user was reading the diff), then writes through folders held open from the
+ * workspace folder down (confinedFiles.ts), so a folder or the file swapped for a link at the last
+ * moment makes the write fail instead of being followed. The opened file is truncated only once it
+ * is known to be a regular file with a single name: a hard link (another name, perhaps outside the
+ * workspace) is refused with its contents untouched, a named pipe without waiting on it.
+ * `last.check`: a last refusal on the opened file (its text changed since it was read, say).
  */
-export async function writeResolved(input: string, workspace: WorkspaceInfo, resolved: ResolvedPath, data: string): Promise<void> {
-  const confirm = () => confirmResolved(input, workspace, resolved);
-  await confirm();
-  // Folders it creates could only have been swapped for links in the moment since: check once more.
-  if (await fsp.mkdir(dirname(resolved.absolute), { recursive: true })) await confirm();
-  const noFollow = fsConstants.O_NOFOLLOW ?? 0;
-  let handle: fsp.FileHandle;
+export async function writeResolved(
+  input: string,
+  workspace: WorkspaceInfo,
+  resolved: ResolvedPath,
+  data: string,
+  last: Pick<ConfinedWriteOptions, 'check' | 'mustExist'> = {},
+): Promise<{ created: boolean }> {
+  await confirmResolved(input, workspace, resolved);
   try {
-    handle = await fsp.open(resolved.absolute, fsConstants.O_WRONLY | fsConstants.O_CREAT | noFollow, 0o666);
+    return await writeWithin(resolved.folder, relative(resolved.folder, resolved.absolute), data, {
+      createFolders: true,
+      mustExist: last.mustExist,
+      shown: resolved.relative,
+      check: async (file) => (file.stat.nlink > 1 ? hardLinkedWriteRefusal(resolved.relative, file.stat.nlink) : last.check?.(file)),
+    });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new ToolInputError(`${resolved.relative} became a symbolic link while waiting for approval; nothing was written`);
+    if (error instanceof ConfinedPathError) throw new ToolInputError(error.message);
     throw error;
-  }
-  try {
-    const { nlink } = await handle.stat();
-    if (nlink > 1) throw new ToolInputError(hardLinkedWriteRefusal(resolved.relative, nlink));
-    await handle.truncate(0);
-    await handle.writeFile(data, 'utf8');
-  } finally {
-    await handle.close();
   }
 }
 
 /**
  * Opens a file `resolveInWorkspace` returned for reading, refusing anything swapped in since the
- * check: O_NOFOLLOW refuses a link in the last place, and the opened handle must be the very file
- * (same device and inode) the path resolves to now, inside the workspace, so a parent folder
- * swapped for a link to elsewhere cannot escape either.
+ * check: O_NOFOLLOW refuses a link in the last place, a pipe or a device is refused without waiting
+ * on it, and the opened handle must be the very file (same device and inode) the path resolves to
+ * now, inside the workspace, so a parent folder swapped for a link to elsewhere cannot escape either.
  */
 export async function openResolvedForRead(resolved: ResolvedPath): Promise<{ handle: fsp.FileHandle; stat: Stats }> {
   const changed = (how: string) => new ToolInputError(`${resolved.relative} ${how} while it was being checked; not read`);
-  const handle = await fsp.open(resolved.absolute, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ELOOP') throw changed('became a symbolic link');
-    throw error;
-  });
+  const opened = await openRegularFile(resolved.absolute, { noFollow: true });
+  if (opened.kind === 'absent') throw new ToolInputError(`"${resolved.relative}" does not exist`);
+  if (opened.kind === 'not regular') {
+    if (opened.what === 'a symbolic link') throw changed('became a symbolic link');
+    throw new ToolInputError(`${resolved.relative} is ${opened.what}, not a regular file; not read`);
+  }
+  const { handle, stat } = opened;
   try {
-    const stat = await handle.stat();
     const real = await fsp.realpath(resolved.absolute).catch(() => undefined);
     if (!real || !isInside(resolved.folder, real)) throw changed('moved out of the workspace');
     const now = await fsp.stat(real).catch(() => undefined);

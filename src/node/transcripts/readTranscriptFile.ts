@@ -1,4 +1,5 @@
 import { basename } from 'path';
+import { brotliDecompressSync, gunzipSync } from 'zlib';
 import { importTranscript } from '../../core/transcripts/detect';
 import { TranscriptError, type ImportedTranscript } from '../../core/transcripts/types';
 import { readRegularFile } from '../regularFile';
@@ -30,7 +31,28 @@ export function readTranscriptBytes(path: string, maxBytes = MAX_TRANSCRIPT_BYTE
   }
 }
 
-/** Reads and imports a file: regular files only, refusing files over 64 MiB with a clear error. */
-export function importTranscriptFile(path: string): ImportedTranscript {
-  return importTranscript(path, readTranscriptBytes(path));
+/** Transcripts kept compressed (as the package keeps its demo run) are read through these. */
+const DECOMPRESSORS: ReadonlyArray<[string, (bytes: Uint8Array, options: { maxOutputLength: number }) => Buffer]> = [
+  ['.gz', gunzipSync],
+  ['.br', brotliDecompressSync],
+];
+
+/**
+ * Reads and imports a file: regular files only, refusing files over 64 MiB with a clear error. A
+ * `.gz` or `.br` file is decompressed first (to at most the same 64 MiB) and imported under its
+ * name without that ending.
+ */
+export function importTranscriptFile(path: string, maxBytes = MAX_TRANSCRIPT_BYTES): ImportedTranscript {
+  const bytes = readTranscriptBytes(path, maxBytes);
+  const compressed = DECOMPRESSORS.find(([ending]) => path.endsWith(ending));
+  if (!compressed) return importTranscript(path, bytes);
+  const [ending, decompress] = compressed;
+  let text: Buffer;
+  try {
+    text = decompress(bytes, { maxOutputLength: maxBytes });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new TranscriptError(basename(path), code === 'ERR_BUFFER_TOO_LARGE' ? `decompressed, the file is over ${maxBytes / 2 ** 20} MiB; the limit is ${maxBytes / 2 ** 20} MiB` : `the compressed file is damaged (${(error as Error).message})`);
+  }
+  return importTranscript(path.slice(0, -ending.length), text);
 }

@@ -12,18 +12,21 @@ export interface ReplayJob {
   settings?: ContextSettings;
 }
 
+/** What the store worker (src/node/storeWorker.ts) is started to do. */
+export type StoreWorkerTask = { task: 'replay'; job: ReplayJob } | { task: 'sql-warm-up'; wasmPath?: string };
+
 export type ReplayOutcome =
   | { ok: true; sessionId: string; requests: number; warnings: string[] }
   | { ok: false; message: string };
 
 /**
  * Imports and replays a transcript in a worker thread (`workerPath`: the bundled
- * dist/replayWorker.js) so the calling thread stays responsive; resolves with the new session's
+ * dist/storeWorker.js) so the calling thread stays responsive; resolves with the new session's
  * id, rejects with the import or replay error.
  */
 export function replayInWorker(workerPath: string, job: ReplayJob): Promise<{ sessionId: string; requests: number; warnings: string[] }> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerPath, { workerData: job });
+    const worker = new Worker(workerPath, { workerData: { task: 'replay', job } satisfies StoreWorkerTask });
     let settled = false;
     worker.once('message', (outcome: ReplayOutcome) => {
       settled = true;

@@ -1,8 +1,7 @@
 /**
- * Worker-thread entry: imports a transcript and replays it into the session store, off the
- * extension host's thread. Bundled on its own by scripts/build.mjs (dist/replayWorker.js).
+ * The replay task of the store worker (src/node/storeWorker.ts, bundled as dist/storeWorker.js):
+ * imports a transcript and replays it into the session store, off the extension host's thread.
  */
-import { parentPort, workerData } from 'worker_threads';
 import '../usePlatform';
 import { getTokenCounter } from '../../core/accounting/tokenizer';
 import { openStore } from '../store';
@@ -11,7 +10,7 @@ import { replayRun } from '../../core/replay/replay';
 import { importTranscriptFile } from './readTranscriptFile';
 import type { ReplayJob, ReplayOutcome } from './replayInWorker';
 
-async function run(job: ReplayJob): Promise<ReplayOutcome> {
+export async function replayJob(job: ReplayJob): Promise<ReplayOutcome> {
   try {
     const transcript = importTranscriptFile(job.file);
     // Its own writer on the same folder: the host's store sees the new session when it reads.
@@ -36,5 +35,3 @@ async function run(job: ReplayJob): Promise<ReplayOutcome> {
     return { ok: false, message: error instanceof Error ? error.message : String(error) };
   }
 }
-
-void run(workerData as ReplayJob).then((outcome) => parentPort?.postMessage(outcome));

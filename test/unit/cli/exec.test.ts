@@ -3,76 +3,34 @@
  * folder on disk, a real sql.js store, and the stored session as `tally inspect --session` prints it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, linkSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { existsSync, linkSync, writeFileSync } from 'fs';
 import { join } from 'path';
-import { EXEC_EXIT, runExec } from '../../../src/cli/exec';
-import { parseExecArgs } from '../../../src/cli/execArgs';
-import { renderStoredSession } from '../../../src/cli/storedSession';
-import { openStore } from '../../../src/node/store';
+import { EXEC_EXIT } from '../../../src/cli/exec';
+import { execApiKey } from '../../../src/cli/execApiKey';
 import { FakeAnthropicServer } from '../../fakes/anthropicServer';
+import { EndlessStreamServer } from '../../fakes/endlessStreamServer';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
 import { recordedResponses, RecordedStreamServer } from '../../fakes/recordedStreamServer';
 import { anthropicFacts } from '../core/providers/conformance/recordingFacts';
 import { ANTHROPIC_MESSAGES, recordedRequest, sseChunks } from '../core/providers/conformance/replay';
+import { KEY, RECORDINGS, useExecRuns } from './execRuns';
 
-const RECORDINGS = join(__dirname, '..', 'core', 'providers', 'conformance', 'recordings');
-const KEY = 'sk-exec-test';
 
 function toolNames(body: any): string[] {
   return ((body.tools ?? []) as any[]).map((t) => t.function?.name ?? t.name);
 }
 
-interface Run {
-  code: number;
-  lines: Array<Record<string, any>>;
-  stderr: string;
-}
-
 describe('tally exec', function () {
   this.timeout(60_000);
-  let work: string;
-  let storeFolder: string;
-  const servers: Array<{ stop?: () => Promise<void>; close?: () => Promise<void> }> = [];
-
-  beforeEach(() => {
-    work = mkdtempSync(join(tmpdir(), 'tally-exec-work-'));
-    storeFolder = mkdtempSync(join(tmpdir(), 'tally-exec-store-'));
-  });
-  afterEach(async () => {
-    for (const server of servers.splice(0)) await (server.stop ?? server.close)!.call(server);
-    rmSync(work, { recursive: true, force: true });
-    rmSync(storeFolder, { recursive: true, force: true });
-  });
-
-  async function execPlain(argv: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const args = parseExecArgs([...argv, '--store', storeFolder, '--cd', work], work);
-    const code = await runExec(args, { env, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-    return { code, stdout, stderr };
-  }
-
-  async function exec(argv: string[], env: Record<string, string>): Promise<Run> {
-    const { code, stdout, stderr } = await execPlain([...argv, '--json'], env);
-    return { code, lines: stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)), stderr };
-  }
-
-  async function inspect(sessionId: string): Promise<string> {
-    const store = await openStore(storeFolder);
-    try {
-      return await renderStoredSession(store, sessionId);
-    } finally {
-      await store.close();
-    }
-  }
+  const runs = useExecRuns();
+  const { servers, execPlain, exec, inspect } = runs;
 
   it('completes a reasoning OpenAI turn with function calls against recorded Responses traffic, and the stored session shows the reasoning', async () => {
     const recorded = recordedResponses(join(RECORDINGS, 'openai-responses', 'openai-reasoning-encrypted-content.1.chunks.txt'), (type) => type === 'response.created');
     const server = new RecordedStreamServer('/v1/responses', recorded);
     servers.push(server);
     const url = await server.start();
-    const run = await exec(['What is (12 + 7) * 3 * 10? Use the calculator.', '--provider', 'openai', '--model', 'gpt-5.1-codex-max', '--base-url', `${url}/v1`, '--openai-api', 'responses', '--effort', 'high'], { OPENAI_API_KEY: KEY });
+    const run = await exec(['What is (12 + 7) * 3 * 10? Use the calculator.', '--provider', 'openai', '--model', 'gpt-5.1-codex-max', '--base-url', `${url}/v1`, '--openai-api', 'responses', '--effort', 'high'], { TALLY_API_KEY: KEY });
 
     assert.equal(run.code, EXEC_EXIT.done, run.stderr);
     const end = run.lines.at(-1)!;
@@ -118,7 +76,7 @@ describe('tally exec', function () {
     ]);
     servers.push(server);
     const url = await server.start();
-    const run = await exec(['What is the weather in San Francisco?', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', url], { ANTHROPIC_API_KEY: KEY });
+    const run = await exec(['What is the weather in San Francisco?', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', url], { TALLY_API_KEY: KEY });
 
     assert.equal(run.code, EXEC_EXIT.done, run.stderr);
     assert.equal(server.requests[0].headers['x-api-key'], KEY);
@@ -140,7 +98,7 @@ describe('tally exec', function () {
     );
     const first = recordedRequest(ANTHROPIC_MESSAGES, 'thinking-tool-chain.1.request.json');
     const recordedNext = recordedRequest(ANTHROPIC_MESSAGES, 'thinking-tool-chain.2.request.json');
-    const run = await exec([first.messages[0].content[0].text, '--provider', 'anthropic', '--model', first.model, '--base-url', server.url, '--effort', 'low'], { ANTHROPIC_API_KEY: KEY });
+    const run = await exec([first.messages[0].content[0].text, '--provider', 'anthropic', '--model', first.model, '--base-url', server.url, '--effort', 'low'], { TALLY_API_KEY: KEY });
 
     assert.equal(run.code, EXEC_EXIT.done, run.stderr);
     assert.equal(server.requests.length, 2);
@@ -189,7 +147,7 @@ describe('tally exec', function () {
       { type: 'raw', headers: sse, chunks: sseChunks(ANTHROPIC_MESSAGES, 'thinking-tool-chain.1.sse') },
       { type: 'raw', headers: sse, chunks: sseChunks(ANTHROPIC_MESSAGES, 'thinking-tool-chain.2.sse') },
     );
-    const run = await execPlain(['Use the fixed_version tool.', '--provider', 'anthropic', '--model', 'claude-haiku-4-5-20251001', '--base-url', server.url, '--effort', 'low'], { ANTHROPIC_API_KEY: KEY });
+    const run = await execPlain(['Use the fixed_version tool.', '--provider', 'anthropic', '--model', 'claude-haiku-4-5-20251001', '--base-url', server.url, '--effort', 'low'], { TALLY_API_KEY: KEY });
     assert.equal(run.code, EXEC_EXIT.done, run.stderr);
     assert.equal(run.stdout, anthropicFacts(ANTHROPIC_MESSAGES, 'thinking-tool-chain.2.sse').text);
     assert.ok(run.stderr.includes('Let me first call the fixed_version tool'));
@@ -215,9 +173,9 @@ describe('tally exec', function () {
     const answer = { type: 'reply' as const, parts: [{ text: 'ok' }] };
     server.enqueue(answer, answer, answer);
     const base = ['hello', '--provider', 'anthropic', '--base-url', server.url];
-    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-6', '--effort', 'high'], { ANTHROPIC_API_KEY: KEY })).code, EXEC_EXIT.done);
-    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-5', '--effort', 'medium'], { ANTHROPIC_API_KEY: KEY })).code, EXEC_EXIT.done);
-    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-5'], { ANTHROPIC_API_KEY: KEY })).code, EXEC_EXIT.done);
+    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-6', '--effort', 'high'], { TALLY_API_KEY: KEY })).code, EXEC_EXIT.done);
+    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-5', '--effort', 'medium'], { TALLY_API_KEY: KEY })).code, EXEC_EXIT.done);
+    assert.equal((await exec([...base, '--model', 'claude-sonnet-4-5'], { TALLY_API_KEY: KEY })).code, EXEC_EXIT.done);
     const [adaptive, budget, none] = server.requests.map((r) => r.body);
     assert.deepEqual([adaptive.thinking, adaptive.output_config], [{ type: 'adaptive' }, { effort: 'high' }]);
     assert.deepEqual(budget.thinking, { type: 'enabled', budget_tokens: 8192 });
@@ -226,7 +184,7 @@ describe('tally exec', function () {
   });
 
   it('offers the delegate tool only with --allow delegate, and prints each subagent step as a JSON line', async () => {
-    writeFileSync(join(work, 'VERSION.txt'), '1.2.3\n');
+    writeFileSync(join(runs.work, 'VERSION.txt'), '1.2.3\n');
     const server = await new FakeOpenAIServer({ apiKey: KEY }).start();
     servers.push(server as never);
     const base = ['What version is this?', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.url];
@@ -261,7 +219,7 @@ describe('tally exec', function () {
     assert.match(report.output, /^VERSION\.txt says 1\.2\.3\.\n\[general subagent: 2 requests, \d+ tokens\]$/);
     assert.equal(run.lines.filter((l) => l.type === 'text').map((l) => l.text).join(''), 'The version is 1.2.3.');
 
-    // The subagent's work is stored as a session of its own, which tally inspect --session prints.
+    // The subagent's runs.work is stored as a session of its own, which tally inspect --session prints.
     const subagentSession = await inspect(steps[0].session);
     assert.match(subagentSession, /^session \S+: general: Read VERSION\.txt and report the version\./);
     assert.match(subagentSession, /→ read_file \{"path":"VERSION.txt"\}\s+\[call_read\]/);
@@ -269,8 +227,8 @@ describe('tally exec', function () {
   });
 
   it("a subagent asks under exec's --allow like the parent: a hard-linked file it reads stays unread without --allow read", async () => {
-    writeFileSync(join(work, 'secret.txt'), 'linked-secret\n');
-    linkSync(join(work, 'secret.txt'), join(work, 'alias.txt'));
+    writeFileSync(join(runs.work, 'secret.txt'), 'linked-secret\n');
+    linkSync(join(runs.work, 'secret.txt'), join(runs.work, 'alias.txt'));
     const server = await new FakeOpenAIServer({ apiKey: KEY }).start();
     servers.push(server as never);
     const script = () =>
@@ -306,12 +264,12 @@ describe('tally exec', function () {
     assert.equal(denied.code, EXEC_EXIT.done);
     assert.equal(denied.lines.find((l) => l.type === 'tool_result')!.denied, true);
     assert.deepEqual([denied.lines.find((l) => l.type === 'approval_needed')!.kind, denied.lines.find((l) => l.type === 'approval')!.decision], ['edit', 'denied']);
-    assert.equal(existsSync(join(work, 'out.txt')), false);
+    assert.equal(existsSync(join(runs.work, 'out.txt')), false);
 
     server.enqueue(writeCall, { type: 'reply', parts: [{ text: 'ok' }] });
     const allowed = await exec(['write out.txt', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.url, '--allow', 'edit'], { TALLY_API_KEY: KEY });
     assert.equal(allowed.code, EXEC_EXIT.done);
-    assert.equal(existsSync(join(work, 'out.txt')), true);
+    assert.equal(existsSync(join(runs.work, 'out.txt')), true);
   });
 
   it('sends OPENAI_API_KEY only to OpenAI: an openai-compatible server gets no key from it', async () => {
@@ -322,6 +280,46 @@ describe('tally exec', function () {
     assert.equal(run.code, EXEC_EXIT.done);
     assert.equal(server.requests[0].headers.authorization, undefined);
   });
+
+  it('never sends ANTHROPIC_API_KEY or OPENAI_API_KEY to a --base-url other than the provider\'s own; TALLY_API_KEY goes there', async () => {
+    const anthropic = await new FakeAnthropicServer().start();
+    const openai = await new FakeOpenAIServer().start();
+    servers.push(anthropic as never, openai as never);
+    anthropic.enqueue({ type: 'reply', parts: [{ text: 'hi' }] });
+    const claude = await exec(['hello', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', anthropic.url], { ANTHROPIC_API_KEY: 'sk-ant-secret' });
+    assert.equal(claude.code, EXEC_EXIT.usage);
+    assert.match(claude.stderr, /set TALLY_API_KEY \(ANTHROPIC_API_KEY is sent only to https:\/\/api\.anthropic\.com/);
+    const gpt = await exec(['hello', '--provider', 'openai', '--model', 'gpt-4o', '--base-url', openai.url], { OPENAI_API_KEY: 'sk-openai-secret' });
+    assert.equal(gpt.code, EXEC_EXIT.usage);
+    assert.match(gpt.stderr, /OPENAI_API_KEY is sent only to https:\/\/api\.openai\.com/);
+    assert.equal(anthropic.requests.length + openai.requests.length, 0, 'nothing was sent');
+    const tally = await exec(['hello', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--base-url', anthropic.url], { ANTHROPIC_API_KEY: 'sk-ant-secret', TALLY_API_KEY: KEY });
+    assert.equal(tally.code, EXEC_EXIT.done, tally.stderr);
+    assert.equal(anthropic.requests[0].headers['x-api-key'], KEY);
+  });
+
+  it('the provider\'s key goes to its own origin, also when --base-url names it', () => {
+    const env = { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' };
+    assert.deepEqual(execApiKey('anthropic', undefined, env), { key: 'a' });
+    assert.deepEqual(execApiKey('anthropic', 'https://API.anthropic.com:443/', env), { key: 'a' });
+    assert.deepEqual(execApiKey('openai', 'https://api.openai.com/v1', env), { key: 'o' });
+    assert.match(execApiKey('anthropic', 'https://api.anthropic.com.evil.example', env).missing ?? '', /^TALLY_API_KEY/);
+    assert.equal(execApiKey('anthropic', 'http://api.anthropic.com', env).key, undefined, 'plain http is another origin');
+    assert.equal(execApiKey('openai', 'https://api.openai.com@127.0.0.1/v1', env).key, undefined);
+    assert.deepEqual(execApiKey('openai-compatible', 'http://127.0.0.1:1/v1', env), {});
+    assert.deepEqual(execApiKey('anthropic', undefined, {}), { missing: 'ANTHROPIC_API_KEY or TALLY_API_KEY' });
+  });
+
+  it('exits 1 with an error naming the limit when the server streams endless reasoning_content, instead of filling the heap', async () => {
+    const server = await new EndlessStreamServer('openai-chat', ['thinking']).start();
+    servers.push(server);
+    const { code, stderr } = await execPlain(['think', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.baseUrl], {});
+    assert.equal(code, EXEC_EXIT.error);
+    assert.match(stderr, /tally: OpenAI-compatible server \(127\.0\.0\.1:\d+\): reply over a limit: the reply's thinking passed 4,194,304 characters, Tally's limit for one reply/);
+    assert.match(stderr, /\[error\] session /);
+    assert.equal(server.bodies.length, 1, 'not sent again');
+  });
+
 
   it('exits 2 with the reason when no key is set, before sending anything', async () => {
     const run = await exec(['hello', '--provider', 'anthropic', '--model', 'claude-haiku-4-5'], {});

@@ -5,7 +5,7 @@ import { join } from 'path';
 import { getTokenCounter } from '../../../src/core/accounting/tokenizer';
 import { policyNamed } from '../../../src/core/replay/baselines';
 import { replayRun, type RequestReport } from '../../../src/core/replay/replay';
-import { totalsByPolicy } from '../../../src/cli/retentionTable';
+import { totalsByPolicy } from '../../../src/core/replay/policyTotals';
 import { ReplayJsonFile, writePrettyJson } from '../../../src/cli/replayJsonFile';
 import { importTranscriptFile } from '../../../src/node/transcripts/readTranscriptFile';
 import { tempStore } from '../../support/tempStore';

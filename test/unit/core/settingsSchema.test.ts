@@ -23,7 +23,7 @@ describe('settings schema', () => {
   });
 
   it('settings that pick the endpoint, the model the key pays for, or approvals are application-scoped (user settings only) (never a workspace)', () => {
-    for (const key of ['provider', 'baseUrl', 'model', 'summaryModel', 'approval.commands', 'approval.edits']) {
+    for (const key of ['provider', 'baseUrl', 'model', 'summaryModel', 'approval.commands', 'approval.edits', 'hooks', 'hookTimeoutSeconds']) {
       assert.equal(properties[`tally.${key}`].scope, 'application', `tally.${key}`);
     }
   });

@@ -40,7 +40,7 @@ function inspector() {
       sessions: sessions as any,
       post: () => undefined,
       sendState: async () => undefined,
-      showEarlier: () => undefined,
+      showEarlier: async () => undefined,
       executeCommand: async () => undefined,
       showInformation: () => undefined,
     }),

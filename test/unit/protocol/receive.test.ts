@@ -66,7 +66,6 @@ function chatInbox(r: Recorder, handlers?: Handlers<ChatToHost>) {
         sessions: fakeSessions(r),
         executeCommand: async (command: string, ...args: unknown[]) => void r.calls.push(`command ${command} ${JSON.stringify(args)}`),
         sendState: async () => void r.calls.push('sendState'),
-        scheduleRefresh: () => void r.calls.push('scheduleRefresh'),
         showEarlier: async () => void r.calls.push('showEarlier'),
       }),
     onError: (error: unknown) => void r.errors.push(error),
@@ -82,7 +81,7 @@ function inspectorInbox(r: Recorder) {
       sessions: fakeSessions(r),
       post: (message) => void r.calls.push(`post ${message.type}`),
       sendState: async () => void r.calls.push('sendState'),
-      showEarlier: (list) => void r.calls.push(`showEarlier ${list}`),
+      showEarlier: async (list) => void r.calls.push(`showEarlier ${list}`),
       executeCommand: async (command: string, ...args: unknown[]) => void r.calls.push(`command ${command} ${JSON.stringify(args)}`),
       showInformation: (text) => void r.calls.push(`info ${text}`),
     }),
@@ -93,7 +92,7 @@ function inspectorInbox(r: Recorder) {
 const hostile: Array<[string, unknown, RegExp]> = [
   // [name, message, what the one log line must say]
   ['an unknown type', { type: 'runShell', command: 'rm -rf /' }, /type "runShell".*unknown message type "runShell"/],
-  ['the other view\'s type', { type: 'selectTurn', requestIndex: 1 }, /type "selectTurn".*unknown message type/],
+  ['the other view\'s type', { type: 'selectRequest', requestIndex: 1 }, /type "selectRequest".*unknown message type/],
   ['an inherited type name', { type: 'hasOwnProperty' }, /unknown message type "hasOwnProperty"/],
   ['a missing field', { type: 'resumeSession' }, /type "resumeSession".*"sessionId" must be a string/],
   ['a wrong field type', { type: 'approval', callId: 'c1', approved: 'yes' }, /type "approval".*"approved" must be a boolean/],
@@ -152,7 +151,7 @@ describe('webview boundary: chat messages through receiveWebviewMessage and the 
 
   it('rejects a valid type that has no handler instead of throwing', async () => {
     const r = recorder();
-    const handlers = { ...chatHandlers({ sessions: fakeSessions(r), executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined, showEarlier: async () => undefined }) } as Partial<Handlers<ChatToHost>>;
+    const handlers = { ...chatHandlers({ sessions: fakeSessions(r), executeCommand: async () => undefined, sendState: async () => undefined, showEarlier: async () => undefined }) } as Partial<Handlers<ChatToHost>>;
     delete handlers.cancel;
     const receipt = await receiveWebviewMessage({ type: 'cancel' }, chatInbox(r, handlers as Handlers<ChatToHost>));
     assert.strictEqual(receipt.accepted, false);
@@ -162,7 +161,7 @@ describe('webview boundary: chat messages through receiveWebviewMessage and the 
 
   const valid: Array<[ChatToHost, string[]]> = [
     [{ type: 'ready' }, ['sendState']],
-    [{ type: 'send', text: 'Fix the failing test' }, ['scheduleRefresh', 'send("Fix the failing test")']],
+    [{ type: 'send', text: 'Fix the failing test' }, ['send("Fix the failing test")']],
     [{ type: 'cancel' }, ['cancel()']],
     [{ type: 'approval', callId: 'call_1', approved: true }, ['resolveApproval("call_1", true)']],
     [{ type: 'approval', callId: 'call_1', approved: true, forSession: true }, ['resolveApproval("call_1", true, true)']],
@@ -187,7 +186,7 @@ describe('webview boundary: chat messages through receiveWebviewMessage and the 
   it('a handler that fails reaches onError, not the caller, and is not logged as a rejection', async () => {
     const r = recorder();
     const sessions = { ...fakeSessions(r), send: async () => { throw new Error('No model is configured.'); } };
-    const inbox = { ...chatInbox(r), handlers: chatHandlers({ sessions, executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined, showEarlier: async () => undefined }) };
+    const inbox = { ...chatInbox(r), handlers: chatHandlers({ sessions, executeCommand: async () => undefined, sendState: async () => undefined, showEarlier: async () => undefined }) };
     const receipt = await receiveWebviewMessage({ type: 'send', text: 'hi' }, inbox);
     assert.strictEqual(receipt.accepted, true);
     assert.deepStrictEqual(r.errors.map((e) => (e as Error).message), ['No model is configured.']);
@@ -198,7 +197,7 @@ describe('webview boundary: chat messages through receiveWebviewMessage and the 
     const r = recorder();
     const inbox = {
       ...chatInbox(r),
-      handlers: chatHandlers({ sessions: { ...fakeSessions(r), cancel: () => { throw new Error('a'); } }, executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined, showEarlier: async () => undefined }),
+      handlers: chatHandlers({ sessions: { ...fakeSessions(r), cancel: () => { throw new Error('a'); } }, executeCommand: async () => undefined, sendState: async () => undefined, showEarlier: async () => undefined }),
       onError: () => { throw new Error('b'); },
     };
     await assert.doesNotReject(receiveWebviewMessage({ type: 'cancel' }, inbox));
@@ -238,7 +237,7 @@ describe('webview boundary: inspector messages through receiveWebviewMessage and
     [{ type: 'refresh' }, ['sendState']],
     [{ type: 'pin', messageId: 'm1', pinned: true }, ['setPinned("m1", true)']],
     [{ type: 'openBlobInEditor', refId: 'res_1' }, ['command tally.openResult ["res_1"]']],
-    [{ type: 'selectTurn', requestIndex: 3 }, ['current()', 'store()', 'store.turnUsageAt("s1", 3)', 'store.turnUsageAt("s1", 2)', 'post turnItems']],
+    [{ type: 'selectRequest', requestIndex: 3 }, ['current()', 'store()', 'store.turnUsageAt("s1", 3)', 'store.turnUsageAt("s1", 2)', 'post requestItems']],
     [{ type: 'loadBlob', refId: 'res_1', offset: 0 }, ['current()', 'store()', 'store.readBlob("s1", "res_1", 0, 16384)', 'post blobPage']],
     [{ type: 'previewCompaction', focus: 'tests' }, ['post busy', 'preview("tests")', 'post busy', 'post preview']],
     [{ type: 'openRequestItem', requestIndex: 3, position: 2 }, ['command tally.openRequestItem [3,2]']],
@@ -256,7 +255,6 @@ describe('webview boundary: inspector messages through receiveWebviewMessage and
         'store()',
         'store.listTurnUsage("s1")',
         'info Compacted context: 100 → 40 tokens (masking). The context holds 40 of 900 tokens (4.4% of the effective window).',
-        'sendState',
       ],
     ],
   ];

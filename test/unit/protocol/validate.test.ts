@@ -12,8 +12,8 @@ describe('protocol validators: inspector → host', () => {
   const valid: unknown[] = [
     { type: 'ready' },
     { type: 'refresh' },
-    { type: 'selectTurn', requestIndex: 0 },
-    { type: 'selectTurn', requestIndex: 41 },
+    { type: 'selectRequest', requestIndex: 0 },
+    { type: 'selectRequest', requestIndex: 41 },
     { type: 'loadBlob', refId: 'res_7f3a', offset: 0 },
     { type: 'loadBlob', refId: 'res_7f3a', offset: 16384 },
     { type: 'openBlobInEditor', refId: 'res_7f3a' },
@@ -52,12 +52,12 @@ describe('protocol validators: inspector → host', () => {
     ['forkFromRequest with a negative index', { type: 'forkFromRequest', sessionId: 's-1', requestIndex: -1 }],
     ['forkFromRequest with a fractional index', { type: 'forkFromRequest', sessionId: 's-1', requestIndex: 0.5 }],
     ['forkFromRequest with an extra key', { type: 'forkFromRequest', sessionId: 's-1', requestIndex: 1, messages: [] }],
-    ['selectTurn without index', { type: 'selectTurn' }],
-    ['selectTurn with a string index', { type: 'selectTurn', requestIndex: '3' }],
-    ['selectTurn with a negative index', { type: 'selectTurn', requestIndex: -1 }],
-    ['selectTurn with a fractional index', { type: 'selectTurn', requestIndex: 1.5 }],
-    ['selectTurn with NaN', { type: 'selectTurn', requestIndex: NaN }],
-    ['selectTurn with Infinity', { type: 'selectTurn', requestIndex: Infinity }],
+    ['selectRequest without index', { type: 'selectRequest' }],
+    ['selectRequest with a string index', { type: 'selectRequest', requestIndex: '3' }],
+    ['selectRequest with a negative index', { type: 'selectRequest', requestIndex: -1 }],
+    ['selectRequest with a fractional index', { type: 'selectRequest', requestIndex: 1.5 }],
+    ['selectRequest with NaN', { type: 'selectRequest', requestIndex: NaN }],
+    ['selectRequest with Infinity', { type: 'selectRequest', requestIndex: Infinity }],
     ['loadBlob without offset', { type: 'loadBlob', refId: 'r' }],
     ['loadBlob with a string offset', { type: 'loadBlob', refId: 'r', offset: '0' }],
     ['loadBlob with an empty ref', { type: 'loadBlob', refId: '', offset: 0 }],
@@ -106,7 +106,7 @@ describe('protocol validators: inspector → host', () => {
 
   it('does not run getters and never throws on a hostile proxy', () => {
     let getterRan = false;
-    const withGetter = { type: 'selectTurn' } as Record<string, unknown>;
+    const withGetter = { type: 'selectRequest' } as Record<string, unknown>;
     Object.defineProperty(withGetter, 'requestIndex', { enumerable: true, get: () => ((getterRan = true), 1) });
     rejected(parseInspectorMessage(withGetter));
     assert.strictEqual(getterRan, false);
@@ -116,7 +116,7 @@ describe('protocol validators: inspector → host', () => {
   });
 
   it('returns a fresh object, not the input', () => {
-    const message = { type: 'selectTurn', requestIndex: 2 };
+    const message = { type: 'selectRequest', requestIndex: 2 };
     const parsed = parseInspectorMessage(message);
     assert.notStrictEqual(parsed, message);
   });
@@ -162,7 +162,7 @@ describe('protocol validators: chat → host', () => {
     ['an array', []],
     ['a boolean', true],
     ['an unknown type', { type: 'runShell', command: 'rm -rf /' }],
-    ['an inspector-only type', { type: 'selectTurn', requestIndex: 1 }],
+    ['an inspector-only type', { type: 'selectRequest', requestIndex: 1 }],
     ['cancel with an extra key', { type: 'cancel', now: true }],
     ['send without text', { type: 'send' }],
     ['send with a numeric text', { type: 'send', text: 42 }],

@@ -11,6 +11,7 @@ describe('attachment messages from the chat webview are checked before the host 
   it('takes well-formed ones as they are', () => {
     assert.deepEqual(parseChatMessage({ type: 'attach', target: { kind: 'file', path: 'src/app.ts' } }), { type: 'attach', target: { kind: 'file', path: 'src/app.ts' } });
     assert.deepEqual(parseChatMessage({ type: 'attach', target: { kind: 'problems' } }), { type: 'attach', target: { kind: 'problems' } });
+    assert.deepEqual(parseChatMessage({ type: 'attach', target: { kind: 'resource', server: 'notes', uri: 'test://readme' } }), { type: 'attach', target: { kind: 'resource', server: 'notes', uri: 'test://readme' } });
     assert.deepEqual(parseChatMessage({ type: 'attachQuery', queryId: 3, query: '' }), { type: 'attachQuery', queryId: 3, query: '' });
     assert.deepEqual(parseChatMessage({ type: 'dropUris', uris: ['file:///ws/a.ts'] }), { type: 'dropUris', uris: ['file:///ws/a.ts'] });
     assert.deepEqual(parseChatMessage({ type: 'draft', text: '' }), { type: 'draft', text: '' });
@@ -27,6 +28,8 @@ describe('attachment messages from the chat webview are checked before the host 
     refused({ type: 'attach', target: { kind: 'shell', command: 'rm -rf /' } }, /not an attachment kind/);
     refused({ type: 'attach', target: ['file', 'a'] }, /must be an object/);
     refused({ type: 'attach', target: { kind: 'file', path: 'a'.repeat(5_000) } }, /longer than 4096 bytes/);
+    refused({ type: 'attach', target: { kind: 'resource', server: 'notes' } }, /"uri" must be a string/);
+    refused({ type: 'attach', target: { kind: 'resource', server: 'notes', uri: 'test://readme', path: 'x' } }, /unexpected key "path"/);
   });
 
   it('bounds completion queries, drops and drafts', () => {

@@ -123,6 +123,55 @@ describe('npm run fake-model (scripted model server)', () => {
       ],
     });
     assert.strictEqual(summarizer.lastError, undefined, 'the model answered (no local fallback)');
-    assert.match(summary, /^## Checkpoint \(scripted model's summary of 5 messages\)\n### Task\nmake the tests pass\n### Files touched\n- changed: src\/app\.ts\n### Next step\n.+\n### Commands run\n- `npm test` → ran$/);
+    assert.match(summary, /^## Checkpoint \(scripted model's summary of 5 messages\)\n### Task\nmake the tests pass\n### Established\n- nothing yet\n### Changed\n- src\/app\.ts\n### Last commands\n- `npm test` → ran\n### Failed\n- nothing\n### Open questions\n- none\n### Next step\n.+$/);
+  });
+
+  it("a checkpoint of a session that only listed files passes Tally's check: no note of a rejected summary reaches the model", async () => {
+    const provider = createOpenAIProvider({ baseUrl: server.url });
+    const summarizer = new LlmSummarizer(
+      async (p) => (await completeOnce(provider, { model: 'scripted-model', system: [{ text: p.system }], messages: [hiddenUserMessage(p.user, { id: 'summary-request' })], tools: [], maxOutputTokens: p.maxTokens })).text,
+      'scripted-model',
+    );
+    const call = { id: 'c1', name: 'list_files', arguments: JSON.stringify({ path: '.' }) };
+    const notes: string[] = [];
+    const summary = await summarizer.summarize({
+      onNote: (note) => notes.push(note),
+      style: 'checkpoint',
+      maxTokens: 500,
+      messages: [
+        msg({ role: 'user', kind: 'user', content: 'list files' }),
+        msg({ role: 'assistant', kind: 'assistant', content: 'Listing.', toolCalls: [call] }),
+        msg({ role: 'tool', kind: 'tool_result', content: 'README.md\nsrc/', toolCallId: 'c1', toolName: 'list_files' }),
+      ],
+    });
+    assert.deepEqual(notes, [], 'the check neither completed nor replaced it');
+    assert.doesNotMatch(summary, /local summary used|left these out|completed:/);
+    assert.match(summary, /^## Checkpoint \(scripted model's summary/);
+  });
+
+  it('follows the request when a nested AGENTS.md applies (its note comes after the request), thinks when asked, and delegates', async () => {
+    const { scriptedReply } = (await importModule(path.resolve(__dirname, '..', '..', '..', 'scripts', 'fake-model.mjs'))) as unknown as { scriptedReply(m: unknown[]): { text: string; reasoning?: string; call?: { name: string; arguments: Record<string, unknown> } } };
+    const nested = scriptedReply([{ role: 'system', content: 'You are Tally.' }, { role: 'user', content: 'read src/app.ts' }, { role: 'user', content: 'Instructions from src/AGENTS.md (the active file is below it):\nUse tabs.' }]);
+    assert.deepEqual(nested.call, { name: 'read_file', arguments: { path: 'src/app.ts' } });
+    const delegated = scriptedReply([{ role: 'user', content: 'delegate list files' }]);
+    assert.deepEqual(delegated.call, { name: 'delegate', arguments: { task: 'list files' } });
+    const reported = scriptedReply([{ role: 'user', content: 'delegate list files' }, { role: 'assistant', content: '', tool_calls: [{ id: 'c', type: 'function', function: { name: 'delegate', arguments: '{"task":"list files"}' } }] }, { role: 'tool', tool_call_id: 'c', content: 'README.md and src/' }]);
+    assert.match(reported.text, /The subagent reported back:\n\n> README\.md and src\//);
+
+    const provider = createOpenAIProvider({ baseUrl: server.url });
+    const events = await collect(provider.stream(request([msg({ role: 'user', kind: 'user', content: 'think about the tests' })]), new AbortController().signal));
+    const thinking = events.flatMap((e) => (e.type === 'reasoning_delta' ? [e.text] : [])).join('');
+    assert.match(thinking, /^The user asked me to think about the tests\./);
+    assert.match(events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join(''), /^\[scripted model\] I thought about the tests first/);
+  });
+
+  it('fetches a page with fetch_url when asked, and says how many images of which types a message carried', async () => {
+    const { scriptedReply } = (await importModule(path.resolve(__dirname, '..', '..', '..', 'scripts', 'fake-model.mjs'))) as unknown as { scriptedReply(m: unknown[]): { text: string; call?: { name: string; arguments: Record<string, unknown> } } };
+    assert.deepEqual(scriptedReply([{ role: 'user', content: 'fetch https://example.com/docs' }]).call, { name: 'fetch_url', arguments: { url: 'https://example.com/docs' } });
+    const pasted = scriptedReply([{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'image_url', image_url: { url: 'data:image/webp;base64,UklGRg==' } }] }]);
+    assert.match(pasted.text, /I received \*\*2 images\*\* \(image\/png, image\/webp\)/);
+    assert.equal(pasted.call, undefined);
+    const before = scriptedReply([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/' } }] }, { role: 'user', content: 'describe it' }]);
+    assert.match(before.text, /I received \*\*1 image\*\* \(image\/jpeg\)/, 'an image attached in the message before the text');
   });
 });

@@ -21,7 +21,23 @@ describe('the README packed into the .vsix', () => {
       const inlined = sources.filter((s) => s.startsWith('data:'))[i];
       assert.deepEqual(Buffer.from(inlined.slice(inlined.indexOf(',') + 1), 'base64'), readFileSync(path.join(ROOT, src)), `${src} is inlined unchanged`);
     }
-    assert.equal(packed.replace(/\(data:[^)]+\)/g, '(X)'), readme.replace(/!\[([^\]]*)\]\(([^)\s]+)\)/g, (w, alt, src) => (/^https:/.test(src) ? w : `![${alt}](X)`)), 'nothing else changes');
+    const forUsers = readme.replace(/<!-- developers[^>]*-->[\s\S]*?<!-- \/developers -->\n*/g, '');
+    assert.equal(packed.replace(/\(data:[^)]+\)/g, '(X)'), forUsers.replace(/!\[([^\]]*)\]\(([^)\s]+)\)/g, (w, alt, src) => (/^https:/.test(src) ? w : `![${alt}](X)`)), 'nothing else changes');
+  });
+
+  it("opens with what Tally does for its user, without the developers' two commands, which the repository's README keeps first", async () => {
+    const { readmeForPackage } = await importModule(path.join(ROOT, 'scripts', 'pack-vsix.mjs'));
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const packed = readmeForPackage(readme);
+    assert.ok(readme.split('\n').slice(0, 12).some((line) => line.startsWith('npm install && npm start')), 'the repository README shows the two commands first');
+    assert.doesNotMatch(packed, /npm install && npm (start|test)|<!-- developers/);
+    assert.match(packed, /^# Tally\n\nA coding agent for VS Code whose context window is never a black box[^#]*\n## Install\n/);
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    assert.equal(manifest.license, 'MIT');
+    assert.match(manifest.repository.url, /^https:\/\/github\.com\//, 'the page links the repository');
+    assert.match(manifest.homepage, /^https:\/\//);
+    assert.match(manifest.bugs.url, /^https:\/\/.*\/issues$/);
+    assert.match(readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8'), /^!LICENSE$/m, 'the licence is packed, so the page can link it');
   });
 
   it('refuses a picture kind it cannot inline (an SVG would be refused by the page)', async () => {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 import type { Frame, Page } from 'playwright-core';
-import { findFrame, launchBrowser } from './browser';
+import { findFrame, launchBrowser, runCommand } from './browser';
 import { CODE_SERVER_ENTRY, startCodeServer } from './codeServer';
 import { screenshotPath } from './screenshots';
 import type { UiResult } from './uiTests';
@@ -21,6 +21,27 @@ function packExtension(dir: string): string {
 async function picturesLoaded(frame: Page | Frame, selector: string): Promise<Array<{ src: string; width: number }>> {
   await frame.waitForFunction((s) => Array.from(document.querySelectorAll<HTMLImageElement>(s)).every((img) => img.complete), selector, { timeout: 20_000 });
   return frame.$$eval(selector, (els) => (els as HTMLImageElement[]).map((img) => ({ src: img.getAttribute('src') ?? '', width: img.naturalWidth })));
+}
+
+/**
+ * The installed package's own files at work: the demo run and the database engine ship
+ * brotli-compressed, and the demo replay reads the one and stores its session with the other.
+ */
+async function demoFromThePackage(page: Page): Promise<UiResult> {
+  const name = 'dark: the installed .vsix replays its demo run into its session store, and the inspector shows it';
+  try {
+    await runCommand(page, 'Tally: Open Demo Replay');
+    const frame = await findFrame(page, '.seg[data-segment]', 120_000);
+    await frame.waitForSelector('[data-request-index="10"]', { timeout: 60_000 });
+    const tokens = await frame.$$eval('.seg[data-segment]', (els) => els.map((e) => Number(e.getAttribute('data-tokens'))));
+    const total = tokens.reduce((a, b) => a + b, 0);
+    if (total !== 32_000) throw new Error(`segments sum to ${total}, expected the demo's 32,000-token window`);
+    return { name, ok: true };
+  } catch (error) {
+    await page.screenshot({ path: screenshotPath('installed-demo-failed-dark.png') }).catch(() => undefined);
+    const notices = await page.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent ?? '')).catch(() => []);
+    return { name, ok: false, detail: `${error instanceof Error ? error.message : String(error)}${notices.length ? `; notifications: ${notices.join(' | ')}` : ''}` };
+  }
 }
 
 /**
@@ -71,6 +92,7 @@ export async function runListingUiTests(): Promise<UiResult[]> {
         await page.waitForTimeout(500);
         await page.screenshot({ path: screenshotPath(`extension-page-picture-${theme}.png`) });
         results.push({ name, ok: true });
+        if (theme === 'dark') results.push(await demoFromThePackage(page));
       } catch (error) {
         results.push({ name, ok: false, detail: error instanceof Error ? error.message : String(error) });
       } finally {

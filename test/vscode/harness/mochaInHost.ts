@@ -1,8 +1,10 @@
 import Mocha from 'mocha';
+import { format } from 'util';
 
 /**
  * Runs bundled test files inside the extension host: `load` requires them after mocha's globals
- * exist. Prints `vscode-suite: N passed, M failed`, which the harness reads from the host's log.
+ * exist. Prints `vscode-suite: N passed, M failed` (the tests that ran), which the harness reads
+ * from the host's log.
  */
 export function runMochaInHost(load: () => void): Promise<void> {
   // TALLY_VSCODE_GREP runs only the tests whose titles match (while working on a few; CI runs all).
@@ -10,10 +12,20 @@ export function runMochaInHost(load: () => void): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 120_000, reporter: 'spec', ...(grep ? { grep } : {}) });
   mocha.suite.emit('pre-require', globalThis, 'bundle', mocha);
   load();
+  // The host's console prints its arguments side by side: the reporter's "%s (%dms)" needs formatting here.
+  const log = console.log;
+  const base = Mocha.reporters.Base as unknown as { consoleLog: (...args: unknown[]) => void };
+  const reporterLog = base.consoleLog;
+  base.consoleLog = (...args: unknown[]) => log(format(...args));
   return new Promise((resolve, reject) => {
-    mocha.run((failures) => {
-      console.log(`vscode-suite: ${mocha.suite.total() - failures} passed, ${failures} failed`);
-      failures ? reject(new Error(`${failures} tests failed`)) : resolve();
+    let passed = 0;
+    let failed = 0;
+    const runner = mocha.run(() => {
+      base.consoleLog = reporterLog;
+      console.log(`vscode-suite: ${passed} passed, ${failed} failed`);
+      failed ? reject(new Error(`${failed} tests failed`)) : resolve();
     });
+    runner.on('pass', () => passed++);
+    runner.on('fail', () => failed++);
   });
 }

@@ -46,7 +46,7 @@ export async function runSuite(name: 'suite' | 'suite-restricted', trusted: bool
       ['enableProposedApi', ''],
     ];
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
-    const exitCode = await Promise.race([exit, new Promise<number>((r) => setTimeout(() => r(124), 240_000))]);
+    const exitCode = await Promise.race([exit, new Promise<number>((r) => setTimeout(() => r(124), 600_000))]);
     if (exitCode === 124) console.error(`${name}: timed out`);
     return { ...counts, failed: counts.failed + (exitCode !== 0 && counts.failed === 0 ? 1 : 0), exitCode };
   } finally {

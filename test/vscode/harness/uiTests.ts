@@ -4,13 +4,17 @@ import { join, resolve } from 'path';
 import type { Frame } from 'playwright-core';
 import { findFrame, launchBrowser, runCommand } from './browser';
 import { editApprovalInTheEditor } from './editApprovalUi';
+import { sandboxRefusalInTheChat } from './commandSandboxUi';
 import { forkFromTheInspector } from './forkUi';
 import { restoreAndRewindInTheChat } from './rewindUi';
 import { startCodeServer } from './codeServer';
 import { checkModelPicker } from './modelPickerUi';
+import { planModeInTheChat } from './planModeUi';
+import { firstMessageAndToolFigures } from './firstMessageUi';
 import { screenshotPath } from './screenshots';
 import { makeWorkspace } from './workspace';
 import { FakeOpenAIServer } from '../../fakes/openaiServer';
+import { startHttpServer } from '../../fakes/mcp/testServer';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 
@@ -70,7 +74,10 @@ async function contextNowShown(chat: Frame, inspector: Frame): Promise<{ chat: s
 /** Drives the real VS Code as a person would: palette → demo replay → inspector; screenshots per theme. */
 export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
   const results: UiResult[] = [];
+  // TALLY_VSCODE_GREP picks checks by title here too (each depends on those before it only for what it opens itself).
+  const grep = process.env.TALLY_VSCODE_GREP ? new RegExp(process.env.TALLY_VSCODE_GREP) : undefined;
   const check = async (name: string, body: () => Promise<void>) => {
+    if (grep && !grep.test(name)) return;
     try {
       await body();
       results.push({ name, ok: true });
@@ -103,10 +110,12 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
     '- the full outputs are offloaded, see [the docs](https://code.visualstudio.com/api)',
   ].join('\n');
   model.enqueue({ type: 'reply', parts: [{ text: markdownReply }], usage: { input: 9_000, output: 180, cacheRead: 4_096 }, chunkChars: 6 });
+  // An MCP server of Tally's own (the SDK's server over streamable HTTP), for the tool picker to group under it.
+  const mcp = await startHttpServer();
   const server = await startCodeServer({
     dir,
     workspace,
-    settings: { 'tally.baseUrl': model.url, 'tally.model': 'scripted-model', 'tally.approval.commands': 'always', 'security.workspace.trust.enabled': false, ...themeSettings(theme), 'tally.provider': 'openai-compatible' },
+    settings: { 'tally.mcp.servers': { notes: { type: 'http', url: mcp.url } }, 'tally.baseUrl': model.url, 'tally.model': 'scripted-model', 'tally.approval.commands': 'always', 'security.workspace.trust.enabled': false, ...themeSettings(theme), 'tally.provider': 'openai-compatible' },
   });
   const browser = await launchBrowser();
   try {
@@ -115,10 +124,13 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
     await page.waitForTimeout(3000);
+    await firstMessageAndToolFigures(page, theme, check);
     await check(`${theme}: the inspector opens from the palette on the demo replay, and its bar segments sum to the window`, async () => {
       await runCommand(page, 'Tally: Open Demo Replay');
       const frame = await findFrame(page, '.seg[data-segment]', 120_000);
-      await page.waitForTimeout(1500);
+      // The inspector may still show the session before it (it is reused): wait for the replay's own view.
+      await frame.waitForSelector('[data-replay="true"]', { timeout: 120_000 });
+      await page.waitForTimeout(500);
       const tokens = await frame.$$eval('.seg[data-segment]', (els) => els.map((e) => Number(e.getAttribute('data-tokens'))));
       const total = tokens.reduce((a, b) => a + b, 0);
       if (total !== 32_000) throw new Error(`segments sum to ${total}, expected the 32,000-token window`);
@@ -234,6 +246,9 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       await frame.waitForSelector('[data-kind="assistant"]:has-text("Back on track after the error")', { timeout: 60_000 });
       await frame.waitForFunction((selector) => document.querySelectorAll(selector).length === 0, errors, { timeout: 10_000 });
     });
+    await check(`${theme}: a command the sandbox stopped offers to run it outside the sandbox, on a card that always asks; Deny keeps it inside`, async () => {
+      await sandboxRefusalInTheChat(page, model, screenshotPath(`command-sandbox-${theme}.png`));
+    });
     await check(`${theme}: an edit waiting for approval opens the diff editor with Accept and Reject; Accept in its title bar writes the file`, async () => {
       await editApprovalInTheEditor(page, model, workspace, screenshotPath(`edit-approval-${theme}.png`));
     });
@@ -257,12 +272,23 @@ export async function runUiTests(theme: UiTheme): Promise<UiResult[]> {
       const markerText = (await marker.first().textContent()) ?? '';
       if (!/tokens · tally-test\.marker-tool/.test(markerText)) throw new Error(`another extension's tool is not listed with its cost and source: ${markerText}`);
       if ((await marker.first().getAttribute('aria-checked')) === 'true') throw new Error('another extension\'s tool is picked by default');
+      await page.locator('.quick-input-widget input').fill('mcp_notes');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'mcp_notes_echo' }).first().waitFor({ timeout: 10_000 });
+      // A filtered quick pick drops its separators: the row names its server as its source.
+      const listed = (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'mcp_notes_echo' }).first().textContent()) ?? '';
+      if (!/[\d,]+ tokens · notes/.test(listed)) throw new Error(`the MCP server's tool does not name its server: ${listed.slice(0, 300)}`);
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: screenshotPath(`tool-picker-mcp-${theme}.png`) });
       await page.keyboard.press('Escape');
+    });
+    await check(`${theme}: plan mode from the palette plans with reads only; the plan's card is edited in place and approved, and the next request carries the edited plan with every tool`, async () => {
+      await planModeInTheChat(page, model, { proposed: screenshotPath(`plan-card-${theme}.png`), approved: screenshotPath(`plan-approved-${theme}.png`) });
     });
     await checkModelPicker(page, theme, check);
   } finally {
     await browser.close();
     await model.close();
+    await mcp.close();
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -7,5 +7,6 @@ export function run(): Promise<void> {
     require('./lmToolsRestricted.test');
     require('./restrictedWrites.test');
     require('./attachmentsRestricted.test');
+    require('./hooksRestricted.test');
   });
 }

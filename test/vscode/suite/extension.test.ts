@@ -63,7 +63,7 @@ describe('Tally in VS Code', () => {
   });
 
   it('Set API Key keeps the key in SecretStorage only: used for a request, then found in no setting, log, database or export', async () => {
-    const { sessions, keys, folders } = await api();
+    const { sessions, lifecycle, keys, folders } = await api();
     const secret = 'sk-ant-TEST-0123456789abcdef';
     // A local stand-in for Anthropic that rejects the key and echoes it back, as some proxies do.
     const seenKeys: string[] = [];
@@ -84,19 +84,19 @@ describe('Tally in VS Code', () => {
       await sessions.create('key test');
       await sessions.send('Hello?');
       assert.deepEqual(seenKeys, [secret], 'the key went to the provider, in its header, once (401 is not retried)');
-      const notice = sessions.endedTurnNotices.map((n) => n.text).join('\n');
+      const notice = (sessions.shown?.state.endedTurnNotices ?? []).map((n) => n.text).join('\n');
       assert.match(notice, /authentication/i, 'the user is told why');
       assert.ok(!notice.includes(secret), 'the echoed key is not shown');
       assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('tally')).includes(secret));
       const store = await sessions.store();
       await store.flush();
-      const exported = await vscode.commands.executeCommand<string>('tally.exportSession', { format: 'json', target: join(sessions.storageFolder, 'export.json') });
+      const exported = await vscode.commands.executeCommand<string>('tally.exportSession', { format: 'json', target: join(lifecycle.storageFolder, 'export.json') });
       // The log channel writes to disk asynchronously: wait until the error is there.
       const logFiles = () => filesUnder(dirname(folders.log)).filter((f) => f.endsWith('.log'));
       await until('the error reached a log file', () => logFiles().some((f) => /authentication/i.test(readFileSync(f, 'utf8'))));
       const userSettings = join(folders.globalStorage, '..', '..', 'settings.json');
       assert.match(readFileSync(userSettings, 'utf8'), /"tally\.provider": "anthropic"/, 'the user settings file is the one written');
-      const searched = [...filesUnder(sessions.storageFolder), exported!, ...logFiles(), userSettings, ...filesUnder(dirname(folders.globalStorage)).filter((f) => !/state\.vscdb/.test(f))];
+      const searched = [...filesUnder(lifecycle.storageFolder), exported!, ...logFiles(), userSettings, ...filesUnder(dirname(folders.globalStorage)).filter((f) => !/state\.vscdb/.test(f))];
       for (const file of searched) assert.ok(!readFileSync(file).includes(Buffer.from(secret)), `${file} does not contain the key`);
     } finally {
       for (const key of ['provider', 'model', 'baseUrl']) await config.update(key, undefined, vscode.ConfigurationTarget.Global);
@@ -115,7 +115,7 @@ describe('Tally in VS Code', () => {
   });
 
   it('runs the other commands: inspector, new and resumed sessions, loaded instructions, a transcript', async () => {
-    const { sessions } = await api();
+    const { sessions, lifecycle } = await api();
     assert.equal(await vscode.commands.executeCommand('tally.openInspector'), true);
     const created = await vscode.commands.executeCommand<string>('tally.newSession');
     assert.ok(created);
@@ -126,7 +126,7 @@ describe('Tally in VS Code', () => {
     const demo = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'media', 'demo', 'demo-run.traj.json');
     const replayed = await vscode.commands.executeCommand<string>('tally.openTranscript', demo);
     assert.ok(replayed && replayed !== created);
-    const markdown = await vscode.commands.executeCommand<string>('tally.exportSession', { format: 'markdown', target: join(sessions.storageFolder, 'export.md') });
+    const markdown = await vscode.commands.executeCommand<string>('tally.exportSession', { format: 'markdown', target: join(lifecycle.storageFolder, 'export.md') });
     assert.match(readFileSync(markdown!, 'utf8'), /^# demo-run\.traj\.json/);
   });
 

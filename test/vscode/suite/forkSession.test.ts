@@ -41,7 +41,7 @@ describe('Fork from a request in a live session', () => {
       assert.equal(fork.info.id, forkId, 'the fork is the session open in the chat');
       assert.equal(fork.info.title, 'Fork of fork source at #1');
       assert.ok((await store.listSessions()).some((s) => s.id === forkId), 'it is in the session list');
-      const [entry] = fork.view.compactions;
+      const [entry] = fork.state.records.compactions;
       assert.deepEqual(entry.step, { kind: 'fork', fromSessionId: id, fromRequestIndex: 1 });
       assert.ok(forkEntryText(entry).startsWith(`Forked from request #1 with ${sent.length} messages, ${request1.estimatedInputTokens.toLocaleString('en-US')} tokens`), forkEntryText(entry));
 

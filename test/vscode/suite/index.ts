@@ -14,12 +14,22 @@ export function run(): Promise<void> {
     require('./vscodeLmTurn.test');
     require('./windowFigures.test');
     require('./oneFigure.test');
+    require('./toolFigure.test');
+    require('./costLine.test');
+    require('./demoModel.test');
     require('./readOnlyDocuments.test');
     require('./settingsReopen.test');
     require('./forkSession.test');
     require('./summaryEdit.test');
     require('./attachments.test');
     require('./subagents.test');
+    require('./subagentToolChoice.test');
     require('./rewind.test');
+    require('./commandSandbox.test');
+    require('./confinedWrites.test');
+    require('./namedPipes.test');
+    require('./hooks.test');
+    require('./mcpServers.test');
+    require('./sessionSearch.test');
   });
 }

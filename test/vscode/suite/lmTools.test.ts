@@ -52,7 +52,7 @@ describe('tools other extensions register (vscode.lm.tools)', () => {
       assert.ok(listed.includes(MARKER_TOOL) && !listed.some((name) => /internal/i.test(name)), `the picker lists the marker tool, no internal tool: ${listed.join(', ')}`);
       await vscode.commands.executeCommand('tally.configureTools', { picked: ['read_file', MARKER_TOOL] });
       await api.sessions.send('again');
-      assert.deepEqual(offeredTools(server.requests[1].body).filter((n) => !['tool_search', 'activate_skill', 'read_result', 'compact_context'].includes(n)), ['read_file', MARKER_TOOL]);
+      assert.deepEqual(offeredTools(server.requests[1].body).filter((n) => !['tool_search', 'activate_skill', 'read_result', 'compact_context', 'update_todos'].includes(n)), ['read_file', MARKER_TOOL]);
       const workspaceValue = vscode.workspace.getConfiguration('tally').inspect('toolChoice');
       assert.equal(workspaceValue?.workspaceValue, undefined, 'the choice is no setting a repository could write');
     }, { markerOn: false });

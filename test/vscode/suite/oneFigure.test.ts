@@ -1,6 +1,5 @@
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
-import { buildChatState } from '../../../src/host/chat/chatState';
 import { buildInspectorState } from '../../../src/host/inspector/inspectorState';
 import type { CompactionView } from '../../../src/protocol/inspector';
 import type { TallyApi } from '../../../src/extension';
@@ -19,9 +18,8 @@ describe('One number for the context on every surface, through compactions and r
   /** Every surface's figure now, read from what the host builds for it (the status bar from the item itself). */
   async function surfaces(t: TallyApi) {
     const session = await t.sessions.current();
-    const store = await t.sessions.store();
-    const [transcript, compactions, usage] = await Promise.all([store.loadTranscript(session.info.id), store.listCompactionEvents(session.info.id), store.listRequestUsage(session.info.id)]);
-    const chatState = buildChatState({ session, transcript, compactions, sessions: [], usage });
+    // The chat as its state holds it (what the chat was sent).
+    const chatState = session.state.chatState();
     const inspectorState = buildInspectorState(session);
     const f = inspectorState.figures!;
     const shown = () => vscode.commands.executeCommand<{ text: string; tooltip: string }>('tally.statusBarShown');

@@ -55,12 +55,17 @@ describe('Everything Tally opens is a read-only document with a useful title', (
     const itemDoc = await vscode.commands.executeCommand<vscode.TextDocument>('tally.openRequestItem', lastRequest.requestIndex, toolPosition);
     assert.ok(itemDoc?.getText().length, 'the item has its text');
     await assertReadOnly(itemDoc, new RegExp(`^tool result · run_command yes tally.* · request #${lastRequest.requestIndex}\\.txt$|^run_command yes tally.* · request #${lastRequest.requestIndex}\\.txt$`));
-    // The next request's items are laid out on their own (the prompt is one item there): find the user's message among them.
+    // The next request's items as the inspector lists them (and the command opens them): find the user's message among them.
     const now = await t.sessions.current();
-    const nextItems = now.contextSession.planRequest().items;
+    const nextItems = now.contextSession.planNextRequest().items;
     const userDoc = await vscode.commands.executeCommand<vscode.TextDocument>('tally.openRequestItem', undefined, nextItems.findIndex((i) => i.role === 'user'));
     assert.equal(userDoc?.getText(), 'Print a lot.');
     await assertReadOnly(userDoc, /^user · next request\.txt$/);
+    // A prompt part of the next request opens to the text the request before it carried.
+    const instructions = nextItems.findIndex((i) => i.kind === 'agents-md');
+    const instructionsDoc = await vscode.commands.executeCommand<vscode.TextDocument>('tally.openRequestItem', undefined, instructions);
+    assert.match(instructionsDoc?.getText() ?? '', /^Project instructions \(workspace\/AGENTS\.md\):\n# Project rules/);
+    await assertReadOnly(instructionsDoc, /· next request\.txt$/);
 
     await vscode.commands.executeCommand('tally.showLoadedInstructions');
     await assertReadOnly(vscode.window.activeTextEditor?.document, /^Tally loaded instructions\.md$/);

@@ -189,7 +189,7 @@ describe('Restore files and rewind in VS Code', function () {
       const { ports } = portsAnswering(api, 'Rewind');
       await rewindToMessage(ports, await userMessageId(api, 'Fix the build.'));
       assert.equal(api.sessions.canRetry, false, 'Retry would send a message the rewind set aside');
-      assert.deepEqual(api.sessions.endedTurnNotices, [], 'the error notice is gone');
+      assert.deepEqual(api.sessions.shown?.state.endedTurnNotices, [], 'the error notice is gone');
     });
   });
 });

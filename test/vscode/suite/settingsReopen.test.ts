@@ -20,11 +20,11 @@ describe('Settings changes reopen the session once, before the next message', ()
     const server = await new FakeLocalModelServer({ flavour: 'ollama', defaultWindow: 8_192, models: [{ id: 'reopen-model:7b', arch: 'qwen2', trainedWindow: 32_768 }] }).start();
     await api.sessions.current(); // reopens left by earlier tests' settings resets are done
     const opened = new Set<unknown>();
-    const watch = api.sessions.onDidChange(() => opened.add(api.sessions.active));
+    const watch = api.lifecycle.onDidResume(() => opened.add(api.sessions.active));
     try {
       const before = api.sessions.active;
       const { ui } = scriptedUi({ provider: 'OpenAI-compatible server', baseUrl: server.url, model: 'reopen-model:7b' });
-      assert.equal(await api.sessions.whileChangingSettings(() => runModelPicker(api.keys, ui)), true);
+      assert.equal(await api.lifecycle.whileChangingSettings(() => runModelPicker(api.keys, ui)), true);
       // No waiting: the next use of the session sees the new settings.
       const session = await api.sessions.current();
       assert.equal(session.chat?.model.id, 'reopen-model:7b');
@@ -41,7 +41,7 @@ describe('Settings changes reopen the session once, before the next message', ()
     const server = await new FakeLocalModelServer({ flavour: 'ollama', defaultWindow: 8_192, models: [{ id: 'burst-model:1b', arch: 'qwen2', trainedWindow: 32_768 }] }).start();
     await api.sessions.current(); // reopens left by earlier tests' settings resets are done
     const opened = new Set<unknown>();
-    const watch = api.sessions.onDidChange(() => opened.add(api.sessions.active));
+    const watch = api.lifecycle.onDidResume(() => opened.add(api.sessions.active));
     try {
       const before = api.sessions.active;
       await config().update('provider', 'openai-compatible', vscode.ConfigurationTarget.Global);

@@ -7,7 +7,6 @@ import * as vscode from 'vscode';
 import type { SubagentProgress } from '../../../src/core/agent/events';
 import { subagentSessions } from '../../../src/core/agent/subagents/sessionLink';
 import { withSettings } from '../../../src/core/settings';
-import { chatEntriesOf } from '../../../src/host/chat/chatState';
 import { inspectorHandlers } from '../../../src/host/inspector/inspectorIntents';
 import { buildInspectorState } from '../../../src/host/inspector/inspectorState';
 import { InspectorSubject } from '../../../src/host/inspector/subagentSubject';
@@ -51,12 +50,12 @@ describe('Subagents in VS Code: a named agent edits after the user approves on i
       let ended: ChatSubagentView | undefined;
       const card = async (): Promise<ChatToolCallView | undefined> => {
         const session = await api.sessions.current();
-        const entries = chatEntriesOf(session.view.chat, { live: api.sessions.live });
+        const entries = session.state.chatEntries();
         return entries.flatMap((e) => (e.kind === 'assistant' ? e.toolCalls : [])).find((c) => c.callId === 'call_delegate');
       };
       const listening = api.sessions.onAgentEvent((event) => {
         if (event.type !== 'subagent') return;
-        const view = api.sessions.live?.subagents?.get('call_delegate');
+        const view = api.sessions.shown?.state.live?.subagents.get('call_delegate');
         if (view && phases[phases.length - 1] !== view.phase) phases.push(view.phase);
         if ((event.progress as SubagentProgress).kind === 'ended') ended = view && { ...view };
       });
@@ -86,7 +85,7 @@ describe('Subagents in VS Code: a named agent edits after the user approves on i
       const main = await api.sessions.current();
       const [child] = await subagentSessions(store, main.info.id);
       assert.equal(child.link.agent, 'editor');
-      const summary = (await subagentSummaries(store, { sessionId: main.info.id, usage: main.view.usageFigures, messages: [main.view.heldMessages] }))!;
+      const summary = (await subagentSummaries(store, { sessionId: main.info.id, usage: main.state.records.usageFigures, messages: [main.state.records.heldMessages] }))!;
       assert.equal(summary.list[0].read, ended?.read, "the inspector's read is the card's");
       assert.equal(summary.list[0].read, 900 + 1_300);
       const subject = new InspectorSubject({ store: () => api.sessions.store(), settings: () => withSettings({}) });
@@ -96,7 +95,7 @@ describe('Subagents in VS Code: a named agent edits after the user approves on i
         subagents: { open: async (sessionId) => subject.open(await api.sessions.current(), sessionId), back: () => subject.back() },
         post: (m) => void posted.push(m),
         sendState: async () => undefined,
-        showEarlier: () => undefined,
+        showEarlier: async () => undefined,
         executeCommand: async () => undefined,
         showInformation: () => undefined,
       });
@@ -108,10 +107,10 @@ describe('Subagents in VS Code: a named agent edits after the user approves on i
       const shown = subject.shown(main);
       const state = buildInspectorState(shown);
       assert.equal(state.session?.id, child.info.id);
-      assert.equal(state.turns.length, 2, "the subagent's two requests");
+      assert.equal(state.requests.length, 2, "the subagent's two requests");
       assert.deepEqual(subject.header(main), { agent: 'editor', task: 'TASK capitalise alpha in subagent-edit.txt', parentSessionId: main.info.id, parentTitle: 'delegate an edit', depth: 1 });
-      await receive({ type: 'selectTurn', requestIndex: 1 });
-      const items = posted.find((m): m is Extract<HostToInspector, { type: 'turnItems' }> => m.type === 'turnItems')!;
+      await receive({ type: 'selectRequest', requestIndex: 1 });
+      const items = posted.find((m): m is Extract<HostToInspector, { type: 'requestItems' }> => m.type === 'requestItems')!;
       assert.ok(items.items.some((i) => i.toolName === 'edit_file' && i.role === 'tool'), "its request carries its own edit's result");
       assert.ok(items.items.some((i) => i.preview.includes('TASK capitalise alpha')));
       await receive({ type: 'closeSubagent' });

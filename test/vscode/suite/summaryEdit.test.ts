@@ -32,7 +32,7 @@ describe('Editing the compaction preview\'s summary in a live session', () => {
       sessions: t.sessions,
       post: (message) => void posted.push(message),
       sendState: async () => undefined,
-      showEarlier: () => undefined,
+      showEarlier: async () => undefined,
       executeCommand: async () => undefined,
       showInformation: () => undefined,
     });

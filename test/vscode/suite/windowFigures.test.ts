@@ -1,6 +1,5 @@
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
-import { buildChatState } from '../../../src/host/chat/chatState';
 import { buildInspectorState } from '../../../src/host/inspector/inspectorState';
 import { SCRIPTED_WINDOW_SETTINGS, scriptedModelForSuite, tallyApi as api, until } from './hostHelpers';
 
@@ -11,8 +10,9 @@ describe('Every surface shows the same window figures, after a turn and after a 
   async function surfaces(t: Awaited<ReturnType<typeof api>>) {
     const session = await t.sessions.current();
     const store = await t.sessions.store();
-    const [transcript, compactions, usage] = await Promise.all([store.loadTranscript(session.info.id), store.listCompactionEvents(session.info.id), store.listRequestUsage(session.info.id)]);
-    const chat = buildChatState({ session, transcript, compactions, sessions: [], usage }).meter!;
+    const usage = await store.listRequestUsage(session.info.id);
+    // The chat's meter as its state holds it (what the chat was last sent).
+    const chat = session.state.header().meter!;
     const inspector = buildInspectorState(session).figures!;
     // The status bar follows change events: give it a moment to show the latest figures.
     const shown = () => vscode.commands.executeCommand<{ text: string; tooltip: string }>('tally.statusBarShown');

@@ -1,16 +1,14 @@
-import type { TokenCounter } from '../../accounting/tokenizer';
 import type { ToolDefinition } from '../../model/tool';
 import type { SessionStore } from '../../ports/sessionStore';
 import type { InstructionPart } from '../../prompt/promptSections';
-import type { ChatProvider, ReasoningRequest } from '../../providers/types';
 import type { ContextSession } from '../../context/contextSession';
-import type { ContextSettings } from '../../settings';
-import type { SessionApprovals } from '../../tools/sessionApprovals';
 import { ToolInputError, type Tool, type ToolContext, type ToolOutput } from '../../tools/types';
-import type { ToolRegistryOptions } from '../../tools/registry';
+import type { AgentSession } from '../agentSession';
 import { ConcurrencyGate } from './concurrencyGate';
 import { agentsIndex, type NamedAgent } from './namedAgents';
 import { runSubagent } from './runSubagent';
+import type { SubagentAsker } from './subagentApprovals';
+import { TurnSpends, type TurnSubagentSpend } from './turnBudget';
 
 export const DELEGATE_TOOL_NAME = 'delegate';
 
@@ -24,36 +22,45 @@ export interface SubagentLimits {
   maxConcurrent: number;
   /** Whether a subagent may start subagents of its own (one level more). */
   allowNested: boolean;
+  /** Subagents one user turn may start (nested ones included) before the user is asked to let it start more. */
+  maxPerTurn: number;
+  /** Tokens one user turn's subagents may use together before the user is asked (a running one stops there). */
+  maxTokensPerTurn: number;
   /** The report (the parent's tool result) is cut to these, head and tail kept. */
   maxReportLines: number;
   maxReportBytes: number;
+}
+
+/** What starting one subagent's agent takes: its session, its agent, and what it may do. */
+export interface SubagentStart {
+  /** The subagent's own working context. */
+  session: ContextSession;
+  agent?: NamedAgent;
+  /** Its role, the first part of its instructions. */
+  role: InstructionPart;
+  /** Who asks on its approval cards. */
+  asker: SubagentAsker;
+  /** Its own delegate tool, when nesting is allowed. */
+  nested?: DelegateTool;
+  /** Requests it may send before it stops. */
+  maxSteps: number;
 }
 
 /** Everything a subagent needs from the session that starts it. */
 export interface SubagentEnvironment {
   store: SessionStore;
   parentSessionId: () => string;
-  provider: ChatProvider;
   /** The parent's model, used unless a named agent names another the user configured. */
   model: string;
-  maxOutputTokens: number;
   /** Whether a named agent's `model` is one of the configured provider's that the user chose. */
   modelAllowed(model: string): boolean;
-  counter: TokenCounter;
-  settings: ContextSettings;
   /** Opens the subagent's own context session (same window rules and summarizer as the parent's). */
   openContext(sessionId: string): Promise<ContextSession>;
-  /** Every tool a subagent's session could have, its own session tools bound to its own manager. */
-  tools(session: ContextSession): Tool[];
-  /** The parent registry's workspace, approvals (shared: the same cards and session allowances) and limits. */
-  registry: Pick<ToolRegistryOptions, 'workspace' | 'limits'> & { approvals: Pick<SessionApprovals, 'decide'> };
   /** The named agents known now (none from an untrusted workspace). */
   agents(): Promise<NamedAgent[]>;
-  /** The AGENTS.md files the parent's prompt carries now (none from an untrusted workspace): a subagent works in the same project. */
-  instructions?(): Promise<readonly InstructionPart[]>;
-  /** The thinking the parent's requests ask for: a subagent on the parent's model asks the same. */
-  reasoning?: ReasoningRequest;
   limits(): SubagentLimits;
+  /** Builds the subagent's agent from its parent's (core/agent/build/buildAgent.ts): the same provider, workspace and approvals, a subset of the parent's tools. */
+  start(run: SubagentStart): AgentSession;
 }
 
 const BASE_DESCRIPTION =
@@ -61,11 +68,6 @@ const BASE_DESCRIPTION =
   'It works with read-only tools unless its agent allows more, and returns a short report, which is all you see of its work. ' +
   'Give it everything it needs in `task`: it does not see this conversation. Several delegate calls in one message run in parallel.';
 
-/**
- * The delegation tool: each call starts a subagent, a session of its own run by the same agent
- * loop, and returns its bounded report. One instance serves one parent agent (its gate bounds how
- * many of that parent's subagents run at once); `depth` is 0 for the user's agent.
- */
 /** The delegation tool as the model sees it; `index` lists the named agents it can run. */
 export function delegateDefinition(index = '', names: readonly string[] = []): ToolDefinition {
   return {
@@ -84,15 +86,23 @@ export function delegateDefinition(index = '', names: readonly string[] = []): T
   };
 }
 
+/**
+ * The delegation tool: each call starts a subagent, a session of its own run by the same agent
+ * loop, and returns its bounded report. One instance serves one parent agent (its gate bounds how
+ * many of that parent's subagents run at once); `depth` is 0 for the user's agent.
+ */
 export class DelegateTool implements Tool {
   readonly approval = 'read' as const;
   readonly concurrent = true;
   private known: NamedAgent[] = [];
   private described?: { index: string; definition: ToolDefinition };
   private readonly gate: ConcurrencyGate;
+  private readonly spends: TurnSpends;
 
-  constructor(private readonly env: SubagentEnvironment, readonly depth = 0) {
+  /** `turnSpend`: for a subagent's own delegate tool, the spend of the user's turn it belongs to. */
+  constructor(private readonly env: SubagentEnvironment, readonly depth = 0, private readonly turnSpend?: TurnSubagentSpend) {
     this.gate = new ConcurrencyGate(() => env.limits().maxConcurrent);
+    this.spends = new TurnSpends(() => env.limits());
   }
 
   /** Reads the named agents again (before each prompt is built: their files change). */
@@ -127,6 +137,7 @@ export class DelegateTool implements Tool {
         throw new ToolInputError(`the agent "${agent.name}" asks for the model "${agent.model}", which is not a model the user configured; it did not run.`);
       }
     }
+    const turn = this.turnSpend ?? this.spends.of(ctx.signal);
     let release: () => void;
     try {
       release = await this.gate.acquire(ctx.signal);
@@ -134,8 +145,10 @@ export class DelegateTool implements Tool {
       return { output: 'The turn was cancelled before the subagent started.', isError: true };
     }
     try {
-      const nested = this.nestedAllowed() ? (sessionId: string) => new DelegateTool({ ...this.env, parentSessionId: () => sessionId }, this.depth + 1) : undefined;
-      return await runSubagent({ env: this.env, task, agent, ctx, nested });
+      // Admitted once it may run, so the tokens spent by the subagents before it count.
+      await turn.admit(ctx);
+      const nested = this.nestedAllowed() ? (sessionId: string) => new DelegateTool({ ...this.env, parentSessionId: () => sessionId }, this.depth + 1, turn) : undefined;
+      return await runSubagent({ env: this.env, task, agent, ctx, nested, turn });
     } finally {
       release();
     }

@@ -1,13 +1,12 @@
 import type { InstructionPart } from '../../prompt/promptSections';
-import { SessionPrompt } from '../../prompt/sessionPrompt';
 import { truncateOutput } from '../../toolOutput/truncate';
-import { ToolRegistry } from '../../tools/registry';
-import type { ApprovalRequest, Tool, ToolContext, ToolOutput } from '../../tools/types';
-import { AgentSession } from '../agentSession';
+import type { ToolContext, ToolOutput } from '../../tools/types';
 import type { AgentEvent, SubagentProgress, TurnStopReason } from '../events';
 import type { DelegateTool, SubagentEnvironment } from './delegateTool';
 import type { NamedAgent } from './namedAgents';
 import { subagentOrigin } from './sessionLink';
+import { subagentCallId } from './subagentApprovals';
+import type { TurnSubagentSpend } from './turnBudget';
 
 export interface SubagentRun {
   env: SubagentEnvironment;
@@ -16,14 +15,15 @@ export interface SubagentRun {
   ctx: ToolContext;
   /** Makes the delegate tool the subagent gets (its subagents linked to its session) when the user allows nested subagents. */
   nested?: (sessionId: string) => DelegateTool;
+  /** What the user's turn has spent on subagents: this one's tokens count there too, and it stops when the turn's are spent. */
+  turn?: TurnSubagentSpend;
 }
 
 const GENERAL_AGENT = 'general';
 
-/** The subagent's role, then the project's AGENTS.md files the parent carries (each its own part, counted in its prompt). */
-async function subagentParts(env: SubagentEnvironment, agent: NamedAgent | undefined): Promise<readonly InstructionPart[]> {
-  const role: InstructionPart = { path: 'subagent', label: agent ? `the subagent's role and the agent "${agent.name}"` : "the subagent's role", text: subagentInstructions(agent), followsActiveFile: false };
-  return [role, ...((await env.instructions?.()) ?? [])];
+/** The subagent's role: the first part of its instructions (the project's AGENTS.md files follow it). */
+function rolePart(agent: NamedAgent | undefined): InstructionPart {
+  return { path: 'subagent', label: agent ? `the subagent's role and the agent "${agent.name}"` : "the subagent's role", text: subagentInstructions(agent), followsActiveFile: false };
 }
 
 /** The subagent's instructions: who asked, what it has, and that its last message is the report. */
@@ -33,13 +33,6 @@ function subagentInstructions(agent: NamedAgent | undefined): string {
     'Work with the tools you have, then end with a concise report: what you found or did, with file paths and line numbers where they help. Do not ask questions; state what you assumed.',
   ].join('\n');
   return agent?.instructions ? `${role}\n\nInstructions of the agent "${agent.name}" (${agent.path}):\n${agent.instructions}` : role;
-}
-
-/** The tools a subagent may use: the read-only ones by default, or the ones its agent names (which keep their approvals). */
-function subagentTools(all: Tool[], agent: NamedAgent | undefined, nested: DelegateTool | undefined): Tool[] {
-  const chosen = agent?.tools ? all.filter((t) => agent.tools!.includes(t.definition.name)) : all.filter((t) => t.approval === 'read');
-  const withoutDelegate = chosen.filter((t) => !t.concurrent);
-  return nested ? [...withoutDelegate, nested] : withoutDelegate;
 }
 
 /**
@@ -60,42 +53,15 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
   const progress = (p: DistributiveOmit<SubagentProgress, 'callId' | 'sessionId' | 'agent'>) =>
     ctx.onEvent?.({ type: 'subagent', progress: { callId: ctx.callId, sessionId: info.id, ...(agent ? { agent: agent.name } : {}), ...p } as SubagentProgress });
 
-  const all = env.tools(session);
   const nested = run.nested?.(info.id);
-  const tools = subagentTools(all, agent, nested);
-  const asker = { sessionId: info.id, name, parentCallId: ctx.callId };
-  const registry = new ToolRegistry({
-    sources: [() => tools],
-    workspace: env.registry.workspace,
-    limits: env.registry.limits,
-    // Same approvals as the parent's; the card says which subagent asks, under an id no other call has.
-    approvals: { decide: (request, workspace, options) => env.registry.approvals.decide(askedBySubagent(request, asker), workspace, options) },
-    onCall: (toolName) => prompt.noteToolUse(toolName),
-  });
-  const prompt: SessionPrompt = new SessionPrompt({ counter: env.counter, settings: env.settings, tools: () => registry.definitions(), instructions: () => subagentParts(env, agent), skills: async () => [] });
-  const subagent = new AgentSession({
-    contextSession: session,
-    provider: env.provider,
-    model: agent?.model ?? env.model,
-    maxOutputTokens: env.maxOutputTokens,
-    // Thinking as the parent's requests ask for it, on the parent's model (another model may not think).
-    ...(env.reasoning && (!agent?.model || agent.model === env.model) ? { reasoning: env.reasoning } : {}),
-    prompt: {
-      prepare: async (a) => {
-        await nested?.refreshAgents();
-        return prompt.prepare(a);
-      },
-    },
-    tools: registry,
-    maxSteps: Math.max(1, limits.maxRequests),
-  });
+  const subagent = env.start({ session, agent, role: rolePart(agent), asker: { sessionId: info.id, name, parentCallId: ctx.callId }, nested, maxSteps: Math.max(1, limits.maxRequests) });
 
   const stop = new AbortController();
   const onParentAbort = () => stop.abort();
   ctx.signal.addEventListener('abort', onParentAbort, { once: true });
   let requests = 0;
   let tokens = 0;
-  let capped: 'token_cap' | undefined;
+  let capped: 'token_cap' | 'turn_token_cap' | undefined;
   let report = '';
   let failure: string | undefined;
   subagent.on((event: AgentEvent) => {
@@ -104,14 +70,17 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
         requests++;
         progress({ kind: 'request', requestIndex: event.requestIndex, usedTokens: event.usedTokens, effectiveWindow: event.effectiveWindow, percent: event.percent });
         break;
-      case 'usage':
-        tokens += (event.record.reportedInputTokens ?? event.record.estimatedInputTokens) + (event.record.reportedOutputTokens ?? 0);
+      case 'usage': {
+        const used = (event.record.reportedInputTokens ?? event.record.estimatedInputTokens) + (event.record.reportedOutputTokens ?? 0);
+        tokens += used;
+        if (run.turn) run.turn.tokens += used;
         progress({ kind: 'usage', record: event.record });
-        if (tokens >= limits.maxTokens && !capped) {
-          capped = 'token_cap';
+        if ((tokens >= limits.maxTokens || run.turn?.tokensSpent()) && !capped) {
+          capped = tokens >= limits.maxTokens ? 'token_cap' : 'turn_token_cap';
           stop.abort();
         }
         break;
+      }
       case 'compaction':
         progress({ kind: 'compaction', event: event.event });
         break;
@@ -143,7 +112,8 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
   } finally {
     ctx.signal.removeEventListener('abort', onParentAbort);
     subagent.dispose();
-    const ended = capped ?? (stopReason === 'max_steps' ? 'request_cap' : stopReason);
+    // Progress knows one token cap; the report says which bound it was.
+    const ended = capped === 'turn_token_cap' ? 'token_cap' : (capped ?? (stopReason === 'max_steps' ? 'request_cap' : stopReason));
     progress({ kind: 'ended', stopReason: ended, requests, tokens, ...(failure ? { error: failure } : {}) });
   }
   const ended = capped ?? (stopReason === 'max_steps' ? 'request_cap' : stopReason);
@@ -152,18 +122,10 @@ export async function runSubagent(run: SubagentRun): Promise<ToolOutput> {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/** The id a subagent's approval card goes by: its session and its own call id, never equal to a parent's call id. */
-export function subagentCallId(sessionId: string, callId: string): string {
-  return `${sessionId}/${callId}`;
-}
-
-function askedBySubagent(request: ApprovalRequest, asker: NonNullable<ApprovalRequest['subagent']>): ApprovalRequest {
-  return { ...request, callId: subagentCallId(asker.sessionId, request.callId), title: `${asker.name} subagent: ${request.title}`, subagent: asker };
-}
-
 function boundedReport(args: { report: string; ended: string; name: string; requests: number; tokens: number; limits: ReturnType<SubagentEnvironment['limits']>; cancelled: boolean; failure?: string }): ToolOutput {
   const why: Record<string, string> = {
     token_cap: `it reached its token cap (${args.limits.maxTokens})`,
+    turn_token_cap: `this turn's subagents reached their token bound together (${args.limits.maxTokensPerTurn})`,
     request_cap: `it reached its request cap (${args.limits.maxRequests})`,
     cancelled: 'the turn was cancelled',
     error: `a request failed${args.failure ? ` (${args.failure.slice(0, 300)})` : ''}`,

@@ -3,8 +3,9 @@ import type { RemovedItem } from '../../model/records';
 import { removedItem, transcriptIdsOf } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
 import { lastUserIndex, toUnits, totalTokens, unitIsPinned, unitTokens, type HistoryUnit } from '../units';
+import { workingSetFrom } from '../workingSet';
 import { focusMatcher, type FocusMatcher } from './focus';
-import { refsIn, storedOutputsLine, storeReplacedResults } from './storeReplaced';
+import { storedOutputsLine, storeReplacedResults } from './storeReplaced';
 
 /** What a unit is worth keeping: ordinary work goes first, then summaries and the user's words, then what the focus names. */
 type Tier = 'ordinary' | 'memory' | 'focus' | 'never';
@@ -18,8 +19,8 @@ interface DropPlan {
  * Emergency drop, the last resort: drop the oldest whole units (a call group never splits) until the
  * window fits, leaving a marker where they were (with the refs of stored outputs it dropped).
  * System instructions, pinned items, the latest user message and the final unit are kept.
- * Summaries and the user's words go only when ordinary work cannot get the request under the hard
- * limit; items matching a manual compaction's focus come last, and the marker says so.
+ * Summaries, the user's words and the working set (the latest tool results with their calls) go
+ * only when ordinary work cannot get the request under the hard limit; items matching a manual compaction's focus come last, and the marker says so.
  */
 export class EmergencyDrop implements CompactionStrategy {
   readonly name = 'emergency-drop';
@@ -28,7 +29,7 @@ export class EmergencyDrop implements CompactionStrategy {
     return ctx.fixedTokens + totalTokens(messages, ctx.countTokens) > ctx.targetTokens && this.plan(messages, ctx).drop.size > 0;
   }
 
-  private tierOf(messages: readonly Message[], unit: HistoryUnit, protectedUser: number, focus: FocusMatcher): Tier {
+  private tierOf(messages: readonly Message[], unit: HistoryUnit, protectedUser: number, focus: FocusMatcher, workingFrom: number): Tier {
     const first = messages[unit.start];
     if (unitIsPinned(messages, unit) || first.role === 'system' || first.kind === 'instructions') return 'never';
     if (unit.start <= protectedUser && protectedUser < unit.end) return 'never';
@@ -37,14 +38,18 @@ export class EmergencyDrop implements CompactionStrategy {
     if (first.kind === 'note' && first.meta?.synthetic) return 'never'; // earlier cut markers
     for (let i = unit.start; i < unit.end; i++) if (focus.matches(messages[i])) return 'focus';
     if (first.kind === 'summary' || first.kind === 'episode' || first.kind === 'tool_summary' || (first.role === 'user' && (first.kind === 'user' || first.kind === 'attachment'))) return 'memory';
+    // What the agent is working from (the latest results and their calls) goes only as the hard limit needs.
+    if (unit.start >= workingFrom) return 'memory';
     return 'ordinary';
   }
 
   private plan(messages: readonly Message[], ctx: StrategyContext): DropPlan {
-    const units = toUnits(messages).slice(0, -1);
+    const all = toUnits(messages);
+    const units = all.slice(0, -1);
     const focus = focusMatcher(ctx.focus, messages);
     const protectedUser = lastUserIndex(messages);
-    const tiers = units.map((unit) => this.tierOf(messages, unit, protectedUser, focus));
+    const workingFrom = workingSetFrom(messages, ctx, all);
+    const tiers = units.map((unit) => this.tierOf(messages, unit, protectedUser, focus, workingFrom));
     const total = ctx.fixedTokens + totalTokens(messages, ctx.countTokens);
     const hardLimit = Math.floor(ctx.effectiveWindow * ctx.settings.hardBlock);
     const drop = new Set<number>();
@@ -70,7 +75,7 @@ export class EmergencyDrop implements CompactionStrategy {
     const dropped = await storeReplacedResults(messages.filter((_, i) => drop.has(i)), ctx);
     const droppedTokens = totalTokens(dropped, ctx.countTokens);
     if (focusDropped > 0) ctx.progress(`dropping ${focusDropped} item${focusDropped === 1 ? '' : 's'} matching the focus: nothing else fits the window`);
-    const refs = storedOutputsLine(refsIn(dropped));
+    const refs = storedOutputsLine(dropped);
     const focusNote = focusDropped > 0 ? ` This includes ${focusDropped} item${focusDropped === 1 ? '' : 's'} matching the requested focus, because nothing else could make the request fit.` : '';
     const out: Message[] = [];
     const removed: RemovedItem[] = dropped.map((m) => removedItem(m, 'dropped', this.name, ctx.countTokens(m)));

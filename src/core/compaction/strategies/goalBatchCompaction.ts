@@ -3,6 +3,7 @@ import type { RemovedItem } from '../../model/records';
 import { removedItem, transcriptIdsOf } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
 import { totalTokens } from '../units';
+import { workingSetFrom } from '../workingSet';
 import { focusMatcher } from './focus';
 import { storeReplacedResults } from './storeReplaced';
 
@@ -16,7 +17,8 @@ interface Turn {
 
 /**
  * Episodic summaries: a completed turn (a user request and all the work that answered it) becomes one episodic
- * summary after the user's words, which stay verbatim. The current turn is never touched.
+ * summary after the user's words, which stay verbatim. The current turn, and a turn holding part of
+ * the working set, are never touched.
  */
 export class GoalBatchCompaction implements CompactionStrategy {
   readonly name = 'goal-batch';
@@ -29,7 +31,10 @@ export class GoalBatchCompaction implements CompactionStrategy {
     const turns: Turn[] = starts.map((start, k) => ({ userIndex: start, end: k + 1 < starts.length ? starts[k + 1] : messages.length }));
     const completed = turns.slice(0, Math.max(0, turns.length - 1 - KEEP_COMPLETED_TURNS));
     const focus = focusMatcher(ctx.focus, messages);
+    // A turn holding part of the working set (the latest tool results) stays whole.
+    const workingFrom = workingSetFrom(messages, ctx);
     return completed.filter((turn) => {
+      if (turn.end > workingFrom) return false;
       const work = messages.slice(turn.userIndex + 1, turn.end);
       // A turn holding a pinned item or one the focus names stays whole (its pairs included).
       if (work.length < 2 || work.some((m) => m.kind === 'episode' || m.pinned || focus.matches(m))) return false;

@@ -1,4 +1,5 @@
 import type { Message } from '../../model/message';
+import { describedRefs, refsListedIn, storedOutputsBlock } from '../storedOutputs';
 import type { StrategyContext } from '../types';
 
 /**
@@ -23,9 +24,9 @@ export async function storeReplacedResults(
   return out;
 }
 
-/** The line a summary ends with so the refs of what it replaced stay usable (and carry into later summaries). */
-export function storedOutputsLine(refs: readonly string[]): string {
-  return refs.length ? `Stored outputs (read_result ref_id): ${refs.join(', ')}` : '';
+/** The block a summary, digest or marker ends with so the refs of what it replaced stay usable, each named by what it holds. */
+export function storedOutputsLine(messages: readonly Message[]): string {
+  return storedOutputsBlock(describedRefs(messages));
 }
 
 /** Every stored-output ref the messages carry: their own, and those listed in summaries they hold. */
@@ -33,7 +34,7 @@ export function refsIn(messages: readonly Message[]): string[] {
   const refs = new Set<string>();
   for (const m of messages) {
     if (m.meta?.offloadRef) refs.add(m.meta.offloadRef);
-    for (const match of m.content.matchAll(/^Stored outputs \(read_result ref_id\): (.+)$/gm)) for (const ref of match[1].split(', ')) refs.add(ref);
+    for (const ref of refsListedIn(m.content).keys()) refs.add(ref);
   }
   return [...refs];
 }

@@ -4,6 +4,7 @@ import { instructionsMessage } from '../../model/factories';
 import { removedItem, transcriptIdsOf } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
 import { toUnits, totalTokens, unitTokens } from '../units';
+import { workingSetFrom } from '../workingSet';
 import { focusMatcher, unitIsKept } from './focus';
 import { storeReplacedResults } from './storeReplaced';
 
@@ -19,9 +20,10 @@ function isKeptVerbatim(m: Message): boolean {
 }
 
 /**
- * Threshold checkpoint: replace older messages with a structured checkpoint. Recent messages are kept by token
- * budget (at most half the window), the user's own messages verbatim up to a budget, pinned
- * items and instructions in place; the result aims well under the trigger.
+ * Threshold checkpoint: replace older messages with a structured checkpoint. The working set (the
+ * latest tool results with their calls, and what follows them) stays whole; more recent messages
+ * are kept by token budget (at most half the window), the user's own messages verbatim up to a
+ * budget, pinned items and instructions in place; the result aims well under the trigger.
  */
 export class ThresholdSummarization implements CompactionStrategy {
   readonly name = 'threshold-summarization';
@@ -47,7 +49,9 @@ export class ThresholdSummarization implements CompactionStrategy {
       kept += tokens;
       cut = units[u].start;
     }
-    return cut;
+    // What the agent is working from stays, even where the room under the target is smaller: the
+    // compaction's outcome grows by what the working set needs.
+    return Math.min(cut, workingSetFrom(messages, ctx, units));
   }
 
   /** The user's words stay verbatim up to this budget (newest first beyond it). */

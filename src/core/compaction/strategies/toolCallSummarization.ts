@@ -63,8 +63,8 @@ export class ToolCallSummarization implements CompactionStrategy {
         maxTokens: Math.max(120, Math.min(1_000, Math.floor(tokens / 4))),
         signal: ctx.signal,
       });
-      const refs = slice.map((m) => m.meta?.offloadRef).filter((r): r is string => Boolean(r));
-      const content = refs.length ? `${digest}\n${storedOutputsLine(refs)}` : digest;
+      const refs = storedOutputsLine(slice);
+      const content = refs ? `${digest}\n${refs}` : digest;
       replacement.set(start, {
         end,
         message: {

@@ -2,6 +2,7 @@ import type { Message } from '../../model/message';
 import { removedItem } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
 import { ARCHIVED_ERROR_PREFIX, errorLineOf, isFailingResult } from '../sessionFacts';
+import { outputGist } from '../storedOutputs';
 import { focusMatcher } from './focus';
 
 /**
@@ -45,7 +46,7 @@ export class ToolResultMasking implements CompactionStrategy {
       const args = call ? call.arguments.replace(/\s+/g, ' ').slice(0, 200) : '';
       const tokens = ctx.countTokens(m);
       const pointer =
-        `[Archived tool result: ${m.toolName ?? call?.name ?? 'tool'}${args ? ` ${args}` : ''} — ${tokens.toLocaleString('en-US')} tokens, ` +
+        `[Archived tool result: ${m.toolName ?? call?.name ?? 'tool'}${args ? ` ${args}` : ''} — ${outputGist(m)}, ${tokens.toLocaleString('en-US')} tokens, ` +
         (ref ? `retrievable with read_result ref_id="${ref}"]` : 'kept in the session transcript]') +
         archivedErrorLine(m);
       out.push({

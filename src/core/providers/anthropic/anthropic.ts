@@ -1,12 +1,14 @@
 import type { ReasoningBlock, ToolCall } from '../../model/message';
 import { freshCallId } from '../../history/uniqueCallIds';
 import { AnthropicBodyBuilder } from './anthropicBodyBytes';
+import { ConversationBodies } from '../http/conversationBodies';
 import { errorFromPayload, type ErrorContext } from '../classifyError';
 import { ProviderError } from '../errors';
 import { parseEventJson, type FetchLike } from '../http/httpStream';
 import type { RetryOptions } from '../http/retry';
 import { retriedEventStream } from '../http/retriedEventStream';
 import type { SseEvent } from '../http/sse';
+import { replyLimits, type ReplyLimits, type ReplyMeter } from '../replyLimits';
 import { droppedBeforeEnd, finalEvents, midStreamError, num, untilComplete } from '../streamResult';
 import type { ChatProvider, ProviderEvent, ProviderRequest, ReportedUsage, StopReason } from '../types';
 
@@ -24,6 +26,8 @@ export interface AnthropicProviderOptions {
   cacheConversation?: boolean;
   /** Extra headers, e.g. `anthropic-beta`. */
   headers?: Record<string, string>;
+  /** What one reply may bring and how long it may take (default DEFAULT_REPLY_LIMITS). */
+  limits?: Partial<ReplyLimits>;
 }
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -74,7 +78,7 @@ function readUsage(raw: unknown, into: UsageSoFar): void {
 }
 
 /** Turns Anthropic's message stream events into ProviderEvents. */
-async function* decodeAnthropic(ctx: ErrorContext, events: AsyncIterable<SseEvent>): AsyncGenerator<ProviderEvent> {
+async function* decodeAnthropic(ctx: ErrorContext, events: AsyncIterable<SseEvent>, meter: ReplyMeter): AsyncGenerator<ProviderEvent> {
   const blocks = new Map<number, OpenToolUse>();
   const calls: ToolCall[] = [];
   const thinking = new Map<number, OpenThinking>();
@@ -133,7 +137,11 @@ async function* decodeAnthropic(ctx: ErrorContext, events: AsyncIterable<SseEven
           }
         } else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
           const open = thinking.get(num(data.index) ?? -1);
-          if (open) open.signature += delta.signature;
+          if (open) {
+            // Gathered without being passed on: counted here so an endless signature is stopped too.
+            meter.addThinking(delta.signature.length);
+            open.signature += delta.signature;
+          }
         }
         // citations_delta and the deltas of server-side tools: nothing Tally shows or stores.
         break;
@@ -192,15 +200,15 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
   const ctx: ErrorContext = { provider: 'Anthropic', secrets: [options.apiKey] };
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   // Each body starts from the last one's turns: a session sends them again plus a few new ones.
-  const bodies = new AnthropicBodyBuilder();
+  const bodies = new ConversationBodies(() => new AnthropicBodyBuilder());
   return {
     id: 'anthropic',
     async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
       if (!options.apiKey) throw new ProviderError('auth', 'Anthropic: no API key is set.');
-      const body = bodies.chunks(request, { cacheConversation: options.cacheConversation });
+      const body = bodies.for(request.messages).chunks(request, { cacheConversation: options.cacheConversation });
       const post = { fetch: doFetch, url: `${baseUrl}/v1/messages`, headers: { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION, ...options.headers }, body, signal, errors: ctx };
       const timeouts = { timeoutMs: options.timeoutMs ?? 180_000, idleTimeoutMs: options.idleTimeoutMs ?? 120_000 };
-      yield* retriedEventStream({ ...post, ...timeouts }, (events) => decodeAnthropic(ctx, events), options.retry);
+      yield* retriedEventStream({ ...post, ...timeouts }, (events, meter) => decodeAnthropic(ctx, events, meter), options.retry, replyLimits(options.limits));
     },
   };
 }

@@ -4,6 +4,7 @@ import type { ProviderRequest } from '../types';
 import { anthropicTool } from '../toolWireForms';
 import { DYNAMIC_NOTE_ID } from '../../prompt/promptSections';
 import { thinkingFields } from './anthropicThinking';
+import { anthropicImageBlock, type AnthropicImageBlock } from '../../images/imageWire';
 
 /** Anthropic accepts at most this many blocks with `cache_control` in one request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
@@ -14,7 +15,8 @@ export type Block =
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; cache_control?: CacheControl }
   | { type: 'tool_result'; tool_use_id: string; content?: string; is_error?: boolean; cache_control?: CacheControl }
   | { type: 'thinking'; thinking: string; signature: string; cache_control?: undefined }
-  | { type: 'redacted_thinking'; data: string; cache_control?: undefined };
+  | { type: 'redacted_thinking'; data: string; cache_control?: undefined }
+  | (Extract<AnthropicImageBlock, { type: 'image' }> & { cache_control?: CacheControl });
 
 /** Thinking blocks take no `cache_control`: a breakpoint goes on the block before or after them. */
 export function isThinkingBlock(block: Block): boolean {
@@ -67,8 +69,10 @@ export function blocksOf(message: Message): { role: 'user' | 'assistant'; blocks
     }
     return { role: 'assistant', blocks };
   }
-  // user and system-role messages (summaries, notes, instructions) travel as user text.
-  return { role: 'user', blocks: message.content.trim() ? [{ type: 'text', text: message.content }] : [] };
+  // user and system-role messages (summaries, notes, instructions) travel as user text, then the images they carry.
+  const blocks: Block[] = message.content.trim() ? [{ type: 'text', text: message.content }] : [];
+  for (const image of message.images ?? []) blocks.push(anthropicImageBlock(image));
+  return { role: 'user', blocks };
 }
 
 /** Index of the last message before trailing notes. */

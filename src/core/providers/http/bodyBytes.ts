@@ -49,6 +49,43 @@ export class ByteChunks {
   }
 }
 
+/** About the size of the pieces a body goes to fetch in (see `sendBlocks`). */
+export const SEND_BLOCK_BYTES = 64 * 1024;
+
+/**
+ * The bytes of `parts` in order, as pieces of about `size` bytes: a run of smaller parts is copied
+ * into one piece, a part at least that large goes as it is (never copied), empty parts are left out.
+ * A body of a long session is two parts a message (100,000 at 50,000 messages), and a stream
+ * handed that many chunks costs Node time growing with their square (each taken from the front of
+ * one array, each written on its own): 13 MB took seconds in 100,000 chunks, milliseconds in 200.
+ */
+export function* sendBlocks(parts: readonly Uint8Array[], size = SEND_BLOCK_BYTES): Generator<Uint8Array> {
+  let i = 0;
+  while (i < parts.length) {
+    const part = parts[i];
+    if (part.length === 0 || part.length >= size) {
+      if (part.length) yield part;
+      i++;
+      continue;
+    }
+    let total = 0;
+    let end = i;
+    while (end < parts.length && parts[end].length < size && total + parts[end].length <= size) total += parts[end++].length;
+    if (end === i + 1) {
+      yield part;
+      i = end;
+      continue;
+    }
+    const block = new Uint8Array(total);
+    let at = 0;
+    for (; i < end; i++) {
+      block.set(parts[i], at);
+      at += parts[i].length;
+    }
+    yield block;
+  }
+}
+
 interface Entry<T> {
   role: Message['role'];
   kind: Message['kind'];

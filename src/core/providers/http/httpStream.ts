@@ -4,7 +4,8 @@ import { BodyTooLargeError, readTextUpTo } from './boundedBody';
 import { ProviderError, redactAndClip, redactSecrets } from '../errors';
 import { cancelledError } from './retry';
 import { fetchSameOrigin, RedirectError } from './sameOriginFetch';
-import { SseParser, SseSyntaxError, type SseEvent } from './sse';
+import { replyLimitError } from '../replyLimits';
+import { SseEventTooLargeError, SseParser, SseSyntaxError, type SseEvent } from './sse';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -21,6 +22,10 @@ export interface EventStreamRequest {
   timeoutMs: number;
   /** Time allowed between two chunks of the body once it streams. */
   idleTimeoutMs: number;
+  /** Time the whole exchange may take, however steadily bytes arrive (keep-alive comments included). */
+  replyTimeoutMs?: number;
+  /** Characters one event may hold (default: the parser's). */
+  maxEventChars?: number;
   signal?: AbortSignal;
   errors: ErrorContext;
 }
@@ -52,16 +57,24 @@ function causeCode(error: unknown): string | undefined {
  * ProviderErrors: HTTP errors by status and body, no answer in time → 'timeout' (kind), a body that
  * stalls longer than idleTimeoutMs → 'timeout', a connection that breaks while streaming →
  * 'stream_dropped', a body that is not an event stream → 'malformed', the caller's abort → 'cancelled',
- * a redirect to another origin (never followed: see sameOriginFetch) → 'bad_request', not retried.
+ * a redirect to another origin (never followed: see sameOriginFetch) → 'bad_request', not retried;
+ * an exchange longer than replyTimeoutMs or an event larger than maxEventChars → 'reply_limit', not retried.
  * Ending the iteration early closes the connection.
  */
 export async function* postEventStream(req: EventStreamRequest): AsyncGenerator<SseEvent> {
   const controller = new AbortController();
-  let timedOut: 'headers' | 'idle' | undefined;
+  let timedOut: 'headers' | 'idle' | 'reply' | undefined;
   const onAbort = () => controller.abort();
   if (req.signal?.aborted) throw cancelledError();
   req.signal?.addEventListener('abort', onAbort, { once: true });
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline =
+    req.replyTimeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = 'reply';
+          controller.abort();
+        }, req.replyTimeoutMs);
   const arm = (which: 'headers' | 'idle', ms: number) => {
     clearTimeout(timer);
     timer = setTimeout(() => {
@@ -72,6 +85,7 @@ export async function* postEventStream(req: EventStreamRequest): AsyncGenerator<
   const failure = (error: unknown, phase: 'connect' | 'body'): ProviderError => {
     if (req.signal?.aborted) return cancelledError();
     if (error instanceof ProviderError) return error;
+    if (timedOut === 'reply') return replyLimitError(req.errors.provider, 'replyMs', req.replyTimeoutMs ?? 0);
     if (error instanceof RedirectError) return new ProviderError('bad_request', `${req.errors.provider}: ${redactSecrets(error.message, req.errors.secrets)}`, { retryable: false });
     if (timedOut === 'headers') {
       return new ProviderError('timeout', describeError(req.errors.provider, 'timeout', `no response from ${originOf(req.url)} within ${Math.round(req.timeoutMs / 1000)}s`));
@@ -126,7 +140,7 @@ export async function* postEventStream(req: EventStreamRequest): AsyncGenerator<
     }
     if (!response.body) throw new ProviderError('malformed', describeError(req.errors.provider, 'malformed', 'the response has no body'));
 
-    const parser = new SseParser();
+    const parser = new SseParser(req.maxEventChars);
     const reader = response.body.getReader();
     try {
       for (;;) {
@@ -142,6 +156,7 @@ export async function* postEventStream(req: EventStreamRequest): AsyncGenerator<
         try {
           events = chunk.done ? parser.end() : parser.push(chunk.value);
         } catch (error) {
+          if (error instanceof SseEventTooLargeError) throw replyLimitError(req.errors.provider, 'eventChars', error.limitChars);
           if (error instanceof SseSyntaxError) throw new ProviderError('malformed', describeError(req.errors.provider, 'malformed', error.message));
           throw error;
         }
@@ -155,6 +170,7 @@ export async function* postEventStream(req: EventStreamRequest): AsyncGenerator<
     }
   } finally {
     clearTimeout(timer);
+    clearTimeout(deadline);
     req.signal?.removeEventListener('abort', onAbort);
     if (!finished) controller.abort();
   }

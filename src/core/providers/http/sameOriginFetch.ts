@@ -7,7 +7,7 @@
  * HEAD into a GET and drops the body, 307/308 keep both), at most MAX_REDIRECTS times; one to
  * another origin is not followed at all and becomes a RedirectError that names where it pointed.
  */
-import { ByteChunks } from './bodyBytes';
+import { ByteChunks, sendBlocks } from './bodyBytes';
 import type { FetchLike } from './httpStream';
 
 export const MAX_REDIRECTS = 5;
@@ -55,7 +55,8 @@ export type SendInit = Omit<RequestInit, 'body'> & { body?: RequestInit['body'] 
  * A byte body as fetch sends it without copying: fetch copies a Uint8Array body when it takes it,
  * and again for every request it may redirect (a tee that clones each chunk), which for a long
  * session's 13 MB body was three copies and most of the garbage a turn made. A stream is used as
- * is; the length still goes in Content-Length, so the server gets the same request as before.
+ * is, in pieces of about 64 KB; the length still goes in Content-Length, so the server gets the same
+ * request as before.
  * One stream per send: a redirect that keeps the body sends it again from a new stream.
  */
 export function streamedBody(init: SendInit): RequestInit {
@@ -65,10 +66,13 @@ export function streamedBody(init: SendInit): RequestInit {
   const length = parts.reduce((sum, part) => sum + part.byteLength, 0);
   const headers = new Headers(init.headers);
   headers.set('content-length', String(length));
+  // One piece of about 64 KB per pull (sendBlocks): a long session's body is about two parts a message.
+  const blocks = sendBlocks(parts);
   const stream = new ReadableStream<Uint8Array>({
     pull(controller) {
-      for (const part of parts) controller.enqueue(part);
-      controller.close();
+      const next = blocks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
     },
   });
   return { ...init, headers, body: stream, duplex: 'half' } as RequestInit;

@@ -12,44 +12,59 @@ export interface SseEvent {
   id?: string;
 }
 
-/** Thrown for input that cannot be an event stream (a line longer than the limit). */
+/** Thrown for input that cannot be an event stream, or one event past the size limit. */
 export class SseSyntaxError extends Error {}
 
-const MAX_LINE_CHARS = 16 * 1024 * 1024;
+/** One event grew past the limit the parser was given (its data lines, or one line, never ending). */
+export class SseEventTooLargeError extends SseSyntaxError {
+  constructor(readonly limitChars: number) {
+    super(`an event-stream event exceeded ${limitChars} characters`);
+  }
+}
+
+const DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
 export class SseParser {
   private readonly decoder = new TextDecoder('utf-8');
+  /** The line being read: text after the last line break. */
   private buffer = '';
   /** The previous chunk ended in \r: a \n starting the next chunk belongs to that line break. */
   private pendingCr = false;
   private eventName?: string;
   private data: string[] = [];
+  /** Characters of `data` (with the \n that will join them). */
+  private dataChars = 0;
   private hasData = false;
   private lastId?: string;
 
-  /** Feeds bytes or text; returns the events completed by it. */
+  /** `maxEventChars`: what one event may hold, its data lines and the line being read together. */
+  constructor(private readonly maxEventChars = DEFAULT_MAX_EVENT_CHARS) {}
+
+  /** Feeds bytes or text; returns the events completed by it. Only the new text is scanned. */
   push(chunk: Uint8Array | string): SseEvent[] {
     let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
     if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
     this.pendingCr = false;
-    this.buffer += text;
     const events: SseEvent[] = [];
     let start = 0;
-    for (let i = 0; i < this.buffer.length; i++) {
-      const ch = this.buffer.charCodeAt(i);
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
       if (ch !== 10 && ch !== 13) continue;
-      this.line(this.buffer.slice(start, i), events);
+      const piece = text.slice(start, i);
+      const line = this.buffer ? this.buffer + piece : piece;
+      this.buffer = '';
+      this.line(line, events);
       if (ch === 13) {
-        if (i + 1 < this.buffer.length) {
-          if (this.buffer.charCodeAt(i + 1) === 10) i++;
+        if (i + 1 < text.length) {
+          if (text.charCodeAt(i + 1) === 10) i++;
         } else {
           this.pendingCr = true;
         }
       }
       start = i + 1;
     }
-    this.buffer = this.buffer.slice(start);
-    if (this.buffer.length > MAX_LINE_CHARS) throw new SseSyntaxError(`an event-stream line exceeded ${MAX_LINE_CHARS} characters`);
+    if (start < text.length) this.buffer += text.slice(start);
+    if (this.buffer.length + this.dataChars > this.maxEventChars) throw new SseEventTooLargeError(this.maxEventChars);
     return events;
   }
 
@@ -79,7 +94,9 @@ export class SseParser {
     switch (field) {
       case 'data':
         this.data.push(value);
+        this.dataChars += value.length + 1;
         this.hasData = true;
+        if (this.dataChars > this.maxEventChars) throw new SseEventTooLargeError(this.maxEventChars);
         break;
       case 'event':
         this.eventName = value;
@@ -101,6 +118,7 @@ export class SseParser {
       events.push(event);
     }
     this.data = [];
+    this.dataChars = 0;
     this.hasData = false;
     this.eventName = undefined;
   }

@@ -1,12 +1,14 @@
 import { errorFromPayload, type ErrorContext } from '../classifyError';
 import { parseEventJson, type FetchLike } from '../http/httpStream';
 import { OpenAIBodyBuilder } from './openaiBodyBytes';
+import { ConversationBodies } from '../http/conversationBodies';
 import type { MaxTokensField } from './openaiRequest';
 import { ChatReasoning } from './openaiChatReasoning';
 import { ToolCallAssembler } from './openaiToolCalls';
 import type { RetryOptions } from '../http/retry';
 import { retriedEventStream } from '../http/retriedEventStream';
 import type { SseEvent } from '../http/sse';
+import { replyLimits, type ReplyLimits } from '../replyLimits';
 import { droppedBeforeEnd, finalEvents, midStreamError, num, untilComplete } from '../streamResult';
 import type { ChatProvider, ProviderEvent, ProviderRequest, ReportedUsage, StopReason } from '../types';
 
@@ -33,6 +35,8 @@ export interface OpenAIProviderOptions {
   /** Send `stream_options.include_usage` (default true); turn off for servers that reject it. */
   includeUsage?: boolean;
   headers?: Record<string, string>;
+  /** What one reply may bring and how long it may take (default DEFAULT_REPLY_LIMITS). */
+  limits?: Partial<ReplyLimits>;
 }
 
 const FINISH_REASONS: Record<string, StopReason> = {
@@ -103,16 +107,16 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
   const ctx: ErrorContext = { provider: official ? 'OpenAI' : `OpenAI-compatible server (${safeOrigin(baseUrl)})`, secrets: [options.apiKey] };
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const maxTokensField = options.maxTokensField ?? (official ? 'max_completion_tokens' : 'max_tokens');
-  const bodies = new OpenAIBodyBuilder();
+  const bodies = new ConversationBodies(() => new OpenAIBodyBuilder());
   return {
     id,
     async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
-      const body = bodies.chunks(request, { maxTokensField, includeUsage: options.includeUsage });
+      const body = bodies.for(request.messages).chunks(request, { maxTokensField, includeUsage: options.includeUsage });
       const headers: Record<string, string> = { ...options.headers };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
       const post = { fetch: doFetch, url: `${baseUrl}/chat/completions`, headers: headers, body, signal, errors: ctx };
       const timeouts = { timeoutMs: options.timeoutMs ?? 180_000, idleTimeoutMs: options.idleTimeoutMs ?? 300_000 };
-      yield* retriedEventStream({ ...post, ...timeouts }, (events) => decodeOpenAI(ctx, events), options.retry);
+      yield* retriedEventStream({ ...post, ...timeouts }, (events) => decodeOpenAI(ctx, events), options.retry, replyLimits(options.limits));
     },
   };
 }

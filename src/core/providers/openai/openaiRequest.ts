@@ -2,6 +2,7 @@ import type { Message } from '../../model/message';
 import { argumentsAsJsonText } from '../toolArguments';
 import type { ProviderRequest } from '../types';
 import { openAITool } from '../toolWireForms';
+import { chatImagePart, type ChatContentPart } from '../../images/imageWire';
 
 /**
  * Which field carries the output limit. OpenAI's own API wants `max_completion_tokens` (its
@@ -18,6 +19,7 @@ export interface OpenAIRequestOptions {
 
 export type ChatMessage =
   | { role: 'system' | 'user'; content: string }
+  | { role: 'user'; content: ChatContentPart[] }
   | { role: 'assistant'; content: string | null; reasoning_content?: string; tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
   | { role: 'tool'; tool_call_id: string; content: string };
 
@@ -53,6 +55,7 @@ export function chatMessageOf(message: Message): ChatMessage | undefined {
     case 'system':
       return { role: 'system', content: message.content };
     default:
+      if (message.images?.length) return { role: 'user', content: [...(message.content.trim() ? [{ type: 'text' as const, text: message.content }] : []), ...message.images.map(chatImagePart)] };
       return message.content.trim() ? { role: 'user', content: message.content } : undefined;
   }
 }

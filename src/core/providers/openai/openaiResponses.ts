@@ -6,6 +6,7 @@ import { responsesBodyChunks } from './openaiResponsesBody';
 import type { RetryOptions } from '../http/retry';
 import { retriedEventStream } from '../http/retriedEventStream';
 import type { SseEvent } from '../http/sse';
+import { replyLimits, type ReplyLimits } from '../replyLimits';
 import { droppedBeforeEnd, finalEvents, midStreamError, num, untilComplete } from '../streamResult';
 import type { ChatProvider, ProviderEvent, ProviderRequest, ReportedUsage, StopReason } from '../types';
 
@@ -20,6 +21,8 @@ export interface OpenAIResponsesOptions {
   idleTimeoutMs?: number;
   retry?: RetryOptions;
   headers?: Record<string, string>;
+  /** What one reply may bring and how long it may take (default DEFAULT_REPLY_LIMITS). */
+  limits?: Partial<ReplyLimits>;
 }
 
 function text(value: unknown): string | undefined {
@@ -189,7 +192,7 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesOptions): 
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
       const post = { fetch: doFetch, url: `${baseUrl}/responses`, headers, body, signal, errors: ctx };
       const timeouts = { timeoutMs: options.timeoutMs ?? 180_000, idleTimeoutMs: options.idleTimeoutMs ?? 300_000 };
-      yield* retriedEventStream({ ...post, ...timeouts }, (events) => decodeResponses(ctx, events), options.retry);
+      yield* retriedEventStream({ ...post, ...timeouts }, (events) => decodeResponses(ctx, events), options.retry, replyLimits(options.limits));
     },
   };
 }

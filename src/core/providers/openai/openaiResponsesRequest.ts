@@ -31,9 +31,11 @@ import { responsesTool } from '../toolWireForms';
 import type { Message, ReasoningBlock } from '../../model/message';
 import { argumentsAsJsonText } from '../toolArguments';
 import type { ProviderRequest } from '../types';
+import { responsesImagePart, type ResponsesContentPart } from '../../images/imageWire';
 
 export type ResponsesInputItem =
   | { role: 'user' | 'assistant' | 'system'; content: string }
+  | { role: 'user'; content: ResponsesContentPart[] }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string }
   | { type: 'reasoning'; id: string; encrypted_content: string; summary: Array<{ type: 'summary_text'; text: string }> };
@@ -63,6 +65,7 @@ export function responsesItemsOf(message: Message): ResponsesInputItem[] {
     case 'system':
       return [{ role: 'system', content: message.content }];
     default:
+      if (message.images?.length) return [{ role: 'user', content: [...(message.content.trim() ? [{ type: 'input_text' as const, text: message.content }] : []), ...message.images.map(responsesImagePart)] }];
       return message.content.trim() ? [{ role: 'user', content: message.content }] : [];
   }
 }

@@ -107,10 +107,13 @@ export class GitRepository {
     const xdg = process.env.XDG_CONFIG_HOME || join(homedir(), '.config');
     const attributesFile = settings.filter((s) => s.key.toLowerCase() === 'core.attributesfile').pop()?.value;
     const userAttributes = attributesFile ? (attributesFile.startsWith('~/') ? join(homedir(), attributesFile.slice(2)) : attributesFile) : join(xdg, 'git', 'attributes');
-    return new GitRepository(found.root, join(found.gitDir, 'index'), [objects, ...alternates], readText(join(common, 'info', 'exclude')), unusableReason(settings), [
+    const repository = new GitRepository(found.root, join(found.gitDir, 'index'), [objects, ...alternates], readText(join(common, 'info', 'exclude')), unusableReason(settings), [
       readText(userAttributes),
       readText(join(common, 'info', 'attributes')),
     ]);
+    // The top folder's attributes apply before any listing reads it (a listing reads every folder's as it goes).
+    repository.conversions.setFile(found.root, readText(join(found.root, '.gitattributes')) || undefined);
+    return repository;
   }
 
   /** The path of `absolute` from the work tree's root, `/`-separated. */

@@ -1,43 +1,17 @@
-import { lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'fs';
+import { lstatSync, readdirSync, statSync, type Stats } from 'fs';
 import { dirname, join, resolve, sep } from 'path';
 import type { GitRepository } from '../git/gitRepository';
 import { IgnoreRules } from '../git/ignoreRules';
 import { timeMayHideChange } from '../modificationTimes';
 import type { DirectoryWatcher } from './directoryWatcher';
-import type { FolderChange, FolderRefresh, ListedFile } from './listedFiles';
-
-/** A folder's names as last read, what tells whether they can have changed, and the rules in force in it. */
-export interface KeptFolder {
-  relative: string;
-  ino: number;
-  mtimeMs: number;
-  /** False when its time was too recent to show a later change in the same clock step, or a watcher event changed its names: read it again. */
-  trusted: boolean;
-  /** Every name read (what a later walk reuses while the folder does not move). */
-  names: { files: string[]; folders: string[] };
-  /** The names listed: not ignored, and regular files or folders. */
-  files: string[];
-  folders: string[];
-  rules: IgnoreRules;
-  /** Its .gitignore as read (its stat, the rules built on the parent's). */
-  ignoreFile?: { stamp: string; parent: IgnoreRules; rules: IgnoreRules };
-  attributesStamp?: string;
-  /** The refresh that last listed it. */
-  listedAt: number;
-}
-
-interface IgnoredEntry {
-  relative: string;
-  stamp: string;
-}
+import type { FolderChange, FolderRefresh, IgnoredEntry, KeptFolder, ListedFile } from './listedFiles';
+import { folderRules, readAttributes, readSmall, stampOf } from './patternFiles';
 
 /** Version-control folders: ignored, and not worth a note when they change (every git command does). */
 const QUIET = new Set(['.git', '.hg', '.svn']);
 
 /** A child's path: built by hand, not by join (which normalizes, and costs, on every entry); one way everywhere, so paths compare. */
 export const childOf = (folder: string, name: string) => (folder.endsWith(sep) ? folder + name : folder + sep + name);
-
-const stampOf = (stat: Stats) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
 
 /**
  * One workspace folder's listing as kept between refreshes: its files, its folders' names (with
@@ -148,8 +122,9 @@ export class FolderListing {
     // A repository inside the folder has rules of its own; the outer ones stop at it.
     const nestedRepository = !isRoot && (names.files.includes('.git') || names.folders.includes('.git'));
     const base = nestedRepository ? IgnoreRules.none : parentRules;
-    kept.rules = this.rulesOf(absolute, names.files.includes('.gitignore'), base, kept);
-    this.readAttributes(absolute, names.files.includes('.gitattributes'), kept);
+    const statOf = (path: string) => this.stat(path);
+    kept.rules = folderRules(absolute, names.files.includes('.gitignore'), base, kept, statOf);
+    if (this.repository) readAttributes(this.repository, absolute, names.files.includes('.gitattributes'), kept, statOf);
     this.kept.set(absolute, kept);
     const firstVisit = !previous;
     const prefix = relative ? `${relative}/` : '';
@@ -235,36 +210,6 @@ export class FolderListing {
     if (stat?.isDirectory() && this.watcher && !this.watcher.broken) this.watcher.watch(absolute, true, was?.stamp !== stamp);
   }
 
-  /** The rules in force in a folder: its own .gitignore's on top of `base` (read again only when the file or the base changed). */
-  protected rulesOf(folder: string, hasFile: boolean, base: IgnoreRules, kept: KeptFolder): IgnoreRules {
-    if (!hasFile) {
-      kept.ignoreFile = undefined;
-      return base;
-    }
-    const path = join(folder, '.gitignore');
-    const stat = this.stat(path);
-    const stamp = stat ? stampOf(stat) : 'absent';
-    if (kept.ignoreFile && kept.ignoreFile.stamp === stamp && kept.ignoreFile.parent === base) return kept.ignoreFile.rules;
-    const rules = base.with(folder, readSmall(path));
-    kept.ignoreFile = { stamp, parent: base, rules };
-    return rules;
-  }
-
-  protected readAttributes(folder: string, hasFile: boolean, kept: KeptFolder): void {
-    if (!this.repository) return;
-    if (!hasFile) {
-      if (kept.attributesStamp) this.repository.conversions.setFile(folder, undefined);
-      kept.attributesStamp = undefined;
-      return;
-    }
-    const path = join(folder, '.gitattributes');
-    const stat = this.stat(path);
-    const stamp = stat ? stampOf(stat) : 'absent';
-    if (kept.attributesStamp === stamp) return;
-    kept.attributesStamp = stamp;
-    this.repository.conversions.setFile(folder, readSmall(path) || undefined);
-  }
-
   protected readNames(absolute: string): { files: string[]; folders: string[] } | undefined {
     this.work.foldersRead++;
     try {
@@ -288,16 +233,3 @@ export class FolderListing {
     }
   }
 }
-
-const MAX_PATTERN_FILE_BYTES = 1024 * 1024;
-
-/** A pattern file's text, or '' when there is none (or it is not a small regular file). */
-function readSmall(path: string): string {
-  try {
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    return stat?.isFile() && stat.size <= MAX_PATTERN_FILE_BYTES ? readFileSync(path, 'utf8') : '';
-  } catch {
-    return '';
-  }
-}
-

@@ -1,4 +1,5 @@
-/** What a folder's listing holds and reports: its files, the changes between two refreshes, its bounds. */
+// What a workspace folder's listing holds and reports (FolderListing keeps it between commands): its files, its folders, the changes between two refreshes, its bounds.
+import type { IgnoreRules } from '../git/ignoreRules';
 
 /** A file as the listing last saw it. Replaced, never changed, when it changes: a change keeps what it was. */
 export interface ListedFile {
@@ -45,3 +46,27 @@ export interface FolderLimits {
   maxWatchedFolders: number;
 }
 
+/** A folder's names as last read, what tells whether they can have changed, and the rules in force in it. */
+export interface KeptFolder {
+  relative: string;
+  ino: number;
+  mtimeMs: number;
+  /** False when its time was too recent to show a later change in the same clock step, or a watcher event changed its names: read it again. */
+  trusted: boolean;
+  /** Every name read (what a later walk reuses while the folder does not move). */
+  names: { files: string[]; folders: string[] };
+  /** The names listed: not ignored, and regular files or folders. */
+  files: string[];
+  folders: string[];
+  rules: IgnoreRules;
+  /** Its .gitignore as read (its stat, the rules built on the parent's). */
+  ignoreFile?: { stamp: string; parent: IgnoreRules; rules: IgnoreRules };
+  attributesStamp?: string;
+  /** The refresh that last listed it. */
+  listedAt: number;
+}
+
+export interface IgnoredEntry {
+  relative: string;
+  stamp: string;
+}

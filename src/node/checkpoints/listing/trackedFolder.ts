@@ -3,10 +3,8 @@ import { EventLoopSlices } from '../eventLoopSlices';
 import type { GitRepository } from '../git/gitRepository';
 import type { IgnoreRules } from '../git/ignoreRules';
 import { DirectoryWatcher } from './directoryWatcher';
-import { childOf, FolderListing, type KeptFolder } from './folderListing';
-import type { FolderLimits, FolderRefresh } from './listedFiles';
-
-export type { FolderChange, FolderLimits, FolderRefresh, ListedFile } from './listedFiles';
+import { childOf, FolderListing } from './folderListing';
+import type { FolderLimits, FolderRefresh, KeptFolder } from './listedFiles';
 
 /**
  * More events than this between two refreshes and the folder is walked instead: the kernel's queue

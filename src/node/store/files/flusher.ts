@@ -16,8 +16,21 @@ const RETRY_MS = 1000;
  */
 export type StoreMode = 'disk' | 'read-only' | 'in-memory';
 
+/** The clock saves are scheduled on (tests pass their own, to run a timed save when they choose). */
+export interface SaveTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const REAL_TIMERS: SaveTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 export interface FlusherOptions {
   fs: WriteFs;
+  /** Default: the real clock. */
+  timers?: SaveTimers;
   writer: string;
   debounceMs: number;
   /** A segment is sealed once its file passes this size. */
@@ -38,13 +51,16 @@ export interface FlusherOptions {
 
 /** Saves changed own files after a short debounce, each atomically; a failed save is retried. */
 export class Flusher {
-  private timer?: NodeJS.Timeout;
+  private timer?: unknown;
+  private readonly timers: SaveTimers;
   private flushing?: Promise<void>;
   private closed = false;
   /** The last save failed: saving to make room waits for the timed retry to succeed. */
   private failing = false;
 
-  constructor(private readonly files: OwnFiles, private readonly problems: StoreProblems, private readonly options: FlusherOptions) {}
+  constructor(private readonly files: OwnFiles, private readonly problems: StoreProblems, private readonly options: FlusherOptions) {
+    this.timers = options.timers ?? REAL_TIMERS;
+  }
 
   get isClosed(): boolean {
     return this.closed;
@@ -58,8 +74,8 @@ export class Flusher {
   }
 
   private schedule(delay = this.options.debounceMs): void {
-    if (this.timer || this.closed || this.options.mode !== 'disk') return;
-    this.timer = setTimeout(() => {
+    if (this.timer !== undefined || this.closed || this.options.mode !== 'disk') return;
+    this.timer = this.timers.setTimeout(() => {
       this.timer = undefined;
       this.flush().catch(() => undefined); // reported, and retried by writeDirty
     }, delay);
@@ -139,11 +155,11 @@ export class Flusher {
       throw failure;
     }
     this.problems.writesSucceeded();
-    if (this.timer && !this.files.anyDirty()) this.stopTimer(); // a pending retry has nothing left to do
+    if (this.timer !== undefined && !this.files.anyDirty()) this.stopTimer(); // a pending retry has nothing left to do
   }
 
   private stopTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
     this.timer = undefined;
   }
 

@@ -1,5 +1,6 @@
 import type { Database, SqlJsStatic } from 'sql.js';
 import { Worker } from 'worker_threads';
+import type { StoreWorkerTask } from '../../transcripts/replayInWorker';
 import { segmentFacts } from '../segments/segmentSummaries';
 import { segmentLists } from '../segments/sealedLists';
 import { exportImage, newDatabase, rows, tuneConnection } from './connection';
@@ -21,7 +22,7 @@ export interface SqlWarmUp {
  * chat's first state). Compiled code belongs to the module, which V8 shares between the threads
  * of a process that compile the same bytes: so this loads sql.js here (compiled lazily, a few
  * ms), then runs the work of an open once in a worker thread (`workerPath`: the bundled
- * dist/sqlWarmWorker.js) on a small database of its own; the functions it compiles are the
+ * dist/storeWorker.js) on a small database of its own; the functions it compiles are the
  * store's from then on. It is for the time before the store opens: `stop` (called when it does)
  * ends the worker, whose work would then only compete with the store's for the processor. It never
  * fails: a failure is met again, and reported, by the store's open.
@@ -34,7 +35,7 @@ export function startSqlWarmUp(wasmPath: string, workerPath: string): SqlWarmUp 
       // First here: the worker's copy of the module then joins this thread's (V8 keeps one per bytes while it lives).
       await sqlRuntime(wasmPath);
       if (stopped) return false;
-      const started = new Worker(workerPath, { workerData: { wasmPath } });
+      const started = new Worker(workerPath, { workerData: { task: 'sql-warm-up', wasmPath } satisfies StoreWorkerTask });
       worker = started;
       started.unref(); // never keeps the extension host alive
       return await new Promise<boolean>((resolve) => {

@@ -1,9 +1,10 @@
-/** The worker thread of startSqlWarmUp (sqlWarmUp.ts): loads sql.js, runs the warm-up once, says so, and ends. */
-import { parentPort, workerData } from 'worker_threads';
+/** The warm-up task of the store worker (src/node/storeWorker.ts): loads sql.js, runs the warm-up once, says so. */
 import { WARMED, warmUp } from './sqlWarmUp';
 import { sqlRuntime } from './sqlRuntime';
 
-void sqlRuntime((workerData as { wasmPath?: string }).wasmPath).then((SQL) => {
-  warmUp(SQL);
-  parentPort?.postMessage(WARMED);
-}, () => undefined);
+export function warmUpInThisThread(wasmPath: string | undefined, post: (message: string) => void): Promise<void> {
+  return sqlRuntime(wasmPath).then((SQL) => {
+    warmUp(SQL);
+    post(WARMED);
+  }, () => undefined);
+}

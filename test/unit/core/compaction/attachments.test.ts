@@ -72,6 +72,7 @@ describe('compaction treats attachments as user content', () => {
     const messages = [attached('docs/old.md'), attached('docs/spec.md'), attached('src/latest.ts'), msg({ role: 'user', content: 'Implement the spec.' })];
     const text = '## Task\nImplement docs/spec.md (see docs/old.md).\n## Files touched\nnone\n## Commands run\nnone\n## Errors\nnone\n## Decisions\nnone\n## Next step\nstart';
     const checked = checkModelSummary(text, { messages, style: 'checkpoint', maxTokens: 2_000 });
-    assert.match(checked, /Attached by the user: src\/latest\.ts\n\(completed: 1 attached path the model's summary left out\)$/);
+    assert.match(checked.text, /Attached by the user: src\/latest\.ts$/);
+    assert.equal(checked.note, "completed: 1 attached path the model's summary left out");
   });
 });

@@ -16,7 +16,7 @@ const out = (callId: string): Message => ({ id: `o${++n}`, role: 'tool', kind: '
 const noOpStrategy: CompactionStrategy = {
   name: 'no-op',
   shouldRun: () => true,
-  apply: async (messages) => ({ messages: [...messages], removed: [{ id: 'u1' } as unknown as RemovedItem] }),
+  apply: async (messages) => ({ messages: [...messages], removed: [{ messageId: messages[0].id } as unknown as RemovedItem] }),
 };
 
 async function compact(history: Message[], open: string[]) {

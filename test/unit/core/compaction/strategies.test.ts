@@ -60,7 +60,7 @@ describe('compaction strategies', () => {
     const archived = out.messages.filter((m) => m.kind === 'tool_result_archived');
     assert.equal(archived.length, 4);
     assert.equal(out.messages.filter((m) => m.kind === 'tool_result').length, 2);
-    assert.match(archived[0].content, /^\[Archived tool result: run_command \{"command":"make test0"\} — [\d,]+ tokens, retrievable with read_result ref_id="ref1"\]$/);
+    assert.match(archived[0].content, /^\[Archived tool result: run_command \{"command":"make test0"\} — \d+ lines, [\d,]+ tokens, retrievable with read_result ref_id="ref1"\]$/);
     assert.equal(out.removed.length, 4);
     assert.ok(out.removed.every((r) => r.reason === 'archived' && r.offloadRef));
     assert.deepEqual(validateHistory(out.messages), []);
@@ -96,7 +96,7 @@ describe('compaction strategies', () => {
     assert.ok(summary, 'a checkpoint was inserted');
     assert.match(summary!.content, /^\[Context checkpoint: \d+ earlier messages \([\d,]+ tokens\) were summarized/);
     // The user's words stay verbatim below, so the checkpoint (of what it replaces) does not repeat them.
-    assert.match(summary!.content, /Stored outputs \(read_result ref_id\): /);
+    assert.match(summary!.content, /Stored outputs \(read_result ref_id\):\n- ref\d+: run_command `make test0` → \d+ lines\n/);
     const users = out.messages.filter((m) => m.kind === 'user').map((m) => m.content);
     assert.deepEqual(users, ['Request 0: please fix module 0.', 'Request 10: please fix module 10.']);
     assert.equal(out.messages[out.messages.length - 1].id, messages[messages.length - 1].id, 'the latest message stays');

@@ -4,12 +4,14 @@ import type { FixedComponents } from '../../../../src/core/accounting/usageBasis
 import type { Message } from '../../../../src/core/model/message';
 import type { SessionStore } from '../../../../src/core/ports/sessionStore';
 import { ContextSession } from '../../../../src/core/context/contextSession';
-import { forkPointOf, forkSession } from '../../../../src/core/context/forkSession';
+import { forkPointOf } from '../../../../src/core/context/forkPoint';
+import { forkSession } from '../../../../src/core/context/forkSession';
 import { conversationItemsOf } from '../../../../src/core/context/messageItems';
 import { requestItemFullText } from '../../../../src/core/context/itemText';
 import { withSettings } from '../../../../src/core/settings';
 import { scriptedTurns } from '../../../support/syntheticSession';
 import { storeFolderPerTest } from '../../node/store/fixtures/storeFolder';
+import { refsIn } from '../../../../src/core/compaction/strategies/storeReplaced';
 
 const counter = getTokenCounter('o200k_base');
 const FIXED: FixedComponents = { system: 1_500, skills: 0, tools: 1_200 };
@@ -103,7 +105,7 @@ describe('forking a session from one of its requests', function () {
     // Stored results the forked messages refer to (their own, and those the summary lists): readable and listed in the fork, another session's not.
     const listed = new Set((await store.listBlobs(forked.info.id)).map((b) => b.id));
     const own = forked.messages.flatMap((m) => (m.meta?.offloadRef ? [m.meta.offloadRef] : []));
-    const summaryRefs = forked.messages.filter((m) => m.kind === 'summary').flatMap((m) => /Stored outputs \(read_result ref_id\): (.+)$/m.exec(m.content)?.[1].split(', ') ?? []);
+    const summaryRefs = refsIn(forked.messages.filter((m) => m.kind === 'summary'));
     assert.ok(own.includes(offloaded.meta!.offloadRef!) && own.length > 1 && summaryRefs.length > 0, 'the offloaded result, archived ones and the summary\'s');
     for (const ref of [...own, ...summaryRefs]) assert.ok(listed.has(ref), `${ref} is listed in the fork`);
     for (const ref of listed) assert.ok((await store.readBlob(forked.info.id, ref, 0, 16)).bytes.length > 0);

@@ -98,6 +98,10 @@ describe('request items: every token of a request is an item', function () {
       assert.equal((await open(undefined, user.id)).text, 'echo hi');
       const current = agent.contextSession.planRequest().items;
       assert.match((await requestItemText({ store: env.store, sessionId, itemId: 'framing:messages', working: agent.contextSession.messages, current })).text, /4 tokens per message × 6 messages/);
+      // The next request's prompt parts (as the inspector lists them) open to the text the requests before it stored.
+      const next = agent.contextSession.planNextRequest().items;
+      assert.match((await requestItemText({ store: env.store, sessionId, itemId: 'agents:/ws/AGENTS.md', working: agent.contextSession.messages, current: next })).text, /^Project instructions \(ws\/AGENTS\.md\):\nUse tabs\.$/);
+      assert.match((await requestItemText({ store: env.store, sessionId, itemId: 'system:base', working: agent.contextSession.messages, current: next })).text, /^You are Tally/);
       await assert.rejects(open(0, 'tool:nope'), /request #0 has no item "tool:nope"/);
       await assert.rejects(open(9, 'system:base'), /request #9 is not stored/);
     } finally {

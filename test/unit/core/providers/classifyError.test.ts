@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { errorFromPayload, errorFromResponse, isContextTooLong, readErrorBody } from '../../../../src/core/providers/classifyError';
+import { errorFromPayload, errorFromResponse, isContextTooLong, readErrorBody, serverPromptTokens } from '../../../../src/core/providers/classifyError';
 import { redactSecrets } from '../../../../src/core/providers/errors';
 
 const ctx = { provider: 'Test', secrets: ['sk-secret-value-123456'] };
@@ -54,7 +54,8 @@ describe('provider error classification', () => {
 
   it('a 429 for an exhausted quota is not retried', () => {
     const error = errorFromResponse(ctx, 429, h(), '{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}');
-    assert.equal(error.kind, 'rate_limited');
+    assert.equal(error.kind, 'quota');
+    assert.match(error.message, /quota or billing/);
     assert.equal(error.retryable, false);
   });
 
@@ -84,5 +85,18 @@ describe('provider error classification', () => {
     assert.ok(!error.message.includes('sk-secret-value-123456'));
     assert.match(error.message, /\[redacted\]/);
     assert.equal(redactSecrets('key sk-ant-api03-abcdefghijklmnop and Bearer abcdefghijklmnopqrstuvwxyz'), 'key [redacted] and Bearer [redacted]');
+  });
+
+  it("reads the server's own count of the prompt from each provider's context-length wording", () => {
+    const cases: Array<[string, number | undefined]> = [
+      ["This model's maximum context length is 128000 tokens. However, your messages resulted in 208450 tokens. Please reduce the length of the messages.", 208_450],
+      ["This model's maximum context length is 8192 tokens. However, you requested 9000 tokens (8500 in the messages, 500 in the completion).", 8_500],
+      ['prompt is too long: 208450 tokens > 200000 maximum', 208_450],
+      ['input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again', 188_240],
+      ['prompt token count of 132,354 exceeds the limit of 128000', 132_354],
+      ['the request (8202 tokens) exceeds the available context size (8192 tokens), try increasing it', 8_202],
+      ['Message exceeds token limit.', undefined],
+    ];
+    for (const [message, tokens] of cases) assert.equal(serverPromptTokens(message), tokens, message);
   });
 });

@@ -7,7 +7,7 @@
 import { strict as assert } from 'assert';
 import type { ScriptedServer } from '../../../fakes/scriptedServer';
 import { anthropicView, openaiView, type BodyView } from './bodyView';
-import { HARNESSES, deepIncludes, message, ofType, recordingSleep, request, run, textOf, toolCall, waitFor } from './harness';
+import { HARNESSES, deepIncludes, message, ofType, recordingSleep, request, run, textOf, toolCall } from './harness';
 
 const VIEWS: Record<string, (body: any) => BodyView> = { 'Anthropic Messages': anthropicView, 'OpenAI Chat Completions': openaiView };
 
@@ -187,7 +187,7 @@ for (const h of HARNESSES) {
       const { events, error } = await run(h.provider(server, { idleTimeoutMs: 250 }), request());
       assert.equal(error?.kind, 'timeout');
       assert.ok(textOf(events).length > 0);
-      await waitFor(() => server.requests[0].clientClosedEarly);
+      await server.clientLeft(server.requests[0]);
       assert.equal(server.requests.length, 1);
     });
 
@@ -197,7 +197,7 @@ for (const h of HARNESSES) {
       assert.equal(error?.kind, 'timeout');
       assert.match(error.message, /stalled for more than/);
       assert.deepEqual(events, []);
-      await waitFor(() => server.requests[0].clientClosedEarly);
+      await server.clientLeft(server.requests[0]);
     });
 
     it('no response headers within timeoutMs ends with kind timeout', async () => {
@@ -242,14 +242,16 @@ for (const h of HARNESSES) {
       });
       assert.equal(error?.kind, 'cancelled');
       assert.equal(ofType(events, 'text').length, 1);
-      await waitFor(() => server.requests[0].clientClosedEarly);
+      await server.clientLeft(server.requests[0]);
     });
 
     it('an abort during a retry wait cancels without waiting it out', async () => {
       server.enqueue({ type: 'rate_limited', retryAfterSeconds: 60 });
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 100);
-      const { error } = await run(h.provider(server), request(), controller.signal);
+      // Aborted once the provider says it will wait (60 s) before sending again.
+      const { error } = await run(h.provider(server), request(), controller.signal, (e) => {
+        if (e.type === 'retry') queueMicrotask(() => controller.abort());
+      });
       assert.equal(error?.kind, 'cancelled');
       assert.equal(server.requests.length, 1);
     });

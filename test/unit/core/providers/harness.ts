@@ -137,14 +137,6 @@ export function recordingSleep(): { delays: number[]; sleep: (ms: number) => Pro
   return { delays, sleep: async (ms: number) => void delays.push(ms) };
 }
 
-export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** True when `text` occurs in any string of `value`, including strings that hold JSON themselves. */
 export function deepIncludes(value: unknown, text: string): boolean {
   if (typeof value === 'string') {

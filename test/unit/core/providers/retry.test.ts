@@ -107,11 +107,11 @@ describe('retry policy', () => {
 
   it('withRetry stops at once when aborted during the wait', async () => {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 20);
     await assert.rejects(
       withRetry(async () => {
         throw new ProviderError('rate_limited', 'wait', { retryAfterMs: 60_000 });
-      }, { signal: controller.signal, sleep: defaultSleep }),
+        // Aborted once the 60 s wait has begun (the microtask runs after the sleep started).
+      }, { signal: controller.signal, sleep: defaultSleep, onRetry: () => queueMicrotask(() => controller.abort()) }),
       (e: unknown) => e instanceof ProviderError && e.kind === 'cancelled',
     );
   });

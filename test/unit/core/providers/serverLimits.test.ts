@@ -11,7 +11,7 @@ import { servedWindow } from '../../../../src/core/providers/models/servedWindow
 import { FloodingServer, StallingServer } from '../../../fakes/hostileServers';
 import { FakeLocalModelServer } from '../../../fakes/modelListServers';
 import type { FakeReply, RecordedRequest } from '../../../fakes/scriptedServer';
-import { request, run, waitFor } from './harness';
+import { request, run } from './harness';
 
 describe('a model server that stalls after the headers', function () {
   // Before the deadline covered the body these hung; fail instead of waiting for mocha's default.
@@ -32,7 +32,7 @@ describe('a model server that stalls after the headers', function () {
     const anthropic = await listModels({ provider: 'anthropic', baseUrl: server.origin, apiKey: 'sk-ant-test-key', timeoutMs: 200 });
     assert.ok(!anthropic.ok);
     assert.equal(anthropic.failure, 'timeout');
-    await waitFor(() => server.clientsGone === 2);
+    await server.gone(2);
   });
 
   it('model listing keeps the list when the server stalls on the endpoints that give the windows, and asks it nothing more', async () => {
@@ -75,7 +75,7 @@ describe('a model server that sends an endless answer', () => {
     assert.ok(!result.ok, 'the listing should not be read to its end');
     assert.equal(result.failure, 'too_large');
     assert.match(result.message, /the server's answer to GET \/v1\/models was larger than 4 MB/);
-    await waitFor(() => server.clientLeft);
+    await server.left;
     // What is in flight in the sockets' buffers at most; the server would have sent 64 MB.
     assert.ok(server.bytesSent < ANSWER_MAX_BYTES + 16 * 1024 * 1024, `the server sent ${server.bytesSent} bytes`);
   });
@@ -84,7 +84,7 @@ describe('a model server that sends an endless answer', () => {
     const served = await servedWindow({ baseUrl: `${server.origin}/v1`, model: 'm', timeoutMs: 30_000 });
     assert.match(served?.note ?? '', /larger than 4 MB/);
     assert.equal(server.requests.length, 1);
-    await waitFor(() => server.clientLeft);
+    await server.left;
   });
 });
 
@@ -96,7 +96,7 @@ describe('a chat error answer that never ends', () => {
       const { error } = await run(provider, request());
       assert.equal(error?.kind, 'server');
       assert.equal(error.status, 500);
-      await waitFor(() => server.clientLeft);
+      await server.left;
     } finally {
       await server.close();
     }

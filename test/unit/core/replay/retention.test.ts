@@ -20,6 +20,7 @@ const ERROR_LINE = 'E   ValueError: cannot parse an empty document (got 0 bytes)
 const ERROR_FRAME = '  File "/repo/src/app/parser.py", line 87, in parse';
 const FAILING_CHECK = 'pytest tests/test_parser.py';
 const LAST_CHECK = 'python -m pytest tests/test_parser.py -k "empty and not slow"';
+const EDIT = "sed -i 's/return doc\\[0\\]/return doc[0] if doc else None/' src/app/parser.py";
 
 /** A run with every kind of fact planted, long enough that a 6K window must compact. */
 function plantedRun(): Message[] {
@@ -28,9 +29,14 @@ function plantedRun(): Message[] {
   for (let step = 0; step < 14; step++) {
     if (step === 7) out.push(msg({ role: 'user', content: FOLLOW_UP }));
     const failing = step === 3;
-    const command = failing ? FAILING_CHECK : step === 9 ? LAST_CHECK : step === 1 ? 'cat src/app/parser.py' : `cat src/app/module_${step}.py`;
+    const command = failing ? FAILING_CHECK : step === 9 ? LAST_CHECK : step === 1 ? EDIT : step === 2 ? 'ls -la && git status' : `cat src/app/module_${step}.py`;
     const c = call('bash', { command });
     out.push(msg({ role: 'assistant', content: `Step ${step}: looking further.`, toolCalls: [c] }));
+    if (step === 2) {
+      // The environment changed setup.py before the run: the agent sees it named, and never writes it.
+      out.push(msg({ role: 'tool', toolCallId: c.id, toolName: 'bash', content: '<returncode>0</returncode>\n<output>\nsetup.py\nsrc\n\tmodified:   setup.py\n</output>' }));
+      continue;
+    }
     out.push(msg({ role: 'tool', toolCallId: c.id, toolName: 'bash', content: failing ? `<returncode>1</returncode>\n<output>\n${filler(step)}\n${ERROR_FRAME}\n${ERROR_LINE}\n</output>` : `<returncode>0</returncode>\n<output>\n${filler(step)}\n</output>`, meta: failing ? { isError: true } : undefined }));
   }
   out.push(msg({ role: 'assistant', content: 'Done.' }));
@@ -62,10 +68,10 @@ async function replay(policy: ReplayPolicy, finalChangePaths?: string[]) {
 
 describe('retention of facts after compaction', function () {
   this.timeout(60_000);
-  const patch = 'diff --git a/src/app/parser.py b/src/app/parser.py\n--- a/src/app/parser.py\n+++ b/src/app/parser.py\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/docs/never_mentioned.md b/docs/never_mentioned.md\n';
+  const patch = 'diff --git a/src/app/parser.py b/src/app/parser.py\n--- a/src/app/parser.py\n+++ b/src/app/parser.py\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/docs/never_mentioned.md b/docs/never_mentioned.md\ndiff --git a/setup.py b/setup.py\n';
 
   it('reads the final change paths of a patch', () => {
-    assert.deepEqual(pathsOfPatch(patch), ['src/app/parser.py', 'docs/never_mentioned.md']);
+    assert.deepEqual(pathsOfPatch(patch), ['src/app/parser.py', 'docs/never_mentioned.md', 'setup.py']);
   });
 
   it("Tally keeps the user's words, instructions, final-change paths, latest error and working refs", async () => {
@@ -76,7 +82,7 @@ describe('retention of facts after compaction', function () {
     assert.equal(k.userWords.present, k.userWords.due, JSON.stringify(report.retention.lost));
     assert.ok(k.instructions.due > 0);
     assert.equal(k.instructions.present, k.instructions.due);
-    // Only the path that entered the conversation is due; the never-mentioned one is not.
+    // Only the path the agent changed is due: not the never-mentioned one, nor the one the environment changed.
     assert.equal(k.finalChangePaths.due, report.retention.requestsChecked);
     assert.equal(k.finalChangePaths.present, k.finalChangePaths.due);
     assert.ok(k.latestError.due > 0);
@@ -100,6 +106,7 @@ describe('retention of facts after compaction', function () {
     assert.ok(lost.some((l) => l.kind === 'instructions' && l.fact.startsWith('AGENTS.md')), JSON.stringify(lost));
     assert.ok(lost.some((l) => l.kind === "finalChangePaths" && l.fact === "src/app/parser.py"), JSON.stringify(lost));
     assert.ok(!lost.some((l) => l.fact.includes('never_mentioned')), 'a path that never entered is not due');
+    assert.ok(!lost.some((l) => l.fact === 'setup.py'), 'nor one the agent saw named but never changed');
     assert.ok(lost.some((l) => l.kind === 'latestError' && l.fact.endsWith('ValueError: cannot parse an empty document (got 0 bytes)')), JSON.stringify(lost));
     assert.ok(lost.some((l) => l.kind === 'commands' && l.fact === FAILING_CHECK), JSON.stringify(lost));
     assert.ok(lost.some((l) => l.kind === 'commands' && l.fact === LAST_CHECK), JSON.stringify(lost));

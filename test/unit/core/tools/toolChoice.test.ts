@@ -6,7 +6,7 @@ import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';
 import { requestContent } from '../../../../src/core/context/requestItems';
 import { withSettings } from '../../../../src/core/settings';
 import { builtinTools } from '../../../../src/core/tools/builtin';
-import { choiceFromPicked, NO_TOOL_CHOICE, offeredByChoice, parseToolChoice, toolPickerRows, type ToolChoice } from '../../../../src/core/tools/toolChoice';
+import { choiceFromPicked, NO_TOOL_CHOICE, offeredByChoice, parseToolChoice, pickedToolTokens, toolGroupTotals, toolPickerRows, type ToolChoice } from '../../../../src/core/tools/toolChoice';
 import type { Tool } from '../../../../src/core/tools/types';
 import { testRegistry } from '../../../support/toolRegistry';
 
@@ -51,10 +51,25 @@ describe('the tools the model is offered (Configure Tools)', () => {
     assert.deepEqual(rows.map((r) => `${r.group}|${r.name}|${r.origin}|${r.picked}`), [
       ...BUILTIN_NAMES.map((n) => `Built-in|${n}|built-in|${n !== 'write_file'}`),
       'VS Code and extensions|copilot_fetchWebPage|github.copilot-chat|false',
-      'MCP servers|mcp_github_search|an MCP server|true',
+      'VS Code and extensions|mcp_github_search|an MCP server|true',
     ]);
     const fetch = rows.find((r) => r.name === 'copilot_fetchWebPage')!;
     assert.equal(fetch.tokens, countToolDefinitions([lmDefinitions[2]], counter));
+  });
+
+  it("groups the tools of each MCP server Tally runs under that server, after VS Code's, with each group's offered tokens", () => {
+    const own = (server: string, tool: string): ToolDefinition => ({ name: `mcp_${server}_${tool}`, description: tool, inputSchema: { type: 'object' }, source: 'mcp', origin: server, server });
+    const rows = toolPickerRows([own('zeta', 'ping'), ...builtinTools().map((t) => t.definition), own('notes', 'add'), ...lmDefinitions, own('notes', 'list')], { enabled: ['mcp_notes_add', 'mcp_notes_list', 'mcp_github_search'], disabled: [] }, (t) => t.name.length);
+    assert.deepEqual(
+      rows.filter((r) => r.group !== 'Built-in').map((r) => `${r.group}|${r.name}`),
+      ['VS Code and extensions|copilot_fetchWebPage', 'VS Code and extensions|mcp_github_search', 'MCP server "notes"|mcp_notes_add', 'MCP server "notes"|mcp_notes_list', 'MCP server "zeta"|mcp_zeta_ping'],
+    );
+    const totals = toolGroupTotals(rows).filter((t) => t.group !== 'Built-in');
+    assert.deepEqual(totals, [
+      { group: 'VS Code and extensions', tools: 2, offeredTokens: 'mcp_github_search'.length },
+      { group: 'MCP server "notes"', tools: 2, offeredTokens: 'mcp_notes_add'.length + 'mcp_notes_list'.length },
+      { group: 'MCP server "zeta"', tools: 1, offeredTokens: 0 },
+    ]);
   });
 
   it('the picker\'s selection becomes the choice, keeping tools that are not listed right now', () => {
@@ -62,6 +77,16 @@ describe('the tools the model is offered (Configure Tools)', () => {
     const choice = choiceFromPicked(rows, new Set(['read_file', 'list_files', 'copilot_fetchWebPage']), { enabled: ['tool_of_a_disabled_extension'], disabled: [] });
     assert.deepEqual(choice.enabled, ['tool_of_a_disabled_extension', 'copilot_fetchWebPage']);
     assert.deepEqual(choice.disabled, BUILTIN_NAMES.filter((n) => n !== 'read_file' && n !== 'list_files'));
+  });
+
+  it("lists Tally's session tools as always offered: unticking one changes no choice, and the picked figure counts them", () => {
+    const session = [{ name: 'read_result', description: 'Read a stored result', inputSchema: { type: 'object' }, source: 'builtin', origin: 'session' } as ToolDefinition];
+    const rows = toolPickerRows([...builtinTools().map((t) => t.definition), ...session], NO_TOOL_CHOICE, () => 10, new Set(['read_result']));
+    const row = rows.find((r) => r.name === 'read_result')!;
+    assert.deepEqual([row.group, row.picked, row.alwaysOffered], ['Always offered', true, true]);
+    const picked = new Set(['read_file']);
+    assert.deepEqual(choiceFromPicked(rows, picked).disabled, BUILTIN_NAMES.filter((n) => n !== 'read_file'), 'read_result is never turned off');
+    assert.equal(pickedToolTokens(rows, picked), 20, 'read_file and read_result');
   });
 
   it('a request lists each offered schema once, and the tool framing counts exactly the schemas sent', async () => {

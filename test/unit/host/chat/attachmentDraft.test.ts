@@ -8,14 +8,15 @@ import type { AttachmentInfo } from '../../../../src/core/model/message';
 import { createOpenAIProvider } from '../../../../src/core/providers/openai/openai';
 import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings, type ContextSettings } from '../../../../src/core/settings';
-import { AttachmentDraft, type AttachmentSources, type DraftSession } from '../../../../src/host/chat/attachmentDraft';
+import { documentName } from '../../../../src/views/documentAddress';
+import { attachmentTitle, AttachmentDraft, type AttachmentSources, type DraftSession } from '../../../../src/host/chat/attachmentDraft';
 import { attachmentsForSend, type AttachmentIntentDeps } from '../../../../src/host/chat/attachmentIntents';
 import type { AttachTarget, ChatAttachmentView } from '../../../../src/protocol/attachments';
-import { SessionView } from '../../../../src/host/session/sessionView';
 import { SessionPrompt } from '../../../../src/core/prompt/sessionPrompt';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';
 import { testRegistry } from '../../../support/toolRegistry';
 import { tempStore } from '../../../support/tempStore';
+import { following, openState } from '../../../support/sessionStates';
 
 /** Files the fake workspace holds; a test deletes one to see what a send does then. */
 class FakeSources implements AttachmentSources {
@@ -151,19 +152,19 @@ describe('attachments: chips, their tokens and the request that carries them', f
   it('a large attachment is in the inspector\'s stored results as soon as it is attached, as a reopened session lists it', async () => {
     const settings = withSettings({ contextWindow: 32_000, maxOutputTokens: 2_000 });
     const { env, sessionId, contextSession, draft, session, sources } = await setup({ ...settings, offloadThresholdBytes: 4_000, offloadPreviewBytes: 1_000, truncation: { maxLines: 400, maxBytes: 8_000 } });
-    const view = await SessionView.open(env.store, sessionId, 200);
-    contextSession.onChange((change) => view.apply(change));
-    assert.equal(view.blobs.length, 0);
+    const view = await openState(env.store, sessionId, 200);
+    following(view, contextSession);
+    assert.equal(view.records.blobs.length, 0);
     sources.files.set('logs/build.log', Array.from({ length: 2_000 }, (_, i) => `line ${i + 1}`).join('\n'));
     const chip = await draft.add(session, { kind: 'file', path: 'logs/build.log' });
     assert.ok(chip.stored, 'stored whole');
     const [stored] = await env.store.listBlobs(sessionId);
-    assert.deepEqual(view.blobs.map((b) => b.id), [stored.id], 'the stored result is listed at once, before the message is sent');
-    const listed = view.blobs[0];
+    assert.deepEqual(view.records.blobs.map((b) => b.id), [stored.id], 'the stored result is listed at once, before the message is sent');
+    const listed = view.records.blobs[0];
     assert.equal(listed.lineCount, chip.stored.lines, 'the list and the chip say the same line count');
-    assert.equal(view.blobTitles.get(listed.id), 'attachment logs/build.log · request #0', 'named for the request that will carry it (the session’s first)');
-    const reopened = await SessionView.open(env.store, sessionId, 200);
-    assert.deepEqual(reopened.blobs.map((b) => [b.id, b.lineCount]), view.blobs.map((b) => [b.id, b.lineCount]), 'the same list a reopened session shows');
+    assert.equal(view.records.blobTitles.get(listed.id), 'attachment logs/build.log · request #0', 'named for the request that will carry it (the session’s first)');
+    const reopened = await openState(env.store, sessionId, 200);
+    assert.deepEqual(reopened.records.blobs.map((b) => [b.id, b.lineCount]), view.records.blobs.map((b) => [b.id, b.lineCount]), 'the same list a reopened session shows');
   });
 
   it('a file a tool result would offload but within the truncation limit is sent whole: the user chose it for the model to read', async () => {
@@ -227,10 +228,28 @@ describe('attachments: chips, their tokens and the request that carries them', f
     const cost = draft.cost(session)!;
     assert.equal(cost.text, expected.text);
     assert.equal(cost.tokens, chip.tokens! + text + 8);
-    assert.match(cost.text, /^this message [\d,]+ tokens → [\d.]+% of the window after sending$/);
+    assert.match(cost.text, /^next request [\d,]+ tokens \(this message [\d,]+\) → [\d.]+% of the window$/);
+    assert.equal(cost.requestTokens, figures.used + cost.tokens, 'the request: the context now and the message');
     assert.equal(cost.note, undefined);
     // Past the compaction threshold: the line says a compaction will run first.
     draft.setDraftText('word '.repeat(2_500));
     assert.equal(draft.cost(session)!.note, 'a compaction will run first');
+  });
+
+  it("a chip's tab title names the file first and its folders after it, with no percent-encoded slash", async () => {
+    const { draft, session } = await setup();
+    const chip = await draft.add(session, { kind: 'file', path: 'src/app.ts' });
+    const title = draft.textOf(chip.id)!.title;
+    assert.equal(title, 'app.ts (src, sent with your message)');
+    assert.equal(documentName(title, 'txt'), 'app.ts (src, sent with your message).txt');
+    assert.equal(attachmentTitle('a/b/c.md'), 'c.md (a › b, sent with your message)');
+  });
+
+  it('/compact sends no message: the cost line says so instead of costing its text', async () => {
+    const { draft, session } = await setup();
+    draft.setDraftText('/compact keep the API notes');
+    const cost = draft.cost(session)!;
+    assert.equal(cost.text, '/compact: compacts the context now; no message is sent');
+    assert.equal(cost.requestTokens, undefined);
   });
 });

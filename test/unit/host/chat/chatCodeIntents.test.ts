@@ -35,7 +35,7 @@ describe('chat code and link intents', () => {
       askModal: async (message) => void calls.push(`asked ${message}`),
     };
     const warnings: string[] = [];
-    const handlers = chatHandlers({ sessions: { retry: async () => void calls.push('retry') } as never, workbench, executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined, showEarlier: async () => undefined });
+    const handlers = chatHandlers({ sessions: { retry: async () => void calls.push('retry') } as never, workbench, executeCommand: async () => undefined, sendState: async () => undefined, showEarlier: async () => undefined });
     const inbox = { source: 'chat', parse: parseChatMessage, log: { warn: (l: string) => warnings.push(l) }, handlers, onError: () => undefined };
     const messages: unknown[] = [
       { type: 'insertCode', code: 'a()' },
@@ -66,7 +66,7 @@ describe('chat code and link intents', () => {
           return answer;
         },
       };
-      const handlers = chatHandlers({ sessions: {} as never, workbench, executeCommand: async () => undefined, sendState: async () => undefined, scheduleRefresh: () => undefined, showEarlier: async () => undefined });
+      const handlers = chatHandlers({ sessions: {} as never, workbench, executeCommand: async () => undefined, sendState: async () => undefined, showEarlier: async () => undefined });
       await receiveWebviewMessage<ChatToHost>({ type: 'insertCode', code }, { source: 'chat', parse: parseChatMessage, log: { warn: () => undefined }, handlers, onError: (e) => assert.fail(String(e)) });
       return { inserted, asked };
     }

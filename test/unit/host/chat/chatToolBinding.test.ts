@@ -1,8 +1,7 @@
 import * as assert from 'assert';
 import type { Message } from '../../../../src/core/model/message';
 import type { ChatEntry } from '../../../../src/protocol/chat';
-import { buildChatState } from '../../../../src/host/chat/chatState';
-import { TurnTracker } from '../../../../src/host/session/turnTracker';
+import { agent, applyAll, stateOf } from '../../../support/sessionStates';
 
 const base = { agentVisible: true, userVisible: true } as const;
 const userMsg = (id: string, at: number): Message => ({ ...base, id, role: 'user', kind: 'user', content: id, createdAt: at });
@@ -30,12 +29,13 @@ describe('chat tool cards bind each result to its own call', () => {
       userMsg('u2', 4),
       assistant('a2', 5, [['call_0', 'run_command']]),
     ];
-    const tracker = new TurnTracker();
-    tracker.apply({ type: 'turn_start', userMessageId: 'u2' });
-    tracker.apply({ type: 'tool_call', call: { id: 'call_0', name: 'run_command', arguments: '{}' } });
-    tracker.apply({ type: 'approval_needed', request: { toolName: 'run_command', callId: 'call_0', title: 'Run `rm -rf build`', kind: 'command' } });
-    const state = buildChatState({ transcript, compactions: [], sessions: [], live: tracker.live });
-    assert.deepStrictEqual(cards(state.entries), [
+    const state = stateOf(transcript);
+    applyAll(state, [
+      agent({ type: 'turn_start', userMessageId: 'u2' }),
+      agent({ type: 'tool_call', call: { id: 'call_0', name: 'run_command', arguments: '{}' } }),
+      agent({ type: 'approval_needed', request: { toolName: 'run_command', callId: 'call_0', title: 'Run `rm -rf build`', kind: 'command' } }),
+    ]);
+    assert.deepStrictEqual(cards(state.chatEntries()), [
       { entry: 'a1', name: 'read_file', status: 'done', result: 'contents of a.ts' },
       { entry: 'a2', name: 'run_command', status: 'awaiting_approval', result: undefined },
     ]);
@@ -51,8 +51,7 @@ describe('chat tool cards bind each result to its own call', () => {
       assistant('a2', 6, [['call_0', 'run_command']]),
       { ...result('t3', 7, 'call_0', 'The user denied running this command.'), meta: { isError: true, denied: true } },
     ];
-    const state = buildChatState({ transcript, compactions: [], sessions: [] });
-    assert.deepStrictEqual(cards(state.entries), [
+    assert.deepStrictEqual(cards(stateOf(transcript).chatEntries()), [
       { entry: 'a1', name: 'read_file', status: 'done', result: 'read output' },
       { entry: 'a1', name: 'list_files', status: 'done', result: 'list output' },
       { entry: 'a2', name: 'run_command', status: 'denied', result: 'The user denied running this command.' },
@@ -67,7 +66,6 @@ describe('chat tool cards bind each result to its own call', () => {
       { ...result('t1', 3, 'call_1', 'The user denied nothing; this is a log line.'), meta: {} },
       { ...result('t2', 4, 'call_2', 'The user denied running this command.'), meta: { isError: true, denied: true } },
     ];
-    const state = buildChatState({ transcript, compactions: [], sessions: [] });
-    assert.deepStrictEqual(cards(state.entries).map((c) => c.status), ['done', 'denied']);
+    assert.deepStrictEqual(cards(stateOf(transcript).chatEntries()).map((c) => c.status), ['done', 'denied']);
   });
 });

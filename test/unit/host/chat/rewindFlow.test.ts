@@ -7,6 +7,7 @@ import { CheckpointingWorkspace } from '../../../../src/core/checkpoints/checkpo
 import { TurnCheckpointRecorder } from '../../../../src/core/checkpoints/turnRecorder';
 import type { RestoreItem } from '../../../../src/core/checkpoints/restore';
 import { ContextSession } from '../../../../src/core/context/contextSession';
+import { contextMarks } from '../../../../src/core/context/contextMarks';
 import { withSettings } from '../../../../src/core/settings';
 import { ChatEntries } from '../../../../src/host/chat/chatEntries';
 import { chatHandlers } from '../../../../src/host/chat/chatIntents';
@@ -81,10 +82,11 @@ async function twoTurns() {
     answer: (choice: string | undefined) => (answer = choice),
     setBusy: (value: boolean) => (busy = value),
     openFolders: (folders: string[]) => (openFolders = folders),
-    /** The chat's entries as a reopened chat folds them from the store. */
+    /** The chat's entries as a reopened chat folds them from the store, marked as the session's working context holds them. */
     chat: async (): Promise<ChatEntry[]> => {
       const entries = new ChatEntries();
       entries.reset(await temp.store.loadTranscript(id), await temp.store.listCompactionEvents(id), []);
+      entries.markContext(contextMarks(session.messages));
       return entries.entries();
     },
     async dispose() {
@@ -160,13 +162,14 @@ describe('restore and rewind from the chat (host flow)', function () {
       assert.deepEqual(t.session.messages.map((m) => m.content), ['change the port', 'Changed the port to 9090.']);
       assert.deepEqual(t.composer, ['add a readme']);
       assert.ok(t.said.includes('rewound'), 'the last turn\'s error and Retry are dropped');
-      assert.deepEqual(record?.step, { kind: 'rewind', messageId: t.second.id, checkpointId: record?.step?.checkpointId, files: ['README.md'] });
+      assert.deepEqual(record?.step, { kind: 'rewind', messageId: t.second.id, checkpointId: record?.step?.checkpointId, files: ['README.md'], setAside: Number(said[1]) });
       const chat = await t.chat();
       const marked = chat.flatMap((e) => (e.kind === 'user' || e.kind === 'assistant' ? [[e.text, e.setAside === true]] : []));
       assert.deepEqual(marked, [['change the port', false], ['Changed the port to 9090.', false], ['add a readme', true], ['Added README.md.', true]], 'the chat marks what the rewind set aside');
       const [headline] = headlines(chat);
       assert.equal(headline, `Rewound to before “add a readme” · ${said[1]} messages set aside · 1 file restored`);
       assert.equal(Number(said[1]), record!.messagesBefore - record!.messagesAfter, 'the confirmation, the notice and the record say the same number');
+      assert.equal(Number(said[1]), record!.step?.setAside);
     } finally {
       await t.dispose();
     }
@@ -282,7 +285,6 @@ describe('restore and rewind from the chat (host flow)', function () {
       sessions: {} as never,
       executeCommand: async () => undefined,
       sendState: async () => undefined,
-      scheduleRefresh: () => undefined,
       showEarlier: async () => undefined,
       rewind: { restoreFiles: async (id) => calls.push(`restore ${id}`), rewind: async (id) => calls.push(`rewind ${id}`) },
     });

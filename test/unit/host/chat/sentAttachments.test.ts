@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import { attachmentMessage } from '../../../../src/core/model/factories';
 import type { Message } from '../../../../src/core/model/message';
 import { ChatEntries } from '../../../../src/host/chat/chatEntries';
-import { buildChatEntries } from '../../../../src/host/chat/chatState';
+import { stateOf } from '../../../support/sessionStates';
 
 const user = (id: string, createdAt: number): Message => ({ id, role: 'user', kind: 'user', content: `question ${id}`, agentVisible: true, userVisible: true, createdAt, tokens: 10 });
 const attached = (id: string, label: string, createdAt: number, tokens: number, meta: Message['meta'] = {}): Message => ({ ...attachmentMessage({ kind: 'file', label, path: label }, `[Attached file ${label}]\n…`, { meta }), id, createdAt, tokens });
@@ -10,7 +10,7 @@ const attached = (id: string, label: string, createdAt: number, tokens: number, 
 describe('the chat shows what was attached to a sent message as chips on it', () => {
   it('each attachment goes on the message it was sent with, with the tokens its request item carried', () => {
     const stored = { truncated: { originalBytes: 90_000, originalLines: 2_000, keptBytes: 1_000, omittedLines: 1_940, omittedBytes: 89_000 }, offloadRef: 'ref1' };
-    const entries = buildChatEntries([attached('a1', 'src/app.ts', 1, 124), attached('a2', 'logs/build.log', 2, 504, stored), user('u1', 3), user('u2', 4)], []);
+    const entries = stateOf([attached('a1', 'src/app.ts', 1, 124), attached('a2', 'logs/build.log', 2, 504, stored), user('u1', 3), user('u2', 4)]).chatEntries();
     assert.deepStrictEqual(entries.map((e) => e.kind === 'user' ? [e.id, e.attachments] : e.id), [
       ['u1', [
         { id: 'a1', kind: 'file', label: 'src/app.ts', tokens: 120 },

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { toolView } from '../../../../src/host/chat/chatToolView';
+import { toolView } from '../../../../src/host/chat/chatEntryViews';
 import { recordToolResult } from '../../../../src/core/toolOutput/recorder';
 import { withSettings } from '../../../../src/core/settings';
 import { tempStore } from '../../../support/tempStore';

@@ -24,13 +24,13 @@ describe('inspector: opening a request says why it missed the cache', function (
   let sessionId: string;
   const posted: HostToInspector[] = [];
 
-  async function open(requestIndex: number): Promise<Extract<HostToInspector, { type: 'turnItems' }>> {
+  async function open(requestIndex: number): Promise<Extract<HostToInspector, { type: 'requestItems' }>> {
     posted.length = 0;
     const sessions = { current: async () => ({ info: { id: sessionId } }), store: async () => store } as never;
-    const handlers = inspectorHandlers({ sessions, post: (m) => void posted.push(m), sendState: async () => undefined, showEarlier: () => undefined, executeCommand: async () => undefined, showInformation: () => undefined });
-    await receiveWebviewMessage({ type: 'selectTurn', requestIndex }, { source: 'inspector', parse: parseInspectorMessage, log: { warn: () => undefined }, handlers, onError: (e: unknown) => assert.fail(String(e)) });
+    const handlers = inspectorHandlers({ sessions, post: (m) => void posted.push(m), sendState: async () => undefined, showEarlier: async () => undefined, executeCommand: async () => undefined, showInformation: () => undefined });
+    await receiveWebviewMessage({ type: 'selectRequest', requestIndex }, { source: 'inspector', parse: parseInspectorMessage, log: { warn: () => undefined }, handlers, onError: (e: unknown) => assert.fail(String(e)) });
     assert.equal(posted.length, 1);
-    return posted[0] as Extract<HostToInspector, { type: 'turnItems' }>;
+    return posted[0] as Extract<HostToInspector, { type: 'requestItems' }>;
   }
 
   beforeEach(async () => {

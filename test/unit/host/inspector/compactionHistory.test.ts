@@ -2,7 +2,7 @@
  * A session whose history holds a compaction of thousands of removed items: the inspector's
  * updates after a turn do not carry it again, its whole state carries the first page of each
  * compaction's removed items with the true count and tokens, and the rest come when asked for.
- * A real sql.js store, a real context session and its view.
+ * A real sql.js store, a real context session and its state, the inspector's feed as the panel runs it.
  */
 import { strict as assert } from 'assert';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
@@ -11,13 +11,11 @@ import type { CompactionEventRecord, RemovedItem } from '../../../../src/core/mo
 import { ContextSession } from '../../../../src/core/context/contextSession';
 import { withSettings } from '../../../../src/core/settings';
 import { inspectorHandlers } from '../../../../src/host/inspector/inspectorIntents';
-import { buildInspectorState } from '../../../../src/host/inspector/inspectorState';
-import { InspectorUpdates } from '../../../../src/host/inspector/inspectorUpdates';
-import type { ActiveSession } from '../../../../src/host/session/sessionPorts';
-import { SessionView } from '../../../../src/host/session/sessionView';
+import type { ActiveSession } from '../../../../src/host/sessionState/sessionPorts';
 import { REMOVED_FIRST, REMOVED_MORE, type HostToInspector } from '../../../../src/protocol/inspector';
 import { receiveWebviewMessage } from '../../../../src/protocol/receive';
 import { parseInspectorMessage } from '../../../../src/protocol/validate';
+import { inspectorOf, resumedSession } from '../../../support/sessionStates';
 import { tempStore } from '../../../support/tempStore';
 
 const counter = getTokenCounter('o200k_base');
@@ -44,13 +42,9 @@ describe('inspector: a large compaction in the history does not travel with ever
     const info = await env.store.createSession({ title: 'long' });
     const record = compaction(info.id);
     await env.store.addCompactionEvent(record);
-    const [contextSession, view] = await Promise.all([
-      ContextSession.open({ store: env.store, sessionId: info.id, counter, settings: withSettings({ contextWindow: 64_000, maxOutputTokens: 2_000 }) }),
-      SessionView.open(env.store, info.id, 200),
-    ]);
-    contextSession.onChange((change) => view.apply(change));
-    const session: ActiveSession = { info, contextSession, view };
-    return { session, contextSession, view, record };
+    const contextSession = await ContextSession.open({ store: env.store, sessionId: info.id, counter, settings: withSettings({ contextWindow: 64_000, maxOutputTokens: 2_000 }) });
+    const session = await resumedSession(env.store, info, contextSession);
+    return { session, contextSession, record };
   }
 
   async function turn(contextSession: ContextSession, n: number): Promise<void> {
@@ -60,27 +54,34 @@ describe('inspector: a large compaction in the history does not travel with ever
   }
 
   it('after a turn the update is a few KB, not the 5,000 removed items again; a new compaction brings the history back', async () => {
-    const { session, contextSession, view, record } = await opened((id) => bigCompaction(id, 5_000, 1_000));
+    const { session, contextSession, record } = await opened((id) => bigCompaction(id, 5_000, 1_000));
     assert.ok(JSON.stringify(record).length > 2_000_000, 'the record itself is megabytes');
-    const updates = new InspectorUpdates();
-    updates.message(buildInspectorState(session), true, view.versions);
+    const { feed, posted } = inspectorOf(session, env.store);
+    await feed.whole();
 
+    posted.length = 0;
     await turn(contextSession, 1);
-    const update = updates.message(buildInspectorState(session), false, view.versions);
-    assert.equal(update.type, 'update');
-    assert.ok(bytes(update) < 6_000, `${bytes(update)} bytes posted after a turn`);
-    assert.equal((update as Extract<HostToInspector, { type: 'update' }>).compactions, undefined, 'the history did not change: it is not sent');
+    await feed.settled();
+    assert.ok(posted.length > 0 && posted.every((m) => m.type === 'update'));
+    for (const update of posted) {
+      assert.ok(bytes(update) < 6_000, `${bytes(update)} bytes posted for a write of the turn`);
+      assert.equal((update as Extract<HostToInspector, { type: 'update' }>).compactions, undefined, 'the history did not change: it is not sent');
+    }
 
+    posted.length = 0;
     const compacted = await contextSession.compact({ trigger: 'manual' });
     assert.notEqual(compacted.status, 'error', JSON.stringify(compacted.error));
-    const after = updates.message(buildInspectorState(session), false, view.versions) as Extract<HostToInspector, { type: 'update' }>;
-    assert.deepEqual(after.compactions?.map((c) => c.id), [compacted.id, record.id], 'the changed history is sent, newest first');
-    assert.ok(bytes(after) < 100_000, `${bytes(after)} bytes for the changed history`);
+    await feed.settled();
+    const after = posted.find((m): m is Extract<HostToInspector, { type: 'update' }> => m.type === 'update' && m.compactions !== undefined);
+    assert.deepEqual(after?.compactions?.map((c) => c.id), [compacted.id, record.id], 'the changed history is sent, newest first');
+    assert.ok(bytes(after!) < 100_000, `${bytes(after!)} bytes for the changed history`);
   });
 
   it("the whole state carries each compaction's first removed items with the true count and tokens", async () => {
-    const { session, view, record } = await opened((id) => bigCompaction(id, 5_000, 1_000));
-    const state = new InspectorUpdates().message(buildInspectorState(session), true, view.versions);
+    const { session, record } = await opened((id) => bigCompaction(id, 5_000, 1_000));
+    const { feed, posted } = inspectorOf(session, env.store);
+    await feed.whole();
+    const [state] = posted;
     assert.equal(state.type, 'state');
     const [shown] = (state as Extract<HostToInspector, { type: 'state' }>).state.compactions;
     assert.deepEqual(shown.removedFirst, record.removed.slice(0, REMOVED_FIRST));
@@ -96,7 +97,7 @@ describe('inspector: a large compaction in the history does not travel with ever
 
     function handlersFor(session: ActiveSession, preview?: CompactionEventRecord) {
       const sessions = { current: async () => session, store: async () => env.store, setPinned: async () => true, preview: async () => ({ ...preview!, dryRun: true, messages: [] }), compact: async () => assert.fail('no compaction') } as never;
-      return inspectorHandlers({ sessions, post: (m) => void posted.push(m), sendState: async () => undefined, showEarlier: () => undefined, executeCommand: async () => undefined, showInformation: () => undefined });
+      return inspectorHandlers({ sessions, post: (m) => void posted.push(m), sendState: async () => undefined, showEarlier: async () => undefined, executeCommand: async () => undefined, showInformation: () => undefined });
     }
 
     async function send(handlers: ReturnType<typeof handlersFor>, raw: unknown): Promise<HostToInspector[]> {
@@ -109,8 +110,10 @@ describe('inspector: a large compaction in the history does not travel with ever
     }
 
     it("'show all' after the first page returns every other item, so the webview holds all 5,000", async () => {
-      const { session, view, record } = await opened((id) => bigCompaction(id, 5_000, 1_000));
-      const state = new InspectorUpdates().message(buildInspectorState(session), true, view.versions) as Extract<HostToInspector, { type: 'state' }>;
+      const { session, record } = await opened((id) => bigCompaction(id, 5_000, 1_000));
+      const { feed, posted: sent } = inspectorOf(session, env.store);
+      await feed.whole();
+      const state = sent[0] as Extract<HostToInspector, { type: 'state' }>;
       const first = state.state.compactions[0].removedFirst;
       const [answer] = await send(handlersFor(session), { type: 'showRemoved', compactionId: record.id, offset: first.length });
       assert.equal(answer.type, 'removedItems');

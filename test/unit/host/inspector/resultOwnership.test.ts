@@ -37,14 +37,14 @@ describe('the chat and the inspector open only the shown session’s results', f
     source: 'chat',
     parse: parseChatMessage,
     log: { warn: () => undefined },
-    handlers: chatHandlers({ sessions, executeCommand, sendState: async () => undefined, scheduleRefresh: () => undefined, showEarlier: async () => undefined }),
+    handlers: chatHandlers({ sessions, executeCommand, sendState: async () => undefined, showEarlier: async () => undefined }),
     onError: (error: unknown) => void failures.push(error),
   });
   const inspector = () => ({
     source: 'inspector',
     parse: parseInspectorMessage,
     log: { warn: () => undefined },
-    handlers: inspectorHandlers({ sessions, post: (m) => void posted.push(m), sendState: async () => undefined, showEarlier: () => undefined, executeCommand, showInformation: () => undefined }),
+    handlers: inspectorHandlers({ sessions, post: (m) => void posted.push(m), sendState: async () => undefined, showEarlier: async () => undefined, executeCommand, showInformation: () => undefined }),
     onError: (error: unknown) => void failures.push(error),
   });
 

@@ -10,16 +10,16 @@ import { inspectorHandlers } from '../../../../src/host/inspector/inspectorInten
 import { buildInspectorState } from '../../../../src/host/inspector/inspectorState';
 import { InspectorSubject, SUBAGENT_READ_ONLY } from '../../../../src/host/inspector/subagentSubject';
 import { subagentSummaries } from '../../../../src/host/inspector/subagentSummaries';
-import type { ActiveSession } from '../../../../src/host/session/sessionPorts';
-import { SessionView } from '../../../../src/host/session/sessionView';
-import { subagentUsage } from '../../../../src/host/session/subagentUsage';
-import { TurnTracker } from '../../../../src/host/session/turnTracker';
+import type { ActiveSession } from '../../../../src/host/sessionState/sessionPorts';
+import { SessionState } from '../../../../src/host/sessionState/sessionState';
+import { subagentUsage } from '../../../../src/host/sessionState/subagentUsage';
 import type { HostToInspector, InspectorToHost } from '../../../../src/protocol/inspector';
 import { receiveWebviewMessage } from '../../../../src/protocol/receive';
 import { parseInspectorMessage } from '../../../../src/protocol/validate';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';
 import type { FakeReply, RecordedRequest } from '../../../fakes/scriptedServer';
 import { firstUser, subagentHarness, toolResults } from '../../core/agent/subagents/subagentHarness';
+import { resumedSession } from '../../../support/sessionStates';
 
 const delegateCall = (task: string) => ({ toolCall: { name: 'delegate', arguments: JSON.stringify({ task }) } });
 
@@ -44,16 +44,15 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
   async function delegated() {
     server = await new FakeOpenAIServer({ apiKey: 'sk-test', fallback: script }).start();
     const h = await subagentHarness({ server });
-    // The chat's card, fed the turn's events as the controller feeds it (read while the turn is live).
-    const tracker = new TurnTracker();
+    // The chat's card, fed the turn's events as the controller feeds them (read while the turn is live).
+    const tracker = new SessionState({ info: { id: h.contextSession.sessionId, title: 'parent' } });
     h.agent.on((event) => {
-      if (event.type !== 'turn_end') tracker.apply(event);
+      if (event.type !== 'turn_end') tracker.apply({ kind: 'agent', event });
     });
     assert.equal(await h.agent.send('USER: where are the parser and the writer?'), 'end_turn');
     const store = h.env.store;
     const info = (await store.getSession(h.contextSession.sessionId))!;
-    const view = await SessionView.open(store, info.id, 200);
-    const main: ActiveSession = { info, contextSession: h.contextSession, view };
+    const main = await resumedSession(store, info, h.contextSession);
     const children = await subagentSessions(store, info.id);
     assert.equal(children.length, 2);
     return { h, store, main, children, tracker };
@@ -69,7 +68,7 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
       subagents: { open: (sessionId) => subject.open(main, sessionId), back: () => subject.back() },
       post: (m) => void posted.push(m),
       sendState: async () => undefined,
-      showEarlier: () => undefined,
+      showEarlier: async () => undefined,
       executeCommand: async () => undefined,
       showInformation: () => undefined,
     });
@@ -107,11 +106,11 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
     await send({ type: 'openSubagent', sessionId: alpha.info.id });
     const state = buildInspectorState(shown());
     assert.equal(state.session?.id, alpha.info.id);
-    assert.deepEqual(state.turns.map((t) => t.reportedInputTokens), [700, 1_900], "the subagent's two requests, as its provider reported them");
+    assert.deepEqual(state.requests.map((t) => t.reportedInputTokens), [700, 1_900], "the subagent's two requests, as its provider reported them");
     assert.deepEqual(subject.header(main), { agent: 'general', task: 'TASK alpha: find the parser', parentSessionId: main.info.id, parentTitle: 'parent', depth: 1 });
 
-    await send({ type: 'selectTurn', requestIndex: 1 });
-    const items = posted.find((m): m is Extract<HostToInspector, { type: 'turnItems' }> => m.type === 'turnItems')!;
+    await send({ type: 'selectRequest', requestIndex: 1 });
+    const items = posted.find((m): m is Extract<HostToInspector, { type: 'requestItems' }> => m.type === 'requestItems')!;
     assert.ok(items.items.some((i) => i.preview.includes('TASK alpha')), "the request's items are the subagent's: its task is its user message");
     assert.ok(items.items.some((i) => i.toolName === 'echo' && i.role === 'tool'), 'with its own tool results, which the parent never saw');
 
@@ -125,7 +124,7 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
 
   it('states one spared figure: the chat card\'s "read", the inspector\'s sums, and what came back as the parent\'s tool results carry it', async () => {
     const { store, main, children, tracker, h } = await delegated();
-    const summary = (await subagentSummaries(store, { sessionId: main.info.id, usage: main.view.usageFigures, messages: [main.view.heldMessages] }))!;
+    const summary = (await subagentSummaries(store, { sessionId: main.info.id, usage: main.state.records.usageFigures, messages: [main.state.records.heldMessages] }))!;
     const cards = tracker.live?.subagents;
     assert.ok(cards && cards.size === 2);
     for (const row of summary.list) {
@@ -150,10 +149,10 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
     assert.equal(children.length, summary.spared.subagents);
 
     // The chat's turn line includes the subagents' requests and says their share: the inspector's share, exactly.
-    main.view.addSubagentUsage(await subagentUsage(store, main.info.id));
+    main.state.apply({ kind: 'subagentUsage', records: await subagentUsage(store, main.info.id) });
     // The same requests reported live while the turn ran are not counted twice.
-    main.view.addSubagentUsage(h.progress().flatMap((p) => (p.kind === 'usage' ? [p.record] : [])));
-    const line = main.view.chat.lastTurnFigures();
+    main.state.apply({ kind: 'subagentUsage', records: h.progress().flatMap((p) => (p.kind === 'usage' ? [p.record] : [])) });
+    const line = main.state.entries.lastTurnFigures();
     assert.ok(line?.kind === 'usage');
     assert.deepEqual(line.usage.subagents, { requests: summary.share.requests, inputTokens: summary.share.inputTokens, outputTokens: summary.share.outputTokens });
     assert.equal(line.usage.requests, summary.total.requests, "the turn's requests incl. subagents");
@@ -184,7 +183,7 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
     const h = await subagentHarness({ server, agents: [runner], ask: () => new Promise((resolve) => (asked(), release.push(() => resolve({ approved: true })))) });
     const store = h.env.store;
     const info = (await store.getSession(h.contextSession.sessionId))!;
-    const main: ActiveSession = { info, contextSession: h.contextSession, view: await SessionView.open(store, info.id, 200) };
+    const main: ActiveSession = await resumedSession(store, info, h.contextSession);
     const { subject, send, shown } = inspector(main, store);
     const followed: Array<Promise<boolean>> = [];
     h.agent.on((event) => {
@@ -195,15 +194,15 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
     const [gamma] = await subagentSessions(store, info.id);
     await send({ type: 'openSubagent', sessionId: gamma.info.id });
     assert.equal(shown().info.id, gamma.info.id);
-    assert.deepEqual(buildInspectorState(shown()).turns.map((t) => t.reportedInputTokens), [800], 'one request so far');
+    assert.deepEqual(buildInspectorState(shown()).requests.map((t) => t.reportedInputTokens), [800], 'one request so far');
 
     release.forEach((r) => r());
     assert.equal(await turn, 'end_turn');
     assert.ok((await Promise.all(followed)).some(Boolean), 'the window was read again as the subagent went on');
     const state = buildInspectorState(shown());
     assert.equal(state.session?.id, gamma.info.id, 'still the subagent\'s window');
-    assert.deepEqual(state.turns.map((t) => t.reportedInputTokens), [800, 950], 'its second request is shown without reopening it');
-    assert.ok(shown().view.heldMessages.some((m) => m.content.includes('GAMMA ran it.')), 'and its final answer');
+    assert.deepEqual(state.requests.map((t) => t.reportedInputTokens), [800, 950], 'its second request is shown without reopening it');
+    assert.ok(shown().state.records.heldMessages.some((m) => m.content.includes('GAMMA ran it.')), 'and its final answer');
   });
   it("a subagent's window shown while 50 progress reports come in is read a few times, not once per report, and shows the end", async () => {
     const { store, main, children } = await delegated();
@@ -252,6 +251,6 @@ describe('inspector: a subagent\'s window and what subagents spared the main one
     // One read, then one per second of reports (10 s), and the end: 12 at most, against 51 (one per report).
     assert.ok(windowReads <= 12, `${windowReads} reads of the window for 51 reports`);
     assert.equal(subject.shown(main).info.id, alpha.info.id, "still the subagent's window");
-    assert.deepEqual(buildInspectorState(subject.shown(main)).turns.map((t) => t.reportedInputTokens), [700, 1_900], 'its requests, as read at the end');
+    assert.deepEqual(buildInspectorState(subject.shown(main)).requests.map((t) => t.reportedInputTokens), [700, 1_900], 'its requests, as read at the end');
   });
 });

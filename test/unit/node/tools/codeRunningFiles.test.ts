@@ -39,7 +39,24 @@ const MUST_ASK = [
   '.vscode/settings.json', '.VSCode/tasks.json', 'a\\b\\.vscode\\launch.json', 'project.code-workspace', '.idea/workspace.xml', '.nvim.lua',
   // Others
   'composer.json', 'src/App/App.csproj', 'Directory.Build.props', 'Directory.Build.targets', 'nuget.config', 'NuGet.Config', 'flake.nix', 'shell.nix', 'default.nix',
-  'justfile', 'Justfile', '.justfile', 'Taskfile.yml', 'taskfile.yaml',
+  'justfile', 'Justfile', '.justfile', 'Taskfile.yml', 'taskfile.yaml',  // Reviewed by ecosystem: JavaScript task runners and test configs, package managers' own code, Python
+  // linters, other languages' builds, version control, CI, shells, editors and coding agents.
+  'karma.conf.js', 'gulpfile.js', 'gulpfile.js/index.js', 'Gruntfile.coffee', 'vitest.workspace.ts', '.storybook/main.ts', '.vscode-test.mjs', 'angular.json', 'nx.json',
+  'package.yaml', 'bun.lockb', 'Pipfile.lock', 'constraints.txt', 'pnpm-workspace.yaml', '.pnp.cjs', '.pnp.loader.mjs', '.yarn/releases/yarn-4.1.0.cjs',
+  '.yarn/plugins/@yarnpkg/plugin-x.cjs', 'node_modules/left-pad/index.js', 'Dangerfile', 'dangerfile.ts', '.prettierrc.toml', '.prettierrc.json5', '.pylintrc',
+  'rust-analyzer.toml', 'Makefile.toml', '.golangci.yml', '.goreleaser.yaml', 'buildSrc/src/main/kotlin/conventions.kt', 'gradle/libs.versions.toml', 'build.sbt',
+  'project/plugins.sbt', 'project/Build.scala', 'project/build.properties', '.jvmopts', '.bsp/sbt.json', 'build.xml', '.factorypath', 'pylintrc', '.pylintrc.toml',
+  'mypy.ini', '.mypy.ini', '.flake8', 'Pipfile', '.pytest.ini', 'pixi.toml', 'mkdocs.yml', '.venv/bin/python', 'pyvenv.cfg', 'gems.rb', 'lib/tasks/db.rake',
+  '.rubocop_todo.yml', '.rspec', '.bundle/config', 'Podfile', 'Vagrantfile', 'config.ru', '.solargraph.yml', 'phpunit.xml.dist', 'phpstan.neon',
+  '.php-cs-fixer.dist.php', 'artisan', 'Build.proj', 'native.vcxproj', 'global.json', '.config/dotnet-tools.json', 'omnisharp.json', 'build.cake', 'Makefile.am',
+  'configure.ac', 'configure', 'meson.build', 'build.zig', 'BUILD.bazel', 'MODULE.bazel', 'defs.bzl', 'conanfile.py', 'vcpkg.json', 'Package.swift',
+  'App.xcodeproj/project.pbxproj', 'mix.exs', '.formatter.exs', 'config/config.exs', 'hie.yaml', 'stack.yaml', 'pkg.cabal', 'analysis_options.yaml', 'pubspec.yaml',
+  'rebar.config', 'Makefile.PL', 'cpanfile', 'x-1.0-1.rockspec', '.Rprofile', '.lfsconfig', '.overcommit.yml', '.hg/hgrc', '.hgsub', '.jj/repo/config.toml',
+  'action.yml', '.gitea/workflows/ci.yml', '.forgejo/workflows/ci.yml', '.gitlab/ci/templates.yml', '.drone.yml', 'cloudbuild.yaml', '.woodpecker/build.yml', 'Procfile',
+  'Tiltfile', 'devbox.json', '.node-version', '.python-version', '.bash_profile', '.zshenv', '.config/fish/config.fish', '.ssh/config', '.config/git/config',
+  '.dir-locals.el', '.zed/tasks.json', '.helix/languages.toml', 'x.sublime-project', '.tally/agents/helper.md', '.tally/skills/deploy/SKILL.md', '.tally/hooks.json',
+  '.tally/commands/review.md', '.github/prompts/fix.prompt.md', '.github/chatmodes/plan.chatmode.md', '.claude/settings.json', '.cursor/mcp.json',
+  '.gemini/settings.json', '.mcp.json',
 ];
 
 // Names close to those above that run nothing: writing them follows the user's settings.

@@ -10,15 +10,17 @@ import type { ToolContext } from '../../../../src/core/tools/types';
 /**
  * A separate process swaps, as fast as it can, a workspace file for a link to a secret outside,
  * and a workspace folder for a link to a folder outside (each swap an atomic rename), while
- * read_file reads them. Not one read may return the secret.
+ * read_file reads them. Not one read may return the secret. The racer runs until its stdin ends
+ * and then prints how many swaps it made: the test reads a fixed number of times, not for a time.
  */
 const RACER = `
 const fs = require('fs');
-const [ws, outside, ms] = process.argv.slice(1);
-const end = Date.now() + Number(ms);
+const [ws, outside] = process.argv.slice(1);
 let n = 0;
-while (Date.now() < end) {
-  const i = n++ % 2;
+let stop = false;
+process.stdin.on('end', () => (stop = true));
+process.stdin.resume();
+function swap(i) {
   try {
     if (i === 0) { fs.symlinkSync(outside + '/secret.txt', ws + '/tmp-link'); fs.renameSync(ws + '/tmp-link', ws + '/file.txt'); }
     else { fs.writeFileSync(ws + '/tmp-file', 'INSIDE\\n'); fs.renameSync(ws + '/tmp-file', ws + '/file.txt'); }
@@ -26,7 +28,17 @@ while (Date.now() < end) {
     else { fs.rmSync(ws + '/dir', { recursive: true, force: true }); fs.mkdirSync(ws + '/tmp-dir'); fs.writeFileSync(ws + '/tmp-dir/secret.txt', 'INSIDE\\n'); fs.renameSync(ws + '/tmp-dir', ws + '/dir'); }
   } catch {}
 }
+function batch() {
+  for (let k = 0; k < 50; k++) swap(n++ % 2);
+  if (n === 50) process.stdout.write('racing\\n');
+  if (stop) return void process.stdout.write('swaps ' + n + '\\n');
+  setImmediate(batch);
+}
+batch();
 `;
+
+/** Reads of each path while the racer swaps. */
+const ROUNDS = 1_500;
 
 describe('read_file against a racing symlink swapper', function () {
   this.timeout(60_000);
@@ -45,14 +57,16 @@ describe('read_file against a racing symlink swapper', function () {
     writeFileSync(join(ws, 'dir', 'secret.txt'), 'INSIDE\n');
     const ctx = { workspace: new NodeWorkspace({ folders: [ws], trusted: true }), limits: { maxReadBytes: 1 << 20 } } as unknown as ToolContext;
 
-    const racer = spawn(process.execPath, ['-e', RACER, ws, outside, '4000'], { stdio: 'ignore' });
+    const racer = spawn(process.execPath, ['-e', RACER, ws, outside], { stdio: ['pipe', 'pipe', 'ignore'] });
+    let said = '';
+    const racing = new Promise<void>((resolve) => racer.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()).includes('racing') && resolve()));
     const done = new Promise((resolve) => racer.on('exit', resolve));
     let reads = 0;
     let leaked = 0;
     let inside = 0;
-    const deadline = Date.now() + 3500;
     try {
-      while (Date.now() < deadline) {
+      await racing;
+      for (let round = 0; round < ROUNDS; round++) {
         await Promise.all(['file.txt', 'dir/secret.txt'].map(async (path) => {
           reads++;
           const result = await readFileTool.execute({ path }, ctx).catch((error: Error) => ({ output: error.message }));
@@ -61,8 +75,11 @@ describe('read_file against a racing symlink swapper', function () {
         }));
       }
     } finally {
+      racer.stdin.end();
       await done;
     }
+    const swaps = Number(/swaps (\d+)/.exec(said)?.[1] ?? 0);
+    assert.ok(swaps > 50, `the racer kept swapping while the reads ran (${swaps} swaps)`);
     assert.equal(leaked, 0, `${leaked} of ${reads} reads returned the file outside`);
     assert.ok(inside > 0, 'some reads still succeed while the file is inside');
   });

@@ -5,7 +5,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { openStore } from '../../../../src/node/store';
 import { replayInWorker } from '../../../../src/node/transcripts/replayInWorker';
-import { measureBlocking } from '../../../support/eventLoopBlocks';
+import { countTurns } from '../../../support/eventLoopTurns';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
 import { ContextSession } from '../../../../src/core/context/contextSession';
 import { DEFAULT_SETTINGS, type ContextSettings } from '../../../../src/core/settings';
@@ -31,8 +31,8 @@ describe('transcript replay in a worker thread', function () {
     dir = mkdtempSync(join(tmpdir(), 'tally-replay-worker-'));
     // Bundled inside the repository (out/ is ignored), so the worker finds js-tiktoken's ranks as the extension finds its own.
     mkdirSync(join(ROOT, 'out'), { recursive: true });
-    workerPath = join(mkdtempSync(join(ROOT, 'out', 'replay-worker-')), 'replayWorker.js');
-    buildSync({ entryPoints: [join(ROOT, 'src', 'node', 'transcripts', 'replayWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+    workerPath = join(mkdtempSync(join(ROOT, 'out', 'replay-worker-')), 'storeWorker.js');
+    buildSync({ entryPoints: [join(ROOT, 'src', 'node', 'storeWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
   });
   after(() => {
     rmSync(dir, { recursive: true, force: true });
@@ -44,7 +44,7 @@ describe('transcript replay in a worker thread', function () {
     const store = await openStore(storeFolder, { wasmPath: WASM });
     try {
       const file = fiveMegabyteRun(dir);
-      const { result, turns } = await measureBlocking(() => replayInWorker(workerPath, { file, label: 'big', window: 32_000, storeFolder, wasmPath: WASM }));
+      const { result, turns } = await countTurns(() => replayInWorker(workerPath, { file, label: 'big', window: 32_000, storeFolder, wasmPath: WASM }));
       assert.ok(result.requests > 100, `${result.requests} requests replayed`);
       assert.ok(turns > 10, 'the event loop kept turning');
       const session = await store.getSession(result.sessionId);

@@ -195,7 +195,7 @@ describe('subagents: delegation', function () {
     const h = await subagentHarness({ server });
     await h.agent.send('USER: nest');
     const first = server.requests.find((r) => firstUser(r) === 'TASK nest')!;
-    assert.deepEqual(offeredTools(first).sort(), ['compact_context', 'echo', 'meet', 'read_result', 'wait'].sort(), 'read-only tools only: no command tool, no delegate');
+    assert.deepEqual(offeredTools(first).sort(), ['compact_context', 'echo', 'meet', 'read_result', 'update_todos', 'wait'].sort(), 'read-only tools only: no command tool, no delegate');
     assert.equal(server.requests.filter((r) => firstUser(r) === 'TASK deeper').length, 0, 'the nested delegation did not run');
     const subTranscript = await h.env.store.loadTranscript((await subagentSessions(h.env.store, h.contextSession.sessionId))[0].info.id);
     assert.match(subTranscript.find((m) => m.role === 'tool')!.content, /Unknown tool "delegate"/);

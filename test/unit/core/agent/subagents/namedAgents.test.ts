@@ -34,7 +34,7 @@ describe('subagents: named agents', function () {
     assert.throws(() => parseAgentFile('---\nname: ../evil\ndescription: d\n---\n', 'x.md', '/x', 'user'), /not a plain name/);
   });
 
-  it('an untrusted workspace contributes no agents; the user folder still does, and a workspace agent wins a shared name when trusted', async () => {
+  it('an untrusted workspace contributes no agents; the user folder still does, and the user\'s agent wins a shared name when trusted', async () => {
     const ws = join(root, 'ws');
     mkdirSync(join(ws, '.tally', 'agents'), { recursive: true });
     writeFileSync(join(ws, '.tally', 'agents', 'reviewer.md'), REVIEWER);
@@ -48,8 +48,8 @@ describe('subagents: named agents', function () {
     assert.deepEqual(untrusted.agents.map((a) => `${a.origin}:${a.name}:${a.description}`), ['user:helper:Helps', 'user:reviewer:The user one']);
 
     const trusted = await loadAgents({ workspaceFolders: [ws], userAgentsFolder: user, trusted: true });
-    assert.deepEqual(trusted.agents.map((a) => `${a.origin}:${a.name}`), ['workspace:reviewer', 'user:helper']);
-    assert.deepEqual(trusted.skipped.map((s) => s.reason), ['no front matter (a block between --- lines with name and description)', 'an agent named "reviewer" was already loaded']);
+    assert.deepEqual(trusted.agents.map((a) => `${a.origin}:${a.name}`), ['user:helper', 'user:reviewer']);
+    assert.deepEqual(trusted.skipped.map((s) => s.reason), ['no front matter (a block between --- lines with name and description)', `the user's own agent "reviewer" (${join(user, 'reviewer.md')}) has this name and wins`]);
   });
 
   it('a workspace agent file that links outside its folder is skipped', async () => {
@@ -85,10 +85,9 @@ describe('subagents: named agents', function () {
       server = await new FakeOpenAIServer({ apiKey: 'sk-test', fallback: script({ task: 'TASK review', agent: 'reviewer' }, () => ({ type: 'reply', parts: [{ toolCall: { name: 'echo', arguments: '{"text":"hi"}' } }] })) }).start();
       const plain = await subagentHarness({ server });
       const withAgent = await subagentHarness({ server, agents: [reviewer] });
-      await plain.delegate.refreshAgents();
-      await withAgent.delegate.refreshAgents();
-      assert.match(withAgent.delegate.definition.description, /- reviewer: Reviews a change for bugs/);
       await withAgent.agent.send('USER: review');
+      const parentTools = (server.requests.find((r) => firstUser(r) === 'USER: review')!.body.tools ?? []) as Array<{ function: { name: string; description: string } }>;
+      assert.match(parentTools.find((t) => t.function.name === 'delegate')!.function.description, /- reviewer: Reviews a change for bugs/);
       const usage = await withAgent.env.store.listRequestUsage(withAgent.contextSession.sessionId);
       assert.ok(usage[0].components.tools > 0);
       server.enqueue({ type: 'reply', parts: [{ text: 'nothing to do' }] });

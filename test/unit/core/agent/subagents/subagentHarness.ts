@@ -1,20 +1,20 @@
 import { getTokenCounter } from '../../../../../src/core/accounting/tokenizer';
-import { AgentSession } from '../../../../../src/core/agent/agentSession';
+import { buildAgent } from '../../../../../src/core/agent/build/buildAgent';
+import { DELEGATION, SESSION_TOOLS } from '../../../../../src/core/agent/build/toolSources';
 import type { AgentEvent, SubagentProgress } from '../../../../../src/core/agent/events';
-import { DelegateTool, type SubagentLimits } from '../../../../../src/core/agent/subagents/delegateTool';
+import type { SubagentLimits } from '../../../../../src/core/agent/subagents/delegateTool';
 import type { NamedAgent } from '../../../../../src/core/agent/subagents/namedAgents';
 import type { ToolDefinition } from '../../../../../src/core/model/tool';
 import { createOpenAIProvider } from '../../../../../src/core/providers/openai/openai';
 import type { ChatProvider, ReasoningRequest } from '../../../../../src/core/providers/types';
 import type { InstructionPart } from '../../../../../src/core/prompt/promptSections';
-import { SessionPrompt } from '../../../../../src/core/prompt/sessionPrompt';
 import { ContextSession } from '../../../../../src/core/context/contextSession';
 import { withSettings, type ContextSettings } from '../../../../../src/core/settings';
 import type { ApprovalAnswer } from '../../../../../src/core/tools/approval';
-import { ToolRegistry } from '../../../../../src/core/tools/registry';
 import { SessionApprovals } from '../../../../../src/core/tools/sessionApprovals';
-import { sessionTools } from '../../../../../src/core/tools/sessionTools';
+import { NO_TOOL_CHOICE, offeredByChoice, type ToolChoice } from '../../../../../src/core/tools/toolChoice';
 import type { ApprovalRequest, Tool } from '../../../../../src/core/tools/types';
+import type { Workspace } from '../../../../../src/core/ports/workspace';
 import { NodeWorkspace } from '../../../../../src/node/tools/nodeWorkspace';
 import type { FakeOpenAIServer } from '../../../../fakes/openaiServer';
 import type { RecordedRequest } from '../../../../fakes/scriptedServer';
@@ -23,7 +23,7 @@ import { TEST_LIMITS } from '../../../../support/toolRegistry';
 
 const ECHO: ToolDefinition = { name: 'echo', description: 'Echo text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, source: 'builtin' };
 
-export const DEFAULT_LIMITS: SubagentLimits = { maxRequests: 30, maxTokens: 1_000_000, maxConcurrent: 3, allowNested: false, maxReportLines: 400, maxReportBytes: 16_384 };
+export const DEFAULT_LIMITS: SubagentLimits = { maxRequests: 30, maxTokens: 1_000_000, maxConcurrent: 3, allowNested: false, maxPerTurn: 10, maxTokensPerTurn: 2_000_000, maxReportLines: 400, maxReportBytes: 16_384 };
 
 /** A rendezvous: `arrive()` resolves once `count` callers have arrived (proves they run at the same time). */
 export class Barrier {
@@ -55,6 +55,12 @@ export interface HarnessOptions {
   barrier?: Barrier;
   /** Called each time the `wait` tool starts (it then blocks until the turn is cancelled). */
   onWait?: () => void;
+  /** The session's workspace (default: no folders, commands without a sandbox). */
+  workspace?: () => Workspace;
+  /** More tools the session has (another extension's, say), offered to its subagents as Configure Tools allows. */
+  extraTools?: Tool[];
+  /** The user's tool choice (Configure Tools); default: no choice made. */
+  choice?: ToolChoice;
 }
 
 /** A parent agent with the delegate tool, on a real store and a fake OpenAI server on 127.0.0.1. */
@@ -100,47 +106,28 @@ export async function subagentHarness(options: HarnessOptions) {
       },
     },
   ];
-  const registryOptions = { workspace: () => new NodeWorkspace({ folders: [], trusted: true }), limits: TEST_LIMITS, approvals };
-  const delegate = new DelegateTool({
-    store: env.store,
-    parentSessionId: () => contextSession.sessionId,
-    provider,
-    model: options.model ?? 'test-model',
-    maxOutputTokens: options.reasoning ? 4_000 : 500,
-    modelAllowed: (model) => model === 'test-model' || model === 'test-small',
-    counter,
-    settings: subSettings,
-    openContext: (sessionId) => ContextSession.open({ store: env.store, sessionId, settings: subSettings, counter }),
-    tools: (sub) => [...testTools, ...sessionTools(env.store, () => sub)],
-    registry: registryOptions,
-    agents: async () => options.agents ?? [],
-    ...(options.instructions ? { instructions: options.instructions } : {}),
-    ...(options.reasoning ? { reasoning: options.reasoning } : {}),
-    limits: () => ({ ...DEFAULT_LIMITS, ...options.limits }),
-  });
-  const session = sessionTools(env.store, () => contextSession);
-  const registry: ToolRegistry = new ToolRegistry({ sources: [() => prompt.tools(), () => testTools, () => [delegate], () => session], ...registryOptions, onCall: (name) => prompt.noteToolUse(name) });
-  const prompt: SessionPrompt = new SessionPrompt({ counter, settings, tools: () => registry.definitions(), instructions: async () => undefined, skills: async () => [] });
-  const agent = new AgentSession({
+  const agent = buildAgent({
     contextSession,
-    provider,
-    model: options.model ?? 'test-model',
-    maxOutputTokens: options.reasoning ? 4_000 : 1_000,
-    prompt: {
-      prepare: async (a) => {
-        await delegate.refreshAgents();
-        const p = await prompt.prepare(a);
-        return p;
-      },
+    store: env.store,
+    model: { provider, id: options.model ?? 'test-model', maxOutputTokens: options.reasoning ? 4_000 : 1_000, counter, ...(options.reasoning ? { reasoning: options.reasoning } : {}) },
+    settings,
+    tools: [{ tools: () => [...testTools, ...(options.extraTools ?? [])] }, DELEGATION, SESSION_TOOLS],
+    // The user's tool choice (Configure Tools) applies to the parent's tools, so to its subagents'.
+    offered: (tool) => offeredByChoice(tool, options.choice ?? NO_TOOL_CHOICE),
+    ...(options.instructions ? { context: [{ instructions: options.instructions, sharedWithSubagents: true }] } : {}),
+    environment: { workspace: options.workspace ?? (() => new NodeWorkspace({ folders: [], trusted: true })), limits: TEST_LIMITS, approvals },
+    subagents: {
+      limits: () => ({ ...DEFAULT_LIMITS, ...options.limits }),
+      agents: async () => options.agents ?? [],
+      modelAllowed: (model) => model === 'test-model' || model === 'test-small',
+      openContext: (sessionId) => ContextSession.open({ store: env.store, sessionId, settings: subSettings, counter }),
     },
-    tools: registry,
-    ...(options.reasoning ? { reasoning: options.reasoning } : {}),
-    sleep: async () => undefined,
+    loop: { sleep: async () => undefined },
   });
   const events: AgentEvent[] = [];
   agent.on((e) => events.push(e));
   const progress = () => events.flatMap((e) => (e.type === 'subagent' ? [e.progress] : [])) as SubagentProgress[];
-  return { env, contextSession, agent, events, progress, asked, delegate };
+  return { env, contextSession, agent, events, progress, asked };
 }
 
 /** The first user message of a request (a subagent's task, or the user's words for the parent). */

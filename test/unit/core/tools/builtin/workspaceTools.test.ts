@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { builtinTools } from '../../../../../src/core/tools/builtin';
@@ -101,13 +101,14 @@ describe('workspace tools', function () {
   });
 
   it('run_command kills the whole process group on timeout and keeps head and tail of huge output', async () => {
-    const slow = await run('run_command', { command: `sleep 30 & echo $! > ${join(ws, 'bg.pid')}; sleep 30`, timeout_seconds: 1 });
+    // A duration no other process uses names the background sleep among this machine's processes (its pid inside the sandbox is not the host's).
+    const marker = `30.${process.pid}${Date.now() % 1000}`;
+    const slow = await run('run_command', { command: `sleep ${marker} & echo started > ${join(ws, 'bg.started')}; sleep 30`, timeout_seconds: 1 });
     assert.match(slow.text, /timed out after 1 s/);
+    assert.ok(readFileSync(join(ws, 'bg.started'), 'utf8'));
     // The command's background child went with it: the whole group was killed, not just the shell.
-    const pid = Number(readFileSync(join(ws, 'bg.pid'), 'utf8'));
-    assert.ok(pid > 0);
-    assert.equal(runningProcess(pid), false, `the background sleep (pid ${pid}) still runs`);
-    rmSync(join(ws, 'bg.pid'));
+    assert.deepEqual(processesRunning(['sleep', marker]), [], 'the background sleep still runs');
+    rmSync(join(ws, 'bg.started'));
     const big = await run('run_command', { command: 'yes line | head -c 5000000; echo; echo LAST' });
     assert.ok(Buffer.byteLength(big.text) < 70 * 1024);
     assert.match(big.text, /bytes of output dropped/);
@@ -235,10 +236,17 @@ describe('workspace tools', function () {
 });
 
 /** Whether a process runs (a zombie waiting to be reaped does not). */
-function runningProcess(pid: number): boolean {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
+/** The pids of live processes (not zombies) whose command line is `argv`. */
+function processesRunning(argv: string[]): number[] {
+  const wanted = `${argv.join('\0')}\0`;
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }

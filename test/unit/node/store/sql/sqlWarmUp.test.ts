@@ -32,8 +32,8 @@ describe('sql.js made ready at activation, off the extension host thread', funct
   let workerPath: string;
   before(() => {
     mkdirSync(join(ROOT, 'out'), { recursive: true });
-    workerPath = join(mkdtempSync(join(ROOT, 'out', 'sql-warm-')), 'sqlWarmWorker.js');
-    buildSync({ entryPoints: [join(ROOT, 'src', 'node', 'store', 'sql', 'sqlWarmWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+    workerPath = join(mkdtempSync(join(ROOT, 'out', 'sql-warm-')), 'storeWorker.js');
+    buildSync({ entryPoints: [join(ROOT, 'src', 'node', 'storeWorker.ts')], outfile: workerPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
   });
   after(() => rmSync(join(workerPath, '..'), { recursive: true, force: true }));
 

@@ -1,0 +1,28 @@
+/**
+ * Images pasted into the composer or dropped on the chat from outside the workspace (a screenshot,
+ * a file from the desktop): their bytes go to the host as base64, which checks them and costs them;
+ * the webview only shows the chip the host sends back.
+ */
+import type { ChatToHost } from '../../src/protocol/chat';
+
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/** The image files among what was pasted or dropped. */
+export function imageFiles(data: DataTransfer | null): File[] {
+  if (!data) return [];
+  return Array.from(data.files ?? []).filter((file) => IMAGE_TYPES.has(file.type));
+}
+
+/** Reads each image and posts it to the host as an attach request. */
+export function postImages(files: readonly File[], post: (message: ChatToHost) => void): void {
+  for (const file of files) {
+    const reader = new FileReader();
+    reader.addEventListener('load', () => {
+      const url = String(reader.result ?? '');
+      const data = url.slice(url.indexOf(',') + 1);
+      const name = file.name && file.name !== 'image.png' ? file.name.slice(0, 200) : undefined;
+      post({ type: 'attach', target: { kind: 'image', mediaType: file.type, data, ...(name ? { name } : {}) } });
+    });
+    reader.readAsDataURL(file);
+  }
+}
