@@ -17,10 +17,12 @@
  * cannot vouch for yet).
  * `--think <ms>`: the turn's first command comes this long after the turn began (the model's first
  * reply), and the recorder is told the turn's folders when it begins (`prepare`), as the extension
- * does; without it the first command comes at once. `--old <root>`: the same with the checkpoint
+ * does; without it the first command comes at once. `--gap <ms>`: each command's result is followed by
+ * this long before the next command (the model's reply to it); without it the commands follow
+ * one another at once, leaving the recorder no time between them. `--old <root>`: the same with the checkpoint
  * code of another checkout (e.g. `git archive` of an older commit's src/), alternating with this one
  * round by round, in one process.
- * Run: node -r ./test/register.cjs bench/commandCheckpoint.bench.ts [files] [--tree <path>]... [--think <ms>] [--old <root>] [--rounds n]
+ * Run: node -r ./test/register.cjs bench/commandCheckpoint.bench.ts [files] [--tree <path>]... [--think <ms>] [--gap <ms>] [--old <root>] [--rounds n]
  */
 import { withBlockProbe } from './blockProbe';
 import { execFileSync } from 'child_process';
@@ -98,7 +100,7 @@ function fileToChange(workspace: string, real: boolean): string {
   return join(workspace, tracked[Math.floor(tracked.length / 2)]);
 }
 
-async function run(build: Build, workspace: string, real: boolean, thinkMs: number) {
+async function run(build: Build, workspace: string, real: boolean, thinkMs: number, gapMs: number) {
   const storage = mkdtempSync(join(tmpdir(), 'tally-bench-checkpoint-storage-'));
   const changed = fileToChange(workspace, real);
   const store = new build.Store(storage);
@@ -111,6 +113,7 @@ async function run(build: Build, workspace: string, real: boolean, thinkMs: numb
     const started = performance.now();
     const { blockMs } = await withBlockProbe(() => recorder.aroundCommand([workspace], async () => effect()));
     commands.push({ command, ms: Math.round(performance.now() - started), blockMs, calls: { ...calls } });
+    if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
   };
   const endTurn = async () => {
     const checkpoint = await recorder.end();
@@ -152,6 +155,7 @@ async function main(): Promise<void> {
   const old = options('--old')[0];
   const rounds = Number(options('--rounds')[0] ?? 1);
   const thinkMs = Number(options('--think')[0] ?? 0);
+  const gapMs = Number(options('--gap')[0] ?? 0);
   const trees = options('--tree').map((t) => resolve(t));
   const files = args[0] ? Number(args[0]) : trees.length ? 0 : 5000;
   const builds = [loadBuild('this', resolve(__dirname, '..')), ...(old ? [loadBuild('old', resolve(old))] : [])];
@@ -165,7 +169,7 @@ async function main(): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         for (const build of round % 2 ? [...builds].reverse() : builds) {
           const load = loadavg()[0];
-          runs.push({ round, load: Math.round(load * 10) / 10, ...(await run(build, workspace.path, workspace.real, thinkMs)) });
+          runs.push({ round, load: Math.round(load * 10) / 10, ...(await run(build, workspace.path, workspace.real, thinkMs, gapMs)) });
           console.error(`${workspace.name} round ${round} ${build.name}: ${runs[runs.length - 1].commands.map((c) => c.ms).join(' / ')} ms`);
         }
       }
@@ -174,7 +178,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-  console.log(JSON.stringify({ at: new Date().toISOString(), thinkMs, load: loadavg().map((l) => Math.round(l * 10) / 10), results }, null, 2));
+  console.log(JSON.stringify({ at: new Date().toISOString(), thinkMs, gapMs, load: loadavg().map((l) => Math.round(l * 10) / 10), results }, null, 2));
 }
 
 void main();
