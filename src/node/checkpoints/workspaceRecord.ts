@@ -239,6 +239,8 @@ export class WorkspaceRecord {
       for (const file of this.candidates(folder, everything, retried)) {
         const known = this.backing.get(file.absolute);
         if (known?.file === file && (known.blob || (known.hash && this.content.holds(known.hash)))) continue;
+        // Every file takes its turn in the slices: asking the index about 20,000 tracked files is work too.
+        await this.slices.turnIfDue();
         const blob = repository?.blobFor(file.absolute, file);
         if (blob) {
           this.backing.set(file.absolute, { file, blob });
@@ -248,11 +250,7 @@ export class WorkspaceRecord {
           this.backing.set(file.absolute, { file, missing: `it is larger than ${Math.round(this.limits.maxFileBytes / 1024)} KB` });
           continue;
         }
-        // Once out of time the rest is only counted (no more turns of the event loop to wait for).
-        if (!late) {
-          await this.slices.turnIfDue();
-          late = this.now() > deadline || giveWay();
-        }
+        late ||= this.now() > deadline || giveWay();
         if (late) {
           missing.time++;
           this.retry.add(file.absolute);
