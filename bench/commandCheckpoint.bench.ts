@@ -12,9 +12,17 @@
  * real checkouts given with `--tree <path>` (a git clone; the bench rewrites one tracked file and
  * puts it back with git afterwards). Real trees are checked out at bench time under bench/tmp/
  * (never committed), e.g. `git clone -q /work/.mirror/git+git/repo bench/tmp/git`.
- * `--old <root>`: the same with the checkpoint code of another checkout (e.g. `git archive` of an
- * older commit's src/), alternating with this one round by round, in one process.
- * Run: node -r ./test/register.cjs bench/commandCheckpoint.bench.ts [files] [--tree <path>]... [--old <root>] [--rounds n]
+ * A real tree gets one `git status` first, as the editor's git extension runs after a checkout (it
+ * rewrites an index written in the same instant as the last files checked out, whose entries git
+ * cannot vouch for yet).
+ * `--think <ms>`: the turn's first command comes this long after the turn began (the model's first
+ * reply), and the recorder is told the turn's folders when it begins (`prepare`), as the extension
+ * does; without it the first command comes at once. `--gap <ms>`: each command's result is followed by
+ * this long before the next command (the model's reply to it); without it the commands follow
+ * one another at once, leaving the recorder no time between them. `--old <root>`: the same with the checkpoint
+ * code of another checkout (e.g. `git archive` of an older commit's src/), alternating with this one
+ * round by round, in one process.
+ * Run: node -r ./test/register.cjs bench/commandCheckpoint.bench.ts [files] [--tree <path>]... [--think <ms>] [--gap <ms>] [--old <root>] [--rounds n]
  */
 import { withBlockProbe } from './blockProbe';
 import { execFileSync } from 'child_process';
@@ -41,6 +49,8 @@ countCalls(fs, ['readdirSync', 'lstatSync', 'statSync', 'readFileSync', 'openSyn
 
 interface Recorder {
   begin(sessionId: string, messageId: string): void;
+  /** Not in older builds. */
+  prepare?(folders: readonly string[]): void;
   aroundCommand<T>(folders: readonly string[], run: () => Promise<T>): Promise<T>;
   end(): Promise<{ files: unknown[]; problems: string[] } | undefined>;
 }
@@ -90,7 +100,7 @@ function fileToChange(workspace: string, real: boolean): string {
   return join(workspace, tracked[Math.floor(tracked.length / 2)]);
 }
 
-async function run(build: Build, workspace: string, real: boolean) {
+async function run(build: Build, workspace: string, real: boolean, thinkMs: number, gapMs: number) {
   const storage = mkdtempSync(join(tmpdir(), 'tally-bench-checkpoint-storage-'));
   const changed = fileToChange(workspace, real);
   const store = new build.Store(storage);
@@ -103,19 +113,26 @@ async function run(build: Build, workspace: string, real: boolean) {
     const started = performance.now();
     const { blockMs } = await withBlockProbe(() => recorder.aroundCommand([workspace], async () => effect()));
     commands.push({ command, ms: Math.round(performance.now() - started), blockMs, calls: { ...calls } });
+    if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
   };
   const endTurn = async () => {
     const checkpoint = await recorder.end();
     problems.push(...(checkpoint?.problems ?? []));
     filesRecorded += checkpoint?.files.length ?? 0;
   };
+  const beginTurn = async (id: string) => {
+    recorder.begin('bench', id);
+    if (!thinkMs) return;
+    recorder.prepare?.([workspace]);
+    await new Promise((r) => setTimeout(r, thinkMs));
+  };
   try {
-    recorder.begin('bench', 'turn1');
+    await beginTurn('turn1');
     await measure("window's first command", () => undefined);
     for (let i = 1; i <= 3; i++) await measure(`nothing changed ${i}`, () => undefined);
     await measure('one file rewritten', () => writeFileSync(changed, `changed by the bench at ${Date.now()}\n`));
     await endTurn();
-    recorder.begin('bench', 'turn2');
+    await beginTurn('turn2');
     await measure("next turn's first command", () => undefined);
     await endTurn();
     // The old code writes what it held a second after the last command: wait for it, to count what it stores.
@@ -137,11 +154,14 @@ async function main(): Promise<void> {
   };
   const old = options('--old')[0];
   const rounds = Number(options('--rounds')[0] ?? 1);
+  const thinkMs = Number(options('--think')[0] ?? 0);
+  const gapMs = Number(options('--gap')[0] ?? 0);
   const trees = options('--tree').map((t) => resolve(t));
   const files = args[0] ? Number(args[0]) : trees.length ? 0 : 5000;
   const builds = [loadBuild('this', resolve(__dirname, '..')), ...(old ? [loadBuild('old', resolve(old))] : [])];
   const root = mkdtempSync(join(tmpdir(), 'tally-bench-checkpoints-'));
   const workspaces = [...(files ? [{ name: `synthetic ${files}`, path: syntheticTree(root, files), real: false }] : []), ...trees.map((t) => ({ name: t, path: t, real: true }))];
+  for (const tree of trees) execFileSync('git', ['status', '--porcelain'], { cwd: tree, stdio: 'ignore' });
   const results = [];
   try {
     for (const workspace of workspaces) {
@@ -149,7 +169,7 @@ async function main(): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         for (const build of round % 2 ? [...builds].reverse() : builds) {
           const load = loadavg()[0];
-          runs.push({ round, load: Math.round(load * 10) / 10, ...(await run(build, workspace.path, workspace.real)) });
+          runs.push({ round, load: Math.round(load * 10) / 10, ...(await run(build, workspace.path, workspace.real, thinkMs, gapMs)) });
           console.error(`${workspace.name} round ${round} ${build.name}: ${runs[runs.length - 1].commands.map((c) => c.ms).join(' / ')} ms`);
         }
       }
@@ -158,7 +178,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-  console.log(JSON.stringify({ at: new Date().toISOString(), load: loadavg().map((l) => Math.round(l * 10) / 10), results }, null, 2));
+  console.log(JSON.stringify({ at: new Date().toISOString(), thinkMs, gapMs, load: loadavg().map((l) => Math.round(l * 10) / 10), results }, null, 2));
 }
 
 void main();

@@ -16,6 +16,9 @@ export type RegularFileOpen =
 /** Open flags that never wait: O_NONBLOCK makes opening a pipe with no writer (or reader) return at once. */
 const NEVER_WAIT = constants.O_NONBLOCK ?? 0;
 
+/** Where what a file holds past the size it claimed is read (reads are synchronous: one buffer serves them all). */
+const GREW = Buffer.allocUnsafe(64 * 1024);
+
 /** What a path that is not a regular file is, in words (for the refusal). */
 export function kindOf(stat: Stats): string {
   if (stat.isDirectory()) return 'a folder';
@@ -46,17 +49,24 @@ export function readRegularFile(path: string, options: { maxBytes: number; noFol
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { kind: 'not regular', what: kindOf(stat) };
     if (stat.size > options.maxBytes) return { kind: 'too large', size: stat.size };
-    const chunks: Buffer[] = [];
+    // One buffer of the size it claims (small ones carved from Node's pool): reading thousands of small files is
+    // mostly allocating, so nothing larger is allocated and nothing copied unless the file grew while read.
+    const bytes = Buffer.allocUnsafe(stat.size);
     let total = 0;
+    while (total < bytes.length) {
+      const n = readSync(fd, bytes, total, bytes.length - total, null);
+      if (n === 0) return { kind: 'bytes', bytes: bytes.subarray(0, total) }; // it shrank
+      total += n;
+    }
+    const chunks = [bytes];
     for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, options.maxBytes + 1 - total));
-      const n = readSync(fd, chunk, 0, chunk.length, null);
+      const n = readSync(fd, GREW, 0, GREW.length, null);
       if (n === 0) break;
       total += n;
-      if (total > options.maxBytes) return { kind: 'too large' }; // it grew, or claimed a smaller size
-      chunks.push(chunk.subarray(0, n));
+      if (total > options.maxBytes) return { kind: 'too large' }; // it grew past the cap while read
+      chunks.push(Buffer.from(GREW.subarray(0, n)));
     }
-    return { kind: 'bytes', bytes: Buffer.concat(chunks, total) };
+    return { kind: 'bytes', bytes: chunks.length === 1 ? bytes : Buffer.concat(chunks, total) };
   } finally {
     closeSync(fd);
   }

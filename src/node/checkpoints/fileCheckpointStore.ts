@@ -79,6 +79,11 @@ export class FileCheckpointStore implements CheckpointStore {
     return this.record.prepare(folders);
   }
 
+  /** Settles once the workspace's record has done what is queued (reading ahead between commands included): for tests and benches. */
+  whenIdle(): Promise<void> {
+    return this.record.whenIdle();
+  }
+
   afterCommand(baseline: CommandBaseline): Promise<CommandChanges> {
     return this.record.afterCommand(baseline);
   }

@@ -6,7 +6,7 @@ import type { ContentFiles } from './contentFiles';
 import { EventLoopSlices } from './eventLoopSlices';
 import { gitBlobId } from './git/gitObjects';
 import { GitRepository } from './git/gitRepository';
-import type { FolderChange, FolderLimits, FolderRefresh, ListedFile } from './listing/folderListing';
+import type { FolderChange, FolderLimits, FolderRefresh, ListedFile } from './listing/listedFiles';
 import { TrackedFolder } from './listing/trackedFolder';
 
 export interface RecordLimits extends FolderLimits {
@@ -124,6 +124,14 @@ export class WorkspaceRecord {
     return next;
   }
 
+  /**
+   * Commands from their call for a baseline to the end of their record. Reading ahead stops as soon
+   * as one waits, and never starts while one runs: it would take the command's writes for the
+   * bytes before it.
+   */
+  private commandsUnderWay = 0;
+  private readingAhead = false;
+
   /** Lists the folders and makes sure of each file's bytes ahead of a command (see CheckpointStore.prepare). */
   prepare(folders: readonly string[]): Promise<void> {
     return this.serially(async () => {
@@ -133,13 +141,46 @@ export class WorkspaceRecord {
         tracked.repository?.refresh();
         refreshed.push({ tracked, refresh: await tracked.folder.refresh() });
       }
-      // In the background, so with more time than a command waits (the memory bound still holds).
-      await this.backEveryFile(refreshed, this.limits.captureBudgetMs * 10);
+      await this.readInBackground(refreshed);
     });
   }
 
+  /**
+   * Reads what is left without bytes while no command runs, so the next command does not wait
+   * for it: with more time than a command waits (the memory bound still holds), and giving way
+   * to a command at the next slice.
+   */
+  private readInBackground(refreshed: readonly Refreshed[]): Promise<unknown> {
+    return this.backEveryFile(refreshed, this.limits.captureBudgetMs * 10, () => this.commandsUnderWay > 0);
+  }
+
+  /** After a command: the files left without bytes are read before the next one comes, if it leaves time. */
+  private readAheadOfNextCommand(): void {
+    if (this.readingAhead || this.commandsUnderWay > 0 || !this.retry.size) return;
+    this.readingAhead = true;
+    void this.serially(async () => {
+      try {
+        if (this.commandsUnderWay > 0) return;
+        // The files as last listed: one changed since is listed anew before the next command, and read again then.
+        const unchanged: FolderRefresh = { changes: [], unlisted: new Set(), ignoredChanged: [], how: 'watcher' };
+        await this.readInBackground([...this.tracked.values()].map((tracked) => ({ tracked, refresh: unchanged })));
+      } finally {
+        this.readingAhead = false;
+      }
+    });
+  }
+
+  /** Settles once the work queued so far (a command's record, reading ahead after it) is done: for tests and benches. */
+  whenIdle(): Promise<void> {
+    return this.queue.then(() => undefined);
+  }
+
   beforeCommand(folders: readonly string[]): Promise<CommandBaseline> {
-    return this.serially(() => this.recordBefore(folders));
+    this.commandsUnderWay++;
+    const baseline = this.serially(() => this.recordBefore(folders));
+    // A command without a baseline makes no record (afterCommand is not called for it).
+    baseline.catch(() => this.commandsUnderWay--);
+    return baseline;
   }
 
   private async recordBefore(folders: readonly string[]): Promise<CommandBaseline> {
@@ -182,11 +223,13 @@ export class WorkspaceRecord {
 
   /**
    * Makes sure every listed file's bytes can be had: a blob the index vouches for, or bytes held
-   * (read now when they are not). Bounded by `captureBudgetMs`: files not reached are counted.
+   * (read now when they are not). Bounded by `budgetMs`, or until `giveWay` says a command waits:
+   * files not reached are counted, and tried again next time.
    */
-  private async backEveryFile(folders: readonly Refreshed[], budgetMs = this.limits.captureBudgetMs): Promise<{ time: number; memory: number }> {
+  private async backEveryFile(folders: readonly Refreshed[], budgetMs = this.limits.captureBudgetMs, giveWay = () => false): Promise<{ time: number; memory: number }> {
     const deadline = this.now() + budgetMs;
     const missing = { time: 0, memory: 0 };
+    let late = false;
     const everything = this.content.evictions !== this.evictionsSeen;
     this.evictionsSeen = this.content.evictions;
     const retried = new Set(this.retry);
@@ -196,6 +239,8 @@ export class WorkspaceRecord {
       for (const file of this.candidates(folder, everything, retried)) {
         const known = this.backing.get(file.absolute);
         if (known?.file === file && (known.blob || (known.hash && this.content.holds(known.hash)))) continue;
+        // Every file takes its turn in the slices: asking the index about 20,000 tracked files is work too.
+        await this.slices.turnIfDue();
         const blob = repository?.blobFor(file.absolute, file);
         if (blob) {
           this.backing.set(file.absolute, { file, blob });
@@ -205,8 +250,8 @@ export class WorkspaceRecord {
           this.backing.set(file.absolute, { file, missing: `it is larger than ${Math.round(this.limits.maxFileBytes / 1024)} KB` });
           continue;
         }
-        await this.slices.turnIfDue();
-        if (this.now() > deadline) {
+        late ||= this.now() > deadline || giveWay();
+        if (late) {
           missing.time++;
           this.retry.add(file.absolute);
           this.backing.set(file.absolute, { file, missing: 'the time to record files before the command ran out' });
@@ -239,7 +284,10 @@ export class WorkspaceRecord {
   }
 
   afterCommand(commandBaseline: CommandBaseline): Promise<CommandChanges> {
-    return this.serially(() => this.recordAfter(commandBaseline));
+    return this.serially(() => this.recordAfter(commandBaseline)).finally(() => {
+      this.commandsUnderWay--;
+      this.readAheadOfNextCommand();
+    });
   }
 
   private async recordAfter(commandBaseline: CommandBaseline): Promise<CommandChanges> {
@@ -301,7 +349,7 @@ export class WorkspaceRecord {
       return unstored('its bytes were no longer held when the command changed it');
     }
     if (known.blob) {
-      const repository = this.tracked.get(this.folderOf(was.absolute) ?? '')?.repository;
+      const repository = this.trackedHolding(was.absolute)?.repository;
       try {
         if (!repository) throw new Error('the repository is gone');
         this.blobsRead++;
@@ -328,8 +376,8 @@ export class WorkspaceRecord {
     return { kind: 'seen', hash: read.hash, size: read.bytes!.length };
   }
 
-  private folderOf(absolute: string): string | undefined {
-    for (const folder of this.tracked.keys()) if (absolute.startsWith(folder + sep)) return folder;
+  private trackedHolding(absolute: string): Tracked | undefined {
+    for (const tracked of this.tracked.values()) if (absolute.startsWith(tracked.folder.folder + sep)) return tracked;
     return undefined;
   }
 

@@ -1,4 +1,5 @@
 import { strict as assert } from 'assert';
+import { execFileSync } from 'child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import * as vscode from 'vscode';
@@ -113,6 +114,47 @@ describe('Restore files and rewind in VS Code', function () {
       assert.deepEqual(outcome?.restored.sort(), ['restore-command-made.txt', 'restore-command.txt']);
       assert.equal(readFileSync(target, 'utf8'), 'before the command\n');
       assert.equal(existsSync(created), false);
+    });
+  });
+
+  it("leaves what the user saved in the editor while a command ran: the confirmation names it, and only the command's changes are restored", async () => {
+    const target = file('restore-during-command.txt', 'before the command\n');
+    const notes = file('restore-user-notes.md', 'my notes\n');
+    const created = file('restore-user-new.md');
+    const started = file('restore-command-started.txt');
+    const gate = file('restore-command-gate.fifo');
+    execFileSync('mkfifo', [gate]);
+    await withFakeModel(async ({ api, server, approvals }) => {
+      await api.sessions.create('restore around the user');
+      server.enqueue(
+        // The command waits on a pipe until the test has done what the user does meanwhile.
+        callTool('call_run', 'run_command', { command: "printf started > restore-command-started.txt && cat restore-command-gate.fifo > /dev/null && printf 'from the command\\n' > restore-during-command.txt" }),
+        { type: 'reply', parts: [{ text: 'ran it' }] },
+      );
+      const turn = api.sessions.send('Run the slow generator.');
+      api.sessions.resolveApproval((await nextApproval(approvals, 1)).callId, true);
+      await until('the command runs', () => existsSync(started));
+      // The user, in VS Code: a new file made (as the explorer makes one), and an edit to another saved.
+      const make = new vscode.WorkspaceEdit();
+      make.createFile(vscode.Uri.file(created), { contents: new TextEncoder().encode('a new file of mine\n') });
+      assert.ok(await vscode.workspace.applyEdit(make), 'a new file');
+      assert.equal(readFileSync(created, 'utf8'), 'a new file of mine\n', 'the new file is on disk');
+      const edited = await vscode.workspace.openTextDocument(notes);
+      const editor = await vscode.window.showTextDocument(edited);
+      await editor.edit((e) => e.insert(new vscode.Position(1, 0), 'a line I added\n'));
+      assert.ok(await edited.save(), 'the edit is saved');
+      writeFileSync(gate, 'go\n');
+      await turn;
+      assert.equal(readFileSync(target, 'utf8'), 'from the command\n');
+
+      const messageId = await userMessageId(api, 'Run the slow generator.');
+      const { ports, asked } = portsAnswering(api, 'Restore Files');
+      const outcome = await restoreTurnFiles(ports, messageId);
+      assert.match(asked[0], /Left as they are, because not only the agent changed them: restore-user-new\.md \(created in VS Code while the turn ran; restoring deletes it\), restore-user-notes\.md \(saved in the editor while the turn ran\)/);
+      assert.deepEqual(outcome?.restored.sort(), ['restore-command-started.txt', 'restore-during-command.txt']);
+      assert.equal(readFileSync(target, 'utf8'), 'before the command\n', "the command's change is undone");
+      assert.equal(readFileSync(created, 'utf8'), 'a new file of mine\n', "the user's new file is not deleted");
+      assert.equal(readFileSync(notes, 'utf8'), 'my notes\na line I added\n', "the user's edit is not rolled back");
     });
   });
 

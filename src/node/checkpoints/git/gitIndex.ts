@@ -13,9 +13,40 @@ export interface IndexEntry {
   ino: number;
 }
 
+/**
+ * The index's entries by path, each read from the index's bytes when asked for: reading the index
+ * only finds where each entry is (a command's first listing waits on it, the host unsliced), and
+ * what an entry holds is read as the listing asks, in its slices.
+ */
+export class IndexEntries {
+  constructor(
+    private readonly buf: Buffer,
+    private readonly offsets: ReadonlyMap<string, number>,
+  ) {}
+
+  get size(): number {
+    return this.offsets.size;
+  }
+
+  get(path: string): IndexEntry | undefined {
+    const at = this.offsets.get(path);
+    if (at === undefined) return undefined;
+    const buf = this.buf;
+    return {
+      oid: buf.toString('hex', at + 40, at + 40 + HASH_BYTES),
+      ctimeSec: buf.readUInt32BE(at),
+      ctimeNsec: buf.readUInt32BE(at + 4),
+      mtimeSec: buf.readUInt32BE(at + 8),
+      mtimeNsec: buf.readUInt32BE(at + 12),
+      ino: buf.readUInt32BE(at + 20),
+      size: buf.readUInt32BE(at + 36),
+    };
+  }
+}
+
 export interface GitIndex {
   /** By path from the repository's root, `/`-separated: regular files at stage 0 only. */
-  entries: Map<string, IndexEntry>;
+  entries: IndexEntries;
   /** The index file's own modification time: an entry as recent cannot vouch for its file (git's "racy" entries). */
   writtenAtMs: number;
   /** What tells the index file changed: its size, time and inode. */
@@ -58,7 +89,7 @@ export function readGitIndex(path: string): GitIndex {
   if (version < 2 || version > 4) throw new Error(`index version ${version}`);
   const count = buf.readUInt32BE(8);
   const end = buf.length - HASH_BYTES;
-  const entries = new Map<string, IndexEntry>();
+  const offsets = new Map<string, number>();
   let at = 12;
   let previous = '';
   for (let i = 0; i < count; i++) {
@@ -83,17 +114,7 @@ export function readGitIndex(path: string): GitIndex {
     }
     const mode = buf.readUInt32BE(at + 24);
     const stage = (flags >> 12) & 3;
-    if ((mode & TYPE_MASK) === REGULAR_FILE && stage === 0) {
-      entries.set(name, {
-        oid: buf.toString('hex', at + 40, at + 40 + HASH_BYTES),
-        ctimeSec: buf.readUInt32BE(at),
-        ctimeNsec: buf.readUInt32BE(at + 4),
-        mtimeSec: buf.readUInt32BE(at + 8),
-        mtimeNsec: buf.readUInt32BE(at + 12),
-        ino: buf.readUInt32BE(at + 20),
-        size: buf.readUInt32BE(at + 36),
-      });
-    }
+    if ((mode & TYPE_MASK) === REGULAR_FILE && stage === 0) offsets.set(name, at);
     previous = name;
     at = next;
   }
@@ -102,7 +123,7 @@ export function readGitIndex(path: string): GitIndex {
     if (signature === 'link') throw new Error('a split index');
     at += 8 + buf.readUInt32BE(at + 4);
   }
-  return { entries, writtenAtMs: stat.mtimeMs, signature: `${stat.size}:${stat.mtimeMs}:${stat.ino}` };
+  return { entries: new IndexEntries(buf, offsets), writtenAtMs: stat.mtimeMs, signature: `${stat.size}:${stat.mtimeMs}:${stat.ino}` };
 }
 
 const TWO_32 = 4294967296;

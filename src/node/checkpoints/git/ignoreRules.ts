@@ -24,6 +24,8 @@ class PatternFile {
   private readonly suffixes: Array<Ranked & { suffix: string }> = [];
   private readonly others: Array<Ranked & { pattern: GitPattern }> = [];
   readonly size: number;
+  /** Whether any line is matched against the path (not the name alone): only then is the path made. */
+  readonly needsPath: boolean;
 
   constructor(text: string) {
     let rank = 0;
@@ -37,6 +39,7 @@ class PatternFile {
       else this.others.push({ ...ranked, pattern });
     }
     this.size = rank;
+    this.needsPath = this.paths.size > 0 || this.others.some((o) => o.pattern.anchored);
   }
 
   /** The last line matching `path` (relative to this file's folder, `/`-separated; `name` its last part). */
@@ -84,7 +87,7 @@ export class IgnoreRules {
     if (ALWAYS_SKIPPED.has(name) && (isDirectory || name === '.git')) return true;
     for (let rules: IgnoreRules | undefined = this; rules; rules = rules.parent) {
       if (!rules.file) continue;
-      const match = rules.file.lastMatch(toSlashes(absolute.slice(rules.base.length + 1)), name, isDirectory);
+      const match = rules.file.lastMatch(rules.file.needsPath ? toSlashes(absolute.slice(rules.base.length + 1)) : name, name, isDirectory);
       if (match) return !match.negated;
     }
     return false;

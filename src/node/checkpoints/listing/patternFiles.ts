@@ -2,7 +2,7 @@ import { lstatSync, readFileSync, type Stats } from 'fs';
 import { join } from 'path';
 import type { GitRepository } from '../git/gitRepository';
 import type { IgnoreRules } from '../git/ignoreRules';
-import type { KeptFolder } from './folderListing';
+import type { KeptFolder } from './listedFiles';
 
 /** What tells whether a file changed without reading it. */
 export const stampOf = (stat: Stats) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`;

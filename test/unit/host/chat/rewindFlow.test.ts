@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { getTokenCounter } from '../../../../src/core/accounting/tokenizer';
@@ -20,7 +20,7 @@ import type { ChatEntry } from '../../../../src/protocol/chat';
 import { tempStore } from '../../../support/tempStore';
 
 /** A session with two turns that changed files, recorded as the agent would (real store, real folders). */
-async function twoTurns() {
+async function twoTurns(checkpointLimits?: ConstructorParameters<typeof FileCheckpointStore>[1]) {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'tally-rewind-flow-')));
   const workspace = join(root, 'workspace');
   mkdirSync(workspace);
@@ -32,7 +32,9 @@ async function twoTurns() {
   let tick = Date.UTC(2026, 0, 1, 9);
   const checkpointClock = () => ++tick;
   const session = await ContextSession.open({ store: temp.store, sessionId: id, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 4_000 }), counter: getTokenCounter('o200k_base'), now: () => checkpointClock() + 60_000 });
-  const files = new FileCheckpointStore(join(root, 'checkpoints'));
+  // With limits of its own the store reads a clock that moves 1 ms a read: a bound runs out after as many files whatever the machine's load.
+  let storeTick = tick;
+  const files = checkpointLimits ? new FileCheckpointStore(join(root, 'checkpoints'), checkpointLimits, () => storeTick++) : new FileCheckpointStore(join(root, 'checkpoints'));
   const recorder = new TurnCheckpointRecorder(files, { now: checkpointClock });
   const ws = new CheckpointingWorkspace(new NodeWorkspace({ folders: [workspace], trusted: true }), recorder);
   const write = async (relative: string, text: string) => {
@@ -266,6 +268,38 @@ describe('restore and rewind from the chat (host flow)', function () {
       const record = await rewindToMessage(t.ports, t.first.id);
       assert.deepEqual((await turnFiles()).map((f) => f.restoredAt), [record?.startedAt, record?.startedAt]);
       assert.ok(await seenAtChange, 'the chat is told to read the turns again once the step is stored');
+    } finally {
+      await t.dispose();
+    }
+  });
+
+  it('a turn says what was not recorded in one line: the first note, and how many more Restore files shows', () => {
+    const checkpoint = (id: string, problems: string[]) => ({ id, sessionId: 's', userMessageId: 'u1', createdAt: 1, files: [], problems });
+    const [one] = turnFilesOf([checkpoint('k1', ['Not recorded, so not restorable: changes to dist/ (git ignores them, or they are installed packages).'])]);
+    assert.equal(one.problem, 'Not recorded, so not restorable: changes to dist/ (git ignores them, or they are installed packages).');
+    const [three] = turnFilesOf([checkpoint('k1', ['first note.', 'second note.']), checkpoint('k2', ['second note.', 'third note.'])]);
+    assert.equal(three.problem, 'first note. (and 2 more notes in Restore files)');
+  });
+
+  it('what a command had no time to record is said on its turn and in the Restore confirmation', async () => {
+    const t = await twoTurns({ captureBudgetMs: 20, listBudgetMs: 600_000, watchedListBudgetMs: 600_000, useWatcher: false });
+    try {
+      const longAgo = new Date('2020-01-01T00:00:00Z');
+      mkdirSync(join(t.workspace, 'src'));
+      for (let i = 0; i < 200; i++) {
+        writeFileSync(join(t.workspace, 'src', `m${i}.ts`), `export const m${i} = ${i};\n`);
+        utimesSync(join(t.workspace, 'src', `m${i}.ts`), longAgo, longAgo);
+      }
+      const third = await t.session.appendUser('run the formatter');
+      t.recorder.begin(t.session.sessionId, third.id, third.createdAt);
+      await t.recorder.aroundCommand([t.workspace], async () => writeFileSync(join(t.workspace, 'app.ts'), 'port = 9091\n'));
+      await t.session.appendAssistant('Formatted.');
+      await t.recorder.end();
+      const turn = turnFilesOf(await t.recorder.checkpoints(t.session.sessionId)).find((f) => f.messageId === third.id);
+      assert.match(turn?.problem ?? '', /^Files this command changes may not all be restorable: the time to record them before it ran out \(\d+ files not recorded\)\.$/, 'the turn says it');
+      t.answer(undefined);
+      await restoreTurnFiles(t.ports, third.id);
+      assert.match(t.asked[0].detail, /⚠ Files this command changes may not all be restorable: the time to record them before it ran out \(\d+ files not recorded\)\./, 'the confirmation says it');
     } finally {
       await t.dispose();
     }
