@@ -4,7 +4,9 @@
  * webview's CSP is untouched. The host checks what comes back before it sends it.
  */
 import type { ImageToDownscale } from '../../src/protocol/attachments';
-import type { ImageMediaType } from '../../src/core/images/imagePart';
+import type { ChatToHost } from '../../src/protocol/chat';
+
+type ImageMediaType = Extract<ChatToHost, { type: 'downscaledImage' }>['mediaType'];
 
 /** Canvas encodes PNG, JPEG and WebP; a GIF's smaller copy is a PNG. */
 const ENCODABLE = new Set(['image/png', 'image/jpeg', 'image/webp']);
