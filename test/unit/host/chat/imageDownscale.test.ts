@@ -11,7 +11,8 @@ import { userMessage } from '../../../../src/core/model/factories';
 import { withSettings } from '../../../../src/core/settings';
 import { AttachmentDraft, type AttachmentSources, type DraftSession } from '../../../../src/host/chat/attachmentDraft';
 import { DownscaleError } from '../../../../src/host/chat/downscaledImage';
-import type { AttachTarget } from '../../../../src/protocol/attachments';
+import { attachmentHandlers } from '../../../../src/host/chat/attachmentIntents';
+import type { ChatAttachmentView, ImageToDownscale } from '../../../../src/protocol/attachments';
 import { parseChatMessage } from '../../../../src/protocol/validate';
 import { jpegFile, pngFile } from '../../../support/imageFiles';
 import { tempStore } from '../../../support/tempStore';
@@ -108,6 +109,22 @@ describe('downscaling an image chip before sending', function () {
     const { chip } = await setup({ providerId: 'openai', model: 'gpt-4.1-mini' });
     assert.deepEqual([chip.smaller?.width, chip.smaller?.height], [1024, 256]);
     assert.ok(Math.abs(chip.smaller!.tokens - 415 - (chip.tokens! - 2340)) <= 2, `image tokens 2,340 and 415: ${chip.tokens} and ${chip.smaller!.tokens} with the caption`);
+  });
+
+  it('through the chat messages: Shrink sends the bytes to scale, a refused copy still redraws the chips and says why', async () => {
+    const { draft, session, chip } = await setup();
+    const toScale: ImageToDownscale[] = [];
+    const composers: ChatAttachmentView[][] = [];
+    const handlers = attachmentHandlers(() => ({
+      draft, session: async () => ({ ...session, canSend: true }), postComposer: (s) => composers.push(draft.views(s)), postCompletions: () => undefined,
+      postImageToDownscale: (request) => toScale.push(request), openText: async () => undefined, showRefused: () => undefined,
+    }));
+    await handlers.downscaleImage({ type: 'downscaleImage', id: chip.id });
+    assert.deepEqual(toScale.map((r) => [r.id, r.width, r.height]), [[chip.id, 1024, 256]]);
+    await assert.rejects(async () => handlers.downscaledImage({ type: 'downscaledImage', id: chip.id, mediaType: 'image/jpeg', data: b64(jpegFile(512, 128)) }), /512×128, not the 1024×256 asked for/);
+    assert.deepEqual(composers, [[chip]], 'the chips are posted again, unchanged');
+    await handlers.downscaledImage({ type: 'downscaledImage', id: chip.id, mediaType: 'image/jpeg', data: b64(jpegFile(1024, 256)) });
+    assert.equal(composers.at(-1)![0].tokens, chip.smaller!.tokens);
   });
 
   it('the webview messages are checked where they arrive', () => {
