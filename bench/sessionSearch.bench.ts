@@ -3,20 +3,28 @@
  * written through the sql.js store by a window that then closed, each with four messages of real
  * text from the recorded agent runs in /work/shared/trajectories (or TALLY_TRAJECTORIES), searched
  * from a new window. Reports the first search (which reads the session list and every search file
- * from disk and checks each once), the median of later ones per query, and the first search of the
- * window after (the checks remembered), with the hits and the search files' sizes.
+ * from disk), the median of later ones per query, and the first search of the window after, each
+ * with the longest time the event loop went without a turn while it ran (blockProbe.ts), the hits
+ * and the search files' sizes.
  * Run: node -r ./test/register.cjs bench/sessionSearch.bench.ts [sessions]
+ * TALLY_BENCH_OLD=<a worktree of the previous code>: measures it too on the same folder, old and
+ * new alternating (ROUNDS each). TALLY_BENCH_SEEDED=<folder>: seed once into that folder (kept),
+ * and copy it for each later run.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { cpus, loadavg, tmpdir } from 'os';
 import { join } from 'path';
 import { nodeWriteFs, type WriteFs } from '../src/node/store/files/atomicFile';
 import { openStore } from '../src/node/store';
 import type { Message } from '../src/core/model/message';
 import { median } from './median';
+import { sqlRuntime } from '../src/node/store/sql/sqlRuntime';
+import { warmUp } from '../src/node/store/sql/sqlWarmUp';
+import { withBlockProbe } from './blockProbe';
 
 const quickFs: WriteFs = { ...nodeWriteFs, writeFileSynced: async (path, data) => writeFileSync(path, data), syncDirectory: async () => undefined };
 const TRAJECTORIES = process.env.TALLY_TRAJECTORIES ?? '/work/shared/trajectories';
+const ROUNDS = Number(process.env.TALLY_BENCH_ROUNDS) || 2;
 const QUERIES = ['prefetch', 'migration', 'UUIDField primary key', 'separability matrix', 'traceback', 'astropy', 'zzqx no such word', 'Ünïcode'];
 
 /** Every text message of the recorded runs, with the run it came from. */
@@ -56,47 +64,85 @@ async function seed(folder: string, count: number): Promise<void> {
   await store.close();
 }
 
+type OpenStore = typeof openStore;
+
+/** One window's first search, seven of each query after it, and the next window's first search. */
+async function measure(folder: string, code: string, open: OpenStore): Promise<Array<Record<string, unknown>>> {
+  // Every window of this bench starts as the first after the seeding: no file checked yet.
+  rmSync(join(folder, 'index', 'checked.json'), { force: true });
+  const rows: Array<Record<string, unknown>> = [];
+  const store = await open(folder);
+  try {
+    const cold = await withBlockProbe(async () => {
+      const started = performance.now();
+      return { hits: (await store.searchSessions(QUERIES[0])).length, ms: performance.now() - started };
+    });
+    rows.push({ code, query: QUERIES[0], first: true, ms: Math.round(cold.result.ms), blockMs: cold.blockMs, hits: cold.result.hits });
+    for (const query of QUERIES) {
+      const times: number[] = [];
+      let hits = 0;
+      let blockMs = 0;
+      for (let run = 0; run < 7; run++) {
+        const warm = await withBlockProbe(async () => {
+          const started = performance.now();
+          return { hits: (await store.searchSessions(query)).length, ms: performance.now() - started };
+        });
+        times.push(warm.result.ms);
+        hits = warm.result.hits;
+        blockMs = Math.max(blockMs, warm.blockMs);
+      }
+      rows.push({ code, query, first: false, ms: Math.round(median(times) * 10) / 10, blockMs, hits });
+    }
+  } finally {
+    await store.close();
+  }
+  const later = await open(folder);
+  try {
+    const next = await withBlockProbe(async () => {
+      const started = performance.now();
+      return { hits: (await later.searchSessions(QUERIES[1])).length, ms: performance.now() - started };
+    });
+    rows.push({ code, query: QUERIES[1], first: 'in the next window', ms: Math.round(next.result.ms), blockMs: next.blockMs, hits: next.result.hits });
+  } finally {
+    await later.close();
+  }
+  return rows;
+}
+
 async function main(): Promise<void> {
   const count = Number(process.argv[2]) || 10_000;
   const folder = mkdtempSync(join(tmpdir(), 'tally-search-bench-'));
   try {
     const seeded = performance.now();
-    await seed(folder, count);
+    const kept = process.env.TALLY_BENCH_SEEDED ? `${process.env.TALLY_BENCH_SEEDED}-${count}` : undefined;
+    if (kept && existsSync(join(kept, 'seeded'))) cpSync(kept, folder, { recursive: true });
+    else {
+      await seed(folder, count);
+      if (kept) {
+        cpSync(folder, kept, { recursive: true });
+        writeFileSync(join(kept, 'seeded'), '');
+      }
+    }
     const seedMs = Math.round(performance.now() - seeded);
     const index = join(folder, 'index');
     const searchFiles = readdirSync(index).filter((n) => /\.search\d+\.sqlite$/.test(n));
     const searchBytes = searchFiles.reduce((n, name) => n + statSync(join(index, name)).size, 0);
-    const store = await openStore(folder);
+    const old = process.env.TALLY_BENCH_OLD;
+    const codes: Array<[string, OpenStore]> = [['new', openStore]];
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    if (old) codes.push(['old', (require(join(old, 'src', 'node', 'store')) as { openStore: OpenStore }).openStore]);
+    // As the extension does at activation (in a worker there): sql.js's code compiled before the first search.
+    warmUp(await sqlRuntime());
     const rows: Array<Record<string, unknown>> = [];
-    try {
-      const coldStart = performance.now();
-      const coldHits = (await store.searchSessions(QUERIES[0])).length;
-      const firstSearchMs = Math.round(performance.now() - coldStart);
-      rows.push({ query: QUERIES[0], first: true, ms: firstSearchMs, hits: coldHits });
-      for (const query of QUERIES) {
-        const times: number[] = [];
-        let hits = 0;
-        for (let run = 0; run < 7; run++) {
-          const started = performance.now();
-          hits = (await store.searchSessions(query)).length;
-          times.push(performance.now() - started);
-        }
-        rows.push({ query, first: false, ms: Math.round(median(times) * 10) / 10, hits });
+    const loads: number[][] = [];
+    for (let round = 0; round < (old ? ROUNDS : 1); round++) {
+      for (const [code, open] of round % 2 ? [...codes].reverse() : codes) {
+        loads.push(loadavg().map((l) => Math.round(l * 10) / 10));
+        rows.push(...(await measure(folder, code, open)).map((row) => ({ round, ...row })));
       }
-    } finally {
-      await store.close();
-    }
-    // The window after: the files were checked once (index/checked.json), and are read as they are.
-    const later = await openStore(folder);
-    try {
-      const started = performance.now();
-      const hits = (await later.searchSessions(QUERIES[1])).length;
-      rows.push({ query: QUERIES[1], first: 'in the next window', ms: Math.round(performance.now() - started), hits });
-    } finally {
-      await later.close();
     }
     console.table(rows);
-    const result = { date: new Date().toISOString(), sessions: count, messagesPerSession: 4, seedMs, searchFiles: searchFiles.length, searchBytes, cores: cpus().length, load: loadavg().map((l) => Math.round(l * 10) / 10), rows, target: { ms: 200 } };
+    const result = { date: new Date().toISOString(), sessions: count, messagesPerSession: 4, seedMs, searchFiles: searchFiles.length, searchBytes, cores: cpus().length, load: loads, rows, target: { firstMs: 1000, blockMs: 50, warmMs: 200 } };
     mkdirSync(join(__dirname, 'results'), { recursive: true });
     writeFileSync(join(__dirname, 'results', 'sessionSearch.json'), JSON.stringify(result, null, 2) + '\n');
     console.log(JSON.stringify({ seedMs, searchFiles: searchFiles.length, searchBytes, load: result.load }));

@@ -22,6 +22,7 @@ const steps = [
   { name: 'sandbox-setup', command: 'bash', args: ['scripts/ensure-bubblewrap.sh'] },
   { name: 'unit', command: 'npx', args: ['mocha', ...UNIT_WORKERS, '--ignore', SCALE_TESTS, '--reporter', './test/reporters/countingSpec.cjs'], counted: true },
   { name: 'browser-setup', command: 'bash', args: ['scripts/ensure-chromium.sh'] },
+  // One worker: two (sharing one Chromium) took as long on two cores, which Chromium keeps busy.
   { name: 'webview', command: 'npx', args: ['mocha', '--no-package', '-r', './test/register.cjs', '--timeout', '60000', '--reporter', './test/reporters/countingSpec.cjs', 'test/webview/*.test.ts'], counted: true },
   { name: 'vscode-setup', command: 'bash', args: ['scripts/vscode/install-code-server.sh'], when: 'scripts/vscode/install-code-server.sh' },
   { name: 'vscode', command: 'node', args: ['scripts/vscode/run-tests.mjs'], counted: true, when: 'scripts/vscode/run-tests.mjs' },
@@ -32,6 +33,7 @@ const runStarted = Date.now();
 let passed = 0;
 let failed = 0;
 const summary = [];
+const failedTests = [];
 for (const step of steps) {
   if (only.length && !only.includes(step.name)) continue;
   if (step.when && !existsSync(step.when)) continue;
@@ -47,6 +49,7 @@ for (const step of steps) {
     const counts = JSON.parse(readFileSync(countsFile, 'utf8'));
     passed += counts.passed;
     failed += counts.failed;
+    for (const title of counts.failures ?? []) failedTests.push(`${step.name}: ${title}`);
     // A runner that crashed after writing counts still failed.
     if (result.status !== 0 && counts.failed === 0) failed += 1;
     summary.push(`${step.name}: ${counts.passed} passed, ${counts.failed} failed (${seconds}s)`);
@@ -58,6 +61,8 @@ for (const step of steps) {
   }
 }
 rmSync(countsDir, { recursive: true, force: true });
+// The failed tests are named again here, near the end, where a CI log's tail still shows them.
+if (failedTests.length) console.log(`\nfailed tests:\n${failedTests.map((t) => `  ✘ ${t}`).join('\n')}`);
 console.log('\n' + summary.join('\n'));
 console.log(`total: ${((Date.now() - runStarted) / 1000).toFixed(1)}s`);
 console.log(`tests: ${passed} passed, ${failed} failed`);

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'fs';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { THEMES, type ThemeName } from './themes';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -152,6 +152,17 @@ export async function hostSends(p: Page, message: unknown): Promise<void> {
   await p.evaluate((m) => window.postMessage(m, '*'), message);
   // Let the page handle it and FAST flush its render queue.
   await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+}
+
+/**
+ * Clicks a control below a long list. Rows are laid out only once near the viewport
+ * (`content-visibility: auto`), so scrolling to the control resizes the rows around it for a frame
+ * or two: a click aimed before that lands on a row instead. Scroll, let two frames pass, then click.
+ */
+export async function clickWhenSettled(control: Locator): Promise<void> {
+  await control.scrollIntoViewIfNeeded();
+  await control.page().evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await control.click();
 }
 
 export async function posted(p: Page): Promise<Array<Record<string, unknown>>> {

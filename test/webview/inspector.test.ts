@@ -252,6 +252,9 @@ describe('inspector webview (headless Chromium, host CSP)', function () {
     await hostSends(page, { type: 'state', state: { ...inspectorState, current: [...current, framing] as typeof inspectorState.current } });
     assert.strictEqual(await page.textContent('.tool-slot [data-tool="run_command"] td.num'), '308');
     assert.match((await page.textContent('.tool-slot [data-tool-source="MCP: github"]')) ?? '', /4,316/);
+    // A group's Offered figure is its tools' (what Configure Tools shows beside the group's name); results are not in it.
+    assert.strictEqual(await page.textContent('.tool-slot [data-tool-source="MCP: github"] [data-figure="offered"]'), '4,316');
+    assert.strictEqual(await page.textContent('.tool-slot [data-tool-source="built-in"] [data-figure="offered"]'), '308');
     assert.doesNotMatch((await page.textContent('.tool-slot')) ?? '', /does not list them/);
     await hostSends(page, { type: 'state', state: inspectorState });
   });

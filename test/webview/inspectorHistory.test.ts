@@ -4,7 +4,7 @@ import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { compaction, inspectorState, preview, turnCacheMiss, requestItems } from './fixtures';
 import { compactionView } from '../../src/protocol/inspectorCompactions';
-import { ARTIFACTS, clearPosted, cspViolations, hostSends, posted, usePage } from './harness';
+import { ARTIFACTS, clearPosted, clickWhenSettled, cspViolations, hostSends, posted, usePage } from './harness';
 
 describe('inspector webview: compactions, a reload and long sessions (headless Chromium, host CSP)', function () {
   this.timeout(60_000);
@@ -157,10 +157,10 @@ describe('inspector webview: compactions, a reload and long sessions (headless C
     const older = page.locator('vscode-button[data-action="show-older-requests"]');
     assert.match((await older.textContent()) ?? '', /Show 200 older requests \(250 more\)/);
     assert.match((await page.textContent('.timeline-wrap .hint')) ?? '', /450 requests, latest first/);
-    await older.click();
+    await clickWhenSettled(older);
     assert.strictEqual((await drawn()).length, 400);
     assert.match((await older.textContent()) ?? '', /Show 50 older requests$/);
-    await older.click();
+    await clickWhenSettled(older);
     indexes = await drawn();
     assert.strictEqual(indexes.length, 450);
     assert.strictEqual(indexes[449], 0);
@@ -180,7 +180,7 @@ describe('inspector webview: compactions, a reload and long sessions (headless C
     assert.deepStrictEqual([ids[0], ids[99]], ['res_30', 'res_129'], 'the latest, oldest of them first');
     const earlier = page.locator('vscode-button[data-action="show-earlier-results"]');
     assert.match((await earlier.textContent()) ?? '', /Show 30 earlier results/);
-    await earlier.click();
+    await clickWhenSettled(earlier);
     ids = await listed();
     assert.strictEqual(ids.length, 130);
     assert.strictEqual(ids[0], 'res_0');
@@ -197,13 +197,13 @@ describe('inspector webview: compactions, a reload and long sessions (headless C
     assert.match((await list.textContent()) ?? '', /450 items/);
     const more = list.locator('vscode-button[data-action="show-more-items"]');
     assert.match((await more.textContent()) ?? '', /Show 200 more items \(250 not shown\)/);
-    await more.click();
+    await clickWhenSettled(more);
     assert.strictEqual((await rows()).length, 400);
-    await list.locator('vscode-button[data-sort="size"]').click();
+    await clickWhenSettled(list.locator('vscode-button[data-sort="size"]'));
     const bySize = await list.locator('li.item').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-tokens'))));
     assert.strictEqual(bySize.length, 400, 'the rows opened stay open after sorting');
     assert.deepStrictEqual(bySize, [...current.map((i) => i.tokens)].sort((a, b) => b - a).slice(0, 400), 'the largest first');
-    await list.locator('vscode-button[data-action="show-more-items"]').click();
+    await clickWhenSettled(list.locator('vscode-button[data-action="show-more-items"]'));
     assert.strictEqual((await rows()).length, 450);
     assert.strictEqual(await list.locator('vscode-button[data-action="show-more-items"]').count(), 0);
   });

@@ -12,7 +12,7 @@ import { InspectorHost } from '../support/inspectorMessages';
 import type { CompactionEventRecord, RemovedItem } from '../../src/protocol/records';
 import { compactionPreview, compactionView, REMOVED_FIRST, type InspectorState } from '../../src/protocol/inspector';
 import { chatState, compaction, inspectorState } from './fixtures';
-import { ARTIFACTS, clearPosted, cspViolations, errorsIn, hostSends, posted, usePage } from './harness';
+import { ARTIFACTS, clearPosted, clickWhenSettled, cspViolations, errorsIn, hostSends, posted, usePage } from './harness';
 
 const COUNT = 5_000;
 const removedItem = (i: number): RemovedItem => ({
@@ -44,7 +44,7 @@ describe('inspector webview: a compaction of 5,000 removed items (headless Chrom
     const more = entry(page).locator('[data-action="show-removed"]');
     assert.strictEqual((await more.textContent())?.trim(), 'Show all 5,000 removed items');
     await clearPosted(page);
-    await more.click();
+    await clickWhenSettled(more);
     assert.deepStrictEqual(await posted(page), [{ type: 'showRemoved', compactionId: 'cmp-big', offset: REMOVED_FIRST }]);
     assert.strictEqual((await more.textContent())?.trim(), 'Loading…');
     assert.strictEqual(await more.getAttribute('disabled'), '', 'no second ask while one is on the way');
@@ -62,13 +62,13 @@ describe('inspector webview: a compaction of 5,000 removed items (headless Chrom
   it('lets the user ask again when the host could not answer (the error is shown, the button is not left loading)', async () => {
     await entry(page).locator('summary').click();
     const more = entry(page).locator('[data-action="show-removed"]');
-    await more.click();
+    await clickWhenSettled(more);
     assert.strictEqual((await more.textContent())?.trim(), 'Loading…');
     await hostSends(page, { type: 'error', message: 'That compaction is not in the session shown.' });
     assert.strictEqual((await more.textContent())?.trim(), 'Show all 5,000 removed items');
     assert.strictEqual(await more.getAttribute('disabled'), null);
     await clearPosted(page);
-    await more.click();
+    await clickWhenSettled(more);
     assert.deepStrictEqual(await posted(page), [{ type: 'showRemoved', compactionId: 'cmp-big', offset: REMOVED_FIRST }]);
   });
 

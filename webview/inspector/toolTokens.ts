@@ -88,8 +88,13 @@ export function renderToolTokens(items: readonly ToolItem[], schemaTotal: number
   if (groups.length === 0) return h('div', { class: 'tool-tokens' }, [note ?? h('p', { class: 'empty', text: 'No tools in this request.' })]);
   const body: HTMLElement[] = [];
   for (const g of groups) {
+    // The group's Offered figure is the one Configure Tools shows beside the same group's name.
+    const offered = g.rows.reduce((n, r) => n + r.offeredTokens, 0);
+    const results = g.rows.reduce((n, r) => n + r.results, 0);
     body.push(h('tr', { class: 'tool-source', attrs: { 'data-tool-source': g.source } }, [
-      h('th', { attrs: { scope: 'rowgroup', colspan: '3' }, text: g.source }),
+      h('th', { attrs: { scope: 'rowgroup' }, text: g.source }),
+      h('td', { class: 'num', attrs: { 'data-figure': 'offered' }, text: itemized ? tokens(offered) : '—' }),
+      h('td', { class: 'num', text: results ? `${tokens(g.tokens - offered)} (${results})` : '0' }),
       h('td', { class: 'num', text: tokens(g.tokens) }),
     ]));
     for (const r of g.rows) {

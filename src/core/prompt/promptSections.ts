@@ -1,4 +1,5 @@
 import { countText, MESSAGE_OVERHEAD_TOKENS, stableStringify, TOOL_CALL_OVERHEAD_TOKENS } from '../accounting/messageTokens';
+import { toolGroupLabel } from '../tools/toolGroup';
 import type { TokenCounter } from '../accounting/tokenizer';
 import type { FixedComponents } from '../accounting/usageBasis';
 import type { PromptItemKind } from '../model/records';
@@ -64,14 +65,6 @@ export function promptSection(counter: TokenCounter, section: Omit<PromptSection
 }
 
 /** Where a tool comes from, in words: built-in, session (Tally's own tools that act on the session), skill, or the extension / MCP server. */
-export function toolSourceLabel(tool: ToolDefinition): string {
-  if (tool.server) return `MCP server ${tool.server}`;
-  if (tool.origin) return tool.origin;
-  if (tool.source === 'builtin') return 'built-in';
-  if (tool.source === 'mcp') return 'MCP server';
-  return tool.source;
-}
-
 /** A tool's text when no provider is known (tests, tools outside a session): its name, description and schema. */
 export function toolDefinitionText(tool: ToolDefinition): string {
   return JSON.stringify({ name: tool.name, description: tool.description, input_schema: { type: 'object', ...tool.inputSchema } }, null, 2);
@@ -98,7 +91,7 @@ function toolSection(tool: ToolDefinition, deferred: boolean, counter: TokenCoun
   const section: ToolSection = {
     id: `tool:${tool.name}`,
     name: tool.name,
-    source: toolSourceLabel(tool),
+    source: toolGroupLabel(tool),
     description: tool.description.replace(/\s+/g, ' ').trim().slice(0, 160),
     text: textOf(tool),
     tokens: deferred ? 0 : toolContentTokens(tool, counter),

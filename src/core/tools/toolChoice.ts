@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../model/tool';
+import { toolGroupLabel, toolGroupRank } from './toolGroup';
 
 /**
  * Which tools the user chose to offer the model (Configure Tools). Built-in tools are offered
@@ -51,7 +52,7 @@ export function choiceFromPicked(rows: ReadonlyArray<Pick<ToolDefinition, 'name'
 export interface ToolPickerRow {
   name: string;
   description: string;
-  /** 'Built-in', 'Always offered', 'VS Code and extensions' (VS Code's own MCP tools too: its API does not name their server), or `MCP server "name"` for each server Tally runs. */
+  /** Where it comes from, as the inspector's tokens by tool names it too (see toolGroupLabel). */
   group: string;
   source: ToolDefinition['source'];
   /** Where it comes from in words (built-in, the extension's id, VS Code, the MCP server). */
@@ -64,23 +65,22 @@ export interface ToolPickerRow {
 }
 
 /**
- * The picker's rows: built-in tools first, then VS Code's and other extensions' tools (VS Code's
- * MCP tools among them), then each MCP server Tally runs, by name; each tool once (the first of a
- * name wins, as a call would run it), internal tools left out.
+ * The picker's rows: built-in tools first, then Tally's session tools, then VS Code's and other
+ * extensions' tools (each extension's together; VS Code's MCP tools among them), then each MCP
+ * server Tally runs, by name; each tool once (the first of a name wins, as a call would run it),
+ * internal tools left out.
  */
 export function toolPickerRows(definitions: readonly ToolDefinition[], choice: ToolChoice, tokensOf: (tool: ToolDefinition) => number, alwaysOffered: ReadonlySet<string> = new Set()): ToolPickerRow[] {
-  const group = (tool: ToolDefinition): string =>
-    alwaysOffered.has(tool.name) ? 'Always offered' : tool.source === 'builtin' ? 'Built-in' : tool.server ? `MCP server "${tool.server}"` : 'VS Code and extensions';
-  const rank = (g: string) => (g === 'Built-in' ? 0 : g === 'Always offered' ? 1 : g === 'VS Code and extensions' ? 2 : 3);
   const seen = new Set<string>();
-  const rows: ToolPickerRow[] = [];
+  const rows: Array<ToolPickerRow & { rank: number }> = [];
   for (const tool of definitions) {
     if (seen.has(tool.name) || isInternalTool(tool.name)) continue;
     seen.add(tool.name);
     rows.push({
       name: tool.name,
       description: tool.description.replace(/\s+/g, ' ').trim(),
-      group: group(tool),
+      group: toolGroupLabel(tool),
+      rank: toolGroupRank(tool),
       source: tool.source,
       origin: tool.source === 'builtin' ? 'built-in' : (tool.origin ?? tool.source),
       tokens: tokensOf(tool),
@@ -88,7 +88,9 @@ export function toolPickerRows(definitions: readonly ToolDefinition[], choice: T
       alwaysOffered: alwaysOffered.has(tool.name),
     });
   }
-  return rows.sort((a, b) => rank(a.group) - rank(b.group) || (rank(a.group) === 3 ? a.group.localeCompare(b.group) : 0));
+  // Extensions' and servers' groups by name (each one's tools together); rows keep their order within a group.
+  rows.sort((a, b) => a.rank - b.rank || (a.rank >= 2 ? a.group.localeCompare(b.group) : 0));
+  return rows.map(({ rank, ...row }) => (void rank, row));
 }
 
 /** Each group's tools and what those it offers add to every request (the picker's separators show them). */

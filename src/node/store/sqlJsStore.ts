@@ -28,6 +28,7 @@ import { errorText } from './files/storeErrors';
 import { SealedLists, segmentLists } from './segments/sealedLists';
 import { SessionIndex } from './sessionIndex/sessionIndex';
 import { SessionSearch } from './sessionIndex/sessionSearch';
+import { SearchBackfill } from './sessionIndex/searchBackfill';
 import { TranscriptRecords } from './segments/transcriptRecords';
 import { UsageRecords } from './segments/usageRecords';
 import { SessionInfoFiles } from './sessionIndex/sessionInfoFiles';
@@ -75,6 +76,7 @@ export class SqlJsStore implements SessionStore {
   private readonly heartbeat: WriterHeartbeat;
   private readonly index: SessionIndex;
   private readonly search: SessionSearch;
+  private readonly searchBackfill: SearchBackfill;
   private readonly sessions: SessionInfoFiles;
   private readonly records: TranscriptRecords;
   private readonly usage: UsageRecords;
@@ -109,6 +111,7 @@ export class SqlJsStore implements SessionStore {
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
     this.search = new SessionSearch(this.parts);
+    this.searchBackfill = new SearchBackfill(this.parts, this.search, { list: () => this.listSessions(), load: (id) => this.loadTranscript(id) }, withoutSync(fs));
     this.records = new TranscriptRecords(this.parts);
     this.usage = new UsageRecords(this.parts);
     this.closedWriters = new ClosedWriterMerge(this.parts);
@@ -172,7 +175,7 @@ export class SqlJsStore implements SessionStore {
   async close(): Promise<void> {
     if (this.parts.flusher.isClosed) return;
     this.startSessionCleanup();
-    await Promise.all([this.indexMerge, this.sessionCleanup, this.closedWriters.settled()]);
+    await Promise.all([this.indexMerge, this.sessionCleanup, this.closedWriters.settled(), this.searchBackfill.stop()]);
     try {
       await this.parts.flusher.close();
       // This writer never writes again: the facts of its saved segments hold for good.
@@ -242,7 +245,15 @@ export class SqlJsStore implements SessionStore {
   }
 
   async searchSessions(query: string, options: { limit?: number } = {}): Promise<SessionSearchHit[]> {
-    return this.search.search(query, await this.listSessions(), options.limit);
+    const hits = await this.search.search(query, await this.listSessions(), options.limit);
+    // Sessions written before search existed are indexed in the background once a first search is answered.
+    if (this.mode === 'disk') this.searchBackfill.start();
+    return hits;
+  }
+
+  /** Resolves once the indexing of older sessions for search, if started, is done (for tests and benches). */
+  olderSessionsIndexed(): Promise<void> {
+    return this.searchBackfill.settled();
   }
 
   /**

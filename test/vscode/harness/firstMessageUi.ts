@@ -44,6 +44,12 @@ export async function firstMessageAndToolFigures(page: Page, theme: string, chec
       const inspectorRow = inspector.locator('.tool-slot [data-tool="read_file"] td.num').first();
       const inspectorTool = (await inspectorRow.count()) ? number(await inspectorRow.textContent({ timeout: 5_000 })) : undefined;
       if (!pickerTool || pickerTool !== inspectorTool) throw new Error(`Configure Tools says read_file costs "${pickerRow}", the inspector's tokens by tool ${inspectorTool ?? 'has no read_file row'}`);
+      // And one group's: the built-in tools' figure beside the picker's group name and in the inspector's group row.
+      const listed = (await page.locator('.quick-input-list').textContent()) ?? '';
+      const pickerGroup = number(/built-in · \d+ tools?, ([\d,]+) tokens offered/.exec(listed)?.[1]);
+      const inspectorGroup = inspector.locator('.tool-slot [data-tool-source="built-in"] [data-figure="offered"]');
+      const inspectorGroupFigure = (await inspectorGroup.count()) ? number(await inspectorGroup.textContent({ timeout: 5_000 })) : undefined;
+      if (!pickerGroup || pickerGroup !== inspectorGroupFigure) throw new Error(`Configure Tools's built-in group says ${pickerGroup} tokens offered, the inspector's built-in group ${inspectorGroupFigure ?? 'is missing'}`);
       await page.waitForTimeout(500);
       const legend = await inspector.locator('[data-legend="tools"] td.num').first().boundingBox();
       const picker = await page.locator('.quick-input-widget').boundingBox();

@@ -4,7 +4,7 @@ import { format } from 'util';
 /**
  * Runs bundled test files inside the extension host: `load` requires them after mocha's globals
  * exist. Prints `vscode-suite: N passed, M failed` (the tests that ran), which the harness reads
- * from the host's log.
+ * from the host's log, after one `vscode-suite failed: <title> — <error>` line per failed test.
  */
 export function runMochaInHost(load: () => void): Promise<void> {
   // TALLY_VSCODE_GREP runs only the tests whose titles match (while working on a few; CI runs all).
@@ -20,12 +20,17 @@ export function runMochaInHost(load: () => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let passed = 0;
     let failed = 0;
+    const failures: string[] = [];
     const runner = mocha.run(() => {
       base.consoleLog = reporterLog;
+      for (const failure of failures) console.log(`vscode-suite failed: ${failure}`);
       console.log(`vscode-suite: ${passed} passed, ${failed} failed`);
       failed ? reject(new Error(`${failed} tests failed`)) : resolve();
     });
     runner.on('pass', () => passed++);
-    runner.on('fail', () => failed++);
+    runner.on('fail', (test, error) => {
+      failed++;
+      failures.push(`${test.fullTitle()} — ${String(error?.message ?? error).split('\n')[0].slice(0, 300)}`);
+    });
   });
 }

@@ -16,7 +16,7 @@ export async function bundleSuite(name: 'suite' | 'suite-restricted'): Promise<s
 }
 
 /** Runs one extension-host suite in code-server, driven by Chromium; returns mocha's counts. */
-export async function runSuite(name: 'suite' | 'suite-restricted', trusted: boolean): Promise<{ passed: number; failed: number; exitCode: number }> {
+export async function runSuite(name: 'suite' | 'suite-restricted', trusted: boolean): Promise<{ passed: number; failed: number; failures: string[]; exitCode: number }> {
   const testsPath = await bundleSuite(name);
   const dir = mkdtempSync(join(tmpdir(), `tally-vscode-${name}-`));
   const workspace = makeWorkspace(dir);
@@ -29,6 +29,7 @@ export async function runSuite(name: 'suite' | 'suite-restricted', trusted: bool
   const server = await startCodeServer({ dir, workspace, settings: { 'security.workspace.trust.enabled': !trusted ? true : false, 'tally.provider': 'openai-compatible' } });
   const browser = await launchBrowser();
   let counts = { passed: 0, failed: 0 };
+  const failures: string[] = [];
   try {
     const page = await browser.newPage();
     const exit = new Promise<number>((resolveExit) => {
@@ -38,6 +39,8 @@ export async function runSuite(name: 'suite' | 'suite-restricted', trusted: bool
       const line = args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
       const m = /vscode-suite: (\d+) passed, (\d+) failed/.exec(line);
       if (m) counts = { passed: Number(m[1]), failed: Number(m[2]) };
+      const failure = /^vscode-suite failed: (.*)$/.exec(line);
+      if (failure) failures.push(`${name}: ${failure[1]}`);
       process.stdout.write(`${line}\n`);
     });
     const payload = [
@@ -48,7 +51,8 @@ export async function runSuite(name: 'suite' | 'suite-restricted', trusted: bool
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
     const exitCode = await Promise.race([exit, new Promise<number>((r) => setTimeout(() => r(124), 600_000))]);
     if (exitCode === 124) console.error(`${name}: timed out`);
-    return { ...counts, failed: counts.failed + (exitCode !== 0 && counts.failed === 0 ? 1 : 0), exitCode };
+    if (exitCode !== 0 && failures.length === 0) failures.push(`${name}: exited with ${exitCode === 124 ? 'a timeout' : `code ${exitCode}`}`);
+    return { ...counts, failures, failed: counts.failed + (exitCode !== 0 && counts.failed === 0 ? 1 : 0), exitCode };
   } finally {
     await browser.close();
     await server.stop();

@@ -4,6 +4,40 @@ import { toolPickerRows, NO_TOOL_CHOICE } from '../../../src/core/tools/toolChoi
 import { startHttpServer } from '../../fakes/mcp/testServer';
 import { nextApproval, offeredTools, toolResults, withFakeModel } from '../harness/markerTool';
 
+type FakeModelContext = Parameters<Parameters<typeof withFakeModel>[0]>[0];
+
+/**
+ * Runs `test` with the fake model and Tally's `notes` MCP server configured, started and listed:
+ * `listed` says when the server's list the test needs (its prompts, its resources) has arrived.
+ * The server's setting is removed and the server closed afterwards.
+ */
+async function withNotesServer(listed: (api: FakeModelContext['api']) => boolean, test: (context: FakeModelContext) => Promise<void>): Promise<void> {
+  const mcp = await startHttpServer();
+  const config = () => vscode.workspace.getConfiguration('tally');
+  try {
+    await withFakeModel(
+      async (context) => {
+        const { api } = context;
+        await config().update('mcp.servers', { notes: { type: 'http', url: mcp.url } }, vscode.ConfigurationTarget.Global);
+        const arrived = new Promise<void>((resolve) => {
+          const watch = api.mcp.servers.onDidChange(() => {
+            if (!listed(api)) return;
+            watch.dispose();
+            resolve();
+          });
+        });
+        await api.mcp.startAll();
+        if (!listed(api)) await arrived;
+        await test(context);
+      },
+      { markerOn: false },
+    );
+  } finally {
+    await config().update('mcp.servers', undefined, vscode.ConfigurationTarget.Global);
+    await mcp.close();
+  }
+}
+
 describe('MCP servers Tally runs (tally.mcp.servers)', () => {
   it("lists a configured server's tools under it, offers one once turned on, and its card names the server", async () => {
     const mcp = await startHttpServer();
@@ -36,75 +70,39 @@ describe('MCP servers Tally runs (tally.mcp.servers)', () => {
   });
 
   it("offers a running server's prompts in the chat's / list without waiting for a server, and sending one sends the prompt with its argument", async () => {
-    const mcp = await startHttpServer();
-    const config = () => vscode.workspace.getConfiguration('tally');
-    try {
-      await withFakeModel(
-        async ({ api, server }) => {
-          await config().update('mcp.servers', { notes: { type: 'http', url: mcp.url } }, vscode.ConfigurationTarget.Global);
-          const listed = new Promise<void>((resolve) => {
-            const watch = api.mcp.servers.onDidChange(() => {
-              if (api.mcp.servers.listedPrompts().some((p) => p.server === 'notes')) {
-                watch.dispose();
-                resolve();
-              }
-            });
-          });
-          await api.mcp.startAll();
-          await listed;
-          const items = await api.commands.list((text) => text.length);
-          const review = items.find((c) => c.name === 'mcp.notes.review');
-          assert.deepEqual(review && { kind: review.kind, source: review.source, description: review.description, argumentHint: review.argumentHint }, { kind: 'mcp', source: 'MCP server notes', description: 'Review a file.', argumentHint: 'file' }, JSON.stringify(items));
-          await api.sessions.create('mcp prompt');
-          server.enqueue({ type: 'reply', parts: [{ text: 'Looks fine.' }] });
-          await api.chat.receive({ type: 'send', text: '/mcp.notes.review src/app.ts' });
-          const body = server.requests[0]!.body as { messages: Array<{ role: string; content: unknown }> };
-          assert.ok(body.messages.some((m) => m.role === 'user' && JSON.stringify(m.content).includes('Please review src/app.ts for bugs.')), JSON.stringify(body.messages));
-        },
-        { markerOn: false },
-      );
-    } finally {
-      await config().update('mcp.servers', undefined, vscode.ConfigurationTarget.Global);
-      await mcp.close();
-    }
+    await withNotesServer(
+      (api) => api.mcp.servers.listedPrompts().some((p) => p.server === 'notes'),
+      async ({ api, server }) => {
+        const items = await api.commands.list((text) => text.length);
+        const review = items.find((c) => c.name === 'mcp.notes.review');
+        assert.deepEqual(review && { kind: review.kind, source: review.source, description: review.description, argumentHint: review.argumentHint }, { kind: 'mcp', source: 'MCP server notes', description: 'Review a file.', argumentHint: 'file' }, JSON.stringify(items));
+        await api.sessions.create('mcp prompt');
+        server.enqueue({ type: 'reply', parts: [{ text: 'Looks fine.' }] });
+        await api.chat.receive({ type: 'send', text: '/mcp.notes.review src/app.ts' });
+        const body = server.requests[0]!.body as { messages: Array<{ role: string; content: unknown }> };
+        assert.ok(body.messages.some((m) => m.role === 'user' && JSON.stringify(m.content).includes('Please review src/app.ts for bugs.')), JSON.stringify(body.messages));
+      },
+    );
   });
 
   it("offers a running server's resources in the # list; attached, the chip shows its tokens before sending and the request carries its text", async () => {
-    const mcp = await startHttpServer();
-    const config = () => vscode.workspace.getConfiguration('tally');
-    try {
-      await withFakeModel(
-        async ({ api, server }) => {
-          await config().update('mcp.servers', { notes: { type: 'http', url: mcp.url } }, vscode.ConfigurationTarget.Global);
-          const listed = new Promise<void>((resolve) => {
-            const watch = api.mcp.servers.onDidChange(() => {
-              if (api.mcp.servers.listedResources().some((r) => r.server === 'notes')) {
-                watch.dispose();
-                resolve();
-              }
-            });
-          });
-          await api.mcp.startAll();
-          await listed;
-          const offered = (await api.attachments.draft.complete('readme')).filter((c) => c.target.kind === 'resource');
-          assert.deepEqual(offered.map((c) => [c.target, c.detail]), [[{ kind: 'resource', server: 'notes', uri: 'test://readme' }, 'MCP server notes · test://readme']]);
-          await api.sessions.create('mcp resource');
-          assert.deepEqual(await api.chat.receive({ type: 'attach', target: offered[0]!.target }), { accepted: true, message: { type: 'attach', target: offered[0]!.target } });
-          const [chip] = api.attachments.draft.views(await api.attachments.session());
-          assert.ok(chip && chip.kind === 'resource' && chip.tokens! > 0 && !chip.error, JSON.stringify(chip));
-          assert.deepEqual(await api.chat.receive({ type: 'attach', target: { kind: 'resource', server: 'notes', uri: 'file:///etc/passwd' } }), { accepted: true, message: { type: 'attach', target: { kind: 'resource', server: 'notes', uri: 'file:///etc/passwd' } } });
-          const refused = api.attachments.draft.views(await api.attachments.session()).find((c) => c.label.includes('passwd'));
-          assert.match(refused?.error ?? '', /does not list the resource file:\/\/\/etc\/passwd/, 'a resource the server did not list is never read');
-          api.attachments.draft.remove(refused!.id);
-          server.enqueue({ type: 'reply', parts: [{ text: 'Read it.' }] });
-          await api.chat.receive({ type: 'send', text: 'What does the readme say?' });
-          assert.match(JSON.stringify(server.requests[0]!.body), /npm test/);
-        },
-        { markerOn: false },
-      );
-    } finally {
-      await config().update('mcp.servers', undefined, vscode.ConfigurationTarget.Global);
-      await mcp.close();
-    }
+    await withNotesServer(
+      (api) => api.mcp.servers.listedResources().some((r) => r.server === 'notes'),
+      async ({ api, server }) => {
+        const offered = (await api.attachments.draft.complete('readme')).filter((c) => c.target.kind === 'resource');
+        assert.deepEqual(offered.map((c) => [c.target, c.detail]), [[{ kind: 'resource', server: 'notes', uri: 'test://readme' }, 'MCP server notes · test://readme']]);
+        await api.sessions.create('mcp resource');
+        assert.deepEqual(await api.chat.receive({ type: 'attach', target: offered[0]!.target }), { accepted: true, message: { type: 'attach', target: offered[0]!.target } });
+        const [chip] = api.attachments.draft.views(await api.attachments.session());
+        assert.ok(chip && chip.kind === 'resource' && chip.tokens! > 0 && !chip.error, JSON.stringify(chip));
+        assert.deepEqual(await api.chat.receive({ type: 'attach', target: { kind: 'resource', server: 'notes', uri: 'file:///etc/passwd' } }), { accepted: true, message: { type: 'attach', target: { kind: 'resource', server: 'notes', uri: 'file:///etc/passwd' } } });
+        const refused = api.attachments.draft.views(await api.attachments.session()).find((c) => c.label.includes('passwd'));
+        assert.match(refused?.error ?? '', /does not list the resource file:\/\/\/etc\/passwd/, 'a resource the server did not list is never read');
+        api.attachments.draft.remove(refused!.id);
+        server.enqueue({ type: 'reply', parts: [{ text: 'Read it.' }] });
+        await api.chat.receive({ type: 'send', text: 'What does the readme say?' });
+        assert.match(JSON.stringify(server.requests[0]!.body), /npm test/);
+      },
+    );
   });
 });

@@ -45,7 +45,7 @@ describe('Request items in a live session: every token is an item, and the prefi
     assert.ok(!usage[2].items.some((i) => i.path === join(ws(), 'src', 'AGENTS.md')), 'gone once the active file is elsewhere');
     const tools = first.filter((i) => i.kind === 'tool-schema');
     assert.ok(tools.some((i) => i.toolName === 'read_file' && i.source === 'built-in' && i.tokens > 0));
-    assert.ok(tools.some((i) => i.toolName === 'read_result' && i.source === 'session'));
+    assert.ok(tools.some((i) => i.toolName === 'read_result' && i.source === "Tally's session tools"));
     assert.ok(first.some((i) => i.messageId === 'framing:tools') && first.some((i) => i.messageId === 'framing:messages'));
 
     // A tool opened from the inspector is the text this OpenAI-compatible server was sent: its own form, no Anthropic input_schema.

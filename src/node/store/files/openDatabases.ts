@@ -15,13 +15,22 @@ interface Cached {
   db: Database;
 }
 
+/**
+ * `check: false` skips the integrity check, for files that are derived data, rebuilt or done
+ * without (search files): damage then shows as a query's error, where the read sets the file aside.
+ */
+export interface OpenOptions {
+  check?: boolean;
+}
+
 /** The outcome of opening a file: its database, or why there is none. */
 export type Opened = { db: Database } | { missing: true } | { unusable: true } | { failed: unknown };
 
 /**
  * Files opened for reading (other windows' files, and this window's saved ones), checked once
  * when opened and kept while they do not change on disk, least recently used first out. A file
- * that does not open as SQLite or fails `PRAGMA quick_check` is set aside as corrupt; any other
+ * that does not open as SQLite or fails `PRAGMA quick_check` (or, opened unchecked, fails a read
+ * as damaged) is set aside as corrupt; any other
  * failure (out of memory, too many handles, no permission) leaves the file alone, is reported
  * with its message, and is tried again on the next read.
  */
@@ -57,7 +66,7 @@ export class OpenDatabases {
    * same turn the database is found or opened: a database handed out and used after an await could
    * have been closed meanwhile, to make room for a concurrent read.
    */
-  async read<T>(path: string, visit: (db: Database) => T): Promise<T | undefined> {
+  async read<T>(path: string, visit: (db: Database) => T, options: OpenOptions = {}): Promise<T | undefined> {
     let stat;
     try {
       stat = await fsp.stat(path);
@@ -69,20 +78,35 @@ export class OpenDatabases {
     if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) {
       this.cache.delete(path); // most recently used goes last
       this.cache.set(path, cached);
-      return visit(cached.db);
+      return this.visitChecked(path, cached.db, visit, options);
     }
     this.forget(path);
-    const opened = await this.open(path);
+    const opened = await this.open(path, options);
     if (!('db' in opened)) return undefined;
     // Opened meanwhile by a concurrent read, which may be using it: keep that copy, close ours.
     const meanwhile = this.cache.get(path);
     if (meanwhile && meanwhile.mtimeMs === stat.mtimeMs && meanwhile.size === stat.size) {
       this.close(opened.db);
-      return visit(meanwhile.db);
+      return this.visitChecked(path, meanwhile.db, visit, options);
     }
     this.forget(path);
     this.cache.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, db: opened.db });
-    return visit(opened.db);
+    return this.visitChecked(path, opened.db, visit, options);
+  }
+
+  /**
+   * Runs `visit`; a file opened without its integrity check whose damage shows in the middle of a
+   * query is closed and set aside then, and the read finds nothing in it (returns a promise only then).
+   */
+  private visitChecked<T>(path: string, db: Database, visit: (db: Database) => T, options: OpenOptions): T | Promise<undefined> {
+    if (options.check !== false) return visit(db);
+    try {
+      return visit(db);
+    } catch (error) {
+      if (!isDamagedFile(error)) throw error;
+      this.forget(path);
+      return this.setAside(path, error).then(() => undefined);
+    }
   }
 
   /** Reads one file's rows and lets its database go (for files read once: stored results). */
@@ -107,7 +131,7 @@ export class OpenDatabases {
    * Opens and checks `path` without caching it; the caller owns the database and must close it
    * and call `budget.release()`.
    */
-  async open(path: string): Promise<Opened> {
+  async open(path: string, options: OpenOptions = {}): Promise<Opened> {
     let bytes: Uint8Array;
     let stat: { size: number; mtimeMs: number };
     try {
@@ -138,7 +162,8 @@ export class OpenDatabases {
       // Reads every page of the file's b-trees (about 1 ms per 2 MiB): a damaged page is found
       // now, where the file can be set aside, not later in the middle of a query. A file that
       // passed before and has not changed since (same size and mtime) is not checked again.
-      const unchanged = stat.size === bytes.length && (await this.checked?.unchangedSincePassed(path, stat.size, stat.mtimeMs));
+      if (options.check === false) await nextTurn(); // loading the image was a slice; the caller's query is the next
+      const unchanged = options.check === false || (stat.size === bytes.length && (await this.checked?.unchangedSincePassed(path, stat.size, stat.mtimeMs)));
       if (!unchanged) {
         await nextTurn(); // loading the image and the check are each a slice of their own (tens of ms for a 1 MB file, the first cold)
         const check = String(db.exec('PRAGMA quick_check')[0]?.values[0]?.[0] ?? 'no result');

@@ -27,6 +27,24 @@ CREATE TABLE IF NOT EXISTS search_docs (message_id TEXT PRIMARY KEY, session_id 
 CREATE VIRTUAL TABLE IF NOT EXISTS search_text USING fts4(text, tokenize=unicode61);
 `;
 
+/** Each session's latest message in a search file holding every word of an FTS4 query. */
+const MATCH_SQL = 'SELECT d.session_id, max(d.created_at), d.rowid FROM search_text JOIN search_docs d ON d.rowid = search_text.docid WHERE search_text MATCH ? GROUP BY d.session_id';
+/** The words around the match in one message (its docid), the matched words between « and ». */
+const SNIPPET_SQL = "SELECT snippet(search_text, '«', '»', '…', 0, 12) FROM search_text WHERE search_text MATCH ? AND docid = ?";
+
+/**
+ * A search's work once on a small database (`db`, thrown away after), for sql.js's warm-up: the
+ * first search of a window then runs code already compiled (see sqlWarmUp.ts).
+ */
+export function warmUpSearch(db: Database): void {
+  db.run(SCHEMA);
+  db.run('INSERT INTO search_docs (message_id, session_id, created_at) VALUES (?, ?, ?)', ['warm', 'warm', 1]);
+  db.run('INSERT INTO search_text (docid, text) VALUES (last_insert_rowid(), ?)', ['warming the search of past sessions']);
+  const query = ftsQuery('search past')!;
+  db.exec(MATCH_SQL, [query]);
+  db.exec(SNIPPET_SQL, [query, 1]);
+}
+
 /** The FTS4 query for what the user typed: every word must occur (the last part of each as a prefix); undefined when no word is left. */
 export function ftsQuery(typed: string): string | undefined {
   const phrases = typed.split(/\s+/).map((term) => term.split(/[^\p{L}\p{N}]+/u).filter(Boolean)).filter((tokens) => tokens.length > 0);
@@ -97,7 +115,20 @@ export class SessionSearch {
     // This window's file while it holds it (its latest rows); once saved and closed, from disk like the others.
     const held = this.parts.own.peek(path);
     if (held) return held.exec("SELECT 1 FROM sqlite_master WHERE name = 'search_text'").length ? visit(held) : undefined;
-    return this.parts.reads.read(path, (db) => (db.exec("SELECT 1 FROM sqlite_master WHERE name = 'search_text'").length ? visit(db) : undefined));
+    // Not checked when opened (the check read every page: seconds for ten thousand sessions); a
+    // damaged file is set aside when a query meets the damage, and the search goes on without it.
+    return this.parts.reads.read(path, (db) => (db.exec("SELECT 1 FROM sqlite_master WHERE name = 'search_text'").length ? visit(db) : undefined), { check: false });
+  }
+
+  /** The sessions with at least one message in a search file (each file a turn of its own). */
+  async indexedSessions(): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for (const file of await this.files()) {
+      await this.visit(file, (db) => {
+        for (const row of db.exec('SELECT DISTINCT session_id FROM search_docs')[0]?.values ?? []) ids.add(String(row[0]));
+      });
+    }
+    return ids;
   }
 
   /**
@@ -113,7 +144,7 @@ export class SessionSearch {
     if (query) {
       for (const file of await this.files()) {
         await this.visit(file, (db) => {
-          const statement = db.prepare('SELECT d.session_id, max(d.created_at), d.rowid FROM search_text JOIN search_docs d ON d.rowid = search_text.docid WHERE search_text MATCH ? GROUP BY d.session_id');
+          const statement = db.prepare(MATCH_SQL);
           try {
             statement.bind([query]);
             while (statement.step()) {
@@ -146,7 +177,7 @@ export class SessionSearch {
   /** The words around the match in one message, the matched words between « and ». */
   private async snippet(hit: TextHit, query: string): Promise<string | undefined> {
     return this.visit(hit.file, (db) => {
-      const rows = db.exec("SELECT snippet(search_text, '«', '»', '…', 0, 12) FROM search_text WHERE search_text MATCH ? AND docid = ?", [query, hit.docid]);
+      const rows = db.exec(SNIPPET_SQL, [query, hit.docid]);
       const value = rows[0]?.values[0]?.[0];
       return typeof value === 'string' ? value.replace(/\s+/g, ' ') : undefined;
     });

@@ -6,6 +6,7 @@ import { segmentLists } from '../segments/sealedLists';
 import { exportImage, newDatabase, rows, tuneConnection } from './connection';
 import { runPrepared, textBytes } from './preparedStatements';
 import { sqlRuntime } from './sqlRuntime';
+import { warmUpSearch } from '../sessionIndex/sessionSearch';
 
 const SESSION = 'warmup';
 
@@ -59,7 +60,7 @@ export function startSqlWarmUp(wasmPath: string, workerPath: string): SqlWarmUp 
 /** What the worker posts once the warm-up ran to the end. */
 export const WARMED = 'warmed';
 
-/** The work of a window's first open and first turn, on a small database: what the worker runs. */
+/** The work of a window's first open, first turn and first search, on a small database: what the worker runs. */
 export function warmUp(SQL: SqlJsStatic): void {
   let db: Database | undefined;
   try {
@@ -84,6 +85,8 @@ export function warmUp(SQL: SqlJsStatic): void {
     const newest = rows(db, 'SELECT id, created_at, written_at, length(body) AS size FROM messages WHERE session_id = ? AND created_at <= ? ORDER BY created_at DESC LIMIT ?', [SESSION, 10, 5]);
     rows(db, 'SELECT id, written_at, body FROM messages WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(newest.map((r) => r.id))]);
     rows(db, 'SELECT id, written_at, body FROM messages WHERE session_id = ? AND created_at > ?', [SESSION, 0]);
+    // A search of past sessions: an FTS4 match (hundreds of sql.js functions no other read runs).
+    warmUpSearch(db);
   } finally {
     db?.close();
   }

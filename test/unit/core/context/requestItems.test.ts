@@ -68,7 +68,7 @@ describe('request items: every token of a request is an item', function () {
       assert.ok(first.items.some((i) => i.kind === 'skills-index'));
       const echoItem = first.items.find((i) => i.kind === 'tool-schema' && i.toolName === 'echo');
       assert.ok(echoItem && echoItem.tokens > 0 && echoItem.source === 'built-in');
-      assert.equal(first.items.find((i) => i.toolName === 'tool_search')?.source, 'session', 'Tally\'s own session tools say so');
+      assert.equal(first.items.find((i) => i.toolName === 'tool_search')?.source, "Tally's session tools", 'Tally\'s own session tools say so');
       const deferred = first.items.filter((i) => i.badges.includes('deferred'));
       assert.ok(deferred.length >= 1 && deferred.every((i) => i.tokens === 0 && i.source === 'MCP server tracker'), 'deferred tools are listed with 0 tokens and their server');
       assert.ok(first.items.some((i) => i.kind === 'framing' && i.messageId === 'framing:tools'));

@@ -32,8 +32,8 @@ describe("MCP servers' tools in the request and the inspector", () => {
     const items = await prepared(190_000);
     const bySource = new Map<string, string[]>();
     for (const item of items) bySource.set(item.source ?? '', [...(bySource.get(item.source ?? '') ?? []), item.toolName ?? '']);
-    assert.deepStrictEqual(bySource.get('MCP server notes'), ['mcp_notes_add', 'mcp_notes_list']);
-    assert.deepStrictEqual(bySource.get('MCP server web'), ['mcp_web_fetch']);
+    assert.deepStrictEqual(bySource.get('MCP server "notes"'), ['mcp_notes_add', 'mcp_notes_list']);
+    assert.deepStrictEqual(bySource.get('MCP server "web"'), ['mcp_web_fetch']);
     assert.ok(!items.some((i) => i.badges?.includes('deferred')), 'a roomy window sends every schema');
   });
 

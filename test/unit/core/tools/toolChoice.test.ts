@@ -49,9 +49,9 @@ describe('the tools the model is offered (Configure Tools)', () => {
     await counter.load();
     const rows = toolPickerRows([...builtinTools().map((t) => t.definition), ...lmDefinitions], { enabled: ['mcp_github_search'], disabled: ['write_file'] }, (t) => countToolDefinitions([t], counter));
     assert.deepEqual(rows.map((r) => `${r.group}|${r.name}|${r.origin}|${r.picked}`), [
-      ...BUILTIN_NAMES.map((n) => `Built-in|${n}|built-in|${n !== 'write_file'}`),
-      'VS Code and extensions|copilot_fetchWebPage|github.copilot-chat|false',
-      'VS Code and extensions|mcp_github_search|an MCP server|true',
+      ...BUILTIN_NAMES.map((n) => `built-in|${n}|built-in|${n !== 'write_file'}`),
+      'an MCP server|mcp_github_search|an MCP server|true',
+      'github.copilot-chat|copilot_fetchWebPage|github.copilot-chat|false',
     ]);
     const fetch = rows.find((r) => r.name === 'copilot_fetchWebPage')!;
     assert.equal(fetch.tokens, countToolDefinitions([lmDefinitions[2]], counter));
@@ -61,12 +61,13 @@ describe('the tools the model is offered (Configure Tools)', () => {
     const own = (server: string, tool: string): ToolDefinition => ({ name: `mcp_${server}_${tool}`, description: tool, inputSchema: { type: 'object' }, source: 'mcp', origin: server, server });
     const rows = toolPickerRows([own('zeta', 'ping'), ...builtinTools().map((t) => t.definition), own('notes', 'add'), ...lmDefinitions, own('notes', 'list')], { enabled: ['mcp_notes_add', 'mcp_notes_list', 'mcp_github_search'], disabled: [] }, (t) => t.name.length);
     assert.deepEqual(
-      rows.filter((r) => r.group !== 'Built-in').map((r) => `${r.group}|${r.name}`),
-      ['VS Code and extensions|copilot_fetchWebPage', 'VS Code and extensions|mcp_github_search', 'MCP server "notes"|mcp_notes_add', 'MCP server "notes"|mcp_notes_list', 'MCP server "zeta"|mcp_zeta_ping'],
+      rows.filter((r) => r.group !== 'built-in').map((r) => `${r.group}|${r.name}`),
+      ['an MCP server|mcp_github_search', 'github.copilot-chat|copilot_fetchWebPage', 'MCP server "notes"|mcp_notes_add', 'MCP server "notes"|mcp_notes_list', 'MCP server "zeta"|mcp_zeta_ping'],
     );
-    const totals = toolGroupTotals(rows).filter((t) => t.group !== 'Built-in');
+    const totals = toolGroupTotals(rows).filter((t) => t.group !== 'built-in');
     assert.deepEqual(totals, [
-      { group: 'VS Code and extensions', tools: 2, offeredTokens: 'mcp_github_search'.length },
+      { group: 'an MCP server', tools: 1, offeredTokens: 'mcp_github_search'.length },
+      { group: 'github.copilot-chat', tools: 1, offeredTokens: 0 },
       { group: 'MCP server "notes"', tools: 2, offeredTokens: 'mcp_notes_add'.length + 'mcp_notes_list'.length },
       { group: 'MCP server "zeta"', tools: 1, offeredTokens: 0 },
     ]);
@@ -83,7 +84,7 @@ describe('the tools the model is offered (Configure Tools)', () => {
     const session = [{ name: 'read_result', description: 'Read a stored result', inputSchema: { type: 'object' }, source: 'builtin', origin: 'session' } as ToolDefinition];
     const rows = toolPickerRows([...builtinTools().map((t) => t.definition), ...session], NO_TOOL_CHOICE, () => 10, new Set(['read_result']));
     const row = rows.find((r) => r.name === 'read_result')!;
-    assert.deepEqual([row.group, row.picked, row.alwaysOffered], ['Always offered', true, true]);
+    assert.deepEqual([row.group, row.picked, row.alwaysOffered], ["Tally's session tools", true, true]);
     const picked = new Set(['read_file']);
     assert.deepEqual(choiceFromPicked(rows, picked).disabled, BUILTIN_NAMES.filter((n) => n !== 'read_file'), 'read_result is never turned off');
     assert.equal(pickedToolTokens(rows, picked), 20, 'read_file and read_result');
@@ -102,5 +103,9 @@ describe('the tools the model is offered (Configure Tools)', () => {
     const framing = items.find((i) => i.messageId === 'framing:tools')!;
     assert.match(framing.preview, new RegExp(`× ${schemas.length} tools sent$`));
     assert.equal(prepared.tools.length, schemas.length, 'the schemas listed are the schemas sent');
+    // Each schema is recorded under the group Configure Tools lists its tool in: a group's figure is one figure on both.
+    const rows = toolPickerRows(registry.definitions(), { enabled: ['read_file', 'copilot_fetchWebPage'], disabled: [] }, () => 1);
+    assert.deepEqual(schemas.map((i) => `${i.toolName}|${i.source}`), schemas.map((i) => `${i.toolName}|${rows.find((r) => r.name === i.toolName)?.group}`));
+    assert.deepEqual([...new Set(schemas.map((i) => i.source))], ['built-in', 'github.copilot-chat']);
   });
 });
