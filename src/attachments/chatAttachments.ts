@@ -48,7 +48,7 @@ export class ChatAttachments implements vscode.Disposable {
       figures: () => chatMeter(contextSession, Boolean(session.chat), state.records.usageFigures.at(-1)),
       resultStored: (blob, toolName, args) => contextSession.resultStored(blob, toolName, args),
       canSend: Boolean(session.agent),
-      ...(session.agent?.images ? { imageProvider: session.agent.images.providerId } : {}),
+      ...(session.agent?.images ? { imageBilling: session.agent.images.billing } : {}),
     };
   }
 
@@ -74,6 +74,7 @@ export class ChatAttachments implements vscode.Disposable {
       session: () => this.session(),
       postComposer: (session, restore) => this.postComposer(session, restore),
       postCompletions: (queryId, items) => this.post?.({ type: 'completions', queryId, items }),
+      postImageToDownscale: (request) => this.post?.({ type: 'imageToDownscale', ...request }),
       openText: (id, title, text) => this.docs.open(['attachment', id], title, text),
       showRefused: (reasons) => void vscode.window.showWarningMessage(`Tally: not attached: ${reasons.join('; ')}`),
     };

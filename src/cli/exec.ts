@@ -214,7 +214,7 @@ export async function runExec(args: ExecArgs, io: ExecIo): Promise<number> {
       io.stderr(`tally: ${(error as Error).message}\n`);
       return EXEC_EXIT.usage;
     }
-    const images = await execImages(args.images, args.cwd, args.provider).catch((error: Error) => error);
+    const images = await execImages(args.images, args.cwd, { providerId: args.provider, model: args.model }).catch((error: Error) => error);
     if (images instanceof Error) {
       io.stderr(`tally: ${images.message}\n`);
       return EXEC_EXIT.usage;

@@ -43,6 +43,17 @@ export interface ChatAttachmentView {
   stored?: { lines: number; sentLines: number };
   /** The file is already in the working context: a short pointer is sent instead of its text. */
   inContext?: boolean;
+  /** An image that would cost fewer tokens at a smaller size: that size and the item's tokens there. */
+  smaller?: { width: number; height: number; tokens: number };
+}
+
+/** The bytes of an image chip to scale down in the webview, and the size to scale it to. */
+export interface ImageToDownscale {
+  id: string;
+  mediaType: string;
+  data: string;
+  width: number;
+  height: number;
 }
 
 /** The composer's cost line: "next request 12,480 tokens (this message 3,210) → 58% of the window". */

@@ -4,7 +4,8 @@
  */
 import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CompactionEventRecord } from '../core/model/records';
-import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost } from './attachments';
+import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost, ImageToDownscale } from './attachments';
+import type { ImageMediaType } from '../core/images/imagePart';
 import type { ChatCommandItem } from './commands';
 import type { ListPatch } from './listPatch';
 import type { MeterCounting } from './meterCounting';
@@ -213,6 +214,8 @@ export type HostToChat =
   | { type: 'completions'; queryId: number; items: AttachCompletion[] }
   /** The chips above the input and what the message will cost; `restore`: a send failed, the text goes back in the input. */
   | { type: 'composer'; attachments: ChatAttachmentView[]; cost?: ComposerCost; restore?: string }
+  /** An image chip's bytes to scale down (the user asked for its smaller size); the webview answers with `downscaledImage`. */
+  | ({ type: 'imageToDownscale' } & ImageToDownscale)
   /** Puts a message's text back in the composer to edit (after a rewind). */
   | { type: 'editText'; text: string }
   /** The answer to a `commandQuery`: the commands whose names start with what was typed after `/`. */
@@ -252,6 +255,10 @@ export type ChatToHost =
   | { type: 'removeAttachment'; id: string }
   /** Opens the exact text a chip will send. */
   | { type: 'openAttachment'; id: string }
+  /** Send this image chip at its smaller size: the host answers with `imageToDownscale`. */
+  | { type: 'downscaleImage'; id: string }
+  /** The image chip's bytes scaled down to the size the host asked for (the host checks them before using them). */
+  | { type: 'downscaledImage'; id: string; mediaType: ImageMediaType; data: string }
   /** The text being written, so the host can say what the message will cost. */
   | { type: 'draft'; text: string }
   /** Files dropped on the chat: each must be a file inside the workspace. */

@@ -19,7 +19,7 @@ import {
   type Check,
   type Fields,
 } from './validateFields';
-import { readAttachTarget, readQuery, readQueryId, readUriList } from './validateAttachments';
+import { readAttachTarget, readImageBase64, readImageMediaType, readQuery, readQueryId, readUriList } from './validateAttachments';
 
 export type Invalid = { error: string };
 
@@ -143,6 +143,8 @@ const CHAT: Record<ChatToHost['type'], Spec<ChatToHost>> = {
   attach: fields('attach', { target: readAttachTarget }),
   removeAttachment: fields('removeAttachment', { id: readId }),
   openAttachment: fields('openAttachment', { id: readId }),
+  downscaleImage: fields('downscaleImage', { id: readId }),
+  downscaledImage: fields('downscaledImage', { id: readId, mediaType: readImageMediaType, data: readImageBase64 }),
   draft: fields('draft', { text: (f, key) => readString(f, key, LIMITS.textBytes, { allowEmpty: true }) }),
   dropUris: fields('dropUris', { uris: readUriList }),
   restoreFiles: fields('restoreFiles', { messageId: readId }),

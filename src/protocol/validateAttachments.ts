@@ -1,6 +1,6 @@
 /** Checks of the chat's attachment messages: what to attach, completion queries, dropped files. */
 import { ATTACH_QUERY_LIMITS, PASTED_IMAGE_LIMITS, type AttachTarget } from './attachments';
-import { isImageMediaType } from '../core/images/imagePart';
+import { isImageMediaType, type ImageMediaType } from '../core/images/imagePart';
 import { readIndex, readObject, readString, type Check, type Fields } from './validateFields';
 
 /** A workspace-relative path: bounded, no NUL, not absolute, no `..` segment (the host resolves it inside the folders again). */
@@ -26,15 +26,29 @@ const TARGET_KEYS: Record<AttachTarget['kind'], { required: string[]; optional: 
   url: { required: ['url'], optional: [] },
 };
 
+/** A media type Tally sends images as. */
+export function readImageMediaType(f: Fields, key: string): Check<ImageMediaType> {
+  const mediaType = f[key];
+  if (!isImageMediaType(mediaType)) return { ok: false, error: `"${key}" must be image/png, image/jpeg, image/gif or image/webp` };
+  return { ok: true, value: mediaType };
+}
+
+/** An image's bytes as base64, within the 5 MB an image may be. */
+export function readImageBase64(f: Fields, key: string): Check<string> {
+  const data = f[key];
+  if (typeof data !== 'string' || data.length === 0) return { ok: false, error: `"${key}" must be the image's base64` };
+  if (data.length > PASTED_IMAGE_LIMITS.base64Chars) return { ok: false, error: `"${key}": the image is over 5 MB` };
+  if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) return { ok: false, error: `"${key}" is not base64` };
+  return { ok: true, value: data };
+}
+
 /** A pasted image: a media type Tally sends, base64 within the size cap, a bounded name. */
 function readPastedImage(fields: Fields, key: string): Check<AttachTarget> {
-  const mediaType = fields.mediaType;
-  if (!isImageMediaType(mediaType)) return { ok: false, error: `"${key}.mediaType" must be image/png, image/jpeg, image/gif or image/webp` };
-  const data = fields.data;
-  if (typeof data !== 'string' || data.length === 0) return { ok: false, error: `"${key}.data" must be the image's base64` };
-  if (data.length > PASTED_IMAGE_LIMITS.base64Chars) return { ok: false, error: `"${key}.data": the image is over 5 MB` };
-  if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) return { ok: false, error: `"${key}.data" is not base64` };
-  const out: AttachTarget = { kind: 'image', mediaType, data };
+  const mediaType = readImageMediaType(fields, 'mediaType');
+  if (!mediaType.ok) return { ok: false, error: `"${key}.${mediaType.error.slice(1)}` };
+  const data = readImageBase64(fields, 'data');
+  if (!data.ok) return { ok: false, error: `"${key}.${data.error.slice(1)}` };
+  const out: AttachTarget = { kind: 'image', mediaType: mediaType.value, data: data.value };
   if (fields.name !== undefined) {
     const name = readString(fields, 'name', PASTED_IMAGE_LIMITS.nameChars);
     if (!name.ok) return { ok: false, error: `"${key}": ${name.error}` };

@@ -4,7 +4,8 @@
  * reads, counts and keeps every attachment; this only shows what it says and posts intents.
  */
 import { imageFiles, postImages } from './pastedImages';
-import type { AttachCompletion, ChatAttachmentView, ComposerCost } from '../../src/protocol/attachments';
+import type { AttachCompletion, ChatAttachmentView, ComposerCost, ImageToDownscale } from '../../src/protocol/attachments';
+import { downscaledCopy } from './downscaleImage';
 import type { ChatToHost } from '../../src/protocol/chat';
 import type { TextInput } from '../ui/controls';
 import { countOf } from '../../src/protocol/wording';
@@ -117,7 +118,7 @@ export class AttachmentComposer implements ComposerParts {
   private chip(a: ChatAttachmentView): HTMLElement {
     const detail = a.error
       ? a.error
-      : [a.tokens !== undefined ? countOf(a.tokens, 'token') : '', a.inContext ? 'already in context' : '', a.stored ? `stored, ${fmt(a.stored.sentLines)} of ${countOf(a.stored.lines, 'line')} sent` : ''].filter(Boolean).join(' · ');
+      : [a.tokens !== undefined ? countOf(a.tokens, 'token') : '', a.smaller ? `${fmt(a.smaller.tokens)} at ${a.smaller.width}×${a.smaller.height}` : '', a.inContext ? 'already in context' : '', a.stored ? `stored, ${fmt(a.stored.sentLines)} of ${countOf(a.stored.lines, 'line')} sent` : ''].filter(Boolean).join(' · ');
     const open = h('button', {
       class: 'attach-chip-open',
       title: a.error ? a.error : 'Open the exact text that will be sent',
@@ -132,7 +133,33 @@ export class AttachmentComposer implements ComposerParts {
       attrs: { type: 'button', 'aria-label': `Remove ${a.label}`, 'data-action': 'remove-attachment' },
       on: { click: () => this.post({ type: 'removeAttachment', id: a.id }) },
     });
-    return h('div', { class: `attach-chip${a.error ? ' attach-chip-error' : ''}${a.inContext ? ' attach-chip-in-context' : ''}`, attrs: { role: 'listitem', 'data-id': a.id, 'data-tokens': a.tokens } }, [open, remove]);
+    const shrink = a.smaller && !a.error ? this.shrinkButton(a, a.smaller) : undefined;
+    return h('div', { class: `attach-chip${a.error ? ' attach-chip-error' : ''}${a.inContext ? ' attach-chip-in-context' : ''}`, attrs: { role: 'listitem', 'data-id': a.id, 'data-tokens': a.tokens } }, shrink ? [open, shrink, remove] : [open, remove]);
+  }
+
+  /** Sends the image at its smaller size: the host gives its bytes, this webview scales them down. */
+  private shrinkButton(a: ChatAttachmentView, smaller: NonNullable<ChatAttachmentView['smaller']>): HTMLElement {
+    const what = `Send a ${smaller.width}×${smaller.height} copy instead: ${countOf(smaller.tokens, 'token')}${a.tokens !== undefined ? ` rather than ${fmt(a.tokens)}` : ''}`;
+    return h('button', {
+      class: 'attach-chip-shrink',
+      title: what,
+      text: 'Shrink',
+      attrs: { type: 'button', 'aria-label': what, 'data-action': 'downscale-image' },
+      on: { click: () => this.post({ type: 'downscaleImage', id: a.id }) },
+    });
+  }
+
+  /** The host's answer to "Shrink": scales the bytes down here and gives the copy back for the host to check. */
+  downscale(request: ImageToDownscale): void {
+    downscaledCopy(request).then(
+      (copy) => this.post({ type: 'downscaledImage', id: request.id, ...copy }),
+      (error: unknown) => this.showDownscaleError(request.id, error instanceof Error ? error.message : String(error)),
+    );
+  }
+
+  private showDownscaleError(id: string, why: string): void {
+    const detail = this.chips.querySelector(`.attach-chip[data-id="${CSS.escape(id)}"] .attach-chip-detail`);
+    if (detail) detail.textContent = `could not be scaled down here (${why}); the original is sent`;
   }
 
   private onInput(): void {

@@ -196,6 +196,7 @@ onHostMessage<HostToChat>((message) => {
   else if (message.type === 'delta' && typeof message.text === 'string' && typeof message.entryId === 'string') applyDelta(message.entryId, message.text, message.thinking === true);
   else if (message.type === 'completions' && Array.isArray(message.items)) attachments.showCompletions(message.queryId, message.items);
   else if (message.type === 'composer' && Array.isArray(message.attachments)) attachments.showComposer(message.attachments, message.cost, message.restore);
+  else if (message.type === 'imageToDownscale' && typeof message.data === 'string') attachments.downscale(message);
   else if (message.type === 'editText' && typeof message.text === 'string') composer.setText(message.text);
   else if (message.type === 'commandList' && Array.isArray(message.items)) commands.showCommands(message.queryId, message.items);
 });

@@ -1,6 +1,7 @@
 import type { ContextSession } from '../context/contextSession';
 import { loadImageData } from '../images/imageData';
 import { imageAttachment, imagePartOf, type ImageSource } from '../images/imageMessages';
+import type { ImageBilling } from '../images/imageSize';
 import { imageSupport } from '../images/imageSupport';
 import { attachmentMessage } from '../model/factories';
 import type { Message } from '../model/message';
@@ -12,9 +13,9 @@ export class TurnImages {
     private readonly args: { providerId: string; model: string; store: SessionStore; contextSession: ContextSession; override?: boolean },
   ) {}
 
-  /** Whose formula an image's cost follows ('anthropic', 'openai', …). */
-  get providerId(): string {
-    return this.args.providerId;
+  /** Whose formula an image's cost follows: the provider ('anthropic', 'openai', …) and the model. */
+  get billing(): ImageBilling {
+    return { providerId: this.args.providerId, model: this.args.model };
   }
 
   /** Why the model cannot be sent these messages' images, or undefined when it can (or there are none). */
@@ -36,7 +37,7 @@ export class TurnImages {
   toolImages(sources: readonly ImageSource[]): Message[] {
     return sources.map((source) => {
       try {
-        return imageAttachment(imagePartOf(source, this.args.providerId));
+        return imageAttachment(imagePartOf(source, this.billing));
       } catch (error) {
         return attachmentMessage({ kind: 'image', label: source.label }, `[The image ${source.label} a tool returned could not be read: ${error instanceof Error ? error.message : String(error)}]`);
       }

@@ -5,17 +5,14 @@
  * ratio) so its long edge is at most 1,568 pixels and it costs at most about 1,600 tokens (some
  * 1.2 megapixels); a larger image is billed as the size it is scaled to.
  *
- * OpenAI (GPT-4o family, `detail: "high"` or `"auto"`): the image is fitted inside 2,048 × 2,048,
- * then scaled down so its shortest side is at most 768 pixels; it costs 85 tokens plus 170 per
- * 512-pixel tile that covers it. `detail: "low"` costs 85 whatever the size.
+ * OpenAI: 512-pixel tiles or 32-pixel patches depending on the model (openaiImageCost.ts).
  */
 
-export type ImageDetail = 'low' | 'high' | 'auto';
+import type { ImageBilling, ImageDetail, ImageSize } from './imageSize';
+import { openaiImageTokens, openaiModelBilledSize } from './openaiImageCost';
 
-export interface ImageSize {
-  width: number;
-  height: number;
-}
+export type { ImageBilling, ImageDetail, ImageSize } from './imageSize';
+export { openaiBilledSize, openaiImageTokens, patchBilledSize } from './openaiImageCost';
 
 const ANTHROPIC_LONG_EDGE = 1568;
 const ANTHROPIC_MAX_TOKENS = 1600;
@@ -36,40 +33,26 @@ export function anthropicImageTokens(size: ImageSize): number {
   return Math.ceil((billed.width * billed.height) / ANTHROPIC_PIXELS_PER_TOKEN);
 }
 
-const OPENAI_BASE_TOKENS = 85;
-const OPENAI_TILE_TOKENS = 170;
-const OPENAI_TILE = 512;
-const OPENAI_FIT = 2048;
-const OPENAI_SHORT_SIDE = 768;
-
-/** The size OpenAI tiles an image at in high detail. */
-export function openaiBilledSize(size: ImageSize): ImageSize {
-  let { width, height } = size;
-  const fit = Math.min(1, OPENAI_FIT / Math.max(width, height));
-  width *= fit;
-  height *= fit;
-  const short = Math.min(1, OPENAI_SHORT_SIDE / Math.min(width, height));
-  return { width: Math.max(1, Math.floor(width * short)), height: Math.max(1, Math.floor(height * short)) };
-}
-
-export function openaiImageTokens(size: ImageSize, detail: ImageDetail = 'auto'): number {
-  if (detail === 'low') return OPENAI_BASE_TOKENS;
-  const billed = openaiBilledSize(size);
-  const tiles = Math.ceil(billed.width / OPENAI_TILE) * Math.ceil(billed.height / OPENAI_TILE);
-  return OPENAI_BASE_TOKENS + OPENAI_TILE_TOKENS * tiles;
-}
-
-/** The formula that applies to a provider: Anthropic's for Claude, OpenAI's for the rest (an estimate for other servers, which calibration corrects). */
-export function imageTokensFor(providerId: string, size: ImageSize, detail: ImageDetail = 'auto'): number {
-  return providerId === 'anthropic' ? anthropicImageTokens(size) : openaiImageTokens(size, detail);
+/** The formula that applies: Anthropic's for Claude, OpenAI's (by model) for the rest (an estimate for other servers, which calibration corrects). */
+export function imageTokensFor(billing: ImageBilling, size: ImageSize, detail: ImageDetail = 'auto'): number {
+  return billing.providerId === 'anthropic' ? anthropicImageTokens(size) : openaiImageTokens(size, detail, billing.model);
 }
 
 /**
- * The size to downscale an image to before sending when that saves tokens: the provider bills the
- * scaled size anyway (Anthropic), or fewer tiles cover it (OpenAI). Undefined when it would not.
+ * The long edge a downscaled copy keeps: about half a 2K screen, where a screenshot's text still
+ * reads. Scaling down only to the size the provider bills would save bytes but no tokens.
  */
-export function cheaperSize(providerId: string, size: ImageSize): ImageSize | undefined {
-  const target = providerId === 'anthropic' ? anthropicBilledSize(size) : openaiBilledSize(size);
+export const SMALLER_LONG_EDGE = 1024;
+
+/**
+ * A smaller size worth offering before sending: the billed size fitted inside
+ * SMALLER_LONG_EDGE pixels, with what it costs. Undefined when it would not cost fewer tokens.
+ */
+export function cheaperSize(billing: ImageBilling, size: ImageSize): (ImageSize & { tokens: number }) | undefined {
+  const billed = billing.providerId === 'anthropic' ? anthropicBilledSize(size) : openaiModelBilledSize(size, billing.model);
+  const long = Math.max(billed.width, billed.height, SMALLER_LONG_EDGE);
+  const target = { width: Math.max(1, Math.floor((billed.width * SMALLER_LONG_EDGE) / long)), height: Math.max(1, Math.floor((billed.height * SMALLER_LONG_EDGE) / long)) };
   if (target.width >= size.width && target.height >= size.height) return undefined;
-  return target;
+  const tokens = imageTokensFor(billing, target);
+  return tokens < imageTokensFor(billing, size) ? { ...target, tokens } : undefined;
 }

@@ -15,11 +15,15 @@ import type { BlobInfo, BlobStore } from '../../core/ports/blobStore';
 import type { ContextSettings } from '../../core/settings';
 import { filesInContext, normalizeRelativePath } from '../../core/context/filesInContext';
 import { alreadyInContextText, AttachmentError, prepareAttachment, type PreparedAttachment } from '../../core/toolOutput/attachmentContent';
-import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost } from '../../protocol/attachments';
+import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost, ImageToDownscale } from '../../protocol/attachments';
 import { fromBase64 } from '../../core/images/base64';
 import { hasImageSignature, imageTypeOfName } from '../../core/images/imageHeader';
 import { imageAttachment, imagePartOf } from '../../core/images/imageMessages';
-import { formatName, type ImagePart } from '../../core/images/imagePart';
+import { formatName, type ImageMediaType, type ImagePart } from '../../core/images/imagePart';
+import { cheaperSize } from '../../core/images/imageCost';
+import { imageDataOf } from '../../core/images/imageData';
+import { checkDownscaled, DownscaleError } from './downscaledImage';
+import type { ImageBilling } from '../../core/images/imageSize';
 
 /** Where attachments come from: the VS Code layer reads the workspace, editors, problems, git and terminals. */
 export interface AttachmentSources {
@@ -44,8 +48,8 @@ export interface DraftSession {
   figures(): WindowFigures | undefined;
   /** An attachment was stored whole: the session tells its views (the inspector lists it at once). */
   resultStored?(blob: BlobInfo, toolName: string, args?: string): void;
-  /** Whose formula an image's cost follows (the session's provider); default OpenAI's. */
-  imageProvider?: string;
+  /** Whose formula an image's cost follows (the session's provider and model); default OpenAI's. */
+  imageBilling?: ImageBilling;
 }
 
 interface Staged {
@@ -57,6 +61,8 @@ interface Staged {
   prepared?: PreparedAttachment;
   error?: string;
   inContext?: boolean;
+  /** The smaller copy of an image the user chose to send instead, and what the original was. */
+  downscaled?: { bytes: Uint8Array; original: NonNullable<ImagePart['original']> };
 }
 
 /** Re-read at send: what lives in the workspace. Selections, problems, diffs and terminal output are sent as captured. */
@@ -207,9 +213,12 @@ export class AttachmentDraft {
    */
   private async prepare(session: DraftSession, staged: Staged): Promise<void> {
     try {
-      const { info, content } = staged.target.kind === 'image' ? pastedImage(staged.target) : await this.sources.read(staged.target);
-      const image = imageOf(info, content, session.imageProvider ?? 'openai');
+      const read = staged.target.kind === 'image' ? pastedImage(staged.target) : await this.sources.read(staged.target);
+      const { info } = read;
+      const content = staged.downscaled?.bytes ?? read.content;
+      const image = imageOf(info, content, billingOf(session));
       if (image) {
+        if (staged.downscaled) image.original = staged.downscaled.original;
         Object.assign(staged, { info: { ...info, kind: 'image', label: `${image.label} · ${formatName(image.mediaType)} ${image.width}×${image.height}` }, content, error: undefined, inContext: false, prepared: { message: imageAttachment(image) } });
         return;
       }
@@ -239,8 +248,47 @@ export class AttachmentDraft {
     const stored = s.prepared?.stored;
     if (stored) view.stored = { lines: stored.lines, sentLines: stored.sentLines };
     if (s.inContext) view.inContext = true;
+    const image = this.imageOf(s);
+    const smaller = image && session && cheaperSize(billingOf(session), image);
+    if (smaller && session) {
+      const tokens = this.tokensOf(session, imageAttachment({ ...image, width: smaller.width, height: smaller.height, tokens: smaller.tokens }));
+      view.smaller = { width: smaller.width, height: smaller.height, tokens };
+    }
     return view;
   }
+
+  private imageOf(s: Staged): ImagePart | undefined {
+    return s.error ? undefined : s.prepared?.message.images?.[0];
+  }
+
+  /** An image chip's bytes and the smaller size it would cost less at; undefined when it has none. */
+  imageToDownscale(session: DraftSession, id: string): ImageToDownscale | undefined {
+    const staged = this.staged.find((s) => s.id === id);
+    const image = staged && this.imageOf(staged);
+    const data = image && imageDataOf(image);
+    const smaller = image && cheaperSize(billingOf(session), image);
+    if (!image || data === undefined || !smaller) return undefined;
+    return { id, mediaType: image.mediaType, data, width: smaller.width, height: smaller.height };
+  }
+
+  /**
+   * Sends the image chip `id` as `bytes`, its smaller copy, from now on. Throws DownscaleError,
+   * saying why, when the copy is not the image asked for; the original stays attached then.
+   */
+  async downscale(session: DraftSession, id: string, mediaType: ImageMediaType, bytes: Uint8Array): Promise<void> {
+    this.follow(session);
+    const staged = this.staged.find((s) => s.id === id);
+    const image = staged && this.imageOf(staged);
+    const target = image && cheaperSize(billingOf(session), image);
+    if (!staged || !image || !target) throw new DownscaleError('This image is no longer attached, or has no smaller size to send; nothing changed.');
+    checkDownscaled(image, target, mediaType, bytes);
+    staged.downscaled = { bytes, original: { width: image.width, height: image.height, byteSize: image.byteSize, ...(image.tokens !== undefined ? { tokens: image.tokens } : {}) } };
+    await this.prepare(session, staged);
+  }
+}
+
+function billingOf(session: DraftSession): ImageBilling {
+  return session.imageBilling ?? { providerId: 'openai' };
 }
 
 /** A pasted image's bytes and what to call it. */
@@ -249,12 +297,12 @@ function pastedImage(target: Extract<AttachTarget, { kind: 'image' }>): { info: 
 }
 
 /** An image part for a pasted image or an image file, costed on `provider`'s formula; undefined for anything else. Throws, saying why, for a damaged image. */
-function imageOf(info: AttachmentInfo, content: string | Uint8Array, provider: string): ImagePart | undefined {
+function imageOf(info: AttachmentInfo, content: string | Uint8Array, billing: ImageBilling): ImagePart | undefined {
   // A file named like an image that is not one is refused as any binary file is.
   const file = info.kind === 'file' && imageTypeOfName(info.path ?? info.label) !== undefined && typeof content !== 'string' && hasImageSignature(content);
   if ((info.kind !== 'image' && !file) || typeof content === 'string') return undefined;
   const name = info.label.slice(info.label.lastIndexOf('/') + 1);
-  return imagePartOf({ bytes: content, origin: file ? 'file' : 'pasted', label: file ? name : info.label, ...(info.path ? { path: info.path } : {}) }, provider);
+  return imagePartOf({ bytes: content, origin: file ? 'file' : 'pasted', label: file ? name : info.label, ...(info.path ? { path: info.path } : {}) }, billing);
 }
 
 /** Bytes compared between turns of the event loop (a 20 MB file compared in one go held the host ~30 ms). */

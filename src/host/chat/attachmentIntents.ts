@@ -1,6 +1,7 @@
 /** What the chat's attachment messages do: completions, chips, the cost line, and taking the chips at send. */
 import type { Message } from '../../core/model/message';
-import type { AttachCompletion } from '../../protocol/attachments';
+import type { AttachCompletion, ImageToDownscale } from '../../protocol/attachments';
+import { fromBase64 } from '../../core/images/base64';
 import type { ChatToHost } from '../../protocol/chat';
 import type { Handlers } from '../../protocol/receive';
 import type { AttachmentDraft, DraftSession } from './attachmentDraft';
@@ -14,11 +15,13 @@ export interface AttachmentIntentDeps {
   postCompletions(queryId: number, items: AttachCompletion[]): void;
   /** Opens the exact text a chip sends as a read-only document. */
   openText(id: string, title: string, text: string): PromiseLike<unknown>;
+  /** Sends an image chip's bytes to the webview to scale down. */
+  postImageToDownscale(request: ImageToDownscale): void;
   /** Tells the user why dropped files were refused. */
   showRefused(reasons: string[]): void;
 }
 
-type AttachmentMessages = 'attachQuery' | 'attach' | 'removeAttachment' | 'openAttachment' | 'draft' | 'dropUris';
+type AttachmentMessages = 'attachQuery' | 'attach' | 'removeAttachment' | 'openAttachment' | 'draft' | 'dropUris' | 'downscaleImage' | 'downscaledImage';
 
 export function attachmentHandlers(deps: () => AttachmentIntentDeps): Pick<Handlers<ChatToHost>, AttachmentMessages> {
   return {
@@ -42,6 +45,21 @@ export function attachmentHandlers(deps: () => AttachmentIntentDeps): Pick<Handl
       const doc = d.draft.textOf(m.id);
       if (!doc) throw new Error('This attachment could not be read; its chip says why.');
       await d.openText(m.id, doc.title, doc.text);
+    },
+    downscaleImage: async (m) => {
+      const d = deps();
+      const request = d.draft.imageToDownscale(await d.session(), m.id);
+      if (!request) throw new Error('This image has no smaller size to send.');
+      d.postImageToDownscale(request);
+    },
+    downscaledImage: async (m) => {
+      const d = deps();
+      const session = await d.session();
+      try {
+        await d.draft.downscale(session, m.id, m.mediaType, fromBase64(m.data));
+      } finally {
+        d.postComposer(session);
+      }
     },
     draft: async (m) => {
       const d = deps();

@@ -38,7 +38,7 @@ describe('an image in a stored session', function () {
     let store = await stores.openStore(folder, { debounceMs: 5 });
     const { id } = await store.createSession({ title: 'Look at this' });
     let session = await open(store, id);
-    const part = imagePartOf({ bytes: png, origin: 'pasted', label: 'pasted image' }, 'anthropic');
+    const part = imagePartOf({ bytes: png, origin: 'pasted', label: 'pasted image' }, { providerId: 'anthropic' });
     assert.equal(part.tokens, 720, '900×600 / 750');
     await session.append(imageAttachment(part), userMessage('What is wrong here?'));
     const request = await session.nextRequest(FIXED);

@@ -28,8 +28,8 @@ function request(provider: string): ProviderRequest {
     userMessage('look at the logo'),
     assistantMessage('', [call]),
     toolResultMessage(call, 'logo.webp: WEBP image, 120×80 pixels; the image follows.'),
-    imageAttachment(imagePartOf({ bytes: webp, origin: 'tool', label: 'logo.webp', path: 'logo.webp' }, provider)),
-    imageAttachment(imagePartOf({ bytes: gif, origin: 'pasted', label: 'pasted image' }, provider)),
+    imageAttachment(imagePartOf({ bytes: webp, origin: 'tool', label: 'logo.webp', path: 'logo.webp' }, { providerId: provider })),
+    imageAttachment(imagePartOf({ bytes: gif, origin: 'pasted', label: 'pasted image' }, { providerId: provider })),
     userMessage('and this one?'),
   ];
   return { model: 'm', system: [{ text: 'You are Tally.' }], messages, tools: [], maxOutputTokens: 1_000 };

@@ -81,6 +81,7 @@ describe('attachments: chips, their tokens and the request that carries them', f
       session: async () => session,
       postComposer: (s, restore) => posted.push({ views: draft.views(s), restore }),
       postCompletions: () => undefined,
+      postImageToDownscale: () => undefined,
       openText: async () => undefined,
       showRefused: () => undefined,
     };

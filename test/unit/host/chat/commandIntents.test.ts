@@ -64,6 +64,7 @@ describe('chat slash commands on the host: the list, the cost line and the send'
         if (cost) costs.push(cost.tokens);
       },
       postCompletions: () => undefined,
+      postImageToDownscale: () => undefined,
       openText: async () => undefined,
       showRefused: () => undefined,
     };

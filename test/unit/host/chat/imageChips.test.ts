@@ -45,7 +45,7 @@ describe('image chips in the chat', function () {
     const contextSession = await ContextSession.open({ store: env.store, sessionId, settings, counter: getTokenCounter() });
     const sources = new ImageSources();
     const draft = new AttachmentDraft(sources);
-    const session: DraftSession = { sessionId, settings, messages: contextSession.messages, count: contextSession.count, store: env.store, figures: () => undefined, imageProvider: 'anthropic' };
+    const session: DraftSession = { sessionId, settings, messages: contextSession.messages, count: contextSession.count, store: env.store, figures: () => undefined, imageBilling: { providerId: 'anthropic' } };
     return { draft, session, sources, contextSession };
   }
 
