@@ -31,5 +31,6 @@ export function run(): Promise<void> {
     require('./hooks.test');
     require('./mcpServers.test');
     require('./sessionSearch.test');
+    require('./todoWebImage.test');
   });
 }
