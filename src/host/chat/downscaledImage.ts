@@ -6,6 +6,7 @@
 import { readImageHeader } from '../../core/images/imageHeader';
 import { formatName, MAX_IMAGE_BYTES, type ImageMediaType, type ImagePart } from '../../core/images/imagePart';
 import type { ImageSize } from '../../core/images/imageSize';
+import { countOf } from '../../protocol/wording';
 
 export class DownscaleError extends Error {}
 
@@ -21,5 +22,5 @@ export function checkDownscaled(original: ImagePart, target: ImageSize, mediaTyp
   if (header.mediaType !== mediaType) throw refuse(`it was said to be ${formatName(mediaType)} but is ${formatName(header.mediaType)}`);
   if (header.width > original.width || header.height > original.height) throw refuse(`it is ${header.width}×${header.height}, larger than the original`);
   if (header.width !== target.width || header.height !== target.height) throw refuse(`it is ${header.width}×${header.height}, not the ${target.width}×${target.height} asked for`);
-  if (bytes.length > original.byteSize) throw refuse(`it takes ${bytes.length.toLocaleString('en-US')} bytes, more than the original's ${original.byteSize.toLocaleString('en-US')}`);
+  if (bytes.length > original.byteSize) throw refuse(`it takes ${countOf(bytes.length, 'byte')}, more than the original's ${countOf(original.byteSize, 'byte')}`);
 }
