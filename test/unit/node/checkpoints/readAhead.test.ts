@@ -30,16 +30,25 @@ function thousandFiles(workspace: string): void {
   }
 }
 
+/** A workspace of FILES files and a store that has time to read only some of them before a command (its clock steps 1 ms a read). */
+async function withShortReadBudget(test: (it: { workspace: string; store: FileCheckpointStore; recorder: TurnCheckpointRecorder }) => Promise<void>): Promise<void> {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'tally-read-ahead-')));
+  const workspace = join(root, 'workspace');
+  const store = new FileCheckpointStore(join(root, 'storage'), { maxFiles: 20_000, listBudgetMs: 600_000, watchedListBudgetMs: 600_000, captureBudgetMs: 100, useWatcher: false }, steppingClock());
+  try {
+    thousandFiles(workspace);
+    await test({ workspace, store, recorder: new TurnCheckpointRecorder(store) });
+  } finally {
+    store.dispose();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 describe('checkpoints: what a command had no time to read is read before the next one', function () {
   this.timeout(60_000);
 
   it('a command that ran out of time says so; between commands the rest is read, and the next command records a file the first could not', async () => {
-    const root = realpathSync(mkdtempSync(join(tmpdir(), 'tally-read-ahead-')));
-    const workspace = join(root, 'workspace');
-    const store = new FileCheckpointStore(join(root, 'storage'), { maxFiles: 20_000, listBudgetMs: 600_000, watchedListBudgetMs: 600_000, captureBudgetMs: 100, useWatcher: false }, steppingClock());
-    try {
-      thousandFiles(workspace);
-      const recorder = new TurnCheckpointRecorder(store);
+    await withShortReadBudget(async ({ workspace, store, recorder }) => {
       recorder.begin('s1', 'u1');
       await recorder.aroundCommand([workspace], async () => undefined);
       const afterFirst = (await recorder.end())!;
@@ -66,19 +75,11 @@ describe('checkpoints: what a command had no time to read is read before the nex
       const outcome = await applyRestore(await planRestore([checkpoint], store), store, nodeRestoreTarget);
       assert.deepEqual(outcome.failed, []);
       changed.forEach((file, d) => assert.equal(readFileSync(file, 'utf8'), `file ${d}/99 as the user left it\n`));
-    } finally {
-      store.dispose();
-      rmSync(root, { recursive: true, force: true });
-    }
+    });
   });
 
   it('a command that comes while the rest is being read is never recorded with its own bytes as the bytes before it', async () => {
-    const root = realpathSync(mkdtempSync(join(tmpdir(), 'tally-read-ahead-')));
-    const workspace = join(root, 'workspace');
-    const store = new FileCheckpointStore(join(root, 'storage'), { maxFiles: 20_000, listBudgetMs: 600_000, watchedListBudgetMs: 600_000, captureBudgetMs: 100, useWatcher: false }, steppingClock());
-    try {
-      thousandFiles(workspace);
-      const recorder = new TurnCheckpointRecorder(store);
+    await withShortReadBudget(async ({ workspace, store, recorder }) => {
       recorder.begin('s1', 'u1');
       await recorder.aroundCommand([workspace], async () => undefined);
       // The next command at once, while the files the first had no time for are being read.
@@ -98,9 +99,6 @@ describe('checkpoints: what a command had no time to read is read before the nex
         else assert.equal(before.kind, 'stored');
         if (before.kind === 'stored') assert.equal(Buffer.from(await store.read(before.hash)).toString(), `file ${d}/50 as the user left it\n`);
       }
-    } finally {
-      store.dispose();
-      rmSync(root, { recursive: true, force: true });
-    }
+    });
   });
 });
