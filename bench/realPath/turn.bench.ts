@@ -1,7 +1,9 @@
 /**
  * Tally's share of a real turn (2 requests, one list_files call) with N messages already in the
  * session, through the built extension as VS Code drives it (startExtension.ts), the instant
- * model's own time subtracted; and the host's RSS. Each (build, size, round) runs in a fresh
+ * model's own time subtracted; and the host's RSS. The first turn after the window opened the
+ * session (cold: the first body built, the first counts) is reported on its own, with the longest
+ * event-loop block in it. Each (build, size, round) runs in a fresh
  * process (turnRun.ts); with --old, the other build runs in every round too, the order alternating
  * round by round, so both see the same load. Writes bench/results/realPath-turn.json.
  * With --window N the model's window is N tokens (a real model's, e.g. 200000), so a long session
@@ -73,6 +75,10 @@ async function main() {
         turnCpuMs: round1(median(all.map((t) => t.turnCpuMs))),
         cpuMs: round1(median(all.map((t) => t.cpuMs))),
         requestKB: Math.round(median(all.map((t) => t.requestBytes)) / 1024),
+        firstTurnShareMs: round1(median(runs.map((r) => r.firstTurn.shareMs))),
+        firstTurnCpuMs: round1(median(runs.map((r) => r.firstTurn.turnCpuMs))),
+        firstTurnBlockMs: round1(median(runs.map((r) => r.firstTurn.blockMs))),
+        blockMs: round1(median(all.map((t) => t.blockMs))),
         openMs: Math.round(median(runs.map((r) => r.openMs))),
         rssMiB: Math.round(median(runs.map((r) => r.rssMiB))),
         maxRssMiB: Math.round(median(runs.map((r) => r.maxRssMiB))),
@@ -91,6 +97,7 @@ async function main() {
       turnCpuMs: 'host CPU from the send intent to turn_end (the model runs in another process)',
       cpuMs: 'host CPU from the send intent until the chat and the inspector have posted the ended turn',
       rssMiB: 'host RSS after the turns; maxRssMiB its peak',
+      firstTurnShareMs: 'the same share for the first turn after the window opened the session (cold), median over rounds; firstTurnBlockMs the longest event-loop block in it',
     },
     rows,
     targets: { shareMsAt10000: 20 },

@@ -14,6 +14,7 @@ import { InstantModelServer } from './modelServer';
 import { copyStorage, workspaceFolder } from './seedSession';
 import { startExtension } from './startExtension';
 import { TurnProfiler } from './turnProfiler';
+import { withBlockProbe } from '../blockProbe';
 
 export interface TurnRunOptions {
   extensionRoot: string;
@@ -37,10 +38,14 @@ export interface MeasuredTurn {
   shareMs: number;
   cpuMs: number;
   requestBytes: number;
+  /** The longest the host's event loop went without a turn during the turn. */
+  blockMs: number;
 }
 
 export interface TurnRunResult {
   turns: MeasuredTurn[];
+  /** The first turn after the open (the warm-up, not among `turns`). */
+  firstTurn: MeasuredTurn;
   openMs: number;
   rssMiB: number;
   maxRssMiB: number;
@@ -83,6 +88,8 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
     const openMs = performance.now() - openStarted;
 
     const turns: MeasuredTurn[] = [];
+    // The session's first turn after the window opened it: the one a user waits on first.
+    let firstTurn: MeasuredTurn | undefined;
     let profiler: TurnProfiler | undefined;
     /** Each measured turn's start and end on the profile's clock (µs), for profileSummary.ts --turns. */
     const turnWindows: Array<[number, number]> = [];
@@ -106,7 +113,8 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       const startedUs = Number(process.hrtime.bigint() / 1000n);
       const started = performance.now();
       const handled = chat.send({ type: 'send', text: `Turn ${t}: which files are in the workspace?` });
-      const endedAt = await ended;
+      // The longest the host went without a turn of its event loop while this turn ran.
+      const { result: endedAt, blockMs } = await withBlockProbe(() => ended);
       if (profiler) turnWindows.push([startedUs, startedUs + Math.round((endedAt - started) * 1000)]);
       await within(handled, timeoutMs, `turn ${t}: the chat's send intent still running ${timeoutMs} ms after turn_end`);
       if (stopReason !== 'end_turn') throw new Error(`turn ${t} ended with ${stopReason}: ${JSON.stringify(ext.world.shown.slice(-2))} ${ext.world.logLines.slice(-3).join(' | ')}`);
@@ -120,7 +128,9 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       const wallMs = endedAt - started;
       const serverMs = requests.reduce((sum, r) => sum + r.handlerMs, 0);
       const turnCpuMs = turnCpu ? (turnCpu.user + turnCpu.system) / 1000 : NaN;
-      if (t >= options.warmup) turns.push({ wallMs, turnCpuMs, serverMs, shareMs: wallMs - serverMs, cpuMs: (cpu.user + cpu.system) / 1000, requestBytes: requests[1].bodyBytes });
+      const measured = { wallMs, turnCpuMs, serverMs, shareMs: wallMs - serverMs, cpuMs: (cpu.user + cpu.system) / 1000, requestBytes: requests[1].bodyBytes, blockMs };
+      if (t === 0) firstTurn = measured;
+      if (t >= options.warmup) turns.push(measured);
     }
     if (profiler && options.profileTo) {
       await profiler.stopInto(options.profileTo);
@@ -128,7 +138,7 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
     }
     const errors = ext.world.shown.filter((s) => s.level === 'error');
     if (errors.length) throw new Error(`the extension showed errors: ${JSON.stringify(errors)}`);
-    return { turns, openMs, rssMiB: process.memoryUsage().rss / 2 ** 20, maxRssMiB: process.resourceUsage().maxRSS / 1024 };
+    return { turns, firstTurn: firstTurn!, openMs, rssMiB: process.memoryUsage().rss / 2 ** 20, maxRssMiB: process.resourceUsage().maxRSS / 1024 };
   } finally {
     await ext.dispose();
     server.close();

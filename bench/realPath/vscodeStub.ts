@@ -159,7 +159,16 @@ export function createVscodeStub(options: StubOptions): StubWorld {
       getWorkspaceFolder: (uri: Uri) => folders.find((f) => uri.fsPath === f.uri.fsPath || uri.fsPath.startsWith(`${f.uri.fsPath}/`)),
       onDidChangeConfiguration: configurationChanged.event,
       onDidGrantWorkspaceTrust: new EventEmitter<void>().event,
+      onDidChangeWorkspaceFolders: new EventEmitter<unknown>().event,
+      // The user edits and saves nothing while the bench runs.
+      onDidChangeTextDocument: new EventEmitter<unknown>().event,
+      onDidSaveTextDocument: new EventEmitter<unknown>().event,
+      onDidCreateFiles: new EventEmitter<unknown>().event,
+      onDidDeleteFiles: new EventEmitter<unknown>().event,
+      onDidRenameFiles: new EventEmitter<unknown>().event,
       registerTextDocumentContentProvider: () => new Disposable(() => undefined),
+      // The bench's workspace files do not change while it runs: a watcher that never fires.
+      createFileSystemWatcher: () => ({ onDidChange: new EventEmitter<Uri>().event, onDidCreate: new EventEmitter<Uri>().event, onDidDelete: new EventEmitter<Uri>().event, dispose() {} }),
       fs: {
         stat: async (uri: Uri) => {
           const stat = statSync(uri.fsPath);
