@@ -111,7 +111,7 @@ export class SqlJsStore implements SessionStore {
     this.heartbeat = new WriterHeartbeat(root, this.writer);
     this.index = new SessionIndex(this.parts);
     this.search = new SessionSearch(this.parts);
-    this.searchBackfill = new SearchBackfill(this.parts, this.search, { list: () => this.listSessions(), load: (id) => this.loadTranscript(id) }, withoutSync(fs));
+    this.searchBackfill = new SearchBackfill(this.parts, this.search, { load: (id) => this.loadTranscript(id) }, withoutSync(fs));
     this.records = new TranscriptRecords(this.parts);
     this.usage = new UsageRecords(this.parts);
     this.closedWriters = new ClosedWriterMerge(this.parts);
@@ -245,9 +245,10 @@ export class SqlJsStore implements SessionStore {
   }
 
   async searchSessions(query: string, options: { limit?: number } = {}): Promise<SessionSearchHit[]> {
-    const hits = await this.search.search(query, await this.listSessions(), options.limit);
+    const sessions = await this.listSessions();
+    const hits = await this.search.search(query, sessions, options.limit);
     // Sessions written before search existed are indexed in the background once a first search is answered.
-    if (this.mode === 'disk') this.searchBackfill.start();
+    if (this.mode === 'disk') this.searchBackfill.start(sessions);
     return hits;
   }
 

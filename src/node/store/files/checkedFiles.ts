@@ -20,7 +20,7 @@ const MAX_ENTRIES = 20_000;
 /**
  * Files that passed the integrity check (`PRAGMA quick_check`), by size and modification time,
  * kept in `index/checked.json` across restarts: a file unchanged since it passed is not checked again
- * (checking reads every page: about 1 ms per 2 MiB, seconds for a long session). A file changed
+ * (checking reads every page: about 40 ms per MB, seconds for a long session). A file changed
  * in any way that moves its size or mtime is checked again. Losing this list costs only checks.
  */
 export class CheckedFiles {

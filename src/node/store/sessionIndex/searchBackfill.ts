@@ -12,7 +12,6 @@ import type { SessionSearch } from './sessionSearch';
 export const BACKFILLED_FILE = 'search-backfilled';
 
 export interface BackfillSource {
-  list(): Promise<SessionInfo[]>;
   load(sessionId: string): Promise<Message[]>;
 }
 
@@ -38,9 +37,9 @@ export class SearchBackfill {
     return join(this.parts.layout.indexDir, BACKFILLED_FILE);
   }
 
-  /** Starts the backfill unless it ran (in this window or before); never throws (failures are reported). */
-  start(): void {
-    this.running ??= this.run().catch((error: unknown) => this.parts.problems.info(`store: indexing older sessions for search stopped: ${errorText(error)}`));
+  /** Starts the backfill over `sessions` (the list the search just read) unless it ran (in this window or before); never throws (failures are reported). */
+  start(sessions: readonly SessionInfo[]): void {
+    this.running ??= this.run(sessions).catch((error: unknown) => this.parts.problems.info(`store: indexing older sessions for search stopped: ${errorText(error)}`));
   }
 
   /** Resolves once the backfill, if running, has stopped after the session it is at. */
@@ -54,9 +53,8 @@ export class SearchBackfill {
     return this.running ?? Promise.resolve();
   }
 
-  private async run(): Promise<void> {
+  private async run(sessions: readonly SessionInfo[]): Promise<void> {
     if (await fsp.stat(this.marker).then(() => true, () => false)) return;
-    const sessions = await this.source.list();
     const indexed = await this.search.indexedSessions();
     for (const session of sessions) {
       if (this.stopped) return;
