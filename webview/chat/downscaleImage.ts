@@ -5,6 +5,7 @@
  */
 import type { ImageToDownscale } from '../../src/protocol/attachments';
 import type { ChatToHost } from '../../src/protocol/chat';
+import { base64Of } from './pastedImages';
 
 type ImageMediaType = Extract<ChatToHost, { type: 'downscaledImage' }>['mediaType'];
 
@@ -21,11 +22,6 @@ export async function downscaledCopy(request: ImageToDownscale): Promise<{ media
   bitmap.close();
   const type = ENCODABLE.has(request.mediaType) ? request.mediaType : 'image/png';
   const blob = await canvas.convertToBlob({ type, quality: 0.9 });
-  return { mediaType: blob.type as ImageMediaType, data: toBase64(new Uint8Array(await blob.arrayBuffer())) };
+  return { mediaType: blob.type as ImageMediaType, data: await base64Of(blob) };
 }
 
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}

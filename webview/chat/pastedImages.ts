@@ -13,16 +13,25 @@ export function imageFiles(data: DataTransfer | null): File[] {
   return Array.from(data.files ?? []).filter((file) => IMAGE_TYPES.has(file.type));
 }
 
-/** Reads each image and posts it to the host as an attach request. */
-export function postImages(files: readonly File[], post: (message: ChatToHost) => void): void {
-  for (const file of files) {
+/** A file's or blob's bytes as base64, read by the browser (FileReader's data address without its prefix). */
+export function base64Of(blob: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
     const reader = new FileReader();
     reader.addEventListener('load', () => {
       const url = String(reader.result ?? '');
-      const data = url.slice(url.indexOf(',') + 1);
+      resolve(url.slice(url.indexOf(',') + 1));
+    });
+    reader.addEventListener('error', () => reject(reader.error ?? new Error('the image could not be read')));
+    reader.readAsDataURL(blob);
+  });
+}
+
+/** Reads each image and posts it to the host as an attach request. */
+export function postImages(files: readonly File[], post: (message: ChatToHost) => void): void {
+  for (const file of files) {
+    void base64Of(file).then((data) => {
       const name = file.name && file.name !== 'image.png' ? file.name.slice(0, 200) : undefined;
       post({ type: 'attach', target: { kind: 'image', mediaType: file.type, data, ...(name ? { name } : {}) } });
     });
-    reader.readAsDataURL(file);
   }
 }
