@@ -40,7 +40,8 @@ describe('chat webview: thinking (headless Chromium, host CSP)', function () {
     const block = page.locator('[data-entry-id="a-r"] details.thinking');
     assert.match((await block.locator('summary').textContent()) ?? '', /Thinking · 380 tokens · 2 redacted blocks/);
     await block.locator('summary').click();
-    assert.match((await block.textContent()) ?? '', /encrypted/);
+    // The body is built on the details' toggle event, which the browser fires after the click returns.
+    assert.match((await block.locator('.thinking-redacted').textContent()) ?? '', /encrypted/);
   });
 
   it('streams thinking as "Thinking…" while the answer has not started', async () => {
