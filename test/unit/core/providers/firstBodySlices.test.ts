@@ -14,6 +14,7 @@ import { createOpenAIProvider } from '../../../../src/core/providers/openai/open
 import type { ChatProvider } from '../../../../src/core/providers/types';
 import { FakeAnthropicServer } from '../../../fakes/anthropicServer';
 import { FakeOpenAIServer } from '../../../fakes/openaiServer';
+import { turnTicker } from '../../../support/eventLoopTurns';
 import { message, request, run, toolCall } from './harness';
 
 /** A long agent session: a user request, then assistant steps each with a command and its log. */
@@ -30,20 +31,13 @@ function longSession(count: number): Message[] {
 
 /** Counts the event loop's turns from now; `fetch` records the count at each call. */
 function turnCounter(): { fetch: typeof fetch; seen: number[]; now: () => number; stop: () => void } {
-  let turns = 0;
-  let running = true;
-  const tick = () => {
-    if (!running) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
+  const ticker = turnTicker();
   const seen: number[] = [];
   const counted = (input: string | URL | Request, init?: RequestInit) => {
-    seen.push(turns);
+    seen.push(ticker.now());
     return fetch(input, init);
   };
-  return { fetch: counted as typeof fetch, seen, now: () => turns, stop: () => (running = false) };
+  return { fetch: counted as typeof fetch, seen, now: ticker.now, stop: ticker.stop };
 }
 
 const PROVIDERS: Array<{ name: string; start: () => Promise<FakeOpenAIServer | FakeAnthropicServer>; make: (url: string, f: typeof fetch) => ChatProvider }> = [
@@ -90,21 +84,14 @@ for (const provider of PROVIDERS) {
 describe("a wire format's message cache, readied in slices", () => {
   it('builds every message once, no slice holding more than about its share of characters', async () => {
     const built: number[] = [];
-    let slice = 0;
+    const ticker = turnTicker();
     const cache = new MessageWireCache((m: Message) => {
-      built.push(slice);
+      built.push(ticker.now());
       return m.content.length;
     });
     const messages = Array.from({ length: 1_000 }, (_, i) => message({ role: 'user', content: 'x'.repeat(1_000 + (i % 7)) }));
-    let running = true;
-    const tick = () => {
-      if (!running) return;
-      slice++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
     await cache.warm(messages, 16 * 1024);
-    running = false;
+    ticker.stop();
     assert.equal(built.length, 1_000, 'each message built once');
     const perSlice = new Map<number, number>();
     for (const s of built) perSlice.set(s, (perSlice.get(s) ?? 0) + 1);
