@@ -3,8 +3,9 @@
  * --turns, only the samples inside the turns (intent → turn_end) that turnRun.ts wrote beside it.
  * With --inclusive, each function's time with its callees (every function on a sample's stack, once).
  * With --longest, only the longest stretch of samples without an idle one (inside the turns with
- * --turns): what held the event loop longest.
- * Run: node -r ./test/register.cjs bench/realPath/profileSummary.ts <file.cpuprofile> [rows] [--turns] [--inclusive] [--longest]
+ * --turns): what held the event loop longest. With --blocks, only the longest block of each turn
+ * as the block probe found it (turnRun.ts writes them beside the profile).
+ * Run: node -r ./test/register.cjs bench/realPath/profileSummary.ts <file.cpuprofile> [rows] [--turns | --blocks] [--inclusive] [--longest]
  */
 import { readFileSync } from 'fs';
 
@@ -22,7 +23,8 @@ interface Profile {
 
 const profile = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Profile;
 const rows = Number(process.argv.slice(3).find((a) => !a.startsWith('--')) ?? 40);
-let windows = process.argv.includes('--turns') ? (JSON.parse(readFileSync(`${process.argv[2]}.turns.json`, 'utf8')) as Array<[number, number]>) : undefined;
+const windowFile = process.argv.includes('--turns') ? 'turns' : process.argv.includes('--blocks') ? 'blocks' : undefined;
+let windows = windowFile ? (JSON.parse(readFileSync(`${process.argv[2]}.${windowFile}.json`, 'utf8')) as Array<[number, number]>) : undefined;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 if (process.argv.includes('--longest')) windows = [longestBusyStretch(windows)];
 

@@ -95,6 +95,8 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
     let profiler: TurnProfiler | undefined;
     /** Each measured turn's start and end on the profile's clock (µs), for profileSummary.ts --turns. */
     const turnWindows: Array<[number, number]> = [];
+    /** Each measured turn's longest block in CPU time, on the same clock (profileSummary.ts --window). */
+    const longestBlocks: Array<[number, number]> = [];
     for (let t = 0; t < options.warmup + options.turns; t++) {
       if (t === options.warmup && options.profileTo) profiler = await TurnProfiler.start();
       server.script('tool', 'text');
@@ -116,8 +118,9 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       const started = performance.now();
       const handled = chat.send({ type: 'send', text: `Turn ${t}: which files are in the workspace?` });
       // The longest the host went without a turn of its event loop while this turn ran.
-      const { result: endedAt, blockMs, blockCpuMs } = await withBlockProbe(() => ended);
+      const { result: endedAt, blockMs, blockCpuMs, blockCpuAt } = await withBlockProbe(() => ended);
       if (profiler) turnWindows.push([startedUs, startedUs + Math.round((endedAt - started) * 1000)]);
+      if (profiler) longestBlocks.push(blockCpuAt);
       await within(handled, timeoutMs, `turn ${t}: the chat's send intent still running ${timeoutMs} ms after turn_end`);
       if (stopReason !== 'end_turn') throw new Error(`turn ${t} ended with ${stopReason}: ${JSON.stringify(ext.world.shown.slice(-2))} ${ext.world.logLines.slice(-3).join(' | ')}`);
       const requests = await server.waitForHandled(2, timeoutMs);
@@ -137,6 +140,7 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
     if (profiler && options.profileTo) {
       await profiler.stopInto(options.profileTo);
       writeFileSync(`${options.profileTo}.turns.json`, JSON.stringify(turnWindows));
+      writeFileSync(`${options.profileTo}.blocks.json`, JSON.stringify(longestBlocks));
     }
     const errors = ext.world.shown.filter((s) => s.level === 'error');
     if (errors.length) throw new Error(`the extension showed errors: ${JSON.stringify(errors)}`);

@@ -15,7 +15,9 @@ import { ownDb, type StoreParts } from '../storeParts';
  */
 export class UsageRecords {
   /** The last item list written per session: the next usage record is stored as a change of it. */
-  private readonly lastItems = new Map<string, { id: string; items: readonly RequestItem[]; changedSinceFull: number }>();
+  private readonly lastItems = new Map<string, ItemsBase>();
+  /** The latest list read per session (requestUsageAt): what a window's first record rests on. */
+  private readonly rebuilt = new Map<string, ItemsBase & { requestIndex: number }>();
 
   constructor(private readonly parts: StoreParts) {}
 
@@ -28,10 +30,16 @@ export class UsageRecords {
     const stored = encodeRequestItems(record.items, last && last.changedSinceFull < record.items.length ? last : undefined);
     const { items: _items, ...rest } = record;
     runPrepared(db, 'INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, CAST(? AS TEXT))', [record.id, record.sessionId, record.requestIndex, record.createdAt, textBytes(JSON.stringify({ ...rest, storedItems: stored }))]);
-    this.lastItems.delete(record.sessionId);
-    if (this.lastItems.size >= REMEMBERED_SESSIONS) this.lastItems.delete(this.lastItems.keys().next().value!);
     const changed = 'full' in stored ? 0 : (last?.changedSinceFull ?? 0) + stored.added.length + stored.removed.length;
-    this.lastItems.set(record.sessionId, { id: record.id, items: record.items, changedSinceFull: changed });
+    this.remember(this.lastItems, record.sessionId, { id: record.id, items: record.items, changedSinceFull: changed });
+    this.rebuilt.delete(record.sessionId);
+  }
+
+  /** Keeps `value` for `sessionId` among the most recently used sessions'. */
+  private remember<T>(map: Map<string, T>, sessionId: string, value: T): void {
+    map.delete(sessionId);
+    if (map.size >= REMEMBERED_SESSIONS) map.delete(map.keys().next().value!);
+    map.set(sessionId, value);
   }
 
   async listRequestUsage(sessionId: string, options: { items?: boolean } = {}): Promise<RequestUsageRecord[]> {
@@ -54,20 +62,25 @@ export class UsageRecords {
    */
   async requestUsageAt(sessionId: string, requestIndex: number): Promise<RequestUsageRecord | undefined> {
     const chain = await this.storedChainAt(sessionId, requestIndex);
-    return chain && lastOfChain(chain);
+    const record = chain && lastOfChain(chain);
+    if (chain && record) this.remember(this.rebuilt, sessionId, { requestIndex, id: record.id, items: [...record.items], changedSinceFull: changesSinceFull(chain) });
+    return record;
   }
 
   /**
    * The item list the session's records left off with before `requestIndex` (the latest stored
    * record's), what the next record is stored as a change of, and the changes since its full list.
    */
-  private async storedBase(sessionId: string, requestIndex: number): Promise<{ id: string; items: readonly RequestItem[]; changedSinceFull: number } | undefined> {
+  private async storedBase(sessionId: string, requestIndex: number): Promise<ItemsBase | undefined> {
     const latest = Math.min((await this.nextRequestIndex(sessionId)) - 1, requestIndex - 1);
+    // Opening the session read the latest request's list (the chat's and the inspector's figures):
+    // this window's first record rests on it without replaying its chain again.
+    const read = this.rebuilt.get(sessionId);
+    if (read && read.requestIndex === latest) return read;
     const chain = latest < 0 ? undefined : await this.storedChainAt(sessionId, latest);
     const record = chain && lastOfChain(chain);
     if (!chain || !record) return undefined;
-    const changedSinceFull = chain.reduce((n, row) => (row.storedItems && 'base' in row.storedItems ? n + row.storedItems.added.length + row.storedItems.removed.length : 0), 0);
-    return { id: record.id, items: record.items, changedSinceFull };
+    return { id: record.id, items: record.items, changedSinceFull: changesSinceFull(chain) };
   }
 
   /** The stored rows of request `requestIndex`'s record and the records its list rests on, oldest first; the record last. */
@@ -156,6 +169,18 @@ export class UsageRecords {
 
 /** A usage row as stored: its item list in full or as a change (older rows carry `items`). */
 type StoredRequestUsage = Omit<RequestUsageRecord, 'items'> & { items?: RequestItem[]; storedItems?: StoredRequestItems };
+
+/** A record's item list that the next record can be stored as a change of, with the changes since its chain's full list. */
+interface ItemsBase {
+  id: string;
+  items: readonly RequestItem[];
+  changedSinceFull: number;
+}
+
+/** The items added and removed by the changes of a chain since its full list. */
+function changesSinceFull(chain: readonly StoredRequestUsage[]): number {
+  return chain.reduce((n, row) => (row.storedItems && 'base' in row.storedItems ? n + row.storedItems.added.length + row.storedItems.removed.length : 0), 0);
+}
 
 const REMEMBERED_SESSIONS = 16;
 /** Where a usage body's item list stored as a change names its base record. */

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import type { RequestItem, RequestUsageRecord } from '../../../../../src/core/model/records';
 import { sqlRuntime } from '../../../../../src/node/store/sql/sqlRuntime';
+import { parsesDuring } from '../fixtures/jsonParses';
 import { storeFolderPerTest } from '../fixtures/storeFolder';
 
 const SESSION = 'sfirst';
@@ -60,6 +61,31 @@ describe('a window’s first usage record of a session', function () {
     const all = await reader.listRequestUsage(SESSION);
     assert.deepEqual(all[400].items, next);
     assert.deepEqual(all[399].items, items);
+  });
+
+  it('rests on the list the window read when it opened the session, without reading the stored records again', async () => {
+    const folder = stores.folder();
+    const first = await stores.openStore(folder, { debounceMs: 1e9 });
+    await first.createSession({ id: SESSION, title: 'reopened' });
+    let items: RequestItem[] = [];
+    for (let i = 0; i < 300; i++) {
+      items = [...items, item(`a${i}`, 40), item(`t${i}`, 400)];
+      await first.addRequestUsage(usage(i, items));
+    }
+    await first.close();
+
+    const second = await stores.openStore(folder, { debounceMs: 1e9 });
+    // The chat and the inspector show the latest request's figures when the session opens.
+    const { parsed: onOpen } = await parsesDuring(() => second.requestUsageAt(SESSION, 299), '"requestIndex"');
+    assert.ok(onOpen >= 300, `the open replayed the chain (${onOpen} records)`);
+    const next = [...items, item('b300', 50)];
+    const { parsed } = await parsesDuring(() => second.addRequestUsage(usage(300, next)), '"requestIndex"');
+    assert.equal(parsed, 0, 'the first record of the window read no stored record');
+    await second.close();
+
+    assert.ok((await storedBytes(folder, 'u300')) <= 4 * 1024, 'stored as a change');
+    const reader = await stores.openStore(folder, { debounceMs: 1e9 });
+    assert.deepEqual((await reader.requestUsageAt(SESSION, 300))?.items, next);
   });
 
   it('of a session with no usage yet is a full list', async () => {
