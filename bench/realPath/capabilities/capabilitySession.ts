@@ -22,6 +22,8 @@ export interface SessionOptions {
   /** `tally.*` user settings besides the model's. */
   settings?: Record<string, unknown>;
   globalState?: Record<string, unknown>;
+  /** Called once activate() has returned, before the chat is resolved. */
+  afterActivate?: (ext: RunningExtension) => void;
   /** Adds files to the workspace folder before the extension starts. */
   prepareWorkspace?: (folder: string) => void;
   timeoutMs?: number;
@@ -38,6 +40,8 @@ export interface MeasuredTurn {
   toolMs: number[];
   /** The longest the host's event loop went without a turn during the turn. */
   blockMs: number;
+  /** The bytes of the turn's last request body. */
+  requestBytes: number;
   /** Notices the agent emitted during the turn (what the chat shows under it). */
   notices: string[];
 }
@@ -69,6 +73,7 @@ export async function openSession(options: SessionOptions): Promise<CapabilitySe
     settings: { provider: 'openai-compatible', baseUrl: model.url, model: 'bench-model', contextWindow: 20_000_000, maxOutputTokens: 8_192, ...options.settings },
     globalState: options.globalState,
   });
+  options.afterActivate?.(ext);
   const opened = performance.now();
   const chat = ext.showChat();
   await chat.waitForPost('chat state', (p) => p.message.type === 'state', { timeoutMs });
@@ -105,7 +110,7 @@ export async function openSession(options: SessionOptions): Promise<CapabilitySe
       const requests = await model.waitForHandled(answers.length, timeoutMs);
       const serverMs = requests.reduce((sum, r) => sum + r.handlerMs, 0);
       const wallMs = endedAt - started;
-      return { wallMs, serverMs, shareMs: wallMs - serverMs, cpuMs: cpu ? (cpu.user + cpu.system) / 1000 : NaN, toolMs, blockMs, notices };
+      return { wallMs, serverMs, shareMs: wallMs - serverMs, cpuMs: cpu ? (cpu.user + cpu.system) / 1000 : NaN, toolMs, blockMs, requestBytes: requests.at(-1)?.bodyBytes ?? 0, notices };
     } finally {
       subscription?.dispose();
     }

@@ -39,6 +39,7 @@ async function main() {
         draftMs: 'the cost line of a draft “/review-NNN src/index.ts error handling”: draft to the composer post',
         commandTurnShareMs: 'a turn sent as /review-NNN … (a list_files call, then a reply): intent to turn_end minus the model server’s time',
         plainTurnShareMs: 'the same turn with plain text',
+        commandTurnCpuMs: 'host CPU from the intent to turn_end of the command turn (plainTurnCpuMs: the plain one)',
       },
       targets: { listMs: 50, draftMs: 50, commandTurnExtraShareMs: 20, growthFrom1KTo10K: 'none beyond noise' },
     });

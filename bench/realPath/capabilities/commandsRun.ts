@@ -73,9 +73,15 @@ async function measure(options: CommandsRunOptions) {
     await session.turn('Which files are in the workspace?', ['tool', 'text']);
     const commandTurns: number[] = [];
     const plainTurns: number[] = [];
+    const commandCpu: number[] = [];
+    const plainCpu: number[] = [];
     for (let t = 0; t < options.repeats; t++) {
-      commandTurns.push((await session.turn(`/${name(t + 7)} src/index.ts error handling`, ['tool', 'text'])).shareMs);
-      plainTurns.push((await session.turn(`Turn ${t}: review src/index.ts for error handling.`, ['tool', 'text'])).shareMs);
+      const command = await session.turn(`/${name(t + 7)} src/index.ts error handling`, ['tool', 'text']);
+      const plain = await session.turn(`Turn ${t}: review src/index.ts for error handling.`, ['tool', 'text']);
+      commandTurns.push(command.shareMs);
+      commandCpu.push(command.cpuMs);
+      plainTurns.push(plain.shareMs);
+      plainCpu.push(plain.cpuMs);
     }
     if (options.profileTo) {
       const profiler = await TurnProfiler.start();
@@ -91,6 +97,8 @@ async function measure(options: CommandsRunOptions) {
       draftMs: median(drafts),
       commandTurnShareMs: median(commandTurns),
       plainTurnShareMs: median(plainTurns),
+      commandTurnCpuMs: median(commandCpu),
+      plainTurnCpuMs: median(plainCpu),
     };
   } finally {
     await session.close();

@@ -30,6 +30,8 @@ async function main() {
         toolCallMs: 'a list_files call, tool_call to tool_result, its hooks included',
         turnShareMs: 'the turn (the call, then a reply): intent to turn_end minus the model server’s time',
         spawnFloorMs: 'instant: the hook’s shell command started directly as a hook is (own process group, input on stdin) until it closes; a call runs two',
+        turnCpuMs: 'host CPU from the intent to turn_end',
+        spawnFloorCpuMs: 'instant: this process’s CPU for one such start',
         notice: 'what the turn said (hang: the limit hit)',
         noticeInChat: 'a chat post carries the notice',
       },

@@ -33,15 +33,19 @@ function hooksSetting(kind: HookKind): Record<string, unknown> {
   return { hooks: { PreToolUse: [{ matcher: '.*', hooks: [{ type: 'command', command: 'sleep 600' }] }] }, hookTimeoutSeconds: HANG_LIMIT_SECONDS };
 }
 
-/** The shell command alone, started as a hook is: its own process group, input on stdin, until it closes. */
-function spawnFloor(input: string): Promise<number> {
+/** The shell command alone, started as a hook is (its own process group, input on stdin) until it closes: wall and this process's CPU, ms. */
+function spawnFloor(input: string): Promise<{ wallMs: number; cpuMs: number }> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   return new Promise((resolve, reject) => {
     const child = spawn(INSTANT, { shell: true, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     child.stdin.on('error', () => undefined);
     child.stdin.end(input);
     child.on('error', reject);
-    child.on('close', () => resolve(performance.now() - started));
+    child.on('close', () => {
+      const used = process.cpuUsage(cpu);
+      resolve({ wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 });
+    });
   });
 }
 
@@ -51,20 +55,23 @@ async function measure(options: HooksRunOptions) {
     await session.turn('Which files are in the workspace?', ['tool', 'text']);
     const calls: number[] = [];
     const shares: number[] = [];
+    const cpu: number[] = [];
     const notices = new Set<string>();
     for (let t = 0; t < options.turns; t++) {
       const turn = await session.turn(`Turn ${t}: which files are there?`, ['tool', 'text']);
       if (turn.toolMs.length !== 1) throw new Error(`the turn ran ${turn.toolMs.length} tool calls`);
       calls.push(turn.toolMs[0]!);
       shares.push(turn.shareMs);
+      cpu.push(turn.cpuMs);
       turn.notices.forEach((n) => notices.add(n));
     }
-    const result: Record<string, number | number[] | string | boolean> = { toolCallMs: median(calls), turnShareMs: median(shares), turnShareMsMax: Math.max(...shares) };
+    const result: Record<string, number | number[] | string | boolean> = { toolCallMs: median(calls), turnShareMs: median(shares), turnShareMsMax: Math.max(...shares), turnCpuMs: median(cpu) };
     if (options.hooks === 'instant') {
       const input = JSON.stringify({ session_id: 'bench', cwd: session.workspace, hook_event_name: 'PreToolUse', tool_name: 'LS', tool_input: { path: '.' } });
-      const floors: number[] = [];
+      const floors: Array<{ wallMs: number; cpuMs: number }> = [];
       for (let i = 0; i < options.turns * 2; i++) floors.push(await spawnFloor(input));
-      result.spawnFloorMs = median(floors);
+      result.spawnFloorMs = median(floors.map((f) => f.wallMs));
+      result.spawnFloorCpuMs = median(floors.map((f) => f.cpuMs));
     }
     if (notices.size) {
       const shown = [...notices];

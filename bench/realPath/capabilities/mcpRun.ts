@@ -78,31 +78,54 @@ async function directCalls(count: number): Promise<number[]> {
   return times;
 }
 
+/** The bench server's state now, as Tally keeps it. */
+function serverState(session: { ext: { api: { mcp: { servers: { status(): Array<{ name: string; state: string }> } } } } }): string {
+  return session.ext.api.mcp.servers.status().find((s) => s.name === SERVER_NAME)?.state ?? 'not started (its settings not read yet)';
+}
+
 async function measure(options: McpRunOptions) {
+  let stateAtActivate = '';
   const session = await openSession({
+    afterActivate: (ext) => (stateAtActivate = serverState({ ext })),
     extensionRoot: options.extensionRoot,
     seededStorage: options.seededStorage,
     settings: { 'mcp.servers': serverSetting(options.server), 'tools.allowed': [`mcp_${SERVER_NAME}_echo`] },
     globalState: { 'tally.toolChoice': { enabled: TOOL_NAMES, disabled: [] } },
   });
   try {
+    const stateAtChatState = serverState(session);
+    let stateAtFirstRequest = '';
+    const watch = session.ext.api.sessions.onAgentEvent((event) => {
+      if (event.type === 'request_start' && !stateAtFirstRequest) stateAtFirstRequest = serverState(session);
+    });
     const first = await session.turn('Which files are in the workspace?', ['tool', 'text']);
+    watch.dispose();
     const result: Record<string, number | number[] | string> = {
       activateMs: session.activateMs,
       chatStateMs: session.chatStateMs,
       firstTurnWallMs: first.wallMs,
       firstTurnShareMs: first.shareMs,
       firstTurnBlockMs: first.blockMs,
+      firstTurnCpuMs: first.cpuMs,
+      stateAtActivate,
+      stateAtChatState,
+      stateAtFirstRequest,
     };
     if (options.server === 'slow') result.serverReadyAfterFirstTurnMs = await serverRunning(session, 60_000);
     const shares: number[] = [];
+    const cpu: number[] = [];
     const listCalls: number[] = [];
+    const bytes: number[] = [];
     for (let t = 0; t < options.turns; t++) {
       const turn = await session.turn(`Turn ${t}: which files are there?`, ['tool', 'text']);
       shares.push(turn.shareMs);
+      cpu.push(turn.cpuMs);
+      bytes.push(turn.requestBytes);
       listCalls.push(...turn.toolMs);
     }
     result.turnShareMs = median(shares);
+    result.turnCpuMs = median(cpu);
+    result.requestKB = Math.round(median(bytes) / 102.4) / 10;
     result.listFilesCallMs = median(listCalls);
     if (options.server === 'slow') {
       const calls: number[] = [];
