@@ -11,7 +11,8 @@
  */
 import { createServer } from 'http';
 
-export type ScriptedAnswer = 'tool' | 'text';
+/** 'tool': one list_files call; 'text': a short final reply; `{ call, arguments }`: one call of that tool with those arguments (JSON). */
+export type ScriptedAnswer = 'tool' | 'text' | { call: string; arguments: string };
 export type Answer = ScriptedAnswer | 'summary';
 export type ToParent =
   | { type: 'listening'; port: number }
@@ -31,10 +32,11 @@ function events(answer: Answer, model: string, promptTokens: number): string {
   const base = { id: `chatcmpl-bench-${n}`, object: 'chat.completion.chunk', created: 1_700_000_000 + n, model, system_fingerprint: 'fp_bench' };
   const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
   const out: unknown[] = [chunk({ role: 'assistant', content: '' })];
-  if (answer === 'tool') {
-    out.push(chunk({ content: 'Listing the files.' }));
-    out.push(chunk({ tool_calls: [{ index: 0, id: `call_bench_${process.pid}_${n}`, type: 'function', function: { name: 'list_files', arguments: '' } }] }));
-    out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":"."}' } }] }));
+  if (answer === 'tool' || typeof answer === 'object') {
+    const called = answer === 'tool' ? { call: 'list_files', arguments: '{"path":"."}' } : answer;
+    out.push(chunk({ content: answer === 'tool' ? 'Listing the files.' : `Calling ${called.call}.` }));
+    out.push(chunk({ tool_calls: [{ index: 0, id: `call_bench_${process.pid}_${n}`, type: 'function', function: { name: called.call, arguments: '' } }] }));
+    out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: called.arguments } }] }));
     out.push(chunk({}, 'tool_calls'));
   } else if (answer === 'summary') {
     out.push(chunk({ content: '## Goal\nAnswer the user\'s questions about the workspace.\n## Progress\nListed the workspace\'s files several times.\n## Next\nAnswer the next question.' }));

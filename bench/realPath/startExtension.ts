@@ -31,6 +31,8 @@ export interface StartOptions {
   settings: Record<string, unknown>;
   extensionRoot?: string;
   trusted?: boolean;
+  /** The extension's global state at start (e.g. `tally.toolChoice`, what Configure Tools keeps); empty by default. */
+  globalState?: Record<string, unknown>;
 }
 
 export interface RunningExtension {
@@ -60,8 +62,8 @@ function strictContext<T extends object>(members: T): T {
 }
 
 /** globalState and workspaceState as VS Code keeps them for one run: in memory, starting empty. */
-function memoryMemento() {
-  const values = new Map<string, unknown>();
+function memoryMemento(initial: Record<string, unknown> = {}) {
+  const values = new Map<string, unknown>(Object.entries(initial));
   return {
     keys: () => [...values.keys()],
     get: <T>(key: string, fallback?: T) => (values.has(key) ? (values.get(key) as T) : fallback),
@@ -97,7 +99,7 @@ export async function startExtension(options: StartOptions): Promise<RunningExte
     globalStorageUri: Uri.file(options.storageDir),
     logUri: Uri.file(join(options.storageDir, 'logs')),
     extensionMode: 1,
-    globalState: memoryMemento(),
+    globalState: memoryMemento(options.globalState),
     workspaceState: memoryMemento(),
   });
   const activateStarted = performance.now();

@@ -170,6 +170,7 @@ export function createVscodeStub(options: StubOptions): StubWorld {
       // The bench's workspace files do not change while it runs: a watcher that never fires.
       createFileSystemWatcher: () => ({ onDidChange: new EventEmitter<Uri>().event, onDidCreate: new EventEmitter<Uri>().event, onDidDelete: new EventEmitter<Uri>().event, dispose() {} }),
       fs: {
+        readFile: async (uri: Uri) => new Uint8Array(readFileSync(uri.fsPath)),
         stat: async (uri: Uri) => {
           const stat = statSync(uri.fsPath);
           return { type: stat.isDirectory() ? 2 : 1, size: stat.size, ctime: stat.ctimeMs, mtime: stat.mtimeMs };

@@ -45,6 +45,11 @@ export type Expansion =
 export class CommandError extends Error {}
 
 export class CommandCatalog {
+  /** The files as last read and the commands they made: the same texts make the same commands without parsing them again. */
+  private parsed?: { files: readonly CommandFileText[]; trusted: boolean; commands: FileCommand[] };
+  /** Each file command's line of the list, with the counter that counted it (the `/` list is asked for on every key). */
+  private listings = new WeakMap<FileCommand, { count: (text: string) => number; listing: CommandListing }>();
+
   constructor(
     private readonly files: CommandFileReader,
     private readonly trusted: () => boolean,
@@ -52,7 +57,18 @@ export class CommandCatalog {
   ) {}
 
   private async fileCommands(): Promise<FileCommand[]> {
-    return commandsFromFiles(await this.files.read(this.trusted()), this.trusted());
+    const trusted = this.trusted();
+    const files = await this.files.read(trusted);
+    if (!this.parsed || this.parsed.trusted !== trusted || !sameFiles(this.parsed.files, files)) this.parsed = { files, trusted, commands: commandsFromFiles(files, trusted) };
+    return this.parsed.commands;
+  }
+
+  private listingOf(command: FileCommand, count: (text: string) => number): CommandListing {
+    const known = this.listings.get(command);
+    if (known?.count === count) return known.listing;
+    const listing = listingOf(command, count);
+    this.listings.set(command, { count, listing });
+    return listing;
   }
 
   /** Every command, built-ins first, then files, then MCP prompts; `count`: a text's tokens as the cost line counts them. */
@@ -63,7 +79,7 @@ export class CommandCatalog {
     const compact: CommandListing = { name: 'compact', kind: 'built-in', description: 'Compact the context now; text after it says what to keep', argumentHint: '[focus]', source: 'built in' };
     if (unused.length) compact.note = `${unused.join(', ')} not used: the name is built in`;
     const out: CommandListing[] = [compact];
-    for (const c of files) if (!BUILT_IN_COMMANDS.includes(c.name)) out.push(listingOf(c, count));
+    for (const c of files) if (!BUILT_IN_COMMANDS.includes(c.name)) out.push(this.listingOf(c, count));
     const prompts = this.mcp ? await this.mcp.listPrompts(signal) : [];
     for (const p of prompts) out.push(mcpListing(p));
     return out;
@@ -95,6 +111,10 @@ export class CommandCatalog {
     const text = result.messages.map((m) => (m.role === 'assistant' ? `(assistant) ${m.text}` : m.text)).join('\n\n');
     return { kind: 'message', name, text, source: `MCP server ${prompt.server}, prompt ${prompt.name}`, attach: [], refused: [] };
   }
+}
+
+function sameFiles(a: readonly CommandFileText[], b: readonly CommandFileText[]): boolean {
+  return a.length === b.length && a.every((f, i) => f.path === b[i]!.path && f.scope === b[i]!.scope && f.text === b[i]!.text && f.readError === b[i]!.readError);
 }
 
 /** A file command's text for the arguments typed after its name. */

@@ -31,11 +31,12 @@ const PLAIN_OUTPUT_IS_CONTEXT: ReadonlySet<HookEventName> = new Set(['UserPrompt
 /**
  * Exit 0: standard output is read as JSON when it is JSON (a decision, context), else as context
  * for UserPromptSubmit and SessionStart. Exit 2: blocks, with standard error as the reason. Any
- * other status, a time-out or a failure to start: a notice for the user, and the turn goes on.
+ * other status, a time-out (`limitMs`: the limit it ran into, said in the notice) or a failure to
+ * start: a notice for the user, and the turn goes on.
  */
-export function readHookAnswer(event: HookEventName, exit: HookExit, label: string): HookAnswer {
+export function readHookAnswer(event: HookEventName, exit: HookExit, label: string, limitMs?: number): HookAnswer {
   if (exit.error) return { notice: `Hook ${label} could not start: ${exit.error}` };
-  if (exit.timedOut) return { notice: `Hook ${label} did not finish in time and was stopped; the turn went on without it.` };
+  if (exit.timedOut) return { notice: `Hook ${label} did not finish in time and was stopped${limitMs === undefined ? '' : ` after its limit of ${seconds(limitMs)}`}; the turn went on without it.` };
   if (exit.exitCode === 2) {
     const reason = text(exit.stderr) ?? `blocked by hook ${label}`;
     return event === 'PreToolUse' ? { decision: 'deny', reason } : event === 'UserPromptSubmit' || event === 'PostToolUse' || event === 'Stop' ? { decision: 'block', reason } : { notice: `Hook ${label}: ${reason}` };
@@ -84,6 +85,12 @@ function fromJson(json: Record<string, unknown>): HookAnswer {
   const message = text(json.systemMessage);
   if (message) answer.notice = message;
   return answer;
+}
+
+/** A time limit as the user set it: whole seconds ("60 s"), or tenths below ten ("2.5 s"). */
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return `${s >= 10 || Number.isInteger(s) ? Math.round(s) : s.toFixed(1)} s`;
 }
 
 function firstLines(value: string): string {

@@ -78,7 +78,7 @@ export class Hooks {
       hooks.map(async (hook) => {
         const timeoutMs = hook.timeoutSeconds !== undefined ? hook.timeoutSeconds * 1000 : (this.options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS);
         const exit = await this.options.process.run({ command: hook.command, input, cwd, timeoutMs, sandboxed: hook.origin === 'workspace' }, signal);
-        return { hook, answer: readHookAnswer(event, exit, hookLabel(hook.command)) };
+        return { hook, answer: readHookAnswer(event, exit, hookLabel(hook.command), timeoutMs) };
       }),
     );
     for (const { hook, answer } of answers) {

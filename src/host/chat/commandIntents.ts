@@ -8,6 +8,7 @@ import { MESSAGE_OVERHEAD_TOKENS } from '../../core/accounting/messageTokens';
 import { CommandError, type CommandCatalog } from '../../core/commands/commandCatalog';
 import { parseCommandLine } from '../../core/commands/commandLine';
 import { userMessage } from '../../core/model/factories';
+import type { Message } from '../../core/model/message';
 import type { ChatToHost } from '../../protocol/chat';
 import type { ChatCommandItem } from '../../protocol/commands';
 import type { Handlers } from '../../protocol/receive';
@@ -25,11 +26,18 @@ export interface CommandSend {
   source?: string;
 }
 
+/** One text counter per session counter: the catalog keeps each command's line while the counter is the same. */
+const counters = new WeakMap<(message: Message) => number, (text: string) => number>();
+const roughCount = (text: string) => Math.ceil(text.length / 4);
+
 /** Tokens of a user message's text as the cost line counts them, with the session's counter. */
 async function counter(attachments: AttachmentIntentDeps | undefined): Promise<(text: string) => number> {
   const session = attachments ? await attachments.session().catch(() => undefined) : undefined;
-  if (!session) return (text) => Math.ceil(text.length / 4);
-  return (text) => session.count(userMessage(text)) - MESSAGE_OVERHEAD_TOKENS;
+  if (!session) return roughCount;
+  const sessionCount = session.count;
+  let count = counters.get(sessionCount);
+  if (!count) counters.set(sessionCount, (count = (text) => sessionCount(userMessage(text)) - MESSAGE_OVERHEAD_TOKENS));
+  return count;
 }
 
 export function commandHandlers(d: CommandIntentDeps, attachments: AttachmentIntentDeps | undefined): Pick<Handlers<ChatToHost>, 'commandQuery' | 'draft'> {

@@ -62,6 +62,7 @@ describe('hooks', function () {
       assert.match(readHookAnswer('PreToolUse', exit(1, '', 'boom'), 'h').notice!, /failed \(exit 1\): boom/);
       assert.match(readHookAnswer('PreToolUse', exit(0, '{"hookSpecificOutput": '), 'h').notice!, /could not be read/);
       assert.match(readHookAnswer('PreToolUse', { stdout: '', stderr: '', timedOut: true }, 'h').notice!, /did not finish in time/);
+      assert.match(readHookAnswer('PreToolUse', { stdout: '', stderr: '', timedOut: true }, 'h', 2_500).notice!, /did not finish in time and was stopped after its limit of 2.5 s; the turn went on/);
     });
   });
 
@@ -85,6 +86,14 @@ describe('hooks', function () {
     it('in a trusted workspace both run', async () => {
       await hooksWith(true).fire('UserPromptSubmit', { prompt: 'hi' });
       assert.ok(existsSync(join(dir, 'workspace.json')) && existsSync(join(dir, 'user.json')));
+    });
+
+    it('a hook that runs past its limit is stopped there, and the notice says the limit (its entry\'s, else the setting\'s)', async () => {
+      const entries = parseHooks({ PreToolUse: [{ hooks: [{ command: 'sleep 600' }] }], PostToolUse: [{ hooks: [{ command: 'sleep 600', timeout: 1 }] }] }, 'user', 'settings').hooks;
+      const hooks = new Hooks({ hooks: () => entries, trusted: () => true, process: new NodeHookProcess(), sessionId: () => 's', cwd: () => dir, timeoutMs: 1_500 });
+      const [pre, post] = await Promise.all([hooks.fire('PreToolUse', {}, ['list_files']), hooks.fire('PostToolUse', {}, ['list_files'])]);
+      assert.deepEqual(pre.notices, ['Hook `sleep 600` did not finish in time and was stopped after its limit of 1.5 s; the turn went on without it.']);
+      assert.deepEqual(post.notices, ['Hook `sleep 600` did not finish in time and was stopped after its limit of 1 s; the turn went on without it.']);
     });
 
     it('a workspace hook\'s "allow" does not count as the user\'s (it never skips an approval); deny wins over allow', async () => {

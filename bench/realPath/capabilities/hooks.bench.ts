@@ -1,0 +1,48 @@
+/**
+ * Hooks where the user waits, through the built extension (../startExtension.ts) on a seeded
+ * session: a turn's tool call with no hooks, with a PreToolUse and a PostToolUse command hook that
+ * answer at once (against the floor: the same shell command started directly, twice), and with a
+ * PreToolUse hook that never ends under a 2 s limit (tally.hookTimeoutSeconds): the call goes on
+ * when the limit hits, and the notice the chat shows says so. Each (hooks, build, round) runs in
+ * a fresh process (hooksRun.ts); with --old the other build runs in every round too, alternating.
+ * Writes bench/results/realPath-hooks.json.
+ * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/capabilities/hooks.bench.ts [--messages 1000] [--old <extension root>] [--rounds 3] [--turns 5]
+ */
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { seedSession } from '../seedSession';
+import { flag, runBench } from './capabilityBench';
+import { HANG_LIMIT_SECONDS, type HookKind } from './hooksRun';
+
+async function main() {
+  const messages = Number(flag('messages') ?? 1_000);
+  const seeded = mkdtempSync(join(tmpdir(), `tally-bench-seed-${messages}-`));
+  await seedSession(seeded, messages);
+  try {
+    const kinds: HookKind[] = ['none', 'instant', 'hang'];
+    await runBench({
+      name: 'realPath-hooks',
+      runFile: join(__dirname, 'hooksRun.ts'),
+      scenarios: kinds.map((hooks) => ({ name: `${hooks}, ${messages} messages`, options: { seededStorage: seeded, hooks, turns: Number(flag('turns') ?? 5) } })),
+      rounds: Number(flag('rounds') ?? 3),
+      measures: {
+        toolCallMs: 'a list_files call, tool_call to tool_result, its hooks included',
+        turnShareMs: 'the turn (the call, then a reply): intent to turn_end minus the model server’s time',
+        spawnFloorMs: 'instant: the hook’s shell command started directly as a hook is (own process group, input on stdin) until it closes; a call runs two',
+        turnCpuMs: 'host CPU from the intent to turn_end',
+        spawnFloorCpuMs: 'instant: this process’s CPU for one such start',
+        notice: 'what the turn said (hang: the limit hit)',
+        noticeInChat: 'a chat post carries the notice',
+      },
+      targets: { instantHooksOverheadOverFloorMs: 10, hangToolCallMs: `≤ ${HANG_LIMIT_SECONDS * 1000} + 100`, hangNoticeSaysLimit: true },
+    });
+  } finally {
+    rmSync(seeded, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error.stack ?? error.message);
+  process.exit(1);
+});
