@@ -75,9 +75,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-async function launchHarness(): Promise<Harness> {
+async function launchHarness(root = ROOT): Promise<Harness> {
   for (const bundle of ['inspector', 'chat']) {
-    const file = path.join(ROOT, 'dist', 'webview', `${bundle}.js`);
+    const file = path.join(root, 'dist', 'webview', `${bundle}.js`);
     if (!existsSync(file)) throw new Error(`${file} is missing: run node scripts/build.mjs first`);
   }
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install -y chromium, or set TALLY_CHROMIUM)`);
@@ -96,7 +96,7 @@ async function launchHarness(): Promise<Harness> {
     if (themeFile) return send('text/css', themeCss(themeFile[1] as ThemeName));
     const allowed = /^\/(dist\/webview\/(inspector|chat)\.js|media\/webview\/(common|inspector|chat)\.css)$/.exec(url.pathname);
     if (allowed) {
-      const file = path.join(ROOT, url.pathname);
+      const file = path.join(root, url.pathname);
       return send(file.endsWith('.css') ? 'text/css' : 'text/javascript', readFileSync(file));
     }
     res.writeHead(404).end();
@@ -124,6 +124,11 @@ async function launchHarness(): Promise<Harness> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A harness serving another checkout's built bundles (`root` holds dist/webview and media/), e.g. an older build to compare with. */
+export function startHarnessAt(root: string): Promise<Harness> {
+  return launchHarness(root);
 }
 
 let shared: Promise<Harness> | undefined;
