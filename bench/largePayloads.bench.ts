@@ -2,14 +2,15 @@
  * Large payloads on the real path. Host: the built extension (bench/realPath/startExtension.ts)
  * answers turns whose reply carries a 22 MB thinking block (past the 4 MB reply limit: the reply is
  * cut with an error), a 4,000,000-character thinking block (kept whole) and a 1.2 MB markdown answer
- * of link reference definitions (bench/largePayloads/payloadModel.ts); reported: the longest
+ * of link reference definitions (bench/largePayloads/payloadModel.ts), and a one-line answer as the
+ * control (what the same steps cost without a payload: a fresh chat's first state has a cost of its own); reported: the longest
  * event-loop block of the turn and of the whole state a reloaded chat is sent, and the bytes posted
  * to the chat. Then the compaction preview of a 10,000-message session (the inspector's Preview
  * compaction intent): its block. Chat webview: each build's recorded posts replayed into its own
  * chat bundle in headless Chromium (chatReplay.ts): longest task, time to the entry's first frame.
  * Each (build, round) runs in a fresh process (hostRun.ts); with --old, the other build runs in
  * every round too, the order alternating round by round. Writes bench/results/largePayloads.json.
- * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/largePayloads.bench.ts [--old /tmp/main-s6] [--rounds 2] [--preview-messages 10000]
+ * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/largePayloads.bench.ts [--old /tmp/main-s6] [--rounds 3] [--preview-messages 10000]
  */
 import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
@@ -32,13 +33,14 @@ function hostRun(options: HostRunOptions): HostRunResult {
   return JSON.parse(out.trim().split('\n').pop() ?? '') as HostRunResult;
 }
 
-const PAYLOADS: PayloadAnswer[] = ['thinking', 'thinking4', 'links'];
+/** 'small' first: the control, what a turn and a reload cost without a large payload. */
+const PAYLOADS: PayloadAnswer[] = ['small', 'thinking', 'thinking4', 'links'];
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const medianOf = (values: number[]) => round1(median(values));
 
 async function main() {
   const oldRoot = flag('old');
-  const rounds = Number(flag('rounds') ?? 2);
+  const rounds = Number(flag('rounds') ?? 3);
   const previewMessages = Number(flag('preview-messages') ?? 10_000);
   const builds = [{ name: 'new', root: REPOSITORY_ROOT }, ...(oldRoot ? [{ name: 'old', root: oldRoot }] : [])];
   const loadBefore = loadavg();
@@ -90,10 +92,16 @@ async function main() {
         chatExpandLongestTaskMs: expand.length ? medianOf(expand.map((e) => e.longestTaskMs)) : null,
         chatReloadLongestTaskMs: medianOf(page.map((p) => p.reload.longestTaskMs)),
         chatReloadFirstPaintMs: medianOf(page.map((p) => p.reload.firstPaintMs ?? NaN)),
+        // Each round's figures: at a high load the lowest is the closest to the work itself.
+        perRound: {
+          hostTurnBlockMs: host.map((h) => round1(h.turnBlockMs)),
+          chatStreamLongestTaskMs: page.map((p) => p.stream.longestTaskMs),
+          chatReloadLongestTaskMs: page.map((p) => p.reload.longestTaskMs),
+        },
       };
     });
     const preview = runs.map((r) => r.preview!);
-    return [...payloadRows, { build: build.name, payload: `preview ${previewMessages}`, hostTurnBlockMs: medianOf(preview.map((p) => p.blockMs)), previewMs: medianOf(preview.map((p) => p.ms)), largestPostKB: Math.round(median(preview.map((p) => p.bytes)) / 1024) }];
+    return [...payloadRows, { build: build.name, payload: `preview ${previewMessages}`, hostTurnBlockMs: medianOf(preview.map((p) => p.blockMs)), previewMs: medianOf(preview.map((p) => p.ms)), largestPostKB: Math.round(median(preview.map((p) => p.bytes)) / 1024), perRound: { hostTurnBlockMs: preview.map((p) => round1(p.blockMs)) } }];
   });
   const result = {
     date: new Date().toISOString(),
@@ -112,7 +120,7 @@ async function main() {
   };
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   writeFileSync(join(__dirname, 'results', 'largePayloads.json'), JSON.stringify(result, null, 2) + '\n');
-  console.table(rows);
+  console.table(rows.map(({ perRound: _perRound, ...row }) => row));
   console.log(`load ${result.load.before.join(' ')} → ${result.load.after.join(' ')}`);
 }
 

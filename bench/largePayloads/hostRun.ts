@@ -56,7 +56,7 @@ function figures(posts: readonly RecordedPost[]): PostFigures {
   return { posts: posts.length, bytes: posts.reduce((sum, p) => sum + p.bytes, 0), largestBytes: Math.max(0, ...posts.map((p) => p.bytes)) };
 }
 
-function startModel(): Promise<{ url: string; script(answers: PayloadAnswer[]): void; close(): void }> {
+export function startModel(): Promise<{ url: string; script(answers: PayloadAnswer[]): void; close(): void }> {
   const child = fork(join(__dirname, 'payloadModel.ts'), [], { execArgv: ['-r', join(REPOSITORY_ROOT, 'test', 'register.cjs')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the payload model exited (code ${code}) before listening`)));

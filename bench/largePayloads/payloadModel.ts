@@ -5,12 +5,13 @@
  * as DeepSeek and vLLM send it) then a short answer, 'thinking4' the same with 4,000,000 characters
  * (just under the reply limit, so the whole thinking is kept); 'links' streams an answer of 1.2 MB of
  * markdown full of link reference definitions (`[r1]: http://…`) used by the text. Deltas are 2,048
- * characters (BENCH_DELTA_CHARS). A request that offers no tools is a compaction's summary request:
+ * characters (BENCH_DELTA_CHARS). 'small' (a one-line answer) is the control: what the same steps cost
+ * without a large payload. A request that offers no tools is a compaction's summary request:
  * answered with a short summary without a script.
  */
 import { createServer } from 'http';
 
-export type PayloadAnswer = 'thinking' | 'thinking4' | 'links';
+export type PayloadAnswer = 'small' | 'thinking' | 'thinking4' | 'links';
 export type ToParent = { type: 'listening'; port: number } | { type: 'handled'; answer: PayloadAnswer | 'summary' } | { type: 'unexpected'; url: string };
 export type ToChild = { type: 'script'; answers: PayloadAnswer[] } | { type: 'close' };
 
@@ -57,7 +58,8 @@ function events(answer: PayloadAnswer | 'summary', model: string): string {
   else if (answer === 'thinking' || answer === 'thinking4') {
     stream(thinkingText(THINKING_BYTES[answer]), 'reasoning_content');
     out.push(chunk({ content: 'The offset was counted twice; the fix is in the second branch.' }));
-  } else stream(linkReferenceMarkdown(LINK_BYTES), 'content');
+  } else if (answer === 'links') stream(linkReferenceMarkdown(LINK_BYTES), 'content');
+  else out.push(chunk({ content: 'The workspace holds three files.' }));
   out.push(chunk({}, 'stop'));
   out.push({ ...base, choices: [], usage: { prompt_tokens: 1_000, completion_tokens: 12, total_tokens: 1_012 } });
   return out.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n';
