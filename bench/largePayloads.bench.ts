@@ -83,6 +83,7 @@ async function main() {
         build: build.name,
         payload,
         hostTurnBlockMs: medianOf(host.map((h) => h.turnBlockMs)),
+        hostTurnBlockCpuMs: medianOf(host.map((h) => h.turnBlockCpuMs)),
         hostReloadBlockMs: medianOf(host.map((h) => h.reloadBlockMs)),
         chatPostedKB: Math.round(median(host.map((h) => h.turnPosts.bytes)) / 1024),
         chatPosts: median(host.map((h) => h.turnPosts.posts)),
@@ -101,7 +102,7 @@ async function main() {
       };
     });
     const preview = runs.map((r) => r.preview!);
-    return [...payloadRows, { build: build.name, payload: `preview ${previewMessages}`, hostTurnBlockMs: medianOf(preview.map((p) => p.blockMs)), previewMs: medianOf(preview.map((p) => p.ms)), largestPostKB: Math.round(median(preview.map((p) => p.bytes)) / 1024), perRound: { hostTurnBlockMs: preview.map((p) => round1(p.blockMs)) } }];
+    return [...payloadRows, { build: build.name, payload: `preview ${previewMessages}`, hostTurnBlockMs: medianOf(preview.map((p) => p.blockMs)), hostTurnBlockCpuMs: medianOf(preview.map((p) => p.blockCpuMs)), previewMs: medianOf(preview.map((p) => p.ms)), largestPostKB: Math.round(median(preview.map((p) => p.bytes)) / 1024), perRound: { hostTurnBlockMs: preview.map((p) => round1(p.blockMs)) } }];
   });
   const result = {
     date: new Date().toISOString(),
@@ -110,6 +111,7 @@ async function main() {
     rounds,
     measures: {
       hostTurnBlockMs: 'longest host event-loop block from the send intent until the chat has posted the ended turn (for the preview: from the intent until the preview is posted)',
+      hostTurnBlockCpuMs: 'the same block in the host process’s CPU time (main’s bench/blockProbe.ts): waiting for a CPU does not lengthen it',
       hostReloadBlockMs: 'longest host block from a reloaded chat’s ready until its whole state is posted',
       chatStreamLongestTaskMs: 'the chat webview’s longest task (0: none over 50 ms) while the turn’s posts are delivered; FirstPaintMs: to the first frame showing the answer',
       chatExpandLongestTaskMs: 'longest task when the user opens the thinking',

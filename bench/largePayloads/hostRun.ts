@@ -40,6 +40,8 @@ export interface PayloadFigures {
   payload: PayloadAnswer;
   /** Longest host block from the send intent until the chat has posted the ended turn. */
   turnBlockMs: number;
+  /** The same block in the process's CPU time (waiting for a CPU does not lengthen it). */
+  turnBlockCpuMs: number;
   turnMs: number;
   turnPosts: PostFigures;
   /** Longest host block from the webview's `ready` until its whole state is posted. */
@@ -49,7 +51,7 @@ export interface PayloadFigures {
 
 export interface HostRunResult {
   payloads: PayloadFigures[];
-  preview?: { messages: number; blockMs: number; ms: number; bytes: number };
+  preview?: { messages: number; blockMs: number; blockCpuMs: number; ms: number; bytes: number };
 }
 
 function figures(posts: readonly RecordedPost[]): PostFigures {
@@ -88,13 +90,13 @@ async function run(options: HostRunOptions): Promise<HostRunResult> {
       const inspector = await ext.openInspector();
       await inspector.waitForPost('inspector state', (p) => p.message.type === 'state', { timeoutMs });
       const started = performance.now();
-      const { result: post, blockMs } = await withBlockProbe(async () => {
+      const { result: post, blockMs, blockCpuMs } = await withBlockProbe(async () => {
         const previewed = inspector.waitForPost('preview', (p) => p.message.type === 'preview' || p.message.type === 'error', { since: started, timeoutMs });
         await inspector.send({ type: 'previewCompaction' });
         return previewed;
       });
       if (post.message.type !== 'preview') throw new Error(`the preview failed: ${JSON.stringify(post.message)}`);
-      result.preview = { messages: options.previewMessages, blockMs, ms: performance.now() - started, bytes: post.bytes };
+      result.preview = { messages: options.previewMessages, blockMs, blockCpuMs, ms: performance.now() - started, bytes: post.bytes };
       return result;
     }
     for (const payload of options.payloads) {
@@ -107,7 +109,7 @@ async function run(options: HostRunOptions): Promise<HostRunResult> {
       }
       model.script([payload]);
       const started = performance.now();
-      const { result: turnMs, blockMs: turnBlockMs } = await withBlockProbe(async () => {
+      const { result: turnMs, blockMs: turnBlockMs, blockCpuMs: turnBlockCpuMs } = await withBlockProbe(async () => {
         const ended = new Promise<number>((resolve) => {
           const subscription = ext.api.sessions.onAgentEvent((event) => {
             if (event.type !== 'turn_end') return;
@@ -129,7 +131,7 @@ async function run(options: HostRunOptions): Promise<HostRunResult> {
       });
       const reloadPosts = chat.posts.filter((p) => p.at >= reloadStarted);
       if (options.postsTo) writeFileSync(join(options.postsTo, `${payload}.json`), JSON.stringify({ first: first.message, turn: turnPosts.map((p) => p.message), reload: reloadPosts.map((p) => p.message) }));
-      result.payloads.push({ payload, turnBlockMs, turnMs, turnPosts: figures(turnPosts), reloadBlockMs, reloadPosts: figures(reloadPosts) });
+      result.payloads.push({ payload, turnBlockMs, turnBlockCpuMs, turnMs, turnPosts: figures(turnPosts), reloadBlockMs, reloadPosts: figures(reloadPosts) });
     }
     const errors = ext.world.shown.filter((s) => s.level === 'error');
     if (errors.length) throw new Error(`the extension showed errors: ${JSON.stringify(errors)}`);
