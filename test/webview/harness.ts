@@ -75,9 +75,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-async function launchHarness(): Promise<Harness> {
+async function launchHarness(root = ROOT): Promise<Harness> {
   for (const bundle of ['inspector', 'chat']) {
-    const file = path.join(ROOT, 'dist', 'webview', `${bundle}.js`);
+    const file = path.join(root, 'dist', 'webview', `${bundle}.js`);
     if (!existsSync(file)) throw new Error(`${file} is missing: run node scripts/build.mjs first`);
   }
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install -y chromium, or set TALLY_CHROMIUM)`);
@@ -98,7 +98,7 @@ async function launchHarness(): Promise<Harness> {
     if (allowed) {
       // The bundles do not change during a run: pages after the first take them from the cache,
       // with the code the browser compiled for them.
-      const file = path.join(ROOT, url.pathname);
+      const file = path.join(root, url.pathname);
       res.writeHead(200, { 'content-type': file.endsWith('.css') ? 'text/css' : 'text/javascript', 'cache-control': 'max-age=3600' });
       return res.end(readFileSync(file));
     }
@@ -131,6 +131,11 @@ async function launchHarness(): Promise<Harness> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A harness serving another checkout's built bundles (`root` holds dist/webview and media/), e.g. an older build to compare with. */
+export function startHarnessAt(root: string): Promise<Harness> {
+  return launchHarness(root);
 }
 
 let shared: Promise<Harness> | undefined;

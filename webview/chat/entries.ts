@@ -13,7 +13,7 @@ import { renderToolCard, type ToolCardActions } from './toolCard';
 import { renderTodoCard } from './todoCard';
 import { renderPlanCard, type PlanCardActions } from './planCard';
 import { renderTurnUsage } from './turnUsage';
-import { countOf } from '../../src/protocol/wording';
+import { countOf, grouped } from '../../src/protocol/wording';
 
 export interface EntryActions extends ToolCardActions, MarkdownActions, PlanCardActions {
   openNotices: ReadonlySet<string>;
@@ -82,19 +82,23 @@ function thinkingText(id: string, text: string): HTMLElement {
   const warning = h('div', { class: 'code-warning thinking-warning', attrs: { role: 'note' } });
   const found = new Map<string, number>();
   const box = h('div', { class: 'thinking-text' });
+  let lastSummary: ReturnType<typeof hiddenSummary> | undefined;
+  const note = (summary: ReturnType<typeof hiddenSummary>) => {
+    for (const point of summary.codePoints) found.set(point, (found.get(point) ?? 0) + 1);
+    if (!summary.count) return;
+    const total = Number(box.dataset.hiddenChars ?? 0) + summary.count;
+    box.dataset.hiddenChars = String(total);
+    warning.textContent = `⚠ This thinking contains ${countOf(total, 'invisible or direction-changing character')} (${[...found.keys()].join(', ')}), shown as ⟨U+…⟩ markers.`;
+    if (!warning.parentNode) box.before(warning);
+  };
   drawSliced(text, {
     key: `thinking:${id}`,
     kind: 'plain',
     into: box,
+    // A slice drawn before and reused still counts its hidden characters in the warning.
+    carry: { save: () => lastSummary, restore: (saved) => note(saved as ReturnType<typeof hiddenSummary>) },
     draw: (slice) => {
-      const summary = hiddenSummary(slice);
-      for (const point of summary.codePoints) found.set(point, (found.get(point) ?? 0) + 1);
-      if (summary.count) {
-        const total = Number(box.dataset.hiddenChars ?? 0) + summary.count;
-        box.dataset.hiddenChars = String(total);
-        warning.textContent = `⚠ This thinking contains ${countOf(total, 'invisible or direction-changing character')} (${[...found.keys()].join(', ')}), shown as ⟨U+…⟩ markers.`;
-        if (!warning.parentNode) box.before(warning);
-      }
+      note((lastSummary = hiddenSummary(slice)));
       const span = h('span', { class: 'thinking-slice' });
       append(span, revealedNodes(revealHidden(slice, { collapseBlankLines: false }).parts));
       return span;
@@ -181,7 +185,7 @@ export class EntryList {
     }
     const from = Math.max(0, entries.length - this.shown);
     this.drawn.update(entries.slice(from));
-    if (from > 0) setPageButton(this.earlier, `Show earlier (${from.toLocaleString('en-US')} more)`, 'show-earlier', () => this.showEarlier());
+    if (from > 0) setPageButton(this.earlier, `Show earlier (${grouped(from)} more)`, 'show-earlier', () => this.showEarlier());
     else setPageButton(this.earlier, this.earlierUnloaded ? 'Show earlier messages' : '', 'load-earlier', () => this.loadEarlier());
   }
 

@@ -2,15 +2,47 @@
  * Long texts drawn a slice at a time. A reply, its thinking, a user's message or a call's arguments
  * may run to megabytes; drawing all of it at once (markdown, markers, layout) holds the chat for
  * seconds. The first slice is drawn; "Show more" draws the next, appended, and the number of slices
- * a body shows is kept across its redraws (a streaming reply is drawn again every frame).
+ * a body shows is kept across its redraws (a streaming reply is drawn again every frame). A slice
+ * drawn again with the same text takes the nodes it drew last time: a streaming reply's finished
+ * slices are not parsed again each frame, so each character is drawn about once however long the
+ * stream runs.
  */
 import { h } from '../ui/dom';
+import { grouped } from '../../src/protocol/wording';
 
 /** Characters per slice: one slice of markdown is parsed, drawn and laid out well within a frame's budget. */
 export const SLICE_CHARS = 16 * 1024;
 
 /** How many slices each body shows, by its key (an entry and its part). */
 const shownSlices = new Map<string, number>();
+
+/** A slice as drawn: its text, its nodes, and what its drawing left for the next slices (see SliceCarry). */
+interface DrawnSlice {
+  text: string;
+  nodes: Node[];
+  carried: unknown;
+}
+
+/** The slices of the bodies drawn last, by key, the most recent last; a few bodies at a time. */
+const drawnSlices = new Map<string, DrawnSlice[]>();
+const KEPT_BODIES = 8;
+
+function keptSlices(key: string): DrawnSlice[] {
+  const kept = drawnSlices.get(key) ?? [];
+  drawnSlices.delete(key);
+  drawnSlices.set(key, kept);
+  for (const old of drawnSlices.keys()) {
+    if (drawnSlices.size <= KEPT_BODIES) break;
+    drawnSlices.delete(old);
+  }
+  return kept;
+}
+
+/** Slices drawn by every drawSliced call so far (a measure of the work done, read by tests). */
+let slicesDrawn = 0;
+export function slicesDrawnSoFar(): number {
+  return slicesDrawn;
+}
 
 /** An open fenced block: its marker (``` or ~~~, as long as it was) and its opening line (with the language). */
 interface OpenFence {
@@ -84,6 +116,13 @@ export interface SlicedTextOptions {
   draw(slice: string, index: number): Node;
   /** What the button says about what is left, e.g. "characters". */
   unit?: string;
+  /**
+   * What drawing a slice leaves for the slices after it (markdown's link definitions, the hidden
+   * characters found so far): saved after a slice is drawn, restored when its nodes are reused.
+   */
+  carry?: { save(): unknown; restore(saved: unknown): void };
+  /** False: every slice is drawn anew (a body without a key of its own). */
+  reuse?: boolean;
 }
 
 /**
@@ -97,10 +136,24 @@ export function drawSliced(text: string, opts: SlicedTextOptions): HTMLElement {
   let fence: OpenFence | undefined;
   let drawn = 0;
   const more = h('div', { class: 'show-more', attrs: { 'data-show-more': opts.key } });
+  const kept = opts.reuse === false ? [] : keptSlices(opts.key);
   const drawNext = () => {
     const cut = opts.kind === 'markdown' ? markdownCut(text, start, SLICE_CHARS, fence) : plainCut(text, start, SLICE_CHARS);
     const slice = fence !== undefined ? `${fence.line}\n${cut.text}` : cut.text;
-    target.insertBefore(opts.draw(slice, drawn), more.parentNode === target ? more : null);
+    const before = kept[drawn];
+    let nodes: Node[];
+    if (before?.text === slice) {
+      nodes = before.nodes;
+      opts.carry?.restore(before.carried);
+    } else {
+      const node = opts.draw(slice, drawn);
+      slicesDrawn++;
+      nodes = node instanceof DocumentFragment ? Array.from(node.childNodes) : [node];
+      // The slices after this one were drawn after a different one: they are drawn again too.
+      kept.length = drawn;
+      kept.push({ text: slice, nodes, carried: opts.carry?.save() });
+    }
+    for (const node of nodes) target.insertBefore(node, more.parentNode === target ? more : null);
     start = cut.end;
     fence = cut.fence;
     drawn++;
@@ -115,7 +168,7 @@ export function drawSliced(text: string, opts: SlicedTextOptions): HTMLElement {
       return;
     }
     more.replaceChildren(
-      h('span', { class: 'show-more-text', text: `${left.toLocaleString('en-US')} more ${opts.unit ?? 'characters'} not shown yet · ` }),
+      h('span', { class: 'show-more-text', text: `${grouped(left)} more ${opts.unit ?? 'characters'} not shown yet · ` }),
       h('button', {
         class: 'link-button',
         text: 'Show more',

@@ -104,8 +104,10 @@ export function renderMarkdown(text: string, actions: MarkdownActions, key = '')
     root.appendChild(markdownNodes(text, actions, {}));
     return root;
   }
-  const env = {};
-  return drawSliced(text, { key: `md:${key}`, kind: 'markdown', into: root, draw: (slice) => markdownNodes(slice, actions, env) });
+  const env: { references?: Record<string, unknown> } = {};
+  // Without a key two bodies could share their slices: each is drawn anew.
+  const carry = key ? { save: () => (env.references ? { ...env.references } : undefined), restore: (saved: unknown) => void (env.references = saved ? { ...(saved as Record<string, unknown>) } : undefined) } : undefined;
+  return drawSliced(text, { key: `md:${key}`, kind: 'markdown', into: root, draw: (slice) => markdownNodes(slice, actions, env), ...(carry ? { carry } : { reuse: false }) });
 }
 
 /** One text's markdown as nodes; `env` carries link definitions from one slice to the next. */

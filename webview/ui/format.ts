@@ -1,7 +1,8 @@
 /** Number formatting shared by both webviews. */
+import { grouped } from '../../src/protocol/wording';
 
 export function tokens(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
+  return grouped(Math.round(n));
 }
 
 /** 12,345 → "12.3K", 1,048,576 → "1.05M". */

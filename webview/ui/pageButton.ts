@@ -1,11 +1,11 @@
 import { button } from './controls';
 import { replaceIfChanged } from './dom';
-import { countOf } from '../../src/protocol/wording';
+import { countOf, grouped } from '../../src/protocol/wording';
 
 /** "Show 30 older requests", or with more than a page left "Show 200 older requests (1,234 more)". */
 export function nextPageLabel(left: number, page: number, what: string, leftWord = 'more'): string {
   if (left <= 0) return '';
-  return left <= page ? `Show ${countOf(left, what)}` : `Show ${countOf(page, what)} (${left.toLocaleString('en-US')} ${leftWord})`;
+  return left <= page ? `Show ${countOf(left, what)}` : `Show ${countOf(page, what)} (${grouped(left)} ${leftWord})`;
 }
 
 /**

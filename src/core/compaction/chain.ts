@@ -6,6 +6,7 @@ import { GoalBatchCompaction } from './strategies/goalBatchCompaction';
 import { ThresholdSummarization } from './strategies/thresholdSummarization';
 import { ToolCallSummarization } from './strategies/toolCallSummarization';
 import { ToolResultMasking } from './strategies/toolResultMasking';
+import { nextTurn } from '../nextTurn';
 import type { CompactionStrategy, StrategyContext } from './types';
 import { totalTokens } from './units';
 
@@ -32,6 +33,9 @@ export async function runStrategyChain(
   const strategiesRun: string[] = [];
   let summary: string | undefined;
   for (const strategy of strategies) {
+    // Each strategy starts on a turn of the event loop of its own: over a long history each one
+    // counts and walks every message, and the host must keep answering between them.
+    await nextTurn();
     if (ctx.signal?.aborted) throw new Error('compaction cancelled');
     if (ctx.fixedTokens + totalTokens(current, ctx.countTokens) <= ctx.targetTokens) break;
     if (!strategy.shouldRun(current, ctx)) continue;
