@@ -61,7 +61,7 @@ describe("listing a long session's request figures", function () {
       assert.equal(result.length, COUNT, read);
       assert.deepEqual(result.slice(0, 3).map((r) => r.requestIndex), [0, 1, 2], read);
       assert.equal(result[7].estimatedInputTokens, 77_777, `${read}: the latest copy of a record written again`);
-      assert.ok(result.every((r, i) => r.requestIndex === i && r.items.length === 0), `${read}: every request once, in order, figures only`);
+      assert.ok(result.every((r, i) => r.requestIndex === i && r.items.length === 0 && !('storedItems' in r)), `${read}: every request once, in order, figures only`);
       assert.ok(most > 0 && most <= COUNT / 4, `${read}: ${most} of ${COUNT} usage bodies parsed without a turn of the event loop`);
       await store.close();
     }
