@@ -45,8 +45,12 @@ function isRefRecord(value: unknown, refId: string): value is RefRecord {
  * place; the fsyncs wait for the store's next save (`syncPending`), which runs them all at once,
  * then the folder's, before any session file that lists the result is saved.
  */
-/** Stored results' files fsynced at once by a save (the disk takes them together; libuv runs 4 at a time by default). */
-const SYNCS_AT_ONCE = 8;
+/**
+ * Stored results' files fsynced at once by a save. libuv runs four file operations at a time: with
+ * three fsyncs in flight one stays free for the writes that go on meanwhile (a compaction storing
+ * the next results), which queued behind eight.
+ */
+const SYNCS_AT_ONCE = 3;
 
 export class BlobFiles {
   private readonly unsynced = new Set<string>();
