@@ -3,7 +3,8 @@
  * session, through the built extension as VS Code drives it (startExtension.ts), the instant
  * model's own time subtracted; and the host's RSS. The first turn after the window opened the
  * session (cold: the first body built, the first counts) is reported on its own, with the longest
- * event-loop block in it. Each (build, size, round) runs in a fresh
+ * event-loop block in it. The session is seeded as one that ran that long (seedSession.ts: its
+ * usage records, a flush every 250 messages). Each (build, size, round) runs in a fresh
  * process (turnRun.ts); with --old, the other build runs in every round too, the order alternating
  * round by round, so both see the same load. Writes bench/results/realPath-turn.json.
  * With --window N the model's window is N tokens (a real model's, e.g. 200000), so a long session
@@ -71,7 +72,8 @@ async function main() {
   const rows = [];
   for (const count of sizes()) {
     const seeded = mkdtempSync(join(tmpdir(), `tally-bench-seed-${count}-`));
-    await seedSession(seeded, count);
+    // Flushed every 250 messages as it ran, with its usage records: as a chat session leaves it.
+    await seedSession(seeded, count, 250);
     const results = new Map<string, TurnRunResult[]>(builds.map((b) => [b.name, []]));
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? builds : [...builds].reverse();
@@ -100,7 +102,9 @@ async function main() {
         firstTurnShareMs: round1(median(runs.map((r) => r.firstTurn.shareMs))),
         firstTurnCpuMs: round1(median(runs.map((r) => r.firstTurn.turnCpuMs))),
         firstTurnBlockMs: round1(median(runs.map((r) => r.firstTurn.blockMs))),
+        firstTurnBlockCpuMs: round1(median(runs.map((r) => r.firstTurn.blockCpuMs ?? NaN))),
         blockMs: round1(median(all.map((t) => t.blockMs))),
+        blockCpuMs: round1(median(all.map((t) => t.blockCpuMs ?? NaN))),
         openMs: Math.round(median(runs.map((r) => r.openMs))),
         rssMiB: Math.round(median(runs.map((r) => r.rssMiB))),
         maxRssMiB: Math.round(median(runs.map((r) => r.maxRssMiB))),
@@ -121,7 +125,7 @@ async function main() {
       cpuMs: 'host CPU from the send intent until the chat and the inspector have posted the ended turn',
       rssMiB: 'host RSS after the turns; maxRssMiB its peak',
       delegationShareMs: 'with --delegation: the share of a turn whose model calls delegate (the subagent makes one request, then the model replies), median; delegationAddsMs that minus the plain turns’ median share in the same processes; delegationBlockMs the median of those turns’ longest event-loop blocks, delegationMaxBlockMs the longest',
-      firstTurnShareMs: 'the same share for the first turn after the window opened the session (cold), median over rounds; firstTurnBlockMs the longest event-loop block in it',
+      firstTurnShareMs: 'the same share for the first turn after the window opened the session (cold), median over rounds; firstTurnBlockMs the longest event-loop block in it, firstTurnBlockCpuMs that block in the process CPU time (waiting for a CPU not counted)',
     },
     rows,
     targets: { shareMsAt10000: 20, ...(delegation ? { delegationAddsMsAt10000: 20, delegationBlockMs: 50 } : {}) },

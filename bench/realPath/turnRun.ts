@@ -44,6 +44,8 @@ export interface MeasuredTurn {
   requestBytes: number;
   /** The longest the host's event loop went without a turn during the turn. */
   blockMs: number;
+  /** That longest stretch in the process's CPU time (waiting for a CPU on a busy machine not counted). */
+  blockCpuMs: number;
 }
 
 export interface TurnRunResult {
@@ -123,7 +125,7 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       const started = performance.now();
       const handled = chat.send({ type: 'send', text: `Turn ${t}: which files are in the workspace?` });
       // The longest the host went without a turn of its event loop while this turn ran.
-      const { result: endedAt, blockMs } = await withBlockProbe(() => ended);
+      const { result: endedAt, blockMs, blockCpuMs } = await withBlockProbe(() => ended);
       if (profiler) turnWindows.push([startedUs, startedUs + Math.round((endedAt - started) * 1000)]);
       await within(handled, timeoutMs, `turn ${t}: the chat's send intent still running ${timeoutMs} ms after turn_end`);
       if (stopReason !== 'end_turn') throw new Error(`turn ${t} ended with ${stopReason}: ${JSON.stringify(ext.world.shown.slice(-2))} ${ext.world.logLines.slice(-3).join(' | ')}`);
@@ -137,7 +139,7 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       const wallMs = endedAt - started;
       const serverMs = requests.reduce((sum, r) => sum + r.handlerMs, 0);
       const turnCpuMs = turnCpu ? (turnCpu.user + turnCpu.system) / 1000 : NaN;
-      const measured = { wallMs, turnCpuMs, serverMs, shareMs: wallMs - serverMs, cpuMs: (cpu.user + cpu.system) / 1000, requestBytes: requests[requests.length - 1].bodyBytes, blockMs };
+      const measured = { wallMs, turnCpuMs, serverMs, shareMs: wallMs - serverMs, cpuMs: (cpu.user + cpu.system) / 1000, requestBytes: requests[requests.length - 1].bodyBytes, blockMs, blockCpuMs };
       if (t === 0) firstTurn = measured;
       if (t >= options.warmup) (delegates ? delegationTurns : turns).push(measured);
     }

@@ -48,7 +48,63 @@ export function applyItemsDelta(base: readonly RequestItem[], removed: readonly 
     out.push(item);
   }
   while (next < kept.length) out.push(kept[next++]);
+  listWork.positionsRead += base.length + out.length;
   return out;
+}
+
+/** Above this many items added inside a list (not at its end), a change is applied by rebuilding the list once. */
+const INSERTS_IN_PLACE = 16;
+
+/**
+ * A list a chain of stored changes is replayed on, in place: a change costs what it changed and how
+ * far from the end it lies, not the list's length. Changes are mostly at the end (a request's new
+ * messages, the message framing item that changes with every request); replaying the chain of a
+ * session that grew to 10,000 items with a new list per change built 25 million entries.
+ */
+export class ReplayedItemList {
+  readonly items: RequestItem[];
+  /** Message id → how many items have it: a removal scans back from the end until it found them all. */
+  private readonly counts = new Map<string, number>();
+
+  constructor(full: readonly RequestItem[]) {
+    this.items = [...full];
+    for (const item of full) this.counts.set(item.messageId, (this.counts.get(item.messageId) ?? 0) + 1);
+  }
+
+  /** What applyItemsDelta(items, removed, added) gives, done on `items`. */
+  apply(removed: readonly string[], added: ReadonlyArray<readonly [number, RequestItem]>): void {
+    const list = this.items;
+    if (removed.length) {
+      const gone = new Set(removed);
+      let left = 0;
+      for (const id of gone) left += this.counts.get(id) ?? 0;
+      let from = list.length;
+      while (left > 0 && from > 0) if (gone.has(list[--from].messageId)) left--;
+      let kept = from;
+      for (let i = from; i < list.length; i++) {
+        const item = list[i];
+        if (gone.has(item.messageId)) this.counts.set(item.messageId, this.counts.get(item.messageId)! - 1);
+        else list[kept++] = item;
+      }
+      listWork.positionsRead += list.length - from;
+      list.length = kept;
+    }
+    for (const [, item] of added) this.counts.set(item.messageId, (this.counts.get(item.messageId) ?? 0) + 1);
+    const inside = added.filter(([at]) => at < list.length).length;
+    if (inside > INSERTS_IN_PLACE) {
+      const rebuilt = applyItemsDelta(list, [], added);
+      list.length = rebuilt.length;
+      rebuilt.forEach((item, i) => (list[i] = item));
+      return;
+    }
+    for (const [at, item] of added) {
+      if (at < list.length) {
+        listWork.positionsRead += list.length - at;
+        list.splice(at, 0, item);
+      } else list.push(item);
+    }
+    listWork.positionsRead += added.length;
+  }
 }
 
 /**

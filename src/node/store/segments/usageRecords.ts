@@ -1,5 +1,5 @@
 import type { RequestItem } from '../../../core/model/records';
-import { encodeRequestItems, type StoredRequestItems, applyItemsDelta } from '../../../core/model/requestItemsDelta';
+import { encodeRequestItems, type StoredRequestItems, applyItemsDelta, ReplayedItemList } from '../../../core/model/requestItemsDelta';
 import type { RequestUsageRecord } from '../../../core/model/records';
 import { requestIndexSpan } from './segmentSummaries';
 import { collectRecords, collectSegmentList, eachSegment } from './segmentReads';
@@ -60,7 +60,7 @@ export class UsageRecords {
    */
   async requestUsageAt(sessionId: string, requestIndex: number): Promise<RequestUsageRecord | undefined> {
     const chain = await this.storedChainAt(sessionId, requestIndex);
-    return chain && rebuildItemLists(chain).pop();
+    return chain && lastOfChain(chain);
   }
 
   /**
@@ -70,7 +70,7 @@ export class UsageRecords {
   private async storedBase(sessionId: string, requestIndex: number): Promise<{ id: string; items: readonly RequestItem[]; changedSinceFull: number } | undefined> {
     const latest = Math.min((await this.nextRequestIndex(sessionId)) - 1, requestIndex - 1);
     const chain = latest < 0 ? undefined : await this.storedChainAt(sessionId, latest);
-    const record = chain && rebuildItemLists(chain).pop();
+    const record = chain && lastOfChain(chain);
     if (!chain || !record) return undefined;
     const changedSinceFull = chain.reduce((n, row) => (row.storedItems && 'base' in row.storedItems ? n + row.storedItems.added.length + row.storedItems.removed.length : 0), 0);
     return { id: record.id, items: record.items, changedSinceFull };
@@ -166,6 +166,27 @@ type StoredRequestUsage = Omit<RequestUsageRecord, 'items'> & { items?: RequestI
 const REMEMBERED_SESSIONS = 16;
 /** Where a usage body's item list stored as a change names its base record. */
 const BASE_KEY = `${ITEMS_KEY}{"base":"`;
+
+/**
+ * The last record of a chain of rows (oldest first: a full list, then changes each resting on the row
+ * before it) with its item list: the changes replayed on one list, not a list per row. An empty list
+ * when the chain does not start from a full list or a row's base is missing (a damaged file set aside).
+ */
+export function lastOfChain(chain: readonly StoredRequestUsage[]): RequestUsageRecord | undefined {
+  const last = chain[chain.length - 1];
+  if (!last) return undefined;
+  const { storedItems: _stored, items: _items, ...rest } = last;
+  const first = chain[0];
+  const full = first.items ?? (first.storedItems && 'full' in first.storedItems ? first.storedItems.full : undefined);
+  if (!full) return { ...rest, items: [] };
+  const list = new ReplayedItemList(full);
+  for (let i = 1; i < chain.length; i++) {
+    const change = chain[i].storedItems;
+    if (!change || 'full' in change || change.base !== chain[i - 1].id) return { ...rest, items: [] };
+    list.apply(change.removed, change.added);
+  }
+  return { ...rest, items: list.items };
+}
 
 /** Turns stored rows back into records with their whole item lists. A row whose base is lost gets an empty list. */
 export function rebuildItemLists(stored: readonly StoredRequestUsage[]): RequestUsageRecord[] {

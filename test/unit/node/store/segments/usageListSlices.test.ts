@@ -1,5 +1,6 @@
 import { strict as assert } from 'assert';
 import type { RequestUsageRecord } from '../../../../../src/core/model/records';
+import { turnTicker } from '../../../../support/eventLoopTurns';
 import { storeFolderPerTest } from '../fixtures/storeFolder';
 
 /**
@@ -20,23 +21,22 @@ const record = (i: number, extra: Partial<RequestUsageRecord> = {}): RequestUsag
 /** Calls `list` while counting, between turns of the event loop, the JSON bodies parsed that name the marker model. */
 async function mostParsedWithoutATurn<T>(list: () => Promise<T>): Promise<{ result: T; most: number }> {
   const original = JSON.parse;
+  const ticker = turnTicker();
+  let lastTurn = -1;
   let sinceTurn = 0;
   let most = 0;
-  let turning = true;
-  const turn = () => {
-    sinceTurn = 0;
-    if (turning) setImmediate(turn);
-  };
-  setImmediate(turn);
   JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
-    if (typeof text === 'string' && text.length < 10_000 && text.includes(MODEL)) most = Math.max(most, ++sinceTurn);
+    if (typeof text === 'string' && text.length < 10_000 && text.includes(MODEL)) {
+      if (ticker.now() !== lastTurn) [lastTurn, sinceTurn] = [ticker.now(), 0];
+      most = Math.max(most, ++sinceTurn);
+    }
     return original(text, reviver);
   }) as typeof JSON.parse;
   try {
     return { result: await list(), most };
   } finally {
     JSON.parse = original;
-    turning = false;
+    ticker.stop();
   }
 }
 
