@@ -2,7 +2,8 @@
  * An OpenAI-compatible model that answers at once (POST /v1/chat/completions, streamed
  * chat.completion.chunk events), run as a child process of the bench so its work never shares the
  * extension's event loop. The parent scripts each request's answer over IPC ('tool': one list_files
- * call; 'text': a short final reply) and gets, per request, the time spent inside the handler: from
+ * call; 'delegate': one delegate call, whose subagent's request takes the next answer; 'text': a
+ * short final reply) and gets, per request, the time spent inside the handler: from
  * the request body's last byte to the answer's last byte written (receiving the body is the
  * sender's work: a bigger body takes longer to send). A request with no scripted answer gets
  * a 500 and is reported, so a turn that asks more than the bench expects stops the bench. A request
@@ -11,8 +12,8 @@
  */
 import { createServer } from 'http';
 
-/** 'tool': one list_files call; 'text': a short final reply; `{ call, arguments }`: one call of that tool with those arguments (JSON). */
-export type ScriptedAnswer = 'tool' | 'text' | { call: string; arguments: string };
+/** 'tool': one list_files call; 'delegate': one delegate call; 'text': a short final reply; `{ call, arguments }`: one call of that tool with those arguments (JSON). */
+export type ScriptedAnswer = 'tool' | 'delegate' | 'text' | { call: string; arguments: string };
 export type Answer = ScriptedAnswer | 'summary';
 export type ToParent =
   | { type: 'listening'; port: number }
@@ -37,6 +38,11 @@ function events(answer: Answer, model: string, promptTokens: number): string {
     out.push(chunk({ content: answer === 'tool' ? 'Listing the files.' : `Calling ${called.call}.` }));
     out.push(chunk({ tool_calls: [{ index: 0, id: `call_bench_${process.pid}_${n}`, type: 'function', function: { name: called.call, arguments: '' } }] }));
     out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: called.arguments } }] }));
+    out.push(chunk({}, 'tool_calls'));
+  } else if (answer === 'delegate') {
+    out.push(chunk({ content: 'Handing this to a subagent.' }));
+    out.push(chunk({ tool_calls: [{ index: 0, id: `call_bench_${process.pid}_${n}`, type: 'function', function: { name: 'delegate', arguments: '' } }] }));
+    out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"task":"Say which files are in the workspace."}' } }] }));
     out.push(chunk({}, 'tool_calls'));
   } else if (answer === 'summary') {
     out.push(chunk({ content: '## Goal\nAnswer the user\'s questions about the workspace.\n## Progress\nListed the workspace\'s files several times.\n## Next\nAnswer the next question.' }));

@@ -11,7 +11,11 @@
  * compacts in its first (warm-up) turn and the measured turns carry what a real window holds;
  * without it the window is 20,000,000 tokens and every stored message is sent in every request.
  * That run writes bench/results/realPath-turn-window-N.json.
- * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/turn.bench.ts [sizes…] [--old <extension root>] [--rounds 3] [--turns 5] [--window 200000]
+ * With --delegation the measured turns alternate between a plain turn and a delegation (the model
+ * calls `delegate`, the subagent makes one request, then the model replies): each row adds the
+ * delegation's share and longest block, and what it adds to a plain turn's share. That run writes
+ * bench/results/realPath-turn-delegation.json.
+ * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/turn.bench.ts [sizes…] [--old <extension root>] [--rounds 3] [--turns 5] [--window 200000] [--delegation]
  */
 import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
@@ -41,11 +45,28 @@ function runOnce(options: TurnRunOptions): TurnRunResult {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
+/** A delegation turn's figures against the plain turns of the same processes. */
+function delegationFigures(runs: readonly TurnRunResult[]) {
+  const plain = runs.flatMap((r) => r.turns);
+  const delegated = runs.flatMap((r) => r.delegationTurns);
+  const share = median(delegated.map((t) => t.shareMs));
+  return {
+    delegationTurns: delegated.length,
+    delegationShareMs: round1(share),
+    delegationAddsMs: round1(share - median(plain.map((t) => t.shareMs))),
+    delegationCpuMs: round1(median(delegated.map((t) => t.turnCpuMs))),
+    delegationBlockMs: round1(median(delegated.map((t) => t.blockMs))),
+    delegationMaxBlockMs: round1(Math.max(...delegated.map((t) => t.blockMs))),
+    plainMaxBlockMs: round1(Math.max(...plain.map((t) => t.blockMs))),
+  };
+}
+
 async function main() {
   const oldRoot = flag('old');
   const rounds = Number(flag('rounds') ?? 3);
   const turns = Number(flag('turns') ?? 5);
   const contextWindow = flag('window') === undefined ? undefined : Number(flag('window'));
+  const delegation = process.argv.includes('--delegation');
   const builds = [{ name: 'new', root: REPOSITORY_ROOT }, ...(oldRoot ? [{ name: 'old', root: oldRoot }] : [])];
   const loadBefore = loadavg();
   const rows = [];
@@ -57,9 +78,10 @@ async function main() {
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? builds : [...builds].reverse();
       for (const build of order) {
-        const result = runOnce({ extensionRoot: build.root, seededStorage: seeded, turns, warmup: 1, contextWindow });
+        const result = runOnce({ extensionRoot: build.root, seededStorage: seeded, turns, warmup: 1, contextWindow, delegation });
         results.get(build.name)!.push(result);
-        console.error(`${count} messages, ${build.name}, round ${round + 1}: share ${result.turns.map((t) => t.shareMs.toFixed(1)).join(' / ')} ms`);
+        const delegated = delegation ? `; delegation ${result.delegationTurns.map((t) => `${t.shareMs.toFixed(1)} (block ${t.blockMs})`).join(' / ')} ms` : '';
+        console.error(`${count} messages, ${build.name}, round ${round + 1}: share ${result.turns.map((t) => t.shareMs.toFixed(1)).join(' / ')} ms${delegated}`);
       }
     }
     rmSync(seeded, { recursive: true, force: true });
@@ -86,6 +108,7 @@ async function main() {
         openMs: Math.round(median(runs.map((r) => r.openMs))),
         rssMiB: Math.round(median(runs.map((r) => r.rssMiB))),
         maxRssMiB: Math.round(median(runs.map((r) => r.maxRssMiB))),
+        ...(delegation ? delegationFigures(runs) : {}),
       };
       rows.push(row);
       console.log(JSON.stringify(row));
@@ -101,13 +124,14 @@ async function main() {
       turnCpuMs: 'host CPU from the send intent to turn_end (the model runs in another process)',
       cpuMs: 'host CPU from the send intent until the chat and the inspector have posted the ended turn',
       rssMiB: 'host RSS after the turns; maxRssMiB its peak',
+      delegationShareMs: 'with --delegation: the share of a turn whose model calls delegate (the subagent makes one request, then the model replies), median; delegationAddsMs that minus the plain turns’ median share in the same processes; delegationBlockMs the median of those turns’ longest event-loop blocks, delegationMaxBlockMs the longest',
       firstTurnShareMs: 'the same share for the first turn after the window opened the session (cold), median over rounds; firstTurnBlockMs the longest event-loop block in it, firstTurnBlockCpuMs that block in the process CPU time (waiting for a CPU not counted)',
     },
     rows,
-    targets: { shareMsAt10000: 20 },
+    targets: { shareMsAt10000: 20, ...(delegation ? { delegationAddsMsAt10000: 20, delegationBlockMs: 50 } : {}) },
   };
   mkdirSync(join(REPOSITORY_ROOT, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(REPOSITORY_ROOT, 'bench', 'results', contextWindow ? `realPath-turn-window-${contextWindow}.json` : 'realPath-turn.json'), JSON.stringify(result, null, 2) + '\n');
+  writeFileSync(join(REPOSITORY_ROOT, 'bench', 'results', delegation ? 'realPath-turn-delegation.json' : contextWindow ? `realPath-turn-window-${contextWindow}.json` : 'realPath-turn.json'), JSON.stringify(result, null, 2) + '\n');
   console.table(rows.map(({ shareMsPerRound: _s, ...row }) => row));
 }
 

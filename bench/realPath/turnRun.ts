@@ -4,7 +4,9 @@
  * intent against the instant model (2 requests a turn: a list_files call, then the reply). Prints
  * one JSON line: per turn the wall time from the intent to turn_end, the model server's time inside
  * its handlers, their difference (Tally's share), the host's CPU until the chat and the inspector
- * have shown the ended turn, and the bytes of the second request; then the host's RSS.
+ * have shown the ended turn, and the bytes of the turn's last request; then the host's RSS. With
+ * `delegation`, every second measured turn is a delegation instead (the model calls `delegate`,
+ * the subagent makes one request and reports, then the model replies: 3 requests), reported apart.
  * Run by turn.bench.ts, or alone (e.g. with "profileTo"): node -r ./test/register.cjs bench/realPath/turnRun.ts '<json options>'
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
@@ -28,6 +30,8 @@ export interface TurnRunOptions {
   profileTo?: string;
   /** The model's context window in tokens; by default 20,000,000, so every stored message is sent in every request. */
   contextWindow?: number;
+  /** Measured turns alternate: a plain turn, then a delegation turn (reported in `delegationTurns`). */
+  delegation?: boolean;
 }
 
 export interface MeasuredTurn {
@@ -48,6 +52,8 @@ export interface TurnRunResult {
   turns: MeasuredTurn[];
   /** The first turn after the open (the warm-up, not among `turns`). */
   firstTurn: MeasuredTurn;
+  /** With `delegation`: the measured delegation turns (`turns` then holds the plain ones between them). */
+  delegationTurns: MeasuredTurn[];
   openMs: number;
   rssMiB: number;
   maxRssMiB: number;
@@ -90,6 +96,7 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
     const openMs = performance.now() - openStarted;
 
     const turns: MeasuredTurn[] = [];
+    const delegationTurns: MeasuredTurn[] = [];
     // The session's first turn after the window opened it: the one a user waits on first.
     let firstTurn: MeasuredTurn | undefined;
     let profiler: TurnProfiler | undefined;
@@ -99,7 +106,9 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
     const longestBlocks: Array<[number, number]> = [];
     for (let t = 0; t < options.warmup + options.turns; t++) {
       if (t === options.warmup && options.profileTo) profiler = await TurnProfiler.start();
-      server.script('tool', 'text');
+      const delegates = options.delegation === true && t >= options.warmup && (t - options.warmup) % 2 === 1;
+      const answers = delegates ? (['delegate', 'text', 'text'] as const) : (['tool', 'text'] as const);
+      server.script(...answers);
       const cpuBefore = process.cpuUsage();
       let stopReason: string | undefined;
       let turnCpu: NodeJS.CpuUsage | undefined;
@@ -123,7 +132,7 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       if (profiler) longestBlocks.push(blockCpuAt);
       await within(handled, timeoutMs, `turn ${t}: the chat's send intent still running ${timeoutMs} ms after turn_end`);
       if (stopReason !== 'end_turn') throw new Error(`turn ${t} ended with ${stopReason}: ${JSON.stringify(ext.world.shown.slice(-2))} ${ext.world.logLines.slice(-3).join(' | ')}`);
-      const requests = await server.waitForHandled(2, timeoutMs);
+      const requests = await server.waitForHandled(answers.length, timeoutMs);
       // The views show the ended turn: the chat its end (busy no more), the inspector the turn's last request
       // (posted as the session writes it, or on a timer after the turn by builds that coalesced on timers).
       await chat.waitForPost('chat update after the turn', (p) => p.message.type === 'update', { since: endedAt, timeoutMs });
@@ -133,9 +142,9 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
       const wallMs = endedAt - started;
       const serverMs = requests.reduce((sum, r) => sum + r.handlerMs, 0);
       const turnCpuMs = turnCpu ? (turnCpu.user + turnCpu.system) / 1000 : NaN;
-      const measured = { wallMs, turnCpuMs, serverMs, shareMs: wallMs - serverMs, cpuMs: (cpu.user + cpu.system) / 1000, requestBytes: requests[1].bodyBytes, blockMs, blockCpuMs };
+      const measured = { wallMs, turnCpuMs, serverMs, shareMs: wallMs - serverMs, cpuMs: (cpu.user + cpu.system) / 1000, requestBytes: requests[requests.length - 1].bodyBytes, blockMs, blockCpuMs };
       if (t === 0) firstTurn = measured;
-      if (t >= options.warmup) turns.push(measured);
+      if (t >= options.warmup) (delegates ? delegationTurns : turns).push(measured);
     }
     if (profiler && options.profileTo) {
       await profiler.stopInto(options.profileTo);
@@ -144,7 +153,7 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
     }
     const errors = ext.world.shown.filter((s) => s.level === 'error');
     if (errors.length) throw new Error(`the extension showed errors: ${JSON.stringify(errors)}`);
-    return { turns, firstTurn: firstTurn!, openMs, rssMiB: process.memoryUsage().rss / 2 ** 20, maxRssMiB: process.resourceUsage().maxRSS / 1024 };
+    return { turns, firstTurn: firstTurn!, delegationTurns, openMs, rssMiB: process.memoryUsage().rss / 2 ** 20, maxRssMiB: process.resourceUsage().maxRSS / 1024 };
   } finally {
     await ext.dispose();
     server.close();

@@ -5,6 +5,7 @@ import type { InspectorSubagents, InspectorSubagentSubject } from '../../protoco
 import type { ShownSession } from '../sessionState/sessionPorts';
 import { budgetWindowFigures } from '../figures/turnFigures';
 import { turnForecast } from '../figures/turnForecast';
+import { userMessageTimes } from '../figures/userMessageTimes';
 
 /** The lists the inspector pages and patches, and the small parts it sends whole. */
 export type InspectorSmallParts = Omit<InspectorState, 'requests' | 'current' | 'blobs' | 'blobTitles' | 'compactions' | 'historySent' | 'earlierRequests' | 'earlierResults' | 'currentOmitted'>;
@@ -42,8 +43,7 @@ export function inspectorParts(session: Pick<ShownSession, 'info' | 'state' | 'c
   const budget = plan?.budget;
   const calibration = state.working?.calibration.view();
   // A subagent's session has ended: no forecast of its next turns.
-  const userMessageTimes = (state.working?.messages ?? []).filter((m) => m.role === 'user' && m.kind === 'user').map((m) => m.createdAt);
-  const turns = !extras.subagentOf && budget ? turnForecast({ userMessageTimes, requests, usedNow: budget.used, compactAt: budget.compactAtTokens }) : undefined;
+  const turns = !extras.subagentOf && budget ? turnForecast({ userMessageTimes: userMessageTimes(state.working?.messages ?? []), requests, usedNow: budget.used, compactAt: budget.compactAtTokens }) : undefined;
   const forecast = turns ? { averageRequestGrowth: turns.perTurn, forecastTurns: turns.turns, ...(turns.turnsLeft !== undefined ? { requestsUntilCompaction: turns.turnsLeft } : {}) } : {};
   return {
     small: {

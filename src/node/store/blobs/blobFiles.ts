@@ -45,6 +45,13 @@ function isRefRecord(value: unknown, refId: string): value is RefRecord {
  * place; the fsyncs wait for the store's next save (`syncPending`), which runs them all at once,
  * then the folder's, before any session file that lists the result is saved.
  */
+/**
+ * Stored results' files fsynced at once by a save. libuv runs four file operations at a time: with
+ * three fsyncs in flight one stays free for the writes that go on meanwhile (a compaction storing
+ * the next results), which queued behind eight.
+ */
+const SYNCS_AT_ONCE = 3;
+
 export class BlobFiles {
   private readonly unsynced = new Set<string>();
   /** Content (or parts of it) whose hash was checked in this run: `<sha256>:<part>`. */
@@ -85,17 +92,29 @@ export class BlobFiles {
     this.unsynced.add(path);
   }
 
-  /** Files written since the last call reach the disk: one fsync each, then one for the folder. */
+  /**
+   * Files written since the last call reach the disk: one fsync each, `SYNCS_AT_ONCE` at a time
+   * (a compaction of 50,000 messages stores 25,000 results, 50,000 files: one after another their
+   * fsyncs took tens of seconds), then one for the folder. A failed fsync leaves its file for the next call.
+   */
   async syncPending(): Promise<void> {
     if (this.unsynced.size === 0) return;
-    for (const path of [...this.unsynced]) {
-      try {
-        await this.fs.syncFile(path);
-      } catch (error) {
-        if (errorCode(error) !== 'ENOENT') throw error; // gone (set aside): nothing to sync
+    const paths = [...this.unsynced];
+    let next = 0;
+    const syncNext = async (): Promise<void> => {
+      while (next < paths.length) {
+        const path = paths[next++];
+        try {
+          await this.fs.syncFile(path);
+        } catch (error) {
+          if (errorCode(error) !== 'ENOENT') throw error; // gone (set aside): nothing to sync
+        }
+        this.unsynced.delete(path);
       }
-      this.unsynced.delete(path);
-    }
+    };
+    const workers = Array.from({ length: Math.min(SYNCS_AT_ONCE, paths.length) }, syncNext);
+    const failed = (await Promise.allSettled(workers)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
     await this.fs.syncDirectory(this.parts.layout.blobsDir);
   }
 

@@ -47,8 +47,14 @@ export class UsageRecords {
     if (options.items === false) {
       // A row's item list is written last in its body (`,"storedItems":…}`) and is most of it: the
       // figures alone are cut out in SQL, so the list is neither decoded nor parsed.
+      // The records just parsed are the ones returned (no second copy of 9,000 records to collect):
+      // older rows' own lists are emptied in place.
       const figures = await collectSegmentList<StoredRequestUsage>(this.parts, sessionId, 'usageFigures', order);
-      return figures.map(({ storedItems: _stored, items: _items, ...rest }) => ({ ...rest, items: [] }));
+      for (const record of figures) {
+        if (record.storedItems !== undefined) delete record.storedItems;
+        record.items = [];
+      }
+      return figures as RequestUsageRecord[];
     }
     const stored = await collectRecords<StoredRequestUsage>(this.parts, sessionId, 'SELECT id, body FROM turn_usage WHERE session_id = ?', order);
     return rebuildItemLists(stored);
