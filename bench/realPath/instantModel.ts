@@ -9,10 +9,15 @@
  * that offers no tools is a compaction's summary request: it is answered with a short summary
  * without a script (how many a compaction sends is the extension's business) and reported as 'summary'.
  */
+import { createReadStream, existsSync } from 'fs';
 import { createServer } from 'http';
+import { basename, join } from 'path';
+import { PAGES_FOLDER_ENV } from './modelServer';
 
-export type ScriptedAnswer = 'tool' | 'text';
+/** 'tool': one list_files call; 'text': a short final reply; `{ tool, args }`: one call of that tool with those arguments. */
+export type ScriptedAnswer = 'tool' | 'text' | { tool: string; args: Record<string, unknown> };
 export type Answer = ScriptedAnswer | 'summary';
+
 export type ToParent =
   | { type: 'listening'; port: number }
   | { type: 'handled'; answer: Answer; handlerMs: number; bodyBytes: number }
@@ -31,10 +36,11 @@ function events(answer: Answer, model: string, promptTokens: number): string {
   const base = { id: `chatcmpl-bench-${n}`, object: 'chat.completion.chunk', created: 1_700_000_000 + n, model, system_fingerprint: 'fp_bench' };
   const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
   const out: unknown[] = [chunk({ role: 'assistant', content: '' })];
-  if (answer === 'tool') {
-    out.push(chunk({ content: 'Listing the files.' }));
-    out.push(chunk({ tool_calls: [{ index: 0, id: `call_bench_${process.pid}_${n}`, type: 'function', function: { name: 'list_files', arguments: '' } }] }));
-    out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":"."}' } }] }));
+  if (answer === 'tool' || typeof answer === 'object') {
+    const [name, args] = answer === 'tool' ? ['list_files', { path: '.' }] : [answer.tool, answer.args];
+    out.push(chunk({ content: `Calling ${name}.` }));
+    out.push(chunk({ tool_calls: [{ index: 0, id: `call_bench_${process.pid}_${n}`, type: 'function', function: { name, arguments: '' } }] }));
+    out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(args) } }] }));
     out.push(chunk({}, 'tool_calls'));
   } else if (answer === 'summary') {
     out.push(chunk({ content: '## Goal\nAnswer the user\'s questions about the workspace.\n## Progress\nListed the workspace\'s files several times.\n## Next\nAnswer the next question.' }));
@@ -49,6 +55,17 @@ function events(answer: Answer, model: string, promptTokens: number): string {
 }
 
 const server = createServer((req, res) => {
+  const pages = process.env[PAGES_FOLDER_ENV];
+  if (pages && req.method === 'GET' && req.url?.startsWith('/pages/')) {
+    const file = join(pages, basename(req.url));
+    if (!existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    createReadStream(file).pipe(res);
+    return;
+  }
   let bodyBytes = 0;
   let head = '';
   const chunks: Buffer[] = [];
