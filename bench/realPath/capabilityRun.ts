@@ -126,11 +126,13 @@ async function turn(ext: RunningExtension, chat: FakeWebview, server: InstantMod
   const script = withPage(step.script, pagesUrl);
   server.script(...script);
   let stopReason: string | undefined;
+  let toolResult: string | undefined;
   const ended = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${step.label}: no turn_end within ${timeoutMs} ms (shown: ${JSON.stringify(ext.world.shown.slice(-2))})`)), timeoutMs);
     const subscription = ext.api.sessions.onAgentEvent((event) => {
       // Answered after the event, as a user's click comes: the card is pending only once the event has been told.
       if (event.type === 'approval_needed') setImmediate(() => void chat.send({ type: 'approval', callId: event.request.callId, approved: true, forSession: true }));
+      if (event.type === 'tool_result') toolResult = event.message.content.slice(0, 160).replace(/\s+/g, ' ');
       if (event.type !== 'turn_end') return;
       stopReason = event.stopReason;
       clearTimeout(timer);
@@ -147,7 +149,7 @@ async function turn(ext: RunningExtension, chat: FakeWebview, server: InstantMod
   if (stopReason !== 'end_turn') throw new Error(`${step.label} ended with ${stopReason}: ${JSON.stringify(ext.world.shown.slice(-2))} ${ext.world.logLines.slice(-3).join(' | ')}`);
   const requests = await server.waitForHandled(script.length, timeoutMs);
   const serverMs = requests.reduce((sum, r) => sum + r.handlerMs, 0);
-  return { ...result, serverMs, shareMs: result.wallMs - serverMs, requestBytes: requests.map((r) => r.bodyBytes) };
+  return { ...result, serverMs, shareMs: result.wallMs - serverMs, requestBytes: requests.map((r) => r.bodyBytes), ...(toolResult ? { chip: toolResult } : {}) };
 }
 
 async function compactionTurn(ext: RunningExtension, chat: FakeWebview, server: InstantModelServer, label: string, timeoutMs: number): Promise<StepResult> {
