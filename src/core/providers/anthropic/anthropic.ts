@@ -205,7 +205,9 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
     id: 'anthropic',
     async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
       if (!options.apiKey) throw new ProviderError('auth', 'Anthropic: no API key is set.');
-      const body = bodies.for(request.messages).chunks(request, { cacheConversation: options.cacheConversation });
+      const builder = bodies.for(request.messages);
+      await builder.prepare(request.messages);
+      const body = builder.chunks(request, { cacheConversation: options.cacheConversation });
       const post = { fetch: doFetch, url: `${baseUrl}/v1/messages`, headers: { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION, ...options.headers }, body, signal, errors: ctx };
       const timeouts = { timeoutMs: options.timeoutMs ?? 180_000, idleTimeoutMs: options.idleTimeoutMs ?? 120_000 };
       yield* retriedEventStream({ ...post, ...timeouts }, (events, meter) => decodeAnthropic(ctx, events, meter), options.retry, replyLimits(options.limits));

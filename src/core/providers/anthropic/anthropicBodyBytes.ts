@@ -1,5 +1,6 @@
 import { anthropicFieldsAfterMessages, blocksOf, breakpointBlock, isThinkingBlock, conversationAnchorsAround, firstNoteFrom, MAX_CACHE_BREAKPOINTS, systemBlocks, type AnthropicRequestOptions } from './anthropicRequest';
 import { ByteChunks, MessageWireCache, SentMessages, utf8 } from '../http/bodyBytes';
+import type { Message } from '../../model/message';
 import type { ProviderRequest } from '../types';
 
 /** One block's JSON as UTF-8, without `cache_control` (a request adds it where its breakpoints fall). */
@@ -60,6 +61,14 @@ export class AnthropicBodyBuilder {
    * copied into a new one, and one extended is written after its end.
    */
   private block = { bytes: new Uint8Array(0), ends: [] as number[], count: 0 };
+
+  /**
+   * Readies the messages' blocks before `chunks` when this conversation has no body yet, so building
+   * its first body (every message) does not hold the event loop in one stretch.
+   */
+  async prepare(messages: readonly Message[]): Promise<void> {
+    if (!this.last) await messageBlocks.warm(messages);
+  }
 
   chunks(request: ProviderRequest, options: AnthropicRequestOptions = {}): ByteChunks {
     const { messages } = request;

@@ -111,7 +111,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
   return {
     id,
     async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
-      const body = bodies.for(request.messages).chunks(request, { maxTokensField, includeUsage: options.includeUsage });
+      const builder = bodies.for(request.messages);
+      await builder.prepare(request.messages);
+      const body = builder.chunks(request, { maxTokensField, includeUsage: options.includeUsage });
       const headers: Record<string, string> = { ...options.headers };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
       const post = { fetch: doFetch, url: `${baseUrl}/chat/completions`, headers: headers, body, signal, errors: ctx };

@@ -43,6 +43,14 @@ function capacityFor(needed: number): number {
 export class OpenAIBodyBuilder {
   private last?: LastConversation;
 
+  /**
+   * Readies the messages' bytes before `chunks` when this conversation has no body yet, so building
+   * its first body (every message) does not hold the event loop in one stretch.
+   */
+  async prepare(messages: readonly Message[]): Promise<void> {
+    if (!this.last) await messageBytes.warm(messages);
+  }
+
   /** The body as one byte array (joined from `chunks`). */
   bytes(request: ProviderRequest, options: OpenAIRequestOptions): Uint8Array {
     return this.chunks(request, options).join();

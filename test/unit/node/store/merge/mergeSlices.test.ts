@@ -4,6 +4,7 @@ import { join } from 'path';
 import type { Message } from '../../../../../src/core/model/message';
 import { MERGE_STEP_FILES } from '../../../../../src/node/store/merge/closedWriterMerge';
 import { storeFolderPerTest } from '../fixtures/storeFolder';
+import { turnTicker } from '../../../../support/eventLoopTurns';
 
 const SESSION = 'sbig';
 const body = 'x'.repeat(1_000);
@@ -24,16 +25,11 @@ describe('merging closed windows in steps and slices', function () {
     }
     const log: string[] = [];
     const store = await stores.openStore(folder, { log: (line) => log.push(line) });
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const ticker = turnTicker();
     const transcript = await store.loadTranscript(SESSION);
     await store.closedWindowsMerged();
-    ticking = false;
+    ticker.stop();
+    const turns = ticker.now();
     assert.equal(transcript.length, windows * 300, 'every message of every closed window');
     const line = log.find((l) => l.includes('merged'));
     assert.ok(line, 'the merge ran');
