@@ -10,11 +10,15 @@
  * that offers no tools is a compaction's summary request: it is answered with a short summary
  * without a script (how many a compaction sends is the extension's business) and reported as 'summary'.
  */
+import { createReadStream, existsSync } from 'fs';
 import { createServer } from 'http';
+import { basename, join } from 'path';
+import { PAGES_FOLDER_ENV } from './modelServer';
 
-/** 'tool': one list_files call; 'delegate': one delegate call; 'text': a short final reply; `{ call, arguments }`: one call of that tool with those arguments (JSON). */
-export type ScriptedAnswer = 'tool' | 'delegate' | 'text' | { call: string; arguments: string };
+/** 'tool': one list_files call; 'delegate': one delegate call; 'text': a short final reply; `{ tool, args }`: one call of that tool with those arguments. */
+export type ScriptedAnswer = 'tool' | 'delegate' | 'text' | { tool: string; args: Record<string, unknown> };
 export type Answer = ScriptedAnswer | 'summary';
+
 export type ToParent =
   | { type: 'listening'; port: number }
   | { type: 'handled'; answer: Answer; handlerMs: number; bodyBytes: number }
@@ -34,10 +38,10 @@ function events(answer: Answer, model: string, promptTokens: number): string {
   const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
   const out: unknown[] = [chunk({ role: 'assistant', content: '' })];
   if (answer === 'tool' || typeof answer === 'object') {
-    const called = answer === 'tool' ? { call: 'list_files', arguments: '{"path":"."}' } : answer;
-    out.push(chunk({ content: answer === 'tool' ? 'Listing the files.' : `Calling ${called.call}.` }));
-    out.push(chunk({ tool_calls: [{ index: 0, id: `call_bench_${process.pid}_${n}`, type: 'function', function: { name: called.call, arguments: '' } }] }));
-    out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: called.arguments } }] }));
+    const [name, args] = answer === 'tool' ? ['list_files', { path: '.' }] : [answer.tool, answer.args];
+    out.push(chunk({ content: `Calling ${name}.` }));
+    out.push(chunk({ tool_calls: [{ index: 0, id: `call_bench_${process.pid}_${n}`, type: 'function', function: { name, arguments: '' } }] }));
+    out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(args) } }] }));
     out.push(chunk({}, 'tool_calls'));
   } else if (answer === 'delegate') {
     out.push(chunk({ content: 'Handing this to a subagent.' }));
@@ -57,6 +61,17 @@ function events(answer: Answer, model: string, promptTokens: number): string {
 }
 
 const server = createServer((req, res) => {
+  const pages = process.env[PAGES_FOLDER_ENV];
+  if (pages && req.method === 'GET' && req.url?.startsWith('/pages/')) {
+    const file = join(pages, basename(req.url));
+    if (!existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    createReadStream(file).pipe(res);
+    return;
+  }
   let bodyBytes = 0;
   let head = '';
   const chunks: Buffer[] = [];

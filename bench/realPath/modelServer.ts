@@ -3,6 +3,9 @@ import { fork, type ChildProcess } from 'child_process';
 import { join } from 'path';
 import type { Answer, ScriptedAnswer, ToChild, ToParent } from './instantModel';
 
+/** The folder whose files the server answers GET /pages/<name> with, as text/html (the web pages fetch_url reads). */
+export const PAGES_FOLDER_ENV = 'TALLY_BENCH_PAGES';
+
 export interface HandledRequest {
   answer: Answer;
   handlerMs: number;
@@ -19,9 +22,10 @@ export class InstantModelServer {
     });
   }
 
-  /** Forks the server; rejects if it has not listened within `timeoutMs`. */
-  static start(timeoutMs = 30_000): Promise<InstantModelServer> {
-    const child = fork(join(__dirname, 'instantModel.ts'), [], { execArgv: ['-r', join(__dirname, '..', '..', 'test', 'register.cjs')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  /** Forks the server (serving the pages of `pagesFolder` under /pages/, when given); rejects if it has not listened within `timeoutMs`. */
+  static start(timeoutMs = 30_000, pagesFolder?: string): Promise<InstantModelServer> {
+    const env = pagesFolder ? { ...process.env, [PAGES_FOLDER_ENV]: pagesFolder } : process.env;
+    const child = fork(join(__dirname, 'instantModel.ts'), [], { env, execArgv: ['-r', join(__dirname, '..', '..', 'test', 'register.cjs')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill();
@@ -48,8 +52,17 @@ export class InstantModelServer {
   }
 
   /** Waits, bounded, until `count` scripted requests (summary requests not counted) have been reported since the last take; returns them all. */
-  async waitForHandled(count: number, timeoutMs = 30_000): Promise<HandledRequest[]> {
-    const done = () => this.handled.filter((h) => h.answer !== 'summary').length >= count || this.unexpected !== undefined;
+  waitForHandled(count: number, timeoutMs = 30_000): Promise<HandledRequest[]> {
+    return this.waitUntil(() => this.handled.filter((h) => h.answer !== 'summary').length >= count, `${count} requests`, timeoutMs);
+  }
+
+  /** Waits, bounded, until a compaction's summary request has been reported since the last take; returns all reported. */
+  waitForSummary(timeoutMs = 30_000): Promise<HandledRequest[]> {
+    return this.waitUntil(() => this.handled.some((h) => h.answer === 'summary'), 'a summary request', timeoutMs);
+  }
+
+  private async waitUntil(reported: () => boolean, what: string, timeoutMs: number): Promise<HandledRequest[]> {
+    const done = () => reported() || this.unexpected !== undefined;
     if (!done()) {
       await new Promise<void>((resolve, reject) => {
         const check = () => {
@@ -60,7 +73,7 @@ export class InstantModelServer {
         };
         const timer = setTimeout(() => {
           this.child.off('message', check);
-          reject(new Error(`the bench model server reported ${this.handled.length} of ${count} requests within ${timeoutMs} ms`));
+          reject(new Error(`the bench model server reported ${this.handled.length} requests, not ${what}, within ${timeoutMs} ms`));
         }, timeoutMs);
         this.child.on('message', check);
       });

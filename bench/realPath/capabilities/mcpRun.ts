@@ -131,7 +131,7 @@ async function measure(options: McpRunOptions) {
       const calls: number[] = [];
       const callShares: number[] = [];
       for (let t = 0; t < options.turns; t++) {
-        const turn = await session.turn(`Turn ${t}: echo something.`, [{ call: `mcp_${SERVER_NAME}_echo`, arguments: JSON.stringify({ text: `turn ${t}` }) }, 'text']);
+        const turn = await session.turn(`Turn ${t}: echo something.`, [{ tool: `mcp_${SERVER_NAME}_echo`, args: { text: `turn ${t}` } }, 'text']);
         if (turn.toolMs.length !== 1) throw new Error(`the echo turn ran ${turn.toolMs.length} tool calls`);
         calls.push(turn.toolMs[0]!);
         callShares.push(turn.shareMs);

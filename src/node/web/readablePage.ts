@@ -7,25 +7,37 @@ import type { ReadablePage } from '../../core/ports/webAccess';
 const NOT_CONTENT = 'script, style, noscript, template, nav, header, footer, aside, form, iframe, svg, canvas, button, dialog';
 
 /**
+ * Past this many elements Readability's scoring takes longer than parsing and converting together
+ * (a 5 MB page: about three quarters of some 10 s, so it missed the reader's time limit on a busy
+ * machine). Such a page keeps its body without navigation, scripts and styles instead: it is read
+ * in one parse, and whole, for read_result to page through.
+ */
+export const MAX_SCORED_ELEMENTS = 15_000;
+
+/**
  * An HTML page as markdown: Readability (Firefox's Reader View) picks the main content and title,
  * linkedom gives it a DOM without a browser, turndown writes the markdown from that DOM (no
- * second parse). A page with
- * no article (a listing, a short page) keeps its body without navigation, scripts and styles.
+ * second parse). A page with no article (a listing, a short page), or too large to score
+ * (MAX_SCORED_ELEMENTS), keeps its body without navigation, scripts and styles.
  * Links and images point where they would in a browser (absolute, against the page's address).
  */
 export function readablePage(html: string, url: string): ReadablePage {
   const document = parsed(html, url);
   const pageTitle = document.title?.trim() || undefined;
+  const scored = document.querySelectorAll('*').length <= MAX_SCORED_ELEMENTS;
   let article: ReturnType<Readability['parse']> = null;
-  try {
-    article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse();
-  } catch {
-    article = null;
+  if (scored) {
+    try {
+      article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse();
+    } catch {
+      article = null;
+    }
   }
   let root: unknown;
   if (article?.content && article.textContent?.trim()) root = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body;
   else {
-    const whole = parsed(html, url);
+    // Readability changes the document it scores: a page it found no article in is parsed again.
+    const whole = scored ? parsed(html, url) : document;
     for (const element of Array.from(whole.querySelectorAll(NOT_CONTENT))) element.remove();
     root = whole.body ?? whole.documentElement;
   }
