@@ -96,11 +96,8 @@ async function launchHarness(root = ROOT): Promise<Harness> {
     if (themeFile) return send('text/css', themeCss(themeFile[1] as ThemeName));
     const allowed = /^\/(dist\/webview\/(inspector|chat)\.js|media\/webview\/(common|inspector|chat)\.css)$/.exec(url.pathname);
     if (allowed) {
-      // The bundles do not change during a run: pages after the first take them from the cache,
-      // with the code the browser compiled for them.
       const file = path.join(root, url.pathname);
-      res.writeHead(200, { 'content-type': file.endsWith('.css') ? 'text/css' : 'text/javascript', 'cache-control': 'max-age=3600' });
-      return res.end(readFileSync(file));
+      return send(file.endsWith('.css') ? 'text/css' : 'text/javascript', readFileSync(file));
     }
     res.writeHead(404).end();
   });
@@ -110,15 +107,11 @@ async function launchHarness(root = ROOT): Promise<Harness> {
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
-  // One browser context for every page: pages share its cache (the pages keep no state of their own
-  // in storage or cookies; each still starts from a fresh document).
-  const context = await browser.newContext();
   return {
     browser,
     origin,
     async open(app, opts = {}) {
-      const p = await context.newPage();
-      await p.setViewportSize({ width: opts.width ?? 1100, height: opts.height ?? 900 });
+      const p = await browser.newPage({ viewport: { width: opts.width ?? 1100, height: opts.height ?? 900 } });
       const errors: string[] = [];
       pageErrors.set(p, errors);
       p.on('pageerror', (error) => errors.push(error.message));
@@ -143,7 +136,7 @@ let shared: Promise<Harness> | undefined;
 /**
  * The page server and the browser. Under mocha every suite of a run shares one, closed after the
  * run's last test (a root hook): launching Chromium once per file cost more than most tests; each
- * page is still a fresh document. Outside mocha the caller closes its own.
+ * page is still a fresh browser context. Outside mocha the caller closes its own.
  */
 export function startHarness(): Promise<Harness> {
   if (typeof after !== 'function') return launchHarness();
