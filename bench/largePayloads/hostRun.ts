@@ -18,6 +18,7 @@ import type { RecordedPost } from '../realPath/fakeWebview';
 import { copyStorage, seedSession, workspaceFolder } from '../realPath/seedSession';
 import { REPOSITORY_ROOT, startExtension } from '../realPath/startExtension';
 import type { PayloadAnswer, ToChild, ToParent } from './payloadModel';
+import { runAsChild } from '../realPath/runAsChild';
 
 export interface HostRunOptions {
   extensionRoot: string;
@@ -151,15 +152,4 @@ export async function seedPreviewSession(messages: number): Promise<string> {
   return folder;
 }
 
-if (require.main === module) {
-  run(JSON.parse(process.argv[2]) as HostRunOptions).then(
-    (result) => {
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      process.exit(0);
-    },
-    (error: Error) => {
-      process.stderr.write(`hostRun: ${error.stack ?? error.message}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runAsChild('hostRun', run);

@@ -19,6 +19,7 @@ import { InstantModelServer } from './modelServer';
 import { copyStorage, workspaceFolder } from './seedSession';
 import { startExtension, type RunningExtension } from './startExtension';
 import { TurnProfiler } from './turnProfiler';
+import { runAsChild } from './runAsChild';
 
 export type Step =
   /** A message sent; the model answers `script` in order (`{page}` in a tool's arguments becomes the page server's address). */
@@ -231,15 +232,4 @@ async function run(options: CapabilityRunOptions): Promise<CapabilityRunResult> 
   }
 }
 
-if (require.main === module) {
-  run(JSON.parse(process.argv[2]) as CapabilityRunOptions).then(
-    (result) => {
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      process.exit(0);
-    },
-    (error: Error) => {
-      process.stderr.write(`capabilityRun: ${error.stack ?? error.message}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runAsChild('capabilityRun', run);

@@ -16,6 +16,7 @@ import { InstantModelServer } from './modelServer';
 import { copyStorage, workspaceFolder } from './seedSession';
 import { startExtension } from './startExtension';
 import { TurnProfiler } from './turnProfiler';
+import { runAsChild } from './runAsChild';
 
 export interface CompactRunOptions {
   extensionRoot: string;
@@ -122,13 +123,4 @@ async function run(options: CompactRunOptions): Promise<CompactRunResult> {
   }
 }
 
-run(JSON.parse(process.argv[2]) as CompactRunOptions).then(
-  (result) => {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    process.exit(0);
-  },
-  (error: unknown) => {
-    process.stderr.write(`compactRun: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runAsChild('compactRun', run);

@@ -17,6 +17,7 @@ import { join } from 'path';
 import { InstantModelServer } from './modelServer';
 import { startExtension } from './startExtension';
 import { TurnProfiler } from './turnProfiler';
+import { runAsChild } from './runAsChild';
 
 export interface OpenRunOptions {
   extensionRoot: string;
@@ -114,13 +115,4 @@ async function run(options: OpenRunOptions): Promise<OpenRunResult> {
   }
 }
 
-run(JSON.parse(process.argv[2]) as OpenRunOptions).then(
-  (result) => {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    process.exit(0);
-  },
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runAsChild('openRun', run);

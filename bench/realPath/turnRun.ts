@@ -17,6 +17,7 @@ import { copyStorage, workspaceFolder } from './seedSession';
 import { startExtension } from './startExtension';
 import { TurnProfiler } from './turnProfiler';
 import { withBlockProbe } from '../blockProbe';
+import { runAsChild } from './runAsChild';
 
 export interface TurnRunOptions {
   extensionRoot: string;
@@ -162,15 +163,4 @@ async function run(options: TurnRunOptions): Promise<TurnRunResult> {
   }
 }
 
-if (require.main === module) {
-  run(JSON.parse(process.argv[2]) as TurnRunOptions).then(
-    (result) => {
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      process.exit(0);
-    },
-    (error: Error) => {
-      process.stderr.write(`turnRun: ${error.stack ?? error.message}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runAsChild('turnRun', run);

@@ -133,16 +133,3 @@ export async function openSession(options: SessionOptions): Promise<CapabilitySe
   };
 }
 
-/** The process's entry: runs `measure` with the JSON options in argv[2] and prints its result as one JSON line. */
-export function runAsChild<O, R>(measure: (options: O) => Promise<R>): void {
-  measure(JSON.parse(process.argv[2]!) as O).then(
-    (result) => {
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      process.exit(0);
-    },
-    (error: Error) => {
-      process.stderr.write(`${error.stack ?? error.message}\n`);
-      process.exit(1);
-    },
-  );
-}

@@ -10,7 +10,8 @@ import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { median } from '../../median';
 import { TurnProfiler } from '../turnProfiler';
-import { openSession, runAsChild, type CapabilitySession } from './capabilitySession';
+import { openSession, type CapabilitySession } from './capabilitySession';
+import { runAsChild } from '../runAsChild';
 
 export interface CommandsRunOptions {
   extensionRoot: string;
@@ -105,4 +106,4 @@ async function measure(options: CommandsRunOptions) {
   }
 }
 
-if (require.main === module) runAsChild(measure);
+if (require.main === module) runAsChild('commandsRun', measure);

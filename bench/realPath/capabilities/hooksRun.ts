@@ -10,7 +10,8 @@
  */
 import { spawn } from 'child_process';
 import { median } from '../../median';
-import { openSession, runAsChild } from './capabilitySession';
+import { openSession } from './capabilitySession';
+import { runAsChild } from '../runAsChild';
 
 export type HookKind = 'none' | 'instant' | 'hang';
 
@@ -87,4 +88,4 @@ async function measure(options: HooksRunOptions) {
   }
 }
 
-if (require.main === module) runAsChild(measure);
+if (require.main === module) runAsChild('hooksRun', measure);

@@ -14,7 +14,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { join } from 'path';
 import { median } from '../../median';
-import { openSession, runAsChild, type CapabilitySession } from './capabilitySession';
+import { openSession, type CapabilitySession } from './capabilitySession';
+import { runAsChild } from '../runAsChild';
 
 export type McpServerKind = 'none' | 'slow' | 'silent' | 'missing';
 
@@ -150,4 +151,4 @@ async function measure(options: McpRunOptions) {
   }
 }
 
-if (require.main === module) runAsChild(measure);
+if (require.main === module) runAsChild('mcpRun', measure);
