@@ -2,14 +2,9 @@ import * as assert from 'assert';
 import type { Page } from 'playwright-core';
 import type { ChatState } from '../../src/protocol/chat';
 import { chatState } from './fixtures';
-import { usePage } from './harness';
+import { hostSends, usePage } from './harness';
 
 const base: ChatState = { ...chatState, busy: true, entries: [] };
-
-/** Waits until the page has taken what was posted and drawn a frame. */
-async function settled(page: Page): Promise<void> {
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
-}
 
 /** Marks every node drawn in `selector` so a later check can tell whether it is the same node or a new one. */
 async function markDrawn(page: Page, selector: string): Promise<number> {
@@ -27,8 +22,7 @@ async function stillMarked(page: Page, selector: string): Promise<number> {
 
 async function streamDeltas(page: Page, entryId: string, deltas: string[], thinking = false): Promise<void> {
   for (const text of deltas) {
-    await page.evaluate((m) => window.postMessage(m, '*'), { type: 'delta', entryId, text, ...(thinking ? { thinking: true } : {}) });
-    await settled(page);
+    await hostSends(page, { type: 'delta', entryId, text, ...(thinking ? { thinking: true } : {}) });
   }
 }
 
@@ -50,7 +44,7 @@ describe('chat webview: a long reply streaming in draws each finished slice once
     }, base);
     const body = '[data-entry-id="a-stream"] .entry-body .markdown';
     await page.locator(`${body} .show-more button`).click();
-    await settled(page);
+    await page.locator(`${body} a`, { hasText: 'the early link' }).waitFor();
     const marked = await markDrawn(page, body);
     assert.ok(marked > 10, `two slices drawn (${marked} blocks)`);
 

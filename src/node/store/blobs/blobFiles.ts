@@ -39,19 +39,19 @@ function isRefRecord(value: unknown, refId: string): value is RefRecord {
 }
 
 /**
- * Offloaded results as plain files: the bytes in `blobs/<sha256>.blob` (the same content is
- * written once), and per ref a small `blobs/<ref>.ref` written after the content, so a ref file's
- * presence means its content is complete. Each file goes to a temp name and is renamed into
- * place; the fsyncs wait for the store's next save (`syncPending`), which runs them all at once,
- * then the folder's, before any session file that lists the result is saved.
- */
-/**
  * Stored results' files fsynced at once by a save. libuv runs four file operations at a time: with
  * three fsyncs in flight one stays free for the writes that go on meanwhile (a compaction storing
  * the next results), which queued behind eight.
  */
 const SYNCS_AT_ONCE = 3;
 
+/**
+ * Offloaded results as plain files: the bytes in `blobs/<sha256>.blob` (the same content is
+ * written once), and per ref a small `blobs/<ref>.ref` written after the content, so a ref file's
+ * presence means its content is complete. Each file goes to a temp name and is renamed into
+ * place; the fsyncs wait for the store's next save (`syncPending`), which runs them a few at a time,
+ * then the folder's, before any session file that lists the result is saved.
+ */
 export class BlobFiles {
   private readonly unsynced = new Set<string>();
   /** Content (or parts of it) whose hash was checked in this run: `<sha256>:<part>`. */

@@ -133,8 +133,8 @@ export async function eachListRow(parts: StoreParts, sessionId: string, list: Se
 
 /** The records (`id`, JSON `body`) of a list over every segment, the latest file's copy of each id, sorted. */
 export async function collectSegmentList<T>(parts: StoreParts, sessionId: string, list: SegmentList, order: (a: T, b: T) => number): Promise<T[]> {
-  // Each id's bodies in file order, parsed afterwards (the latest that parses) a slice at a time with a
-  // turn of the event loop between slices: 4,500 turns leave 9,000 usage records, which parsed in one go held the host.
+  // Each id's bodies in file order, parsed afterwards (the latest that parses) a slice at a time:
+  // 4,500 turns leave 9,000 usage records, which parsed in one go held the host.
   const bodies = new Map<string, string[]>();
   await eachListRow(parts, sessionId, list, (r) => {
     const id = String(r.id);
@@ -142,24 +142,34 @@ export async function collectSegmentList<T>(parts: StoreParts, sessionId: string
     if (copies) copies.push(String(r.body));
     else bodies.set(id, [String(r.body)]);
   });
+  const newestFirst = Array.from(bodies.values(), (copies) => copies.reverse());
+  return (await parseNewestReadable<T>(newestFirst, LIST_SLICE_CHARS)).sort(order);
+}
+
+/**
+ * For each id, the first of its copies (newest first) that parses as JSON; an id none of whose
+ * copies parses is left out (a damaged row, and no older copy). Parsed about `sliceChars`
+ * characters at a time, with a turn of the event loop between slices.
+ */
+export async function parseNewestReadable<T>(copiesById: Iterable<readonly string[]>, sliceChars: number): Promise<T[]> {
   const out: T[] = [];
-  let sliceChars = 0;
-  for (const copies of bodies.values()) {
-    for (let at = copies.length - 1; at >= 0; at--) {
-      sliceChars += copies[at].length;
+  let parsed = 0;
+  for (const copies of copiesById) {
+    for (const body of copies) {
+      parsed += body.length;
       try {
-        out.push(JSON.parse(copies[at]) as T);
+        out.push(JSON.parse(body) as T);
         break;
       } catch {
-        // an unreadable row: an earlier file's copy, if any
+        // an older copy, if any
       }
     }
-    if (sliceChars >= LIST_SLICE_CHARS) {
-      sliceChars = 0;
+    if (parsed >= sliceChars) {
+      parsed = 0;
       await nextTurn();
     }
   }
-  return out.sort(order);
+  return out;
 }
 
 /** Characters of list bodies parsed between two turns of the event loop (about 1,000 usage records). */

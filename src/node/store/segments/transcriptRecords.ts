@@ -5,7 +5,7 @@ import { SNAPSHOT_FILE } from '../files/storeLayout';
 import { pinRows, type SegmentFacts } from './segmentSummaries';
 import { rows, type Row } from '../sql/connection';
 import { runPrepared, textBytes } from '../sql/preparedStatements';
-import { collectSegmentList, eachSegment } from './segmentReads';
+import { collectSegmentList, eachSegment, parseNewestReadable } from './segmentReads';
 import { eachSessionDb, ownDb, type StoreParts } from '../storeParts';
 import type { SessionSnapshot, ToolCallIndex } from '../../../core/ports/sessionStore';
 import type { CompactionEventRecord } from '../../../core/model/records';
@@ -57,24 +57,9 @@ export class TranscriptRecords {
         }
       },
     });
-    const messages: Message[] = [];
-    let parsed = 0;
-    for (const [id, latest] of bodies) {
-      // The latest copy that parses: a damaged one is skipped, and the rest of the transcript still loads.
-      for (const { body } of [latest, ...(older.get(id)?.sort((a, b) => b.written - a.written) ?? [])]) {
-        parsed += body.length;
-        try {
-          messages.push(JSON.parse(body) as Message);
-          break;
-        } catch {
-          // an older copy, if any
-        }
-      }
-      if (parsed >= PARSE_SLICE_CHARS) {
-        parsed = 0;
-        await nextTurn();
-      }
-    }
+    // The latest copy that parses: a damaged one is skipped, and the rest of the transcript still loads.
+    const newestFirst = Array.from(bodies, ([id, latest]) => [latest, ...(older.get(id)?.sort((a, b) => b.written - a.written) ?? [])].map((c) => c.body));
+    const messages = await parseNewestReadable<Message>(newestFirst, PARSE_SLICE_CHARS);
     return messages.sort(compareTranscriptOrder);
   }
 

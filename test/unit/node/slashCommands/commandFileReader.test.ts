@@ -53,7 +53,8 @@ describe('command files read from disk', () => {
     // An edit shows at the next list, whether its size changed or only its time.
     writeFileSync(join(prompts, 'p001.prompt.md'), '---\ndescription: Prompt one, edited\n---\nDo the edited task.\n');
     writeFileSync(join(prompts, 'p002.prompt.md'), '---\ndescription: Prompt 9\n---\nDo task 9 for $ARGUMENTS.\n');
-    utimesSync(join(prompts, 'p002.prompt.md'), new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
+    const touched = new Date('2100-01-01T00:00:00Z');
+    utimesSync(join(prompts, 'p002.prompt.md'), touched, touched);
     rmSync(join(prompts, 'p003.prompt.md'));
     const after = await catalog.list(count);
     assert.equal(calls.readFile, 202);
