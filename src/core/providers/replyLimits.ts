@@ -1,3 +1,4 @@
+import { nextTurn } from '../nextTurn';
 import { describeError } from './classifyError';
 import { ProviderError } from './errors';
 import type { ChatProvider, ProviderEvent, ProviderRequest } from './types';
@@ -70,7 +71,8 @@ export class ReplyMeter {
   private text = 0;
   private thinking = 0;
   private toolCalls = 0;
-  /** Readable thinking of the block streaming now: passed on, and read in all. */
+  /** Readable thinking of the block streaming now: the pieces passed on, and how much was read in all. */
+  private blockPieces: string[] = [];
   private blockKept = 0;
   private blockRead = 0;
 
@@ -102,23 +104,23 @@ export class ReplyMeter {
     const room = Math.max(0, this.limits.thinkingChars - this.thinking);
     this.addThinking(text.length);
     this.blockRead += text.length;
-    if (text.length <= room) {
-      this.blockKept += text.length;
-      return text;
-    }
     // Not ending inside a surrogate pair.
-    const end = room > 0 && isHighSurrogate(text.charCodeAt(room - 1)) ? room - 1 : room;
+    const end = text.length <= room ? text.length : room > 0 && isHighSurrogate(text.charCodeAt(room - 1)) ? room - 1 : room;
+    const kept = end === text.length ? text : text.slice(0, end);
     this.blockKept += end;
-    return text.slice(0, end);
+    if (kept) this.blockPieces.push(kept);
+    return kept;
   }
 
   /** A finished block as it is kept: thinking past the limit left out of its text, and counted. */
   private keptBlock(event: Extract<ProviderEvent, { type: 'reasoning' }>): ProviderEvent {
-    const [kept, read] = [this.blockKept, this.blockRead];
+    const [pieces, kept, read] = [this.blockPieces, this.blockKept, this.blockRead];
+    this.blockPieces = [];
     this.blockKept = this.blockRead = 0;
     if (kept === read || event.block.signature || event.block.redactedData !== undefined) return event;
-    const text = event.block.text.slice(0, kept);
-    return { type: 'reasoning', block: { ...event.block, text, cutChars: event.block.text.length - text.length } };
+    // The kept pieces joined, rather than a slice of the block's text: that text is the whole
+    // thinking (tens of megabytes, gathered piece by piece), and slicing it would flatten all of it.
+    return { type: 'reasoning', block: { ...event.block, text: pieces.join(''), cutChars: read - kept } };
   }
 
   /**
@@ -155,14 +157,33 @@ export class ReplyMeter {
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
+/**
+ * Characters of a reply handled between two turns of the event loop. A reply read faster than it
+ * is handled (a local server, a burst after a stall) is otherwise decoded, passed on and drawn
+ * without a turn: 4 MB of thinking held the extension host ~0.2 s.
+ */
+const CHARS_PER_TURN = 256 * 1024;
+
 /** Passes a provider's events on, counting them against the limits (thinking past its limit is not passed on). */
 export async function* meteredEvents(events: AsyncIterable<ProviderEvent>, meter: ReplyMeter): AsyncGenerator<ProviderEvent> {
   let streamedCalls = false;
+  let sinceTurn = 0;
   for await (const event of events) {
     if (event.type === 'tool_call_start') streamedCalls = true;
     const kept = meter.observe(event, streamedCalls);
+    sinceTurn += eventChars(event);
+    if (sinceTurn >= CHARS_PER_TURN) {
+      sinceTurn = 0;
+      await nextTurn();
+    }
     if (kept) yield kept;
   }
+}
+
+function eventChars(event: ProviderEvent): number {
+  if (event.type === 'text' || event.type === 'reasoning_delta') return event.text.length;
+  if (event.type === 'tool_call_delta') return event.argumentsDelta.length;
+  return 0;
 }
 
 /**

@@ -54,4 +54,29 @@ describe('thinking past the limit for one reply, unsigned', () => {
     assert.equal(error, undefined);
     assert.deepEqual(ofType(events, 'reasoning').map((e) => e.block), [{ format: 'openai-chat', text: 'Short thought.' }]);
   });
+
+  it('a reply that arrives faster than it is handled gives the event loop a turn every 256 KB of it', async () => {
+    const piece = 'Looking at the parser. '.repeat(100).slice(0, 2_048);
+    // 4 MB of thinking and 1 MB of answer, sent at once.
+    server.enqueue({ type: 'raw', chunks: [...Array.from({ length: 2048 }, () => chunk({ reasoning_content: piece })), ...Array.from({ length: 512 }, () => chunk({ content: piece })), chunk({}, 'stop'), 'data: [DONE]\n\n'] });
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      turns++;
+      if (running) setImmediate(tick);
+    };
+    const provider = createOpenAIProvider({ baseUrl: server.url });
+    let chars = 0;
+    let turnsAtFirstEvent: number | undefined;
+    for await (const event of provider.stream(request())) {
+      if (turnsAtFirstEvent === undefined) {
+        turnsAtFirstEvent = turns;
+        setImmediate(tick);
+      }
+      if (event.type === 'text' || event.type === 'reasoning_delta') chars += event.text.length;
+    }
+    running = false;
+    assert.equal(chars, 2560 * 2_048);
+    assert.ok(turns >= Math.floor(chars / (256 * 1024)) - 1, `${turns} turns of the event loop while ${chars} characters were handled`);
+  });
 });
