@@ -30,7 +30,7 @@ export interface HostRunOptions {
   /** A storage folder seeded with `previewMessages` messages (copied, never changed). */
   seededStorage?: string;
   timeoutMs?: number;
-  /** Writes a CPU profile of the payload turns to this .cpuprofile file, their longest blocks beside it (profileSummary.ts --blocks). */
+  /** Writes a CPU profile of the payload turns to this .cpuprofile file, and beside it the longest block of each turn and each reload, in that order (profileSummary.ts --blocks). */
   profileTo?: string;
 }
 
@@ -131,11 +131,12 @@ async function run(options: HostRunOptions): Promise<HostRunResult> {
       longestBlocks.push(blockCpuAt);
       const turnPosts = chat.posts.filter((p) => p.at >= started);
       const reloadStarted = performance.now();
-      const { blockMs: reloadBlockMs } = await withBlockProbe(async () => {
+      const { blockMs: reloadBlockMs, blockCpuAt: reloadBlockAt } = await withBlockProbe(async () => {
         const whole = chat.waitForPost('whole state after reload', (p) => p.message.type === 'state', { since: reloadStarted, timeoutMs });
         await chat.send({ type: 'ready' });
         await whole;
       });
+      longestBlocks.push(reloadBlockAt);
       const reloadPosts = chat.posts.filter((p) => p.at >= reloadStarted);
       if (options.postsTo) writeFileSync(join(options.postsTo, `${payload}.json`), JSON.stringify({ first: first.message, turn: turnPosts.map((p) => p.message), reload: reloadPosts.map((p) => p.message) }));
       result.payloads.push({ payload, turnBlockMs, turnBlockCpuMs, turnMs, turnPosts: figures(turnPosts), reloadBlockMs, reloadPosts: figures(reloadPosts) });
