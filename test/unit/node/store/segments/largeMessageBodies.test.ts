@@ -84,6 +84,19 @@ describe('sql.js store: a message of megabytes', function () {
     assert.deepEqual(reopened.problems, []);
   });
 
+  it('keeps a reply of binary-looking text exactly: NULs, lone surrogates, every control character', async () => {
+    const folder = stores.folder();
+    const store = await stores.openStore(folder);
+    await store.createSession({ id: SESSION, title: 'binary' });
+    const noise = Array.from({ length: 600_000 }, (_, i) => String.fromCharCode(i % 7 === 0 ? 0xd800 + (i % 1024) : i % 7 === 1 ? 0xdc00 + (i % 1024) : i % 33)).join('');
+    const binary: Message = { ...reply('m1', 1, 1_000), content: noise, reasoning: [{ format: 'openai-chat', text: `\u0000${noise}\uffff` }] };
+    await store.putMessages(SESSION, [binary]);
+    await store.close();
+    assert.equal(bodyFiles(folder).length, 1, 'kept in a body file');
+    const [loaded] = await (await stores.openStore(folder)).loadTranscript(SESSION);
+    assert.ok(loaded.content === noise && loaded.reasoning?.[0].text === binary.reasoning![0].text, 'every character as it was');
+  });
+
   for (const [damage, change] of [
     ['missing', (path: string) => rmSync(path)],
     ['damaged', (path: string) => writeFileSync(path, Buffer.from(readFileSync(path)).fill(0x20, 1000, 2000))],
