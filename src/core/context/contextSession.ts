@@ -261,7 +261,10 @@ export class ContextSession {
     const message = assistantMessage(text, calls);
     if (reasoning.length) {
       message.reasoning = [...reasoning];
-      const count = (t: string) => this.options.counter.count(t);
+      // Each block once, in slices with turns of the event loop between them (a reply's thinking can be megabytes).
+      const counts = new Map<string, number>();
+      for (const block of reasoning) if (block.text && !counts.has(block.text)) counts.set(block.text, await this.options.counter.countAsync(block.text));
+      const count = (t: string) => counts.get(t) ?? this.options.counter.count(t);
       message.meta = { ...message.meta, reasoningTokens: reasoningTokens(message, count), thinkingTokens: reasoning.reduce((n, b) => n + (b.text ? count(b.text) : 0), 0) };
     }
     const recorded = await this.append(message);
