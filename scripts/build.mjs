@@ -26,6 +26,13 @@ writeFileSync('dist/sql-wasm.wasm.br', brotli(wasm));
 if (production) rmSync('dist/sql-wasm.wasm', { force: true });
 else copyFileSync(wasm, 'dist/sql-wasm.wasm');
 writeFileSync('dist/demo-run.traj.json.br', brotli('media/demo/demo-run.traj.json'));
+// The worker bundles ship brotli-compressed too, and are run from that (src/node/bundledWorker.ts):
+// a production build keeps no plain copy, which would be run first.
+for (const worker of ['dist/storeWorker.js', 'dist/readableWorker.js']) {
+  if (!production) continue;
+  writeFileSync(`${worker}.br`, brotli(worker));
+  rmSync(worker);
+}
 // The tokenizer's ranks ship once, as binary files beside the bundles (src/node/accounting/rankFile.ts).
 require('../test/register.cjs');
 require('../src/node/accounting/rankFile.ts').writeRankFiles('dist/ranks', production ? 'best' : 'fast');

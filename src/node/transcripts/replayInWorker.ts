@@ -1,4 +1,4 @@
-import { Worker } from 'worker_threads';
+import { bundledWorker } from '../bundledWorker';
 import type { ContextSettings } from '../../core/settings';
 
 export interface ReplayJob {
@@ -26,7 +26,7 @@ export type ReplayOutcome =
  */
 export function replayInWorker(workerPath: string, job: ReplayJob): Promise<{ sessionId: string; requests: number; warnings: string[] }> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerPath, { workerData: { task: 'replay', job } satisfies StoreWorkerTask });
+    const worker = bundledWorker(workerPath, { workerData: { task: 'replay', job } satisfies StoreWorkerTask });
     let settled = false;
     worker.once('message', (outcome: ReplayOutcome) => {
       settled = true;

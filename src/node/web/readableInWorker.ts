@@ -1,3 +1,4 @@
+import { bundledWorker } from '../bundledWorker';
 import { Worker } from 'worker_threads';
 import type { ReadablePage } from '../../core/ports/webAccess';
 
@@ -24,7 +25,7 @@ export function readableInWorker(workerPath: string, timeLimitMs = 20_000): (htm
   };
   const started = (): Worker => {
     if (worker) return worker;
-    const w = new Worker(workerPath);
+    const w = bundledWorker(workerPath);
     w.unref();
     w.on('message', (message: { id: number; page?: ReadablePage; error?: string }) => {
       const job = pending.get(message.id);

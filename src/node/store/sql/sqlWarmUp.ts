@@ -1,3 +1,4 @@
+import { bundledWorker } from '../../bundledWorker';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { Worker } from 'worker_threads';
 import type { StoreWorkerTask } from '../../transcripts/replayInWorker';
@@ -36,7 +37,7 @@ export function startSqlWarmUp(wasmPath: string, workerPath: string): SqlWarmUp 
       // First here: the worker's copy of the module then joins this thread's (V8 keeps one per bytes while it lives).
       await sqlRuntime(wasmPath);
       if (stopped) return false;
-      const started = new Worker(workerPath, { workerData: { task: 'sql-warm-up', wasmPath } satisfies StoreWorkerTask });
+      const started = bundledWorker(workerPath, { workerData: { task: 'sql-warm-up', wasmPath } satisfies StoreWorkerTask });
       worker = started;
       started.unref(); // never keeps the extension host alive
       return await new Promise<boolean>((resolve) => {

@@ -1,5 +1,6 @@
 import { strict as assert } from 'assert';
-import { mkdirSync, mkdtempSync, rmSync } from 'fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { brotliCompressSync } from 'zlib';
 import { join } from 'path';
 import { pathToFileURL } from 'url';
 import { readableInWorker } from '../../../../src/node/web/readableInWorker';
@@ -8,7 +9,7 @@ const ROOT = join(__dirname, '..', '..', '..', '..');
 // A real dynamic import (the test loader would turn `import()` into a require, which cannot load an .mjs).
 const importModule = new Function('url', 'return import(url)') as (url: string) => Promise<Record<string, unknown>>;
 
-describe('the readable-page worker as the package bundles it (parsers and serializers it never uses left out)', function () {
+describe('the readable-page worker as the package bundles it (parsers and serializers it never uses left out, brotli-compressed)', function () {
   this.timeout(120_000);
   let dir: string;
   let read: (html: string, url: string) => Promise<{ title?: string; markdown?: string; text?: string }>;
@@ -20,6 +21,9 @@ describe('the readable-page worker as the package bundles it (parsers and serial
     const target = targets.buildTargets.find((t) => t.outfile === 'dist/readableWorker.js')!;
     const outfile = join(dir, 'readableWorker.js');
     await build({ ...targets.common(true), ...target, outfile, absWorkingDir: ROOT, logLevel: 'error' });
+    // Packaged as the production build leaves it: brotli-compressed, no plain copy.
+    writeFileSync(`${outfile}.br`, brotliCompressSync(readFileSync(outfile)));
+    rmSync(outfile);
     read = readableInWorker(outfile) as typeof read;
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
