@@ -28,6 +28,7 @@ import { addFileCommand, addSelectionCommand } from './commands/attachCommands';
 import { ChatAttachments } from './attachments/chatAttachments';
 import { sessionSandbox } from './sandbox/sandboxSettings';
 import { SandboxStatusBar } from './sandbox/sandboxStatusBar';
+import { stopSpawner, useSpawner } from './node/spawner/processStarts';
 
 /** What the extension-host tests reach through `activate()`'s return value. */
 export interface TallyApi {
@@ -56,10 +57,15 @@ export interface TallyApi {
  * so starting VS Code costs nothing noticeable. sql.js is compiled meanwhile in a worker thread
  * (the code it compiles is the extension host's too), so the first session opened waits less for it.
  */
+/** The spawner starts this long after activation, when the window has settled (or at the first hook or command, if sooner). */
+const SPAWNER_WARM_UP_MS = 2_000;
+
 export function activate(context: vscode.ExtensionContext): TallyApi {
   const log = vscode.window.createOutputChannel('Tally', { log: true });
   const storeHost = new SessionStoreHost(context, log);
   storeHost.warmUp();
+  // Hooks and commands start through a small process of their own: a fork of this one holds its thread ~100 ms each.
+  useSpawner({ file: process.execPath, args: [vscode.Uri.joinPath(context.extensionUri, 'dist', 'spawner.js').fsPath] }, SPAWNER_WARM_UP_MS);
   const keys = new ApiKeys(context.secrets);
   const mcp = new EditorMcp(context, log);
   const agents = new AgentFactory(context, log, mcp);
@@ -85,6 +91,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   };
 
   context.subscriptions.push(
+    { dispose: stopSpawner },
     log,
     mcp,
     storeHost,
