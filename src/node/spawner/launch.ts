@@ -15,6 +15,8 @@ export interface Launch {
   coverInherited?: boolean;
   /** A file opened read-only as the child's descriptor 3 (bubblewrap's seccomp program). */
   descriptor3?: string;
+  /** Windows: no console window. */
+  windowsHide?: boolean;
 }
 
 /** How a started process ended. */

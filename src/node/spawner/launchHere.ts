@@ -55,7 +55,7 @@ export function launchHere(launch: Launch, events: LaunchEvents, started?: (pid:
   let opened: { stdio: StdioOptions; close(): void } | undefined;
   try {
     opened = descriptors(launch);
-    child = spawn(launch.file, launch.args, { cwd: launch.cwd, env: launch.env, stdio: opened.stdio, shell: launch.shell, detached: process.platform !== 'win32' });
+    child = spawn(launch.file, launch.args, { cwd: launch.cwd, env: launch.env, stdio: opened.stdio, shell: launch.shell, windowsHide: launch.windowsHide, detached: process.platform !== 'win32' });
   } catch (error) {
     opened?.close();
     end({ code: null, signal: null, error: (error as Error).message });
