@@ -57,15 +57,12 @@ export interface TallyApi {
  * so starting VS Code costs nothing noticeable. sql.js is compiled meanwhile in a worker thread
  * (the code it compiles is the extension host's too), so the first session opened waits less for it.
  */
-/** The spawner starts this long after activation, when the window has settled (or at the first hook or command, if sooner). */
-const SPAWNER_WARM_UP_MS = 2_000;
-
 export function activate(context: vscode.ExtensionContext): TallyApi {
   const log = vscode.window.createOutputChannel('Tally', { log: true });
   const storeHost = new SessionStoreHost(context, log);
   storeHost.warmUp();
-  // Hooks and commands start through a small process of their own: a fork of this one holds its thread ~100 ms each.
-  useSpawner({ file: process.execPath, args: [vscode.Uri.joinPath(context.extensionUri, 'dist', 'spawner.js').fsPath] }, SPAWNER_WARM_UP_MS);
+  // Hooks and commands start through a small process of their own, started at the first of them: a fork of this one holds its thread ~100 ms each.
+  useSpawner({ file: process.execPath, args: [vscode.Uri.joinPath(context.extensionUri, 'dist', 'spawner.js').fsPath] });
   const keys = new ApiKeys(context.secrets);
   const mcp = new EditorMcp(context, log);
   const agents = new AgentFactory(context, log, mcp);

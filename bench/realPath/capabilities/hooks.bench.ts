@@ -3,12 +3,13 @@
  * session: a turn's tool call with no hooks, with a PreToolUse and a PostToolUse command hook that
  * answer at once (against the floor: the same shell command started twice by a small process), and with a
  * PreToolUse hook that never ends under a 2 s limit (tally.hookTimeoutSeconds): the call goes on
- * when the limit hits, and the notice the chat shows says so. Each (hooks, build, round) runs in
+ * when the limit hits, and the notice the chat shows says so; with --kinds command, a run_command
+ * call instead (`true`, allowed without asking), in the sandbox where bubblewrap runs. Each (hooks, build, round) runs in
  * a fresh process (hooksRun.ts); with --old the other build runs in every round too, alternating.
  * Writes bench/results/realPath-hooks.json.
  * --ballast-mb N makes each host hold N MB more (resident), as a real extension host holds other
  * extensions' memory: the seeded session alone leaves the bench's host at ~150 MB, and a fork's cost grows with it.
- * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/capabilities/hooks.bench.ts [--messages 1000] [--old <extension root>] [--rounds 3] [--turns 5] [--ballast-mb 0]
+ * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/capabilities/hooks.bench.ts [--messages 1000] [--old <extension root>] [--rounds 3] [--turns 5] [--ballast-mb 0] [--kinds none,instant,hang,command]
  */
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
@@ -22,9 +23,9 @@ async function main() {
   const seeded = mkdtempSync(join(tmpdir(), `tally-bench-seed-${messages}-`));
   await seedSession(seeded, messages);
   try {
-    const kinds: HookKind[] = ['none', 'instant', 'hang'];
+    const kinds = (flag('kinds')?.split(',') ?? ['none', 'instant', 'hang']) as HookKind[];
     await runBench({
-      name: 'realPath-hooks',
+      name: flag('kinds') ? `realPath-hooks-${kinds.join('-')}` : 'realPath-hooks',
       runFile: join(__dirname, 'hooksRun.ts'),
       scenarios: kinds.map((hooks) => ({ name: `${hooks}, ${messages} messages`, options: { seededStorage: seeded, hooks, turns: Number(flag('turns') ?? 5), ballastMb: Number(flag('ballast-mb') ?? 0) } })),
       rounds: Number(flag('rounds') ?? 3),

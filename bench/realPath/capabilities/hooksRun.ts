@@ -3,7 +3,9 @@
  *   none    – no hooks;
  *   instant – a PreToolUse and a PostToolUse command hook on every tool, each reading its input
  *             and exiting at once (`cat > /dev/null`);
- *   hang    – a PreToolUse hook that never ends (`sleep 600`) under a 2 s limit (tally.hookTimeoutSeconds).
+ *   hang    – a PreToolUse hook that never ends (`sleep 600`) under a 2 s limit (tally.hookTimeoutSeconds);
+ *   command – no hooks; the call is run_command `true` (allowed without asking; in the sandbox
+ *             where bubblewrap runs, the workspace's checkpoint around it).
  * Sends turns of one list_files call each and times the call from
  * tool_call to tool_result (its hooks included; wall and the host's CPU) in turns without the block
  * probe, and the host's longest block over turns with it, alternating; `instant` also times the floor, the same shell command started by a small
@@ -13,10 +15,11 @@
 import { execFileSync, spawn } from 'child_process';
 import { join } from 'path';
 import { median } from '../../median';
+import type { ScriptedAnswer } from '../instantModel';
 import { openSession } from './capabilitySession';
 import { runAsChild } from '../runAsChild';
 
-export type HookKind = 'none' | 'instant' | 'hang';
+export type HookKind = 'none' | 'instant' | 'hang' | 'command';
 
 export interface HooksRunOptions {
   extensionRoot: string;
@@ -32,6 +35,7 @@ const INSTANT = 'cat > /dev/null';
 
 function hooksSetting(kind: HookKind): Record<string, unknown> {
   if (kind === 'none') return {};
+  if (kind === 'command') return { 'approval.commands': 'always' };
   if (kind === 'instant') {
     const entry = [{ matcher: '.*', hooks: [{ type: 'command', command: INSTANT }] }];
     return { hooks: { PreToolUse: entry, PostToolUse: entry }, hookTimeoutSeconds: 10 };
@@ -63,11 +67,14 @@ async function hostStartBlockMs(count: number): Promise<number> {
 
 let ballast: Buffer | undefined;
 
+const COMMAND: ScriptedAnswer = { tool: 'run_command', args: { command: 'true' } };
+
 async function measure(options: HooksRunOptions) {
   if (options.ballastMb) ballast = Buffer.alloc(options.ballastMb * 2 ** 20).fill(1);
   const session = await openSession({ extensionRoot: options.extensionRoot, seededStorage: options.seededStorage, settings: hooksSetting(options.hooks) });
   try {
-    await session.turn('Which files are in the workspace?', ['tool', 'text']);
+    const call: ScriptedAnswer = options.hooks === 'command' ? COMMAND : 'tool';
+    await session.turn('Which files are in the workspace?', [call, 'text']);
     const hostRssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
     void ballast;
     const calls: number[] = [];
@@ -79,14 +86,14 @@ async function measure(options: HooksRunOptions) {
     const notices = new Set<string>();
     for (let t = 0; t < options.turns; t++) {
       // One turn without the block probe (the call's wall and CPU), one with it (the host's longest block).
-      const turn = await session.turn(`Turn ${t}: which files are there?`, ['tool', 'text'], { probe: false });
+      const turn = await session.turn(`Turn ${t}: which files are there?`, [call, 'text'], { probe: false });
       if (turn.toolMs.length !== 1) throw new Error(`the turn ran ${turn.toolMs.length} tool calls`);
       calls.push(turn.toolMs[0]!);
       callCpu.push(turn.toolCpuMs[0]!);
       shares.push(turn.shareMs);
       cpu.push(turn.cpuMs);
       turn.notices.forEach((n) => notices.add(n));
-      const probed = await session.turn(`Turn ${t}, probed: which files are there?`, ['tool', 'text']);
+      const probed = await session.turn(`Turn ${t}, probed: which files are there?`, [call, 'text']);
       blocks.push(probed.blockMs);
       blockCpu.push(probed.blockCpuMs);
     }

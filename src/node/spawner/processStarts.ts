@@ -7,14 +7,13 @@ let spawner: SpawnerClient | undefined;
 /**
  * Makes this process start hooks' and commands' processes through a spawner started by
  * `command` (the extension host does, at activation; the CLI and tests start them directly).
- * The spawner starts `warmUpAfterMs` later, off activation's path (its own start is one fork of
- * this process), or at the first launch if that comes sooner; launches wait until it is ready.
+ * The spawner starts at the first launch, which waits until it is ready: its own start is one
+ * fork of this process, the cost one process start had before, once. (In the editor the first
+ * launch is usually the sandbox's probe, which the status bar asks for just after activation.)
  */
-export function useSpawner(command: SpawnerCommand, warmUpAfterMs = 0): SpawnerClient {
+export function useSpawner(command: SpawnerCommand): SpawnerClient {
   spawner?.dispose();
-  const client = (spawner = new SpawnerClient(command));
-  setTimeout(() => void client.warmUp(), warmUpAfterMs).unref();
-  return client;
+  return (spawner = new SpawnerClient(command));
 }
 
 /** Stops the spawner; later processes start from this process. */
