@@ -19,6 +19,16 @@ export interface RefRecord extends BlobInfo {
 
 const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
+/** The SHA-256 of `content`, hashed a part at a time with a turn of the event loop between parts. */
+export async function sha256InParts(content: Uint8Array): Promise<string> {
+  const hash = createHash('sha256');
+  for (let start = 0; start < content.length; start += BLOB_PART_BYTES) {
+    hash.update(content.subarray(start, start + BLOB_PART_BYTES));
+    if (start + BLOB_PART_BYTES < content.length) await nextTurn();
+  }
+  return hash.digest('hex');
+}
+
 async function partHashesOf(content: Uint8Array): Promise<string[]> {
   const hashes: string[] = [];
   for (let start = 0; start < content.length; start += BLOB_PART_BYTES) {
@@ -63,12 +73,18 @@ export class BlobFiles {
   async write(info: BlobInfo, content: Uint8Array): Promise<RefRecord> {
     const { layout } = this.parts;
     const record: RefRecord = { ...info, partBytes: BLOB_PART_BYTES, partHashes: content.length > BLOB_PART_BYTES ? await partHashesOf(content) : undefined };
-    await fsp.mkdir(layout.blobsDir, { recursive: true });
-    const contentPath = layout.contentPath(info.sha256);
-    const present = await fsp.stat(contentPath).catch(() => undefined);
-    if (!present || present.size !== content.length) await this.writeFile(contentPath, content);
+    await this.writeContent(info.sha256, content);
     await this.writeFile(layout.refPath(info.id), Buffer.from(JSON.stringify(record)));
     return record;
+  }
+
+  /** `blobs/<sha256>.blob`, written unless a file of its size is there (the same content is written once); fsynced by the next save. */
+  async writeContent(sha256: string, content: Uint8Array): Promise<void> {
+    const { layout } = this.parts;
+    await fsp.mkdir(layout.blobsDir, { recursive: true });
+    const contentPath = layout.contentPath(sha256);
+    const present = await fsp.stat(contentPath).catch(() => undefined);
+    if (!present || present.size !== content.length) await this.writeFile(contentPath, content);
   }
 
   /** Writes a ref's record again (its content is already there): the same temp file and rename as the first write. */
