@@ -17,11 +17,19 @@ export function processGone(pid: number): boolean {
   }
 }
 
+function described(pid: number): string {
+  try {
+    return `${pid} (${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()}; ${readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ').slice(2, 5).join(' ')})`;
+  } catch {
+    return String(pid);
+  }
+}
+
 /** Resolves once every pid is gone; rejects after `limitMs` naming those still there. Polls /proc: another process's end sends no event. */
 export async function waitGone(pids: number[], limitMs = 10_000): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (pids.some((pid) => !processGone(pid))) {
-    if (Date.now() > deadline) throw new Error(`still running: ${pids.filter((pid) => !processGone(pid)).join(', ')}`);
+    if (Date.now() > deadline) throw new Error(`still running: ${pids.filter((pid) => !processGone(pid)).map(described).join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -55,11 +55,14 @@ describe('run_command and hooks through the spawner (real processes)', function 
 
   it('when the spawner is killed mid-command, run_command says so and the next command runs', async () => {
     const first = spawner.pid!;
-    const ran = exec('echo $$ > cmd.pid; kill -KILL $PPID; exec sleep 300');
+    execFileSync('mkfifo', [join(dir, 'started')]);
+    const ran = exec('echo $$ > started; exec sleep 300');
+    const commandPid = Number(await new Promise<string>((resolve) => createReadStream(join(dir, 'started'), 'utf8').on('data', (text) => resolve(String(text)))));
+    process.kill(first, 'SIGKILL');
     const result = await ran;
     assert.match(result.text, /\[ended without an exit code: Tally's process starter was killed \(SIGKILL\) while this process ran, so it was stopped\]$/);
     assert.equal(result.failed, true);
-    await waitGone([first, Number(readFileSync(join(dir, 'cmd.pid'), 'utf8'))]);
+    await waitGone([first, commandPid]);
     const next = await exec('echo "parent $PPID"');
     assert.match(next.text, new RegExp(`^parent ${spawner.pid}\\n\\n\\[exit code 0\\]$`));
     assert.notEqual(spawner.pid, first);
