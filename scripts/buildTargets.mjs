@@ -21,6 +21,8 @@ export const buildTargets = [
   // Fetched HTML made readable (Readability, linkedom, turndown) off the host's thread; loaded at the first page (src/node/web/readableInWorker.ts).
   // Parsers and serializers it never uses stay out: turndown's HTML-string parser (it is given DOM nodes), linkedom's style-sheet parser, dom-serializer.
   { entryPoints: ['src/node/web/readableWorker.ts'], outfile: 'dist/readableWorker.js', platform: 'node', format: 'cjs', target: 'node20', alias: { '@mixmark-io/domino': './scripts/stubs/noHtmlStringParser.cjs', 'cssomnom/parse': './scripts/stubs/noStyleSheetParser.cjs', 'dom-serializer': './scripts/stubs/noDomSerializer.cjs' } },
+  // Starts hooks' and commands' processes for the extension host, whose own forks cost ~100 ms of its thread each (src/node/spawner/spawnerMain.ts).
+  { entryPoints: ['src/node/spawner/spawnerMain.ts'], outfile: 'dist/spawner.js', platform: 'node', format: 'cjs', target: 'node20' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', external: [SQL_WASM], banner: { js: '#!/usr/bin/env node' } },
   { entryPoints: ['webview/inspector/main.ts'], outfile: 'dist/webview/inspector.js', platform: 'browser', format: 'iife', target: 'es2022' },
   { entryPoints: ['webview/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022', alias: { entities: './scripts/stubs/entitiesDecodeOnly.mjs' } },

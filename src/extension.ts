@@ -28,6 +28,7 @@ import { addFileCommand, addSelectionCommand } from './commands/attachCommands';
 import { ChatAttachments } from './attachments/chatAttachments';
 import { sessionSandbox } from './sandbox/sandboxSettings';
 import { SandboxStatusBar } from './sandbox/sandboxStatusBar';
+import { stopSpawner, useSpawner } from './node/spawner/processStarts';
 
 /** What the extension-host tests reach through `activate()`'s return value. */
 export interface TallyApi {
@@ -60,6 +61,8 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   const log = vscode.window.createOutputChannel('Tally', { log: true });
   const storeHost = new SessionStoreHost(context, log);
   storeHost.warmUp();
+  // Hooks and commands start through a small process of their own, started at the first of them: a fork of this one holds its thread ~100 ms each.
+  useSpawner({ file: process.execPath, args: [vscode.Uri.joinPath(context.extensionUri, 'dist', 'spawner.js').fsPath] });
   const keys = new ApiKeys(context.secrets);
   const mcp = new EditorMcp(context, log);
   const agents = new AgentFactory(context, log, mcp);
@@ -85,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): TallyApi {
   };
 
   context.subscriptions.push(
+    { dispose: stopSpawner },
     log,
     mcp,
     storeHost,

@@ -38,8 +38,12 @@ export interface MeasuredTurn {
   cpuMs: number;
   /** From each tool_call to its tool_result (the tool, its hooks, and recording its result). */
   toolMs: number[];
+  /** The host's CPU over each of those, ms. */
+  toolCpuMs: number[];
   /** The longest the host's event loop went without a turn during the turn. */
   blockMs: number;
+  /** The most CPU the host's process used between two turns of its event loop (waiting for a core does not lengthen it). */
+  blockCpuMs: number;
   /** The bytes of the turn's last request body. */
   requestBytes: number;
   /** Notices the agent emitted during the turn (what the chat shows under it). */
@@ -55,7 +59,8 @@ export interface CapabilitySession {
   activateMs: number;
   /** From resolving the chat view to its first `state` post, ms. */
   chatStateMs: number;
-  turn(text: string, answers: ScriptedAnswer[]): Promise<MeasuredTurn>;
+  /** `probe: false` leaves out the block probe (blockMs NaN), whose spinning otherwise adds to the host's CPU and takes a core while the turn waits. */
+  turn(text: string, answers: ScriptedAnswer[], options?: { probe?: boolean }): Promise<MeasuredTurn>;
   close(): Promise<void>;
 }
 
@@ -79,18 +84,24 @@ export async function openSession(options: SessionOptions): Promise<CapabilitySe
   await chat.waitForPost('chat state', (p) => p.message.type === 'state', { timeoutMs });
   const chatStateMs = performance.now() - opened;
 
-  const turn = async (text: string, answers: ScriptedAnswer[]): Promise<MeasuredTurn> => {
+  const turn = async (text: string, answers: ScriptedAnswer[], turnOptions: { probe?: boolean } = {}): Promise<MeasuredTurn> => {
     model.script(...answers);
-    const calls = new Map<string, number>();
+    const calls = new Map<string, { at: number; cpu: NodeJS.CpuUsage }>();
     const toolMs: number[] = [];
+    const toolCpuMs: number[] = [];
     const notices: string[] = [];
     let stopReason: string | undefined;
     let subscription: { dispose(): void } | undefined;
     const ended = new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no turn_end within ${timeoutMs} ms (shown: ${JSON.stringify(ext.world.shown.slice(-2))})`)), timeoutMs);
       subscription = ext.api.sessions.onAgentEvent((event) => {
-        if (event.type === 'tool_call') calls.set(event.call.id, performance.now());
-        if (event.type === 'tool_result' && calls.has(event.callId)) toolMs.push(performance.now() - calls.get(event.callId)!);
+        if (event.type === 'tool_call') calls.set(event.call.id, { at: performance.now(), cpu: process.cpuUsage() });
+        const call = event.type === 'tool_result' ? calls.get(event.callId) : undefined;
+        if (call) {
+          toolMs.push(performance.now() - call.at);
+          const used = process.cpuUsage(call.cpu);
+          toolCpuMs.push((used.user + used.system) / 1000);
+        }
         if (event.type === 'notice') notices.push(event.message);
         if (event.type !== 'turn_end') return;
         stopReason = event.stopReason;
@@ -104,13 +115,13 @@ export async function openSession(options: SessionOptions): Promise<CapabilitySe
     const started = performance.now();
     const handled = chat.send({ type: 'send', text });
     try {
-      const { result: endedAt, blockMs } = await withBlockProbe(() => ended);
+      const { result: endedAt, blockMs, blockCpuMs } = turnOptions.probe === false ? { result: await ended, blockMs: NaN, blockCpuMs: NaN } : await withBlockProbe(() => ended);
       await handled;
       if (stopReason !== 'end_turn') throw new Error(`the turn ended with ${stopReason}: ${JSON.stringify(ext.world.shown.slice(-2))} ${ext.world.logLines.slice(-3).join(' | ')}`);
       const requests = await model.waitForHandled(answers.length, timeoutMs);
       const serverMs = requests.reduce((sum, r) => sum + r.handlerMs, 0);
       const wallMs = endedAt - started;
-      return { wallMs, serverMs, shareMs: wallMs - serverMs, cpuMs: cpu ? (cpu.user + cpu.system) / 1000 : NaN, toolMs, blockMs, requestBytes: requests.at(-1)?.bodyBytes ?? 0, notices };
+      return { wallMs, serverMs, shareMs: wallMs - serverMs, cpuMs: cpu ? (cpu.user + cpu.system) / 1000 : NaN, toolMs, toolCpuMs, blockMs, blockCpuMs, requestBytes: requests.at(-1)?.bodyBytes ?? 0, notices };
     } finally {
       subscription?.dispose();
     }

@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'child_process';
 import type { HookExit, HookProcess, HookRun } from '../../core/ports/hookProcess';
 import type { CommandSandbox } from '../sandbox/commandSandbox';
+import type { Launch } from '../spawner/launch';
+import { launchProcess } from '../spawner/processStarts';
 
 /** Each stream a hook writes is kept up to this many characters. */
 export const HOOK_OUTPUT_CAP = 64 * 1024;
@@ -10,14 +11,16 @@ export interface NodeHookProcessOptions {
   sandbox?: { sandbox: CommandSandbox; folders: () => readonly string[] };
 }
 
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    if (process.platform === 'win32') child.kill('SIGKILL');
-    else process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
+/** Keeps a stream's text up to the cap, decoding UTF-8 across chunk boundaries. */
+function cappedText(): { push(chunk: Buffer): void; text(): string } {
+  const decoder = new TextDecoder('utf-8');
+  let text = '';
+  return {
+    push(chunk) {
+      if (text.length < HOOK_OUTPUT_CAP) text += decoder.decode(chunk, { stream: true }).slice(0, HOOK_OUTPUT_CAP - text.length);
+    },
+    text: () => text,
+  };
 }
 
 /**
@@ -30,46 +33,37 @@ export class NodeHookProcess implements HookProcess {
 
   async run(run: HookRun, signal?: AbortSignal): Promise<HookExit> {
     const sandboxed = run.sandboxed && this.options.sandbox ? await this.options.sandbox.sandbox.spawn(run.command, run.cwd, this.options.sandbox.folders()) : undefined;
-    const stdio: Array<'pipe' | 'ignore' | number> = sandboxed?.stdio ? ['pipe', ...sandboxed.stdio.slice(1)] : ['pipe', 'pipe', 'pipe'];
-    return new Promise<HookExit>((resolve) => {
-      let stdout = '';
-      let stderr = '';
-      let timedOut = false;
-      let settled = false;
-      let child: ChildProcess;
-      const finish = (exit: HookExit) => {
+    const launch: Launch = sandboxed
+      ? { file: sandboxed.file, args: sandboxed.args, cwd: run.cwd, env: sandboxed.env ?? process.env, input: run.input, coverInherited: sandboxed.coverInherited, descriptor3: sandboxed.descriptor3 }
+      : { file: run.command, args: [], shell: true, cwd: run.cwd, env: { ...process.env, TALLY_HOOK: '1' }, input: run.input };
+    const stdout = cappedText();
+    const stderr = cappedText();
+    let timedOut = false;
+    let settled = false;
+    try {
+      return await new Promise<HookExit>((resolve) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const onAbort = () => child.kill();
+        const child = launchProcess(launch, {
+          stdout: (chunk) => stdout.push(chunk),
+          stderr: (chunk) => stderr.push(chunk),
+          end: (end) => {
+            settled = true;
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+            const exit = { stdout: stdout.text(), stderr: stderr.text(), timedOut: timedOut && !end.error };
+            resolve(end.error ? { ...exit, error: end.error } : { ...(end.code !== null && !timedOut ? { exitCode: end.code } : {}), ...exit });
+          },
+        });
         if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        sandboxed?.done();
-        resolve(exit);
-      };
-      try {
-        child = sandboxed
-          ? spawn(sandboxed.file, sandboxed.args, { cwd: run.cwd, stdio, env: sandboxed.env ?? process.env, detached: process.platform !== 'win32' })
-          : spawn(run.command, { cwd: run.cwd, stdio: ['pipe', 'pipe', 'pipe'], shell: true, detached: process.platform !== 'win32', env: { ...process.env, TALLY_HOOK: '1' } });
-      } catch (error) {
-        sandboxed?.done();
-        return resolve({ stdout: '', stderr: '', timedOut: false, error: (error as Error).message });
-      }
-      const timer = setTimeout(() => {
-        timedOut = true;
-        killGroup(child);
-      }, run.timeoutMs);
-      const onAbort = () => killGroup(child);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-        if (stdout.length < HOOK_OUTPUT_CAP) stdout += chunk.slice(0, HOOK_OUTPUT_CAP - stdout.length);
+        timer = setTimeout(() => {
+          timedOut = true;
+          child.kill();
+        }, run.timeoutMs);
+        signal?.addEventListener('abort', onAbort, { once: true });
       });
-      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-        if (stderr.length < HOOK_OUTPUT_CAP) stderr += chunk.slice(0, HOOK_OUTPUT_CAP - stderr.length);
-      });
-      // A hook that exits without reading its input closes the pipe early: that is no failure.
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.end(run.input);
-      child.on('error', (error) => finish({ stdout, stderr, timedOut: false, error: error.message }));
-      child.on('close', (code) => finish({ ...(code !== null && !timedOut ? { exitCode: code } : {}), stdout, stderr, timedOut }));
-    });
+    } finally {
+      sandboxed?.done();
+    }
   }
 }

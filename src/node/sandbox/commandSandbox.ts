@@ -1,9 +1,8 @@
-import { closeSync, mkdtempSync, openSync, realpathSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join } from 'path';
 import type { CommandSandboxState, SandboxRefusal } from '../../core/ports/workspace';
 import { bubblewrapArgs } from './bubblewrapArgs';
-import { openDescriptors, stdioCovering } from './inheritedDescriptors';
 import { sandboxAvailability, type Availability } from './sandboxAvailability';
 import { READ_ONLY_INSIDE, realPathOf, resolvePolicy, shownPath } from './sandboxPolicy';
 import { sandboxRefusal } from './sandboxRefusal';
@@ -26,11 +25,14 @@ export interface SandboxSettings {
 export interface SandboxedSpawn {
   file: string;
   args: string[];
-  stdio?: Array<'ignore' | 'pipe' | number>;
   env?: NodeJS.ProcessEnv;
+  /** Give the command /dev/null in place of every descriptor above 2 the starting process holds open (bubblewrap passes each one in). */
+  coverInherited?: boolean;
+  /** A file opened read-only as the command's descriptor 3: bubblewrap's seccomp program. */
+  descriptor3?: string;
   /** Whether a failed run's output shows the sandbox stopped it. */
   refusal(output: Uint8Array): SandboxRefusal | undefined;
-  /** Frees what the start took (the private temporary folder on macOS, a descriptor). */
+  /** Frees what the start took (the private temporary folder on macOS). */
   done(): void;
 }
 
@@ -120,20 +122,15 @@ export class CommandSandbox {
       };
     }
     const files = sandboxFiles();
-    const nullFd = openSync('/dev/null', 'r');
-    const stdio = stdioCovering(openDescriptors(), nullFd);
-    const filterFd = !network && files.filter ? openSync(files.filter, 'r') : undefined;
-    // The program goes to bubblewrap as the descriptor just past the covered ones.
-    if (filterFd !== undefined) stdio.push(filterFd);
+    // The program goes to bubblewrap as descriptor 3, opened by whichever process starts bubblewrap (the host or its spawner).
+    const filter = !network ? files.filter : undefined;
     return {
       file: found.tool.path,
-      args: bubblewrapArgs(policy, { command, cwd: realPathOf(cwd), emptyFile: files.empty, resolverDir: network ? resolverFolder() : undefined, seccompFd: filterFd === undefined ? undefined : stdio.length - 1 }),
-      stdio,
+      args: bubblewrapArgs(policy, { command, cwd: realPathOf(cwd), emptyFile: files.empty, resolverDir: network ? resolverFolder() : undefined, seccompFd: filter === undefined ? undefined : 3 }),
+      coverInherited: true,
+      ...(filter !== undefined ? { descriptor3: filter } : {}),
       refusal: (output) => sandboxRefusal(output, { network }),
-      done: () => {
-        closeSync(nullFd);
-        if (filterFd !== undefined) closeSync(filterFd);
-      },
+      done: () => undefined,
     };
   }
 }

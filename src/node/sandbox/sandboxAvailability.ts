@@ -1,6 +1,6 @@
-import { execFile } from 'child_process';
 import { accessSync, constants } from 'fs';
 import { delimiter, join } from 'path';
+import { runToEnd } from '../spawner/runToEnd';
 
 export type SandboxTool = { kind: 'bubblewrap'; path: string } | { kind: 'seatbelt'; path: string };
 
@@ -28,14 +28,11 @@ export function findBubblewrap(path = process.env.PATH ?? ''): string | undefine
 }
 
 /** Runs the tool once with a sandbox like the commands' and says why it failed, if it did. */
-function tryOnce(file: string, args: string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile(file, args, { timeout: 10_000 }, (error, _stdout, stderr) => {
-      if (!error) return resolve(undefined);
-      const said = String(stderr).trim().split('\n')[0];
-      resolve(said || error.message);
-    });
-  });
+async function tryOnce(file: string, args: string[]): Promise<string | undefined> {
+  const ran = await runToEnd({ file, args, cwd: process.cwd(), env: process.env }, { timeoutMs: 10_000 });
+  if (ran.end.code === 0) return undefined;
+  const said = ran.stderr.trim().split('\n')[0];
+  return said || ran.end.error || (ran.timedOut ? 'it did not finish within 10 s' : `it ended with ${ran.end.signal ?? `exit code ${ran.end.code}`}`);
 }
 
 const probes = new Map<string, Promise<Availability>>();

@@ -1,6 +1,7 @@
-import { spawn } from 'child_process';
 import type { ExecResult } from '../../core/ports/workspace';
 import type { SandboxedSpawn } from '../sandbox/commandSandbox';
+import type { Launch, ProcessEnd, RunningProcess } from '../spawner/launch';
+import { launchProcess } from '../spawner/processStarts';
 
 /** Keeps the head and the tail of a stream past a byte cap, counting what was dropped. */
 class CappedOutput {
@@ -54,32 +55,27 @@ export async function execShell(command: string, options: { cwd: string; timeout
 async function run(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal: AbortSignal }, sandbox: SandboxedSpawn | undefined): Promise<ExecResult> {
   const { timeoutMs, signal } = options;
   const output = new CappedOutput(options.maxOutputBytes);
-  const child = sandbox
-    ? spawn(sandbox.file, sandbox.args, { cwd: options.cwd, detached: true, stdio: sandbox.stdio ?? ['ignore', 'pipe', 'pipe'], env: sandbox.env })
-    : spawn('/bin/sh', ['-c', command], { cwd: options.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (c: Buffer) => output.push(c));
-  child.stderr!.on('data', (c: Buffer) => output.push(c));
+  const launch: Launch = sandbox
+    ? { file: sandbox.file, args: sandbox.args, cwd: options.cwd, env: sandbox.env ?? process.env, coverInherited: sandbox.coverInherited, descriptor3: sandbox.descriptor3 }
+    : { file: '/bin/sh', args: ['-c', command], cwd: options.cwd, env: process.env };
   let ending: 'timeout' | 'cancelled' | undefined;
+  let child: RunningProcess | undefined;
   const kill = (why: 'timeout' | 'cancelled') => {
     ending ??= why;
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+    child?.kill();
   };
   const timer = setTimeout(() => kill('timeout'), timeoutMs);
   const onAbort = () => kill('cancelled');
   signal.addEventListener('abort', onAbort, { once: true });
-  const code = await new Promise<number | null>((resolve) => {
-    child.on('error', () => resolve(null));
-    child.on('close', (c) => resolve(c));
+  const end = await new Promise<ProcessEnd>((resolve) => {
+    child = launchProcess(launch, { stdout: (c) => output.push(c), stderr: (c) => output.push(c), end: resolve });
   });
   clearTimeout(timer);
   signal.removeEventListener('abort', onAbort);
-  const status = ending === 'timeout' ? `timed out after ${timeoutMs / 1000} s` : ending === 'cancelled' ? 'cancelled' : `exit code ${code ?? 'unknown'}`;
+  const status =
+    ending === 'timeout' ? `timed out after ${timeoutMs / 1000} s` : ending === 'cancelled' ? 'cancelled' : end.error && end.code === null ? `ended without an exit code: ${end.error}` : `exit code ${end.code ?? 'unknown'}`;
   const shown = output.bytes();
-  const failed = ending !== undefined || code !== 0;
+  const failed = ending !== undefined || end.code !== 0;
   const sandboxRefused = failed && !ending ? sandbox?.refusal(shown) : undefined;
   return { output: Buffer.concat([shown, Buffer.from(`\n[${status}]`)]), failed, ...(sandboxRefused ? { sandboxRefused } : {}) };
 }

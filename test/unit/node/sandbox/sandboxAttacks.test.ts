@@ -13,14 +13,17 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sym
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { builtinTools } from '../../../../src/core/tools/builtin';
+import { stopSpawner, useSpawner } from '../../../../src/node/spawner/processStarts';
 import { bubblewrapOrSkip } from '../../../support/bubblewrap';
+import { spawnerFromSource } from '../../../support/spawnerFromSource';
 import { outputText, runOptions, testRegistry, testSandbox } from '../../../support/toolRegistry';
 
 const SECRET = `SECRET-${process.pid}-${Date.now()}`;
 /** A file in / that only an escape could make (these tests may run as root). */
 const ROOT_MARK = `/tally-sandbox-escape-${process.pid}`;
 
-describe('a sandboxed, allowed command (real bubblewrap)', function () {
+for (const viaSpawner of [false, true])
+describe(`a sandboxed, allowed command (real bubblewrap)${viaSpawner ? ', started by the spawner' : ''}`, function () {
   this.timeout(60_000);
   let root: string;
   let home: string;
@@ -31,6 +34,10 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
 
   before(function () {
     bubblewrapOrSkip(this);
+    if (viaSpawner) useSpawner(spawnerFromSource());
+  });
+  after(() => {
+    if (viaSpawner) stopSpawner();
   });
 
   beforeEach(() => {
@@ -181,6 +188,13 @@ describe('a sandboxed, allowed command (real bubblewrap)', function () {
       [
         `import { NodeWorkspace } from ${JSON.stringify(join(__dirname, '../../../../src/node/tools/nodeWorkspace'))};`,
         `import { testSandbox } from ${JSON.stringify(join(__dirname, '../../../support/toolRegistry'))};`,
+        ...(viaSpawner
+          ? [
+              `import { useSpawner } from ${JSON.stringify(join(__dirname, '../../../../src/node/spawner/processStarts'))};`,
+              `import { spawnerFromSource } from ${JSON.stringify(join(__dirname, '../../../support/spawnerFromSource'))};`,
+              `useSpawner(spawnerFromSource());`,
+            ]
+          : []),
         `const ws = new NodeWorkspace({ folders: [${JSON.stringify(ws)}], trusted: true }, testSandbox({ home: ${JSON.stringify(home)} }));`,
         `ws.exec('ls -l /proc/self/fd; node -e \\'require("fs").writeSync(20, "pwned")\\'; echo done', { cwd: ${JSON.stringify(ws)}, timeoutMs: 20000, maxOutputBytes: 65536, signal: new AbortController().signal })`,
         `  .then((r) => process.stdout.write(Buffer.from(r.output)));`,
