@@ -20,7 +20,7 @@ export async function runCommand(page: Page, title: string): Promise<void> {
     const input = page.locator('.quick-input-widget input');
     const offered = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title });
     try {
-      // Under load the palette can miss F1 (pressed while a webview held the focus) or be hidden
+      // Under load the palette can miss its key (pressed while a webview held the focus) or be hidden
       // once open (a quick pick closed just before): short limits send it round again.
       await input.waitFor({ state: 'visible', timeout: 8_000 });
       await input.fill(`>${title}`, { timeout: 5_000 });

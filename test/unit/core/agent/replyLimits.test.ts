@@ -19,7 +19,8 @@ import { tempStore } from '../../../support/tempStore';
 import { testRegistry } from '../../../support/toolRegistry';
 
 const SETTINGS = withSettings({ contextWindow: 64_000, maxOutputTokens: 2_000 });
-const LIMITS: Partial<ReplyLimits> = { textChars: 300_000, thinkingChars: 300_000, toolCallChars: 300_000, eventChars: 64 * 1024 };
+// Thinking without a signature is cut at thinkingChars and read on to thinkingReadChars: both here, so every wire ends at one figure.
+const LIMITS: Partial<ReplyLimits> = { textChars: 300_000, thinkingChars: 300_000, thinkingReadChars: 300_000, toolCallChars: 300_000, eventChars: 64 * 1024 };
 
 async function agentOn(wire: EndlessWire, server: EndlessStreamServer) {
   const env = await tempStore('tally-reply-limits-');
