@@ -1,5 +1,6 @@
 import type { Message } from '../model/message';
 import { summarizeLocally } from './localSummarizer';
+import { extractFactsInSlices } from './sessionFacts';
 import { CHECKPOINT_HEADINGS, checkModelSummary } from './summaryCheck';
 import { withoutDemonstrations } from './taskText';
 import type { Summarizer, SummaryRequest } from './types';
@@ -70,14 +71,14 @@ export class LlmSummarizer implements Summarizer {
       if (!text) throw new Error('the model returned an empty summary');
       this.lastError = undefined;
       // Checked before it replaces history: completed from the messages, or replaced when it falls short.
-      const checked = checkModelSummary(text, request);
+      const checked = checkModelSummary(text, request, await extractFactsInSlices(request.messages));
       if (checked.note) request.onNote?.(checked.note);
       return checked.text;
     } catch (error) {
       if (request.signal?.aborted) throw error;
       this.lastError = error instanceof Error ? error.message : String(error);
       request.onNote?.(`model summary failed: ${this.lastError}; local summary used`);
-      return summarizeLocally(request.messages, request);
+      return summarizeLocally(request.messages, request, await extractFactsInSlices(request.messages));
     }
   }
 }
