@@ -7,6 +7,7 @@ import { ThresholdSummarization } from './strategies/thresholdSummarization';
 import { ToolCallSummarization } from './strategies/toolCallSummarization';
 import { ToolResultMasking } from './strategies/toolResultMasking';
 import { nextTurn } from '../nextTurn';
+import { STEP_MESSAGES } from './steps';
 import type { CompactionStrategy, StrategyContext } from './types';
 import { totalTokens } from './units';
 
@@ -20,6 +21,18 @@ export interface ChainOutcome {
   removed: RemovedItem[];
   strategiesRun: string[];
   summary?: string;
+}
+
+/**
+ * Counts `messages` a slice at a time, with a turn of the event loop between slices. What a
+ * strategy made (a pointer for each of tens of thousands of results) is counted here once (the
+ * count is kept with each message), not all at once by the next sum over the history.
+ */
+async function countInSlices(messages: readonly Message[], count: (m: Message) => number): Promise<void> {
+  for (let from = 0; from < messages.length; from += STEP_MESSAGES) {
+    for (let i = from; i < Math.min(messages.length, from + STEP_MESSAGES); i++) if (messages[i].agentVisible) count(messages[i]);
+    await nextTurn();
+  }
 }
 
 /** Runs strategies in order until the history fits the target; each one sees the previous one's output. */
@@ -43,6 +56,7 @@ export async function runStrategyChain(
     const outcome = await strategy.apply(current, ctx);
     if (outcome.removed.length === 0) continue;
     current = outcome.messages;
+    await countInSlices(current, ctx.countTokens);
     removed.push(...outcome.removed);
     strategiesRun.push(strategy.name);
     summary = outcome.summary ?? summary;
