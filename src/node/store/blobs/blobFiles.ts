@@ -57,13 +57,34 @@ export class BlobFiles {
   /** Content (or parts of it) whose hash was checked in this run: `<sha256>:<part>`. */
   private readonly verified = new Set<string>();
   private temps = 0;
+  private folderMade?: Promise<unknown>;
 
   constructor(private readonly parts: StoreParts, private readonly fs: WriteFs) {}
 
   async write(info: BlobInfo, content: Uint8Array): Promise<RefRecord> {
-    const { layout } = this.parts;
     const record: RefRecord = { ...info, partBytes: BLOB_PART_BYTES, partHashes: content.length > BLOB_PART_BYTES ? await partHashesOf(content) : undefined };
-    await fsp.mkdir(layout.blobsDir, { recursive: true });
+    try {
+      return await this.writeFiles(record, content);
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+      this.folderMade = undefined; // the folder went away: made again
+      return this.writeFiles(record, content);
+    }
+  }
+
+  /** The results' folder, made once per run rather than once per result (a compaction stores tens of thousands). */
+  private madeFolder(): Promise<unknown> {
+    this.folderMade ??= fsp.mkdir(this.parts.layout.blobsDir, { recursive: true }).catch((error: unknown) => {
+      this.folderMade = undefined;
+      throw error;
+    });
+    return this.folderMade;
+  }
+
+  private async writeFiles(record: RefRecord, content: Uint8Array): Promise<RefRecord> {
+    const { layout } = this.parts;
+    const info = record;
+    await this.madeFolder();
     const contentPath = layout.contentPath(info.sha256);
     const present = await fsp.stat(contentPath).catch(() => undefined);
     if (!present || present.size !== content.length) await this.writeFile(contentPath, content);
