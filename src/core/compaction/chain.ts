@@ -29,11 +29,23 @@ export interface ChainOutcome {
  * count is kept with each message), not all at once by the next sum over the history.
  */
 async function countInSlices(messages: readonly Message[], count: (m: Message) => number): Promise<void> {
-  for (let from = 0; from < messages.length; from += STEP_MESSAGES) {
-    for (let i = from; i < Math.min(messages.length, from + STEP_MESSAGES); i++) if (messages[i].agentVisible) count(messages[i]);
-    await nextTurn();
+  // A slice ends after so many messages or characters, whichever comes first: a message counted
+  // before costs nothing, one not counted yet costs its text's tokenizing.
+  let messagesRead = 0;
+  let chars = 0;
+  for (const m of messages) {
+    if (!m.agentVisible) continue;
+    count(m);
+    chars += m.content.length;
+    if (++messagesRead >= STEP_MESSAGES || chars >= COUNT_SLICE_CHARS) {
+      messagesRead = chars = 0;
+      await nextTurn();
+    }
   }
 }
+
+/** Characters of messages counted between two turns of the event loop (a few milliseconds of tokenizing). */
+const COUNT_SLICE_CHARS = 32 * 1024;
 
 /** Runs strategies in order until the history fits the target; each one sees the previous one's output. */
 export async function runStrategyChain(
