@@ -1,5 +1,6 @@
 import type { Message } from '../../model/message';
 import type { RemovedItem } from '../../model/records';
+import { nextTurn } from '../../nextTurn';
 import { removedItem } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
 import { ARCHIVED_ERROR_PREFIX, errorLineOf, isFailingResult } from '../sessionFacts';
@@ -62,8 +63,21 @@ export class ToolResultMasking implements CompactionStrategy {
     // ref), and a long session archives tens of thousands, so one at a time the disk's round trips
     // added up to minutes.
     let next = 0;
+    // A preview stores nothing (its refs come at once): the workers still pause together for a turn of the event loop.
+    let sinceTurn = 0;
+    let pause: Promise<void> | undefined;
     const worker = async () => {
-      while (next < candidates.length) await archive(candidates[next++]);
+      while (next < candidates.length) {
+        if (pause) {
+          await pause;
+          continue;
+        }
+        await archive(candidates[next++]);
+        if (++sinceTurn >= ARCHIVED_PER_TURN && !pause) {
+          sinceTurn = 0;
+          pause = nextTurn().then(() => (pause = undefined));
+        }
+      }
     };
     await Promise.all(Array.from({ length: Math.min(OFFLOADS_AT_ONCE, candidates.length) }, worker));
     const out: Message[] = [];
@@ -79,6 +93,8 @@ export class ToolResultMasking implements CompactionStrategy {
 
 /** Results stored at once (libuv runs four file operations at a time). */
 const OFFLOADS_AT_ONCE = 4;
+/** Results archived between two turns of the event loop, at most (each is a pointer and a preview made). */
+const ARCHIVED_PER_TURN = 100;
 
 /** A failing result's pointer keeps its error line, so the agent still knows what went wrong. */
 function archivedErrorLine(m: Message): string {

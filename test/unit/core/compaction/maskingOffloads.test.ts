@@ -5,6 +5,7 @@ import type { StrategyContext } from '../../../../src/core/compaction/types';
 import { validateHistory } from '../../../../src/core/history/normalize';
 import type { Message } from '../../../../src/core/model/message';
 import { withSettings } from '../../../../src/core/settings';
+import { countTurns } from '../../../support/eventLoopTurns';
 import { call, msg } from '../../../support/syntheticSession';
 
 /** `turns` calls, each answered by a few hundred bytes of output. */
@@ -55,5 +56,18 @@ describe('core/compaction: tool-result masking stores several results at once', 
     archived.forEach((m, t) => assert.match(m.content, new RegExp(`make test${t}\\b.*ref_id="ref_${t}"`)));
     assert.deepEqual(out.removed.map((r) => r.offloadRef), archived.map((_, t) => `ref_${t}`));
     assert.deepEqual(validateHistory(out.messages), []);
+  });
+
+  it('a preview (whose refs come at once) archives 2,000 results over at least 15 turns of the event loop (about 100 a turn)', async () => {
+    const messages = toolSession(2_002);
+    let n = 0;
+    const ctx: StrategyContext = {
+      settings: withSettings({ masking: { keepLast: 2, minBatchTokens: 100 } }), effectiveWindow: 20_000, fixedTokens: 0, targetTokens: 2_000, trigger: 'manual', dryRun: true,
+      countTokens: (m) => Math.ceil(m.content.length / 4) + 4, summarizer: new LocalSummarizer(), newId: () => `new${++n}`, now: () => 1, progress: () => undefined,
+      offload: async () => `ref_${++n}`,
+    };
+    const { result, turns } = await countTurns(() => new ToolResultMasking().apply(messages, ctx));
+    assert.equal(result.removed.length, 2_000);
+    assert.ok(turns >= 15, `turns: ${turns}`);
   });
 });
