@@ -1,7 +1,8 @@
 /**
  * Large payloads on the real path. Host: the built extension (bench/realPath/startExtension.ts)
- * answers turns whose reply carries a 22 MB thinking block (past the 4 MB reply limit: the reply is
- * cut with an error), a 4,000,000-character thinking block (kept whole) and a 1.2 MB markdown answer
+ * answers turns whose reply carries a 22 MB thinking block (past the 4 MB of thinking kept of one
+ * reply: main before ended the reply with an error; now the first 4 MB and the answer are kept), a
+ * 4,000,000-character thinking block (kept whole) and a 1.2 MB markdown answer
  * of link reference definitions (bench/largePayloads/payloadModel.ts), and a one-line answer as the
  * control (what the same steps cost without a payload: a fresh chat's first state has a cost of its own); reported: the longest
  * event-loop block of the turn and of the whole state a reloaded chat is sent, and the bytes posted
@@ -10,7 +11,7 @@
  * chat bundle in headless Chromium (chatReplay.ts): longest task, time to the entry's first frame.
  * Each (build, round) runs in a fresh process (hostRun.ts); with --old, the other build runs in
  * every round too, the order alternating round by round. Writes bench/results/largePayloads.json.
- * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/largePayloads.bench.ts [--old /tmp/main-s6] [--rounds 3] [--preview-messages 10000]
+ * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/largePayloads.bench.ts [--old /tmp/main-s7] [--rounds 3] [--preview-messages 10000]
  */
 import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';

@@ -19,6 +19,7 @@ import { copyStorage, seedSession, workspaceFolder } from '../realPath/seedSessi
 import { REPOSITORY_ROOT, startExtension } from '../realPath/startExtension';
 import type { PayloadAnswer, ToChild, ToParent } from './payloadModel';
 import { runAsChild } from '../realPath/runAsChild';
+import { TurnProfiler } from '../realPath/turnProfiler';
 
 export interface HostRunOptions {
   extensionRoot: string;
@@ -29,6 +30,8 @@ export interface HostRunOptions {
   /** A storage folder seeded with `previewMessages` messages (copied, never changed). */
   seededStorage?: string;
   timeoutMs?: number;
+  /** Writes a CPU profile of the payload turns to this .cpuprofile file, and beside it the longest block of each turn and each reload, in that order (profileSummary.ts --blocks). */
+  profileTo?: string;
 }
 
 export interface PostFigures {
@@ -100,6 +103,8 @@ async function run(options: HostRunOptions): Promise<HostRunResult> {
       result.preview = { messages: options.previewMessages, blockMs, blockCpuMs, ms: performance.now() - started, bytes: post.bytes };
       return result;
     }
+    const profiler = options.profileTo ? await TurnProfiler.start() : undefined;
+    const longestBlocks: Array<[number, number]> = [];
     for (const payload of options.payloads) {
       if (payload !== options.payloads[0]) {
         // Each payload in a session of its own: a reloaded chat is sent that payload alone.
@@ -110,7 +115,7 @@ async function run(options: HostRunOptions): Promise<HostRunResult> {
       }
       model.script([payload]);
       const started = performance.now();
-      const { result: turnMs, blockMs: turnBlockMs, blockCpuMs: turnBlockCpuMs } = await withBlockProbe(async () => {
+      const { result: turnMs, blockMs: turnBlockMs, blockCpuMs: turnBlockCpuMs, blockCpuAt } = await withBlockProbe(async () => {
         const ended = new Promise<number>((resolve) => {
           const subscription = ext.api.sessions.onAgentEvent((event) => {
             if (event.type !== 'turn_end') return;
@@ -123,16 +128,22 @@ async function run(options: HostRunOptions): Promise<HostRunResult> {
         await chat.waitForPost('chat update after the turn', (p) => p.message.type === 'update' && p.message.state !== undefined && (p.message.state as { busy?: boolean }).busy === false, { since: endedAt, timeoutMs });
         return performance.now() - started;
       });
+      longestBlocks.push(blockCpuAt);
       const turnPosts = chat.posts.filter((p) => p.at >= started);
       const reloadStarted = performance.now();
-      const { blockMs: reloadBlockMs } = await withBlockProbe(async () => {
+      const { blockMs: reloadBlockMs, blockCpuAt: reloadBlockAt } = await withBlockProbe(async () => {
         const whole = chat.waitForPost('whole state after reload', (p) => p.message.type === 'state', { since: reloadStarted, timeoutMs });
         await chat.send({ type: 'ready' });
         await whole;
       });
+      longestBlocks.push(reloadBlockAt);
       const reloadPosts = chat.posts.filter((p) => p.at >= reloadStarted);
       if (options.postsTo) writeFileSync(join(options.postsTo, `${payload}.json`), JSON.stringify({ first: first.message, turn: turnPosts.map((p) => p.message), reload: reloadPosts.map((p) => p.message) }));
       result.payloads.push({ payload, turnBlockMs, turnBlockCpuMs, turnMs, turnPosts: figures(turnPosts), reloadBlockMs, reloadPosts: figures(reloadPosts) });
+    }
+    if (profiler && options.profileTo) {
+      await profiler.stopInto(options.profileTo);
+      writeFileSync(`${options.profileTo}.blocks.json`, JSON.stringify(longestBlocks));
     }
     const errors = ext.world.shown.filter((s) => s.level === 'error');
     if (errors.length) throw new Error(`the extension showed errors: ${JSON.stringify(errors)}`);

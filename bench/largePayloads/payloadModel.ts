@@ -2,8 +2,8 @@
  * An OpenAI-compatible model (POST /v1/chat/completions, streamed chat.completion.chunk events) that
  * answers with large payloads, run as a child process so its work never shares the extension's event
  * loop. Scripted over IPC, per request: 'thinking' streams 22 MB of reasoning (`reasoning_content`,
- * as DeepSeek and vLLM send it) then a short answer, 'thinking4' the same with 4,000,000 characters
- * (just under the reply limit, so the whole thinking is kept); 'links' streams an answer of 1.2 MB of
+ * as DeepSeek and vLLM send it; past the 4 MB of thinking kept of one reply) then a short answer,
+ * 'thinking4' the same with 4,000,000 characters (just under that limit, so all of it is kept); 'links' streams an answer of 1.2 MB of
  * markdown full of link reference definitions (`[r1]: http://…`) used by the text. Deltas are 2,048
  * characters (BENCH_DELTA_CHARS). 'small' (a one-line answer) is the control: what the same steps cost
  * without a large payload. A request that offers no tools is a compaction's summary request:

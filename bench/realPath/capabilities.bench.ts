@@ -13,7 +13,7 @@
  *   to carry and a turn after it.
  * Each (build, scenario, size, round) runs in a fresh process; with --old the other build runs in
  * every round too, the order alternating. Writes bench/results/realPath-capabilities.json.
- * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/capabilities.bench.ts [web|images|todos…] [--old <extension root>] [--rounds 2]
+ * Run: node scripts/build.mjs && node -r ./test/register.cjs bench/realPath/capabilities.bench.ts [web|images|todos…] [--old <extension root>] [--rounds 2] [--profile <folder for a CPU profile of each run>]
  */
 import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
@@ -106,7 +106,8 @@ async function main() {
         for (let round = 0; round < rounds; round++) {
           for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
             console.error(`${scenario.name} at ${size} messages, ${build.name}, round ${round + 1}`);
-            const result = runOnce({ extensionRoot: build.root, seededStorage: seeded, files, steps: scenario.steps });
+            const profileDir = flag('profile');
+            const result = runOnce({ extensionRoot: build.root, seededStorage: seeded, files, steps: scenario.steps, ...(profileDir ? { profileTo: join(profileDir, `${scenario.name}-${size}-${build.name}-${round + 1}.cpuprofile`) } : {}) });
             results.get(build.name)!.push(result);
             workers[`${scenario.name}/${build.name}`] = result.workers;
           }

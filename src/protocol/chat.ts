@@ -92,6 +92,8 @@ export interface ChatThinking {
   tokens?: number;
   /** Blocks the provider sent encrypted (redacted thinking): kept and sent back, not readable. */
   redacted: number;
+  /** Characters of thinking past the limit for one reply: read, not kept. */
+  notKeptChars?: number;
   /** Still streaming. */
   streaming?: boolean;
 }

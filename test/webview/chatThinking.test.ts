@@ -11,6 +11,7 @@ const entries: ChatEntry[] = [
   { kind: 'user', id: 'u-t', text: 'Use the fixed_version tool, then make a joke about the version.', tokens: 24 },
   { kind: 'assistant', id: 'a-t', text: 'The version is **0.32a0** — still a long way from 1.0, plenty of room to grow!', toolCalls: [], tokens: 96, thinking: { text: THOUGHT, tokens: 53, redacted: 0 } },
   { kind: 'assistant', id: 'a-r', text: 'I can help with a legitimate task.', toolCalls: [], tokens: 410, thinking: { text: '', tokens: 380, redacted: 2 } },
+  { kind: 'assistant', id: 'a-c', text: 'The offset was counted twice.', toolCalls: [], tokens: 40, thinking: { text: 'Let me look at the nested case. '.repeat(8), tokens: 1_000_000, redacted: 0, notKeptChars: 18_874_368 } },
   { kind: 'notice', id: 'n-cut', level: 'info', text: 'The answer was cut at the output limit while the model was writing a tool call, so the call was not run. Continue to let the model carry on.', action: 'continue' },
 ];
 const state: ChatState = { ...chatState, busy: false, entries };
@@ -44,6 +45,13 @@ describe('chat webview: thinking (headless Chromium, host CSP)', function () {
     assert.match((await block.locator('.thinking-redacted').textContent()) ?? '', /encrypted/);
   });
 
+  it('says when thinking past the limit for one reply was not kept, and how much', async () => {
+    const block = page.locator('[data-entry-id="a-c"] details.thinking');
+    assert.strictEqual((await block.locator('summary').textContent())?.replace(/\s+/g, ' ').trim(), 'Thinking · 1,000,000 tokens · the rest not kept');
+    await block.locator('summary').click();
+    assert.match((await block.locator('.thinking-redacted').textContent()) ?? '', /The model thought 18,874,368 more characters than Tally keeps of one reply's thinking: they were read but not kept/);
+  });
+
   it('streams thinking as "Thinking…" while the answer has not started', async () => {
     const streaming: ChatEntry = { kind: 'assistant', id: 'streaming', text: '', streaming: true, toolCalls: [], thinking: { text: 'Looking at the parser', redacted: 0, streaming: true } };
     await hostSends(page, { type: 'state', state: { ...state, busy: true, entries: [...entries, streaming] } });
@@ -74,6 +82,7 @@ describe('chat webview: thinking (headless Chromium, host CSP)', function () {
       try {
         await hostSends(themed, { type: 'state', state });
         await themed.locator('[data-entry-id="a-t"] details.thinking summary').click();
+        await themed.locator('[data-entry-id="a-c"] details.thinking summary').click();
         mkdirSync(ARTIFACTS, { recursive: true });
         await themed.screenshot({ path: path.join(ARTIFACTS, `chat-thinking-${theme}.png`), fullPage: true });
         const summary = themed.locator('[data-entry-id="a-r"] details.thinking summary');

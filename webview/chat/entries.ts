@@ -69,10 +69,12 @@ function noticeAction(entry: Extract<ChatEntry, { kind: 'notice' }>, actions: En
 function thinkingBlock(id: string, thinking: ChatThinking, actions: EntryActions): HTMLElement {
   const size = thinking.tokens !== undefined ? countOf(thinking.tokens, 'token') : undefined;
   const redacted = thinking.redacted ? countOf(thinking.redacted, 'redacted block') : undefined;
+  const notKept = thinking.notKeptChars ? 'the rest not kept' : undefined;
   const label = thinking.streaming ? 'Thinking…' : 'Thinking';
-  const summary = [h('span', { class: 'thinking-label', text: label }), ...[size, redacted].filter(Boolean).map((text) => h('span', { class: 'thinking-size', text: ` · ${text}` }))];
+  const summary = [h('span', { class: 'thinking-label', text: label }), ...[size, redacted, notKept].filter(Boolean).map((text) => h('span', { class: 'thinking-size', text: ` · ${text}` }))];
   const body = () => [
     thinking.text ? thinkingText(id, thinking.text) : null,
+    thinking.notKeptChars ? h('p', { class: 'thinking-redacted', text: `The model thought ${countOf(thinking.notKeptChars, 'more character')} than Tally keeps of one reply's thinking: they were read but not kept (not shown, counted or sent back to the model).` }) : null,
     thinking.redacted ? h('p', { class: 'thinking-redacted', text: 'Part of the thinking came encrypted: it is sent back to the model as it came but cannot be shown.' }) : null,
   ];
   return lazyDetails(summary, body, { open: actions.openThinking.has(id), class: `thinking${thinking.streaming ? ' streaming' : ''}`, attrs: { 'data-thinking': id }, onToggle: (open) => actions.onToggleThinking(id, open) });

@@ -26,6 +26,17 @@ export class ChangeSinceReport {
     this.sent = new TokensById((m) => !leftOut(m));
   }
 
+  /**
+   * Makes both maps ahead of the first report (see TokensById.prepare): `working`, the working
+   * context now, and `sent`, what the next request would carry, so the first report and the change
+   * after it compare only what is new.
+   */
+  async prepare(working: readonly Message[], sent: readonly Message[], count: (m: Message) => number): Promise<void> {
+    await this.current.prepare(working, count);
+    await this.sent.prepare(sent, count);
+    this.stale = true;
+  }
+
   /** The messages of the request the provider reported on. */
   reported(messages: readonly Message[], count: (m: Message) => number): void {
     const outcome = this.sent.update(messages, count, (id, before, after) => {

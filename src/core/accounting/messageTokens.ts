@@ -90,7 +90,8 @@ export async function countMessageAsync(message: Message, counter: TokenCounter)
   const known = memoized(message, counter.encoding);
   if (known !== undefined) return known;
   const sliced = new Map<string, number>();
-  for (const text of [message.content, ...(message.toolCalls ?? []).map((call) => call.arguments)]) {
+  const reasoning = (message.reasoning ?? []).map((block) => block.text);
+  for (const text of [message.content, ...(message.toolCalls ?? []).map((call) => call.arguments), ...reasoning]) {
     if (text.length > ASYNC_COUNT_CHARS && !sliced.has(text)) sliced.set(text, await counter.countAsync(text));
   }
   if (sliced.size === 0) return countMessage(message, counter);

@@ -1,5 +1,9 @@
 import type { Message } from '../model/message';
 import { listWork, markOf, unchangedBefore, type ListMark } from '../model/listLineage';
+import { nextTurn } from '../nextTurn';
+
+/** Messages added to the map between two turns of the event loop while it is made ahead of its first use. */
+const PREPARED_PER_SLICE = 4_000;
 
 /** How an update went: changes reported one by one, the map rebuilt without them, or a map that cannot be trusted. */
 export type TokensByIdUpdate = 'updated' | 'rebuilt' | 'unsure';
@@ -34,7 +38,39 @@ export class TokensById {
     return map;
   }
 
+  /** Bumped by every update: a map being made ahead of its first use gives way to one. */
+  private generation = 0;
+
+  /**
+   * Makes the map of `messages` ahead of its first update, a slice at a time with turns of the event
+   * loop between (a reopened session of 50,000 messages made it in one block on its first turn).
+   * Given up if an update comes first; that update then builds the map itself, as without this.
+   */
+  async prepare(messages: readonly Message[], count: (m: Message) => number): Promise<void> {
+    if (this.countUsed) return;
+    const generation = ++this.generation;
+    const list = messages.slice();
+    const mark = markOf(messages);
+    this.tokens.clear();
+    this.held.clear();
+    this.repeated = 0;
+    const quiet = () => undefined;
+    for (let i = 0; i < list.length; i++) {
+      if (i > 0 && i % PREPARED_PER_SLICE === 0) {
+        await nextTurn();
+        if (this.generation !== generation) return;
+      }
+      this.add(list[i], quiet, count);
+    }
+    listWork.positionsRead += list.length;
+    this.seen = list;
+    this.mark = mark;
+    this.countUsed = count;
+    this.unsure = this.repeated > 0;
+  }
+
   update(messages: readonly Message[], count: (m: Message) => number, changed: (id: string, before: number | undefined, after: number | undefined) => void): TokensByIdUpdate {
+    this.generation++;
     if (this.unsure || count !== this.countUsed) return this.rebuild(messages, count);
     const seen = this.seen;
     const shared = Math.min(seen.length, messages.length);
@@ -71,16 +107,17 @@ export class TokensById {
     this.unsure = this.repeated > 0;
     this.mark = markOf(messages);
     listWork.positionsRead += messages.length;
+    listWork.idsMapped += messages.length;
     return this.unsure ? 'unsure' : 'rebuilt';
   }
 
-  private add(m: Message, changed: (id: string, before: number | undefined, after: number | undefined) => void): void {
+  private add(m: Message, changed: (id: string, before: number | undefined, after: number | undefined) => void, count = this.countUsed!): void {
     if (!this.included(m)) return;
     const n = (this.held.get(m.id) ?? 0) + 1;
     this.held.set(m.id, n);
     if (n === 2) this.repeated++;
     const before = this.tokens.get(m.id);
-    const after = this.countUsed!(m);
+    const after = count(m);
     this.tokens.set(m.id, after);
     if (before !== after) changed(m.id, before, after);
   }

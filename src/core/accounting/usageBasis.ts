@@ -74,6 +74,11 @@ export class UsageBasis {
     this.last = undefined;
   }
 
+  /** Makes what the first report's change is counted against ahead of it (a reopened long session): see ChangeSinceReport.prepare. */
+  prepare(working: readonly Message[], sent: readonly Message[], count: (m: Message) => number): Promise<void> {
+    return this.change.prepare(working, sent, count);
+  }
+
   /** A report far from the estimate is more likely a proxy's or a server's bug than a tokenizer difference; trusting it could stop compaction. */
   private trusted(reported: number, estimated: number): boolean {
     const ratio = reported / Math.max(1, estimated);

@@ -7,6 +7,7 @@ import type { CompactionListener } from '../compaction/events';
 import { LocalSummarizer } from '../compaction/localSummarizer';
 import { Mutex } from '../compaction/mutex';
 import { VisibleHistory } from '../history/visibleHistory';
+import { nextTurn } from '../nextTurn';
 import { abortedToolResult, assistantMessage, userMessage } from '../model/factories';
 import type { Denial, Message, ReasoningBlock, ToolCall } from '../model/message';
 import type { CompactionEventRecord, HistoryStep, RequestUsageRecord } from '../model/records';
@@ -120,7 +121,19 @@ export class ContextSession {
     if (resumed.lastRequest) session.basis.resume(resumed.lastRequest);
     session.resumedTranscript = resumed.transcript;
     session.ledger = new RequestLedger(options.store, options.sessionId, resumed.nextRequestIndex, session.now, (record) => session.changes.emit({ type: 'usage', record }));
+    void session.prepareFirstReport();
     return session;
+  }
+
+  /**
+   * A reopened session's first report compares what the request carried with what was sent before
+   * (by message id): the maps of both are made now, a slice at a time, instead of in one block on
+   * the first turn.
+   */
+  private async prepareFirstReport(): Promise<void> {
+    await nextTurn();
+    const working = this.working;
+    await this.basis.prepare(working, this.visible.view(working).messages, this.count).catch(() => undefined);
   }
 
   /** The transcript messages read to resume (all, or those after the snapshot), handed over once; then undefined. */
@@ -248,7 +261,10 @@ export class ContextSession {
     const message = assistantMessage(text, calls);
     if (reasoning.length) {
       message.reasoning = [...reasoning];
-      const count = (t: string) => this.options.counter.count(t);
+      // Each block once, in slices with turns of the event loop between them (a reply's thinking can be megabytes).
+      const counts = new Map<string, number>();
+      for (const block of reasoning) if (block.text && !counts.has(block.text)) counts.set(block.text, await this.options.counter.countAsync(block.text));
+      const count = (t: string) => counts.get(t) ?? this.options.counter.count(t);
       message.meta = { ...message.meta, reasoningTokens: reasoningTokens(message, count), thinkingTokens: reasoning.reduce((n, b) => n + (b.text ? count(b.text) : 0), 0) };
     }
     const recorded = await this.append(message);

@@ -31,3 +31,8 @@ export function carryItemIdCounts(from: readonly RequestItem[], to: readonly Req
   for (const { messageId } of added) counts.set(messageId, (counts.get(messageId) ?? 0) + 1);
   countsByList.set(to, counts);
 }
+
+/** `counts` are `items`' (kept by whoever built the list): later questions about `items` take them instead of reading it. */
+export function knownItemIdCounts(items: readonly RequestItem[], counts: Map<string, number>): void {
+  countsByList.set(items, counts);
+}

@@ -57,8 +57,12 @@ export interface ListMark {
   readonly version: number;
 }
 
-/** Positions the followers of lists read (compared, added or removed): what tests read to see a turn's work follow what changed. */
-export const listWork = { positionsRead: 0 };
+/**
+ * Positions the followers of lists read (compared, added or removed), lists indexed whole by id
+ * (a change found by the general comparison), messages mapped by id by a map made whole, and the
+ * pauses of work done in slices: what tests read to see a turn's work follow what changed.
+ */
+export const listWork = { positionsRead: 0, listsIndexed: 0, idsMapped: 0, slices: 0 };
 
 /** Starts a lineage for `list`, an array its owner will change in place, telling each change with noteEdit. */
 export function trackEdits<T extends unknown[]>(list: T): T {

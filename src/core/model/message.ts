@@ -53,6 +53,8 @@ export interface ReasoningBlock {
   itemId?: string;
   /** OpenAI Responses: the encrypted reasoning to return with the next request (store: false). */
   encryptedContent?: string;
+  /** Characters of readable thinking past Tally's limit for one reply: read, not kept (unsigned thinking only). */
+  cutChars?: number;
 }
 
 /** How a tool result was shortened when it was recorded: head+tail truncation, or offloaded to the blob store. */

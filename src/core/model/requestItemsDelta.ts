@@ -1,4 +1,4 @@
-import { carryItemIdCounts, itemIdCounts } from './itemIdCounts';
+import { carryItemIdCounts, itemIdCounts, knownItemIdCounts } from './itemIdCounts';
 import { listWork, markOf, unchangedBefore } from './listLineage';
 import type { RequestItem } from './records';
 
@@ -71,6 +71,12 @@ export class ReplayedItemList {
     for (const item of full) this.counts.set(item.messageId, (this.counts.get(item.messageId) ?? 0) + 1);
   }
 
+  /** The list as it stands, its id counts handed on (encoding the next change asks for them), replayed no further. */
+  done(): RequestItem[] {
+    knownItemIdCounts(this.items, this.counts);
+    return this.items;
+  }
+
   /** What applyItemsDelta(items, removed, added) gives, done on `items`. */
   apply(removed: readonly string[], added: ReadonlyArray<readonly [number, RequestItem]>): void {
     const list = this.items;
@@ -114,25 +120,60 @@ export class ReplayedItemList {
  * that stays (the general comparison then decides). When the session told how the list was made
  * from the base (model/listLineage.ts), the shared start is not compared again.
  */
-function positionalChange(items: readonly RequestItem[], base: { id: string; items: readonly RequestItem[] }): StoredRequestItems | undefined {
+function* positionalChange(items: readonly RequestItem[], base: { id: string; items: readonly RequestItem[] }): Generator<void, StoredRequestItems | undefined> {
   const before = base.items;
   const shorter = Math.min(before.length, items.length);
   let start = Math.min(shorter, unchangedBefore(markOf(before), items));
   const known = start;
-  while (start < shorter && sameItem(before[start], items[start])) start++;
+  start += yield* equalRun(before, start, items, start, shorter - start);
   let end = 0;
   while (end < shorter - start && sameItem(before[before.length - 1 - end], items[items.length - 1 - end])) end++;
   listWork.positionsRead += start - known + end + 1;
-  const gone = before.slice(start, before.length - end);
-  const added = items.slice(start, items.length - end);
-  if (gone.length + added.length >= items.length) return undefined;
+  const endBefore = before.length - end;
+  const endItems = items.length - end;
+  let gone = before.slice(start, endBefore);
+  let added: Array<[number, RequestItem]> = items.slice(start, endItems).map((item, j) => [start + j, item]);
+  if (gone.length + added.length >= items.length) {
+    const split = yield* aroundSharedRun(before, items, start, endBefore, endItems);
+    if (!split) return undefined;
+    ({ gone, added } = split);
+    if (gone.length + added.length >= items.length) return undefined;
+  }
   const removed = new Set(gone.map((item) => item.messageId));
   if (removed.size !== gone.length) return undefined;
   // Each removed id is once in the stretch, so it also names an item that stays when the list has it more than once.
   const counts = itemIdCounts(before);
   for (const id of removed) if ((counts.get(id) ?? 0) > 1) return undefined;
-  carryItemIdCounts(before, items, gone, added);
-  return { base: base.id, removed: [...removed], added: added.map((item, j): [number, RequestItem] => [start + j, item]) };
+  carryItemIdCounts(before, items, gone, added.map(([, item]) => item));
+  return { base: base.id, removed: [...removed], added };
+}
+
+/** How far into the changed stretch the shared run is looked for: the prompt's own items (system, tools) come first. */
+const REALIGN_WITHIN = 1_024;
+
+/**
+ * Two changed stretches around one long shared run: the prompt's items at the head changed (a tool
+ * turned on, an MCP server's tools arrived, a reopened window's prompt) and messages were added at
+ * the end. Finds the first item of the stretch `before[start, endBefore)` that is again in
+ * `items[start, endItems)` near its start, and follows the run of equal items from there.
+ */
+function* aroundSharedRun(before: readonly RequestItem[], items: readonly RequestItem[], start: number, endBefore: number, endItems: number): Generator<void, { gone: RequestItem[]; added: Array<[number, RequestItem]> } | undefined> {
+  const at = new Map<string, number>();
+  for (let i = start; i < Math.min(endBefore, start + REALIGN_WITHIN); i++) if (!at.has(before[i].messageId)) at.set(before[i].messageId, i);
+  for (let j = start; j < Math.min(endItems, start + REALIGN_WITHIN); j++) {
+    const i = at.get(items[j].messageId);
+    if (i === undefined || !sameItem(before[i], items[j])) continue;
+    const run = 1 + (yield* equalRun(before, i + 1, items, j + 1, Math.min(endBefore - i, endItems - j) - 1));
+    listWork.positionsRead += run;
+    // A short run (an item that stayed among others that changed) is not the shared one: look on.
+    if (i - start + (endBefore - i - run) + (endItems - start) - run >= items.length) continue;
+    const gone = [...before.slice(start, i), ...before.slice(i + run, endBefore)];
+    const added: Array<[number, RequestItem]> = [];
+    for (let k = start; k < j; k++) added.push([k, items[k]]);
+    for (let k = j + run; k < endItems; k++) added.push([k, items[k]]);
+    return { gone, added };
+  }
+  return undefined;
 }
 
 /**
@@ -140,9 +181,46 @@ function positionalChange(items: readonly RequestItem[], base: { id: string; ite
  * would not be smaller or could not rebuild the list exactly (items that moved, repeated ids).
  */
 export function encodeRequestItems(items: readonly RequestItem[], base?: { id: string; items: readonly RequestItem[] }): StoredRequestItems {
+  const steps = encodeSteps(items, base);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * What encodeRequestItems gives, with a turn of the event loop after every slice of comparisons: a
+ * window's first record compares every item of the session's stored list with the new one (not the
+ * same objects), 50,000 of them in a session that long.
+ */
+export async function encodeRequestItemsInSlices(items: readonly RequestItem[], base: { id: string; items: readonly RequestItem[] } | undefined, nextTurn: () => Promise<void>): Promise<StoredRequestItems> {
+  const steps = encodeSteps(items, base);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    listWork.slices++;
+    await nextTurn();
+  }
+}
+
+/** Items compared between two turns of the event loop (encodeRequestItemsInSlices). */
+const COMPARED_PER_SLICE = 8_192;
+
+/** How many items from `before[i]` and `items[j]` on are the same, up to `limit`; a pause after each slice of them. */
+function* equalRun(before: readonly RequestItem[], i: number, items: readonly RequestItem[], j: number, limit: number): Generator<void, number> {
+  let run = 0;
+  while (run < limit && sameItem(before[i + run], items[j + run])) {
+    run++;
+    if (run % COMPARED_PER_SLICE === 0) yield;
+  }
+  return run;
+}
+
+function* encodeSteps(items: readonly RequestItem[], base?: { id: string; items: readonly RequestItem[] }): Generator<void, StoredRequestItems> {
   if (!base) return { full: [...items] };
-  const positional = positionalChange(items, base);
+  const positional = yield* positionalChange(items, base);
   if (positional) return positional;
+  listWork.listsIndexed++;
   const before = new Map<string, RequestItem>();
   for (const item of base.items) {
     if (before.has(item.messageId)) return { full: [...items] };

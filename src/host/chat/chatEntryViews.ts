@@ -49,7 +49,8 @@ export function thinkingView(m: Message): ChatThinking | undefined {
   const redacted = blocks.filter((b) => !b.text && (b.redactedData !== undefined || b.encryptedContent !== undefined)).length;
   // The thinking's own size (older records kept only what is sent back, which is 0 for thinking that is not).
   const tokens = m.meta?.thinkingTokens ?? (m.meta?.reasoningTokens || undefined);
-  return tokens === undefined ? { text, redacted } : { text, redacted, tokens };
+  const notKeptChars = blocks.reduce((n, b) => n + (b.cutChars ?? 0), 0);
+  return { text, redacted, ...(tokens === undefined ? {} : { tokens }), ...(notKeptChars ? { notKeptChars } : {}) };
 }
 
 /** A `/compact` that found nothing to remove is recorded as skipped: the chat says so. */

@@ -30,6 +30,7 @@ import { SessionIndex } from './sessionIndex/sessionIndex';
 import { SessionSearch } from './sessionIndex/sessionSearch';
 import { SearchBackfill } from './sessionIndex/searchBackfill';
 import { TranscriptRecords } from './segments/transcriptRecords';
+import { MessageBodyFiles } from './segments/messageBodyFiles';
 import { UsageRecords } from './segments/usageRecords';
 import { SessionInfoFiles } from './sessionIndex/sessionInfoFiles';
 import { segmentFacts, SegmentSummaries } from './segments/segmentSummaries';
@@ -112,11 +113,11 @@ export class SqlJsStore implements SessionStore {
     this.index = new SessionIndex(this.parts);
     this.search = new SessionSearch(this.parts);
     this.searchBackfill = new SearchBackfill(this.parts, this.search, { load: (id) => this.loadTranscript(id) }, withoutSync(fs));
-    this.records = new TranscriptRecords(this.parts);
+    this.blobs = new ResultBlobs(this.parts, fs, this.mode);
+    this.records = new TranscriptRecords(this.parts, new MessageBodyFiles(this.parts, this.blobs.files, this.mode));
     this.usage = new UsageRecords(this.parts);
     this.closedWriters = new ClosedWriterMerge(this.parts);
     this.sessions = new SessionInfoFiles(this.parts, this.index, (id) => this.loadTranscript(id));
-    this.blobs = new ResultBlobs(this.parts, fs, this.mode);
   }
 
   get problems(): readonly StoreProblem[] {

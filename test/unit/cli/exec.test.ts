@@ -310,12 +310,13 @@ describe('tally exec', function () {
     assert.deepEqual(execApiKey('anthropic', undefined, {}), { missing: 'ANTHROPIC_API_KEY or TALLY_API_KEY' });
   });
 
-  it('exits 1 with an error naming the limit when the server streams endless reasoning_content, instead of filling the heap', async () => {
+  it('exits 1 with an error naming the limit when the server streams endless reasoning_content, instead of filling the heap', async function () {
+    this.timeout(120_000); // thinking past the 4 MB kept is read on to its own limit: 64 MB through the CLI
     const server = await new EndlessStreamServer('openai-chat', ['thinking']).start();
     servers.push(server);
     const { code, stderr } = await execPlain(['think', '--provider', 'openai-compatible', '--model', 'local', '--base-url', server.baseUrl], {});
     assert.equal(code, EXEC_EXIT.error);
-    assert.match(stderr, /tally: OpenAI-compatible server \(127\.0\.0\.1:\d+\): reply over a limit: the reply's thinking passed 4,194,304 characters, Tally's limit for one reply/);
+    assert.match(stderr, /tally: OpenAI-compatible server \(127\.0\.0\.1:\d+\): reply over a limit: the reply's thinking passed 67,108,864 characters, Tally's limit for one reply/);
     assert.match(stderr, /\[error\] session /);
     assert.equal(server.bodies.length, 1, 'not sent again');
   });

@@ -18,11 +18,11 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   for (;;) {
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 20_000 });
     const offered = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title });
     try {
-      // A quick pick closed just before (Escape) can hide the palette once it has opened: fill
-      // then waits on a hidden input, so a short limit sends it round again.
+      // Under load the palette can miss F1 (pressed while a webview held the focus) or be hidden
+      // once open (a quick pick closed just before): short limits send it round again.
+      await input.waitFor({ state: 'visible', timeout: 8_000 });
       await input.fill(`>${title}`, { timeout: 5_000 });
       await offered.first().waitFor({ state: 'visible', timeout: 3_000 });
       await page.keyboard.press('Enter');

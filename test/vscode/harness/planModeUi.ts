@@ -20,6 +20,8 @@ export async function planModeInTheChat(page: Page, model: FakeOpenAIServer, sho
   await runCommand(page, 'Tally: New Session');
   await runCommand(page, 'Tally: Focus on Chat View');
   const frame = await findFrame(page, '.composer-input', 60_000);
+  // The mode is the session's: switched before the new session shows, it would be the last one's.
+  await frame.locator('.empty-hint').waitFor({ state: 'visible', timeout: 30_000 });
   await runCommand(page, 'Tally: Toggle Plan Mode');
   await frame.waitForSelector('.plan-mode-line[data-plan-mode="on"]', { timeout: 30_000 });
   const toggle = ((await frame.textContent('vscode-button[data-action="plan-mode"]')) ?? '').trim();

@@ -82,6 +82,18 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
 
   it('read_file and search_text see an unsaved buffer, and an edit applies to the buffer, keeping the unsaved change', async () => {
     const path = file('unsaved.txt', 'alpha\nbeta\n');
+    // code-server saves a second after a change by default (VS Code for the web does); the unsaved
+    // line must stay unsaved however long the turn takes.
+    const files = vscode.workspace.getConfiguration('files');
+    await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
+    try {
+      await unsavedBufferTurn(path);
+    } finally {
+      await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  async function unsavedBufferTurn(path: string): Promise<void> {
     await withFakeModel(async ({ api, server, approvals }) => {
       const doc = await vscode.workspace.openTextDocument(path);
       const editor = await vscode.window.showTextDocument(doc);
@@ -107,7 +119,7 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
       assert.equal(doc.isDirty, true, 'the user\'s unsaved work is not saved for them');
       assert.equal(readFileSync(path, 'utf8'), 'alpha\nbeta\n', 'the disk keeps what the user last saved');
     });
-  });
+  }
 
   it('Reject from the diff editor leaves the file unchanged, closes the diff and records a denial', async () => {
     const path = file('reject-me.txt', 'keep me\n');

@@ -210,7 +210,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Chat
       const body = builder.chunks(request, { cacheConversation: options.cacheConversation });
       const post = { fetch: doFetch, url: `${baseUrl}/v1/messages`, headers: { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION, ...options.headers }, body, signal, errors: ctx };
       const timeouts = { timeoutMs: options.timeoutMs ?? 180_000, idleTimeoutMs: options.idleTimeoutMs ?? 120_000 };
-      yield* retriedEventStream({ ...post, ...timeouts }, (events, meter) => decodeAnthropic(ctx, events, meter), options.retry, replyLimits(options.limits));
+      yield* retriedEventStream({ ...post, ...timeouts }, (events, meter) => decodeAnthropic(ctx, events, meter), options.retry, replyLimits(options.limits), true);
     },
   };
 }

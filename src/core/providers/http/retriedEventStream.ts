@@ -15,11 +15,13 @@ export function retriedEventStream(
   decode: (events: AsyncIterable<SseEvent>, meter: ReplyMeter) => AsyncIterable<ProviderEvent>,
   retry: RetryOptions | undefined,
   limits: ReplyLimits,
+  /** The provider's thinking carries signatures: kept whole or the reply ends with an error (see ReplyLimits). */
+  signedThinking = false,
 ): AsyncGenerator<ProviderEvent> {
   const bounded: EventStreamRequest = { ...request, replyTimeoutMs: limits.replyMs, maxEventChars: limits.eventChars };
   return retryStream(
     () => {
-      const meter = new ReplyMeter(limits, request.errors.provider);
+      const meter = new ReplyMeter(limits, request.errors.provider, signedThinking);
       return meteredEvents(decode(postEventStream(bounded), meter), meter);
     },
     { ...retry, signal: request.signal, announce: announceRetry },

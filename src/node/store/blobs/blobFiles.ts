@@ -19,6 +19,16 @@ export interface RefRecord extends BlobInfo {
 
 const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
+/** The SHA-256 of `content`, hashed a part at a time with a turn of the event loop between parts. */
+export async function sha256InParts(content: Uint8Array): Promise<string> {
+  const hash = createHash('sha256');
+  for (let start = 0; start < content.length; start += BLOB_PART_BYTES) {
+    hash.update(content.subarray(start, start + BLOB_PART_BYTES));
+    if (start + BLOB_PART_BYTES < content.length) await nextTurn();
+  }
+  return hash.digest('hex');
+}
+
 async function partHashesOf(content: Uint8Array): Promise<string[]> {
   const hashes: string[] = [];
   for (let start = 0; start < content.length; start += BLOB_PART_BYTES) {
@@ -62,13 +72,21 @@ export class BlobFiles {
   constructor(private readonly parts: StoreParts, private readonly fs: WriteFs) {}
 
   async write(info: BlobInfo, content: Uint8Array): Promise<RefRecord> {
+    const { layout } = this.parts;
     const record: RefRecord = { ...info, partBytes: BLOB_PART_BYTES, partHashes: content.length > BLOB_PART_BYTES ? await partHashesOf(content) : undefined };
+    await this.writeContent(info.sha256, content);
+    await this.writeFile(layout.refPath(info.id), Buffer.from(JSON.stringify(record)));
+    return record;
+  }
+
+  /** `blobs/<sha256>.blob`, written unless a file of its size is there (the same content is written once); fsynced by the next save. */
+  async writeContent(sha256: string, content: Uint8Array): Promise<void> {
     try {
-      return await this.writeFiles(record, content);
+      await this.writeContentOnce(sha256, content);
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error;
       this.folderMade = undefined; // the folder went away: made again
-      return this.writeFiles(record, content);
+      await this.writeContentOnce(sha256, content);
     }
   }
 
@@ -81,15 +99,12 @@ export class BlobFiles {
     return this.folderMade;
   }
 
-  private async writeFiles(record: RefRecord, content: Uint8Array): Promise<RefRecord> {
+  private async writeContentOnce(sha256: string, content: Uint8Array): Promise<void> {
     const { layout } = this.parts;
-    const info = record;
     await this.madeFolder();
-    const contentPath = layout.contentPath(info.sha256);
+    const contentPath = layout.contentPath(sha256);
     const present = await fsp.stat(contentPath).catch(() => undefined);
     if (!present || present.size !== content.length) await this.writeFile(contentPath, content);
-    await this.writeFile(layout.refPath(info.id), Buffer.from(JSON.stringify(record)));
-    return record;
   }
 
   /** Writes a ref's record again (its content is already there): the same temp file and rename as the first write. */

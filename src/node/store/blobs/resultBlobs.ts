@@ -23,7 +23,8 @@ export class ResultBlobs {
   private readonly legacyKnown = new Map<string, BlobInfo>();
   /** Results of a store whose folder cannot be written: kept for this window only. */
   private readonly inMemory = new Map<string, Uint8Array>();
-  private readonly files: BlobFiles;
+  /** The files results are written to; large message bodies share them (see segments/messageBodyFiles.ts). */
+  readonly files: BlobFiles;
   private readonly legacy: LegacyBlobs;
 
   constructor(private readonly parts: StoreParts, fs: WriteFs, private readonly mode: StoreMode) {

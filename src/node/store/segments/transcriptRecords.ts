@@ -7,6 +7,7 @@ import { rows, type Row } from '../sql/connection';
 import { runPrepared, textBytes } from '../sql/preparedStatements';
 import { collectSegmentList, eachSegment, parseNewestReadable } from './segmentReads';
 import { eachSessionDb, ownDb, type StoreParts } from '../storeParts';
+import type { MessageBodyFiles } from './messageBodyFiles';
 import type { SessionSnapshot, ToolCallIndex } from '../../../core/ports/sessionStore';
 import type { CompactionEventRecord } from '../../../core/model/records';
 import { assembleCompactionRecords, writeCompactionRecord } from './compactionPieces';
@@ -16,7 +17,7 @@ import { assembleCompactionRecords, writeCompactionRecord } from './compactionPi
  * events (in append segments), and its latest snapshot. Every writer's files are merged on read.
  */
 export class TranscriptRecords {
-  constructor(private readonly parts: StoreParts) {}
+  constructor(private readonly parts: StoreParts, private readonly bodies: MessageBodyFiles) {}
 
   private segment(sessionId: string) {
     return ownDb(this.parts, this.parts.own.segmentPath(sessionId));
@@ -24,10 +25,14 @@ export class TranscriptRecords {
 
   async putMessages(sessionId: string, messages: Message[]): Promise<void> {
     if (messages.length === 0) return;
+    // Every body first (a long one is written to its own file meanwhile), then the rows without a
+    // turn between them: the segment may be sealed and replaced while a file is written.
+    const bodies: string[] = [];
+    for (const m of messages) bodies.push(await this.bodies.rowBody(m));
     const db = await this.segment(sessionId);
-    for (const m of messages) {
-      runPrepared(db, 'INSERT OR REPLACE INTO messages (id, session_id, created_at, written_at, body) VALUES (?, ?, ?, ?, CAST(? AS TEXT))', [m.id, sessionId, m.createdAt, this.parts.stamp(), textBytes(JSON.stringify(m))]);
-    }
+    messages.forEach((m, i) => {
+      runPrepared(db, 'INSERT OR REPLACE INTO messages (id, session_id, created_at, written_at, body) VALUES (?, ?, ?, ?, CAST(? AS TEXT))', [m.id, sessionId, m.createdAt, this.parts.stamp(), textBytes(bodies[i])]);
+    });
   }
 
   /**
@@ -60,7 +65,7 @@ export class TranscriptRecords {
     });
     // The latest copy that parses: a damaged one is skipped, and the rest of the transcript still loads.
     const newestFirst = Array.from(bodies, ([id, latest]) => [latest, ...(older.get(id)?.sort((a, b) => b.written - a.written) ?? [])].map((c) => c.body));
-    const messages = await parseNewestReadable<Message>(newestFirst, PARSE_SLICE_CHARS);
+    const messages = await this.bodies.resolve(await parseNewestReadable<Message>(newestFirst, PARSE_SLICE_CHARS));
     return messages.sort(compareTranscriptOrder);
   }
 
@@ -75,7 +80,7 @@ export class TranscriptRecords {
         for (const r of rows(db, 'SELECT id, written_at, body FROM messages WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))', [sessionId, wanted])) keepLatest(latest, r);
       },
     });
-    return inTranscriptOrder(latest);
+    return this.bodies.resolve(inTranscriptOrder(latest));
   }
 
   /**
@@ -95,7 +100,7 @@ export class TranscriptRecords {
       const complete = await this.readBodies(latestWritten(copies.filter((c) => threshold === undefined || c.createdAt > threshold)), latest);
       // A file listed in the first pass went away (merged by another window) or could not be read
       // before its bodies were: read again over the files there now, rather than show a page with a gap.
-      if (complete || attempt === MAX_REREADS) return { messages: inTranscriptOrder(latest), createdAfter: threshold };
+      if (complete || attempt === MAX_REREADS) return { messages: await this.bodies.resolve(inTranscriptOrder(latest)), createdAfter: threshold };
     }
   }
 

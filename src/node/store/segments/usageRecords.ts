@@ -1,9 +1,11 @@
 import type { RequestItem } from '../../../core/model/records';
-import { encodeRequestItems, type StoredRequestItems, applyItemsDelta, ReplayedItemList } from '../../../core/model/requestItemsDelta';
+import { encodeRequestItemsInSlices, applyItemsDelta } from '../../../core/model/requestItemsDelta';
+import { nextTurn } from '../../../core/nextTurn';
+import { changesSinceFull, lastOfChain, readUsageChain, type StoredRequestUsage } from './usageChain';
 import type { RequestUsageRecord } from '../../../core/model/records';
 import { requestIndexSpan } from './segmentSummaries';
 import { collectRecords, collectSegmentList, eachSegment } from './segmentReads';
-import { FIGURES_BODY, ITEMS_KEY } from './sealedLists';
+import { FIGURES_BODY } from './sealedLists';
 import { rows } from '../sql/connection';
 import { runPrepared, textBytes } from '../sql/preparedStatements';
 import { ownDb, type StoreParts } from '../storeParts';
@@ -24,10 +26,12 @@ export class UsageRecords {
   async addRequestUsage(record: RequestUsageRecord): Promise<void> {
     // A window's first record of a session is a change of the last one stored (by any window), not a full list.
     const last = this.lastItems.get(record.sessionId) ?? (await this.storedBase(record.sessionId, record.requestIndex));
-    const db = await ownDb(this.parts, this.parts.own.segmentPath(record.sessionId));
+    // Reading and replaying the stored list was a slice of its own; comparing the new list with it is the next.
+    if (!this.lastItems.has(record.sessionId)) await nextTurn();
     // A full list is written once the changes since the last one add up to a list's size, so full
     // lists cost no more than the changes do and a list never rests on a long chain of changes.
-    const stored = encodeRequestItems(record.items, last && last.changedSinceFull < record.items.length ? last : undefined);
+    const stored = await encodeRequestItemsInSlices(record.items, last && last.changedSinceFull < record.items.length ? last : undefined, nextTurn);
+    const db = await ownDb(this.parts, this.parts.own.segmentPath(record.sessionId));
     const { items: _items, ...rest } = record;
     runPrepared(db, 'INSERT OR REPLACE INTO turn_usage (id, session_id, request_index, created_at, body) VALUES (?, ?, ?, ?, CAST(? AS TEXT))', [record.id, record.sessionId, record.requestIndex, record.createdAt, textBytes(JSON.stringify({ ...rest, storedItems: stored }))]);
     const changed = 'full' in stored ? 0 : (last?.changedSinceFull ?? 0) + stored.added.length + stored.removed.length;
@@ -62,15 +66,17 @@ export class UsageRecords {
 
   /**
    * One request's usage record with its item list, reading only the rows that list is built from:
-   * the segments are visited newest first, each gives its rows up to the request (the base of each
+   * pages of request indexes newest first, each giving its rows (the base of each
    * cut out in SQL), and the visit stops once the chain from the request back to a full list is
    * complete. Only that chain's bodies are parsed. Undefined when no such request is stored.
    */
   async requestUsageAt(sessionId: string, requestIndex: number): Promise<RequestUsageRecord | undefined> {
-    const chain = await this.storedChainAt(sessionId, requestIndex);
-    const record = chain && lastOfChain(chain);
-    if (chain && record) this.remember(this.rebuilt, sessionId, { requestIndex, id: record.id, items: [...record.items], changedSinceFull: changesSinceFull(chain) });
-    return record;
+    const chain = await readUsageChain(this.parts, sessionId, requestIndex);
+    const record = chain && (await lastOfChain(chain));
+    if (!chain || !record) return record;
+    // The list replayed is kept (its id counts known); the caller gets a copy of its own.
+    this.remember(this.rebuilt, sessionId, { requestIndex, id: record.id, items: record.items, changedSinceFull: changesSinceFull(chain) });
+    return { ...record, items: [...record.items] };
   }
 
   /**
@@ -83,53 +89,10 @@ export class UsageRecords {
     // this window's first record rests on it without replaying its chain again.
     const read = this.rebuilt.get(sessionId);
     if (read && read.requestIndex === latest) return read;
-    const chain = latest < 0 ? undefined : await this.storedChainAt(sessionId, latest);
-    const record = chain && lastOfChain(chain);
+    const chain = latest < 0 ? undefined : await readUsageChain(this.parts, sessionId, latest);
+    const record = chain && (await lastOfChain(chain));
     if (!chain || !record) return undefined;
     return { id: record.id, items: record.items, changedSinceFull: changesSinceFull(chain) };
-  }
-
-  /** The stored rows of request `requestIndex`'s record and the records its list rests on, oldest first; the record last. */
-  private async storedChainAt(sessionId: string, requestIndex: number): Promise<StoredRequestUsage[] | undefined> {
-    const found = new Map<string, { index: number; createdAt: number; base?: string; body: string }>();
-    const linkSql = `SELECT id, request_index, created_at, body, CASE WHEN instr(body, '${BASE_KEY}') > 0 THEN substr(body, instr(body, '${BASE_KEY}') + ${BASE_KEY.length}, 80) END AS base FROM turn_usage WHERE session_id = ? AND request_index <= ?`;
-    // The same record a list in request order finds first: the earliest of its index.
-    const target = () => {
-      let first: string | undefined;
-      for (const [id, row] of found) if (row.index === requestIndex && (first === undefined || row.createdAt < found.get(first)!.createdAt)) first = id;
-      return first;
-    };
-    const chainOf = (from: string | undefined) => {
-      const chain = new Set<string>();
-      for (let at = from; at !== undefined && !chain.has(at) && found.has(at); at = found.get(at)!.base) chain.add(at);
-      return chain;
-    };
-    let complete = false;
-    await eachSegment(this.parts, sessionId, {
-      newestFirst: true,
-      newestBy: (facts) => facts.maxRequestIndex,
-      done: () => complete,
-      fromFacts: (facts) => facts.maxRequestIndex < 0 || (facts.minRequestIndex !== undefined && facts.minRequestIndex > requestIndex),
-      fromRows: (db) => {
-        for (const r of rows(db, linkSql, [sessionId, requestIndex])) {
-          const base = r.base === null ? undefined : String(r.base);
-          found.set(String(r.id), { index: Number(r.request_index), createdAt: Number(r.created_at), base: base?.slice(0, base.indexOf('"')), body: String(r.body) });
-        }
-        const chain = [...chainOf(target())];
-        complete = chain.length > 0 && found.get(chain[chain.length - 1])!.base === undefined;
-      },
-    });
-    const first = target();
-    if (first === undefined) return undefined;
-    const stored: StoredRequestUsage[] = [];
-    for (const id of chainOf(first)) {
-      try {
-        stored.push(JSON.parse(found.get(id)!.body) as StoredRequestUsage);
-      } catch {
-        // an unreadable row: the list that rests on it cannot be rebuilt
-      }
-    }
-    return stored[0]?.id === first ? stored.reverse() : undefined;
   }
 
   /**
@@ -173,9 +136,6 @@ export class UsageRecords {
   }
 }
 
-/** A usage row as stored: its item list in full or as a change (older rows carry `items`). */
-type StoredRequestUsage = Omit<RequestUsageRecord, 'items'> & { items?: RequestItem[]; storedItems?: StoredRequestItems };
-
 /** A record's item list that the next record can be stored as a change of, with the changes since its chain's full list. */
 interface ItemsBase {
   id: string;
@@ -183,36 +143,7 @@ interface ItemsBase {
   changedSinceFull: number;
 }
 
-/** The items added and removed by the changes of a chain since its full list. */
-function changesSinceFull(chain: readonly StoredRequestUsage[]): number {
-  return chain.reduce((n, row) => (row.storedItems && 'base' in row.storedItems ? n + row.storedItems.added.length + row.storedItems.removed.length : 0), 0);
-}
-
 const REMEMBERED_SESSIONS = 16;
-/** Where a usage body's item list stored as a change names its base record. */
-const BASE_KEY = `${ITEMS_KEY}{"base":"`;
-
-/**
- * The last record of a chain of rows (oldest first: a full list, then changes each resting on the row
- * before it) with its item list: the changes replayed on one list, not a list per row. An empty list
- * when the chain does not start from a full list or a row's base is missing (a damaged file set aside).
- */
-export function lastOfChain(chain: readonly StoredRequestUsage[]): RequestUsageRecord | undefined {
-  const last = chain[chain.length - 1];
-  if (!last) return undefined;
-  const { storedItems: _stored, items: _items, ...rest } = last;
-  const first = chain[0];
-  const full = first.items ?? (first.storedItems && 'full' in first.storedItems ? first.storedItems.full : undefined);
-  if (!full) return { ...rest, items: [] };
-  const list = new ReplayedItemList(full);
-  for (let i = 1; i < chain.length; i++) {
-    const change = chain[i].storedItems;
-    if (!change || 'full' in change || change.base !== chain[i - 1].id) return { ...rest, items: [] };
-    list.apply(change.removed, change.added);
-  }
-  return { ...rest, items: list.items };
-}
-
 /** Turns stored rows back into records with their whole item lists. A row whose base is lost gets an empty list. */
 export function rebuildItemLists(stored: readonly StoredRequestUsage[]): RequestUsageRecord[] {
   const byId = new Map(stored.map((row) => [row.id, row]));

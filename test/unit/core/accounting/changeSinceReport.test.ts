@@ -2,6 +2,8 @@ import { strict as assert } from 'assert';
 import { ChangeSinceReport } from '../../../../src/core/accounting/changeSinceReport';
 import type { Message } from '../../../../src/core/model/message';
 import { prng } from '../../../support/syntheticSession';
+import { listWork } from '../../../../src/core/model/listLineage';
+import { countTurns } from '../../../support/eventLoopTurns';
 
 const NOTE = 'dynamic-context';
 let made = 0;
@@ -62,6 +64,44 @@ describe('the change since the last reported request, kept as a running sum', ()
         }
         assert.equal(change.since(working, count), wholeChange(working, sent), `seed ${seed}, step ${step}`);
       }
+    }
+  });
+
+  it('made ahead of a reopened session\'s first report, a slice at a time: that report and the change after it read only what is new, and give the same figure', async () => {
+    const random = prng(11);
+    const working: Message[] = Array.from({ length: 30_000 }, () => message(random));
+    const prepared = new ChangeSinceReport((m) => m.id === NOTE);
+    const { turns } = await countTurns(() => prepared.prepare(working, working.filter((m) => m.agentVisible), count));
+    assert.ok(turns >= 10, `${turns} turns of the event loop while 2 × 30,000 messages were mapped`);
+    // The first turn: two messages, the request sends them with the note, the provider reports on it.
+    working.push(message(random), message(random));
+    const sent = sentOf(random, working);
+    const before = listWork.idsMapped;
+    prepared.reported(sent, count);
+    const figure = prepared.since(working, count);
+    assert.equal(figure, wholeChange(working, sent));
+    // Each map follows its list by position (compared by identity), not made again.
+    assert.equal(listWork.idsMapped - before, 0, 'a map was made whole on the first report');
+    const plain = new ChangeSinceReport((m) => m.id === NOTE);
+    plain.reported(sent, count);
+    assert.equal(plain.since(working, count), figure);
+  });
+
+  it('a report that comes while the maps are being made is counted as without them', async () => {
+    for (let seed = 1; seed <= 5; seed++) {
+      const random = prng(seed);
+      const working: Message[] = Array.from({ length: 12_000 }, () => message(random));
+      const change = new ChangeSinceReport((m) => m.id === NOTE);
+      const preparing = change.prepare(working, working.filter((m) => m.agentVisible), count);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      working.push(message(random));
+      const sent = sentOf(random, working);
+      change.reported(sent, count);
+      working.splice(seed * 100, 1);
+      assert.equal(change.since(working, count), wholeChange(working, sent), `seed ${seed}, during`);
+      await preparing;
+      working.push(message(random));
+      assert.equal(change.since(working, count), wholeChange(working, sent), `seed ${seed}, after`);
     }
   });
 });

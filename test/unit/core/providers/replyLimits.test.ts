@@ -13,7 +13,7 @@ import type { ChatProvider, ProviderEvent } from '../../../../src/core/providers
 import { EndlessStreamServer, type EndlessStep, type EndlessWire } from '../../../fakes/endlessStreamServer';
 import { request, run, textOf } from './harness';
 
-const SMALL: Partial<ReplyLimits> = { eventChars: 64 * 1024, textChars: 200_000, thinkingChars: 200_000, toolCallChars: 200_000, replyMs: 60_000 };
+const SMALL: Partial<ReplyLimits> = { eventChars: 64 * 1024, textChars: 200_000, thinkingChars: 200_000, thinkingReadChars: 400_000, toolCallChars: 200_000, replyMs: 60_000 };
 
 function providerFor(wire: EndlessWire, server: EndlessStreamServer, limits: Partial<ReplyLimits>): ChatProvider {
   const retry = { maxAttempts: 1 };
@@ -27,7 +27,9 @@ const CASES: Array<{ step: EndlessStep; named: RegExp; limits?: Partial<ReplyLim
   { step: 'unended event', named: /one event of the stream passed 65,536 characters, Tally's limit for one reply/ },
   { step: 'unended line', named: /one event of the stream passed 65,536 characters/ },
   { step: 'text', named: /the reply's text passed 200,000 characters, Tally's limit for one reply/ },
-  { step: 'thinking', named: /the reply's thinking passed 200,000 characters, Tally's limit for one reply/ },
+  // Signed thinking is kept whole or not at all; other thinking is read on past what is kept, up to its own limit.
+  { step: 'thinking', named: /the reply's thinking passed 200,000 characters, Tally's limit for one reply/, wires: ['anthropic'] },
+  { step: 'thinking', named: /the reply's thinking passed 400,000 characters, Tally's limit for one reply/, wires: ['openai-chat', 'openai-responses'] },
   { step: 'tool arguments', named: /the reply's tool calls passed 200,000 characters, Tally's limit for one reply/ },
   { step: 'signature', named: /the reply's thinking passed 200,000 characters/, wires: ['anthropic'] },
 ];

@@ -22,4 +22,19 @@ describe("the chat's thinking line", () => {
       await env.dispose();
     }
   });
+
+  it('says how many characters of thinking past the limit for one reply were not kept, after the session is read back', async () => {
+    const env = await tempStore();
+    try {
+      const sessionId = (await env.store.createSession({ title: 'thinking cut' })).id;
+      const counter = getTokenCounter();
+      const session = await ContextSession.open({ store: env.store, sessionId, settings: withSettings({ contextWindow: 32_000, maxOutputTokens: 2_000 }), counter });
+      await session.appendAssistant('Tuesday.', [], [{ format: 'openai-chat', text: 'The notes file has it.', cutChars: 18_000_000 }]);
+      const [stored] = await env.store.loadTranscript(sessionId);
+      assert.equal(thinkingView(stored)?.notKeptChars, 18_000_000);
+      assert.equal(thinkingView({ ...stored, reasoning: [{ format: 'openai-chat', text: 'Whole.' }] })?.notKeptChars, undefined, 'nothing said when all of it was kept');
+    } finally {
+      await env.dispose();
+    }
+  });
 });

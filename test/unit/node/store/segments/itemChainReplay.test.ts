@@ -10,7 +10,9 @@ import { strict as assert } from 'assert';
 import { listWork } from '../../../../../src/core/model/listLineage';
 import type { RequestItem, RequestUsageRecord } from '../../../../../src/core/model/records';
 import { applyItemsDelta, encodeRequestItems, ReplayedItemList } from '../../../../../src/core/model/requestItemsDelta';
-import { lastOfChain, rebuildItemLists } from '../../../../../src/node/store/segments/usageRecords';
+import { rebuildItemLists } from '../../../../../src/node/store/segments/usageRecords';
+import { lastOfChain } from '../../../../../src/node/store/segments/usageChain';
+import { countTurns } from '../../../../support/eventLoopTurns';
 import { seededRandom } from '../../../../support/seededRandom';
 
 const item = (id: string, tokens = 10, badges: RequestItem['badges'] = []): RequestItem => ({ messageId: id, role: 'tool', kind: 'tool_result', tokens, badges, preview: id });
@@ -60,7 +62,7 @@ describe("a session's item lists replayed from their chain of changes", () => {
     }
   });
 
-  it("the chain's last record has the list every record of it rebuilt one by one has, and an empty one when a link is missing", () => {
+  it("the chain's last record has the list every record of it rebuilt one by one has, and an empty one when a link is missing", async () => {
     for (let seed = 1; seed <= 100; seed++) {
       const lists = generatedLists(seed, 60);
       const rows: Row[] = [row(0, lists[0])];
@@ -70,17 +72,17 @@ describe("a session's item lists replayed from their chain of changes", () => {
       while (start > 0 && !('full' in rows[start].storedItems!)) start--;
       const chain = rows.slice(start);
       const expected = rebuildItemLists(chain).pop()!;
-      assert.deepEqual(lastOfChain(chain), expected, `seed ${seed}`);
-      assert.deepEqual(lastOfChain(chain)!.items, lists[lists.length - 1], `seed ${seed}`);
+      assert.deepEqual(await lastOfChain(chain), expected, `seed ${seed}`);
+      assert.deepEqual((await lastOfChain(chain))!.items, lists[lists.length - 1], `seed ${seed}`);
       if (chain.length > 2) {
         const broken = [...chain.slice(0, 1), ...chain.slice(2)];
-        assert.deepEqual(lastOfChain(broken)!.items, rebuildItemLists(broken).pop()!.items, `seed ${seed}: a row of the chain lost`);
-        assert.deepEqual(lastOfChain(broken)!.items, []);
+        assert.deepEqual((await lastOfChain(broken))!.items, rebuildItemLists(broken).pop()!.items, `seed ${seed}: a row of the chain lost`);
+        assert.deepEqual((await lastOfChain(broken))!.items, []);
       }
     }
   });
 
-  it('replaying the chain of a session that grew to 10,000 items reads each item about once, not once per change', () => {
+  it('replaying the chain of a session that grew to 10,000 items reads each item about once, not once per change, in slices', async () => {
     const rows: Row[] = [];
     // The message framing item, last, changes with every request (its count of messages).
     let items: RequestItem[] = [item('system'), item('framing', 0)];
@@ -92,8 +94,10 @@ describe("a session's item lists replayed from their chain of changes", () => {
     }
     assert.ok(rows.slice(1).every((r) => !('full' in r.storedItems!)), 'one chain: every change rests on the one before');
     const before = listWork.positionsRead;
-    const last = lastOfChain(rows)!;
+    const { result, turns } = await countTurns(() => lastOfChain(rows));
+    const last = result!;
     const read = listWork.positionsRead - before;
+    assert.ok(turns >= 1, 'replayed in one block');
     assert.equal(last.items.length, 10_002);
     assert.deepEqual(last.items, items);
     assert.ok(read <= 3 * 10_002, `${read.toLocaleString('en-US')} positions read replaying 5,000 changes`);

@@ -5,6 +5,8 @@ import type { RequestItem, RequestUsageRecord } from '../../../../../src/core/mo
 import { segmentsReadDuring } from '../fixtures/filesRead';
 import { parsesDuring } from '../fixtures/jsonParses';
 import { storeFolderPerTest } from '../fixtures/storeFolder';
+import { countTurns } from '../../../../support/eventLoopTurns';
+import { CHAIN_PAGE, chainWork } from '../../../../../src/node/store/segments/usageChain';
 
 const SESSION = 'sturn';
 const item = (id: string, tokens: number, badges: RequestItem['badges'] = []): RequestItem => ({ messageId: id, role: 'tool', kind: 'tool_result', tokens, badges, preview: `output of ${id}` });
@@ -71,5 +73,40 @@ describe('one request’s usage record, read alone', function () {
     const listed = (await store.listRequestUsage(SESSION)).find((u) => u.requestIndex === 0);
     assert.deepEqual(await store.requestUsageAt(SESSION, 0), listed);
     assert.equal(listed?.createdAt, 5);
+  });
+
+  it('a list resting on a long chain of changes is read a page of requests at a time, with turns of the event loop between, and the page before a full list is not read', async () => {
+    const folder = stores.folder();
+    const first = await stores.openStore(folder, { debounceMs: 1e9, segmentMaxBytes: 256 * 1024 });
+    await first.createSession({ id: SESSION, title: 'grew' });
+    // A session that only grew: every record a change of the one before, from one full list (large:
+    // its body is read alone, once the chain reaches it).
+    let items: RequestItem[] = Array.from({ length: 2_000 }, (_, i) => item(`old${i}`, 30));
+    const requests = 4 * CHAIN_PAGE + 37;
+    for (let i = 0; i < requests; i++) {
+      items = [...items, item(`a${i}`, 40)];
+      await first.addRequestUsage(usage(i, items));
+      if (i % 100 === 99) await first.flush();
+    }
+    await first.close();
+    const store = await stores.openStore(folder, { debounceMs: 1e9 });
+    const pagesBefore = chainWork.pages;
+    const bodiesBefore = chainWork.bodies;
+    const { result, turns } = await countTurns(() => store.requestUsageAt(SESSION, requests - 1));
+    assert.deepEqual(result?.items, items);
+    assert.equal(chainWork.bodies - bodiesBefore, 1, 'the full list read alone');
+    const pages = chainWork.pages - pagesBefore;
+    assert.equal(pages, Math.ceil(requests / CHAIN_PAGE), 'one query per page of requests, back to the full list');
+    assert.ok(turns >= pages - 1, `${turns} turns of the event loop over ${pages} pages`);
+    // A list whose chain starts inside the newest page reads that page only.
+    const again = await stores.openStore(folder, { debounceMs: 1e9 });
+    await again.addRequestUsage({ ...usage(requests, [item('summary', 300)]) });
+    await again.addRequestUsage(usage(requests + 1, [item('summary', 300), item('b', 5)]));
+    await again.flush();
+    const pagesThen = chainWork.pages;
+    assert.deepEqual((await again.requestUsageAt(SESSION, requests + 1))?.items, [item('summary', 300), item('b', 5)]);
+    assert.equal(chainWork.pages - pagesThen, 1);
+    await again.close();
+    await store.close();
   });
 });
