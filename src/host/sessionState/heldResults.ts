@@ -13,7 +13,7 @@ export class HeldResults {
   hold(change: RecordsChange): void {
     const held = (this.held ??= {});
     if (change.blobs) held.blobs = true;
-    if (change.titles) held.titles = { ...held.titles, ...change.titles };
+    if (change.titles) held.titles = Object.assign(held.titles ?? {}, change.titles); // in place: one result's name at a time
   }
 
   /** Adds what is held to `into` (a name given in `into` wins) and holds nothing more. */
