@@ -7,6 +7,7 @@ import { ThresholdSummarization } from './strategies/thresholdSummarization';
 import { ToolCallSummarization } from './strategies/toolCallSummarization';
 import { ToolResultMasking } from './strategies/toolResultMasking';
 import { nextTurn } from '../nextTurn';
+import { STEP_MESSAGES } from './steps';
 import type { CompactionStrategy, StrategyContext } from './types';
 import { totalTokens } from './units';
 
@@ -21,6 +22,30 @@ export interface ChainOutcome {
   strategiesRun: string[];
   summary?: string;
 }
+
+/**
+ * Counts `messages` a slice at a time, with a turn of the event loop between slices. What a
+ * strategy made (a pointer for each of tens of thousands of results) is counted here once (the
+ * count is kept with each message), not all at once by the next sum over the history.
+ */
+async function countInSlices(messages: readonly Message[], count: (m: Message) => number): Promise<void> {
+  // A slice ends after so many messages or characters, whichever comes first: a message counted
+  // before costs nothing, one not counted yet costs its text's tokenizing.
+  let messagesRead = 0;
+  let chars = 0;
+  for (const m of messages) {
+    if (!m.agentVisible) continue;
+    count(m);
+    chars += m.content.length;
+    if (++messagesRead >= STEP_MESSAGES || chars >= COUNT_SLICE_CHARS) {
+      messagesRead = chars = 0;
+      await nextTurn();
+    }
+  }
+}
+
+/** Characters of messages counted between two turns of the event loop (a few milliseconds of tokenizing). */
+const COUNT_SLICE_CHARS = 32 * 1024;
 
 /** Runs strategies in order until the history fits the target; each one sees the previous one's output. */
 export async function runStrategyChain(
@@ -43,6 +68,7 @@ export async function runStrategyChain(
     const outcome = await strategy.apply(current, ctx);
     if (outcome.removed.length === 0) continue;
     current = outcome.messages;
+    await countInSlices(current, ctx.countTokens);
     removed.push(...outcome.removed);
     strategiesRun.push(strategy.name);
     summary = outcome.summary ?? summary;

@@ -1,5 +1,6 @@
 import type { Message } from '../model/message';
 import { summarizeLocally } from './localSummarizer';
+import { extractFactsInSlices } from './sessionFacts';
 import { CHECKPOINT_HEADINGS, checkModelSummary } from './summaryCheck';
 import { withoutDemonstrations } from './taskText';
 import type { Summarizer, SummaryRequest } from './types';
@@ -24,14 +25,22 @@ function userWordsForSummary(text: string): string {
 
 /** Renders messages as plain text for the summarization prompt, bounded in size. */
 export function renderForSummary(messages: readonly Message[], maxChars: number): string {
+  // Newest first, and only as far back as the bound reaches: the text keeps its last `maxChars`
+  // characters, so older messages (tens of thousands after a long session) are never rendered.
   const parts: string[] = [];
-  for (const m of messages) {
+  let chars = 0;
+  for (let i = messages.length - 1; i >= 0 && chars <= maxChars; i--) {
+    const m = messages[i];
     const calls = (m.toolCalls ?? []).map((c) => `  → ${c.name}(${c.arguments.slice(0, 400)})`).join('\n');
     const content = m.role === 'user' && m.kind === 'user' ? userWordsForSummary(m.content) : m.content;
     const body = content.length > 2000 ? `${content.slice(0, 1400)}\n[…]\n${content.slice(-500)}` : content;
-    parts.push(`[${m.role}${m.toolName ? `:${m.toolName}` : ''}${m.kind !== m.role ? ` ${m.kind}` : ''}]\n${body}${calls ? `\n${calls}` : ''}`);
+    const part = `[${m.role}${m.toolName ? `:${m.toolName}` : ''}${m.kind !== m.role ? ` ${m.kind}` : ''}]\n${body}${calls ? `\n${calls}` : ''}`;
+    parts.push(part);
+    chars += part.length + 2;
   }
-  let text = parts.join('\n\n');
+  const omitted = parts.length < messages.length;
+  let text = parts.reverse().join('\n\n');
+  if (omitted && text.length <= maxChars) text = `\n\n${text}`; // what the whole text's end would hold
   if (text.length > maxChars) text = `[… earlier part omitted …]\n${text.slice(text.length - maxChars)}`;
   return text;
 }
@@ -70,14 +79,14 @@ export class LlmSummarizer implements Summarizer {
       if (!text) throw new Error('the model returned an empty summary');
       this.lastError = undefined;
       // Checked before it replaces history: completed from the messages, or replaced when it falls short.
-      const checked = checkModelSummary(text, request);
+      const checked = checkModelSummary(text, request, await extractFactsInSlices(request.messages));
       if (checked.note) request.onNote?.(checked.note);
       return checked.text;
     } catch (error) {
       if (request.signal?.aborted) throw error;
       this.lastError = error instanceof Error ? error.message : String(error);
       request.onNote?.(`model summary failed: ${this.lastError}; local summary used`);
-      return summarizeLocally(request.messages, request);
+      return summarizeLocally(request.messages, request, await extractFactsInSlices(request.messages));
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { Message } from '../model/message';
-import { clip, extractFacts, nextStepOf, type RunCommand, type SessionFacts } from './sessionFacts';
+import { clip, extractFacts, extractFactsInSlices, nextStepOf, type RunCommand, type SessionFacts } from './sessionFacts';
 import { storedOutputsBlock } from './storedOutputs';
 import type { Summarizer, SummaryRequest } from './types';
 
@@ -15,7 +15,7 @@ export class LocalSummarizer implements Summarizer {
   readonly name = 'local';
 
   async summarize(request: SummaryRequest): Promise<string> {
-    return summarizeLocally(request.messages, request);
+    return summarizeLocally(request.messages, request, await extractFactsInSlices(request.messages));
   }
 }
 
@@ -31,13 +31,18 @@ const ROOMS: Room[] = [
   { cap: 0, described: 0 },
 ];
 
-export function summarizeLocally(messages: readonly Message[], request: Pick<SummaryRequest, 'focus' | 'maxTokens' | 'style'>): string {
-  const facts = extractFacts(messages);
+/** The local summary of `messages` (`facts`: theirs, when read already, e.g. in slices). */
+export function summarizeLocally(messages: readonly Message[], request: Pick<SummaryRequest, 'focus' | 'maxTokens' | 'style'>, facts = extractFacts(messages)): string {
   const budgetChars = Math.max(200, request.maxTokens * CHARS_PER_TOKEN);
+  // Each room's stored-outputs block made once (tens of thousands of refs after a long session),
+  // and a room whose block alone is over the budget not rendered at all.
+  const blocks = new Map<number, string>();
+  const blockFor = (described: number) => blocks.get(described) ?? blocks.set(described, storedOutputsBlock(facts.refs, described)).get(described)!;
   // Shrink list lengths, then the stored outputs' descriptions, until the rendering fits the budget.
   let text = '';
-  for (const room of ROOMS) {
-    text = render(facts, messages.length, request, room);
+  for (const [at, room] of ROOMS.entries()) {
+    if (at < ROOMS.length - 1 && blockFor(room.described).length > budgetChars) continue;
+    text = render(facts, messages.length, request, room, blockFor(room.described));
     if (text.length <= budgetChars) return text;
   }
   return text.slice(0, budgetChars - 1) + '…';
@@ -87,10 +92,9 @@ function changedSection(facts: SessionFacts, cap: number): string[] {
  * each section (the task, the files changed, the latest error and where, the last commands whole,
  * every stored output), the lists (findings, failures, questions) are cut to the room, newest kept.
  */
-function render(facts: SessionFacts, count: number, request: Pick<SummaryRequest, 'focus' | 'style'>, room: Room): string {
+function render(facts: SessionFacts, count: number, request: Pick<SummaryRequest, 'focus' | 'style'>, room: Room, refs: string): string {
   const { cap } = room;
   const lines: string[] = [];
-  const refs = storedOutputsBlock(facts.refs, room.described);
   const onlyRead = facts.filesRead.filter((p) => !facts.filesChanged.includes(p));
   const read = onlyRead.length && cap > 0 ? `files read: ${onlyRead.slice(-cap * 3).join(', ')}` : '';
   if (request.style === 'tool_digest') {

@@ -2,7 +2,8 @@ import type { Message, ToolCall } from '../model/message';
 import { commandOf, pathsOfCall } from './callPaths';
 import { readCheckpoint } from './checkpointState';
 import { conclusionsOf, roleOf, sentencesOf } from './findings';
-import { callGist, describedRefs, testTally } from './storedOutputs';
+import { callGist, describedRefsInSteps, testTally } from './storedOutputs';
+import { runSteps, runStepsInSlices, STEP_MESSAGES } from './steps';
 import { isOnlyDemonstration, taskTextOf } from './taskText';
 import { commandKeyOf, errorLocationOf, isTestOrBuildCommand } from './workFacts';
 
@@ -194,6 +195,16 @@ class ChangeLog {
 }
 
 export function extractFacts(messages: readonly Message[]): SessionFacts {
+  return runSteps(factsInSteps(messages));
+}
+
+/** extractFacts a slice of the messages at a time, with a turn of the event loop between slices. */
+export function extractFactsInSlices(messages: readonly Message[]): Promise<SessionFacts> {
+  return runStepsInSlices(factsInSteps(messages));
+}
+
+function* factsInSteps(messages: readonly Message[]): Generator<void, SessionFacts> {
+  const refs = yield* describedRefsInSteps(messages);
   const facts: SessionFacts = {
     userRequests: [],
     filesRead: [],
@@ -209,7 +220,7 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
     earlierSummaries: [],
     toolCallCount: 0,
     storedRefs: [],
-    refs: describedRefs(messages),
+    refs,
   };
   facts.storedRefs = [...facts.refs.keys()];
   const resultByCall = new Map<string, Message>();
@@ -233,7 +244,9 @@ export function extractFacts(messages: readonly Message[]): SessionFacts {
     }
   };
 
+  let step = 0;
   for (const m of messages) {
+    if (++step % STEP_MESSAGES === 0) yield;
     if (m.kind === 'summary' || m.kind === 'tool_summary' || m.kind === 'episode') {
       facts.earlierSummaries.push(m.content);
       const earlier = readCheckpoint(m.content);

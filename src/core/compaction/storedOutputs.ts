@@ -1,5 +1,6 @@
 import type { Message, ToolCall } from '../model/message';
 import { commandOf, parseArguments } from './callPaths';
+import { runSteps, STEP_MESSAGES } from './steps';
 
 /**
  * The stored outputs a summary, a digest or a drop marker replaced, each named by what it holds
@@ -74,10 +75,18 @@ function archivedGist(m: Message, call: ToolCall | undefined): string | undefine
  * store), and those earlier summaries, digests and markers list with their descriptions.
  */
 export function describedRefs(messages: readonly Message[]): Map<string, string> {
+  return runSteps(describedRefsInSteps(messages));
+}
+
+/** describedRefs, pausing (a `yield`) every `STEP_MESSAGES` messages: see factsInSlices. */
+export function* describedRefsInSteps(messages: readonly Message[]): Generator<void, Map<string, string>> {
   const calls = new Map<string, ToolCall>();
   for (const m of messages) for (const c of m.toolCalls ?? []) calls.set(c.id, c);
+  yield;
   const out = new Map<string, string>();
+  let step = 0;
   for (const m of messages) {
+    if (++step % STEP_MESSAGES === 0) yield;
     for (const [ref, description] of refsListedIn(m.content)) if (!out.has(ref) || description) out.set(ref, description || out.get(ref) || '');
     const ref = m.meta?.offloadRef;
     if (!ref || out.get(ref)) continue;

@@ -1,6 +1,6 @@
 import type { Message } from '../model/message';
 import { lastCommandsSection, summarizeLocally } from './localSummarizer';
-import { extractFacts } from './sessionFacts';
+import { extractFacts, type SessionFacts } from './sessionFacts';
 import { storedOutputsBlock } from './storedOutputs';
 import { taskTextOf } from './taskText';
 import type { SummaryRequest } from './types';
@@ -50,8 +50,7 @@ function hasHeading(text: string, heading: string): boolean {
   return new RegExp(`^[#*\\s-]*${escaped}\\b`, 'im').test(text);
 }
 
-function dueFacts(messages: readonly Message[], style: SummaryRequest['style']): { due: DueFacts; facts: ReturnType<typeof extractFacts> } {
-  const facts = extractFacts(messages);
+function dueFacts(messages: readonly Message[], style: SummaryRequest['style'], facts: SessionFacts): DueFacts {
   const errorLines = [facts.latestError, facts.latestErrorLocation].filter((l): l is string => Boolean(l));
   const commands = [facts.lastCheckCommand?.key, facts.latestErrorCommand?.key].filter((c): c is string => Boolean(c));
   // The numbers of the task the user stated, not of a worked example their message may carry.
@@ -60,7 +59,7 @@ function dueFacts(messages: readonly Message[], style: SummaryRequest['style']):
   // A tool digest's refs are listed by the strategy under it, not by the summary.
   const refs = style === 'tool_digest' ? [] : facts.storedRefs;
   const attached = [...new Set(messages.flatMap((m) => (m.kind === 'attachment' && m.meta?.attachment?.path ? [m.meta.attachment.path] : [])))];
-  return { due: { paths: facts.filesChanged, attached, errorLines, commands: [...new Set(commands)], numbers, refs }, facts };
+  return { paths: facts.filesChanged, attached, errorLines, commands: [...new Set(commands)], numbers, refs };
 }
 
 /**
@@ -72,8 +71,8 @@ function dueFacts(messages: readonly Message[], style: SummaryRequest['style']):
  * and episode summaries are checked for the facts only. The note saying what the check did is
  * for the user, beside the text: the model reads the text alone.
  */
-export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'messages' | 'style' | 'focus' | 'maxTokens'>): CheckedSummary {
-  const { due, facts } = dueFacts(request.messages, request.style);
+export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'messages' | 'style' | 'focus' | 'maxTokens'>, facts = extractFacts(request.messages)): CheckedSummary {
+  const due = dueFacts(request.messages, request.style, facts);
   const missing: DueFacts = { paths: [], attached: [], errorLines: [], commands: [], numbers: [], refs: [] };
   let dueCount = 0;
   let missingCount = 0;
@@ -88,7 +87,7 @@ export function checkModelSummary(text: string, request: Pick<SummaryRequest, 'm
   const shapeShort = request.style === 'checkpoint' && headings < CHECKPOINT_HEADINGS.length / 2;
   if (shapeShort || (dueCount >= 2 && missingCount > dueCount / 2)) {
     const why = shapeShort ? `had ${headings} of the ${CHECKPOINT_HEADINGS.length} headings` : `left out ${missingCount} of ${dueCount} facts`;
-    return { text: summarizeLocally(request.messages, request), note: `the model's summary ${why}: local summary used` };
+    return { text: summarizeLocally(request.messages, request, facts), note: `the model's summary ${why}: local summary used` };
   }
   if (missingCount === 0) return { text };
   const lines = ['### Completed from the session (the model\'s summary left these out)'];

@@ -10,6 +10,7 @@ import { nextCompactionActivity, type CompactionActivity } from './compactionAct
 import { LiveTurnFold, type LiveTurn, type TurnNotice } from './liveTurn';
 import type { SessionInput, WorkingContext } from './sessionInputs';
 import { SessionRecords } from './sessionRecords';
+import { HeldResults } from './heldResults';
 import { ChatPatchMarks, type SessionPatch, type SessionPatchListener } from './sessionPatch';
 import { TODOS_KEY, todoCardOf, touchesTodos } from './todoCard';
 import { SessionPlans, touchesPlans } from './planCards';
@@ -43,6 +44,8 @@ export class SessionState {
   private readonly turn = new LiveTurnFold();
   private unsent: { pending?: string; waiting: readonly string[] } = { waiting: [] };
   private compacting?: CompactionActivity;
+  /** Results a running compaction stored, told to the inspector once (see heldResults.ts). */
+  private readonly heldResults = new HeldResults();
   private context?: WorkingContext;
   private readError?: string;
   private title: string;
@@ -97,7 +100,9 @@ export class SessionState {
         break;
       case 'change': {
         const change = input.change;
-        Object.assign(inspector, this.records.apply(change));
+        const touched = this.records.apply(change);
+        if (change.type === 'result' && this.compacting) this.heldResults.hold(touched);
+        else this.heldResults.releaseInto(Object.assign(inspector, touched));
         if (change.type !== 'result') {
           // A request's figures move the inspector's figures (its small parts), not the next request's items.
           if (change.type !== 'usage') inspector.context = true;
@@ -132,6 +137,7 @@ export class SessionState {
         if (next !== this.compacting) {
           this.compacting = next;
           if (next) marks.tail.add(`notice:compacting-${next.id}`);
+          else this.heldResults.releaseInto(inspector);
         }
         break;
       }

@@ -1,4 +1,6 @@
 import type { Message } from '../../model/message';
+import type { RemovedItem } from '../../model/records';
+import { nextTurn } from '../../nextTurn';
 import { removedItem } from '../removedItems';
 import type { CompactionStrategy, StrategyContext, StrategyOutcome } from '../types';
 import { ARCHIVED_ERROR_PREFIX, errorLineOf, isFailingResult } from '../sessionFacts';
@@ -29,17 +31,12 @@ export class ToolResultMasking implements CompactionStrategy {
   }
 
   async apply(messages: readonly Message[], ctx: StrategyContext): Promise<StrategyOutcome> {
-    const candidates = new Set(this.candidates(messages, ctx));
+    const candidates = this.candidates(messages, ctx);
     const callById = new Map<string, { name: string; arguments: string }>();
     for (const m of messages) for (const c of m.toolCalls ?? []) callById.set(c.id, c);
-    const out: Message[] = [];
-    const removed = [];
-    for (let i = 0; i < messages.length; i++) {
+    const archived = new Map<number, { pointer: Message; removed: RemovedItem }>();
+    const archive = async (i: number) => {
       const m = messages[i];
-      if (!candidates.has(i)) {
-        out.push(m);
-        continue;
-      }
       ctx.progress(`archiving ${m.toolName ?? 'tool'} result`);
       const ref = m.meta?.offloadRef ?? (await ctx.offload(m.content, m.toolName ?? 'tool', m.toolCallId));
       const call = m.toolCallId ? callById.get(m.toolCallId) : undefined;
@@ -49,20 +46,55 @@ export class ToolResultMasking implements CompactionStrategy {
         `[Archived tool result: ${m.toolName ?? call?.name ?? 'tool'}${args ? ` ${args}` : ''} — ${outputGist(m)}, ${tokens.toLocaleString('en-US')} tokens, ` +
         (ref ? `retrievable with read_result ref_id="${ref}"]` : 'kept in the session transcript]') +
         archivedErrorLine(m);
-      out.push({
-        ...m,
-        id: ctx.newId(),
-        kind: 'tool_result_archived',
-        content: pointer,
-        tokens: undefined,
-        tokenEncoding: undefined,
-        meta: { ...m.meta, offloadRef: ref, replaces: m.meta?.replaces ?? [m.id], synthetic: true, truncated: undefined },
+      archived.set(i, {
+        pointer: {
+          ...m,
+          id: ctx.newId(),
+          kind: 'tool_result_archived',
+          content: pointer,
+          tokens: undefined,
+          tokenEncoding: undefined,
+          meta: { ...m.meta, offloadRef: ref, replaces: m.meta?.replaces ?? [m.id], synthetic: true, truncated: undefined },
+        },
+        removed: removedItem({ ...m, meta: { ...m.meta, offloadRef: ref } }, 'archived', this.name, tokens),
       });
-      removed.push(removedItem({ ...m, meta: { ...m.meta, offloadRef: ref } }, 'archived', this.name, tokens));
+    };
+    // A few results are stored at once: each is files written one after another (content, then its
+    // ref), and a long session archives tens of thousands, so one at a time the disk's round trips
+    // added up to minutes.
+    let next = 0;
+    // A preview stores nothing (its refs come at once): the workers still pause together for a turn of the event loop.
+    let sinceTurn = 0;
+    let pause: Promise<void> | undefined;
+    const worker = async () => {
+      while (next < candidates.length) {
+        if (pause) {
+          await pause;
+          continue;
+        }
+        await archive(candidates[next++]);
+        if (++sinceTurn >= ARCHIVED_PER_TURN && !pause) {
+          sinceTurn = 0;
+          pause = nextTurn().then(() => (pause = undefined));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(OFFLOADS_AT_ONCE, candidates.length) }, worker));
+    const out: Message[] = [];
+    const removed: RemovedItem[] = [];
+    for (let i = 0; i < messages.length; i++) {
+      const done = archived.get(i);
+      out.push(done ? done.pointer : messages[i]);
+      if (done) removed.push(done.removed);
     }
     return { messages: out, removed };
   }
 }
+
+/** Results stored at once (libuv runs four file operations at a time). */
+const OFFLOADS_AT_ONCE = 4;
+/** Results archived between two turns of the event loop, at most (each is a pointer and a preview made). */
+const ARCHIVED_PER_TURN = 100;
 
 /** A failing result's pointer keeps its error line, so the agent still knows what went wrong. */
 function archivedErrorLine(m: Message): string {

@@ -67,6 +67,7 @@ export class BlobFiles {
   /** Content (or parts of it) whose hash was checked in this run: `<sha256>:<part>`. */
   private readonly verified = new Set<string>();
   private temps = 0;
+  private folderMade?: Promise<unknown>;
 
   constructor(private readonly parts: StoreParts, private readonly fs: WriteFs) {}
 
@@ -80,8 +81,27 @@ export class BlobFiles {
 
   /** `blobs/<sha256>.blob`, written unless a file of its size is there (the same content is written once); fsynced by the next save. */
   async writeContent(sha256: string, content: Uint8Array): Promise<void> {
+    try {
+      await this.writeContentOnce(sha256, content);
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+      this.folderMade = undefined; // the folder went away: made again
+      await this.writeContentOnce(sha256, content);
+    }
+  }
+
+  /** The results' folder, made once per run rather than once per result (a compaction stores tens of thousands). */
+  private madeFolder(): Promise<unknown> {
+    this.folderMade ??= fsp.mkdir(this.parts.layout.blobsDir, { recursive: true }).catch((error: unknown) => {
+      this.folderMade = undefined;
+      throw error;
+    });
+    return this.folderMade;
+  }
+
+  private async writeContentOnce(sha256: string, content: Uint8Array): Promise<void> {
     const { layout } = this.parts;
-    await fsp.mkdir(layout.blobsDir, { recursive: true });
+    await this.madeFolder();
     const contentPath = layout.contentPath(sha256);
     const present = await fsp.stat(contentPath).catch(() => undefined);
     if (!present || present.size !== content.length) await this.writeFile(contentPath, content);

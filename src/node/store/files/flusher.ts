@@ -116,6 +116,8 @@ export class Flusher {
     const entries = this.files.entries();
     const last = (path: string) => path.startsWith(this.options.savedLast);
     for (const [path, file] of [...entries.filter(([path]) => !last(path)), ...entries.filter(([path]) => last(path))]) {
+      // Rows being written together (a compaction record in pieces) are saved whole.
+      while (file.saveHeld) await file.saveHeld;
       if (!file.dirty || (failure !== undefined && last(path))) continue;
       file.dirty = false;
       const data = exportImage(file.db);

@@ -14,6 +14,8 @@ export interface OwnFile {
   saving?: boolean;
   /** Held by a caller across awaits: not closed to make room. */
   pinned?: boolean;
+  /** Rows that must reach the disk together are being written: the file is saved once this settles. */
+  saveHeld?: Promise<void>;
 }
 
 /**
@@ -92,6 +94,27 @@ export class OwnFiles {
   private async created(): Promise<Database> {
     await this.budget.acquire();
     return newDatabase(this.SQL);
+  }
+
+  /**
+   * Holds `file` open and unsaved until the returned function is called: rows written meanwhile,
+   * across turns of the event loop, reach the disk in one save (or none). Holds nest.
+   */
+  holdSaves(file: OwnFile): () => void {
+    const before = file.saveHeld;
+    const wasPinned = file.pinned;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    file.pinned = true;
+    file.saveHeld = before ? Promise.all([before, held]).then(() => undefined) : held;
+    const mine = file.saveHeld;
+    return () => {
+      release();
+      if (file.saveHeld === mine) {
+        file.saveHeld = undefined;
+        file.pinned = wasPinned;
+      }
+    };
   }
 
   /** Paths of own files, in memory or saved, under `dir`. */

@@ -10,6 +10,7 @@ import { eachSessionDb, ownDb, type StoreParts } from '../storeParts';
 import type { MessageBodyFiles } from './messageBodyFiles';
 import type { SessionSnapshot, ToolCallIndex } from '../../../core/ports/sessionStore';
 import type { CompactionEventRecord } from '../../../core/model/records';
+import { assembleCompactionRecords, writeCompactionRecord } from './compactionPieces';
 
 /**
  * What a session records besides its row and its usage records: transcript messages and compaction
@@ -223,13 +224,15 @@ export class TranscriptRecords {
     return best?.snapshot;
   }
 
-  async addCompactionEvent(event: CompactionEventRecord): Promise<void> {
-    const db = await this.segment(event.sessionId);
-    runPrepared(db, 'INSERT OR REPLACE INTO compaction_events (id, session_id, started_at, body) VALUES (?, ?, ?, CAST(? AS TEXT))', [event.id, event.sessionId, event.startedAt, textBytes(JSON.stringify(event))]);
+  /** A long record is written in pieces, with turns of the event loop between them (compactionPieces.ts). */
+  addCompactionEvent(event: CompactionEventRecord): Promise<void> {
+    return writeCompactionRecord(this.parts, event);
   }
 
-  listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
-    return collectSegmentList<CompactionEventRecord>(this.parts, sessionId, 'compactions', (a, b) => a.startedAt - b.startedAt);
+  async listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
+    // Pieces carry no time of their own: the records are ordered once put back together.
+    const stored = await collectSegmentList<CompactionEventRecord>(this.parts, sessionId, 'compactions', () => 0);
+    return assembleCompactionRecords(stored).sort((a, b) => a.startedAt - b.startedAt);
   }
 }
 
