@@ -55,7 +55,8 @@ const PIECES_FROM_ITEMS = 200;
  */
 export async function writeCompactionRecord(parts: StoreParts, event: CompactionEventRecord): Promise<void> {
   const path = parts.own.segmentPath(event.sessionId);
-  if (event.removed.length + (event.added?.length ?? 0) <= PIECES_FROM_ITEMS) {
+  // Records written by older builds, or by hand, may carry no removed list.
+  if ((event.removed?.length ?? 0) + (event.added?.length ?? 0) <= PIECES_FROM_ITEMS) {
     const file = await parts.own.get(path);
     parts.flusher.touch(file);
     runPrepared(file.db, INSERT, [event.id, event.sessionId, event.startedAt, textBytes(JSON.stringify(event))]);
