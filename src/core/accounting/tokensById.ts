@@ -49,24 +49,13 @@ export class TokensById {
   async prepare(messages: readonly Message[], count: (m: Message) => number): Promise<void> {
     if (this.countUsed) return;
     const generation = ++this.generation;
-    const list = messages.slice();
     const mark = markOf(messages);
-    this.tokens.clear();
-    this.held.clear();
-    this.repeated = 0;
-    const quiet = () => undefined;
-    for (let i = 0; i < list.length; i++) {
-      if (i > 0 && i % PREPARED_PER_SLICE === 0) {
-        await nextTurn();
-        if (this.generation !== generation) return;
-      }
-      this.add(list[i], quiet, count);
+    const steps = this.mapAll(messages, count);
+    while (!steps.next().done) {
+      await nextTurn();
+      if (this.generation !== generation) return;
     }
-    listWork.positionsRead += list.length;
-    this.seen = list;
     this.mark = mark;
-    this.countUsed = count;
-    this.unsure = this.repeated > 0;
   }
 
   update(messages: readonly Message[], count: (m: Message) => number, changed: (id: string, before: number | undefined, after: number | undefined) => void): TokensByIdUpdate {
@@ -94,21 +83,29 @@ export class TokensById {
   }
 
   private rebuild(messages: readonly Message[], count: (m: Message) => number): TokensByIdUpdate {
+    const steps = this.mapAll(messages, count);
+    while (!steps.next().done);
+    this.mark = markOf(messages);
+    listWork.idsMapped += messages.length;
+    return this.unsure ? 'unsure' : 'rebuilt';
+  }
+
+  /** Maps every message of `messages` afresh, pausing (a yield) after each slice; the map is in use (`countUsed`) once all are in. */
+  private *mapAll(messages: readonly Message[], count: (m: Message) => number): Generator<void, void> {
+    const list = messages.slice();
     this.tokens.clear();
     this.held.clear();
     this.repeated = 0;
-    this.countUsed = count;
-    this.seen = [];
+    this.countUsed = undefined;
     const quiet = () => undefined;
-    for (const m of messages) {
-      this.add(m, quiet);
-      this.seen.push(m);
+    for (let i = 0; i < list.length; i++) {
+      if (i > 0 && i % PREPARED_PER_SLICE === 0) yield;
+      this.add(list[i], quiet, count);
     }
+    listWork.positionsRead += list.length;
+    this.seen = list;
+    this.countUsed = count;
     this.unsure = this.repeated > 0;
-    this.mark = markOf(messages);
-    listWork.positionsRead += messages.length;
-    listWork.idsMapped += messages.length;
-    return this.unsure ? 'unsure' : 'rebuilt';
   }
 
   private add(m: Message, changed: (id: string, before: number | undefined, after: number | undefined) => void, count = this.countUsed!): void {
