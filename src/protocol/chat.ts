@@ -4,6 +4,7 @@
  */
 import type { WindowFigures } from '../core/accounting/windowFigures';
 import type { CompactionEventRecord } from '../core/model/records';
+import { compactionHead, type CompactionHead } from '../core/model/compactionHead';
 import type { AttachCompletion, AttachTarget, ChatAttachmentView, ComposerCost, ImageToDownscale } from './attachments';
 import type { ImageMediaType } from '../core/images/imagePart';
 import type { ChatCommandItem } from './commands';
@@ -105,9 +106,9 @@ export interface ChatThinking {
 export type ChatCompactionRecord = Omit<CompactionEventRecord, 'removed' | 'added'> & { removedCount: number };
 
 /** What the chat shows of an entry: the items a compaction added stay on the host (they are for rewinds and forks). */
-export function chatCompactionRecord(record: CompactionEventRecord): ChatCompactionRecord {
-  const { removed, added: _added, ...rest } = record;
-  return { ...rest, removedCount: removed.length };
+export function chatCompactionRecord(record: CompactionEventRecord | CompactionHead): ChatCompactionRecord {
+  const { removedFirst: _first, removedTokens: _tokens, ...rest } = compactionHead(record);
+  return rest;
 }
 
 export type ChatEntry =

@@ -1,3 +1,4 @@
+import type { CompactionHead } from '../model/compactionHead';
 import type { Message } from '../model/message';
 import type { CompactionEventRecord, RequestUsageRecord } from '../model/records';
 import type { BlobStore } from './blobStore';
@@ -103,7 +104,12 @@ export interface SessionStore extends BlobStore {
   loadSnapshot(sessionId: string): Promise<SessionSnapshot | undefined>;
 
   addCompactionEvent(event: CompactionEventRecord): Promise<void>;
+  /** Whole records, with every item each compaction removed and added (a long session's are large: views list the heads). */
   listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]>;
+  /** Each record's head: its figures, summary and first removed items, without the whole lists. */
+  listCompactionHeads(sessionId: string): Promise<CompactionHead[]>;
+  /** One whole record; undefined when it is not stored. */
+  loadCompactionEvent(sessionId: string, compactionId: string): Promise<CompactionEventRecord | undefined>;
 
   addRequestUsage(record: RequestUsageRecord): Promise<void>;
   /** Usage records in request order; `{ items: false }` skips rebuilding each request's item list (left empty). */

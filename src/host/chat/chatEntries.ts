@@ -1,6 +1,7 @@
+import type { ShownCompaction } from '../../core/model/compactionHead';
 import type { ContextMark } from '../../core/context/contextMarks';
 import type { Message } from '../../core/model/message';
-import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
+import type { RequestUsageRecord } from '../../core/model/records';
 import type { ModelPrices } from '../../core/providers/models/modelRegistry';
 import { chatEntryKey, type ChatEntry, type ChatSentAttachment } from '../../protocol/chat';
 import { compactionEntry, shownCompaction, thinkingView, tokensOf, toolView } from './chatEntryViews';
@@ -72,7 +73,7 @@ export class ChatEntries {
   }
 
   /** Folds the records again from the start (`messages` in transcript order). */
-  reset(messages: readonly Message[], compactions: readonly CompactionEventRecord[], usage: readonly RequestUsageRecord[]): void {
+  reset(messages: readonly Message[], compactions: readonly ShownCompaction[], usage: readonly RequestUsageRecord[]): void {
     this.order = [];
     this.byKey = new Map();
     this.open = undefined;
@@ -137,7 +138,7 @@ export class ChatEntries {
   }
 
   /** A compaction event written: shown where it happened, before the messages shown after it. */
-  addCompaction(record: CompactionEventRecord): void {
+  addCompaction(record: ShownCompaction): void {
     if (!shownCompaction(record)) return;
     const key = chatEntryKey(this.compactionOf(record));
     if (this.byKey.has(key)) {
@@ -288,12 +289,12 @@ export class ChatEntries {
   }
 
   /** A history entry's chat entry; a user's step (rewind, restore) says what it did, quoting its message when shown. */
-  private compactionOf(record: CompactionEventRecord): ChatEntry {
+  private compactionOf(record: ShownCompaction): ChatEntry {
     const message = record.step?.messageId === undefined ? undefined : this.byKey.get(`user:${record.step.messageId}`);
     return compactionEntry(record, historyStepHeadline(record, message?.kind === 'user' ? message.text : undefined));
   }
 
-  private placeCompaction(record: CompactionEventRecord): void {
+  private placeCompaction(record: ShownCompaction): void {
     this.setAsideBy(record, this.order.length);
     this.push(this.compactionOf(record), record.startedAt, false);
     this.lastCompactionAt = Math.max(this.lastCompactionAt, record.startedAt);
@@ -326,7 +327,7 @@ export class ChatEntries {
    * Until the working context marks them (markContext): a rewind's messages shown from its user
    * message up to the rewind (`until`, where its entry goes) are marked set aside.
    */
-  private setAsideBy(record: CompactionEventRecord, until: number): void {
+  private setAsideBy(record: ShownCompaction, until: number): void {
     if (this.setAsideIds || record.step?.kind !== 'rewind' || record.step.messageId === undefined) return;
     const from = this.order.lastIndexOf(`user:${record.step.messageId}`, until - 1);
     if (from < 0) return;

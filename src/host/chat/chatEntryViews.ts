@@ -1,6 +1,6 @@
+import type { ShownCompaction } from '../../core/model/compactionHead';
 import { MESSAGE_OVERHEAD_TOKENS } from '../../core/accounting/messageTokens';
 import type { Message } from '../../core/model/message';
-import type { CompactionEventRecord } from '../../core/model/records';
 import { chatCompactionRecord, type ChatEntry, type ChatThinking, type ChatToolCallView } from '../../protocol/chat';
 import { countOf } from '../../protocol/wording';
 import { readStoredResult } from '../../core/toolOutput/storedResultHeader';
@@ -54,12 +54,12 @@ export function thinkingView(m: Message): ChatThinking | undefined {
 }
 
 /** A `/compact` that found nothing to remove is recorded as skipped: the chat says so. */
-export function compactionEntry(record: CompactionEventRecord, headline?: string): ChatEntry {
+export function compactionEntry(record: ShownCompaction, headline?: string): ChatEntry {
   if (record.status !== 'skipped') return { kind: 'compaction', id: record.id, record: chatCompactionRecord(record), ...(headline ? { headline } : {}) };
   return { kind: 'notice', id: record.id, level: 'info', text: `Nothing to compact: the context (${countOf(record.tokensBefore, 'token')}) has nothing the strategies can remove yet.` };
 }
 
 /** Automatic checks that found nothing are not compactions; a user's `/compact` is shown either way. */
-export function shownCompaction(record: CompactionEventRecord): boolean {
+export function shownCompaction(record: ShownCompaction): boolean {
   return record.status !== 'skipped' || record.trigger === 'manual';
 }

@@ -1,4 +1,4 @@
-import type { CompactionEventRecord } from '../../core/model/records';
+import type { ShownCompaction } from '../../core/model/compactionHead';
 import { countOf } from '../../protocol/wording';
 
 /** A user message as a short quote for a headline or a confirmation: one line, at most 48 characters. */
@@ -13,7 +13,7 @@ export function quoteOf(text: string | undefined): string {
  * 4 messages set aside", "Restored 3 files to before “fix the test”". Undefined for a compaction.
  * `messageText`: the text of the step's user message, when the chat holds it.
  */
-export function historyStepHeadline(record: CompactionEventRecord, messageText: string | undefined): string | undefined {
+export function historyStepHeadline(record: ShownCompaction, messageText: string | undefined): string | undefined {
   const step = record.step;
   if (!step || step.kind === 'fork') return undefined;
   const files = step.files?.length ?? 0;

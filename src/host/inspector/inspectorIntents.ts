@@ -81,7 +81,8 @@ export function inspectorHandlers(d: InspectorIntentDeps): Handlers<InspectorToH
     },
     forkFromRequest: (m) => forkFromRequest(d, m),
     showRemoved: async (m) => {
-      const record = previewed?.id === m.compactionId ? previewed : (await d.sessions.current()).state.records.compactions.find((c) => c.id === m.compactionId);
+      // The history holds each compaction's head: its whole list is read from the store when asked for.
+      const record = previewed?.id === m.compactionId ? previewed : await (await d.sessions.store()).loadCompactionEvent((await d.sessions.current()).info.id, m.compactionId);
       if (!record) throw new Error('That compaction is not in the history of the session shown: refresh the inspector.');
       d.post({ type: 'removedItems', compactionId: m.compactionId, offset: m.offset, ...removedAfter(record.removed, m.offset) });
     },

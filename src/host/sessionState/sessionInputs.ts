@@ -1,3 +1,4 @@
+import type { ShownCompaction } from '../../core/model/compactionHead';
 import type { ContextBudget } from '../../core/accounting/budget';
 import type { CalibrationView } from '../../core/accounting/calibration';
 import type { AgentEvent } from '../../core/agent/events';
@@ -5,7 +6,7 @@ import type { CompactionEvent } from '../../core/compaction/events';
 import type { RequestPlan } from '../../core/context/requestLedger';
 import type { SessionChange } from '../../core/context/sessionChanges';
 import type { Message } from '../../core/model/message';
-import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
+import type { RequestUsageRecord } from '../../core/model/records';
 import type { BlobInfo } from '../../core/ports/blobStore';
 import type { RecentTranscript } from '../../core/ports/sessionStore';
 import type { ModelPrices } from '../../core/providers/models/modelRegistry';
@@ -13,7 +14,7 @@ import type { ModelPrices } from '../../core/providers/models/modelRegistry';
 /** What the store held of a session when it was opened: the newest page of its transcript and its lists. */
 export interface StoredSession {
   page: RecentTranscript;
-  compactions: readonly CompactionEventRecord[];
+  compactions: readonly ShownCompaction[];
   /** Figures only: the item lists are read when a request is opened. */
   usage: readonly RequestUsageRecord[];
   blobs: readonly BlobInfo[];

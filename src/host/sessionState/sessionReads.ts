@@ -39,7 +39,7 @@ export async function readSessionState(store: SessionStore, identity: SessionIde
     const known = await resumed;
     return (known && pageOf(known, page)) ?? store.loadRecentTranscript(sessionId, page);
   };
-  const [recent, compactions, usage, blobs] = await Promise.all([recentPage(), store.listCompactionEvents(sessionId), store.listRequestUsage(sessionId, { items: false }), store.listBlobs(sessionId)]);
+  const [recent, compactions, usage, blobs] = await Promise.all([recentPage(), store.listCompactionHeads(sessionId), store.listRequestUsage(sessionId, { items: false }), store.listBlobs(sessionId)]);
   const state = new SessionState(identity);
   state.apply({ kind: 'stored', stored: { page: recent, compactions, usage, blobs } });
   return state;

@@ -1,7 +1,8 @@
 import { DELEGATE_TOOL_NAME } from '../../core/agent/subagents/delegateTool';
 import type { SessionChange } from '../../core/context/sessionChanges';
 import type { Message } from '../../core/model/message';
-import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
+import { compactionHead, type CompactionHead } from '../../core/model/compactionHead';
+import type { RequestUsageRecord } from '../../core/model/records';
 import type { BlobInfo } from '../../core/ports/blobStore';
 import type { RecentTranscript } from '../../core/ports/sessionStore';
 import { compactionView, type CompactionView, type RequestView } from '../../protocol/inspector';
@@ -54,7 +55,8 @@ export class SessionRecords {
   private positions = new Map<string, number>();
   /** When not the whole transcript: the held messages are those created after this time. */
   private from?: number;
-  private compactionList: CompactionEventRecord[] = [];
+  /** The compactions' heads: their whole lists are read from the store when asked for. */
+  private compactionList: CompactionHead[] = [];
   private compactionViewList: CompactionView[] = [];
   private usage: RequestUsageRecord[] = [];
   private requestList: RequestView[] = [];
@@ -64,8 +66,8 @@ export class SessionRecords {
 
   load(stored: StoredSession): void {
     this.hold(stored.page.messages, stored.page);
-    this.compactionList = [...stored.compactions];
-    this.compactionViewList = [...stored.compactions].sort((a, b) => b.startedAt - a.startedAt).map(compactionView);
+    this.compactionList = stored.compactions.map(compactionHead);
+    this.compactionViewList = [...this.compactionList].sort((a, b) => b.startedAt - a.startedAt).map(compactionView);
     this.usage = stored.usage.map(figuresOnly);
     this.requestList = this.usage.map(requestView);
     this.blobList = [...stored.blobs];
@@ -105,7 +107,7 @@ export class SessionRecords {
         return { requests: true };
       }
       case 'compaction': {
-        const record = change.record;
+        const record = compactionHead(change.record);
         const at = this.compactionList.findIndex((c) => c.id === record.id);
         if (at >= 0) this.compactionList[at] = record;
         else this.compactionList.push(record);
@@ -152,7 +154,7 @@ export class SessionRecords {
     return this.from;
   }
 
-  get compactions(): readonly CompactionEventRecord[] {
+  get compactions(): readonly CompactionHead[] {
     return this.compactionList;
   }
 

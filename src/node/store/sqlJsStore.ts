@@ -38,6 +38,7 @@ import type { StoreParts } from './storeParts';
 import type { RecentTranscript, SessionInfo, SessionSearchHit, SessionSnapshot, SessionStore, StoreProblem, ToolCallIndex } from '../../core/ports/sessionStore';
 import type { BlobInfo, BlobSlice } from '../../core/ports/blobStore';
 import type { CompactionEventRecord, RequestUsageRecord } from '../../core/model/records';
+import type { CompactionHead } from '../../core/model/compactionHead';
 import { liveWriters, WriterHeartbeat } from './files/writerLiveness';
 
 export interface StoreOptions {
@@ -331,6 +332,14 @@ export class SqlJsStore implements SessionStore {
 
   listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
     return this.read(sessionId, () => this.records.listCompactionEvents(sessionId));
+  }
+
+  listCompactionHeads(sessionId: string): Promise<CompactionHead[]> {
+    return this.read(sessionId, () => this.records.listCompactionHeads(sessionId));
+  }
+
+  loadCompactionEvent(sessionId: string, compactionId: string): Promise<CompactionEventRecord | undefined> {
+    return this.read(sessionId, () => this.records.loadCompactionEvent(sessionId, compactionId));
   }
 
   addRequestUsage(record: RequestUsageRecord): Promise<void> {

@@ -1,3 +1,4 @@
+import { compactionHead, removedPage, type CompactionHead, type RemovedPage } from '../../../core/model/compactionHead';
 import type { AddedItem, CompactionEventRecord, RemovedItem } from '../../../core/model/records';
 import { nextTurn } from '../../../core/nextTurn';
 import { runPrepared, textBytes } from '../sql/preparedStatements';
@@ -10,13 +11,22 @@ import type { StoreParts } from '../storeParts';
  */
 export const PIECE_CHARS = 128 * 1024;
 
-/** A record whose lists were stored in pieces: the row with its figures, written after them. */
-interface StoredHead extends CompactionEventRecord {
+/**
+ * A record whose lists were stored in pieces: the row with its figures, written after them, with
+ * the first of its removed items and their count and tokens (builds before those were kept wrote
+ * none: such a head is put together with its pieces to be listed).
+ */
+interface StoredHead extends CompactionEventRecord, Partial<RemovedPage> {
   pieces: number;
 }
 
+/** The rows of a session's record pieces (the lists every open reads hold only the heads). */
+export const PIECES_SQL = "SELECT id, body FROM compaction_events WHERE session_id = ? AND instr(id, '#') > 0";
+/** The pieces and the head of one record. */
+export const ONE_RECORD_SQL = 'SELECT id, body FROM compaction_events WHERE session_id = ? AND (id = ? OR id LIKE ?)';
+
 /** One piece of a record's list, in its own row (id `<record id>#<n>`). */
-interface StoredPiece {
+export interface StoredPiece {
   pieceOf: string;
   piece: number;
   list: 'removed' | 'added';
@@ -73,8 +83,8 @@ export async function writeCompactionRecord(parts: StoreParts, event: Compaction
       piece++;
       await nextTurn();
     }
-    const { removed: _removed, added: _added, ...figures } = event;
-    const head: StoredHead = { ...figures, removed: [], pieces: piece };
+    const { removed, added: _added, ...figures } = event;
+    const head: StoredHead = { ...figures, removed: [], pieces: piece, ...removedPage(removed) };
     parts.flusher.touch(file);
     runPrepared(file.db, INSERT, [event.id, event.sessionId, event.startedAt, textBytes(JSON.stringify(head))]);
   } finally {
@@ -105,7 +115,7 @@ export function assembleCompactionRecords(stored: ReadonlyArray<CompactionEventR
     }
     const own = (pieces.get(row.id) ?? []).sort((a, b) => a.piece - b.piece);
     if (own.length !== count || own.some((p, at) => p.piece !== at)) continue;
-    const { pieces: _count, ...record } = row as StoredHead;
+    const { pieces: _count, removedFirst: _first, removedCount: _removedCount, removedTokens: _tokens, ...record } = row as StoredHead;
     const removed: RemovedItem[] = [];
     const added: AddedItem[] = [];
     for (const p of own) {
@@ -115,4 +125,22 @@ export function assembleCompactionRecords(stored: ReadonlyArray<CompactionEventR
     out.push({ ...record, removed, ...(added.length ? { added } : {}) });
   }
   return out;
+}
+
+/** A stored row of the compaction list that is a piece of a record, not a record or its head. */
+export function isPiece(row: CompactionEventRecord | StoredPiece): row is StoredPiece {
+  return 'pieceOf' in row;
+}
+
+/**
+ * The head of a stored record as the list of heads gives it: a record in one row is cut to its
+ * head; a head written in pieces carries its own. Undefined for a head written by a build that
+ * kept no removed items on it (the caller puts that record together from its pieces).
+ */
+export function storedHead(row: CompactionEventRecord): CompactionHead | undefined {
+  const stored = row as Partial<StoredHead>;
+  if (stored.pieces === undefined) return compactionHead(row);
+  if (stored.removedCount === undefined) return undefined;
+  const { pieces: _count, removed: _removed, added: _added, ...head } = row as StoredHead;
+  return head as CompactionHead;
 }

@@ -11,7 +11,8 @@ export const FIGURES_BODY = `CASE WHEN instr(body, '${ITEMS_KEY}') > 0 THEN subs
 /** The lists read from every segment of a session each time a window opens it (the chat and the inspector list them). */
 export const SEGMENT_LISTS = {
   usageFigures: `SELECT id, ${FIGURES_BODY} AS body FROM turn_usage WHERE session_id = ?`,
-  compactions: 'SELECT id, body FROM compaction_events WHERE session_id = ?',
+  // The records' heads: the pieces of a long record's lists are read when the whole record is asked for.
+  compactions: "SELECT id, body FROM compaction_events WHERE session_id = ? AND instr(id, '#') = 0",
   blobs: `SELECT ${INFO_COLUMNS} FROM tool_result_blobs WHERE session_id = ?`,
 } as const;
 export type SegmentList = keyof typeof SEGMENT_LISTS;

@@ -1,16 +1,17 @@
 import type { Database } from 'sql.js';
 import { compareTranscriptOrder, type Message } from '../../../core/model/message';
 import { nextTurn } from '../../../core/nextTurn';
-import { SNAPSHOT_FILE } from '../files/storeLayout';
+import { SEGMENT_FILE, SNAPSHOT_FILE } from '../files/storeLayout';
 import { pinRows, type SegmentFacts } from './segmentSummaries';
 import { rows, type Row } from '../sql/connection';
 import { runPrepared, textBytes } from '../sql/preparedStatements';
-import { collectSegmentList, eachSegment, parseNewestReadable } from './segmentReads';
+import { collectRecords, collectSegmentList, eachSegment, parseNewestReadable } from './segmentReads';
 import { eachSessionDb, ownDb, type StoreParts } from '../storeParts';
 import type { MessageBodyFiles } from './messageBodyFiles';
 import type { SessionSnapshot, ToolCallIndex } from '../../../core/ports/sessionStore';
 import type { CompactionEventRecord } from '../../../core/model/records';
-import { assembleCompactionRecords, writeCompactionRecord } from './compactionPieces';
+import { assembleCompactionRecords, isPiece, ONE_RECORD_SQL, PIECES_SQL, storedHead, writeCompactionRecord, type StoredPiece } from './compactionPieces';
+import { compactionHead, type CompactionHead } from '../../../core/model/compactionHead';
 
 /**
  * What a session records besides its row and its usage records: transcript messages and compaction
@@ -229,10 +230,50 @@ export class TranscriptRecords {
     return writeCompactionRecord(this.parts, event);
   }
 
+  /** Whole records: the heads every open lists, and the pieces of long ones read from their files. */
   async listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
+    const heads = await this.storedHeads(sessionId);
+    const pieces = heads.some((h) => 'pieces' in h) ? await collectRecords<StoredPiece>(this.parts, sessionId, PIECES_SQL, () => 0) : [];
     // Pieces carry no time of their own: the records are ordered once put back together.
-    const stored = await collectSegmentList<CompactionEventRecord>(this.parts, sessionId, 'compactions', () => 0);
-    return assembleCompactionRecords(stored).sort((a, b) => a.startedAt - b.startedAt);
+    return assembleCompactionRecords([...heads, ...pieces]).sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  /** Every record's head (its figures and its first removed items), without reading a long record's pieces. */
+  async listCompactionHeads(sessionId: string): Promise<CompactionHead[]> {
+    const heads: CompactionHead[] = [];
+    const older: string[] = [];
+    for (const row of await this.storedHeads(sessionId)) {
+      const head = storedHead(row);
+      if (head) heads.push(head);
+      else older.push(row.id);
+    }
+    if (older.length > 0) {
+      // Put together from their pieces, in one pass over the files.
+      const wanted = new Set(older);
+      for (const whole of await this.listCompactionEvents(sessionId)) if (wanted.has(whole.id)) heads.push(compactionHead(whole));
+    }
+    return heads.sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  /** One whole record, its pieces read from the files that hold them; undefined when it is not stored (or not whole). */
+  async loadCompactionEvent(sessionId: string, id: string): Promise<CompactionEventRecord | undefined> {
+    const stored: Array<CompactionEventRecord | StoredPiece> = [];
+    await eachSessionDb(this.parts, sessionId, SEGMENT_FILE, (db) => {
+      for (const r of rows(db, ONE_RECORD_SQL, [sessionId, id, `${id}#%`])) {
+        try {
+          stored.push(JSON.parse(String(r.body)) as CompactionEventRecord | StoredPiece);
+        } catch {
+          // an unreadable piece leaves the record out, as a missing one does
+        }
+      }
+    });
+    return assembleCompactionRecords(stored).find((r) => r.id === id);
+  }
+
+  /** The rows of the heads' list (facts recorded by older builds hold the pieces too: they are left out). */
+  private async storedHeads(sessionId: string): Promise<CompactionEventRecord[]> {
+    const stored = await collectSegmentList<CompactionEventRecord | StoredPiece>(this.parts, sessionId, 'compactions', () => 0);
+    return stored.filter((row): row is CompactionEventRecord => !isPiece(row));
   }
 }
 

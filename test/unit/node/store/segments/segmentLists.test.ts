@@ -23,7 +23,7 @@ async function writeSession(store: SqlJsStore): Promise<void> {
 
 /** What the chat and the inspector list when a window opens the session. */
 async function openLists(store: SqlJsStore) {
-  const [figures, compactions, blobs] = await Promise.all([store.listRequestUsage(SESSION, { items: false }), store.listCompactionEvents(SESSION), store.listBlobs(SESSION)]);
+  const [figures, compactions, blobs] = await Promise.all([store.listRequestUsage(SESSION, { items: false }), store.listCompactionHeads(SESSION), store.listBlobs(SESSION)]);
   return { figures: figures.map((u) => [u.requestIndex, u.contextWindow]), compactions: compactions.map((c) => c.id), blobs: blobs.map((b) => [b.id, b.toolCallId, b.byteSize]).sort() };
 }
 
