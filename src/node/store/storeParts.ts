@@ -2,7 +2,7 @@ import { join } from 'path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Flusher } from './files/flusher';
 import type { FileStat, FolderListings } from './files/folderListings';
-import type { StoreLayout } from './files/storeLayout';
+import { StoreLayout } from './files/storeLayout';
 import type { OpenDatabases } from './files/openDatabases';
 import type { OwnFiles } from './files/ownFiles';
 import type { StoreProblems } from './files/storeProblems';
@@ -71,9 +71,11 @@ export async function eachSessionDb(parts: StoreParts, sessionId: string, suffix
 export async function visitFile(parts: StoreParts, path: string, sealed: boolean, visit: (db: Database) => void, keepOpen = false): Promise<void> {
   const own = parts.own.peek(path);
   if (own) return visit(own);
-  // A sealed segment gives the lists every open of the session reads while it is open anyway.
+  // A sealed segment gives the lists every open of the session reads while it is open anyway,
+  // unless its recorded facts hold them (a list read that finds the file changed takes its own).
+  const segment = StoreLayout.segmentOf(path);
   const visitSealed = (db: Database) => {
-    parts.sealedLists.take(path, db);
+    if (!segment || !parts.summaries.holdsLists(segment.sessionId, path)) parts.sealedLists.take(path, db);
     visit(db);
   };
   if (sealed && !keepOpen) await parts.reads.once(path, visitSealed); // never written again: closed once read

@@ -95,13 +95,27 @@ export class SegmentSummaries {
 
   constructor(private readonly sessionDir: (sessionId: string) => string, private readonly fs: WriteFs, private readonly writer: string, private readonly writable: boolean) {}
 
+  /** The facts read so far, by session: what a synchronous question can be answered from. */
+  private readonly loaded = new Map<string, SessionFacts>();
+
   private load(sessionId: string): Promise<SessionFacts> {
     let loading = this.sessions.get(sessionId);
     if (!loading) {
-      loading = readFacts(this.sessionDir(sessionId));
+      loading = readFacts(this.sessionDir(sessionId)).then((facts) => {
+        this.loaded.set(sessionId, facts);
+        return facts;
+      });
       this.sessions.set(sessionId, loading);
     }
     return loading;
+  }
+
+  /**
+   * Whether the facts already read record the lists of the segment at `path` (as it was when
+   * recorded): a read that opens it for other rows needs not take its lists from it again.
+   */
+  holdsLists(sessionId: string, path: string): boolean {
+    return this.loaded.get(sessionId)?.summaries.get(basename(path))?.lists !== undefined;
   }
 
   private async summaries(sessionId: string): Promise<Map<string, Summary>> {

@@ -2,6 +2,9 @@ import { strict as assert } from 'assert';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import type { SqlJsStore } from '../../../../../src/node/store';
+import type { Database, Statement } from 'sql.js';
+import { SEGMENT_LISTS } from '../../../../../src/node/store/segments/sealedLists';
+import { sqlRuntime } from '../../../../../src/node/store/sql/sqlRuntime';
 import { segmentsReadDuring } from '../fixtures/filesRead';
 import { storeFolderPerTest } from '../fixtures/storeFolder';
 
@@ -80,4 +83,33 @@ describe('a window opening a session lists usage, compactions and results withou
     assert.deepEqual(result.compactions, ['cmp9', 'cmp19', 'cmp29']);
     assert.equal(result.blobs.length, 10);
   });
+
+  it('a segment loaded for its messages runs no list query when its recorded facts hold its lists', async () => {
+    const folder = stores.folder();
+    const writing = await stores.openStore(folder, { debounceMs: 1e9, segmentMaxBytes: 16 * 1024 });
+    await writeSession(writing);
+    await writing.close();
+    const first = await stores.openStore(folder, { debounceMs: 1e9 });
+    const expected = await openLists(first); // the facts are recorded (with every segment's lists)
+    await first.close();
+    // The next window reads the transcript first, as the chat's page is read before the lists.
+    const reopened = await stores.openStore(folder, { debounceMs: 1e9 });
+    const SQL = await sqlRuntime();
+    const prepare = SQL.Database.prototype.prepare;
+    const asked: string[] = [];
+    SQL.Database.prototype.prepare = function (this: Database, sql: string, ...rest: unknown[]) {
+      asked.push(sql);
+      return (prepare as (...a: unknown[]) => Statement).call(this, sql, ...rest);
+    } as typeof prepare;
+    try {
+      const { read } = await segmentsReadDuring(() => reopened.loadTranscript(SESSION));
+      assert.ok(read.length >= 10, `the transcript loads the segments (${read.length})`);
+    } finally {
+      SQL.Database.prototype.prepare = prepare;
+    }
+    const lists = Object.values(SEGMENT_LISTS);
+    assert.deepEqual(asked.filter((sql) => lists.includes(sql as (typeof lists)[number])), [], 'no list taken again from a file whose facts hold it');
+    assert.deepEqual(await openLists(reopened), expected, 'the lists are the same');
+  });
 });
+
