@@ -30,6 +30,8 @@ export interface OpenRunOptions {
    * the chat's `ready` comes once its webview has loaded, a few hundred ms after activation.
    */
   readyAfterMs?: number;
+  /** Open the seeded storage itself, not a copy: a build's first open records its facts of the session there, as the window before it would have. */
+  inPlace?: boolean;
 }
 
 export interface OpenRunResult {
@@ -51,8 +53,8 @@ export interface OpenRunResult {
 
 async function run(options: OpenRunOptions): Promise<OpenRunResult> {
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const storageDir = mkdtempSync(join(tmpdir(), 'tally-bench-storage-'));
-  copyStorage(options.seededStorage, storageDir);
+  const storageDir = options.inPlace ? options.seededStorage : mkdtempSync(join(tmpdir(), 'tally-bench-storage-'));
+  if (!options.inPlace) copyStorage(options.seededStorage, storageDir);
   const workspace = workspaceFolder();
   const server = await InstantModelServer.start();
   const loads: string[] = [];
@@ -110,7 +112,7 @@ async function run(options: OpenRunOptions): Promise<OpenRunResult> {
     (fsp as { readFile: unknown }).readFile = readFile;
     await ext.dispose();
     server.close();
-    rmSync(storageDir, { recursive: true, force: true });
+    if (!options.inPlace) rmSync(storageDir, { recursive: true, force: true });
     rmSync(workspace, { recursive: true, force: true });
   }
 }

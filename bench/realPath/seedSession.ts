@@ -1,9 +1,7 @@
 /**
- * Writes a session of `count` messages through the store's own functions (createSession,
- * putMessages, flush), as a chat session that ran that long would have left them (each message
- * with its token count, as the session stores it): a user request
- * every 50 messages, then assistant steps with a tool call each and a short log output as the
- * result (about 270 bytes of request JSON a message on average, like a long agent session).
+ * The benches' never-compacted session: a user request every 50 messages, then assistant steps
+ * with a tool call each and a short log output as the result (about 270 bytes of request JSON a
+ * message on average, like a long agent session), seeded through the real chain.
  */
 import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'fs';
@@ -12,10 +10,8 @@ import { join } from 'path';
 import { withStoredCount } from '../../src/core/accounting/messageTokens';
 import { getTokenCounter } from '../../src/core/accounting/tokenizer';
 import type { Message } from '../../src/core/model/message';
-import { ConversationItems } from '../../src/core/context/conversationItems';
-import { requestContent } from '../../src/core/context/requestItems';
-import { openStore } from '../../src/node/store';
 import { call, logOutput, msg, prng } from '../../test/support/syntheticSession';
+import { seedByRealChain } from './seedByRealChain';
 
 export function sessionMessages(count: number, startAt: number): Message[] {
   const random = prng(count);
@@ -41,46 +37,21 @@ export function withStoredCounts(messages: readonly Message[]): Message[] {
 
 /**
  * Seeds `<storageDir>/store` (where the extension keeps its store under globalStorage) with one chat
- * session. `flushEvery`: messages written between two flushes. A session that ran that long flushed
- * many times (its segments sealed at the store's size as it grew); undefined writes it in one flush,
- * one segment file of the whole session. Each assistant message answered a request, and the
- * session keeps that request's usage record with its item list (every message before it, and the
- * prompt's own items), stored the way the session stores them: as changes of the previous list.
+ * session of `count` messages, run through the real chain (seedByRealChain.ts) in a window larger
+ * than the session (20,000,000 tokens, the bench model's), so it never compacted: every request
+ * carried every message before it, and its usage record is stored as the session stores it.
+ * `flushEvery`: messages written between two flushes. A session that ran that long flushed many
+ * times (its segments sealed at the store's size as it grew); undefined writes it in one flush,
+ * one segment file of the whole session.
  */
 export async function seedSession(storageDir: string, count: number, flushEvery?: number): Promise<string> {
-  const folder = join(storageDir, 'store');
-  mkdirSync(folder, { recursive: true });
-  const store = await openStore(folder, { debounceMs: 1e9 });
-  const { id } = await store.createSession({ title: `Bench session of ${count} messages`, origin: 'chat' });
-  const messages = withStoredCounts(sessionMessages(count, Date.now() - count - 60_000));
-  const batch = flushEvery ?? messages.length;
-  const conversation = new ConversationItems();
-  const fixed = { system: 900, skills: 0, tools: 1_200, hooks: 0 };
-  const storedCount = (m: Message) => m.tokens ?? 0;
-  let requestIndex = 0;
-  // The conversation as the session holds it: one list that grows.
-  const sent: Message[] = [];
-  for (let at = 0; at < messages.length; at += batch) {
-    const written = messages.slice(at, at + batch);
-    await store.putMessages(id, written);
-    for (const m of written) {
-      if (m.role !== 'assistant') {
-        sent.push(m);
-        continue;
-      }
-      // The request this message answered: every message before it, its items as the session lists them.
-      const { items } = requestContent({ messages: sent, fixed, count: storedCount, reuse: conversation });
-      const inputTokens = items.reduce((sum, item) => sum + item.tokens, 0);
-      await store.addRequestUsage({
-        id: `seed-usage-${requestIndex}`, sessionId: id, requestIndex: requestIndex++, createdAt: m.createdAt, model: 'bench-model', contextWindow: 20_000_000, maxOutputTokens: 8_192,
-        components: { system: fixed.system, skills: 0, tools: fixed.tools, messages: inputTokens - fixed.system - fixed.tools, toolResults: 0, summaries: 0 }, estimatedInputTokens: inputTokens, items, itemCount: items.length,
-      });
-      sent.push(m);
-    }
-    await store.flush();
-  }
-  await store.close();
-  return id;
+  const seeded = await seedByRealChain(storageDir, {
+    title: `Bench session of ${count} messages`,
+    messages: sessionMessages(count, Date.now() - count - 60_000),
+    contextWindow: 20_000_000,
+    flushEvery,
+  });
+  return seeded.sessionId;
 }
 
 /**

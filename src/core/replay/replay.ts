@@ -108,8 +108,17 @@ export interface ReplayOptions {
   finalChangePaths?: readonly string[];
   /** Keep each request's items in its report (for `--json`; large runs use a lot of memory). */
   withItems?: boolean;
-  /** Called after each request is planned, for progress reporting. */
-  onRequest?: (report: RequestReport) => void;
+  /** Called after each request is planned and recorded (progress reporting; a seeder flushes the store here), awaited. */
+  onRequest?: (report: RequestReport) => void | Promise<void>;
+  /** The session as it is listed; by default a replay of `label` (a seeder writes a chat session). */
+  session?: { title: string; origin: string };
+  /** The model each usage record names; by default `replay:<policy>`. */
+  model?: string;
+  /**
+   * Follow which facts each request keeps and what each compaction cost the working set (default
+   * true). A seeder writing a session for a bench reads neither, and leaves them empty.
+   */
+  checks?: boolean;
 }
 
 /** The badges a request report counts, in the order of its fields. */
@@ -148,7 +157,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const started = Date.now();
   const { counter, store } = options;
   const settings = options.policy.settings({ ...(options.baseSettings ?? DEFAULT_SETTINGS), contextWindow: options.contextWindow, maxOutputTokens: options.maxOutputTokens });
-  const session = await store.createSession({ title: `${options.label} (${options.policy.name})`, origin: `replay:${options.label}` });
+  const session = await store.createSession(options.session ?? { title: `${options.label} (${options.policy.name})`, origin: `replay:${options.label}` });
   const contextSession = await ContextSession.open({
     store,
     sessionId: session.id,
@@ -169,6 +178,7 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   const prefix = `${session.id.slice(-6)}:`;
   const retention = new RetentionTracker({ finalChangePaths: options.finalChangePaths, systemText });
   const workingSet = new WorkingSetTracker((m) => countMessage(m, counter));
+  const checks = options.checks !== false;
   const openCalls = new Map<string, ToolCall>();
   const reports: RequestReport[] = [];
   let previous: readonly Message[] | undefined;
@@ -218,18 +228,18 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
   };
 
   const planRequest = async () => {
-    const before = workingSet.snapshot(contextSession.messages);
+    const before = checks ? workingSet.snapshot(contextSession.messages) : undefined;
     // A blocked request is measured and recorded as if sent: the report counts it over the window.
     const request = await contextSession.nextRequest({ fixed, sections });
     if (request.compactionId) {
       compactions++;
-      workingSet.compacted(before, request.plan.messages);
+      if (before) workingSet.compacted(before, request.plan.messages);
     }
     const report = reportOf(request);
     reports.push(report);
-    retention.request(request.plan.messages, Boolean(request.compactionId));
-    await contextSession.recordResponse(request, { model: `replay:${options.policy.name}` });
-    options.onRequest?.(report);
+    if (checks) retention.request(request.plan.messages, Boolean(request.compactionId));
+    await contextSession.recordResponse(request, { model: options.model ?? `replay:${options.policy.name}` });
+    await options.onRequest?.(report);
   };
 
   for (const source of options.messages) {
@@ -237,15 +247,16 @@ export async function replayRun(options: ReplayOptions): Promise<RunReport> {
     const message: Message = { ...source, id: prefix + source.id };
     if (message.role === 'assistant') {
       await planRequest();
-      for (const m of await contextSession.append(message)) retention.entered(m);
+      for (const m of await contextSession.append(message)) if (checks) retention.entered(m);
       for (const call of message.toolCalls ?? []) openCalls.set(call.id, call);
     } else if (message.role === 'tool') {
       const call = message.toolCallId ? openCalls.get(message.toolCallId) : undefined;
       if (!call || !contextSession.openCallIds().has(call.id)) continue; // broken pair in the source: the normalizer covers it
       openCalls.delete(call.id);
-      retention.entered(await contextSession.recordToolResult(call, source.content, { isError: Boolean(source.meta?.isError) }));
+      const entered = await contextSession.recordToolResult(call, source.content, { isError: Boolean(source.meta?.isError) });
+      if (checks) retention.entered(entered);
     } else {
-      for (const m of await contextSession.append(message)) retention.entered(m);
+      for (const m of await contextSession.append(message)) if (checks) retention.entered(m);
     }
   }
   // The run ends where the product would prepare its next request: a context left over the

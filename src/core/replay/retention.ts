@@ -59,6 +59,8 @@ interface RecordedRequest {
 }
 
 const MAX_LOST = 500;
+/** A fact as searched for: some ids (the latest error) keep their id as their text changes. */
+const absentKey = (fact: Fact) => `${fact.id}\u0000${fact.text}\u0000${fact.alsoAs ?? ''}`;
 const clip = (text: string) => (text.length > 160 ? `${text.slice(0, 159)}…` : text).replace(/\s+/g, ' ');
 /** The shape of a stored result's reference (see the blob store's ids). */
 const REF = /\br(?:\d{28}|[0-9a-z]{9}[0-9a-f]{12})\b/g;
@@ -105,6 +107,8 @@ export class RetentionTracker {
   /** The last checked request's messages, and how many of them have each key. */
   private lastChecked: readonly Message[] = [];
   private readonly keysInRequest = new Map<string, number>();
+  /** Facts the last checked request held nowhere: searched again only in the messages that came since. */
+  private readonly absent = new Set<string>();
 
   constructor(private readonly options: RetentionOptions = {}) {
     this.pendingPaths = [...(options.finalChangePaths ?? [])];
@@ -216,12 +220,22 @@ export class RetentionTracker {
       const last = this.holder.get(fact.id);
       let present = last !== undefined && this.keysInRequest.has(last);
       if (!present) {
-        const at = messages.findIndex((m) => this.contains(m, fact.text) || (fact.alsoAs !== undefined && this.contains(m, fact.alsoAs)));
+        // A fact the previous request did not hold can only be in the messages that came since.
+        // Those messages are looked at for it once (the next request shares them): not remembered.
+        const wasAbsent = this.absent.has(absentKey(fact));
+        const holds = wasAbsent ? (m: Message, text: string) => requestTextOf(m).includes(text) : this.contains;
+        let at = -1;
+        for (let i = wasAbsent ? shared : 0; i < messages.length && at < 0; i++) if (holds(messages[i], fact.text) || (fact.alsoAs !== undefined && holds(messages[i], fact.alsoAs))) at = i;
         present = at >= 0;
         if (present) this.holder.set(fact.id, factsOf(messages[at]).key);
       }
-      if (present) this.kinds[fact.kind].present++;
-      else this.lose(index, fact.kind, fact.text);
+      if (present) {
+        this.kinds[fact.kind].present++;
+        this.absent.delete(absentKey(fact));
+      } else {
+        this.absent.add(absentKey(fact));
+        this.lose(index, fact.kind, fact.text);
+      }
     }
     this.requests.push({ index, enteredCount: this.enteredResults.length, gone, came });
   }
