@@ -22,6 +22,9 @@ function proposalDiffTabs(): vscode.TabInputTextDiff[] {
 
 async function discardAndCloseAll(): Promise<void> {
   for (const doc of vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file')) {
+    // A buffer left unsaved over a file an earlier test removed (its revert went to another editor
+    // that had the focus) cannot be shown again, and has nothing on disk to go back to.
+    if (!existsSync(doc.uri.fsPath)) continue;
     await vscode.window.showTextDocument(doc);
     await vscode.commands.executeCommand('workbench.action.files.revert');
   }
