@@ -12,12 +12,13 @@ function callTool(id: string, name: string, args: Record<string, unknown>) {
   return { type: 'reply' as const, parts: [{ toolCall: { id, name, arguments: JSON.stringify(args) } }] };
 }
 
-/** Diff tabs whose sides are Tally's read-only proposal documents. */
-function proposalDiffTabs(): vscode.TabInputTextDiff[] {
+/** Diff tabs whose sides are Tally's read-only proposal documents (of the file named `file`, when given). */
+function proposalDiffTabs(file?: string): vscode.TabInputTextDiff[] {
   return vscode.window.tabGroups.all
     .flatMap((g) => g.tabs)
     .map((t) => t.input)
-    .filter((input): input is vscode.TabInputTextDiff => input instanceof vscode.TabInputTextDiff && input.modified.scheme === 'tally-diff');
+    .filter((input): input is vscode.TabInputTextDiff => input instanceof vscode.TabInputTextDiff && input.modified.scheme === 'tally-diff')
+    .filter((input) => file === undefined || input.modified.path.endsWith(`/${file}`) || input.modified.path === file);
 }
 
 async function discardAndCloseAll(): Promise<void> {
@@ -40,6 +41,9 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
     files.push(path);
     return path;
   };
+  // Suites before this one may leave editors open (a proposal's diff of another file among them):
+  // each test starts with none, so the diff it waits for is its own.
+  beforeEach(discardAndCloseAll);
   afterEach(async () => {
     await discardAndCloseAll();
     for (const path of files.splice(0)) rmSync(path, { force: true });
@@ -55,14 +59,14 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
       const turn = api.sessions.send('Capitalise two.');
       const request = await nextApproval(approvals, 1);
       assert.equal(request.kind, 'edit');
-      await until('the diff editor opened', () => proposalDiffTabs().length === 1);
-      const diff = proposalDiffTabs()[0];
+      await until('the diff editor opened', () => proposalDiffTabs('undo-me.txt').length === 1);
+      const diff = proposalDiffTabs('undo-me.txt')[0];
       assert.equal(diff.original.scheme, 'tally-diff', 'both sides are read-only proposal documents, not untitled ones');
       assert.equal((await vscode.workspace.openTextDocument(diff.original)).getText(), 'one\ntwo\nthree\n');
       assert.equal((await vscode.workspace.openTextDocument(diff.modified)).getText(), 'one\nTWO\nthree\n');
       api.sessions.resolveApproval(request.callId, true);
       await turn;
-      await until('the diff closed once answered', () => proposalDiffTabs().length === 0);
+      await until('the diff closed once answered', () => proposalDiffTabs('undo-me.txt').length === 0);
       assert.equal(doc.getText(), 'one\nTWO\nthree\n');
       assert.equal(doc.isDirty, false, 'a document without unsaved changes is saved after the edit');
       assert.equal(readFileSync(path, 'utf8'), 'one\nTWO\nthree\n');
@@ -131,8 +135,8 @@ describe('Edits through the editor: buffers, undo and the approval diff', functi
       server.enqueue(callTool('call_write', 'write_file', { path: 'reject-me.txt', content: 'replaced\n' }), { type: 'reply', parts: [{ text: 'ok' }] });
       const turn = api.sessions.send('Overwrite it.');
       await nextApproval(approvals, 1);
-      await until('the diff editor opened', () => proposalDiffTabs().length === 1);
-      const diff = proposalDiffTabs()[0];
+      await until('the diff editor opened', () => proposalDiffTabs('reject-me.txt').length === 1);
+      const diff = proposalDiffTabs('reject-me.txt')[0];
       assert.equal((await vscode.workspace.openTextDocument(diff.modified)).getText(), 'replaced\n');
       assert.equal(await vscode.commands.executeCommand('tally.rejectEdit', diff.modified), true);
       await turn;
