@@ -5,6 +5,7 @@ import { ContextSession } from '../../src/core/context/contextSession';
 import { forkSession } from '../../src/core/context/forkSession';
 import { RewindRefused } from '../../src/core/context/rewind';
 import { attachmentMessage } from '../../src/core/model/factories';
+import { compactionHead } from '../../src/core/model/compactionHead';
 import type { Message, ReasoningBlock, ToolCall } from '../../src/core/model/message';
 import type { SessionStore } from '../../src/core/ports/sessionStore';
 import { withSettings } from '../../src/core/settings';
@@ -79,7 +80,14 @@ export async function runGeneratedCase(seed: number, reloads: StoreReloads): Pro
     checkRequestable(c.model, c.session);
   }
   await checkChatMarks(c.store, c.session);
+  await checkCompactionHeads(c.store, c.session.sessionId);
   return c.stats;
+}
+
+/** What an open lists of the session's compactions (their heads) is what the whole records give, after any mix of operations. */
+async function checkCompactionHeads(store: SessionStore, sessionId: string): Promise<void> {
+  const [heads, whole] = await Promise.all([store.listCompactionHeads(sessionId), store.listCompactionEvents(sessionId)]);
+  assert.deepEqual(JSON.parse(JSON.stringify(heads)), JSON.parse(JSON.stringify(whole.map(compactionHead))), 'the heads listed are those of the whole records');
 }
 
 async function request(c: Case): Promise<void> {
@@ -204,5 +212,6 @@ async function resume(c: Case): Promise<void> {
   c.store = await c.reloads.reload();
   c.session = await open(c, sessionId);
   assert.deepEqual(c.session.messages.map(sentForm), before, 'a resume gives the context it left');
+  await checkCompactionHeads(c.store, sessionId);
   c.stats.resumes++;
 }

@@ -232,7 +232,11 @@ export class TranscriptRecords {
 
   /** Whole records: the heads every open lists, and the pieces of long ones read from their files. */
   async listCompactionEvents(sessionId: string): Promise<CompactionEventRecord[]> {
-    const heads = await this.storedHeads(sessionId);
+    return this.wholeRecords(sessionId, await this.storedHeads(sessionId));
+  }
+
+  /** The records whose stored heads are `heads`, each long one put back together with its pieces. */
+  private async wholeRecords(sessionId: string, heads: readonly CompactionEventRecord[]): Promise<CompactionEventRecord[]> {
     const pieces = heads.some((h) => 'pieces' in h) ? await collectRecords<StoredPiece>(this.parts, sessionId, PIECES_SQL, () => 0) : [];
     // Pieces carry no time of their own: the records are ordered once put back together.
     return assembleCompactionRecords([...heads, ...pieces]).sort((a, b) => a.startedAt - b.startedAt);
@@ -241,17 +245,14 @@ export class TranscriptRecords {
   /** Every record's head (its figures and its first removed items), without reading a long record's pieces. */
   async listCompactionHeads(sessionId: string): Promise<CompactionHead[]> {
     const heads: CompactionHead[] = [];
-    const older: string[] = [];
+    const older: CompactionEventRecord[] = [];
     for (const row of await this.storedHeads(sessionId)) {
       const head = storedHead(row);
       if (head) heads.push(head);
-      else older.push(row.id);
+      else older.push(row);
     }
-    if (older.length > 0) {
-      // Put together from their pieces, in one pass over the files.
-      const wanted = new Set(older);
-      for (const whole of await this.listCompactionEvents(sessionId)) if (wanted.has(whole.id)) heads.push(compactionHead(whole));
-    }
+    // Put together from their pieces, in one pass over the files.
+    if (older.length > 0) for (const whole of await this.wholeRecords(sessionId, older)) heads.push(compactionHead(whole));
     return heads.sort((a, b) => a.startedAt - b.startedAt);
   }
 
